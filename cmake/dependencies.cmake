@@ -1,0 +1,19 @@
+# Third-party dependencies: Debian packages, plus the CUDA toolkit when present.
+find_package(Threads REQUIRED)
+find_package(SQLite3 REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 REQUIRED)
+
+# CUDA is optional: the NVTX v3 headers (header-only) annotate the engine and are the agent's
+# NVTX tool interface; CUPTI and NCCL are dlopen'ed by the agent, their headers used at build time.
+set(BUBBLESCOPE_HAVE_CUDA OFF)
+if(NOT DEFINED CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
+  set(CUDAToolkit_ROOT /usr/local/cuda)
+endif()
+find_package(CUDAToolkit QUIET)
+if(CUDAToolkit_FOUND AND TARGET CUDA::nvtx3)
+  set(BUBBLESCOPE_HAVE_CUDA ON)
+  message(STATUS "bubblescope: CUDA ${CUDAToolkit_VERSION} at ${CUDAToolkit_LIBRARY_ROOT}: NVTX, CUPTI and NCCL parts enabled")
+else()
+  message(STATUS "bubblescope: no CUDA toolkit found: NVTX annotation, CUPTI and NCCL capture are skipped")
+endif()

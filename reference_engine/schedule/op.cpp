@@ -1,0 +1,21 @@
+#include "reference_engine/schedule/op.h"
+
+namespace bubblescope::engine {
+
+const char* kindName(OpKind kind) {
+  switch (kind) {
+    case OpKind::F: return "F";
+    case OpKind::B: return "B";
+    case OpKind::W: return "W";
+    case OpKind::BW: return "BW";
+  }
+  return "?";
+}
+
+std::string label(const Op& op) {
+  std::string s = kindName(op.kind) + std::to_string(op.mb);
+  if (op.chunk != 0) s += "." + std::to_string(op.chunk);
+  return s;
+}
+
+}  // namespace bubblescope::engine

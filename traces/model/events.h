@@ -1,0 +1,198 @@
+#pragma once
+// Event tables of one rank's trace, column by column (struct of arrays), each sorted by start.
+// Columns keep memory per event small (about 30 bytes for a kernel or an NVTX range) and let the
+// analyzer and viewer scan one field without touching the others.
+#include <cstdint>
+#include <vector>
+
+#include "traces/model/string_table.h"
+#include "traces/model/time.h"
+
+namespace bubblescope::traces {
+
+// Index into RankTrace::threads / RankTrace::streams.
+using ThreadIndex = uint32_t;
+using StreamIndex = uint32_t;
+inline constexpr StreamIndex kNoStream = UINT32_MAX;
+
+enum class RangeKind : uint8_t { PushPop = 0, StartEnd = 1 };
+
+struct NvtxRanges {
+  std::vector<TimeNs> start, end;
+  std::vector<ThreadIndex> thread;  // the thread that opened the range
+  std::vector<StringId> domain;     // "" = NVTX default domain
+  std::vector<StringId> name;
+  std::vector<uint16_t> depth;  // push/pop nesting on its thread, 0 = outermost; start/end: 0
+  std::vector<RangeKind> kind;
+
+  size_t size() const { return start.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(start), f(end), f(thread), f(domain), f(name), f(depth), f(kind);
+  }
+};
+
+struct NvtxMarks {
+  std::vector<TimeNs> start;  // "start" so marks sort like every other table
+  std::vector<ThreadIndex> thread;
+  std::vector<StringId> domain;
+  std::vector<StringId> name;
+
+  size_t size() const { return start.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(start), f(thread), f(domain), f(name);
+  }
+};
+
+struct Kernels {
+  std::vector<TimeNs> start, end;
+  std::vector<StreamIndex> stream;  // the stream also names the device
+  std::vector<StringId> name;       // demangled
+  std::vector<uint32_t> correlation;  // CUDA correlation id (0 = none), joins ApiCalls
+
+  size_t size() const { return start.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(start), f(end), f(stream), f(name), f(correlation);
+  }
+};
+
+// Values follow CUpti_ActivityMemcpyKind so CUPTI and nsys records map one to one.
+enum class MemcpyKind : uint8_t {
+  Unknown = 0,
+  HostToDevice = 1,
+  DeviceToHost = 2,
+  HostToArray = 3,
+  ArrayToHost = 4,
+  ArrayToArray = 5,
+  ArrayToDevice = 6,
+  DeviceToArray = 7,
+  DeviceToDevice = 8,
+  HostToHost = 9,
+  PeerToPeer = 10,
+};
+
+struct Memcpys {
+  std::vector<TimeNs> start, end;
+  std::vector<StreamIndex> stream;
+  std::vector<uint32_t> correlation;
+  std::vector<uint64_t> bytes;
+  std::vector<MemcpyKind> copyKind;
+
+  size_t size() const { return start.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(start), f(end), f(stream), f(correlation), f(bytes), f(copyKind);
+  }
+};
+
+struct Memsets {
+  std::vector<TimeNs> start, end;
+  std::vector<StreamIndex> stream;
+  std::vector<uint32_t> correlation;
+  std::vector<uint64_t> bytes;
+
+  size_t size() const { return start.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(start), f(end), f(stream), f(correlation), f(bytes);
+  }
+};
+
+// Values follow CUpti_ActivitySynchronizationType.
+enum class SyncKind : uint8_t {
+  Unknown = 0,
+  EventSynchronize = 1,
+  StreamWaitEvent = 2,
+  StreamSynchronize = 3,
+  ContextSynchronize = 4,
+};
+
+struct Syncs {
+  std::vector<TimeNs> start, end;
+  std::vector<StreamIndex> stream;  // kNoStream for context-wide syncs
+  std::vector<uint32_t> correlation;
+  std::vector<SyncKind> syncKind;
+
+  size_t size() const { return start.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(start), f(end), f(stream), f(correlation), f(syncKind);
+  }
+};
+
+// CUDA runtime and driver API calls (launches, copies, syncs).
+struct ApiCalls {
+  std::vector<TimeNs> start, end;
+  std::vector<ThreadIndex> thread;
+  std::vector<StringId> name;  // e.g. "cudaLaunchKernel"
+  std::vector<uint32_t> correlation;
+
+  size_t size() const { return start.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(start), f(end), f(thread), f(name), f(correlation);
+  }
+};
+
+enum class NcclOp : uint8_t {
+  Unknown = 0,
+  Send,
+  Recv,
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  Broadcast,
+  Reduce,
+  AllToAll,
+  GroupStart,
+  GroupEnd,
+  CommInitRank,
+  CommSplit,
+  CommDestroy,
+};
+
+enum class NcclSource : uint8_t { Hook = 0, Nvtx = 1, Import = 2 };
+
+// NCCL host calls, from the interposed API, NCCL's own NVTX ranges, or an importer.
+struct NcclCalls {
+  std::vector<TimeNs> start, end;
+  std::vector<ThreadIndex> thread;
+  std::vector<NcclOp> op;
+  std::vector<int32_t> peer;  // send/recv peer, root for rooted collectives; -1 if none
+  std::vector<uint64_t> count;
+  std::vector<uint8_t> dtype;  // ncclDataType_t
+  std::vector<uint64_t> bytes;
+  std::vector<uint64_t> comm;  // communicator hash
+  std::vector<int32_t> commRank, commSize;
+  std::vector<uint64_t> streamHandle;  // the cudaStream_t passed in (not a CUPTI stream id)
+  std::vector<uint8_t> groupDepth;     // ncclGroupStart nesting at the call, 0 = none
+  std::vector<uint64_t> seq;           // per (comm, op class) sequence number, 0 = unknown
+  std::vector<uint64_t> id;            // external correlation id: ties the call to its kernels
+  std::vector<NcclSource> source;
+
+  size_t size() const { return start.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(start), f(end), f(thread), f(op), f(peer), f(count), f(dtype), f(bytes), f(comm), f(commRank),
+        f(commSize), f(streamHandle), f(groupDepth), f(seq), f(id), f(source);
+  }
+};
+
+enum class ExternalKind : uint8_t { Unknown = 0, NcclCall = 1, NvtxRange = 2, Other = 3 };
+
+// CUDA correlation id -> external id (which NCCL call or NVTX range launched the work).
+struct Correlations {
+  std::vector<uint32_t> correlation;  // sorted
+  std::vector<ExternalKind> externalKind;
+  std::vector<uint64_t> externalId;
+
+  size_t size() const { return correlation.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(correlation), f(externalKind), f(externalId);
+  }
+};
+
+}  // namespace bubblescope::traces
