@@ -47,8 +47,8 @@ struct NvtxMarks {
 
 struct Kernels {
   std::vector<TimeNs> start, end;
-  std::vector<StreamIndex> stream;  // the stream also names the device
-  std::vector<StringId> name;       // demangled
+  std::vector<StreamIndex> stream;    // the stream also names the device
+  std::vector<StringId> name;         // demangled
   std::vector<uint32_t> correlation;  // CUDA correlation id (0 = none), joins ApiCalls
 
   size_t size() const { return start.size(); }

@@ -22,14 +22,15 @@ struct ClockAnchor {
 
 struct CaptureWindow {
   TimeNs start = 0;
-  TimeNs end = 0;  // 0 while the window is still open (a killed process)
+  TimeNs end = 0;      // 0 while the window is still open (a killed process)
   std::string reason;  // "record", "attach --steps 2", ...
 };
 
 struct RankMeta {
   int schemaVersion = 0;
   std::string source = "bubblescope-agent";  // or "kineto", "nsys", "test"
-  int rank = -1;  // -1 = unknown
+  std::string runId;  // same for every rank of one job (set by `bubblescope record`)
+  int rank = -1;      // -1 = unknown
   int localRank = -1;
   int worldSize = -1;
   std::string host;
@@ -37,11 +38,11 @@ struct RankMeta {
   std::string command;
   std::string agentVersion;
   TimeNs startNs = 0;
-  bool cudaCapture = false;   // whether CUPTI capture was active
-  std::string cudaNote;       // why it was not, if it was not
+  bool cudaCapture = false;  // whether CUPTI capture was active
+  std::string cudaNote;      // why it was not, if it was not
   std::vector<ClockAnchor> clockAnchors;
   std::vector<CaptureWindow> captureWindows;
-  std::map<std::string, uint64_t> dropped;  // events dropped, by source ("nvtx", "cupti", ...)
+  std::map<std::string, uint64_t> dropped;   // events dropped, by source ("nvtx", "cupti", ...)
   std::map<std::string, std::string> extra;  // other key/values, e.g. BUBBLESCOPE_PP_SIZE
 
   uint64_t droppedTotal() const {

@@ -1,0 +1,177 @@
+// Every bad input is one TraceError naming the file and the problem, never a crash.
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/temp_dir.h"
+#include "tests/traces/sample_trace.h"
+#include "traces/errors.h"
+#include "traces/sqlite/run_reader.h"
+#include "traces/sqlite/trace_reader.h"
+#include "traces/sqlite/trace_writer.h"
+
+namespace bubblescope::traces {
+namespace {
+
+using testing::sampleTrace;
+using testing::TempDir;
+using testing::writeFile;
+namespace fs = std::filesystem;
+
+// The message readRankTrace gives for `file`; fails the test if it does not throw.
+std::string readError(const fs::path& file) {
+  try {
+    readRankTrace(file);
+  } catch (const TraceError& e) {
+    EXPECT_EQ(e.file(), file);
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
+    EXPECT_NE(msg.find(file.string()), std::string::npos) << "names the file: " << msg;
+    return msg;
+  }
+  ADD_FAILURE() << "no error for " << file;
+  return "";
+}
+
+void execSql(const fs::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+// A trace large enough to span many pages, closed cleanly (no WAL left beside it).
+fs::path bigTrace(const TempDir& dir) {
+  const fs::path file = dir / "big.sqlite";
+  TraceWriter w(file, RankMeta{});
+  const StringId name = w.intern("kernel");
+  for (int i = 0; i < 20000; ++i) w.add(KernelRecord{i, i + 1, 0, 7, uint32_t(i), name});
+  w.close();
+  return file;
+}
+
+TEST(BadTraceInput, MissingFile) {
+  TempDir dir;
+  EXPECT_NE(readError(dir / "nope.sqlite").find("no such file"), std::string::npos);
+}
+
+TEST(BadTraceInput, EmptyFile) {
+  TempDir dir;
+  writeFile(dir / "e.sqlite", "");
+  EXPECT_NE(readError(dir / "e.sqlite").find("empty"), std::string::npos);
+}
+
+TEST(BadTraceInput, NotSqlite) {
+  TempDir dir;
+  writeFile(dir / "x.sqlite", std::string(4096, 'x'));
+  EXPECT_NE(readError(dir / "x.sqlite").find("not a SQLite database"), std::string::npos);
+}
+
+TEST(BadTraceInput, JsonFileIsNotSqlite) {
+  TempDir dir;
+  writeFile(dir / "trace.json", R"({"traceEvents": []})");
+  EXPECT_NE(readError(dir / "trace.json").find("not a SQLite database"), std::string::npos);
+}
+
+TEST(BadTraceInput, SomeoneElsesSqliteDatabase) {
+  TempDir dir;
+  execSql(dir / "other.sqlite", "CREATE TABLE users(id INTEGER, name TEXT)");
+  EXPECT_NE(readError(dir / "other.sqlite").find("not a bubblescope trace"), std::string::npos);
+}
+
+TEST(BadTraceInput, SqliteWithAForeignMetaTable) {
+  TempDir dir;
+  execSql(dir / "m.sqlite",
+          "CREATE TABLE meta(key TEXT, value TEXT); INSERT INTO meta VALUES('format','nsys')");
+  EXPECT_NE(readError(dir / "m.sqlite").find("not a bubblescope trace"), std::string::npos);
+}
+
+TEST(BadTraceInput, NewerSchemaAsksForAnUpgrade) {
+  TempDir dir;
+  writeRankTrace(sampleTrace(0), dir / "new.sqlite");
+  execSql(dir / "new.sqlite", "UPDATE meta SET value='99' WHERE key='schema_version'");
+  const std::string msg = readError(dir / "new.sqlite");
+  EXPECT_NE(msg.find("schema 99"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("upgrade bubblescope"), std::string::npos) << msg;
+}
+
+TEST(BadTraceInput, NonNumericMetadata) {
+  TempDir dir;
+  writeRankTrace(sampleTrace(0), dir / "m.sqlite");
+  execSql(dir / "m.sqlite", "UPDATE meta SET value='three' WHERE key='rank'");
+  EXPECT_NE(readError(dir / "m.sqlite").find("'rank' is not a number"), std::string::npos);
+}
+
+TEST(BadTraceInput, TruncatedFile) {
+  TempDir dir;
+  const fs::path file = bigTrace(dir);
+  fs::resize_file(file, fs::file_size(file) / 2);
+  EXPECT_NE(readError(file).find("truncated"), std::string::npos);
+}
+
+TEST(BadTraceInput, CorruptPages) {
+  TempDir dir;
+  const fs::path file = bigTrace(dir);
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(file) / 2));
+    const std::string garbage(40000, '\xa5');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  EXPECT_NE(readError(file).find("corrupt"), std::string::npos);
+}
+
+TEST(BadTraceInput, StringIdMissingFromTheStringsTable) {
+  TempDir dir;
+  writeRankTrace(sampleTrace(0), dir / "s.sqlite");
+  execSql(dir / "s.sqlite", "UPDATE nvtx_ranges SET name_id=99999");
+  EXPECT_NE(readError(dir / "s.sqlite").find("string id 99999"), std::string::npos);
+}
+
+TEST(BadRunInput, DirectoryWithoutTraces) {
+  TempDir dir;
+  writeFile(dir / "notes.txt", "hello");
+  try {
+    readRun(dir.path());
+    FAIL() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("no bubblescope traces"), std::string::npos);
+  }
+}
+
+TEST(BadRunInput, MissingDirectory) {
+  TempDir dir;
+  EXPECT_THROW(readRun(dir / "absent"), TraceError);
+}
+
+TEST(BadRunInput, TwoFilesClaimingOneRank) {
+  TempDir dir;
+  writeRankTrace(sampleTrace(1), dir / "a.sqlite");
+  writeRankTrace(sampleTrace(1), dir / "b.sqlite");
+  try {
+    readRun(dir.path());
+    FAIL() << "no error";
+  } catch (const TraceError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("two traces claim rank 1"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("a.sqlite"), std::string::npos) << msg;
+  }
+}
+
+TEST(BadRunInput, OneBadFileFailsTheRunAndIsNamed) {
+  TempDir dir;
+  writeRankTrace(sampleTrace(0), dir / "rank-00000.sqlite");
+  writeFile(dir / "rank-00001.sqlite", "garbage that is not sqlite at all, padded............");
+  try {
+    readRun(dir.path());
+    FAIL() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(e.file(), dir / "rank-00001.sqlite");
+  }
+}
+
+}  // namespace
+}  // namespace bubblescope::traces

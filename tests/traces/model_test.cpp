@@ -1,0 +1,82 @@
+// The in-memory model: interning and column sorting.
+#include <gtest/gtest.h>
+
+#include "traces/model/sort.h"
+#include "traces/model/string_table.h"
+#include "traces/model/trace.h"
+
+namespace bubblescope::traces {
+namespace {
+
+TEST(StringTable, IdZeroIsTheEmptyString) {
+  StringTable t;
+  EXPECT_EQ(t.intern(""), 0u);
+  EXPECT_EQ(t.at(0), "");
+}
+
+TEST(StringTable, InterningTwiceGivesOneId) {
+  StringTable t;
+  const StringId a = t.intern("F mb=1");
+  const StringId b = t.intern("B mb=1");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(t.intern(std::string("F mb=") + "1"), a);
+  EXPECT_EQ(t.at(a), "F mb=1");
+  EXPECT_EQ(t.size(), 3u);
+}
+
+TEST(StringTable, IdsStayValidAsTheTableGrows) {
+  StringTable t;
+  const StringId first = t.intern("first");
+  for (int i = 0; i < 10000; ++i) t.intern("s" + std::to_string(i));
+  EXPECT_EQ(t.at(first), "first");
+  StringId found = 0;
+  ASSERT_TRUE(t.find("s9999", &found));
+  EXPECT_EQ(t.at(found), "s9999");
+  EXPECT_FALSE(t.find("absent", &found));
+}
+
+TEST(SortByStart, PermutesEveryColumnTogether) {
+  Kernels k;
+  for (TimeNs s : {30, 10, 20}) {
+    k.start.push_back(s);
+    k.end.push_back(s + 5);
+    k.stream.push_back(static_cast<StreamIndex>(s));
+    k.name.push_back(static_cast<StringId>(s / 10));
+    k.correlation.push_back(static_cast<uint32_t>(s * 2));
+  }
+  sortByStart(k);
+  EXPECT_EQ(k.start, (std::vector<TimeNs>{10, 20, 30}));
+  EXPECT_EQ(k.end, (std::vector<TimeNs>{15, 25, 35}));
+  EXPECT_EQ(k.stream, (std::vector<StreamIndex>{10, 20, 30}));
+  EXPECT_EQ(k.name, (std::vector<StringId>{1, 2, 3}));
+  EXPECT_EQ(k.correlation, (std::vector<uint32_t>{20, 40, 60}));
+}
+
+TEST(SortByStart, KeepsRecordedOrderOfEqualStarts) {
+  NvtxRanges r;
+  for (uint16_t depth : {0, 1, 2}) {
+    r.start.push_back(100);
+    r.end.push_back(200 - depth);
+    r.thread.push_back(0);
+    r.domain.push_back(0);
+    r.name.push_back(depth);
+    r.depth.push_back(depth);
+    r.kind.push_back(RangeKind::PushPop);
+  }
+  r.start[0] = 101;  // force a sort
+  sortByStart(r);
+  EXPECT_EQ(r.depth, (std::vector<uint16_t>{1, 2, 0}));
+}
+
+TEST(RankTrace, ThreadAndStreamIndexesAreStable) {
+  RankTrace t;
+  EXPECT_EQ(t.threadIndex(500), 0u);
+  EXPECT_EQ(t.threadIndex(600), 1u);
+  EXPECT_EQ(t.threadIndex(500), 0u);
+  EXPECT_EQ(t.streamIndex(0, 7), 0u);
+  EXPECT_EQ(t.streamIndex(1, 7), 1u);
+  EXPECT_EQ(t.streamIndex(0, 7), 0u);
+}
+
+}  // namespace
+}  // namespace bubblescope::traces

@@ -1,0 +1,88 @@
+#include "traces/sqlite/sqlite_db.h"
+
+#include <utility>
+
+namespace bubblescope::traces::sqlite {
+namespace {
+
+[[noreturn]] void fail(sqlite3* db, int rc) {
+  const char* msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  throw SqliteError(rc & 0xff, msg ? msg : sqlite3_errstr(rc));
+}
+
+}  // namespace
+
+Statement::Statement(sqlite3* db, std::string_view sql) {
+  int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+  if (rc != SQLITE_OK) fail(db, rc);
+}
+
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
+
+Statement::Statement(Statement&& other) noexcept : stmt_(std::exchange(other.stmt_, nullptr)) {}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+  if (this != &other) {
+    sqlite3_finalize(stmt_);
+    stmt_ = std::exchange(other.stmt_, nullptr);
+  }
+  return *this;
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  sqlite3* db = sqlite3_db_handle(stmt_);
+  sqlite3_reset(stmt_);
+  fail(db, rc);
+}
+
+std::string_view Statement::text(int column) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+  if (!p) return {};
+  return {p, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
+}
+
+void Statement::check(int rc) const {
+  if (rc != SQLITE_OK) fail(sqlite3_db_handle(stmt_), rc);
+}
+
+Database::Database(const std::filesystem::path& file, Mode mode) {
+  const int flags =
+      mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int rc = sqlite3_open_v2(file.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw SqliteError(rc & 0xff, msg);
+  }
+  sqlite3_extended_result_codes(db_, 0);
+}
+
+Database::~Database() {
+  sqlite3_close_v2(db_);
+}
+
+void Database::exec(std::string_view sql) {
+  std::string s(sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errstr(rc);
+    sqlite3_free(err);
+    throw SqliteError(rc & 0xff, msg);
+  }
+}
+
+bool Database::hasTable(std::string_view name) {
+  auto st = prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?");
+  st.bind(1, name);
+  return st.step();
+}
+
+}  // namespace bubblescope::traces::sqlite

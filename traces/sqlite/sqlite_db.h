@@ -1,0 +1,76 @@
+#pragma once
+// A thin RAII layer over the SQLite C API: a connection and its prepared statements. Failures
+// throw SqliteError carrying SQLite's own message and result code; callers that know the file
+// turn it into a TraceError a user can read.
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace bubblescope::traces::sqlite {
+
+class SqliteError : public std::runtime_error {
+ public:
+  SqliteError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int code() const { return code_; }  // primary SQLite result code (SQLITE_CORRUPT, ...)
+
+ private:
+  int code_;
+};
+
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql);
+  ~Statement();
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Parameters are 1-based, as in SQLite.
+  void bind(int index, int64_t value) { check(sqlite3_bind_int64(stmt_, index, value)); }
+  void bind(int index, std::string_view text) {
+    check(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()),
+                            SQLITE_TRANSIENT));
+  }
+  // Runs one step: true while it yields a row, false when done.
+  bool step();
+  // Runs a statement that yields no rows and makes it ready for the next bindings.
+  void run() {
+    step();
+    reset();
+  }
+  void reset() { sqlite3_reset(stmt_); }
+
+  // Columns are 0-based.
+  int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+  std::string_view text(int column) const;
+  bool isNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+
+ private:
+  void check(int rc) const;
+
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class Database {
+ public:
+  enum class Mode { ReadOnly, CreateNew };
+  Database(const std::filesystem::path& file, Mode mode);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  void exec(std::string_view sql);
+  Statement prepare(std::string_view sql) { return Statement(db_, sql); }
+  bool hasTable(std::string_view name);
+  sqlite3* handle() { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace bubblescope::traces::sqlite

@@ -1,0 +1,16 @@
+#pragma once
+// Reads one rank's trace file into the in-memory model. Every problem with the file (not SQLite,
+// not ours, a newer schema, truncated, corrupt) is a TraceError naming the file and the problem.
+#include <filesystem>
+
+#include "traces/model/trace.h"
+
+namespace bubblescope::traces {
+
+// The whole trace, every table sorted by start.
+RankTrace readRankTrace(const std::filesystem::path& file);
+
+// Only the metadata (fast: no event tables are read).
+RankMeta readRankMeta(const std::filesystem::path& file);
+
+}  // namespace bubblescope::traces

@@ -1,0 +1,87 @@
+#pragma once
+// Writes one rank's trace file. Batched: rows go into one open transaction that commit() ends
+// (the agent's writer thread commits at least every 200 ms), in WAL mode with prepared
+// statements, so a killed process leaves a readable file with every committed batch.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "traces/model/trace.h"
+#include "traces/sqlite/records.h"
+
+namespace bubblescope::traces {
+
+namespace sqlite {
+class Database;
+class Statement;
+}  // namespace sqlite
+
+// Hash that lets an unordered_map<std::string, ...> be searched with a string_view.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+class TraceWriter {
+ public:
+  // Creates `file` (mode 0600; it must not exist) with the schema and the metadata of `meta`
+  // (its clock anchors, windows and drop counts too). Throws TraceError.
+  TraceWriter(const std::filesystem::path& file, const RankMeta& meta);
+  ~TraceWriter();  // close(), errors swallowed: destructors must not throw
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  // Id of `s` in this file; the first use writes it in the current batch.
+  StringId intern(std::string_view s);
+
+  void addThread(uint64_t tid, std::string_view name);  // a later call renames
+  void addDevice(uint32_t id, std::string_view name, std::string_view uuid);
+  void addStream(uint32_t device, uint64_t stream, std::string_view name);
+
+  void add(const RangeRecord& r);
+  void add(const MarkRecord& r);
+  void add(const KernelRecord& r);
+  void add(const MemcpyRecord& r);
+  void add(const MemsetRecord& r);
+  void add(const SyncRecord& r);
+  void add(const ApiCallRecord& r);
+  void add(const NcclCallRecord& r);
+  void add(const CorrelationRecord& r);
+
+  void addClockAnchor(const ClockAnchor& a);
+  // Returns the window's id for closeCaptureWindow. An open window has end 0 in the file.
+  int64_t openCaptureWindow(TimeNs start, std::string_view reason);
+  void closeCaptureWindow(int64_t id, TimeNs end);
+  void setDropped(std::string_view source, uint64_t count);
+  void setMeta(std::string_view key, std::string_view value);
+
+  // Ends the current batch: everything added so far is durable against a process kill.
+  void commit();
+  // commit(), then builds the indexes and folds the WAL back into the file. Idempotent.
+  void close();
+
+  uint64_t eventsWritten() const { return events_; }
+  const std::filesystem::path& file() const { return file_; }
+
+ private:
+  struct Statements;
+  void begin();
+  template <class... Values>
+  void insertRow(sqlite::Statement& st, Values... values);
+
+  std::filesystem::path file_;
+  std::unique_ptr<sqlite::Database> db_;
+  std::unique_ptr<Statements> st_;
+  std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> strings_;
+  bool inBatch_ = false;
+  bool closed_ = false;
+  uint64_t events_ = 0;
+};
+
+// Writes a whole in-memory trace (importers, tests) to a new file.
+void writeRankTrace(const RankTrace& trace, const std::filesystem::path& file);
+
+}  // namespace bubblescope::traces
