@@ -169,8 +169,12 @@ class IdMaps {
 
   StreamIndex stream(int64_t device, int64_t stream) {
     const auto key = std::pair{static_cast<uint32_t>(device), static_cast<uint64_t>(stream)};
+    if (key == lastStreamKey_ && haveLastStream_) return lastStream_;
     auto [it, added] = streams_.try_emplace(key, static_cast<StreamIndex>(trace_.streams.size()));
     if (added) trace_.streams.push_back(Stream{key.first, key.second, 0});
+    lastStreamKey_ = key;
+    lastStream_ = it->second;
+    haveLastStream_ = true;
     return it->second;
   }
 
@@ -187,19 +191,41 @@ class IdMaps {
   std::vector<StringId> strings_;
   std::unordered_map<uint64_t, ThreadIndex> threads_;
   std::unordered_map<std::pair<uint32_t, uint64_t>, StreamIndex, PairHash> streams_;
+  // Consecutive rows mostly share a thread or stream: skip the hash lookup for a repeat.
   uint64_t lastTid_ = 0;
   ThreadIndex lastThread_ = 0;
   bool haveLastTid_ = false;
+  std::pair<uint32_t, uint64_t> lastStreamKey_;
+  StreamIndex lastStream_ = 0;
+  bool haveLastStream_ = false;
 };
 
 template <class Table>
-void reserveAll(Table& t, size_t n) {
-  t.forEachColumn([n](auto& column) { column.reserve(n); });
+void resizeAll(Table& t, size_t n) {
+  t.forEachColumn([n](auto& column) { column.resize(n); });
 }
 
 size_t rowCount(Database& db, const char* table) {
   auto st = db.prepare(std::string("SELECT max(rowid) FROM ") + table);
   return st.step() ? static_cast<size_t>(st.int64(0)) : 0;
+}
+
+// Reads every row of `sql` into `table`: columns are sized once from the row count and filled by
+// index, which is markedly faster than growing them row by row.
+template <class Table, class Fill>
+void loadTable(Database& db, const char* name, const std::string& columns, Table& table,
+               Fill fill) {
+  size_t n = rowCount(db, name);
+  resizeAll(table, n);
+  auto st = db.prepare("SELECT " + columns + " FROM " + name);
+  size_t i = 0;
+  while (st.step()) {
+    if (i == n)
+      resizeAll(table, n = n * 2 + 16);  // rowids were not dense; cannot happen in
+                                         // files we write, but be safe
+    fill(st, i++);
+  }
+  resizeAll(table, i);
 }
 
 void loadEvents(Database& db, RankTrace& t, IdMaps& ids) {
@@ -223,131 +249,101 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids) {
     while (st.step())
       t.streams[ids.stream(st.int64(0), st.int64(1))].name = ids.string(st.int64(2));
   }
-  {
-    auto& r = t.ranges;
-    reserveAll(r, rowCount(db, "nvtx_ranges"));
-    auto st =
-        db.prepare("SELECT start, end, tid, domain_id, name_id, depth, kind FROM nvtx_ranges");
-    while (st.step()) {
-      r.start.push_back(st.int64(0));
-      r.end.push_back(st.int64(1));
-      r.thread.push_back(ids.thread(st.int64(2)));
-      r.domain.push_back(ids.string(st.int64(3)));
-      r.name.push_back(ids.string(st.int64(4)));
-      r.depth.push_back(static_cast<uint16_t>(st.int64(5)));
-      r.kind.push_back(static_cast<RangeKind>(st.int64(6)));
-    }
-  }
-  {
-    auto& r = t.marks;
-    reserveAll(r, rowCount(db, "nvtx_marks"));
-    auto st = db.prepare("SELECT ts, tid, domain_id, name_id FROM nvtx_marks");
-    while (st.step()) {
-      r.start.push_back(st.int64(0));
-      r.thread.push_back(ids.thread(st.int64(1)));
-      r.domain.push_back(ids.string(st.int64(2)));
-      r.name.push_back(ids.string(st.int64(3)));
-    }
-  }
-  {
-    auto& r = t.kernels;
-    reserveAll(r, rowCount(db, "kernels"));
-    auto st = db.prepare("SELECT start, end, device, stream, correlation, name_id FROM kernels");
-    while (st.step()) {
-      r.start.push_back(st.int64(0));
-      r.end.push_back(st.int64(1));
-      r.stream.push_back(ids.stream(st.int64(2), st.int64(3)));
-      r.correlation.push_back(static_cast<uint32_t>(st.int64(4)));
-      r.name.push_back(ids.string(st.int64(5)));
-    }
-  }
-  {
-    auto& r = t.memcpys;
-    reserveAll(r, rowCount(db, "memcpys"));
-    auto st =
-        db.prepare("SELECT start, end, device, stream, correlation, bytes, copy_kind FROM memcpys");
-    while (st.step()) {
-      r.start.push_back(st.int64(0));
-      r.end.push_back(st.int64(1));
-      r.stream.push_back(ids.stream(st.int64(2), st.int64(3)));
-      r.correlation.push_back(static_cast<uint32_t>(st.int64(4)));
-      r.bytes.push_back(static_cast<uint64_t>(st.int64(5)));
-      r.copyKind.push_back(static_cast<MemcpyKind>(st.int64(6)));
-    }
-  }
-  {
-    auto& r = t.memsets;
-    reserveAll(r, rowCount(db, "memsets"));
-    auto st = db.prepare("SELECT start, end, device, stream, correlation, bytes FROM memsets");
-    while (st.step()) {
-      r.start.push_back(st.int64(0));
-      r.end.push_back(st.int64(1));
-      r.stream.push_back(ids.stream(st.int64(2), st.int64(3)));
-      r.correlation.push_back(static_cast<uint32_t>(st.int64(4)));
-      r.bytes.push_back(static_cast<uint64_t>(st.int64(5)));
-    }
-  }
-  {
-    auto& r = t.syncs;
-    reserveAll(r, rowCount(db, "syncs"));
-    auto st = db.prepare("SELECT start, end, device, stream, correlation, sync_type FROM syncs");
-    while (st.step()) {
-      r.start.push_back(st.int64(0));
-      r.end.push_back(st.int64(1));
-      // CUPTI reports a context-wide sync with stream id UINT32_MAX.
-      r.stream.push_back(st.int64(3) == UINT32_MAX ? kNoStream
-                                                   : ids.stream(st.int64(2), st.int64(3)));
-      r.correlation.push_back(static_cast<uint32_t>(st.int64(4)));
-      r.syncKind.push_back(static_cast<SyncKind>(st.int64(5)));
-    }
-  }
-  {
-    auto& r = t.apiCalls;
-    reserveAll(r, rowCount(db, "api_calls"));
-    auto st = db.prepare("SELECT start, end, tid, name_id, correlation FROM api_calls");
-    while (st.step()) {
-      r.start.push_back(st.int64(0));
-      r.end.push_back(st.int64(1));
-      r.thread.push_back(ids.thread(st.int64(2)));
-      r.name.push_back(ids.string(st.int64(3)));
-      r.correlation.push_back(static_cast<uint32_t>(st.int64(4)));
-    }
-  }
-  {
-    auto& r = t.ncclCalls;
-    reserveAll(r, rowCount(db, "nccl_calls"));
-    auto st = db.prepare(
-        "SELECT start, end, tid, op, peer, count, dtype, bytes, comm, comm_rank, comm_size, "
-        "stream, group_depth, seq, id, source FROM nccl_calls");
-    while (st.step()) {
-      r.start.push_back(st.int64(0));
-      r.end.push_back(st.int64(1));
-      r.thread.push_back(ids.thread(st.int64(2)));
-      r.op.push_back(static_cast<NcclOp>(st.int64(3)));
-      r.peer.push_back(static_cast<int32_t>(st.int64(4)));
-      r.count.push_back(static_cast<uint64_t>(st.int64(5)));
-      r.dtype.push_back(static_cast<uint8_t>(st.int64(6)));
-      r.bytes.push_back(static_cast<uint64_t>(st.int64(7)));
-      r.comm.push_back(static_cast<uint64_t>(st.int64(8)));
-      r.commRank.push_back(static_cast<int32_t>(st.int64(9)));
-      r.commSize.push_back(static_cast<int32_t>(st.int64(10)));
-      r.streamHandle.push_back(static_cast<uint64_t>(st.int64(11)));
-      r.groupDepth.push_back(static_cast<uint8_t>(st.int64(12)));
-      r.seq.push_back(static_cast<uint64_t>(st.int64(13)));
-      r.id.push_back(static_cast<uint64_t>(st.int64(14)));
-      r.source.push_back(static_cast<NcclSource>(st.int64(15)));
-    }
-  }
-  {
-    auto& r = t.correlations;
-    reserveAll(r, rowCount(db, "correlations"));
-    auto st = db.prepare("SELECT correlation, external_kind, external_id FROM correlations");
-    while (st.step()) {
-      r.correlation.push_back(static_cast<uint32_t>(st.int64(0)));
-      r.externalKind.push_back(static_cast<ExternalKind>(st.int64(1)));
-      r.externalId.push_back(static_cast<uint64_t>(st.int64(2)));
-    }
-  }
+  auto& r = t.ranges;
+  loadTable(db, "nvtx_ranges", "start, end, tid, domain_id, name_id, depth, kind", r,
+            [&](Statement& st, size_t i) {
+              r.start[i] = st.int64(0);
+              r.end[i] = st.int64(1);
+              r.thread[i] = ids.thread(st.int64(2));
+              r.domain[i] = ids.string(st.int64(3));
+              r.name[i] = ids.string(st.int64(4));
+              r.depth[i] = static_cast<uint16_t>(st.int64(5));
+              r.kind[i] = static_cast<RangeKind>(st.int64(6));
+            });
+  auto& mk = t.marks;
+  loadTable(db, "nvtx_marks", "ts, tid, domain_id, name_id", mk, [&](Statement& st, size_t i) {
+    mk.start[i] = st.int64(0);
+    mk.thread[i] = ids.thread(st.int64(1));
+    mk.domain[i] = ids.string(st.int64(2));
+    mk.name[i] = ids.string(st.int64(3));
+  });
+  auto& k = t.kernels;
+  loadTable(db, "kernels", "start, end, device, stream, correlation, name_id", k,
+            [&](Statement& st, size_t i) {
+              k.start[i] = st.int64(0);
+              k.end[i] = st.int64(1);
+              k.stream[i] = ids.stream(st.int64(2), st.int64(3));
+              k.correlation[i] = static_cast<uint32_t>(st.int64(4));
+              k.name[i] = ids.string(st.int64(5));
+            });
+  auto& mc = t.memcpys;
+  loadTable(db, "memcpys", "start, end, device, stream, correlation, bytes, copy_kind", mc,
+            [&](Statement& st, size_t i) {
+              mc.start[i] = st.int64(0);
+              mc.end[i] = st.int64(1);
+              mc.stream[i] = ids.stream(st.int64(2), st.int64(3));
+              mc.correlation[i] = static_cast<uint32_t>(st.int64(4));
+              mc.bytes[i] = static_cast<uint64_t>(st.int64(5));
+              mc.copyKind[i] = static_cast<MemcpyKind>(st.int64(6));
+            });
+  auto& ms = t.memsets;
+  loadTable(db, "memsets", "start, end, device, stream, correlation, bytes", ms,
+            [&](Statement& st, size_t i) {
+              ms.start[i] = st.int64(0);
+              ms.end[i] = st.int64(1);
+              ms.stream[i] = ids.stream(st.int64(2), st.int64(3));
+              ms.correlation[i] = static_cast<uint32_t>(st.int64(4));
+              ms.bytes[i] = static_cast<uint64_t>(st.int64(5));
+            });
+  auto& sy = t.syncs;
+  loadTable(db, "syncs", "start, end, device, stream, correlation, sync_type", sy,
+            [&](Statement& st, size_t i) {
+              sy.start[i] = st.int64(0);
+              sy.end[i] = st.int64(1);
+              // CUPTI reports a context-wide sync with stream id UINT32_MAX.
+              sy.stream[i] =
+                  st.int64(3) == UINT32_MAX ? kNoStream : ids.stream(st.int64(2), st.int64(3));
+              sy.correlation[i] = static_cast<uint32_t>(st.int64(4));
+              sy.syncKind[i] = static_cast<SyncKind>(st.int64(5));
+            });
+  auto& a = t.apiCalls;
+  loadTable(db, "api_calls", "start, end, tid, name_id, correlation", a,
+            [&](Statement& st, size_t i) {
+              a.start[i] = st.int64(0);
+              a.end[i] = st.int64(1);
+              a.thread[i] = ids.thread(st.int64(2));
+              a.name[i] = ids.string(st.int64(3));
+              a.correlation[i] = static_cast<uint32_t>(st.int64(4));
+            });
+  auto& n = t.ncclCalls;
+  loadTable(db, "nccl_calls",
+            "start, end, tid, op, peer, count, dtype, bytes, comm, comm_rank, comm_size, stream, "
+            "group_depth, seq, id, source",
+            n, [&](Statement& st, size_t i) {
+              n.start[i] = st.int64(0);
+              n.end[i] = st.int64(1);
+              n.thread[i] = ids.thread(st.int64(2));
+              n.op[i] = static_cast<NcclOp>(st.int64(3));
+              n.peer[i] = static_cast<int32_t>(st.int64(4));
+              n.count[i] = static_cast<uint64_t>(st.int64(5));
+              n.dtype[i] = static_cast<uint8_t>(st.int64(6));
+              n.bytes[i] = static_cast<uint64_t>(st.int64(7));
+              n.comm[i] = static_cast<uint64_t>(st.int64(8));
+              n.commRank[i] = static_cast<int32_t>(st.int64(9));
+              n.commSize[i] = static_cast<int32_t>(st.int64(10));
+              n.streamHandle[i] = static_cast<uint64_t>(st.int64(11));
+              n.groupDepth[i] = static_cast<uint8_t>(st.int64(12));
+              n.seq[i] = static_cast<uint64_t>(st.int64(13));
+              n.id[i] = static_cast<uint64_t>(st.int64(14));
+              n.source[i] = static_cast<NcclSource>(st.int64(15));
+            });
+  auto& c = t.correlations;
+  loadTable(db, "correlations", "correlation, external_kind, external_id", c,
+            [&](Statement& st, size_t i) {
+              c.correlation[i] = static_cast<uint32_t>(st.int64(0));
+              c.externalKind[i] = static_cast<ExternalKind>(st.int64(1));
+              c.externalId[i] = static_cast<uint64_t>(st.int64(2));
+            });
 }
 
 template <class F>
@@ -355,6 +351,7 @@ auto withDatabase(const fs::path& file, F&& f) {
   checkFile(file);
   try {
     Database db(file, Database::Mode::ReadOnly);
+
     // One read transaction: a consistent snapshot even while an agent is still writing.
     db.exec("BEGIN");
     return f(db);

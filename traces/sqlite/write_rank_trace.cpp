@@ -54,15 +54,14 @@ void writeRankTrace(const RankTrace& t, const std::filesystem::path& file) {
   }
   const auto& a = t.apiCalls;
   for (size_t i = 0; i < a.size(); ++i) {
-    w.add(ApiCallRecord{a.start[i], a.end[i], tid(a.thread[i]), ids[a.name[i]], a.correlation[i],
-                        0, ApiDomain::Runtime, 0});
+    w.add(ApiCallRecord{a.start[i], a.end[i], tid(a.thread[i]), ids[a.name[i]], a.correlation[i], 0,
+                        ApiDomain::Runtime, 0});
   }
   const auto& n = t.ncclCalls;
   for (size_t i = 0; i < n.size(); ++i) {
     w.add(NcclCallRecord{n.id[i], n.start[i], n.end[i], tid(n.thread[i]), n.op[i], n.peer[i],
                          n.count[i], n.dtype[i], n.bytes[i], n.comm[i], n.commRank[i],
-                         n.commSize[i], n.streamHandle[i], n.groupDepth[i], n.seq[i],
-                         n.source[i]});
+                         n.commSize[i], n.streamHandle[i], n.groupDepth[i], n.seq[i], n.source[i]});
   }
   const auto& c = t.correlations;
   for (size_t i = 0; i < c.size(); ++i) {
