@@ -1,0 +1,80 @@
+#pragma once
+// Faults the engine injects on purpose, so that a profiler's answer can be checked against a known
+// cause: a slow stage, a stalled or busy host, a slow link, op-to-op jitter, a crashing stage.
+// Parsing the command-line forms is pure and lives here; the stage runner applies them.
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bubblescope::engine {
+
+// A malformed or out-of-range fault flag. The message names the flag and the expected form.
+class FaultSpecError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct SlowStage {
+  int stage = 0;
+  double factor = 1.0;  // every op cost on the stage is multiplied by it
+};
+
+// The stage waits `ms` just before its first op of microbatch `mb`, after that op's inputs
+// arrived. Used for --stall (idle, no range open) and --host-stall (busy, inside `dataloader`).
+struct Stall {
+  int stage = 0;
+  int mb = 0;
+  double ms = 0;
+  std::optional<int> step;  // every step when absent
+};
+
+struct CommDelay {
+  int stage = 0;
+  double ms = 0;  // every activation or gradient the stage sends is held this long
+};
+
+struct Crash {
+  int stage = 0;
+  int mb = 0;
+  int step = 0;
+};
+
+struct Faults {
+  std::vector<SlowStage> slowStages;
+  std::vector<Stall> stalls;
+  std::vector<Stall> hostStalls;
+  std::vector<CommDelay> commDelays;
+  double jitterPct = 0;  // each op cost × (1 + u), u uniform in ±jitterPct %
+  std::vector<Crash> crashes;
+
+  double slowFactor(int stage) const;
+  double commDelayMs(int stage) const;
+};
+
+// What a flag may refer to: stages [0, p), microbatches [0, m), steps [0, steps).
+struct FaultBounds {
+  int p = 1;
+  int m = 1;
+  int steps = 1;
+};
+
+// The repeatable flags as typed.
+struct FaultFlags {
+  std::vector<std::string> slowStage;  // S:FACTOR
+  std::vector<std::string> stall;      // S:MB:MS[:STEP]
+  std::vector<std::string> hostStall;  // S:MB:MS[:STEP]
+  std::vector<std::string> commDelay;  // S:MS
+  std::vector<std::string> crash;      // S:MB[:STEP]
+  double jitterPct = 0;
+};
+
+SlowStage parseSlowStage(std::string_view text, const FaultBounds& bounds);
+Stall parseStall(std::string_view flag, std::string_view text, const FaultBounds& bounds);
+CommDelay parseCommDelay(std::string_view text, const FaultBounds& bounds);
+Crash parseCrash(std::string_view text, const FaultBounds& bounds);
+// All flags at once; also rejects a stage given twice to --slow-stage or --comm-delay.
+Faults parseFaults(const FaultFlags& flags, const FaultBounds& bounds);
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,65 @@
+#include "reference_engine/executor/truth.h"
+
+#include <fstream>
+#include <stdexcept>
+
+#include "reference_engine/executor/annotator.h"
+#include "reference_engine/executor/config_json.h"
+
+namespace bubblescope::engine {
+
+using nlohmann::json;
+
+json buildTruth(const EngineConfig& c, std::vector<json> stageParts, int64_t startNs,
+                int64_t endNs) {
+  const Schedule& s = c.schedule;
+  json truth = {{"schema_version", kTruthSchemaVersion},
+                {"clock", "CLOCK_REALTIME"},
+                {"schedule", c.scheduleName},
+                {"schedule_kind", scheduleName(s.kind)},
+                {"p", s.p},
+                {"m", s.m},
+                {"v", s.v},
+                {"layout", s.layout == ChunkLayout::V ? "v" : "looped"},
+                {"steps", c.steps},
+                {"compute", computeModeName(c.compute)},
+                {"costs_ms", costsToJson(c.costs)},
+                {"payload_bytes", c.payloadBytes},
+                {"seed", c.seed},
+                {"faults", faultsToJson(c.faults)},
+                {"nvtx_compiled_in", nvtxCompiledIn()},
+                {"command", c.commandLine},
+                {"start_ns", startNs},
+                {"end_ns", endNs}};
+  if (c.compute == ComputeMode::Mlp) {
+    truth["mlp"] = {{"width", c.mlp.width},
+                    {"batch", c.mlp.batch},
+                    {"lr", c.mlp.lr},
+                    {"max_grad_norm", c.mlp.maxGradNorm},
+                    {"layers", s.virtualStages()}};
+    // Every stage learns the loss through grad_sync; stage 0's copy is the run's.
+    json loss = json::array();
+    if (!stageParts.empty()) {
+      for (const auto& step : stageParts.front().at("steps")) loss.push_back(step.value("loss", 0.0));
+    }
+    truth["loss"] = std::move(loss);
+  }
+  truth["stages"] = json::array();
+  for (auto& part : stageParts) truth["stages"].push_back(std::move(part));
+  return truth;
+}
+
+void writeJsonFile(const std::filesystem::path& path, const json& j) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw std::invalid_argument("cannot write " + path.string());
+    out << j.dump(1) << "\n";
+    if (!out.flush()) throw std::invalid_argument("cannot write " + path.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw std::invalid_argument("cannot write " + path.string() + ": " + ec.message());
+}
+
+}  // namespace bubblescope::engine

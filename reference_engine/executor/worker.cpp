@@ -1,0 +1,92 @@
+#include "reference_engine/executor/worker.h"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "reference_engine/executor/clock.h"
+#include "reference_engine/executor/config_json.h"
+#include "reference_engine/executor/mlp_compute.h"
+#include "reference_engine/executor/sleep_compute.h"
+#include "reference_engine/executor/stage_runner.h"
+
+namespace bubblescope::engine {
+namespace {
+
+EngineConfig loadConfig(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read the run configuration " + path.string());
+  return engineConfigFromJson(nlohmann::json::parse(in));
+}
+
+std::unique_ptr<Compute> makeCompute(const EngineConfig& config, int stage) {
+  switch (config.compute) {
+    case ComputeMode::Sleep:
+      return std::make_unique<SleepCompute>(config.payloadBytes,
+                                            CostModel(config.costs, {}, 0).optimizerNs());
+    case ComputeMode::Mlp:
+      return std::make_unique<MlpCompute>(config.schedule, stage, config.mlp, config.seed);
+    case ComputeMode::Cuda: break;
+  }
+  throw std::runtime_error(std::string("compute mode ") + computeModeName(config.compute) +
+                           " is not built in");
+}
+
+void writePart(const std::filesystem::path& path, const StageRecord& record) {
+  std::ofstream out(path);
+  out << stageRecordToJson(record).dump();
+  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+}
+
+int runStage(const WorkerArgs& args) {
+  const EngineConfig config = loadConfig(args.config);
+  const int stage = args.stage;
+  if (stage < 0 || stage >= config.schedule.p) throw std::runtime_error("stage out of range");
+
+  Annotator annotator;
+  annotator.nameThisThread("stage " + std::to_string(stage));
+  StageRecord record;
+  record.stage = stage;
+  record.pid = static_cast<int>(getpid());
+  auto compute = makeCompute(config, stage);
+  Mailbox mailbox;
+  {
+    const int64_t delayNs = msToNs(config.faults.commDelayMs(stage));
+    std::map<int, std::unique_ptr<Channel>> channels;
+    for (auto [peer, fd] : args.channels) {
+      channels[peer] = std::make_unique<Channel>(stage, peer, fd, mailbox, annotator, delayNs);
+    }
+    StageRunner(config, stage, mailbox, channels, annotator, *compute, record).run();
+    for (auto& [peer, channel] : channels) {
+      channel->finish();
+      auto sent = channel->sends();
+      record.sends.insert(record.sends.end(), sent.begin(), sent.end());
+    }
+  }
+  record.ranges = annotator.ranges();
+  record.threads = annotator.threads();
+  writePart(args.part, record);
+  return 0;
+}
+
+}  // namespace
+
+int runWorker(const WorkerArgs& args) {
+  // Sleeps end within a microsecond of their deadline instead of the default 50 µs slack.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  try {
+    return runStage(args);
+  } catch (const PeerLost&) {
+    // Not this stage's fault: the launcher reports the stage that ended first.
+    return kStageLostPeerExit;
+  } catch (const std::exception& e) {
+    std::cerr << "bubblescope: engine: stage " << args.stage << ": " << e.what() << "\n";
+    return kStageFailedExit;
+  }
+}
+
+}  // namespace bubblescope::engine
