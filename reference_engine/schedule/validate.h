@@ -1,0 +1,59 @@
+#pragma once
+// Validity checks for per-stage op orders, generated or observed: every op exactly once on its
+// stage, dependencies satisfiable in the given order (no deadlock), activations within the
+// schedule's bound. Each problem is one sentence naming the op or stage at fault.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reference_engine/schedule/dependencies.h"
+#include "reference_engine/schedule/schedule.h"
+
+namespace bubblescope::engine {
+
+enum class ProblemKind {
+  Shape,             // stage count differs from p, or p, m, v out of range
+  OutOfRange,        // an op names a microbatch outside [0, m) or a chunk outside [0, v)
+  Duplicate,         // an op (or half of a BW) appears twice
+  Missing,           // an F, B or W of some (virtual stage, microbatch) never runs
+  MissingInput,      // an op waits for an op that no stage runs
+  Deadlock,          // the stages block each other in the given order
+  ActivationMemory,  // a stage holds more activations than the schedule's bound
+};
+
+struct Problem {
+  ProblemKind kind;
+  std::string message;
+};
+
+// All problems of a schedule (at most kMaxProblems, the last one saying how many were left out);
+// empty when it is valid. Checks completeness: each (virtual stage, microbatch) runs F, and B and
+// W or one BW. The activation bound is checked for named schedules (see inFlightBound()).
+std::vector<Problem> validate(const Schedule& schedule);
+
+// What must hold for an order to run at all, complete or not (an observed window may lack ops):
+// shape, ranges, no duplicates, every awaited op present, no deadlock. The simulator's check.
+std::vector<Problem> runnabilityProblems(const Schedule& schedule);
+
+// The runnability checks short of the deadlock walk: for callers that walk the graph themselves.
+std::vector<Problem> structuralProblems(const Schedule& schedule);
+
+// Names the stuck ops when walkInDependencyOrder() stopped at `position` (see dependency_walk.h);
+// empty when every stage ran all its ops.
+std::optional<Problem> describeDeadlock(const Schedule& schedule, const OpGraph& graph,
+                                        const std::vector<int32_t>& position);
+
+// The most activations a stage of this named schedule holds at once, in chunk activations (one
+// microbatch's forward through one chunk; v of them make M_B): GPipe m, 1F1B and ZB-H1 min(p, m),
+// ZB-H2 min(2p-1, m), interleaved Megatron's warm-up of stage 0 plus one, ZB-V 2 min(p, m).
+// Empty for Custom.
+std::optional<int> inFlightBound(const Schedule& schedule);
+
+// The most chunk activations each stage holds at once in the given order (F adds one, B or BW
+// releases one; W holds only M_W and is not counted).
+std::vector<int> peakInFlight(const Schedule& schedule);
+
+inline constexpr size_t kMaxProblems = 20;
+
+}  // namespace bubblescope::engine
