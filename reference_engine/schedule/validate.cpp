@@ -2,122 +2,73 @@
 
 #include <algorithm>
 
-#include "reference_engine/schedule/dependencies.h"
 #include "reference_engine/schedule/dependency_walk.h"
 
 namespace bubblescope::engine {
 namespace {
 
-class ProblemList {
- public:
-  void add(ProblemKind kind, std::string message) {
-    if (problems_.size() < kMaxProblems) {
-      problems_.push_back({kind, std::move(message)});
-    } else {
-      ++leftOut_;
-    }
-  }
-  bool empty() const { return problems_.empty(); }
-  std::vector<Problem> take() && {
-    if (leftOut_ > 0) {
-      problems_.back().message += " (and " + std::to_string(leftOut_) + " more problems)";
-    }
-    return std::move(problems_);
-  }
+// Caps what is kept, counting the rest: a broken order of 10^5 ops must not print 10^5 lines.
+std::vector<Problem> capped(std::vector<Problem> problems) {
+  if (problems.size() <= kMaxProblems) return problems;
+  const size_t leftOut = problems.size() - kMaxProblems;
+  problems.resize(kMaxProblems);
+  problems.back().message += " (and " + std::to_string(leftOut) + " more problems)";
+  return problems;
+}
 
- private:
-  std::vector<Problem> problems_;
-  size_t leftOut_ = 0;
-};
-
-void checkShapeAndRanges(const Schedule& s, ProblemList& out) {
+bool checkShapeAndRanges(const Schedule& s, std::vector<Problem>& out) {
   if (s.p < 1 || s.m < 1 || s.v < 1) {
-    out.add(ProblemKind::Shape, "schedule needs p, m and v of at least 1 (p=" + std::to_string(s.p) +
-                                    ", m=" + std::to_string(s.m) + ", v=" + std::to_string(s.v) +
-                                    ")");
-    return;
+    out.push_back({ProblemKind::Shape, "schedule needs p, m and v of at least 1 (p=" +
+                                           std::to_string(s.p) + ", m=" + std::to_string(s.m) +
+                                           ", v=" + std::to_string(s.v) + ")"});
+    return false;
   }
   if (s.layout == ChunkLayout::V && s.v != 2) {
-    out.add(ProblemKind::Shape,
-            "a V layout has exactly 2 chunks per stage (v=" + std::to_string(s.v) + ")");
+    out.push_back({ProblemKind::Shape,
+                   "a V layout has exactly 2 chunks per stage (v=" + std::to_string(s.v) + ")"});
+    return false;
   }
   if (static_cast<int>(s.stages.size()) != s.p) {
-    out.add(ProblemKind::Shape, "schedule has " + std::to_string(s.stages.size()) +
-                                    " per-stage orders for p=" + std::to_string(s.p) + " stages");
-    return;
+    out.push_back({ProblemKind::Shape, "schedule has " + std::to_string(s.stages.size()) +
+                                           " per-stage orders for p=" + std::to_string(s.p) +
+                                           " stages"});
+    return false;
   }
+  const size_t before = out.size();
   for (int stage = 0; stage < s.p; ++stage) {
     const auto& ops = s.stages[stage];
     for (size_t i = 0; i < ops.size(); ++i) {
       if (ops[i].mb < 0 || ops[i].mb >= s.m) {
-        out.add(ProblemKind::OutOfRange, describeOp(s, stage, static_cast<int>(i)) +
-                                             " names microbatch " + std::to_string(ops[i].mb) +
-                                             " of m=" + std::to_string(s.m));
+        out.push_back({ProblemKind::OutOfRange, describeOp(s, stage, static_cast<int>(i)) +
+                                                    " names microbatch " +
+                                                    std::to_string(ops[i].mb) + " of m=" +
+                                                    std::to_string(s.m)});
       } else if (ops[i].chunk < 0 || ops[i].chunk >= s.v) {
-        out.add(ProblemKind::OutOfRange, describeOp(s, stage, static_cast<int>(i)) +
-                                             " names chunk " + std::to_string(ops[i].chunk) +
-                                             " of v=" + std::to_string(s.v));
+        out.push_back({ProblemKind::OutOfRange, describeOp(s, stage, static_cast<int>(i)) +
+                                                    " names chunk " +
+                                                    std::to_string(ops[i].chunk) + " of v=" +
+                                                    std::to_string(s.v)});
       }
     }
   }
+  return out.size() == before;
 }
 
-// Which op ran each event, as (stage << 32 | index) + 1, 0 when none: for duplicates and for the
-// completeness check.
-std::vector<int64_t> checkDuplicates(const Schedule& s, const OpGraph& g, ProblemList& out) {
-  std::vector<int64_t> ranBy(g.events(), 0);
-  const auto claim = [&](int event, int stage, int index) {
-    const int64_t who = (static_cast<int64_t>(stage) << 32 | index) + 1;
-    if (ranBy[event] != 0) {
-      const int64_t prev = ranBy[event] - 1;
-      out.add(ProblemKind::Duplicate,
-              describeOp(s, stage, index) + " repeats " + g.describeEvent(s, event) +
-                  ", already run by " +
-                  describeOp(s, static_cast<int>(prev >> 32), static_cast<int>(prev & 0xffffffff)));
-      return;
-    }
-    ranBy[event] = who;
-  };
-  for (int stage = 0; stage < s.p; ++stage) {
-    const auto& ops = s.stages[stage];
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const int idx = static_cast<int>(i);
-      claim(producedEvent(s, g, stage, ops[i]), stage, idx);
-      if (ops[i].kind == OpKind::BW) {
-        const int vs = s.virtualStage(stage, ops[i].chunk);
-        claim(g.event(Phase::WeightGrad, vs, ops[i].mb), stage, idx);
-      }
-    }
-  }
-  return ranBy;
-}
-
-void checkInputsPresent(const Schedule& s, const OpGraph& g, const std::vector<int64_t>& ranBy,
-                        ProblemList& out) {
-  for (int stage = 0; stage < s.p; ++stage) {
-    for (int32_t i = g.stageBegin[stage]; i < g.stageBegin[stage + 1]; ++i) {
-      if (g.needs[i] >= 0 && ranBy[g.needs[i]] == 0) {
-        const int index = i - g.stageBegin[stage];
-        out.add(ProblemKind::MissingInput, describeOp(s, stage, index) + " waits for " +
-                                               g.describeEvent(s, g.needs[i]) +
-                                               ", which no stage runs");
-      }
-    }
-  }
-}
-
-void checkComplete(const Schedule& s, const OpGraph& g, const std::vector<int64_t>& ranBy,
-                   ProblemList& out) {
+void checkComplete(const Schedule& s, const OpGraph& g, std::vector<Problem>& out) {
   for (int vs = 0; vs < g.virtualStages; ++vs) {
     for (int mb = 0; mb < s.m; ++mb) {
       for (Phase phase : {Phase::Forward, Phase::InputGrad, Phase::WeightGrad}) {
         const int e = g.event(phase, vs, mb);
-        if (ranBy[e] == 0) {
-          out.add(ProblemKind::Missing, g.describeEvent(s, e) + " never runs");
+        if (g.eventOp[e] < 0) {
+          out.push_back({ProblemKind::Missing, g.describeEvent(s, e) + " never runs"});
         }
       }
     }
   }
+}
+
+std::optional<Problem> deadlockIn(const Schedule& s, const OpGraph& g) {
+  return describeDeadlock(s, g, walkInDependencyOrder(g, [](int, int32_t) {}));
 }
 
 }  // namespace
@@ -133,62 +84,57 @@ std::optional<Problem> describeDeadlock(const Schedule& s, const OpGraph& g,
       stuck += "; ...";
       break;
     }
-    const int32_t i = g.stageBegin[stage] + position[stage];
+    const Op& op = s.stages[stage][position[stage]];
     stuck += (stuck.empty() ? "" : "; ") + describeOp(s, stage, position[stage]) + " waits for " +
-             g.describeEvent(s, g.needs[i]);
+             g.describeEvent(s, neededEvent(s, g, stage, op));
   }
   if (stuck.empty()) return std::nullopt;
   return Problem{ProblemKind::Deadlock, "schedule deadlocks: " + stuck};
 }
 
-namespace {
-std::optional<Problem> deadlockIn(const Schedule& s, const OpGraph& g) {
-  return describeDeadlock(s, g, walkInDependencyOrder(g, [](int, int32_t) {}));
-}
-}  // namespace
-
-std::vector<Problem> structuralProblems(const Schedule& s) {
-  ProblemList out;
-  checkShapeAndRanges(s, out);
-  if (!out.empty()) return std::move(out).take();
-  const OpGraph g = buildOpGraph(s);
-  const auto ranBy = checkDuplicates(s, g, out);
-  checkInputsPresent(s, g, ranBy, out);
-  return std::move(out).take();
+std::vector<Problem> structuralProblems(const Schedule& s, OpGraph* graph) {
+  std::vector<Problem> out;
+  if (!checkShapeAndRanges(s, out)) return capped(std::move(out));
+  OpGraph g = buildOpGraph(s, &out);
+  if (graph != nullptr) *graph = std::move(g);
+  return capped(std::move(out));
 }
 
 std::vector<Problem> runnabilityProblems(const Schedule& s) {
-  auto problems = structuralProblems(s);
+  OpGraph g;
+  auto problems = structuralProblems(s, &g);
   if (problems.empty()) {
-    if (auto deadlock = deadlockIn(s, buildOpGraph(s))) problems.push_back(std::move(*deadlock));
+    if (auto deadlock = deadlockIn(s, g)) problems.push_back(std::move(*deadlock));
   }
   return problems;
 }
 
 std::vector<Problem> validate(const Schedule& s) {
-  ProblemList out;
-  checkShapeAndRanges(s, out);
-  if (!out.empty()) return std::move(out).take();
-  const OpGraph g = buildOpGraph(s);
-  const auto ranBy = checkDuplicates(s, g, out);
-  // A complete op set has every input present; a missing op is reported once, as missing.
-  checkComplete(s, g, ranBy, out);
+  std::vector<Problem> out;
+  if (!checkShapeAndRanges(s, out)) return capped(std::move(out));
+  // Missing inputs are not reported here: each is also a missing op, reported once as such.
+  std::vector<Problem> inputProblems;
+  const OpGraph g = buildOpGraph(s, &inputProblems);
+  for (auto& p : inputProblems) {
+    if (p.kind == ProblemKind::Duplicate) out.push_back(std::move(p));
+  }
+  checkComplete(s, g, out);
   // A deadlock walk over an incomplete or repeated op set would only restate those problems.
   if (out.empty()) {
-    if (auto deadlock = deadlockIn(s, g)) out.add(deadlock->kind, std::move(deadlock->message));
+    if (auto deadlock = deadlockIn(s, g)) out.push_back(std::move(*deadlock));
   }
   if (const auto bound = inFlightBound(s)) {
     const auto peaks = peakInFlight(s);
     for (int stage = 0; stage < s.p; ++stage) {
       if (peaks[stage] > *bound) {
-        out.add(ProblemKind::ActivationMemory,
-                "stage " + std::to_string(stage) + " holds " + std::to_string(peaks[stage]) +
-                    " chunk activations at once, above the " + scheduleName(s.kind) + " bound of " +
-                    std::to_string(*bound));
+        out.push_back({ProblemKind::ActivationMemory,
+                       "stage " + std::to_string(stage) + " holds " +
+                           std::to_string(peaks[stage]) + " chunk activations at once, above the " +
+                           scheduleName(s.kind) + " bound of " + std::to_string(*bound)});
       }
     }
   }
-  return std::move(out).take();
+  return capped(std::move(out));
 }
 
 std::optional<int> inFlightBound(const Schedule& s) {

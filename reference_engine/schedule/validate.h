@@ -8,24 +8,10 @@
 #include <vector>
 
 #include "reference_engine/schedule/dependencies.h"
+#include "reference_engine/schedule/problem.h"
 #include "reference_engine/schedule/schedule.h"
 
 namespace bubblescope::engine {
-
-enum class ProblemKind {
-  Shape,             // stage count differs from p, or p, m, v out of range
-  OutOfRange,        // an op names a microbatch outside [0, m) or a chunk outside [0, v)
-  Duplicate,         // an op (or half of a BW) appears twice
-  Missing,           // an F, B or W of some (virtual stage, microbatch) never runs
-  MissingInput,      // an op waits for an op that no stage runs
-  Deadlock,          // the stages block each other in the given order
-  ActivationMemory,  // a stage holds more activations than the schedule's bound
-};
-
-struct Problem {
-  ProblemKind kind;
-  std::string message;
-};
 
 // All problems of a schedule (at most kMaxProblems, the last one saying how many were left out);
 // empty when it is valid. Checks completeness: each (virtual stage, microbatch) runs F, and B and
@@ -36,8 +22,9 @@ std::vector<Problem> validate(const Schedule& schedule);
 // shape, ranges, no duplicates, every awaited op present, no deadlock. The simulator's check.
 std::vector<Problem> runnabilityProblems(const Schedule& schedule);
 
-// The runnability checks short of the deadlock walk: for callers that walk the graph themselves.
-std::vector<Problem> structuralProblems(const Schedule& schedule);
+// The runnability checks short of the deadlock walk, for callers that walk the graph themselves:
+// when there are none and `graph` is given, it receives the schedule's op DAG.
+std::vector<Problem> structuralProblems(const Schedule& schedule, OpGraph* graph = nullptr);
 
 // Names the stuck ops when walkInDependencyOrder() stopped at `position` (see dependency_walk.h);
 // empty when every stage ran all its ops.

@@ -1,0 +1,15 @@
+#include "reference_engine/sim/costs.h"
+
+namespace bubblescope::engine {
+
+TimeNs KindCosts::of(OpKind kind) const {
+  switch (kind) {
+    case OpKind::F: return f;
+    case OpKind::B: return b;
+    case OpKind::W: return w;
+    case OpKind::BW: return bw < 0 ? b + w : bw;
+  }
+  return 0;
+}
+
+}  // namespace bubblescope::engine

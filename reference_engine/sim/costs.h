@@ -1,0 +1,61 @@
+#pragma once
+// What ops cost in the simulator: time per kind (the same on every stage, or per stage) or a
+// measured time per op, the transfer latency of cross-stage dependencies, and activation memory.
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "reference_engine/schedule/op.h"
+
+namespace bubblescope::engine {
+
+using TimeNs = int64_t;
+
+// One microbatch's pass through one stage's whole share of the model, T_F, T_B and T_W of the
+// ZB paper. A schedule with v chunks per stage runs each chunk for 1/v of it (see chunkShare), so
+// the same costs compare schedules of the same model on the same p stages.
+struct KindCosts {
+  TimeNs f = 0;
+  TimeNs b = 0;    // input gradient
+  TimeNs w = 0;    // weight gradient
+  TimeNs bw = -1;  // fused backward; negative means b + w
+
+  TimeNs of(OpKind kind) const;
+  // T_F + T_B + T_W: the work of one microbatch, the ZB paper's unit of ideal compute.
+  TimeNs perMicrobatch() const { return f + b + w; }
+  bool operator==(const KindCosts&) const = default;
+};
+
+// Activation memory per microbatch on one stage, in the caller's unit (bytes in the CLI), with
+// the ZB paper's accounting: F allocates M_B, B changes it by M_W - M_B, W frees M_W, BW frees
+// M_B. Split over chunks like the costs.
+struct ActivationMemory {
+  int64_t mB = 1;  // M_B: what F keeps for the backward
+  int64_t mW = 0;  // M_W: what B leaves for W (the layer inputs the weight gradient needs)
+};
+
+struct SimCosts {
+  KindCosts perKind;                // every stage, unless perStage is set
+  std::vector<KindCosts> perStage;  // empty, or one entry per stage
+  // Measured times, the shape of schedule.stages: op i of stage s takes perOp[s][i], as given
+  // (not split over chunks). Overrides perKind and perStage. Empty: none.
+  std::vector<std::vector<TimeNs>> perOp;
+  TimeNs transfer = 0;  // added to every dependency whose two ops run on different stages
+  ActivationMemory memory;
+
+  const KindCosts& stage(int s) const { return perStage.empty() ? perKind : perStage[s]; }
+};
+
+// Costs that cannot be simulated (negative, or tables of the wrong shape). One sentence.
+class CostError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Chunk c's share of a per-stage amount split over v chunks; the shares add up to the amount
+// exactly (the remainder goes to the later chunks, one unit each).
+inline int64_t chunkShare(int64_t amount, int chunk, int v) {
+  return amount * (chunk + 1) / v - amount * chunk / v;
+}
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,23 @@
+#pragma once
+// A simulation as JSON, every number of it: schedule, costs, per-stage busy/idle/peak memory,
+// bubble rate and every op's start and end (integer ns). Pure: returns the document, writes
+// nothing. The shape is documented at simulationJson().
+#include <nlohmann/json.hpp>
+
+#include "reference_engine/schedule/schedule.h"
+#include "reference_engine/sim/costs.h"
+#include "reference_engine/sim/simulate.h"
+
+namespace bubblescope::engine {
+
+// {"schedule": "ZB-H1", "p", "m", "v", "layout": "looped"|"v",
+//  "costs": {"f_ns", "b_ns", "w_ns", "bw_ns", "per_stage": [...] (if set), "per_op": bool,
+//            "transfer_ns", "memory": {"m_b", "m_w"}},
+//  "makespan_ns", "bubble_rate", "bubble_ns", "idle_fraction", "longest_stage", "peak_memory",
+//  "stages": [{"stage", "busy_ns", "idle_ns", "first_start_ns", "last_end_ns", "span_ns",
+//              "peak_memory", "ops": [{"kind", "mb", "chunk", "ready_ns", "start_ns",
+//              "end_ns"}]}]}
+nlohmann::json simulationJson(const Schedule& schedule, const SimCosts& costs,
+                              const SimResult& result);
+
+}  // namespace bubblescope::engine

@@ -1,0 +1,162 @@
+#include "reference_engine/sim/simulate.h"
+
+#include <algorithm>
+#include <string>
+
+#include "reference_engine/schedule/dependencies.h"
+#include "reference_engine/schedule/dependency_walk.h"
+#include "reference_engine/schedule/validate.h"
+
+namespace bubblescope::engine {
+namespace {
+
+constexpr int kKinds = 4;
+
+void checkCosts(const Schedule& s, const SimCosts& c) {
+  const auto checkKinds = [](const KindCosts& k, const std::string& where) {
+    if (k.f < 0 || k.b < 0 || k.w < 0 || k.of(OpKind::BW) < 0) {
+      throw CostError("op costs must not be negative (" + where + ")");
+    }
+  };
+  checkKinds(c.perKind, "every stage");
+  if (!c.perStage.empty()) {
+    if (static_cast<int>(c.perStage.size()) != s.p) {
+      throw CostError("per-stage costs list " + std::to_string(c.perStage.size()) +
+                      " stages for p=" + std::to_string(s.p));
+    }
+    for (int st = 0; st < s.p; ++st) checkKinds(c.perStage[st], "stage " + std::to_string(st));
+  }
+  if (!c.perOp.empty()) {
+    if (c.perOp.size() != s.stages.size()) {
+      throw CostError("per-op costs list " + std::to_string(c.perOp.size()) +
+                      " stages for p=" + std::to_string(s.p));
+    }
+    for (int st = 0; st < s.p; ++st) {
+      if (c.perOp[st].size() != s.stages[st].size()) {
+        throw CostError("per-op costs of stage " + std::to_string(st) + " list " +
+                        std::to_string(c.perOp[st].size()) + " ops for its " +
+                        std::to_string(s.stages[st].size()));
+      }
+      for (TimeNs t : c.perOp[st]) {
+        if (t < 0) throw CostError("op costs must not be negative (stage " + std::to_string(st) + ")");
+      }
+    }
+  }
+  if (c.transfer < 0) throw CostError("transfer latency must not be negative");
+}
+
+// Per (stage, kind, chunk): an op's time and its activation memory change, looked up per op.
+struct ChunkTables {
+  int v;
+  std::vector<TimeNs> time;
+  std::vector<int64_t> memory;
+  size_t at(int stage, OpKind kind, int chunk) const {
+    return (static_cast<size_t>(stage) * kKinds + static_cast<size_t>(kind)) * v + chunk;
+  }
+};
+
+ChunkTables chunkTables(const Schedule& s, const SimCosts& c) {
+  ChunkTables t{s.v, {}, {}};
+  t.time.resize(static_cast<size_t>(s.p) * kKinds * s.v);
+  t.memory.resize(t.time.size());
+  for (int st = 0; st < s.p; ++st) {
+    const KindCosts& k = c.stage(st);
+    for (int chunk = 0; chunk < s.v; ++chunk) {
+      const int64_t mB = chunkShare(c.memory.mB, chunk, s.v);
+      const int64_t mW = chunkShare(c.memory.mW, chunk, s.v);
+      for (OpKind kind : {OpKind::F, OpKind::B, OpKind::W, OpKind::BW}) {
+        t.time[t.at(st, kind, chunk)] = chunkShare(k.of(kind), chunk, s.v);
+      }
+      t.memory[t.at(st, OpKind::F, chunk)] = mB;
+      t.memory[t.at(st, OpKind::B, chunk)] = mW - mB;
+      t.memory[t.at(st, OpKind::W, chunk)] = -mW;
+      t.memory[t.at(st, OpKind::BW, chunk)] = -mB;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+PreparedSchedule::PreparedSchedule(const Schedule& schedule) : schedule_(&schedule) {
+  if (auto problems = structuralProblems(schedule, &graph_); !problems.empty()) {
+    throw ScheduleError(problems.front().message);
+  }
+}
+
+void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult& r) {
+  const Schedule& s = prepared.schedule();
+  const OpGraph& g = prepared.graph();
+  checkCosts(s, costs);
+  const ChunkTables tables = chunkTables(s, costs);
+
+  r.stages.resize(s.p);
+  for (int st = 0; st < s.p; ++st) {
+    r.stages[st].ops.resize(s.stages[st].size());
+    r.stages[st].busy = 0;
+    r.stages[st].peakMemory = 0;
+  }
+  std::vector<TimeNs> stageFree(s.p, 0);
+  const bool measured = !costs.perOp.empty();
+
+  const auto position = walkInDependencyOrder(g, [&](int st, int32_t i) {
+    const int local = i - g.stageBegin[st];
+    const Op& op = s.stages[st][local];
+    const TimeNs duration =
+        measured ? costs.perOp[st][local] : tables.time[tables.at(st, op.kind, op.chunk)];
+    OpTiming& t = r.stages[st].ops[local];
+    const int32_t from = g.inputStage[i];
+    t.ready = from < 0 ? 0
+                       : r.stages[from].ops[g.inputIndex[i]].end +
+                             (from != st ? costs.transfer : 0);
+    t.start = std::max(t.ready, stageFree[st]);
+    t.end = t.start + duration;
+    stageFree[st] = t.end;
+  });
+  if (auto deadlock = describeDeadlock(s, g, position)) throw ScheduleError(deadlock->message);
+
+  r.makespan = 0;
+  r.longestStage = 0;
+  r.peakMemory = 0;
+  r.bubbleRate = 0;
+  r.idleFraction = 0;
+  for (int st = 0; st < s.p; ++st) {
+    StageTimeline& stage = r.stages[st];
+    int64_t held = 0;
+    for (size_t i = 0; i < stage.ops.size(); ++i) {
+      const Op& op = s.stages[st][i];
+      stage.busy += stage.ops[i].end - stage.ops[i].start;
+      held += tables.memory[tables.at(st, op.kind, op.chunk)];
+      stage.peakMemory = std::max(stage.peakMemory, held);
+    }
+    stage.firstStart = stage.ops.empty() ? 0 : stage.ops.front().start;
+    stage.lastEnd = stage.ops.empty() ? 0 : stage.ops.back().end;
+    r.makespan = std::max(r.makespan, stage.lastEnd);
+    r.peakMemory = std::max(r.peakMemory, stage.peakMemory);
+    if (stage.span() > r.stages[r.longestStage].span()) r.longestStage = st;
+  }
+  TimeNs idle = 0;
+  for (auto& stage : r.stages) {
+    stage.idle = r.makespan - stage.busy;
+    idle += stage.idle;
+  }
+  const StageTimeline& longest = r.stages[r.longestStage];
+  if (longest.span() > 0) {
+    r.bubbleRate = 1.0 - static_cast<double>(longest.busy) / static_cast<double>(longest.span());
+  }
+  if (r.makespan > 0) {
+    r.idleFraction = static_cast<double>(idle) / (static_cast<double>(r.makespan) * s.p);
+  }
+}
+
+SimResult simulate(const PreparedSchedule& prepared, const SimCosts& costs) {
+  SimResult r;
+  simulate(prepared, costs, r);
+  return r;
+}
+
+SimResult simulate(const Schedule& schedule, const SimCosts& costs) {
+  return simulate(PreparedSchedule(schedule), costs);
+}
+
+}  // namespace bubblescope::engine

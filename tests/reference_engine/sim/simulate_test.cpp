@@ -1,0 +1,185 @@
+// The simulator's mechanics: dependency timing worked out by hand, transfer only across stages,
+// per-stage and per-op costs, chunk splitting, the ZB paper's memory accounting, and clear errors
+// for orders that cannot run.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "reference_engine/schedule/schedule.h"
+#include "reference_engine/sim/simulate.h"
+
+namespace bubblescope::engine {
+namespace {
+
+constexpr Op F(int mb, int chunk = 0) { return {OpKind::F, mb, chunk}; }
+constexpr Op BW(int mb, int chunk = 0) { return {OpKind::BW, mb, chunk}; }
+constexpr Op B(int mb, int chunk = 0) { return {OpKind::B, mb, chunk}; }
+constexpr Op W(int mb, int chunk = 0) { return {OpKind::W, mb, chunk}; }
+
+Schedule custom(int p, int m, std::vector<std::vector<Op>> stages) {
+  Schedule s;
+  s.p = p;
+  s.m = m;
+  s.stages = std::move(stages);
+  return s;
+}
+
+SimCosts kindCosts(TimeNs f, TimeNs b, TimeNs w) {
+  SimCosts c;
+  c.perKind = {f, b, w};
+  return c;
+}
+
+struct Span {
+  TimeNs start, end;
+  bool operator==(const Span&) const = default;
+};
+std::vector<Span> spans(const StageTimeline& t) {
+  std::vector<Span> out;
+  for (const auto& op : t.ops) out.push_back({op.start, op.end});
+  return out;
+}
+void PrintTo(const Span& s, std::ostream* os) { *os << "[" << s.start << "," << s.end << ")"; }
+
+TEST(Simulate, TwoStageOneF1BMatchesHandWorkedTimeline) {
+  // T_F = 1, T_B + T_W = 2. Stage 1: F0 [1,2) BW0 [2,4) F1 [4,5) BW1 [5,7).
+  // Stage 0: F0 [0,1) F1 [1,2), BW0 once stage 1's BW0 ends [4,6), BW1 [7,9).
+  const SimResult r = simulate(Schedule::oneF1B(2, 2), kindCosts(1, 2, 0));
+  EXPECT_EQ(spans(r.stages[0]), (std::vector<Span>{{0, 1}, {1, 2}, {4, 6}, {7, 9}}));
+  EXPECT_EQ(spans(r.stages[1]), (std::vector<Span>{{1, 2}, {2, 4}, {4, 5}, {5, 7}}));
+  EXPECT_EQ(r.stages[0].ops[2].ready, 4);  // BW0's gradient arrived when stage 1's BW0 ended
+  EXPECT_EQ(r.stages[1].ops[2].ready, 2);  // F1's activation was there long before stage 1 was free
+  EXPECT_EQ(r.makespan, 9);
+  EXPECT_EQ(r.stages[0].busy, 6);
+  EXPECT_EQ(r.stages[0].idle, 3);
+  EXPECT_EQ(r.stages[1].idle, 3);
+  EXPECT_EQ(r.stages[1].span(), 6);
+  EXPECT_EQ(r.longestStage, 0);
+  EXPECT_DOUBLE_EQ(r.bubbleRate, 1.0 - 6.0 / 9.0);
+  EXPECT_DOUBLE_EQ(r.idleFraction, 6.0 / 18.0);
+}
+
+TEST(Simulate, TransferIsAddedToCrossStageDependenciesOnly) {
+  // ZB-V with p=2: virtual stages 0,1,2,3 on stages 0,1,1,0. The turn 1 -> 2 stays on stage 1.
+  SimCosts c = kindCosts(2, 2, 2);
+  c.transfer = 10;
+  const Schedule s = Schedule::zbV(2, 3);
+  const SimResult r = simulate(s, c);
+  ASSERT_EQ(label(s.stages[1][0]), "F0");
+  ASSERT_EQ(label(s.stages[1][1]), "F0.1");
+  EXPECT_EQ(r.stages[1].ops[0].ready, 1 + 10);              // F0 of chunk 0 on stage 0 ends at 1
+  EXPECT_EQ(r.stages[1].ops[1].ready, r.stages[1].ops[0].end);  // no transfer at the turn
+}
+
+TEST(Simulate, PerStageCostsSlowOnlyThatStageAndTheOthersWaitForIt) {
+  SimCosts c = kindCosts(1, 1, 0);
+  c.perStage = {{1, 1, 0}, {3, 3, 0}, {1, 1, 0}};
+  const SimResult r = simulate(Schedule::gpipe(3, 2), c);
+  EXPECT_EQ(r.stages[1].busy, 2 * (3 + 3));
+  EXPECT_EQ(r.stages[0].busy, 2 * (1 + 1));
+  // Stage 2's second forward waits for the slow stage 1: F1 on stage 1 ends at 1 + 3 + 3 = 7.
+  EXPECT_EQ(r.stages[2].ops[1].start, 7);
+}
+
+TEST(Simulate, PerOpCostsOverrideKindCostsAndAreNotSplitOverChunks) {
+  const Schedule s = custom(1, 2, {{F(0), F(1), BW(0), BW(1)}});
+  SimCosts c = kindCosts(100, 100, 100);
+  c.perOp = {{5, 7, 11, 13}};
+  const SimResult r = simulate(s, c);
+  EXPECT_EQ(spans(r.stages[0]), (std::vector<Span>{{0, 5}, {5, 12}, {12, 23}, {23, 36}}));
+}
+
+TEST(Simulate, FusedBackwardDefaultsToBPlusWAndCanBeSetApart) {
+  const Schedule s = custom(1, 1, {{F(0), BW(0)}});
+  EXPECT_EQ(simulate(s, kindCosts(1, 2, 3)).makespan, 1 + 2 + 3);
+  SimCosts c = kindCosts(1, 2, 3);
+  c.perKind.bw = 4;
+  EXPECT_EQ(simulate(s, c).makespan, 1 + 4);
+}
+
+TEST(Simulate, ChunksSplitTheStageCostSoTheSharesAddUpExactly) {
+  EXPECT_EQ(chunkShare(10, 0, 3) + chunkShare(10, 1, 3) + chunkShare(10, 2, 3), 10);
+  EXPECT_EQ(chunkShare(10, 0, 3), 3);
+  EXPECT_EQ(chunkShare(10, 2, 3), 4);
+  // Interleaved p=1, v=2: the two chunks of one microbatch together cost one stage's T.
+  const SimResult r = simulate(Schedule::interleaved1F1B(1, 1, 2), kindCosts(10, 6, 4));
+  EXPECT_EQ(r.makespan, 10 + 6 + 4);
+  EXPECT_EQ(r.stages[0].ops[0].end, 5);
+}
+
+TEST(Simulate, MemoryFollowsZbAccountingFAllocatesBKeepsMwWFrees) {
+  // M_B = 100, M_W = 30: F0 100, F1 200, B0 130, B1 60, W0 30, W1 0.
+  const Schedule s = custom(1, 2, {{F(0), F(1), B(0), B(1), W(0), W(1)}});
+  SimCosts c = kindCosts(1, 1, 1);
+  c.memory = {100, 30};
+  EXPECT_EQ(simulate(s, c).stages[0].peakMemory, 200);
+  // A fused backward frees M_B at once.
+  const Schedule fused = custom(1, 2, {{F(0), BW(0), F(1), BW(1)}});
+  EXPECT_EQ(simulate(fused, c).stages[0].peakMemory, 100);
+}
+
+TEST(Simulate, DeadlockedOrderThrowsScheduleErrorNamingTheStuckOps) {
+  const Schedule s = custom(2, 2, {{F(0), BW(0), F(1), BW(1)}, {F(0), F(1), BW(0), BW(1)}});
+  try {
+    simulate(s, kindCosts(1, 1, 1));
+    FAIL() << "a deadlocked order simulated";
+  } catch (const ScheduleError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("schedule deadlocks: stage 0 op #1 (BW0) waits for B0"),
+              std::string::npos)
+        << message;
+  }
+}
+
+TEST(Simulate, OrdersThatCannotRunThrowScheduleError) {
+  // A duplicate, an input nobody produces, an op outside the schedule's chunks.
+  EXPECT_THROW(simulate(custom(1, 1, {{F(0), F(0), BW(0)}}), kindCosts(1, 1, 1)), ScheduleError);
+  EXPECT_THROW(simulate(custom(2, 1, {{}, {F(0)}}), kindCosts(1, 1, 1)), ScheduleError);
+  EXPECT_THROW(simulate(custom(1, 1, {{F(0, 1)}}), kindCosts(1, 1, 1)), ScheduleError);
+}
+
+TEST(Simulate, ObservedForwardOnlyOrderSimulates) {
+  const SimResult r = simulate(custom(2, 2, {{F(0), F(1)}, {F(0), F(1)}}), kindCosts(3, 1, 1));
+  EXPECT_EQ(r.makespan, 9);
+  EXPECT_EQ(r.stages[1].firstStart, 3);
+}
+
+TEST(Simulate, StageWithoutOpsIsIdleThroughout) {
+  const SimResult r = simulate(custom(2, 1, {{F(0)}, {}}), kindCosts(1, 1, 1));
+  EXPECT_EQ(r.stages[1].busy, 0);
+  EXPECT_EQ(r.stages[1].idle, r.makespan);
+  EXPECT_EQ(r.stages[1].span(), 0);
+}
+
+TEST(Simulate, BadCostsThrowCostError) {
+  const Schedule s = Schedule::oneF1B(2, 2);
+  EXPECT_THROW(simulate(s, kindCosts(-1, 1, 1)), CostError);
+  SimCosts wrongStages = kindCosts(1, 1, 1);
+  wrongStages.perStage = {{1, 1, 1}};
+  EXPECT_THROW(simulate(s, wrongStages), CostError);
+  SimCosts wrongOps = kindCosts(1, 1, 1);
+  wrongOps.perOp = {{1, 1, 1, 1}, {1, 1}};
+  EXPECT_THROW(simulate(s, wrongOps), CostError);
+  SimCosts negativeTransfer = kindCosts(1, 1, 1);
+  negativeTransfer.transfer = -5;
+  EXPECT_THROW(simulate(s, negativeTransfer), CostError);
+}
+
+TEST(Simulate, StartTimesAreTheLongestPathWhateverTheWalkOrder) {
+  // Re-simulating a result's own per-op durations as measured costs gives the same timeline.
+  const Schedule s = Schedule::zbH2(4, 9);
+  SimCosts c = kindCosts(3, 5, 2);
+  c.transfer = 1;
+  const SimResult first = simulate(s, c);
+  SimCosts measured = c;
+  for (const auto& stage : first.stages) {
+    measured.perOp.emplace_back();
+    for (const auto& op : stage.ops) measured.perOp.back().push_back(op.end - op.start);
+  }
+  const SimResult second = simulate(s, measured);
+  for (int st = 0; st < s.p; ++st) EXPECT_EQ(spans(first.stages[st]), spans(second.stages[st]));
+}
+
+}  // namespace
+}  // namespace bubblescope::engine
