@@ -60,14 +60,15 @@ std::vector<std::string_view> splitCommas(std::string_view text) {
 std::optional<double> parseAmount(std::string_view text) {
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
-      value < 0) {
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) {
     return std::nullopt;
   }
   return value;
 }
 
-TimeNs msToNs(double ms) { return std::llround(ms * kNsPerMs); }
+TimeNs msToNs(double ms) {
+  return std::llround(ms * kNsPerMs);
+}
 
 // "F,B,W" or "F,B,W,BW" in ms.
 KindCosts parseKindCosts(std::string_view text, const std::string& option) {
@@ -79,7 +80,8 @@ KindCosts parseKindCosts(std::string_view text, const std::string& option) {
     ms.push_back(*value);
   }
   if (ms.size() != parts.size() || (ms.size() != 3 && ms.size() != 4)) {
-    throw UsageError(option + " expects F,B,W (or F,B,W,BW) in ms, non-negative, e.g. 2,2,1; got '" +
+    throw UsageError(option +
+                     " expects F,B,W (or F,B,W,BW) in ms, non-negative, e.g. 2,2,1; got '" +
                      std::string(text) + "'");
   }
   KindCosts k{msToNs(ms[0]), msToNs(ms[1]), msToNs(ms[2]), -1};
@@ -100,8 +102,8 @@ engine::SimCosts buildCosts(const SimulateArgs& a, int p) {
         if (ec != std::errc() || end != spec.data() + colon) stage = -1;
       }
       if (colon == std::string::npos || stage < 0) {
-        throw UsageError("--stage-costs expects STAGE:F,B,W in ms, e.g. 3:2.5,2.5,1; got '" +
-                         spec + "'");
+        throw UsageError("--stage-costs expects STAGE:F,B,W in ms, e.g. 3:2.5,2.5,1; got '" + spec +
+                         "'");
       }
       if (stage >= p) {
         throw UsageError("--stage-costs names stage " + std::to_string(stage) + " but p=" +
@@ -134,8 +136,12 @@ std::string fixed(double value, int decimals) {
   std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
   return buf;
 }
-std::string ms(TimeNs ns) { return fixed(static_cast<double>(ns) / kNsPerMs, 3); }
-std::string percent(double fraction) { return fixed(100.0 * fraction, 2) + " %"; }
+std::string ms(TimeNs ns) {
+  return fixed(static_cast<double>(ns) / kNsPerMs, 3);
+}
+std::string percent(double fraction) {
+  return fixed(100.0 * fraction, 2) + " %";
+}
 
 std::string padRight(std::string text, size_t width) {
   if (text.size() < width) text.resize(width, ' ');
@@ -145,8 +151,8 @@ std::string padLeft(const std::string& text, size_t width) {
   return text.size() < width ? std::string(width - text.size(), ' ') + text : text;
 }
 
-void printText(const engine::Schedule& s, const engine::SimCosts& costs,
-               const engine::SimResult& r, int width) {
+void printText(const engine::Schedule& s, const engine::SimCosts& costs, const engine::SimResult& r,
+               int width) {
   const KindCosts& k = costs.perKind;
   std::cout << engine::scheduleName(s.kind) << ": p=" << s.p << " stages, m=" << s.m
             << " microbatches";
@@ -186,8 +192,7 @@ void printText(const engine::Schedule& s, const engine::SimCosts& costs,
             << " ms / span " << ms(r.stages[r.longestStage].span()) << " ms of the longest stage ("
             << r.longestStage << ")\n";
   std::cout << "peak activations    " << fixed(static_cast<double>(r.peakMemory) / mB, 2)
-            << " M_B (" << fixed(static_cast<double>(r.peakMemory) / kBytesPerMiB, 1)
-            << " MiB)\n";
+            << " M_B (" << fixed(static_cast<double>(r.peakMemory) / kBytesPerMiB, 1) << " MiB)\n";
 
   const auto paper = engine::paperPrediction(s, k);
   if (!paper) return;
@@ -218,12 +223,10 @@ void printJson(const engine::Schedule& s, const engine::SimCosts& costs,
                const engine::SimResult& r) {
   nlohmann::json doc = engine::simulationJson(s, costs, r);
   if (const auto paper = engine::paperPrediction(s, costs.perKind)) {
-    doc["paper"] = {{"bubble_formula", paper->bubbleFormula},
-                    {"bubble_ns", paper->bubble},
-                    {"conditions", paper->conditions},
-                    {"conditions_hold", paper->conditionsHold},
-                    {"memory_formula", paper->memoryFormula},
-                    {"peak_activations_m_b", paper->peakActivations}};
+    doc["paper"] = {
+        {"bubble_formula", paper->bubbleFormula}, {"bubble_ns", paper->bubble},
+        {"conditions", paper->conditions},        {"conditions_hold", paper->conditionsHold},
+        {"memory_formula", paper->memoryFormula}, {"peak_activations_m_b", paper->peakActivations}};
   }
   std::cout << doc.dump() << "\n";
 }
@@ -240,8 +243,7 @@ int runSimulate(const SimulateArgs& a) {
     throw UsageError("--v applies to the interleaved schedule only ('" + a.schedule +
                      "' has a fixed number of chunks)");
   }
-  if (a.p >= 1 && a.m >= 1 &&
-      static_cast<int64_t>(a.p) * a.m * std::max(a.v, 2) * 3 > kMaxOps) {
+  if (a.p >= 1 && a.m >= 1 && static_cast<int64_t>(a.p) * a.m * std::max(a.v, 2) * 3 > kMaxOps) {
     throw UsageError("p=" + std::to_string(a.p) + ", m=" + std::to_string(a.m) +
                      " is too large to simulate (limit " + std::to_string(kMaxOps) + " ops)");
   }
@@ -261,14 +263,14 @@ int runSimulate(const SimulateArgs& a) {
 void addSimulateCommand(CLI::App& app, Action& action) {
   auto args = std::make_shared<SimulateArgs>();
   auto* sub = app.add_subcommand(
-      "simulate", "simulate a pipeline schedule: timeline, bubbles, peak memory (reference simulator)");
-  sub->add_option("--schedule", args->schedule,
-                  "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or zb-v")
+      "simulate",
+      "simulate a pipeline schedule: timeline, bubbles, peak memory (reference simulator)");
+  sub->add_option("--schedule", args->schedule, "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or zb-v")
       ->required();
   sub->add_option("-p,--stages", args->p, "pipeline stages")->required();
   sub->add_option("-m,--microbatches", args->m, "microbatches per step")->required();
-  auto* v = sub->add_option("--v,--chunks", args->v,
-                            "model chunks per stage (interleaved; default 2)");
+  auto* v =
+      sub->add_option("--v,--chunks", args->v, "model chunks per stage (interleaved; default 2)");
   sub->add_option("--costs", args->costs,
                   "T_F,T_B,T_W[,T_BW] in ms for one microbatch through one stage (default 1,1,1)");
   sub->add_option("--stage-costs", args->stageCosts,

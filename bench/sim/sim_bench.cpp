@@ -9,7 +9,6 @@
 #include "reference_engine/schedule/validate.h"
 #include "reference_engine/sim/simulate.h"
 
-
 namespace bubblescope::engine {
 namespace {
 
@@ -46,7 +45,8 @@ void simulatePerOpCosts(benchmark::State& state, const std::string& name) {
   // Measured costs: every op a little different, as from a trace.
   for (const auto& ops : s.stages) {
     c.perOp.emplace_back();
-    for (size_t i = 0; i < ops.size(); ++i) c.perOp.back().push_back(900'000 + (i * 7919) % 200'000);
+    for (size_t i = 0; i < ops.size(); ++i)
+      c.perOp.back().push_back(900'000 + (i * 7919) % 200'000);
   }
   for (auto _ : state) benchmark::DoNotOptimize(simulate(s, c));
   state.SetItemsProcessed(state.iterations() * opCount(s));
@@ -81,19 +81,25 @@ void validateSchedule(benchmark::State& state, const std::string& name) {
   for (auto _ : state) benchmark::DoNotOptimize(validate(s));
 }
 
-BENCHMARK_CAPTURE(simulateKindCosts, interleaved_p64_m1024_v2, "interleaved")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(simulateKindCosts, interleaved_p64_m1024_v2, "interleaved")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(simulateKindCosts, 1f1b_p64_m1024, "1f1b")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(simulateKindCosts, zbh1_p64_m1024, "zb-h1")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(simulateKindCosts, zbh2_p64_m1024, "zb-h2")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(simulateKindCosts, zbv_p64_m1024, "zb-v")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(simulatePerOpCosts, interleaved_p64_m1024_v2, "interleaved")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(simulatePerOpCosts, interleaved_p64_m1024_v2, "interleaved")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(simulatePerOpCosts, zbh1_p64_m1024, "zb-h1")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(simulatePreparedReusingResult, interleaved_p64_m1024_v2, "interleaved")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(simulatePreparedReusingResult, 1f1b_p64_m1024, "1f1b")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(simulatePreparedReusingResult, zbh1_p64_m1024, "zb-h1")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(simulatePreparedReusingResult, interleaved_p64_m1024_v2, "interleaved")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(simulatePreparedReusingResult, 1f1b_p64_m1024, "1f1b")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(simulatePreparedReusingResult, zbh1_p64_m1024, "zb-h1")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(prepare, interleaved_p64_m1024_v2, "interleaved")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(generate, interleaved_p64_m1024_v2, "interleaved")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(validateSchedule, interleaved_p64_m1024_v2, "interleaved")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(validateSchedule, interleaved_p64_m1024_v2, "interleaved")
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace bubblescope::engine

@@ -8,10 +8,13 @@ namespace bubblescope::engine {
 int producedEvent(const Schedule& schedule, const OpGraph& graph, int stage, const Op& op) {
   const int vs = schedule.virtualStage(stage, op.chunk);
   switch (op.kind) {
-    case OpKind::F: return graph.event(Phase::Forward, vs, op.mb);
+    case OpKind::F:
+      return graph.event(Phase::Forward, vs, op.mb);
     case OpKind::B:
-    case OpKind::BW: return graph.event(Phase::InputGrad, vs, op.mb);
-    case OpKind::W: return graph.event(Phase::WeightGrad, vs, op.mb);
+    case OpKind::BW:
+      return graph.event(Phase::InputGrad, vs, op.mb);
+    case OpKind::W:
+      return graph.event(Phase::WeightGrad, vs, op.mb);
   }
   return -1;
 }
@@ -19,13 +22,15 @@ int producedEvent(const Schedule& schedule, const OpGraph& graph, int stage, con
 int neededEvent(const Schedule& schedule, const OpGraph& graph, int stage, const Op& op) {
   const int vs = schedule.virtualStage(stage, op.chunk);
   switch (op.kind) {
-    case OpKind::F: return vs == 0 ? -1 : graph.event(Phase::Forward, vs - 1, op.mb);
+    case OpKind::F:
+      return vs == 0 ? -1 : graph.event(Phase::Forward, vs - 1, op.mb);
     case OpKind::B:
     case OpKind::BW:
       // The loss turns the last virtual stage's forward into its backward.
       return vs == graph.virtualStages - 1 ? graph.event(Phase::Forward, vs, op.mb)
                                            : graph.event(Phase::InputGrad, vs + 1, op.mb);
-    case OpKind::W: return graph.event(Phase::InputGrad, vs, op.mb);
+    case OpKind::W:
+      return graph.event(Phase::InputGrad, vs, op.mb);
   }
   return -1;
 }
@@ -47,10 +52,10 @@ void claim(const Schedule& s, OpGraph& g, int event, int stage, int32_t flat,
   if (problems == nullptr) return;
   const int32_t first = g.eventOp[event];
   const int firstStage = g.stageOfOp(first);
-  problems->push_back({ProblemKind::Duplicate,
-                       describeOp(s, stage, flat - g.stageBegin[stage]) + " repeats " +
-                           g.describeEvent(s, event) + ", already run by " +
-                           describeOp(s, firstStage, first - g.stageBegin[firstStage])});
+  problems->push_back(
+      {ProblemKind::Duplicate, describeOp(s, stage, flat - g.stageBegin[stage]) + " repeats " +
+                                   g.describeEvent(s, event) + ", already run by " +
+                                   describeOp(s, firstStage, first - g.stageBegin[firstStage])});
 }
 
 }  // namespace
@@ -92,9 +97,9 @@ OpGraph buildOpGraph(const Schedule& s, std::vector<Problem>* problems) {
       const int32_t producer = g.eventOp[need];
       if (producer < 0) {
         if (problems != nullptr) {
-          problems->push_back({ProblemKind::MissingInput,
-                               describeOp(s, st, static_cast<int>(i)) + " waits for " +
-                                   g.describeEvent(s, need) + ", which no stage runs"});
+          problems->push_back(
+              {ProblemKind::MissingInput, describeOp(s, st, static_cast<int>(i)) + " waits for " +
+                                              g.describeEvent(s, need) + ", which no stage runs"});
         }
         continue;
       }

@@ -30,8 +30,8 @@ std::vector<std::pair<int, int>> scheduleTable(int m, int v, int group) {
 Schedule Schedule::interleaved1F1B(int p, int m, int v) {
   requireBasics("interleaved 1F1B", p, m);
   if (v < 2) {
-    throw ScheduleError("interleaved 1F1B needs at least 2 model chunks per stage (v=" +
-                        std::to_string(v) + ")");
+    throw ScheduleError(
+        "interleaved 1F1B needs at least 2 model chunks per stage (v=" + std::to_string(v) + ")");
   }
   if (m % p != 0) {
     throw ScheduleError("interleaved 1F1B needs m to be a multiple of p (m=" + std::to_string(m) +

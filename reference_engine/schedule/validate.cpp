@@ -18,9 +18,9 @@ std::vector<Problem> capped(std::vector<Problem> problems) {
 
 bool checkShapeAndRanges(const Schedule& s, std::vector<Problem>& out) {
   if (s.p < 1 || s.m < 1 || s.v < 1) {
-    out.push_back({ProblemKind::Shape, "schedule needs p, m and v of at least 1 (p=" +
-                                           std::to_string(s.p) + ", m=" + std::to_string(s.m) +
-                                           ", v=" + std::to_string(s.v) + ")"});
+    out.push_back({ProblemKind::Shape,
+                   "schedule needs p, m and v of at least 1 (p=" + std::to_string(s.p) +
+                       ", m=" + std::to_string(s.m) + ", v=" + std::to_string(s.v) + ")"});
     return false;
   }
   if (s.layout == ChunkLayout::V && s.v != 2) {
@@ -39,15 +39,13 @@ bool checkShapeAndRanges(const Schedule& s, std::vector<Problem>& out) {
     const auto& ops = s.stages[stage];
     for (size_t i = 0; i < ops.size(); ++i) {
       if (ops[i].mb < 0 || ops[i].mb >= s.m) {
-        out.push_back({ProblemKind::OutOfRange, describeOp(s, stage, static_cast<int>(i)) +
-                                                    " names microbatch " +
-                                                    std::to_string(ops[i].mb) + " of m=" +
-                                                    std::to_string(s.m)});
+        out.push_back({ProblemKind::OutOfRange,
+                       describeOp(s, stage, static_cast<int>(i)) + " names microbatch " +
+                           std::to_string(ops[i].mb) + " of m=" + std::to_string(s.m)});
       } else if (ops[i].chunk < 0 || ops[i].chunk >= s.v) {
         out.push_back({ProblemKind::OutOfRange, describeOp(s, stage, static_cast<int>(i)) +
-                                                    " names chunk " +
-                                                    std::to_string(ops[i].chunk) + " of v=" +
-                                                    std::to_string(s.v)});
+                                                    " names chunk " + std::to_string(ops[i].chunk) +
+                                                    " of v=" + std::to_string(s.v)});
       }
     }
   }
@@ -128,9 +126,9 @@ std::vector<Problem> validate(const Schedule& s) {
     for (int stage = 0; stage < s.p; ++stage) {
       if (peaks[stage] > *bound) {
         out.push_back({ProblemKind::ActivationMemory,
-                       "stage " + std::to_string(stage) + " holds " +
-                           std::to_string(peaks[stage]) + " chunk activations at once, above the " +
-                           scheduleName(s.kind) + " bound of " + std::to_string(*bound)});
+                       "stage " + std::to_string(stage) + " holds " + std::to_string(peaks[stage]) +
+                           " chunk activations at once, above the " + scheduleName(s.kind) +
+                           " bound of " + std::to_string(*bound)});
       }
     }
   }
@@ -141,13 +139,19 @@ std::optional<int> inFlightBound(const Schedule& s) {
   const int p = s.p;
   const int m = s.m;
   switch (s.kind) {
-    case ScheduleKind::GPipe: return m;
+    case ScheduleKind::GPipe:
+      return m;
     case ScheduleKind::OneF1B:
-    case ScheduleKind::ZbH1: return std::min(p, m);
-    case ScheduleKind::ZbH2: return std::min(2 * p - 1, m);
-    case ScheduleKind::Interleaved1F1B: return std::min(2 * (p - 1) + (s.v - 1) * p + 1, m * s.v);
-    case ScheduleKind::ZbV: return 2 * std::min(p, m);
-    case ScheduleKind::Custom: return std::nullopt;
+    case ScheduleKind::ZbH1:
+      return std::min(p, m);
+    case ScheduleKind::ZbH2:
+      return std::min(2 * p - 1, m);
+    case ScheduleKind::Interleaved1F1B:
+      return std::min(2 * (p - 1) + (s.v - 1) * p + 1, m * s.v);
+    case ScheduleKind::ZbV:
+      return 2 * std::min(p, m);
+    case ScheduleKind::Custom:
+      return std::nullopt;
   }
   return std::nullopt;
 }

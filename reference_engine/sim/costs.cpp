@@ -4,10 +4,14 @@ namespace bubblescope::engine {
 
 TimeNs KindCosts::of(OpKind kind) const {
   switch (kind) {
-    case OpKind::F: return f;
-    case OpKind::B: return b;
-    case OpKind::W: return w;
-    case OpKind::BW: return bw < 0 ? b + w : bw;
+    case OpKind::F:
+      return f;
+    case OpKind::B:
+      return b;
+    case OpKind::W:
+      return w;
+    case OpKind::BW:
+      return bw < 0 ? b + w : bw;
   }
   return 0;
 }

@@ -57,7 +57,8 @@ std::optional<PaperPrediction> paperPrediction(const Schedule& s, const KindCost
       out.memoryFormula = "pM_B";
       out.peakActivations = std::min(p, m);
       return out;
-    case ScheduleKind::Custom: return std::nullopt;
+    case ScheduleKind::Custom:
+      return std::nullopt;
   }
   return std::nullopt;
 }

@@ -38,7 +38,8 @@ void checkCosts(const Schedule& s, const SimCosts& c) {
                         std::to_string(s.stages[st].size()));
       }
       for (TimeNs t : c.perOp[st]) {
-        if (t < 0) throw CostError("op costs must not be negative (stage " + std::to_string(st) + ")");
+        if (t < 0)
+          throw CostError("op costs must not be negative (stage " + std::to_string(st) + ")");
       }
     }
   }
@@ -106,9 +107,8 @@ void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult
         measured ? costs.perOp[st][local] : tables.time[tables.at(st, op.kind, op.chunk)];
     OpTiming& t = r.stages[st].ops[local];
     const int32_t from = g.inputStage[i];
-    t.ready = from < 0 ? 0
-                       : r.stages[from].ops[g.inputIndex[i]].end +
-                             (from != st ? costs.transfer : 0);
+    t.ready =
+        from < 0 ? 0 : r.stages[from].ops[g.inputIndex[i]].end + (from != st ? costs.transfer : 0);
     t.start = std::max(t.ready, stageFree[st]);
     t.end = t.start + duration;
     stageFree[st] = t.end;

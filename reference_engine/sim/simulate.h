@@ -37,8 +37,8 @@ struct StageTimeline {
 
 struct SimResult {
   std::vector<StageTimeline> stages;
-  TimeNs makespan = 0;    // end of the last op on any stage
-  int longestStage = 0;   // the stage with the longest span (the lowest index on ties)
+  TimeNs makespan = 0;   // end of the last op on any stage
+  int longestStage = 0;  // the stage with the longest span (the lowest index on ties)
   // The ZB paper's bubble rate: 1 - busy/span of the longest stage. With the same costs on every
   // stage this is 1 - m(T_F+T_B+T_W)/span, the paper's (cost - m(T_F+T_B+T_W))/cost.
   double bubbleRate = 0;

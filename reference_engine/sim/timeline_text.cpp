@@ -38,7 +38,7 @@ std::string renderTimeline(const std::vector<std::vector<TimedOp>>& stages,
   if (t0 > t1) t0 = t1 = 0;  // no ops at all
   if (style.fromZero) t0 = std::min<TimeNs>(0, t0);
   const std::string lastStage = std::to_string(stages.empty() ? 0 : stages.size() - 1);
-  const int labelWidth = static_cast<int>(lastStage.size()) + 1;  // "s" + digits
+  const int labelWidth = static_cast<int>(lastStage.size()) + 1;            // "s" + digits
   const int columns = std::max(kMinColumns, style.width - labelWidth - 3);  // " |" ... "|"
   const TimeNs length = std::max<TimeNs>(1, t1 - t0);
   const auto column = [&](TimeNs t) {

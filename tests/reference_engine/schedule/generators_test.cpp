@@ -67,14 +67,13 @@ TEST(Generators, InterleavedFollowsMegatronScheduleTableInGroupsOfP) {
   // p=2, m=4, v=2: forwards take (mb, chunk) in groups of p microbatches per chunk:
   // (0,0) (1,0) (0,1) (1,1) (2,0) (3,0) (2,1) (3,1); backwards the same with chunks reversed.
   const Schedule s = Schedule::interleaved1F1B(2, 4, 2);
-  EXPECT_EQ(labels(s.stages[0]),
-            (std::vector<std::string>{"F0", "F1", "F0.1", "F1.1", "F2", "BW0.1", "F3", "BW1.1",
-                                      "F2.1", "BW0", "F3.1", "BW1", "BW2.1", "BW3.1", "BW2",
-                                      "BW3"}));
-  EXPECT_EQ(labels(s.stages[1]),
-            (std::vector<std::string>{"F0", "F1", "F0.1", "BW0.1", "F1.1", "BW1.1", "F2",
-                                      "BW0", "F3", "BW1", "F2.1", "BW2.1", "F3.1", "BW3.1",
-                                      "BW2", "BW3"}));
+  EXPECT_EQ(
+      labels(s.stages[0]),
+      (std::vector<std::string>{"F0", "F1", "F0.1", "F1.1", "F2", "BW0.1", "F3", "BW1.1", "F2.1",
+                                "BW0", "F3.1", "BW1", "BW2.1", "BW3.1", "BW2", "BW3"}));
+  EXPECT_EQ(labels(s.stages[1]), (std::vector<std::string>{
+                                     "F0", "F1", "F0.1", "BW0.1", "F1.1", "BW1.1", "F2", "BW0",
+                                     "F3", "BW1", "F2.1", "BW2.1", "F3.1", "BW3.1", "BW2", "BW3"}));
 }
 
 TEST(Generators, ZbH1KeepsOneF1BInFlightCountPMinusS) {
@@ -103,8 +102,8 @@ TEST(Generators, ZbH2WarmsUpWith2PMinusSMinus1ForwardsAndEndsWith2SPlus1Ws) {
       const auto& ops = s.stages[stage];
       EXPECT_EQ(forwardsBeforeFirstBackward(ops), 2 * (p - stage) - 1) << "stage " << stage;
       EXPECT_EQ(peakInFlight(s)[stage], 2 * (p - stage) - 1);
-      const auto lastB = std::find_if(ops.rbegin(), ops.rend(),
-                                      [](const Op& op) { return op.kind == OpKind::B; });
+      const auto lastB =
+          std::find_if(ops.rbegin(), ops.rend(), [](const Op& op) { return op.kind == OpKind::B; });
       EXPECT_EQ(lastB - ops.rbegin(), 2 * stage + 1) << "p=" << p << " stage " << stage;
     }
   }
@@ -157,8 +156,8 @@ TEST(Generators, EveryGeneratorPassesValidateForManyStageAndMicrobatchCounts) {
     for (int v : {2, 3, 4}) {
       for (int m : {p, 2 * p, 3 * p, 8 * p}) {
         const Schedule s = Schedule::interleaved1F1B(p, m, v);
-        EXPECT_EQ(problemsText(validate(s)), "") << "interleaved p=" << p << " m=" << m
-                                                 << " v=" << v;
+        EXPECT_EQ(problemsText(validate(s)), "")
+            << "interleaved p=" << p << " m=" << m << " v=" << v;
       }
     }
   }

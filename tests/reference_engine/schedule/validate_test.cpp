@@ -31,10 +31,18 @@ Schedule custom(int p, int m, std::vector<std::vector<Op>> stages) {
   return s;
 }
 
-constexpr Op F(int mb, int chunk = 0) { return {OpKind::F, mb, chunk}; }
-constexpr Op BW(int mb, int chunk = 0) { return {OpKind::BW, mb, chunk}; }
-constexpr Op B(int mb, int chunk = 0) { return {OpKind::B, mb, chunk}; }
-constexpr Op W(int mb, int chunk = 0) { return {OpKind::W, mb, chunk}; }
+constexpr Op F(int mb, int chunk = 0) {
+  return {OpKind::F, mb, chunk};
+}
+constexpr Op BW(int mb, int chunk = 0) {
+  return {OpKind::BW, mb, chunk};
+}
+constexpr Op B(int mb, int chunk = 0) {
+  return {OpKind::B, mb, chunk};
+}
+constexpr Op W(int mb, int chunk = 0) {
+  return {OpKind::W, mb, chunk};
+}
 
 TEST(Validate, CatchesCrossStageDeadlockAndNamesTheStuckOps) {
   // Stage 0 wants BW0 before F1; stage 1 wants F1 before BW0: each waits for the other.

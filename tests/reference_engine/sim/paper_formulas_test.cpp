@@ -96,8 +96,7 @@ TEST(PaperFormulas, InterleavedBubbleIsOneOverVOfOneF1BsRelativeToIdealCompute) 
         for (int m : {p, 2 * p, 4 * p}) {
           const SimResult r = simulate(Schedule::interleaved1F1B(p, m, v), simCosts(c));
           const TimeNs ideal = m * (c.f + c.b + c.w);
-          EXPECT_EQ(r.bubble() * v * m, (p - 1) * ideal)
-              << "p=" << p << " v=" << v << " m=" << m;
+          EXPECT_EQ(r.bubble() * v * m, (p - 1) * ideal) << "p=" << p << " v=" << v << " m=" << m;
           EXPECT_EQ(r.bubble(), (p - 1) * (c.f + c.b + c.w) / v);
         }
       }

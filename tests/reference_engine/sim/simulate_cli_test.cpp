@@ -15,8 +15,8 @@ namespace {
 using testing::runBubblescope;
 
 TEST(SimulateCli, TextShowsTimelineSummaryAndPaperFormula) {
-  const auto r = runBubblescope({"simulate", "--schedule", "zb-h1", "-p", "4", "-m", "8",
-                                 "--costs", "1,1,1", "--width", "80"});
+  const auto r = runBubblescope({"simulate", "--schedule", "zb-h1", "-p", "4", "-m", "8", "--costs",
+                                 "1,1,1", "--width", "80"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   for (const char* text : {"ZB-H1: p=4 stages, m=8 microbatches", "s0 |F0", "s3 |", "makespan",
                            "bubble rate", "11.11 %",
@@ -37,9 +37,8 @@ TEST(SimulateCli, InterleavedTimelineLabelsChunks) {
 }
 
 TEST(SimulateCli, JsonCarriesEveryNumberAndEveryOp) {
-  const auto r = runBubblescope({"simulate", "--schedule", "1f1b", "-p", "4", "-m", "8",
-                                 "--costs", "1,1.5,0.5", "--transfer", "0.25", "--format",
-                                 "json"});
+  const auto r = runBubblescope({"simulate", "--schedule", "1f1b", "-p", "4", "-m", "8", "--costs",
+                                 "1,1.5,0.5", "--transfer", "0.25", "--format", "json"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["schedule"], "1F1B");

@@ -12,10 +12,18 @@
 namespace bubblescope::engine {
 namespace {
 
-constexpr Op F(int mb, int chunk = 0) { return {OpKind::F, mb, chunk}; }
-constexpr Op BW(int mb, int chunk = 0) { return {OpKind::BW, mb, chunk}; }
-constexpr Op B(int mb, int chunk = 0) { return {OpKind::B, mb, chunk}; }
-constexpr Op W(int mb, int chunk = 0) { return {OpKind::W, mb, chunk}; }
+constexpr Op F(int mb, int chunk = 0) {
+  return {OpKind::F, mb, chunk};
+}
+constexpr Op BW(int mb, int chunk = 0) {
+  return {OpKind::BW, mb, chunk};
+}
+constexpr Op B(int mb, int chunk = 0) {
+  return {OpKind::B, mb, chunk};
+}
+constexpr Op W(int mb, int chunk = 0) {
+  return {OpKind::W, mb, chunk};
+}
 
 Schedule custom(int p, int m, std::vector<std::vector<Op>> stages) {
   Schedule s;
@@ -40,7 +48,9 @@ std::vector<Span> spans(const StageTimeline& t) {
   for (const auto& op : t.ops) out.push_back({op.start, op.end});
   return out;
 }
-void PrintTo(const Span& s, std::ostream* os) { *os << "[" << s.start << "," << s.end << ")"; }
+void PrintTo(const Span& s, std::ostream* os) {
+  *os << "[" << s.start << "," << s.end << ")";
+}
 
 TEST(Simulate, TwoStageOneF1BMatchesHandWorkedTimeline) {
   // T_F = 1, T_B + T_W = 2. Stage 1: F0 [1,2) BW0 [2,4) F1 [4,5) BW1 [5,7).
@@ -68,7 +78,7 @@ TEST(Simulate, TransferIsAddedToCrossStageDependenciesOnly) {
   const SimResult r = simulate(s, c);
   ASSERT_EQ(label(s.stages[1][0]), "F0");
   ASSERT_EQ(label(s.stages[1][1]), "F0.1");
-  EXPECT_EQ(r.stages[1].ops[0].ready, 1 + 10);              // F0 of chunk 0 on stage 0 ends at 1
+  EXPECT_EQ(r.stages[1].ops[0].ready, 1 + 10);  // F0 of chunk 0 on stage 0 ends at 1
   EXPECT_EQ(r.stages[1].ops[1].ready, r.stages[1].ops[0].end);  // no transfer at the turn
 }
 
@@ -179,6 +189,31 @@ TEST(Simulate, StartTimesAreTheLongestPathWhateverTheWalkOrder) {
   }
   const SimResult second = simulate(s, measured);
   for (int st = 0; st < s.p; ++st) EXPECT_EQ(spans(first.stages[st]), spans(second.stages[st]));
+}
+
+TEST(Simulate, PreparedScheduleReusedWithNewCostsMatchesFreshSimulations) {
+  const Schedule s = Schedule::interleaved1F1B(4, 8, 2);
+  const PreparedSchedule prepared(s);
+  SimResult reused;
+  for (const TimeNs f : {4, 10, 2}) {
+    SimCosts c = kindCosts(f, 6, 2);
+    c.transfer = f / 2;
+    simulate(prepared, c, reused);
+    const SimResult fresh = simulate(s, c);
+    EXPECT_EQ(reused.makespan, fresh.makespan) << "T_F=" << f;
+    EXPECT_EQ(reused.longestStage, fresh.longestStage);
+    EXPECT_DOUBLE_EQ(reused.bubbleRate, fresh.bubbleRate);
+    for (int st = 0; st < s.p; ++st) {
+      EXPECT_EQ(spans(reused.stages[st]), spans(fresh.stages[st]));
+      EXPECT_EQ(reused.stages[st].busy, fresh.stages[st].busy);
+      EXPECT_EQ(reused.stages[st].peakMemory, fresh.stages[st].peakMemory);
+    }
+  }
+}
+
+TEST(Simulate, PreparingAnOrderThatCannotRunThrowsBeforeAnyCosts) {
+  const Schedule s = custom(1, 1, {{F(0), F(0), BW(0)}});
+  EXPECT_THROW(PreparedSchedule{s}, ScheduleError);
 }
 
 }  // namespace
