@@ -11,10 +11,14 @@ namespace {
 // Fewer columns than this cannot show even one op label.
 constexpr int kMinColumns = 4;
 
-std::string opText(const Op& op, bool showChunk) {
+// The most an op's cell can say: "F3.1", else "F3", else "F" (else just its first letter).
+std::string opText(const Op& op, bool showChunk, int columns) {
   std::string text = kindName(op.kind) + std::to_string(op.mb);
-  if (showChunk) text += "." + std::to_string(op.chunk);
-  return text;
+  if (showChunk && static_cast<int>(text.size()) + 2 <= columns) {
+    return text + "." + std::to_string(op.chunk);
+  }
+  if (static_cast<int>(text.size()) <= columns) return text;
+  return kindName(op.kind);
 }
 
 std::string msText(TimeNs ns) {
@@ -58,8 +62,7 @@ std::string renderTimeline(const std::vector<std::vector<TimedOp>>& stages,
         if (row[c0] == '.') row[c0] = kind[0];
         continue;
       }
-      const std::string text = opText(timed.op, style.showChunk);
-      const std::string& shown = static_cast<int>(text.size()) <= c1 - c0 ? text : kind;
+      const std::string shown = opText(timed.op, style.showChunk, c1 - c0);
       for (int c = c0; c < c1; ++c) {
         const size_t k = static_cast<size_t>(c - c0);
         row[c] = k < shown.size() ? shown[k] : '-';

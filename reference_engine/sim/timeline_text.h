@@ -24,9 +24,9 @@ struct TimelineStyle {
   bool fromZero = true;
 };
 
-// Rows "s0 |F0--F1--B0----...|" and a time axis. An op narrower than its label shows only its
-// kind ("F-"); one narrower than a column marks that column with its kind letter if nothing
-// else does, so folded runs stay visible.
+// Rows "s0 |F0--F1--B0----...|" and a time axis. An op narrower than its label drops the chunk,
+// then the microbatch ("F1-", "F-"); one narrower than a column marks that column with its kind
+// letter if nothing else does, so folded runs stay visible.
 std::string renderTimeline(const std::vector<std::vector<TimedOp>>& stages,
                            const TimelineStyle& style);
 

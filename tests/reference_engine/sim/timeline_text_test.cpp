@@ -40,9 +40,12 @@ TEST(TimelineText, DrawsOneRowPerStageWithOpsScaledAndIdleAsDots) {
   EXPECT_EQ(out[2], "    0.000 8.000 ms");
 }
 
-TEST(TimelineText, ShowsChunkWhenAsked) {
+TEST(TimelineText, ShowsChunkWhenAskedAndDropsItFirstWhenNarrow) {
   const std::vector<std::vector<TimedOp>> stages = {{{{OpKind::B, 3, 1}, 0, 10}}};
   EXPECT_EQ(lines(renderTimeline(stages, columns(6, true)))[0], "s0 |B3.1--|");
+  const std::vector<std::vector<TimedOp>> narrow = {
+      {{{OpKind::F, 1, 0}, 0, 3}, {{OpKind::F, 12, 1}, 3, 5}, {{OpKind::F, 2, 1}, 5, 9}}};
+  EXPECT_EQ(lines(renderTimeline(narrow, columns(9, true)))[0], "s0 |F1-F-F2.1|");
 }
 
 TEST(TimelineText, OpShorterThanAColumnStillMarksItsColumn) {
