@@ -1,0 +1,23 @@
+#pragma once
+// The analyzer's entry point: a loaded run in, every number of the reports out.
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analyzer/result.h"
+#include "traces/model/trace.h"
+
+namespace bubblescope::analysis {
+
+struct AnalyzeOptions {
+  bool alignClocks = true;
+  std::vector<std::filesystem::path> ruleFiles;  // user rule sets, tried before the built-ins
+  unsigned threads = 0;                          // 0 = one per core
+};
+
+// Throws AnalysisInputError (nothing recognised, missing ranks, mixed runs) and
+// std::invalid_argument (a bad rule file), each with one sentence.
+AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options = {});
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,192 @@
+#include "analyzer/idle/blame.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace bubblescope::analysis {
+namespace {
+
+std::string ms(TimeNs t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(t) / 1e6);
+  return buf;
+}
+
+std::string ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1fx", r);
+  return buf;
+}
+
+}  // namespace
+
+BlameWalker::BlameWalker(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
+                         TimeNs transfer)
+    : pl_(pl), step_(step), costs_(costs), transfer_(transfer), posOf_(pl.p) {
+  for (const StageStep& ss : step.stages) {
+    for (size_t j = 0; j < ss.ops.size(); ++j) posOf_[ss.stage][ss.ops[j]] = static_cast<int>(j);
+  }
+}
+
+const RecognizedOp& BlameWalker::op(int stage, int pos) const {
+  return pl_.stages[stage].ops.ops[step_.stages[stage].ops[pos]];
+}
+
+// Sleep and scheduling noise is tens of microseconds: smaller deviations explain nothing.
+TimeNs BlameWalker::tolerance(const Op& o) const {
+  return std::max<TimeNs>(50'000, costs_.idealOf(o) / 20);
+}
+
+std::string BlameWalker::describe(int stage, int pos) const {
+  return engine::label(op(stage, pos).op) + " on stage " + std::to_string(stage);
+}
+
+TimeNs BlameWalker::readyTime(int stage, int pos) const {
+  const StageStep& ss = step_.stages[stage];
+  TimeNs prevEnd = step_.start;
+  for (int j = 0; j < pos; ++j) prevEnd = std::max(prevEnd, op(stage, j).end);
+  const TimeNs arrival = ss.arrival[pos];
+  return arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
+}
+
+TimeNs BlameWalker::hostBusy(int stage, TimeNs from, TimeNs to) const {
+  return coveredLength(step_.stages[stage].hostActivity, from, to);
+}
+
+Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
+  // The chain visits each op at most once: it only ever moves to earlier ops.
+  int limit = 1;
+  for (const StageStep& ss : step_.stages) limit += static_cast<int>(ss.ops.size());
+  for (int depth = 0; depth < limit; ++depth) {
+    const RecognizedOp& o = op(stage, pos);
+    const StageStep& ss = step_.stages[stage];
+    TimeNs prevEnd = step_.start;
+    for (int j = 0; j < pos; ++j) prevEnd = std::max(prevEnd, op(stage, j).end);
+    const TimeNs arrival = ss.arrival[pos];
+    const TimeNs ready = arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
+    const TimeNs tol = tolerance(o.op);
+
+    // Ready but not started: the host launched it late (or something unseen held it).
+    if (o.launch - ready > tol && (pos > 0 || arrival != kNoArrival)) {
+      const TimeNs late = o.launch - ready;
+      Blame b;
+      b.stage = stage;
+      b.op = o.op;
+      const bool host = hostBusy(stage, ready, o.launch) * 2 >= late;
+      b.cause = host ? IdleClass::HostStall : IdleClass::OtherStall;
+      b.text = "because " + describe(stage, pos) + " started " + ms(late) + " after it was ready" +
+               (host ? ", the host was busy elsewhere (stall: host)"
+                     : ", with nothing in the trace to explain it (stall: other)");
+      return b;
+    }
+    // The input from another stage held it.
+    if (arrival != kNoArrival && arrival > prevEnd + tol && ss.producerOp[pos] >= 0) {
+      const int ps = ss.producerStage[pos];
+      const int pp = posOf_[ps].at(ss.producerOp[pos]);
+      const RecognizedOp& producer = op(ps, pp);
+      const TimeNs lateness = arrival - (producer.end + transfer_);
+      if (lateness > tol) {
+        Blame b;
+        b.stage = ps;
+        b.op = producer.op;
+        b.cause = IdleClass::CommStall;
+        b.text = "because the " +
+                 std::string(o.op.kind == OpKind::F ? "activations" : "gradients") + " of " +
+                 describe(ps, pp) + " arrived " + ms(lateness) +
+                 " later than a median transfer (stall: comm)";
+        return b;
+      }
+      const TimeNs cost = producer.end - producer.start;
+      const TimeNs ideal = costs_.idealOf(producer.op);
+      if (ideal > 0 && cost - ideal > tolerance(producer.op)) {
+        Blame b;
+        b.stage = ps;
+        b.op = producer.op;
+        b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
+        const TimeNs stageMean = costs_.stageOf(ps, producer.op);
+        b.cause =
+            stageMean - ideal > tolerance(producer.op) ? IdleClass::Imbalance : IdleClass::Jitter;
+        b.text = "for " + describe(ps, pp) + ", which ran " + ratio(b.costRatio) + " its ideal (" +
+                 idleClassName(b.cause) + ")";
+        return b;
+      }
+      stage = ps;
+      pos = pp;
+      continue;
+    }
+    // The previous op on the stage held it: did that one run long, or start late itself?
+    if (pos > 0 && depth > 0) {
+      const RecognizedOp& prev = op(stage, pos - 1);
+      const TimeNs ideal = costs_.idealOf(prev.op);
+      const TimeNs cost = prev.end - prev.start;
+      if (ideal > 0 && cost - ideal > tolerance(prev.op)) {
+        Blame b;
+        b.stage = stage;
+        b.op = prev.op;
+        b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
+        b.cause = costs_.stageOf(stage, prev.op) - ideal > tolerance(prev.op) ? IdleClass::Imbalance
+                                                                              : IdleClass::Jitter;
+        b.text = "behind " + describe(stage, pos - 1) + ", which ran " + ratio(b.costRatio) +
+                 " its ideal (" + idleClassName(b.cause) + ")";
+        return b;
+      }
+      --pos;
+      continue;
+    }
+    break;
+  }
+  Blame b;
+  b.cause = baseline;
+  b.text = baseline == IdleClass::Warmup ? "for the pipeline to fill (warm-up bubble)"
+                                         : "in a gap the schedule itself leaves (schedule bubble)";
+  return b;
+}
+
+Blame BlameWalker::startOf(int stage, int pos, IdleClass baseline, TimeNs gapIdle) const {
+  Blame b = walk(stage, pos, baseline);
+  b.text = "stage " + std::to_string(stage) + " waited " + ms(gapIdle) + " " + b.text;
+  return b;
+}
+
+Blame BlameWalker::drainOf(int stage, TimeNs gapIdle) const {
+  // The step ends with the op that finishes last: why did it finish then?
+  int lastStage = -1, lastPos = -1;
+  TimeNs lastEnd = INT64_MIN;
+  for (const StageStep& ss : step_.stages) {
+    for (size_t j = 0; j < ss.ops.size(); ++j) {
+      const TimeNs e = op(ss.stage, static_cast<int>(j)).end;
+      if (e > lastEnd) {
+        lastEnd = e;
+        lastStage = ss.stage;
+        lastPos = static_cast<int>(j);
+      }
+    }
+  }
+  const std::string who = "stage " + std::to_string(stage) + " waited " + ms(gapIdle);
+  Blame b;
+  b.cause = IdleClass::Drain;
+  b.text = who + " for the other stages to drain (drain bubble)";
+  if (lastStage < 0 || lastStage == stage) return b;
+  const RecognizedOp& last = op(lastStage, lastPos);
+  const TimeNs ideal = costs_.idealOf(last.op);
+  const TimeNs cost = last.end - last.start;
+  if (ideal > 0 && cost - ideal > tolerance(last.op)) {
+    b.stage = lastStage;
+    b.op = last.op;
+    b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
+    b.cause = costs_.stageOf(lastStage, last.op) - ideal > tolerance(last.op) ? IdleClass::Imbalance
+                                                                              : IdleClass::Jitter;
+    b.text = who + " for " + describe(lastStage, lastPos) + " to finish the step, which ran " +
+             ratio(b.costRatio) + " its ideal (" + idleClassName(b.cause) + ")";
+    return b;
+  }
+  Blame chain = walk(lastStage, lastPos, IdleClass::Drain);
+  if (chain.cause != IdleClass::Drain) {
+    chain.text = who + " for the step's last op (" + describe(lastStage, lastPos) + "), held up " +
+                 chain.text;
+    return chain;
+  }
+  return b;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,44 @@
+#pragma once
+// Per-gap labels (analysis.md §3): why a stage sat idle, found by walking back along the
+// dependency that held its next op: the previous op on the stage or the input from another stage.
+// The walk ends at a producer that ran longer than its ideal cost (imbalance or jitter, blamed on
+// that op), at a late arrival (comm stall), at a late launch (host or other stall), or at an op
+// that started as soon as it could (the schedule's own bubble: warm-up, steady or drain).
+#include <unordered_map>
+#include <vector>
+
+#include "analyzer/idle/scenarios.h"
+#include "analyzer/result.h"
+
+namespace bubblescope::analysis {
+
+class BlameWalker {
+ public:
+  BlameWalker(const PipelineTrace& pipeline, const StepView& step, const MeanCosts& costs,
+              TimeNs transfer);
+
+  // Why the op at position `pos` of `stage`'s ops in this step started when it did; `baseline`
+  // is the class of a gap the chain does not explain (warm-up, schedule bubble).
+  Blame startOf(int stage, int pos, IdleClass baseline, TimeNs gapIdle) const;
+  // Why `stage` waited from its last op to the end of the step.
+  Blame drainOf(int stage, TimeNs gapIdle) const;
+
+  // When the op at `pos` could have started: max(previous op's end, input arrival).
+  TimeNs readyTime(int stage, int pos) const;
+  // Host activity covering [from, to] on the stage.
+  TimeNs hostBusy(int stage, TimeNs from, TimeNs to) const;
+
+ private:
+  const RecognizedOp& op(int stage, int pos) const;
+  TimeNs tolerance(const Op& op) const;
+  std::string describe(int stage, int pos) const;  // "F mb=5 on stage 1"
+  Blame walk(int stage, int pos, IdleClass baseline) const;
+
+  const PipelineTrace& pl_;
+  const StepView& step_;
+  const MeanCosts& costs_;
+  TimeNs transfer_;
+  std::vector<std::unordered_map<int, int>> posOf_;  // per stage: op index -> position
+};
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,102 @@
+#include "analyzer/idle/classify.h"
+
+#include <algorithm>
+
+namespace bubblescope::analysis {
+namespace {
+
+int at(IdleClass c) {
+  return static_cast<int>(c);
+}
+
+bool isStall(IdleClass c) {
+  return c == IdleClass::CommStall || c == IdleClass::HostStall || c == IdleClass::OtherStall;
+}
+
+// The gap before the op at `pos` in a simulated stage timeline (the drain gap when pos == n).
+TimeNs simulatedGap(const engine::SimResult& sim, int stage, int pos) {
+  const auto& ops = sim.stages[stage].ops;
+  TimeNs prevEnd = 0;
+  for (int j = 0; j < pos && j < static_cast<int>(ops.size()); ++j) {
+    prevEnd = std::max(prevEnd, ops[j].end);
+  }
+  if (pos >= static_cast<int>(ops.size())) return sim.makespan - prevEnd;
+  return std::max<TimeNs>(0, ops[pos].start - prevEnd);
+}
+
+}  // namespace
+
+IdleByClass fillLevels(TimeNs g, TimeNs ideal, TimeNs stageMeans, TimeNs measuredCosts,
+                       IdleClass baseline, IdleClass stallKind) {
+  const TimeNs l1 = std::min(g, std::max<TimeNs>(0, ideal));
+  const TimeNs l2 = std::min(g, std::max(l1, stageMeans));
+  const TimeNs l3 = std::min(g, std::max(l2, measuredCosts));
+  IdleByClass out{};
+  out[at(baseline)] += l1;
+  out[at(IdleClass::Imbalance)] += l2 - l1;
+  out[at(IdleClass::Jitter)] += l3 - l2;
+  out[at(stallKind)] += g - l3;
+  return out;
+}
+
+Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage,
+                        const StepSims& sims, const BlameWalker& blame, std::vector<Gap>& gaps) {
+  const StageStep& ss = step.stages[stage];
+  const auto& ops = pl.stages[stage].ops.ops;
+  Split split;
+  split.span = step.end - step.start;
+  split.compute = totalLength(ss.compute);
+  split.exposedComm = totalLength(ss.comm);
+  split.otherBusy = totalLength(ss.other);
+  split.idle = split.span - split.compute - split.exposedComm - split.otherBusy;
+  const IntervalList busy = unite([&] {
+    IntervalList all = ss.compute;
+    all.insert(all.end(), ss.comm.begin(), ss.comm.end());
+    all.insert(all.end(), ss.other.begin(), ss.other.end());
+    return all;
+  }());
+  const IntervalList idle = subtract({{step.start, step.end}}, busy);
+
+  TimeNs windowIdle = 0;
+  TimeNs prevEnd = step.start;
+  const int n = static_cast<int>(ss.ops.size());
+  for (int pos = 0; pos <= n; ++pos) {
+    const bool drain = pos == n;
+    const TimeNs from = prevEnd;
+    const TimeNs to = drain ? step.end : std::max(prevEnd, ops[ss.ops[pos]].start);
+    if (!drain) prevEnd = std::max(prevEnd, ops[ss.ops[pos]].end);
+    const TimeNs g = coveredLength(idle, from, to);
+    windowIdle += g;
+    if (g <= 0) continue;
+
+    const IdleClass baseline = drain      ? IdleClass::Drain
+                               : pos == 0 ? IdleClass::Warmup
+                                          : IdleClass::ScheduleBubble;
+    Gap gap;
+    gap.stage = stage;
+    gap.step = step.index;
+    gap.start = from;
+    gap.end = to;
+    gap.idle = g;
+    gap.nextOp = drain ? -1 : ss.ops[pos];
+    gap.blame = drain ? blame.drainOf(stage, g) : blame.startOf(stage, pos, baseline, g);
+    IdleClass stallKind = IdleClass::OtherStall;
+    if (isStall(gap.blame.cause)) {
+      stallKind = gap.blame.cause;
+    } else if (blame.hostBusy(stage, from, to) * 2 >= g) {
+      stallKind = IdleClass::HostStall;
+    }
+    gap.byClass =
+        fillLevels(g, simulatedGap(sims.ideal, stage, pos), simulatedGap(sims.stage, stage, pos),
+                   simulatedGap(sims.ops, stage, pos), baseline, stallKind);
+    gap.dominant = idleClassAt(static_cast<int>(
+        std::max_element(gap.byClass.begin(), gap.byClass.end()) - gap.byClass.begin()));
+    for (int c = 0; c < kIdleClasses; ++c) split.idleByClass[c] += gap.byClass[c];
+    gaps.push_back(std::move(gap));
+  }
+  // Idle inside an op's own span (between its kernels): the host did not keep the device fed.
+  split.idleByClass[at(IdleClass::HostStall)] += split.idle - windowIdle;
+  return split;
+}
+
+}  // namespace bubblescope::analysis

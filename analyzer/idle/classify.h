@@ -1,0 +1,31 @@
+#pragma once
+// One stage's step, split (analysis.md §2) and its idle classified gap by gap (§3).
+//
+// Each gap (before an op, or after the last one) is compared with the same gap in three
+// simulations of the observed order: ideal costs, stage means, measured op costs. Its idle time
+// fills, in order, what the ideal schedule also leaves (warm-up, schedule or drain bubble), what
+// stage means add (imbalance), what per-op costs add (jitter), and what the simulations cannot
+// explain (stall: comm, host or other, by the evidence the blame walk finds). The amounts are
+// non-negative and add up to the gap's idle exactly.
+#include <vector>
+
+#include "analyzer/idle/blame.h"
+#include "analyzer/idle/scenarios.h"
+#include "analyzer/result.h"
+
+namespace bubblescope::analysis {
+
+struct StepSims {
+  engine::SimResult ideal, stage, ops;
+};
+
+// Idle of one gap in the order the classes fill it. `measured` is the gap's idle, the others the
+// same gap in the simulations.
+IdleByClass fillLevels(TimeNs measured, TimeNs ideal, TimeNs stageMeans, TimeNs measuredCosts,
+                       IdleClass baseline, IdleClass stallKind);
+
+// Splits `stage` of the step and appends its gaps (stage, step index, op positions, blame).
+Split classifyStageStep(const PipelineTrace& pipeline, const StepView& step, int stage,
+                        const StepSims& sims, const BlameWalker& blame, std::vector<Gap>& gaps);
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,97 @@
+#include "analyzer/idle/scenarios.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+TimeNs lookup(const std::map<CostKey, TimeNs>& table, const Op& op) {
+  auto it = table.find({op.kind, op.chunk});
+  return it == table.end() ? 0 : it->second;
+}
+
+TimeNs measured(const PipelineTrace& pl, int stage, int opIndex) {
+  const auto& o = pl.stages[stage].ops.ops[opIndex];
+  return o.end - o.start;
+}
+
+}  // namespace
+
+TimeNs MeanCosts::idealOf(const Op& op) const {
+  return lookup(ideal, op);
+}
+TimeNs MeanCosts::stageOf(int s, const Op& op) const {
+  return lookup(stage[s], op);
+}
+
+MeanCosts meanCosts(const PipelineTrace& pl, const std::vector<StepView>& steps) {
+  std::map<CostKey, std::pair<TimeNs, int64_t>> all;
+  std::vector<std::map<CostKey, std::pair<TimeNs, int64_t>>> per(pl.p);
+  for (const StepView& view : steps) {
+    for (const StageStep& ss : view.stages) {
+      for (int i : ss.ops) {
+        const auto& o = pl.stages[ss.stage].ops.ops[i];
+        const CostKey key{o.op.kind, o.op.chunk};
+        const TimeNs d = o.end - o.start;
+        all[key].first += d;
+        all[key].second += 1;
+        per[ss.stage][key].first += d;
+        per[ss.stage][key].second += 1;
+      }
+    }
+  }
+  MeanCosts out;
+  out.stage.resize(pl.p);
+  for (const auto& [key, sum] : all) out.ideal[key] = sum.first / sum.second;
+  for (int s = 0; s < pl.p; ++s) {
+    for (const auto& [key, sum] : per[s]) out.stage[s][key] = sum.first / sum.second;
+  }
+  return out;
+}
+
+engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step) {
+  engine::Schedule s;
+  s.kind = engine::ScheduleKind::Custom;
+  s.p = pl.p;
+  s.v = pl.v;
+  s.layout = pl.vLayout ? engine::ChunkLayout::V : engine::ChunkLayout::Looped;
+  s.stages.resize(pl.p);
+  for (const StageStep& ss : step.stages) {
+    for (int i : ss.ops) {
+      const Op& op = pl.stages[ss.stage].ops.ops[i].op;
+      s.stages[ss.stage].push_back(op);
+      s.m = std::max(s.m, op.mb + 1);
+    }
+  }
+  return s;
+}
+
+std::optional<engine::SimResult> simulateStep(const PipelineTrace& pl, const StepView& step,
+                                              const engine::Schedule& order, const MeanCosts& costs,
+                                              Scenario scenario, TimeNs transfer, int onlyStage) {
+  engine::SimCosts sim;
+  sim.transfer = transfer;
+  sim.perOp.resize(pl.p);
+  for (const StageStep& ss : step.stages) {
+    auto& row = sim.perOp[ss.stage];
+    for (int i : ss.ops) {
+      const Op& op = pl.stages[ss.stage].ops.ops[i].op;
+      TimeNs c = 0;
+      if (onlyStage >= 0) {
+        c = ss.stage == onlyStage ? measured(pl, ss.stage, i) : costs.idealOf(op);
+      } else if (scenario == Scenario::Ideal) {
+        c = costs.idealOf(op);
+      } else if (scenario == Scenario::Stage) {
+        c = costs.stageOf(ss.stage, op);
+      } else {
+        c = measured(pl, ss.stage, i);
+      }
+      row.push_back(c);
+    }
+  }
+  try {
+    return engine::simulate(order, sim);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;  // ScheduleError or CostError: the order cannot be re-run
+  }
+}
+
+}  // namespace bubblescope::analysis

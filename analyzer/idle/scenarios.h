@@ -1,0 +1,42 @@
+#pragma once
+// The simulations behind the idle classes (analysis.md §3): the observed op order of a step,
+// re-run by the reference simulator with ideal costs (every op at the mean of its kind and chunk),
+// stage costs (each stage's own means) and measured op costs. Their differences are the bubble
+// the schedule itself leaves, imbalance and jitter; what the measurement adds beyond measured op
+// costs is stall.
+#include <array>
+#include <functional>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "analyzer/timeline/step_view.h"
+#include "reference_engine/sim/simulate.h"
+
+namespace bubblescope::analysis {
+
+using CostKey = std::pair<OpKind, int>;  // kind, chunk
+
+struct MeanCosts {
+  std::map<CostKey, TimeNs> ideal;               // over all stages and steps
+  std::vector<std::map<CostKey, TimeNs>> stage;  // per stage, over steps
+  TimeNs idealOf(const Op& op) const;
+  TimeNs stageOf(int stage, const Op& op) const;
+};
+
+MeanCosts meanCosts(const PipelineTrace& pipeline, const std::vector<StepView>& steps);
+
+// The step's per-stage op order as a schedule the simulator runs.
+engine::Schedule observedSchedule(const PipelineTrace& pipeline, const StepView& step);
+
+enum class Scenario { Ideal, Stage, Ops };
+
+// Simulates one step with the costs of `scenario` (or, with `onlyStage`, measured costs on that
+// stage and ideal ones elsewhere). Empty if the observed order cannot run (a partial capture).
+std::optional<engine::SimResult> simulateStep(const PipelineTrace& pipeline, const StepView& step,
+                                              const engine::Schedule& order, const MeanCosts& costs,
+                                              Scenario scenario, TimeNs transfer,
+                                              int onlyStage = -1);
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,19 @@
+#pragma once
+// Clock alignment across the stages of a pipeline. Ranks on different hosts disagree on the time
+// by their clocks' skew; a receive cannot end before its send started, so every matched transfer
+// bounds the offset between two stages from one side. Offsets are chosen stage by stage along
+// the pipeline: zero where the bounds allow it (no correction beyond what causality demands),
+// else the middle of the feasible interval.
+#include <vector>
+
+#include "analyzer/pipeline/pipeline_trace.h"
+
+namespace bubblescope::analysis {
+
+// Offsets to add to each stage's times (stage 0 keeps 0).
+std::vector<TimeNs> estimateClockOffsets(const PipelineTrace& pipeline);
+
+// Adds `offset` to every time in the ops.
+void shiftTimes(RankOps& ops, TimeNs offset);
+
+}  // namespace bubblescope::analysis

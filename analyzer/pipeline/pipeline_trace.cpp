@@ -1,0 +1,156 @@
+#include "analyzer/pipeline/pipeline_trace.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analyzer/pipeline/clock_align.h"
+#include "reference_engine/schedule/schedule.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+int chunksOf(const PipelineTrace& pl) {
+  int v = 1;
+  for (const auto& st : pl.stages) {
+    for (const auto& o : st.ops.ops) v = std::max(v, o.op.chunk + 1);
+  }
+  return v;
+}
+
+// ZB-V sends chunk 1's activations back towards stage 0; interleaving sends every chunk forward.
+// Without peers in the labels, V shows in who runs chunk 1's first forward first: the last stage.
+bool detectV(const PipelineTrace& pl) {
+  if (pl.v != 2 || pl.p < 2) return false;
+  int votes = 0;
+  for (const auto& st : pl.stages) {
+    for (const auto& c : st.ops.comms) {
+      if (c.peer >= 0 && c.send && c.pass == OpKind::F && c.chunk == 1 && c.peer != st.stage) {
+        votes += c.peer < st.stage ? 1 : -1;
+      }
+    }
+  }
+  if (votes != 0) return votes > 0;
+  TimeNs first0 = INT64_MAX, firstLast = INT64_MAX;
+  for (const auto& st : pl.stages) {
+    for (const auto& o : st.ops.ops) {
+      if (o.op.kind != OpKind::F || o.op.chunk != 1 || o.step < 0) continue;
+      if (st.stage == 0) first0 = std::min(first0, o.start);
+      if (st.stage == pl.p - 1) firstLast = std::min(firstLast, o.start);
+    }
+  }
+  return firstLast < first0;
+}
+
+// Transfers whose labels do not name the other stage get it from the chunk layout: activations
+// go to the next virtual stage, gradients to the previous one.
+void inferPeers(PipelineTrace& pl) {
+  engine::Schedule layout;
+  layout.p = pl.p;
+  layout.v = pl.v;
+  layout.layout = pl.vLayout ? engine::ChunkLayout::V : engine::ChunkLayout::Looped;
+  const int last = layout.virtualStages() - 1;
+  for (auto& st : pl.stages) {
+    for (auto& c : st.ops.comms) {
+      if (c.peer >= 0) continue;
+      const int vs = layout.virtualStage(st.stage, c.chunk);
+      const bool towardsLater = (c.pass == OpKind::F) == c.send;
+      const int other = towardsLater ? vs + 1 : vs - 1;
+      if (other >= 0 && other <= last) c.peer = layout.stageOf(other);
+    }
+  }
+}
+
+int64_t stepNumber(const RankOps& ops, int stepIndex) {
+  return stepIndex < 0 ? -1 : ops.steps[stepIndex].number;
+}
+
+// Sends and receives pair up per (step, pass, microbatch, sender, receiver) in time order.
+std::vector<Transfer> matchTransfers(const PipelineTrace& pl) {
+  using Key = std::tuple<int64_t, OpKind, int, int, int>;
+  std::map<Key, std::vector<size_t>> sends, recvs;
+  for (const auto& st : pl.stages) {
+    for (size_t i = 0; i < st.ops.comms.size(); ++i) {
+      const auto& c = st.ops.comms[i];
+      if (c.peer < 0 || c.peer >= pl.p) continue;
+      const int64_t step = stepNumber(st.ops, c.step);
+      if (c.send) {
+        sends[{step, c.pass, c.mb, st.stage, c.peer}].push_back(i);
+      } else {
+        recvs[{step, c.pass, c.mb, c.peer, st.stage}].push_back(i);
+      }
+    }
+  }
+  std::vector<Transfer> out;
+  for (const auto& [key, sendList] : sends) {
+    auto it = recvs.find(key);
+    if (it == recvs.end()) continue;
+    const int from = std::get<3>(key), to = std::get<4>(key);
+    for (size_t k = 0; k < std::min(sendList.size(), it->second.size()); ++k) {
+      out.push_back({from, to, sendList[k], it->second[k]});
+    }
+  }
+  return out;
+}
+
+void findCommonSteps(PipelineTrace& pl) {
+  std::map<int64_t, int> count;
+  for (const auto& st : pl.stages) {
+    std::set<int64_t> numbers;
+    for (const auto& o : st.ops.ops) {
+      if (o.step >= 0) numbers.insert(st.ops.steps[o.step].number);
+    }
+    for (int64_t n : numbers) ++count[n];
+  }
+  for (const auto& [n, c] : count) {
+    if (c == pl.p) pl.stepNumbers.push_back(n);
+  }
+  if (pl.stepNumbers.size() < count.size()) {
+    pl.warnings.push_back(std::to_string(count.size() - pl.stepNumbers.size()) +
+                          " step(s) not present on every stage were left out");
+  }
+  pl.stepIndex.assign(pl.p, std::vector<int>(pl.stepNumbers.size(), -1));
+  for (const auto& st : pl.stages) {
+    for (size_t k = 0; k < pl.stepNumbers.size(); ++k) {
+      for (size_t i = 0; i < st.ops.steps.size(); ++i) {
+        if (st.ops.steps[i].number == pl.stepNumbers[k]) {
+          pl.stepIndex[st.stage][k] = static_cast<int>(i);
+          break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+PipelineTrace buildPipeline(const Topology& topo, size_t replica, const std::vector<RankOps>& ops,
+                            const PipelineOptions& options) {
+  PipelineTrace pl;
+  pl.dpRank = topo.dpRanks[replica];
+  pl.p = topo.pp;
+  const auto& row = topo.ranksOf[replica];
+  for (int s = 0; s < pl.p; ++s) {
+    StageTrace st;
+    st.stage = s;
+    st.ranks = row[s];
+    st.ops = ops[row[s].front()];
+    pl.stages.push_back(std::move(st));
+  }
+  pl.v = chunksOf(pl);
+  pl.vLayout = detectV(pl);
+  inferPeers(pl);
+  pl.transfers = matchTransfers(pl);
+  if (options.alignClocks) {
+    const auto offsets = estimateClockOffsets(pl);
+    for (int s = 0; s < pl.p; ++s) {
+      pl.stages[s].clockOffset = offsets[s];
+      shiftTimes(pl.stages[s].ops, offsets[s]);
+    }
+  }
+  findCommonSteps(pl);
+  return pl;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,46 @@
+#pragma once
+// One pipeline (a DP replica) ready for analysis: each stage's recognised ops, clock-aligned,
+// with sends matched to receives and steps numbered alike on every stage.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "analyzer/pipeline/topology.h"
+#include "analyzer/recognize/recognized.h"
+
+namespace bubblescope::analysis {
+
+struct StageTrace {
+  int stage = 0;
+  std::vector<size_t> ranks;  // indexes into the Run; the first is the representative
+  RankOps ops;                // the representative's, times shifted by its clock offset
+  TimeNs clockOffset = 0;
+};
+
+// A send matched to its receive: stage and index into that stage's comms.
+struct Transfer {
+  int fromStage = 0, toStage = 0;
+  size_t send = 0, recv = 0;
+};
+
+struct PipelineTrace {
+  int dpRank = 0;
+  int p = 0;
+  int v = 1;             // model chunks per stage
+  bool vLayout = false;  // chunks laid out in a V (ZB-V) rather than looped
+  std::vector<StageTrace> stages;
+  std::vector<Transfer> transfers;
+  std::vector<int64_t> stepNumbers;  // steps present on every stage, in order
+  // stepIndex[s][k]: index into stages[s].ops.steps of stepNumbers[k].
+  std::vector<std::vector<int>> stepIndex;
+  std::vector<std::string> warnings;
+};
+
+struct PipelineOptions {
+  bool alignClocks = true;
+};
+
+PipelineTrace buildPipeline(const Topology& topo, size_t replica, const std::vector<RankOps>& ops,
+                            const PipelineOptions& options);
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,194 @@
+#include "analyzer/pipeline_analysis.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "analyzer/errors.h"
+#include "analyzer/idle/blame.h"
+#include "analyzer/idle/classify.h"
+#include "analyzer/idle/scenarios.h"
+#include "analyzer/timeline/step_view.h"
+#include "analyzer/whatif/schedule_match.h"
+#include "analyzer/whatif/what_if.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+TimeNs median(std::vector<TimeNs> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+TimeNs mean(const std::vector<TimeNs>& v) {
+  if (v.empty()) return 0;
+  return std::accumulate(v.begin(), v.end(), TimeNs{0}) / static_cast<TimeNs>(v.size());
+}
+
+// Gradient sync and optimizer: from the last op on any stage to the end of the step.
+TimeNs tailOf(const PipelineTrace& pl, const StepView& view) {
+  TimeNs lastOp = view.start;
+  for (const StageStep& ss : view.stages) {
+    for (int i : ss.ops) lastOp = std::max(lastOp, pl.stages[ss.stage].ops.ops[i].end);
+  }
+  return view.end - lastOp;
+}
+
+int kindIndex(OpKind k) {
+  return static_cast<int>(k);
+}
+
+// Idle a better schedule or balance could win back: what is not the ideal schedule's own bubble.
+TimeNs avoidable(const Gap& g) {
+  return g.idle - g.byClass[static_cast<int>(IdleClass::Warmup)] -
+         g.byClass[static_cast<int>(IdleClass::Drain)] -
+         g.byClass[static_cast<int>(IdleClass::ScheduleBubble)];
+}
+
+}  // namespace
+
+PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>& warnings) {
+  PipelineResult out;
+  out.dpRank = pl.dpRank;
+  const std::vector<StepView> views = buildStepViews(pl);
+  if (views.empty()) {
+    throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) +
+                             ": no step has ops on every stage, so there is nothing to compare");
+  }
+  const MeanCosts costs = meanCosts(pl, views);
+  out.transferMedian = median(transferLags(pl, views));
+  std::vector<TimeNs> tails, measured, idealSteps, stageSteps, opsSteps;
+  for (const StepView& v : views) tails.push_back(tailOf(pl, v));
+  out.tailMedian = median(tails);
+
+  out.stages.resize(pl.p);
+  for (int s = 0; s < pl.p; ++s) {
+    auto& sr = out.stages[s];
+    sr.stage = s;
+    for (size_t r : pl.stages[s].ranks) sr.ranks.push_back(static_cast<int>(r));
+    sr.rank = sr.ranks.front();
+  }
+  std::vector<std::vector<TimeNs>> onlyStageSteps(pl.p);
+
+  for (const StepView& view : views) {
+    const engine::Schedule order = observedSchedule(pl, view);
+    auto ideal = simulateStep(pl, view, order, costs, Scenario::Ideal, out.transferMedian);
+    auto stage = simulateStep(pl, view, order, costs, Scenario::Stage, out.transferMedian);
+    auto ops = simulateStep(pl, view, order, costs, Scenario::Ops, out.transferMedian);
+    if (!ideal || !stage || !ops) {
+      warnings.push_back("step " + std::to_string(view.number) +
+                         ": its op order cannot be re-run by the simulator (a partial capture?); "
+                         "left out");
+      continue;
+    }
+    const int stepIndex = static_cast<int>(out.steps.size());
+    out.steps.push_back({view.number, view.start, view.end});
+    measured.push_back(view.end - view.start);
+    idealSteps.push_back(ideal->makespan + out.tailMedian);
+    stageSteps.push_back(stage->makespan + out.tailMedian);
+    opsSteps.push_back(ops->makespan + out.tailMedian);
+    if (out.idealOps.empty()) {
+      for (int s = 0; s < pl.p; ++s) {
+        for (size_t j = 0; j < order.stages[s].size(); ++j) {
+          const auto& t = ideal->stages[s].ops[j];
+          out.idealOps.push_back({order.stages[s][j], s, stepIndex, t.start, t.end,
+                                  costs.idealOf(order.stages[s][j])});
+        }
+      }
+    }
+    for (int s = 0; s < pl.p; ++s) {
+      if (auto only = simulateStep(pl, view, order, costs, Scenario::Ops, out.transferMedian, s)) {
+        onlyStageSteps[s].push_back(only->makespan + out.tailMedian);
+      }
+    }
+
+    StepView indexed = view;
+    indexed.index = stepIndex;
+    const BlameWalker blame(pl, indexed, costs, out.transferMedian);
+    const StepSims sims{*ideal, *stage, *ops};
+    const size_t firstGap = out.gaps.size();
+    for (int s = 0; s < pl.p; ++s) {
+      const Split split = classifyStageStep(pl, indexed, s, sims, blame, out.gaps);
+      out.stages[s].perStep.push_back(split);
+      out.stages[s].total += split;
+      out.total += split;
+    }
+    // Gaps name the op that ended them by its index in `ops` below.
+    std::vector<std::vector<int>> recordOf(pl.p);
+    for (const StageStep& ss : indexed.stages) {
+      for (int i : ss.ops) {
+        const auto& o = pl.stages[ss.stage].ops.ops[i];
+        if (recordOf[ss.stage].size() <= static_cast<size_t>(i))
+          recordOf[ss.stage].resize(i + 1, -1);
+        recordOf[ss.stage][i] = static_cast<int>(out.ops.size());
+        out.ops.push_back({o.op, ss.stage, stepIndex, o.start, o.end, costs.idealOf(o.op)});
+      }
+    }
+    for (size_t g = firstGap; g < out.gaps.size(); ++g) {
+      Gap& gap = out.gaps[g];
+      if (gap.nextOp >= 0) gap.nextOp = recordOf[gap.stage][gap.nextOp];
+    }
+    for (const Transfer& t : pl.transfers) {
+      const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
+      const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
+      if (recv.step != pl.stepIndex[t.toStage][view.index]) continue;
+      out.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, stepIndex, send.start,
+                               send.end, recv.start, recv.end});
+    }
+  }
+  if (out.steps.empty()) {
+    throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) +
+                             ": no step could be re-run by the simulator");
+  }
+
+  out.stepTimeMeasured = mean(measured);
+  out.stepTimeIdeal = mean(idealSteps);
+  out.stepTimeStage = mean(stageSteps);
+  out.stepTimeOps = mean(opsSteps);
+  out.slowdown = out.stepTimeIdeal > 0 ? static_cast<double>(out.stepTimeMeasured) /
+                                             static_cast<double>(out.stepTimeIdeal)
+                                       : 1.0;
+  for (int s = 0; s < pl.p; ++s) {
+    auto& sr = out.stages[s];
+    if (!onlyStageSteps[s].empty() && out.stepTimeIdeal > 0) {
+      sr.slowdown =
+          static_cast<double>(mean(onlyStageSteps[s])) / static_cast<double>(out.stepTimeIdeal);
+    }
+    std::array<std::pair<TimeNs, int64_t>, 4> sums{};
+    for (const auto& o : out.ops) {
+      if (o.stage != s) continue;
+      sums[kindIndex(o.op.kind)].first += o.end - o.start;
+      sums[kindIndex(o.op.kind)].second += 1;
+    }
+    for (int k = 0; k < 4; ++k) {
+      sr.meanCost[k] = sums[k].second ? sums[k].first / sums[k].second : 0;
+    }
+  }
+
+  std::vector<int> order(out.gaps.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const TimeNs va = avoidable(out.gaps[a]), vb = avoidable(out.gaps[b]);
+    return va != vb ? va > vb : out.gaps[a].idle > out.gaps[b].idle;
+  });
+  for (size_t i = 0; i < order.size() && i < 5; ++i) {
+    if (avoidable(out.gaps[order[i]]) > 0) out.topGaps.push_back(order[i]);
+  }
+
+  const engine::Schedule first = observedSchedule(pl, views.front());
+  out.schedule = detectSchedule(first);
+  WhatIfInput in;
+  in.p = pl.p;
+  in.m = first.m;
+  in.schedule = out.schedule;
+  in.costs = costs;
+  in.measuredStep = out.stepTimeMeasured;
+  in.idealStep = out.stepTimeIdeal;
+  in.tail = out.tailMedian;
+  in.transfer = out.transferMedian;
+  out.whatIf = whatIfTable(in);
+  for (const auto& w : pl.warnings) warnings.push_back(w);
+  return out;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,15 @@
+#pragma once
+// Analysis of one pipeline: steps, the split and idle classes per stage and step, gaps and their
+// blame, slowdowns against the ideal schedule, schedule detection and the what-if table.
+#include <string>
+#include <vector>
+
+#include "analyzer/pipeline/pipeline_trace.h"
+#include "analyzer/result.h"
+
+namespace bubblescope::analysis {
+
+// Throws AnalysisInputError when the pipeline has no step complete on every stage.
+PipelineResult analyzePipeline(const PipelineTrace& pipeline, std::vector<std::string>& warnings);
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,143 @@
+#include "analyzer/recognize/kernel_attribution.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace bubblescope::analysis {
+namespace {
+
+using traces::ThreadIndex;
+
+struct Launch {
+  ThreadIndex thread = 0;
+  TimeNs time = 0;
+};
+
+// Ranges of one thread that can own GPU work, sorted by start: index >= 0 an op, < 0 a comm
+// (-1 - index).
+struct Owner {
+  TimeNs start, end;
+  int64_t index;
+};
+
+const Owner* enclosing(const std::vector<Owner>& owners, TimeNs t) {
+  auto it = std::upper_bound(owners.begin(), owners.end(), t,
+                             [](TimeNs v, const Owner& o) { return v < o.start; });
+  // The innermost enclosing range starts last: walk back over the few that start before t.
+  for (int steps = 0; it != owners.begin() && steps < 4; ++steps) {
+    --it;
+    if (t >= it->start && t <= it->end) return &*it;
+  }
+  return nullptr;
+}
+
+bool isNcclKernel(std::string_view name) {
+  return name.starts_with("nccl") || name.find("ncclKernel") != std::string_view::npos ||
+         name.find("ncclDevKernel") != std::string_view::npos;
+}
+
+}  // namespace
+
+TimeNs unionLength(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  TimeNs total = 0, curStart = 0, curEnd = 0;
+  bool open = false;
+  for (const Interval& i : v) {
+    if (!open || i.start > curEnd) {
+      if (open) total += curEnd - curStart;
+      curStart = i.start;
+      curEnd = i.end;
+      open = true;
+    } else {
+      curEnd = std::max(curEnd, i.end);
+    }
+  }
+  if (open) total += curEnd - curStart;
+  return total;
+}
+
+void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
+  const auto& k = t.kernels;
+  if (k.size() == 0) return;
+  ops.hasKernels = true;
+
+  std::unordered_map<uint32_t, Launch> launches;
+  launches.reserve(t.apiCalls.size());
+  for (size_t i = 0; i < t.apiCalls.size(); ++i) {
+    if (t.apiCalls.correlation[i] != 0) {
+      launches[t.apiCalls.correlation[i]] = {t.apiCalls.thread[i], t.apiCalls.start[i]};
+    }
+  }
+  std::unordered_map<ThreadIndex, std::vector<Owner>> owners;
+  for (size_t i = 0; i < ops.ops.size(); ++i) {
+    const auto& o = ops.ops[i];
+    owners[o.thread].push_back({o.launch, o.end, static_cast<int64_t>(i)});
+  }
+  for (size_t i = 0; i < ops.comms.size(); ++i) {
+    const auto& c = ops.comms[i];
+    owners[c.thread].push_back({c.start, c.end, -1 - static_cast<int64_t>(i)});
+  }
+  for (auto& [thread, list] : owners) {
+    std::sort(list.begin(), list.end(),
+              [](const Owner& a, const Owner& b) { return a.start < b.start; });
+  }
+
+  std::vector<std::vector<Interval>> opKernels(ops.ops.size());
+  std::vector<Interval> commSpan(ops.comms.size(), Interval{INT64_MAX, INT64_MIN});
+  for (size_t i = 0; i < k.size(); ++i) {
+    const Interval span{k.start[i], k.end[i]};
+    const bool comm = isNcclKernel(t.strings.at(k.name[i]));
+    const Owner* owner = nullptr;
+    if (auto it = launches.find(k.correlation[i]); it != launches.end()) {
+      if (auto o = owners.find(it->second.thread); o != owners.end()) {
+        owner = enclosing(o->second, it->second.time);
+      }
+    }
+    if (comm) {
+      ops.commKernels.push_back(span);
+      if (owner && owner->index < 0) {
+        Interval& c = commSpan[static_cast<size_t>(-1 - owner->index)];
+        c.start = std::min(c.start, span.start);
+        c.end = std::max(c.end, span.end);
+      }
+    } else if (owner && owner->index >= 0) {
+      opKernels[static_cast<size_t>(owner->index)].push_back(span);
+      ops.computeKernels.push_back(span);
+    } else {
+      ops.otherKernels.push_back(span);
+    }
+  }
+  for (size_t i = 0; i < t.memcpys.size(); ++i) {
+    ops.otherKernels.push_back({t.memcpys.start[i], t.memcpys.end[i]});
+  }
+  for (size_t i = 0; i < t.memsets.size(); ++i) {
+    ops.otherKernels.push_back({t.memsets.start[i], t.memsets.end[i]});
+  }
+
+  // An op runs from its first kernel to its last; ops that launched nothing keep their range.
+  for (size_t i = 0; i < ops.ops.size(); ++i) {
+    auto& list = opKernels[i];
+    if (list.empty()) continue;
+    auto& o = ops.ops[i];
+    o.start = INT64_MAX;
+    o.end = INT64_MIN;
+    for (const Interval& s : list) {
+      o.start = std::min(o.start, s.start);
+      o.end = std::max(o.end, s.end);
+    }
+    o.computeBusy = unionLength(list);
+  }
+  // A transfer's device time is its NCCL kernels' span.
+  for (size_t i = 0; i < ops.comms.size(); ++i) {
+    if (commSpan[i].start <= commSpan[i].end) {
+      ops.comms[i].start = commSpan[i].start;
+      ops.comms[i].end = commSpan[i].end;
+    }
+  }
+  auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
+  std::stable_sort(ops.ops.begin(), ops.ops.end(), byStart);
+  std::stable_sort(ops.comms.begin(), ops.comms.end(), byStart);
+}
+
+}  // namespace bubblescope::analysis

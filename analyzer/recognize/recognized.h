@@ -1,0 +1,83 @@
+#pragma once
+// What op recognition finds in one rank's trace: pipeline ops (F/B/W/BW per microbatch and
+// chunk), the sends and receives between stages, step markers, and the other phases of a step.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reference_engine/schedule/op.h"
+#include "traces/model/events.h"
+#include "traces/model/time.h"
+
+namespace bubblescope::analysis {
+
+using engine::Op;
+using engine::OpKind;
+
+// What a trace range stands for.
+enum class Role : uint8_t {
+  Op,         // F/B/W/BW work of one microbatch
+  Send,       // activations (F) or gradients (B) sent to another stage
+  Recv,       // ... received from another stage
+  Step,       // one training iteration
+  Optimizer,  // the optimizer step
+  GradSync,   // gradient synchronisation (DP all-reduce, grad-norm all-reduce)
+  OtherBusy,  // other device work: loss, recompute, embedding sync
+};
+
+// One match of a rule against a range name. Fields a rule does not give stay unset.
+struct Match {
+  Role role = Role::Op;
+  OpKind kind = OpKind::F;      // for Op; for Send/Recv the pass the data is for (F or B)
+  std::optional<int> mb;        // microbatch
+  int chunk = 0;                // model chunk on the stage
+  std::optional<int> peer;      // the other stage (Send: to, Recv: from)
+  std::optional<int> stage;     // the stage the label names (torch pipelining labels carry one)
+  std::optional<int64_t> step;  // step number (Step)
+};
+
+struct RecognizedOp {
+  Op op;
+  TimeNs start = 0, end = 0;  // execution: GPU kernels' span when the trace has them, else range
+  TimeNs launch = 0;          // when the host started it (the range start)
+  TimeNs computeBusy = 0;     // time its GPU work ran (union of kernels), else end - start
+  traces::ThreadIndex thread = 0;
+  int step = -1;  // index into the rank's steps, set when steps are cut
+};
+
+struct RecognizedComm {
+  bool send = true;
+  OpKind pass = OpKind::F;  // F: activations, B: gradients
+  int mb = 0;
+  int chunk = 0;
+  int peer = -1;  // the other stage as the label gives it (-1: unknown)
+  TimeNs start = 0, end = 0;
+  traces::ThreadIndex thread = 0;
+  int step = -1;
+};
+
+struct StepMarker {
+  int64_t number = 0;
+  TimeNs start = 0, end = 0;
+};
+
+// Everything recognised on one rank.
+struct RankOps {
+  std::string ruleSet;                 // which rule set recognised it ("" = none)
+  bool mbInferred = false;             // microbatch ids counted by order, not read from labels
+  std::optional<int> stageFromLabels;  // a stage id the labels themselves carry
+  std::vector<RecognizedOp> ops;       // sorted by start
+  std::vector<RecognizedComm> comms;   // sorted by start
+  std::vector<StepMarker> steps;       // sorted by start
+  std::vector<Interval> optimizer, gradSync, otherBusy;
+  std::vector<Interval> hostActivity;  // unrecognised ranges: evidence of a busy host
+
+  // GPU work, when the trace has kernels (else the ranges above stand for it).
+  bool hasKernels = false;
+  std::vector<Interval> computeKernels;  // kernels launched inside an op
+  std::vector<Interval> commKernels;     // NCCL kernels
+  std::vector<Interval> otherKernels;    // everything else: optimizer, memcpy, unattributed
+};
+
+}  // namespace bubblescope::analysis

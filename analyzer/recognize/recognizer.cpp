@@ -1,0 +1,157 @@
+#include "analyzer/recognize/recognizer.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analyzer/recognize/kernel_attribution.h"
+#include "analyzer/recognize/steps.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using traces::RankTrace;
+using traces::StringId;
+
+// Matches of one rule set, cached per distinct name (traces repeat a few names millions of times).
+class CachedMatcher {
+ public:
+  CachedMatcher(const RuleSet& set, const traces::StringTable& strings)
+      : set_(set), strings_(strings), cache_(strings.size()), done_(strings.size(), false) {}
+
+  const std::optional<Match>& operator()(StringId name) {
+    if (!done_[name]) {
+      cache_[name] = set_.match(strings_.at(name));
+      if (!cache_[name]) cache_[name] = commonMarkers().match(strings_.at(name));
+      done_[name] = true;
+    }
+    return cache_[name];
+  }
+
+ private:
+  const RuleSet& set_;
+  const traces::StringTable& strings_;
+  std::vector<std::optional<Match>> cache_;
+  std::vector<bool> done_;
+};
+
+size_t countOps(const RankTrace& t, const RuleSet& set) {
+  std::vector<int8_t> seen(t.strings.size(), -1);
+  size_t n = 0;
+  for (StringId name : t.ranges.name) {
+    if (seen[name] < 0) {
+      auto m = set.match(t.strings.at(name));
+      seen[name] = m && m->role == Role::Op ? 1 : 0;
+    }
+    n += static_cast<size_t>(seen[name]);
+  }
+  return n;
+}
+
+// NCCL annotates its own API calls; they are communication, not host work of the job.
+bool isNcclDomain(const RankTrace& t, StringId domain) {
+  return t.strings.at(domain) == "NCCL";
+}
+
+// Unrecognised ranges that hold no recognised op are evidence that the host was busy (data
+// loading, Python, GC); a wrapper around a whole step is not.
+std::vector<Interval> hostActivity(const std::vector<Interval>& candidates,
+                                   const std::vector<TimeNs>& workStarts) {
+  std::vector<Interval> out;
+  for (const Interval& r : candidates) {
+    auto it = std::lower_bound(workStarts.begin(), workStarts.end(), r.start);
+    if (it == workStarts.end() || *it >= r.end) out.push_back(r);
+  }
+  return out;
+}
+
+// Labels that carry stage ids (torch pipelining) name virtual stages: the rank's distinct ids,
+// ascending, are its chunks 0, 1, ...
+void chunksFromStageIds(RankOps& out, const std::vector<std::optional<int>>& opStage,
+                        const std::vector<std::optional<int>>& commStage) {
+  std::set<int> ids;
+  for (const auto& s : opStage) {
+    if (s) ids.insert(*s);
+  }
+  if (ids.empty()) return;
+  out.stageFromLabels = *ids.begin();
+  std::map<int, int> chunkOf;
+  for (int id : ids) chunkOf.emplace(id, static_cast<int>(chunkOf.size()));
+  for (size_t i = 0; i < out.ops.size(); ++i) {
+    if (opStage[i]) out.ops[i].op.chunk = chunkOf[*opStage[i]];
+  }
+  for (size_t i = 0; i < out.comms.size(); ++i) {
+    if (commStage[i] && chunkOf.count(*commStage[i])) out.comms[i].chunk = chunkOf[*commStage[i]];
+  }
+}
+
+}  // namespace
+
+RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSets) {
+  RankOps out;
+  const RuleSet* chosen = nullptr;
+  size_t best = 0;
+  for (const RuleSet* set : ruleSets) {
+    const size_t n = countOps(t, *set);
+    if (n > best) {
+      best = n;
+      chosen = set;
+    }
+  }
+  if (!chosen) return out;
+  out.ruleSet = chosen->name;
+  out.mbInferred = chosen->countsMicrobatches;
+
+  CachedMatcher match(*chosen, t.strings);
+  const auto& r = t.ranges;
+  std::vector<Interval> unrecognised;
+  std::vector<TimeNs> workStarts;
+  std::vector<std::optional<int>> opStage, commStage;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const auto& m = match(r.name[i]);
+    if (!m) {
+      if (!isNcclDomain(t, r.domain[i])) unrecognised.push_back({r.start[i], r.end[i]});
+      continue;
+    }
+    switch (m->role) {
+      case Role::Op:
+        out.ops.push_back({Op{m->kind, m->mb.value_or(-1), m->chunk}, r.start[i], r.end[i],
+                           r.start[i], r.end[i] - r.start[i], r.thread[i], -1});
+        opStage.push_back(m->stage);
+        workStarts.push_back(r.start[i]);
+        break;
+      case Role::Send:
+      case Role::Recv:
+        out.comms.push_back({m->role == Role::Send, m->kind, m->mb.value_or(-1), m->chunk,
+                             m->peer.value_or(-1), r.start[i], r.end[i], r.thread[i], -1});
+        commStage.push_back(m->stage);
+        workStarts.push_back(r.start[i]);
+        break;
+      case Role::Step:
+        out.steps.push_back(
+            {m->step.value_or(static_cast<int64_t>(out.steps.size())), r.start[i], r.end[i]});
+        break;
+      case Role::Optimizer:
+        out.optimizer.push_back({r.start[i], r.end[i]});
+        workStarts.push_back(r.start[i]);
+        break;
+      case Role::GradSync:
+        out.gradSync.push_back({r.start[i], r.end[i]});
+        workStarts.push_back(r.start[i]);
+        break;
+      case Role::OtherBusy:
+        out.otherBusy.push_back({r.start[i], r.end[i]});
+        workStarts.push_back(r.start[i]);
+        break;
+    }
+  }
+  chunksFromStageIds(out, opStage, commStage);
+  std::sort(workStarts.begin(), workStarts.end());
+  out.hostActivity = hostActivity(unrecognised, workStarts);
+  attributeKernels(t, out);
+  cutSteps(out);
+  if (out.mbInferred) numberMicrobatchesByOrder(out);
+  return out;
+}
+
+}  // namespace bubblescope::analysis

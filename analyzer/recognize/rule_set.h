@@ -1,0 +1,54 @@
+#pragma once
+// Rule sets for recognising pipeline ops in range names (analysis.md §4): each is a small table of
+// patterns, one per kind of label a framework emits, with what each capture group means.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/recognize/recognized.h"
+
+namespace bubblescope::analysis {
+
+struct Rule {
+  std::string source;  // the pattern as written, for messages
+  std::regex pattern;  // matched against the whole name
+  Role role = Role::Op;
+  std::optional<OpKind> kind;           // fixed kind (or pass, for Send/Recv)
+  int kindGroup = 0;                    // or: the capture group naming it ...
+  std::map<std::string, OpKind> kinds;  // ... through this table
+  int mbGroup = 0, chunkGroup = 0, peerGroup = 0, stageGroup = 0, stepGroup = 0;  // 0 = none
+
+  std::optional<Match> apply(std::string_view name) const;
+};
+
+struct RuleSet {
+  std::string name;  // "bubblescope", "torch.distributed.pipelining", ...
+  std::vector<Rule> rules;
+  // The labels carry no microbatch id: ops are numbered by their order in each step.
+  bool countsMicrobatches = false;
+
+  // The first rule that matches the whole name.
+  std::optional<Match> match(std::string_view label) const;
+};
+
+// The built-in rule sets, in the order they are tried: bubblescope convention,
+// torch.distributed.pipelining, Zero Bubble (Megatron fork), Megatron timer names, DeepSpeed.
+const std::vector<RuleSet>& builtinRuleSets();
+
+// Step, optimizer and gradient-sync markers every framework shares (ProfilerStep#N, ...), tried
+// after the chosen rule set.
+const RuleSet& commonMarkers();
+
+// A user's rule set from a JSON file (format in docs/analysis.md). Throws std::invalid_argument
+// with one sentence naming the file and the problem.
+RuleSet loadRuleSet(const std::filesystem::path& file);
+
+// How to annotate a job so the bubblescope rule set recognises it, for the "nothing recognised"
+// message.
+const char* annotationHint();
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,62 @@
+#include "analyzer/recognize/steps.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace bubblescope::analysis {
+namespace {
+
+// Index of the marker whose [start, end] holds t; -1 if none. Markers are sorted and disjoint.
+int stepAt(const std::vector<StepMarker>& steps, TimeNs t) {
+  auto it = std::upper_bound(steps.begin(), steps.end(), t,
+                             [](TimeNs v, const StepMarker& s) { return v < s.start; });
+  if (it == steps.begin()) return -1;
+  --it;
+  return t <= it->end ? static_cast<int>(it - steps.begin()) : -1;
+}
+
+// No markers: a step starts at each F of microbatch 0, chunk 0 after the first, and ends where
+// the next one starts (the last at the last op's end).
+void inferSteps(RankOps& ops) {
+  std::vector<TimeNs> starts;
+  for (const auto& o : ops.ops) {
+    if (o.op.kind == OpKind::F && o.op.mb == 0 && o.op.chunk == 0) starts.push_back(o.launch);
+  }
+  if (starts.empty() && !ops.ops.empty()) starts.push_back(ops.ops.front().launch);
+  TimeNs lastEnd = 0;
+  for (const auto& o : ops.ops) lastEnd = std::max(lastEnd, o.end);
+  for (const auto& c : ops.comms) lastEnd = std::max(lastEnd, c.end);
+  for (const auto& i : ops.optimizer) lastEnd = std::max(lastEnd, i.end);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    // Work before the first F (a RECV of its input) belongs to the first step.
+    const TimeNs start =
+        i == 0 ? std::min(starts[0], ops.comms.empty() ? starts[0] : ops.comms.front().start)
+               : starts[i];
+    const TimeNs end = i + 1 < starts.size() ? starts[i + 1] - 1 : lastEnd;
+    ops.steps.push_back({static_cast<int64_t>(i), start, end});
+  }
+}
+
+}  // namespace
+
+void cutSteps(RankOps& ops) {
+  std::sort(ops.steps.begin(), ops.steps.end(),
+            [](const StepMarker& a, const StepMarker& b) { return a.start < b.start; });
+  if (ops.steps.empty()) inferSteps(ops);
+  for (auto& o : ops.ops) o.step = stepAt(ops.steps, o.launch);
+  for (auto& c : ops.comms) c.step = stepAt(ops.steps, c.start);
+}
+
+void numberMicrobatchesByOrder(RankOps& ops) {
+  std::map<std::tuple<int, OpKind, int>, int> opCount;
+  for (auto& o : ops.ops) {
+    if (o.op.mb < 0) o.op.mb = opCount[{o.step, o.op.kind, o.op.chunk}]++;
+  }
+  std::map<std::tuple<int, bool, OpKind, int>, int> commCount;
+  for (auto& c : ops.comms) {
+    if (c.mb < 0) c.mb = commCount[{c.step, c.send, c.pass, c.chunk}]++;
+  }
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,102 @@
+// A user's rule set, from a JSON file:
+//   {"name": "my-trainer", "counts_microbatches": false, "rules": [
+//     {"match": "fwd mb(\\d+)", "role": "op", "kind": "F", "mb": 1},
+//     {"match": "bwd_(in|wt) mb(\\d+)", "role": "op", "kind_group": 1,
+//      "kinds": {"in": "B", "wt": "W"}, "mb": 2},
+//     {"match": "send act mb(\\d+) to (\\d+)", "role": "send", "kind": "F", "mb": 1, "peer": 2},
+//     {"match": "iteration (\\d+)", "role": "step", "step": 1}]}
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/recognize/rule_set.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using nlohmann::json;
+
+OpKind parseKind(const std::string& s, const std::string& where) {
+  if (s == "F") return OpKind::F;
+  if (s == "B") return OpKind::B;
+  if (s == "W") return OpKind::W;
+  if (s == "BW") return OpKind::BW;
+  throw std::invalid_argument(where + ": kind '" + s + "' is not one of F, B, W, BW");
+}
+
+Role parseRole(const std::string& s, const std::string& where) {
+  static const std::map<std::string, Role> roles = {
+      {"op", Role::Op},          {"send", Role::Send},           {"recv", Role::Recv},
+      {"step", Role::Step},      {"optimizer", Role::Optimizer}, {"grad_sync", Role::GradSync},
+      {"other", Role::OtherBusy}};
+  auto it = roles.find(s);
+  if (it == roles.end()) {
+    throw std::invalid_argument(
+        where + ": role '" + s +
+        "' is not one of op, send, recv, step, optimizer, grad_sync, other");
+  }
+  return it->second;
+}
+
+}  // namespace
+
+RuleSet loadRuleSet(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::invalid_argument(file.string() + ": cannot be opened");
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(file.string() + ": not valid JSON (" + e.what() + ")");
+  }
+  const std::string where = file.string();
+  RuleSet set;
+  try {
+    set.name = doc.value("name", file.stem().string());
+    set.countsMicrobatches = doc.value("counts_microbatches", false);
+    if (!doc.contains("rules") || !doc["rules"].is_array() || doc["rules"].empty()) {
+      throw std::invalid_argument(where + ": needs a non-empty \"rules\" array");
+    }
+    int index = 0;
+    for (const json& j : doc["rules"]) {
+      const std::string at = where + ": rule " + std::to_string(index++);
+      Rule r;
+      r.source = j.at("match").get<std::string>();
+      try {
+        r.pattern = std::regex(r.source, std::regex::ECMAScript | std::regex::optimize);
+      } catch (const std::regex_error& e) {
+        throw std::invalid_argument(at + ": bad pattern '" + r.source + "' (" + e.what() + ")");
+      }
+      r.role = parseRole(j.value("role", "op"), at);
+      if (j.contains("kind")) r.kind = parseKind(j["kind"].get<std::string>(), at);
+      r.kindGroup = j.value("kind_group", 0);
+      if (j.contains("kinds")) {
+        for (const auto& [label, kind] : j["kinds"].items()) {
+          r.kinds[label] = parseKind(kind.get<std::string>(), at);
+        }
+      }
+      if (r.kindGroup > 0 && r.kinds.empty()) {
+        throw std::invalid_argument(at + ": kind_group needs a \"kinds\" table");
+      }
+      r.mbGroup = j.value("mb", 0);
+      r.chunkGroup = j.value("chunk", 0);
+      r.peerGroup = j.value("peer", 0);
+      r.stageGroup = j.value("stage", 0);
+      r.stepGroup = j.value("step", 0);
+      const int groups = static_cast<int>(r.pattern.mark_count());
+      for (int g : {r.kindGroup, r.mbGroup, r.chunkGroup, r.peerGroup, r.stageGroup, r.stepGroup}) {
+        if (g < 0 || g > groups) {
+          throw std::invalid_argument(at + ": group " + std::to_string(g) +
+                                      " but the pattern has " + std::to_string(groups));
+        }
+      }
+      set.rules.push_back(std::move(r));
+    }
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(where + ": " + e.what());
+  }
+  return set;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,178 @@
+#include "analyzer/report/text_report.h"
+
+#include <iomanip>
+#include <sstream>
+
+#include "analyzer/report/format.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+// ANSI colours per idle class: bubbles the schedule leaves in blue, what balance or steadier
+// ops would win back in yellow, stalls in red.
+const char* classColour(IdleClass c) {
+  switch (c) {
+    case IdleClass::Warmup:
+    case IdleClass::Drain:
+    case IdleClass::ScheduleBubble:
+      return "\033[34m";
+    case IdleClass::Imbalance:
+    case IdleClass::Jitter:
+      return "\033[33m";
+    default:
+      return "\033[31m";
+  }
+}
+
+const char* kShortClass[kIdleClasses] = {"warm-up", "drain",   "sched",   "imbal",
+                                         "jitter",  "st:comm", "st:host", "st:other"};
+
+class Writer {
+ public:
+  Writer(std::ostream& out, bool colour) : out_(out), colour_(colour) {}
+
+  std::string bold(const std::string& s) const { return colour_ ? "\033[1m" + s + "\033[0m" : s; }
+  std::string coloured(IdleClass c, const std::string& s) const {
+    return colour_ ? std::string(classColour(c)) + s + "\033[0m" : s;
+  }
+
+  void header(const AnalysisResult& r) {
+    out_ << bold("bubblescope analysis of " + r.runDir) << "\n";
+    if (!r.command.empty()) out_ << "command:  " << r.command << "\n";
+    out_ << "ranks:    " << r.ranks << " (PP " << r.pp << " x DP " << r.dp;
+    if (r.tp > 1) out_ << " x TP " << r.tp;
+    out_ << ", topology from " << r.topologySource << ")\n";
+    out_ << "ops:      recognised by the " << r.ruleSet << " rule set"
+         << (r.opsInferred ? " (microbatches numbered by order)" : "") << "\n";
+    if (r.clock.enabled) {
+      out_ << "clocks:   "
+           << (r.clock.maxCorrection > 0
+                   ? "aligned, largest correction " + formatMs(r.clock.maxCorrection, 3) + " ms"
+                   : "aligned, no skew found")
+           << "\n";
+    } else {
+      out_ << "clocks:   alignment off\n";
+    }
+    for (const auto& w : r.warnings) out_ << "warning:  " << w << "\n";
+  }
+
+  void pipeline(const PipelineResult& pl, bool several) {
+    out_ << "\n";
+    std::string title = several ? "Pipeline " + std::to_string(pl.dpRank) + ": " : "";
+    title += "schedule " + pl.schedule.name + " (p=" + std::to_string(pl.schedule.p) +
+             ", m=" + std::to_string(pl.schedule.m) +
+             (pl.schedule.v > 1 ? ", v=" + std::to_string(pl.schedule.v) : "") + "), " +
+             std::to_string(pl.steps.size()) + " step(s)";
+    out_ << bold(title) << "\n";
+    out_ << "step time " << formatMs(pl.stepTimeMeasured) << " ms measured, "
+         << formatMs(pl.stepTimeIdeal)
+         << " ms ideal (balanced stages, no stalls): slowdown S = " << formatRatio(pl.slowdown)
+         << "\n";
+    out_ << "transfers take " << formatMs(pl.transferMedian, 3) << " ms (median); gradient sync + "
+         << "optimizer " << formatMs(pl.tailMedian, 2) << " ms\n\n";
+    stageTable(pl);
+    topGaps(pl);
+    whatIf(pl);
+  }
+
+ private:
+  void cell(const std::string& s, int width) { out_ << std::setw(width) << s; }
+
+  void stageTable(const PipelineResult& pl) {
+    out_ << "Where the time went, per stage over all steps (ms; % of the stage's span):\n";
+    out_ << std::left << std::setw(8) << "stage" << std::right;
+    for (const char* h : {"span", "compute", "comm", "other", "idle"}) cell(h, 9);
+    out_ << " |";
+    for (int c = 0; c < kIdleClasses; ++c) cell(kShortClass[c], 9);
+    out_ << " |" << std::setw(6) << "S_s"
+         << "\n";
+    auto row = [&](const std::string& name, const Split& s, double slowdown) {
+      out_ << std::left << std::setw(8) << name << std::right;
+      cell(formatMs(s.span), 9);
+      cell(formatMs(s.compute), 9);
+      cell(formatMs(s.exposedComm), 9);
+      cell(formatMs(s.otherBusy), 9);
+      cell(formatMs(s.idle), 9);
+      out_ << " |";
+      for (int c = 0; c < kIdleClasses; ++c) {
+        const TimeNs v = s.idleByClass[c];
+        std::ostringstream text;
+        text << std::setw(9) << (v ? formatMs(v) : "-");
+        out_ << (v ? coloured(idleClassAt(c), text.str()) : text.str());
+      }
+      out_ << " |" << std::setw(6) << (slowdown > 0 ? formatRatio(slowdown) : "") << "\n";
+      out_ << std::left << std::setw(8) << "" << std::right << std::setw(9) << "";
+      for (TimeNs v : {s.compute, s.exposedComm, s.otherBusy, s.idle}) {
+        cell(formatPercent(share(v, s.span)), 9);
+      }
+      out_ << " |";
+      for (int c = 0; c < kIdleClasses; ++c) {
+        cell(s.idleByClass[c] ? formatPercent(share(s.idleByClass[c], s.span)) : "", 9);
+      }
+      out_ << " |\n";
+    };
+    for (const auto& st : pl.stages) {
+      row(std::to_string(st.stage) + " r" + std::to_string(st.rank), st.total, st.slowdown);
+    }
+    row("all", pl.total, 0);
+    out_ << "Each row adds up: compute + comm + other + idle = span, and the classes = idle ("
+         << (addsUp(pl) ? "checked" : "NOT EXACT: please report") << ").\n";
+  }
+
+  static bool addsUp(const PipelineResult& pl) {
+    for (const auto& st : pl.stages) {
+      for (const Split& s : st.perStep) {
+        if (s.compute + s.exposedComm + s.otherBusy + s.idle != s.span) return false;
+        if (s.classSum() != s.idle) return false;
+      }
+    }
+    return true;
+  }
+
+  void topGaps(const PipelineResult& pl) {
+    out_ << "\nTop gaps (idle a better balance or schedule could win back):\n";
+    if (pl.topGaps.empty()) {
+      out_ << "  none: every idle gap is the schedule's own bubble\n";
+      return;
+    }
+    int n = 1;
+    for (int gi : pl.topGaps) {
+      const Gap& g = pl.gaps[gi];
+      out_ << "  " << n++ << ". step " << pl.steps[g.step].number << ", stage " << g.stage << ", "
+           << formatMs(g.idle) << " ms idle"
+           << (g.nextOp >= 0 ? " before " + engine::label(pl.ops[g.nextOp].op) : " at the end")
+           << " (" << coloured(g.dominant, idleClassName(g.dominant)) << ")\n     " << g.blame.text
+           << "\n";
+    }
+  }
+
+  void whatIf(const PipelineResult& pl) {
+    out_ << "\nWhat if (reference simulator, measured op costs):\n";
+    out_ << "  " << std::left << std::setw(44) << "scenario" << std::right << std::setw(12)
+         << "step (ms)" << std::setw(9) << "bubble" << std::setw(9) << "speedup"
+         << "  note\n";
+    for (const auto& w : pl.whatIf) {
+      out_ << "  " << std::left << std::setw(44) << w.scenario << std::right;
+      if (w.available) {
+        out_ << std::setw(12) << formatMs(w.stepTime) << std::setw(9) << formatPercent(w.bubbleRate)
+             << std::setw(9) << formatRatio(w.speedup);
+      } else {
+        out_ << std::setw(12) << "n/a" << std::setw(9) << "" << std::setw(9) << "";
+      }
+      out_ << "  " << w.note << "\n";
+    }
+  }
+
+  std::ostream& out_;
+  bool colour_;
+};
+
+}  // namespace
+
+void writeTextReport(const AnalysisResult& r, std::ostream& out, bool colour) {
+  Writer w(out, colour);
+  w.header(r);
+  for (const auto& pl : r.pipelines) w.pipeline(pl, r.pipelines.size() > 1);
+}
+
+}  // namespace bubblescope::analysis

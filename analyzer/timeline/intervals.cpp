@@ -1,0 +1,64 @@
+#include "analyzer/timeline/intervals.h"
+
+#include <algorithm>
+
+namespace bubblescope::analysis {
+
+IntervalList unite(IntervalList v) {
+  std::sort(v.begin(), v.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  IntervalList out;
+  for (const Interval& i : v) {
+    if (i.end <= i.start) continue;
+    if (!out.empty() && i.start <= out.back().end) {
+      out.back().end = std::max(out.back().end, i.end);
+    } else {
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+IntervalList subtract(const IntervalList& a, const IntervalList& b) {
+  IntervalList out;
+  size_t j = 0;
+  for (Interval cur : a) {
+    while (j < b.size() && b[j].end <= cur.start) ++j;
+    size_t k = j;
+    while (k < b.size() && b[k].start < cur.end) {
+      if (b[k].start > cur.start) out.push_back({cur.start, b[k].start});
+      cur.start = std::max(cur.start, b[k].end);
+      if (cur.start >= cur.end) break;
+      ++k;
+    }
+    if (cur.start < cur.end) out.push_back(cur);
+  }
+  return out;
+}
+
+IntervalList clip(const IntervalList& a, TimeNs lo, TimeNs hi) {
+  IntervalList out;
+  for (const Interval& i : a) {
+    const TimeNs s = std::max(i.start, lo), e = std::min(i.end, hi);
+    if (s < e) out.push_back({s, e});
+  }
+  return out;
+}
+
+TimeNs totalLength(const IntervalList& a) {
+  TimeNs n = 0;
+  for (const Interval& i : a) n += i.end - i.start;
+  return n;
+}
+
+TimeNs coveredLength(const IntervalList& a, TimeNs lo, TimeNs hi) {
+  if (hi <= lo) return 0;
+  auto it = std::lower_bound(a.begin(), a.end(), lo,
+                             [](const Interval& i, TimeNs t) { return i.end <= t; });
+  TimeNs n = 0;
+  for (; it != a.end() && it->start < hi; ++it)
+    n += std::min(it->end, hi) - std::max(it->start, lo);
+  return n;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,41 @@
+#pragma once
+// One step of one pipeline, stage by stage: the span [S, E], the ops in order with the arrival
+// of their cross-stage inputs, and what kept the device busy (compute, the transfer part of
+// communication, other work). Waiting inside a receive (before its send started) or inside a
+// collective (before the last rank joined) is not busy: it is idle (analysis.md §2).
+#include <cstdint>
+#include <vector>
+
+#include "analyzer/pipeline/pipeline_trace.h"
+#include "analyzer/timeline/intervals.h"
+
+namespace bubblescope::analysis {
+
+inline constexpr TimeNs kNoArrival = INT64_MIN;
+
+struct StageStep {
+  int stage = 0;
+  std::vector<int> ops;  // indexes into StageTrace::ops.ops, in start order
+  // Per entry of `ops`: when its input from another stage arrived (kNoArrival if it has none),
+  // and which op produced it (stage, index into that stage's ops; -1 if unknown).
+  std::vector<TimeNs> arrival;
+  std::vector<TimeNs> waitStart;  // when its receive began waiting (kNoArrival: no receive)
+  std::vector<int> producerStage, producerOp;
+  IntervalList compute, comm, other;  // merged, clipped to [S, E]; comm and other exclude compute
+  IntervalList hostActivity;          // unrecognised host ranges (stall evidence), merged
+};
+
+struct StepView {
+  int index = 0;       // into PipelineTrace::stepNumbers
+  int64_t number = 0;  // the step number in the trace
+  TimeNs start = 0, end = 0;
+  std::vector<StageStep> stages;
+};
+
+std::vector<StepView> buildStepViews(const PipelineTrace& pipeline);
+
+// Lag between a producer's end and its consumer's input arriving, per matched transfer where the
+// receiver was already waiting (else the arrival time is unknown). Used for T_ideal's transfers.
+std::vector<TimeNs> transferLags(const PipelineTrace& pipeline, const std::vector<StepView>& steps);
+
+}  // namespace bubblescope::analysis
