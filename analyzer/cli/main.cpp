@@ -22,6 +22,8 @@ int run(int argc, char** argv) {
   addSimulateCommand(app, action);
   addEngineCommand(app, action);
   addDemoCommand(app, action);
+  addRecordCommand(app, action);
+  addAnalyzeCommand(app, action);
 
   // An unknown first word is the commonest slip; name it rather than "subcommand required".
   if (argc > 1 && argv[1][0] != '-') {
@@ -32,8 +34,7 @@ int run(int argc, char** argv) {
       if (!sub->get_group().empty()) names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (!known) {
-      std::cerr << "bubblescope: unknown command '" << argv[1] << "' (commands: " << names
-                << ")\n";
+      std::cerr << "bubblescope: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
       return kBadInput;
     }
   }

@@ -34,10 +34,14 @@ std::vector<fs::path> findTraceFiles(const fs::path& dir) {
 Run readRun(const fs::path& path, const RunReadOptions& options) {
   std::error_code ec;
   const bool isDir = fs::is_directory(path, ec);
-  std::vector<fs::path> files = isDir ? findTraceFiles(path) : std::vector<fs::path>{path};
-
-  Run run;
+  Run run = readRunFiles(isDir ? findTraceFiles(path) : std::vector<fs::path>{path}, options);
   run.dir = isDir ? path : path.parent_path();
+  return run;
+}
+
+Run readRunFiles(const std::vector<fs::path>& files, const RunReadOptions& options) {
+  Run run;
+  if (!files.empty()) run.dir = files.front().parent_path();
   run.ranks.resize(files.size());
 
   // Files are independent: read them on a small pool, first error wins.

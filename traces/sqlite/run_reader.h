@@ -24,4 +24,8 @@ std::vector<std::filesystem::path> findTraceFiles(const std::filesystem::path& d
 // claim the same rank.
 Run readRun(const std::filesystem::path& path, const RunReadOptions& options = {});
 
+// The same for an explicit list of trace files (the run directory is the first one's).
+Run readRunFiles(const std::vector<std::filesystem::path>& files,
+                 const RunReadOptions& options = {});
+
 }  // namespace bubblescope::traces

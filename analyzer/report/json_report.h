@@ -1,0 +1,11 @@
+#pragma once
+// The JSON report: `schema_version` and every number of the analysis (times in ns).
+#include <nlohmann/json.hpp>
+
+#include "analyzer/result.h"
+
+namespace bubblescope::analysis {
+
+nlohmann::json toJson(const AnalysisResult& result);
+
+}  // namespace bubblescope::analysis
