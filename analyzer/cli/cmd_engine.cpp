@@ -78,8 +78,8 @@ int runEngineCommand(const RunOptions& o) {
   config.scheduleName = o.schedule;
   config.schedule = engine::Schedule::byName(o.schedule, o.p, o.m, o.v);
   if (o.vOption->count() > 0 && config.schedule.v != o.v) {
-    throw UsageError("--v " + std::to_string(o.v) + " does not apply to " + o.schedule + " (it runs " +
-                     std::to_string(config.schedule.v) + " chunk(s) per stage)");
+    throw UsageError("--v " + std::to_string(o.v) + " does not apply to " + o.schedule +
+                     " (it runs " + std::to_string(config.schedule.v) + " chunk(s) per stage)");
   }
   if (o.steps < 1) throw UsageError("--steps must be at least 1");
   config.steps = o.steps;
@@ -132,16 +132,20 @@ void addRun(CLI::App& engineCmd, Action& action) {
       ->required();
   run->add_option("-p,--stages", o->p, "Pipeline stages (processes)")->required();
   run->add_option("-m,--microbatches", o->m, "Microbatches per step")->required();
-  o->vOption = run->add_option("--v", o->v, "Model chunks per stage (interleaved)")->capture_default_str();
+  o->vOption =
+      run->add_option("--v", o->v, "Model chunks per stage (interleaved)")->capture_default_str();
   run->add_option("--steps", o->steps, "Training steps")->capture_default_str();
   run->add_option("--compute", o->compute, "sleep, mlp or cuda")->capture_default_str();
   run->add_option("--op-ms", o->opMs, "Op costs in ms for sleep mode: F,B,W (BW = B+W) [2,2,2]");
-  run->add_option("--optimizer-ms", o->optimizerMs, "Optimizer cost in ms (sleep mode)")->capture_default_str();
+  run->add_option("--optimizer-ms", o->optimizerMs, "Optimizer cost in ms (sleep mode)")
+      ->capture_default_str();
   run->add_option("--payload-bytes", o->payloadBytes,
-                  "Bytes of each activation and gradient (sleep mode)")->capture_default_str();
+                  "Bytes of each activation and gradient (sleep mode)")
+      ->capture_default_str();
   run->add_option("--seed", o->seed, "Seed of jitter, weights and data")->capture_default_str();
   run->add_option("--truth", o->truth, "Where truth.json goes")->capture_default_str();
-  run->add_option("--timeout", o->timeout, "Stop a run that takes longer (seconds)")->capture_default_str();
+  run->add_option("--timeout", o->timeout, "Stop a run that takes longer (seconds)")
+      ->capture_default_str();
   run->add_option("--slow-stage", o->faults.slowStage, "S:FACTOR  stage S's ops take FACTOR×");
   run->add_option("--stall", o->faults.stall,
                   "S:MB:MS[:STEP]  stage S idles MS ms before its first op of MB");
@@ -152,9 +156,15 @@ void addRun(CLI::App& engineCmd, Action& action) {
   run->add_option("--jitter", o->faults.jitterPct, "PCT  each op cost × (1+u), |u| ≤ PCT%");
   run->add_option("--crash", o->faults.crash, "S:MB[:STEP]  stage S aborts before MB (tests)");
   run->add_option("--mlp-width", o->mlpWidth, "mlp mode: layer width")->capture_default_str();
-  run->add_option("--mlp-batch", o->mlpBatch, "mlp mode: samples per microbatch")->capture_default_str();
+  run->add_option("--mlp-batch", o->mlpBatch, "mlp mode: samples per microbatch")
+      ->capture_default_str();
   run->add_option("--mlp-lr", o->mlpLr, "mlp mode: SGD learning rate")->capture_default_str();
   run->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
+  // Fault flags repeat (--stall 1:5:20 --stall 2:0:5), one value each.
+  for (const char* name : {"--slow-stage", "--stall", "--host-stall", "--comm-delay", "--crash"}) {
+    run->get_option(name)->expected(1)->allow_extra_args(false)->multi_option_policy(
+        CLI::MultiOptionPolicy::TakeAll);
+  }
   run->callback([o, &action] { action = [o] { return runEngineCommand(*o); }; });
 }
 

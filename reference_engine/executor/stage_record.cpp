@@ -65,9 +65,12 @@ json stageRecordToJson(const StageRecord& r) {
   }
   json threads = json::array();
   for (const auto& t : r.threads) threads.push_back({{"tid", t.tid}, {"name", t.name}});
+  json env = json::object();
+  for (const auto& [name, value] : r.environment) env[name] = value;
   return {{"stage", r.stage},
           {"rank", r.stage},
           {"pid", r.pid},
+          {"environment", std::move(env)},
           {"threads", std::move(threads)},
           {"ops", std::move(ops)},
           {"sends", transfersToJson(r.sends)},

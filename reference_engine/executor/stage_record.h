@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,8 @@ struct StageRecord {
   std::vector<InjectedRecord> injected;
   std::vector<RangeRecord> ranges;
   std::vector<ThreadRecord> threads;
+  // The launcher variables the process saw (RANK, BUBBLESCOPE_PP_RANK, ...): what an agent reads.
+  std::vector<std::pair<std::string, std::string>> environment;
 };
 
 nlohmann::json stageRecordToJson(const StageRecord& record);

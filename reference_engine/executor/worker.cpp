@@ -3,6 +3,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -52,6 +53,11 @@ int runStage(const WorkerArgs& args) {
   StageRecord record;
   record.stage = stage;
   record.pid = static_cast<int>(getpid());
+  for (const char* name : {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+                           "BUBBLESCOPE_PP_SIZE", "BUBBLESCOPE_PP_RANK", "BUBBLESCOPE_DP_SIZE",
+                           "BUBBLESCOPE_DP_RANK"}) {
+    if (const char* value = std::getenv(name)) record.environment.emplace_back(name, value);
+  }
   auto compute = makeCompute(config, stage);
   Mailbox mailbox;
   {

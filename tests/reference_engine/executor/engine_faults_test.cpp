@@ -1,0 +1,165 @@
+// Injected faults leave exactly the evidence a profiler must find: a slow stage's ops are longer,
+// a stall is a gap with the inputs ready, a comm delay lengthens the sends and the receivers'
+// waits, a host stall is a busy `dataloader` range, jitter spreads op costs within its bound.
+#include <gtest/gtest.h>
+
+#include "tests/reference_engine/executor/engine_run.h"
+
+namespace bubblescope::engine {
+namespace {
+
+using test::json;
+
+int64_t ns(const json& v) { return v.get<int64_t>(); }
+
+std::vector<std::string> base(int p, int m, int steps, const char* opMs) {
+  return {"--schedule", "1f1b", "-p", std::to_string(p), "-m", std::to_string(m), "--steps",
+          std::to_string(steps), "--op-ms", opMs};
+}
+
+std::vector<std::string> with(std::vector<std::string> args, std::initializer_list<const char*> more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+json recvFor(const json& stage, int step, const std::string& kind, int mb) {
+  for (const json& r : stage["recvs"]) {
+    if (r["step"] == step && r["kind"] == kind && r["mb"] == mb) return r;
+  }
+  return nullptr;
+}
+
+TEST(EngineFaults, SlowStageRunsItsOpsFactorTimesLonger) {
+  testing::TempDir dir;
+  auto run = test::runEngine(dir, with(base(4, 4, 2, "3"), {"--slow-stage", "2:1.5"}));
+  ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
+  for (const char* kind : {"F", "BW"}) {
+    std::vector<double> others;
+    for (int s : {0, 1, 3}) {
+      auto d = test::opDurationsMs(run.truth["stages"][static_cast<size_t>(s)], kind);
+      others.insert(others.end(), d.begin(), d.end());
+    }
+    const double slow = test::quantile(test::opDurationsMs(run.truth["stages"][2], kind), 0.25);
+    const double normal = test::quantile(others, 0.25);
+    EXPECT_NEAR(slow / normal, 1.5, 0.15) << kind << ": " << slow << " ms vs " << normal;
+  }
+  EXPECT_EQ(run.truth["faults"]["slow_stages"][0]["stage"], 2);
+  EXPECT_EQ(run.truth["faults"]["slow_stages"][0]["factor"], 1.5);
+}
+
+TEST(EngineFaults, StallIsAnIdleGapBeforeTheOpWhoseInputIsReady) {
+  testing::TempDir dir;
+  auto run = test::runEngine(dir, with(base(4, 8, 2, "1"), {"--stall", "1:5:20"}));
+  ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
+  const json& st = run.truth["stages"][1];
+  const int64_t stallNs = 20'000'000;
+  for (int step = 0; step < 2; ++step) {
+    auto ops = test::opsOf(st, step);
+    size_t i = 0;
+    while (i < ops.size() && ops[i]["mb"] != 5) ++i;
+    ASSERT_LT(i, ops.size());
+    ASSERT_GT(i, 0u);
+    const int64_t start = ns(ops[i]["start_ns"]);
+    EXPECT_GE(start - ns(ops[i - 1]["end_ns"]), stallNs) << "step " << step;
+    const json recv = recvFor(st, step, "F", 5);
+    ASSERT_FALSE(recv.is_null());
+    EXPECT_GE(start - ns(recv["end_ns"]), stallNs) << "the input was there before the stall";
+    // Nothing but the step range is open on the main thread during the stall.
+    for (const json& r : st["nvtx"]) {
+      if (r["tid"] != st["pid"] || r["name"].get<std::string>().rfind("step ", 0) == 0) continue;
+      const bool overlaps = ns(r["end_ns"]) > start - stallNs + 1'000'000 && ns(r["start_ns"]) < start - 1'000'000;
+      EXPECT_FALSE(overlaps) << r["name"];
+    }
+  }
+  ASSERT_EQ(st["injected"].size(), 2u);
+  EXPECT_EQ(st["injected"][0]["fault"], "stall");
+  EXPECT_GE(test::durationMs(st["injected"][0]), 20.0);
+}
+
+TEST(EngineFaults, StallWithAStepHitsOnlyThatStep) {
+  testing::TempDir dir;
+  auto run = test::runEngine(dir, with(base(2, 4, 2, "1"), {"--stall", "1:2:15:1"}));
+  ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
+  const json& st = run.truth["stages"][1];
+  ASSERT_EQ(st["injected"].size(), 1u);
+  EXPECT_EQ(st["injected"][0]["step"], 1);
+  for (int step = 0; step < 2; ++step) {
+    const json op = test::findOp(st, step, "F", 2);
+    const json recv = recvFor(st, step, "F", 2);
+    const double gapMs = static_cast<double>(ns(op["start_ns"]) - ns(recv["end_ns"])) / 1e6;
+    if (step == 1) {
+      EXPECT_GE(gapMs, 15.0);
+    } else {
+      EXPECT_LT(gapMs, 5.0);
+    }
+  }
+}
+
+TEST(EngineFaults, CommDelayHoldsEverySendOfTheStageInsideItsSendRange) {
+  testing::TempDir dir;
+  auto run = test::runEngine(dir, with(base(4, 4, 1, "1"), {"--comm-delay", "1:8"}));
+  ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
+  const json& stages = run.truth["stages"];
+  ASSERT_EQ(stages[1]["sends"].size(), 8u);
+  for (const json& s : stages[1]["sends"]) EXPECT_GE(test::durationMs(s), 8.0) << s.dump();
+  std::vector<double> others;
+  for (int s : {0, 2, 3}) {
+    for (const json& send : stages[static_cast<size_t>(s)]["sends"]) others.push_back(test::durationMs(send));
+  }
+  EXPECT_LT(test::median(others), 2.0);
+  // The SEND ranges of stage 1 carry the delay.
+  for (const json& r : stages[1]["nvtx"]) {
+    if (r["name"].get<std::string>().rfind("SEND", 0) == 0) {
+      EXPECT_GE(test::durationMs(r), 8.0);
+    }
+  }
+  // Stage 2 waits for activations although stage 1 finished computing them 8 ms earlier.
+  for (const json& recv : stages[2]["recvs"]) {
+    if (recv["kind"] != "F") continue;
+    const json producer = test::findOp(stages[1], 0, "F", recv["mb"]);
+    EXPECT_GE(ns(recv["end_ns"]) - ns(producer["end_ns"]), 8'000'000) << recv.dump();
+  }
+}
+
+TEST(EngineFaults, HostStallIsABusyDataloaderRangeBeforeTheOp) {
+  testing::TempDir dir;
+  auto run = test::runEngine(dir, with(base(4, 4, 2, "1"), {"--host-stall", "2:3:15"}));
+  ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
+  const json& st = run.truth["stages"][2];
+  ASSERT_EQ(test::rangeCount(st, "dataloader"), 2);
+  int step = 0;
+  for (const json& r : st["nvtx"]) {
+    if (r["name"] != "dataloader") continue;
+    EXPECT_EQ(r["tid"], st["pid"]);
+    EXPECT_GE(test::durationMs(r), 15.0);
+    EXPECT_LT(test::durationMs(r), 25.0);
+    const json op = test::findOp(st, step, "F", 3);
+    const json recv = recvFor(st, step, "F", 3);
+    EXPECT_LE(ns(r["end_ns"]), ns(op["start_ns"]));
+    EXPECT_LE(ns(recv["end_ns"]), ns(r["start_ns"])) << "the input was there before the stall";
+    ++step;
+  }
+  EXPECT_EQ(st["injected"][0]["fault"], "host_stall");
+}
+
+TEST(EngineFaults, JitterSpreadsOpCostsWithinItsBound) {
+  testing::TempDir dir;
+  auto run = test::runEngine(dir, with(base(2, 8, 2, "2"), {"--jitter", "30", "--seed", "7"}));
+  ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
+  std::vector<double> f;
+  for (const json& st : run.truth["stages"]) {
+    auto d = test::opDurationsMs(st, "F");
+    f.insert(f.end(), d.begin(), d.end());
+  }
+  // Percentiles, not extremes: on a loaded machine a sleep can end late, never early.
+  const double lo = test::quantile(f, 0), p10 = test::quantile(f, 0.1),
+               p75 = test::quantile(f, 0.75);
+  EXPECT_GE(lo, 2.0 * 0.7 * 0.99);
+  EXPECT_LE(p75, 2.0 * 1.3 + 0.3);
+  EXPECT_GT(p75 / p10, 1.15) << p10 << " " << p75;
+  EXPECT_EQ(run.truth["faults"]["jitter_pct"], 30);
+  EXPECT_EQ(run.truth["seed"], 7);
+}
+
+}  // namespace
+}  // namespace bubblescope::engine
