@@ -1,0 +1,24 @@
+#pragma once
+// The agent's only output: one line per problem on stderr, prefixed "bubblescope:", each problem
+// at most once per process. It runs inside someone else's job and must not flood its logs.
+#include <cstdint>
+
+namespace bubblescope::agent {
+
+enum class Problem : uint8_t {
+  BadLauncherVariable,  // a rank variable that is not a number
+  OtherNvtxTool,        // NVTX_INJECTION64_PATH names another tool
+  OutputUnwritable,     // cannot create the directory or the trace file
+  WriteFailed,          // disk full or I/O error while recording
+  FileExists,           // the trace file name was taken: another name is used
+  ForkDuringWrite,      // a child forked while the writer was busy is not recorded
+  ShutdownTimeout,      // the final flush did not finish in time
+  ControlMessage,       // a malformed control mark
+  Internal,             // anything unexpected: capture stops, the job goes on
+  kCount
+};
+
+// Prints "bubblescope: <message>" once for this problem; later calls are ignored.
+void warnOnce(Problem problem, const char* format, ...) __attribute__((format(printf, 2, 3)));
+
+}  // namespace bubblescope::agent

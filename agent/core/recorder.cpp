@@ -1,0 +1,177 @@
+#include "agent/core/recorder.h"
+
+#include "agent/core/clock.h"
+
+namespace bubblescope::agent {
+
+namespace detail {
+std::atomic<uint32_t> g_control{0};
+}  // namespace detail
+
+traces::ClockAnchor readClockAnchor() {
+  traces::ClockAnchor a;
+  a.realtimeNs = realtimeNs();
+  a.monotonicNs = monotonicNs();
+  return a;
+}
+
+Recorder& Recorder::instance() {
+  // Never destroyed: threads may still emit events while the process exits.
+  static auto* recorder = new Recorder;
+  return *recorder;
+}
+
+void Recorder::publishLocked(bool recording, bool newGeneration) {
+  uint32_t word = detail::g_control.load(std::memory_order_relaxed);
+  uint32_t generation = generationOf(word) + (newGeneration ? 1 : 0);
+  const bool watch = !disabled_ && (trackSteps_ || armed_.has_value() ||
+                                    (open_ && stopAtStep_ >= 0));
+  word = (generation << kGenerationShift) | (recording ? kRecordingBit : 0u) |
+         (watch ? kWatchStepsBit : 0u);
+  detail::g_control.store(word, std::memory_order_release);
+  version_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void Recorder::openLocked(std::string reason, int64_t stopAtStep, int64_t stopAtNs,
+                          bool createFile, bool notify) {
+  WindowRecord w;
+  w.anchor = readClockAnchor();
+  w.startNs = w.anchor.realtimeNs;
+  w.reason = std::move(reason);
+  windows_.push_back(std::move(w));
+  open_ = true;
+  stopAtStep_ = stopAtStep;
+  stopAtNs_ = stopAtNs;
+  createFile_ = createFile_ || createFile;
+  publishLocked(true, true);
+  // The writer starts with the first event; a window that must end on time or must leave a file
+  // needs it now.
+  if (notify && windowOpened_ != nullptr && (stopAtNs >= 0 || createFile)) windowOpened_();
+}
+
+void Recorder::closeLocked(int64_t nowNs) {
+  if (!open_) return;
+  windows_.back().endNs = nowNs;
+  open_ = false;
+  stopAtStep_ = -1;
+  stopAtNs_ = -1;
+  publishLocked(false, false);
+}
+
+void Recorder::begin(bool recordNow, std::string_view reason) {
+  std::lock_guard lock(mutex_);
+  if (recordNow) {
+    openLocked(std::string(reason), -1, -1, false, true);
+  } else {
+    publishLocked(false, false);
+  }
+}
+
+bool Recorder::request(const WindowRequest& r, std::string* whyNot) {
+  std::lock_guard lock(mutex_);
+  auto refuse = [&](const char* why) {
+    if (whyNot != nullptr) *whyNot = why;
+    return false;
+  };
+  if (disabled_) return refuse("capture is off in this process");
+  if (open_) return refuse("already recording");
+  if (armed_) return refuse("a window is already waiting for its first step");
+  if (r.steps > 0 || r.atStepBoundary) {
+    armed_ = r;
+    publishLocked(false, false);
+    return true;
+  }
+  const int64_t now = realtimeNs();
+  openLocked(r.reason, -1, r.durationNs > 0 ? now + r.durationNs : -1, r.createFile, true);
+  return true;
+}
+
+void Recorder::stop() {
+  std::lock_guard lock(mutex_);
+  armed_.reset();
+  if (open_) {
+    closeLocked(realtimeNs());
+  } else {
+    publishLocked(false, false);
+  }
+}
+
+void Recorder::onStepBoundary(int64_t step) {
+  std::lock_guard lock(mutex_);
+  currentStep_ = step;
+  if (open_ && stopAtStep_ >= 0 && step >= stopAtStep_) closeLocked(realtimeNs());
+  if (!open_ && armed_ && !disabled_ && (armed_->fromStep < 0 || step >= armed_->fromStep)) {
+    const WindowRequest r = *armed_;
+    armed_.reset();
+    const int64_t stopAtStep = r.steps > 0 ? step + r.steps : -1;
+    const int64_t stopAtNs = r.durationNs > 0 ? realtimeNs() + r.durationNs : -1;
+    openLocked(r.reason, stopAtStep, stopAtNs, r.createFile, true);
+  }
+}
+
+void Recorder::trackSteps(bool on) {
+  std::lock_guard lock(mutex_);
+  trackSteps_ = on;
+  publishLocked(open_, false);
+}
+
+int64_t Recorder::currentStep() const {
+  std::lock_guard lock(mutex_);
+  return currentStep_;
+}
+
+void Recorder::tick(int64_t nowNs) {
+  std::lock_guard lock(mutex_);
+  if (open_ && stopAtNs_ >= 0 && nowNs >= stopAtNs_) closeLocked(nowNs);
+}
+
+void Recorder::disable() {
+  std::unique_lock lock(mutex_, std::defer_lock);
+  if (!lock.try_lock_for(std::chrono::milliseconds(500))) {
+    // A thread interrupted inside the recorder (exit from a signal handler) holds the lock:
+    // stop recording through the word alone.
+    const uint32_t word = detail::g_control.load(std::memory_order_relaxed);
+    detail::g_control.store(((generationOf(word) + 1) << kGenerationShift),
+                            std::memory_order_release);
+    disabled_.store(true, std::memory_order_release);
+    return;
+  }
+  if (disabled_) return;
+  disabled_.store(true, std::memory_order_release);
+  armed_.reset();
+  if (open_) {
+    windows_.back().endNs = realtimeNs();
+    open_ = false;
+  }
+  // A new generation: ranges still open are forgotten rather than recorded on their pop.
+  publishLocked(false, true);
+}
+
+bool Recorder::disabled() const { return disabled_.load(std::memory_order_acquire); }
+
+bool Recorder::wantsFile() const {
+  std::lock_guard lock(mutex_);
+  return createFile_;
+}
+
+std::vector<WindowRecord> Recorder::windows() const {
+  std::lock_guard lock(mutex_);
+  return windows_;
+}
+
+void Recorder::resetInChild() {
+  // The lock was taken in the parent before fork(); this thread holds it in the child.
+  windows_.clear();
+  createFile_ = false;
+  if (open_) {
+    // The child records from its birth, in a window of its own; its writer starts with its
+    // first event (no thread may be started inside a fork handler).
+    open_ = false;
+    openLocked("fork", stopAtStep_, stopAtNs_, false, false);
+  } else {
+    publishLocked(false, true);
+  }
+  mutex_.unlock();
+}
+
+}  // namespace bubblescope::agent

@@ -1,0 +1,111 @@
+#pragma once
+// The recorder's control plane: whether the process records now, capture windows (start/stop,
+// N steps counted at `step N` ranges, or a duration) and the step counter. Producers read one
+// atomic word per event; everything else here is a cold path under a mutex.
+//
+// Phase 2 (attach over a control socket) calls request()/stop() from its own thread; producers
+// call onStepBoundary() when a `step N` range opens while stepsWatched() says so.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "traces/model/trace.h"
+
+namespace bubblescope::agent {
+
+// The control word: bit 0 recording, bit 1 step names are watched, the rest a generation that
+// changes whenever a window opens (ranges opened in an earlier window are then forgotten).
+inline constexpr uint32_t kRecordingBit = 1u;
+inline constexpr uint32_t kWatchStepsBit = 2u;
+inline constexpr uint32_t kGenerationShift = 2;
+
+namespace detail {
+extern std::atomic<uint32_t> g_control;
+}  // namespace detail
+
+inline uint32_t controlWord() { return detail::g_control.load(std::memory_order_relaxed); }
+inline bool isRecording(uint32_t word) { return (word & kRecordingBit) != 0; }
+inline bool stepsWatched(uint32_t word) { return (word & kWatchStepsBit) != 0; }
+inline uint32_t generationOf(uint32_t word) { return word >> kGenerationShift; }
+
+struct WindowRequest {
+  int64_t steps = 0;        // > 0: capture this many steps, starting at a step boundary
+  int64_t fromStep = -1;    // with steps: the first step to capture; -1 = the next one to begin
+  int64_t durationNs = 0;   // > 0: stop after this long
+  bool atStepBoundary = false;  // a duration window that starts at the next step boundary
+  bool createFile = false;  // write the file even if no event arrives (attach wants a record)
+  std::string reason;       // capture_windows.reason: "record", "attach --steps 2", ...
+};
+
+struct WindowRecord {
+  int64_t startNs = 0;
+  int64_t endNs = 0;  // 0 while open
+  std::string reason;
+  traces::ClockAnchor anchor;  // clocks read together when it opened
+};
+
+class Recorder {
+ public:
+  static Recorder& instance();
+
+  // At start-up: recording from now on (`record`), or dormant until a request.
+  void begin(bool recordNow, std::string_view reason);
+  // Opens a window now, or arms one for the next step boundary. False (with the reason) when
+  // a window is already open or armed, or capture was turned off for good.
+  bool request(const WindowRequest& request, std::string* whyNot = nullptr);
+  // Closes the open window and forgets an armed one.
+  void stop();
+  // A `step N` range is opening (producers call this only while stepsWatched()).
+  void onStepBoundary(int64_t step);
+  // Keep counting steps even while no window needs them (attach wants the current step).
+  void trackSteps(bool on);
+  int64_t currentStep() const;  // -1 before the first step seen while watching
+  // Writer thread, every cycle: ends a duration window whose time is up.
+  void tick(int64_t nowNs);
+  // Capture off for good (output unusable, shutting down). Idempotent.
+  void disable();
+  bool disabled() const;
+  bool wantsFile() const;  // a window asked for the file to exist even without events
+
+  // Writer side: the windows so far, and a counter that changes with them.
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
+  std::vector<WindowRecord> windows() const;
+
+  // Called (with the recorder's lock held) when a window opens that needs the writer before the
+  // first event: a duration window, or one that asked for the file.
+  void setWindowOpenedHook(void (*hook)()) { windowOpened_ = hook; }
+
+  // fork(): hold the lock across it (false if it could not be had in time: the child then
+  // records nothing); the child starts its own window list and releases the lock.
+  bool lockForFork() { return mutex_.try_lock_for(std::chrono::milliseconds(500)); }
+  void unlockInParent() { mutex_.unlock(); }
+  void resetInChild();
+
+ private:
+  void openLocked(std::string reason, int64_t stopAtStep, int64_t stopAtNs, bool createFile,
+                  bool notify);
+  void closeLocked(int64_t nowNs);
+  void publishLocked(bool recording, bool newGeneration);
+
+  mutable std::timed_mutex mutex_;
+  std::vector<WindowRecord> windows_;
+  std::optional<WindowRequest> armed_;
+  bool open_ = false;
+  std::atomic<bool> disabled_{false};  // read without the lock (fork child, writer)
+  bool trackSteps_ = false;
+  bool createFile_ = false;
+  int64_t stopAtStep_ = -1;
+  int64_t stopAtNs_ = -1;
+  int64_t currentStep_ = -1;
+  std::atomic<uint64_t> version_{0};
+  void (*windowOpened_)() = nullptr;
+};
+
+traces::ClockAnchor readClockAnchor();
+
+}  // namespace bubblescope::agent

@@ -1,0 +1,532 @@
+#include "agent/core/session.h"
+
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "agent/core/log.h"
+#include "agent/core/names.h"
+#include "agent/core/producer.h"
+#include "agent/core/record_sink.h"
+#include "agent/core/recorder.h"
+#include "agent/core/thread_state.h"
+#include "traces/errors.h"
+#include "traces/sqlite/trace_writer.h"
+
+namespace bubblescope::agent {
+
+namespace detail {
+std::atomic<int> g_writerState{kWriterNone};
+}  // namespace detail
+
+namespace {
+
+using detail::g_writerState;
+
+constexpr size_t kRecordsPerDrainCall = 4096;
+constexpr int kForkWaitMs = 200;  // how long fork() waits for the writer to leave SQLite
+
+// futex on a std::atomic<uint32_t> (same layout as uint32_t): async-signal-safe waiting.
+void futexWait(std::atomic<uint32_t>* word, uint32_t expected, int64_t timeoutNs) {
+  timespec ts{static_cast<time_t>(timeoutNs / 1'000'000'000),
+              static_cast<long>(timeoutNs % 1'000'000'000)};
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, &ts,
+          nullptr, 0);
+}
+
+void futexWake(std::atomic<uint32_t>* word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
+          nullptr, 0);
+}
+
+// Waits until `word` reaches `target` (wrap-safe), up to timeoutMs. Async-signal-safe.
+bool waitUntilReached(std::atomic<uint32_t>* word, uint32_t target, int timeoutMs) {
+  const int64_t deadline = monotonicNs() + int64_t{timeoutMs} * 1'000'000;
+  for (;;) {
+    const uint32_t now = word->load(std::memory_order_acquire);
+    if (static_cast<int32_t>(now - target) >= 0) return true;
+    const int64_t left = deadline - monotonicNs();
+    if (left <= 0) return false;
+    futexWait(word, now, left < 50'000'000 ? left : 50'000'000);
+  }
+}
+
+std::string readSmallFile(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return s;
+}
+
+// /proc/self/cmdline: arguments separated by NULs; shown space-separated.
+std::string commandLine() {
+  std::string s = readSmallFile("/proc/self/cmdline");
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  for (char& c : s) {
+    if (c == '\0') c = ' ';
+  }
+  return s;
+}
+
+std::string hostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+// The OS name of a live thread of this process, or "" if it has gone.
+std::string osThreadName(uint64_t tid) {
+  std::string path = "/proc/self/task/" + std::to_string(tid) + "/comm";
+  std::string s = readSmallFile(path.c_str());
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+WriterOptions g_options;
+
+class Writer {
+ public:
+  explicit Writer(FileSetup setup) : setup_(std::move(setup)), clock_(!ticksAreTsc()) {
+    clock_.addAnchor(g_options.startAnchor);
+    pthread_mutex_init(&io_, nullptr);
+  }
+
+  bool start();
+  void run();
+
+  // Shared with other threads (signal handlers included): counters and futex words.
+  std::atomic<uint32_t> wake_{0};
+  std::atomic<uint32_t> flushRequested_{0};
+  std::atomic<uint32_t> flushDone_{0};
+  std::atomic<bool> stopRequested_{false};
+  std::atomic<uint32_t> finished_{0};
+  std::atomic<uint64_t> eventsWritten_{0};
+  std::atomic<uint64_t> recordsDrained_{0};
+  std::atomic<pid_t> threadId_{0};
+  pthread_mutex_t io_;  // held while the writer is inside SQLite (fork waits for it)
+  std::string fileName_;  // set once the file exists (read by writerStats)
+  std::atomic<bool> fileReady_{false};
+
+ private:
+  void cycle(bool final);
+  void drainAll(bool discardOnly);
+  void drainRing(ThreadState& s, uint64_t upTo);
+  bool openFile();
+  void closeFile();
+  void fail(Problem problem, const std::string& message);
+  void commit();
+  void commitIfDue();
+  void noteThread(uint64_t tid);
+  void syncThreadNames();
+  void syncWindows(bool final);
+  void syncDrops();
+  void runHooks(void (*WriterHooks::*which)(RecordSink&));
+
+  FileSetup setup_;
+  TickConverter clock_;
+  std::unique_ptr<traces::TraceWriter> file_;
+  std::optional<RecordSink> sink_;
+  bool failed_ = false;
+  int64_t lastCommitNs_ = 0;
+  uint64_t recorderVersion_ = UINT64_MAX;
+  std::vector<int64_t> windowIds_;   // file ids of the windows written so far
+  std::vector<int64_t> windowEnds_;  // their end as written (0 = open)
+  uint64_t droppedWritten_[kSourceCount];
+  std::unordered_set<uint64_t> tidsSeen_;
+  std::unordered_map<uint64_t, std::string> nvtxNames_;  // tid → name from the registry
+  const ThreadName* namesSeen_ = nullptr;                // newest registry entry applied
+};
+
+std::atomic<Writer*> g_writer{nullptr};
+bool g_forkHeldIo = false;
+bool g_childMayNotRecord = false;
+
+bool Writer::start() {
+  for (auto& d : droppedWritten_) d = UINT64_MAX;
+  // The writer takes no asynchronous signals: they go to the application's threads, and our
+  // own file writes never raise SIGXFSZ or SIGPIPE in the job (the write just fails).
+  sigset_t all, old;
+  sigfillset(&all);
+  for (int sync : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP}) sigdelset(&all, sync);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  const int rc = pthread_create(
+      &thread, &attr,
+      [](void* self) -> void* {
+        static_cast<Writer*>(self)->run();
+        return nullptr;
+      },
+      this);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (rc == 0) pthread_setname_np(thread, "bubblescope");
+  return rc == 0;
+}
+
+void Writer::run() {
+  threadId_.store(static_cast<pid_t>(gettid()), std::memory_order_release);
+  const int64_t cycleNs = int64_t{g_options.cycleMs} * 1'000'000;
+  for (;;) {
+    const uint32_t seen = wake_.load(std::memory_order_acquire);
+    if (!stopRequested_.load(std::memory_order_acquire) &&
+        flushRequested_.load(std::memory_order_acquire) ==
+            flushDone_.load(std::memory_order_relaxed)) {
+      futexWait(&wake_, seen, cycleNs);
+    }
+    const uint32_t flushTarget = flushRequested_.load(std::memory_order_acquire);
+    const bool stopping = stopRequested_.load(std::memory_order_acquire);
+    pthread_mutex_lock(&io_);
+    try {
+      cycle(stopping);
+      if (stopping) closeFile();
+    } catch (const std::exception& e) {
+      fail(Problem::Internal, std::string("internal error in the writer: ") + e.what() +
+                                  ": capture stopped, the job goes on");
+    } catch (...) {
+      fail(Problem::Internal, "internal error in the writer: capture stopped, the job goes on");
+    }
+    pthread_mutex_unlock(&io_);
+    flushDone_.store(flushTarget, std::memory_order_release);
+    futexWake(&flushDone_);
+    if (stopping) {
+      finished_.store(1, std::memory_order_release);
+      futexWake(&finished_);
+      return;
+    }
+  }
+}
+
+void Writer::cycle(bool final) {
+  clock_.addAnchor(readTickAnchor());
+  Recorder& recorder = Recorder::instance();
+  if (!final) recorder.tick(realtimeNs());
+  if (failed_) {
+    drainAll(true);
+    return;
+  }
+  if (file_ == nullptr && recorder.wantsFile()) openFile();
+  drainAll(false);
+  if (file_ == nullptr) return;
+  try {
+    syncThreadNames();
+    syncWindows(final);
+    syncDrops();
+    runHooks(&WriterHooks::cycle);
+    commit();
+  } catch (const traces::TraceError& e) {
+    fail(Problem::WriteFailed,
+         std::string("cannot write the trace: ") + e.what() + ": capture stopped, the job goes on");
+  }
+}
+
+void Writer::drainAll(bool discardOnly) {
+  for (ThreadState* s = firstThreadState(); s != nullptr; s = s->next) {
+    const ThreadStatus status = s->status.load(std::memory_order_acquire);
+    if (status != ThreadStatus::Active && status != ThreadStatus::Retired) continue;
+    // Only what was published when its turn came, so a busy thread cannot hold the writer.
+    const uint64_t upTo = s->ring.published();
+    if (s->ring.consumed() < upTo) {
+      if (discardOnly || failed_ || (file_ == nullptr && !openFile())) {
+        s->ring.discard();
+      } else {
+        drainRing(*s, upTo);
+      }
+    }
+    if (status == ThreadStatus::Retired && s->ring.empty()) {
+      ThreadStatus expected = ThreadStatus::Retired;
+      s->status.compare_exchange_strong(expected, ThreadStatus::Free, std::memory_order_acq_rel);
+    }
+  }
+}
+
+void Writer::drainRing(ThreadState& s, uint64_t upTo) {
+  const uint64_t tid = s.tid.load(std::memory_order_relaxed);
+  try {
+    noteThread(tid);
+    RecordView view;
+    view.tid = tid;
+    auto visit = [&](const RecordHeader& h, const uint8_t* payload, const char* text) {
+      const Decoder decoder = decoderOf(h.type);
+      if (decoder == nullptr) return;
+      view.type = h.type;
+      view.payload = payload;
+      view.payloadSize = h.payloadSize;
+      view.text = std::string_view(text, h.textSize);
+      decoder(*sink_, view);
+    };
+    while (s.ring.consumed() < upTo) {
+      recordsDrained_.fetch_add(s.ring.drain(visit, kRecordsPerDrainCall, upTo),
+                                std::memory_order_relaxed);
+      commitIfDue();
+    }
+  } catch (const traces::TraceError& e) {
+    fail(Problem::WriteFailed,
+         std::string("cannot write the trace: ") + e.what() + ": capture stopped, the job goes on");
+    s.ring.discard();
+  }
+}
+
+bool Writer::openFile() {
+  if (failed_) return false;
+  for (const auto& w : setup_.warnings) warnOnce(Problem::BadLauncherVariable, "%s", w.c_str());
+  std::error_code ec;
+  std::filesystem::create_directories(setup_.dir, ec);
+  if (ec) {
+    fail(Problem::OutputUnwritable, "cannot create the output directory " + setup_.dir.string() +
+                                        " (" + ec.message() +
+                                        "): nothing is recorded, the job goes on");
+    return false;
+  }
+  std::filesystem::path path = setup_.dir / setup_.fileName;
+  traces::RankMeta meta = setup_.meta;
+  if (std::filesystem::exists(path, ec) && !setup_.fallbackName.empty()) {
+    const auto taken = path;
+    path = setup_.dir / setup_.fallbackName;
+    // Two files must not claim one rank: this one keeps the rank only in extra.
+    if (meta.rank >= 0) meta.extra["claimed_rank"] = std::to_string(meta.rank);
+    meta.rank = -1;
+    warnOnce(Problem::FileExists, "%s exists (another run in this directory?): writing %s",
+             taken.c_str(), path.filename().c_str());
+  }
+  if (meta.host.empty()) meta.host = hostName();
+  if (meta.command.empty()) meta.command = commandLine();
+  if (meta.pid == 0) meta.pid = getpid();
+  const auto windows = Recorder::instance().windows();
+  meta.startNs = windows.empty() ? realtimeNs() : windows.front().startNs;
+  try {
+    file_ = std::make_unique<traces::TraceWriter>(path, meta);
+  } catch (const traces::TraceError& e) {
+    fail(Problem::OutputUnwritable,
+         std::string(e.what()) + ": nothing is recorded, the job goes on");
+    return false;
+  }
+  fileName_ = path.string();
+  fileReady_.store(true, std::memory_order_release);
+  sink_.emplace(*file_, clock_);
+  lastCommitNs_ = monotonicNs();
+  runHooks(&WriterHooks::fileOpened);
+  return true;
+}
+
+void Writer::closeFile() {
+  if (file_ == nullptr || failed_) return;
+  try {
+    runHooks(&WriterHooks::closing);
+    syncThreadNames();
+    syncWindows(true);
+    syncDrops();
+    file_->addClockAnchor(readClockAnchor());
+    eventsWritten_.store(file_->eventsWritten(), std::memory_order_relaxed);
+    file_->close();
+  } catch (const traces::TraceError& e) {
+    warnOnce(Problem::WriteFailed, "cannot finish the trace: %s", e.what());
+  }
+}
+
+void Writer::fail(Problem problem, const std::string& message) {
+  if (failed_) return;
+  failed_ = true;
+  warnOnce(problem, "%s", message.c_str());
+  Recorder::instance().disable();
+  sink_.reset();
+  // Closing tries a last commit; on a full disk it fails quietly and the file stays at its
+  // last committed batch.
+  file_.reset();
+}
+
+void Writer::commit() {
+  file_->commit();
+  eventsWritten_.store(file_->eventsWritten(), std::memory_order_relaxed);
+  lastCommitNs_ = monotonicNs();
+}
+
+void Writer::commitIfDue() {
+  if (file_ != nullptr &&
+      monotonicNs() - lastCommitNs_ >= int64_t{g_options.commitEveryMs} * 1'000'000) {
+    commit();
+  }
+}
+
+void Writer::noteThread(uint64_t tid) {
+  if (!tidsSeen_.insert(tid).second) return;
+  auto named = nvtxNames_.find(tid);
+  const std::string name = named != nvtxNames_.end() ? named->second : osThreadName(tid);
+  file_->addThread(tid, name);
+}
+
+void Writer::syncThreadNames() {
+  const ThreadName* newest = newestThreadName();
+  if (newest == namesSeen_) return;
+  std::vector<const ThreadName*> fresh;
+  for (const ThreadName* n = newest; n != nullptr && n != namesSeen_; n = n->next) {
+    fresh.push_back(n);
+  }
+  namesSeen_ = newest;
+  for (auto it = fresh.rbegin(); it != fresh.rend(); ++it) {  // oldest first: renames win
+    nvtxNames_[(*it)->tid] = (*it)->name;
+    if (tidsSeen_.count((*it)->tid) != 0) file_->addThread((*it)->tid, (*it)->name);
+  }
+}
+
+void Writer::syncWindows(bool final) {
+  Recorder& recorder = Recorder::instance();
+  const uint64_t version = recorder.version();
+  if (version == recorderVersion_ && !final) return;
+  recorderVersion_ = version;
+  const auto windows = recorder.windows();
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const WindowRecord& w = windows[i];
+    if (i == windowIds_.size()) {
+      windowIds_.push_back(file_->openCaptureWindow(w.startNs, w.reason));
+      windowEnds_.push_back(0);
+      file_->addClockAnchor(w.anchor);
+    }
+    int64_t end = w.endNs;
+    if (end == 0 && final) end = realtimeNs();  // the process is exiting with it open
+    if (end != 0 && windowEnds_[i] == 0) {
+      file_->closeCaptureWindow(windowIds_[i], end);
+      windowEnds_[i] = end;
+    }
+  }
+}
+
+void Writer::syncDrops() {
+  uint64_t totals[kSourceCount] = {};
+  for (ThreadState* s = firstThreadState(); s != nullptr; s = s->next) {
+    for (int i = 0; i < kSourceCount; ++i) {
+      totals[i] += s->dropped[i].load(std::memory_order_relaxed);
+    }
+  }
+  for (int i = 0; i < kSourceCount; ++i) {
+    // NVTX always gets a row: "0 dropped" is worth stating.
+    const bool show = totals[i] != 0 || static_cast<Source>(i) == Source::Nvtx;
+    if (show && totals[i] != droppedWritten_[i]) {
+      file_->setDropped(sourceName(static_cast<Source>(i)), totals[i]);
+      droppedWritten_[i] = totals[i];
+    }
+  }
+}
+
+void Writer::runHooks(void (*WriterHooks::*which)(RecordSink&)) {
+  int count = 0;
+  const WriterHooks* hooks = writerHooks(&count);
+  for (int i = 0; i < count; ++i) {
+    if (hooks[i].*which != nullptr) (hooks[i].*which)(*sink_);
+  }
+}
+
+}  // namespace
+
+void configureWriter(const WriterOptions& options) { g_options = options; }
+
+void startWriterSlow() {
+  int expected = detail::kWriterNone;
+  if (!g_writerState.compare_exchange_strong(expected, detail::kWriterStarting)) return;
+  if (g_childMayNotRecord) {
+    warnOnce(Problem::ForkDuringWrite,
+             "this process forked while its parent was writing its trace: it is not recorded");
+    Recorder::instance().disable();
+    g_writerState.store(detail::kWriterOff);
+    return;
+  }
+  Writer* writer = nullptr;
+  try {
+    writer = new Writer(g_options.setup != nullptr ? g_options.setup() : FileSetup{});
+  } catch (...) {
+    writer = nullptr;
+  }
+  if (writer == nullptr || !writer->start()) {
+    warnOnce(Problem::Internal, "cannot start the writer thread: nothing is recorded");
+    Recorder::instance().disable();
+    g_writerState.store(detail::kWriterOff);
+    return;
+  }
+  g_writer.store(writer, std::memory_order_release);
+  g_writerState.store(detail::kWriterRunning, std::memory_order_release);
+  if (g_options.started != nullptr) g_options.started();
+}
+
+bool flushWriterFromSignal(int timeoutMs) {
+  Writer* w = g_writer.load(std::memory_order_acquire);
+  if (w == nullptr || w->finished_.load(std::memory_order_acquire) != 0) return false;
+  if (w->threadId_.load(std::memory_order_acquire) == static_cast<pid_t>(syscall(SYS_gettid))) {
+    return false;  // the writer cannot wait for itself
+  }
+  const uint32_t ticket = w->flushRequested_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  w->wake_.fetch_add(1, std::memory_order_release);
+  futexWake(&w->wake_);
+  return waitUntilReached(&w->flushDone_, ticket, timeoutMs);
+}
+
+bool flushWriter(int timeoutMs) { return flushWriterFromSignal(timeoutMs); }
+
+void finishWriter(int timeoutMs) {
+  Recorder::instance().disable();
+  Writer* w = g_writer.load(std::memory_order_acquire);
+  g_writerState.store(detail::kWriterOff, std::memory_order_release);
+  if (w == nullptr || w->finished_.load(std::memory_order_acquire) != 0) return;
+  if (w->threadId_.load(std::memory_order_acquire) == static_cast<pid_t>(gettid())) return;
+  w->stopRequested_.store(true, std::memory_order_release);
+  w->wake_.fetch_add(1, std::memory_order_release);
+  futexWake(&w->wake_);
+  if (!waitUntilReached(&w->finished_, 1, timeoutMs)) {
+    warnOnce(Problem::ShutdownTimeout,
+             "the trace was not finished within %d ms at exit: it holds the batches committed "
+             "until then",
+             timeoutMs);
+  }
+}
+
+void writerPrepareFork() {
+  Writer* w = g_writer.load(std::memory_order_acquire);
+  g_forkHeldIo = false;
+  if (w == nullptr) return;
+  timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_nsec += kForkWaitMs * 1'000'000L;
+  deadline.tv_sec += deadline.tv_nsec / 1'000'000'000;
+  deadline.tv_nsec %= 1'000'000'000;
+  g_forkHeldIo = pthread_mutex_timedlock(&w->io_, &deadline) == 0;
+}
+
+void writerParentAfterFork() {
+  Writer* w = g_writer.load(std::memory_order_acquire);
+  if (w != nullptr && g_forkHeldIo) pthread_mutex_unlock(&w->io_);
+  g_forkHeldIo = false;
+}
+
+void writerChildAfterFork() {
+  // The parent's writer (its thread is gone) and its SQLite connection are abandoned, never
+  // touched: the child writes a file of its own, started by its first event.
+  // Call after Recorder::resetInChild (which releases the recorder's lock).
+  Writer* w = g_writer.exchange(nullptr, std::memory_order_acq_rel);
+  g_childMayNotRecord = w != nullptr && !g_forkHeldIo;
+  g_forkHeldIo = false;
+  g_writerState.store(Recorder::instance().disabled() ? detail::kWriterOff : detail::kWriterNone,
+                      std::memory_order_relaxed);
+}
+
+WriterStats writerStats() {
+  WriterStats s;
+  Writer* w = g_writer.load(std::memory_order_acquire);
+  if (w == nullptr) return s;
+  s.running = w->finished_.load(std::memory_order_acquire) == 0;
+  s.eventsWritten = w->eventsWritten_.load(std::memory_order_relaxed);
+  s.recordsDrained = w->recordsDrained_.load(std::memory_order_relaxed);
+  if (w->fileReady_.load(std::memory_order_acquire)) s.file = w->fileName_;
+  return s;
+}
+
+}  // namespace bubblescope::agent

@@ -1,0 +1,73 @@
+#pragma once
+// The writer: one background thread per process. It drains every thread's ring, hands each
+// record to its decoder, and commits a batch to the trace file at least every 200 ms (WAL, so a
+// killed process leaves every committed batch readable). The file is created with the first
+// record: a process that records nothing leaves no file. Any failure (directory unwritable,
+// disk full) stops capture with one warning line; the job goes on.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "agent/core/clock.h"
+#include "traces/model/trace.h"
+
+namespace bubblescope::agent {
+
+// Where and as what this process writes, from the process layer. Built on the thread whose
+// event starts the writer (environment reads happen where the application's own do).
+struct FileSetup {
+  std::filesystem::path dir;
+  std::string fileName;               // "rank-00003.sqlite"
+  std::string fallbackName;           // used when fileName exists already
+  traces::RankMeta meta;              // identity and extra; host, command filled in if empty
+  std::vector<std::string> warnings;  // printed (once each kind) when the file is created
+};
+
+struct WriterOptions {
+  FileSetup (*setup)() = nullptr;  // called once, when the writer starts
+  void (*started)() = nullptr;     // after the writer thread runs (install signal handlers)
+  int cycleMs = 20;                // drain interval
+  int commitEveryMs = 100;         // longest batch while the writer is busy draining
+  TickAnchor startAnchor;          // ticks and realtime read at agent start
+};
+void configureWriter(const WriterOptions& options);
+
+namespace detail {
+enum WriterState : int { kWriterNone = 0, kWriterStarting = 1, kWriterRunning = 2, kWriterOff = 3 };
+extern std::atomic<int> g_writerState;
+}  // namespace detail
+
+void startWriterSlow();
+// Producers call this when they start recording on a thread: starts the writer on first need.
+inline void ensureWriter() {
+  if (detail::g_writerState.load(std::memory_order_relaxed) != detail::kWriterRunning) {
+    startWriterSlow();
+  }
+}
+
+// Async-signal-safe: asks the writer to commit everything published so far and waits for it
+// up to timeoutMs. False if there is no writer or it did not finish in time.
+bool flushWriterFromSignal(int timeoutMs);
+// Same, from ordinary code (tests, benchmarks).
+bool flushWriter(int timeoutMs);
+// At exit: the last drain, windows closed, the file closed (indexes built), within timeoutMs.
+// Idempotent; afterwards nothing more is written.
+void finishWriter(int timeoutMs);
+
+// fork(): the child never touches the parent's file. If the writer was inside SQLite when the
+// process forked (and did not leave it within a short wait), the child records nothing.
+void writerPrepareFork();
+void writerParentAfterFork();
+void writerChildAfterFork();
+
+struct WriterStats {
+  bool running = false;
+  uint64_t eventsWritten = 0;
+  uint64_t recordsDrained = 0;
+  std::string file;
+};
+WriterStats writerStats();
+
+}  // namespace bubblescope::agent

@@ -1,0 +1,12 @@
+// The NVTX tool entry point. NVTX loads the library named by NVTX_INJECTION64_PATH at the first
+// NVTX call of each module (the agent sets that variable to itself when preloaded) and calls
+// this, once per module.
+#include "agent/nvtx/nvtx_handlers.h"
+#include "agent/process/lifecycle.h"
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    NvtxGetExportTableFunc_t getExportTable) {
+  bubblescope::agent::initAgentOnce();
+  if (bubblescope::agent::agentDisabled()) return 0;  // NVTX turns this module's calls into no-ops
+  return bubblescope::agent::installNvtxHandlers(getExportTable) ? 1 : 0;
+}
