@@ -20,6 +20,7 @@ class UsageError : public std::invalid_argument {
 void addSimulateCommand(CLI::App& app, Action& action);
 void addEngineCommand(CLI::App& app, Action& action);
 void addDemoCommand(CLI::App& app, Action& action);
+void addRecordCommand(CLI::App& app, Action& action);
 void addAnalyzeCommand(CLI::App& app, Action& action);
 
 }  // namespace bubblescope::cli

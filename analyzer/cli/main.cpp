@@ -22,6 +22,7 @@ int run(int argc, char** argv) {
   addSimulateCommand(app, action);
   addEngineCommand(app, action);
   addDemoCommand(app, action);
+  addRecordCommand(app, action);
   addAnalyzeCommand(app, action);
 
   // An unknown first word is the commonest slip; name it rather than "subcommand required".

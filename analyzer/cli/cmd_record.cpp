@@ -1,0 +1,347 @@
+// `bubblescope record [-o DIR] [--dormant] [--cuda on|off] -- CMD ARGS...`: runs CMD with the
+// capture agent injected through the environment, so every process CMD starts (torchrun's or
+// mpirun's workers included) records its NVTX ranges into DIR/rank-NNNNN.sqlite. The exit code
+// is CMD's (128 + signal if a signal ended it). docs/agent.md lists the variables it sets.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/cli/command.h"
+#include "analyzer/cli/exit_codes.h"
+
+extern char** environ;
+
+namespace bubblescope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kAgentFile = "libbubblescope-agent.so";
+constexpr const char* kCudaDriver = "libcuda.so.1";
+
+struct RecordArgs {
+  std::string output;
+  bool dormant = false;
+  std::string cuda = "on";
+  std::vector<std::string> command;
+};
+
+std::atomic<pid_t> g_child{0};
+
+// SIGINT/SIGTERM sent to `record` alone (kill, a scheduler) go on to the command. A terminal's
+// Ctrl-C reached the command already (same process group), so it is not sent twice.
+void forwardSignal(int sig, siginfo_t* info, void*) {
+  if (info != nullptr && info->si_code == SI_KERNEL) return;
+  const pid_t child = g_child.load();
+  if (child > 0 && (info == nullptr || info->si_pid != child)) kill(child, sig);
+}
+
+std::string timestamp(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &local);
+  return buf;
+}
+
+std::string newRunId() {
+  unsigned char bytes[6] = {};
+  if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+    const auto seed = static_cast<unsigned>(std::time(nullptr)) ^ static_cast<unsigned>(getpid());
+    for (size_t i = 0; i < sizeof bytes; ++i) bytes[i] = static_cast<unsigned char>(seed >> (i * 5));
+  }
+  std::string id = timestamp("%Y%m%dT%H%M%S") + "-";
+  static const char* hex = "0123456789abcdef";
+  for (unsigned char b : bytes) {
+    id += hex[b >> 4];
+    id += hex[b & 15];
+  }
+  return id;
+}
+
+bool isExecutableFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+}
+
+// The program execvp would run, or nothing.
+std::optional<fs::path> findCommand(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (isExecutableFile(name)) return fs::absolute(name);
+    return std::nullopt;
+  }
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path != nullptr && *path != '\0' ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t begin = 0;
+  while (begin <= dirs.size()) {
+    const size_t colon = dirs.find(':', begin);
+    const std::string dir = dirs.substr(begin, colon == std::string::npos ? colon : colon - begin);
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / name;
+    if (isExecutableFile(candidate)) return candidate;
+    if (colon == std::string::npos) break;
+    begin = colon + 1;
+  }
+  return std::nullopt;
+}
+
+// BUBBLESCOPE_AGENT, else ../lib/bubblescope/ beside this program (the build tree mirrors an
+// installation).
+fs::path findAgent() {
+  if (const char* forced = std::getenv("BUBBLESCOPE_AGENT"); forced != nullptr && *forced) {
+    if (!fs::exists(forced)) {
+      throw std::runtime_error(std::string("BUBBLESCOPE_AGENT names a missing file: ") + forced);
+    }
+    return fs::absolute(forced);
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path agent = (self.parent_path() / ".." / "lib" / "bubblescope" / kAgentFile)
+                             .lexically_normal();
+  if (ec || !fs::exists(agent)) {
+    throw std::runtime_error("the capture agent is missing (looked for " + agent.string() +
+                             "); set BUBBLESCOPE_AGENT to libbubblescope-agent.so");
+  }
+  return agent;
+}
+
+bool cudaDriverLoads() {
+  void* driver = dlopen(kCudaDriver, RTLD_LAZY | RTLD_LOCAL);
+  if (driver == nullptr) return false;
+  dlclose(driver);
+  return true;
+}
+
+// Creates the output directory; false (with the reason) if it cannot be written.
+bool prepareOutput(const fs::path& dir, std::string* why) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    *why = ec.message();
+    return false;
+  }
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    *why = std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+fs::path defaultOutput() {
+  const std::string base = "bubblescope-run-" + timestamp("%Y%m%d-%H%M%S");
+  fs::path dir = base;
+  for (int n = 2; fs::exists(dir); ++n) dir = base + "-" + std::to_string(n);
+  return fs::absolute(dir);
+}
+
+using Env = std::map<std::string, std::string>;
+
+Env currentEnvironment() {
+  Env env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+void injectAgent(Env& env, const fs::path& agent, const fs::path& output, const RecordArgs& args,
+                 const std::string& cudaNote) {
+  const std::string lib = agent.string();
+  std::string& preload = env["LD_PRELOAD"];
+  if (preload.find(lib) == std::string::npos) preload = preload.empty() ? lib : lib + ":" + preload;
+  if (auto it = env.find("NVTX_INJECTION64_PATH"); it != env.end() && !it->second.empty() &&
+                                                   it->second != lib) {
+    std::cerr << "bubblescope: NVTX_INJECTION64_PATH was " << it->second
+              << ": the agent replaces it for this command\n";
+  }
+  env["NVTX_INJECTION64_PATH"] = lib;
+  env["BUBBLESCOPE_OUTPUT_DIR"] = output.string();
+  env["BUBBLESCOPE_RUN_ID"] = newRunId();
+  env["BUBBLESCOPE_DORMANT"] = args.dormant ? "1" : "0";
+  env["BUBBLESCOPE_CUDA"] = cudaNote.empty() ? "on" : "off";
+  if (cudaNote.empty()) {
+    env.erase("BUBBLESCOPE_CUDA_NOTE");
+  } else {
+    env["BUBBLESCOPE_CUDA_NOTE"] = cudaNote;
+  }
+}
+
+// Runs the command, forwarding SIGINT/SIGTERM; returns its exit code (128 + signal if killed).
+int runCommand(const fs::path& program, const std::vector<std::string>& argv, const Env& env) {
+  std::vector<std::string> envStrings;
+  for (const auto& [k, v] : env) envStrings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : envStrings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argvCopy = argv;
+  for (auto& a : argvCopy) args.push_back(a.data());
+  args.push_back(nullptr);
+  std::string programPath = program.string();
+
+  // A pipe closed by a successful exec: the child writes errno into it if exec fails.
+  int execStatus[2];
+  if (pipe2(execStatus, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+
+  struct sigaction forward = {};
+  forward.sa_sigaction = &forwardSignal;
+  forward.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&forward.sa_mask);
+  struct sigaction oldInt = {}, oldTerm = {};
+  sigaction(SIGINT, &forward, &oldInt);
+  sigaction(SIGTERM, &forward, &oldTerm);
+
+  const pid_t child = fork();
+  if (child < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (child == 0) {
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    // The command gets the dispositions `record` was given (ignored stays ignored).
+    sigaction(SIGINT, oldInt.sa_handler == SIG_IGN ? &oldInt : &dfl, nullptr);
+    sigaction(SIGTERM, oldTerm.sa_handler == SIG_IGN ? &oldTerm : &dfl, nullptr);
+    execve(programPath.c_str(), args.data(), envp.data());
+    if (errno == ENOEXEC) {  // a script without #!: run it with sh, as execvp does
+      std::vector<char*> sh = {const_cast<char*>("/bin/sh"), programPath.data()};
+      sh.insert(sh.end(), args.begin() + 1, args.end());
+      execve("/bin/sh", sh.data(), envp.data());
+    }
+    const int err = errno;
+    ssize_t ignored = write(execStatus[1], &err, sizeof err);
+    (void)ignored;
+    _exit(127);
+  }
+  g_child.store(child);
+  close(execStatus[1]);
+  int execErrno = 0;
+  ssize_t got;
+  while ((got = read(execStatus[0], &execErrno, sizeof execErrno)) < 0 && errno == EINTR) {
+  }
+  close(execStatus[0]);
+
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  g_child.store(0);
+  sigaction(SIGINT, &oldInt, nullptr);
+  sigaction(SIGTERM, &oldTerm, nullptr);
+  if (got == static_cast<ssize_t>(sizeof execErrno)) {
+    throw UsageError("cannot run " + argv[0] + ": " + std::strerror(execErrno));
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return kInternalError;
+}
+
+// One line saying where the traces went.
+void reportTraces(const fs::path& dir, bool createdDir) {
+  int ranks = 0, others = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".sqlite") continue;
+    (name.rfind("rank-", 0) == 0 && name.find(".pid-") == std::string::npos ? ranks : others)++;
+  }
+  if (ranks + others == 0) {
+    std::cerr << "bubblescope: nothing was recorded (no process emitted NVTX ranges)";
+    if (createdDir && fs::is_empty(dir, ec) && fs::remove(dir, ec)) {
+      std::cerr << "\n";
+    } else {
+      std::cerr << "; " << dir.string() << " holds no trace\n";
+    }
+    return;
+  }
+  auto count = [](int n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  std::cerr << "bubblescope: traces in " << dir.string() << ": ";
+  if (ranks > 0) {
+    std::cerr << count(ranks, "rank", "ranks");
+    if (others > 0) std::cerr << " and " << count(others, "other process", "other processes");
+  } else {
+    std::cerr << count(others, "process", "processes") << " (no launcher rank)";
+  }
+  std::cerr << "\n";
+}
+
+int runRecord(const RecordArgs& args, bool sawSeparator) {
+  if (!sawSeparator) {
+    throw UsageError("put '--' before the command: bubblescope record [-o DIR] -- CMD ARGS...");
+  }
+  if (args.command.empty()) {
+    throw UsageError("no command to record: bubblescope record [-o DIR] -- CMD ARGS...");
+  }
+  const auto program = findCommand(args.command.front());
+  if (!program) throw UsageError("command not found: " + args.command.front());
+  fs::path agent;
+  try {
+    agent = findAgent();
+  } catch (const std::runtime_error& e) {
+    std::cerr << "bubblescope: " << e.what() << "\n";
+    return kInternalError;
+  }
+
+  const bool createdDir = args.output.empty() || !fs::exists(args.output);
+  const fs::path output = args.output.empty() ? defaultOutput() : fs::absolute(args.output);
+  std::string why;
+  Env env = currentEnvironment();
+  const bool writable = prepareOutput(output, &why);
+  if (!writable) {
+    std::cerr << "bubblescope: cannot write to " << output.string() << " (" << why
+              << "): the command runs without capture\n";
+  } else {
+    std::string cudaNote;
+    if (args.cuda == "off") {
+      cudaNote = "CUDA capture turned off (--cuda off)";
+    } else if (!cudaDriverLoads()) {
+      cudaNote = "no CUDA driver (libcuda.so.1 cannot be loaded)";
+      std::cerr << "bubblescope: no CUDA driver (" << kCudaDriver
+                << " cannot be loaded): CUDA capture is off, NVTX capture goes on\n";
+    }
+    injectAgent(env, agent, output, args, cudaNote);
+  }
+  const int code = runCommand(*program, args.command, env);
+  if (writable) reportTraces(output, createdDir);
+  return code;
+}
+
+}  // namespace
+
+void addRecordCommand(CLI::App& app, Action& action) {
+  auto* sub = app.add_subcommand(
+      "record", "Run a command with the capture agent in every process it starts");
+  auto args = std::make_shared<RecordArgs>();
+  sub->add_option("-o,--output", args->output,
+                  "Directory for the per-rank traces (default: bubblescope-run-<timestamp>)");
+  sub->add_flag("--dormant", args->dormant,
+                "Install the hooks but record nothing until capture is started");
+  sub->add_option("--cuda", args->cuda, "CUDA kernel capture: on (default) or off")
+      ->check(CLI::IsMember({"on", "off"}));
+  sub->add_option("command", args->command, "The command to run, after --");
+  sub->footer("Example: bubblescope record -o run -- torchrun --nproc-per-node 4 train.py");
+  sub->callback([sub, args, &action] {
+    bool sawSeparator = false;
+    for (const auto& extra : sub->remaining()) sawSeparator = sawSeparator || extra == "--";
+    action = [args, sawSeparator] { return runRecord(*args, sawSeparator); };
+  });
+}
+
+}  // namespace bubblescope::cli
