@@ -8,7 +8,8 @@
 
 namespace bubblescope::engine::test {
 
-EngineRun runEngine(const testing::TempDir& dir, std::vector<std::string> args) {
+EngineRun runEngine(const testing::TempDir& dir, std::vector<std::string> args,
+                    const std::map<std::string, std::string>& env) {
   const std::filesystem::path truthPath = dir / "truth.json";
   auto has = [&](const std::string& flag) {
     return std::find(args.begin(), args.end(), flag) != args.end();
@@ -18,6 +19,7 @@ EngineRun runEngine(const testing::TempDir& dir, std::vector<std::string> args) 
   args.insert(args.begin(), {"engine", "run", "-q"});
   testing::ProcessOptions options;
   options.timeout = std::chrono::seconds(90);
+  options.env = env;
   EngineRun run;
   const auto start = std::chrono::steady_clock::now();
   run.process = testing::runBubblescope(args, options);

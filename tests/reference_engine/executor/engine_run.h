@@ -1,6 +1,7 @@
 #pragma once
 // Runs `bubblescope engine run` as a user would and reads the truth it wrote; helpers to query it.
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,10 @@ struct EngineRun {
   double seconds = 0;
 };
 
-// Adds --truth DIR/truth.json, -q and a 60 s --timeout unless the arguments set them.
-EngineRun runEngine(const testing::TempDir& dir, std::vector<std::string> args);
+// Adds --truth DIR/truth.json, -q and a 60 s --timeout unless the arguments set them. `env` is
+// added to the engine's environment.
+EngineRun runEngine(const testing::TempDir& dir, std::vector<std::string> args,
+                    const std::map<std::string, std::string>& env = {});
 
 // The ops of one stage in one step, in the order they ran.
 std::vector<json> opsOf(const json& stage, int step);
