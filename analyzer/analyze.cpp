@@ -46,7 +46,7 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   for (const auto& s : user) sets.push_back(&s);
   for (const auto& s : builtinRuleSets()) sets.push_back(&s);
 
-  const std::vector<RankOps> ops = recognizeAll(run, sets, options.threads);
+  std::vector<RankOps> ops = recognizeAll(run, sets, options.threads);
   const bool any =
       std::any_of(ops.begin(), ops.end(), [](const RankOps& o) { return !o.ops.empty(); });
   if (!any) {

@@ -125,7 +125,7 @@ void findCommonSteps(PipelineTrace& pl) {
 
 }  // namespace
 
-PipelineTrace buildPipeline(const Topology& topo, size_t replica, const std::vector<RankOps>& ops,
+PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<RankOps>& ops,
                             const PipelineOptions& options) {
   PipelineTrace pl;
   pl.dpRank = topo.dpRanks[replica];
@@ -135,7 +135,7 @@ PipelineTrace buildPipeline(const Topology& topo, size_t replica, const std::vec
     StageTrace st;
     st.stage = s;
     st.ranks = row[s];
-    st.ops = ops[row[s].front()];
+    st.ops = std::move(ops[row[s].front()]);
     pl.stages.push_back(std::move(st));
   }
   pl.v = chunksOf(pl);

@@ -40,7 +40,8 @@ struct PipelineOptions {
   bool alignClocks = true;
 };
 
-PipelineTrace buildPipeline(const Topology& topo, size_t replica, const std::vector<RankOps>& ops,
+// Moves the stages' representatives' ops out of `ops` (each rank belongs to one pipeline).
+PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<RankOps>& ops,
                             const PipelineOptions& options);
 
 }  // namespace bubblescope::analysis

@@ -103,7 +103,6 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
       }
     } else if (owner && owner->index >= 0) {
       opKernels[static_cast<size_t>(owner->index)].push_back(span);
-      ops.computeKernels.push_back(span);
     } else {
       ops.otherKernels.push_back(span);
     }
@@ -115,18 +114,28 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
     ops.otherKernels.push_back({t.memsets.start[i], t.memsets.end[i]});
   }
 
+  auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
+  std::sort(ops.otherKernels.begin(), ops.otherKernels.end(), byStart);
+  std::sort(ops.commKernels.begin(), ops.commKernels.end(), byStart);
+
   // An op runs from its first kernel to its last; ops that launched nothing keep their range.
+  size_t total = 0;
+  for (const auto& list : opKernels) total += list.size();
+  ops.computeKernels.reserve(total);
   for (size_t i = 0; i < ops.ops.size(); ++i) {
     auto& list = opKernels[i];
-    if (list.empty()) continue;
     auto& o = ops.ops[i];
+    o.kernelBegin = static_cast<uint32_t>(ops.computeKernels.size());
+    ops.computeKernels.insert(ops.computeKernels.end(), list.begin(), list.end());
+    o.kernelEnd = static_cast<uint32_t>(ops.computeKernels.size());
+    if (list.empty()) continue;
     o.start = INT64_MAX;
     o.end = INT64_MIN;
     for (const Interval& s : list) {
       o.start = std::min(o.start, s.start);
       o.end = std::max(o.end, s.end);
     }
-    o.computeBusy = unionLength(list);
+    o.computeBusy = unionLength(std::move(list));
   }
   // A transfer's device time is its NCCL kernels' span.
   for (size_t i = 0; i < ops.comms.size(); ++i) {
@@ -135,7 +144,6 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
       ops.comms[i].end = commSpan[i].end;
     }
   }
-  auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
   std::stable_sort(ops.ops.begin(), ops.ops.end(), byStart);
   std::stable_sort(ops.comms.begin(), ops.comms.end(), byStart);
 }

@@ -42,6 +42,8 @@ struct RecognizedOp {
   TimeNs start = 0, end = 0;  // execution: GPU kernels' span when the trace has them, else range
   TimeNs launch = 0;          // when the host started it (the range start)
   TimeNs computeBusy = 0;     // time its GPU work ran (union of kernels), else end - start
+  // Its kernels: RankOps::computeKernels[kernelBegin, kernelEnd).
+  uint32_t kernelBegin = 0, kernelEnd = 0;
   traces::ThreadIndex thread = 0;
   int step = -1;  // index into the rank's steps, set when steps are cut
 };
@@ -75,9 +77,9 @@ struct RankOps {
 
   // GPU work, when the trace has kernels (else the ranges above stand for it).
   bool hasKernels = false;
-  std::vector<Interval> computeKernels;  // kernels launched inside an op
-  std::vector<Interval> commKernels;     // NCCL kernels
-  std::vector<Interval> otherKernels;    // everything else: optimizer, memcpy, unattributed
+  std::vector<Interval> computeKernels;  // kernels launched inside an op, grouped by op
+  std::vector<Interval> commKernels;     // NCCL kernels, sorted by start
+  std::vector<Interval> otherKernels;    // everything else (optimizer, memcpy), sorted by start
 };
 
 }  // namespace bubblescope::analysis

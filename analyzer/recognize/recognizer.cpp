@@ -115,8 +115,12 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
     }
     switch (m->role) {
       case Role::Op:
-        out.ops.push_back({Op{m->kind, m->mb.value_or(-1), m->chunk}, r.start[i], r.end[i],
-                           r.start[i], r.end[i] - r.start[i], r.thread[i], -1});
+        out.ops.push_back(RecognizedOp{.op = Op{m->kind, m->mb.value_or(-1), m->chunk},
+                                       .start = r.start[i],
+                                       .end = r.end[i],
+                                       .launch = r.start[i],
+                                       .computeBusy = r.end[i] - r.start[i],
+                                       .thread = r.thread[i]});
         opStage.push_back(m->stage);
         workStarts.push_back(r.start[i]);
         break;

@@ -53,6 +53,13 @@ bool inMarker(const StepMarker& m, const Interval& i) {
   return i.start >= m.start && i.start <= m.end;
 }
 
+// The intervals of a list sorted by start that start inside the marker.
+void appendInMarker(const std::vector<Interval>& sorted, const StepMarker& m, IntervalList& out) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), m.start,
+                             [](const Interval& i, TimeNs t) { return i.start < t; });
+  for (; it != sorted.end() && it->start <= m.end; ++it) out.push_back(*it);
+}
+
 }  // namespace
 
 std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
@@ -109,9 +116,9 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
       IntervalList compute, comm, other;
       for (int i : ss.ops) {
         const auto& o = st.ops.ops[i];
-        if (st.ops.hasKernels) {
-          for (const Interval& kr : clip(st.ops.computeKernels, o.start, o.end))
-            compute.push_back(kr);
+        if (st.ops.hasKernels && o.kernelEnd > o.kernelBegin) {
+          compute.insert(compute.end(), st.ops.computeKernels.begin() + o.kernelBegin,
+                         st.ops.computeKernels.begin() + o.kernelEnd);
         } else {
           compute.push_back({o.start, o.end});
         }
@@ -133,12 +140,8 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
         if (joined < syncs[st.stage][j].end) comm.push_back({joined, syncs[st.stage][j].end});
       }
       if (st.ops.hasKernels) {
-        for (const Interval& i : st.ops.commKernels) {
-          if (inMarker(marker, i)) comm.push_back(i);
-        }
-        for (const Interval& i : st.ops.otherKernels) {
-          if (inMarker(marker, i)) other.push_back(i);
-        }
+        appendInMarker(st.ops.commKernels, marker, comm);
+        appendInMarker(st.ops.otherKernels, marker, other);
       }
       for (const auto* list : {&st.ops.optimizer, &st.ops.otherBusy}) {
         for (const Interval& i : *list) {
