@@ -87,6 +87,8 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   result.clock.offsets.assign(run.ranks.size(), 0);
   PipelineOptions pipelineOptions;
   pipelineOptions.alignClocks = options.alignClocks;
+  pipelineOptions.firstStep = options.firstStep;
+  pipelineOptions.lastStep = options.lastStep;
   for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
     const PipelineTrace pl = buildPipeline(topo, replica, ops, pipelineOptions);
     for (const StageTrace& st : pl.stages) {

@@ -1,5 +1,6 @@
 #pragma once
 // The analyzer's entry point: a loaded run in, every number of the reports out.
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -12,6 +13,8 @@ namespace bubblescope::analysis {
 
 struct AnalyzeOptions {
   bool alignClocks = true;
+  // Only steps whose number is in [firstStep, lastStep] (e.g. to leave warm-up steps out).
+  int64_t firstStep = INT64_MIN, lastStep = INT64_MAX;
   std::vector<std::filesystem::path> ruleFiles;  // user rule sets, tried before the built-ins
   unsigned threads = 0;                          // 0 = one per core
 };

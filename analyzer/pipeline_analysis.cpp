@@ -1,6 +1,7 @@
 #include "analyzer/pipeline_analysis.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 
 #include "analyzer/errors.h"
@@ -141,6 +142,18 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
                              ": no step could be re-run by the simulator");
   }
 
+  // A first step far slower than the rest is usually warm-up (allocation, connection setup),
+  // not the steady state people tune for: say so, and how to leave it out.
+  if (measured.size() >= 3) {
+    const TimeNs rest = median(std::vector<TimeNs>(measured.begin() + 1, measured.end()));
+    if (rest > 0 && measured[0] * 10 > rest * 13) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.1fx", double(measured[0]) / double(rest));
+      warnings.push_back("step " + std::to_string(out.steps[0].number) + " took " + ratio +
+                         " the median step (a warm-up step?); --steps " +
+                         std::to_string(out.steps[1].number) + ": leaves it out");
+    }
+  }
   out.stepTimeMeasured = mean(measured);
   out.stepTimeIdeal = mean(idealSteps);
   out.stepTimeStage = mean(stageSteps);

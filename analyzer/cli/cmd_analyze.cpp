@@ -20,6 +20,7 @@ struct AnalyzeOptions {
   std::string output;
   bool noClockAlign = false;
   std::vector<std::string> rules;
+  std::string steps;
 };
 
 int runAnalyze(const AnalyzeOptions& o) {
@@ -37,6 +38,7 @@ int runAnalyze(const AnalyzeOptions& o) {
   const traces::Run run = loadRun(o.paths);
   analysis::AnalyzeOptions options;
   options.alignClocks = !o.noClockAlign;
+  parseStepRange(o.steps, options);
   for (const auto& r : o.rules) options.ruleFiles.emplace_back(r);
   const analysis::AnalysisResult result = analysis::analyzeRun(run, options);
 
@@ -69,6 +71,8 @@ void addAnalyzeCommand(CLI::App& app, Action& action) {
                   "Write the report here (format from the extension unless --format)");
   sub->add_flag("--no-clock-align", opts->noClockAlign,
                 "Take every rank's clock as it is (no skew correction)");
+  sub->add_option("--steps", opts->steps,
+                  "Steps to analyse by number: N, A:B, A: or :B (e.g. 1: leaves step 0 out)");
   sub->add_option("--rules", opts->rules,
                   "A JSON rule set for your framework's labels, tried before the built-in ones")
       ->check(CLI::ExistingFile);

@@ -94,7 +94,7 @@ std::vector<Transfer> matchTransfers(const PipelineTrace& pl) {
   return out;
 }
 
-void findCommonSteps(PipelineTrace& pl) {
+void findCommonSteps(PipelineTrace& pl, const PipelineOptions& options) {
   std::map<int64_t, int> count;
   for (const auto& st : pl.stages) {
     std::set<int64_t> numbers;
@@ -103,11 +103,14 @@ void findCommonSteps(PipelineTrace& pl) {
     }
     for (int64_t n : numbers) ++count[n];
   }
+  size_t inRange = 0;
   for (const auto& [n, c] : count) {
+    if (n < options.firstStep || n > options.lastStep) continue;
+    ++inRange;
     if (c == pl.p) pl.stepNumbers.push_back(n);
   }
-  if (pl.stepNumbers.size() < count.size()) {
-    pl.warnings.push_back(std::to_string(count.size() - pl.stepNumbers.size()) +
+  if (pl.stepNumbers.size() < inRange) {
+    pl.warnings.push_back(std::to_string(inRange - pl.stepNumbers.size()) +
                           " step(s) not present on every stage were left out");
   }
   pl.stepIndex.assign(pl.p, std::vector<int>(pl.stepNumbers.size(), -1));
@@ -149,7 +152,7 @@ PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<Ra
       shiftTimes(pl.stages[s].ops, offsets[s]);
     }
   }
-  findCommonSteps(pl);
+  findCommonSteps(pl, options);
   return pl;
 }
 

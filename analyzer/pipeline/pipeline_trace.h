@@ -38,6 +38,7 @@ struct PipelineTrace {
 
 struct PipelineOptions {
   bool alignClocks = true;
+  int64_t firstStep = INT64_MIN, lastStep = INT64_MAX;  // step numbers to keep
 };
 
 // Moves the stages' representatives' ops out of `ops` (each rank belongs to one pipeline).

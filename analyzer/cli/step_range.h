@@ -1,0 +1,12 @@
+#pragma once
+// The --steps option: "N", "A:B", "A:" or ":B" (step numbers, inclusive).
+#include <string>
+
+#include "analyzer/analyze.h"
+
+namespace bubblescope::cli {
+
+// Sets options.firstStep/lastStep; "" leaves every step. Throws UsageError for anything else.
+void parseStepRange(const std::string& spec, analysis::AnalyzeOptions& options);
+
+}  // namespace bubblescope::cli
