@@ -9,6 +9,7 @@
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/run_loading.h"
+#include "analyzer/cli/step_range.h"
 #include "analyzer/report/report.h"
 
 namespace bubblescope::cli {
