@@ -22,6 +22,9 @@ class PartsDir {
     std::filesystem::path dir = truth.parent_path();
     if (dir.empty()) dir = ".";
     std::error_code ec;
+    if (std::filesystem::is_directory(truth, ec)) {
+      throw std::invalid_argument("cannot write " + truth.string() + ": it is a directory");
+    }
     if (!std::filesystem::is_directory(dir, ec)) {
       throw std::invalid_argument("cannot write " + truth.string() + ": " + dir.string() +
                                   " is not a directory");
@@ -31,7 +34,7 @@ class PartsDir {
       throw std::invalid_argument("cannot write " + truth.string() + ": cannot create a file in " +
                                   dir.string());
     }
-    path_ = std::filesystem::absolute(pattern);
+    path_ = std::filesystem::absolute(pattern).lexically_normal();
   }
   ~PartsDir() {
     std::error_code ec;

@@ -75,8 +75,10 @@ class SignalWatch {
   int wait(int64_t deadlineNs) {
     const int64_t left = deadlineNs - monotonicNs();
     if (left <= 0) return 0;
+    // In a program with other threads a SIGCHLD may be taken by one of them and never reach the
+    // signalfd: look at the stages at least every 100 ms anyway.
     pollfd p{fd_, POLLIN, 0};
-    ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left / 1'000'000 + 1, 1'000'000)));
+    ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left / 1'000'000 + 1, 100)));
     int interrupt = 0;
     signalfd_siginfo info;
     while (::read(fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {

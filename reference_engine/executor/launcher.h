@@ -26,6 +26,9 @@ struct LaunchOutcome {
   std::vector<int> pids;  // by stage
 };
 
+// Blocks until every stage has ended. SIGCHLD, SIGINT, SIGTERM and SIGHUP are blocked in the
+// calling thread meanwhile and read from a signalfd; stages get PR_SET_PDEATHSIG, which follows
+// the forking thread, so call it from a thread that outlives the run (the CLI's main thread).
 LaunchOutcome launchStages(const StageLaunch& launch);
 
 }  // namespace bubblescope::engine
