@@ -149,12 +149,14 @@ BUBBLESCOPE_HOT int pushRange(const NvtxDomain* domain, const Message& m, uint32
     word = noteStep(word, m);
     if (!isRecording(word)) return 0;
   }
-  const uint64_t now = nowTicks();
   ThreadState* ts = t_thread;
   if (__builtin_expect(ts == nullptr || ts->generation != generationOf(word), 0)) {
     ts = enterRecording(word);
     if (ts == nullptr) return 0;
   }
+  // Stamped after the agent's own work (a thread's first event sets up its ring): the range
+  // starts as late, and ends (popRange) as early, as the agent can make it.
+  const uint64_t now = nowTicks();
   RangeStack& stack = ts->ranges;
   const uint32_t depth = stack.depth;
   if (__builtin_expect(depth >= kMaxRangeDepth || stack.overflow != 0, 0)) {
@@ -259,12 +261,12 @@ nvtxRangeId_t startRange(const NvtxDomain* domain, const Message& m, uint32_t ca
     word = noteStep(word, m);
     if (!isRecording(word)) return 0;
   }
-  const uint64_t now = nowTicks();
   ThreadState* ts = t_thread;
   if (ts == nullptr || ts->generation != generationOf(word)) {
     ts = enterRecording(word);
     if (ts == nullptr) return 0;
   }
+  const uint64_t now = nowTicks();
   const uint64_t id = (uint64_t{ts->serial} << 40) |
                       ((++ts->nextRangeId & ((uint64_t{1} << 39) - 1)) << 1);
   const NvtxStartPayload p{id | 1, now, domain, m.registered, category, color};
@@ -286,12 +288,12 @@ void endRange(nvtxRangeId_t id) {
 void mark(const NvtxDomain* domain, const Message& m, uint32_t category, uint32_t color) {
   const uint32_t word = controlWord();
   if (!isRecording(word)) return;
-  const uint64_t now = nowTicks();
   ThreadState* ts = t_thread;
   if (ts == nullptr || ts->generation != generationOf(word)) {
     ts = enterRecording(word);
     if (ts == nullptr) return;
   }
+  const uint64_t now = nowTicks();
   emit(ts, g_nvtxTypes.mark, NvtxMarkPayload{now, domain, m.registered, category, color}, m);
 }
 
