@@ -1,0 +1,178 @@
+// A program that emits NVTX the way training code does, in modes the agent tests choose:
+//   nested THREADS DEPTH REPEATS   nested push/pop on named threads, plus every other NVTX call
+//   stress THREADS RANGES          each thread pushes and pops RANGES ranges as fast as it can
+//   ranges N [EXIT_CODE]           N ranges on the main thread, then exit(EXIT_CODE)
+//   hang N                         N ranges, print "ready", then sleep until killed
+//   stream                         "range 0", "range 1", ... every 200 us until killed
+//   raise N SIGNAL                 N ranges, then raise(SIGNAL)
+//   fork N                         N ranges "parent i", fork; the child emits N ranges "child i"
+//   dormant                        ranges before, inside and after a window opened by control marks
+//   steps STEPS                    STEPS steps ("step k" with two ops each); a control mark
+//                                  asks for 2 steps from step 3
+//   none                           no NVTX at all
+// It prints what it emitted on stdout ("emitted N"), so tests compare against it.
+#include <nvtx3/nvToolsExt.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+int arg(char** argv, int argc, int i, int fallback) {
+  return i < argc ? std::atoi(argv[i]) : fallback;
+}
+
+void ranges(const char* prefix, int n) {
+  for (int i = 0; i < n; ++i) {
+    const std::string name = std::string(prefix) + " " + std::to_string(i);
+    nvtxRangePushA(name.c_str());
+    nvtxRangePop();
+  }
+}
+
+void controlMark(const char* message) {
+  static nvtxDomainHandle_t control = nvtxDomainCreateA("bubblescope");
+  nvtxEventAttributes_t a = {};
+  a.version = NVTX_VERSION;
+  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  a.message.ascii = message;
+  nvtxDomainMarkEx(control, &a);
+}
+
+// Thread t: "t<t> d<k> r<r>" nested DEPTH deep, REPEATS times; the innermost level also gets a
+// registered-string range in domain "app", a mark, and a wide-string range.
+void nestedThread(int t, int depth, int repeats, nvtxDomainHandle_t app, nvtxStringHandle_t reg) {
+  nvtxNameOsThreadA(static_cast<uint32_t>(gettid()), ("worker " + std::to_string(t)).c_str());
+  for (int r = 0; r < repeats; ++r) {
+    for (int k = 0; k < depth; ++k) {
+      nvtxRangePushA(("t" + std::to_string(t) + " d" + std::to_string(k) + " r" +
+                      std::to_string(r)).c_str());
+    }
+    nvtxEventAttributes_t a = {};
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.colorType = NVTX_COLOR_ARGB;
+    a.color = 0xFF00FF00u;
+    a.category = 7;
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = reg;
+    nvtxDomainRangePushEx(app, &a);
+    nvtxMarkA(("mark t" + std::to_string(t)).c_str());
+    nvtxDomainRangePop(app);
+    nvtxRangePushW(L"wide \u00e9t\u00e9");
+    nvtxRangePop();
+    for (int k = 0; k < depth; ++k) nvtxRangePop();
+  }
+}
+
+int nested(int threads, int depth, int repeats) {
+  nvtxDomainHandle_t app = nvtxDomainCreateA("app");
+  nvtxStringHandle_t reg = nvtxDomainRegisterStringA(app, "registered op");
+  nvtxNameCategoryA(7, "compute");
+  // A start/end range opened here and ended on another thread.
+  const nvtxRangeId_t crossing = nvtxRangeStartA("crossing");
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(nestedThread, t, depth, repeats, app, reg);
+  for (auto& th : pool) th.join();
+  std::thread ender([crossing] { nvtxRangeEnd(crossing); });
+  ender.join();
+  std::printf("emitted %d\n", threads * repeats * (depth + 2) + 1);
+  return 0;
+}
+
+int stress(int threads, int n) {
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([n] {
+      for (int i = 0; i < n; ++i) {
+        nvtxRangePushA("op");
+        nvtxRangePop();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  std::printf("emitted %lld\n", static_cast<long long>(threads) * n);
+  return 0;
+}
+
+int forkBoth(int n) {
+  ranges("parent", n);
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child == 0) {
+    ranges("child", n);
+    std::printf("child %d\n", getpid());
+    std::exit(0);
+  }
+  ranges("parent after", n);
+  int status = 0;
+  waitpid(child, &status, 0);
+  std::printf("parent %d\n", getpid());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int dormant() {
+  ranges("before", 5);
+  controlMark("start");
+  ranges("during", 5);
+  controlMark("stop");
+  ranges("after", 5);
+  return 0;
+}
+
+int steps(int count) {
+  controlMark("start steps=2 from=3");
+  for (int s = 0; s < count; ++s) {
+    nvtxRangePushA(("step " + std::to_string(s)).c_str());
+    ranges(("F s" + std::to_string(s)).c_str(), 1);
+    ranges(("B s" + std::to_string(s)).c_str(), 1);
+    nvtxRangePop();
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "nested") return nested(arg(argv, argc, 2, 4), arg(argv, argc, 3, 3), arg(argv, argc, 4, 10));
+  if (mode == "stress") return stress(arg(argv, argc, 2, 32), arg(argv, argc, 3, 100000));
+  if (mode == "ranges") {
+    ranges("range", arg(argv, argc, 2, 10));
+    std::printf("emitted %d\n", arg(argv, argc, 2, 10));
+    return arg(argv, argc, 3, 0);
+  }
+  if (mode == "hang") {
+    ranges("range", arg(argv, argc, 2, 10));
+    std::printf("ready\n");
+    for (;;) pause();
+  }
+  if (mode == "stream") {
+    for (long i = 0;; ++i) {
+      nvtxRangePushA(("range " + std::to_string(i)).c_str());
+      nvtxRangePop();
+      usleep(200);
+    }
+  }
+  if (mode == "raise") {
+    ranges("range", arg(argv, argc, 2, 10));
+    raise(arg(argv, argc, 3, SIGTERM));
+    return 0;
+  }
+  if (mode == "fork") return forkBoth(arg(argv, argc, 2, 10));
+  if (mode == "dormant") return dormant();
+  if (mode == "steps") return steps(arg(argv, argc, 2, 8));
+  if (mode == "none") return 0;
+  std::fprintf(stderr, "nvtx_test_app: unknown mode '%s'\n", mode.c_str());
+  return 64;
+}

@@ -1,0 +1,152 @@
+// Capture windows: dormant until asked; N steps counted at "step N" ranges; durations; marks.
+#include "agent/core/recorder.h"
+
+#include <gtest/gtest.h>
+
+#include "agent/nvtx/control_marks.h"
+#include "agent/nvtx/step_name.h"
+
+namespace bubblescope::agent {
+namespace {
+
+TEST(AgentStepName, ParsesTheConvention) {
+  EXPECT_EQ(parseStepName("step 0"), 0);
+  EXPECT_EQ(parseStepName("step 12"), 12);
+  EXPECT_EQ(parseStepName("step 12 warmup"), 12);
+  EXPECT_EQ(parseStepName("step"), -1);
+  EXPECT_EQ(parseStepName("step "), -1);
+  EXPECT_EQ(parseStepName("step x"), -1);
+  EXPECT_EQ(parseStepName("stepper 3"), -1);
+  EXPECT_EQ(parseStepName("F mb=3"), -1);
+  EXPECT_EQ(parseStepName("step 99999999999999999999"), -1);
+}
+
+TEST(AgentRecorder, DormantRecordsNothingUntilAWindowOpens) {
+  Recorder r;
+  r.begin(false, "record");
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_TRUE(r.windows().empty());
+  WindowRequest req;
+  req.reason = "test";
+  ASSERT_TRUE(r.request(req));
+  EXPECT_TRUE(isRecording(controlWord()));
+  ASSERT_EQ(r.windows().size(), 1u);
+  EXPECT_EQ(r.windows()[0].reason, "test");
+  EXPECT_EQ(r.windows()[0].endNs, 0);
+  std::string why;
+  EXPECT_FALSE(r.request(req, &why));
+  EXPECT_EQ(why, "already recording");
+  r.stop();
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_GT(r.windows()[0].endNs, r.windows()[0].startNs);
+}
+
+TEST(AgentRecorder, EachWindowStartsANewGeneration) {
+  Recorder r;
+  r.begin(true, "record");
+  const uint32_t first = generationOf(controlWord());
+  r.stop();
+  EXPECT_EQ(generationOf(controlWord()), first);  // ranges open at the stop still close
+  ASSERT_TRUE(r.request(WindowRequest{}));
+  EXPECT_EQ(generationOf(controlWord()), first + 1);
+}
+
+TEST(AgentRecorder, StepWindowStartsAtTheNextStepAndCountsSteps) {
+  Recorder r;
+  r.begin(false, "record");
+  WindowRequest req;
+  req.steps = 2;
+  ASSERT_TRUE(r.request(req));
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_TRUE(stepsWatched(controlWord()));
+  r.onStepBoundary(5);
+  EXPECT_TRUE(isRecording(controlWord()));
+  r.onStepBoundary(6);
+  EXPECT_TRUE(isRecording(controlWord()));
+  r.onStepBoundary(7);
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_FALSE(stepsWatched(controlWord()));  // nothing left to count
+  ASSERT_EQ(r.windows().size(), 1u);
+  EXPECT_NE(r.windows()[0].endNs, 0);
+}
+
+TEST(AgentRecorder, StepWindowFromAGivenStep) {
+  Recorder r;
+  r.begin(false, "record");
+  WindowRequest req;
+  req.steps = 1;
+  req.fromStep = 10;
+  ASSERT_TRUE(r.request(req));
+  r.onStepBoundary(8);
+  r.onStepBoundary(9);
+  EXPECT_FALSE(isRecording(controlWord()));
+  r.onStepBoundary(10);
+  EXPECT_TRUE(isRecording(controlWord()));
+  r.onStepBoundary(11);
+  EXPECT_FALSE(isRecording(controlWord()));
+}
+
+TEST(AgentRecorder, DurationWindowEndsOnTheWriterTick) {
+  Recorder r;
+  r.begin(false, "record");
+  WindowRequest req;
+  req.durationNs = 1'000'000;
+  ASSERT_TRUE(r.request(req));
+  const int64_t start = r.windows()[0].startNs;
+  r.tick(start + 500'000);
+  EXPECT_TRUE(isRecording(controlWord()));
+  r.tick(start + 1'000'000);
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_EQ(r.windows()[0].endNs, start + 1'000'000);
+}
+
+TEST(AgentRecorder, DisabledForGoodRefusesWindows) {
+  Recorder r;
+  r.begin(true, "record");
+  r.disable();
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_TRUE(r.disabled());
+  std::string why;
+  EXPECT_FALSE(r.request(WindowRequest{}, &why));
+  EXPECT_NE(r.windows()[0].endNs, 0);
+}
+
+TEST(AgentRecorder, TrackingStepsCountsThemWithoutRecording) {
+  Recorder r;
+  r.begin(false, "record");
+  r.trackSteps(true);
+  EXPECT_TRUE(stepsWatched(controlWord()));
+  r.onStepBoundary(41);
+  EXPECT_EQ(r.currentStep(), 41);
+  EXPECT_FALSE(isRecording(controlWord()));
+  r.trackSteps(false);
+  EXPECT_FALSE(stepsWatched(controlWord()));
+}
+
+TEST(AgentControlMarks, ParsesStartAndStop) {
+  ControlCommand c;
+  std::string error;
+  ASSERT_TRUE(parseControlMessage("start", &c, &error));
+  EXPECT_EQ(c.kind, ControlCommand::Kind::Start);
+  EXPECT_EQ(c.request.steps, 0);
+  ASSERT_TRUE(parseControlMessage("start steps=2 from=3", &c, &error));
+  EXPECT_EQ(c.request.steps, 2);
+  EXPECT_EQ(c.request.fromStep, 3);
+  ASSERT_TRUE(parseControlMessage("start duration=0.5", &c, &error));
+  EXPECT_EQ(c.request.durationNs, 500'000'000);
+  ASSERT_TRUE(parseControlMessage("stop", &c, &error));
+  EXPECT_EQ(c.kind, ControlCommand::Kind::Stop);
+}
+
+TEST(AgentControlMarks, RefusesWhatItDoesNotKnow) {
+  ControlCommand c;
+  std::string error;
+  for (const char* bad : {"", "begin", "start steps=0", "start steps=x", "start from=3",
+                          "start duration=-1", "stop now", "start colour=red"}) {
+    EXPECT_FALSE(parseControlMessage(bad, &c, &error)) << bad;
+    EXPECT_FALSE(error.empty());
+  }
+}
+
+}  // namespace
+}  // namespace bubblescope::agent
