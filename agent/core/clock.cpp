@@ -28,7 +28,9 @@ bool selectTicks(bool wantTsc) {
   return detail::g_ticksAreTsc;
 }
 
-bool ticksAreTsc() { return detail::g_ticksAreTsc; }
+bool ticksAreTsc() {
+  return detail::g_ticksAreTsc;
+}
 
 TickAnchor readTickAnchor() {
   if (!detail::g_ticksAreTsc) {

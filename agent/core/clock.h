@@ -19,8 +19,12 @@ inline int64_t readClockNs(clockid_t clock) {
   clock_gettime(clock, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
-inline int64_t realtimeNs() { return readClockNs(CLOCK_REALTIME); }
-inline int64_t monotonicNs() { return readClockNs(CLOCK_MONOTONIC); }
+inline int64_t realtimeNs() {
+  return readClockNs(CLOCK_REALTIME);
+}
+inline int64_t monotonicNs() {
+  return readClockNs(CLOCK_MONOTONIC);
+}
 
 namespace detail {
 // Set once at start-up, before any event; read on every event.

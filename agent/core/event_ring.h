@@ -60,9 +60,7 @@ class EventRing {
     pendingHead_ = head;
     return data_ + pos;
   }
-  void commit(uint32_t bytes) {
-    head_.store(pendingHead_ + bytes, std::memory_order_release);
-  }
+  void commit(uint32_t bytes) { head_.store(pendingHead_ + bytes, std::memory_order_release); }
 
   // Consumer: how far the producer has published (a bound for drain()).
   uint64_t published() const { return head_.load(std::memory_order_acquire); }

@@ -23,6 +23,8 @@ void nameThread(uint64_t tid, std::string_view name) {
                                            std::memory_order_relaxed));
 }
 
-const ThreadName* newestThreadName() { return g_newest.load(std::memory_order_acquire); }
+const ThreadName* newestThreadName() {
+  return g_newest.load(std::memory_order_acquire);
+}
 
 }  // namespace bubblescope::agent

@@ -69,7 +69,9 @@ bool append(Source source, RecordType type, const Payload& payload, std::string_
 }
 
 // Whether producers should record now (one relaxed load).
-inline bool recordingNow() { return isRecording(controlWord()); }
+inline bool recordingNow() {
+  return isRecording(controlWord());
+}
 
 // Writes header, payload and text into ring space from EventRing::reserve().
 inline void writeRecord(uint8_t* at, uint32_t bytes, RecordType type, const void* payload,

@@ -24,16 +24,16 @@ Recorder& Recorder::instance() {
 void Recorder::publishLocked(bool recording, bool newGeneration) {
   uint32_t word = detail::g_control.load(std::memory_order_relaxed);
   uint32_t generation = generationOf(word) + (newGeneration ? 1 : 0);
-  const bool watch = !disabled_ && (trackSteps_ || armed_.has_value() ||
-                                    (open_ && stopAtStep_ >= 0));
+  const bool watch =
+      !disabled_ && (trackSteps_ || armed_.has_value() || (open_ && stopAtStep_ >= 0));
   word = (generation << kGenerationShift) | (recording ? kRecordingBit : 0u) |
          (watch ? kWatchStepsBit : 0u);
   detail::g_control.store(word, std::memory_order_release);
   version_.fetch_add(1, std::memory_order_acq_rel);
 }
 
-void Recorder::openLocked(std::string reason, int64_t stopAtStep, int64_t stopAtNs,
-                          bool createFile, bool notify) {
+void Recorder::openLocked(std::string reason, int64_t stopAtStep, int64_t stopAtNs, bool createFile,
+                          bool notify) {
   WindowRecord w;
   w.anchor = readClockAnchor();
   w.startNs = w.anchor.realtimeNs;
@@ -147,7 +147,9 @@ void Recorder::disable() {
   publishLocked(false, true);
 }
 
-bool Recorder::disabled() const { return disabled_.load(std::memory_order_acquire); }
+bool Recorder::disabled() const {
+  return disabled_.load(std::memory_order_acquire);
+}
 
 bool Recorder::wantsFile() const {
   std::lock_guard lock(mutex_);

@@ -28,18 +28,26 @@ namespace detail {
 extern std::atomic<uint32_t> g_control;
 }  // namespace detail
 
-inline uint32_t controlWord() { return detail::g_control.load(std::memory_order_relaxed); }
-inline bool isRecording(uint32_t word) { return (word & kRecordingBit) != 0; }
-inline bool stepsWatched(uint32_t word) { return (word & kWatchStepsBit) != 0; }
-inline uint32_t generationOf(uint32_t word) { return word >> kGenerationShift; }
+inline uint32_t controlWord() {
+  return detail::g_control.load(std::memory_order_relaxed);
+}
+inline bool isRecording(uint32_t word) {
+  return (word & kRecordingBit) != 0;
+}
+inline bool stepsWatched(uint32_t word) {
+  return (word & kWatchStepsBit) != 0;
+}
+inline uint32_t generationOf(uint32_t word) {
+  return word >> kGenerationShift;
+}
 
 struct WindowRequest {
-  int64_t steps = 0;        // > 0: capture this many steps, starting at a step boundary
-  int64_t fromStep = -1;    // with steps: the first step to capture; -1 = the next one to begin
-  int64_t durationNs = 0;   // > 0: stop after this long
+  int64_t steps = 0;            // > 0: capture this many steps, starting at a step boundary
+  int64_t fromStep = -1;        // with steps: the first step to capture; -1 = the next one to begin
+  int64_t durationNs = 0;       // > 0: stop after this long
   bool atStepBoundary = false;  // a duration window that starts at the next step boundary
-  bool createFile = false;  // write the file even if no event arrives (attach wants a record)
-  std::string reason;       // capture_windows.reason: "record", "attach --steps 2", ...
+  bool createFile = false;      // write the file even if no event arrives (attach wants a record)
+  std::string reason;           // capture_windows.reason: "record", "attach --steps 2", ...
 };
 
 struct WindowRecord {

@@ -40,8 +40,8 @@ constexpr int kForkWaitMs = 200;  // how long fork() waits for the writer to lea
 void futexWait(std::atomic<uint32_t>* word, uint32_t expected, int64_t timeoutNs) {
   timespec ts{static_cast<time_t>(timeoutNs / 1'000'000'000),
               static_cast<long>(timeoutNs % 1'000'000'000)};
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, &ts,
-          nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, &ts, nullptr,
+          0);
 }
 
 void futexWake(std::atomic<uint32_t>* word) {
@@ -112,7 +112,7 @@ class Writer {
   std::atomic<uint64_t> eventsWritten_{0};
   std::atomic<uint64_t> recordsDrained_{0};
   std::atomic<pid_t> threadId_{0};
-  pthread_mutex_t io_;  // held while the writer is inside SQLite (fork waits for it)
+  pthread_mutex_t io_;    // held while the writer is inside SQLite (fork waits for it)
   std::string fileName_;  // set once the file exists (read by writerStats)
   std::atomic<bool> fileReady_{false};
 
@@ -429,7 +429,9 @@ void Writer::runHooks(void (*WriterHooks::*which)(RecordSink&)) {
 
 }  // namespace
 
-void configureWriter(const WriterOptions& options) { g_options = options; }
+void configureWriter(const WriterOptions& options) {
+  g_options = options;
+}
 
 void startWriterSlow() {
   int expected = detail::kWriterNone;
@@ -470,7 +472,9 @@ bool flushWriterFromSignal(int timeoutMs) {
   return waitUntilReached(&w->flushDone_, ticket, timeoutMs);
 }
 
-bool flushWriter(int timeoutMs) { return flushWriterFromSignal(timeoutMs); }
+bool flushWriter(int timeoutMs) {
+  return flushWriterFromSignal(timeoutMs);
+}
 
 void finishWriter(int timeoutMs) {
   Recorder::instance().disable();

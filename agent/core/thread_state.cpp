@@ -28,7 +28,9 @@ void onThreadExit(void* value) {
   state->status.store(ThreadStatus::Retired, std::memory_order_release);
 }
 
-void makeExitKey() { pthread_key_create(&g_exitKey, onThreadExit); }
+void makeExitKey() {
+  pthread_key_create(&g_exitKey, onThreadExit);
+}
 
 void attachRing(ThreadState& state) {
   if (g_ringCount.fetch_add(1, std::memory_order_relaxed) >= g_maxRings) {
@@ -64,9 +66,12 @@ ThreadState* claimFreeState() {
 
 const char* sourceName(Source source) {
   switch (source) {
-    case Source::Nvtx: return "nvtx";
-    case Source::Cupti: return "cupti";
-    case Source::Nccl: return "nccl";
+    case Source::Nvtx:
+      return "nvtx";
+    case Source::Cupti:
+      return "cupti";
+    case Source::Nccl:
+      return "nccl";
   }
   return "unknown";
 }
@@ -78,7 +83,9 @@ void configureThreadBuffers(size_t ringBytes, size_t maxRings) {
   g_maxRings = maxRings;
 }
 
-size_t threadRingBytes() { return g_ringBytes; }
+size_t threadRingBytes() {
+  return g_ringBytes;
+}
 
 ThreadState* acquireThreadState() {
   pthread_once(&g_exitKeyOnce, makeExitKey);
@@ -109,7 +116,9 @@ ThreadState* acquireThreadState() {
   return state;
 }
 
-ThreadState* firstThreadState() { return g_threads.load(std::memory_order_acquire); }
+ThreadState* firstThreadState() {
+  return g_threads.load(std::memory_order_acquire);
+}
 
 void resetThreadStatesInForkChild() {
   ThreadState* self = t_thread;

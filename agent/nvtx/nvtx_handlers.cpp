@@ -177,8 +177,7 @@ BUBBLESCOPE_HOT int pushRange(const NvtxDomain* domain, const Message& m, uint32
 }
 
 // Writes the finished range `e` (at stack index `depth`) into the ring, or counts the drop.
-BUBBLESCOPE_HOT void emitRange(ThreadState* ts, const OpenRange& e, uint64_t end,
-                               uint32_t depth) {
+BUBBLESCOPE_HOT void emitRange(ThreadState* ts, const OpenRange& e, uint64_t end, uint32_t depth) {
   const uint32_t bytes = recordBytes(sizeof(NvtxRangePayload), e.textSize);
   uint8_t* at = ts->ring.reserve(bytes);
   if (__builtin_expect(at == nullptr, 0)) {
@@ -186,8 +185,8 @@ BUBBLESCOPE_HOT void emitRange(ThreadState* ts, const OpenRange& e, uint64_t end
     return;
   }
   *reinterpret_cast<RecordHeader*>(at) =
-      RecordHeader{g_nvtxTypes.range, static_cast<uint16_t>(sizeof(NvtxRangePayload)),
-                   e.textSize, static_cast<uint16_t>(bytes / 8)};
+      RecordHeader{g_nvtxTypes.range, static_cast<uint16_t>(sizeof(NvtxRangePayload)), e.textSize,
+                   static_cast<uint16_t>(bytes / 8)};
   auto* p = reinterpret_cast<NvtxRangePayload*>(at + sizeof(RecordHeader));
   p->start = e.startTicks;
   p->end = end;
@@ -247,8 +246,7 @@ BUBBLESCOPE_HOT bool emit(ThreadState* ts, RecordType type, const Payload& paylo
     ts->countDrop(Source::Nvtx);
     return false;
   }
-  writeRecord(at, bytes, type, &payload, sizeof(Payload), m.text,
-              static_cast<uint16_t>(textSize));
+  writeRecord(at, bytes, type, &payload, sizeof(Payload), m.text, static_cast<uint16_t>(textSize));
   ts->ring.commit(bytes);
   return true;
 }
@@ -267,8 +265,8 @@ nvtxRangeId_t startRange(const NvtxDomain* domain, const Message& m, uint32_t ca
     if (ts == nullptr) return 0;
   }
   const uint64_t now = nowTicks();
-  const uint64_t id = (uint64_t{ts->serial} << 40) |
-                      ((++ts->nextRangeId & ((uint64_t{1} << 39) - 1)) << 1);
+  const uint64_t id =
+      (uint64_t{ts->serial} << 40) | ((++ts->nextRangeId & ((uint64_t{1} << 39) - 1)) << 1);
   const NvtxStartPayload p{id | 1, now, domain, m.registered, category, color};
   return emit(ts, g_nvtxTypes.start, p, m) ? (id | 1) : id;
 }
@@ -299,7 +297,9 @@ void mark(const NvtxDomain* domain, const Message& m, uint32_t category, uint32_
 
 // ---- The NVTX entry points (signatures from nvtxDetail/nvtxTypes.h) ----
 
-int NVTX_API rangePushA(const char* message) { return pushRange(nullptr, ascii(message), 0, 0); }
+int NVTX_API rangePushA(const char* message) {
+  return pushRange(nullptr, ascii(message), 0, 0);
+}
 
 int NVTX_API rangePushW(const wchar_t* message) {
   char buf[kMaxMessageBytes];
@@ -315,7 +315,9 @@ int NVTX_API rangePushEx(const nvtxEventAttributes_t* attributes) {
   return pushRange(nullptr, a.message, a.category, a.color);
 }
 
-int NVTX_API rangePop() { return popRange(nullptr); }
+int NVTX_API rangePop() {
+  return popRange(nullptr);
+}
 
 nvtxRangeId_t NVTX_API rangeStartA(const char* message) {
   return startRange(nullptr, ascii(message), 0, 0);
@@ -335,9 +337,13 @@ nvtxRangeId_t NVTX_API rangeStartEx(const nvtxEventAttributes_t* attributes) {
   return startRange(nullptr, a.message, a.category, a.color);
 }
 
-void NVTX_API rangeEnd(nvtxRangeId_t id) { endRange(id); }
+void NVTX_API rangeEnd(nvtxRangeId_t id) {
+  endRange(id);
+}
 
-void NVTX_API markA(const char* message) { mark(nullptr, ascii(message), 0, 0); }
+void NVTX_API markA(const char* message) {
+  mark(nullptr, ascii(message), 0, 0);
+}
 
 void NVTX_API markW(const wchar_t* message) {
   char buf[kMaxMessageBytes];
@@ -395,19 +401,21 @@ nvtxRangeId_t NVTX_API domainRangeStartEx(nvtxDomainHandle_t domain,
   return startRange(asDomain(domain), a.message, a.category, a.color);
 }
 
-void NVTX_API domainRangeEnd(nvtxDomainHandle_t /*domain*/, nvtxRangeId_t id) { endRange(id); }
+void NVTX_API domainRangeEnd(nvtxDomainHandle_t /*domain*/, nvtxRangeId_t id) {
+  endRange(id);
+}
 
-int NVTX_API domainRangePushEx(nvtxDomainHandle_t domain,
-                               const nvtxEventAttributes_t* attributes) {
+int NVTX_API domainRangePushEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) {
   Attributes a;
   readAttributes(attributes, a);
   return pushRange(asDomain(domain), a.message, a.category, a.color);
 }
 
-int NVTX_API domainRangePop(nvtxDomainHandle_t domain) { return popRange(asDomain(domain)); }
+int NVTX_API domainRangePop(nvtxDomainHandle_t domain) {
+  return popRange(asDomain(domain));
+}
 
-void NVTX_API domainNameCategoryA(nvtxDomainHandle_t domain, uint32_t category,
-                                  const char* name) {
+void NVTX_API domainNameCategoryA(nvtxDomainHandle_t domain, uint32_t category, const char* name) {
   if (name != nullptr) nameCategory(asDomain(domain), category, name);
 }
 
@@ -423,8 +431,7 @@ nvtxStringHandle_t NVTX_API domainRegisterStringA(nvtxDomainHandle_t domain, con
   return reinterpret_cast<nvtxStringHandle_t>(const_cast<NvtxString*>(s));
 }
 
-nvtxStringHandle_t NVTX_API domainRegisterStringW(nvtxDomainHandle_t domain,
-                                                   const wchar_t* text) {
+nvtxStringHandle_t NVTX_API domainRegisterStringW(nvtxDomainHandle_t domain, const wchar_t* text) {
   // Registered strings are kept whole: convert without the message bound.
   std::string utf8;
   if (text != nullptr) {

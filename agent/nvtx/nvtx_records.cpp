@@ -79,8 +79,9 @@ void decodeRange(RecordSink& sink, const RecordView& v) {
 
 void decodeStart(RecordSink& sink, const RecordView& v) {
   const auto& p = v.as<NvtxStartPayload>();
-  OpenStart s{sink.toNs(p.start), v.tid, domainId(sink, p.domain),
-              nameId(sink, p.registered, v.text), p.category, p.color};
+  OpenStart s{
+      sink.toNs(p.start), v.tid,  domainId(sink, p.domain), nameId(sink, p.registered, v.text),
+      p.category,         p.color};
   if (auto early = pending().earlyEnds.find(p.id); early != pending().earlyEnds.end()) {
     writeStartEnd(sink, s, early->second.end, early->second.tid);
     pending().earlyEnds.erase(early);

@@ -23,8 +23,7 @@ void prepend(std::atomic<const T*>& head, T* entry) {
 }  // namespace
 
 const NvtxDomain* createDomain(std::string_view name) {
-  for (const NvtxDomain* d = g_domains.load(std::memory_order_acquire); d != nullptr;
-       d = d->next) {
+  for (const NvtxDomain* d = g_domains.load(std::memory_order_acquire); d != nullptr; d = d->next) {
     if (d->name == name) return d;
   }
   try {

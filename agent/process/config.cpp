@@ -7,21 +7,41 @@
 namespace bubblescope::agent {
 namespace {
 
-constexpr std::array kRankVariables = {"RANK", "LOCAL_RANK", "SLURM_PROCID",
-                                       "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
+constexpr std::array kRankVariables = {"RANK", "LOCAL_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+                                       "PMI_RANK"};
 constexpr std::array kLocalRankVariables = {"LOCAL_RANK", "SLURM_LOCALID",
                                             "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
                                             "PMI_LOCAL_RANK"};
 constexpr std::array kWorldSizeVariables = {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE",
                                             "PMI_SIZE"};
 // Launcher and topology facts worth keeping in the file (besides BUBBLESCOPE_*).
-constexpr std::array kLauncherVariables = {
-    "RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
-    "NODE_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID",
-    "TORCHELASTIC_RESTART_COUNT", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS",
-    "SLURM_NODEID", "SLURM_JOB_ID", "SLURM_STEP_ID", "SLURMD_NODENAME", "OMPI_COMM_WORLD_RANK",
-    "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
-    "PMI_RANK", "PMI_SIZE", "PMI_LOCAL_RANK", "MPI_LOCALRANKID", "CUDA_VISIBLE_DEVICES"};
+constexpr std::array kLauncherVariables = {"RANK",
+                                           "LOCAL_RANK",
+                                           "WORLD_SIZE",
+                                           "LOCAL_WORLD_SIZE",
+                                           "GROUP_RANK",
+                                           "ROLE_RANK",
+                                           "NODE_RANK",
+                                           "MASTER_ADDR",
+                                           "MASTER_PORT",
+                                           "TORCHELASTIC_RUN_ID",
+                                           "TORCHELASTIC_RESTART_COUNT",
+                                           "SLURM_PROCID",
+                                           "SLURM_LOCALID",
+                                           "SLURM_NTASKS",
+                                           "SLURM_NODEID",
+                                           "SLURM_JOB_ID",
+                                           "SLURM_STEP_ID",
+                                           "SLURMD_NODENAME",
+                                           "OMPI_COMM_WORLD_RANK",
+                                           "OMPI_COMM_WORLD_SIZE",
+                                           "OMPI_COMM_WORLD_LOCAL_RANK",
+                                           "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                           "PMI_RANK",
+                                           "PMI_SIZE",
+                                           "PMI_LOCAL_RANK",
+                                           "MPI_LOCALRANKID",
+                                           "CUDA_VISIBLE_DEVICES"};
 
 constexpr std::string_view kPrefix = "BUBBLESCOPE_";
 
@@ -38,8 +58,8 @@ int toInt(std::string_view text) {
 
 // The first variable of `names` that is set and non-empty; refused ones are reported.
 template <size_t N>
-int firstNumber(const Environment& env, const std::array<const char*, N>& names,
-                std::string* from, std::vector<std::string>* refused) {
+int firstNumber(const Environment& env, const std::array<const char*, N>& names, std::string* from,
+                std::vector<std::string>* refused) {
   for (const char* name : names) {
     const std::string* value = find(env, name);
     if (value == nullptr || value->empty()) continue;
@@ -55,8 +75,8 @@ int firstNumber(const Environment& env, const std::array<const char*, N>& names,
   return -1;
 }
 
-size_t sizeSetting(const Environment& env, const char* name, size_t fallback, size_t lo,
-                   size_t hi, std::vector<std::string>* warnings) {
+size_t sizeSetting(const Environment& env, const char* name, size_t fallback, size_t lo, size_t hi,
+                   std::vector<std::string>* warnings) {
   const std::string* value = find(env, name);
   if (value == nullptr || value->empty()) return fallback;
   size_t v = 0;
@@ -106,17 +126,20 @@ Environment relevantEnvironment(char** envp) {
 AgentConfig configFromEnvironment(const Environment& env, const std::filesystem::path& cwd) {
   AgentConfig c;
   const std::string* dir = find(env, "BUBBLESCOPE_OUTPUT_DIR");
-  std::filesystem::path out = dir != nullptr && !dir->empty() ? std::filesystem::path(*dir)
-                                                              : std::filesystem::path(kDefaultOutputDir);
+  std::filesystem::path out = dir != nullptr && !dir->empty()
+                                  ? std::filesystem::path(*dir)
+                                  : std::filesystem::path(kDefaultOutputDir);
   c.outputDir = out.is_absolute() ? out : cwd / out;
   if (const std::string* v = find(env, "BUBBLESCOPE_DISABLE")) c.disabled = isTruthy(*v);
   if (const std::string* v = find(env, "BUBBLESCOPE_DORMANT")) c.dormant = isTruthy(*v);
   if (const std::string* v = find(env, "BUBBLESCOPE_RUN_ID")) c.runId = *v;
-  if (const std::string* v = find(env, "BUBBLESCOPE_CUDA")) c.cudaRequested = *v != "off" && *v != "0";
+  if (const std::string* v = find(env, "BUBBLESCOPE_CUDA"))
+    c.cudaRequested = *v != "off" && *v != "0";
   if (const std::string* v = find(env, "BUBBLESCOPE_CUDA_NOTE")) c.cudaNote = *v;
   if (c.cudaNote.empty()) {
-    c.cudaNote = c.cudaRequested ? "this agent version captures NVTX only (CUDA capture comes later)"
-                                 : "CUDA capture turned off (--cuda off)";
+    c.cudaNote = c.cudaRequested
+                     ? "this agent version captures NVTX only (CUDA capture comes later)"
+                     : "CUDA capture turned off (--cuda off)";
   }
   c.ringBytes = sizeSetting(env, "BUBBLESCOPE_BUFFER_KB", 1024, 16, 1 << 20, &c.warnings) * 1024;
   c.maxRings = sizeSetting(env, "BUBBLESCOPE_MAX_THREADS", 256, 1, 65536, &c.warnings);

@@ -107,9 +107,13 @@ FileSetup buildFileSetup() {
   return s;
 }
 
-void onWriterStarted() { installFlushOnSignals(); }
+void onWriterStarted() {
+  installFlushOnSignals();
+}
 
-void onWindowOpened() { ensureWriter(); }
+void onWindowOpened() {
+  ensureWriter();
+}
 
 void prepareFork() {
   g_recorderLockedForFork = Recorder::instance().lockForFork();
@@ -154,9 +158,13 @@ void init() {
 
 }  // namespace
 
-void initAgentOnce() { pthread_once(&g_initOnce, &init); }
+void initAgentOnce() {
+  pthread_once(&g_initOnce, &init);
+}
 
-bool agentDisabled() { return g_disabled; }
+bool agentDisabled() {
+  return g_disabled;
+}
 
 }  // namespace bubblescope::agent
 

@@ -66,7 +66,8 @@ std::string newRunId() {
   unsigned char bytes[6] = {};
   if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
     const auto seed = static_cast<unsigned>(std::time(nullptr)) ^ static_cast<unsigned>(getpid());
-    for (size_t i = 0; i < sizeof bytes; ++i) bytes[i] = static_cast<unsigned char>(seed >> (i * 5));
+    for (size_t i = 0; i < sizeof bytes; ++i)
+      bytes[i] = static_cast<unsigned char>(seed >> (i * 5));
   }
   std::string id = timestamp("%Y%m%dT%H%M%S") + "-";
   static const char* hex = "0123456789abcdef";
@@ -113,8 +114,8 @@ fs::path findAgent() {
   }
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  const fs::path agent = (self.parent_path() / ".." / "lib" / "bubblescope" / kAgentFile)
-                             .lexically_normal();
+  const fs::path agent =
+      (self.parent_path() / ".." / "lib" / "bubblescope" / kAgentFile).lexically_normal();
   if (ec || !fs::exists(agent)) {
     throw std::runtime_error("the capture agent is missing (looked for " + agent.string() +
                              "); set BUBBLESCOPE_AGENT to libbubblescope-agent.so");
@@ -168,8 +169,8 @@ void injectAgent(Env& env, const fs::path& agent, const fs::path& output, const 
   const std::string lib = agent.string();
   std::string& preload = env["LD_PRELOAD"];
   if (preload.find(lib) == std::string::npos) preload = preload.empty() ? lib : lib + ":" + preload;
-  if (auto it = env.find("NVTX_INJECTION64_PATH"); it != env.end() && !it->second.empty() &&
-                                                   it->second != lib) {
+  if (auto it = env.find("NVTX_INJECTION64_PATH");
+      it != env.end() && !it->second.empty() && it->second != lib) {
     std::cerr << "bubblescope: NVTX_INJECTION64_PATH was " << it->second
               << ": the agent replaces it for this command\n";
   }
@@ -326,8 +327,8 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
 }  // namespace
 
 void addRecordCommand(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand(
-      "record", "Run a command with the capture agent in every process it starts");
+  auto* sub = app.add_subcommand("record",
+                                 "Run a command with the capture agent in every process it starts");
   auto args = std::make_shared<RecordArgs>();
   sub->add_option("-o,--output", args->output,
                   "Directory for the per-rank traces (default: bubblescope-run-<timestamp>)");

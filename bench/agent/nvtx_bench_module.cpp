@@ -6,7 +6,9 @@
 
 extern "C" {
 
-__attribute__((visibility("default"))) void benchWarmUp() { nvtxMarkA("warm up"); }
+__attribute__((visibility("default"))) void benchWarmUp() {
+  nvtxMarkA("warm up");
+}
 
 // A capture-control mark in the "bubblescope" domain ("start", "stop").
 __attribute__((visibility("default"))) void benchControl(const char* message) {

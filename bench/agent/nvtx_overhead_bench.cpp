@@ -72,8 +72,10 @@ int runBenchmarks(int argc, char** argv, const std::filesystem::path& out) {
   setenv("BUBBLESCOPE_BUFFER_KB", "262144", 1);
   g_agent = load(AGENT_MODULE);
 
-  benchmark::RegisterBenchmark("nvtx_push_pop/no_agent", [](benchmark::State& s) { g_plain.pushPop(s); });
-  benchmark::RegisterBenchmark("nvtx_push_pop/agent_dormant", [](benchmark::State& s) { g_agent.pushPop(s); });
+  benchmark::RegisterBenchmark("nvtx_push_pop/no_agent",
+                               [](benchmark::State& s) { g_plain.pushPop(s); });
+  benchmark::RegisterBenchmark("nvtx_push_pop/agent_dormant",
+                               [](benchmark::State& s) { g_agent.pushPop(s); });
   benchmark::RegisterBenchmark("nvtx_push_pop/agent_recording",
                                [](benchmark::State& s) { recording(s, g_agent.pushPop); })
       ->Iterations(kRecordIterations)
@@ -108,8 +110,7 @@ int main(int argc, char** argv) {
     const auto run = bubblescope::traces::readRun(out);
     for (const auto& rank : run.ranks) {
       std::printf("agent trace: %zu ranges recorded, %llu dropped, %zu windows\n",
-                  rank.ranges.size(),
-                  static_cast<unsigned long long>(rank.meta.droppedTotal()),
+                  rank.ranges.size(), static_cast<unsigned long long>(rank.meta.droppedTotal()),
                   rank.meta.captureWindows.size());
     }
   } catch (const std::exception& e) {

@@ -81,7 +81,11 @@ void BM_WriterDrainNvtxRanges(benchmark::State& state) {
   const WriterStats stats = writerStats();
   state.counters["written"] = static_cast<double>(stats.eventsWritten);
 }
-BENCHMARK(BM_WriterDrainNvtxRanges)->Arg(1'000'000)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WriterDrainNvtxRanges)
+    ->Arg(1'000'000)
+    ->Iterations(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace bubblescope::agent

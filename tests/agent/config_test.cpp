@@ -19,7 +19,8 @@ TEST(AgentIdentity, FirstRankVariableSetNamesTheRank) {
 TEST(AgentIdentity, LaunchersInPriorityOrder) {
   EXPECT_EQ(identityFromEnvironment({{"PMI_RANK", "5"}}).rank, 5);
   EXPECT_EQ(identityFromEnvironment({{"OMPI_COMM_WORLD_RANK", "4"}, {"PMI_RANK", "5"}}).rank, 4);
-  EXPECT_EQ(identityFromEnvironment({{"SLURM_PROCID", "2"}, {"OMPI_COMM_WORLD_RANK", "4"}}).rank, 2);
+  EXPECT_EQ(identityFromEnvironment({{"SLURM_PROCID", "2"}, {"OMPI_COMM_WORLD_RANK", "4"}}).rank,
+            2);
   EXPECT_EQ(identityFromEnvironment({{"SLURM_NTASKS", "16"}}).worldSize, 16);
   EXPECT_EQ(identityFromEnvironment({{"SLURM_LOCALID", "3"}}).localRank, 3);
   EXPECT_EQ(identityFromEnvironment({}).rank, -1);
@@ -44,7 +45,8 @@ TEST(AgentIdentity, OnlyPlainShortNumbersAreRanks) {
 }
 
 TEST(AgentIdentity, RefusedValueIsQuotedPrintableAndShort) {
-  const Identity id = identityFromEnvironment({{"RANK", std::string("a\nb\x01") + std::string(100, 'x')}});
+  const Identity id =
+      identityFromEnvironment({{"RANK", std::string("a\nb\x01") + std::string(100, 'x')}});
   ASSERT_EQ(id.warnings.size(), 1u);
   EXPECT_EQ(id.warnings[0].find('\n'), std::string::npos);
   EXPECT_LT(id.warnings[0].size(), 150u);
@@ -63,11 +65,13 @@ TEST(AgentConfig, DefaultsAndRelativeOutputDirectory) {
   EXPECT_FALSE(c.disabled);
   EXPECT_EQ(c.ringBytes, size_t{1} << 20);
   EXPECT_TRUE(c.useTsc);
-  const AgentConfig d = configFromEnvironment(
-      {{"BUBBLESCOPE_OUTPUT_DIR", "out/x"}, {"BUBBLESCOPE_DORMANT", "1"},
-       {"BUBBLESCOPE_RUN_ID", "r1"}, {"BUBBLESCOPE_BUFFER_KB", "64"},
-       {"BUBBLESCOPE_CLOCK", "realtime"}, {"BUBBLESCOPE_CUDA", "off"}},
-      "/w");
+  const AgentConfig d = configFromEnvironment({{"BUBBLESCOPE_OUTPUT_DIR", "out/x"},
+                                               {"BUBBLESCOPE_DORMANT", "1"},
+                                               {"BUBBLESCOPE_RUN_ID", "r1"},
+                                               {"BUBBLESCOPE_BUFFER_KB", "64"},
+                                               {"BUBBLESCOPE_CLOCK", "realtime"},
+                                               {"BUBBLESCOPE_CUDA", "off"}},
+                                              "/w");
   EXPECT_EQ(d.outputDir, "/w/out/x");
   EXPECT_TRUE(d.dormant);
   EXPECT_EQ(d.runId, "r1");

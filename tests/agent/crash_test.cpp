@@ -21,8 +21,14 @@ namespace fs = std::filesystem;
 
 ProcessOptions cleanEnv(std::map<std::string, std::string> env = {}) {
   ProcessOptions o;
-  o.unsetEnv = {"RANK", "LOCAL_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-                "LD_PRELOAD", "NVTX_INJECTION64_PATH", "BUBBLESCOPE_DORMANT",
+  o.unsetEnv = {"RANK",
+                "LOCAL_RANK",
+                "SLURM_PROCID",
+                "OMPI_COMM_WORLD_RANK",
+                "PMI_RANK",
+                "LD_PRELOAD",
+                "NVTX_INJECTION64_PATH",
+                "BUBBLESCOPE_DORMANT",
                 "BUBBLESCOPE_OUTPUT_DIR"};
   o.env = std::move(env);
   return o;
@@ -55,8 +61,9 @@ TEST(AgentCrash, SigkillLeavesAReadableTraceOfEveryCommittedBatch) {
   ASSERT_EQ(files.size(), 1u);
   const traces::RankTrace t = traces::readRankTrace(files[0]);
   // A prefix of the stream: "range 0" .. "range k-1", none missing in between.
-  const auto rows = sqlRows(files[0], "SELECT count(*), max(CAST(substr(s.value, 7) AS INTEGER)) "
-                                      "FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id");
+  const auto rows = sqlRows(files[0],
+                            "SELECT count(*), max(CAST(substr(s.value, 7) AS INTEGER)) "
+                            "FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id");
   const int64_t count = std::stoll(rows[0][0]);
   EXPECT_GT(count, 100);
   EXPECT_EQ(std::stoll(rows[0][1]), count - 1);
@@ -162,10 +169,10 @@ TEST(AgentOutput, FullFilesystemIsOneWarningAndTheJobGoesOn) {
   // A private mount namespace: the 2 MiB tmpfs disappears with the shell.
   const std::string script =
       "mount -t tmpfs -o size=2m tmpfs " + shellQuote(mnt.string()) + " || exit 99; " +
-      "LD_PRELOAD=" + shellQuote(kAgentLibrary) + " BUBBLESCOPE_BUFFER_KB=65536 BUBBLESCOPE_OUTPUT_DIR=" +
-      shellQuote((mnt / "run").string()) + " " + shellQuote(kTestApp) + " ranges 400000 6; " +
-      "code=$?; cp " + shellQuote((mnt / "run").string()) + "/* " + shellQuote(saved.string()) +
-      "/; exit $code";
+      "LD_PRELOAD=" + shellQuote(kAgentLibrary) +
+      " BUBBLESCOPE_BUFFER_KB=65536 BUBBLESCOPE_OUTPUT_DIR=" + shellQuote((mnt / "run").string()) +
+      " " + shellQuote(kTestApp) + " ranges 400000 6; " + "code=$?; cp " +
+      shellQuote((mnt / "run").string()) + "/* " + shellQuote(saved.string()) + "/; exit $code";
   const auto r = runProcess({"/usr/bin/unshare", "--mount", "/bin/sh", "-c", script}, cleanEnv());
   if (r.exitCode == 99) GTEST_SKIP() << "cannot mount tmpfs here: " << r.err;
   EXPECT_EQ(r.exitCode, 6) << r.err;

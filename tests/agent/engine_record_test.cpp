@@ -37,13 +37,38 @@ TEST(AgentEngine, RecordedEngineHoldsExactlyTheRangesInTruthPerStage) {
   const fs::path run = tmp / "run";
   const fs::path truthFile = tmp / "truth.json";
   ProcessOptions o;
-  o.unsetEnv = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LD_PRELOAD", "NVTX_INJECTION64_PATH",
-                "BUBBLESCOPE_DORMANT", "BUBBLESCOPE_OUTPUT_DIR"};
+  o.unsetEnv = {"RANK",
+                "LOCAL_RANK",
+                "WORLD_SIZE",
+                "LD_PRELOAD",
+                "NVTX_INJECTION64_PATH",
+                "BUBBLESCOPE_DORMANT",
+                "BUBBLESCOPE_OUTPUT_DIR"};
   o.timeout = std::chrono::seconds(60);
-  const auto r = runBubblescope({"record", "-o", run.string(), "--", BUBBLESCOPE_BIN, "engine",
-                                 "run", "--schedule", "1f1b", "-p", "4", "-m", "8", "--compute",
-                                 "sleep", "--op-ms", "0.5", "--optimizer-ms", "0.5", "--steps", "2",
-                                 "--truth", truthFile.string(), "-q"},
+  const auto r = runBubblescope({"record",
+                                 "-o",
+                                 run.string(),
+                                 "--",
+                                 BUBBLESCOPE_BIN,
+                                 "engine",
+                                 "run",
+                                 "--schedule",
+                                 "1f1b",
+                                 "-p",
+                                 "4",
+                                 "-m",
+                                 "8",
+                                 "--compute",
+                                 "sleep",
+                                 "--op-ms",
+                                 "0.5",
+                                 "--optimizer-ms",
+                                 "0.5",
+                                 "--steps",
+                                 "2",
+                                 "--truth",
+                                 truthFile.string(),
+                                 "-q"},
                                 o);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const json truth = json::parse(readFile(truthFile));
@@ -72,8 +97,9 @@ TEST(AgentEngine, RecordedEngineHoldsExactlyTheRangesInTruthPerStage) {
     // (name, tid) → the trace's ranges.
     std::map<std::pair<std::string, std::string>, std::vector<Range>> captured;
     size_t capturedCount = 0;
-    for (const auto& row : sqlRows(file, "SELECT s.value, r.tid, r.start, r.end FROM nvtx_ranges "
-                                         "r JOIN strings s ON s.id = r.name_id ORDER BY r.start")) {
+    for (const auto& row : sqlRows(file,
+                                   "SELECT s.value, r.tid, r.start, r.end FROM nvtx_ranges "
+                                   "r JOIN strings s ON s.id = r.name_id ORDER BY r.start")) {
       captured[{row[0], row[1]}].push_back({std::stoll(row[2]), std::stoll(row[3])});
       ++capturedCount;
     }
@@ -89,7 +115,8 @@ TEST(AgentEngine, RecordedEngineHoldsExactlyTheRangesInTruthPerStage) {
       const int64_t ts = t["start_ns"].get<int64_t>(), te = t["end_ns"].get<int64_t>();
       Range* best = nullptr;
       for (Range& c : it->second) {
-        if (!c.matched && (best == nullptr || std::llabs(c.start - ts) < std::llabs(best->start - ts))) {
+        if (!c.matched &&
+            (best == nullptr || std::llabs(c.start - ts) < std::llabs(best->start - ts))) {
           best = &c;
         }
       }
@@ -108,8 +135,10 @@ TEST(AgentEngine, RecordedEngineHoldsExactlyTheRangesInTruthPerStage) {
     for (const json& th : stage["threads"]) {
       const std::string tid = std::to_string(th["tid"].get<int>());
       if (sqlInt(file, "SELECT count(*) FROM nvtx_ranges WHERE tid = " + tid) == 0) continue;
-      EXPECT_EQ(sqlText(file, "SELECT s.value FROM threads t JOIN strings s ON s.id = t.name_id "
-                              "WHERE t.tid = " + tid),
+      EXPECT_EQ(sqlText(file,
+                        "SELECT s.value FROM threads t JOIN strings s ON s.id = t.name_id "
+                        "WHERE t.tid = " +
+                            tid),
                 th["name"].get<std::string>());
     }
   }

@@ -19,7 +19,8 @@ struct Ring {
     if (at == nullptr) return false;
     const uint64_t payload = type * 1000u;
     auto* h = reinterpret_cast<RecordHeader*>(at);
-    *h = RecordHeader{type, 8, static_cast<uint16_t>(text.size()), static_cast<uint16_t>(bytes / 8)};
+    *h =
+        RecordHeader{type, 8, static_cast<uint16_t>(text.size()), static_cast<uint16_t>(bytes / 8)};
     std::memcpy(at + 8, &payload, 8);
     std::memcpy(at + 16, text.data(), text.size());
     ring.commit(bytes);
@@ -79,7 +80,8 @@ TEST(AgentRing, DrainStopsAtTheBoundItWasGiven) {
   const uint64_t bound = r.ring.published();
   r.put(2, "b");
   std::vector<std::string> out;
-  r.ring.drain([&](const RecordHeader& h, const uint8_t*, const char*) { out.push_back(std::to_string(h.type)); },
+  r.ring.drain([&](const RecordHeader& h, const uint8_t*,
+                   const char*) { out.push_back(std::to_string(h.type)); },
                100, bound);
   EXPECT_EQ(out, std::vector<std::string>{"1"});
   EXPECT_EQ(r.take(), std::vector<std::string>{"2:b"});

@@ -54,8 +54,8 @@ void nestedThread(int t, int depth, int repeats, nvtxDomainHandle_t app, nvtxStr
   nvtxNameOsThreadA(static_cast<uint32_t>(gettid()), ("worker " + std::to_string(t)).c_str());
   for (int r = 0; r < repeats; ++r) {
     for (int k = 0; k < depth; ++k) {
-      nvtxRangePushA(("t" + std::to_string(t) + " d" + std::to_string(k) + " r" +
-                      std::to_string(r)).c_str());
+      nvtxRangePushA(
+          ("t" + std::to_string(t) + " d" + std::to_string(k) + " r" + std::to_string(r)).c_str());
     }
     nvtxEventAttributes_t a = {};
     a.version = NVTX_VERSION;
@@ -145,7 +145,8 @@ int steps(int count) {
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "nested") return nested(arg(argv, argc, 2, 4), arg(argv, argc, 3, 3), arg(argv, argc, 4, 10));
+  if (mode == "nested")
+    return nested(arg(argv, argc, 2, 4), arg(argv, argc, 3, 3), arg(argv, argc, 4, 10));
   if (mode == "stress") return stress(arg(argv, argc, 2, 32), arg(argv, argc, 3, 100000));
   if (mode == "ranges") {
     ranges("range", arg(argv, argc, 2, 10));

@@ -23,10 +23,20 @@ namespace fs = std::filesystem;
 // Launcher variables of the machine running the tests must not leak into these runs.
 ProcessOptions cleanEnv(std::map<std::string, std::string> env = {}) {
   ProcessOptions o;
-  o.unsetEnv = {"RANK",         "LOCAL_RANK",       "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
-                "PMI_RANK",     "WORLD_SIZE",       "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE",
-                "PMI_SIZE",     "SLURM_LOCALID",    "LD_PRELOAD",   "NVTX_INJECTION64_PATH",
-                "BUBBLESCOPE_DORMANT", "BUBBLESCOPE_OUTPUT_DIR"};
+  o.unsetEnv = {"RANK",
+                "LOCAL_RANK",
+                "SLURM_PROCID",
+                "OMPI_COMM_WORLD_RANK",
+                "PMI_RANK",
+                "WORLD_SIZE",
+                "SLURM_NTASKS",
+                "OMPI_COMM_WORLD_SIZE",
+                "PMI_SIZE",
+                "SLURM_LOCALID",
+                "LD_PRELOAD",
+                "NVTX_INJECTION64_PATH",
+                "BUBBLESCOPE_DORMANT",
+                "BUBBLESCOPE_OUTPUT_DIR"};
   o.env = std::move(env);
   return o;
 }
@@ -41,9 +51,9 @@ TEST(AgentRecord, NestedRangesOnThreadsKeepNamesDepthThreadAndDomain) {
   TempDir tmp;
   const fs::path dir = tmp / "run";
   const int threads = 4, depth = 3, repeats = 5;
-  const auto r = recordApp(dir, {"nested", std::to_string(threads), std::to_string(depth),
-                                 std::to_string(repeats)},
-                           {}, cleanEnv());
+  const auto r = recordApp(
+      dir, {"nested", std::to_string(threads), std::to_string(depth), std::to_string(repeats)}, {},
+      cleanEnv());
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const fs::path file = onlyTrace(dir);
   EXPECT_EQ(file.filename().string().rfind("pid-", 0), 0u);
@@ -53,9 +63,10 @@ TEST(AgentRecord, NestedRangesOnThreadsKeepNamesDepthThreadAndDomain) {
   EXPECT_EQ(t.marks.size(), size_t(threads * repeats));
   EXPECT_EQ(sqlInt(file, "SELECT count FROM dropped_events WHERE source='nvtx'"), 0);
 
-  const std::string names = "SELECT s.value, r.depth, r.tid, r.end_tid, d.value, r.kind, "
-                            "r.category, r.color, r.start, r.end FROM nvtx_ranges r "
-                            "JOIN strings s ON s.id = r.name_id JOIN strings d ON d.id = r.domain_id";
+  const std::string names =
+      "SELECT s.value, r.depth, r.tid, r.end_tid, d.value, r.kind, "
+      "r.category, r.color, r.start, r.end FROM nvtx_ranges r "
+      "JOIN strings s ON s.id = r.name_id JOIN strings d ON d.id = r.domain_id";
   std::map<std::string, std::set<std::string>> tidsOfThread;  // "t0" -> tids
   int registered = 0, wide = 0, crossing = 0;
   for (const auto& row : sqlRows(file, names)) {
@@ -72,10 +83,10 @@ TEST(AgentRecord, NestedRangesOnThreadsKeepNamesDepthThreadAndDomain) {
       EXPECT_EQ(row[4], "");
     } else if (name == "crossing") {
       ++crossing;
-      EXPECT_EQ(row[5], "1");             // start/end
-      EXPECT_NE(row[2], row[3]);          // ended on another thread
+      EXPECT_EQ(row[5], "1");     // start/end
+      EXPECT_NE(row[2], row[3]);  // ended on another thread
     } else {
-      ASSERT_EQ(name[0], 't') << name;    // "t<thread> d<depth> r<repeat>"
+      ASSERT_EQ(name[0], 't') << name;  // "t<thread> d<depth> r<repeat>"
       const size_t d = name.find(" d"), rr = name.find(" r");
       EXPECT_EQ(row[1], name.substr(d + 2, rr - d - 2)) << name;
       EXPECT_EQ(row[2], row[3]);
@@ -90,8 +101,10 @@ TEST(AgentRecord, NestedRangesOnThreadsKeepNamesDepthThreadAndDomain) {
   ASSERT_EQ(tidsOfThread.size(), size_t(threads));
   for (const auto& [thread, tids] : tidsOfThread) {
     EXPECT_EQ(tids.size(), 1u) << thread;  // every range of a thread on its own OS thread
-    EXPECT_EQ(sqlText(file, "SELECT s.value FROM threads t JOIN strings s ON s.id = t.name_id "
-                            "WHERE t.tid = " + *tids.begin()),
+    EXPECT_EQ(sqlText(file,
+                      "SELECT s.value FROM threads t JOIN strings s ON s.id = t.name_id "
+                      "WHERE t.tid = " +
+                          *tids.begin()),
               "worker " + thread.substr(1));
   }
   // Nesting: every range lies inside the range one level up on its thread, at the same time.
@@ -102,19 +115,21 @@ TEST(AgentRecord, NestedRangesOnThreadsKeepNamesDepthThreadAndDomain) {
             0);
   EXPECT_EQ(sqlInt(file, "SELECT count(*) FROM nvtx_ranges WHERE end < start"), 0);
   // Marks carry their thread: "mark t0" on worker 0's thread.
-  EXPECT_EQ(sqlInt(file, "SELECT count(*) FROM nvtx_marks m JOIN strings s ON s.id = m.name_id "
-                         "WHERE s.value = 'mark t0' AND m.tid = " + *tidsOfThread["t0"].begin()),
+  EXPECT_EQ(sqlInt(file,
+                   "SELECT count(*) FROM nvtx_marks m JOIN strings s ON s.id = m.name_id "
+                   "WHERE s.value = 'mark t0' AND m.tid = " +
+                       *tidsOfThread["t0"].begin()),
             repeats);
-  EXPECT_EQ(sqlText(file, "SELECT value FROM meta WHERE key = 'extra.nvtx_category.7'"),
-            "compute");
+  EXPECT_EQ(sqlText(file, "SELECT value FROM meta WHERE key = 'extra.nvtx_category.7'"), "compute");
 }
 
 TEST(AgentRecord, MetadataDescribesTheProcessAndTheCapture) {
   TempDir tmp;
   const fs::path dir = tmp / "run";
-  const auto r = recordApp(dir, {"ranges", "20"}, {},
-                           cleanEnv({{"RANK", "3"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "4"},
-                                     {"BUBBLESCOPE_PP_SIZE", "4"}}));
+  const auto r = recordApp(
+      dir, {"ranges", "20"}, {},
+      cleanEnv(
+          {{"RANK", "3"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "4"}, {"BUBBLESCOPE_PP_SIZE", "4"}}));
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const fs::path file = onlyTrace(dir);
   EXPECT_EQ(file.filename(), "rank-00003.sqlite");
@@ -143,8 +158,8 @@ TEST(AgentRecord, MetadataDescribesTheProcessAndTheCapture) {
   EXPECT_EQ(m.dropped.at("nvtx"), 0u);
   // Every range inside the window, in CLOCK_REALTIME ns.
   EXPECT_EQ(sqlInt(file, "SELECT count(*) FROM nvtx_ranges WHERE start >= " +
-                             std::to_string(m.captureWindows[0].start) + " AND end <= " +
-                             std::to_string(m.captureWindows[0].end)),
+                             std::to_string(m.captureWindows[0].start) +
+                             " AND end <= " + std::to_string(m.captureWindows[0].end)),
             20);
   EXPECT_EQ(fs::status(file).permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write);
@@ -244,11 +259,13 @@ TEST(AgentRecord, ForkedChildWritesItsOwnValidFileNotTheParents) {
   const traces::RankTrace c = traces::readRankTrace(child);
   EXPECT_EQ(p.ranges.size(), 20u);
   EXPECT_EQ(c.ranges.size(), 10u);
-  EXPECT_EQ(sqlInt(parent, "SELECT count(*) FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id "
-                           "WHERE s.value LIKE 'child%'"),
+  EXPECT_EQ(sqlInt(parent,
+                   "SELECT count(*) FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id "
+                   "WHERE s.value LIKE 'child%'"),
             0);
-  EXPECT_EQ(sqlInt(child, "SELECT count(*) FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id "
-                          "WHERE s.value LIKE 'child%'"),
+  EXPECT_EQ(sqlInt(child,
+                   "SELECT count(*) FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id "
+                   "WHERE s.value LIKE 'child%'"),
             10);
   EXPECT_EQ(p.meta.rank, 2);
   EXPECT_EQ(c.meta.rank, -1);
@@ -273,12 +290,13 @@ TEST(AgentRecord, DormantControlMarksOpenAndCloseAWindow) {
   const auto r = recordApp(tmp / "run", {"dormant"}, {"--dormant"}, cleanEnv());
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const fs::path file = onlyTrace(tmp / "run");
-  const auto rows = sqlRows(file, "SELECT s.value FROM nvtx_ranges r JOIN strings s ON "
-                                  "s.id = r.name_id ORDER BY r.start");
+  const auto rows = sqlRows(file,
+                            "SELECT s.value FROM nvtx_ranges r JOIN strings s ON "
+                            "s.id = r.name_id ORDER BY r.start");
   std::vector<std::string> names;
   for (const auto& row : rows) names.push_back(row[0]);
-  EXPECT_EQ(names, (std::vector<std::string>{"during 0", "during 1", "during 2", "during 3",
-                                             "during 4"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"during 0", "during 1", "during 2", "during 3", "during 4"}));
   const traces::RankMeta m = traces::readRankMeta(file);
   ASSERT_EQ(m.captureWindows.size(), 1u);
   EXPECT_EQ(m.captureWindows[0].reason, "nvtx mark: start");
@@ -291,8 +309,9 @@ TEST(AgentRecord, StepWindowCapturesExactlyTheRequestedSteps) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const fs::path file = onlyTrace(tmp / "run");
   std::vector<std::string> names;
-  for (const auto& row : sqlRows(file, "SELECT s.value, r.depth FROM nvtx_ranges r JOIN strings "
-                                       "s ON s.id = r.name_id ORDER BY r.start")) {
+  for (const auto& row : sqlRows(file,
+                                 "SELECT s.value, r.depth FROM nvtx_ranges r JOIN strings "
+                                 "s ON s.id = r.name_id ORDER BY r.start")) {
     names.push_back(row[0] + "@" + row[1]);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"step 3@0", "F s3 0@1", "B s3 0@1", "step 4@0",
@@ -308,8 +327,9 @@ TEST(AgentRecord, ThirtyTwoThreadsLoseNothingUncounted) {
   const int64_t dropped = sqlInt(file, "SELECT count FROM dropped_events WHERE source = 'nvtx'");
   EXPECT_EQ(recorded + dropped, 32 * 100000) << "recorded " << recorded << ", dropped " << dropped;
   EXPECT_GT(recorded, 0);
-  EXPECT_EQ(sqlInt(file, "SELECT count(DISTINCT tid) FROM nvtx_ranges"),
-            sqlInt(file, "SELECT count(*) FROM threads WHERE tid IN (SELECT tid FROM nvtx_ranges)"));
+  EXPECT_EQ(
+      sqlInt(file, "SELECT count(DISTINCT tid) FROM nvtx_ranges"),
+      sqlInt(file, "SELECT count(*) FROM threads WHERE tid IN (SELECT tid FROM nvtx_ranges)"));
 }
 
 TEST(AgentRecord, BuffersLargeEnoughForTheBurstDropNothing) {
