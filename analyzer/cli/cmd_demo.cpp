@@ -1,12 +1,155 @@
-// Placeholder: replaced when the demo command lands.
+// bubblescope demo: the whole product on the bundled reference engine. A 4-stage 1F1B pipeline
+// runs as real processes under the capture agent, with a slow stage and a stall injected; the
+// analysis then finds both and says what they cost and what a schedule change would buy.
+#include <unistd.h>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "analyzer/analyze.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/self_exe.h"
+#include "analyzer/report/report.h"
+#include "reference_engine/sim/timeline_text.h"
+#include "traces/sqlite/run_reader.h"
 
 namespace bubblescope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct DemoOptions {
+  std::string output = "bubblescope-demo";
+  std::string schedule = "1f1b";
+  int p = 4;
+  int m = 8;
+  int steps = 4;
+  bool faults = true;
+};
+
+// A fresh directory: the given one if it does not exist or is empty, else one with a suffix.
+fs::path freshDirectory(const fs::path& wanted) {
+  std::error_code ec;
+  if (!fs::exists(wanted) || fs::is_empty(wanted, ec)) return wanted;
+  for (int i = 2;; ++i) {
+    fs::path candidate = wanted.string() + "-" + std::to_string(i);
+    if (!fs::exists(candidate)) return candidate;
+  }
+}
+
+std::vector<std::vector<engine::TimedOp>> measuredStep(const analysis::PipelineResult& pl,
+                                                       int step) {
+  std::vector<std::vector<engine::TimedOp>> stages(pl.stages.size());
+  for (const auto& o : pl.ops) {
+    if (o.step == step) stages[o.stage].push_back({o.op, o.start, o.end});
+  }
+  return stages;
+}
+
+std::vector<std::vector<engine::TimedOp>> idealStep(const analysis::PipelineResult& pl) {
+  std::vector<std::vector<engine::TimedOp>> stages(pl.stages.size());
+  for (const auto& o : pl.idealOps) stages[o.stage].push_back({o.op, o.start, o.end});
+  return stages;
+}
+
+// The step to draw: the one holding the largest avoidable gap, else the first.
+int stepToDraw(const analysis::PipelineResult& pl) {
+  return pl.topGaps.empty() ? 0 : pl.gaps[pl.topGaps.front()].step;
+}
+
+int runDemo(const DemoOptions& o) {
+  const fs::path dir = fs::absolute(freshDirectory(o.output));
+  const std::string self = selfExecutable();
+  std::vector<std::string> engine = {self,
+                                     "engine",
+                                     "run",
+                                     "--schedule",
+                                     o.schedule,
+                                     "-p",
+                                     std::to_string(o.p),
+                                     "-m",
+                                     std::to_string(o.m),
+                                     "--steps",
+                                     std::to_string(o.steps),
+                                     "--truth",
+                                     (dir / "truth.json").string()};
+  std::cout << "bubblescope demo: a " << o.p << "-stage " << o.schedule << " pipeline, " << o.m
+            << " microbatches, " << o.steps << " steps, one process per stage, recorded by the "
+            << "capture agent";
+  if (o.faults) {
+    // Stage 2 runs 1.3x slower (an unbalanced split) and stage 1 stalls 15 ms before microbatch
+    // 5 of step 2 (a host hiccup): the analysis must find and blame both.
+    for (const char* f : {"--slow-stage", "2:1.3", "--stall", "1:5:15:2"}) engine.push_back(f);
+    std::cout << ", with stage 2 made 1.3x slower and a 15 ms stall on stage 1 before "
+                 "microbatch 5 of step 2";
+  }
+  std::cout << ".\n\n";
+  std::vector<std::string> record = {self, "record", "-o", dir.string(), "--"};
+  record.insert(record.end(), engine.begin(), engine.end());
+  if (const int rc = runChild(record); rc != 0) {
+    std::cerr << "bubblescope: demo: the recorded engine run failed (exit code " << rc << ")\n";
+    return kInternalError;
+  }
+
+  const traces::Run run = traces::readRun(dir);
+  analysis::AnalyzeOptions options;
+  options.firstStep = 1;  // step 0 warms up (allocation, first connections): leave it out
+  const analysis::AnalysisResult result = analysis::analyzeRun(run, options);
+  const auto& pl = result.pipelines.front();
+
+  const int step = stepToDraw(pl);
+  engine::TimelineStyle style;
+  style.width = 110;
+  style.fromZero = false;
+  std::cout << "\nMeasured timeline of step " << pl.steps[step].number
+            << " (F forward, BW backward, '.' idle):\n"
+            << engine::renderTimeline(measuredStep(pl, step), style);
+  style.fromZero = true;
+  std::cout << "\nThe same order with ideal costs (balanced stages, no stalls):\n"
+            << engine::renderTimeline(idealStep(pl), style) << "\n";
+  analysis::writeReport(result, analysis::ReportFormat::Text, std::cout, isatty(1));
+
+  std::cout << "\nFiles:\n  traces   " << dir.string() << " (" << run.ranks.size()
+            << " rank files, truth.json)\n";
+  for (auto [format, name] : {std::pair{analysis::ReportFormat::Json, "report.json"},
+                              std::pair{analysis::ReportFormat::Html, "report.html"},
+                              std::pair{analysis::ReportFormat::Markdown, "report.md"}}) {
+    try {
+      std::ofstream out(dir / name);
+      analysis::writeReport(result, format, out, false);
+      std::cout << "  report   " << (dir / name).string() << "\n";
+    } catch (const std::invalid_argument&) {
+      fs::remove(dir / name);  // this build has no writer for that format
+    }
+  }
+  std::cout << "\nNext: bubblescope analyze " << dir.string() << " --steps 1: --format html -o "
+            << "report.html\n";
+  return kOk;
+}
+
+}  // namespace
 
 void addDemoCommand(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand("demo", "demo (not built yet)");
-  sub->callback([&action] { action = [] { return kInternalError; }; });
+  auto opts = std::make_shared<DemoOptions>();
+  auto* sub = app.add_subcommand(
+      "demo",
+      "Run the reference engine under the capture agent with injected faults, analyze "
+      "it and write the reports");
+  sub->add_option("-o,--output", opts->output, "Directory for the traces and reports")
+      ->capture_default_str();
+  sub->add_option("--schedule", opts->schedule, "Schedule the engine runs")->capture_default_str();
+  sub->add_option("-p", opts->p, "Stages")->capture_default_str()->check(CLI::Range(2, 16));
+  sub->add_option("-m", opts->m, "Microbatches per step")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  sub->add_option("--steps", opts->steps, "Steps")->capture_default_str()->check(CLI::Range(3, 50));
+  sub->add_flag(
+      "--no-faults", [opts](int64_t) { opts->faults = false; },
+      "Run the pipeline without injected faults");
+  sub->callback([&action, opts] { action = [opts] { return runDemo(*opts); }; });
 }
 
 }  // namespace bubblescope::cli
