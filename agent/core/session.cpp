@@ -34,6 +34,9 @@ namespace {
 using detail::g_writerState;
 
 constexpr size_t kRecordsPerDrainCall = 4096;
+// A batch is committed after this many events even within the time limit: a batch that cannot
+// be written (full disk) loses at most this many, and SQLite's cache stays small.
+constexpr uint64_t kMaxBatchEvents = 65536;
 constexpr int kForkWaitMs = 200;  // how long fork() waits for the writer to leave SQLite
 
 // futex on a std::atomic<uint32_t> (same layout as uint32_t): async-signal-safe waiting.
@@ -137,6 +140,7 @@ class Writer {
   std::optional<RecordSink> sink_;
   bool failed_ = false;
   int64_t lastCommitNs_ = 0;
+  uint64_t eventsAtCommit_ = 0;
   uint64_t recorderVersion_ = UINT64_MAX;
   std::vector<int64_t> windowIds_;   // file ids of the windows written so far
   std::vector<int64_t> windowEnds_;  // their end as written (0 = open)
@@ -350,11 +354,13 @@ void Writer::commit() {
   file_->commit();
   eventsWritten_.store(file_->eventsWritten(), std::memory_order_relaxed);
   lastCommitNs_ = monotonicNs();
+  eventsAtCommit_ = file_->eventsWritten();
 }
 
 void Writer::commitIfDue() {
   if (file_ != nullptr &&
-      monotonicNs() - lastCommitNs_ >= int64_t{g_options.commitEveryMs} * 1'000'000) {
+      (file_->eventsWritten() - eventsAtCommit_ >= kMaxBatchEvents ||
+       monotonicNs() - lastCommitNs_ >= int64_t{g_options.commitEveryMs} * 1'000'000)) {
     commit();
   }
 }

@@ -141,9 +141,10 @@ TEST(AgentOutput, ReadOnlyOutputDirectoryIsOneWarningAndTheJobGoesOn) {
 TEST(AgentOutput, FileSizeLimitMidRunIsOneWarningAndTheTraceKeepsItsBatches) {
   TempDir tmp;
   const fs::path dir = tmp / "run";
-  // 4 MiB of file (ulimit -f counts 512-byte blocks in sh); SIGXFSZ left at its default, which
-  // would kill the job if the agent let it reach the job.
-  const std::string script = "ulimit -f 8192; exec " + shellQuote(kTestApp) + " ranges 400000 7";
+  // 8 MiB per file (ulimit -f counts 512-byte blocks in sh): a batch fits, the 24 MB of ranges
+  // do not fit the database and its WAL together. SIGXFSZ is left at its
+  // default, which would kill the job if the agent let it reach the job.
+  const std::string script = "ulimit -f 16384; exec " + shellQuote(kTestApp) + " ranges 400000 7";
   ProcessOptions o = preloaded(dir);
   o.env["BUBBLESCOPE_BUFFER_KB"] = "65536";  // room for every range: the file outgrows the limit
   const auto r = runProcess({"/bin/sh", "-c", script}, o);
@@ -166,9 +167,9 @@ TEST(AgentOutput, FullFilesystemIsOneWarningAndTheJobGoesOn) {
   const fs::path saved = tmp / "saved";
   fs::create_directories(mnt);
   fs::create_directories(saved);
-  // A private mount namespace: the 2 MiB tmpfs disappears with the shell.
+  // A private mount namespace: the 12 MiB tmpfs (a few batches) disappears with the shell.
   const std::string script =
-      "mount -t tmpfs -o size=2m tmpfs " + shellQuote(mnt.string()) + " || exit 99; " +
+      "mount -t tmpfs -o size=12m tmpfs " + shellQuote(mnt.string()) + " || exit 99; " +
       "LD_PRELOAD=" + shellQuote(kAgentLibrary) +
       " BUBBLESCOPE_BUFFER_KB=65536 BUBBLESCOPE_OUTPUT_DIR=" + shellQuote((mnt / "run").string()) +
       " " + shellQuote(kTestApp) + " ranges 400000 6; " + "code=$?; cp " +
