@@ -1,5 +1,6 @@
 #include "agent/core/session.h"
 
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -8,7 +9,6 @@
 
 #include <climits>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -64,9 +64,17 @@ bool waitUntilReached(std::atomic<uint32_t>* word, uint32_t target, int timeoutM
   }
 }
 
+// A small /proc file, with plain system calls (no iostreams: this may run while exit() tears
+// down static objects).
 std::string readSmallFile(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string s;
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return s;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0 && s.size() < (1u << 20);) {
+    s.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
   return s;
 }
 
