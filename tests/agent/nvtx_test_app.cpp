@@ -9,8 +9,10 @@
 //   dormant                        ranges before, inside and after a window opened by control marks
 //   steps STEPS                    STEPS steps ("step k" with two ops each); a control mark
 //                                  asks for 2 steps from step 3
+//   modules N                      "outer" here around N ranges of a second NVTX module
 //   none                           no NVTX at all
 // It prints what it emitted on stdout ("emitted N"), so tests compare against it.
+#include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -140,6 +142,18 @@ int steps(int count) {
   return 0;
 }
 
+int modules(int n) {
+  nvtxRangePushA("outer");
+  void* module = dlopen(NVTX_TEST_MODULE, RTLD_NOW | RTLD_LOCAL);
+  if (module == nullptr) {
+    std::fprintf(stderr, "nvtx_test_app: %s\n", dlerror());
+    return 65;
+  }
+  reinterpret_cast<void (*)(int)>(dlsym(module, "moduleRanges"))(n);
+  nvtxRangePop();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -173,6 +187,7 @@ int main(int argc, char** argv) {
   if (mode == "fork") return forkBoth(arg(argv, argc, 2, 10));
   if (mode == "dormant") return dormant();
   if (mode == "steps") return steps(arg(argv, argc, 2, 8));
+  if (mode == "modules") return modules(arg(argv, argc, 2, 10));
   if (mode == "none") return 0;
   std::fprintf(stderr, "nvtx_test_app: unknown mode '%s'\n", mode.c_str());
   return 64;

@@ -123,6 +123,28 @@ TEST(AgentRecord, NestedRangesOnThreadsKeepNamesDepthThreadAndDomain) {
   EXPECT_EQ(sqlText(file, "SELECT value FROM meta WHERE key = 'extra.nvtx_category.7'"), "compute");
 }
 
+TEST(AgentRecord, EveryNvtxModuleOfTheProcessIsRecordedOnOneStackPerThread) {
+  TempDir tmp;
+  const auto r = recordApp(tmp / "run", {"modules", "7"}, {}, cleanEnv());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const fs::path file = onlyTrace(tmp / "run");
+  std::map<std::string, int> seen;
+  for (const auto& row : sqlRows(file,
+                                 "SELECT s.value, d.value, r.depth FROM nvtx_ranges r JOIN "
+                                 "strings s ON s.id = r.name_id JOIN strings d ON d.id = "
+                                 "r.domain_id")) {
+    ++seen[row[0] + "|" + row[1] + "|" + row[2]];
+  }
+  // "outer" in the program, "module i" in the second module inside it, NCCL's range inside that.
+  EXPECT_EQ(seen["outer||0"], 1);
+  EXPECT_EQ(seen["ncclSend|NCCL|2"], 7);
+  int module = 0;
+  for (const auto& [key, n] : seen)
+    module += key.rfind("module ", 0) == 0 && key.find("||1") != std::string::npos ? n : 0;
+  EXPECT_EQ(module, 7);
+  EXPECT_EQ(seen.size(), 9u);
+}
+
 TEST(AgentRecord, MetadataDescribesTheProcessAndTheCapture) {
   TempDir tmp;
   const fs::path dir = tmp / "run";
