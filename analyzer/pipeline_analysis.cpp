@@ -105,7 +105,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
 
     StepView indexed = view;
     indexed.index = stepIndex;
-    const BlameWalker blame(pl, indexed, costs, out.transferMedian);
+    const BlameWalker blame(pl, indexed, costs, out.transferMedian, *ops);
     const StepSims sims{*ideal, *stage, *ops};
     const size_t firstGap = out.gaps.size();
     for (int s = 0; s < pl.p; ++s) {

@@ -40,11 +40,13 @@ fs::path freshDirectory(const fs::path& wanted) {
   }
 }
 
+// Times from the step's start, like the simulated one.
 std::vector<std::vector<engine::TimedOp>> measuredStep(const analysis::PipelineResult& pl,
                                                        int step) {
   std::vector<std::vector<engine::TimedOp>> stages(pl.stages.size());
+  const TimeNs start = pl.steps[step].start;
   for (const auto& o : pl.ops) {
-    if (o.step == step) stages[o.stage].push_back({o.op, o.start, o.end});
+    if (o.step == step) stages[o.stage].push_back({o.op, o.start - start, o.end - start});
   }
   return stages;
 }
@@ -86,7 +88,7 @@ int runDemo(const DemoOptions& o) {
     std::cout << ", with stage 2 made 1.3x slower and a 15 ms stall on stage 1 before "
                  "microbatch 5 of step 2";
   }
-  std::cout << ".\n\n";
+  std::cout << ".\n\n" << std::flush;
   std::vector<std::string> record = {self, "record", "-o", dir.string(), "--"};
   record.insert(record.end(), engine.begin(), engine.end());
   if (const int rc = runChild(record); rc != 0) {
@@ -103,11 +105,9 @@ int runDemo(const DemoOptions& o) {
   const int step = stepToDraw(pl);
   engine::TimelineStyle style;
   style.width = 110;
-  style.fromZero = false;
   std::cout << "\nMeasured timeline of step " << pl.steps[step].number
             << " (F forward, BW backward, '.' idle):\n"
             << engine::renderTimeline(measuredStep(pl, step), style);
-  style.fromZero = true;
   std::cout << "\nThe same order with ideal costs (balanced stages, no stalls):\n"
             << engine::renderTimeline(idealStep(pl), style) << "\n";
   analysis::writeReport(result, analysis::ReportFormat::Text, std::cout, isatty(1));

@@ -21,8 +21,13 @@ std::string ratio(double r) {
 }  // namespace
 
 BlameWalker::BlameWalker(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
-                         TimeNs transfer)
-    : pl_(pl), step_(step), costs_(costs), transfer_(transfer), posOf_(pl.p) {
+                         TimeNs transfer, const engine::SimResult& measuredCosts)
+    : pl_(pl),
+      step_(step),
+      costs_(costs),
+      transfer_(transfer),
+      measuredCosts_(measuredCosts),
+      posOf_(pl.p) {
   for (const StageStep& ss : step.stages) {
     for (size_t j = 0; j < ss.ops.size(); ++j) posOf_[ss.stage][ss.ops[j]] = static_cast<int>(j);
   }
@@ -39,6 +44,12 @@ TimeNs BlameWalker::tolerance(const Op& o) const {
 
 std::string BlameWalker::describe(int stage, int pos) const {
   return engine::label(op(stage, pos).op) + " on stage " + std::to_string(stage);
+}
+
+TimeNs BlameWalker::upstreamDelay(int stage, int pos) const {
+  const auto& sim = measuredCosts_.stages[stage].ops;
+  if (pos >= static_cast<int>(sim.size())) return 0;
+  return (op(stage, pos).start - step_.start) - sim[pos].start;
 }
 
 TimeNs BlameWalker::readyTime(int stage, int pos) const {
@@ -85,7 +96,10 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
       const int pp = posOf_[ps].at(ss.producerOp[pos]);
       const RecognizedOp& producer = op(ps, pp);
       const TimeNs lateness = arrival - (producer.end + transfer_);
-      if (lateness > tol) {
+      // Several causes can stack up along a chain: follow the largest. A producer that itself
+      // started far behind its stall-free time points further upstream.
+      const TimeNs behind = upstreamDelay(ps, pp);
+      if (lateness > tol && lateness >= behind) {
         Blame b;
         b.stage = ps;
         b.op = producer.op;
@@ -98,7 +112,7 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
       }
       const TimeNs cost = producer.end - producer.start;
       const TimeNs ideal = costs_.idealOf(producer.op);
-      if (ideal > 0 && cost - ideal > tolerance(producer.op)) {
+      if (ideal > 0 && cost - ideal > tolerance(producer.op) && cost - ideal >= behind) {
         Blame b;
         b.stage = ps;
         b.op = producer.op;
@@ -119,7 +133,8 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
       const RecognizedOp& prev = op(stage, pos - 1);
       const TimeNs ideal = costs_.idealOf(prev.op);
       const TimeNs cost = prev.end - prev.start;
-      if (ideal > 0 && cost - ideal > tolerance(prev.op)) {
+      if (ideal > 0 && cost - ideal > tolerance(prev.op) &&
+          cost - ideal >= upstreamDelay(stage, pos - 1)) {
         Blame b;
         b.stage = stage;
         b.op = prev.op;
@@ -170,7 +185,8 @@ Blame BlameWalker::drainOf(int stage, TimeNs gapIdle) const {
   const RecognizedOp& last = op(lastStage, lastPos);
   const TimeNs ideal = costs_.idealOf(last.op);
   const TimeNs cost = last.end - last.start;
-  if (ideal > 0 && cost - ideal > tolerance(last.op)) {
+  if (ideal > 0 && cost - ideal > tolerance(last.op) &&
+      cost - ideal >= upstreamDelay(lastStage, lastPos)) {
     b.stage = lastStage;
     b.op = last.op;
     b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);

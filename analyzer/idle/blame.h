@@ -14,8 +14,10 @@ namespace bubblescope::analysis {
 
 class BlameWalker {
  public:
+  // `measuredCosts` is the step simulated with measured op costs and no stalls (T_ops): how far
+  // an op started behind it is the delay stalls upstream have already caused.
   BlameWalker(const PipelineTrace& pipeline, const StepView& step, const MeanCosts& costs,
-              TimeNs transfer);
+              TimeNs transfer, const engine::SimResult& measuredCosts);
 
   // Why the op at position `pos` of `stage`'s ops in this step started when it did; `baseline`
   // is the class of a gap the chain does not explain (warm-up, schedule bubble).
@@ -32,12 +34,15 @@ class BlameWalker {
   const RecognizedOp& op(int stage, int pos) const;
   TimeNs tolerance(const Op& op) const;
   std::string describe(int stage, int pos) const;  // "F mb=5 on stage 1"
+  // How much later than in T_ops the op started: delay that stalls before it caused.
+  TimeNs upstreamDelay(int stage, int pos) const;
   Blame walk(int stage, int pos, IdleClass baseline) const;
 
   const PipelineTrace& pl_;
   const StepView& step_;
   const MeanCosts& costs_;
   TimeNs transfer_;
+  const engine::SimResult& measuredCosts_;
   std::vector<std::unordered_map<int, int>> posOf_;  // per stage: op index -> position
 };
 
