@@ -53,13 +53,28 @@ TickAnchor readTickAnchor() {
 
 void TickConverter::addAnchor(const TickAnchor& a) {
   if (identity_) return;
-  if (!anchors_.empty() && a.ticks <= anchors_.back().ticks) return;
-  if (anchors_.empty() && first_.ticks == 0) first_ = a;
-  if (anchors_.size() == kMaxAnchors) {
-    anchors_.erase(anchors_.begin(), anchors_.begin() + kMaxAnchors / 2);
-    hint_ = 0;
+  if (!recent_.empty() && a.ticks <= recent_.back().ticks) return;
+  if (!haveFirst_) {
+    first_ = a;
+    haveFirst_ = true;
   }
-  anchors_.push_back(a);
+  if (recent_.size() == kRecentAnchors) {
+    // The oldest recent anchor moves to the history if it is a second past the last one there.
+    const TickAnchor& oldest = recent_.front();
+    if (history_.empty() || oldest.realtimeNs - history_.back().realtimeNs >= historySpacingNs_) {
+      if (history_.size() == kHistoryAnchors) {
+        size_t kept = 0;
+        for (size_t i = 0; i < history_.size(); i += 2) history_[kept++] = history_[i];
+        history_.resize(kept);
+        historySpacingNs_ *= 2;
+        historyHint_ = 0;
+      }
+      history_.push_back(oldest);
+    }
+    recent_.erase(recent_.begin());
+    recentHint_ = 0;
+  }
+  recent_.push_back(a);
   if (a.ticks > first_.ticks) {
     nsPerTick_ = static_cast<double>(a.realtimeNs - first_.realtimeNs) /
                  static_cast<double>(a.ticks - first_.ticks);
@@ -72,26 +87,38 @@ int64_t TickConverter::extrapolate(const TickAnchor& from, uint64_t ticks) const
   return from.realtimeNs + static_cast<int64_t>(delta * nsPerTick_);
 }
 
-int64_t TickConverter::toNs(uint64_t ticks) const {
-  if (identity_) return static_cast<int64_t>(ticks);
-  if (anchors_.empty()) return 0;
-  if (ticks >= anchors_.back().ticks || anchors_.size() == 1) {
-    return extrapolate(anchors_.back(), ticks);
-  }
-  if (ticks < anchors_.front().ticks) return extrapolate(anchors_.front(), ticks);
-  // The interval [i, i+1] holding ticks: try the last one used, else search.
-  size_t i = hint_;
-  if (!(i + 1 < anchors_.size() && anchors_[i].ticks <= ticks && ticks < anchors_[i + 1].ticks)) {
-    auto it = std::upper_bound(anchors_.begin(), anchors_.end(), ticks,
+int64_t TickConverter::interpolate(const std::vector<TickAnchor>& v, uint64_t ticks,
+                                   size_t* hint) const {
+  size_t i = *hint;
+  if (!(i + 1 < v.size() && v[i].ticks <= ticks && ticks < v[i + 1].ticks)) {
+    auto it = std::upper_bound(v.begin(), v.end(), ticks,
                                [](uint64_t t, const TickAnchor& a) { return t < a.ticks; });
-    i = static_cast<size_t>(it - anchors_.begin()) - 1;
-    hint_ = i;
+    i = static_cast<size_t>(it - v.begin()) - 1;
+    *hint = i;
   }
-  const TickAnchor& a = anchors_[i];
-  const TickAnchor& b = anchors_[i + 1];
+  const TickAnchor& a = v[i];
+  const TickAnchor& b = v[i + 1];
   const double slope =
       static_cast<double>(b.realtimeNs - a.realtimeNs) / static_cast<double>(b.ticks - a.ticks);
   return a.realtimeNs + static_cast<int64_t>(static_cast<double>(ticks - a.ticks) * slope);
+}
+
+int64_t TickConverter::toNs(uint64_t ticks) const {
+  if (identity_) return static_cast<int64_t>(ticks);
+  if (recent_.empty()) return 0;
+  if (ticks >= recent_.back().ticks || anchorCount() == 1) {
+    return extrapolate(recent_.back(), ticks);
+  }
+  if (ticks >= recent_.front().ticks) return interpolate(recent_, ticks, &recentHint_);
+  if (history_.empty() || ticks < history_.front().ticks) {
+    return extrapolate(history_.empty() ? recent_.front() : history_.front(), ticks);
+  }
+  if (ticks >= history_.back().ticks) {
+    const std::vector<TickAnchor> gap = {history_.back(), recent_.front()};
+    size_t hint = 0;
+    return interpolate(gap, ticks, &hint);
+  }
+  return interpolate(history_, ticks, &historyHint_);
 }
 
 }  // namespace bubblescope::agent

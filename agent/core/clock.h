@@ -55,26 +55,35 @@ TickAnchor readTickAnchor();
 
 // Ticks → CLOCK_REALTIME ns. Writer thread only. Between two anchors it interpolates (which
 // also follows NTP slewing); outside them it extrapolates with the rate measured over the
-// longest baseline. With realtime ticks it is the identity.
+// longest baseline. With realtime ticks it is the identity. Memory is bounded: the last
+// kRecentAnchors anchors are all kept, older ones one per second (then sparser), so a range
+// opened an hour ago still converts between anchors.
 class TickConverter {
  public:
   explicit TickConverter(bool identity = false) : identity_(identity) {}
   void addAnchor(const TickAnchor& a);  // anchors must come in increasing tick order
   int64_t toNs(uint64_t ticks) const;
-  size_t anchorCount() const { return anchors_.size(); }
+  size_t anchorCount() const { return recent_.size() + history_.size(); }
   double nsPerTick() const { return nsPerTick_; }
 
-  // Bounded history: anchors older than this are forgotten (about 40 s at one per 20 ms).
-  static constexpr size_t kMaxAnchors = 2048;
+  static constexpr size_t kRecentAnchors = 1024;    // about 20 s at one per writer cycle
+  static constexpr size_t kHistoryAnchors = 65536;  // 18 h at one per second, then thinned
+  static constexpr int64_t kHistorySpacingNs = 1'000'000'000;
 
  private:
   int64_t extrapolate(const TickAnchor& from, uint64_t ticks) const;
+  // Interpolates inside `v` (ticks within [front, back]).
+  int64_t interpolate(const std::vector<TickAnchor>& v, uint64_t ticks, size_t* hint) const;
 
   bool identity_;
-  std::vector<TickAnchor> anchors_;
-  TickAnchor first_;         // the oldest anchor ever, for the long-baseline rate
-  double nsPerTick_ = 0.0;   // first_ → newest anchor; 0 until two anchors exist
-  mutable size_t hint_ = 0;  // last interval used: events come roughly in order
+  std::vector<TickAnchor> recent_;
+  std::vector<TickAnchor> history_;  // older than recent_, sparser
+  int64_t historySpacingNs_ = kHistorySpacingNs;
+  TickAnchor first_;  // the oldest anchor ever, for the long-baseline rate
+  bool haveFirst_ = false;
+  double nsPerTick_ = 0.0;         // first_ → newest anchor; 0 until two anchors exist
+  mutable size_t recentHint_ = 0;  // last interval used: events come roughly in order
+  mutable size_t historyHint_ = 0;
 };
 
 }  // namespace bubblescope::agent

@@ -32,14 +32,20 @@ TEST(AgentTickConverter, ExtrapolatesWithTheLongBaselineRate) {
   EXPECT_EQ(c.toNs(10500), 21000);
 }
 
-TEST(AgentTickConverter, ForgetsOldAnchorsButStillConverts) {
+TEST(AgentTickConverter, BoundedHistoryStillInterpolatesOldTicks) {
   TickConverter c;
-  for (uint64_t i = 0; i < 3 * TickConverter::kMaxAnchors; ++i) {
-    c.addAnchor({1'000 + i * 100, static_cast<int64_t>(i * 50)});
-  }
-  EXPECT_LE(c.anchorCount(), TickConverter::kMaxAnchors);
-  EXPECT_EQ(c.toNs(1'000), 0);  // older than every kept anchor: extrapolated at 0.5 ns/tick
-  EXPECT_EQ(c.toNs(1'000 + 100 * 100), 5000);
+  // An anchor every 20 ms for 3 hours (1 tick = 1 ns); the rate changes after the first hour.
+  constexpr uint64_t kHour = 3'600'000'000'000;
+  auto ns = [](uint64_t t) {
+    return t <= kHour ? static_cast<int64_t>(t) : static_cast<int64_t>(kHour + (t - kHour) * 2);
+  };
+  for (uint64_t t = 0; t <= 3 * kHour; t += 20'000'000) c.addAnchor({t, ns(t)});
+  EXPECT_LE(c.anchorCount(), TickConverter::kRecentAnchors + TickConverter::kHistoryAnchors);
+  // Hours-old ticks convert at the rate of their time, not today's.
+  EXPECT_NEAR(static_cast<double>(c.toNs(kHour / 2)), static_cast<double>(ns(kHour / 2)), 1e3);
+  EXPECT_NEAR(static_cast<double>(c.toNs(kHour + 5)), static_cast<double>(ns(kHour + 5)), 2e9);
+  EXPECT_EQ(c.toNs(3 * kHour - 10'000'000), ns(3 * kHour - 10'000'000));
+  EXPECT_EQ(c.toNs(3 * kHour + 10), ns(3 * kHour) + 10 * 5 / 3);  // beyond: the long-run rate
 }
 
 TEST(AgentTickConverter, RealtimeTicksAreTheIdentity) {
