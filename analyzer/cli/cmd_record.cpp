@@ -20,6 +20,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -252,13 +253,22 @@ int runCommand(const fs::path& program, const std::vector<std::string>& argv, co
   return kInternalError;
 }
 
-// One line saying where the traces went.
-void reportTraces(const fs::path& dir, bool createdDir) {
-  int ranks = 0, others = 0;
+std::set<std::string> traceNames(const fs::path& dir) {
+  std::set<std::string> names;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".sqlite") continue;
+    if (entry.path().extension() == ".sqlite") names.insert(entry.path().filename().string());
+  }
+  return names;
+}
+
+// One line saying where the traces of this run went (files that were there before are not
+// counted).
+void reportTraces(const fs::path& dir, bool createdDir, const std::set<std::string>& before) {
+  int ranks = 0, others = 0;
+  std::error_code ec;
+  for (const std::string& name : traceNames(dir)) {
+    if (before.count(name) != 0) continue;
     (name.rfind("rank-", 0) == 0 && name.find(".pid-") == std::string::npos ? ranks : others)++;
   }
   if (ranks + others == 0) {
@@ -279,6 +289,10 @@ void reportTraces(const fs::path& dir, bool createdDir) {
     if (others > 0) std::cerr << " and " << count(others, "other process", "other processes");
   } else {
     std::cerr << count(others, "process", "processes") << " (no launcher rank)";
+  }
+  if (!before.empty()) {
+    std::cerr << " (beside "
+              << count(static_cast<int>(before.size()), "earlier trace", "earlier traces") << ")";
   }
   std::cerr << "\n";
 }
@@ -319,8 +333,9 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
     }
     injectAgent(env, agent, output, args, cudaNote);
   }
+  const std::set<std::string> before = writable ? traceNames(output) : std::set<std::string>();
   const int code = runCommand(*program, args.command, env);
-  if (writable) reportTraces(output, createdDir);
+  if (writable) reportTraces(output, createdDir, before);
   return code;
 }
 

@@ -257,6 +257,32 @@ TEST(AgentRecord, NoCudaDriverIsOneLineAndNvtxCaptureGoesOn) {
   EXPECT_EQ(agentLines(off.err).size(), 1u) << off.err;  // only where the traces went
 }
 
+TEST(AgentRecord, SecondRunInTheSameDirectoryDoesNotOverwriteOrClaimTheRank) {
+  TempDir tmp;
+  const fs::path dir = tmp / "run";
+  ASSERT_EQ(recordApp(dir, {"ranges", "4"}, {}, cleanEnv({{"RANK", "0"}})).exitCode, 0);
+  const auto again = recordApp(dir, {"ranges", "6"}, {}, cleanEnv({{"RANK", "0"}}));
+  ASSERT_EQ(again.exitCode, 0) << again.err;
+  const auto files = traceFiles(dir);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(traces::readRankTrace(dir / "rank-00000.sqlite").ranges.size(), 4u);
+  const fs::path second = files[0].filename() == "rank-00000.sqlite" ? files[1] : files[0];
+  EXPECT_EQ(second.filename().string().rfind("rank-0.pid-", 0), 0u) << second;
+  const traces::RankTrace t = traces::readRankTrace(second);
+  EXPECT_EQ(t.ranges.size(), 6u);
+  EXPECT_EQ(t.meta.rank, -1);
+  EXPECT_EQ(t.meta.extra.at("claimed_rank"), "0");
+  const auto lines = agentLines(again.err);
+  EXPECT_EQ(
+      std::count_if(lines.begin(), lines.end(),
+                    [](const std::string& l) { return l.find("exists") != std::string::npos; }),
+      1)
+      << again.err;
+  EXPECT_NE(again.err.find("1 process (no launcher rank) (beside 1 earlier trace)"),
+            std::string::npos)
+      << again.err;
+}
+
 TEST(AgentRecord, ProcessThatEmitsNothingLeavesNoFile) {
   TempDir tmp;
   const auto r = recordApp(tmp / "run", {"none"}, {}, cleanEnv());
