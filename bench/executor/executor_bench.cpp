@@ -38,7 +38,8 @@ void BM_ChannelRoundTrip(benchmark::State& state) {
     benchmark::DoNotOptimize(boxA.take(1, {0, MessageKind::Gradient, mb, 0}));
     ++mb;
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * static_cast<int64_t>(bytes));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 *
+                          static_cast<int64_t>(bytes));
   a->finish();
   b->finish();
 }

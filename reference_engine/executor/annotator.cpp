@@ -16,7 +16,9 @@
 
 namespace bubblescope::engine {
 
-bool nvtxCompiledIn() { return BUBBLESCOPE_HAVE_NVTX != 0; }
+bool nvtxCompiledIn() {
+  return BUBBLESCOPE_HAVE_NVTX != 0;
+}
 
 Annotator::Range::Range(Annotator* owner, std::string name)
     : owner_(owner), name_(std::move(name)), tid_(static_cast<int>(gettid())) {
@@ -71,8 +73,9 @@ void Annotator::record(RangeRecord r) {
 std::vector<RangeRecord> Annotator::ranges() const {
   std::lock_guard lock(mutex_);
   auto out = ranges_;
-  std::stable_sort(out.begin(), out.end(),
-                   [](const RangeRecord& a, const RangeRecord& b) { return a.startNs < b.startNs; });
+  std::stable_sort(out.begin(), out.end(), [](const RangeRecord& a, const RangeRecord& b) {
+    return a.startNs < b.startNs;
+  });
   return out;
 }
 

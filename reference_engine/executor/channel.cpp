@@ -130,8 +130,8 @@ void Channel::readLoop() {
     }
   } catch (const std::exception& e) {
     // A corrupt stream is a bug worth a line; the end of a stream is not (the peer ended).
-    std::cerr << "bubblescope: engine: stage " << stage_ << ": channel from stage " << peer_
-              << ": " << e.what() << "\n";
+    std::cerr << "bubblescope: engine: stage " << stage_ << ": channel from stage " << peer_ << ": "
+              << e.what() << "\n";
   }
   mailbox_.closePeer(peer_);
 }
@@ -163,8 +163,7 @@ void Channel::sendLoop() {
       std::lock_guard lock(mutex_);
       sent_.push_back(m.record);
     } catch (const std::exception& e) {
-      const std::string why =
-          "could not send to stage " + std::to_string(peer_) + ": " + e.what();
+      const std::string why = "could not send to stage " + std::to_string(peer_) + ": " + e.what();
       {
         std::lock_guard lock(mutex_);
         failure_ = why;

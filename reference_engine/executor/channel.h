@@ -42,8 +42,7 @@ struct OutgoingMessage {
 class Channel {
  public:
   // Takes ownership of `fd`. `sendDelayNs` holds each P2P message inside its SEND range.
-  Channel(int stage, int peer, int fd, Mailbox& mailbox, Annotator& annotator,
-          int64_t sendDelayNs);
+  Channel(int stage, int peer, int fd, Mailbox& mailbox, Annotator& annotator, int64_t sendDelayNs);
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
   // Without finish(): drops what is queued and stops at once (the stage is failing).

@@ -16,8 +16,12 @@ int64_t now(clockid_t clock) {
 
 }  // namespace
 
-int64_t realtimeNs() { return now(CLOCK_REALTIME); }
-int64_t monotonicNs() { return now(CLOCK_MONOTONIC); }
+int64_t realtimeNs() {
+  return now(CLOCK_REALTIME);
+}
+int64_t monotonicNs() {
+  return now(CLOCK_MONOTONIC);
+}
 
 void sleepUntil(int64_t monotonicDeadlineNs) {
   // A timer fires tens of µs late (wake-up latency, larger in VMs): 3-4 % of a 2 ms op. Wake up

@@ -13,6 +13,8 @@ void sleepUntil(int64_t monotonicDeadlineNs);
 // Keeps this CPU busy until the deadline: a host that is working, not waiting.
 void spinUntil(int64_t monotonicDeadlineNs);
 
-inline int64_t msToNs(double ms) { return static_cast<int64_t>(ms * 1e6 + 0.5); }
+inline int64_t msToNs(double ms) {
+  return static_cast<int64_t>(ms * 1e6 + 0.5);
+}
 
 }  // namespace bubblescope::engine

@@ -6,9 +6,12 @@ namespace bubblescope::engine {
 
 const char* computeModeName(ComputeMode mode) {
   switch (mode) {
-    case ComputeMode::Sleep: return "sleep";
-    case ComputeMode::Mlp: return "mlp";
-    case ComputeMode::Cuda: return "cuda";
+    case ComputeMode::Sleep:
+      return "sleep";
+    case ComputeMode::Mlp:
+      return "mlp";
+    case ComputeMode::Cuda:
+      return "cuda";
   }
   return "?";
 }

@@ -73,7 +73,8 @@ json faultsToJson(const Faults& f) {
   json j = {{"slow_stages", json::array()}, {"stalls", json::array()},
             {"host_stalls", json::array()}, {"comm_delays", json::array()},
             {"jitter_pct", f.jitterPct},    {"crashes", json::array()}};
-  for (const auto& s : f.slowStages) j["slow_stages"].push_back({{"stage", s.stage}, {"factor", s.factor}});
+  for (const auto& s : f.slowStages)
+    j["slow_stages"].push_back({{"stage", s.stage}, {"factor", s.factor}});
   for (const auto& s : f.stalls) j["stalls"].push_back(stallToJson(s));
   for (const auto& s : f.hostStalls) j["host_stalls"].push_back(stallToJson(s));
   for (const auto& d : f.commDelays) j["comm_delays"].push_back({{"stage", d.stage}, {"ms", d.ms}});
@@ -90,7 +91,8 @@ Faults faultsFromJson(const json& j) {
   for (const auto& s : j.at("host_stalls")) f.hostStalls.push_back(stallFromJson(s));
   for (const auto& d : j.at("comm_delays")) f.commDelays.push_back({d.at("stage"), d.at("ms")});
   f.jitterPct = j.at("jitter_pct");
-  for (const auto& c : j.at("crashes")) f.crashes.push_back({c.at("stage"), c.at("mb"), c.at("step")});
+  for (const auto& c : j.at("crashes"))
+    f.crashes.push_back({c.at("stage"), c.at("mb"), c.at("step")});
   return f;
 }
 
@@ -109,8 +111,11 @@ json engineConfigToJson(const EngineConfig& c) {
           {"compute", computeModeName(c.compute)},
           {"costs_ms", costsToJson(c.costs)},
           {"payload_bytes", c.payloadBytes},
-          {"mlp", {{"width", c.mlp.width}, {"batch", c.mlp.batch}, {"lr", c.mlp.lr},
-                   {"max_grad_norm", c.mlp.maxGradNorm}}},
+          {"mlp",
+           {{"width", c.mlp.width},
+            {"batch", c.mlp.batch},
+            {"lr", c.mlp.lr},
+            {"max_grad_norm", c.mlp.maxGradNorm}}},
           {"seed", c.seed},
           {"faults", faultsToJson(c.faults)},
           {"truth", c.truthPath.string()},

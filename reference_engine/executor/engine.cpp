@@ -83,9 +83,9 @@ EngineOutcome runEngine(const EngineConfig& config) {
   launch.timeoutSeconds = config.timeoutSeconds;
   launch.argv = [&](int stage, const std::vector<std::pair<int, int>>& channels) {
     std::vector<std::string> argv = config.workerCommand;
-    for (const std::string& a : {std::string("--stage"), std::to_string(stage),
-                                 std::string("--config"), configPath.string(),
-                                 std::string("--part"), partPath(parts, stage).string()}) {
+    for (const std::string& a :
+         {std::string("--stage"), std::to_string(stage), std::string("--config"),
+          configPath.string(), std::string("--part"), partPath(parts, stage).string()}) {
       argv.push_back(a);
     }
     for (auto [peer, fd] : channels) {

@@ -12,7 +12,7 @@ namespace bubblescope::engine {
 
 struct EngineOutcome {
   bool ok = false;
-  std::string failure;  // one line, when !ok (a stage failed, interrupted, timed out)
+  std::string failure;   // one line, when !ok (a stage failed, interrupted, timed out)
   nlohmann::json truth;  // when ok; also written to config.truthPath
 };
 

@@ -18,7 +18,8 @@ void validate(const EngineConfig& c) {
   const Schedule& s = c.schedule;
   if (s.p < 1 || s.m < 1) throw std::invalid_argument("the schedule has no stages or microbatches");
   if (s.p > kMaxStages) {
-    throw std::invalid_argument("p=" + std::to_string(s.p) + " is more stages than the engine runs (" +
+    throw std::invalid_argument("p=" + std::to_string(s.p) +
+                                " is more stages than the engine runs (" +
                                 std::to_string(kMaxStages) + ")");
   }
   if (static_cast<int>(s.stages.size()) != s.p) {

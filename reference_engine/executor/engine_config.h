@@ -19,7 +19,7 @@ struct EngineConfig {
   Schedule schedule;
   int steps = 3;
   ComputeMode compute = ComputeMode::Sleep;
-  OpCosts costs;                 // sleep mode
+  OpCosts costs;                  // sleep mode
   uint64_t payloadBytes = 65536;  // sleep mode: bytes of each activation and gradient
   MlpShape mlp;                   // mlp mode
   uint64_t seed = 1;

@@ -26,7 +26,8 @@ class FlagParser {
       : flag_(flag), text_(text), form_(form), fields_(splitFields(text)) {}
 
   void requireFieldCount(size_t minimum, size_t maximum) const {
-    if (fields_.size() < minimum || fields_.size() > maximum) fail("expected " + std::string(form_));
+    if (fields_.size() < minimum || fields_.size() > maximum)
+      fail("expected " + std::string(form_));
   }
   size_t fieldCount() const { return fields_.size(); }
 
@@ -103,7 +104,8 @@ Stall parseStall(std::string_view flag, std::string_view text, const FaultBounds
   s.mb = in.inRange(in.integer(1, "microbatch"), bounds.m, "microbatch", "m");
   s.ms = in.number(2, "duration");
   if (s.ms <= 0) in.fail("the duration must be above 0 ms");
-  if (in.fieldCount() == 4) s.step = in.inRange(in.integer(3, "step"), bounds.steps, "step", "steps");
+  if (in.fieldCount() == 4)
+    s.step = in.inRange(in.integer(3, "step"), bounds.steps, "step", "steps");
   return s;
 }
 
@@ -123,7 +125,8 @@ Crash parseCrash(std::string_view text, const FaultBounds& bounds) {
   Crash c;
   c.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
   c.mb = in.inRange(in.integer(1, "microbatch"), bounds.m, "microbatch", "m");
-  if (in.fieldCount() == 3) c.step = in.inRange(in.integer(2, "step"), bounds.steps, "step", "steps");
+  if (in.fieldCount() == 3)
+    c.step = in.inRange(in.integer(2, "step"), bounds.steps, "step", "steps");
   return c;
 }
 

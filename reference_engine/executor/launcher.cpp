@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -155,7 +154,9 @@ class StageGroup {
   std::map<int, int> alive_;  // pid → stage
 };
 
-bool failed(const Ended& e) { return !(WIFEXITED(e.status) && WEXITSTATUS(e.status) == 0); }
+bool failed(const Ended& e) {
+  return !(WIFEXITED(e.status) && WEXITSTATUS(e.status) == 0);
+}
 bool lostPeer(const Ended& e) {
   return WIFEXITED(e.status) && WEXITSTATUS(e.status) == kStageLostPeerExit;
 }
@@ -263,9 +264,10 @@ LaunchOutcome launchStages(const StageLaunch& launch) {
 
   if (interrupt != 0) {
     const char* abbrev = sigabbrev_np(interrupt);
-    outcome.failure = "interrupted by " +
-                      (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(interrupt)) +
-                      "; stopped the stages";
+    outcome.failure =
+        "interrupted by " +
+        (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(interrupt)) +
+        "; stopped the stages";
   } else if (timedOut) {
     std::ostringstream seconds;
     seconds << launch.timeoutSeconds;
@@ -273,8 +275,8 @@ LaunchOutcome launchStages(const StageLaunch& launch) {
                       " still running; stopped the stages";
   } else if (!failures.empty()) {
     const Ended& e = culprit(failures);
-    outcome.failure = "stage " + std::to_string(e.stage) + " (pid " + std::to_string(e.pid) +
-                      ") " + describeExit(e.status) + (n > 1 ? "; stopped the other stages" : "");
+    outcome.failure = "stage " + std::to_string(e.stage) + " (pid " + std::to_string(e.pid) + ") " +
+                      describeExit(e.status) + (n > 1 ? "; stopped the other stages" : "");
   } else {
     outcome.ok = true;
   }

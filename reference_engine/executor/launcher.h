@@ -13,8 +13,7 @@ struct StageLaunch {
   int stages = 1;
   std::vector<std::pair<int, int>> channelPairs;  // (a, b): one socket pair between a and b
   // The argv of stage s, given its ends of the channels as (peer, fd). argv[0] is a path.
-  std::function<std::vector<std::string>(int stage, const std::vector<std::pair<int, int>>&)>
-      argv;
+  std::function<std::vector<std::string>(int stage, const std::vector<std::pair<int, int>>&)> argv;
   // Variables ("NAME=value") stage s gets on top of the launcher's environment.
   std::function<std::vector<std::string>(int stage)> environment;
   double timeoutSeconds = 600;

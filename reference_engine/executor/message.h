@@ -14,12 +14,12 @@ namespace bubblescope::engine {
 using Payload = std::vector<std::byte>;
 
 enum class MessageKind : uint8_t {
-  Activation = 1,     // output of F, to the next virtual stage
-  Gradient = 2,       // input gradient of B/BW, to the previous virtual stage
-  GradReduce = 3,     // grad_sync: partial sums travelling towards stage 0
-  GradBroadcast = 4,  // grad_sync: the total travelling back
-  Rendezvous = 5,     // start-up barrier, as init_process_group: towards stage 0
-  RendezvousDone = 6, // and back
+  Activation = 1,      // output of F, to the next virtual stage
+  Gradient = 2,        // input gradient of B/BW, to the previous virtual stage
+  GradReduce = 3,      // grad_sync: partial sums travelling towards stage 0
+  GradBroadcast = 4,   // grad_sync: the total travelling back
+  Rendezvous = 5,      // start-up barrier, as init_process_group: towards stage 0
+  RendezvousDone = 6,  // and back
 };
 
 struct MessageHeader {
@@ -42,7 +42,9 @@ struct MessageKey {
   auto operator<=>(const MessageKey&) const = default;
 };
 
-inline MessageKey keyOf(const MessageHeader& h) { return {h.step, h.kind, h.mb, h.chunk}; }
+inline MessageKey keyOf(const MessageHeader& h) {
+  return {h.step, h.kind, h.mb, h.chunk};
+}
 
 inline constexpr size_t kHeaderBytes = 24;
 // Far above any activation the engine sends; a larger size means a corrupt stream.

@@ -13,9 +13,9 @@ namespace bubblescope::engine {
 using Tensor = std::vector<float>;  // batch × width, row-major
 
 struct MlpShape {
-  int width = 128;     // every layer is width → width
-  int batch = 32;      // samples per microbatch
-  double lr = 4.0;  // the loss is a mean over batch × width, so gradients are small
+  int width = 128;           // every layer is width → width
+  int batch = 32;            // samples per microbatch
+  double lr = 4.0;           // the loss is a mean over batch × width, so gradients are small
   double maxGradNorm = 1.0;  // clip the global gradient norm, as Megatron does after grad_sync
 };
 

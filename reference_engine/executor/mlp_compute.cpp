@@ -74,7 +74,9 @@ Payload MlpCompute::runOp(const PlannedOp& planned, int step, Payload input, int
       if (op.kind == OpKind::BW) layer.backwardWeight(op.mb);
       break;
     }
-    case OpKind::W: layer.backwardWeight(op.mb); break;
+    case OpKind::W:
+      layer.backwardWeight(op.mb);
+      break;
   }
   // A slow stage or jitter stretches the op as it would stretch real kernels.
   if (scale > 1.0) {

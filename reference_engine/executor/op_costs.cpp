@@ -22,10 +22,14 @@ uint64_t splitmix64(uint64_t x) {
 
 double OpCosts::ms(OpKind kind) const {
   switch (kind) {
-    case OpKind::F: return fMs;
-    case OpKind::B: return bMs;
-    case OpKind::W: return wMs;
-    case OpKind::BW: return bMs + wMs;
+    case OpKind::F:
+      return fMs;
+    case OpKind::B:
+      return bMs;
+    case OpKind::W:
+      return wMs;
+    case OpKind::BW:
+      return bMs + wMs;
   }
   return 0;
 }
@@ -81,6 +85,8 @@ int64_t CostModel::opNs(int stage, int step, int opIndex, OpKind kind) const {
   return msToNs(costs_.ms(kind) * scale(stage, step, opIndex));
 }
 
-int64_t CostModel::optimizerNs() const { return msToNs(costs_.optimizerMs); }
+int64_t CostModel::optimizerNs() const {
+  return msToNs(costs_.optimizerMs);
+}
 
 }  // namespace bubblescope::engine

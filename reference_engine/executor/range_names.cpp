@@ -25,6 +25,8 @@ std::string recvRangeName(bool gradient, int mb, int chunk, int fromStage) {
          " from=" + std::to_string(fromStage);
 }
 
-std::string stepRangeName(int step) { return "step " + std::to_string(step); }
+std::string stepRangeName(int step) {
+  return "step " + std::to_string(step);
+}
 
 }  // namespace bubblescope::engine

@@ -12,6 +12,8 @@ Payload SleepCompute::runOp(const PlannedOp& op, int, Payload, int64_t costNs, d
   return out;
 }
 
-void SleepCompute::runOptimizer(const GradSyncValues&) { sleepUntil(monotonicNs() + optimizerNs_); }
+void SleepCompute::runOptimizer(const GradSyncValues&) {
+  sleepUntil(monotonicNs() + optimizerNs_);
+}
 
 }  // namespace bubblescope::engine

@@ -26,7 +26,8 @@ std::vector<PlannedOp> planStage(const Schedule& schedule, int stage) {
         if (p.virtualStage < last) p.input = endpointOf(p.virtualStage + 1);
         if (p.virtualStage > 0) p.output = endpointOf(p.virtualStage - 1);
         break;
-      case OpKind::W: break;
+      case OpKind::W:
+        break;
     }
     plan.push_back(p);
   }

@@ -8,12 +8,13 @@ using nlohmann::json;
 
 namespace {
 
-json intervalToJson(const Interval& i) { return {{"start_ns", i.startNs}, {"end_ns", i.endNs}}; }
+json intervalToJson(const Interval& i) {
+  return {{"start_ns", i.startNs}, {"end_ns", i.endNs}};
+}
 
 json transfersToJson(std::vector<TransferRecord> list) {
-  std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
-    return a.startNs < b.startNs;
-  });
+  std::stable_sort(list.begin(), list.end(),
+                   [](const auto& a, const auto& b) { return a.startNs < b.startNs; });
   json out = json::array();
   for (const auto& t : list) {
     out.push_back({{"step", t.step},
@@ -61,7 +62,8 @@ json stageRecordToJson(const StageRecord& r) {
   }
   json ranges = json::array();
   for (const auto& n : r.ranges) {
-    ranges.push_back({{"name", n.name}, {"tid", n.tid}, {"start_ns", n.startNs}, {"end_ns", n.endNs}});
+    ranges.push_back(
+        {{"name", n.name}, {"tid", n.tid}, {"start_ns", n.startNs}, {"end_ns", n.endNs}});
   }
   json threads = json::array();
   for (const auto& t : r.threads) threads.push_back({{"tid", t.tid}, {"name", t.name}});

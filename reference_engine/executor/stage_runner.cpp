@@ -13,7 +13,9 @@ namespace bubblescope::engine {
 
 namespace {
 
-bool isBackward(OpKind kind) { return kind == OpKind::B || kind == OpKind::BW; }
+bool isBackward(OpKind kind) {
+  return kind == OpKind::B || kind == OpKind::BW;
+}
 
 bool appliesTo(const Stall& s, int stage, int step, int mb) {
   return s.stage == stage && s.mb == mb && (!s.step || *s.step == step);
@@ -105,8 +107,8 @@ Payload StageRunner::receiveInput(int step, const PlannedOp& planned) {
   auto range = annotator_.range(recvRangeName(gradient, op.mb, op.chunk, from.stage));
   Payload payload = mailbox_.take(from.stage, key);
   const int64_t end = range.end();
-  record_.recvs.push_back(
-      {step, gradient, op.mb, op.chunk, from.stage, from.chunk, payload.size(), range.startNs(), end});
+  record_.recvs.push_back({step, gradient, op.mb, op.chunk, from.stage, from.chunk, payload.size(),
+                           range.startNs(), end});
   return payload;
 }
 

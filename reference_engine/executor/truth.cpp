@@ -40,7 +40,8 @@ json buildTruth(const EngineConfig& c, std::vector<json> stageParts, int64_t sta
     // Every stage learns the loss through grad_sync; stage 0's copy is the run's.
     json loss = json::array();
     if (!stageParts.empty()) {
-      for (const auto& step : stageParts.front().at("steps")) loss.push_back(step.value("loss", 0.0));
+      for (const auto& step : stageParts.front().at("steps"))
+        loss.push_back(step.value("loss", 0.0));
     }
     truth["loss"] = std::move(loss);
   }

@@ -31,7 +31,8 @@ std::unique_ptr<Compute> makeCompute(const EngineConfig& config, int stage) {
                                             CostModel(config.costs, {}, 0).optimizerNs());
     case ComputeMode::Mlp:
       return std::make_unique<MlpCompute>(config.schedule, stage, config.mlp, config.seed);
-    case ComputeMode::Cuda: break;
+    case ComputeMode::Cuda:
+      break;
   }
   throw std::runtime_error(std::string("compute mode ") + computeModeName(config.compute) +
                            " is not built in");
@@ -53,9 +54,9 @@ int runStage(const WorkerArgs& args) {
   StageRecord record;
   record.stage = stage;
   record.pid = static_cast<int>(getpid());
-  for (const char* name : {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
-                           "BUBBLESCOPE_PP_SIZE", "BUBBLESCOPE_PP_RANK", "BUBBLESCOPE_DP_SIZE",
-                           "BUBBLESCOPE_DP_RANK"}) {
+  for (const char* name :
+       {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "BUBBLESCOPE_PP_SIZE",
+        "BUBBLESCOPE_PP_RANK", "BUBBLESCOPE_DP_SIZE", "BUBBLESCOPE_DP_RANK"}) {
     if (const char* value = std::getenv(name)) record.environment.emplace_back(name, value);
   }
   auto compute = makeCompute(config, stage);

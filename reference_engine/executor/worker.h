@@ -14,8 +14,8 @@ inline constexpr int kStageLostPeerExit = 4;  // a neighbouring stage ended firs
 
 struct WorkerArgs {
   int stage = 0;
-  std::filesystem::path config;  // the run's configuration (config_json.h)
-  std::filesystem::path part;    // where this stage's truth part goes
+  std::filesystem::path config;               // the run's configuration (config_json.h)
+  std::filesystem::path part;                 // where this stage's truth part goes
   std::vector<std::pair<int, int>> channels;  // (peer stage, inherited socket fd)
 };
 

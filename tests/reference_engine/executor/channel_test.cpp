@@ -65,7 +65,8 @@ TEST(Channel, SendRangeWrapsTheWriteAndTheInjectedDelay) {
   EXPECT_EQ(ranges[0].startNs, sends[0].startNs);
   // on the sender thread, which is named after its link
   bool named = false;
-  for (const auto& t : pair.annotA.threads()) named |= t.tid == ranges[0].tid && t.name == "stage 0 send→1";
+  for (const auto& t : pair.annotA.threads())
+    named |= t.tid == ranges[0].tid && t.name == "stage 0 send→1";
   EXPECT_TRUE(named);
 }
 
@@ -81,8 +82,9 @@ TEST(Channel, UnannotatedTrafficOpensNoRangeAndIsNotRecorded) {
 
 TEST(Channel, PeerThatGoesAwayFailsTheWaitingTake) {
   Pair pair;
-  auto taken = std::async(std::launch::async,
-                          [&] { return pair.boxA.take(1, {0, MessageKind::Gradient, 0, 0}); });
+  auto taken = std::async(std::launch::async, [&] {
+    return pair.boxA.take(1, {0, MessageKind::Gradient, 0, 0});
+  });
   pair.b.reset();  // the peer stage dies: its end closes
   EXPECT_THROW(taken.get(), PeerLost);
 }

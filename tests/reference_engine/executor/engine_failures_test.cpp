@@ -19,7 +19,9 @@ namespace {
 using namespace std::chrono_literals;
 using test::json;
 
-int lineCount(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+int lineCount(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
 
 // Nothing of the run is left: no stage process, no truth, no working files.
 void expectNothingLeft(const testing::TempDir& dir) {
@@ -47,8 +49,9 @@ TEST_P(CrashedStage, StopsTheRunFastAndIsNamed) {
                                    "--op-ms", "1", "--crash", GetParam().crash});
   EXPECT_EQ(run.process.exitCode, 3);
   EXPECT_LT(run.seconds, 10.0);
-  const std::regex line("bubblescope: engine: stage " + std::to_string(GetParam().stage) +
-                        R"( \(pid \d+\) was killed by signal 6 \(Aborted\); stopped the other stages\n)");
+  const std::regex line(
+      "bubblescope: engine: stage " + std::to_string(GetParam().stage) +
+      R"( \(pid \d+\) was killed by signal 6 \(Aborted\); stopped the other stages\n)");
   EXPECT_TRUE(std::regex_match(run.process.err, line)) << run.process.err;
   expectNothingLeft(dir);
 }
@@ -64,8 +67,8 @@ INSTANTIATE_TEST_SUITE_P(Engine, CrashedStage,
 
 TEST(EngineFailures, WatchdogEndsAStuckRun) {
   testing::TempDir dir;
-  auto run = test::runEngine(dir, {"--schedule", "1f1b", "-p", "3", "-m", "3", "--stall",
-                                   "0:0:60000", "--timeout", "1"});
+  auto run = test::runEngine(
+      dir, {"--schedule", "1f1b", "-p", "3", "-m", "3", "--stall", "0:0:60000", "--timeout", "1"});
   EXPECT_EQ(run.process.exitCode, 3);
   EXPECT_LT(run.seconds, 6.0);
   EXPECT_EQ(run.process.err,
@@ -161,7 +164,9 @@ TEST_P(InvalidInput, ExitsTwoWithOneLineNamingTheProblem) {
   std::vector<std::string> args = {"engine", "run"};
   std::vector<std::string> given = GetParam().args;
   // Defaults for what the case does not set.
-  auto has = [&](const char* flag) { return std::find(given.begin(), given.end(), flag) != given.end(); };
+  auto has = [&](const char* flag) {
+    return std::find(given.begin(), given.end(), flag) != given.end();
+  };
   if (!has("--truth")) given.insert(given.end(), {"--truth", (dir / "truth.json").string()});
   if (!has("--schedule")) given.insert(given.end(), {"--schedule", "1f1b"});
   if (!has("-p")) given.insert(given.end(), {"-p", "4"});
@@ -179,8 +184,7 @@ TEST_P(InvalidInput, ExitsTwoWithOneLineNamingTheProblem) {
 INSTANTIATE_TEST_SUITE_P(
     Engine, InvalidInput,
     ::testing::Values(
-        BadInput{{"-p", "0"}, "at least 1 stage"},
-        BadInput{{"-m", "0"}, "at least 1 microbatch"},
+        BadInput{{"-p", "0"}, "at least 1 stage"}, BadInput{{"-m", "0"}, "at least 1 microbatch"},
         BadInput{{"--schedule", "pipedream"}, "unknown schedule 'pipedream'"},
         BadInput{{"--slow-stage", "2"}, "--slow-stage '2': expected STAGE:FACTOR"},
         BadInput{{"--stall", "a:b:c"}, "--stall 'a:b:c'"},

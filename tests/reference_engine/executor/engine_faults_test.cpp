@@ -10,14 +10,18 @@ namespace {
 
 using test::json;
 
-int64_t ns(const json& v) { return v.get<int64_t>(); }
-
-std::vector<std::string> base(int p, int m, int steps, const char* opMs) {
-  return {"--schedule", "1f1b", "-p", std::to_string(p), "-m", std::to_string(m), "--steps",
-          std::to_string(steps), "--op-ms", opMs};
+int64_t ns(const json& v) {
+  return v.get<int64_t>();
 }
 
-std::vector<std::string> with(std::vector<std::string> args, std::initializer_list<const char*> more) {
+std::vector<std::string> base(int p, int m, int steps, const char* opMs) {
+  return {
+      "--schedule",          "1f1b",    "-p", std::to_string(p), "-m", std::to_string(m), "--steps",
+      std::to_string(steps), "--op-ms", opMs};
+}
+
+std::vector<std::string> with(std::vector<std::string> args,
+                              std::initializer_list<const char*> more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -67,7 +71,8 @@ TEST(EngineFaults, StallIsAnIdleGapBeforeTheOpWhoseInputIsReady) {
     // Nothing but the step range is open on the main thread during the stall.
     for (const json& r : st["nvtx"]) {
       if (r["tid"] != st["pid"] || r["name"].get<std::string>().rfind("step ", 0) == 0) continue;
-      const bool overlaps = ns(r["end_ns"]) > start - stallNs + 1'000'000 && ns(r["start_ns"]) < start - 1'000'000;
+      const bool overlaps =
+          ns(r["end_ns"]) > start - stallNs + 1'000'000 && ns(r["start_ns"]) < start - 1'000'000;
       EXPECT_FALSE(overlaps) << r["name"];
     }
   }
@@ -104,7 +109,8 @@ TEST(EngineFaults, CommDelayHoldsEverySendOfTheStageInsideItsSendRange) {
   for (const json& s : stages[1]["sends"]) EXPECT_GE(test::durationMs(s), 8.0) << s.dump();
   std::vector<double> others;
   for (int s : {0, 2, 3}) {
-    for (const json& send : stages[static_cast<size_t>(s)]["sends"]) others.push_back(test::durationMs(send));
+    for (const json& send : stages[static_cast<size_t>(s)]["sends"])
+      others.push_back(test::durationMs(send));
   }
   EXPECT_LT(test::median(others), 2.0);
   // The SEND ranges of stage 1 carry the delay.

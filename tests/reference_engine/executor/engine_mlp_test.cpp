@@ -11,13 +11,15 @@ namespace {
 
 using test::json;
 
-std::vector<double> losses(const json& truth) { return truth["loss"].get<std::vector<double>>(); }
+std::vector<double> losses(const json& truth) {
+  return truth["loss"].get<std::vector<double>>();
+}
 
 std::vector<double> runMlp(const std::string& schedule, int p, int m, int steps) {
   testing::TempDir dir;
-  auto run = test::runEngine(dir, {"--schedule", schedule, "-p", std::to_string(p), "-m",
-                                   std::to_string(m), "--steps", std::to_string(steps),
-                                   "--compute", "mlp", "--mlp-width", "48", "--mlp-batch", "16"});
+  auto run = test::runEngine(
+      dir, {"--schedule", schedule, "-p", std::to_string(p), "-m", std::to_string(m), "--steps",
+            std::to_string(steps), "--compute", "mlp", "--mlp-width", "48", "--mlp-batch", "16"});
   EXPECT_EQ(run.process.exitCode, 0) << run.process.err;
   if (run.truth.is_null()) return {};
   EXPECT_EQ(run.truth["compute"], "mlp");
@@ -50,7 +52,8 @@ std::vector<double> sequential(int m, int steps) {
   std::vector<double> out;
   for (int step = 0; step < steps; ++step) {
     Payload carried;
-    for (const PlannedOp& op : planStage(s, 0)) carried = compute.runOp(op, step, std::move(carried), 0, 1);
+    for (const PlannedOp& op : planStage(s, 0))
+      carried = compute.runOp(op, step, std::move(carried), 0, 1);
     const GradSyncValues v = compute.gradSyncContribution();
     compute.runOptimizer(v);
     out.push_back(v.lossSum / v.lossCount);

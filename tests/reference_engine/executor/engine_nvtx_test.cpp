@@ -21,8 +21,8 @@ class NvtxRanges : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new testing::TempDir;
     run_ = new test::EngineRun(test::runEngine(
-        *dir_, {"--schedule", "1f1b", "-p", std::to_string(kP), "-m", std::to_string(kM),
-                "--steps", std::to_string(kSteps), "--op-ms", "0.3", "--host-stall", "1:2:1"}));
+        *dir_, {"--schedule", "1f1b", "-p", std::to_string(kP), "-m", std::to_string(kM), "--steps",
+                std::to_string(kSteps), "--op-ms", "0.3", "--host-stall", "1:2:1"}));
   }
   static void TearDownTestSuite() {
     delete run_;
@@ -107,10 +107,12 @@ TEST_F(NvtxRanges, OpRecordsAreTheRangesTimes) {
   ASSERT_EQ(run_->process.exitCode, 0) << run_->process.err;
   const json& st = stage(2);
   for (const json& op : st["ops"]) {
-    const std::string name = op["kind"].get<std::string>() + " mb=" + std::to_string(op["mb"].get<int>());
+    const std::string name =
+        op["kind"].get<std::string>() + " mb=" + std::to_string(op["mb"].get<int>());
     int matches = 0;
     for (const json& r : st["nvtx"]) {
-      matches += r["name"] == name && r["start_ns"] == op["start_ns"] && r["end_ns"] == op["end_ns"];
+      matches +=
+          r["name"] == name && r["start_ns"] == op["start_ns"] && r["end_ns"] == op["end_ns"];
     }
     EXPECT_EQ(matches, 1) << op.dump();
   }
@@ -140,8 +142,8 @@ TEST_F(NvtxRanges, EveryStageIsItsOwnProcess) {
 
 TEST(NvtxRangesOfSplitSchedules, ZeroBubbleEmitsSeparateInputAndWeightGradients) {
   testing::TempDir dir;
-  auto run = test::runEngine(dir, {"--schedule", "zb-h1", "-p", "2", "-m", "4", "--steps", "1",
-                                   "--op-ms", "0.2"});
+  auto run = test::runEngine(
+      dir, {"--schedule", "zb-h1", "-p", "2", "-m", "4", "--steps", "1", "--op-ms", "0.2"});
   ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
   for (const json& st : run.truth["stages"]) {
     for (int mb = 0; mb < 4; ++mb) {

@@ -81,7 +81,8 @@ std::vector<int> processesMentioning(const std::string& marker) {
   // Processes come and go while /proc is listed: every step tolerates a vanished entry.
   std::vector<int> pids;
   std::error_code ec;
-  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+       it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream in(it->path() / "cmdline", std::ios::binary);

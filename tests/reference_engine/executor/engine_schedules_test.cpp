@@ -53,10 +53,10 @@ TEST_P(EverySchedule, RunsEveryOpOncePerStepInScheduleOrderAfterItsInputs) {
   const Case& c = GetParam();
   const Schedule expected = Schedule::byName(c.schedule, c.p, c.m);
   testing::TempDir dir;
-  auto run = test::runEngine(dir, {"--schedule", c.schedule, "-p", std::to_string(c.p), "-m",
-                                   std::to_string(c.m), "--steps", std::to_string(kSteps),
-                                   "--op-ms", "0.2", "--optimizer-ms", "0.1",
-                                   "--payload-bytes", "1024"});
+  auto run =
+      test::runEngine(dir, {"--schedule", c.schedule, "-p", std::to_string(c.p), "-m",
+                            std::to_string(c.m), "--steps", std::to_string(kSteps), "--op-ms",
+                            "0.2", "--optimizer-ms", "0.1", "--payload-bytes", "1024"});
   ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
   ASSERT_FALSE(run.truth.is_null());
   const json& truth = run.truth;
@@ -100,7 +100,8 @@ TEST_P(EverySchedule, RunsEveryOpOncePerStepInScheduleOrderAfterItsInputs) {
     const json& stage = truth["stages"][static_cast<size_t>(s)];
     sends += stage["sends"].size();
     recvs += stage["recvs"].size();
-    EXPECT_EQ(stage["recvs"].size(), static_cast<size_t>(expectedRecvs[s] * kSteps)) << "stage " << s;
+    EXPECT_EQ(stage["recvs"].size(), static_cast<size_t>(expectedRecvs[s] * kSteps))
+        << "stage " << s;
     for (const json& r : stage["recvs"]) {
       const int step = r["step"], mb = r["mb"], chunk = r["chunk"], peer = r["peer"];
       const bool gradient = r["kind"] == "B";

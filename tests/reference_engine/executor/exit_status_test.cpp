@@ -39,8 +39,7 @@ TEST(ExitStatus, ExitCodeIsNamed) {
 
 TEST(ExitStatus, LostPeerExitSaysItWasAConsequence) {
   const int status = statusOfChild([] { _exit(kStageLostPeerExit); });
-  EXPECT_EQ(describeExit(status),
-            "exited with status 4 (a neighbouring stage closed its channel)");
+  EXPECT_EQ(describeExit(status), "exited with status 4 (a neighbouring stage closed its channel)");
 }
 
 }  // namespace

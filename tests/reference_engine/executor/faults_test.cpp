@@ -45,7 +45,9 @@ struct BadFlag {
   const char* mentions;  // the message must name this
 };
 
-void PrintTo(const BadFlag& bad, std::ostream* os) { *os << bad.flag << " " << bad.text; }
+void PrintTo(const BadFlag& bad, std::ostream* os) {
+  *os << bad.flag << " " << bad.text;
+}
 
 class MalformedFaultFlag : public ::testing::TestWithParam<BadFlag> {};
 

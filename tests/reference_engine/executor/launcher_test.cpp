@@ -63,7 +63,8 @@ TEST(Launcher, ChannelEndsAreInheritedOnlyByTheirStage) {
 
 TEST(Launcher, FailingStageIsNamedAndTheOthersAreStopped) {
   const auto start = Clock::now();
-  auto outcome = launchStages(shellStages({"exec sleep 30", "sleep 0.05; exit 5", "exec sleep 30"}));
+  auto outcome =
+      launchStages(shellStages({"exec sleep 30", "sleep 0.05; exit 5", "exec sleep 30"}));
   EXPECT_FALSE(outcome.ok);
   EXPECT_LT(secondsSince(start), 5.0);
   const std::string expected = "stage 1 (pid " + std::to_string(outcome.pids.at(1)) +
@@ -74,8 +75,8 @@ TEST(Launcher, FailingStageIsNamedAndTheOthersAreStopped) {
 TEST(Launcher, StageThatDiedOfItsOwnCauseIsBlamedOverOneThatLostItsPeer) {
   // Stage 1 exits as a stage does when its neighbour closed; stage 0, the real cause, is slower
   // to die (it ignores SIGTERM, then aborts).
-  auto outcome = launchStages(
-      shellStages({"trap '' TERM; sleep 0.3; kill -ABRT $$", "sleep 0.05; exit 4"}));
+  auto outcome =
+      launchStages(shellStages({"trap '' TERM; sleep 0.3; kill -ABRT $$", "sleep 0.05; exit 4"}));
   EXPECT_FALSE(outcome.ok);
   EXPECT_NE(outcome.failure.find("stage 0 (pid"), std::string::npos) << outcome.failure;
   EXPECT_NE(outcome.failure.find("signal 6 (Aborted)"), std::string::npos) << outcome.failure;
@@ -107,7 +108,8 @@ TEST(Launcher, ProgramThatCannotStartIsReported) {
   EXPECT_FALSE(outcome.ok);
   EXPECT_TRUE(std::regex_match(
       outcome.failure,
-      std::regex(R"(stage 0 \(pid \d+\) exited with status 127 \(the worker program could not be started\))")))
+      std::regex(
+          R"(stage 0 \(pid \d+\) exited with status 127 \(the worker program could not be started\))")))
       << outcome.failure;
 }
 

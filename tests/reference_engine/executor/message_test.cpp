@@ -9,9 +9,9 @@ namespace bubblescope::engine {
 namespace {
 
 TEST(MessageHeader, RoundTripsEveryField) {
-  for (MessageKind kind : {MessageKind::Activation, MessageKind::Gradient, MessageKind::GradReduce,
-                           MessageKind::GradBroadcast, MessageKind::Rendezvous,
-                           MessageKind::RendezvousDone}) {
+  for (MessageKind kind :
+       {MessageKind::Activation, MessageKind::Gradient, MessageKind::GradReduce,
+        MessageKind::GradBroadcast, MessageKind::Rendezvous, MessageKind::RendezvousDone}) {
     MessageHeader h{kind, 123456, 1023, 3, 65536};
     EXPECT_EQ(decodeHeader(encodeHeader(h)), h);
   }

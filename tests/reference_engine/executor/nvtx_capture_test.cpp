@@ -44,11 +44,11 @@ Captured readCapture(const std::filesystem::path& file) {
 
 TEST(NvtxCapture, ProfilerReceivesExactlyTheRangesInTruth) {
   testing::TempDir dir, capture;
-  auto run = test::runEngine(
-      dir, {"--schedule", "zb-v", "-p", "4", "-m", "8", "--steps", "2", "--op-ms", "0.3",
-            "--host-stall", "1:2:2"},
-      {{"NVTX_INJECTION64_PATH", NVTX_RECORDER},
-       {"BUBBLESCOPE_TEST_NVTX_DIR", capture.path().string()}});
+  auto run = test::runEngine(dir,
+                             {"--schedule", "zb-v", "-p", "4", "-m", "8", "--steps", "2", "--op-ms",
+                              "0.3", "--host-stall", "1:2:2"},
+                             {{"NVTX_INJECTION64_PATH", NVTX_RECORDER},
+                              {"BUBBLESCOPE_TEST_NVTX_DIR", capture.path().string()}});
   ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
   ASSERT_TRUE(run.truth["nvtx_compiled_in"].get<bool>());
   for (const json& stage : run.truth["stages"]) {
@@ -57,7 +57,8 @@ TEST(NvtxCapture, ProfilerReceivesExactlyTheRangesInTruth) {
     Captured c = readCapture(file);
     EXPECT_EQ(c.ranges.size(), stage["nvtx"].size()) << "stage " << stage["stage"];
     for (const json& r : stage["nvtx"]) {
-      auto [first, last] = c.ranges.equal_range({r["name"].get<std::string>(), r["tid"].get<int>()});
+      auto [first, last] =
+          c.ranges.equal_range({r["name"].get<std::string>(), r["tid"].get<int>()});
       bool found = false;
       for (auto it = first; it != last && !found; ++it) {
         // The tool stamps inside push/pop; the engine just after push and just before pop.

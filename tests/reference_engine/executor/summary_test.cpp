@@ -10,13 +10,19 @@ namespace {
 using nlohmann::json;
 
 json op(int step, int64_t start, int64_t end) {
-  return {{"step", step}, {"kind", "F"}, {"mb", 0}, {"chunk", 0}, {"start_ns", start}, {"end_ns", end}};
+  return {{"step", step}, {"kind", "F"},       {"mb", 0},
+          {"chunk", 0},   {"start_ns", start}, {"end_ns", end}};
 }
 
 TEST(Summary, StepTimeSpansAllStagesAndBubbleIsTheIdleShare) {
   // Two stages; ops of step 0 span [0, 4] ms; each stage busy 2 ms → bubble 50 %.
-  json truth = {{"steps", 1}, {"p", 2}, {"m", 1}, {"v", 1}, {"compute", "sleep"},
-                {"schedule_kind", "1F1B"}, {"costs_ms", {{"F", 1}, {"B", 1}, {"W", 1}}},
+  json truth = {{"steps", 1},
+                {"p", 2},
+                {"m", 1},
+                {"v", 1},
+                {"compute", "sleep"},
+                {"schedule_kind", "1F1B"},
+                {"costs_ms", {{"F", 1}, {"B", 1}, {"W", 1}}},
                 {"stages", json::array()}};
   truth["stages"].push_back({{"steps", {{{"step", 0}, {"start_ns", 0}, {"end_ns", 5'000'000}}}},
                              {"ops", {op(0, 0, 2'000'000)}}});
