@@ -109,7 +109,7 @@ std::optional<fs::path> findCommand(const std::string& name) {
 fs::path findAgent() {
   if (const char* forced = std::getenv("BUBBLESCOPE_AGENT"); forced != nullptr && *forced) {
     if (!fs::exists(forced)) {
-      throw std::runtime_error(std::string("BUBBLESCOPE_AGENT names a missing file: ") + forced);
+      throw UsageError(std::string("BUBBLESCOPE_AGENT names a missing file: ") + forced);
     }
     return fs::absolute(forced);
   }

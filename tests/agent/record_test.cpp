@@ -236,6 +236,11 @@ TEST(AgentRecord, BadUsageIsOneLineAndExitCode2) {
     EXPECT_EQ(r.err.rfind("bubblescope: ", 0), 0u) << r.err;
   }
   EXPECT_FALSE(fs::exists(tmp / "x"));
+
+  const auto missing = runBubblescope({"record", "--", kTestApp, "none"},
+                                      cleanEnv({{"BUBBLESCOPE_AGENT", (tmp / "no.so").string()}}));
+  EXPECT_EQ(missing.exitCode, 2) << missing.err;
+  EXPECT_NE(missing.err.find("BUBBLESCOPE_AGENT names a missing file"), std::string::npos);
 }
 
 TEST(AgentRecord, NoCudaDriverIsOneLineAndNvtxCaptureGoesOn) {
