@@ -13,7 +13,7 @@ packages=(
 )
 # Extra packages for the test suite only.
 if [[ "${1:-}" == "--tests" ]]; then
-  packages+=()
+  packages+=(clang libclang-rt-14-dev)  # clang + compiler-rt: the importer fuzz target
 fi
 
 missing=()

@@ -22,5 +22,7 @@ void addEngineCommand(CLI::App& app, Action& action);
 void addDemoCommand(CLI::App& app, Action& action);
 void addRecordCommand(CLI::App& app, Action& action);
 void addAnalyzeCommand(CLI::App& app, Action& action);
+void addImportCommand(CLI::App& app, Action& action);
+void addExportCommand(CLI::App& app, Action& action);
 
 }  // namespace bubblescope::cli

@@ -24,6 +24,8 @@ int run(int argc, char** argv) {
   addDemoCommand(app, action);
   addRecordCommand(app, action);
   addAnalyzeCommand(app, action);
+  addImportCommand(app, action);
+  addExportCommand(app, action);
 
   // An unknown first word is the commonest slip; name it rather than "subcommand required".
   if (argc > 1 && argv[1][0] != '-') {

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "traces/sqlite/run_reader.h"
+#include "traces/import/run_import.h"
 
 namespace bubblescope::cli {
 
@@ -13,19 +13,16 @@ traces::Run loadRun(const std::vector<std::string>& paths) {
   const bool tty = isatty(2);
   const auto begin = std::chrono::steady_clock::now();
   bool shown = false;
-  traces::RunReadOptions options;
+  traces::import::LoadOptions options;
   // Only loads that take a while say so, and only on a terminal (not in CI logs).
   options.progress = [&](size_t done, size_t total) {
     if (!tty || std::chrono::steady_clock::now() - begin < std::chrono::milliseconds(500)) return;
     std::cerr << "\rbubblescope: loading traces " << done << "/" << total << std::flush;
     shown = true;
   };
-  traces::Run run;
-  if (paths.size() == 1) {
-    run = traces::readRun(paths[0], options);
-  } else {
-    run = traces::readRunFiles({paths.begin(), paths.end()}, options);
-  }
+  // Our run directories and files are read; Kineto JSON and nsys exports, told by their content,
+  // are imported in memory.
+  traces::Run run = traces::import::loadAnyRun({paths.begin(), paths.end()}, options);
   if (shown) std::cerr << "\r\033[K" << std::flush;
   return run;
 }

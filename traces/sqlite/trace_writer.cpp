@@ -305,12 +305,12 @@ void TraceWriter::commit() {
   }
 }
 
-void TraceWriter::close() {
+void TraceWriter::close(bool buildIndexes) {
   if (closed_ || !db_) return;
   closed_ = true;
   try {
     commit();
-    db_->exec(kIndexSql);
+    if (buildIndexes) db_->exec(kIndexSql);
     db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } catch (const sqlite::SqliteError& e) {
     st_.reset();

@@ -1,0 +1,271 @@
+#include "analyzer/export/perfetto_export.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bubblescope::analysis {
+namespace {
+
+// Chrome's reserved colour names (chrome://tracing honours "cname"; Perfetto colours by name).
+const char* kindColour(OpKind k) {
+  switch (k) {
+    case OpKind::F:
+      return "good";
+    case OpKind::B:
+      return "rail_response";
+    case OpKind::W:
+      return "rail_animation";
+    case OpKind::BW:
+      return "olive";
+  }
+  return "generic_work";
+}
+
+const char* idleColour(IdleClass c) {
+  switch (c) {
+    case IdleClass::Warmup:
+    case IdleClass::Drain:
+      return "grey";
+    case IdleClass::ScheduleBubble:
+      return "white";
+    case IdleClass::Imbalance:
+      return "yellow";
+    case IdleClass::Jitter:
+      return "rail_idle";
+    case IdleClass::CommStall:
+      return "bad";
+    case IdleClass::HostStall:
+      return "terrible";
+    case IdleClass::OtherStall:
+      return "black";
+  }
+  return "grey";
+}
+
+struct Slice {
+  int pid = 0;
+  std::string lane;  // thread name; overlapping slices of one lane get numbered sub-lanes
+  std::string name, cat, colour, args;  // args: the JSON object's members, without braces
+  TimeNs start = 0, end = 0;
+  int tid = 0;
+};
+
+struct Flow {
+  int id = 0;
+  std::string name;
+  size_t fromIndex = 0, toIndex = 0;  // the send and receive slices
+};
+
+std::string opLabel(const Op& op) {
+  std::string s = std::string(engine::kindName(op.kind)) + " mb=" + std::to_string(op.mb);
+  if (op.chunk) s += " ch=" + std::to_string(op.chunk);
+  return s;
+}
+
+// Lanes per (process, lane name), so slices that overlap go to separate threads: the JSON
+// importers need the slices of one thread to nest.
+void assignThreads(std::vector<Slice>& slices, std::map<std::pair<int, int>, std::string>& names) {
+  std::vector<size_t> order(slices.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return slices[a].start < slices[b].start; });
+  std::map<std::pair<int, std::string>, std::vector<std::pair<int, TimeNs>>> lanes;  // tid, end
+  std::map<int, int> nextTid;
+  for (size_t i : order) {
+    Slice& s = slices[i];
+    auto& list = lanes[{s.pid, s.lane}];
+    auto free =
+        std::find_if(list.begin(), list.end(), [&](const auto& l) { return l.second <= s.start; });
+    if (free == list.end()) {
+      const int tid = ++nextTid[s.pid];
+      names[{s.pid, tid}] = list.empty() ? s.lane : s.lane + " #" + std::to_string(list.size() + 1);
+      list.push_back({tid, s.end});
+      free = list.end() - 1;
+    }
+    free->second = std::max(free->second, s.end);
+    s.tid = free->first;
+  }
+}
+
+}  // namespace
+
+std::string jsonString(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string microsText(TimeNs ns) {
+  const bool negative = ns < 0;
+  const uint64_t v = negative ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%s%llu.%03llu", negative ? "-" : "",
+                static_cast<unsigned long long>(v / 1000),
+                static_cast<unsigned long long>(v % 1000));
+  return buf;
+}
+
+PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& result,
+                                 std::ostream& out) {
+  std::vector<Slice> slices;
+  std::vector<Flow> flows;
+  std::map<int, std::string> processNames;
+  const bool manyPipelines = result.pipelines.size() > 1;
+  auto pidOf = [](size_t pipeline, int stage) {
+    return static_cast<int>(pipeline * 1000) + stage + 1;
+  };
+
+  for (size_t d = 0; d < result.pipelines.size(); ++d) {
+    const PipelineResult& pl = result.pipelines[d];
+    for (const StageResult& st : pl.stages) {
+      const size_t index = static_cast<size_t>(st.rank);
+      const int rank = index < run.ranks.size() && run.ranks[index].meta.rank >= 0
+                           ? run.ranks[index].meta.rank
+                           : st.rank;
+      std::string name = "stage " + std::to_string(st.stage) + " (rank " + std::to_string(rank);
+      if (manyPipelines) name += ", pipeline " + std::to_string(pl.dpRank);
+      processNames[pidOf(d, st.stage)] = name + ")";
+    }
+    for (size_t k = 0; k < pl.steps.size(); ++k) {
+      const StepInfo& step = pl.steps[k];
+      for (const StageResult& st : pl.stages) {
+        slices.push_back({pidOf(d, st.stage), "steps", "step " + std::to_string(step.number),
+                          "step", "generic_work",
+                          "\"step\":" + std::to_string(step.number) +
+                              ",\"duration_us\":" + microsText(step.duration()),
+                          step.start, step.end});
+      }
+    }
+    for (const OpRecord& o : pl.ops) {
+      std::string args = "\"kind\":\"" + std::string(engine::kindName(o.op.kind)) +
+                         "\",\"mb\":" + std::to_string(o.op.mb) +
+                         ",\"chunk\":" + std::to_string(o.op.chunk) + ",\"step\":" +
+                         std::to_string(o.step >= 0 && static_cast<size_t>(o.step) < pl.steps.size()
+                                            ? pl.steps[o.step].number
+                                            : -1) +
+                         ",\"duration_us\":" + microsText(o.end - o.start) +
+                         ",\"ideal_cost_us\":" + microsText(o.idealCost);
+      slices.push_back({pidOf(d, o.stage), "ops", opLabel(o.op), engine::kindName(o.op.kind),
+                        kindColour(o.op.kind), std::move(args), o.start, o.end});
+    }
+    for (const Gap& g : pl.gaps) {
+      std::string args =
+          "\"idle_us\":" + microsText(g.idle) + ",\"class\":\"" + idleClassKey(g.dominant) + "\"";
+      for (int c = 0; c < kIdleClasses; ++c) {
+        if (g.byClass[c] > 0) {
+          args += ",\"" + std::string(idleClassKey(idleClassAt(c))) +
+                  "_us\":" + microsText(g.byClass[c]);
+        }
+      }
+      if (!g.blame.text.empty()) args += ",\"blame\":" + jsonString(g.blame.text);
+      slices.push_back({pidOf(d, g.stage), "idle", idleClassName(g.dominant), "idle",
+                        idleColour(g.dominant), std::move(args), g.start, g.end});
+    }
+    for (const TransferRecord& t : pl.transfers) {
+      const std::string what = std::string(t.pass == OpKind::F ? "activations" : "gradients");
+      const std::string label =
+          std::string(engine::kindName(t.pass)) + " mb=" + std::to_string(t.mb);
+      const std::string args = "\"data\":\"" + what + "\",\"mb\":" + std::to_string(t.mb) +
+                               ",\"from_stage\":" + std::to_string(t.fromStage) +
+                               ",\"to_stage\":" + std::to_string(t.toStage) +
+                               ",\"transfer_us\":" + microsText(t.recvEnd - t.sendStart);
+      Flow f;
+      f.id = static_cast<int>(flows.size()) + 1;
+      f.name = label;
+      f.fromIndex = slices.size();
+      slices.push_back({pidOf(d, t.fromStage), std::string("send ") + engine::kindName(t.pass),
+                        "SEND " + label + " to " + std::to_string(t.toStage), "transfer",
+                        "generic_work", args, t.sendStart, std::max(t.sendStart, t.sendEnd)});
+      f.toIndex = slices.size();
+      slices.push_back({pidOf(d, t.toStage), std::string("recv ") + engine::kindName(t.pass),
+                        "RECV " + label + " from " + std::to_string(t.fromStage), "transfer",
+                        "generic_work", args, t.recvStart, std::max(t.recvStart, t.recvEnd)});
+      flows.push_back(std::move(f));
+    }
+  }
+
+  std::map<std::pair<int, int>, std::string> threadNames;
+  assignThreads(slices, threadNames);
+  TimeNs origin = 0;
+  if (!slices.empty()) {
+    origin = std::min_element(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+               return a.start < b.start;
+             })->start;
+  }
+
+  out << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"bubblescope\",\"origin_ns\":"
+      << jsonString(std::to_string(origin)) << ",\"run\":" << jsonString(result.runDir)
+      << "},\n\"traceEvents\":[\n";
+  bool first = true;
+  auto sep = [&] {
+    if (!first) out << ",\n";
+    first = false;
+  };
+  for (const auto& [pid, name] : processNames) {
+    sep();
+    out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid
+        << ",\"tid\":0,\"args\":{\"name\":" << jsonString(name) << "}},\n"
+        << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
+        << ",\"tid\":0,\"args\":{\"sort_index\":" << pid << "}}";
+  }
+  for (const auto& [key, name] : threadNames) {
+    sep();
+    out << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << key.first
+        << ",\"tid\":" << key.second << ",\"args\":{\"name\":" << jsonString(name) << "}},\n"
+        << "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" << key.first
+        << ",\"tid\":" << key.second << ",\"args\":{\"sort_index\":" << key.second << "}}";
+  }
+  for (const Slice& s : slices) {
+    sep();
+    out << "{\"ph\":\"X\",\"name\":" << jsonString(s.name) << ",\"cat\":\"" << s.cat
+        << "\",\"pid\":" << s.pid << ",\"tid\":" << s.tid
+        << ",\"ts\":" << microsText(s.start - origin) << ",\"dur\":" << microsText(s.end - s.start)
+        << ",\"cname\":\"" << s.colour << "\",\"args\":{" << s.args << "}}";
+  }
+  // Flow arrows from the send slice to the receive slice, each end at its slice's middle ("bp":
+  // "e": bind to the enclosing slice).
+  auto middle = [&](const Slice& s) {
+    return microsText(s.start + (s.end - s.start) / 2 - origin);
+  };
+  for (const Flow& f : flows) {
+    const Slice& a = slices[f.fromIndex];
+    const Slice& b = slices[f.toIndex];
+    sep();
+    out << "{\"ph\":\"s\",\"id\":" << f.id << ",\"name\":" << jsonString(f.name)
+        << ",\"cat\":\"transfer\",\"pid\":" << a.pid << ",\"tid\":" << a.tid
+        << ",\"ts\":" << middle(a) << "},\n"
+        << "{\"ph\":\"f\",\"bp\":\"e\",\"id\":" << f.id << ",\"name\":" << jsonString(f.name)
+        << ",\"cat\":\"transfer\",\"pid\":" << b.pid << ",\"tid\":" << b.tid
+        << ",\"ts\":" << middle(b) << "}";
+  }
+  out << "\n]}\n";
+  return {slices.size(), flows.size(), processNames.size()};
+}
+
+}  // namespace bubblescope::analysis

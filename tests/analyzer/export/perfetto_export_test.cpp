@@ -1,0 +1,155 @@
+// The Perfetto export: a Chrome-trace JSON with one process per stage, ops and idle gaps as
+// slices, transfers as flow arrows, exact microsecond times; and `bubblescope export perfetto`.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "analyzer/analyze.h"
+#include "analyzer/export/perfetto_export.h"
+#include "tests/analyzer/synthetic_run.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+#include "traces/sqlite/trace_writer.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using nlohmann::json;
+
+struct Exported {
+  std::string text;
+  json doc;
+  AnalysisResult result;
+};
+
+Exported exportOneF1B() {
+  testing::SyntheticJob job;
+  job.schedule = engine::Schedule::oneF1B(4, 4);
+  job.steps = 2;
+  job.cost = [](int stage, int, const engine::Op& op) -> TimeNs {
+    const TimeNs base = op.kind == engine::OpKind::BW ? 4'000'000 : 2'000'000;
+    return stage == 2 ? base * 3 / 2 + 1 : base;  // a slow stage, and odd nanoseconds
+  };
+  const traces::Run run = testing::synthesize(job);
+  Exported e;
+  e.result = analyzeRun(run);
+  std::ostringstream out;
+  writePerfettoTrace(run, e.result, out);
+  e.text = out.str();
+  e.doc = json::parse(e.text);
+  return e;
+}
+
+TEST(PerfettoExport, MicrosecondsKeepEveryNanosecond) {
+  EXPECT_EQ(microsText(1234567), "1234.567");
+  EXPECT_EQ(microsText(5), "0.005");
+  EXPECT_EQ(microsText(0), "0.000");
+  EXPECT_EQ(microsText(-1500), "-1.500");
+  EXPECT_EQ(jsonString("a \"b\"\n"), "\"a \\\"b\\\"\\n\"");
+}
+
+TEST(PerfettoExport, StagesAreProcessesWithOpsGapsAndTransferArrows) {
+  const Exported e = exportOneF1B();
+  const PipelineResult& pl = e.result.pipelines.at(0);
+  std::map<int, std::string> processes;
+  std::map<std::pair<int, int>, std::string> threads;
+  size_t ops = 0, gaps = 0, flowStarts = 0, flowEnds = 0;
+  std::map<std::string, size_t> opNames;
+  for (const json& ev : e.doc["traceEvents"]) {
+    const std::string ph = ev["ph"];
+    if (ph == "M" && ev["name"] == "process_name") processes[ev["pid"]] = ev["args"]["name"];
+    if (ph == "M" && ev["name"] == "thread_name")
+      threads[{ev["pid"], ev["tid"]}] = ev["args"]["name"];
+    if (ph == "X" && threads.count({ev["pid"], ev["tid"]})) {
+      const std::string lane = threads[{ev["pid"], ev["tid"]}];
+      if (lane.starts_with("ops")) {
+        ++ops;
+        ++opNames[ev["name"]];
+      }
+      if (lane.starts_with("idle")) {
+        ++gaps;
+        EXPECT_TRUE(ev["args"].contains("idle_us"));
+      }
+    }
+    flowStarts += ph == "s";
+    flowEnds += ph == "f";
+  }
+  ASSERT_EQ(processes.size(), 4u);
+  EXPECT_EQ(processes.begin()->second, "stage 0 (rank 0)");
+  EXPECT_EQ(processes.rbegin()->second, "stage 3 (rank 3)");
+  EXPECT_EQ(ops, pl.ops.size());
+  EXPECT_EQ(opNames["F mb=0"], 4u * 2);  // every stage, both steps
+  EXPECT_EQ(gaps, pl.gaps.size());
+  EXPECT_EQ(flowStarts, pl.transfers.size());
+  EXPECT_EQ(flowEnds, pl.transfers.size());
+  EXPECT_GT(pl.transfers.size(), 0u);
+}
+
+TEST(PerfettoExport, GapsAreNamedByTheirClassWithTheBlameInArgs) {
+  const Exported e = exportOneF1B();
+  std::map<std::string, size_t> names;
+  bool blamed = false;
+  for (const json& ev : e.doc["traceEvents"]) {
+    if (ev["ph"] != "X" || ev["cat"] != "idle") continue;
+    ++names[ev["name"]];
+    blamed = blamed || (ev["args"].contains("blame") && ev["args"]["blame"].get<std::string>().find(
+                                                            "stage 2") != std::string::npos);
+  }
+  EXPECT_GT(names["warm-up bubble"], 0u);
+  EXPECT_GT(names["drain bubble"], 0u);
+  EXPECT_TRUE(blamed) << "the slow stage 2 is named in some gap's blame";
+}
+
+TEST(PerfettoExport, TimesAreExactAndSlicesOfOneThreadNest) {
+  const Exported e = exportOneF1B();
+  // Every ts and dur has exactly three decimals.
+  const std::regex time(R"re("(ts|dur)":(-?\d+)(\.\d+)?[,}])re");
+  size_t n = 0;
+  for (auto it = std::sregex_iterator(e.text.begin(), e.text.end(), time);
+       it != std::sregex_iterator(); ++it) {
+    ASSERT_EQ((*it)[3].str().size(), 4u) << (*it)[0];
+    ++n;
+  }
+  EXPECT_GT(n, 100u);
+  // The JSON importers drop slices that overlap on one thread without nesting.
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> lanes;
+  for (const json& ev : e.doc["traceEvents"]) {
+    if (ev["ph"] != "X") continue;
+    const double ts = ev["ts"], dur = ev["dur"];
+    lanes[{ev["pid"], ev["tid"]}].push_back({ts, ts + dur});
+  }
+  for (auto& [lane, slices] : lanes) {
+    std::sort(slices.begin(), slices.end());
+    for (size_t i = 1; i < slices.size(); ++i) {
+      const bool disjoint = slices[i].first >= slices[i - 1].second - 1e-6;
+      const bool nested = slices[i].second <= slices[i - 1].second + 1e-6;
+      EXPECT_TRUE(disjoint || nested) << "pid " << lane.first << " tid " << lane.second;
+    }
+  }
+  EXPECT_EQ(e.doc["otherData"]["origin_ns"].get<std::string>().size(), 19u);
+}
+
+TEST(PerfettoExport, TheCommandWritesAFileThePerfettoUiOpens) {
+  testing::TempDir dir;
+  testing::SyntheticJob job;
+  job.schedule = engine::Schedule::oneF1B(2, 4);
+  job.steps = 2;
+  const traces::Run run = testing::synthesize(job);
+  std::filesystem::create_directory(dir / "run");
+  for (const auto& t : run.ranks) {
+    traces::writeRankTrace(t, dir / "run" / ("rank-" + std::to_string(t.meta.rank) + ".sqlite"));
+  }
+  const auto r = testing::runBubblescope(
+      {"export", "perfetto", (dir / "run").string(), "-o", (dir / "trace.json").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("ui.perfetto.dev"), std::string::npos) << r.err;
+  const json doc = json::parse(testing::readFile(dir / "trace.json"));
+  EXPECT_EQ(doc["displayTimeUnit"], "ns");
+  EXPECT_GT(doc["traceEvents"].size(), 20u);
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis

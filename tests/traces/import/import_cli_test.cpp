@@ -1,0 +1,134 @@
+// `bubblescope import` as a user runs it: a run directory out and a table of what came in; bad
+// input is exit code 2 with one line naming the file.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+#include "tests/traces/import/shared_data.h"
+#include "traces/sqlite/run_reader.h"
+
+namespace bubblescope {
+namespace {
+
+using testing::readFile;
+using testing::runBubblescope;
+using testing::sharedData;
+using testing::TempDir;
+using testing::writeFile;
+
+// Exit code 2 and exactly one line on stderr that contains `what`.
+void expectBadInput(const testing::ProcessResult& r, const std::string& what) {
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
+}
+
+TEST(ImportCli, KinetoFilesBecomeARunDirectoryWithASummary) {
+  TempDir dir;
+  const auto r = runBubblescope({"import", "kineto",
+                                 sharedData("kineto/hta-ws128-sampled-rank0.json.gz").string(),
+                                 sharedData("kineto/hta-ws128-sampled-rank1.json.gz").string(),
+                                 "-o", (dir / "run").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("imported 2 files (Kineto JSON)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 ranks of a world of 128"), std::string::npos) << r.out;
+  const traces::Run run = traces::readRun(dir / "run");
+  ASSERT_EQ(run.ranks.size(), 2u);
+  EXPECT_EQ(run.ranks[0].file.filename(), "rank-00000.sqlite");
+  EXPECT_EQ(run.ranks[0].meta.source, "kineto");
+  EXPECT_EQ(run.ranks[0].kernels.size(), 1154u);
+  EXPECT_EQ(run.ranks[1].kernels.size(), 1104u);
+  EXPECT_EQ(run.ranks[1].meta.worldSize, 128);
+}
+
+TEST(ImportCli, TheNsysFixturesTwoGpusBecomeTwoRankFiles) {
+  TempDir dir;
+  const auto r =
+      runBubblescope({"import", "nsys", sharedData("nsys/nsys-ai-h100-2gpu-fsdp.sqlite").string(),
+                      "-o", (dir / "run").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const traces::Run run = traces::readRun(dir / "run");
+  ASSERT_EQ(run.ranks.size(), 2u);
+  EXPECT_EQ(run.ranks[0].meta.source, "nsys");
+  EXPECT_EQ(run.ranks[1].kernels.size(), 1721u);
+  EXPECT_EQ(run.ranks[1].meta.pid, 112);
+}
+
+TEST(ImportCli, TruncatedGzipIsExitTwoNamingTheFile) {
+  TempDir dir;
+  const std::string gz = readFile(sharedData("kineto/hta-ddp2-rank0-nccl.json.gz"));
+  writeFile(dir / "rank0.json.gz", gz.substr(0, gz.size() / 2));
+  expectBadInput(runBubblescope({"import", "kineto", (dir / "rank0.json.gz").string(), "-o",
+                                 (dir / "run").string()}),
+                 (dir / "rank0.json.gz").string() + ": truncated gzip data");
+}
+
+TEST(ImportCli, JsonThatIsNotATraceIsExitTwo) {
+  TempDir dir;
+  writeFile(dir / "config.json", "{\"hidden\": 4096}");
+  expectBadInput(runBubblescope({"import", "kineto", (dir / "config.json").string(), "-o",
+                                 (dir / "run").string()}),
+                 "config.json: JSON, but not a trace");
+}
+
+TEST(ImportCli, AnNsysExportWithoutGpuTablesIsExitTwo) {
+  TempDir dir;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "cpu.sqlite").c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "CREATE TABLE NVTX_EVENTS(start INTEGER, end INTEGER, eventType INTEGER)",
+               nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  expectBadInput(runBubblescope({"import", "nsys", (dir / "cpu.sqlite").string(), "-o",
+                                 (dir / "run").string()}),
+                 "cpu.sqlite: an Nsight Systems export without GPU activity");
+}
+
+TEST(ImportCli, TwoFilesClaimingOneRankAreExitTwo) {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "in");
+  const auto rank0 = sharedData("kineto/hta-ws128-sampled-rank0.json.gz");
+  std::filesystem::copy_file(rank0, dir / "in" / "a.json.gz");
+  std::filesystem::copy_file(rank0, dir / "in" / "b.json.gz");
+  expectBadInput(
+      runBubblescope({"import", "kineto", (dir / "in").string(), "-o", (dir / "run").string()}),
+      "b.json.gz: claims rank 0, as a.json.gz does");
+}
+
+TEST(ImportCli, AnEmptyDirectoryIsExitTwo) {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "in");
+  expectBadInput(
+      runBubblescope({"import", "kineto", (dir / "in").string(), "-o", (dir / "run").string()}),
+      "in: an empty directory, so no traces to read");
+}
+
+TEST(ImportCli, TheWrongImporterPointsToTheRightOne) {
+  TempDir dir;
+  expectBadInput(
+      runBubblescope({"import", "kineto", sharedData("nsys/nsys-ai-h100-2gpu-fsdp.sqlite").string(),
+                      "-o", (dir / "run").string()}),
+      "use 'bubblescope import nsys'");
+}
+
+TEST(ImportCli, AnOutputDirectoryInUseIsRefused) {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "run");
+  writeFile(dir / "run" / "keep.txt", "x");
+  expectBadInput(runBubblescope({"import", "kineto",
+                                 sharedData("kineto/hta-ws128-sampled-rank0.json.gz").string(),
+                                 "-o", (dir / "run").string()}),
+                 "exists and is not empty");
+}
+
+TEST(ImportCli, AnalyzeNamesAnImportedFileThatHasNoPipelineOps) {
+  const auto r =
+      runBubblescope({"analyze", sharedData("kineto/hta-ddp2-rank0-nccl.json.gz").string()});
+  expectBadInput(r, "hta-ddp2-rank0-nccl.json.gz: no pipeline ops");
+}
+
+}  // namespace
+}  // namespace bubblescope

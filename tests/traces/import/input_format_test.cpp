@@ -1,0 +1,136 @@
+// What an input is, told by its content: compression by magic number, Kineto JSON by its
+// traceEvents, our traces and nsys exports by their tables; and what a directory holds.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "tests/support/temp_dir.h"
+#include "tests/traces/import/compress.h"
+#include "traces/errors.h"
+#include "traces/import/input_format.h"
+#include "traces/import/run_import.h"
+#include "traces/sqlite/trace_writer.h"
+
+namespace bubblescope::traces::import {
+namespace {
+
+using testing::gzipped;
+using testing::TempDir;
+using testing::writeFile;
+
+const std::string kTrace =
+    R"J({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm",
+        "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})J";
+
+void sqliteFile(const std::filesystem::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+}
+
+std::string errorOf(const std::vector<std::filesystem::path>& paths) {
+  try {
+    resolveInputs(paths);
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(InputFormat, ContentDecidesNotTheName) {
+  TempDir dir;
+  writeFile(dir / "trace.txt", gzipped(kTrace));
+  writeFile(dir / "rank0.pt.trace.json", kTrace);
+  writeFile(dir / "timeline.log", "[{\"ph\": \"X\", \"name\": \"forward-compute\"}]");
+  writeFile(dir / "config.json", "{\"layers\": 24}");
+  writeFile(dir / "notes.json.gz", gzipped("hello"));
+  EXPECT_EQ(detectFile(dir / "trace.txt").format, InputFormat::ChromeTrace);
+  EXPECT_EQ(detectFile(dir / "rank0.pt.trace.json").format, InputFormat::ChromeTrace);
+  EXPECT_EQ(detectFile(dir / "timeline.log").format, InputFormat::ChromeTrace);
+  const Detection config = detectFile(dir / "config.json");
+  EXPECT_EQ(config.format, InputFormat::Unknown);
+  EXPECT_EQ(config.why, "JSON, but not a trace: it has no \"traceEvents\" array");
+  EXPECT_EQ(detectFile(dir / "notes.json.gz").why, "compressed, but not a JSON trace inside");
+}
+
+TEST(InputFormat, SqliteIsOursByItsMetaAndNsysByItsTables) {
+  TempDir dir;
+  RankTrace t;
+  t.meta.rank = 0;
+  writeRankTrace(t, dir / "ours.db");
+  sqliteFile(dir / "export.db", "CREATE TABLE NVTX_EVENTS(start INTEGER);");
+  sqliteFile(dir / "other.db", "CREATE TABLE people(name TEXT);");
+  EXPECT_EQ(detectFile(dir / "ours.db").format, InputFormat::Bubblescope);
+  EXPECT_EQ(detectFile(dir / "export.db").format, InputFormat::Nsys);
+  EXPECT_EQ(detectFile(dir / "other.db").why,
+            "a SQLite database, but neither a bubblescope trace nor an Nsight Systems export");
+}
+
+TEST(InputFormat, ADirectoryIsReadForTheTracesAmongItsFiles) {
+  TempDir dir;
+  writeFile(dir / "rank10.json", kTrace);
+  writeFile(dir / "rank2.json.gz", gzipped(kTrace));
+  writeFile(dir / "README.md", "# traces of run 7");
+  const DirectoryContents c = scanDirectory(dir.path());
+  EXPECT_EQ(c.format, InputFormat::ChromeTrace);
+  ASSERT_EQ(c.files.size(), 2u);
+  EXPECT_EQ(c.files[0].filename(), "rank2.json.gz");  // natural order
+  EXPECT_EQ(c.files[1].filename(), "rank10.json");
+}
+
+TEST(InputFormat, BadInputsAreOneSentenceNamingThePath) {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "empty");
+  EXPECT_EQ(errorOf({dir / "empty"}),
+            (dir / "empty").string() + ": an empty directory, so no traces to read");
+  writeFile(dir / "config.json", "{\"layers\": 24}");
+  EXPECT_EQ(errorOf({dir / "config.json"}), (dir / "config.json").string() +
+                                                ": JSON, but not a trace: it has no "
+                                                "\"traceEvents\" array");
+  EXPECT_EQ(errorOf({dir / "absent.json"}),
+            (dir / "absent.json").string() + ": no such file or directory");
+  writeFile(dir / "a.json", kTrace);
+  sqliteFile(dir / "b.sqlite", "CREATE TABLE NVTX_EVENTS(start INTEGER);");
+  EXPECT_NE(errorOf({dir / "a.json", dir / "b.sqlite"}).find("give one run in one format"),
+            std::string::npos);
+}
+
+TEST(InputFormat, NaturalOrderComparesNumbersAsNumbers) {
+  EXPECT_TRUE(naturalLess("rank2", "rank10"));
+  EXPECT_FALSE(naturalLess("rank10", "rank2"));
+  EXPECT_TRUE(naturalLess("rank-00002", "rank-10"));
+  EXPECT_TRUE(naturalLess("a", "b"));
+  EXPECT_FALSE(naturalLess("a1", "a1"));
+}
+
+TEST(InputFormat, TwoTracesClaimingOneRankAreRefused) {
+  TempDir dir;
+  const std::string r3 =
+      R"J({"distributedInfo": {"rank": 3, "world_size": 4}, "traceEvents": [{"ph": "X",
+          "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})J";
+  writeFile(dir / "a.json", r3);
+  writeFile(dir / "b.json", r3);
+  try {
+    importRun(resolveInputs({dir.path()}));
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "b.json").string() +
+                                         ": claims rank 3, as a.json does; give each run its "
+                                         "own directory");
+  }
+}
+
+TEST(InputFormat, TracesWithoutRanksAreNumberedInNameOrder) {
+  TempDir dir;
+  writeFile(dir / "worker10.json", kTrace);
+  writeFile(dir / "worker9.json", kTrace);
+  const ImportedRun r = importRun(resolveInputs({dir.path()}));
+  ASSERT_EQ(r.run.ranks.size(), 2u);
+  EXPECT_EQ(r.run.ranks[0].file.filename(), "worker9.json");
+  EXPECT_EQ(r.run.ranks[0].meta.rank, 0);
+  EXPECT_EQ(r.run.ranks[1].meta.rank, 1);
+  ASSERT_EQ(r.notes.size(), 1u);
+}
+
+}  // namespace
+}  // namespace bubblescope::traces::import

@@ -1,0 +1,219 @@
+// Kineto JSON written by hand, one feature per test: times, the launch<->kernel join, how CPU ops
+// and annotations map to ranges, NCCL metadata, distributedInfo, and what is left out.
+#include <gtest/gtest.h>
+
+#include "traces/errors.h"
+#include "traces/import/kineto/chrome_trace_import.h"
+
+namespace bubblescope::traces::import {
+namespace {
+
+ImportedFile importText(const std::string& json) {
+  ByteSource source(json, "t.json");
+  return importChromeTrace(source);
+}
+
+RankTrace importRank(const std::string& events, const std::string& top = "") {
+  ImportedFile f = importText("{" + top + "\"traceEvents\": [" + events + "]}");
+  EXPECT_EQ(f.ranks.size(), 1u);
+  return std::move(f.ranks.at(0));
+}
+
+std::string nameOf(const RankTrace& t, StringId id) {
+  return std::string(t.strings.at(id));
+}
+
+TEST(KinetoImport, RelativeTimesAreAddedToTheBaseTimeInNanoseconds) {
+  const RankTrace t = importRank(
+      R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 7, "tid": 7,
+          "ts": 4458676388068.751, "dur": 1.5})J",
+      R"J("baseTimeNanoseconds": 1711964646000000000, )J");
+  ASSERT_EQ(t.ranges.size(), 1u);
+  EXPECT_EQ(t.ranges.start[0], 1711964646000000000 + 4458676388068751);
+  EXPECT_EQ(t.ranges.end[0] - t.ranges.start[0], 1500);
+  EXPECT_EQ(t.meta.source, "kineto");
+}
+
+TEST(KinetoImport, WithoutABaseTimesAreEpochMicroseconds) {
+  const RankTrace t = importRank(
+      R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#551", "pid": 7, "tid": 7,
+          "ts": 1682725898079484, "dur": 607904.0})J");
+  EXPECT_EQ(t.ranges.start[0], 1682725898079484000);
+  EXPECT_EQ(t.ranges.end[0], 1682725898687388000);
+  EXPECT_EQ(t.meta.startNs, 1682725898079484000);
+}
+
+TEST(KinetoImport, KernelsJoinTheirLaunchesByCorrelation) {
+  const RankTrace t = importRank(R"J(
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 8, "ts": 10,
+     "dur": 2, "args": {"External id": 5, "cbid": 211, "correlation": 57541}},
+    {"ph": "X", "cat": "kernel", "name": "void gemm<float>(float*)", "pid": 1, "tid": 40,
+     "ts": 12.5, "dur": 41.407, "args": {"External id": 5, "device": 1, "stream": 40,
+     "correlation": 57541, "grid": [512, 1, 1]}},
+    {"ph": "f", "id": 57541, "pid": 1, "tid": 40, "ts": 12.5, "cat": "ac2g", "name": "ac2g"},
+    {"ph": "M", "name": "thread_name", "pid": 7, "tid": 8,
+     "args": {"name": "thread 8 (pt_autograd_0)"}},
+    {"ph": "M", "name": "thread_name", "pid": 1, "tid": 40, "args": {"name": "stream 40 "}})J",
+                                 R"J("deviceProperties": [{"id": 1, "name": "NVIDIA A100"}], )J");
+  ASSERT_EQ(t.apiCalls.size(), 1u);
+  ASSERT_EQ(t.kernels.size(), 1u);
+  EXPECT_EQ(t.kernels.correlation[0], 57541u);
+  EXPECT_EQ(t.apiCalls.correlation[0], 57541u);
+  EXPECT_EQ(nameOf(t, t.apiCalls.name[0]), "cudaLaunchKernel");
+  EXPECT_EQ(t.kernels.start[0], 12'500);
+  EXPECT_EQ(t.kernels.end[0], 12'500 + 41'407);
+  const Stream& s = t.streams.at(t.kernels.stream[0]);
+  EXPECT_EQ(s.device, 1u);
+  EXPECT_EQ(s.streamId, 40u);
+  EXPECT_EQ(nameOf(t, s.name), "stream 40");
+  EXPECT_EQ(nameOf(t, t.threads.at(t.apiCalls.thread[0]).name), "pt_autograd_0");
+  EXPECT_EQ(t.threads.at(t.apiCalls.thread[0]).tid, 8u);
+  ASSERT_EQ(t.devices.size(), 1u);
+  EXPECT_EQ(nameOf(t, t.devices[0].name), "NVIDIA A100");
+  EXPECT_EQ(t.meta.pid, 7);
+  EXPECT_TRUE(t.meta.cudaCapture);
+}
+
+TEST(KinetoImport, AnnotationsAreDefaultDomainRangesAndCpuOpsHaveTheirOwnDomain) {
+  const RankTrace t = importRank(R"J(
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 7, "tid": 7, "ts": 0, "dur": 100},
+    {"ph": "X", "cat": "user_annotation", "name": "PP:1F0", "pid": 7, "tid": 7, "ts": 10, "dur": 50},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 11, "dur": 5},
+    {"ph": "X", "cat": "python_function", "name": "train.py(12): step", "pid": 7, "tid": 7, "ts": 0, "dur": 99},
+    {"ph": "X", "cat": "user_annotation", "name": "nccl:all_reduce", "pid": 7, "tid": 7, "ts": 70, "dur": 5},
+    {"ph": "X", "cat": "gpu_user_annotation", "name": "PP:1F0", "pid": 0, "tid": 7, "ts": 12, "dur": 40})J");
+  ASSERT_EQ(t.ranges.size(), 5u);  // the gpu_user_annotation copy is not a second op
+  std::map<std::string, std::pair<std::string, int>> byName;  // name -> domain, depth
+  for (size_t i = 0; i < t.ranges.size(); ++i) {
+    byName[nameOf(t, t.ranges.name[i])] = {nameOf(t, t.ranges.domain[i]), t.ranges.depth[i]};
+  }
+  EXPECT_EQ(byName["ProfilerStep#3"], (std::pair<std::string, int>{"", 0}));
+  EXPECT_EQ(byName["PP:1F0"], (std::pair<std::string, int>{"", 1}));
+  EXPECT_EQ(byName["aten::mm"], (std::pair<std::string, int>{"cpu_op", 0}));
+  EXPECT_EQ(byName["train.py(12): step"], (std::pair<std::string, int>{"python", 0}));
+  EXPECT_EQ(byName["nccl:all_reduce"], (std::pair<std::string, int>{"NCCL", 0}));
+}
+
+TEST(KinetoImport, RecordParamCommsBecomesAnNcclCallWithPeerSizeAndGroup) {
+  const RankTrace t = importRank(R"J(
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 7, "tid": 7, "ts": 100,
+     "dur": 20, "args": {"External id": 900, "Collective name": "send", "dtype": "BFloat16",
+     "In msg nelems": 1048576, "Out msg nelems": 0, "Group size": 4,
+     "Process Group Name": "3", "Process Group Ranks": "[2, 6, 10, 14]", "Dst Rank": 10,
+     "Seq": 17}},
+    {"ph": "X", "cat": "user_annotation", "name": "nccl:send 6->10", "pid": 7, "tid": 7,
+     "ts": 101, "dur": 18, "args": {"External id": 901}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 105,
+     "dur": 3, "args": {"correlation": 77}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+     "pid": 0, "tid": 21, "ts": 110, "dur": 300, "args": {"External id": 901, "device": 0,
+     "stream": 21, "correlation": 77}})J",
+                                 R"J("distributedInfo": {"rank": 6, "world_size": 16}, )J");
+  ASSERT_EQ(t.ncclCalls.size(), 1u);
+  const auto& n = t.ncclCalls;
+  EXPECT_EQ(n.op[0], NcclOp::Send);
+  EXPECT_EQ(n.peer[0], 10);
+  EXPECT_EQ(n.count[0], 1048576u);
+  EXPECT_EQ(n.bytes[0], 2u * 1048576u);
+  EXPECT_EQ(n.dtype[0], 9);  // ncclBfloat16
+  EXPECT_EQ(n.commSize[0], 4);
+  EXPECT_EQ(n.commRank[0], 1);  // rank 6 is second in [2, 6, 10, 14]
+  EXPECT_EQ(n.seq[0], 17u);
+  EXPECT_NE(n.comm[0], 0u);
+  EXPECT_EQ(n.source[0], NcclSource::Import);
+  EXPECT_EQ(n.start[0], 100'000);
+  ASSERT_EQ(t.correlations.size(), 1u);
+  EXPECT_EQ(t.correlations.correlation[0], 77u);
+  EXPECT_EQ(t.correlations.externalKind[0], ExternalKind::NcclCall);
+  EXPECT_EQ(t.correlations.externalId[0], n.id[0]);
+}
+
+TEST(KinetoImport, OlderTracesNameTheCollectiveOnlyInTheNcclTitle) {
+  // PyTorch 2.0: record_param_comms without metadata, a "nccl:*" range inside it, and kernels
+  // whose External id is their correlation id: tied to the call through the launch.
+  const RankTrace t = importRank(R"J(
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 7, "tid": 7, "ts": 100,
+     "dur": 50, "args": {"External id": 41956}},
+    {"ph": "X", "cat": "user_annotation", "name": "nccl:all_to_all", "pid": 7, "tid": 7, "ts": 110,
+     "dur": 30, "args": {"External id": 41957}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 120,
+     "dur": 3, "args": {"External id": 869830, "correlation": 869830}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)",
+     "pid": 0, "tid": 84, "ts": 130, "dur": 300, "args": {"External id": 869830, "device": 0,
+     "stream": 84, "correlation": 869830}},
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 7, "tid": 7, "ts": 500,
+     "dur": 5, "args": {"External id": 42000}})J");
+  ASSERT_EQ(t.ncclCalls.size(), 1u);  // the second names nothing: not counted as a call
+  EXPECT_EQ(t.ncclCalls.op[0], NcclOp::AllToAll);
+  ASSERT_EQ(t.correlations.size(), 1u);
+  EXPECT_EQ(t.correlations.correlation[0], 869830u);
+  EXPECT_EQ(t.correlations.externalId[0], t.ncclCalls.id[0]);
+}
+
+TEST(KinetoImport, DistributedInfoGivesRankWorldSizeAndProcessGroups) {
+  const RankTrace t = importRank(
+      R"J({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": 1, "dur": 1})J",
+      R"J("distributedInfo": {"backend": "nccl", "rank": 5, "world_size": 8, "pg_count": 2,
+         "pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl",
+                        "pg_size": 8, "ranks": [0, 1, 2, 3, 4, 5, 6, 7]},
+                       {"pg_name": "1", "uid": 1, "pg_size": 2, "ranks": "[1, 5]"}],
+         "nccl_version": "2.17.1"}, )J");
+  EXPECT_EQ(t.meta.rank, 5);
+  EXPECT_EQ(t.meta.worldSize, 8);
+  const auto& x = t.meta.extra;
+  EXPECT_EQ(x.at("kineto.backend"), "nccl");
+  EXPECT_EQ(x.at("kineto.nccl_version"), "2.17.1");
+  EXPECT_EQ(x.at("kineto.pg_count"), "2");
+  EXPECT_EQ(x.at("kineto.pg.0.name"), "0");
+  EXPECT_EQ(x.at("kineto.pg.0.desc"), "default_pg");
+  EXPECT_EQ(x.at("kineto.pg.0.size"), "8");
+  EXPECT_EQ(x.at("kineto.pg.0.ranks"), "0,1,2,3,4,5,6,7");
+  EXPECT_EQ(x.at("kineto.pg.0.backend"), "cuda:nccl");
+  EXPECT_EQ(x.at("kineto.pg.1.desc"), "1");
+  EXPECT_EQ(x.at("kineto.pg.1.ranks"), "1,5");
+}
+
+TEST(KinetoImport, BeginEndPairsAndMemcpyKinds) {
+  const RankTrace t = importRank(R"J(
+    {"ph": "B", "cat": "user_annotation", "name": "outer", "pid": 7, "tid": 7, "ts": 0},
+    {"ph": "B", "cat": "user_annotation", "name": "inner", "pid": 7, "tid": 7, "ts": 1},
+    {"ph": "E", "pid": 7, "tid": 7, "ts": 2},
+    {"ph": "E", "pid": 7, "tid": 7, "ts": 5},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": 7,
+     "ts": 3, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 9, "bytes": 147456}},
+    {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7,
+     "ts": 4, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 10, "bytes": 8}})J");
+  ASSERT_EQ(t.ranges.size(), 2u);
+  EXPECT_EQ(nameOf(t, t.ranges.name[0]), "outer");
+  EXPECT_EQ(t.ranges.end[0], 5'000);
+  EXPECT_EQ(t.ranges.depth[1], 1);
+  ASSERT_EQ(t.memcpys.size(), 1u);
+  EXPECT_EQ(t.memcpys.copyKind[0], MemcpyKind::HostToDevice);
+  EXPECT_EQ(t.memcpys.bytes[0], 147456u);
+  ASSERT_EQ(t.memsets.size(), 1u);
+  EXPECT_EQ(t.memsets.bytes[0], 8u);
+}
+
+TEST(KinetoImport, KinetosOwnSpansAndGlobalInstantsAreNotTheJobsWork) {
+  const ImportedFile f = importText(R"J({"schemaVersion": 1, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 5, "dur": 1},
+    {"ph": "X", "cat": "Trace", "ts": 0, "dur": 9, "pid": "Spans", "tid": "PyTorch Profiler",
+     "name": "PyTorch Profiler (0)", "args": {"Op count": 0}},
+    {"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 9}]})J");
+  const RankTrace& t = f.ranks.at(0);
+  EXPECT_EQ(t.ranges.size(), 1u);
+  EXPECT_EQ(t.marks.size(), 0u);
+  EXPECT_TRUE(f.skipped.empty());
+}
+
+TEST(KinetoImport, ATraceWithNoEventsIsAnError) {
+  try {
+    importText(R"J({"schemaVersion": 1, "traceEvents": []})J");
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), "t.json: a trace with no events (its traceEvents is empty)");
+  }
+}
+
+}  // namespace
+}  // namespace bubblescope::traces::import

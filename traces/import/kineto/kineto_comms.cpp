@@ -1,0 +1,197 @@
+#include "traces/import/kineto/kineto_comms.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace bubblescope::traces::import {
+namespace {
+
+struct Call {
+  TimeNs start = 0, end = 0;
+  ThreadIndex thread = 0;
+  NcclOp op = NcclOp::Unknown;
+  int32_t peer = -1;
+  uint64_t count = 0, bytes = 0, comm = 0, seq = 0;
+  uint8_t dtype = 0;
+  int32_t commRank = -1, commSize = -1;
+  std::vector<uint64_t> externalIds;
+};
+
+template <class T>
+bool byThreadThenStart(const T& a, const T& b) {
+  return a.thread != b.thread ? a.thread < b.thread : a.start < b.start;
+}
+
+// The element count NCCL is called with: what one rank sends (all-gather: its share) or receives
+// (reduce-scatter: its share).
+uint64_t countOf(const CommRecord& r, NcclOp op) {
+  const bool out = op == NcclOp::Recv || op == NcclOp::ReduceScatter;
+  const uint64_t first = out ? r.outNelems : r.inNelems;
+  return first ? first : (out ? r.inNelems : r.outNelems);
+}
+
+Call fromRecord(const CommRecord& r, int rank) {
+  Call c;
+  c.start = r.start;
+  c.end = r.end;
+  c.thread = r.thread;
+  c.op = r.op.value_or(NcclOp::Unknown);
+  c.peer = r.peer;
+  c.count = countOf(r, c.op);
+  if (r.dtype) {
+    c.dtype = r.dtype->nccl;
+    c.bytes = c.count * r.dtype->bytes;
+  }
+  if (!r.pgName.empty()) c.comm = stableHash("pg:" + r.pgName);
+  c.commSize = r.groupSize >= 0 ? r.groupSize : static_cast<int32_t>(r.pgRanks.size());
+  if (c.commSize == 0) c.commSize = -1;
+  if (rank >= 0) {
+    auto it = std::find(r.pgRanks.begin(), r.pgRanks.end(), rank);
+    if (it != r.pgRanks.end()) c.commRank = static_cast<int32_t>(it - r.pgRanks.begin());
+  }
+  c.seq = r.seq;
+  c.externalIds.push_back(r.externalId);
+  return c;
+}
+
+// The call on `thread` whose span holds `t`, among calls sorted by (thread, start).
+const Call* enclosing(const std::vector<Call>& calls, ThreadIndex thread, TimeNs t) {
+  auto it = std::upper_bound(calls.begin(), calls.end(), std::make_pair(thread, t),
+                             [](const std::pair<ThreadIndex, TimeNs>& v, const Call& c) {
+                               return v.first != c.thread ? v.first < c.thread : v.second < c.start;
+                             });
+  for (int steps = 0; it != calls.begin() && steps < 8; ++steps) {
+    --it;
+    if (it->thread != thread) break;
+    if (it->start <= t && t <= it->end) return &*it;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<int> parseRankList(std::string_view text) {
+  std::vector<int> out;
+  int v = 0;
+  bool in = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      v = v * 10 + (c - '0');
+      in = true;
+    } else if (in) {
+      out.push_back(v);
+      v = 0;
+      in = false;
+    }
+  }
+  if (in) out.push_back(v);
+  return out;
+}
+
+void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<CommTitle> titles,
+                    const std::vector<NcclKernelRef>& kernels) {
+  std::sort(records.begin(), records.end(), byThreadThenStart<CommRecord>);
+  std::sort(titles.begin(), titles.end(), byThreadThenStart<CommTitle>);
+
+  // A title inside a record_param_comms names its collective (older PyTorch wrote no
+  // "Collective name") and the peer of a send/recv.
+  std::vector<bool> titleUsed(titles.size(), false);
+  std::vector<std::vector<uint64_t>> aliases(records.size());
+  size_t first = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    CommRecord& r = records[i];
+    CommTitle at;
+    at.start = r.start;
+    at.thread = r.thread;
+    while (first < titles.size() && byThreadThenStart(titles[first], at)) {
+      ++first;
+    }
+    for (size_t j = first;
+         j < titles.size() && titles[j].thread == r.thread && titles[j].start <= r.end; ++j) {
+      if (titleUsed[j] || titles[j].end > r.end) continue;
+      titleUsed[j] = true;
+      if (!r.named) r.op = titles[j].title.op;
+      if (r.peer < 0) r.peer = titles[j].title.peer;
+      aliases[i].push_back(titles[j].externalId);
+      break;
+    }
+  }
+
+  std::vector<Call> calls;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!records[i].op) continue;  // "wait", or no name anywhere: not an NCCL call
+    calls.push_back(fromRecord(records[i], t.meta.rank));
+    for (uint64_t a : aliases[i]) calls.back().externalIds.push_back(a);
+  }
+  for (size_t j = 0; j < titles.size(); ++j) {
+    if (titleUsed[j]) continue;
+    Call c;
+    c.start = titles[j].start;
+    c.end = titles[j].end;
+    c.thread = titles[j].thread;
+    c.op = titles[j].title.op;
+    c.peer = titles[j].title.peer;
+    c.externalIds.push_back(titles[j].externalId);
+    calls.push_back(std::move(c));
+  }
+  std::sort(calls.begin(), calls.end(), byThreadThenStart<Call>);
+
+  std::unordered_map<uint64_t, uint64_t> callOfExternal;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    for (uint64_t e : calls[i].externalIds) {
+      if (e) callOfExternal.emplace(e, i + 1);
+    }
+  }
+  // Kernels whose external id is not a call's (older Kineto used the correlation id there): the
+  // call enclosing their launch.
+  std::unordered_set<uint32_t> unmatched;
+  for (const auto& k : kernels) {
+    if (!callOfExternal.count(k.externalId)) unmatched.insert(k.correlation);
+  }
+  std::unordered_map<uint32_t, std::pair<ThreadIndex, TimeNs>> launches;
+  if (!unmatched.empty()) {
+    const auto& a = t.apiCalls;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (unmatched.count(a.correlation[i])) launches[a.correlation[i]] = {a.thread[i], a.start[i]};
+    }
+  }
+
+  auto& n = t.ncclCalls;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Call& c = calls[i];
+    n.start.push_back(c.start);
+    n.end.push_back(c.end);
+    n.thread.push_back(c.thread);
+    n.op.push_back(c.op);
+    n.peer.push_back(c.peer);
+    n.count.push_back(c.count);
+    n.dtype.push_back(c.dtype);
+    n.bytes.push_back(c.bytes);
+    n.comm.push_back(c.comm);
+    n.commRank.push_back(c.commRank);
+    n.commSize.push_back(c.commSize);
+    n.streamHandle.push_back(0);
+    n.groupDepth.push_back(0);
+    n.seq.push_back(c.seq);
+    n.id.push_back(i + 1);
+    n.source.push_back(NcclSource::Import);
+  }
+  auto& corr = t.correlations;
+  for (const auto& k : kernels) {
+    uint64_t id = 0;
+    if (auto it = callOfExternal.find(k.externalId); it != callOfExternal.end()) {
+      id = it->second;
+    } else if (auto l = launches.find(k.correlation); l != launches.end()) {
+      if (const Call* c = enclosing(calls, l->second.first, l->second.second)) {
+        id = static_cast<uint64_t>(c - calls.data()) + 1;
+      }
+    }
+    if (id == 0 || k.correlation == 0) continue;
+    corr.correlation.push_back(k.correlation);
+    corr.externalKind.push_back(ExternalKind::NcclCall);
+    corr.externalId.push_back(id);
+  }
+}
+
+}  // namespace bubblescope::traces::import
