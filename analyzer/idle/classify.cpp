@@ -57,9 +57,18 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
   }());
   const IntervalList idle = subtract({{step.start, step.end}}, busy);
 
+  // Phases of the stage's step: warm-up until its first backward, drain after its last forward
+  // (the cool-down), steady between. A gap the ideal schedule also has is a bubble of its phase.
+  const int n = static_cast<int>(ss.ops.size());
+  int firstBackward = n, lastForward = -1;
+  for (int pos = 0; pos < n; ++pos) {
+    const OpKind k = ops[ss.ops[pos]].op.kind;
+    if (k == OpKind::F) lastForward = pos;
+    if (k != OpKind::F && firstBackward == n) firstBackward = pos;
+  }
+
   TimeNs windowIdle = 0;
   TimeNs prevEnd = step.start;
-  const int n = static_cast<int>(ss.ops.size());
   for (int pos = 0; pos <= n; ++pos) {
     const bool drain = pos == n;
     const TimeNs from = prevEnd;
@@ -69,9 +78,9 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
     windowIdle += g;
     if (g <= 0) continue;
 
-    const IdleClass baseline = drain      ? IdleClass::Drain
-                               : pos == 0 ? IdleClass::Warmup
-                                          : IdleClass::ScheduleBubble;
+    const IdleClass baseline = pos <= firstBackward && !drain ? IdleClass::Warmup
+                               : pos > lastForward            ? IdleClass::Drain
+                                                              : IdleClass::ScheduleBubble;
     Gap gap;
     gap.stage = stage;
     gap.step = step.index;

@@ -1,9 +1,12 @@
 #pragma once
 // One stage's step, split (analysis.md §2) and its idle classified gap by gap (§3).
 //
-// Each gap (before an op, or after the last one) is compared with the same gap in three
+// Each gap (before an op, or after the last one) belongs to a phase of the stage's step: warm-up
+// up to its first backward, drain (cool-down) after its last forward, steady in between. It is
+// compared with the same gap in three
 // simulations of the observed order: ideal costs, stage means, measured op costs. Its idle time
-// fills, in order, what the ideal schedule also leaves (warm-up, schedule or drain bubble), what
+// fills, in order, what the ideal schedule also leaves (the warm-up, steady-schedule or drain
+// bubble of its phase), what
 // stage means add (imbalance), what per-op costs add (jitter), and what the simulations cannot
 // explain (stall: comm, host or other, by the evidence the blame walk finds). The amounts are
 // non-negative and add up to the gap's idle exactly.
