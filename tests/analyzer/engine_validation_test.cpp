@@ -1,0 +1,216 @@
+// Validation against ground truth: real reference-engine runs (one process per stage, sockets,
+// injected faults), recorded by the capture agent, analysed. The faults' answers are known, so
+// the analysis must find them: where, how much, and which class (analysis.md §3).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "analyzer/analyze.h"
+#include "reference_engine/sim/simulate.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+#include "traces/sqlite/run_reader.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using testing::runBubblescope;
+using testing::TempDir;
+namespace fs = std::filesystem;
+
+// Ops long against scheduling noise on a loaded 2-core machine: F = B = W = 4 ms (BW 8 ms).
+constexpr TimeNs kF = 4'000'000, kBW = 8'000'000;
+
+// Records `engine run` with the given schedule and faults once per test binary, keyed by its
+// arguments, and analyses steps 1 onwards (step 0 warms up: connections, first allocations).
+class EngineRuns {
+ public:
+  static const AnalysisResult& get(const std::vector<std::string>& args) {
+    static EngineRuns runs;
+    const std::string key = join(args);
+    auto it = runs.results_.find(key);
+    if (it != runs.results_.end()) return it->second;
+    const fs::path dir = runs.dir_.path() / ("run" + std::to_string(runs.results_.size()));
+    std::vector<std::string> cmd = {"record", "-o", dir.string(), "--", BUBBLESCOPE_BIN,
+                                    "engine", "run", "--op-ms", "4,4,4", "--steps", "4",
+                                    "--truth", (dir / "truth.json").string(), "-q"};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    const auto r = runBubblescope(cmd);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    AnalyzeOptions options;
+    options.firstStep = 1;
+    return runs.results_.emplace(key, analyzeRun(traces::readRun(dir), options)).first->second;
+  }
+
+ private:
+  static std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& a : v) s += a + " ";
+    return s;
+  }
+  TempDir dir_{"bubblescope-validation"};
+  std::map<std::string, AnalysisResult> results_;
+};
+
+TimeNs cls(const Split& s, IdleClass c) { return s.idleByClass[static_cast<int>(c)]; }
+
+TimeNs stalls(const Split& s) {
+  return cls(s, IdleClass::CommStall) + cls(s, IdleClass::HostStall) +
+         cls(s, IdleClass::OtherStall);
+}
+
+Split total(const PipelineResult& pl) {
+  Split all;
+  for (const auto& st : pl.stages) all += st.total;
+  return all;
+}
+
+// A gap on `stage` in step `step` blamed on (blameStage, mb): the knock-on of a fault.
+bool blamedOn(const PipelineResult& pl, int stage, int step, int blameStage, int mb) {
+  for (const Gap& g : pl.gaps) {
+    if (g.stage == stage && g.step == step && g.blame.stage == blameStage && g.blame.op.mb == mb &&
+        g.idle > 1'000'000) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Index into pl.steps of step number n.
+int stepIndex(const PipelineResult& pl, int64_t n) {
+  for (size_t i = 0; i < pl.steps.size(); ++i) {
+    if (pl.steps[i].number == n) return static_cast<int>(i);
+  }
+  ADD_FAILURE() << "step " << n << " not analysed";
+  return 0;
+}
+
+void expectOnlyTheSchedulesBubble(const PipelineResult& pl, const std::string& what) {
+  const double steps = static_cast<double>(pl.steps.size());
+  const double tolerance = 0.05 * static_cast<double>(pl.stepTimeMeasured);
+  for (const auto& st : pl.stages) {
+    const Split& s = st.total;
+    const double idle = static_cast<double>(s.idle) / steps;
+    const double bubble = static_cast<double>(cls(s, IdleClass::Warmup) + cls(s, IdleClass::Drain) +
+                                              cls(s, IdleClass::ScheduleBubble)) /
+                          steps;
+    EXPECT_NEAR(idle, bubble, tolerance) << what << ", stage " << st.stage;
+    EXPECT_LT(static_cast<double>(cls(s, IdleClass::Imbalance)) / steps, tolerance)
+        << what << ", stage " << st.stage;
+    EXPECT_LT(static_cast<double>(stalls(s)) / steps, tolerance) << what << ", stage " << st.stage;
+  }
+}
+
+TEST(EngineValidation, FaultFreeOneF1BIdlesInWarmupAndDrain) {
+  const auto& r = EngineRuns::get({"--schedule", "1f1b", "-p", "4", "-m", "8"});
+  ASSERT_EQ(r.pipelines.size(), 1u);
+  const auto& pl = r.pipelines[0];
+  EXPECT_EQ(pl.schedule.name, "1F1B");
+  EXPECT_EQ(pl.steps.size(), 3u);
+  expectOnlyTheSchedulesBubble(pl, "1F1B");
+  // With BW = 2F the 1F1B steady phase has no gaps: the bubble is warm-up and drain.
+  const Split all = total(pl);
+  EXPECT_LT(cls(all, IdleClass::ScheduleBubble), all.idle / 10);
+}
+
+TEST(EngineValidation, FaultFreeInterleavedAndZbH1MatchTheirIdealSchedules) {
+  for (const char* s : {"interleaved", "zb-h1"}) {
+    const auto& r = EngineRuns::get({"--schedule", s, "-p", "4", "-m", "8"});
+    const auto& pl = r.pipelines[0];
+    EXPECT_EQ(pl.schedule.name, s == std::string("zb-h1") ? "ZB-H1" : "interleaved 1F1B") << s;
+    expectOnlyTheSchedulesBubble(pl, s);
+  }
+}
+
+TEST(EngineValidation, SlowStageIsImbalanceBlamedOnIt) {
+  const auto& r = EngineRuns::get(
+      {"--schedule", "1f1b", "-p", "4", "-m", "8", "--slow-stage", "2:1.5"});
+  const auto& pl = r.pipelines[0];
+  const Split all = total(pl);
+  const TimeNs imbalance = cls(all, IdleClass::Imbalance);
+  for (IdleClass c : {IdleClass::Jitter, IdleClass::CommStall, IdleClass::HostStall,
+                      IdleClass::OtherStall}) {
+    EXPECT_GT(imbalance, cls(all, c)) << idleClassName(c);
+  }
+  ASSERT_FALSE(pl.topGaps.empty());
+  EXPECT_EQ(pl.gaps[pl.topGaps.front()].blame.stage, 2) << pl.gaps[pl.topGaps.front()].blame.text;
+  // S_2 is the largest per-stage slowdown.
+  for (int s : {0, 1, 3}) EXPECT_GT(pl.stages[2].slowdown, pl.stages[s].slowdown);
+  // S within 5% of what the simulator predicts for these costs.
+  engine::SimCosts real, ideal;
+  real.perStage.assign(4, {kF, 0, 0, kBW});
+  real.perStage[2] = {kF * 3 / 2, 0, 0, kBW * 3 / 2};
+  ideal.perKind = {kF * 9 / 8, 0, 0, kBW * 9 / 8};  // the mean over the four stages
+  real.transfer = ideal.transfer = pl.transferMedian;
+  const auto schedule = engine::Schedule::oneF1B(4, 8);
+  const double predicted =
+      static_cast<double>(engine::simulate(schedule, real).makespan + pl.tailMedian) /
+      static_cast<double>(engine::simulate(schedule, ideal).makespan + pl.tailMedian);
+  EXPECT_NEAR(pl.slowdown, predicted, 0.05 * predicted);
+}
+
+// The stall is located at its stage and microbatch, sized, classed, and its knock-on downstream
+// is blamed on it.
+void expectStallFound(const std::string& schedule, IdleClass expected, const char* flag) {
+  const auto& r = EngineRuns::get({"--schedule", schedule, "-p", "4", "-m", "8", flag,
+                                   "1:5:20:2"});
+  const auto& pl = r.pipelines[0];
+  const int step = stepIndex(pl, 2);
+  const Split& s1 = pl.stages[1].perStep[step];
+  EXPECT_NEAR(static_cast<double>(cls(s1, expected)), 20e6, 0.15 * 20e6) << schedule;
+  bool located = false;
+  for (const Gap& g : pl.gaps) {
+    if (g.stage == 1 && g.step == step && g.nextOp >= 0 && pl.ops[g.nextOp].op.mb == 5 &&
+        g.idle > 15'000'000) {
+      located = true;
+      EXPECT_EQ(g.blame.cause, expected) << g.blame.text;
+      EXPECT_EQ(g.blame.stage, 1) << g.blame.text;
+    }
+  }
+  EXPECT_TRUE(located) << schedule;
+  for (int s : {2, 3}) EXPECT_TRUE(blamedOn(pl, s, step, 1, 5)) << schedule << " stage " << s;
+  // The other steps have no such stall.
+  for (size_t k = 0; k < pl.steps.size(); ++k) {
+    if (static_cast<int>(k) != step) EXPECT_LT(stalls(pl.stages[1].perStep[k]), 5'000'000);
+  }
+}
+
+TEST(EngineValidation, StallIsLocatedSizedAndBlamed) {
+  expectStallFound("1f1b", IdleClass::OtherStall, "--stall");
+}
+
+TEST(EngineValidation, StallIsFoundInInterleavedAndZbH1Runs) {
+  expectStallFound("interleaved", IdleClass::OtherStall, "--stall");
+  expectStallFound("zb-h1", IdleClass::OtherStall, "--stall");
+}
+
+TEST(EngineValidation, HostStallIsAHostStall) {
+  expectStallFound("1f1b", IdleClass::HostStall, "--host-stall");
+}
+
+TEST(EngineValidation, CommDelayIsACommStall) {
+  const auto& r = EngineRuns::get(
+      {"--schedule", "1f1b", "-p", "4", "-m", "8", "--comm-delay", "1:3"});
+  const auto& pl = r.pipelines[0];
+  const Split all = total(pl);
+  EXPECT_GT(cls(all, IdleClass::CommStall), 4 * pl.steps.size() * 3'000'000);
+  EXPECT_GT(cls(all, IdleClass::CommStall),
+            cls(all, IdleClass::HostStall) + cls(all, IdleClass::OtherStall));
+  ASSERT_FALSE(pl.topGaps.empty());
+  EXPECT_EQ(pl.gaps[pl.topGaps.front()].blame.cause, IdleClass::CommStall)
+      << pl.gaps[pl.topGaps.front()].blame.text;
+}
+
+TEST(EngineValidation, JitterIsJitter) {
+  const auto& r = EngineRuns::get({"--schedule", "1f1b", "-p", "4", "-m", "8", "--jitter", "40"});
+  const auto& pl = r.pipelines[0];
+  const Split all = total(pl);
+  const TimeNs jitter = cls(all, IdleClass::Jitter);
+  EXPECT_GT(jitter, stalls(all));
+  EXPECT_GT(jitter, cls(all, IdleClass::Imbalance));
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis
