@@ -173,7 +173,9 @@ void expectStallFound(const std::string& schedule, IdleClass expected, const cha
   for (int s : {2, 3}) EXPECT_TRUE(blamedOn(pl, s, step, 1, 5)) << schedule << " stage " << s;
   // The other steps have no such stall.
   for (size_t k = 0; k < pl.steps.size(); ++k) {
-    if (static_cast<int>(k) != step) EXPECT_LT(stalls(pl.stages[1].perStep[k]), 5'000'000);
+    if (static_cast<int>(k) != step) {
+      EXPECT_LT(stalls(pl.stages[1].perStep[k]), 5'000'000);
+    }
   }
 }
 
