@@ -61,6 +61,7 @@ TEST(Collectives, RankListsParseFromTextOrArrays) {
   EXPECT_EQ(parseRankList("[0, 1, 2, 3]"), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(parseRankList("4,12"), (std::vector<int>{4, 12}));
   EXPECT_TRUE(parseRankList("[]").empty());
+  EXPECT_EQ(parseRankList("[1, 88888888888888, 2]"), (std::vector<int>{1, 2}));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "traces/import/kineto/kineto_comms.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -72,20 +73,26 @@ const Call* enclosing(const std::vector<Call>& calls, ThreadIndex thread, TimeNs
 }  // namespace
 
 std::vector<int> parseRankList(std::string_view text) {
+  // A number too large for a rank is not one (the file is damaged); it is dropped rather
+  // than wrapped around into some other rank.
+  constexpr int64_t kNotARank = int64_t{1} << 31;
   std::vector<int> out;
-  int v = 0;
+  int64_t v = 0;
   bool in = false;
+  auto finish = [&] {
+    if (in && v < kNotARank) out.push_back(static_cast<int>(v));
+    v = 0;
+    in = false;
+  };
   for (char c : text) {
     if (c >= '0' && c <= '9') {
-      v = v * 10 + (c - '0');
+      if (v < kNotARank) v = v * 10 + (c - '0');
       in = true;
-    } else if (in) {
-      out.push_back(v);
-      v = 0;
-      in = false;
+    } else {
+      finish();
     }
   }
-  if (in) out.push_back(v);
+  finish();
   return out;
 }
 
