@@ -60,10 +60,17 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   AnalysisResult result;
   result.runDir = run.dir.string();
   result.ranks = static_cast<int>(run.ranks.size());
+  // `bubblescope record` keeps the command the user launched; without it, a rank's own.
+  std::string launched;
   for (const auto& r : run.ranks) {
+    if (auto it = r.meta.extra.find("BUBBLESCOPE_COMMAND");
+        launched.empty() && it != r.meta.extra.end()) {
+      launched = it->second;
+    }
     if (result.command.empty()) result.command = r.meta.command;
     result.droppedEvents += r.meta.droppedTotal();
   }
+  if (!launched.empty()) result.command = launched;
   const Topology topo = buildTopology(run, ops);
   result.pp = topo.pp;
   result.dp = topo.dp;

@@ -165,6 +165,26 @@ Env currentEnvironment() {
   return env;
 }
 
+// The user's command as a shell would take it back: reports show it instead of whatever
+// worker command line each process of the job ended up with.
+std::string shellJoin(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+                                                         "OPQRSTUVWXYZ0123456789_-+=.,:/@%") ==
+                                         std::string::npos;
+    if (plain) {
+      out += a;
+      continue;
+    }
+    out += '\'';
+    for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
+}
+
 void injectAgent(Env& env, const fs::path& agent, const fs::path& output, const RecordArgs& args,
                  const std::string& cudaNote) {
   const std::string lib = agent.string();
@@ -179,6 +199,7 @@ void injectAgent(Env& env, const fs::path& agent, const fs::path& output, const 
   env["BUBBLESCOPE_OUTPUT_DIR"] = output.string();
   env["BUBBLESCOPE_RUN_ID"] = newRunId();
   env["BUBBLESCOPE_DORMANT"] = args.dormant ? "1" : "0";
+  env["BUBBLESCOPE_COMMAND"] = shellJoin(args.command);
   env["BUBBLESCOPE_CUDA"] = cudaNote.empty() ? "on" : "off";
   if (cudaNote.empty()) {
     env.erase("BUBBLESCOPE_CUDA_NOTE");

@@ -105,6 +105,8 @@ void expectOnlyTheSchedulesBubble(const PipelineResult& pl, const std::string& w
 
 TEST(EngineValidation, FaultFreeOneF1BIdlesInWarmupAndDrain) {
   const auto& r = EngineRuns::get({"--schedule", "1f1b", "-p", "4", "-m", "8"});
+  // The report names the command the user gave `record`, not the stage workers' command lines.
+  EXPECT_EQ(r.command.rfind(BUBBLESCOPE_BIN " engine run --op-ms 4,4,4", 0), 0u) << r.command;
   ASSERT_EQ(r.pipelines.size(), 1u);
   const auto& pl = r.pipelines[0];
   EXPECT_EQ(pl.schedule.name, "1F1B");
