@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -11,9 +10,7 @@
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "traces/errors.h"
-#include "traces/import/import_summary.h"
-#include "traces/import/run_import.h"
-#include "traces/sqlite/trace_writer.h"
+#include "traces/import/run_writer.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -26,19 +23,6 @@ struct ImportArgs {
   std::string output;
   unsigned threads = 0;
 };
-
-// rank-00003.sqlite, as the agent names them; pid-1234.sqlite for a trace without a rank.
-std::string fileName(const traces::RankTrace& t, size_t index) {
-  char buf[64];
-  if (t.meta.rank >= 0) {
-    std::snprintf(buf, sizeof buf, "rank-%05d.sqlite", t.meta.rank);
-  } else if (t.meta.pid > 0) {
-    std::snprintf(buf, sizeof buf, "pid-%lld.sqlite", static_cast<long long>(t.meta.pid));
-  } else {
-    std::snprintf(buf, sizeof buf, "trace-%05zu.sqlite", index);
-  }
-  return buf;
-}
 
 void prepareOutput(const fs::path& dir) {
   std::error_code ec;
@@ -67,6 +51,8 @@ int runImport(InputFormat wanted, const ImportArgs& a) {
                                  traces::import::formatPhrase(wanted) + " (use '" + command + "')");
   }
   const fs::path out(a.output);
+  std::error_code ec;
+  const bool created = !fs::exists(out, ec);
   prepareOutput(out);
 
   traces::import::LoadOptions options;
@@ -79,17 +65,20 @@ int runImport(InputFormat wanted, const ImportArgs& a) {
     std::cerr << "\rbubblescope: importing " << done << "/" << total << std::flush;
     shown = true;
   };
-  const traces::import::ImportedRun imported = traces::import::importRun(inputs, options);
+  // Each rank is written as soon as its file is read: memory holds only the files in flight.
+  traces::import::WrittenRun written;
+  try {
+    written = traces::import::importToDirectory(inputs, out, options);
+  } catch (...) {
+    if (created) fs::remove(out, ec);  // only if still empty: nothing of the user's is touched
+    throw;
+  }
   if (shown) std::cerr << "\r\033[K" << std::flush;
 
-  for (size_t i = 0; i < imported.run.ranks.size(); ++i) {
-    const traces::RankTrace& t = imported.run.ranks[i];
-    traces::writeRankTrace(t, out / fileName(t, i));
-  }
   std::cout << "imported " << inputs.files.size() << (inputs.files.size() == 1 ? " file" : " files")
             << " (" << traces::import::formatName(inputs.format) << ") into " << out.string()
             << "\n";
-  traces::import::printImportSummary(imported, std::cout);
+  traces::import::printImportSummary(written.ranks, written.files, written.notes, std::cout);
   return kOk;
 }
 

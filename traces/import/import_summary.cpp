@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
-#include <string>
 
 namespace bubblescope::traces::import {
 namespace {
@@ -18,14 +17,10 @@ bool isStepName(std::string_view n) {
   return false;
 }
 
-std::string cell(size_t v) {
-  return std::to_string(v);
-}
-
 }  // namespace
 
 size_t countSteps(const RankTrace& t) {
-  std::vector<char> isStep(t.strings.size(), -1);
+  std::vector<signed char> isStep(t.strings.size(), -1);
   std::set<StringId> seen;
   for (StringId name : t.ranges.name) {
     if (isStep[name] < 0) isStep[name] = isStepName(t.strings.at(name)) ? 1 : 0;
@@ -34,29 +29,49 @@ size_t countSteps(const RankTrace& t) {
   return seen.size();
 }
 
-void printImportSummary(const ImportedRun& imported, std::ostream& out) {
-  const Run& run = imported.run;
+RankSummary summarize(const RankTrace& t) {
+  RankSummary s;
+  s.file = t.file;
+  s.source = t.meta.source;
+  s.rank = t.meta.rank;
+  s.worldSize = t.meta.worldSize;
+  s.pid = t.meta.pid;
+  s.kernels = t.kernels.size();
+  s.memcpys = t.memcpys.size();
+  s.memsets = t.memsets.size();
+  s.apiCalls = t.apiCalls.size();
+  s.ranges = t.ranges.size();
+  s.marks = t.marks.size();
+  s.nccl = t.ncclCalls.size();
+  s.steps = countSteps(t);
+  s.events = t.eventCount();
+  return s;
+}
+
+void printImportSummary(const std::vector<RankSummary>& rows,
+                        const std::vector<ImportedFile>& files,
+                        const std::vector<std::string>& notes, std::ostream& out) {
   char line[256];
   std::snprintf(line, sizeof line, "%5s  %-36s %8s %8s %8s %9s %8s %8s %6s %6s\n", "rank", "from",
                 "kernels", "memcpys", "memsets", "api calls", "ranges", "marks", "nccl", "steps");
   out << line;
-  for (const RankTrace& t : run.ranks) {
-    std::string from = t.file.filename().string();
-    if (from.size() > 28) from = from.substr(0, 12) + "..." + from.substr(from.size() - 13);
-    if (t.meta.source == "nsys") from += " pid " + std::to_string(t.meta.pid);
-    std::snprintf(line, sizeof line, "%5d  %-36s %8s %8s %8s %9s %8s %8s %6s %6s\n", t.meta.rank,
-                  from.c_str(), cell(t.kernels.size()).c_str(), cell(t.memcpys.size()).c_str(),
-                  cell(t.memsets.size()).c_str(), cell(t.apiCalls.size()).c_str(),
-                  cell(t.ranges.size()).c_str(), cell(t.marks.size()).c_str(),
-                  cell(t.ncclCalls.size()).c_str(), cell(countSteps(t)).c_str());
-    out << line;
-  }
   int worldSize = -1;
-  for (const RankTrace& t : run.ranks) worldSize = std::max(worldSize, t.meta.worldSize);
-  out << run.ranks.size() << (run.ranks.size() == 1 ? " rank" : " ranks");
+  size_t events = 0;
+  for (const RankSummary& r : rows) {
+    std::string from = r.file.filename().string();
+    if (from.size() > 28) from = from.substr(0, 12) + "..." + from.substr(from.size() - 13);
+    if (r.source == "nsys") from += " pid " + std::to_string(r.pid);
+    std::snprintf(line, sizeof line, "%5d  %-36s %8zu %8zu %8zu %9zu %8zu %8zu %6zu %6zu\n", r.rank,
+                  from.c_str(), r.kernels, r.memcpys, r.memsets, r.apiCalls, r.ranges, r.marks,
+                  r.nccl, r.steps);
+    out << line;
+    worldSize = std::max(worldSize, r.worldSize);
+    events += r.events;
+  }
+  out << rows.size() << (rows.size() == 1 ? " rank" : " ranks");
   if (worldSize > 0) out << " of a world of " << worldSize;
-  out << ", " << run.eventCount() << " events\n";
-  for (const ImportedFile& f : imported.files) {
+  out << ", " << events << " events\n";
+  for (const ImportedFile& f : files) {
     for (const auto& [what, n] : f.skipped) {
       out << "  " << f.file.filename().string() << ": not imported: " << n << " " << what << "\n";
     }
@@ -64,7 +79,7 @@ void printImportSummary(const ImportedRun& imported, std::ostream& out) {
       out << "  " << f.file.filename().string() << ": " << note << "\n";
     }
   }
-  for (const std::string& note : imported.notes) out << "  " << note << "\n";
+  for (const std::string& note : notes) out << "  " << note << "\n";
 }
 
 }  // namespace bubblescope::traces::import

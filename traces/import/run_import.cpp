@@ -47,44 +47,6 @@ void forEachFile(size_t n, const LoadOptions& options, Work work) {
   if (error) std::rethrow_exception(error);
 }
 
-void numberRanks(ImportedRun& out, InputFormat format) {
-  auto& ranks = out.run.ranks;
-  // Two traces may not claim one rank: they are of two runs, or one file given twice.
-  std::map<int, const RankTrace*> claimed;
-  for (const RankTrace& t : ranks) {
-    if (t.meta.rank < 0) continue;
-    auto [it, added] = claimed.emplace(t.meta.rank, &t);
-    if (!added) {
-      const bool sameFile = it->second->file == t.file;
-      throw TraceError(t.file, "claims rank " + std::to_string(t.meta.rank) + ", as " +
-                                   (sameFile ? std::string("another process in it")
-                                             : it->second->file.filename().string()) +
-                                   " does; give each run its own directory");
-    }
-  }
-  const bool none = claimed.empty();
-  if (none && ranks.size() > 1) {
-    out.notes.push_back(std::string(format == InputFormat::Nsys
-                                        ? "no rank ids in the exports: ranks numbered by GPU, "
-                                          "then process id, file by file"
-                                        : "no rank ids in the traces: ranks numbered in file "
-                                          "name order"));
-  }
-  if (none) {
-    for (size_t i = 0; i < ranks.size(); ++i) ranks[i].meta.rank = static_cast<int>(i);
-  }
-  if (format == InputFormat::Nsys) {
-    for (RankTrace& t : ranks) {
-      if (t.meta.worldSize < 0) t.meta.worldSize = static_cast<int>(ranks.size());
-    }
-  }
-  std::stable_sort(ranks.begin(), ranks.end(), [](const RankTrace& a, const RankTrace& b) {
-    const bool aRanked = a.meta.rank >= 0, bRanked = b.meta.rank >= 0;
-    if (aRanked != bRanked) return aRanked;
-    return aRanked && a.meta.rank < b.meta.rank;
-  });
-}
-
 }  // namespace
 
 Inputs resolveInputs(const std::vector<fs::path>& paths) {
@@ -121,29 +83,110 @@ Inputs resolveInputs(const std::vector<fs::path>& paths) {
   return in;
 }
 
-ImportedRun importRun(const Inputs& inputs, const LoadOptions& options) {
-  ImportedRun out;
-  out.run.dir = inputs.dir;
-  out.files.resize(inputs.files.size());
+void numberRanks(std::vector<RankClaim>& claims, InputFormat format,
+                 std::vector<std::string>& notes) {
+  // Two traces may not claim one rank: they are of two runs, or one file given twice.
+  std::map<int, const RankClaim*> claimed;
+  for (const RankClaim& c : claims) {
+    if (c.rank < 0) continue;
+    auto [it, added] = claimed.emplace(c.rank, &c);
+    if (!added) {
+      const bool sameFile = it->second->file == c.file;
+      throw TraceError(c.file, "claims rank " + std::to_string(c.rank) + ", as " +
+                                   (sameFile ? std::string("another process in it")
+                                             : it->second->file.filename().string()) +
+                                   " does; give each run its own directory");
+    }
+  }
+  // Traces of one job agree on its size, and either all say their rank or none does (numbering
+  // the silent ones could only guess, and would collide with the ranks claimed).
+  const RankClaim* sized = nullptr;
+  for (const RankClaim& c : claims) {
+    if (c.worldSize <= 0) continue;
+    if (sized && sized->worldSize != c.worldSize) {
+      throw TraceError(c.file, "is of a world of " + std::to_string(c.worldSize) + " ranks, " +
+                                   sized->file.filename().string() + " of " +
+                                   std::to_string(sized->worldSize) +
+                                   ": traces of two jobs; give each run its own directory");
+    }
+    if (!sized) sized = &c;
+  }
+  if (!claimed.empty()) {
+    for (const RankClaim& c : claims) {
+      if (c.rank >= 0) continue;
+      const RankClaim& first = *claimed.begin()->second;
+      throw TraceError(c.file, "says no rank, while " + first.file.filename().string() +
+                                   " claims rank " + std::to_string(first.rank) +
+                                   ": cannot tell which rank it is; import it on its own");
+    }
+  }
+  if (claimed.empty()) {
+    if (claims.size() > 1) {
+      notes.push_back(format == InputFormat::Nsys
+                          ? "no rank ids in the exports: ranks numbered by GPU, then process id, "
+                            "file by file"
+                          : "no rank ids in the traces: ranks numbered in file name order");
+    }
+    for (size_t i = 0; i < claims.size(); ++i) claims[i].rank = static_cast<int>(i);
+  }
+  if (format == InputFormat::Nsys) {
+    for (RankClaim& c : claims) {
+      if (c.worldSize < 0) c.worldSize = static_cast<int>(claims.size());
+    }
+  }
+}
+
+std::vector<ImportedFile> importEach(const Inputs& inputs, const LoadOptions& options,
+                                     const RankSink& sink) {
+  std::vector<ImportedFile> files(inputs.files.size());
+  // Ranks are indexed by file, then process: a file holds at most this many.
+  constexpr size_t kPerFile = size_t{1} << 20;
   forEachFile(inputs.files.size(), options, [&](size_t i) {
     const fs::path& f = inputs.files[i];
     switch (inputs.format) {
       case InputFormat::ChromeTrace:
-        out.files[i] = importChromeTraceFile(f);
+        files[i] = importChromeTraceFile(f);
         break;
       case InputFormat::Nsys:
-        out.files[i] = importNsysFile(f);
+        files[i] = importNsysFile(f);
         break;
       case InputFormat::Bubblescope:
       case InputFormat::Unknown:
         throw TraceError(f, std::string(formatPhrase(inputs.format)) + ", nothing to import");
     }
+    for (size_t k = 0; k < files[i].ranks.size(); ++k) {
+      sink(i * kPerFile + k, std::move(files[i].ranks[k]));
+    }
+    files[i].ranks.clear();
   });
-  for (ImportedFile& f : out.files) {
-    for (RankTrace& t : f.ranks) out.run.ranks.push_back(std::move(t));
-    f.ranks.clear();
+  return files;
+}
+
+ImportedRun importRun(const Inputs& inputs, const LoadOptions& options) {
+  ImportedRun out;
+  out.run.dir = inputs.dir;
+  std::map<size_t, RankTrace> byIndex;
+  std::mutex mutex;
+  out.files = importEach(inputs, options, [&](size_t index, RankTrace&& t) {
+    std::lock_guard lock(mutex);
+    byIndex.emplace(index, std::move(t));
+  });
+  std::vector<RankClaim> claims;
+  for (auto& [index, t] : byIndex) {
+    claims.push_back({t.file, t.meta.rank, t.meta.worldSize});
+    out.run.ranks.push_back(std::move(t));
   }
-  numberRanks(out, inputs.format);
+  numberRanks(claims, inputs.format, out.notes);
+  for (size_t i = 0; i < claims.size(); ++i) {
+    out.run.ranks[i].meta.rank = claims[i].rank;
+    out.run.ranks[i].meta.worldSize = claims[i].worldSize;
+  }
+  std::stable_sort(out.run.ranks.begin(), out.run.ranks.end(),
+                   [](const RankTrace& a, const RankTrace& b) {
+                     const bool aRanked = a.meta.rank >= 0, bRanked = b.meta.rank >= 0;
+                     if (aRanked != bRanked) return aRanked;
+                     return aRanked && a.meta.rank < b.meta.rank;
+                   });
   return out;
 }
 

@@ -35,9 +35,28 @@ struct ImportedRun {
   std::vector<std::string> notes;   // about the run as a whole (how ranks were numbered)
 };
 
-// Imports Kineto or nsys inputs. Throws TraceError naming the file for bad input, and for two
-// traces that claim one rank.
+// Imports Kineto or nsys inputs. Throws TraceError naming the file for bad input, and for traces
+// that are not of one job (see numberRanks).
 ImportedRun importRun(const Inputs& inputs, const LoadOptions& options = {});
+
+// The same file by file, for runs too large to hold: each file's ranks go to `sink` as soon as
+// the file is read (from the loading threads, several at once; `index` orders them: by file,
+// then by process within a file). Ranks are left as the files say: number them with numberRanks.
+using RankSink = std::function<void(size_t index, RankTrace&& trace)>;
+std::vector<ImportedFile> importEach(const Inputs& inputs, const LoadOptions& options,
+                                     const RankSink& sink);
+
+// The rank a trace claims, in input order.
+struct RankClaim {
+  std::filesystem::path file;
+  int rank = -1;
+  int worldSize = -1;
+};
+// Checks that the traces are of one job (TraceError naming both files: two claim one rank, their
+// world sizes differ, or some say their rank and some do not), numbers the ranks in input order
+// when no trace says (nsys: the world is every rank found), and says how in `notes`.
+void numberRanks(std::vector<RankClaim>& claims, InputFormat format,
+                 std::vector<std::string>& notes);
 
 // Any input: our traces are read, others imported in memory.
 Run loadAnyRun(const std::vector<std::filesystem::path>& paths, const LoadOptions& options = {});

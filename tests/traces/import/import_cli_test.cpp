@@ -45,6 +45,26 @@ TEST(ImportCli, KinetoFilesBecomeARunDirectoryWithASummary) {
   EXPECT_EQ(run.ranks[1].meta.worldSize, 128);
 }
 
+TEST(ImportCli, TracesWithoutRankIdsAreNumberedInNameOrderInTheirFiles) {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "in");
+  const std::string trace =
+      R"J({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "user_annotation",
+          "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1, "dur": 1}]})J";
+  writeFile(dir / "in" / "worker10.json", trace);
+  writeFile(dir / "in" / "worker9.json", trace);
+  const auto r =
+      runBubblescope({"import", "kineto", (dir / "in").string(), "-o", (dir / "run").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("ranks numbered in file name order"), std::string::npos) << r.out;
+  const traces::Run run = traces::readRun(dir / "run");
+  ASSERT_EQ(run.ranks.size(), 2u);
+  EXPECT_EQ(run.ranks[0].file.filename(), "rank-00000.sqlite");
+  EXPECT_EQ(run.ranks[0].meta.rank, 0);
+  EXPECT_EQ(run.ranks[1].meta.rank, 1);
+  EXPECT_FALSE(std::filesystem::exists(dir / "run" / ".importing-0.sqlite"));
+}
+
 TEST(ImportCli, TheNsysFixturesTwoGpusBecomeTwoRankFiles) {
   TempDir dir;
   const auto r =
@@ -96,6 +116,30 @@ TEST(ImportCli, TwoFilesClaimingOneRankAreExitTwo) {
   expectBadInput(
       runBubblescope({"import", "kineto", (dir / "in").string(), "-o", (dir / "run").string()}),
       "b.json.gz: claims rank 0, as a.json.gz does");
+  EXPECT_FALSE(std::filesystem::exists(dir / "run"));  // nothing half-written is left
+}
+
+TEST(ImportCli, RanksOfTwoJobsAreExitTwo) {
+  TempDir dir;
+  // Rank 0 of a 2-rank DDP job and rank 1 of a 128-rank one: no rank clash, but not one run.
+  expectBadInput(
+      runBubblescope({"import", "kineto", sharedData("kineto/hta-ddp2-rank0-nccl.json.gz").string(),
+                      sharedData("kineto/hta-ws128-sampled-rank1.json.gz").string(), "-o",
+                      (dir / "run").string()}),
+      "hta-ws128-sampled-rank1.json.gz: is of a world of 128 ranks, "
+      "hta-ddp2-rank0-nccl.json.gz of 2: traces of two jobs");
+  EXPECT_FALSE(std::filesystem::exists(dir / "run"));
+}
+
+TEST(ImportCli, ATraceWithoutARankBesideRankedOnesIsExitTwo) {
+  TempDir dir;
+  writeFile(dir / "single.json",
+            R"J({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "cpu_op",
+                "name": "aten::mm", "pid": 7, "tid": 7, "ts": 1, "dur": 1}]})J");
+  expectBadInput(
+      runBubblescope({"analyze", sharedData("kineto/hta-ws128-sampled-rank0.json.gz").string(),
+                      (dir / "single.json").string()}),
+      "single.json: says no rank, while hta-ws128-sampled-rank0.json.gz claims rank 0");
 }
 
 TEST(ImportCli, AnEmptyDirectoryIsExitTwo) {

@@ -120,6 +120,56 @@ TEST(InputFormat, TwoTracesClaimingOneRankAreRefused) {
   }
 }
 
+// numberRanks's message for `claims`, or "" when it accepts them.
+std::string numberingError(std::vector<RankClaim> claims) {
+  std::vector<std::string> notes;
+  try {
+    numberRanks(claims, InputFormat::ChromeTrace, notes);
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(InputFormat, TracesOfTwoJobsAreRefusedNamingBothFiles) {
+  struct Case {
+    std::vector<RankClaim> claims;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {{{"a.json", 0, 4}, {"b.json", 1, 4}}, ""},
+      {{{"a.json", 0, 4}, {"b.json", 1, -1}}, ""},  // a world size left out is no disagreement
+      {{{"a.json", 0, 2}, {"d/b.json", 1, 128}},
+       "d/b.json: is of a world of 128 ranks, a.json of 2: traces of two jobs; give each run its "
+       "own directory"},
+      {{{"a.json", 3, 4}, {"d/b.json", -1, -1}},
+       "d/b.json: says no rank, while a.json claims rank 3: cannot tell which rank it is; import "
+       "it on its own"},
+      {{{"d/a.json", -1, -1}, {"b.json", 0, 4}},
+       "d/a.json: says no rank, while b.json claims rank 0: cannot tell which rank it is; import "
+       "it on its own"},
+      {{{"a.json", 1, 4}, {"d/b.json", 1, 4}},
+       "d/b.json: claims rank 1, as a.json does; give each run its own directory"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(numberingError(c.claims), c.error) << c.claims[1].file;
+  }
+}
+
+TEST(InputFormat, NsysRanksNumberedByTheImportSpanTheWorldFound) {
+  std::vector<RankClaim> claims = {
+      {"a.sqlite", -1, -1}, {"a.sqlite", -1, -1}, {"b.sqlite", -1, -1}};
+  std::vector<std::string> notes;
+  numberRanks(claims, InputFormat::Nsys, notes);
+  for (size_t i = 0; i < claims.size(); ++i) {
+    EXPECT_EQ(claims[i].rank, static_cast<int>(i));
+    EXPECT_EQ(claims[i].worldSize, 3);
+  }
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "no rank ids in the exports: ranks numbered by GPU, then process id, file by file");
+}
+
 TEST(InputFormat, TracesWithoutRanksAreNumberedInNameOrder) {
   TempDir dir;
   writeFile(dir / "worker10.json", kTrace);
