@@ -6,14 +6,15 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config ccache git
   libsqlite3-dev sqlite3
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libexpat1-dev libpng-dev
   nlohmann-json3-dev libcli11-dev
   libsimdjson-dev zlib1g-dev libzstd-dev
   libimgui-dev libglfw3-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xauth
 )
 # Extra packages for the test suite only.
 if [[ "${1:-}" == "--tests" ]]; then
-  packages+=(clang libclang-rt-14-dev)  # clang + compiler-rt: the importer fuzz target
+  # chromium: the HTML report's screenshot test; clang + compiler-rt: the importer fuzz target
+  packages+=(chromium clang libclang-rt-14-dev)
 fi
 
 missing=()

@@ -2,7 +2,10 @@
 
 #include <stdexcept>
 
+#include "analyzer/report/html_report.h"
 #include "analyzer/report/json_report.h"
+#include "analyzer/report/junit_report.h"
+#include "analyzer/report/markdown_report.h"
 #include "analyzer/report/text_report.h"
 
 namespace bubblescope::analysis {
@@ -35,9 +38,17 @@ void writeReport(const AnalysisResult& result, ReportFormat format, std::ostream
     case ReportFormat::Json:
       out << toJson(result).dump(2) << "\n";
       return;
-    default:
-      throw std::invalid_argument("this report format is not available yet");
+    case ReportFormat::Markdown:
+      writeMarkdownReport(result, out);
+      return;
+    case ReportFormat::Html:
+      writeHtmlReport(result, out);
+      return;
+    case ReportFormat::Junit:
+      writeJunitReport(result, out);
+      return;
   }
+  throw std::invalid_argument("unknown report format");
 }
 
 }  // namespace bubblescope::analysis

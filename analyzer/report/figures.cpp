@@ -1,0 +1,100 @@
+#include "analyzer/report/figures.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace bubblescope::analysis {
+namespace {
+
+TimeNs scheduleOwn(const IdleByClass& c) {
+  return c[static_cast<int>(IdleClass::Warmup)] + c[static_cast<int>(IdleClass::Drain)] +
+         c[static_cast<int>(IdleClass::ScheduleBubble)];
+}
+
+bool exact(const Split& s) {
+  return s.compute + s.exposedComm + s.otherBusy + s.idle == s.span && s.classSum() == s.idle;
+}
+
+}  // namespace
+
+double bubbleShare(const Split& s) {
+  return s.span > 0 ? static_cast<double>(s.idle) / static_cast<double>(s.span) : 0.0;
+}
+
+TimeNs avoidableIdle(const Gap& g) {
+  return g.idle - scheduleOwn(g.byClass);
+}
+
+TimeNs avoidableIdle(const Split& s) {
+  return s.idle - scheduleOwn(s.idleByClass);
+}
+
+bool partsAddUp(const PipelineResult& pl) {
+  Split sum;
+  for (const auto& st : pl.stages) {
+    Split stageSum;
+    for (const Split& s : st.perStep) {
+      if (!exact(s)) return false;
+      stageSum += s;
+    }
+    if (!exact(st.total) || stageSum.span != st.total.span || stageSum.idle != st.total.idle) {
+      return false;
+    }
+    sum += st.total;
+  }
+  return exact(pl.total) && sum.span == pl.total.span && sum.idle == pl.total.idle;
+}
+
+std::string scheduleDescription(const ScheduleMatch& s) {
+  std::string out = s.name + " (p=" + std::to_string(s.p) + ", m=" + std::to_string(s.m);
+  if (s.v > 1) out += ", v=" + std::to_string(s.v);
+  return out + ")";
+}
+
+const char* shortIdleClassName(IdleClass c) {
+  switch (c) {
+    case IdleClass::Warmup:
+      return "warm-up";
+    case IdleClass::Drain:
+      return "drain";
+    case IdleClass::ScheduleBubble:
+      return "sched.";
+    case IdleClass::Imbalance:
+      return "imbal.";
+    case IdleClass::Jitter:
+      return "jitter";
+    case IdleClass::CommStall:
+      return "stall: comm";
+    case IdleClass::HostStall:
+      return "stall: host";
+    case IdleClass::OtherStall:
+      return "stall: other";
+  }
+  return "?";
+}
+
+std::vector<int> stagesBySlowdown(const PipelineResult& pl) {
+  std::vector<int> order(pl.stages.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return pl.stages[a].slowdown > pl.stages[b].slowdown; });
+  return order;
+}
+
+const PipelineResult* slowestPipeline(const AnalysisResult& r) {
+  const PipelineResult* worst = nullptr;
+  for (const auto& pl : r.pipelines) {
+    if (!worst || pl.slowdown > worst->slowdown) worst = &pl;
+  }
+  return worst;
+}
+
+int largestAvoidableClass(const Split& s) {
+  int best = -1;
+  for (int c = static_cast<int>(IdleClass::Imbalance); c < kIdleClasses; ++c) {
+    if (s.idleByClass[c] > 0 && (best < 0 || s.idleByClass[c] > s.idleByClass[best])) best = c;
+  }
+  return best;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,159 @@
+#include "analyzer/report/junit_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "analyzer/report/figures.h"
+#include "analyzer/report/format.h"
+#include "analyzer/report/junit_xml.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+std::string number(double v, int decimals) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string ms(TimeNs t) {
+  return formatMs(t, 3);
+}
+
+double seconds(TimeNs t) {
+  return static_cast<double>(t) / 1e9;
+}
+
+void splitProperties(const Split& s, JunitProperties& props) {
+  props.emplace_back("span_ms", ms(s.span));
+  props.emplace_back("compute_ms", ms(s.compute));
+  props.emplace_back("exposed_comm_ms", ms(s.exposedComm));
+  props.emplace_back("other_busy_ms", ms(s.otherBusy));
+  props.emplace_back("idle_ms", ms(s.idle));
+  props.emplace_back("idle_share_pct", number(100.0 * bubbleShare(s), 3));
+  for (int c = 0; c < kIdleClasses; ++c) {
+    props.emplace_back(std::string("idle_") + idleClassKey(idleClassAt(c)) + "_ms",
+                       ms(s.idleByClass[c]));
+  }
+}
+
+std::string splitLine(const Split& s) {
+  std::ostringstream out;
+  out << "compute " << formatMs(s.compute) << " ms (" << formatPercent(share(s.compute, s.span))
+      << "), comm " << formatMs(s.exposedComm) << " ms, other " << formatMs(s.otherBusy)
+      << " ms, idle " << formatMs(s.idle) << " ms (" << formatPercent(bubbleShare(s)) << ")";
+  bool first = true;
+  for (int c = 0; c < kIdleClasses; ++c) {
+    if (s.idleByClass[c] <= 0) continue;
+    out << (first ? ": " : ", ") << idleClassName(idleClassAt(c)) << " "
+        << formatMs(s.idleByClass[c]) << " ms";
+    first = false;
+  }
+  return out.str();
+}
+
+JunitCase pipelineCase(const PipelineResult& pl) {
+  JunitCase c;
+  c.classname = "bubblescope.pipeline" + std::to_string(pl.dpRank);
+  c.name = "pipeline " + std::to_string(pl.dpRank);
+  c.seconds = seconds(pl.stepTimeMeasured);  // CI trend charts then plot the step time
+  auto& p = c.properties;
+  p.emplace_back("schedule", pl.schedule.name);
+  p.emplace_back("schedule_exact", pl.schedule.exact ? "true" : "false");
+  p.emplace_back("p", std::to_string(pl.schedule.p));
+  p.emplace_back("m", std::to_string(pl.schedule.m));
+  p.emplace_back("v", std::to_string(pl.schedule.v));
+  p.emplace_back("steps", std::to_string(pl.steps.size()));
+  p.emplace_back("step_time_measured_ms", ms(pl.stepTimeMeasured));
+  p.emplace_back("step_time_ideal_ms", ms(pl.stepTimeIdeal));
+  p.emplace_back("step_time_stage_means_ms", ms(pl.stepTimeStage));
+  p.emplace_back("step_time_measured_op_costs_ms", ms(pl.stepTimeOps));
+  p.emplace_back("slowdown", number(pl.slowdown, 4));
+  p.emplace_back("transfer_median_ms", ms(pl.transferMedian));
+  p.emplace_back("tail_median_ms", ms(pl.tailMedian));
+  splitProperties(pl.total, p);
+  p.emplace_back("parts_add_up", partsAddUp(pl) ? "true" : "false");
+  for (const auto& w : pl.whatIf) {
+    if (!w.available) continue;
+    p.emplace_back("what_if: " + w.scenario + ": step_ms", ms(w.stepTime));
+  }
+
+  std::ostringstream out;
+  out << scheduleDescription(pl.schedule) << ", " << pl.steps.size() << " step(s)\n"
+      << "step time " << formatMs(pl.stepTimeMeasured) << " ms measured, "
+      << formatMs(pl.stepTimeIdeal) << " ms ideal: slowdown S = " << formatRatio(pl.slowdown)
+      << "\nall stages: " << splitLine(pl.total) << "\n"
+      << (partsAddUp(pl) ? "the parts add up exactly (compute + comm + other + idle = span)\n"
+                         : "the parts do NOT add up exactly: please report\n");
+  if (!pl.topGaps.empty()) out << "top gaps:\n";
+  for (int gi : pl.topGaps) {
+    const Gap& g = pl.gaps[gi];
+    out << "  step " << pl.steps[g.step].number << ", stage " << g.stage << ": "
+        << formatMs(avoidableIdle(g), 2) << " ms avoidable (" << idleClassName(g.dominant)
+        << "): " << g.blame.text << "\n";
+  }
+  out << "what if:\n";
+  for (const auto& w : pl.whatIf) {
+    out << "  " << w.scenario << ": "
+        << (w.available ? formatMs(w.stepTime) + " ms, " + formatRatio(w.speedup) : "n/a")
+        << (w.note.empty() ? "" : " (" + w.note + ")") << "\n";
+  }
+  c.systemOut = out.str();
+  return c;
+}
+
+JunitCase stageCase(const PipelineResult& pl, const StageResult& st) {
+  JunitCase c;
+  c.classname = "bubblescope.pipeline" + std::to_string(pl.dpRank);
+  c.name = "stage " + std::to_string(st.stage);
+  // The stage's idle per step, so CI trend charts plot where the bubbles grow.
+  const auto steps = static_cast<TimeNs>(std::max<size_t>(1, st.perStep.size()));
+  c.seconds = seconds(st.total.idle / steps);
+  auto& p = c.properties;
+  p.emplace_back("rank", std::to_string(st.rank));
+  std::string ranks;
+  for (int r : st.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+  p.emplace_back("ranks", ranks);
+  p.emplace_back("slowdown_s", number(st.slowdown, 4));
+  splitProperties(st.total, p);
+  for (int k = 0; k < 4; ++k) {
+    if (st.meanCost[k] <= 0) continue;
+    p.emplace_back(std::string("mean_") + engine::kindName(static_cast<OpKind>(k)) + "_ms",
+                   ms(st.meanCost[k]));
+  }
+  std::ostringstream out;
+  out << "stage " << st.stage << " (rank " << st.rank << "), S_s = " << formatRatio(st.slowdown)
+      << "\n"
+      << splitLine(st.total) << "\n";
+  c.systemOut = out.str();
+  return c;
+}
+
+}  // namespace
+
+void writeJunitReport(const AnalysisResult& r, std::ostream& out) {
+  JunitSuite suite;
+  suite.name = "bubblescope";
+  auto& p = suite.properties;
+  p.emplace_back("schema_version", std::to_string(AnalysisResult::kSchemaVersion));
+  p.emplace_back("run", r.runDir);
+  p.emplace_back("command", r.command);
+  p.emplace_back("ranks", std::to_string(r.ranks));
+  p.emplace_back("pp", std::to_string(r.pp));
+  p.emplace_back("dp", std::to_string(r.dp));
+  p.emplace_back("tp", std::to_string(r.tp));
+  p.emplace_back("topology_source", r.topologySource);
+  p.emplace_back("rule_set", r.ruleSet);
+  p.emplace_back("ops_inferred", r.opsInferred ? "true" : "false");
+  p.emplace_back("dropped_events", std::to_string(r.droppedEvents));
+  p.emplace_back("clock_max_correction_ms", ms(r.clock.maxCorrection));
+  for (const auto& pl : r.pipelines) {
+    suite.cases.push_back(pipelineCase(pl));
+    for (const auto& st : pl.stages) suite.cases.push_back(stageCase(pl, st));
+  }
+  for (const auto& w : r.warnings) suite.systemErr += "warning: " + w + "\n";
+  writeJunit(suite, out);
+}
+
+}  // namespace bubblescope::analysis
