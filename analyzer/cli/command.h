@@ -24,5 +24,6 @@ void addRecordCommand(CLI::App& app, Action& action);
 void addAnalyzeCommand(CLI::App& app, Action& action);
 void addImportCommand(CLI::App& app, Action& action);
 void addExportCommand(CLI::App& app, Action& action);
+void addViewCommand(CLI::App& app, Action& action);
 
 }  // namespace bubblescope::cli

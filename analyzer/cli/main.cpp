@@ -26,6 +26,7 @@ int run(int argc, char** argv) {
   addAnalyzeCommand(app, action);
   addImportCommand(app, action);
   addExportCommand(app, action);
+  addViewCommand(app, action);
 
   // An unknown first word is the commonest slip; name it rather than "subcommand required".
   if (argc > 1 && argv[1][0] != '-') {

@@ -1,0 +1,192 @@
+// bubblescope view: the desktop timeline viewer (gui/, docs/viewer.md) over a run and, with
+// --compare, a second one; --screenshot renders one frame to a PNG and exits. Builds without the
+// viewer keep the command and say how to get it.
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/cli/command.h"
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/run_loading.h"
+#include "analyzer/cli/self_exe.h"
+#include "analyzer/cli/step_range.h"
+#if BUBBLESCOPE_HAVE_VIEWER
+#include "gui/app/viewer.h"
+#endif
+
+namespace bubblescope::cli {
+namespace {
+
+struct ViewOptions {
+  std::string run;
+  std::string compare;
+  std::optional<int64_t> step;
+  std::optional<int64_t> compareStep;
+  std::string range;
+  std::string screenshot;
+  std::string size = "1600x900";
+  int dp = 0;
+  bool expand = false;
+  std::string steps;
+  bool noClockAlign = false;
+  std::vector<std::string> rules;
+};
+
+bool parseDouble(const std::string& s, double* out) {
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+// "A:B" in ms from the step's start, A < B.
+std::pair<double, double> parseRangeMs(const std::string& spec) {
+  const auto colon = spec.find(':');
+  double a = 0, b = 0;
+  if (colon == std::string::npos || !parseDouble(spec.substr(0, colon), &a) ||
+      !parseDouble(spec.substr(colon + 1), &b) || !(a < b)) {
+    throw UsageError("--range '" + spec +
+                     "' is not A:B in ms from the step's start with A < B (e.g. 0:25.5)");
+  }
+  return {a, b};
+}
+
+// "WxH", each within what a screen (or an Xvfb one) can hold.
+std::pair<int, int> parseSize(const std::string& spec) {
+  const auto x = spec.find('x');
+  int w = 0, h = 0;
+  const auto parse = [](const std::string& s, int* v) {
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+    return ec == std::errc() && ptr == s.data() + s.size();
+  };
+  if (x == std::string::npos || !parse(spec.substr(0, x), &w) || !parse(spec.substr(x + 1), &h) ||
+      w < 640 || h < 400 || w > 8192 || h > 8192) {
+    throw UsageError("--size '" + spec + "' is not WxH between 640x400 and 8192x8192");
+  }
+  return {w, h};
+}
+
+bool haveDisplay() {
+  for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) return true;
+  }
+  return false;
+}
+
+std::string findOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (size_t at = 0; at <= dirs.size();) {
+    const size_t end = std::min(dirs.find(':', at), dirs.size());
+    const std::string file = dirs.substr(at, end - at) + "/" + name;
+    if (end > at && access(file.c_str(), X_OK) == 0) return file;
+    at = end + 1;
+  }
+  return "";
+}
+
+// A screenshot needs no screen: with no display, the same command runs again under xvfb-run (a
+// virtual X server, Mesa's software GL), so `view RUN --screenshot out.png` works on a server.
+// Returns the child's exit code, or nothing when there is a display or no xvfb-run.
+std::optional<int> screenshotUnderXvfb(const ViewOptions& o) {
+  if (o.screenshot.empty() || haveDisplay() || std::getenv("BUBBLESCOPE_VIEW_UNDER_XVFB")) {
+    return std::nullopt;
+  }
+  const std::string xvfb = findOnPath("xvfb-run");
+  if (xvfb.empty()) return std::nullopt;
+  const auto [w, h] = parseSize(o.size);
+  std::vector<std::string> argv = {
+      xvfb,
+      "-a",
+      "-s",
+      "-screen 0 " + std::to_string(w) + "x" + std::to_string(h) + "x24",
+      selfExecutable(),
+      "view",
+      o.run,
+      "--screenshot",
+      o.screenshot,
+      "--size",
+      o.size,
+      "--dp",
+      std::to_string(o.dp)};
+  const auto add = [&argv](const std::string& flag, const std::string& value) {
+    if (!value.empty()) argv.push_back(flag + "=" + value);  // "=": a range may start with "-"
+  };
+  add("--compare", o.compare);
+  add("--step", o.step ? std::to_string(*o.step) : "");
+  add("--compare-step", o.compareStep ? std::to_string(*o.compareStep) : "");
+  add("--range", o.range);
+  add("--steps", o.steps);
+  for (const auto& r : o.rules) add("--rules", r);
+  if (o.expand) argv.push_back("--expand");
+  if (o.noClockAlign) argv.push_back("--no-clock-align");
+  setenv("BUBBLESCOPE_VIEW_UNDER_XVFB", "1", 1);  // the child must not try again
+  return runChild(argv);
+}
+
+int runView(const ViewOptions& o) {
+#if BUBBLESCOPE_HAVE_VIEWER
+  if (const auto code = screenshotUnderXvfb(o)) return *code;
+  gui::ViewerOptions v;
+  v.run = o.run;
+  v.compare = o.compare;
+  v.step = o.step;
+  v.compareStep = o.compareStep;
+  if (!o.range.empty()) v.rangeMs = parseRangeMs(o.range);
+  v.screenshot = o.screenshot;
+  std::tie(v.width, v.height) = parseSize(o.size);
+  v.dp = o.dp;
+  v.expandAll = o.expand;
+  v.load = [](const std::string& path) { return loadRun({path}); };
+  v.analyze.alignClocks = !o.noClockAlign;
+  parseStepRange(o.steps, v.analyze);
+  for (const auto& r : o.rules) v.analyze.ruleFiles.emplace_back(r);
+  return gui::runViewer(v);
+#else
+  (void)o;
+  (void)parseRangeMs;
+  (void)screenshotUnderXvfb;
+  (void)parseSize;
+  throw UsageError(
+      "view: this bubblescope was built without the viewer (it needs libimgui-dev and "
+      "libglfw3-dev, and BUBBLESCOPE_BUILD_GUI=ON); bubblescope analyze RUN gives the report");
+#endif
+}
+
+}  // namespace
+
+void addViewCommand(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<ViewOptions>();
+  auto* sub = app.add_subcommand(
+      "view",
+      "Open a run on the desktop timeline viewer: stages, ops, idle gaps by class, the ideal "
+      "schedule, transfers, GPU streams; or render one frame with --screenshot");
+  sub->add_option("run", opts->run, "Run directory or trace file (ours, Kineto JSON or nsys)")
+      ->required();
+  sub->add_option("--compare", opts->compare, "A second run, shown under the first");
+  sub->add_option("--step", opts->step,
+                  "Step number to open at (default: the one with the most avoidable idle)");
+  sub->add_option("--compare-step", opts->compareStep,
+                  "The compared run's step aligned with --step (default: the same number)");
+  sub->add_option("--range", opts->range, "View A:B, in ms from the step's start");
+  sub->add_option(
+      "--screenshot", opts->screenshot,
+      "Render one frame to this PNG and exit (under xvfb-run when there is no display)");
+  sub->add_option("--size", opts->size, "Window size WxH")->capture_default_str();
+  sub->add_option("--dp", opts->dp, "DP replica to show first")->capture_default_str();
+  sub->add_flag("--expand", opts->expand,
+                "Open every stage's GPU stream, NCCL, CUDA API and NVTX rows");
+  sub->add_option("--steps", opts->steps, "Steps to analyse by number: N, A:B, A: or :B");
+  sub->add_flag("--no-clock-align", opts->noClockAlign,
+                "Take every rank's clock as it is (no skew correction)");
+  sub->add_option("--rules", opts->rules, "A JSON rule set for your framework's labels")
+      ->check(CLI::ExistingFile);
+  sub->callback([&action, opts] { action = [opts] { return runView(*opts); }; });
+}
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,48 @@
+#pragma once
+// A run as the viewer holds it: the loaded traces, their analysis and the timeline rows, loaded
+// in the foreground at startup or in a background thread from the window (a run to compare with).
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+
+#include "analyzer/result.h"
+#include "gui/app/viewer.h"
+#include "gui/model/timeline_model.h"
+
+namespace bubblescope::gui {
+
+struct LoadedRun {
+  std::string path;
+  traces::Run run;
+  analysis::AnalysisResult result;
+  TimelineModel model;  // points into run and result: a LoadedRun never moves
+  double loadSeconds = 0, analyzeSeconds = 0, modelSeconds = 0;
+
+  LoadedRun() = default;
+  LoadedRun(const LoadedRun&) = delete;
+  LoadedRun& operator=(const LoadedRun&) = delete;
+};
+
+// Loads, analyses and builds the rows; throws what the loader and the analysis throw.
+std::unique_ptr<LoadedRun> loadRun(const std::string& path, const RunLoader& load,
+                                   const analysis::AnalyzeOptions& options);
+// The same from an in-memory run (the benchmark, tests).
+std::unique_ptr<LoadedRun> analyzeLoaded(std::string path, traces::Run run,
+                                         const analysis::AnalyzeOptions& options);
+
+// One load in a background thread; the window polls it each frame.
+class BackgroundLoad {
+ public:
+  void start(const std::string& path, const RunLoader& load, const analysis::AnalyzeOptions& o);
+  bool running() const { return future_.valid(); }
+  const std::string& path() const { return path_; }
+  // The run once it is loaded (and the load is over); throws the load's error once.
+  std::unique_ptr<LoadedRun> poll();
+
+ private:
+  std::string path_;
+  std::future<std::unique_ptr<LoadedRun>> future_;
+};
+
+}  // namespace bubblescope::gui
