@@ -14,6 +14,8 @@ enum class Problem : uint8_t {
   ForkDuringWrite,      // a child forked while the writer was busy is not recorded
   ShutdownTimeout,      // the final flush did not finish in time
   ControlMessage,       // a malformed control mark
+  CudaCaptureOff,       // CUPTI cannot be used: CUDA capture is off, the rest goes on
+  NcclUnresolved,       // an NCCL call whose real library cannot be found
   Internal,             // anything unexpected: capture stops, the job goes on
   kCount
 };

@@ -12,6 +12,7 @@
 #include "agent/core/recorder.h"
 #include "agent/core/session.h"
 #include "agent/core/thread_state.h"
+#include "agent/nccl/nccl_nvtx.h"
 #include "agent/nvtx/control_marks.h"
 #include "agent/nvtx/nvtx_records.h"
 #include "agent/nvtx/step_name.h"
@@ -408,11 +409,16 @@ void NVTX_API domainRangeEnd(nvtxDomainHandle_t /*domain*/, nvtxRangeId_t id) {
 int NVTX_API domainRangePushEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) {
   Attributes a;
   readAttributes(attributes, a);
-  return pushRange(asDomain(domain), a.message, a.category, a.color);
+  const NvtxDomain* d = asDomain(domain);
+  // NCCL's API ranges are also NCCL calls (their payload is read now, while it exists).
+  if (__builtin_expect(d != nullptr && d->nccl, 0)) ncclNvtxPush(a.message.registered, attributes);
+  return pushRange(d, a.message, a.category, a.color);
 }
 
 int NVTX_API domainRangePop(nvtxDomainHandle_t domain) {
-  return popRange(asDomain(domain));
+  const NvtxDomain* d = asDomain(domain);
+  if (__builtin_expect(d != nullptr && d->nccl, 0)) ncclNvtxPop(nullptr, 0);
+  return popRange(d);
 }
 
 void NVTX_API domainNameCategoryA(nvtxDomainHandle_t domain, uint32_t category, const char* name) {
@@ -465,6 +471,14 @@ void install(NvtxFunctionTable table, unsigned size, unsigned id, Fn fn) {
 }
 
 }  // namespace
+
+int pushRangeForExtension(nvtxDomainHandle_t domain) {
+  return pushRange(asDomain(domain), Message{}, 0, 0);
+}
+
+int popRangeForExtension(nvtxDomainHandle_t domain) {
+  return popRange(asDomain(domain));
+}
 
 bool installNvtxHandlers(NvtxGetExportTableFunc_t getExportTable) {
   if (getExportTable == nullptr) return false;

@@ -10,4 +10,9 @@ namespace bubblescope::agent {
 // Installs the CORE and CORE2 handlers; false if the export table is unusable.
 bool installNvtxHandlers(NvtxGetExportTableFunc_t getExportTable);
 
+// For the payload extension (nvtx_payload_ext.cpp): nvtxRangePushPayload opens a range without
+// a message, nvtxRangePopPayload closes one, on the same stacks as the core calls.
+int pushRangeForExtension(nvtxDomainHandle_t domain);
+int popRangeForExtension(nvtxDomainHandle_t domain);
+
 }  // namespace bubblescope::agent

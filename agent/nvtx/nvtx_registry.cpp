@@ -30,6 +30,7 @@ const NvtxDomain* createDomain(std::string_view name) {
     auto* d = new NvtxDomain;
     d->name = std::string(name);
     d->control = name == kControlDomainName;
+    d->nccl = name == kNcclDomainName;
     prepend(g_domains, d);
     return d;
   } catch (...) {

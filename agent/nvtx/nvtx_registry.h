@@ -11,6 +11,7 @@ namespace bubblescope::agent {
 struct NvtxDomain {
   std::string name;
   bool control = false;  // the "bubblescope" domain: its marks start and stop capture
+  bool nccl = false;     // NCCL's own domain: its ranges are NCCL calls (agent/nccl/nccl_nvtx.h)
   const NvtxDomain* next = nullptr;
 };
 
@@ -29,6 +30,7 @@ struct NvtxCategoryName {
 
 // The domain whose marks control capture ("start", "start steps=2", "stop").
 inline constexpr std::string_view kControlDomainName = "bubblescope";
+inline constexpr std::string_view kNcclDomainName = "NCCL";
 
 // Cold paths (they allocate). Creating a domain twice by name returns the same handle.
 const NvtxDomain* createDomain(std::string_view name);

@@ -138,7 +138,7 @@ AgentConfig configFromEnvironment(const Environment& env, const std::filesystem:
   if (const std::string* v = find(env, "BUBBLESCOPE_CUDA_NOTE")) c.cudaNote = *v;
   if (c.cudaNote.empty()) {
     c.cudaNote = c.cudaRequested
-                     ? "this agent version captures NVTX only (CUDA capture comes later)"
+                     ? "CUDA was not initialised in this process"
                      : "CUDA capture turned off (--cuda off)";
   }
   c.ringBytes = sizeSetting(env, "BUBBLESCOPE_BUFFER_KB", 1024, 16, 1 << 20, &c.warnings) * 1024;

@@ -13,6 +13,8 @@
 #include "agent/core/recorder.h"
 #include "agent/core/session.h"
 #include "agent/core/thread_state.h"
+#include "agent/cupti/cuda_capture.h"
+#include "agent/nccl/nccl_calls.h"
 #include "agent/nvtx/nvtx_records.h"
 #include "agent/process/config.h"
 #include "agent/process/signals.h"
@@ -72,6 +74,15 @@ void becomeNvtxTool() {
   }
 }
 
+// CUDA_INJECTION64_PATH: the driver loads the agent at cuInit and starts CUPTI through it. Set
+// only when unset (another tool's injection is left alone; that tool then owns CUPTI anyway).
+void becomeCudaInjection() {
+  const char* current = std::getenv("CUDA_INJECTION64_PATH");
+  if (current != nullptr && *current != '\0') return;
+  const std::string self = ownPath();
+  if (!self.empty()) setenv("CUDA_INJECTION64_PATH", self.c_str(), 1);
+}
+
 // Built when the writer starts, on the thread whose event started it: the environment is read
 // there, late enough for launchers that set RANK at run time.
 FileSetup buildFileSetup() {
@@ -84,8 +95,9 @@ FileSetup buildFileSetup() {
   s.meta.runId = config().runId;
   s.meta.pid = pid;
   s.meta.agentVersion = BUBBLESCOPE_VERSION;
-  s.meta.cudaCapture = false;
-  s.meta.cudaNote = config().cudaNote;
+  const CudaCaptureState cuda = cudaCaptureState();
+  s.meta.cudaCapture = cuda.active;
+  s.meta.cudaNote = cuda.note;
   s.meta.extra = extraFromEnvironment(env);
   s.meta.localRank = id.localRank;
   s.meta.worldSize = id.worldSize;
@@ -144,6 +156,8 @@ void init() {
   selectTicks(config().useTsc);
   configureThreadBuffers(config().ringBytes, config().maxRings);
   registerNvtxRecords();
+  registerNcclRecords();
+  configureCudaCapture(config().cudaRequested, config().cudaNote);
   WriterOptions options;
   options.setup = &buildFileSetup;
   options.started = &onWriterStarted;
@@ -154,6 +168,7 @@ void init() {
   recorder.begin(!config().dormant, "record");
   pthread_atfork(&prepareFork, &parentAfterFork, &childAfterFork);
   becomeNvtxTool();
+  if (config().cudaRequested) becomeCudaInjection();
 }
 
 }  // namespace

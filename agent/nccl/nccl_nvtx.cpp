@@ -1,0 +1,180 @@
+#include "agent/nccl/nccl_nvtx.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#include "agent/core/clock.h"
+#include "agent/core/producer.h"
+#include "agent/cupti/cuda_capture.h"
+#include "agent/nccl/nccl_calls.h"
+#include "agent/nvtx/nvtx_registry.h"
+
+namespace bubblescope::agent {
+namespace {
+
+using traces::NcclOp;
+
+// NCCL API ranges nest at most a few deep (ncclGroupEnd inside nothing, a collective inside a
+// group call at most); deeper pushes are paired but not recorded.
+constexpr uint32_t kMaxDepth = 16;
+
+struct OpenCall {
+  uint64_t id;
+  uint64_t start;
+  uint64_t raw[6];
+  uint32_t rawSize;
+  uint32_t groupCount;
+  NcclOp op;
+  uint8_t groupDepth;
+  bool recording;
+  bool correlated;  // an external id was pushed to CUPTI
+};
+
+struct OpenCalls {
+  uint32_t depth = 0;
+  uint32_t overflow = 0;
+  OpenCall calls[kMaxDepth];
+};
+thread_local OpenCalls t_open;
+
+// Registered-string handle -> op, learnt on first sight (NCCL registers each name once per
+// call site). Lock-free: a slot is claimed, filled, then its name published.
+constexpr uint32_t kMaxNames = 128;
+struct NameOp {
+  std::atomic<const NvtxString*> name{nullptr};
+  NcclOp op = NcclOp::Unknown;
+};
+NameOp g_names[kMaxNames];
+std::atomic<uint32_t> g_nameCount{0};
+
+NcclOp opOf(const NvtxString* name) {
+  if (name == nullptr) return NcclOp::Unknown;
+  const uint32_t n = g_nameCount.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < n && i < kMaxNames; ++i) {
+    if (g_names[i].name.load(std::memory_order_acquire) == name) return g_names[i].op;
+  }
+  const NcclOp op = ncclOpOfName(name->text);
+  const uint32_t slot = g_nameCount.fetch_add(1, std::memory_order_acq_rel);
+  if (slot < kMaxNames) {
+    g_names[slot].op = op;
+    g_names[slot].name.store(name, std::memory_order_release);
+  }
+  return op;
+}
+
+void copyPayload(OpenCall& c, const nvtxPayloadData_t* data, size_t count) {
+  if (data == nullptr || count == 0 || data[0].payload == nullptr) return;
+  const size_t size = data[0].size < sizeof c.raw ? data[0].size : sizeof c.raw;
+  std::memcpy(c.raw, data[0].payload, size);
+  c.rawSize = static_cast<uint32_t>(size);
+}
+
+void open(NcclOp op, const nvtxPayloadData_t* data, size_t count) {
+  NcclThread& t = ncclThread();
+  if (t.inHook != 0) return;  // the hook records this call
+  OpenCalls& s = t_open;
+  if (s.depth >= kMaxDepth || s.overflow != 0) {
+    ++s.overflow;
+    return;
+  }
+  OpenCall& c = s.calls[s.depth++];
+  c.op = op;
+  c.rawSize = 0;
+  c.groupCount = 0;
+  c.correlated = false;
+  c.recording = op != NcclOp::Unknown && recordingNow();
+  if (op == NcclOp::Unknown) return;
+  if (op == NcclOp::GroupStart) {
+    c.id = openGroup(t);
+  } else if (op == NcclOp::GroupEnd) {
+    c.groupCount = t.groupDepth == 1 ? t.groupNext : 0;
+    c.id = groupEndId(t);
+  } else {
+    c.id = nextCallId(t);
+  }
+  c.groupDepth = static_cast<uint8_t>(t.groupDepth);
+  copyPayload(c, data, count);
+  if (op != NcclOp::GroupStart && cudaTracing()) {
+    pushCudaExternalId(ExternalIdKind::NcclCall, c.id);
+    c.correlated = true;
+  }
+  c.start = nowTicks();
+}
+
+}  // namespace
+
+NcclOp ncclOpOfName(std::string_view name) {
+  static constexpr struct {
+    std::string_view name;
+    NcclOp op;
+  } kNames[] = {
+      {"ncclSend", NcclOp::Send},
+      {"ncclRecv", NcclOp::Recv},
+      {"ncclAllReduce", NcclOp::AllReduce},
+      {"ncclAllGather", NcclOp::AllGather},
+      {"ncclReduceScatter", NcclOp::ReduceScatter},
+      {"ncclBroadcast", NcclOp::Broadcast},
+      {"ncclReduce", NcclOp::Reduce},
+      {"ncclAlltoAll", NcclOp::AllToAll},
+      {"ncclGroupStart", NcclOp::GroupStart},
+      {"ncclGroupEnd", NcclOp::GroupEnd},
+      {"ncclCommInitRank", NcclOp::CommInitRank},
+      {"ncclCommInitRankConfig", NcclOp::CommInitRank},
+      {"ncclCommInitRankScalable", NcclOp::CommInitRank},
+      {"ncclCommInitAll", NcclOp::CommInitRank},
+      {"ncclCommSplit", NcclOp::CommSplit},
+      {"ncclCommDestroy", NcclOp::CommDestroy},
+      {"ncclCommAbort", NcclOp::CommDestroy},
+  };
+  // ncclBcast is not here: NCCL implements it with ncclBroadcast, whose range nests inside.
+  for (const auto& n : kNames) {
+    if (n.name == name) return n.op;
+  }
+  return NcclOp::Unknown;
+}
+
+void ncclNvtxPush(const NvtxString* name, const nvtxEventAttributes_t* a) {
+  const nvtxPayloadData_t* data = nullptr;
+  size_t count = 0;
+  constexpr size_t kNeeded = offsetof(nvtxEventAttributes_t, reserved0) + sizeof(a->reserved0);
+  if (a != nullptr && a->size >= kNeeded && a->payloadType == NVTX_PAYLOAD_TYPE_EXT) {
+    data = reinterpret_cast<const nvtxPayloadData_t*>(a->payload.ullValue);
+    count = static_cast<size_t>(a->reserved0);
+  }
+  open(opOf(name), data, count);
+}
+
+void ncclNvtxPushPayload(const nvtxPayloadData_t* data, size_t count) {
+  open(NcclOp::Unknown, data, count);  // no name: paired, not recorded
+}
+
+void ncclNvtxPop(const nvtxPayloadData_t* data, size_t count) {
+  NcclThread& t = ncclThread();
+  if (t.inHook != 0) return;
+  OpenCalls& s = t_open;
+  if (s.overflow != 0) {
+    --s.overflow;
+    return;
+  }
+  if (s.depth == 0) return;  // pushed before the agent saw NCCL's domain
+  OpenCall& c = s.calls[--s.depth];
+  if (c.op == NcclOp::Unknown) return;
+  const uint64_t end = nowTicks();
+  if (c.correlated) popCudaExternalId(ExternalIdKind::NcclCall);
+  if (c.op == NcclOp::GroupEnd) closeGroup(t);
+  copyPayload(c, data, count);  // ncclCommInitRank gives its payload when it pops
+  if (!c.recording) return;
+  NcclNvtxPayload p = {};
+  p.id = c.id;
+  p.start = c.start;
+  p.end = end;
+  std::memcpy(p.raw, c.raw, c.rawSize);
+  p.rawSize = c.rawSize;
+  p.groupCount = c.groupCount;
+  p.op = static_cast<uint8_t>(c.op);
+  p.groupDepth = c.groupDepth;
+  append(Source::Nccl, g_ncclTypes.nvtx, p);
+}
+
+}  // namespace bubblescope::agent

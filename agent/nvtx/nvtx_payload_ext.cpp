@@ -1,0 +1,78 @@
+// The agent as a tool of NVTX's payload extension (nvToolsExtPayload.h). Each module using the
+// extension loads the library named by NVTX_INJECTION64_PATH once more and calls
+// InitializeInjectionNvtxExtension. Without it the extension's calls are no-ops, so NCCL's
+// nvtxRangePopPayload (how ncclCommInitRank closes its range) would never pop. Handled: schema
+// and enum registration (ids only: the agent knows NCCL's layouts), push/pop with a payload;
+// NCCL's domain goes to the NCCL route (agent/nccl/nccl_nvtx.h).
+#include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtPayload.h>
+
+#include <atomic>
+
+#include "agent/nccl/nccl_nvtx.h"
+#include "agent/nvtx/nvtx_handlers.h"
+#include "agent/nvtx/nvtx_registry.h"
+#include "agent/process/lifecycle.h"
+
+namespace bubblescope::agent {
+namespace {
+
+constexpr uint64_t kSchemaIdField = uint64_t{1} << 8;  // NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID
+constexpr uint64_t kEnumIdField = uint64_t{1} << 5;    // NVTX_PAYLOAD_ENUM_ATTR_FIELD_SCHEMA_ID
+std::atomic<uint64_t> g_nextSchemaId{NVTX_PAYLOAD_SCHEMA_ID_DYNAMIC_START};
+
+bool isNccl(nvtxDomainHandle_t domain) {
+  const auto* d = reinterpret_cast<const NvtxDomain*>(domain);
+  return d != nullptr && d->nccl;
+}
+
+uint64_t NVTX_API schemaRegister(nvtxDomainHandle_t, const nvtxPayloadSchemaAttr_t* attr) {
+  if (attr != nullptr && (attr->fieldMask & kSchemaIdField) != 0) return attr->schemaId;
+  return g_nextSchemaId.fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t NVTX_API enumRegister(nvtxDomainHandle_t, const nvtxPayloadEnumAttr_t* attr) {
+  if (attr != nullptr && (attr->fieldMask & kEnumIdField) != 0) return attr->schemaId;
+  return g_nextSchemaId.fetch_add(1, std::memory_order_relaxed);
+}
+
+int NVTX_API rangePushPayload(nvtxDomainHandle_t domain, const nvtxPayloadData_t* data,
+                              size_t count) {
+  if (isNccl(domain)) ncclNvtxPushPayload(data, count);
+  return pushRangeForExtension(domain);
+}
+
+int NVTX_API rangePopPayload(nvtxDomainHandle_t domain, const nvtxPayloadData_t* data,
+                             size_t count) {
+  if (isNccl(domain)) ncclNvtxPop(data, count);
+  return popRangeForExtension(domain);
+}
+
+uint8_t NVTX_API domainIsEnabled(nvtxDomainHandle_t) {
+  return 1;
+}
+
+}  // namespace
+}  // namespace bubblescope::agent
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtxExtension(
+    nvtxExtModuleInfo_t* module) {
+  namespace agent = bubblescope::agent;
+  agent::initAgentOnce();
+  if (agent::agentDisabled() || module == nullptr || module->segmentsCount < 1 ||
+      module->segments == nullptr || module->moduleId != NVTX_EXT_PAYLOAD_MODULEID) {
+    return 0;  // other extensions (counters, memory): their calls stay no-ops
+  }
+  nvtxExtModuleSegment_t& segment = module->segments[0];
+  auto install = [&](size_t id, auto fn) {
+    if (segment.functionSlots != nullptr && id < segment.slotCount) {
+      segment.functionSlots[id] = reinterpret_cast<intptr_t>(fn);
+    }
+  };
+  install(NVTX3EXT_CBID_nvtxPayloadSchemaRegister, &agent::schemaRegister);
+  install(NVTX3EXT_CBID_nvtxPayloadEnumRegister, &agent::enumRegister);
+  install(NVTX3EXT_CBID_nvtxRangePushPayload, &agent::rangePushPayload);
+  install(NVTX3EXT_CBID_nvtxRangePopPayload, &agent::rangePopPayload);
+  install(NVTX3EXT_CBID_nvtxDomainIsEnabled, &agent::domainIsEnabled);
+  return 1;
+}
