@@ -141,6 +141,10 @@ void Window::present() {
   glfwSwapBuffers(window_);
 }
 
+void Window::finish() {
+  glFinish();
+}
+
 Pixels Window::readPixels() const {
   Pixels p;
   glfwGetFramebufferSize(window_, &p.width, &p.height);

@@ -34,6 +34,8 @@ class Window {
   // Renders ImGui's frame into the back buffer.
   void render();
   void present();
+  // Waits until the frame is drawn (by Mesa's rasteriser too): the benchmark times whole frames.
+  void finish();
   // The back buffer as rendered (call between render() and present()).
   Pixels readPixels() const;
   int width() const;

@@ -1,0 +1,139 @@
+// Frame times of the viewer at scale: a 64-stage 1F1B job (64 ranks) with ~10 M compute kernels
+// inside its ops plus an NCCL kernel per send, analysed and laid out as `bubblescope view` does,
+// then drawn in the real window (GLFW + OpenGL 3; Mesa's software rasteriser under xvfb-run) with
+// the whole run in view and zoomed, stage rows only and every kernel row open. Reports the load
+// (analysis + timeline rows) and, per view, the median, p95 and worst wall time of a whole frame
+// (built, rendered, finished) and its CPU time (Mesa's rasteriser threads included).
+//
+//   xvfb-run -a -s "-screen 0 1600x900x24" build/bench/gui/viewer_frame_bench [kernels] [frames]
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gui/app/session.h"
+#include "gui/app/viewer_frame.h"
+#include "gui/app/window.h"
+#include "tests/analyzer/synthetic_run.h"
+#include "tests/gui/viewer_fixtures.h"
+
+namespace bubblescope {
+namespace {
+
+constexpr int kStages = 64, kMicrobatches = 64, kSteps = 16;
+constexpr int kWidth = 1600, kHeight = 900;
+
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double cpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
+}
+
+struct View {
+  const char* name;
+  bool expanded;
+  double spanFraction;  // of the whole run; 0: one step
+  double spanMs;        // when > 0: a fixed span in the middle of the run
+};
+
+// Draws `frames` frames of the view, panning a little each frame so nothing is reused.
+void measure(gui::Window& w, gui::ViewerState& s, const View& v, int frames) {
+  const Interval all = s.extent();
+  TimeNs span = all.end - all.start;
+  if (v.spanMs > 0) {
+    span = static_cast<TimeNs>(v.spanMs * 1e6);
+  } else if (v.spanFraction == 0) {
+    const auto& st = s.panes[0].result().steps[kSteps / 2];
+    span = st.end - st.start;
+  }
+  const TimeNs mid = all.start + (all.end - all.start) / 2;
+  for (auto& p : s.panes) p.expanded.assign(p.rows().stages.size(), v.expanded);
+  std::vector<double> wall, cpu, prep;
+  size_t boxes = 0;
+  for (int i = -3; i < frames; ++i) {  // three frames to settle ImGui's layout
+    const TimeNs shift = (i % 8) * span / 200;
+    s.view = gui::fitTo(s.view, mid - span / 2 + shift, mid + span / 2 + shift, 0);
+    const double t0 = seconds(), c0 = cpuSeconds();
+    w.waitEvents(0);
+    w.beginFrame();
+    gui::drawFrame(s, kWidth, kHeight, 1.0 / 60);
+    w.render();
+    w.present();
+    w.finish();
+    if (i < 0) continue;
+    wall.push_back((seconds() - t0) * 1e3);
+    cpu.push_back((cpuSeconds() - c0) * 1e3);
+    prep.push_back(s.preprocessMs);
+    boxes = s.boxes;
+  }
+  std::printf("%-34s %8.2f %8.2f %8.2f %8.2f %8.2f %9zu\n", v.name, percentile(wall, 0.5),
+              percentile(wall, 0.95), percentile(wall, 1.0), percentile(cpu, 0.5),
+              percentile(prep, 0.5), boxes);
+}
+
+int run(int argc, char** argv) {
+  const long kernels = argc > 1 ? std::atol(argv[1]) : 10'000'000;
+  const int frames = argc > 2 ? std::atoi(argv[2]) : 60;
+  const long ops = static_cast<long>(kStages) * kSteps * 2 * kMicrobatches;  // F and BW
+  const int perOp = static_cast<int>(std::max(1L, kernels / ops));
+
+  double t = seconds();
+  testing::SyntheticJob job;
+  job.schedule = engine::Schedule::oneF1B(kStages, kMicrobatches);
+  job.steps = kSteps;
+  traces::Run run = testing::synthesize(job);
+  testing::addKernels(run, perOp);
+  size_t events = 0;
+  for (const auto& r : run.ranks) events += r.kernels.size();
+  std::printf("%d ranks, %zu kernel events (%d per op), %d steps: made in %.1f s\n", kStages,
+              events, perOp, kSteps, seconds() - t);
+
+  t = seconds();
+  const double c = cpuSeconds();
+  auto loaded = gui::analyzeLoaded("synthetic", std::move(run), {});
+  std::printf("load: analysis %.2f s + timeline rows %.2f s = %.2f s wall (%.2f s CPU)\n",
+              loaded->analyzeSeconds, loaded->modelSeconds, seconds() - t, cpuSeconds() - c);
+
+  gui::ViewerState s;
+  gui::ViewerOptions o;
+  o.width = kWidth;
+  o.height = kHeight;
+  gui::initState(s, std::move(loaded), nullptr, o);
+  gui::Window w(kWidth, kHeight, "viewer_frame_bench", false, false);
+  std::printf("GL: %s, window %dx%d\n\n", w.glVersion().c_str(), w.width(), w.height());
+  std::printf("%-34s %8s %8s %8s %8s %8s %9s\n", "view (frame ms)", "median", "p95", "max", "cpu",
+              "records", "boxes");
+  const View views[] = {
+      {"whole run, stage rows", false, 1, 0},
+      {"whole run, all rows open", true, 1, 0},
+      {"one step, all rows open", true, 0, 0},
+      {"2 ms, all rows open", true, 0, 2},
+  };
+  for (const View& v : views) measure(w, s, v, frames);
+  return 0;
+}
+
+}  // namespace
+}  // namespace bubblescope
+
+int main(int argc, char** argv) {
+  try {
+    return bubblescope::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "viewer_frame_bench: %s\n", e.what());
+    return 1;
+  }
+}
