@@ -72,8 +72,8 @@ std::vector<std::string> commandLine() {
 int runEngineCommand(const RunOptions& o) {
   engine::EngineConfig config;
   config.compute = engine::parseComputeMode(o.compute);
-  if (config.compute == engine::ComputeMode::Cuda) {
-    throw UsageError("the cuda compute mode needs a GPU build; it comes with the capture agent");
+  if (const std::string why = engine::computeModeUnavailable(config.compute); !why.empty()) {
+    throw UsageError(why);
   }
   config.scheduleName = o.schedule;
   config.schedule = engine::Schedule::byName(o.schedule, o.p, o.m, o.v);

@@ -15,6 +15,9 @@ enum class ComputeMode { Sleep, Mlp, Cuda };
 const char* computeModeName(ComputeMode mode);  // "sleep", "mlp", "cuda"
 // Throws std::invalid_argument naming the known modes.
 ComputeMode parseComputeMode(const std::string& name);
+// Why this build on this machine cannot run `mode`, in one sentence; "" when it can (cuda: built
+// with the CUDA toolkit, and a driver and a GPU here).
+std::string computeModeUnavailable(ComputeMode mode);
 
 // What grad_sync all-reduces (sums over stages): the squared gradient norm, for clipping, and
 // the loss, which only the stage holding the model's last layer knows.

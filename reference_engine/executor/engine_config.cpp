@@ -27,9 +27,8 @@ void validate(const EngineConfig& c) {
                                 " stages for p=" + std::to_string(s.p));
   }
   if (c.steps < 1) throw std::invalid_argument("--steps must be at least 1");
-  if (c.compute == ComputeMode::Cuda) {
-    throw std::invalid_argument(
-        "the cuda compute mode needs a GPU build; it comes with the capture agent");
+  if (const std::string why = computeModeUnavailable(c.compute); !why.empty()) {
+    throw std::invalid_argument(why);
   }
   if (c.payloadBytes > kMaxPayload) {
     throw std::invalid_argument("--payload-bytes " + std::to_string(c.payloadBytes) +

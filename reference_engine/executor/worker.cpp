@@ -11,6 +11,9 @@
 
 #include "reference_engine/executor/clock.h"
 #include "reference_engine/executor/config_json.h"
+#if BUBBLESCOPE_HAVE_CUDA_COMPUTE
+#include "reference_engine/executor/cuda_compute.h"
+#endif
 #include "reference_engine/executor/mlp_compute.h"
 #include "reference_engine/executor/sleep_compute.h"
 #include "reference_engine/executor/stage_runner.h"
@@ -32,7 +35,11 @@ std::unique_ptr<Compute> makeCompute(const EngineConfig& config, int stage) {
     case ComputeMode::Mlp:
       return std::make_unique<MlpCompute>(config.schedule, stage, config.mlp, config.seed);
     case ComputeMode::Cuda:
+#if BUBBLESCOPE_HAVE_CUDA_COMPUTE
+      return std::make_unique<CudaCompute>(config.schedule, stage, config.mlp, config.seed);
+#else
       break;
+#endif
   }
   throw std::runtime_error(std::string("compute mode ") + computeModeName(config.compute) +
                            " is not built in");

@@ -1,5 +1,6 @@
 // When a run goes wrong the engine ends fast, names the cause in one line, and leaves no stage
 // process behind; bad input is refused before anything starts, with exit code 2 and one line.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -194,8 +195,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"--comm-delay", "1"}, "--comm-delay '1'"},
         BadInput{{"--jitter", "120"}, "--jitter 120"},
         BadInput{{"--compute", "gpu"}, "unknown compute mode 'gpu'"},
-        BadInput{{"--compute", "cuda"},
-                 "the cuda compute mode needs a GPU build; it comes with the capture agent"},
         BadInput{{"--op-ms", "1,2"}, "--op-ms '1,2'"},
         BadInput{{"--steps", "0"}, "--steps must be at least 1"},
         BadInput{{"--v", "3"}, "--v 3 does not apply to 1f1b"},
@@ -204,6 +203,24 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"--truth", "/tmp"}, "cannot write /tmp: it is a directory"},
         BadInput{{"-p", "x"}, "bubblescope:"}),
     [](const auto& param) { return "case" + std::to_string(param.index); });
+
+// Without a GPU driver (this development machine) the cuda compute mode is refused before
+// anything starts, in one sentence that says why; with one it runs (scripts/gpu-validation.sh).
+TEST(EngineFailures, CudaComputeWithoutADriverIsOneSentenceAndExitCode2) {
+  if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY)) {
+    dlclose(driver);
+    GTEST_SKIP() << "a CUDA driver is installed here";
+  }
+  testing::TempDir dir;
+  auto r = testing::runBubblescope({"engine", "run", "--compute", "cuda", "-p", "2", "-m", "2",
+                                    "--truth", (dir / "truth.json").string()});
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_EQ(lineCount(r.err), 1) << r.err;
+  EXPECT_TRUE(r.err.find("bubblescope: the cuda compute mode needs a GPU: no CUDA driver") == 0 ||
+              r.err.find("bubblescope: the cuda compute mode is not in this build") == 0)
+      << r.err;
+  expectNothingLeft(dir);
+}
 
 }  // namespace
 }  // namespace bubblescope::engine
