@@ -16,6 +16,8 @@ enum class Problem : uint8_t {
   ControlMessage,       // a malformed control mark
   CudaCaptureOff,       // CUPTI cannot be used: CUDA capture is off, the rest goes on
   NcclUnresolved,       // an NCCL call whose real library cannot be found
+  ControlUnavailable,   // no control socket (directory unsafe or unusable): attach is off
+  ControlRefused,       // a control connection from another user was refused
   Internal,             // anything unexpected: capture stops, the job goes on
   kCount
 };

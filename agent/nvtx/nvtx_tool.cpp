@@ -8,5 +8,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     NvtxGetExportTableFunc_t getExportTable) {
   bubblescope::agent::initAgentOnce();
   if (bubblescope::agent::agentDisabled()) return 0;  // NVTX turns this module's calls into no-ops
-  return bubblescope::agent::installNvtxHandlers(getExportTable) ? 1 : 0;
+  if (!bubblescope::agent::installNvtxHandlers(getExportTable)) return 0;
+  bubblescope::agent::onHooksInstalled();  // the control socket, at the first hook
+  return 1;
 }

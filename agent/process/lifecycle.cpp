@@ -4,10 +4,12 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
+#include "agent/control/control_server.h"
 #include "agent/core/clock.h"
 #include "agent/core/log.h"
 #include "agent/core/recorder.h"
@@ -33,6 +35,7 @@ AgentConfig& config() {
 }
 
 pthread_once_t g_initOnce = PTHREAD_ONCE_INIT;
+pthread_once_t g_controlOnce = PTHREAD_ONCE_INIT;
 bool g_isForkChild = false;
 bool g_disabled = false;
 int64_t g_parentPid = 0;
@@ -141,12 +144,47 @@ void childAfterFork() {
   g_isForkChild = true;
   g_parentPid = getppid();
   resetThreadStatesInForkChild();
+  controlServerChildAfterFork();
   if (g_recorderLockedForFork) {
     Recorder::instance().resetInChild();
   } else {
     Recorder::instance().disable();
   }
   writerChildAfterFork();
+}
+
+std::string commandLine() {
+  std::string text;
+  if (FILE* f = std::fopen("/proc/self/cmdline", "re")) {
+    char buf[256];
+    const size_t n = std::fread(buf, 1, sizeof buf, f);
+    std::fclose(f);
+    text.assign(buf, n);
+  }
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  for (char& c : text) c = c == '\0' ? ' ' : c;
+  return text;
+}
+
+// BUBBLESCOPE_CONTROL=0 turns the control socket off; identity as the writer will see it.
+void startControl() {
+  if (g_disabled || g_isForkChild) return;  // a forked child has no socket (docs/agent.md)
+  const Environment env = relevantEnvironment(environ);
+  if (auto it = env.find("BUBBLESCOPE_CONTROL"); it != env.end()) {
+    const std::string& v = it->second;
+    if (v == "0" || v == "off" || v == "no" || v == "false") return;
+  }
+  const Identity id = identityFromEnvironment(env);
+  ControlIdentity c;
+  c.pid = getpid();
+  c.rank = id.rank;
+  c.localRank = id.localRank;
+  c.worldSize = id.worldSize;
+  c.runId = config().runId;
+  c.command = commandLine();
+  c.outputDir = config().outputDir.string();
+  c.expectedFile = traceFileName(id.rank, c.pid);
+  startControlServer(c, control::dirEnvironmentFromProcess());
 }
 
 void init() {
@@ -181,6 +219,10 @@ bool agentDisabled() {
   return g_disabled;
 }
 
+void onHooksInstalled() {
+  pthread_once(&g_controlOnce, &startControl);
+}
+
 }  // namespace bubblescope::agent
 
 // Runs when the library is loaded (LD_PRELOAD: before main) and when the process exits (after
@@ -191,6 +233,8 @@ __attribute__((constructor)) static void bubblescopeAgentLoad() {
 
 __attribute__((destructor)) static void bubblescopeAgentUnload() {
   if (!bubblescope::agent::agentDisabled()) {
+    // First the socket, so no client finds a process that is going away.
+    bubblescope::agent::stopControlServer();
     bubblescope::agent::finishWriter(bubblescope::agent::kExitFlushMs);
   }
 }

@@ -9,6 +9,10 @@ namespace bubblescope::agent {
 void initAgentOnce();
 // BUBBLESCOPE_DISABLE=1: NVTX keeps no handlers of ours.
 bool agentDisabled();
+// A producer installed its hooks (NVTX: a module's first call). The control socket starts then,
+// once per process: only processes that can record are attachable, and no thread of ours runs
+// before main (a launcher that unshares or daemonises stays single-threaded).
+void onHooksInstalled();
 
 // The longest exit waits for the final flush and close.
 inline constexpr int kExitFlushMs = 10000;

@@ -353,6 +353,11 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
                 << " cannot be loaded): CUDA capture is off, NVTX capture goes on\n";
     }
     injectAgent(env, agent, output, args, cudaNote);
+    if (args.dormant) {
+      const std::string& run = env["BUBBLESCOPE_RUN_ID"];
+      std::cerr << "bubblescope: dormant: nothing is recorded until 'bubblescope attach --all "
+                << "--run-id " << run << " --steps N' (or --duration SECONDS)\n";
+    }
   }
   const std::set<std::string> before = writable ? traceNames(output) : std::set<std::string>();
   const int code = runCommand(*program, args.command, env);

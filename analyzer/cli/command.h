@@ -21,6 +21,7 @@ void addSimulateCommand(CLI::App& app, Action& action);
 void addEngineCommand(CLI::App& app, Action& action);
 void addDemoCommand(CLI::App& app, Action& action);
 void addRecordCommand(CLI::App& app, Action& action);
+void addAttachCommands(CLI::App& app, Action& action);  // attach, detach, ps
 void addAnalyzeCommand(CLI::App& app, Action& action);
 void addImportCommand(CLI::App& app, Action& action);
 void addExportCommand(CLI::App& app, Action& action);

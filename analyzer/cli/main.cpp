@@ -23,6 +23,7 @@ int run(int argc, char** argv) {
   addEngineCommand(app, action);
   addDemoCommand(app, action);
   addRecordCommand(app, action);
+  addAttachCommands(app, action);
   addAnalyzeCommand(app, action);
   addImportCommand(app, action);
   addExportCommand(app, action);

@@ -1,0 +1,148 @@
+#include "agent/control/control_handler.h"
+
+#include "bubblescope/version.h"
+
+namespace bubblescope::agent {
+namespace {
+
+using control::Command;
+using control::Reply;
+
+Reply refusal(std::string message) {
+  Reply r;
+  r.ok = false;
+  r.fields["message"] = std::move(message);
+  return r;
+}
+
+// capture_windows.reason: what was asked, in the protocol's words ("attach steps=2 from=18").
+std::string reasonOf(const Command& c) {
+  std::string line = control::formatCommand(c);
+  line.pop_back();                   // the LF
+  return "attach" + line.substr(5);  // "start ..." → "attach ..."
+}
+
+}  // namespace
+
+Reply ControlHandler::handle(std::string_view line, int64_t nowNs) {
+  Command command;
+  std::string error;
+  if (!control::parseCommand(line, &command, &error)) return refusal(error);
+  tick(nowNs);
+  switch (command.verb) {
+    case Command::Verb::Status:
+      return status(nowNs);
+    case Command::Verb::Start:
+      return start(command);
+    case Command::Verb::Stop:
+      return stop();
+  }
+  return refusal("unknown request");
+}
+
+void ControlHandler::addFile(Reply& r) const {
+  const std::string written = fileLookup_ != nullptr ? fileLookup_() : std::string();
+  r.fields["file_written"] = written.empty() ? "0" : "1";
+  if (!written.empty()) {
+    r.fields["file"] = written;
+  } else if (!identity_.outputDir.empty()) {
+    r.fields["file"] = identity_.outputDir + "/" + identity_.expectedFile;
+  }
+}
+
+bool ControlHandler::armedNow(size_t windowCount) const {
+  return armedIndex_ >= 0 && static_cast<int64_t>(windowCount) == armedIndex_ &&
+         !recorder_.disabled();
+}
+
+void ControlHandler::addWindow(Reply& r) {
+  const std::vector<WindowRecord> windows = recorder_.windows();
+  if (armedNow(windows.size())) {
+    r.fields["window"] = "armed";
+    r.fields["window_index"] = std::to_string(armedIndex_);
+    return;
+  }
+  if (windows.empty()) {
+    r.fields["window"] = "none";
+    return;
+  }
+  const WindowRecord& w = windows.back();
+  r.fields["window"] = w.endNs == 0 ? "open" : "closed";
+  r.fields["window_index"] = std::to_string(windows.size() - 1);
+  r.fields["window_start"] = std::to_string(w.startNs);
+  if (w.endNs != 0) r.fields["window_end"] = std::to_string(w.endNs);
+  r.fields["window_reason"] = w.reason;
+}
+
+Reply ControlHandler::status(int64_t nowNs) {
+  Reply r;
+  r.ok = true;
+  auto& f = r.fields;
+  f["protocol"] = std::to_string(control::kProtocolVersion);
+  f["version"] = BUBBLESCOPE_VERSION;
+  f["pid"] = std::to_string(identity_.pid);
+  f["rank"] = std::to_string(identity_.rank);
+  f["local_rank"] = std::to_string(identity_.localRank);
+  f["world_size"] = std::to_string(identity_.worldSize);
+  f["run_id"] = identity_.runId;
+  f["command"] = identity_.command;
+  f["output_dir"] = identity_.outputDir;
+  addFile(r);
+  f["step"] = std::to_string(steps_.step());
+  if (const int64_t period = steps_.periodNs(); period > 0) f["step_ns"] = std::to_string(period);
+  if (const int64_t age = steps_.sinceChangeNs(nowNs); age >= 0) {
+    f["step_age_ns"] = std::to_string(age);
+  }
+  addWindow(r);
+  const std::string& window = f["window"];
+  f["state"] = recorder_.disabled()         ? "off"
+               : isRecording(controlWord()) ? "recording"
+               : window == "armed"          ? "armed"
+                                            : "dormant";
+  return r;
+}
+
+Reply ControlHandler::start(const Command& c) {
+  if (recorder_.disabled()) return refusal("capture is off in this process");
+  WindowRequest request;
+  request.steps = c.steps;
+  request.fromStep = c.fromStep;
+  request.durationNs = c.durationNs;
+  // A duration that starts at an agreed step (attach --duration on ranks with step markers).
+  request.atStepBoundary = c.durationNs > 0 && c.fromStep >= 0;
+  request.reason = reasonOf(c);
+  const int64_t step = recorder_.currentStep();
+  const size_t index = recorder_.windows().size();
+  std::string why;
+  if (!recorder_.request(request, &why)) return refusal(why);
+  const bool armed = request.steps > 0 || request.atStepBoundary;
+  armedIndex_ = armed ? static_cast<int64_t>(index) : -1;
+  Reply r;
+  r.ok = true;
+  r.fields["window"] = armed ? "armed" : "open";
+  r.fields["window_index"] = std::to_string(index);
+  r.fields["step"] = std::to_string(step);
+  if (c.fromStep >= 0) {
+    r.fields["from"] = std::to_string(c.fromStep);
+    // Already there: the window opens at the next step, later than on the other ranks.
+    if (step >= c.fromStep) r.fields["late"] = "1";
+  }
+  addFile(r);
+  return r;
+}
+
+Reply ControlHandler::stop() {
+  const std::vector<WindowRecord> windows = recorder_.windows();
+  const bool armed = armedNow(windows.size());
+  const bool open = !windows.empty() && windows.back().endNs == 0 && isRecording(controlWord());
+  recorder_.stop();
+  armedIndex_ = -1;
+  Reply r;
+  r.ok = true;
+  r.fields["stopped"] = open ? "window" : armed ? "armed" : "nothing";
+  if (!windows.empty()) r.fields["window_index"] = std::to_string(windows.size() - 1);
+  addFile(r);
+  return r;
+}
+
+}  // namespace bubblescope::agent

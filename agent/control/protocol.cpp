@@ -1,0 +1,190 @@
+#include "agent/control/protocol.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace bubblescope::control {
+namespace {
+
+std::string_view nextWord(std::string_view& rest) {
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  const size_t end = rest.find(' ');
+  const std::string_view word = rest.substr(0, end);
+  rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  return word;
+}
+
+bool parseCount(std::string_view text, int64_t* out) {
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && ptr == text.data() + text.size() && *out >= 0;
+}
+
+// Seconds, a positive finite decimal up to a year (beyond that it is a typo).
+bool parseSeconds(std::string_view text, int64_t* ns) {
+  double seconds = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(seconds) ||
+      !(seconds > 0) || seconds > 366.0 * 86400) {
+    return false;
+  }
+  *ns = static_cast<int64_t>(std::llround(seconds * 1e9));
+  return *ns > 0;
+}
+
+std::string_view trimLine(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  return line;
+}
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+bool parseCommand(std::string_view line, Command* out, std::string* error) {
+  line = trimLine(line);
+  std::string_view rest = line;
+  const std::string_view verb = nextWord(rest);
+  Command c;
+  if (verb == "status") {
+    c.verb = Command::Verb::Status;
+  } else if (verb == "start") {
+    c.verb = Command::Verb::Start;
+  } else if (verb == "stop") {
+    c.verb = Command::Verb::Stop;
+  } else {
+    *error = "unknown request '" + escapeValue(verb.substr(0, 32)) + "' (status, start, stop)";
+    return false;
+  }
+  for (std::string_view word = nextWord(rest); !word.empty(); word = nextWord(rest)) {
+    const size_t eq = word.find('=');
+    const std::string_view key = word.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? "" : word.substr(eq + 1);
+    bool good = c.verb == Command::Verb::Start && eq != std::string_view::npos;
+    if (good && key == "steps") {
+      good = parseCount(value, &c.steps) && c.steps > 0;
+    } else if (good && key == "from") {
+      good = parseCount(value, &c.fromStep);
+    } else if (good && key == "duration") {
+      good = parseSeconds(value, &c.durationNs);
+    } else {
+      good = false;
+    }
+    if (!good) {
+      *error = "bad argument '" + escapeValue(word.substr(0, 32)) + "' (start steps=N [from=S], " +
+               "start duration=SECONDS [from=S], stop, status)";
+      return false;
+    }
+  }
+  if (c.verb == Command::Verb::Start && c.steps == 0 && c.durationNs == 0) {
+    *error = "start needs steps=N or duration=SECONDS";
+    return false;
+  }
+  if (c.steps > 0 && c.durationNs > 0) {
+    *error = "start takes steps=N or duration=SECONDS, not both";
+    return false;
+  }
+  *out = c;
+  return true;
+}
+
+std::string formatCommand(const Command& c) {
+  switch (c.verb) {
+    case Command::Verb::Status:
+      return "status\n";
+    case Command::Verb::Stop:
+      return "stop\n";
+    case Command::Verb::Start:
+      break;
+  }
+  std::string line = "start";
+  if (c.steps > 0) line += " steps=" + std::to_string(c.steps);
+  if (c.durationNs > 0) {
+    char seconds[48];
+    std::snprintf(seconds, sizeof seconds, "%.9g", static_cast<double>(c.durationNs) / 1e9);
+    line += std::string(" duration=") + seconds;
+  }
+  if (c.fromStep >= 0) line += " from=" + std::to_string(c.fromStep);
+  return line + "\n";
+}
+
+const std::string* Reply::find(const std::string& key) const {
+  const auto it = fields.find(key);
+  return it == fields.end() ? nullptr : &it->second;
+}
+
+std::string Reply::text(const std::string& key) const {
+  const std::string* v = find(key);
+  return v == nullptr ? std::string() : *v;
+}
+
+int64_t Reply::integer(const std::string& key, int64_t missing) const {
+  const std::string* v = find(key);
+  if (v == nullptr || v->empty()) return missing;
+  int64_t n = 0;
+  const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  return ec == std::errc() && ptr == v->data() + v->size() ? n : missing;
+}
+
+std::string formatReply(const Reply& reply) {
+  std::string line = reply.ok ? "ok" : "err";
+  for (const auto& [key, value] : reply.fields) line += " " + key + "=" + escapeValue(value);
+  return line + "\n";
+}
+
+std::optional<Reply> parseReply(std::string_view line) {
+  line = trimLine(line);
+  std::string_view rest = line;
+  const std::string_view status = nextWord(rest);
+  Reply r;
+  if (status == "ok") {
+    r.ok = true;
+  } else if (status != "err") {
+    return std::nullopt;
+  }
+  for (std::string_view word = nextWord(rest); !word.empty(); word = nextWord(rest)) {
+    const size_t eq = word.find('=');
+    if (eq == 0 || eq == std::string_view::npos) return std::nullopt;
+    r.fields[std::string(word.substr(0, eq))] = unescapeValue(word.substr(eq + 1));
+  }
+  return r;
+}
+
+std::string escapeValue(std::string_view value) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(value.size());
+  for (const char ch : value) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c <= 0x20 || c >= 0x7f || c == '%' || c == '=') {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string unescapeValue(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value[i] == '%' && i + 2 < value.size() && hexValue(value[i + 1]) >= 0 &&
+        hexValue(value[i + 2]) >= 0) {
+      out += static_cast<char>(hexValue(value[i + 1]) * 16 + hexValue(value[i + 2]));
+      i += 2;
+    } else {
+      out += value[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace bubblescope::control

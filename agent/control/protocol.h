@@ -1,0 +1,53 @@
+#pragma once
+// The control protocol between `bubblescope attach/detach/ps` and the agent in each process:
+// one request line per connection, one reply line back (docs/agent.md, "The control protocol").
+// Pure text in and out, shared by the agent's server and the command-line client.
+//
+//   request := verb *(SP key=value) LF           at most kMaxRequestBytes
+//   reply   := ("ok" | "err") *(SP key=value) LF
+//
+// Values are percent-escaped (space, '%', '=', control and non-ASCII bytes become %XX).
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace bubblescope::control {
+
+inline constexpr int kProtocolVersion = 1;
+inline constexpr size_t kMaxRequestBytes = 512;
+inline constexpr size_t kMaxReplyBytes = 64 * 1024;
+
+// A parsed request.
+struct Command {
+  enum class Verb { Status, Start, Stop } verb = Verb::Status;
+  int64_t steps = 0;       // start: capture this many steps (from a step boundary)
+  int64_t fromStep = -1;   // start: the first step to capture (every rank the same)
+  int64_t durationNs = 0;  // start: record this long
+};
+
+// False (with a one-line reason) for anything that is not a valid request.
+bool parseCommand(std::string_view line, Command* out, std::string* error);
+// The request line for a command (with its LF).
+std::string formatCommand(const Command& command);
+
+// A reply: ok or err, and its fields.
+struct Reply {
+  bool ok = false;
+  std::map<std::string, std::string> fields;
+
+  const std::string* find(const std::string& key) const;
+  std::string text(const std::string& key) const;                  // "" when missing
+  int64_t integer(const std::string& key, int64_t missing) const;  // `missing` if absent or bad
+};
+
+std::string formatReply(const Reply& reply);  // with its LF
+// Nothing (not a reply of this protocol) for text that is not "ok ..." or "err ...".
+std::optional<Reply> parseReply(std::string_view line);
+
+std::string escapeValue(std::string_view value);
+std::string unescapeValue(std::string_view value);
+
+}  // namespace bubblescope::control

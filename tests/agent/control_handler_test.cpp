@@ -1,0 +1,155 @@
+// What the agent answers on its control socket, against a recorder of the test's own: status,
+// windows started and stopped through the recorder, refusals.
+#include "agent/control/control_handler.h"
+
+#include <gtest/gtest.h>
+
+namespace bubblescope::agent {
+namespace {
+
+ControlIdentity identity() {
+  ControlIdentity id;
+  id.pid = 4242;
+  id.rank = 3;
+  id.localRank = 1;
+  id.worldSize = 8;
+  id.runId = "run-1";
+  id.command = "python train.py --lr 0.1";
+  id.outputDir = "/out";
+  id.expectedFile = "rank-00003.sqlite";
+  return id;
+}
+
+struct Fixture {
+  Recorder recorder;
+  ControlHandler handler{recorder, identity()};
+  Fixture() { recorder.begin(false, "record"); }
+  control::Reply ask(const std::string& line, int64_t nowNs = 0) {
+    return handler.handle(line, nowNs);
+  }
+};
+
+TEST(ControlHandler, StatusSaysWhoAndWhere) {
+  Fixture f;
+  const control::Reply r = f.ask("status");
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.integer("protocol", 0), control::kProtocolVersion);
+  EXPECT_EQ(r.integer("pid", 0), 4242);
+  EXPECT_EQ(r.integer("rank", 0), 3);
+  EXPECT_EQ(r.integer("local_rank", 0), 1);
+  EXPECT_EQ(r.integer("world_size", 0), 8);
+  EXPECT_EQ(r.text("run_id"), "run-1");
+  EXPECT_EQ(r.text("command"), "python train.py --lr 0.1");
+  EXPECT_EQ(r.text("state"), "dormant");
+  EXPECT_EQ(r.integer("step", 0), -1);
+  EXPECT_EQ(r.text("window"), "none");
+  EXPECT_EQ(r.text("file"), "/out/rank-00003.sqlite");
+  EXPECT_EQ(r.text("file_written"), "0");
+  EXPECT_EQ(r.find("step_ns"), nullptr);
+}
+
+TEST(ControlHandler, StatusFollowsTheStepCounterAndItsRate) {
+  Fixture f;
+  f.recorder.trackSteps(true);
+  f.recorder.onStepBoundary(10);
+  f.handler.tick(0);
+  f.recorder.onStepBoundary(11);
+  f.handler.tick(100'000'000);
+  f.recorder.onStepBoundary(12);
+  const control::Reply r = f.ask("status", 300'000'000);
+  EXPECT_EQ(r.integer("step", -1), 12);
+  EXPECT_EQ(r.integer("step_ns", -1), 200'000'000);
+  EXPECT_EQ(r.integer("step_age_ns", -1), 0);
+}
+
+TEST(ControlHandler, StartStepsArmsAWindowThatOpensAtTheAgreedStep) {
+  Fixture f;
+  f.recorder.trackSteps(true);
+  f.recorder.onStepBoundary(5);
+  const control::Reply r = f.ask("start steps=2 from=7");
+  ASSERT_TRUE(r.ok) << r.text("message");
+  EXPECT_EQ(r.text("window"), "armed");
+  EXPECT_EQ(r.integer("window_index", -1), 0);
+  EXPECT_EQ(r.integer("step", -1), 5);
+  EXPECT_EQ(r.find("late"), nullptr);
+  EXPECT_EQ(f.ask("status").text("state"), "armed");
+
+  f.recorder.onStepBoundary(6);
+  EXPECT_FALSE(isRecording(controlWord()));
+  f.recorder.onStepBoundary(7);
+  EXPECT_TRUE(isRecording(controlWord()));
+  const control::Reply open = f.ask("status");
+  EXPECT_EQ(open.text("state"), "recording");
+  EXPECT_EQ(open.text("window"), "open");
+  EXPECT_EQ(open.text("window_reason"), "attach steps=2 from=7");
+  f.recorder.onStepBoundary(8);
+  f.recorder.onStepBoundary(9);
+  const control::Reply closed = f.ask("status");
+  EXPECT_EQ(closed.text("state"), "dormant");
+  EXPECT_EQ(closed.text("window"), "closed");
+  EXPECT_EQ(closed.integer("window_index", -1), 0);
+  EXPECT_GE(closed.integer("window_end", 0), closed.integer("window_start", 1));
+}
+
+TEST(ControlHandler, StartTooLateSaysSo) {
+  Fixture f;
+  f.recorder.trackSteps(true);
+  f.recorder.onStepBoundary(9);
+  const control::Reply r = f.ask("start steps=1 from=9");
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.text("late"), "1");
+  EXPECT_EQ(r.integer("step", -1), 9);
+}
+
+TEST(ControlHandler, StartDurationOpensNowOrAtTheAgreedStep) {
+  Fixture f;
+  const control::Reply now = f.ask("start duration=5");
+  ASSERT_TRUE(now.ok);
+  EXPECT_EQ(now.text("window"), "open");
+  EXPECT_TRUE(isRecording(controlWord()));
+  EXPECT_EQ(f.recorder.windows().back().reason, "attach duration=5");
+  f.ask("stop");
+
+  f.recorder.trackSteps(true);
+  const control::Reply atStep = f.ask("start duration=5 from=3");
+  EXPECT_EQ(atStep.text("window"), "armed");
+  EXPECT_EQ(atStep.integer("window_index", -1), 1);
+  f.recorder.onStepBoundary(3);
+  EXPECT_TRUE(isRecording(controlWord()));
+}
+
+TEST(ControlHandler, StopClosesTheWindowOrCancelsTheArmedOne) {
+  Fixture f;
+  EXPECT_EQ(f.ask("stop").text("stopped"), "nothing");
+  f.ask("start duration=60");
+  const control::Reply stopped = f.ask("stop");
+  EXPECT_EQ(stopped.text("stopped"), "window");
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_NE(f.recorder.windows().back().endNs, 0);
+
+  f.recorder.trackSteps(true);
+  f.ask("start steps=2");
+  EXPECT_EQ(f.ask("stop").text("stopped"), "armed");
+  f.recorder.onStepBoundary(1);
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_EQ(f.ask("status").text("state"), "dormant");
+}
+
+TEST(ControlHandler, RefusesASecondWindowAndBadRequests) {
+  Fixture f;
+  ASSERT_TRUE(f.ask("start duration=60").ok);
+  const control::Reply again = f.ask("start steps=2");
+  EXPECT_FALSE(again.ok);
+  EXPECT_EQ(again.text("message"), "already recording");
+  const control::Reply bad = f.ask("start steps=two");
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.text("message").find("bad argument"), std::string::npos);
+  f.recorder.disable();
+  const control::Reply off = f.ask("start steps=2");
+  EXPECT_FALSE(off.ok);
+  EXPECT_EQ(off.text("message"), "capture is off in this process");
+  EXPECT_EQ(f.ask("status").text("state"), "off");
+}
+
+}  // namespace
+}  // namespace bubblescope::agent
