@@ -3,7 +3,10 @@
 // kernel names, flow arrows, annotations), imports it on one core, and reports MB/s of
 // uncompressed JSON and the peak heap the import used against the model it built.
 //
-//   kineto_import_bench [--mb 256] [--dir /tmp] [--no-gzip]
+// Real traces given with --file (plain or gzip) are measured too, decompressed first.
+//
+//   kineto_import_bench [--mb 256] [--dir /tmp] [--no-gzip] [--file TRACE]...
+#include <unistd.h>
 #include <zlib.h>
 
 #include <atomic>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "traces/import/kineto/chrome_trace_import.h"
+#include "traces/import/kineto/trace_event.h"
 #include "traces/model/memory.h"
 
 // Every heap allocation is counted: the import's peak against the model it leaves behind.
@@ -180,6 +184,21 @@ size_t generate(const fs::path& file, size_t targetBytes) {
   return written;
 }
 
+// gzread passes a plain file through unchanged.
+size_t gunzipFile(const fs::path& from, const fs::path& to) {
+  gzFile gz = gzopen(from.c_str(), "rb");
+  if (!gz) return 0;
+  std::ofstream out(to, std::ios::binary);
+  std::vector<char> buf(1 << 20);
+  size_t total = 0;
+  for (int n; (n = gzread(gz, buf.data(), static_cast<unsigned>(buf.size()))) > 0;) {
+    out.write(buf.data(), n);
+    total += static_cast<size_t>(n);
+  }
+  gzclose(gz);
+  return total;
+}
+
 void gzipFile(const fs::path& from, const fs::path& to) {
   std::ifstream in(from, std::ios::binary);
   gzFile gz = gzopen(to.c_str(), "wb1");
@@ -206,7 +225,7 @@ long residentPeakKiB() {
   return -1;
 }
 
-void measure(const fs::path& file, size_t jsonBytes, const char* label) {
+void measure(const fs::path& file, size_t jsonBytes, const std::string& label) {
   { std::ofstream("/proc/self/clear_refs") << "5"; }
   const long rssBefore = residentPeakKiB();
   const int64_t before = liveBytes.load();
@@ -225,7 +244,7 @@ void measure(const fs::path& file, size_t jsonBytes, const char* label) {
   std::printf(
       "%-6s %8.1f MB JSON  %9zu events  %6.2f s wall  %6.2f s cpu  %7.1f MB/s (cpu)  "
       "model %7.1f MB  heap peak %7.1f MB = %.2fx model  RSS peak +%ld MB\n",
-      label, mb, t.eventCount(), wall, cpu, mb / cpu, model / 1e6, peak / 1e6, peak / model,
+      label.c_str(), mb, t.eventCount(), wall, cpu, mb / cpu, model / 1e6, peak / 1e6, peak / model,
       (rssPeak - rssBefore) / 1024);
 }
 
@@ -235,6 +254,7 @@ int main(int argc, char** argv) {
   size_t targetMb = 256;
   fs::path dir = fs::temp_directory_path();
   bool gzip = true;
+  std::vector<fs::path> real;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--mb" && i + 1 < argc)
@@ -243,13 +263,37 @@ int main(int argc, char** argv) {
       dir = argv[++i];
     else if (a == "--no-gzip")
       gzip = false;
+    else if (a == "--file" && i + 1 < argc)
+      real.emplace_back(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: kineto_import_bench [--mb N] [--dir DIR] [--no-gzip]\n");
+      std::fprintf(
+          stderr,
+          "usage: kineto_import_bench [--mb N] [--dir DIR] [--no-gzip] [--file TRACE]...\n");
       return 2;
     }
   }
-  const fs::path json = dir / "bubblescope-bench-kineto.json";
-  const fs::path gz = dir / "bubblescope-bench-kineto.json.gz";
+  const auto kernels = bubblescope::traces::import::jsonKernels();
+  std::printf(
+      "simdjson kernels: structure (stage 1, chosen at run time) %.*s, values (compiled "
+      "in) %.*s\n",
+      static_cast<int>(kernels.active.size()), kernels.active.data(),
+      static_cast<int>(kernels.builtin.size()), kernels.builtin.data());
+  for (const fs::path& f : real) {
+    const fs::path plain = dir / ("bubblescope-bench-" + std::to_string(getpid()) + "-" +
+                                  f.filename().string() + ".json");
+    const size_t bytes = gunzipFile(f, plain);
+    if (bytes == 0) {
+      std::fprintf(stderr, "%s: cannot be read\n", f.c_str());
+      return 2;
+    }
+    measure(plain, bytes, f.filename().string());
+    measure(plain, bytes, f.filename().string());
+    fs::remove(plain);
+  }
+  if (targetMb == 0) return 0;
+  const std::string stem = "bubblescope-bench-" + std::to_string(getpid()) + "-kineto.json";
+  const fs::path json = dir / stem;
+  const fs::path gz = dir / (stem + ".gz");
   std::printf("generating %zu MB of Kineto JSON in %s ...\n", targetMb, dir.c_str());
   const size_t bytes = generate(json, targetMb * 1000 * 1000);
   measure(json, bytes, "plain");

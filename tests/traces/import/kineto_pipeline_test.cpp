@@ -3,6 +3,9 @@
 // analysed. Without faults its only idle is the pipeline filling and draining.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <set>
+
 #include "analyzer/analyze.h"
 #include "tests/analyzer/synthetic_run.h"
 #include "tests/support/subprocess.h"
@@ -100,6 +103,21 @@ TEST(KinetoPipeline, FaultFreeOneF1BIdlesOnlyInWarmupAndDrain) {
   EXPECT_GT(idleOf(pl.stages[0].total, IdleClass::Drain), 0);
   EXPECT_GT(idleOf(pl.stages[3].total, IdleClass::Warmup), 3 * 3 * 1'900'000);
   EXPECT_GT(idleOf(pl.stages[3].total, IdleClass::Drain), 0);  // the last stage finishes first
+
+  // The same job as our own recorder writes it is split the same, to the nanosecond.
+  const analysis::AnalysisResult direct = analysis::analyzeRun(testing::synthesize(job));
+  ASSERT_EQ(direct.pipelines.size(), 1u);
+  ASSERT_EQ(direct.pipelines[0].stages.size(), pl.stages.size());
+  for (size_t i = 0; i < pl.stages.size(); ++i) {
+    const analysis::Split& a = pl.stages[i].total;
+    const analysis::Split& b = direct.pipelines[0].stages[i].total;
+    EXPECT_EQ(a.span, b.span) << "stage " << i;
+    EXPECT_EQ(a.compute, b.compute) << "stage " << i;
+    EXPECT_EQ(a.idle, b.idle) << "stage " << i;
+    for (int c = 0; c < analysis::kIdleClasses; ++c) {
+      EXPECT_EQ(a.idleByClass[c], b.idleByClass[c]) << "stage " << i << " class " << c;
+    }
+  }
 }
 
 TEST(KinetoPipeline, AnalyzeReadsKinetoTracesDirectly) {
@@ -112,6 +130,35 @@ TEST(KinetoPipeline, AnalyzeReadsKinetoTracesDirectly) {
   EXPECT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("\"schema_version\""), std::string::npos);
   EXPECT_NE(r.out.find("torch.distributed.pipelining"), std::string::npos);
+}
+
+TEST(KinetoPipeline, ExportPerfettoReadsKinetoTracesDirectly) {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "traces");
+  testing::SyntheticJob job;
+  job.schedule = engine::Schedule::oneF1B(4, 4);
+  job.steps = 2;
+  writeKinetoRun(dir / "traces", job);
+  const auto r = testing::runBubblescope(
+      {"export", "perfetto", (dir / "traces").string(), "-o", (dir / "trace.json").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(testing::readFile(dir / "trace.json"));
+  std::set<std::string> processes, idleNames;
+  size_t forwards = 0, backwards = 0, flows = 0;
+  for (const nlohmann::json& ev : doc["traceEvents"]) {
+    if (ev["ph"] == "M" && ev["name"] == "process_name") processes.insert(ev["args"]["name"]);
+    if (ev["ph"] == "X" && ev["cat"] == "idle") idleNames.insert(ev["name"]);
+    if (ev["ph"] == "X" && ev["name"].get<std::string>().starts_with("F mb=")) ++forwards;
+    if (ev["ph"] == "X" && ev["name"].get<std::string>().starts_with("BW mb=")) ++backwards;
+    flows += ev["ph"] == "s";
+  }
+  EXPECT_EQ(processes, (std::set<std::string>{"stage 0 (rank 0)", "stage 1 (rank 1)",
+                                              "stage 2 (rank 2)", "stage 3 (rank 3)"}));
+  EXPECT_EQ(forwards, 4u * 4 * 2);  // stages x microbatches x steps
+  EXPECT_EQ(backwards, 4u * 4 * 2);
+  EXPECT_EQ(flows, 3u * 2 * 4 * 2);  // stage boundaries x (activations + gradients) x mbs x steps
+  EXPECT_TRUE(idleNames.count("warm-up bubble"));
+  EXPECT_TRUE(idleNames.count("drain bubble"));
 }
 
 }  // namespace

@@ -89,6 +89,15 @@ bool isKinetoCategory(Category c) {
   return c != Category::Other;
 }
 
+#define BUBBLESCOPE_TEXT(x) #x
+#define BUBBLESCOPE_NAME_OF(x) BUBBLESCOPE_TEXT(x)
+JsonKernels jsonKernels() {
+  return {BUBBLESCOPE_NAME_OF(SIMDJSON_BUILTIN_IMPLEMENTATION),
+          simdjson::get_active_implementation()->name()};
+}
+#undef BUBBLESCOPE_NAME_OF
+#undef BUBBLESCOPE_TEXT
+
 struct TraceEventParser::Impl {
   simdjson::ondemand::parser event;
   simdjson::ondemand::parser args;

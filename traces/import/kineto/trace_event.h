@@ -71,4 +71,13 @@ class TraceEventParser {
   std::unique_ptr<Impl> impl_;
 };
 
+// The simdjson kernels in play, for benchmarks. On-Demand indexes an event's structure (stage 1,
+// the SIMD part) with the kernel simdjson picks for the CPU at run time ("active"), and walks its
+// values with code compiled into the importer ("builtin": what the compiler's target flags allow,
+// `fallback` without -march).
+struct JsonKernels {
+  std::string_view builtin, active;
+};
+JsonKernels jsonKernels();
+
 }  // namespace bubblescope::traces::import
