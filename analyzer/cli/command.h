@@ -23,6 +23,7 @@ void addDemoCommand(CLI::App& app, Action& action);
 void addRecordCommand(CLI::App& app, Action& action);
 void addAttachCommands(CLI::App& app, Action& action);  // attach, detach, ps
 void addAnalyzeCommand(CLI::App& app, Action& action);
+void addCheckCommand(CLI::App& app, Action& action);
 void addImportCommand(CLI::App& app, Action& action);
 void addExportCommand(CLI::App& app, Action& action);
 void addViewCommand(CLI::App& app, Action& action);

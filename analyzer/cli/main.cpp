@@ -25,6 +25,7 @@ int run(int argc, char** argv) {
   addRecordCommand(app, action);
   addAttachCommands(app, action);
   addAnalyzeCommand(app, action);
+  addCheckCommand(app, action);
   addImportCommand(app, action);
   addExportCommand(app, action);
   addViewCommand(app, action);

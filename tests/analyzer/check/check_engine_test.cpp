@@ -1,0 +1,130 @@
+// `bubblescope check` on real reference-engine runs (one process per stage) recorded by the
+// capture agent, used as in CI: a baseline report of a fault-free run, then a run directory
+// checked against it. A run with a 1.5x slow stage must fail the gate; a second fault-free run
+// must pass it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+
+namespace bubblescope {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::runBubblescope;
+
+// The ops sleep, so on this shared 2-core machine two fault-free runs differ by what the
+// scheduler does: up to ~10% step time, ~0.04 S and ~1.5 pp bubble share between steady runs
+// (measured 2026-11-23 under a load average of 7). The limits sit above that and well below
+// what a 1.5x stage costs a 4-stage 1F1B (+30% step time, +0.2 S, +10 pp).
+const std::vector<std::string> kLimits = {"--max-bubble-pp", "5", "--max-slowdown", "0.1",
+                                          "--max-step-time-pct", "15"};
+// A recording whose steps differ more than this was disturbed by other work on the machine.
+constexpr double kSteadySpread = 0.15;
+constexpr int kAttempts = 3;
+
+struct Recording {
+  fs::path dir;     // the run: one trace per stage
+  fs::path report;  // its JSON report, steps 1 on
+  double spread = 0;
+};
+
+// Longest step over the shortest, minus one, from a JSON report.
+double stepSpread(const fs::path& report) {
+  const auto doc = nlohmann::json::parse(testing::readFile(report));
+  double lo = 0, hi = 0;
+  for (const auto& s : doc.at("pipelines").at(0).at("steps")) {
+    const double d = s.at("end_ns").get<double>() - s.at("start_ns").get<double>();
+    lo = lo == 0 ? d : std::min(lo, d);
+    hi = std::max(hi, d);
+  }
+  return lo > 0 ? hi / lo - 1 : 1;
+}
+
+// 1F1B, p=4, m=8, 4 ms ops, 4 steps, recorded by `bubblescope record`; step 0 (connections,
+// first allocations) is left out. A recording with unsteady steps is made again, and the
+// steadiest of kAttempts is kept: the premise of the comparison is a machine at rest.
+Recording record(const testing::TempDir& tmp, const std::string& name,
+                 const std::vector<std::string>& faults) {
+  Recording best;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    Recording r;
+    r.dir = tmp / (name + "-" + std::to_string(attempt));
+    r.report = tmp / (name + "-" + std::to_string(attempt) + ".json");
+    std::vector<std::string> cmd = {"record",  "-o",         r.dir.string(),  "--",
+                                    BUBBLESCOPE_BIN, "engine", "run", "--schedule",
+                                    "1f1b",    "-p",         "4",             "-m",
+                                    "8",       "--op-ms",    "4,4,4",         "--steps",
+                                    "4",       "--truth",    (tmp / (name + ".truth.json")).string(),
+                                    "-q"};
+    cmd.insert(cmd.end(), faults.begin(), faults.end());
+    const auto rec = runBubblescope(cmd);
+    EXPECT_EQ(rec.exitCode, 0) << rec.err;
+    const auto an = runBubblescope({"analyze", r.dir.string(), "--steps", "1:", "--format",
+                                    "json", "-o", r.report.string()});
+    EXPECT_EQ(an.exitCode, 0) << an.err;
+    if (rec.exitCode != 0 || an.exitCode != 0) return r;
+    r.spread = stepSpread(r.report);
+    if (best.dir.empty() || r.spread < best.spread) best = r;
+    if (r.spread <= kSteadySpread) break;
+  }
+  return best;
+}
+
+testing::ProcessResult check(const Recording& baseline, const Recording& current) {
+  std::vector<std::string> cmd = {"check", "--baseline", baseline.report.string(),
+                                  current.dir.string(), "--steps", "1:"};
+  cmd.insert(cmd.end(), kLimits.begin(), kLimits.end());
+  return runBubblescope(cmd);
+}
+
+std::string lastLine(std::string s) {
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s.substr(s.rfind('\n') + 1);
+}
+
+// The first S_s line: the stage whose S_s changed most.
+std::string largestStageChange(const std::string& out) {
+  const size_t at = out.find("    S_s stage ");
+  return at == std::string::npos ? "" : out.substr(at + 4, out.find(' ', at + 14) - at - 4);
+}
+
+TEST(CheckEngineRuns, SlowStageRunRegressesAgainstAFaultFreeBaseline) {
+  const testing::TempDir tmp("bubblescope-check-engine");
+  const Recording base = record(tmp, "base", {});
+  const Recording slow = record(tmp, "slow", {"--slow-stage", "2:1.5"});
+  ASSERT_TRUE(fs::exists(base.report) && fs::exists(slow.report));
+
+  const auto r = check(base, slow);
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::string verdict = lastLine(r.out);
+  EXPECT_TRUE(verdict.starts_with("REGRESSED: ")) << r.out;
+  // The step time is the robust signal: S divides by an ideal that the slow stage's costs raise
+  // too, and a noisy baseline can hide part of its rise.
+  EXPECT_NE(verdict.find("step time +"), std::string::npos) << r.out;
+  EXPECT_EQ(largestStageChange(r.out), "S_s stage 2") << r.out;
+  EXPECT_NE(r.out.find("idle: imbalance"), std::string::npos) << r.out;
+}
+
+TEST(CheckEngineRuns, SecondFaultFreeRunPasses) {
+  const testing::TempDir tmp("bubblescope-check-engine");
+  const Recording base = record(tmp, "base", {});
+  const Recording again = record(tmp, "again", {});
+  ASSERT_TRUE(fs::exists(base.report) && fs::exists(again.report));
+
+  const auto r = check(base, again);
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err << "(step spread of the runs: " << base.spread
+                           << ", " << again.spread << ")";
+  EXPECT_TRUE(lastLine(r.out).starts_with("OK: no regression")) << r.out;
+}
+
+}  // namespace
+}  // namespace bubblescope
