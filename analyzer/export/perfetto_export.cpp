@@ -27,8 +27,9 @@ const char* kindColour(OpKind k) {
 const char* idleColour(IdleClass c) {
   switch (c) {
     case IdleClass::Warmup:
-    case IdleClass::Drain:
       return "grey";
+    case IdleClass::Drain:
+      return "thread_state_sleeping";
     case IdleClass::ScheduleBubble:
       return "white";
     case IdleClass::Imbalance:

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "analyzer/analyze.h"
@@ -101,6 +102,31 @@ TEST(PerfettoExport, GapsAreNamedByTheirClassWithTheBlameInArgs) {
   EXPECT_GT(names["warm-up bubble"], 0u);
   EXPECT_GT(names["drain bubble"], 0u);
   EXPECT_TRUE(blamed) << "the slow stage 2 is named in some gap's blame";
+}
+
+TEST(PerfettoExport, EachIdleClassHasItsOwnColourAndArrowsJoinSendToReceive) {
+  const Exported e = exportOneF1B();
+  std::map<std::string, std::set<std::string>> colourOfClass;
+  std::map<int, json> flowStart, flowEnd;
+  for (const json& ev : e.doc["traceEvents"]) {
+    if (ev["ph"] == "X" && ev["cat"] == "idle") colourOfClass[ev["name"]].insert(ev["cname"]);
+    if (ev["ph"] == "s") flowStart[ev["id"]] = ev;
+    if (ev["ph"] == "f") flowEnd[ev["id"]] = ev;
+  }
+  ASSERT_GE(colourOfClass.size(), 2u);
+  std::set<std::string> colours;
+  for (const auto& [name, set] : colourOfClass) {
+    EXPECT_EQ(set.size(), 1u) << name;
+    colours.insert(*set.begin());
+  }
+  EXPECT_EQ(colours.size(), colourOfClass.size()) << "two classes share a colour";
+  // Every arrow starts on one stage's process and ends on a neighbour's.
+  ASSERT_EQ(flowStart.size(), e.result.pipelines.at(0).transfers.size());
+  for (const auto& [id, s] : flowStart) {
+    ASSERT_TRUE(flowEnd.count(id)) << id;
+    const int from = s["pid"], to = flowEnd[id]["pid"];
+    EXPECT_EQ(std::abs(from - to), 1) << id;
+  }
 }
 
 TEST(PerfettoExport, TimesAreExactAndSlicesOfOneThreadNest) {
