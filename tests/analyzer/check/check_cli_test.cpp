@@ -161,6 +161,24 @@ TEST_F(CheckCli, DifferentPipelineShapesAreBadInput) {
                  path("two-stages.json"), "has 2 stages but the baseline's");
 }
 
+TEST_F(CheckCli, RunDirectoryWithoutTracesIsBadInput) {
+  testing::TempDir empty;
+  expectBadInput({"check", "--baseline", path("balanced.json"), empty.path().string()},
+                 empty.path().string(), "no traces");
+}
+
+TEST_F(CheckCli, StepsChooseWhatIsAnalysedAndAreCheckedAsForAnalyze) {
+  // Steps 1 on of the slow run: still the slow stage, still a regression.
+  const auto r = runBubblescope(
+      {"check", "--baseline", path("balanced.json"), path("slow-run"), "--steps", "1:"});
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  const auto bad = runBubblescope(
+      {"check", "--baseline", path("balanced.json"), path("slow.json"), "--steps", "x"});
+  EXPECT_EQ(bad.exitCode, 2) << bad.out << bad.err;
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("--steps 'x'"), std::string::npos) << bad.err;
+}
+
 TEST_F(CheckCli, NegativeThresholdIsAUsageError) {
   const auto r = runBubblescope(
       {"check", "--baseline", path("balanced.json"), path("slow.json"), "--max-slowdown", "-1"});

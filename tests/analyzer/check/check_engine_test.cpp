@@ -24,7 +24,7 @@ using testing::runBubblescope;
 // scheduler does: up to ~10% step time, ~0.04 S and ~1.5 pp bubble share between steady runs
 // (measured 2026-11-23 under a load average of 7). The limits sit above that and well below
 // what a 1.5x stage costs a 4-stage 1F1B (+30% step time, +0.2 S, +10 pp).
-const std::vector<std::string> kLimits = {"--max-bubble-pp", "5", "--max-slowdown", "0.1",
+const std::vector<std::string> kLimits = {"--max-bubble-pp",     "5", "--max-slowdown", "0.1",
                                           "--max-step-time-pct", "15"};
 // A recording whose steps differ more than this was disturbed by other work on the machine.
 constexpr double kSteadySpread = 0.15;
@@ -58,17 +58,17 @@ Recording record(const testing::TempDir& tmp, const std::string& name,
     Recording r;
     r.dir = tmp / (name + "-" + std::to_string(attempt));
     r.report = tmp / (name + "-" + std::to_string(attempt) + ".json");
-    std::vector<std::string> cmd = {"record",  "-o",         r.dir.string(),  "--",
-                                    BUBBLESCOPE_BIN, "engine", "run", "--schedule",
-                                    "1f1b",    "-p",         "4",             "-m",
-                                    "8",       "--op-ms",    "4,4,4",         "--steps",
-                                    "4",       "--truth",    (tmp / (name + ".truth.json")).string(),
-                                    "-q"};
+    const std::vector<std::string> engine = {
+        "engine",  "run", "--schedule", "1f1b",    "-p",
+        "4",       "-m",  "8",          "--op-ms", "4,4,4",
+        "--steps", "4",   "-q",         "--truth", (tmp / (name + ".truth.json")).string()};
+    std::vector<std::string> cmd = {"record", "-o", r.dir.string(), "--", BUBBLESCOPE_BIN};
+    cmd.insert(cmd.end(), engine.begin(), engine.end());
     cmd.insert(cmd.end(), faults.begin(), faults.end());
     const auto rec = runBubblescope(cmd);
     EXPECT_EQ(rec.exitCode, 0) << rec.err;
-    const auto an = runBubblescope({"analyze", r.dir.string(), "--steps", "1:", "--format",
-                                    "json", "-o", r.report.string()});
+    const auto an = runBubblescope(
+        {"analyze", r.dir.string(), "--steps", "1:", "--format", "json", "-o", r.report.string()});
     EXPECT_EQ(an.exitCode, 0) << an.err;
     if (rec.exitCode != 0 || an.exitCode != 0) return r;
     r.spread = stepSpread(r.report);
@@ -79,8 +79,8 @@ Recording record(const testing::TempDir& tmp, const std::string& name,
 }
 
 testing::ProcessResult check(const Recording& baseline, const Recording& current) {
-  std::vector<std::string> cmd = {"check", "--baseline", baseline.report.string(),
-                                  current.dir.string(), "--steps", "1:"};
+  std::vector<std::string> cmd = {
+      "check", "--baseline", baseline.report.string(), current.dir.string(), "--steps", "1:"};
   cmd.insert(cmd.end(), kLimits.begin(), kLimits.end());
   return runBubblescope(cmd);
 }
@@ -121,8 +121,8 @@ TEST(CheckEngineRuns, SecondFaultFreeRunPasses) {
   ASSERT_TRUE(fs::exists(base.report) && fs::exists(again.report));
 
   const auto r = check(base, again);
-  EXPECT_EQ(r.exitCode, 0) << r.out << r.err << "(step spread of the runs: " << base.spread
-                           << ", " << again.spread << ")";
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err << "(step spread of the runs: " << base.spread << ", "
+                           << again.spread << ")";
   EXPECT_TRUE(lastLine(r.out).starts_with("OK: no regression")) << r.out;
 }
 

@@ -71,7 +71,8 @@ long countColour(const Image& img, Rgb c) {
 TEST(HtmlScreenshot, SixtyFourStageReportRendersInChromium) {
   const std::string chromium = chromiumBinary();
   ASSERT_EQ(access(chromium.c_str(), X_OK), 0)
-      << chromium << " cannot be run: the HTML screenshot test needs Chromium (Debian package "
+      << chromium
+      << " cannot be run: the HTML screenshot test needs Chromium (Debian package "
          "'chromium', installed by scripts/install-deps.sh --tests; or set BUBBLESCOPE_CHROMIUM "
          "to a Chromium binary)";
 
