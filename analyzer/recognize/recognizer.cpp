@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/steps.h"
@@ -53,14 +55,24 @@ bool isNcclDomain(const RankTrace& t, StringId domain) {
   return t.strings.at(domain) == "NCCL";
 }
 
-// Unrecognised ranges that hold no recognised op are evidence that the host was busy (data
-// loading, Python, GC); a wrapper around a whole step is not.
-std::vector<Interval> hostActivity(const std::vector<Interval>& candidates,
-                                   const std::vector<TimeNs>& workStarts) {
+// A range on a thread, for telling host work from wrappers.
+struct ThreadRange {
+  traces::ThreadIndex thread;
+  TimeNs start, end;
+};
+
+// Unrecognised ranges that hold no recognised work of their own thread are evidence that the
+// host was busy (data loading, Python, GC); a wrapper around a whole step is not. Work of other
+// threads does not count: a comm thread's SEND may well start while the main thread loads data.
+std::vector<Interval> hostActivity(const std::vector<ThreadRange>& candidates,
+                                   std::vector<std::pair<traces::ThreadIndex, TimeNs>> workStarts) {
+  std::sort(workStarts.begin(), workStarts.end());
   std::vector<Interval> out;
-  for (const Interval& r : candidates) {
-    auto it = std::lower_bound(workStarts.begin(), workStarts.end(), r.start);
-    if (it == workStarts.end() || *it >= r.end) out.push_back(r);
+  for (const ThreadRange& r : candidates) {
+    auto it = std::lower_bound(workStarts.begin(), workStarts.end(), std::pair(r.thread, r.start));
+    if (it == workStarts.end() || it->first != r.thread || it->second >= r.end) {
+      out.push_back({r.start, r.end});
+    }
   }
   return out;
 }
@@ -104,13 +116,15 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
 
   CachedMatcher match(*chosen, t.strings);
   const auto& r = t.ranges;
-  std::vector<Interval> unrecognised;
-  std::vector<TimeNs> workStarts;
+  std::vector<ThreadRange> unrecognised;
+  std::vector<std::pair<traces::ThreadIndex, TimeNs>> workStarts;
   std::vector<std::optional<int>> opStage, commStage;
   for (size_t i = 0; i < r.size(); ++i) {
     const auto& m = match(r.name[i]);
     if (!m) {
-      if (!isNcclDomain(t, r.domain[i])) unrecognised.push_back({r.start[i], r.end[i]});
+      if (!isNcclDomain(t, r.domain[i])) {
+        unrecognised.push_back({r.thread[i], r.start[i], r.end[i]});
+      }
       continue;
     }
     switch (m->role) {
@@ -122,14 +136,14 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
                                        .computeBusy = r.end[i] - r.start[i],
                                        .thread = r.thread[i]});
         opStage.push_back(m->stage);
-        workStarts.push_back(r.start[i]);
+        workStarts.emplace_back(r.thread[i], r.start[i]);
         break;
       case Role::Send:
       case Role::Recv:
         out.comms.push_back({m->role == Role::Send, m->kind, m->mb.value_or(-1), m->chunk,
                              m->peer.value_or(-1), r.start[i], r.end[i], r.thread[i], -1});
         commStage.push_back(m->stage);
-        workStarts.push_back(r.start[i]);
+        workStarts.emplace_back(r.thread[i], r.start[i]);
         break;
       case Role::Step:
         out.steps.push_back(
@@ -137,21 +151,20 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
         break;
       case Role::Optimizer:
         out.optimizer.push_back({r.start[i], r.end[i]});
-        workStarts.push_back(r.start[i]);
+        workStarts.emplace_back(r.thread[i], r.start[i]);
         break;
       case Role::GradSync:
         out.gradSync.push_back({r.start[i], r.end[i]});
-        workStarts.push_back(r.start[i]);
+        workStarts.emplace_back(r.thread[i], r.start[i]);
         break;
       case Role::OtherBusy:
         out.otherBusy.push_back({r.start[i], r.end[i]});
-        workStarts.push_back(r.start[i]);
+        workStarts.emplace_back(r.thread[i], r.start[i]);
         break;
     }
   }
   chunksFromStageIds(out, opStage, commStage);
-  std::sort(workStarts.begin(), workStarts.end());
-  out.hostActivity = hostActivity(unrecognised, workStarts);
+  out.hostActivity = hostActivity(unrecognised, std::move(workStarts));
   attributeKernels(t, out);
   cutSteps(out);
   if (out.mbInferred) numberMicrobatchesByOrder(out);

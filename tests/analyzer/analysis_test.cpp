@@ -8,6 +8,7 @@
 #include "analyzer/errors.h"
 #include "reference_engine/sim/simulate.h"
 #include "tests/analyzer/synthetic_run.h"
+#include "traces/model/sort.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -156,6 +157,32 @@ TEST(Analysis, HostBusyBeforeAnOpIsAHostStall) {
     EXPECT_EQ(pl.gaps[g].blame.cause, IdleClass::HostStall) << pl.gaps[g].blame.text;
     EXPECT_EQ(pl.gaps[g].blame.stage, 2) << pl.gaps[g].blame.text;
   }
+}
+
+// The engine's receiver threads open RECV ranges whenever messages come in, also while the main
+// thread loads data: work of another thread must not make the data loading look like a wrapper.
+TEST(Analysis, HostBusyStaysAHostStallWhileAnotherThreadStartsWork) {
+  SyntheticJob job;
+  job.schedule = Schedule::oneF1B(4, 8);
+  job.stall[{2, 0, 3, engine::OpKind::F}] = 10'000'000;
+  job.hostBusy = true;
+  traces::Run run = synthesize(job);
+  traces::RankTrace& t = run.ranks[2];
+  const traces::StringId loader = t.strings.intern("dataloader");
+  size_t i = 0;
+  while (i < t.ranges.size() && t.ranges.name[i] != loader) ++i;
+  ASSERT_LT(i, t.ranges.size());
+  const TimeNs start = t.ranges.start[i] + 1'000'000;
+  t.ranges.start.push_back(start);
+  t.ranges.end.push_back(start + 1'000);
+  t.ranges.thread.push_back(1);
+  t.ranges.domain.push_back(0);
+  t.ranges.name.push_back(t.strings.intern("loss"));
+  t.ranges.depth.push_back(0);
+  t.ranges.kind.push_back(traces::RangeKind::PushPop);
+  traces::sortEvents(t);
+  const AnalysisResult r = analyzeRun(run);
+  EXPECT_NEAR(cls(r.pipelines[0].stages[2].perStep[0], IdleClass::HostStall), 10'000'000, 200'000);
 }
 
 TEST(Analysis, LateTransfersAreCommStalls) {
