@@ -184,24 +184,24 @@ TEST_P(InvalidInput, ExitsTwoWithOneLineNamingTheProblem) {
 
 INSTANTIATE_TEST_SUITE_P(
     Engine, InvalidInput,
-    ::testing::Values(
-        BadInput{{"-p", "0"}, "at least 1 stage"}, BadInput{{"-m", "0"}, "at least 1 microbatch"},
-        BadInput{{"--schedule", "pipedream"}, "unknown schedule 'pipedream'"},
-        BadInput{{"--slow-stage", "2"}, "--slow-stage '2': expected STAGE:FACTOR"},
-        BadInput{{"--stall", "a:b:c"}, "--stall 'a:b:c'"},
-        BadInput{{"--slow-stage", "4:2"}, "stage 4 is out of range (p=4"},
-        BadInput{{"--slow-stage", "1:0"}, "factor must be above 0"},
-        BadInput{{"--host-stall", "1:9:5"}, "microbatch 9 is out of range"},
-        BadInput{{"--comm-delay", "1"}, "--comm-delay '1'"},
-        BadInput{{"--jitter", "120"}, "--jitter 120"},
-        BadInput{{"--compute", "gpu"}, "unknown compute mode 'gpu'"},
-        BadInput{{"--op-ms", "1,2"}, "--op-ms '1,2'"},
-        BadInput{{"--steps", "0"}, "--steps must be at least 1"},
-        BadInput{{"--v", "3"}, "--v 3 does not apply to 1f1b"},
-        BadInput{{"--timeout", "0"}, "--timeout"},
-        BadInput{{"--truth", "/nonexistent/dir/truth.json"}, "/nonexistent/dir"},
-        BadInput{{"--truth", "/tmp"}, "cannot write /tmp: it is a directory"},
-        BadInput{{"-p", "x"}, "bubblescope:"}),
+    ::testing::Values(BadInput{{"-p", "0"}, "at least 1 stage"},
+                      BadInput{{"-m", "0"}, "at least 1 microbatch"},
+                      BadInput{{"--schedule", "pipedream"}, "unknown schedule 'pipedream'"},
+                      BadInput{{"--slow-stage", "2"}, "--slow-stage '2': expected STAGE:FACTOR"},
+                      BadInput{{"--stall", "a:b:c"}, "--stall 'a:b:c'"},
+                      BadInput{{"--slow-stage", "4:2"}, "stage 4 is out of range (p=4"},
+                      BadInput{{"--slow-stage", "1:0"}, "factor must be above 0"},
+                      BadInput{{"--host-stall", "1:9:5"}, "microbatch 9 is out of range"},
+                      BadInput{{"--comm-delay", "1"}, "--comm-delay '1'"},
+                      BadInput{{"--jitter", "120"}, "--jitter 120"},
+                      BadInput{{"--compute", "gpu"}, "unknown compute mode 'gpu'"},
+                      BadInput{{"--op-ms", "1,2"}, "--op-ms '1,2'"},
+                      BadInput{{"--steps", "0"}, "--steps must be at least 1"},
+                      BadInput{{"--v", "3"}, "--v 3 does not apply to 1f1b"},
+                      BadInput{{"--timeout", "0"}, "--timeout"},
+                      BadInput{{"--truth", "/nonexistent/dir/truth.json"}, "/nonexistent/dir"},
+                      BadInput{{"--truth", "/tmp"}, "cannot write /tmp: it is a directory"},
+                      BadInput{{"-p", "x"}, "bubblescope:"}),
     [](const auto& param) { return "case" + std::to_string(param.index); });
 
 // Without a GPU driver (this development machine) the cuda compute mode is refused before
@@ -212,8 +212,9 @@ TEST(EngineFailures, CudaComputeWithoutADriverIsOneSentenceAndExitCode2) {
     GTEST_SKIP() << "a CUDA driver is installed here";
   }
   testing::TempDir dir;
-  auto r = testing::runBubblescope({"engine", "run", "--compute", "cuda", "-p", "2", "-m", "2",
-                                    "--truth", (dir / "truth.json").string()});
+  auto r =
+      testing::runBubblescope({"engine", "run", "--schedule", "1f1b", "--compute", "cuda", "-p",
+                               "2", "-m", "2", "--truth", (dir / "truth.json").string()});
   EXPECT_EQ(r.exitCode, 2) << r.err;
   EXPECT_EQ(lineCount(r.err), 1) << r.err;
   EXPECT_TRUE(r.err.find("bubblescope: the cuda compute mode needs a GPU: no CUDA driver") == 0 ||
