@@ -332,6 +332,10 @@ TEST(AgentAttach, PsListsTheEnginesStagesWithTheirRanksAndNothingIsLeftBehind) {
   EXPECT_EQ(table.exitCode, 0) << table.err;
   EXPECT_EQ(table.out.rfind("PID", 0), 0u) << table.out;
   EXPECT_EQ(linesWith(table.out, "dormant").size(), 4u) << table.out;
+  EXPECT_NE(table.out.find("OUTPUT FILE"), std::string::npos) << table.out;
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(linesWith(table.out, (j.run() / rankFile(rank)).string()).size(), 1u) << table.out;
+  }
   const ProcessResult other = j.cli({"ps", "--json", "--run-id", "no-such-run"});
   EXPECT_EQ(json::parse(other.out).size(), 0u);
 
