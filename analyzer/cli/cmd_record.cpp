@@ -350,7 +350,7 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
     } else if (!cudaDriverLoads()) {
       cudaNote = "no CUDA driver (libcuda.so.1 cannot be loaded)";
       std::cerr << "bubblescope: no CUDA driver (" << kCudaDriver
-                << " cannot be loaded): CUDA capture is off, NVTX capture goes on\n";
+                << " cannot be loaded): CUDA capture is off, NVTX and NCCL capture go on\n";
     }
     injectAgent(env, agent, output, args, cudaNote);
     if (args.dormant) {

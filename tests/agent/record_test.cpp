@@ -253,7 +253,7 @@ TEST(AgentRecord, NoCudaDriverIsOneLineAndNvtxCaptureGoesOn) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const auto lines = agentLines(r.err);
   ASSERT_EQ(lines.size(), 2u) << r.err;  // the CUDA line, then where the traces went
-  EXPECT_NE(lines[0].find("CUDA capture is off, NVTX capture goes on"), std::string::npos);
+  EXPECT_NE(lines[0].find("CUDA capture is off, NVTX and NCCL capture go on"), std::string::npos);
   const fs::path file = onlyTrace(tmp / "run");
   EXPECT_GT(traces::readRankTrace(file).ranges.size(), 0u);
   EXPECT_NE(traces::readRankMeta(file).cudaNote.find("no CUDA driver"), std::string::npos);
