@@ -160,15 +160,19 @@ void expectStallFound(const std::string& schedule, IdleClass expected, const cha
                                    "1:5:20:2"});
   const auto& pl = r.pipelines[0];
   const int step = stepIndex(pl, 2);
-  const Split& s1 = pl.stages[1].perStep[step];
-  EXPECT_NEAR(static_cast<double>(cls(s1, expected)), 20e6, 0.15 * 20e6) << schedule;
   bool located = false;
   for (const Gap& g : pl.gaps) {
-    if (g.stage == 1 && g.step == step && g.nextOp >= 0 && pl.ops[g.nextOp].op.mb == 5 &&
-        g.idle > 15'000'000) {
+    if (g.stage != 1 || g.step != step) continue;
+    const TimeNs inClass = g.byClass[static_cast<int>(expected)];
+    if (g.nextOp >= 0 && pl.ops[g.nextOp].op.mb == 5 && g.idle > 15'000'000) {
       located = true;
+      EXPECT_NEAR(static_cast<double>(inClass), 20e6, 0.15 * 20e6) << schedule;
       EXPECT_EQ(g.blame.cause, expected) << g.blame.text;
       EXPECT_EQ(g.blame.stage, 1) << g.blame.text;
+    } else if (inClass > 1'000'000) {
+      // More of the class on this stage is knock-on of the same stall (its chain came back).
+      EXPECT_EQ(g.blame.stage, 1) << g.blame.text;
+      EXPECT_EQ(g.blame.op.mb, 5) << g.blame.text;
     }
   }
   EXPECT_TRUE(located) << schedule;
