@@ -299,6 +299,12 @@ void mark(const NvtxDomain* domain, const Message& m, uint32_t category, uint32_
 // ---- The NVTX entry points (signatures from nvtxDetail/nvtxTypes.h) ----
 
 int NVTX_API rangePushA(const char* message) {
+  // Dormant, the only range that matters is a "step N" (it may open a window): other names are
+  // turned away on their first byte, before their length is measured.
+  const uint32_t word = controlWord();
+  if (!isRecording(word) && (!stepsWatched(word) || message == nullptr || message[0] != 's')) {
+    return 0;
+  }
   return pushRange(nullptr, ascii(message), 0, 0);
 }
 
