@@ -106,9 +106,10 @@ void drawArrows(ImDrawList* dl, const Pane& p) {
 }
 
 void drawRowBackgrounds(ImDrawList* dl, const Pane& p, const PaneGeometry& g) {
+  // Even stages keep the background the window was cleared to: only odd ones are painted.
   for (const PlacedRow& pr : p.layout.rows) {
-    const Rgba bg = (pr.stage % 2) ? kRowAltBackground : kBackground;
-    dl->AddRectFilled(v(g.labels.x0, pr.y), v(g.plot.x1, pr.y + pr.h), bg);
+    if (pr.stage % 2 == 0) continue;
+    dl->AddRectFilled(v(g.labels.x0, pr.y), v(g.plot.x1, pr.y + pr.h), kRowAltBackground);
   }
 }
 

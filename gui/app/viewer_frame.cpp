@@ -146,10 +146,12 @@ void drawFrame(ViewerState& s, double width, double height, double dt) {
   ImGui::SetNextWindowSize(
       ImVec2(static_cast<float>(g.panel.w() > 0 ? g.panel.x0 : width), static_cast<float>(height)));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  // No window background: the clear colour is the timeline's background already, and on a
+  // software rasteriser every full-window layer costs milliseconds a frame.
   ImGui::Begin("##timeline", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
-                   ImGuiWindowFlags_NoScrollWithMouse);
+                   ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
   ImGui::PopStyleVar();
   drawToolbar(s, g.toolbar);
   // The panes are drawn with the draw list; their mouse input is read only when no widget or
