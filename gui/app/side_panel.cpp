@@ -230,7 +230,8 @@ void legendSection() {
   swatch(tailColor());
   ImGui::TextUnformatted("other busy (grad sync, optimizer)");
   ImGui::TextWrapped(
-      "Zig-zag: several events too narrow to draw apart, with their count. White "
+      "Dark band along a box: several events too narrow to draw apart (hover for their count). "
+      "White "
       "outline: a search match. Lines: a send on one stage to its receive on "
       "another.");
 }
