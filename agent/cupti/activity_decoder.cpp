@@ -135,28 +135,8 @@ void ActivityDecoder::onKernel(const CUpti_ActivityKernel10& k, traces::TraceWri
   ++counts_.written;
 }
 
-void ActivityDecoder::onMemcpy(const CUpti_ActivityMemcpy6& m, traces::TraceWriter& out) {
-  if (m.start == 0 || m.end == 0) {
-    ++counts_.incomplete;
-    return;
-  }
-  if (!kept(ns(m.start))) return;
-  traces::MemcpyRecord r;
-  r.start = ns(m.start);
-  r.end = ns(m.end);
-  r.device = m.deviceId;
-  r.stream = m.streamId;
-  r.correlation = m.correlationId;
-  r.bytes = m.bytes;
-  r.copyKind = static_cast<traces::MemcpyKind>(m.copyKind);
-  r.srcKind = m.srcKind;
-  r.dstKind = m.dstKind;
-  noteStream(m.deviceId, m.streamId, out);
-  out.add(r);
-  ++counts_.written;
-}
-
-void ActivityDecoder::onPeerCopy(const CUpti_ActivityMemcpyPtoP4& m, traces::TraceWriter& out) {
+template <class Copy>
+void ActivityDecoder::onCopy(const Copy& m, traces::TraceWriter& out) {
   if (m.start == 0 || m.end == 0) {
     ++counts_.incomplete;
     return;
@@ -283,10 +263,10 @@ void ActivityDecoder::decode(const CUpti_Activity& record, traces::TraceWriter& 
       onKernel(reinterpret_cast<const CUpti_ActivityKernel10&>(record), out);
       break;
     case CUPTI_ACTIVITY_KIND_MEMCPY:
-      onMemcpy(reinterpret_cast<const CUpti_ActivityMemcpy6&>(record), out);
+      onCopy(reinterpret_cast<const CUpti_ActivityMemcpy6&>(record), out);
       break;
     case CUPTI_ACTIVITY_KIND_MEMCPY2:
-      onPeerCopy(reinterpret_cast<const CUpti_ActivityMemcpyPtoP4&>(record), out);
+      onCopy(reinterpret_cast<const CUpti_ActivityMemcpyPtoP4&>(record), out);
       break;
     case CUPTI_ACTIVITY_KIND_MEMSET:
       onMemset(reinterpret_cast<const CUpti_ActivityMemset4&>(record), out);

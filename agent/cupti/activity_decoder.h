@@ -58,8 +58,9 @@ class ActivityDecoder {
   traces::StringId apiName(traces::ApiDomain domain, uint32_t cbid, traces::TraceWriter& out);
 
   void onKernel(const CUpti_ActivityKernel10& k, traces::TraceWriter& out);
-  void onMemcpy(const CUpti_ActivityMemcpy6& m, traces::TraceWriter& out);
-  void onPeerCopy(const CUpti_ActivityMemcpyPtoP4& m, traces::TraceWriter& out);
+  // A copy within a device or between two: the same fields under two record types.
+  template <class Copy>
+  void onCopy(const Copy& m, traces::TraceWriter& out);
   void onMemset(const CUpti_ActivityMemset4& m, traces::TraceWriter& out);
   void onSync(const CUpti_ActivitySynchronization2& s, traces::TraceWriter& out);
   void onApi(const CUpti_ActivityAPI& a, traces::ApiDomain domain, traces::TraceWriter& out);
