@@ -261,6 +261,36 @@ TEST_F(ActivityDecoderTest, DeviceRecordNamesTheGpuWithItsUuid) {
   EXPECT_EQ(overhead.second, 500);
 }
 
+TEST_F(ActivityDecoderTest, PeerCopyIsACopyWithItsBytesAndCorrelation) {
+  CUpti_ActivityMemcpyPtoP4 copy;
+  std::memset(&copy, 0, sizeof copy);
+  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+  copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+  copy.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  copy.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  copy.bytes = 3 << 20;
+  copy.start = 6'000;
+  copy.end = 8'000;
+  copy.deviceId = 1;
+  copy.srcDeviceId = 1;
+  copy.dstDeviceId = 2;
+  copy.streamId = 15;
+  copy.correlationId = 60;
+  CUpti_ActivityMemcpyPtoP4 unfinished = copy;
+  unfinished.end = 0;  // CUPTI had no end time for it: counted, not written
+
+  const traces::RankTrace t = decodeAll(copy, unfinished);
+  ASSERT_EQ(t.memcpys.size(), 1u);
+  EXPECT_EQ(t.memcpys.start[0], 6'000);
+  EXPECT_EQ(t.memcpys.end[0], 8'000);
+  EXPECT_EQ(t.memcpys.bytes[0], uint64_t{3} << 20);
+  EXPECT_EQ(t.memcpys.copyKind[0], traces::MemcpyKind::PeerToPeer);
+  EXPECT_EQ(t.memcpys.correlation[0], 60u);
+  EXPECT_EQ(t.streams.at(t.memcpys.stream[0]).streamId, 15u);
+  EXPECT_EQ(decoder_.counts().written, 1u);
+  EXPECT_EQ(decoder_.counts().incomplete, 1u);
+}
+
 TEST(ApiNames, VersionAndPerThreadSuffixesAreDroppedAndNoisyCallsFiltered) {
   EXPECT_EQ(baseApiName("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
   EXPECT_EQ(baseApiName("cuMemcpyHtoDAsync_v2"), "cuMemcpyHtoDAsync");
