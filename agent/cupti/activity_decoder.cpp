@@ -70,9 +70,14 @@ void ActivityDecoder::beginFile() {
   pendingExternal_.clear();
 }
 
-bool ActivityDecoder::kept(int64_t start) {
+bool ActivityDecoder::admitted(uint64_t start, uint64_t end) {
+  if (start == 0 || end == 0) {
+    ++counts_.incomplete;
+    return false;
+  }
+  const int64_t at = ns(start);
   for (const TimeSpan& w : windows_) {
-    if (start >= w.start && start <= w.end) return true;
+    if (at >= w.start && at <= w.end) return true;
   }
   ++counts_.outsideWindow;
   return false;
@@ -109,11 +114,7 @@ traces::StringId ActivityDecoder::apiName(ApiDomain domain, uint32_t cbid,
 }
 
 void ActivityDecoder::onKernel(const CUpti_ActivityKernel10& k, traces::TraceWriter& out) {
-  if (k.start == 0 || k.end == 0) {
-    ++counts_.incomplete;
-    return;
-  }
-  if (!kept(ns(k.start))) return;
+  if (!admitted(k.start, k.end)) return;
   traces::KernelRecord r;
   r.start = ns(k.start);
   r.end = ns(k.end);
@@ -137,11 +138,7 @@ void ActivityDecoder::onKernel(const CUpti_ActivityKernel10& k, traces::TraceWri
 
 template <class Copy>
 void ActivityDecoder::onCopy(const Copy& m, traces::TraceWriter& out) {
-  if (m.start == 0 || m.end == 0) {
-    ++counts_.incomplete;
-    return;
-  }
-  if (!kept(ns(m.start))) return;
+  if (!admitted(m.start, m.end)) return;
   traces::MemcpyRecord r;
   r.start = ns(m.start);
   r.end = ns(m.end);
@@ -158,11 +155,7 @@ void ActivityDecoder::onCopy(const Copy& m, traces::TraceWriter& out) {
 }
 
 void ActivityDecoder::onMemset(const CUpti_ActivityMemset4& m, traces::TraceWriter& out) {
-  if (m.start == 0 || m.end == 0) {
-    ++counts_.incomplete;
-    return;
-  }
-  if (!kept(ns(m.start))) return;
+  if (!admitted(m.start, m.end)) return;
   traces::MemsetRecord r;
   r.start = ns(m.start);
   r.end = ns(m.end);
@@ -177,11 +170,7 @@ void ActivityDecoder::onMemset(const CUpti_ActivityMemset4& m, traces::TraceWrit
 }
 
 void ActivityDecoder::onSync(const CUpti_ActivitySynchronization2& s, traces::TraceWriter& out) {
-  if (s.start == 0 || s.end == 0) {
-    ++counts_.incomplete;
-    return;
-  }
-  if (!kept(ns(s.start))) return;
+  if (!admitted(s.start, s.end)) return;
   traces::SyncRecord r;
   r.start = ns(s.start);
   r.end = ns(s.end);
@@ -206,12 +195,7 @@ void ActivityDecoder::onApi(const CUpti_ActivityAPI& a, ApiDomain domain,
     dropPending();
     return;
   }
-  if (a.start == 0 || a.end == 0) {
-    ++counts_.incomplete;
-    dropPending();
-    return;
-  }
-  if (!kept(ns(a.start))) {
+  if (!admitted(a.start, a.end)) {
     dropPending();
     return;
   }

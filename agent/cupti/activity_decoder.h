@@ -50,7 +50,9 @@ class ActivityDecoder {
   const std::map<std::string, std::pair<uint64_t, int64_t>>& overhead() const { return overhead_; }
 
  private:
-  bool kept(int64_t start);
+  // Whether an activity with these CUPTI times is written; counts it as incomplete (no
+  // timestamps) or outside the capture windows when not.
+  bool admitted(uint64_t start, uint64_t end);
   int64_t ns(uint64_t cuptiTime) const { return static_cast<int64_t>(cuptiTime) + offsetNs_; }
   void noteStream(uint32_t device, uint32_t stream, traces::TraceWriter& out);
   uint32_t deviceOfContext(uint32_t context) const;
