@@ -143,6 +143,24 @@ ncclResult_t manage(NcclOp op, Body body) {
   return r;
 }
 
+// Ends a communicator (destroy or abort): the row is recorded before the table entry goes, so
+// it keeps the communicator's hash.
+ncclResult_t endComm(decltype(&pncclCommDestroy) fn, ncclComm_t comm) {
+  NcclThread& t = ncclThread();
+  if (t.inHook != 0) return fn(comm);
+  const bool recording = recordingNow();
+  Call c{NcclOp::CommDestroy, comm};
+  const uint64_t id = nextCallId(t);
+  const uint64_t start = nowTicks();
+  ++t.inHook;
+  const ncclResult_t r = fn(comm);
+  --t.inHook;
+  const uint64_t end = nowTicks();
+  if (recording) record(c, id, 0, start, end, 0, commTable().find(comm));
+  commTable().erase(comm);
+  return r;
+}
+
 ncclResult_t initRank(ncclComm_t* comm, int nranks, const ncclUniqueId& commId, int rank,
                       ncclConfig_t* config, bool withConfig) {
   auto fn = withConfig ? nullptr : realOrNull(g_initRank);
@@ -331,36 +349,11 @@ BUBBLESCOPE_NCCL_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, i
 BUBBLESCOPE_NCCL_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   auto fn = agent::realOrNull(agent::g_destroy);
   if (fn == nullptr) return ncclSystemError;
-  agent::NcclThread& t = agent::ncclThread();
-  if (t.inHook != 0) return fn(comm);
-  const bool recording = agent::recordingNow();
-  Call c{NcclOp::CommDestroy, comm};
-  const uint64_t id = agent::nextCallId(t);
-  const uint64_t start = agent::nowTicks();
-  ++t.inHook;
-  const ncclResult_t r = fn(comm);
-  --t.inHook;
-  const uint64_t end = agent::nowTicks();
-  // Recorded before the entry goes: the row keeps the communicator's hash.
-  if (recording) agent::record(c, id, 0, start, end, 0, agent::commTable().find(comm));
-  agent::commTable().erase(comm);
-  return r;
+  return agent::endComm(fn, comm);
 }
 
 BUBBLESCOPE_NCCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
   auto fn = agent::realOrNull(agent::g_abort);
   if (fn == nullptr) return ncclSystemError;
-  agent::NcclThread& t = agent::ncclThread();
-  if (t.inHook != 0) return fn(comm);
-  const bool recording = agent::recordingNow();
-  Call c{NcclOp::CommDestroy, comm};
-  const uint64_t id = agent::nextCallId(t);
-  const uint64_t start = agent::nowTicks();
-  ++t.inHook;
-  const ncclResult_t r = fn(comm);
-  --t.inHook;
-  const uint64_t end = agent::nowTicks();
-  if (recording) agent::record(c, id, 0, start, end, 0, agent::commTable().find(comm));
-  agent::commTable().erase(comm);
-  return r;
+  return agent::endComm(fn, comm);
 }
