@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -17,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "agent/core/agent_thread.h"
 #include "agent/core/clock.h"
 #include "agent/core/log.h"
 #include "agent/core/session.h"
@@ -145,25 +145,13 @@ bool ControlServer::open(const control::DirEnvironment& env) {
 }
 
 bool ControlServer::startThread() {
-  // Signals go to the application's threads, never to ours.
-  sigset_t all, old;
-  sigfillset(&all);
-  for (int sync : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP}) sigdelset(&all, sync);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, 256 * 1024);
   pthread_t thread;
-  const int rc = pthread_create(
-      &thread, &attr,
+  const int rc = startAgentThread(
       [](void* self) -> void* {
         static_cast<ControlServer*>(self)->run();
         return nullptr;
       },
-      this);
-  pthread_attr_destroy(&attr);
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+      this, 256 * 1024, &thread);
   if (rc != 0) {
     ::unlink(path_.c_str());
     closeDescriptors();

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "agent/core/agent_thread.h"
 #include "agent/core/log.h"
 #include "agent/core/names.h"
 #include "agent/core/producer.h"
@@ -164,25 +164,13 @@ bool g_childMayNotRecord = false;
 
 bool Writer::start() {
   for (auto& d : droppedWritten_) d = UINT64_MAX;
-  // The writer takes no asynchronous signals: they go to the application's threads, and our
-  // own file writes never raise SIGXFSZ or SIGPIPE in the job (the write just fails).
-  sigset_t all, old;
-  sigfillset(&all);
-  for (int sync : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP}) sigdelset(&all, sync);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t thread;
-  const int rc = pthread_create(
-      &thread, &attr,
+  const int rc = startAgentThread(
       [](void* self) -> void* {
         static_cast<Writer*>(self)->run();
         return nullptr;
       },
-      this);
-  pthread_attr_destroy(&attr);
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+      this, 0, &thread);
   if (rc == 0) pthread_setname_np(thread, "bubblescope");
   return rc == 0;
 }
