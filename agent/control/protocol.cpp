@@ -4,21 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "agent/core/words.h"
+
 namespace bubblescope::control {
 namespace {
 
-std::string_view nextWord(std::string_view& rest) {
-  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-  const size_t end = rest.find(' ');
-  const std::string_view word = rest.substr(0, end);
-  rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
-  return word;
-}
-
-bool parseCount(std::string_view text, int64_t* out) {
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-  return ec == std::errc() && ptr == text.data() + text.size() && *out >= 0;
-}
+using agent::nextWord;
+using agent::parseCount;
 
 // Seconds, a positive finite decimal up to a year (beyond that it is a typo).
 bool parseSeconds(std::string_view text, int64_t* ns) {

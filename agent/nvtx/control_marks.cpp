@@ -4,24 +4,9 @@
 #include <cmath>
 
 #include "agent/core/log.h"
+#include "agent/core/words.h"
 
 namespace bubblescope::agent {
-namespace {
-
-std::string_view nextWord(std::string_view& rest) {
-  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-  const size_t end = rest.find(' ');
-  std::string_view word = rest.substr(0, end);
-  rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
-  return word;
-}
-
-bool parseInt(std::string_view text, int64_t* out) {
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-  return ec == std::errc() && ptr == text.data() + text.size() && *out >= 0;
-}
-
-}  // namespace
 
 bool parseControlMessage(std::string_view message, ControlCommand* out, std::string* error) {
   std::string_view rest = message;
@@ -40,9 +25,9 @@ bool parseControlMessage(std::string_view message, ControlCommand* out, std::str
     const std::string_view key = word.substr(0, eq);
     const std::string_view value = eq == std::string_view::npos ? "" : word.substr(eq + 1);
     int64_t n = 0;
-    if (cmd.kind == ControlCommand::Kind::Start && key == "steps" && parseInt(value, &n) && n > 0) {
+    if (cmd.kind == ControlCommand::Kind::Start && key == "steps" && parseCount(value, &n) && n > 0) {
       cmd.request.steps = n;
-    } else if (cmd.kind == ControlCommand::Kind::Start && key == "from" && parseInt(value, &n)) {
+    } else if (cmd.kind == ControlCommand::Kind::Start && key == "from" && parseCount(value, &n)) {
       cmd.request.fromStep = n;
     } else if (cmd.kind == ControlCommand::Kind::Start && key == "duration") {
       double seconds = 0;
