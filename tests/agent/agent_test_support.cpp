@@ -5,8 +5,32 @@
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace bubblescope::testing {
+
+ProcessOptions cleanEnv(std::map<std::string, std::string> env) {
+  ProcessOptions o;
+  o.unsetEnv = {"RANK",
+                "LOCAL_RANK",
+                "SLURM_PROCID",
+                "OMPI_COMM_WORLD_RANK",
+                "PMI_RANK",
+                "WORLD_SIZE",
+                "SLURM_NTASKS",
+                "OMPI_COMM_WORLD_SIZE",
+                "PMI_SIZE",
+                "SLURM_LOCALID",
+                "LD_PRELOAD",
+                "NVTX_INJECTION64_PATH",
+                "CUDA_INJECTION64_PATH",
+                "BUBBLESCOPE_DORMANT",
+                "BUBBLESCOPE_OUTPUT_DIR",
+                "BUBBLESCOPE_CUDA",
+                "BUBBLESCOPE_CUDA_NOTE"};
+  o.env = std::move(env);
+  return o;
+}
 
 ProcessResult recordApp(const std::filesystem::path& dir, const std::vector<std::string>& appArgs,
                         const std::vector<std::string>& recordOptions, ProcessOptions options) {

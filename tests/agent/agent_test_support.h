@@ -2,6 +2,7 @@
 // Helpers for the agent's integration tests: run the test program under `bubblescope record`
 // (or the agent preloaded by hand) and read what it wrote, through the reader and raw SQL.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,10 @@ namespace bubblescope::testing {
 
 inline constexpr const char* kTestApp = NVTX_TEST_APP;
 inline constexpr const char* kAgentLibrary = AGENT_LIBRARY;
+
+// Options for a child that sees none of the launcher's rank variables of the machine running the
+// tests, nor an agent or NVTX/CUDA tool of its own: only `env`.
+ProcessOptions cleanEnv(std::map<std::string, std::string> env = {});
 
 // `bubblescope record -o dir [extra...] -- nvtx_test_app appArgs...`
 ProcessResult recordApp(const std::filesystem::path& dir, const std::vector<std::string>& appArgs,

@@ -19,21 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ProcessOptions cleanEnv(std::map<std::string, std::string> env = {}) {
-  ProcessOptions o;
-  o.unsetEnv = {"RANK",
-                "LOCAL_RANK",
-                "SLURM_PROCID",
-                "OMPI_COMM_WORLD_RANK",
-                "PMI_RANK",
-                "LD_PRELOAD",
-                "NVTX_INJECTION64_PATH",
-                "BUBBLESCOPE_DORMANT",
-                "BUBBLESCOPE_OUTPUT_DIR"};
-  o.env = std::move(env);
-  return o;
-}
-
 // The agent preloaded by hand (no `record`), writing to `dir`.
 ProcessOptions preloaded(const fs::path& dir) {
   return cleanEnv({{"LD_PRELOAD", kAgentLibrary}, {"BUBBLESCOPE_OUTPUT_DIR", dir.string()}});

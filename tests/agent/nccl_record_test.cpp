@@ -24,23 +24,11 @@ namespace fs = std::filesystem;
 
 constexpr const char* kNcclApp = NCCL_TEST_APP;
 
-ProcessOptions cleanEnv(std::map<std::string, std::string> env = {}) {
-  ProcessOptions o;
-  o.unsetEnv = {"RANK",
-                "LOCAL_RANK",
-                "SLURM_PROCID",
-                "OMPI_COMM_WORLD_RANK",
-                "PMI_RANK",
-                "WORLD_SIZE",
-                "LD_PRELOAD",
-                "NVTX_INJECTION64_PATH",
-                "LD_LIBRARY_PATH",
-                "CUDA_INJECTION64_PATH",
-                "BUBBLESCOPE_DORMANT",
-                "BUBBLESCOPE_OUTPUT_DIR",
-                "BUBBLESCOPE_CUDA",
-                "BUBBLESCOPE_CUDA_NOTE"};
-  o.env = std::move(env);
+// Without LD_LIBRARY_PATH, which would take precedence over the program's RUNPATH, a real NCCL
+// on the machine cannot stand in for the fake one.
+ProcessOptions ncclEnv(std::map<std::string, std::string> env = {}) {
+  ProcessOptions o = cleanEnv(std::move(env));
+  o.unsetEnv.push_back("LD_LIBRARY_PATH");
   o.timeout = std::chrono::seconds(60);
   return o;
 }
@@ -51,7 +39,7 @@ ProcessResult recordNccl(const fs::path& dir, const std::string& mode,
   std::vector<std::string> args = {"record", "-o", dir.string()};
   args.insert(args.end(), recordOptions.begin(), recordOptions.end());
   args.insert(args.end(), {"--", kNcclApp, mode});
-  return runBubblescope(args, cleanEnv(std::move(env)));
+  return runBubblescope(args, ncclEnv(std::move(env)));
 }
 
 fs::path onlyTrace(const fs::path& dir) {
@@ -92,7 +80,7 @@ const char* kResults = "results 0 0 0 0 0 0 0 0 0 0 0 4 5 0 0 0 0\nreduced 1.5\n
 
 TEST(AgentNccl, HookedCallsLandWithTheirFieldsAndTheRealLibraryAnswers) {
   TempDir tmp;
-  const auto plain = runProcess({kNcclApp, "calls"}, cleanEnv());
+  const auto plain = runProcess({kNcclApp, "calls"}, ncclEnv());
   ASSERT_EQ(plain.exitCode, 0) << plain.err;
   ASSERT_EQ(plain.out.rfind(kResults, 0), 0u) << plain.out;
 
@@ -208,9 +196,9 @@ TEST(AgentNccl, WithoutNvtxOrHooksCallsPastTheHooksLeaveNoRows) {
 
 TEST(AgentNccl, ProgramWithoutNcclIsUnaffected) {
   TempDir tmp;
-  const auto plain = runProcess({kTestApp, "ranges", "5", "7"}, cleanEnv());
+  const auto plain = runProcess({kTestApp, "ranges", "5", "7"}, ncclEnv());
   const auto r = runBubblescope(
-      {"record", "-o", (tmp / "run").string(), "--", kTestApp, "ranges", "5", "7"}, cleanEnv());
+      {"record", "-o", (tmp / "run").string(), "--", kTestApp, "ranges", "5", "7"}, ncclEnv());
   EXPECT_EQ(r.exitCode, 7);
   EXPECT_EQ(r.out, plain.out);
   const fs::path file = onlyTrace(tmp / "run");
@@ -232,9 +220,9 @@ TEST(AgentNccl, NoGpuDriverTurnsCudaCaptureOffInOneLineAndNcclAndNvtxGoOn) {
   // agent starts CUPTI, which finds no driver.
   TempDir tmp;
   const auto r =
-      runProcess({kNcclApp, "inject"}, cleanEnv({{"LD_PRELOAD", kAgentLibrary},
-                                                 {"BUBBLESCOPE_OUTPUT_DIR", (tmp / "run").string()},
-                                                 {"FAKE_NCCL_NVTX", "1"}}));
+      runProcess({kNcclApp, "inject"}, ncclEnv({{"LD_PRELOAD", kAgentLibrary},
+                                                {"BUBBLESCOPE_OUTPUT_DIR", (tmp / "run").string()},
+                                                {"FAKE_NCCL_NVTX", "1"}}));
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.out.rfind("injection 1\n" + std::string(kResults), 0), 0u) << r.out;
   const auto lines = agentLines(r.err);
@@ -256,15 +244,15 @@ TEST(AgentNccl, CudaOnOrOffDecidesWhetherTheAgentBecomesTheCudaInjection) {
       {"LD_PRELOAD", kAgentLibrary}, {"BUBBLESCOPE_OUTPUT_DIR", (tmp / "x").string()}};
   auto env = preload;
   env["BUBBLESCOPE_CUDA"] = "on";
-  const auto on = runProcess({kNcclApp, "env"}, cleanEnv(env));
+  const auto on = runProcess({kNcclApp, "env"}, ncclEnv(env));
   EXPECT_EQ(on.out, "CUDA_INJECTION64_PATH=" + std::string(kAgentLibrary) + "\n") << on.err;
   env["BUBBLESCOPE_CUDA"] = "off";
-  const auto off = runProcess({kNcclApp, "env"}, cleanEnv(env));
+  const auto off = runProcess({kNcclApp, "env"}, ncclEnv(env));
   EXPECT_EQ(off.out, "CUDA_INJECTION64_PATH=\n") << off.err;
   // Another tool's injection is left alone.
   env["BUBBLESCOPE_CUDA"] = "on";
   env["CUDA_INJECTION64_PATH"] = "/opt/other/libtool.so";
-  const auto other = runProcess({kNcclApp, "env"}, cleanEnv(env));
+  const auto other = runProcess({kNcclApp, "env"}, ncclEnv(env));
   EXPECT_EQ(other.out, "CUDA_INJECTION64_PATH=/opt/other/libtool.so\n") << other.err;
 
   // `record --cuda off`: the trace says why, and NCCL capture goes on.

@@ -20,27 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Launcher variables of the machine running the tests must not leak into these runs.
-ProcessOptions cleanEnv(std::map<std::string, std::string> env = {}) {
-  ProcessOptions o;
-  o.unsetEnv = {"RANK",
-                "LOCAL_RANK",
-                "SLURM_PROCID",
-                "OMPI_COMM_WORLD_RANK",
-                "PMI_RANK",
-                "WORLD_SIZE",
-                "SLURM_NTASKS",
-                "OMPI_COMM_WORLD_SIZE",
-                "PMI_SIZE",
-                "SLURM_LOCALID",
-                "LD_PRELOAD",
-                "NVTX_INJECTION64_PATH",
-                "BUBBLESCOPE_DORMANT",
-                "BUBBLESCOPE_OUTPUT_DIR"};
-  o.env = std::move(env);
-  return o;
-}
-
 fs::path onlyTrace(const fs::path& dir) {
   const auto files = traceFiles(dir);
   EXPECT_EQ(files.size(), 1u);
