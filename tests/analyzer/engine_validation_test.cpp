@@ -33,9 +33,20 @@ class EngineRuns {
     auto it = runs.results_.find(key);
     if (it != runs.results_.end()) return it->second;
     const fs::path dir = runs.dir_.path() / ("run" + std::to_string(runs.results_.size()));
-    std::vector<std::string> cmd = {"record", "-o", dir.string(), "--", BUBBLESCOPE_BIN,
-                                    "engine", "run", "--op-ms", "4,4,4", "--steps", "4",
-                                    "--truth", (dir / "truth.json").string(), "-q"};
+    std::vector<std::string> cmd = {"record",
+                                    "-o",
+                                    dir.string(),
+                                    "--",
+                                    BUBBLESCOPE_BIN,
+                                    "engine",
+                                    "run",
+                                    "--op-ms",
+                                    "4,4,4",
+                                    "--steps",
+                                    "4",
+                                    "--truth",
+                                    (dir / "truth.json").string(),
+                                    "-q"};
     cmd.insert(cmd.end(), args.begin(), args.end());
     const auto r = runBubblescope(cmd);
     EXPECT_EQ(r.exitCode, 0) << r.err;
@@ -54,7 +65,9 @@ class EngineRuns {
   std::map<std::string, AnalysisResult> results_;
 };
 
-TimeNs cls(const Split& s, IdleClass c) { return s.idleByClass[static_cast<int>(c)]; }
+TimeNs cls(const Split& s, IdleClass c) {
+  return s.idleByClass[static_cast<int>(c)];
+}
 
 TimeNs stalls(const Split& s) {
   return cls(s, IdleClass::CommStall) + cls(s, IdleClass::HostStall) +
@@ -127,17 +140,29 @@ TEST(EngineValidation, FaultFreeInterleavedAndZbH1MatchTheirIdealSchedules) {
 }
 
 TEST(EngineValidation, SlowStageIsImbalanceBlamedOnIt) {
-  const auto& r = EngineRuns::get(
-      {"--schedule", "1f1b", "-p", "4", "-m", "8", "--slow-stage", "2:1.5"});
+  const auto& r =
+      EngineRuns::get({"--schedule", "1f1b", "-p", "4", "-m", "8", "--slow-stage", "2:1.5"});
   const auto& pl = r.pipelines[0];
   const Split all = total(pl);
   const TimeNs imbalance = cls(all, IdleClass::Imbalance);
-  for (IdleClass c : {IdleClass::Jitter, IdleClass::CommStall, IdleClass::HostStall,
-                      IdleClass::OtherStall}) {
+  for (IdleClass c :
+       {IdleClass::Jitter, IdleClass::CommStall, IdleClass::HostStall, IdleClass::OtherStall}) {
     EXPECT_GT(imbalance, cls(all, c)) << idleClassName(c);
   }
-  ASSERT_FALSE(pl.topGaps.empty());
-  EXPECT_EQ(pl.gaps[pl.topGaps.front()].blame.stage, 2) << pl.gaps[pl.topGaps.front()].blame.text;
+  // The imbalance is blamed on stage 2: the largest imbalance gap, and most imbalance idle of
+  // the run. (The top gap overall may be a one-off transfer hiccup of a loaded machine.)
+  const Gap* largest = nullptr;
+  std::map<int, TimeNs> blamed;
+  for (const Gap& g : pl.gaps) {
+    const TimeNs idle = g.byClass[static_cast<int>(IdleClass::Imbalance)];
+    blamed[g.blame.stage] += idle;
+    if (g.dominant == IdleClass::Imbalance && (largest == nullptr || g.idle > largest->idle)) {
+      largest = &g;
+    }
+  }
+  ASSERT_NE(largest, nullptr);
+  EXPECT_EQ(largest->blame.stage, 2) << largest->blame.text;
+  for (int s : {-1, 0, 1, 3}) EXPECT_GT(blamed[2], blamed[s]) << "stage " << s;
   // S_2 is the largest per-stage slowdown.
   for (int s : {0, 1, 3}) EXPECT_GT(pl.stages[2].slowdown, pl.stages[s].slowdown);
   // S within 5% of what the simulator predicts for these costs.
@@ -156,8 +181,7 @@ TEST(EngineValidation, SlowStageIsImbalanceBlamedOnIt) {
 // The stall is located at its stage and microbatch, sized, classed, and its knock-on downstream
 // is blamed on it.
 void expectStallFound(const std::string& schedule, IdleClass expected, const char* flag) {
-  const auto& r = EngineRuns::get({"--schedule", schedule, "-p", "4", "-m", "8", flag,
-                                   "1:5:20:2"});
+  const auto& r = EngineRuns::get({"--schedule", schedule, "-p", "4", "-m", "8", flag, "1:5:20:2"});
   const auto& pl = r.pipelines[0];
   const int step = stepIndex(pl, 2);
   bool located = false;
@@ -199,8 +223,8 @@ TEST(EngineValidation, HostStallIsAHostStall) {
 }
 
 TEST(EngineValidation, CommDelayIsACommStall) {
-  const auto& r = EngineRuns::get(
-      {"--schedule", "1f1b", "-p", "4", "-m", "8", "--comm-delay", "1:3"});
+  const auto& r =
+      EngineRuns::get({"--schedule", "1f1b", "-p", "4", "-m", "8", "--comm-delay", "1:3"});
   const auto& pl = r.pipelines[0];
   const Split all = total(pl);
   EXPECT_GT(cls(all, IdleClass::CommStall), 4 * pl.steps.size() * 3'000'000);
