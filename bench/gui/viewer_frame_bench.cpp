@@ -47,6 +47,8 @@ struct View {
   bool expanded;
   double spanFraction;  // of the whole run; 0: one step
   double spanMs;        // when > 0: a fixed span in the middle of the run
+  bool panel = true;    // the side panel shown
+  bool empty = false;   // nothing drawn: the floor of clearing and presenting a frame
 };
 
 // Draws `frames` frames of the view, panning a little each frame so nothing is reused.
@@ -61,6 +63,7 @@ void measure(gui::Window& w, gui::ViewerState& s, const View& v, int frames) {
   }
   const TimeNs mid = all.start + (all.end - all.start) / 2;
   for (auto& p : s.panes) p.expanded.assign(p.rows().stages.size(), v.expanded);
+  s.showPanel = v.panel;
   std::vector<double> wall, cpu, prep;
   size_t boxes = 0;
   for (int i = -3; i < frames; ++i) {  // three frames to settle ImGui's layout
@@ -69,7 +72,8 @@ void measure(gui::Window& w, gui::ViewerState& s, const View& v, int frames) {
     const double t0 = seconds(), c0 = cpuSeconds();
     w.waitEvents(0);
     w.beginFrame();
-    gui::drawFrame(s, kWidth, kHeight, 1.0 / 60);
+    if (!v.empty) gui::drawFrame(s, kWidth, kHeight, 1.0 / 60);
+    s.preprocessMs = v.empty ? 0 : s.preprocessMs;
     w.render();
     w.present();
     w.finish();
@@ -77,7 +81,7 @@ void measure(gui::Window& w, gui::ViewerState& s, const View& v, int frames) {
     wall.push_back((seconds() - t0) * 1e3);
     cpu.push_back((cpuSeconds() - c0) * 1e3);
     prep.push_back(s.preprocessMs);
-    boxes = s.boxes;
+    boxes = v.empty ? 0 : s.boxes;
   }
   std::printf("%-34s %8.2f %8.2f %8.2f %8.2f %8.2f %9zu\n", v.name, percentile(wall, 0.5),
               percentile(wall, 0.95), percentile(wall, 1.0), percentile(cpu, 0.5),
@@ -121,6 +125,8 @@ int run(int argc, char** argv) {
       {"whole run, all rows open", true, 1, 0},
       {"one step, all rows open", true, 0, 0},
       {"2 ms, all rows open", true, 0, 2},
+      {"whole run, stage rows, no panel", false, 1, 0, false},
+      {"empty frame (clear + present)", false, 1, 0, false, true},
   };
   for (const View& v : views) measure(w, s, v, frames);
   return 0;

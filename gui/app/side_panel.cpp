@@ -429,8 +429,10 @@ void drawSidePanel(ViewerState& s, const Rect& r) {
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
   ImGui::PopStyleColor();
-  // Scrolling the panel needs a scroll bar: NoDecoration hid it, so the content is a child.
-  ImGui::BeginChild("##panelcontent", ImVec2(0, 0), false);
+  // Scrolling the panel needs a scroll bar: NoDecoration hid it, so the content is a child. The
+  // child paints no background of its own: on a software rasteriser a second panel-sized layer
+  // costs over a millisecond a frame, and the panel's colour shows through.
+  ImGui::BeginChild("##panelcontent", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
   if (!s.message.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, toVec(rgba(0xfc, 0xa5, 0xa5)));
     ImGui::TextWrapped("%s", s.message.c_str());

@@ -63,7 +63,8 @@ void drawFoldMark(ImDrawList* dl, const DrawBox& b, Rgba color) {
   // A folded run (several items narrower than a few pixels) gets a darker band along its
   // middle. Tracy draws a zig-zag there; on a software rasteriser the zig-zags of a whole run in
   // view cost ~6 ms a frame, a band of two triangles next to nothing.
-  if (b.x1 - b.x0 < 4 || b.y1 - b.y0 < 6) return;
+  // Ghost rows are a glance at the ideal schedule: their folds go unmarked.
+  if (b.x1 - b.x0 < 4 || b.y1 - b.y0 < 6 || (b.flags & kBoxGhost)) return;
   const float mid = (b.y0 + b.y1) / 2;
   dl->AddRectFilled(ImVec2(b.x0 + 1, mid - 1), ImVec2(b.x1 - 1, mid + 1), color);
 }
@@ -102,11 +103,17 @@ void drawArrows(ImDrawList* dl, const Pane& p) {
 }
 
 void drawRowBackgrounds(ImDrawList* dl, const Pane& p, const PaneGeometry& g) {
-  // Even stages keep the background the window was cleared to: only odd ones are painted.
+  // Even stages keep the background the window was cleared to: only odd ones are painted, in the
+  // label column whole and in the plot where no box covers them (the draw records' backdrops).
   for (const PlacedRow& pr : p.layout.rows) {
     if (pr.stage % 2 == 0) continue;
-    dl->AddRectFilled(v(g.labels.x0, pr.y), v(g.plot.x1, pr.y + pr.h), kRowAltBackground);
+    dl->AddRectFilled(v(g.labels.x0, pr.y), v(g.plot.x0, pr.y + pr.h), kRowAltBackground);
   }
+  dl->PushClipRect(v(g.plot.x0, g.plot.y0), v(g.plot.x1, g.plot.y1), true);
+  for (const Backdrop& b : p.records.backdrops) {
+    dl->AddRectFilled(ImVec2(b.x0, b.y0), ImVec2(b.x1, b.y1), kRowAltBackground);
+  }
+  dl->PopClipRect();
 }
 
 void drawLabels(ImDrawList* dl, const Pane& p, const PaneGeometry& g) {

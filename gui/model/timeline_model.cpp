@@ -26,6 +26,23 @@ void widen(Interval& extent, bool& any, const Row& row) {
   }
 }
 
+inline constexpr int kOpKinds = 4;  // engine::OpKind: F, B, W, BW
+
+// Each lane's time by op kind; `op` gives the op behind a lane item.
+template <typename OpOf>
+void addTotals(Row& r, OpOf op) {
+  for (const Track& lane : r.lanes) {
+    KindTotals t(kOpKinds);
+    for (uint32_t item : lane.item) {
+      TimeNs amounts[kOpKinds] = {};
+      const auto& o = op(item);
+      amounts[static_cast<int>(o.op.kind)] = o.end - o.start;
+      t.push(amounts);
+    }
+    r.totals.push_back(std::move(t));
+  }
+}
+
 Row opsRow(const PipelineResult& pl, int stage) {
   std::vector<Span> spans;
   for (size_t i = 0; i < pl.ops.size(); ++i) {
@@ -36,6 +53,7 @@ Row opsRow(const PipelineResult& pl, int stage) {
   r.kind = RowKind::Ops;
   r.label = "ops";
   r.lanes = packLanes(std::move(spans));
+  addTotals(r, [&](uint32_t item) -> const analysis::OpRecord& { return pl.ops[item]; });
   return r;
 }
 
@@ -55,6 +73,7 @@ Row idealRow(const PipelineResult& pl, int stage) {
   r.kind = RowKind::Ideal;
   r.label = "ideal";
   r.lanes = packLanes(std::move(spans));
+  addTotals(r, [&](uint32_t item) -> const analysis::OpRecord& { return pl.idealOps[item % n]; });
   return r;
 }
 
@@ -88,6 +107,8 @@ PipelineRows pipelineRows(const traces::Run& run, const analysis::AnalysisResult
     sr.label = "stage " + std::to_string(st.stage);
     sr.ops = opsRow(pl, static_cast<int>(s));
     sr.gaps = gapTrack(pl, static_cast<int>(s));
+    sr.gapTotals = KindTotals(analysis::kIdleClasses);
+    for (uint32_t g : sr.gaps.item) sr.gapTotals.push(pl.gaps[g].byClass.data());
     sr.ideal = idealRow(pl, static_cast<int>(s));
     for (int r : st.ranks) {
       if (r < 0 || r >= static_cast<int>(run.ranks.size())) continue;
@@ -115,6 +136,11 @@ PipelineRows pipelineRows(const traces::Run& run, const analysis::AnalysisResult
   std::stable_sort(p.transfers.begin(), p.transfers.end(), [&](uint32_t a, uint32_t b) {
     return pl.transfers[a].sendStart < pl.transfers[b].sendStart;
   });
+  for (uint32_t i : p.transfers) {
+    const auto& t = pl.transfers[i];
+    p.transferSend.push_back(t.sendStart);
+    p.transferReach.push_back(std::max(t.recvEnd, t.sendEnd));
+  }
   if (!any) p.extent = {0, 1};
   return p;
 }
@@ -129,14 +155,23 @@ size_t Row::events() const {
 
 std::vector<uint32_t> PipelineRows::visibleTransfers(TimeNs from, TimeNs to) const {
   std::vector<uint32_t> out;
-  const auto& all = result->transfers;
-  auto it = std::lower_bound(transfers.begin(), transfers.end(), from - longestTransfer,
-                             [&](uint32_t i, TimeNs t) { return all[i].sendStart < t; });
-  for (; it != transfers.end() && all[*it].sendStart < to; ++it) {
-    const auto& x = all[*it];
-    if (std::max(x.recvEnd, x.sendEnd) > from) out.push_back(*it);
-  }
+  visibleTransfers(from, to, transfers.size(), out);
   return out;
+}
+
+size_t PipelineRows::visibleTransfers(TimeNs from, TimeNs to, size_t keep,
+                                      std::vector<uint32_t>& out) const {
+  out.clear();
+  // No transfer sent before from - longestTransfer reaches from.
+  size_t i = static_cast<size_t>(
+      std::lower_bound(transferSend.begin(), transferSend.end(), from - longestTransfer) -
+      transferSend.begin());
+  size_t n = 0;
+  for (; i < transferSend.size() && transferSend[i] < to; ++i) {
+    if (transferReach[i] <= from) continue;
+    if (n++ < keep) out.push_back(transfers[i]);
+  }
+  return n;
 }
 
 TimeNs TimelineModel::clockOffset(int rank) const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/result.h"
+#include "gui/timeline/kind_totals.h"
 #include "gui/timeline/track.h"
 #include "traces/model/trace.h"
 
@@ -42,6 +43,8 @@ struct Row {
   int rank = -1;          // index into Run::ranks (detail rows)
   uint32_t laneBase = 0;  // id of lanes[0] among the pipeline's lanes (search results)
   std::vector<Track> lanes;
+  // Ops and Ideal rows: per lane, its time by op kind (folded boxes take the dominant kind).
+  std::vector<KindTotals> totals;
 
   size_t events() const;
 };
@@ -51,7 +54,8 @@ struct StageRows {
   int rank = 0;  // the representative, index into Run::ranks
   std::string label;
   Row ops;
-  Track gaps;  // items: indexes into PipelineResult::gaps
+  Track gaps;            // items: indexes into PipelineResult::gaps
+  KindTotals gapTotals;  // the gaps' idle time by class
   Row ideal;
   std::vector<Row> detail;
 };
@@ -60,12 +64,18 @@ struct PipelineRows {
   const analysis::PipelineResult* result = nullptr;
   std::vector<StageRows> stages;
   std::vector<uint32_t> transfers;  // indexes into result->transfers, by send start
-  TimeNs longestTransfer = 0;       // recv end - send start, to find the visible ones
-  uint32_t lanes = 0;               // lane ids in use
-  Interval extent;                  // first to last event drawn
+  // In the same order: each transfer's send start and the last moment it reaches (recv or send
+  // end), so finding the visible ones reads two arrays in order instead of the transfers.
+  std::vector<TimeNs> transferSend, transferReach;
+  TimeNs longestTransfer = 0;  // recv end - send start, to find the visible ones
+  uint32_t lanes = 0;          // lane ids in use
+  Interval extent;             // first to last event drawn
 
   // The transfers that reach into [from, to), by send start.
   std::vector<uint32_t> visibleTransfers(TimeNs from, TimeNs to) const;
+  // How many transfers reach into [from, to); the first `keep` of them (by send start) go to
+  // `out`. Zoomed out, a frame only needs to know there are too many to draw.
+  size_t visibleTransfers(TimeNs from, TimeNs to, size_t keep, std::vector<uint32_t>& out) const;
 };
 
 struct TimelineModel {

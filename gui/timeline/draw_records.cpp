@@ -1,10 +1,10 @@
 #include "gui/timeline/draw_records.h"
 
 #include <algorithm>
-#include <array>
 #include <string_view>
 
 #include "gui/model/item_text.h"
+#include "gui/timeline/pixel_spans.h"
 #include "gui/timeline/ruler.h"
 
 namespace bubblescope::gui {
@@ -12,6 +12,8 @@ namespace {
 
 // Back-to-back boxes at least this wide give up their last pixel so they read as separate.
 constexpr double kSeparatedBoxPx = 4;
+// Uncovered pieces narrower than this are not drawn (they light no pixel of their own).
+constexpr double kMinPiecePx = 1;
 
 struct Ctx {
   const TimelineModel& model;
@@ -96,24 +98,48 @@ std::string countLabel(const Ctx& c, const LodBox& b) {
   return fitLabel(std::to_string(b.count()), labelRoom(c, b), c.style.charW);
 }
 
+// The pixels every lane of a row's boxes [from, end) covers.
+std::vector<PixelSpan> coverOf(const std::vector<DrawBox>& boxes, size_t from, size_t lanes) {
+  std::vector<std::vector<PixelSpan>> perLane(lanes);
+  for (size_t i = from; i < boxes.size(); ++i) {
+    if (boxes[i].lane < lanes) perLane[boxes[i].lane].push_back({boxes[i].x0, boxes[i].x1});
+  }
+  for (auto& l : perLane) l = unionOf(std::move(l));
+  return intersectionOf(perLane);
+}
+
 void gapBoxes(Ctx& c, const StageRows& sr, const PlacedRow& pr, uint16_t rowIndex,
-              std::vector<LodBox>& lod) {
+              const std::vector<PixelSpan>& cover, std::vector<LodBox>& lod) {
   lod.clear();
   foldVisible(sr.gaps, c.m, c.style.minBoxPx, lod);
   const auto& gaps = c.p.result->gaps;
   for (const LodBox& b : lod) {
-    analysis::IdleByClass sum{};
-    for (size_t i = b.first; i < b.last; ++i) {
-      const auto& g = gaps[sr.gaps.item[i]];
-      for (int k = 0; k < analysis::kIdleClasses; ++k) sum[k] += g.byClass[k];
-    }
-    const auto dominant = b.folded() ? analysis::idleClassAt(static_cast<int>(
-                                           std::max_element(sum.begin(), sum.end()) - sum.begin()))
+    const auto dominant = b.folded() ? analysis::idleClassAt(sr.gapTotals.dominant(b.first, b.last))
                                      : gaps[sr.gaps.item[b.first]].dominant;
     const std::string label =
         b.folded() ? ""
                    : fitLabel(analysis::idleClassName(dominant), labelRoom(c, b), c.style.charW);
     pushBox(c, b, pr.y, pr.y + pr.h, rowIndex, kGapLane, kBoxIdle, idleColor(dominant), label);
+    // Only the pieces the op boxes leave uncovered are kept; the label stays on a gap drawn whole.
+    const DrawBox whole = c.out.boxes.back();
+    const auto pieces = uncovered({whole.x0, whole.x1}, cover, kMinPiecePx);
+    if (pieces.size() == 1 && pieces[0].x0 == whole.x0 && pieces[0].x1 == whole.x1) continue;
+    c.out.boxes.pop_back();
+    for (const PixelSpan& piece : pieces) {
+      DrawBox d = whole;
+      d.x0 = static_cast<float>(piece.x0);
+      d.x1 = static_cast<float>(piece.x1);
+      d.label.clear();
+      c.out.boxes.push_back(std::move(d));
+    }
+  }
+}
+
+void addBackdrops(Ctx& c, const PlacedRow& pr, const std::vector<PixelSpan>& cover) {
+  if (pr.stage % 2 == 0) return;
+  for (const PixelSpan& piece : uncovered({c.m.x0, c.m.x0 + c.m.width}, cover, kMinPiecePx)) {
+    c.out.backdrops.push_back({static_cast<float>(piece.x0), static_cast<float>(pr.y),
+                               static_cast<float>(piece.x1), static_cast<float>(pr.y + pr.h)});
   }
 }
 
@@ -132,13 +158,7 @@ void opBoxes(Ctx& c, const Row& row, const PlacedRow& pr, uint16_t rowIndex, boo
       analysis::OpKind kind = first.op.kind;
       std::string label;
       if (b.folded()) {
-        std::array<TimeNs, 4> byKind{};
-        for (size_t i = b.first; i < b.last; ++i) {
-          const auto& o = ghost ? pl.idealOps[lane.item[i] % nIdeal] : pl.ops[lane.item[i]];
-          byKind[static_cast<int>(o.op.kind)] += o.end - o.start;
-        }
-        kind = static_cast<analysis::OpKind>(std::max_element(byKind.begin(), byKind.end()) -
-                                             byKind.begin());
+        kind = static_cast<analysis::OpKind>(row.totals[l].dominant(b.first, b.last));
         if (!ghost) label = countLabel(c, b);
       } else if (!ghost && pr.laneH >= 12) {
         label = opLabel(first.op, labelRoom(c, b), c.style.charW);
@@ -182,10 +202,11 @@ void detailBoxes(Ctx& c, const Row& row, const PlacedRow& pr, uint16_t rowIndex,
 }
 
 void arrows(Ctx& c, const RowLayout& layout) {
-  const auto visible = c.p.visibleTransfers(c.m.start, c.m.end);
   if (!c.style.arrows) return;
-  if (visible.size() > c.style.maxArrows) {
-    c.out.hiddenArrows = visible.size();
+  std::vector<uint32_t> visible;
+  const size_t n = c.p.visibleTransfers(c.m.start, c.m.end, c.style.maxArrows, visible);
+  if (n > c.style.maxArrows) {
+    c.out.hiddenArrows = n;
     return;
   }
   const auto& transfers = c.p.result->transfers;
@@ -230,6 +251,7 @@ void DrawRecords::clear() {
   arrows.clear();
   hiddenArrows = 0;
   steps.clear();
+  backdrops.clear();
 }
 
 void buildRecords(const TimelineModel& model, const PipelineRows& p, const RowLayout& layout,
@@ -242,13 +264,22 @@ void buildRecords(const TimelineModel& model, const PipelineRows& p, const RowLa
     const PlacedRow& pr = layout.rows[r];
     const StageRows& sr = p.stages[pr.stage];
     const auto rowIndex = static_cast<uint16_t>(r);
+    const size_t first = out.boxes.size();
     if (pr.row == -1) {
-      gapBoxes(c, sr, pr, rowIndex, lod);
+      // Ops first, to know what they cover; then the gaps, moved in front to paint under them.
       opBoxes(c, sr.ops, pr, rowIndex, false, lod);
+      const auto cover = coverOf(out.boxes, first, sr.ops.lanes.size());
+      const size_t ops = out.boxes.size();
+      gapBoxes(c, sr, pr, rowIndex, cover, lod);
+      std::rotate(out.boxes.begin() + static_cast<std::ptrdiff_t>(first),
+                  out.boxes.begin() + static_cast<std::ptrdiff_t>(ops), out.boxes.end());
+      addBackdrops(c, pr, cover);
     } else if (pr.row == -2) {
       opBoxes(c, sr.ideal, pr, rowIndex, true, lod);
+      addBackdrops(c, pr, coverOf(out.boxes, first, sr.ideal.lanes.size()));
     } else {
       detailBoxes(c, sr.detail[pr.row], pr, rowIndex, lod);
+      addBackdrops(c, pr, {});  // detail boxes leave a line free under each lane
     }
   }
   arrows(c, layout);

@@ -46,6 +46,12 @@ struct StepMark {
   std::string label;
 };
 
+// A piece of an odd stage's row the boxes leave uncovered: alternate stages are shaded so they
+// read apart, and only where nothing is drawn over the shade.
+struct Backdrop {
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
 struct RecordStyle {
   double charW = 7;     // ImGui's default font is monospaced, 7 px a character
   double labelPad = 4;  // box width kept free around a label
@@ -56,10 +62,13 @@ struct RecordStyle {
 };
 
 struct DrawRecords {
-  std::vector<DrawBox> boxes;  // paint order: per row, idle gaps first
+  // Paint order: per row, idle gaps first. An op row's idle gaps are cut where its op boxes
+  // cover them (folded runs at low zoom), so no pixel is painted twice.
+  std::vector<DrawBox> boxes;
   std::vector<DrawArrow> arrows;
   size_t hiddenArrows = 0;
   std::vector<StepMark> steps;
+  std::vector<Backdrop> backdrops;  // painted first, under everything
   void clear();
 };
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "gui/timeline/frame_geometry.h"
@@ -153,6 +155,51 @@ TEST(DrawRecords, ZoomedOutRunsFoldAndRecordsStayBoundedByPixels) {
   EXPECT_GT(folded, 0u);
   // Thousands of kernels per stream, a few hundred boxes at most: pixels, not events.
   EXPECT_LT(kernelBoxes, 4 * 2 * 1000 / 3 + 16);
+}
+
+// Zoomed out, op runs fold over the gaps between them. The gaps (and the odd rows' shade) are
+// then drawn only where no op box covers them: nothing painted twice, nothing idle lost.
+TEST(DrawRecords, IdleAndRowShadeArePaintedOnlyWhereOpsLeaveTheRowUncovered) {
+  const auto r = analysedRun(false, 50);
+  const Interval all = r->rows().extent;
+  const Frame f = frame(*r, all.start, all.end);
+  auto overlap = [](const DrawBox& a, double x0, double x1) {
+    return std::min<double>(a.x1, x1) - std::max<double>(a.x0, x0);
+  };
+  size_t gapBoxes = 0, backdrops = 0;
+  for (size_t r0 = 0; r0 < f.layout.rows.size(); ++r0) {
+    const PlacedRow& pr = f.layout.rows[r0];
+    std::vector<const DrawBox*> ops, gaps;
+    for (const DrawBox& b : f.records.boxes) {
+      if (b.row != r0) continue;
+      (b.lane == kGapLane ? gaps : ops).push_back(&b);
+    }
+    for (const DrawBox* g : gaps) {
+      ++gapBoxes;
+      for (const DrawBox* o : ops) EXPECT_LE(overlap(*o, g->x0, g->x1), 0.0) << "gap under an op";
+    }
+    for (const Backdrop& b : f.records.backdrops) {
+      if (b.y0 != static_cast<float>(pr.y)) continue;
+      ++backdrops;
+      EXPECT_EQ(pr.stage % 2, 1) << "only odd stages are shaded";
+      for (const DrawBox* o : ops) EXPECT_LE(overlap(*o, b.x0, b.x1), 0.0) << "shade under a box";
+    }
+    if (pr.row != -1) continue;
+    // Every pixel of every gap in view is still idle-coloured or under an op box (the last pixel
+    // of a wide box is left free to separate it from the next).
+    std::vector<LodBox> lod;
+    foldVisible(r->rows().stages[pr.stage].gaps, f.m, kMinBoxPx, lod);
+    for (const LodBox& g : lod) {
+      for (double x = std::ceil(f.m.x(g.start) - 0.5) + 0.5; x + 1 < f.m.x(g.end); x += 1) {
+        bool covered = false;
+        for (const DrawBox* b : gaps) covered = covered || (x >= b->x0 && x < b->x1);
+        for (const DrawBox* b : ops) covered = covered || (x >= b->x0 && x < b->x1 + 1);
+        EXPECT_TRUE(covered) << "stage " << pr.stage << " x " << x;
+      }
+    }
+  }
+  EXPECT_GT(gapBoxes, 0u);
+  EXPECT_GT(backdrops, 0u);
 }
 
 TEST(DrawRecords, SearchMatchesAreMarkedEvenInsideFoldedBoxes) {

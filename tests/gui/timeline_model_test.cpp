@@ -98,6 +98,13 @@ TEST(TimelineModel, TransfersAreFoundByTheViewTheyReachInto) {
   EXPECT_NE(std::find(hit.begin(), hit.end(), p.transfers[5]), hit.end());
   EXPECT_EQ(p.visibleTransfers(p.extent.start - 1000, p.extent.start).size(), 0u);
   EXPECT_EQ(p.visibleTransfers(p.extent.start, p.extent.end).size(), all.size());
+  // Counted in full, only the first few kept (by send start): a zoomed-out frame needs no list.
+  std::vector<uint32_t> kept;
+  EXPECT_EQ(p.visibleTransfers(p.extent.start, p.extent.end, 3, kept), all.size());
+  EXPECT_EQ(kept, std::vector<uint32_t>(p.transfers.begin(), p.transfers.begin() + 3));
+  // A transfer whose last moment is the view's start does not reach into it.
+  EXPECT_EQ(p.visibleTransfers(t.sendStart - 1, std::max(t.recvEnd, t.sendEnd), 100, kept),
+            p.visibleTransfers(t.sendStart - 1, std::max(t.recvEnd, t.sendEnd)).size());
 }
 
 TEST(RowLayout, PlacesOnlyRowsInTheViewportAndExpandsStages) {
