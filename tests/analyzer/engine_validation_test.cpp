@@ -230,9 +230,19 @@ TEST(EngineValidation, CommDelayIsACommStall) {
   EXPECT_GT(cls(all, IdleClass::CommStall), 4 * pl.steps.size() * 3'000'000);
   EXPECT_GT(cls(all, IdleClass::CommStall),
             cls(all, IdleClass::HostStall) + cls(all, IdleClass::OtherStall));
-  ASSERT_FALSE(pl.topGaps.empty());
-  EXPECT_EQ(pl.gaps[pl.topGaps.front()].blame.cause, IdleClass::CommStall)
-      << pl.gaps[pl.topGaps.front()].blame.text;
+  // The largest comm-stall gap is blamed on a late transfer, and most comm-stall idle of the run
+  // on stage 1's sends. (The top gap overall may be a one-off hiccup of a loaded machine.)
+  const Gap* largest = nullptr;
+  std::map<int, TimeNs> blamed;
+  for (const Gap& g : pl.gaps) {
+    blamed[g.blame.stage] += g.byClass[static_cast<int>(IdleClass::CommStall)];
+    if (g.dominant == IdleClass::CommStall && (largest == nullptr || g.idle > largest->idle)) {
+      largest = &g;
+    }
+  }
+  ASSERT_NE(largest, nullptr);
+  EXPECT_EQ(largest->blame.cause, IdleClass::CommStall) << largest->blame.text;
+  for (int s : {-1, 0, 2, 3}) EXPECT_GT(blamed[1], blamed[s]) << "stage " << s;
 }
 
 TEST(EngineValidation, JitterIsJitter) {
