@@ -21,7 +21,8 @@ void addSimulateCommand(CLI::App& app, Action& action);
 void addEngineCommand(CLI::App& app, Action& action);
 void addDemoCommand(CLI::App& app, Action& action);
 void addRecordCommand(CLI::App& app, Action& action);
-void addAttachCommands(CLI::App& app, Action& action);  // attach, detach, ps
+void addAttachCommands(CLI::App& app, Action& action);  // attach, detach
+void addPsCommand(CLI::App& app, Action& action);
 void addAnalyzeCommand(CLI::App& app, Action& action);
 void addCheckCommand(CLI::App& app, Action& action);
 void addImportCommand(CLI::App& app, Action& action);

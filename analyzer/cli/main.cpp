@@ -24,6 +24,7 @@ int run(int argc, char** argv) {
   addDemoCommand(app, action);
   addRecordCommand(app, action);
   addAttachCommands(app, action);
+  addPsCommand(app, action);
   addAnalyzeCommand(app, action);
   addCheckCommand(app, action);
   addImportCommand(app, action);

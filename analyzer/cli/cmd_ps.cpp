@@ -1,0 +1,112 @@
+// `bubblescope ps`: the processes of this user that `attach` can reach, with their rank, state,
+// step and output file, as a table or JSON.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analyzer/cli/attach_session.h"
+#include "analyzer/cli/command.h"
+#include "analyzer/cli/exit_codes.h"
+
+namespace bubblescope::cli {
+namespace {
+
+using control::AgentStatus;
+using control::Command;
+using control::Exchange;
+using control::Outcome;
+
+struct PsArgs {
+  std::string runId;
+  bool json = false;
+};
+
+std::string orDash(int64_t v) {
+  return v >= 0 ? std::to_string(v) : "-";
+}
+
+int runPs(const PsArgs& a) {
+  Problems problem;
+  const control::TargetList list = control::allTargets(environment());
+  for (const std::string& e : list.errors) problem(e);
+  const auto replies =
+      control::exchangeAll(list.targets, {control::formatCommand(Command{})}, kReplyTimeout);
+  std::vector<AgentStatus> rows;
+  for (size_t i = 0; i < replies.size(); ++i) {
+    const Exchange& x = replies[i];
+    AgentStatus st;
+    st.pid = list.targets[i].pid;
+    if (x.outcome == Outcome::Gone || x.outcome == Outcome::Stale) continue;
+    if (x.outcome == Outcome::Answered && x.reply.ok) {
+      st = control::statusFromReply(x.reply, st.pid);
+    } else {
+      st.state = x.outcome == Outcome::Answered ? "refused" : control::outcomeWords(x.outcome);
+    }
+    if (!a.runId.empty() && st.runId != a.runId) continue;
+    rows.push_back(std::move(st));
+  }
+  std::sort(rows.begin(), rows.end(), readingOrder);
+
+  if (a.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const AgentStatus& st : rows) {
+      nlohmann::json j = {{"pid", st.pid},
+                          {"rank", st.rank},
+                          {"local_rank", st.localRank},
+                          {"world_size", st.worldSize},
+                          {"run_id", st.runId},
+                          {"state", st.state},
+                          {"step", st.step},
+                          {"window", st.window},
+                          {"file", st.file},
+                          {"command", st.command}};
+      j["step_seconds"] = st.stepNs > 0 ? nlohmann::json(st.stepNs / 1e9) : nlohmann::json();
+      out.push_back(std::move(j));
+    }
+    std::cout << out.dump(2) << "\n";
+    return problem.count > 0 ? kBadInput : kOk;
+  }
+  if (rows.empty() && problem.count == 0) {
+    std::cerr << "bubblescope: no attachable processes"
+              << (a.runId.empty() ? "" : " of run " + a.runId) << " (" << looked(list.searched)
+              << ")\n";
+    return kOk;
+  }
+  if (rows.empty()) return kBadInput;
+  std::vector<std::vector<std::string>> table = {
+      {"PID", "RANK", "STATE", "STEP", "STEP TIME", "RUN ID", "OUTPUT FILE", "COMMAND"}};
+  for (const AgentStatus& st : rows) {
+    std::string command = st.command.size() > 60 ? st.command.substr(0, 57) + "..." : st.command;
+    table.push_back({std::to_string(st.pid), orDash(st.rank), st.state, orDash(st.step),
+                     st.stepNs > 0 ? seconds(st.stepNs) : "-", st.runId.empty() ? "-" : st.runId,
+                     st.file.empty() ? "-" : st.file, command});
+  }
+  std::vector<size_t> width(table[0].size(), 0);
+  for (const auto& row : table) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : table) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    std::cout << line << "\n";
+  }
+  return problem.count > 0 ? kBadInput : kOk;
+}
+
+}  // namespace
+
+void addPsCommand(CLI::App& app, Action& action) {
+  auto* ps = app.add_subcommand("ps", "List the processes of this user that 'attach' can reach");
+  auto p = std::make_shared<PsArgs>();
+  ps->add_option("--run-id", p->runId, "Only processes of this run");
+  ps->add_flag("--json", p->json, "One JSON array, an object per process");
+  ps->callback([p, &action] { action = [p] { return runPs(*p); }; });
+}
+
+}  // namespace bubblescope::cli
