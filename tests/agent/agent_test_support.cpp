@@ -26,6 +26,8 @@ ProcessOptions cleanEnv(std::map<std::string, std::string> env) {
                 "CUDA_INJECTION64_PATH",
                 "BUBBLESCOPE_DORMANT",
                 "BUBBLESCOPE_OUTPUT_DIR",
+                "BUBBLESCOPE_RUN_ID",
+                "BUBBLESCOPE_CONTROL",
                 "BUBBLESCOPE_CUDA",
                 "BUBBLESCOPE_CUDA_NOTE"};
   o.env = std::move(env);

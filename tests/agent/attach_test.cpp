@@ -42,18 +42,8 @@ constexpr uid_t kNobody = 65534;
 constexpr gid_t kNogroup = 65534;
 
 ProcessOptions jobEnv(const fs::path& runtimeDir) {
-  ProcessOptions o;
-  o.unsetEnv = {"RANK",
-                "LOCAL_RANK",
-                "WORLD_SIZE",
-                "LD_PRELOAD",
-                "NVTX_INJECTION64_PATH",
-                "BUBBLESCOPE_DORMANT",
-                "BUBBLESCOPE_OUTPUT_DIR",
-                "BUBBLESCOPE_RUN_ID",
-                "BUBBLESCOPE_CONTROL",
-                "XDG_RUNTIME_DIR"};
-  o.env["BUBBLESCOPE_RUNTIME_DIR"] = runtimeDir.string();
+  ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", runtimeDir.string()}});
+  o.unsetEnv.push_back("XDG_RUNTIME_DIR");  // the sockets go where the test says, nowhere else
   o.timeout = seconds(60);
   return o;
 }

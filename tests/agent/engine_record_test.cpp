@@ -36,14 +36,7 @@ TEST(AgentEngine, RecordedEngineHoldsExactlyTheRangesInTruthPerStage) {
   TempDir tmp;
   const fs::path run = tmp / "run";
   const fs::path truthFile = tmp / "truth.json";
-  ProcessOptions o;
-  o.unsetEnv = {"RANK",
-                "LOCAL_RANK",
-                "WORLD_SIZE",
-                "LD_PRELOAD",
-                "NVTX_INJECTION64_PATH",
-                "BUBBLESCOPE_DORMANT",
-                "BUBBLESCOPE_OUTPUT_DIR"};
+  ProcessOptions o = cleanEnv();
   o.timeout = std::chrono::seconds(60);
   const auto r = runBubblescope({"record",
                                  "-o",
