@@ -1,10 +1,11 @@
 #include "agent/core/thread_state.h"
 
 #include <pthread.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <new>
+
+#include "agent/core/ring_memory.h"
 
 namespace bubblescope::agent {
 
@@ -38,15 +39,14 @@ void attachRing(ThreadState& state) {
     state.ring.attach(nullptr, 0);  // over the limit: everything this thread emits is dropped
     return;
   }
-  // MAP_POPULATE: fault the pages in now, not on the hot path later.
-  void* mem = mmap(nullptr, g_ringBytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (mem == MAP_FAILED) {
+  // Faulted in now, not on the hot path later.
+  uint8_t* mem = mapRingMemory(g_ringBytes);
+  if (mem == nullptr) {
     g_ringCount.fetch_sub(1, std::memory_order_relaxed);
     state.ring.attach(nullptr, 0);
     return;
   }
-  state.ringMemory = static_cast<uint8_t*>(mem);
+  state.ringMemory = mem;
   state.ring.attach(state.ringMemory, g_ringBytes);
 }
 
