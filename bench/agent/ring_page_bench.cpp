@@ -2,8 +2,9 @@
 // the other CPU costs it. Each run maps a new 256 MB ring (as the agent does, with or without
 // writing every page once at set-up) and times 2 M range-sized records through the agent's
 // EventRing, each stamped with two TSC reads like a push + pop. The neighbour is another thread
-// of this process: idle, an ALU loop, an mprotect loop or an fdatasync loop (the last two are
-// the system calls that measurably slow the other CPU on a shadow-paging guest).
+// of this process: idle, an ALU loop, an mprotect loop or an fdatasync loop (the two system calls
+// that measurably slow the other CPU on a shadow-paging guest), or a consumer draining the same
+// ring: fast enough to stay right behind the producer, or slow enough to fall far behind.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -29,7 +30,21 @@ constexpr size_t kRingBytes = size_t{256} << 20;
 constexpr int kRecords = 2'000'000;  // 128 MB of 64-byte records: half the ring
 constexpr uint32_t kRecordBytes = 64;
 
-enum Neighbour { kIdle, kCompute, kMprotect, kFdatasync };
+enum Neighbour { kIdle, kCompute, kMprotect, kFdatasync, kDrainClose, kDrainBehind };
+
+std::atomic<EventRing*> g_ring{nullptr};  // the ring being filled, for the draining neighbours
+
+// Drains what `ring` has published, spending `work` multiply-adds on each record.
+void drainOnce(EventRing& ring, int work) {
+  volatile uint64_t sink = 0;
+  ring.drain(
+      [&](const RecordHeader& h, const uint8_t* payload, const char*) {
+        uint64_t x = h.size8 + reinterpret_cast<const uint64_t*>(payload)[0];
+        for (int k = 0; k < work; ++k) x = x * 31 + static_cast<uint64_t>(k);
+        sink = x;
+      },
+      4096);
+}
 
 void neighbourLoop(Neighbour what, const std::atomic<bool>& stop) {
   const std::string path = "/tmp/bubblescope-ring-bench-" + std::to_string(getpid());
@@ -51,6 +66,12 @@ void neighbourLoop(Neighbour what, const std::atomic<bool>& stop) {
         mprotect(page, 1 << 20, PROT_READ | PROT_WRITE);
         static_cast<volatile char*>(page)[0] = 1;
         mprotect(page, 1 << 20, PROT_NONE);
+        break;
+      case kDrainClose:
+      case kDrainBehind:
+        if (EventRing* ring = g_ring.load(std::memory_order_acquire)) {
+          drainOnce(*ring, what == kDrainClose ? 5 : 150);
+        }
         break;
       case kFdatasync:
         if (pwrite(fd, block, sizeof block, static_cast<off_t>((i % 256) * sizeof block)) > 0) {
@@ -80,6 +101,7 @@ void freshRing(benchmark::State& state) {
     }
     EventRing ring;
     ring.attach(mem, kRingBytes);
+    g_ring.store(&ring, std::memory_order_release);
     const auto t0 = std::chrono::steady_clock::now();
     for (int k = 0; k < kRecords; ++k) {
       const uint64_t start = __rdtsc();
@@ -99,6 +121,8 @@ void freshRing(benchmark::State& state) {
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
     state.SetIterationTime(took.count());
     state.counters["ns_per_record"] = took.count() * 1e9 / kRecords;
+    g_ring.store(nullptr, std::memory_order_release);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a drain in progress ends
     munmap(mem, kRingBytes);
   }
   stop.store(true);
@@ -113,6 +137,8 @@ BENCHMARK(freshRing)
     ->Args({1, kCompute})
     ->Args({1, kMprotect})
     ->Args({1, kFdatasync})
+    ->Args({1, kDrainClose})
+    ->Args({1, kDrainBehind})
     ->Iterations(1)
     ->Repetitions(3)
     ->UseManualTime()
