@@ -2,7 +2,7 @@
 // Memory for a thread's record ring: mapped, and every page written once, before the first
 // record. MAP_POPULATE builds the kernel's page tables, but a hypervisor that shadows them (PVM,
 // or shadow paging under nested virtualisation) still traps the thread's first write to each
-// page, about 1.7 us a page on such a guest: 25 ns a record over a fresh ring. Writing one byte
+// page, about 2 us a page on such a guest: 30-40 ns a record over a fresh ring. Writing one byte
 // per page here pays that once, at the thread's first event, not on the hot path
 // (bench/agent/ring_page_bench.cpp; docs/benchmarks.md).
 #include <sys/mman.h>

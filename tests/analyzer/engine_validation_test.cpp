@@ -11,14 +11,14 @@
 
 #include "analyzer/analyze.h"
 #include "reference_engine/sim/simulate.h"
-#include "tests/support/subprocess.h"
+#include "tests/support/engine_recording.h"
 #include "tests/support/temp_dir.h"
 #include "traces/sqlite/run_reader.h"
 
 namespace bubblescope::analysis {
 namespace {
 
-using testing::runBubblescope;
+using testing::recordEngineRun;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
@@ -35,22 +35,7 @@ class EngineRuns {
     auto it = runs.results_.find(key);
     if (it != runs.results_.end()) return it->second;
     const fs::path dir = runs.dir_.path() / ("run" + std::to_string(runs.results_.size()));
-    std::vector<std::string> cmd = {"record",
-                                    "-o",
-                                    dir.string(),
-                                    "--",
-                                    BUBBLESCOPE_BIN,
-                                    "engine",
-                                    "run",
-                                    "--op-ms",
-                                    "4,4,4",
-                                    "--steps",
-                                    "4",
-                                    "--truth",
-                                    (dir / "truth.json").string(),
-                                    "-q"};
-    cmd.insert(cmd.end(), args.begin(), args.end());
-    const auto r = runBubblescope(cmd);
+    const auto r = recordEngineRun(dir.string(), (dir / "truth.json").string(), args);
     EXPECT_EQ(r.exitCode, 0) << r.err;
     AnalyzeOptions options;
     options.firstStep = 1;

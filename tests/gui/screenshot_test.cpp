@@ -16,6 +16,7 @@
 #include "gui/timeline/row_layout.h"
 #include "gui/timeline/time_mapping.h"
 #include "tests/gui/viewer_fixtures.h"
+#include "tests/support/engine_recording.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 #include "traces/sqlite/run_reader.h"
@@ -128,28 +129,9 @@ struct EngineRun {
 const EngineRun& stalledEngineRun() {
   static EngineRun e;
   static bool recorded = [] {
-    const auto p = runBubblescope({"record",
-                                   "-o",
-                                   e.run.string(),
-                                   "--",
-                                   BUBBLESCOPE_BIN,
-                                   "engine",
-                                   "run",
-                                   "--op-ms",
-                                   "4,4,4",
-                                   "--steps",
-                                   "4",
-                                   "--truth",
-                                   (e.run / "truth.json").string(),
-                                   "-q",
-                                   "--schedule",
-                                   "1f1b",
-                                   "-p",
-                                   "4",
-                                   "-m",
-                                   "8",
-                                   "--stall",
-                                   "1:5:20:2"});
+    const auto p =
+        recordEngineRun(e.run.string(), (e.run / "truth.json").string(),
+                        {"--schedule", "1f1b", "-p", "4", "-m", "8", "--stall", "1:5:20:2"});
     e.exitCode = p.exitCode;
     e.err = p.err;
     if (p.exitCode != 0) return false;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/engine_recording.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 
@@ -18,6 +19,7 @@ namespace bubblescope {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::recordEngineRun;
 using testing::runBubblescope;
 
 // The ops sleep, so on this shared 2-core machine two fault-free runs differ by what the
@@ -58,14 +60,10 @@ Recording record(const testing::TempDir& tmp, const std::string& name,
     Recording r;
     r.dir = tmp / (name + "-" + std::to_string(attempt));
     r.report = tmp / (name + "-" + std::to_string(attempt) + ".json");
-    const std::vector<std::string> engine = {
-        "engine",  "run", "--schedule", "1f1b",    "-p",
-        "4",       "-m",  "8",          "--op-ms", "4,4,4",
-        "--steps", "4",   "-q",         "--truth", (tmp / (name + ".truth.json")).string()};
-    std::vector<std::string> cmd = {"record", "-o", r.dir.string(), "--", BUBBLESCOPE_BIN};
-    cmd.insert(cmd.end(), engine.begin(), engine.end());
-    cmd.insert(cmd.end(), faults.begin(), faults.end());
-    const auto rec = runBubblescope(cmd);
+    std::vector<std::string> engine = {"--schedule", "1f1b", "-p", "4", "-m", "8"};
+    engine.insert(engine.end(), faults.begin(), faults.end());
+    const auto rec =
+        recordEngineRun(r.dir.string(), (tmp / (name + ".truth.json")).string(), engine);
     EXPECT_EQ(rec.exitCode, 0) << rec.err;
     const auto an = runBubblescope(
         {"analyze", r.dir.string(), "--steps", "1:", "--format", "json", "-o", r.report.string()});
