@@ -58,17 +58,45 @@ void Recorder::closeLocked(int64_t nowNs) {
   publishLocked(false, false);
 }
 
-void Recorder::begin(bool recordNow, std::string_view reason) {
-  std::lock_guard lock(mutex_);
-  if (recordNow) {
-    openLocked(std::string(reason), -1, -1, false, true);
-  } else {
-    publishLocked(false, false);
+// Runs `body` under the lock, then (outside it) the capture-wanted hook if a window was armed
+// or opened.
+template <class Body>
+bool Recorder::lockedThenNotify(Body&& body) {
+  bool newlyWanted = false;
+  bool result = false;
+  {
+    std::lock_guard lock(mutex_);
+    const bool wantedBefore = open_ || armed_.has_value();
+    const size_t windowsBefore = windows_.size();
+    result = body();
+    newlyWanted =
+        ((open_ || armed_.has_value()) && !wantedBefore) || windows_.size() > windowsBefore;
   }
+  if (newlyWanted && captureWanted_ != nullptr) captureWanted_();
+  return result;
+}
+
+bool Recorder::captureWanted() const {
+  std::lock_guard lock(mutex_);
+  return open_ || armed_.has_value();
+}
+
+void Recorder::begin(bool recordNow, std::string_view reason) {
+  lockedThenNotify([&] {
+    if (recordNow) {
+      openLocked(std::string(reason), -1, -1, false, true);
+    } else {
+      publishLocked(false, false);
+    }
+    return true;
+  });
 }
 
 bool Recorder::request(const WindowRequest& r, std::string* whyNot) {
-  std::lock_guard lock(mutex_);
+  return lockedThenNotify([&] { return requestLocked(r, whyNot); });
+}
+
+bool Recorder::requestLocked(const WindowRequest& r, std::string* whyNot) {
   auto refuse = [&](const char* why) {
     if (whyNot != nullptr) *whyNot = why;
     return false;
@@ -97,7 +125,13 @@ void Recorder::stop() {
 }
 
 void Recorder::onStepBoundary(int64_t step) {
-  std::lock_guard lock(mutex_);
+  lockedThenNotify([&] {
+    onStepBoundaryLocked(step);
+    return true;
+  });
+}
+
+void Recorder::onStepBoundaryLocked(int64_t step) {
   currentStep_ = step;
   if (open_ && stopAtStep_ >= 0 && step >= stopAtStep_) closeLocked(realtimeNs());
   if (!open_ && armed_ && !disabled_ && (armed_->fromStep < 0 || step >= armed_->fromStep)) {

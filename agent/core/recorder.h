@@ -87,6 +87,12 @@ class Recorder {
   // Called (with the recorder's lock held) when a window opens that needs the writer before the
   // first event: a duration window, or one that asked for the file.
   void setWindowOpenedHook(void (*hook)()) { windowOpened_ = hook; }
+  // Called when capture becomes wanted: a window is armed (it opens at the next step boundary)
+  // or opens. Runs on the thread that asked, once the recorder's lock is released (so the hook
+  // may call into libraries whose own callbacks read the recorder).
+  void setCaptureWantedHook(void (*hook)()) { captureWanted_ = hook; }
+  // A window is open or armed.
+  bool captureWanted() const;
 
   // fork(): hold the lock across it (false if it could not be had in time: the child then
   // records nothing); the child starts its own window list and releases the lock.
@@ -98,7 +104,11 @@ class Recorder {
   void openLocked(std::string reason, int64_t stopAtStep, int64_t stopAtNs, bool createFile,
                   bool notify);
   void closeLocked(int64_t nowNs);
+  bool requestLocked(const WindowRequest& request, std::string* whyNot);
+  void onStepBoundaryLocked(int64_t step);
   void publishLocked(bool recording, bool newGeneration);
+  template <class Body>
+  bool lockedThenNotify(Body&& body);
 
   mutable std::timed_mutex mutex_;
   std::vector<WindowRecord> windows_;
@@ -112,6 +122,7 @@ class Recorder {
   int64_t currentStep_ = -1;
   std::atomic<uint64_t> version_{0};
   void (*windowOpened_)() = nullptr;
+  void (*captureWanted_)() = nullptr;
 };
 
 traces::ClockAnchor readClockAnchor();

@@ -57,6 +57,12 @@ struct Capture {
   ApiNames names;
   ActivityDecoder decoder{&names};
   std::atomic<bool> finished{false};  // after the exit flush: CUPTI is not called again
+  // Activity kinds are on only while a window is open or armed (and until the writer has flushed
+  // what it held): a dormant process pays CUPTI nothing per launch. kindsMutex orders switches.
+  std::mutex kindsMutex;
+  std::atomic<bool> kindsReady{false};  // start() has checked that kernels can be traced
+  bool kindsOn = false;
+  bool kindsOffKnown = false;  // kindsOff was filled in by the first switch-on
   std::atomic<int64_t> offsetNs{0};
   std::string kindsOff;  // kinds CUPTI would not enable
   std::atomic<uint64_t> refused{0}, overflowBuffers{0}, cuptiDropped{0};
@@ -243,6 +249,90 @@ traces::ClockAnchor readCuptiAnchor(const CuptiApi& api, int64_t* offsetNs) {
   return best;
 }
 
+// ---- Activity kinds ----
+
+struct OptionalKind {
+  CUpti_ActivityKind kind;
+  const char* name;
+};
+constexpr OptionalKind kOptionalKinds[] = {
+    {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"},
+    {CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT"},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"},
+    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"},
+    {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
+};
+
+// Kernels first: the one kind that must go on. Its result is CUPTI's verdict on this process.
+CUptiResult enableKinds(Capture& c) {
+  if (CUptiResult r = c.api->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
+    return r;
+  }
+  std::string off;
+  for (const auto& k : kOptionalKinds) {
+    if (c.api->enable(k.kind) != CUPTI_SUCCESS) {
+      off += (off.empty() ? "" : ",") + std::string(k.name);
+    }
+  }
+  if (!c.kindsOffKnown) {
+    std::lock_guard lock(c.mutex);  // writeState reads it on the writer thread
+    c.kindsOff = off;
+    c.kindsOffKnown = true;
+  }
+  // Noisy calls are not even traced where CUPTI can say so per call (12.5+); the decoder
+  // filters them anyway.
+  if (c.api->enableRuntimeApi != nullptr) {
+    for (uint32_t cbid : c.names.unwanted(traces::ApiDomain::Runtime)) {
+      c.api->enableRuntimeApi(cbid, 0);
+    }
+  }
+  if (c.api->enableDriverApi != nullptr) {
+    for (uint32_t cbid : c.names.unwanted(traces::ApiDomain::Driver)) {
+      c.api->enableDriverApi(cbid, 0);
+    }
+  }
+  return CUPTI_SUCCESS;
+}
+
+void disableKinds(Capture& c) {
+  if (c.api->disable == nullptr) return;  // an old CUPTI: the kinds stay on, as they were
+  c.api->disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  for (const auto& k : kOptionalKinds) c.api->disable(k.kind);
+}
+
+// Kinds on while a window is open or armed (switched on when a window is asked for, so that
+// CUPTI's start-up cost falls before the first captured step, as in Kineto's warm-up), off
+// otherwise. Called by the recorder's hook on the thread that asked for the window, and by the
+// writer after it flushed a closed window; the state is read here, under the mutex, so
+// whichever call comes last leaves the right one.
+void matchKindsToCapture(Capture& c) {
+  if (!c.kindsReady.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(c.kindsMutex);
+  if (c.finished.load(std::memory_order_acquire)) return;
+  const bool wanted = Recorder::instance().captureWanted();
+  if (wanted == c.kindsOn) return;
+  if (wanted) {
+    c.kindsOn = enableKinds(c) == CUPTI_SUCCESS;
+  } else {
+    disableKinds(c);
+    c.kindsOn = c.api->disable == nullptr;
+  }
+}
+
+bool kindsOn(Capture& c) {
+  std::lock_guard lock(c.kindsMutex);
+  return c.kindsOn;
+}
+
+void onCaptureWanted() {
+  matchKindsToCapture(capture());
+}
+
 // ---- Writer hooks ----
 
 void writeState(Capture& c, RecordSink& sink) {
@@ -256,7 +346,12 @@ void writeState(Capture& c, RecordSink& sink) {
     sink.trace().setMeta("extra.cupti_library", c.api->path);
     sink.trace().setMeta("extra.cupti_version", std::to_string(c.api->version));
   }
-  if (!c.kindsOff.empty()) sink.trace().setMeta("extra.cupti_kinds_off", c.kindsOff);
+  std::string kindsOff;
+  {
+    std::lock_guard lock(c.mutex);
+    kindsOff = c.kindsOff;
+  }
+  if (!kindsOff.empty()) sink.trace().setMeta("extra.cupti_kinds_off", kindsOff);
 }
 
 void writeCounts(Capture& c, RecordSink& sink) {
@@ -306,11 +401,13 @@ void onCycle(RecordSink& sink) {
     c.offsetNs.store(offset, std::memory_order_relaxed);
     c.lastAnchorNs = now;
   }
-  // A window just closed: everything CUPTI holds of it, finished or not, now.
+  // A window just closed (or opened and closed between two cycles): everything CUPTI holds
+  // of it, finished or not, now; then the kinds go off until the next window.
   const bool open = recordingNow();
-  if (c.windowOpenAtFlush && !open) {
+  if (!open && (c.windowOpenAtFlush || (kindsOn(c) && !Recorder::instance().captureWanted()))) {
     flushCupti(c, sink, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     c.lastFlushNs = now;
+    matchKindsToCapture(c);
   } else if (now - c.lastFlushNs >= kFlushEveryNs) {
     flushCupti(c, sink, 0);
     c.lastFlushNs = now;
@@ -376,41 +473,6 @@ std::string subscribe(Capture& c) {
   return cannotTrace(c, "cuptiSubscribe", r);
 }
 
-void enableKinds(Capture& c) {
-  const struct {
-    CUpti_ActivityKind kind;
-    const char* name;
-  } optional[] = {
-      {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"},
-      {CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT"},
-      {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
-      {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"},
-      {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
-      {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION"},
-      {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"},
-      {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"},
-      {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"},
-      {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
-  };
-  for (const auto& k : optional) {
-    if (c.api->enable(k.kind) != CUPTI_SUCCESS) {
-      c.kindsOff += (c.kindsOff.empty() ? "" : ",") + std::string(k.name);
-    }
-  }
-  // Noisy calls are not even traced where CUPTI can say so per call (12.5+); the decoder
-  // filters them anyway.
-  if (c.api->enableRuntimeApi != nullptr) {
-    for (uint32_t cbid : c.names.unwanted(traces::ApiDomain::Runtime)) {
-      c.api->enableRuntimeApi(cbid, 0);
-    }
-  }
-  if (c.api->enableDriverApi != nullptr) {
-    for (uint32_t cbid : c.names.unwanted(traces::ApiDomain::Driver)) {
-      c.api->enableDriverApi(cbid, 0);
-    }
-  }
-}
-
 uint32_t bufferCount() {
   const char* v = std::getenv("BUBBLESCOPE_CUPTI_BUFFERS");
   if (v == nullptr || *v == '\0') return kDefaultBuffers;
@@ -443,11 +505,19 @@ std::string start(Capture& c) {
     return giveUp(cannotTrace(c, "cuptiActivityRegisterCallbacks", r));
   }
   c.names.load(*c.api);
-  // Kernels first and without fail: the one kind that must be on from the start.
-  if (CUptiResult r = c.api->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
-    return giveUp(cannotTrace(c, "cuptiActivityEnable(CONCURRENT_KERNEL)", r));
+  // Switched on once here, whether or not a window is open: CUPTI instruments kernels now, at
+  // cuInit, not at the first window (a first enable after modules are loaded stalls the job for
+  // seconds), and a process where CUPTI cannot trace says so at start. Then matched to the
+  // recorder: off while dormant.
+  {
+    std::lock_guard lock(c.kindsMutex);
+    if (CUptiResult r = enableKinds(c); r != CUPTI_SUCCESS) {
+      return giveUp(cannotTrace(c, "cuptiActivityEnable(CONCURRENT_KERNEL)", r));
+    }
+    c.kindsOn = true;
   }
-  enableKinds(c);
+  c.kindsReady.store(true, std::memory_order_release);
+  matchKindsToCapture(c);
   int64_t offset = 0;
   readCuptiAnchor(*c.api, &offset);
   c.offsetNs.store(offset);
@@ -472,6 +542,7 @@ void configureCudaCapture(bool requested, std::string noteWhenOff) {
     hooks.cycle = &onCycle;
     hooks.closing = &onClosing;
     addWriterHooks(hooks);
+    Recorder::instance().setCaptureWantedHook(&onCaptureWanted);
   }
 }
 

@@ -100,6 +100,50 @@ TEST(AgentRecorder, DurationWindowEndsOnTheWriterTick) {
   EXPECT_EQ(r.windows()[0].endNs, start + 1'000'000);
 }
 
+// The hook runs when a window is armed or opens, after the recorder's lock is released: it may
+// read the recorder (CUDA capture's hook calls into CUPTI, whose callbacks do).
+Recorder* g_hooked = nullptr;
+int g_hookCalls = 0;
+size_t g_windowsSeenByHook = 0;
+void countOpen() {
+  ++g_hookCalls;
+  g_windowsSeenByHook = g_hooked->windows().size();
+}
+
+TEST(AgentRecorder, CaptureWantedHookRunsWhenAWindowIsArmedOrOpens) {
+  Recorder r;
+  g_hooked = &r;
+  g_hookCalls = 0;
+  r.setCaptureWantedHook(&countOpen);
+  r.begin(false, "record");
+  EXPECT_EQ(g_hookCalls, 0);
+  WindowRequest now;
+  ASSERT_TRUE(r.request(now));
+  EXPECT_EQ(g_hookCalls, 1);
+  EXPECT_EQ(g_windowsSeenByHook, 1u);
+  EXPECT_FALSE(r.request(now));  // refused: no new window
+  r.stop();
+  EXPECT_EQ(g_hookCalls, 1);
+  EXPECT_FALSE(r.captureWanted());
+  WindowRequest steps;
+  steps.steps = 2;
+  ASSERT_TRUE(r.request(steps));
+  EXPECT_EQ(g_hookCalls, 2);  // armed: capture is wanted before the window opens
+  EXPECT_TRUE(r.captureWanted());
+  r.onStepBoundary(7);
+  EXPECT_EQ(g_hookCalls, 3);  // and it opened
+  r.onStepBoundary(8);
+  r.onStepBoundary(9);  // closes it
+  EXPECT_EQ(g_hookCalls, 3);
+  EXPECT_FALSE(r.captureWanted());
+  Recorder recording;
+  g_hooked = &recording;
+  recording.setCaptureWantedHook(&countOpen);
+  recording.begin(true, "record");
+  EXPECT_EQ(g_hookCalls, 4);
+  g_hooked = nullptr;
+}
+
 TEST(AgentRecorder, DisabledForGoodRefusesWindows) {
   Recorder r;
   r.begin(true, "record");
