@@ -12,22 +12,14 @@
 #include <ctime>
 #include <thread>
 
+#include "tests/agent/control_mark.h"
+
 namespace {
 
 uint64_t realtimeNs() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void controlMark(const char* message) {
-  static nvtxDomainHandle_t control = nvtxDomainCreateA("bubblescope");
-  nvtxEventAttributes_t a = {};
-  a.version = NVTX_VERSION;
-  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-  a.messageType = NVTX_MESSAGE_TYPE_ASCII;
-  a.message.ascii = message;
-  nvtxDomainMarkEx(control, &a);
 }
 
 }  // namespace

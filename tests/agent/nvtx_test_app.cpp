@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/agent/control_mark.h"
+
 namespace {
 
 int arg(char** argv, int argc, int i, int fallback) {
@@ -38,16 +40,6 @@ void ranges(const char* prefix, int n) {
     nvtxRangePushA(name.c_str());
     nvtxRangePop();
   }
-}
-
-void controlMark(const char* message) {
-  static nvtxDomainHandle_t control = nvtxDomainCreateA("bubblescope");
-  nvtxEventAttributes_t a = {};
-  a.version = NVTX_VERSION;
-  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-  a.messageType = NVTX_MESSAGE_TYPE_ASCII;
-  a.message.ascii = message;
-  nvtxDomainMarkEx(control, &a);
 }
 
 // Thread t: "t<t> d<k> r<r>" nested DEPTH deep, REPEATS times; the innermost level also gets a
