@@ -62,7 +62,6 @@ struct Capture {
   std::mutex kindsMutex;
   std::atomic<bool> kindsReady{false};  // start() has checked that kernels can be traced
   bool kindsOn = false;
-  bool kindsOffKnown = false;  // kindsOff was filled in by the first switch-on
   std::atomic<int64_t> offsetNs{0};
   std::string kindsOff;  // kinds CUPTI would not enable
   std::atomic<uint64_t> refused{0}, overflowBuffers{0}, cuptiDropped{0};
@@ -269,20 +268,15 @@ constexpr OptionalKind kOptionalKinds[] = {
 };
 
 // Kernels first: the one kind that must go on. Its result is CUPTI's verdict on this process.
-CUptiResult enableKinds(Capture& c) {
+// `off` (if given) gets the optional kinds CUPTI would not enable.
+CUptiResult enableKinds(Capture& c, std::string* off = nullptr) {
   if (CUptiResult r = c.api->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS) {
     return r;
   }
-  std::string off;
   for (const auto& k : kOptionalKinds) {
-    if (c.api->enable(k.kind) != CUPTI_SUCCESS) {
-      off += (off.empty() ? "" : ",") + std::string(k.name);
+    if (c.api->enable(k.kind) != CUPTI_SUCCESS && off != nullptr) {
+      *off += (off->empty() ? "" : ",") + std::string(k.name);
     }
-  }
-  if (!c.kindsOffKnown) {
-    std::lock_guard lock(c.mutex);  // writeState reads it on the writer thread
-    c.kindsOff = off;
-    c.kindsOffKnown = true;
   }
   // Noisy calls are not even traced where CUPTI can say so per call (12.5+); the decoder
   // filters them anyway.
@@ -511,10 +505,13 @@ std::string start(Capture& c) {
   // recorder: off while dormant.
   {
     std::lock_guard lock(c.kindsMutex);
-    if (CUptiResult r = enableKinds(c); r != CUPTI_SUCCESS) {
+    std::string off;
+    if (CUptiResult r = enableKinds(c, &off); r != CUPTI_SUCCESS) {
       return giveUp(cannotTrace(c, "cuptiActivityEnable(CONCURRENT_KERNEL)", r));
     }
     c.kindsOn = true;
+    std::lock_guard stateLock(c.mutex);  // writeState reads it on the writer thread
+    c.kindsOff = std::move(off);
   }
   c.kindsReady.store(true, std::memory_order_release);
   matchKindsToCapture(c);

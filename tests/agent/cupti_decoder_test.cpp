@@ -8,6 +8,7 @@
 
 #include "agent/cupti/activity_decoder.h"
 #include "agent/cupti/api_names.h"
+#include "tests/agent/cupti_records.h"
 #include "tests/support/temp_dir.h"
 #include "traces/sqlite/trace_reader.h"
 #include "traces/sqlite/trace_writer.h"
@@ -21,26 +22,6 @@ constexpr uint32_t kLaunchCbid = 211;  // any ids: the test names them
 constexpr uint32_t kGetDeviceCbid = 17;
 constexpr uint32_t kDriverLaunchCbid = 307;
 constexpr uint32_t kDriverCtxGetCbid = 20;
-
-CUpti_ActivityKernel10 kernel(uint64_t start, uint64_t end, uint32_t correlation,
-                              const char* name) {
-  CUpti_ActivityKernel10 k;
-  std::memset(&k, 0, sizeof k);
-  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-  k.start = start;
-  k.end = end;
-  k.deviceId = 1;
-  k.contextId = 5;
-  k.streamId = 13;
-  k.correlationId = correlation;
-  k.name = name;
-  k.gridX = 64, k.gridY = 2, k.gridZ = 1;
-  k.blockX = 256, k.blockY = 1, k.blockZ = 1;
-  k.registersPerThread = 40;
-  k.staticSharedMemory = 1024;
-  k.dynamicSharedMemory = 2048;
-  return k;
-}
 
 CUpti_ActivityAPI apiCall(CUpti_ActivityKind kind, uint32_t cbid, uint64_t start, uint64_t end,
                           uint32_t correlation) {
@@ -104,7 +85,7 @@ class ActivityDecoderTest : public ::testing::Test {
 };
 
 TEST_F(ActivityDecoderTest, KernelBecomesARowWithDemangledNameStreamAndCorrelation) {
-  const auto k = kernel(2'000, 5'000, 42, "_Z6matmulPKfS0_Pfi");
+  const auto k = kernelRecord(2'000, 5'000, 42, "_Z6matmulPKfS0_Pfi");
   const traces::RankTrace t = decodeAll(k);
   ASSERT_EQ(t.kernels.size(), 1u);
   EXPECT_EQ(t.kernels.start[0], 2'000);
@@ -185,7 +166,7 @@ TEST_F(ActivityDecoderTest, ExternalIdTiesALaunchAndItsKernelToTheNcclCall) {
   // CUPTI writes the external correlation just before the API record it belongs to.
   const auto ext = external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 0x8000000000010001ull, 42);
   const auto launch = apiCall(CUPTI_ACTIVITY_KIND_RUNTIME, kLaunchCbid, 1'500, 1'900, 42);
-  const auto k = kernel(2'000, 5'000, 42, "ncclDevKernel_SendRecv");
+  const auto k = kernelRecord(2'000, 5'000, 42, "ncclDevKernel_SendRecv");
   const auto nvtxExt = external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, 9, 43);
   const auto driverLaunch =
       apiCall(CUPTI_ACTIVITY_KIND_DRIVER, kDriverLaunchCbid, 6'000, 6'100, 43);
@@ -217,10 +198,10 @@ TEST_F(ActivityDecoderTest, NoisyCallsAndTheirExternalIdsAreDroppedAndCounted) {
 }
 
 TEST_F(ActivityDecoderTest, RecordsOutsideWindowsOrWithoutTimesAreCountedNotWritten) {
-  const auto before = kernel(500, 900, 1, "_Z1kv");         // before the window opened
-  const auto after = kernel(200'000, 300'000, 2, "_Z1kv");  // after it closed
-  const auto unfinished = kernel(0, 0, 3, "_Z1kv");         // a forced flush of running work
-  const auto inside = kernel(1'000, 1'100, 4, "_Z1kv");     // on the window's start
+  const auto before = kernelRecord(500, 900, 1, "_Z1kv");         // before the window opened
+  const auto after = kernelRecord(200'000, 300'000, 2, "_Z1kv");  // after it closed
+  const auto unfinished = kernelRecord(0, 0, 3, "_Z1kv");         // a forced flush of running work
+  const auto inside = kernelRecord(1'000, 1'100, 4, "_Z1kv");     // on the window's start
   const traces::RankTrace t = decodeAll(before, after, unfinished, inside);
   ASSERT_EQ(t.kernels.size(), 1u);
   EXPECT_EQ(t.kernels.correlation[0], 4u);
@@ -232,7 +213,7 @@ TEST_F(ActivityDecoderTest, RecordsOutsideWindowsOrWithoutTimesAreCountedNotWrit
 TEST_F(ActivityDecoderTest, ClockOffsetMovesCuptiTimesToRealtime) {
   decoder_.setWindows({TimeSpan{1'000'000, INT64_MAX}});
   decoder_.setClockOffset(1'000'000);
-  const traces::RankTrace t = decodeAll(kernel(10, 20, 7, "_Z1kv"));
+  const traces::RankTrace t = decodeAll(kernelRecord(10, 20, 7, "_Z1kv"));
   ASSERT_EQ(t.kernels.size(), 1u);
   EXPECT_EQ(t.kernels.start[0], 1'000'010);
   EXPECT_EQ(t.kernels.end[0], 1'000'020);

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <set>
 
+#include "tests/agent/cupti_records.h"
+
 namespace {
 
 std::mutex g_mutex;
@@ -124,17 +126,7 @@ __attribute__((visibility("default"))) int fakeCuptiLaunch(const char* name, uin
       return 0;
     }
   }
-  CUpti_ActivityKernel10 k;
-  std::memset(&k, 0, sizeof k);
-  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-  k.name = name;
-  k.start = startNs;
-  k.end = endNs;
-  k.streamId = 7;
-  k.correlationId = ++g_correlation;
-  k.gridX = k.gridY = k.gridZ = 1;
-  k.blockX = 128;
-  k.blockY = k.blockZ = 1;
+  const CUpti_ActivityKernel10 k = kernelRecord(startNs, endNs, ++g_correlation, name);
   std::memcpy(g_buffer + g_used, &k, sizeof k);
   g_used += sizeof k;
   return 1;
