@@ -72,9 +72,12 @@ class EventRing {
     uint64_t tail = tail_.load(std::memory_order_relaxed);
     uint64_t head = head_.load(std::memory_order_acquire);
     if (upTo < head) head = upTo;
+    // Locals, not members: visit() is opaque, so members would be re-read after every record.
+    const uint8_t* const data = data_;
+    const size_t mask = mask_;
     size_t n = 0;
     while (tail < head && n < maxRecords) {
-      const uint8_t* at = data_ + (tail & mask_);
+      const uint8_t* at = data + (tail & mask);
       const auto* h = reinterpret_cast<const RecordHeader*>(at);
       if (h->type != kPaddingRecord) {
         const uint8_t* payload = at + sizeof(RecordHeader);
@@ -96,13 +99,16 @@ class EventRing {
   uint64_t consumed() const { return tail_.load(std::memory_order_acquire); }
 
  private:
-  // Producer side (the owning thread), then the consumer's tail on its own cache line.
+  // Three cache lines: what both sides only read, what the producer writes, what the consumer
+  // writes. Each read the writer makes of a line the producer writes turns the producer's next
+  // store there into a cache miss: when the writer re-read data_ and mask_ (then beside head_)
+  // for every record it decoded, a recorded NVTX push+pop cost 30-37 ns instead of 23.
+  alignas(64) uint8_t* data_ = nullptr;
+  size_t capacity_ = 0;
+  size_t mask_ = 0;
   alignas(64) std::atomic<uint64_t> head_{0};
   uint64_t cachedTail_ = 0;   // producer's last view of tail_
   uint64_t pendingHead_ = 0;  // where the reserved record starts
-  uint8_t* data_ = nullptr;
-  size_t capacity_ = 0;
-  size_t mask_ = 0;
   alignas(64) std::atomic<uint64_t> tail_{0};
 };
 
