@@ -4,6 +4,8 @@
 #include <benchmark/benchmark.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "tests/agent/control_mark.h"
+
 extern "C" {
 
 __attribute__((visibility("default"))) void benchWarmUp() {
@@ -12,13 +14,7 @@ __attribute__((visibility("default"))) void benchWarmUp() {
 
 // A capture-control mark in the "bubblescope" domain ("start", "stop").
 __attribute__((visibility("default"))) void benchControl(const char* message) {
-  static nvtxDomainHandle_t control = nvtxDomainCreateA("bubblescope");
-  nvtxEventAttributes_t a = {};
-  a.version = NVTX_VERSION;
-  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-  a.messageType = NVTX_MESSAGE_TYPE_ASCII;
-  a.message.ascii = message;
-  nvtxDomainMarkEx(control, &a);
+  controlMark(message);
 }
 
 // One range outside any timing: the thread's first recorded event sets up its ring.
