@@ -102,7 +102,8 @@ class EventRing {
   // Three cache lines: what both sides only read, what the producer writes, what the consumer
   // writes. Each read the writer makes of a line the producer writes turns the producer's next
   // store there into a cache miss: when the writer re-read data_ and mask_ (then beside head_)
-  // for every record it decoded, a recorded NVTX push+pop cost 30-37 ns instead of 23.
+  // for every record it decoded, a recorded NVTX push+pop cost a third more or worse (figures in
+  // docs/benchmarks.md, "Agent: NVTX path").
   alignas(64) uint8_t* data_ = nullptr;
   size_t capacity_ = 0;
   size_t mask_ = 0;

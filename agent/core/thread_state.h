@@ -54,7 +54,8 @@ struct ThreadState {
   uint32_t generation = 0;  // recording generation the open ranges belong to
   uint32_t serial = 0;      // unique per state in this process (start/end range ids)
   uint64_t nextRangeId = 0;
-  // Read by the writer: a line apart from what the owner writes on every event (see EventRing).
+  // Read by the writer, so on a line of its own: the writer's reads never share a line with the
+  // owner's fields above (why that matters: EventRing's layout).
   alignas(64) std::atomic<uint64_t> dropped[kSourceCount] = {};
   std::atomic<uint64_t> tid{0};
   std::atomic<ThreadStatus> status{ThreadStatus::Claiming};
