@@ -19,7 +19,7 @@
 #include "agent/core/agent_thread.h"
 #include "agent/core/clock.h"
 #include "agent/core/log.h"
-#include "agent/core/session.h"
+#include "agent/core/writer.h"
 
 namespace bubblescope::agent {
 namespace {

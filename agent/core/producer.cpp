@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#include "agent/core/session.h"
+#include "agent/core/writer.h"
 
 namespace bubblescope::agent {
 namespace {

@@ -10,7 +10,7 @@
 #include "agent/core/clock.h"
 #include "agent/core/names.h"
 #include "agent/core/recorder.h"
-#include "agent/core/session.h"
+#include "agent/core/writer.h"
 #include "agent/core/thread_state.h"
 #include "agent/nccl/nccl_nvtx.h"
 #include "agent/nvtx/control_marks.h"

@@ -13,7 +13,7 @@
 #include "agent/core/clock.h"
 #include "agent/core/log.h"
 #include "agent/core/recorder.h"
-#include "agent/core/session.h"
+#include "agent/core/writer.h"
 #include "agent/core/thread_state.h"
 #include "agent/cupti/cuda_capture.h"
 #include "agent/nccl/nccl_calls.h"

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cerrno>
 
-#include "agent/core/session.h"
+#include "agent/core/writer.h"
 
 namespace bubblescope::agent {
 namespace {

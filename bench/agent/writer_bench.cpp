@@ -13,7 +13,7 @@
 #include "agent/core/clock.h"
 #include "agent/core/producer.h"
 #include "agent/core/recorder.h"
-#include "agent/core/session.h"
+#include "agent/core/writer.h"
 #include "agent/core/thread_state.h"
 #include "agent/nvtx/nvtx_records.h"
 

@@ -146,7 +146,7 @@ void drawFrame(ViewerState& s, double width, double height, double dt) {
   ImGui::SetNextWindowSize(
       ImVec2(static_cast<float>(g.panel.w() > 0 ? g.panel.x0 : width), static_cast<float>(height)));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
-  // No window background: the clear colour is the timeline's background already, and on a
+  // No window background: the clear color is the timeline's background already, and on a
   // software rasteriser every full-window layer costs milliseconds a frame.
   ImGui::Begin("##timeline", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |

@@ -10,9 +10,9 @@
 #include "gui/app/session.h"
 #include "gui/model/range_stats.h"
 #include "gui/model/search.h"
-#include "gui/timeline/draw_records.h"
+#include "gui/draw/draw_records.h"
 #include "gui/timeline/frame_geometry.h"
-#include "gui/timeline/row_layout.h"
+#include "gui/draw/row_layout.h"
 #include "gui/timeline/time_mapping.h"
 
 namespace bubblescope::gui {

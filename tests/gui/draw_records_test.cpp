@@ -1,6 +1,6 @@
-// Draw records: what a frame would paint, computed without a window. Rows, colours per op kind
+// Draw records: what a frame would paint, computed without a window. Rows, colors per op kind
 // and idle class, labels only where they fit, the ghost row, arrows, folding when zoomed out.
-#include "gui/timeline/draw_records.h"
+#include "gui/draw/draw_records.h"
 
 #include <gtest/gtest.h>
 
@@ -39,7 +39,7 @@ const analysis::StepInfo& step(const testing::AnalysedRun& r, int k) {
   return r.pipeline().steps[k];
 }
 
-TEST(DrawRecords, OpBoxesWearTheirKindsColourAndSitOnTheirStagesRow) {
+TEST(DrawRecords, OpBoxesWearTheirKindsColorAndSitOnTheirStagesRow) {
   const auto r = analysedRun(false);
   const Frame f = frame(*r, step(*r, 1).start, step(*r, 1).end);
   std::map<int, int> opsPerStage;
@@ -80,7 +80,7 @@ TEST(DrawRecords, LabelsOnlyWhereTheyFit) {
   EXPECT_TRUE(full);
 }
 
-TEST(DrawRecords, StallGapHasTheStallColourWhereTheStallWas) {
+TEST(DrawRecords, StallGapHasTheStallColorWhereTheStallWas) {
   const auto r = analysedRun(true);
   const auto& stalled = r->run.ranks[testing::kStallStage];
   const TimeNs opStart = testing::rangeStart(stalled, "F mb=5", testing::kStallStep);
@@ -99,7 +99,7 @@ TEST(DrawRecords, StallGapHasTheStallColourWhereTheStallWas) {
   EXPECT_TRUE(found);
 }
 
-TEST(DrawRecords, GhostRowUnderEachStageInFadedOpColours) {
+TEST(DrawRecords, GhostRowUnderEachStageInFadedOpColors) {
   const auto r = analysedRun(false);
   const Frame f = frame(*r, step(*r, 0).start, step(*r, 0).end);
   std::map<int, int> ghosts;
@@ -185,7 +185,7 @@ TEST(DrawRecords, IdleAndRowShadeArePaintedOnlyWhereOpsLeaveTheRowUncovered) {
       for (const DrawBox* o : ops) EXPECT_LE(overlap(*o, b.x0, b.x1), 0.0) << "shade under a box";
     }
     if (pr.row != -1) continue;
-    // Every pixel of every gap in view is still idle-coloured or under an op box (the last pixel
+    // Every pixel of every gap in view is still idle-colored or under an op box (the last pixel
     // of a wide box is left free to separate it from the next).
     std::vector<LodBox> lod;
     foldVisible(r->rows().stages[pr.stage].gaps, f.m, kMinBoxPx, lod);

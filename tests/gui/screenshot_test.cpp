@@ -1,6 +1,6 @@
 // Whole frames of the real window, rendered under Xvfb with Mesa's software GL and read back from
-// the PNG: the stage rows show the ops in their kinds' colours and the stall, in its class's
-// colour, exactly where the run had it; the compare mode draws both runs. Skipped without xvfb-run.
+// the PNG: the stage rows show the ops in their kinds' colors and the stall, in its class's
+// color, exactly where the run had it; the compare mode draws both runs. Skipped without xvfb-run.
 #include <gtest/gtest.h>
 #include <stb_image.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include "analyzer/analyze.h"
 #include "gui/timeline/colors.h"
 #include "gui/timeline/frame_geometry.h"
-#include "gui/timeline/row_layout.h"
+#include "gui/draw/row_layout.h"
 #include "gui/timeline/time_mapping.h"
 #include "tests/gui/viewer_fixtures.h"
 #include "tests/support/engine_recording.h"
@@ -54,7 +54,7 @@ bool near(Rgba a, Rgba b, int tolerance = 3) {
 }
 
 std::string hex(Rgba c) {
-  return analysis::hexColour(gui::rgbOf(c));
+  return analysis::hexColor(gui::rgbOf(c));
 }
 
 bool haveXvfb() {
@@ -184,7 +184,7 @@ std::pair<int, int> runAround(const std::vector<int>& cols, int x) {
   return {1, 0};
 }
 
-TEST(Screenshot, EngineRunShowsOpColoursAndTheStallWhereTheEngineStalled) {
+TEST(Screenshot, EngineRunShowsOpColorsAndTheStallWhereTheEngineStalled) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
   const EngineRun& e = stalledEngineRun();
   ASSERT_EQ(e.exitCode, 0) << e.err;
@@ -204,7 +204,7 @@ TEST(Screenshot, EngineRunShowsOpColoursAndTheStallWhereTheEngineStalled) {
   const PaneMap pm = paneMap(e.model.pipelines.front(), 0, 1, pl.steps[step].start, -5, 200);
 
   // Every stage's F and BW ops of the step, sampled at their middle near the row's top edge
-  // (labels sit in the middle), wear their kind's colour.
+  // (labels sit in the middle), wear their kind's color.
   int sampled = 0;
   for (const auto& o : pl.ops) {
     if (o.step != step) continue;
@@ -218,7 +218,7 @@ TEST(Screenshot, EngineRunShowsOpColoursAndTheStallWhereTheEngineStalled) {
   }
   EXPECT_EQ(sampled, 4 * 16);  // 8 F and 8 BW on each of 4 stages
 
-  // The stall: stage 1's row is in the stall colour over the 20 ms the engine slept, solid. (A
+  // The stall: stage 1's row is in the stall color over the 20 ms the engine slept, solid. (A
   // loaded machine adds sub-millisecond waits of the same class elsewhere: a pixel or two each.)
   const double x0 = pm.m.x(e.stallStart), x1 = pm.m.x(e.stallEnd);
   const Rgba stall = gui::idleColor(IdleClass::OtherStall);

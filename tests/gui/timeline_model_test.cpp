@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "gui/model/item_text.h"
-#include "gui/timeline/row_layout.h"
+#include "gui/draw/row_layout.h"
 #include "tests/gui/viewer_fixtures.h"
 
 namespace bubblescope::gui {

@@ -11,10 +11,10 @@
 #include "analyzer/check/check_output.h"
 #include "analyzer/check/compare.h"
 #include "analyzer/check/report_figures.h"
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
-#include "analyzer/cli/run_loading.h"
-#include "analyzer/cli/step_range.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "cli/run_loading.h"
+#include "cli/step_range.h"
 #include "analyzer/report/json_report.h"
 
 namespace bubblescope::cli {

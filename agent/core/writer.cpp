@@ -1,4 +1,4 @@
-#include "agent/core/session.h"
+#include "agent/core/writer.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>

@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "analyzer/analyze.h"
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
-#include "analyzer/cli/run_loading.h"
-#include "analyzer/cli/step_range.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "cli/run_loading.h"
+#include "cli/step_range.h"
 #include "analyzer/report/report.h"
 
 namespace bubblescope::cli {

@@ -1,6 +1,6 @@
 #pragma once
 // Preprocess, as in Tracy: the rows on screen, the view and the plot in; compact draw records
-// out (coloured boxes with the labels that fit, send->recv arrows, step marks). Drawing walks
+// out (colored boxes with the labels that fit, send->recv arrows, step marks). Drawing walks
 // these lists and nothing else, so the timeline's logic lives here and is tested without a window.
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 #include "gui/model/timeline_model.h"
 #include "gui/timeline/colors.h"
 #include "gui/timeline/lod.h"
-#include "gui/timeline/row_layout.h"
+#include "gui/draw/row_layout.h"
 #include "gui/timeline/time_mapping.h"
 
 namespace bubblescope::gui {

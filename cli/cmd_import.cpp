@@ -7,8 +7,8 @@
 #include <iostream>
 #include <memory>
 
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
 #include "traces/errors.h"
 #include "traces/import/run_writer.h"
 

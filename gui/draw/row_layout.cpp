@@ -1,4 +1,4 @@
-#include "gui/timeline/row_layout.h"
+#include "gui/draw/row_layout.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "gui/timeline/draw_records.h"
+#include "gui/draw/draw_records.h"
 
 #include <algorithm>
 #include <string_view>
@@ -63,7 +63,7 @@ Rgba detailColor(const TimelineModel& model, const Row& row, uint32_t item) {
     case RowKind::Api:
       return rgba(0x6b, 0x72, 0x80);
     case RowKind::Nvtx:
-      // By the name's first word: every "F mb=..." range shares a colour.
+      // By the name's first word: every "F mb=..." range shares a color.
       return nvtxColor(firstWord(t.strings.at(t.ranges.name[item])));
     default:
       return computeKernelColor();

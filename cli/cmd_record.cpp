@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
 
 extern char** environ;
 

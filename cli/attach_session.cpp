@@ -1,4 +1,4 @@
-#include "analyzer/cli/attach_session.h"
+#include "cli/attach_session.h"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <iostream>
 #include <tuple>
 
-#include "analyzer/cli/command.h"
+#include "cli/command.h"
 
 namespace bubblescope::cli {
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
-#include "analyzer/cli/run_loading.h"
-#include "analyzer/cli/self_exe.h"
-#include "analyzer/cli/step_range.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "cli/run_loading.h"
+#include "cli/self_exe.h"
+#include "cli/step_range.h"
 #if BUBBLESCOPE_HAVE_VIEWER
 #include "gui/app/viewer.h"
 #endif

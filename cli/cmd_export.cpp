@@ -4,9 +4,9 @@
 #include <memory>
 
 #include "analyzer/analyze.h"
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
-#include "analyzer/cli/run_loading.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "cli/run_loading.h"
 #include "analyzer/export/perfetto_export.h"
 
 namespace bubblescope::cli {

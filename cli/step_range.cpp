@@ -1,8 +1,8 @@
-#include "analyzer/cli/step_range.h"
+#include "cli/step_range.h"
 
 #include <charconv>
 
-#include "analyzer/cli/command.h"
+#include "cli/command.h"
 
 namespace bubblescope::cli {
 namespace {

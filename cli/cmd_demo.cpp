@@ -9,9 +9,9 @@
 #include <memory>
 
 #include "analyzer/analyze.h"
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
-#include "analyzer/cli/self_exe.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "cli/self_exe.h"
 #include "analyzer/report/report.h"
 #include "reference_engine/sim/timeline_text.h"
 #include "traces/sqlite/run_reader.h"

@@ -1,4 +1,4 @@
-#include "analyzer/cli/run_loading.h"
+#include "cli/run_loading.h"
 
 #include <unistd.h>
 

@@ -19,9 +19,9 @@
 #include "agent/control/attach_plan.h"
 #include "agent/control/client.h"
 #include "agent/control/targets.h"
-#include "analyzer/cli/attach_session.h"
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
+#include "cli/attach_session.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
 
 namespace bubblescope::cli {
 namespace {

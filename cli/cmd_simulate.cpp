@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
 #include "reference_engine/schedule/schedule.h"
 #include "reference_engine/sim/paper_formulas.h"
 #include "reference_engine/sim/result_json.h"

@@ -8,8 +8,8 @@
 #include <iterator>
 #include <memory>
 
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
 #include "reference_engine/executor/engine.h"
 #include "reference_engine/executor/summary.h"
 #include "reference_engine/executor/worker.h"

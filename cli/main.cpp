@@ -3,8 +3,8 @@
 #include <exception>
 #include <iostream>
 
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
 #include "bubblescope/version.h"
 #include "traces/errors.h"
 

@@ -1,4 +1,4 @@
-#include "analyzer/cli/self_exe.h"
+#include "cli/self_exe.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/cli/attach_session.h"
-#include "analyzer/cli/command.h"
-#include "analyzer/cli/exit_codes.h"
+#include "cli/attach_session.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
 
 namespace bubblescope::cli {
 namespace {
