@@ -2,50 +2,6 @@
 
 namespace bubblescope::analysis {
 
-const char* idleClassName(IdleClass c) {
-  switch (c) {
-    case IdleClass::Warmup:
-      return "warm-up bubble";
-    case IdleClass::Drain:
-      return "drain bubble";
-    case IdleClass::ScheduleBubble:
-      return "schedule bubble";
-    case IdleClass::Imbalance:
-      return "imbalance";
-    case IdleClass::Jitter:
-      return "jitter";
-    case IdleClass::CommStall:
-      return "stall: comm";
-    case IdleClass::HostStall:
-      return "stall: host";
-    case IdleClass::OtherStall:
-      return "stall: other";
-  }
-  return "?";
-}
-
-const char* idleClassKey(IdleClass c) {
-  switch (c) {
-    case IdleClass::Warmup:
-      return "warmup";
-    case IdleClass::Drain:
-      return "drain";
-    case IdleClass::ScheduleBubble:
-      return "schedule";
-    case IdleClass::Imbalance:
-      return "imbalance";
-    case IdleClass::Jitter:
-      return "jitter";
-    case IdleClass::CommStall:
-      return "stall_comm";
-    case IdleClass::HostStall:
-      return "stall_host";
-    case IdleClass::OtherStall:
-      return "stall_other";
-  }
-  return "?";
-}
-
 Split& Split::operator+=(const Split& o) {
   span += o.span;
   compute += o.compute;

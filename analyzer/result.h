@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/idle_class.h"
 #include "reference_engine/schedule/op.h"
 #include "traces/model/time.h"
 
@@ -16,24 +17,7 @@ namespace bubblescope::analysis {
 using engine::Op;
 using engine::OpKind;
 
-enum class IdleClass : uint8_t {
-  Warmup,          // the pipeline filling, as far as the ideal schedule also waits
-  Drain,           // the pipeline emptying, as far as the ideal schedule also waits
-  ScheduleBubble,  // gaps the schedule itself leaves mid-step
-  Imbalance,       // extra idle explained by per-stage mean op costs being unequal
-  Jitter,          // extra idle explained by per-op costs around the stage means
-  CommStall,       // data arrived late although its producer had finished
-  HostStall,       // the op was ready but the host did not launch it (busy elsewhere)
-  OtherStall,      // what none of the above explains
-};
-inline constexpr int kIdleClasses = 8;
 using IdleByClass = std::array<TimeNs, kIdleClasses>;
-
-const char* idleClassName(IdleClass c);  // "warm-up bubble", "stall: comm", ...
-const char* idleClassKey(IdleClass c);   // "warmup", "stall_comm", ... (JSON keys)
-inline IdleClass idleClassAt(int i) {
-  return static_cast<IdleClass>(i);
-}
 
 // The four parts of a span (§2); idle is split further by class. The parts add up to the span
 // and the classes to idle, exactly (integer ns).

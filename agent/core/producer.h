@@ -1,5 +1,5 @@
 #pragma once
-// The producer API. A producer (the NVTX handlers now; CUPTI buffers and NCCL wrappers later)
+// The producer API. A producer (the NVTX handlers, the CUPTI buffer decoder, the NCCL wrappers)
 // turns what it sees into records: a small trivially-copyable payload plus optional text,
 // appended to the calling thread's ring with no lock, no allocation and no I/O. The writer
 // thread drains the rings and hands each record to the decoder registered for its type, which

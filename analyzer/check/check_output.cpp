@@ -92,10 +92,10 @@ std::string summary(const MetricComparison& m, bool withPipeline) {
 
 class Printer {
  public:
-  Printer(std::ostream& out, bool colour) : out_(out), colour_(colour) {}
+  Printer(std::ostream& out, bool color) : out_(out), color_(color) {}
 
   std::string paint(MetricVerdict v, const std::string& s) const {
-    if (!colour_) return s;
+    if (!color_) return s;
     const char* code = v == MetricVerdict::Regressed  ? "\033[1;31m"
                        : v == MetricVerdict::Improved ? "\033[32m"
                                                       : "\033[32m";
@@ -154,7 +154,7 @@ class Printer {
 
  private:
   std::ostream& out_;
-  bool colour_;
+  bool color_;
 };
 
 }  // namespace
@@ -187,10 +187,10 @@ std::string checkVerdict(const CheckResult& r) {
   return s;
 }
 
-void printCheck(const CheckResult& r, const CheckNames& names, std::ostream& out, bool colour) {
+void printCheck(const CheckResult& r, const CheckNames& names, std::ostream& out, bool color) {
   out << "bubblescope check: " << names.current << " against the baseline " << names.baseline
       << "\n";
-  Printer printer(out, colour);
+  Printer printer(out, color);
   for (const auto& pl : r.pipelines) printer.pipeline(pl);
   for (const auto& n : r.notes) out << "note: " << n << "\n";
   const std::string verdict = checkVerdict(r);

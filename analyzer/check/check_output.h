@@ -14,7 +14,7 @@ struct CheckNames {
   std::string current;
 };
 
-void printCheck(const CheckResult& result, const CheckNames& names, std::ostream& out, bool colour);
+void printCheck(const CheckResult& result, const CheckNames& names, std::ostream& out, bool color);
 // "REGRESSED: bubble share +6.72 pp (limit 2.00 pp), ..." or "OK: no regression ...".
 std::string checkVerdict(const CheckResult& result);
 void writeCheckJunit(const CheckResult& result, const CheckNames& names, std::ostream& out);

@@ -9,8 +9,8 @@
 namespace bubblescope::analysis {
 namespace {
 
-// Chrome's reserved colour names (chrome://tracing honours "cname"; Perfetto colours by name).
-const char* kindColour(OpKind k) {
+// Chrome's reserved color names (chrome://tracing honours "cname"; Perfetto colors by name).
+const char* kindColor(OpKind k) {
   switch (k) {
     case OpKind::F:
       return "good";
@@ -24,32 +24,10 @@ const char* kindColour(OpKind k) {
   return "generic_work";
 }
 
-const char* idleColour(IdleClass c) {
-  switch (c) {
-    case IdleClass::Warmup:
-      return "grey";
-    case IdleClass::Drain:
-      return "thread_state_sleeping";
-    case IdleClass::ScheduleBubble:
-      return "white";
-    case IdleClass::Imbalance:
-      return "yellow";
-    case IdleClass::Jitter:
-      return "rail_idle";
-    case IdleClass::CommStall:
-      return "bad";
-    case IdleClass::HostStall:
-      return "terrible";
-    case IdleClass::OtherStall:
-      return "black";
-  }
-  return "grey";
-}
-
 struct Slice {
   int pid = 0;
   std::string lane;  // thread name; overlapping slices of one lane get numbered sub-lanes
-  std::string name, cat, colour, args;  // args: the JSON object's members, without braces
+  std::string name, cat, color, args;  // args: the JSON object's members, without braces
   TimeNs start = 0, end = 0;
   int tid = 0;
 };
@@ -173,7 +151,7 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
                          ",\"duration_us\":" + microsText(o.end - o.start) +
                          ",\"ideal_cost_us\":" + microsText(o.idealCost);
       slices.push_back({pidOf(d, o.stage), "ops", opLabel(o.op), engine::kindName(o.op.kind),
-                        kindColour(o.op.kind), std::move(args), o.start, o.end});
+                        kindColor(o.op.kind), std::move(args), o.start, o.end});
     }
     for (const Gap& g : pl.gaps) {
       std::string args =
@@ -186,7 +164,7 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
       }
       if (!g.blame.text.empty()) args += ",\"blame\":" + jsonString(g.blame.text);
       slices.push_back({pidOf(d, g.stage), "idle", idleClassName(g.dominant), "idle",
-                        idleColour(g.dominant), std::move(args), g.start, g.end});
+                        idleClassInfo(g.dominant).chromeColor, std::move(args), g.start, g.end});
     }
     for (const TransferRecord& t : pl.transfers) {
       const std::string what = std::string(t.pass == OpKind::F ? "activations" : "gradients");
@@ -247,7 +225,7 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
     out << "{\"ph\":\"X\",\"name\":" << jsonString(s.name) << ",\"cat\":\"" << s.cat
         << "\",\"pid\":" << s.pid << ",\"tid\":" << s.tid
         << ",\"ts\":" << microsText(s.start - origin) << ",\"dur\":" << microsText(s.end - s.start)
-        << ",\"cname\":\"" << s.colour << "\",\"args\":{" << s.args << "}}";
+        << ",\"cname\":\"" << s.color << "\",\"args\":{" << s.args << "}}";
   }
   // Flow arrows from the send slice to the receive slice, each end at its slice's middle ("bp":
   // "e": bind to the enclosing slice).

@@ -52,25 +52,7 @@ std::string scheduleDescription(const ScheduleMatch& s) {
 }
 
 const char* shortIdleClassName(IdleClass c) {
-  switch (c) {
-    case IdleClass::Warmup:
-      return "warm-up";
-    case IdleClass::Drain:
-      return "drain";
-    case IdleClass::ScheduleBubble:
-      return "sched.";
-    case IdleClass::Imbalance:
-      return "imbal.";
-    case IdleClass::Jitter:
-      return "jitter";
-    case IdleClass::CommStall:
-      return "stall: comm";
-    case IdleClass::HostStall:
-      return "stall: host";
-    case IdleClass::OtherStall:
-      return "stall: other";
-  }
-  return "?";
+  return idleClassInfo(c).label;
 }
 
 std::vector<int> stagesBySlowdown(const PipelineResult& pl) {

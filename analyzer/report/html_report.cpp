@@ -56,7 +56,7 @@ std::string esc(const std::string& s) {
 }
 
 std::string swatch(Rgb c) {
-  return "<span class=\"sw\" style=\"background:" + hexColour(c) + "\"></span>";
+  return "<span class=\"sw\" style=\"background:" + hexColor(c) + "\"></span>";
 }
 
 std::string msPct(TimeNs v, TimeNs span) {
@@ -184,7 +184,7 @@ class HtmlWriter {
     out_ << "<h3>Timeline of step " << pl.steps[step].number << "</h3>\n<p class=\"note\">"
          << (pl.steps.size() > 1 ? "The step with the most avoidable idle. " : "")
          << "Stages top to bottom; boxes are ops (labelled by microbatch where they fit), bands "
-            "between them are idle, coloured by what caused it; the thin lane under each stage "
+            "between them are idle, colored by what caused it; the thin lane under each stage "
             "is the ideal schedule. Hover for details.</p>\n<figure>"
          << stepTimelineSvg(pl, {kFigureWidth, step}) << "</figure>\n";
   }

@@ -6,25 +6,7 @@
 namespace bubblescope::analysis {
 
 Rgb idleClassRgb(IdleClass c) {
-  switch (c) {
-    case IdleClass::Warmup:
-      return {0x93, 0xc5, 0xfd};  // light blue
-    case IdleClass::Drain:
-      return {0x3b, 0x82, 0xf6};  // blue
-    case IdleClass::ScheduleBubble:
-      return {0xa5, 0xb4, 0xfc};  // indigo-blue
-    case IdleClass::Imbalance:
-      return {0xf5, 0x9e, 0x0b};  // amber
-    case IdleClass::Jitter:
-      return {0xfc, 0xd3, 0x4d};  // light amber
-    case IdleClass::CommStall:
-      return {0xef, 0x44, 0x44};  // red
-    case IdleClass::HostStall:
-      return {0x99, 0x1b, 0x1b};  // dark red
-    case IdleClass::OtherStall:
-      return {0xfc, 0xa5, 0xa5};  // pale red
-  }
-  return {0, 0, 0};
+  return idleClassInfo(c).rgb;
 }
 
 Rgb opKindRgb(OpKind k) {
@@ -53,7 +35,7 @@ Rgb otherBusyRgb() {
   return {0xa3, 0xa3, 0xa3};  // grey
 }
 
-std::string hexColour(Rgb c) {
+std::string hexColor(Rgb c) {
   char buf[8];
   std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c.r, c.g, c.b);
   return buf;

@@ -30,10 +30,10 @@ std::optional<ReportFormat> formatForFile(const std::string& path) {
 }
 
 void writeReport(const AnalysisResult& result, ReportFormat format, std::ostream& out,
-                 bool colour) {
+                 bool color) {
   switch (format) {
     case ReportFormat::Text:
-      writeTextReport(result, out, colour);
+      writeTextReport(result, out, color);
       return;
     case ReportFormat::Json:
       out << toJson(result).dump(2) << "\n";

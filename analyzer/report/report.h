@@ -15,6 +15,6 @@ std::optional<ReportFormat> parseReportFormat(const std::string& name);
 // From an output file's extension (.json, .md, .html, .xml); nullopt when it says nothing.
 std::optional<ReportFormat> formatForFile(const std::string& path);
 
-void writeReport(const AnalysisResult& result, ReportFormat format, std::ostream& out, bool colour);
+void writeReport(const AnalysisResult& result, ReportFormat format, std::ostream& out, bool color);
 
 }  // namespace bubblescope::analysis

@@ -72,7 +72,7 @@ std::string breakdownSvg(const PipelineResult& pl, double width) {
       ly += kLegendRow;
     }
     body << "<rect x=\"" << num(lx) << "\" y=\"" << num(ly + 1) << "\" width=\"" << kSwatch
-         << "\" height=\"" << kSwatch << "\" rx=\"2\" fill=\"" << hexColour(all[i].fill) << "\"/>"
+         << "\" height=\"" << kSwatch << "\" rx=\"2\" fill=\"" << hexColor(all[i].fill) << "\"/>"
          << "<text x=\"" << num(lx + kSwatch + 6) << "\" y=\"" << num(ly + 11) << "\" font-size=\""
          << kLegendFont << "\" fill=\"" << kInk << "\">" << escapeXml(all[i].name) << "</text>\n";
     lx += w;
@@ -91,7 +91,7 @@ std::string breakdownSvg(const PipelineResult& pl, double width) {
       if (v <= 0 || s.span <= 0) continue;
       const double w = (x1 - x0) * share(v, s.span);
       body << "<rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(w)
-           << "\" height=\"" << num(barPx) << "\" fill=\"" << hexColour(part.fill) << "\"><title>"
+           << "\" height=\"" << num(barPx) << "\" fill=\"" << hexColor(part.fill) << "\"><title>"
            << escapeXml(label + ": " + part.name + " " + formatMs(v) + " ms (" +
                         formatPercent(share(v, s.span)) + " of " + formatMs(s.span) + " ms)")
            << "</title></rect>";

@@ -1,7 +1,7 @@
 #pragma once
 // Where each stage's time went, as an SVG chart: one horizontal bar per stage (and one for the
 // whole pipeline), stacked compute, exposed communication, other busy, then idle split by class,
-// each as a share of the span. Same colours as the timeline.
+// each as a share of the span. Same colors as the timeline.
 #include <string>
 
 #include "analyzer/result.h"

@@ -32,7 +32,7 @@ void legend(std::ostringstream& out, const TimelineLayout& L) {
       x = L.plotX0;
       y += kRow;
     }
-    const std::string fill = hexColour(item.fill);
+    const std::string fill = hexColor(item.fill);
     if (item.ghost) {
       out << "<rect x=\"" << num(x) << "\" y=\"" << num(y + 7) << "\" width=\"" << kSwatch
           << "\" height=\"4\" fill=\"" << fill << "\" fill-opacity=\"0.45\"/>";
@@ -55,7 +55,7 @@ void label(std::ostringstream& out, const TimelineBox& b) {
 
 void box(std::ostringstream& out, const TimelineBox& b) {
   out << "<rect x=\"" << num(b.x) << "\" y=\"" << num(b.y) << "\" width=\"" << num(b.w)
-      << "\" height=\"" << num(b.h) << "\" fill=\"" << hexColour(b.fill) << '"';
+      << "\" height=\"" << num(b.h) << "\" fill=\"" << hexColor(b.fill) << '"';
   if (b.kind == BoxKind::Ghost) out << " fill-opacity=\"0.45\"";
   if (b.tooltip.empty()) {
     out << "/>";
@@ -78,7 +78,7 @@ void densePaths(std::ostringstream& out, const TimelineLayout& L, BoxKind kind) 
   }
   for (const auto& [key, boxes] : groups) {
     const TimelineRow& row = L.rows[key.row];
-    out << "<path fill=\"" << hexColour(boxes.front()->fill) << '"';
+    out << "<path fill=\"" << hexColor(boxes.front()->fill) << '"';
     if (kind == BoxKind::Ghost) out << " fill-opacity=\"0.45\"";
     out << " d=\"";
     for (const TimelineBox* b : boxes) {

@@ -1,5 +1,5 @@
 #pragma once
-// One step of a pipeline as a self-contained SVG: stages as rows, F/B/W/BW boxes coloured by
+// One step of a pipeline as a self-contained SVG: stages as rows, F/B/W/BW boxes colored by
 // kind, idle gaps shaded by their dominant class, the ideal schedule as a ghost lane, a legend
 // and a time axis in ms. No scripts, no external resources: the HTML report inlines it, the
 // viewer and the demo can write it on its own.

@@ -1,5 +1,5 @@
 #pragma once
-// Small helpers for writing SVG by hand: compact numbers and a text colour that reads on a fill.
+// Small helpers for writing SVG by hand: compact numbers and a text color that reads on a fill.
 #include <string>
 
 #include "analyzer/report/palette.h"

@@ -8,32 +8,13 @@
 namespace bubblescope::analysis {
 namespace {
 
-// ANSI colours per idle class: bubbles the schedule leaves in blue, what balance or steadier
-// ops would win back in yellow, stalls in red.
-const char* classColour(IdleClass c) {
-  switch (c) {
-    case IdleClass::Warmup:
-    case IdleClass::Drain:
-    case IdleClass::ScheduleBubble:
-      return "\033[34m";
-    case IdleClass::Imbalance:
-    case IdleClass::Jitter:
-      return "\033[33m";
-    default:
-      return "\033[31m";
-  }
-}
-
-const char* kShortClass[kIdleClasses] = {"warm-up", "drain",   "sched",   "imbal",
-                                         "jitter",  "st:comm", "st:host", "st:other"};
-
 class Writer {
  public:
-  Writer(std::ostream& out, bool colour) : out_(out), colour_(colour) {}
+  Writer(std::ostream& out, bool color) : out_(out), color_(color) {}
 
-  std::string bold(const std::string& s) const { return colour_ ? "\033[1m" + s + "\033[0m" : s; }
-  std::string coloured(IdleClass c, const std::string& s) const {
-    return colour_ ? std::string(classColour(c)) + s + "\033[0m" : s;
+  std::string bold(const std::string& s) const { return color_ ? "\033[1m" + s + "\033[0m" : s; }
+  std::string colored(IdleClass c, const std::string& s) const {
+    return color_ ? std::string(idleClassInfo(c).ansi) + s + "\033[0m" : s;
   }
 
   void header(const AnalysisResult& r) {
@@ -83,7 +64,7 @@ class Writer {
     out_ << std::left << std::setw(8) << "stage" << std::right;
     for (const char* h : {"span", "compute", "comm", "other", "idle"}) cell(h, 9);
     out_ << " |";
-    for (int c = 0; c < kIdleClasses; ++c) cell(kShortClass[c], 9);
+    for (int c = 0; c < kIdleClasses; ++c) cell(kIdleClassTable[c].column, 9);
     out_ << " |" << std::setw(6) << "S_s"
          << "\n";
     auto row = [&](const std::string& name, const Split& s, double slowdown) {
@@ -98,7 +79,7 @@ class Writer {
         const TimeNs v = s.idleByClass[c];
         std::ostringstream text;
         text << std::setw(9) << (v ? formatMs(v) : "-");
-        out_ << (v ? coloured(idleClassAt(c), text.str()) : text.str());
+        out_ << (v ? colored(idleClassAt(c), text.str()) : text.str());
       }
       out_ << " |" << std::setw(6) << (slowdown > 0 ? formatRatio(slowdown) : "") << "\n";
       out_ << std::left << std::setw(8) << "" << std::right << std::setw(9) << "";
@@ -141,7 +122,7 @@ class Writer {
       out_ << "  " << n++ << ". step " << pl.steps[g.step].number << ", stage " << g.stage << ", "
            << formatMs(g.idle) << " ms idle"
            << (g.nextOp >= 0 ? " before " + engine::label(pl.ops[g.nextOp].op) : " at the end")
-           << " (" << coloured(g.dominant, idleClassName(g.dominant)) << ")\n     " << g.blame.text
+           << " (" << colored(g.dominant, idleClassName(g.dominant)) << ")\n     " << g.blame.text
            << "\n";
     }
   }
@@ -164,13 +145,13 @@ class Writer {
   }
 
   std::ostream& out_;
-  bool colour_;
+  bool color_;
 };
 
 }  // namespace
 
-void writeTextReport(const AnalysisResult& r, std::ostream& out, bool colour) {
-  Writer w(out, colour);
+void writeTextReport(const AnalysisResult& r, std::ostream& out, bool color) {
+  Writer w(out, color);
   w.header(r);
   for (const auto& pl : r.pipelines) w.pipeline(pl, r.pipelines.size() > 1);
 }

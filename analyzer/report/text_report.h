@@ -1,11 +1,11 @@
 #pragma once
-// The terminal report: readable tables, colour when the output is a terminal.
+// The terminal report: readable tables, color when the output is a terminal.
 #include <ostream>
 
 #include "analyzer/result.h"
 
 namespace bubblescope::analysis {
 
-void writeTextReport(const AnalysisResult& result, std::ostream& out, bool colour);
+void writeTextReport(const AnalysisResult& result, std::ostream& out, bool color);
 
 }  // namespace bubblescope::analysis

@@ -215,7 +215,7 @@ TimelineLayout layoutTimeline(const PipelineResult& pl, int step, double width) 
   const double boxFont = std::min(11.0, opHeight * 0.55);
   const bool thin = perRow < 18;
 
-  // Legend first: what the colours mean (only what this step shows).
+  // Legend first: what the colors mean (only what this step shows).
   std::vector<bool> classSeen(kIdleClasses, false);
   for (const Gap& g : pl.gaps) {
     if (g.step == step && g.idle > 0) classSeen[static_cast<int>(g.dominant)] = true;

@@ -176,7 +176,7 @@ void breakdownSection(ViewerState& s) {
       ImGui::NewLine();
     }
   }
-  // The pipeline's idle by class, with the legend's colours.
+  // The pipeline's idle by class, with the legend's colors.
   ImGui::Spacing();
   for (size_t k = 0; k < (two ? 2u : 1u); ++k) {
     const Split sp = pipelineSplit(s.panes[k], s.wholeRun);
@@ -206,18 +206,10 @@ void legendSection() {
   }
   swatch(ghostColor(OpKind::F), true);
   ImGui::TextUnformatted("ideal schedule (thin row under each stage)");
-  const char* explain[] = {"the pipeline filling, as the ideal schedule also waits",
-                           "the pipeline emptying, as the ideal schedule also waits",
-                           "gaps the schedule itself leaves mid-step",
-                           "idle from unequal per-stage op costs",
-                           "idle from op costs varying around their mean",
-                           "data arrived late although its producer had finished",
-                           "the op was ready but the host did not launch it",
-                           "what none of the above explains"};
   for (int c = 0; c < kIdleClasses; ++c) {
     swatch(idleColor(analysis::idleClassAt(c)));
     ImGui::Text("%s", analysis::idleClassName(analysis::idleClassAt(c)));
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", explain[c]);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", analysis::kIdleClassTable[c].description);
   }
   swatch(computeKernelColor());
   ImGui::TextUnformatted("kernel");
@@ -431,7 +423,7 @@ void drawSidePanel(ViewerState& s, const Rect& r) {
   ImGui::PopStyleColor();
   // Scrolling the panel needs a scroll bar: NoDecoration hid it, so the content is a child. The
   // child paints no background of its own: on a software rasteriser a second panel-sized layer
-  // costs over a millisecond a frame, and the panel's colour shows through.
+  // costs over a millisecond a frame, and the panel's color shows through.
   ImGui::BeginChild("##panelcontent", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
   if (!s.message.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, toVec(rgba(0xfc, 0xa5, 0xa5)));

@@ -44,11 +44,11 @@ Rgba memsetColor() {
 }
 
 Rgba nvtxColor(std::string_view name) {
-  // Muted olive, sand, sage, plum, stone, moss: distinct from the op, idle and kernel colours.
+  // Muted olive, sand, sage, plum, stone, moss: distinct from the op, idle and kernel colors.
   static constexpr std::array<Rgba, 6> kSet = {rgba(0x8a, 0x8f, 0x5c), rgba(0xb8, 0xa8, 0x7a),
                                                rgba(0x7d, 0x9c, 0x86), rgba(0x8e, 0x76, 0x98),
                                                rgba(0x9a, 0x94, 0x8c), rgba(0x6f, 0x80, 0x5a)};
-  uint32_t h = 2166136261u;  // FNV-1a: the same colour for a name on every run and machine
+  uint32_t h = 2166136261u;  // FNV-1a: the same color for a name on every run and machine
   for (char c : name) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
   return kSet[h % kSet.size()];
 }

@@ -1,7 +1,7 @@
 #pragma once
-// The viewer's colours: op kinds and idle classes come from the reports' palette
+// The viewer's colors: op kinds and idle classes come from the reports' palette
 // (analyzer/report/palette.h), so a class looks the same in the window, the HTML report and the
-// SVGs; the raw-trace rows (kernels, copies, NVTX, NCCL) add muted colours that never read as idle.
+// SVGs; the raw-trace rows (kernels, copies, NVTX, NCCL) add muted colors that never read as idle.
 #include <cstdint>
 #include <string_view>
 
@@ -25,7 +25,7 @@ analysis::Rgb rgbOf(Rgba c);
 Rgba darker(Rgba c, double f);
 
 Rgba opColor(analysis::OpKind k);
-Rgba ghostColor(analysis::OpKind k);  // the ideal schedule: the op's colour, faded
+Rgba ghostColor(analysis::OpKind k);  // the ideal schedule: the op's color, faded
 Rgba idleColor(analysis::IdleClass c);
 Rgba computeKernelColor();
 Rgba commKernelColor();  // NCCL kernels and calls (the reports' exposed-communication slate)
@@ -34,7 +34,7 @@ Rgba memsetColor();
 Rgba nvtxColor(std::string_view name);  // stable per name, from a muted set
 Rgba tailColor();                       // grad sync + optimizer after the last op of a step
 
-// Row and chrome colours for the dark theme.
+// Row and chrome colors for the dark theme.
 inline constexpr Rgba kBackground = rgba(0x1e, 0x21, 0x26);
 inline constexpr Rgba kRowAltBackground = rgba(0x24, 0x28, 0x2e);
 inline constexpr Rgba kText = rgba(0xe5, 0xe7, 0xeb);

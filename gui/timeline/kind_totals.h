@@ -1,6 +1,6 @@
 #pragma once
 // Running totals of a lane's time by kind (op kind for op lanes, idle class for gaps). A folded
-// box takes the colour of the kind that holds most of its time; with running totals that costs
+// box takes the color of the kind that holds most of its time; with running totals that costs
 // a subtraction per kind rather than a pass over every interval folded in, so a zoomed-out frame
 // costs what is on screen, not what is in the run.
 #include <cstddef>

@@ -104,22 +104,22 @@ TEST(PerfettoExport, GapsAreNamedByTheirClassWithTheBlameInArgs) {
   EXPECT_TRUE(blamed) << "the slow stage 2 is named in some gap's blame";
 }
 
-TEST(PerfettoExport, EachIdleClassHasItsOwnColourAndArrowsJoinSendToReceive) {
+TEST(PerfettoExport, EachIdleClassHasItsOwnColorAndArrowsJoinSendToReceive) {
   const Exported e = exportOneF1B();
-  std::map<std::string, std::set<std::string>> colourOfClass;
+  std::map<std::string, std::set<std::string>> colorOfClass;
   std::map<int, json> flowStart, flowEnd;
   for (const json& ev : e.doc["traceEvents"]) {
-    if (ev["ph"] == "X" && ev["cat"] == "idle") colourOfClass[ev["name"]].insert(ev["cname"]);
+    if (ev["ph"] == "X" && ev["cat"] == "idle") colorOfClass[ev["name"]].insert(ev["cname"]);
     if (ev["ph"] == "s") flowStart[ev["id"]] = ev;
     if (ev["ph"] == "f") flowEnd[ev["id"]] = ev;
   }
-  ASSERT_GE(colourOfClass.size(), 2u);
-  std::set<std::string> colours;
-  for (const auto& [name, set] : colourOfClass) {
+  ASSERT_GE(colorOfClass.size(), 2u);
+  std::set<std::string> colors;
+  for (const auto& [name, set] : colorOfClass) {
     EXPECT_EQ(set.size(), 1u) << name;
-    colours.insert(*set.begin());
+    colors.insert(*set.begin());
   }
-  EXPECT_EQ(colours.size(), colourOfClass.size()) << "two classes share a colour";
+  EXPECT_EQ(colors.size(), colorOfClass.size()) << "two classes share a color";
   // Every arrow starts on one stage's process and ends on a neighbour's.
   ASSERT_EQ(flowStart.size(), e.result.pipelines.at(0).transfers.size());
   for (const auto& [id, s] : flowStart) {

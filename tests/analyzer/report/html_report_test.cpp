@@ -51,9 +51,9 @@ TEST(HtmlReport, HasTheHeadlineTimelineChartsAndTables) {
                            "<h3>What if</h3>", "ZB-H1", "slowest stage", "stage 2"}) {
     EXPECT_TRUE(has(page, part)) << part;
   }
-  // The class colours in the table headers are the timeline's.
-  EXPECT_TRUE(has(page, hexColour(idleClassRgb(IdleClass::Imbalance))));
-  EXPECT_TRUE(has(page, hexColour(opKindRgb(OpKind::BW))));
+  // The class colors in the table headers are the timeline's.
+  EXPECT_TRUE(has(page, hexColor(idleClassRgb(IdleClass::Imbalance))));
+  EXPECT_TRUE(has(page, hexColor(opKindRgb(OpKind::BW))));
 }
 
 TEST(HtmlReport, TraceStringsAreEscaped) {
@@ -90,13 +90,13 @@ TEST(SvgTimeline, IsWellFormedStandaloneSvg) {
   const testing::XmlElement root = testing::parseXml(svg);
   EXPECT_EQ(root.name, "svg");
   EXPECT_EQ(root.attr("xmlns"), "http://www.w3.org/2000/svg");
-  // Ops in their kind colours, labelled; idle in a class colour; an axis in ms.
+  // Ops in their kind colors, labelled; idle in a class color; an axis in ms.
   int f = 0, bw = 0, idle = 0, labels = 0;
   for (const auto* rect : root.all("rect")) {
     const std::string fill = rect->attr("fill");
-    f += fill == hexColour(opKindRgb(OpKind::F)) && rect->attr("fill-opacity").empty();
-    bw += fill == hexColour(opKindRgb(OpKind::BW)) && rect->attr("fill-opacity").empty();
-    for (int c = 0; c < kIdleClasses; ++c) idle += fill == hexColour(idleClassRgb(idleClassAt(c)));
+    f += fill == hexColor(opKindRgb(OpKind::F)) && rect->attr("fill-opacity").empty();
+    bw += fill == hexColor(opKindRgb(OpKind::BW)) && rect->attr("fill-opacity").empty();
+    for (int c = 0; c < kIdleClasses; ++c) idle += fill == hexColor(idleClassRgb(idleClassAt(c)));
   }
   for (const auto* text : root.all("text")) labels += text->text == "F3" || text->text == "BW3";
   EXPECT_GE(f, 4 * 8);  // every F of the step, plus the legend swatch

@@ -1,5 +1,5 @@
 // The HTML report of a 64-stage run, rendered by headless Chromium: the page must load, lay out
-// at the window's size, and show the timeline in the report's colours (ops F, B, W and idle by
+// at the window's size, and show the timeline in the report's colors (ops F, B, W and idle by
 // class) within the first screen. Also records how long the page takes to write and its size.
 #include <gtest/gtest.h>
 #include <png.h>
@@ -57,7 +57,7 @@ Image readPng(const fs::path& file) {
 }
 
 // Pixels within a small tolerance of `c` (anti-aliased edges blend; box interiors do not).
-long countColour(const Image& img, Rgb c) {
+long countColor(const Image& img, Rgb c) {
   long n = 0;
   for (size_t i = 0; i + 2 < img.rgb.size(); i += 3) {
     if (std::abs(img.rgb[i] - c.r) <= 3 && std::abs(img.rgb[i + 1] - c.g) <= 3 &&
@@ -127,11 +127,11 @@ TEST(HtmlScreenshot, SixtyFourStageReportRendersInChromium) {
   ASSERT_EQ(img.width, kWidth);
   ASSERT_EQ(img.height, kHeight);
   // Thousands of pixels each: the timeline's boxes, not just the legend's 12x12 swatches.
-  const long f = countColour(img, opKindRgb(OpKind::F));
-  const long b = countColour(img, opKindRgb(OpKind::B));
-  const long w = countColour(img, opKindRgb(OpKind::W));
+  const long f = countColor(img, opKindRgb(OpKind::F));
+  const long b = countColor(img, opKindRgb(OpKind::B));
+  const long w = countColor(img, opKindRgb(OpKind::W));
   long idle = 0;
-  for (int c = 0; c < kIdleClasses; ++c) idle += countColour(img, idleClassRgb(idleClassAt(c)));
+  for (int c = 0; c < kIdleClasses; ++c) idle += countColor(img, idleClassRgb(idleClassAt(c)));
   std::cout << "screenshot pixels: F " << f << ", B " << b << ", W " << w << ", idle " << idle
             << "\n";
   EXPECT_GT(f, 5000);

@@ -1,5 +1,5 @@
 // The timeline's layout: which step is drawn, rows that scale with the number of stages, labels
-// only where they fit, narrow ops folded, idle coloured by its class, the ideal as a ghost lane.
+// only where they fit, narrow ops folded, idle colored by its class, the ideal as a ghost lane.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,7 +113,7 @@ TEST(TimelineLayout, NarrowOpsFoldIntoOneBox) {
   EXPECT_GT(folded, 0);
 }
 
-TEST(TimelineLayout, IdleIsColouredByItsDominantClassAndLegendNamesIt) {
+TEST(TimelineLayout, IdleIsColoredByItsDominantClassAndLegendNamesIt) {
   testing::SyntheticJob job = oneF1BJob(4, 8);
   job.stall[{1, 0, 3, engine::OpKind::F}] = 10'000'000;
   const AnalysisResult r = analyzeJob(job);
