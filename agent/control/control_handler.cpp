@@ -1,5 +1,7 @@
 #include "agent/control/control_handler.h"
 
+#include "agent/control/window_request.h"
+
 #include "bubblescope/version.h"
 
 namespace bubblescope::agent {
@@ -104,13 +106,7 @@ Reply ControlHandler::status(int64_t nowNs) {
 
 Reply ControlHandler::start(const Command& c) {
   if (recorder_.disabled()) return refusal("capture is off in this process");
-  WindowRequest request;
-  request.steps = c.steps;
-  request.fromStep = c.fromStep;
-  request.durationNs = c.durationNs;
-  // A duration that starts at an agreed step (attach --duration on ranks with step markers).
-  request.atStepBoundary = c.durationNs > 0 && c.fromStep >= 0;
-  request.reason = reasonOf(c);
+  WindowRequest request = windowRequestFor(c, reasonOf(c));
   const int64_t step = recorder_.currentStep();
   const size_t index = recorder_.windows().size();
   std::string why;

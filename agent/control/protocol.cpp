@@ -39,6 +39,8 @@ int hexValue(char c) {
 }  // namespace
 
 bool parseCommand(std::string_view line, Command* out, std::string* error) {
+  static constexpr const char* kUsage =
+      "start [steps=N | duration=SECONDS] [from=S], stop, status";
   line = trimLine(line);
   std::string_view rest = line;
   const std::string_view verb = nextWord(rest);
@@ -50,7 +52,7 @@ bool parseCommand(std::string_view line, Command* out, std::string* error) {
   } else if (verb == "stop") {
     c.verb = Command::Verb::Stop;
   } else {
-    *error = "unknown request '" + escapeValue(verb.substr(0, 32)) + "' (status, start, stop)";
+    *error = "unknown request '" + escapeValue(verb.substr(0, 32)) + "' (" + kUsage + ")";
     return false;
   }
   for (std::string_view word = nextWord(rest); !word.empty(); word = nextWord(rest)) {
@@ -68,17 +70,16 @@ bool parseCommand(std::string_view line, Command* out, std::string* error) {
       good = false;
     }
     if (!good) {
-      *error = "bad argument '" + escapeValue(word.substr(0, 32)) + "' (start steps=N [from=S], " +
-               "start duration=SECONDS [from=S], stop, status)";
+      *error = "bad argument '" + escapeValue(word.substr(0, 32)) + "' (" + kUsage + ")";
       return false;
     }
   }
-  if (c.verb == Command::Verb::Start && c.steps == 0 && c.durationNs == 0) {
-    *error = "start needs steps=N or duration=SECONDS";
-    return false;
-  }
   if (c.steps > 0 && c.durationNs > 0) {
     *error = "start takes steps=N or duration=SECONDS, not both";
+    return false;
+  }
+  if (c.fromStep >= 0 && c.steps == 0 && c.durationNs == 0) {
+    *error = "from=S needs steps=N or duration=SECONDS";
     return false;
   }
   *out = c;

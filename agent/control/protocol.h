@@ -1,9 +1,11 @@
 #pragma once
 // The control protocol between `bubblescope attach/detach/ps` and the agent in each process:
 // one request line per connection, one reply line back (docs/agent.md, "The control protocol").
-// Pure text in and out, shared by the agent's server and the command-line client.
+// Pure text in and out, shared by the agent's server, the command-line client and the NVTX
+// control marks (a mark's message is a request without its LF): one grammar, one parser.
 //
 //   request := verb *(SP key=value) LF           at most kMaxRequestBytes
+//   start [steps=N | duration=SECONDS] [from=S]  (neither: a window open until stop)
 //   reply   := ("ok" | "err") *(SP key=value) LF
 //
 // Values are percent-escaped (space, '%', '=', control and non-ASCII bytes become %XX).
@@ -24,8 +26,8 @@ inline constexpr size_t kMaxReplyBytes = 64 * 1024;
 struct Command {
   enum class Verb { Status, Start, Stop } verb = Verb::Status;
   int64_t steps = 0;       // start: capture this many steps (from a step boundary)
-  int64_t fromStep = -1;   // start: the first step to capture (every rank the same)
-  int64_t durationNs = 0;  // start: record this long
+  int64_t fromStep = -1;   // start with steps or duration: the step to begin at (every rank alike)
+  int64_t durationNs = 0;  // start: record this long (neither steps nor duration: until stop)
 };
 
 // False (with a one-line reason) for anything that is not a valid request.

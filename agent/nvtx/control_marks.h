@@ -1,7 +1,7 @@
 #pragma once
 // Marks in the NVTX domain "bubblescope" control capture from inside the program, the way
 // cudaProfilerStart/Stop do for nsys: "start", "start steps=N", "start steps=N from=S",
-// "start duration=SECONDS", "stop". With BUBBLESCOPE_DORMANT=1 this is how a program (or a
+// "start duration=SECONDS [from=S]", "stop": the control socket's requests, parsed by its parser. With BUBBLESCOPE_DORMANT=1 this is how a program (or a
 // test) opens a window before `bubblescope attach` exists.
 #include <string>
 #include <string_view>

@@ -41,11 +41,16 @@ TEST(ControlProtocol, ParsesEveryRequest) {
   EXPECT_EQ(duration.fromStep, -1);
   EXPECT_EQ(parsed("start duration=0.25 from=7").fromStep, 7);
   EXPECT_EQ(parsed("start steps=1\r\n").steps, 1);
+  // Neither steps nor duration: a window open until stop, as a bare NVTX "start" mark.
+  const Command open = parsed("start");
+  EXPECT_EQ(open.verb, Command::Verb::Start);
+  EXPECT_EQ(open.steps, 0);
+  EXPECT_EQ(open.durationNs, 0);
 }
 
 TEST(ControlProtocol, RefusesMalformedRequestsWithAReason) {
   EXPECT_NE(refusal("launch").find("unknown request"), std::string::npos);
-  EXPECT_NE(refusal("start").find("needs steps=N or duration"), std::string::npos);
+  EXPECT_NE(refusal("start from=3").find("needs steps=N or duration"), std::string::npos);
   EXPECT_NE(refusal("start steps=0").find("bad argument"), std::string::npos);
   EXPECT_NE(refusal("start steps=-1").find("bad argument"), std::string::npos);
   EXPECT_NE(refusal("start steps=2x").find("bad argument"), std::string::npos);
@@ -61,7 +66,7 @@ TEST(ControlProtocol, RefusesMalformedRequestsWithAReason) {
 }
 
 TEST(ControlProtocol, FormattedCommandsParseBackToThemselves) {
-  for (const std::string line : {"status\n", "stop\n", "start steps=2 from=18\n",
+  for (const std::string line : {"status\n", "stop\n", "start\n", "start steps=2 from=18\n",
                                  "start duration=1.5\n", "start duration=0.001 from=3\n"}) {
     EXPECT_EQ(formatCommand(parsed(line)), line);
   }

@@ -178,6 +178,10 @@ TEST(AgentControlMarks, ParsesStartAndStop) {
   EXPECT_EQ(c.request.fromStep, 3);
   ASSERT_TRUE(parseControlMessage("start duration=0.5", &c, &error));
   EXPECT_EQ(c.request.durationNs, 500'000'000);
+  // A duration from an agreed step, as `attach --duration` asks over the socket.
+  ASSERT_TRUE(parseControlMessage("start duration=0.5 from=4", &c, &error));
+  EXPECT_EQ(c.request.fromStep, 4);
+  EXPECT_TRUE(c.request.atStepBoundary);
   ASSERT_TRUE(parseControlMessage("stop", &c, &error));
   EXPECT_EQ(c.kind, ControlCommand::Kind::Stop);
 }
@@ -186,7 +190,8 @@ TEST(AgentControlMarks, RefusesWhatItDoesNotKnow) {
   ControlCommand c;
   std::string error;
   for (const char* bad : {"", "begin", "start steps=0", "start steps=x", "start from=3",
-                          "start duration=-1", "stop now", "start colour=red"}) {
+                          "start duration=-1", "stop now", "start color=red",
+                          "start steps=2 duration=1", "start duration=1e30", "status"}) {
     EXPECT_FALSE(parseControlMessage(bad, &c, &error)) << bad;
     EXPECT_FALSE(error.empty());
   }
