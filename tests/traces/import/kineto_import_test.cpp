@@ -112,7 +112,7 @@ TEST(KinetoImport, RecordParamCommsBecomesAnNcclCallWithPeerSizeAndGroup) {
   ASSERT_EQ(t.ncclCalls.size(), 1u);
   const auto& n = t.ncclCalls;
   EXPECT_EQ(n.op[0], NcclOp::Send);
-  EXPECT_EQ(n.peer[0], 10);
+  EXPECT_EQ(n.peer[0], 2);  // NCCL's peer: rank 10's place in the group [2, 6, 10, 14]
   EXPECT_EQ(n.count[0], 1048576u);
   EXPECT_EQ(n.bytes[0], 2u * 1048576u);
   EXPECT_EQ(n.dtype[0], 9);  // ncclBfloat16

@@ -184,6 +184,7 @@ void KinetoBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
         r.externalId = static_cast<uint64_t>(a.externalId.value_or(0));
         r.named = !a.collective.empty();
         if (r.named) r.op = collectiveOp(a.collective);
+        r.coalesced = a.collective == "coalesced";
         r.peer = static_cast<int32_t>(a.dstRank.value_or(a.srcRank.value_or(-1)));
         r.inNelems = static_cast<uint64_t>(std::max<int64_t>(0, a.inNelems.value_or(0)));
         r.outNelems = static_cast<uint64_t>(std::max<int64_t>(0, a.outNelems.value_or(0)));

@@ -17,6 +17,7 @@ struct Call {
   uint8_t dtype = 0;
   int32_t commRank = -1, commSize = -1;
   std::vector<uint64_t> externalIds;
+  bool grouped = false;  // one of a coalesced group's calls
 };
 
 template <class T>
@@ -50,6 +51,17 @@ Call fromRecord(const CommRecord& r, int rank) {
   if (rank >= 0) {
     auto it = std::find(r.pgRanks.begin(), r.pgRanks.end(), rank);
     if (it != r.pgRanks.end()) c.commRank = static_cast<int32_t>(it - r.pgRanks.begin());
+  }
+  // The model's peer is NCCL's: the rank within the communicator. c10d writes the peer's global
+  // rank; with the group's ranks known it becomes its place there (else it stays global, and the
+  // call knows no rank of its own).
+  if (c.commRank >= 0 && c.peer >= 0) {
+    auto it = std::find(r.pgRanks.begin(), r.pgRanks.end(), c.peer);
+    if (it != r.pgRanks.end()) {
+      c.peer = static_cast<int32_t>(it - r.pgRanks.begin());
+    } else {
+      c.commRank = -1;
+    }
   }
   c.seq = r.seq;
   c.externalIds.push_back(r.externalId);
@@ -126,7 +138,9 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
   }
 
   std::vector<Call> calls;
+  std::vector<const CommRecord*> coalesced;
   for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].coalesced) coalesced.push_back(&records[i]);
     if (!records[i].op) continue;  // "wait", or no name anywhere: not an NCCL call
     calls.push_back(fromRecord(records[i], t.meta.rank));
     for (uint64_t a : aliases[i]) calls.back().externalIds.push_back(a);
@@ -164,6 +178,28 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
     }
   }
 
+  // A coalesced group (batch_isend_irecv) launches one kernel for all its calls: those on its
+  // thread since the previous group that launched nothing themselves.
+  std::unordered_set<uint64_t> launching;
+  for (const auto& k : kernels) launching.insert(k.externalId);
+  std::unordered_map<uint64_t, std::vector<uint64_t>> groupCalls;  // external id -> call ids
+  for (const CommRecord* g : coalesced) {
+    auto it = std::lower_bound(calls.begin(), calls.end(), std::make_pair(g->thread, g->start),
+                               [](const Call& c, const std::pair<ThreadIndex, TimeNs>& v) {
+                                 return c.thread != v.first ? c.thread < v.first : c.start < v.second;
+                               });
+    std::vector<uint64_t>& members = groupCalls[g->externalId];
+    while (it != calls.begin()) {
+      --it;
+      const bool p2p = it->op == NcclOp::Send || it->op == NcclOp::Recv;
+      const bool ownKernel = std::any_of(it->externalIds.begin(), it->externalIds.end(),
+                                         [&](uint64_t e) { return launching.count(e) > 0; });
+      if (it->thread != g->thread || !p2p || ownKernel || it->grouped) break;
+      it->grouped = true;
+      members.push_back(static_cast<uint64_t>(it - calls.begin()) + 1);
+    }
+  }
+
   auto& n = t.ncclCalls;
   for (size_t i = 0; i < calls.size(); ++i) {
     const Call& c = calls[i];
@@ -179,13 +215,21 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
     n.commRank.push_back(c.commRank);
     n.commSize.push_back(c.commSize);
     n.streamHandle.push_back(0);
-    n.groupDepth.push_back(0);
+    n.groupDepth.push_back(c.grouped ? 1 : 0);
     n.seq.push_back(c.seq);
     n.id.push_back(i + 1);
     n.source.push_back(NcclSource::Import);
   }
   auto& corr = t.correlations;
   for (const auto& k : kernels) {
+    if (auto g = groupCalls.find(k.externalId); g != groupCalls.end() && k.correlation != 0) {
+      for (uint64_t id : g->second) {
+        corr.correlation.push_back(k.correlation);
+        corr.externalKind.push_back(ExternalKind::NcclCall);
+        corr.externalId.push_back(id);
+      }
+      continue;
+    }
     uint64_t id = 0;
     if (auto it = callOfExternal.find(k.externalId); it != callOfExternal.end()) {
       id = it->second;

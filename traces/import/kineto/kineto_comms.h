@@ -17,6 +17,7 @@ struct CommRecord {  // one record_param_comms
   ThreadIndex thread = 0;
   uint64_t externalId = 0;
   bool named = false;  // it had a "Collective name" (newer PyTorch)
+  bool coalesced = false;  // "coalesced": the end of a group whose one kernel serves its calls
   std::optional<NcclOp> op;
   int32_t peer = -1;
   uint64_t inNelems = 0, outNelems = 0;
