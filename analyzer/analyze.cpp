@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <thread>
 
+#include "analyzer/comm/comm_match.h"
 #include "analyzer/errors.h"
+#include "analyzer/pipeline/clock_align.h"
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/pipeline_analysis.h"
@@ -90,10 +92,25 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
                               " events (its buffers were full): some ops may be missing");
   }
 
+  // NCCL kernels matched across ranks: their ends align the clocks, and their last starts split
+  // each into waiting (idle) and transfer.
+  const CommMatches comms = matchComms(run, ops);
+  std::vector<TimeNs> offsets;
+  if (options.alignClocks) offsets = clockOffsetsFromComms(comms, ops);
+  for (size_t r = 0; r < offsets.size(); ++r) shiftTimes(ops[r], offsets[r]);
+  splitCommKernels(comms, ops);
+  if (const int n = comms.p2pUnmatched + comms.collectiveUnmatched; n > 0) {
+    result.warnings.push_back(std::to_string(n) +
+                              " NCCL kernel(s) have a peer that is not in the run (a rank not "
+                              "traced?): counted as communication whole, their waiting unknown");
+  }
+
   result.clock.enabled = options.alignClocks;
   result.clock.offsets.assign(run.ranks.size(), 0);
   PipelineOptions pipelineOptions;
   pipelineOptions.alignClocks = options.alignClocks;
+  pipelineOptions.comms = &comms;
+  pipelineOptions.appliedOffsets = offsets;
   pipelineOptions.firstStep = options.firstStep;
   pipelineOptions.lastStep = options.lastStep;
   for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {

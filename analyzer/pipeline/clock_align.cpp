@@ -42,17 +42,31 @@ void shiftTimes(RankOps& ops, TimeNs d) {
     o.start += d;
     o.end += d;
     o.launch += d;
+    o.hostEnd += d;
+    if (o.firstLaunch != kNoLaunch) o.firstLaunch += d;
   }
   for (auto& c : ops.comms) {
     c.start += d;
     c.end += d;
+    c.launch += d;
+  }
+  for (auto& w : ops.otherKernels) {
+    w.start += d;
+    w.end += d;
+    if (w.launch != kNoLaunch) w.launch += d;
+  }
+  for (auto& w : ops.commKernels) {
+    w.start += d;
+    w.end += d;
+    w.transferStart += d;
+    if (w.launch != kNoLaunch) w.launch += d;
   }
   for (auto& s : ops.steps) {
     s.start += d;
     s.end += d;
   }
   for (auto* list : {&ops.optimizer, &ops.gradSync, &ops.otherBusy, &ops.hostActivity,
-                     &ops.computeKernels, &ops.commKernels, &ops.otherKernels}) {
+                     &ops.computeKernels}) {
     for (auto& i : *list) {
       i.start += d;
       i.end += d;

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "analyzer/comm/kernel_comms.h"
 #include "analyzer/pipeline/clock_align.h"
 #include "reference_engine/schedule/schedule.h"
 
@@ -134,18 +135,25 @@ PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<Ra
   pl.dpRank = topo.dpRanks[replica];
   pl.p = topo.pp;
   const auto& row = topo.ranksOf[replica];
+  std::vector<int> stageOfRank(ops.size(), -1);
+  for (int s = 0; s < pl.p; ++s) stageOfRank[row[s].front()] = s;
   for (int s = 0; s < pl.p; ++s) {
     StageTrace st;
     st.stage = s;
     st.ranks = row[s];
     st.ops = std::move(ops[row[s].front()]);
+    if (!options.appliedOffsets.empty()) st.clockOffset = options.appliedOffsets[row[s].front()];
+    if (options.comms && st.ops.comms.empty()) {
+      commsFromKernels(st.ops, static_cast<uint32_t>(row[s].front()), s, *options.comms,
+                       stageOfRank);
+    }
     pl.stages.push_back(std::move(st));
   }
   pl.v = chunksOf(pl);
   pl.vLayout = detectV(pl);
   inferPeers(pl);
   pl.transfers = matchTransfers(pl);
-  if (options.alignClocks) {
+  if (options.alignClocks && options.appliedOffsets.empty()) {
     const auto offsets = estimateClockOffsets(pl);
     for (int s = 0; s < pl.p; ++s) {
       pl.stages[s].clockOffset = offsets[s];

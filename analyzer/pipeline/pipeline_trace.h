@@ -36,9 +36,16 @@ struct PipelineTrace {
   std::vector<std::string> warnings;
 };
 
+struct CommMatches;
+
 struct PipelineOptions {
-  bool alignClocks = true;
+  bool alignClocks = true;  // from labelled transfers (when the clocks were not aligned before)
   int64_t firstStep = INT64_MIN, lastStep = INT64_MAX;  // step numbers to keep
+  // NCCL kernels matched across ranks (analyzer/comm): stages whose labels name no transfer
+  // take theirs from these.
+  const CommMatches* comms = nullptr;
+  // Offsets already applied to every rank (index into the run), reported as the stages'.
+  std::vector<TimeNs> appliedOffsets;
 };
 
 // Moves the stages' representatives' ops out of `ops` (each rank belongs to one pipeline).

@@ -69,6 +69,25 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
       launches[t.apiCalls.correlation[i]] = {t.apiCalls.thread[i], t.apiCalls.start[i]};
     }
   }
+  auto launchOf = [&](uint32_t correlation) {
+    auto it = correlation ? launches.find(correlation) : launches.end();
+    return it == launches.end() ? kNoLaunch : it->second.time;
+  };
+  // NCCL kernels name their call through the correlation table (importers and the agent's hooks
+  // fill it); the call's row is found by its id.
+  // A fused kernel (an NCCL group) serves several calls: one row each.
+  std::unordered_multimap<uint32_t, uint64_t> callIdOf;
+  for (size_t i = 0; i < t.correlations.size(); ++i) {
+    if (t.correlations.externalKind[i] == traces::ExternalKind::NcclCall) {
+      callIdOf.emplace(t.correlations.correlation[i], t.correlations.externalId[i]);
+    }
+  }
+  std::unordered_map<uint64_t, int32_t> callRowOf;
+  if (!callIdOf.empty()) {
+    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
+      callRowOf.emplace(t.ncclCalls.id[i], static_cast<int32_t>(i));
+    }
+  }
   std::unordered_map<ThreadIndex, std::vector<Owner>> owners;
   for (size_t i = 0; i < ops.ops.size(); ++i) {
     const auto& o = ops.ops[i];
@@ -84,6 +103,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
   }
 
   std::vector<std::vector<Interval>> opKernels(ops.ops.size());
+  std::vector<TimeNs> opFirstLaunch(ops.ops.size(), kNoLaunch);
   std::vector<Interval> commSpan(ops.comms.size(), Interval{INT64_MAX, INT64_MIN});
   for (size_t i = 0; i < k.size(); ++i) {
     const Interval span{k.start[i], k.end[i]};
@@ -94,24 +114,42 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
         owner = enclosing(o->second, it->second.time);
       }
     }
+    const TimeNs launch = launchOf(k.correlation[i]);
     if (comm) {
-      ops.commKernels.push_back(span);
+      CommKernel ck;
+      ck.start = span.start;
+      ck.end = span.end;
+      ck.launch = launch;
+      ck.transferStart = span.start;
+      ck.callBegin = static_cast<uint32_t>(ops.commCalls.size());
+      const auto [first, last] = callIdOf.equal_range(k.correlation[i]);
+      for (auto id = first; id != last; ++id) {
+        if (auto row = callRowOf.find(id->second); row != callRowOf.end()) {
+          ops.commCalls.push_back(row->second);
+        }
+      }
+      ck.callEnd = static_cast<uint32_t>(ops.commCalls.size());
+      ops.commKernels.push_back(ck);
       if (owner && owner->index < 0) {
         Interval& c = commSpan[static_cast<size_t>(-1 - owner->index)];
         c.start = std::min(c.start, span.start);
         c.end = std::max(c.end, span.end);
       }
     } else if (owner && owner->index >= 0) {
-      opKernels[static_cast<size_t>(owner->index)].push_back(span);
+      const auto o = static_cast<size_t>(owner->index);
+      opKernels[o].push_back(span);
+      if (launch != kNoLaunch && (opFirstLaunch[o] == kNoLaunch || launch < opFirstLaunch[o])) {
+        opFirstLaunch[o] = launch;
+      }
     } else {
-      ops.otherKernels.push_back(span);
+      ops.otherKernels.push_back({span.start, span.end, launch});
     }
   }
   for (size_t i = 0; i < t.memcpys.size(); ++i) {
-    ops.otherKernels.push_back({t.memcpys.start[i], t.memcpys.end[i]});
+    ops.otherKernels.push_back({t.memcpys.start[i], t.memcpys.end[i], launchOf(t.memcpys.correlation[i])});
   }
   for (size_t i = 0; i < t.memsets.size(); ++i) {
-    ops.otherKernels.push_back({t.memsets.start[i], t.memsets.end[i]});
+    ops.otherKernels.push_back({t.memsets.start[i], t.memsets.end[i], launchOf(t.memsets.correlation[i])});
   }
 
   auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
@@ -128,6 +166,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
     o.kernelBegin = static_cast<uint32_t>(ops.computeKernels.size());
     ops.computeKernels.insert(ops.computeKernels.end(), list.begin(), list.end());
     o.kernelEnd = static_cast<uint32_t>(ops.computeKernels.size());
+    o.firstLaunch = opFirstLaunch[i];
     if (list.empty()) continue;
     o.start = INT64_MAX;
     o.end = INT64_MIN;
@@ -142,6 +181,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
     if (commSpan[i].start <= commSpan[i].end) {
       ops.comms[i].start = commSpan[i].start;
       ops.comms[i].end = commSpan[i].end;
+      ops.comms[i].onDevice = true;
     }
   }
   std::stable_sort(ops.ops.begin(), ops.ops.end(), byStart);

@@ -37,10 +37,14 @@ struct Match {
   std::optional<int64_t> step;  // step number (Step)
 };
 
+inline constexpr TimeNs kNoLaunch = INT64_MIN;
+
 struct RecognizedOp {
   Op op;
   TimeNs start = 0, end = 0;  // execution: GPU kernels' span when the trace has them, else range
   TimeNs launch = 0;          // when the host started it (the range start)
+  TimeNs hostEnd = 0;         // when its range ended on the host
+  TimeNs firstLaunch = kNoLaunch;  // its first kernel's launch call, when the trace has it
   TimeNs computeBusy = 0;     // time its GPU work ran (union of kernels), else end - start
   // Its kernels: RankOps::computeKernels[kernelBegin, kernelEnd).
   uint32_t kernelBegin = 0, kernelEnd = 0;
@@ -57,6 +61,24 @@ struct RecognizedComm {
   TimeNs start = 0, end = 0;
   traces::ThreadIndex thread = 0;
   int step = -1;
+  bool onDevice = false;  // start/end are its NCCL kernels' (their wait/transfer split is theirs)
+  TimeNs launch = 0;      // when its range began on the host
+};
+
+// Device work outside the ops' compute: an NCCL kernel, or another kernel, copy or set.
+struct DeviceWork {
+  TimeNs start = 0, end = 0;
+  TimeNs launch = kNoLaunch;  // the host's launch call, when the trace has it
+  int step = -1;              // the step its launch (else its start) falls in
+};
+
+// An NCCL kernel. Until the kernel is matched with its peers' (analyzer/comm), it is all
+// transfer; once matched, [start, transferStart) is waiting for its peers, which is idle.
+struct CommKernel : DeviceWork {
+  TimeNs transferStart = 0;
+  // The NCCL calls it serves (one, or a group's): RankOps::commCalls[callBegin, callEnd).
+  uint32_t callBegin = 0, callEnd = 0;
+  bool matched = false;
 };
 
 struct StepMarker {
@@ -77,9 +99,10 @@ struct RankOps {
 
   // GPU work, when the trace has kernels (else the ranges above stand for it).
   bool hasKernels = false;
-  std::vector<Interval> computeKernels;  // kernels launched inside an op, grouped by op
-  std::vector<Interval> commKernels;     // NCCL kernels, sorted by start
-  std::vector<Interval> otherKernels;    // everything else (optimizer, memcpy), sorted by start
+  std::vector<Interval> computeKernels;   // kernels launched inside an op, grouped by op
+  std::vector<CommKernel> commKernels;    // NCCL kernels, sorted by start
+  std::vector<int32_t> commCalls;         // their calls: indexes into the trace's ncclCalls
+  std::vector<DeviceWork> otherKernels;   // everything else (optimizer, memcpy), sorted by start
 };
 
 }  // namespace bubblescope::analysis

@@ -133,6 +133,7 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
                                        .start = r.start[i],
                                        .end = r.end[i],
                                        .launch = r.start[i],
+                                       .hostEnd = r.end[i],
                                        .computeBusy = r.end[i] - r.start[i],
                                        .thread = r.thread[i]});
         opStage.push_back(m->stage);
@@ -142,6 +143,7 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
       case Role::Recv:
         out.comms.push_back({m->role == Role::Send, m->kind, m->mb.value_or(-1), m->chunk,
                              m->peer.value_or(-1), r.start[i], r.end[i], r.thread[i], -1});
+        out.comms.back().launch = r.start[i];
         commStage.push_back(m->stage);
         workStarts.emplace_back(r.thread[i], r.start[i]);
         break;

@@ -38,14 +38,29 @@ void inferSteps(RankOps& ops) {
   }
 }
 
+// The step of a host range [start, end]: the marker holding its start, or, when it began a little
+// before a marker that holds its end, that one. A training loop can open its step range just
+// after the step's first op began (torch's profiler.step() inside the first op's annotation);
+// a step's ops never run into the next step's range, so the later marker is the step.
+int stepOfRange(const std::vector<StepMarker>& steps, TimeNs start, TimeNs end) {
+  const int atStart = stepAt(steps, start);
+  const int atEnd = stepAt(steps, end);
+  if (atEnd >= 0 && atEnd != atStart && steps[atEnd].start > start) return atEnd;
+  return atStart;
+}
+
 }  // namespace
 
 void cutSteps(RankOps& ops) {
   std::sort(ops.steps.begin(), ops.steps.end(),
             [](const StepMarker& a, const StepMarker& b) { return a.start < b.start; });
   if (ops.steps.empty()) inferSteps(ops);
-  for (auto& o : ops.ops) o.step = stepAt(ops.steps, o.launch);
-  for (auto& c : ops.comms) c.step = stepAt(ops.steps, c.start);
+  for (auto& o : ops.ops) o.step = stepOfRange(ops.steps, o.launch, std::max(o.launch, o.hostEnd));
+  for (auto& c : ops.comms) c.step = stepAt(ops.steps, c.launch);
+  // Device work by its host launch: the GPU runs behind the CPU, so a kernel's own time can fall
+  // in the next step's range.
+  for (auto& w : ops.otherKernels) w.step = stepAt(ops.steps, w.launch != kNoLaunch ? w.launch : w.start);
+  for (auto& w : ops.commKernels) w.step = stepAt(ops.steps, w.launch != kNoLaunch ? w.launch : w.start);
 }
 
 void numberMicrobatchesByOrder(RankOps& ops) {

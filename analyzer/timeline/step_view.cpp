@@ -53,13 +53,6 @@ bool inMarker(const StepMarker& m, const Interval& i) {
   return i.start >= m.start && i.start <= m.end;
 }
 
-// The intervals of a list sorted by start that start inside the marker.
-void appendInMarker(const std::vector<Interval>& sorted, const StepMarker& m, IntervalList& out) {
-  auto it = std::lower_bound(sorted.begin(), sorted.end(), m.start,
-                             [](const Interval& i, TimeNs t) { return i.start < t; });
-  for (; it != sorted.end() && it->start <= m.end; ++it) out.push_back(*it);
-}
-
 }  // namespace
 
 std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
@@ -96,6 +89,14 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
       for (const auto& c : st.ops.comms) {
         if (c.step == stepIdx) view.end = std::max(view.end, c.end);
       }
+      // Device work the step's host launched (the optimizer's kernels run after its range ends).
+      // Without its launch a kernel's step is a guess from its own time: it does not stretch one.
+      for (const DeviceWork& w : st.ops.otherKernels) {
+        if (w.step == stepIdx && w.launch != kNoLaunch) view.end = std::max(view.end, w.end);
+      }
+      for (const CommKernel& w : st.ops.commKernels) {
+        if (w.step == stepIdx && w.launch != kNoLaunch) view.end = std::max(view.end, w.end);
+      }
     }
 
     // The step's collectives (gradient sync): transfer starts when the last stage joins.
@@ -123,9 +124,11 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
           compute.push_back({o.start, o.end});
         }
       }
+      // Communication on the device is the transfer part of each NCCL kernel (the wait before
+      // it is idle); labelled transfers and syncs without kernels split the same way by label.
       for (size_t ci = 0; ci < st.ops.comms.size(); ++ci) {
         const auto& c = st.ops.comms[ci];
-        if (c.step != stepIdx) continue;
+        if (c.step != stepIdx || c.onDevice) continue;
         TimeNs from = c.start;
         if (auto it = index.peerOf.find({st.stage, ci}); it != index.peerOf.end()) {
           from = std::max(from, pl.stages[it->second.first].ops.comms[it->second.second].start);
@@ -139,9 +142,12 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
         }
         if (joined < syncs[st.stage][j].end) comm.push_back({joined, syncs[st.stage][j].end});
       }
-      if (st.ops.hasKernels) {
-        appendInMarker(st.ops.commKernels, marker, comm);
-        appendInMarker(st.ops.otherKernels, marker, other);
+      // Kernels by device time: a receive posted in the step before can wait into this one.
+      for (const CommKernel& w : st.ops.commKernels) {
+        if (w.end > view.start && w.transferStart < view.end) comm.push_back({w.transferStart, w.end});
+      }
+      for (const DeviceWork& w : st.ops.otherKernels) {
+        if (w.end > view.start && w.start < view.end) other.push_back({w.start, w.end});
       }
       for (const auto* list : {&st.ops.optimizer, &st.ops.otherBusy}) {
         for (const Interval& i : *list) {

@@ -1,0 +1,245 @@
+#include "analyzer/comm/comm_match.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <set>
+#include <tuple>
+
+namespace bubblescope::analysis {
+namespace {
+
+using traces::NcclOp;
+
+bool isP2p(NcclOp op) {
+  return op == NcclOp::Send || op == NcclOp::Recv;
+}
+
+bool isCollective(NcclOp op) {
+  return op == NcclOp::AllReduce || op == NcclOp::AllGather || op == NcclOp::ReduceScatter ||
+         op == NcclOp::Broadcast || op == NcclOp::Reduce || op == NcclOp::AllToAll;
+}
+
+// One NCCL call that ran on a kernel, with what the call says.
+struct Entry {
+  KernelRef kernel;
+  int32_t call = -1;
+  NcclOp op = NcclOp::Unknown;
+  uint64_t comm = 0;
+  int32_t peer = -1, commRank = -1, commSize = -1;
+  uint64_t seq = 0;
+  TimeNs posted = 0;  // the call's host start: NCCL matches in posting order
+};
+
+// (communicator, rank in it) -> global rank, and each communicator's traced members.
+struct Membership {
+  std::map<std::pair<uint64_t, int32_t>, int> global;
+  std::map<uint64_t, std::set<int>> members;
+
+  int peerOf(const Entry& e, int self) const {
+    if (e.commRank >= 0) {
+      auto it = global.find({e.comm, e.peer});
+      return it == global.end() ? -1 : it->second;
+    }
+    if (auto m = members.find(e.comm); m != members.end() && m->second.size() == 2) {
+      return *m->second.begin() == self ? *m->second.rbegin() : *m->second.begin();
+    }
+    return e.peer;
+  }
+};
+
+void addPartner(CommMatches& m, const KernelRef& a, const KernelRef& b) {
+  auto& list = m.partners[a.rank][a.kernel];
+  if (std::find(list.begin(), list.end(), b) == list.end()) list.push_back(b);
+}
+
+}  // namespace
+
+std::vector<int> globalRanks(const traces::Run& run) {
+  std::vector<int> g(run.ranks.size());
+  for (size_t i = 0; i < run.ranks.size(); ++i) {
+    g[i] = run.ranks[i].meta.rank >= 0 ? run.ranks[i].meta.rank : static_cast<int>(i);
+  }
+  return g;
+}
+
+CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) {
+  CommMatches out;
+  const std::vector<int> global = globalRanks(run);
+  std::map<int, uint32_t> indexOfGlobal;
+  for (size_t i = 0; i < global.size(); ++i) indexOfGlobal.emplace(global[i], static_cast<uint32_t>(i));
+
+  std::vector<Entry> entries;
+  Membership members;
+  out.partners.resize(ops.size());
+  out.collective.resize(ops.size());
+  for (size_t r = 0; r < ops.size(); ++r) {
+    const auto& calls = run.ranks[r].ncclCalls;
+    out.partners[r].resize(ops[r].commKernels.size());
+    out.collective[r].assign(ops[r].commKernels.size(), false);
+    for (size_t k = 0; k < ops[r].commKernels.size(); ++k) {
+      const CommKernel& ck = ops[r].commKernels[k];
+      if (ck.callBegin == ck.callEnd) ++out.withoutCall;
+      for (uint32_t j = ck.callBegin; j < ck.callEnd; ++j) {
+        const int32_t c = ops[r].commCalls[j];
+        if (c < 0 || static_cast<size_t>(c) >= calls.size()) continue;
+        Entry e{{static_cast<uint32_t>(r), static_cast<uint32_t>(k)}, c, calls.op[c], calls.comm[c],
+                calls.peer[c], calls.commRank[c], calls.commSize[c], calls.seq[c], calls.start[c]};
+        if (!isP2p(e.op) && !isCollective(e.op)) continue;
+        members.members[e.comm].insert(global[r]);
+        if (e.commRank >= 0) members.global.emplace(std::pair{e.comm, e.commRank}, global[r]);
+        entries.push_back(e);
+      }
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.posted != b.posted ? a.posted < b.posted : a.call < b.call;
+  });
+
+  // Point to point: per (communicator, from, to), the n-th send with the n-th receive.
+  std::map<std::tuple<uint64_t, int, int>, std::vector<const Entry*>> sends, recvs;
+  // Collectives: per communicator and member, in order.
+  std::map<uint64_t, std::map<int, std::vector<const Entry*>>> colls;
+  for (const Entry& e : entries) {
+    const int self = global[e.kernel.rank];
+    if (isP2p(e.op)) {
+      const int peer = members.peerOf(e, self);
+      if (peer < 0 || !indexOfGlobal.count(peer)) {
+        ++out.p2pUnmatched;
+        continue;
+      }
+      if (e.op == NcclOp::Send) {
+        sends[{e.comm, self, peer}].push_back(&e);
+      } else {
+        recvs[{e.comm, peer, self}].push_back(&e);
+      }
+    } else {
+      colls[e.comm][self].push_back(&e);
+    }
+  }
+  for (auto& [key, list] : sends) {
+    auto it = recvs.find(key);
+    const size_t n = it == recvs.end() ? 0 : std::min(list.size(), it->second.size());
+    for (size_t i = 0; i < n; ++i) {
+      const Entry& s = *list[i];
+      const Entry& r = *it->second[i];
+      out.p2p.push_back({s.kernel, r.kernel, s.call, r.call, s.posted, r.posted});
+      addPartner(out, s.kernel, r.kernel);
+      addPartner(out, r.kernel, s.kernel);
+    }
+    out.p2pUnmatched += static_cast<int>(list.size() - n);
+    if (it != recvs.end()) {
+      out.p2pUnmatched += static_cast<int>(it->second.size() - n);
+      recvs.erase(it);
+    }
+  }
+  for (const auto& [key, list] : recvs) out.p2pUnmatched += static_cast<int>(list.size());
+
+  for (auto& [comm, byMember] : colls) {
+    int size = 0;
+    bool allSeq = true;
+    for (auto& [member, list] : byMember) {
+      for (const Entry* e : list) {
+        size = std::max(size, static_cast<int>(e->commSize));
+        allSeq = allSeq && e->seq > 0;
+      }
+    }
+    if (allSeq) {
+      for (auto& [member, list] : byMember) {
+        std::stable_sort(list.begin(), list.end(),
+                         [](const Entry* a, const Entry* b) { return a->seq < b->seq; });
+      }
+    }
+    // A member not in the run: nobody knows when it joined, so none of them is split.
+    const bool complete = size <= 0 || static_cast<int>(byMember.size()) >= size;
+    size_t n = SIZE_MAX;
+    for (const auto& [member, list] : byMember) n = std::min(n, list.size());
+    if (!complete) n = 0;
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<KernelRef> refs;
+      const Entry* first = byMember.begin()->second[i];
+      bool agree = true;
+      for (const auto& [member, list] : byMember) {
+        agree = agree && list[i]->op == first->op && (!allSeq || list[i]->seq == first->seq);
+        refs.push_back(list[i]->kernel);
+      }
+      if (!agree) {
+        out.collectiveUnmatched += static_cast<int>(refs.size());
+        continue;
+      }
+      for (const KernelRef& a : refs) {
+        out.collective[a.rank][a.kernel] = true;
+        for (const KernelRef& b : refs) {
+          if (!(a == b)) addPartner(out, a, b);
+        }
+      }
+      out.collectives.push_back(std::move(refs));
+    }
+    for (const auto& [member, list] : byMember) {
+      out.collectiveUnmatched += static_cast<int>(list.size() - std::min(n, list.size()));
+    }
+  }
+  return out;
+}
+
+std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches, const std::vector<RankOps>& ops) {
+  if (matches.empty()) return {};
+  // deltas[{a, b}]: end_a - end_b per matched pair of kernels: what b's clock lags a's by.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<TimeNs>> deltas;
+  for (size_t r = 0; r < matches.partners.size(); ++r) {
+    for (size_t k = 0; k < matches.partners[r].size(); ++k) {
+      for (const KernelRef& b : matches.partners[r][k]) {
+        if (b.rank == r) continue;
+        deltas[{static_cast<uint32_t>(r), b.rank}].push_back(ops[r].commKernels[k].end -
+                                                             ops[b.rank].commKernels[b.kernel].end);
+      }
+    }
+  }
+  std::map<uint32_t, std::vector<std::pair<uint32_t, TimeNs>>> edges;
+  for (auto& [key, list] : deltas) {
+    std::nth_element(list.begin(), list.begin() + list.size() / 2, list.end());
+    edges[key.first].push_back({key.second, list[list.size() / 2]});
+  }
+  std::vector<TimeNs> offsets(ops.size(), 0);
+  std::vector<bool> seen(ops.size(), false);
+  for (uint32_t root = 0; root < ops.size(); ++root) {
+    if (seen[root]) continue;
+    seen[root] = true;
+    std::queue<uint32_t> todo;
+    todo.push(root);
+    while (!todo.empty()) {
+      const uint32_t a = todo.front();
+      todo.pop();
+      for (const auto& [b, d] : edges[a]) {
+        if (seen[b]) continue;
+        seen[b] = true;
+        offsets[b] = offsets[a] + d;
+        todo.push(b);
+      }
+    }
+  }
+  return offsets;
+}
+
+void splitCommKernels(const CommMatches& matches, std::vector<RankOps>& ops) {
+  for (size_t r = 0; r < matches.partners.size(); ++r) {
+    for (size_t k = 0; k < matches.partners[r].size(); ++k) {
+      const auto& partners = matches.partners[r][k];
+      if (partners.empty()) continue;
+      CommKernel& ck = ops[r].commKernels[k];
+      // Data moves once the first peer is there too (every member, for a collective: its
+      // partners are all the others, and the last of them to start is what it waits for).
+      TimeNs first = INT64_MAX, last = INT64_MIN;
+      for (const KernelRef& p : partners) {
+        const TimeNs s = ops[p.rank].commKernels[p.kernel].start;
+        first = std::min(first, s);
+        last = std::max(last, s);
+      }
+      const TimeNs joined = matches.collective[r][k] ? last : first;
+      ck.transferStart = std::min(std::max(ck.start, joined), ck.end);
+      ck.matched = true;
+    }
+  }
+}
+
+}  // namespace bubblescope::analysis

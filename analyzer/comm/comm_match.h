@@ -1,0 +1,66 @@
+#pragma once
+// Who waited for whom inside NCCL: every NCCL kernel of the run matched with its peers' kernels
+// (a send with its receive, a collective with its other members), from the calls the traces
+// hold (peer, communicator, sequence number), whatever recorded them. Pure: no I/O.
+//
+// A kernel starts when its stream reaches it and then spins until its peers' kernels have
+// started; only from then on does data move. So the matched kernels' last start splits each of
+// them into waiting (idle: analysis.md §2) and transfer (exposed communication). Matched kernels
+// also end together, which ties the ranks' clocks to each other.
+#include <cstdint>
+#include <vector>
+
+#include "analyzer/recognize/recognized.h"
+#include "traces/model/trace.h"
+
+namespace bubblescope::analysis {
+
+struct KernelRef {
+  uint32_t rank = 0;    // index into the run (and into the RankOps list)
+  uint32_t kernel = 0;  // index into that rank's RankOps::commKernels
+  bool operator==(const KernelRef&) const = default;
+};
+
+// A send matched with its receive: their calls (rows of each trace's ncclCalls), the kernels
+// that ran them (a fused group kernel may run several calls) and when each call was posted.
+struct P2pMatch {
+  KernelRef sendKernel, recvKernel;
+  int32_t sendCall = -1, recvCall = -1;
+  TimeNs sendPosted = 0, recvPosted = 0;
+};
+
+struct CommMatches {
+  std::vector<P2pMatch> p2p;
+  std::vector<std::vector<KernelRef>> collectives;  // the members' kernels of each collective
+  // partners[rank][kernel]: the kernels it waited for (the other sides of its calls).
+  std::vector<std::vector<std::vector<KernelRef>>> partners;
+  // collective[rank][kernel]: it ran a collective, which moves data once every member is there
+  // (a point-to-point kernel moves data once its first peer is).
+  std::vector<std::vector<bool>> collective;
+  int p2pUnmatched = 0;         // send/recv calls whose other side is not in the run
+  int collectiveUnmatched = 0;  // collective calls with a member not in the run
+  int withoutCall = 0;          // NCCL kernels the trace ties to no call
+
+  bool empty() const { return p2p.empty() && collectives.empty(); }
+};
+
+// The global rank of each trace: its recorded rank, else its place in the run.
+std::vector<int> globalRanks(const traces::Run& run);
+
+// Matches p2p calls per (communicator, sender, receiver) in posting order and collectives per
+// communicator by sequence number (in posting order when a trace has none). A p2p peer is the
+// rank within the communicator, translated to a global rank through the communicator's members
+// as the traces record them (their own rank in it); a communicator two traced ranks share is
+// taken as theirs alone; a call that knows no rank of its own names a global peer.
+CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops);
+
+// Offsets to add to each rank's times so that matched kernels end together (median per pair of
+// ranks, chained from the lowest rank of each connected set). Empty when nothing is matched.
+std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches,
+                                          const std::vector<RankOps>& ops);
+
+// Sets each matched kernel's transferStart: when it and the first of its partners had both
+// started (at most its own end). Times must be aligned first.
+void splitCommKernels(const CommMatches& matches, std::vector<RankOps>& ops);
+
+}  // namespace bubblescope::analysis

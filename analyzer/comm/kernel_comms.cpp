@@ -1,0 +1,65 @@
+#include "analyzer/comm/kernel_comms.h"
+
+#include <algorithm>
+
+namespace bubblescope::analysis {
+
+void commsFromKernels(RankOps& ops, uint32_t rank, int stage, const CommMatches& matches,
+                      const std::vector<int>& stageOfRank) {
+  // The ops each direction belongs to, in start order.
+  std::vector<const RecognizedOp*> forwards, backwards;
+  std::vector<const RecognizedOp*> sorted;
+  for (const auto& o : ops.ops) sorted.push_back(&o);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const RecognizedOp* a, const RecognizedOp* b) { return a->start < b->start; });
+  for (const RecognizedOp* o : sorted) {
+    if (o->op.kind == OpKind::F) forwards.push_back(o);
+    if (o->op.kind == OpKind::B || o->op.kind == OpKind::BW) backwards.push_back(o);
+  }
+  // This rank's sides of the matched sends and receives, in its posting order.
+  struct Side {
+    const P2pMatch* match;
+    bool send;
+    TimeNs posted;
+  };
+  std::vector<Side> sides;
+  for (const P2pMatch& m : matches.p2p) {
+    if (m.sendKernel.rank == rank) sides.push_back({&m, true, m.sendPosted});
+    if (m.recvKernel.rank == rank) sides.push_back({&m, false, m.recvPosted});
+  }
+  std::stable_sort(sides.begin(), sides.end(),
+                   [](const Side& a, const Side& b) { return a.posted < b.posted; });
+  // [send?][towards a later stage?] -> how many seen so far.
+  size_t seen[2][2] = {{0, 0}, {0, 0}};
+  std::vector<RecognizedComm> added;
+  for (const Side& side : sides) {
+    const KernelRef& mine = side.send ? side.match->sendKernel : side.match->recvKernel;
+    const KernelRef& other = side.send ? side.match->recvKernel : side.match->sendKernel;
+    const int peer = other.rank < stageOfRank.size() ? stageOfRank[other.rank] : -1;
+    if (peer < 0 || peer == stage) continue;
+    const bool later = peer > stage;
+    // Activations flow to later stages, gradients back.
+    const bool activations = side.send == later;
+    const auto& owners = activations ? forwards : backwards;
+    const size_t n = seen[side.send][later]++;
+    if (n >= owners.size()) continue;
+    const CommKernel& ck = ops.commKernels[mine.kernel];
+    RecognizedComm c;
+    c.send = side.send;
+    c.pass = activations ? OpKind::F : OpKind::B;
+    c.mb = owners[n]->op.mb;
+    c.chunk = owners[n]->op.chunk;
+    c.peer = peer;
+    c.start = ck.start;
+    c.end = ck.end;
+    c.step = owners[n]->step;
+    c.onDevice = true;
+    c.launch = ck.launch;
+    added.push_back(c);
+  }
+  ops.comms.insert(ops.comms.end(), added.begin(), added.end());
+  std::stable_sort(ops.comms.begin(), ops.comms.end(),
+                   [](const RecognizedComm& a, const RecognizedComm& b) { return a.start < b.start; });
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,448 @@
+#include "tests/tracegen/execution.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+namespace bubblescope::tracegen {
+namespace {
+
+constexpr TimeNs kUnknown = -1;
+constexpr TimeNs kCallHost = 40'000;    // record_param_comms around one NCCL call
+constexpr TimeNs kCallLaunchAt = 10'000; // where in it NCCL launches its kernel
+constexpr TimeNs kSyncReturn = 15'000;  // the CPU wakes this long after the event completes
+
+// 1F1B on stage s: p - s - 1 warm-up forwards, then one forward and one backward in turn.
+std::vector<std::pair<PassKind, int>> order1F1B(int p, int m, int s) {
+  std::vector<std::pair<PassKind, int>> order;
+  const int warmup = std::min(p - s - 1, m);
+  int f = 0, b = 0;
+  for (; f < warmup; ++f) order.push_back({PassKind::F, f});
+  while (b < m) {
+    if (f < m) order.push_back({PassKind::F, f++});
+    order.push_back({PassKind::BW, b++});
+  }
+  return order;
+}
+
+// Deterministic across platforms: the jitter of one op from the seed and the op alone.
+double unitNoise(uint64_t seed, const OpId& op) {
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull ^ (uint64_t(op.stage) << 48) ^
+               (uint64_t(op.step) << 32) ^ (uint64_t(op.pass) << 24) ^ uint64_t(op.mb);
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return static_cast<double>(x >> 11) / static_cast<double>(1ull << 53);  // [0, 1)
+}
+
+// One piece of GPU work.
+struct Item {
+  enum Kind { Compute, P2P, Coll } kind = Compute;
+  int rank = 0, stream = 0;
+  TimeNs duration = 0;  // Compute: run time; P2P/Coll: the transfer
+  TimeNs launch = 0;    // device-side: the call began + launch latency
+  std::vector<int> waitOn;
+  int partner = -1;  // P2P: the matching item on the peer
+  int group = -1;    // Coll: index into groups
+  int prev = -1;     // the item before it on its stream
+  TimeNs start = kUnknown, transferStart = kUnknown, end = kUnknown;
+  int kernel = -1;  // into its rank's kernels
+};
+
+// A CPU-side action of one rank's program.
+struct Action {
+  enum Kind { Begin, End, LaunchOp, Post, AllReduce, Sync, Optimizer } kind;
+  HostKind range = HostKind::PipelineOp;
+  int index = 0;  // Begin/End: the range's index; LaunchOp: the op; Post: the call
+};
+
+class Model {
+ public:
+  explicit Model(const JobSpec& spec) : spec_(spec) {
+    out_.spec = spec;
+    out_.ranks.resize(spec.p);
+    for (int r = 0; r < spec.p; ++r) out_.ranks[r].rank = r;
+    programs_.resize(spec.p);
+    streamTail_.resize(spec.p);
+    for (int r = 0; r < spec.p; ++r) plan(r);
+  }
+
+  JobTimeline run() {
+    std::vector<size_t> pc(spec_.p, 0);
+    std::vector<TimeNs> cpu(spec_.p, spec_.start);
+    bool done = false;
+    while (!done) {
+      bool progress = false;
+      done = true;
+      for (int r = 0; r < spec_.p; ++r) {
+        while (pc[r] < programs_[r].size()) {
+          if (!step(r, programs_[r][pc[r]], cpu[r])) break;
+          ++pc[r];
+          progress = true;
+        }
+        done = done && pc[r] == programs_[r].size();
+      }
+      progress = resolve() || progress;
+      if (!done && !progress) throw std::logic_error("tracegen: the job deadlocked");
+    }
+    if (!resolveAll()) throw std::logic_error("tracegen: work left unfinished");
+    finish();
+    return std::move(out_);
+  }
+
+ private:
+  // The program of one rank: each step's ops in 1F1B order with their sends and receives, the
+  // grad-norm all-reduce, the wait for it, the optimizer.
+  void plan(int r) {
+    auto& prog = programs_[r];
+    auto& tl = out_.ranks[r];
+    const int p = spec_.p;
+    for (int k = 0; k < spec_.steps; ++k) {
+      const int stepRange = addRange(r, HostKind::ProfilerStep, k);
+      prog.push_back({Action::Begin, HostKind::ProfilerStep, stepRange});
+      const auto order = order1F1B(p, spec_.m, r);
+      std::map<std::pair<PassKind, int>, bool> posted;  // receives already posted
+      auto recv = [&](PassKind pass, int mb) {
+        return addCall(r, CallKind::Recv, pass == PassKind::F ? r - 1 : r + 1, pass, mb, k);
+      };
+      auto post = [&](std::vector<int> batch) {
+        const int b = static_cast<int>(tl.batches.size());
+        for (int c : batch) tl.calls[c].batch = b;
+        tl.batches.push_back(batch);
+        // One call each; the fused kernel is launched where the group ends: inside the single
+        // call's range, or in a coalesced range after the calls.
+        for (int c : batch) {
+          const int range = addRange(r, HostKind::CommCall, c);
+          prog.push_back({Action::Begin, HostKind::CommCall, range});
+          if (batch.size() == 1) prog.push_back({Action::Post, HostKind::CommCall, b});
+          prog.push_back({Action::End, HostKind::CommCall, range});
+        }
+        if (batch.size() > 1) {
+          const int range = addRange(r, HostKind::Coalesced, b);
+          prog.push_back({Action::Begin, HostKind::Coalesced, range});
+          prog.push_back({Action::Post, HostKind::Coalesced, b});
+          prog.push_back({Action::End, HostKind::Coalesced, range});
+        }
+      };
+      for (size_t i = 0; i < order.size(); ++i) {
+        const auto [pass, mb] = order[i];
+        const bool needsInput = pass == PassKind::F ? r > 0 : r < p - 1;
+        if (needsInput && !posted[{pass, mb}]) {
+          post({recv(pass, mb)});
+          posted[{pass, mb}] = true;
+        }
+        const int op = static_cast<int>(tl.ops.size());
+        tl.ops.push_back({OpId{r, k, pass, mb}, 0, 0, 0});
+        const int opRange = addRange(r, HostKind::PipelineOp, op);
+        prog.push_back({Action::Begin, HostKind::PipelineOp, opRange});
+        prog.push_back({Action::LaunchOp, HostKind::PipelineOp, op});
+        prog.push_back({Action::End, HostKind::PipelineOp, opRange});
+        // Its output, fused with the next op's input when that comes from the same peer.
+        const bool sends = pass == PassKind::F ? r < p - 1 : r > 0;
+        if (!sends) continue;
+        std::vector<int> batch{addCall(r, CallKind::Send, pass == PassKind::F ? r + 1 : r - 1,
+                                       pass, mb, k)};
+        if (i + 1 < order.size()) {
+          const auto [nextPass, nextMb] = order[i + 1];
+          const bool samePeer = nextPass != pass;  // F sends down and B receives from below
+          const bool nextNeeds = nextPass == PassKind::F ? r > 0 : r < p - 1;
+          if (samePeer && nextNeeds) {
+            batch.push_back(recv(nextPass, nextMb));
+            posted[{nextPass, nextMb}] = true;
+          }
+        }
+        post(batch);
+      }
+      const int ar = addCall(r, CallKind::AllReduce, -1, PassKind::F, 0, k);
+      const int arRange = addRange(r, HostKind::CommCall, ar);
+      prog.push_back({Action::Begin, HostKind::CommCall, arRange});
+      prog.push_back({Action::AllReduce, HostKind::CommCall, ar});
+      prog.push_back({Action::End, HostKind::CommCall, arRange});
+      prog.push_back({Action::Sync, HostKind::CommCall, ar});
+      const int optRange = addRange(r, HostKind::Optimizer, k);
+      prog.push_back({Action::Begin, HostKind::Optimizer, optRange});
+      prog.push_back({Action::Optimizer, HostKind::Optimizer, k});
+      prog.push_back({Action::End, HostKind::Optimizer, optRange});
+      prog.push_back({Action::End, HostKind::ProfilerStep, stepRange});
+    }
+  }
+
+  int addRange(int r, HostKind kind, int index) {
+    auto& ranges = out_.ranks[r].ranges;
+    ranges.push_back({0, 0, kind, index});
+    return static_cast<int>(ranges.size()) - 1;
+  }
+
+  int addCall(int r, CallKind kind, int peer, PassKind pass, int mb, int step) {
+    auto& calls = out_.ranks[r].calls;
+    NcclCall c;
+    c.kind = kind;
+    c.peer = peer;
+    c.pass = pass;
+    c.mb = mb;
+    c.step = step;
+    c.bytes = kind == CallKind::AllReduce ? 4 : spec_.activationBytes;
+    c.seq = kind == CallKind::AllReduce ? ++collSeq_[r] : ++p2pSeq_[r];
+    calls.push_back(c);
+    return static_cast<int>(calls.size()) - 1;
+  }
+
+  // One CPU action; false when it must wait (a sync on work not yet finished).
+  bool step(int r, const Action& a, TimeNs& cpu) {
+    auto& tl = out_.ranks[r];
+    switch (a.kind) {
+      case Action::Begin:
+        tl.ranges[a.index].start = cpu;
+        cpu += 1'000;
+        return true;
+      case Action::End:
+        tl.ranges[a.index].end = cpu;
+        cpu += 1'000;
+        return true;
+      case Action::LaunchOp: {
+        OpRun& op = tl.ops[a.index];
+        for (const LateLaunch& late : spec_.lateLaunches) {
+          if (late.op == op.id) cpu += late.delay;
+        }
+        const TimeNs cost = opCost(spec_, op.id);
+        const int n = spec_.kernelsPerOp;
+        std::vector<int> wait;
+        if (auto it = recvItem_.find(key(r, op.id.step, op.id.pass, op.id.mb)); it != recvItem_.end()) {
+          wait.push_back(it->second);
+        }
+        for (int i = 0; i < n; ++i) {
+          const TimeNs d = cost / n + (i == n - 1 ? cost % n : 0);
+          const int item = launch(r, cpu, Item::Compute, 0, d, i == 0 ? wait : std::vector<int>{});
+          cpu += spec_.launchCpu;
+          items_[item].kernel = addKernel(r, KernelKind::Compute, 0, a.index, item);
+          if (i == 0) op.firstKernel = items_[item].kernel;
+          op.lastKernel = items_[item].kernel;
+          opItem_[{r, a.index}] = item;
+          if (i == 0) firstItemOfOp_[{r, a.index}] = item;
+        }
+        producedBy_[key(r, op.id.step, op.id.pass, op.id.mb)] = opItem_[{r, a.index}];
+        lastOpItem_[r] = opItem_[{r, a.index}];
+        return true;
+      }
+      case Action::Post: {
+        const std::vector<int>& batch = tl.batches[a.index];
+        std::vector<int> wait;
+        TimeNs transfer = spec_.transfer;
+        for (int ci : batch) {
+          const NcclCall& c = tl.calls[ci];
+          if (c.kind == CallKind::Send) wait.push_back(producedBy_.at(key(r, c.step, c.pass, c.mb)));
+          const int from = c.kind == CallKind::Send ? r : c.peer, to = c.kind == CallKind::Send ? c.peer : r;
+          for (const SlowLink& l : spec_.slowLinks) {
+            if (l.from == from && l.to == to) transfer = std::max(transfer, spec_.transfer + l.extra);
+          }
+        }
+        const int peer = tl.calls[batch.front()].peer;
+        const int item = launch(r, cpu + kCallLaunchAt, Item::P2P, 2 + peer, transfer, wait);
+        cpu += kCallHost;
+        items_[item].kernel = addKernel(r, KernelKind::SendRecv, 2 + peer, a.index, item);
+        for (int ci : batch) {
+          NcclCall& c = tl.calls[ci];
+          c.kernel = items_[item].kernel;
+          // The peer's batch holding the other side of this call is this batch's partner.
+          const int from = c.kind == CallKind::Send ? r : c.peer, to = c.kind == CallKind::Send ? c.peer : r;
+          const auto k = std::make_tuple(c.step, c.pass, c.mb, from, to);
+          if (auto it = pending_.find(k); it != pending_.end()) {
+            if (items_[item].partner >= 0 && items_[item].partner != it->second) {
+              throw std::logic_error("tracegen: a batch's calls meet two different peer batches");
+            }
+            items_[item].partner = it->second;
+            items_[it->second].partner = item;
+            pending_.erase(it);
+          } else {
+            pending_[k] = item;
+          }
+          if (c.kind == CallKind::Recv) recvItem_[key(r, c.step, c.pass, c.mb)] = item;
+        }
+        return true;
+      }
+      case Action::AllReduce: {
+        NcclCall& c = tl.calls[a.index];
+        const int last = lastOpItem_.at(r);
+        const int item = launch(r, cpu + kCallLaunchAt, Item::Coll, 1, spec_.allReduce, {last});
+        cpu += kCallHost;
+        items_[item].kernel = addKernel(r, KernelKind::AllReduce, 1, a.index, item);
+        c.kernel = items_[item].kernel;
+        if (static_cast<int>(groups_.size()) <= c.step) groups_.resize(c.step + 1);
+        items_[item].group = c.step;
+        groups_[c.step].push_back(item);
+        allReduceItem_[{r, c.step}] = item;
+        return true;
+      }
+      case Action::Sync: {
+        const int item = allReduceItem_.at({r, tl.calls[a.index].step});
+        if (items_[item].end == kUnknown) return false;
+        const TimeNs begin = cpu;
+        cpu = std::max(cpu, items_[item].end) + kSyncReturn;
+        tl.api.push_back({begin, cpu, false, 0});
+        return true;
+      }
+      case Action::Optimizer: {
+        const int k = a.index;
+        const int n = spec_.optimizerKernels;
+        std::vector<int> wait{allReduceItem_.at({r, k})};
+        for (int i = 0; i < n; ++i) {
+          const TimeNs d = spec_.optimizer / n + (i == n - 1 ? spec_.optimizer % n : 0);
+          const int item = launch(r, cpu, Item::Compute, 0, d, i == 0 ? wait : std::vector<int>{});
+          cpu += spec_.launchCpu;
+          items_[item].kernel = addKernel(r, KernelKind::Optimizer, 0, k, item);
+        }
+        return true;
+      }
+    }
+    return true;
+  }
+
+  static uint64_t key(int r, int step, PassKind pass, int mb) {
+    return (uint64_t(r) << 48) ^ (uint64_t(step) << 32) ^ (uint64_t(pass) << 24) ^ uint64_t(mb);
+  }
+
+  // A launch call made on the CPU at `at` (launchCpu of host time), and its item on a stream.
+  int launch(int r, TimeNs at, Item::Kind kind, int stream, TimeNs duration, std::vector<int> wait) {
+    auto& tl = out_.ranks[r];
+    const uint32_t corr = nextCorrelation_++;
+    tl.api.push_back({at, at + spec_.launchCpu * 3 / 5, true, corr});
+    Item it;
+    it.kind = kind;
+    it.rank = r;
+    it.stream = stream;
+    it.duration = duration;
+    it.launch = at + spec_.launchLatency;
+    it.waitOn = std::move(wait);
+    auto [tail, added] = streamTail_[r].try_emplace(stream, -1);
+    it.prev = tail->second;
+    items_.push_back(std::move(it));
+    tail->second = static_cast<int>(items_.size()) - 1;
+    correlationOf_.push_back(corr);
+    return static_cast<int>(items_.size()) - 1;
+  }
+
+  int addKernel(int r, KernelKind kind, int stream, int owner, int item) {
+    auto& ks = out_.ranks[r].kernels;
+    Kernel k;
+    k.kind = kind;
+    k.stream = stream;
+    k.owner = owner;
+    k.correlation = correlationOf_[item];
+    ks.push_back(k);
+    return static_cast<int>(ks.size()) - 1;
+  }
+
+  bool known(int i) const { return i < 0 || items_[i].end != kUnknown; }
+
+  // Settles every item whose inputs are known; true if any was.
+  bool resolve() {
+    bool any = false, changed = true;
+    while (changed) {
+      changed = false;
+      for (size_t i = 0; i < items_.size(); ++i) {
+        Item& it = items_[i];
+        if (it.start == kUnknown) {
+          if (!known(it.prev)) continue;
+          bool ready = true;
+          for (int w : it.waitOn) ready = ready && known(w);
+          if (!ready) continue;
+          it.start = std::max(it.launch, it.prev >= 0 ? items_[it.prev].end : it.launch);
+          for (int w : it.waitOn) it.start = std::max(it.start, items_[w].end);
+          changed = any = true;
+        }
+        if (it.end != kUnknown) continue;
+        if (it.kind == Item::Compute) {
+          it.transferStart = it.start;
+          it.end = it.start + it.duration;
+        } else if (it.kind == Item::P2P) {
+          if (it.partner < 0 || items_[it.partner].start == kUnknown) continue;
+          it.transferStart = std::max(it.start, items_[it.partner].start);
+          it.end = it.transferStart + it.duration;
+        } else {
+          TimeNs last = 0;
+          bool all = static_cast<int>(groups_[it.group].size()) == spec_.p;
+          for (int g : groups_[it.group]) {
+            all = all && items_[g].start != kUnknown;
+            if (all) last = std::max(last, items_[g].start);
+          }
+          if (!all) continue;
+          it.transferStart = last;
+          it.end = last + it.duration;
+        }
+        changed = any = true;
+      }
+    }
+    return any;
+  }
+
+  bool resolveAll() {
+    resolve();
+    return std::all_of(items_.begin(), items_.end(), [](const Item& i) { return i.end != kUnknown; });
+  }
+
+  void finish() {
+    for (const Item& it : items_) {
+      Kernel& k = out_.ranks[it.rank].kernels[it.kernel];
+      k.start = it.start;
+      k.end = it.end;
+      k.transferStart = it.transferStart;
+    }
+    for (auto& tl : out_.ranks) {
+      for (size_t i = 0; i < tl.ops.size(); ++i) {
+        const Item& first = items_[firstItemOfOp_.at({tl.rank, static_cast<int>(i)})];
+        TimeNs ready = first.prev >= 0 ? items_[first.prev].end : spec_.start;
+        for (int w : first.waitOn) ready = std::max(ready, items_[w].end);
+        tl.ops[i].ready = ready;
+      }
+      if (spec_.stepRangeLag > 0) shiftStepRanges(tl);
+    }
+  }
+
+  // ProfilerStep#N opens `stepRangeLag` after the step's first op annotation began.
+  void shiftStepRanges(RankTimeline& tl) const {
+    std::vector<TimeNs> firstOp(spec_.steps, INT64_MAX);
+    for (const HostRange& h : tl.ranges) {
+      if (h.kind == HostKind::PipelineOp) {
+        const int k = tl.ops[h.index].id.step;
+        firstOp[k] = std::min(firstOp[k], h.start);
+      }
+    }
+    for (HostRange& h : tl.ranges) {
+      if (h.kind == HostKind::ProfilerStep && firstOp[h.index] != INT64_MAX) {
+        h.start = std::max(h.start, firstOp[h.index] + spec_.stepRangeLag);
+      }
+    }
+  }
+
+  const JobSpec& spec_;
+  JobTimeline out_;
+  std::vector<std::vector<Action>> programs_;
+  std::vector<Item> items_;
+  std::vector<uint32_t> correlationOf_;
+  std::vector<std::map<int, int>> streamTail_;  // per rank: stream -> its last item
+  std::map<std::tuple<int, PassKind, int, int, int>, int> pending_;
+  std::map<uint64_t, int> recvItem_, producedBy_;
+  std::map<std::pair<int, int>, int> opItem_, firstItemOfOp_, allReduceItem_;
+  std::map<int, int> lastOpItem_;
+  std::vector<std::vector<int>> groups_;
+  std::map<int, uint64_t> collSeq_, p2pSeq_;
+  uint32_t nextCorrelation_ = 1;
+};
+
+}  // namespace
+
+TimeNs opCost(const JobSpec& spec, const OpId& op) {
+  double cost = static_cast<double>(op.pass == PassKind::F ? spec.costF : spec.costBW);
+  if (spec.slowStage && *spec.slowStage == op.stage) cost *= spec.slowFactor;
+  if (spec.jitter > 0) cost *= 1.0 + spec.jitter * (2.0 * unitNoise(spec.seed, op) - 1.0);
+  return static_cast<TimeNs>(cost);
+}
+
+JobTimeline execute(const JobSpec& spec) {
+  return Model(spec).run();
+}
+
+}  // namespace bubblescope::tracegen

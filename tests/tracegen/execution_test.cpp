@@ -1,0 +1,68 @@
+// The execution model on its own: it runs 1F1B without deadlock, a fault-free job is exactly as
+// fast as its ideal, and each fault costs what it should.
+#include "tests/tracegen/execution.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/tracegen/truth.h"
+
+namespace bubblescope::tracegen {
+namespace {
+
+TEST(TracegenModel, FaultFreeJobIsItsOwnIdealAndItsPartsAddUp) {
+  JobSpec spec;
+  const JobTimeline job = execute(spec);
+  const Truth t = truthOf(job);
+  EXPECT_NEAR(t.slowdown, 1.0, 1e-6);
+  for (const StageTruth& s : t.stages) {
+    EXPECT_EQ(s.compute + s.comm + s.other + s.idle, s.span);
+    EXPECT_EQ(s.compute, spec.steps * spec.m * (spec.costF + spec.costBW));
+  }
+  // 1F1B's bubble: every stage idles about (p-1)(F+BW) a step, plus the transfers and the tail.
+  const TimeNs bubble = (spec.p - 1) * (spec.costF + spec.costBW) * spec.steps;
+  for (const StageTruth& s : t.stages) {
+    EXPECT_GT(s.idle, bubble * 9 / 10);
+    EXPECT_LT(s.idle, bubble * 3 / 2);
+  }
+}
+
+TEST(TracegenModel, EveryReceiveWaitsUntilItsSenderStartedAndEndsWithIt) {
+  const JobTimeline job = execute(JobSpec{});
+  int matched = 0;
+  for (const RankTimeline& tl : job.ranks) {
+    for (const NcclCall& c : tl.calls) {
+      if (c.kind != CallKind::Recv) continue;
+      const Kernel& mine = tl.kernels[c.kernel];
+      for (const NcclCall& o : job.ranks[c.peer].calls) {
+        if (o.kind == CallKind::Send && o.peer == tl.rank && o.step == c.step && o.pass == c.pass &&
+            o.mb == c.mb) {
+          const Kernel& theirs = job.ranks[c.peer].kernels[o.kernel];
+          EXPECT_EQ(mine.transferStart, std::max(mine.start, theirs.start));
+          EXPECT_EQ(mine.end, theirs.end);
+          ++matched;
+        }
+      }
+    }
+  }
+  const JobSpec spec;
+  EXPECT_EQ(matched, spec.steps * spec.m * 2 * (spec.p - 1));
+}
+
+TEST(TracegenModel, SlowStageAndLateLaunchCostTime) {
+  JobSpec slow;
+  slow.slowStage = 2;
+  slow.slowFactor = 1.5;
+  EXPECT_GT(truthOf(execute(slow)).slowdown, 1.1);
+
+  JobSpec late;
+  late.lateLaunches.push_back({OpId{0, 1, PassKind::F, 1}, 12'000'000});
+  const Truth t = truthOf(execute(late));
+  ASSERT_EQ(t.hostStall.size(), 1u);
+  // The CPU was ahead of the GPU by less than a few ops' launches: most of the pause shows on the device.
+  EXPECT_GT(t.hostStall[0], 8'000'000);
+  EXPECT_LE(t.hostStall[0], 12'000'000);
+  EXPECT_GT(t.slowdown, 1.01);
+}
+
+}  // namespace
+}  // namespace bubblescope::tracegen

@@ -1,0 +1,22 @@
+#pragma once
+// A generated job as PyTorch's profiler (Kineto) writes it for torch.distributed.pipelining on
+// ProcessGroupNCCL: one JSON per rank with ProfilerStep#N, `PP:` record_function ranges on the
+// CPU and their gpu_user_annotation spans on the compute stream, aten ops launching GEMM kernels,
+// record_param_comms (Collective name, Src/Dst Rank, process group, Seq) around each NCCL call
+// with its nccl:send/recv/all_reduce title, ncclDevKernel_SendRecv / _AllReduce kernels carrying
+// the collective's metadata, cudaStreamSynchronize for the grad norm's .item(), the optimizer.
+// Each rank's timestamps carry its clock skew.
+#include <string>
+
+#include "tests/tracegen/execution.h"
+
+namespace bubblescope::tracegen {
+
+struct KinetoOptions {
+  bool gpuAnnotations = true;  // gpu_user_annotation events (torch >= 2.1 writes them)
+  TimeNs base = 0;             // baseTimeNanoseconds; 0 = absolute epoch microseconds
+};
+
+std::string kinetoRankJson(const JobTimeline& job, int rank, const KinetoOptions& options = {});
+
+}  // namespace bubblescope::tracegen

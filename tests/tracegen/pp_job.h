@@ -1,0 +1,73 @@
+#pragma once
+// A pipeline-parallel training job as real stacks run it, for tests: what the job is (stages,
+// microbatches, op costs, links) and what goes wrong in it (a slow stage, a late launch, a slow
+// link, jitter). The execution model (execution.h) turns it into what each rank's CPU and GPU
+// did; the stack writers (kineto_stack.h, ...) write that as PyTorch's profiler, Nsight Systems or
+// the agent would. Written from our own model of the stack, independently of the reference
+// engine and its simulator, so the analysis is checked against something it did not produce.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "traces/model/time.h"
+
+namespace bubblescope::tracegen {
+
+enum class PassKind : uint8_t { F, BW };  // 1F1B with a full backward (torch: F and B)
+
+// One op of the job: stage, step (0-based), pass and microbatch.
+struct OpId {
+  int stage = 0;
+  int step = 0;
+  PassKind pass = PassKind::F;
+  int mb = 0;
+  bool operator==(const OpId&) const = default;
+};
+
+// The host launched this op's kernels `delay` after it would have (a GC pause, a data-loader
+// hiccup: nothing on the CPU timeline says so).
+struct LateLaunch {
+  OpId op;
+  TimeNs delay = 0;
+};
+
+// Every transfer on the link from -> to takes `extra` longer (a congested or degraded link).
+struct SlowLink {
+  int from = 0, to = 0;
+  TimeNs extra = 0;
+};
+
+struct JobSpec {
+  int p = 4;
+  int m = 8;
+  int steps = 3;
+  // Device cost of one op (its kernels back to back) on a healthy stage.
+  TimeNs costF = 2'000'000, costBW = 4'000'000;
+  int kernelsPerOp = 4;
+  // Host side: what one kernel launch costs the CPU thread (Python + dispatcher + launch).
+  TimeNs launchCpu = 25'000;
+  TimeNs launchLatency = 8'000;  // a launch reaches the device this long after the call began
+  // Point-to-point transfers: latency + bytes / bandwidth, the same for activations and gradients.
+  TimeNs transfer = 150'000;
+  uint64_t activationBytes = 8u << 20;
+  // The step's tail: the grad-norm all-reduce across the pipeline's stages (transfer part), then
+  // the optimizer's kernels.
+  TimeNs allReduce = 300'000;
+  TimeNs optimizer = 1'500'000;
+  int optimizerKernels = 6;
+  // What goes wrong.
+  std::optional<int> slowStage;
+  double slowFactor = 1.0;
+  std::vector<LateLaunch> lateLaunches;
+  std::vector<SlowLink> slowLinks;
+  double jitter = 0.0;  // relative spread of op costs (uniform in ±jitter), seeded
+  uint64_t seed = 1;
+  // Each rank's clock is off the true time by this much (index = rank; missing = 0).
+  std::vector<TimeNs> clockSkew;
+  // The step range (ProfilerStep#N) begins this long after the step's first op annotation, as
+  // when the profiler's step() is called inside the training loop's first op.
+  TimeNs stepRangeLag = 0;
+  TimeNs start = 1'700'000'000'000'000'000;  // epoch ns of the job's first event
+};
+
+}  // namespace bubblescope::tracegen

@@ -1,0 +1,31 @@
+#include "tests/tracegen/stack_analysis.h"
+
+#include "analyzer/analyze.h"
+#include "tests/support/temp_dir.h"
+#include "tests/tracegen/kineto_stack.h"
+#include "traces/import/run_import.h"
+
+namespace bubblescope::tracegen {
+
+StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path& dir) {
+  const JobTimeline job = execute(spec);
+  StackRun out;
+  out.truth = truthOf(job);
+  switch (stack) {
+    case Stack::Kineto: {
+      KinetoOptions o;
+      o.base = spec.start - 2'000'000'000;  // torch 2.x: relative to a base a little earlier
+      for (int r = 0; r < spec.p; ++r) {
+        testing::writeFile(dir / ("rank" + std::to_string(r) + ".pt.trace.json"),
+                           kinetoRankJson(job, r, o));
+      }
+      break;
+    }
+  }
+  const traces::import::ImportedRun imported =
+      traces::import::importRun(traces::import::resolveInputs({dir}));
+  out.result = analysis::analyzeRun(imported.run);
+  return out;
+}
+
+}  // namespace bubblescope::tracegen

@@ -1,0 +1,158 @@
+#include "tests/tracegen/truth.h"
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+namespace bubblescope::tracegen {
+namespace {
+
+using Span = std::pair<TimeNs, TimeNs>;
+
+std::vector<Span> merged(std::vector<Span> v) {
+  std::sort(v.begin(), v.end());
+  std::vector<Span> out;
+  for (const Span& s : v) {
+    if (s.second <= s.first) continue;
+    if (!out.empty() && s.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, s.second);
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+std::vector<Span> clipped(const std::vector<Span>& v, TimeNs lo, TimeNs hi) {
+  std::vector<Span> out;
+  for (const Span& s : v) {
+    const TimeNs a = std::max(s.first, lo), b = std::min(s.second, hi);
+    if (a < b) out.push_back({a, b});
+  }
+  return out;
+}
+
+TimeNs length(const std::vector<Span>& v) {
+  TimeNs n = 0;
+  for (const Span& s : v) n += s.second - s.first;
+  return n;
+}
+
+// The pipeline's span of each step: first op kernel start to the last optimizer kernel's end.
+std::vector<Span> stepSpans(const JobTimeline& job) {
+  std::vector<Span> spans(job.spec.steps, {INT64_MAX, INT64_MIN});
+  for (const RankTimeline& tl : job.ranks) {
+    for (const Kernel& k : tl.kernels) {
+      int step = -1;
+      if (k.kind == KernelKind::Compute) step = tl.ops[k.owner].id.step;
+      if (k.kind == KernelKind::Optimizer) step = k.owner;
+      if (step < 0) continue;
+      if (k.kind == KernelKind::Compute) spans[step].first = std::min(spans[step].first, k.start);
+      spans[step].second = std::max(spans[step].second, k.end);
+    }
+  }
+  return spans;
+}
+
+TimeNs median(std::vector<TimeNs> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+JobSpec idealSpec(const JobSpec& spec) {
+  TimeNs sumF = 0, sumB = 0;
+  int64_t n = 0;
+  for (int s = 0; s < spec.p; ++s) {
+    for (int k = 0; k < spec.steps; ++k) {
+      for (int mb = 0; mb < spec.m; ++mb) {
+        sumF += opCost(spec, {s, k, PassKind::F, mb});
+        sumB += opCost(spec, {s, k, PassKind::BW, mb});
+        ++n;
+      }
+    }
+  }
+  std::vector<TimeNs> transfers;
+  for (int s = 0; s + 1 < spec.p; ++s) {
+    for (auto [from, to] : {std::pair{s, s + 1}, std::pair{s + 1, s}}) {
+      TimeNs t = spec.transfer;
+      for (const SlowLink& l : spec.slowLinks) {
+        if (l.from == from && l.to == to) t += l.extra;
+      }
+      transfers.push_back(t);  // every link carries m transfers a step: one entry stands for all
+    }
+  }
+  JobSpec ideal = spec;
+  ideal.costF = sumF / n;
+  ideal.costBW = sumB / n;
+  ideal.slowStage.reset();
+  ideal.jitter = 0;
+  ideal.lateLaunches.clear();
+  ideal.slowLinks.clear();
+  ideal.transfer = median(transfers);
+  return ideal;
+}
+
+Truth truthOf(const JobTimeline& job) {
+  Truth t;
+  const std::vector<Span> spans = stepSpans(job);
+  t.stages.resize(job.spec.p);
+  for (const RankTimeline& tl : job.ranks) {
+    std::vector<Span> compute, comm, other;
+    for (const Kernel& k : tl.kernels) {
+      switch (k.kind) {
+        case KernelKind::Compute:
+          compute.push_back({k.start, k.end});
+          break;
+        case KernelKind::SendRecv:
+        case KernelKind::AllReduce:
+          comm.push_back({k.transferStart, k.end});  // before it: waiting, which is idle
+          break;
+        case KernelKind::Optimizer:
+          other.push_back({k.start, k.end});
+          break;
+      }
+    }
+    compute = merged(compute);
+    comm = merged(comm);
+    other = merged(other);
+    StageTruth& st = t.stages[tl.rank];
+    for (const Span& span : spans) {
+      const auto c = clipped(compute, span.first, span.second);
+      auto cc = clipped(comm, span.first, span.second);
+      auto o = clipped(other, span.first, span.second);
+      std::vector<Span> all = c;
+      all.insert(all.end(), cc.begin(), cc.end());
+      const TimeNs computeAndComm = length(merged(all));
+      all.insert(all.end(), o.begin(), o.end());
+      const TimeNs busy = length(merged(all));
+      st.span += span.second - span.first;
+      st.compute += length(c);
+      st.comm += computeAndComm - length(c);
+      st.other += busy - computeAndComm;
+      st.idle += span.second - span.first - busy;
+    }
+  }
+  for (const Span& s : spans) t.measuredSteps.push_back(s.second - s.first);
+  const JobTimeline ideal = execute(idealSpec(job.spec));
+  for (const Span& s : stepSpans(ideal)) t.idealSteps.push_back(s.second - s.first);
+  auto mean = [](const std::vector<TimeNs>& v) {
+    return static_cast<double>(std::accumulate(v.begin(), v.end(), TimeNs{0})) /
+           static_cast<double>(v.size());
+  };
+  t.measuredStep = mean(t.measuredSteps);
+  t.idealStep = mean(t.idealSteps);
+  t.slowdown = t.measuredStep / t.idealStep;
+  for (const LateLaunch& late : job.spec.lateLaunches) {
+    for (const OpRun& op : job.ranks[late.op.stage].ops) {
+      if (op.id == late.op) {
+        t.hostStall.push_back(job.ranks[late.op.stage].kernels[op.firstKernel].start - op.ready);
+      }
+    }
+  }
+  return t;
+}
+
+}  // namespace bubblescope::tracegen

@@ -1,0 +1,31 @@
+#pragma once
+// What really happened in a generated job, computed from the execution model alone (no analyzer
+// code): per stage and step the span split into compute, the transfer part of communication,
+// other busy and idle (waiting inside an NCCL kernel is idle), and the slowdown S against the
+// same job run with every op at its kind's mean cost, transfers at their median and no faults.
+#include <vector>
+
+#include "tests/tracegen/execution.h"
+
+namespace bubblescope::tracegen {
+
+struct StageTruth {
+  TimeNs span = 0, compute = 0, comm = 0, other = 0, idle = 0;  // summed over steps
+};
+
+struct Truth {
+  std::vector<StageTruth> stages;
+  std::vector<TimeNs> measuredSteps, idealSteps;  // per step: the pipeline's span
+  double measuredStep = 0, idealStep = 0;         // means
+  double slowdown = 1;                            // S
+  // Per late launch of the spec: how long the op's first kernel started after it was ready.
+  std::vector<TimeNs> hostStall;
+};
+
+// The spec of the ideal run: every op at its kind's mean cost over all stages and steps,
+// transfers at their median, no late launch.
+JobSpec idealSpec(const JobSpec& spec);
+
+Truth truthOf(const JobTimeline& job);
+
+}  // namespace bubblescope::tracegen
