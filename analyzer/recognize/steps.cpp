@@ -16,6 +16,20 @@ int stepAt(const std::vector<StepMarker>& steps, TimeNs t) {
   return t <= it->end ? static_cast<int>(it - steps.begin()) : -1;
 }
 
+// Labels without microbatch ids (numbered only after the cut) show no microbatch 0: there a
+// step starts at the first op and at the first op launched after each optimizer step.
+std::vector<TimeNs> startsAfterOptimizer(const RankOps& ops) {
+  std::vector<TimeNs> launches;
+  for (const auto& o : ops.ops) launches.push_back(o.launch);
+  std::sort(launches.begin(), launches.end());
+  std::vector<TimeNs> starts = {launches.front()};
+  for (const Interval& opt : ops.optimizer) {
+    auto it = std::lower_bound(launches.begin(), launches.end(), opt.end);
+    if (it != launches.end() && *it > starts.back()) starts.push_back(*it);
+  }
+  return starts;
+}
+
 // No markers: a step starts at each F of microbatch 0, chunk 0 after the first, and ends where
 // the next one starts (the last at the last op's end).
 void inferSteps(RankOps& ops) {
@@ -23,7 +37,7 @@ void inferSteps(RankOps& ops) {
   for (const auto& o : ops.ops) {
     if (o.op.kind == OpKind::F && o.op.mb == 0 && o.op.chunk == 0) starts.push_back(o.launch);
   }
-  if (starts.empty() && !ops.ops.empty()) starts.push_back(ops.ops.front().launch);
+  if (starts.empty() && !ops.ops.empty()) starts = startsAfterOptimizer(ops);
   TimeNs lastEnd = 0;
   for (const auto& o : ops.ops) lastEnd = std::max(lastEnd, o.end);
   for (const auto& c : ops.comms) lastEnd = std::max(lastEnd, c.end);

@@ -160,6 +160,25 @@ TEST(Recognize, CountedRuleSetsNumberMicrobatchesInOrderWithinEachStep) {
   EXPECT_EQ(sendMbs, (std::vector<int>{0, 1, 0, 1}));
 }
 
+TEST(Recognize, CountedRuleSetsWithoutStepMarkersCutStepsAfterEachOptimizerStep) {
+  HandTrace h;
+  for (TimeNs t0 : {0, 100}) {
+    h.range(0, t0 + 10, t0 + 20, "ForwardPass");
+    h.range(0, t0 + 20, t0 + 30, "ForwardPass");
+    h.range(0, t0 + 30, t0 + 50, "BackwardPass");
+    h.range(0, t0 + 50, t0 + 70, "BackwardPass");
+    h.range(0, t0 + 80, t0 + 90, "OptimizerStep");
+  }
+  const RankOps r = recognize(h.trace(), builtins());
+  EXPECT_EQ(r.ruleSet, "deepspeed");
+  ASSERT_EQ(r.steps.size(), 2u);
+  std::vector<std::pair<int, Op>> ops;
+  for (const auto& o : r.ops) ops.emplace_back(o.step, o.op);
+  const Op f0{OpKind::F, 0, 0}, f1{OpKind::F, 1, 0}, b0{OpKind::BW, 0, 0}, b1{OpKind::BW, 1, 0};
+  EXPECT_EQ(ops, (std::vector<std::pair<int, Op>>{
+                     {0, f0}, {0, f1}, {0, b0}, {0, b1}, {1, f0}, {1, f1}, {1, b0}, {1, b1}}));
+}
+
 TEST(Recognize, WithoutStepMarkersStepsAreCutWhereMicrobatchZeroStartsAgain) {
   HandTrace h;
   for (TimeNs t0 : {0, 100}) {

@@ -85,6 +85,30 @@ TEST(CutSteps, WithoutAnyForwardOfMicrobatchZeroOneStepStartsAtTheFirstOp) {
   EXPECT_EQ(stepsOfOps(r), (std::vector<int>{0, 0}));
 }
 
+// Megatron's timer names and DeepSpeed's instructions carry no microbatch id (they are numbered
+// after the cut), so no forward of microbatch 0 shows where an iteration starts: the optimizer
+// step that ends each one does.
+TEST(CutSteps, WithoutMarkersOrMicrobatchIdsAStepStartsAfterEachOptimizerStep) {
+  RankOps r;
+  const Op f{OpKind::F, -1, 0}, bw{OpKind::BW, -1, 0};
+  for (TimeNs t0 : {0, 100, 200}) {
+    r.ops.push_back(op(f, t0 + 10, t0 + 20));
+    r.ops.push_back(op(f, t0 + 20, t0 + 30));
+    r.ops.push_back(op(bw, t0 + 30, t0 + 50));
+    r.ops.push_back(op(bw, t0 + 50, t0 + 70));
+    r.optimizer.push_back({t0 + 80, t0 + 90});
+  }
+  cutSteps(r);
+  ASSERT_EQ(r.steps.size(), 3u);
+  EXPECT_EQ(r.steps[0].start, 10);
+  EXPECT_EQ(r.steps[0].end, 109);
+  EXPECT_EQ(r.steps[1].start, 110);
+  EXPECT_EQ(r.steps[1].end, 209);
+  EXPECT_EQ(r.steps[2].start, 210);
+  EXPECT_EQ(r.steps[2].end, 290);  // the last optimizer step
+  EXPECT_EQ(stepsOfOps(r), (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2}));
+}
+
 TEST(CutSteps, NothingToCutGivesNoSteps) {
   RankOps r;
   cutSteps(r);
