@@ -109,6 +109,33 @@ TEST(CutSteps, WithoutMarkersOrMicrobatchIdsAStepStartsAfterEachOptimizerStep) {
   EXPECT_EQ(stepsOfOps(r), (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2}));
 }
 
+// A stage after the first waits for its first input of each step in a receive that starts before
+// the op: the receive, and the wait in it, are the new step's.
+TEST(CutSteps, WithoutMarkersTheReceiveOfAStepsFirstInputBelongsToThatStep) {
+  for (int mb : {0, -1}) {  // microbatch ids from the labels, or numbered later
+    SCOPED_TRACE("mb " + std::to_string(mb));
+    const Op f{OpKind::F, mb, 0}, bw{OpKind::BW, mb, 0};
+    RankOps r;
+    for (TimeNs t0 : {0, 100}) {
+      r.comms.push_back(comm(false, OpKind::F, t0 + 0, t0 + 12, mb));
+      r.ops.push_back(op(f, t0 + 12, t0 + 20));
+      r.comms.push_back(comm(true, OpKind::F, t0 + 20, t0 + 22, mb));
+      r.comms.push_back(comm(false, OpKind::B, t0 + 22, t0 + 30, mb));
+      r.ops.push_back(op(bw, t0 + 30, t0 + 40));
+      r.optimizer.push_back({t0 + 50, t0 + 60});
+    }
+    cutSteps(r);
+    ASSERT_EQ(r.steps.size(), 2u);
+    EXPECT_EQ(r.steps[0].start, 0);
+    EXPECT_EQ(r.steps[0].end, 99);
+    EXPECT_EQ(r.steps[1].start, 100);
+    EXPECT_EQ(r.steps[1].end, 160);
+    std::vector<int> commSteps;
+    for (const auto& c : r.comms) commSteps.push_back(c.step);
+    EXPECT_EQ(commSteps, (std::vector<int>{0, 0, 0, 1, 1, 1}));
+  }
+}
+
 TEST(CutSteps, NothingToCutGivesNoSteps) {
   RankOps r;
   cutSteps(r);
