@@ -1,6 +1,8 @@
 #include "analyzer/recognize/steps.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -16,14 +18,42 @@ int stepAt(const std::vector<StepMarker>& steps, TimeNs t) {
   return t <= it->end ? static_cast<int>(it - steps.begin()) : -1;
 }
 
-// No markers: a step starts at each F of microbatch 0, chunk 0 after the first, and ends where
-// the next one starts (the last at the last op's end).
+// Labels without microbatch ids (numbered only after the cut) show no microbatch 0: there a
+// step starts at the first op and at the first op launched after each optimizer step.
+std::vector<TimeNs> startsAfterOptimizer(const RankOps& ops, const std::vector<TimeNs>& launches) {
+  std::vector<TimeNs> starts = {launches.front()};
+  for (const Interval& opt : ops.optimizer) {
+    auto it = std::lower_bound(launches.begin(), launches.end(), opt.end);
+    if (it != launches.end() && *it > starts.back()) starts.push_back(*it);
+  }
+  return starts;
+}
+
+// A stage waits for a step's first input in a receive of activations that it began after its
+// previous op and before the step's first op (launched at `first`): the step starts there.
+TimeNs withInputReceive(const RankOps& ops, const std::vector<TimeNs>& launches, TimeNs first) {
+  auto prev = std::lower_bound(launches.begin(), launches.end(), first);
+  const TimeNs after = prev == launches.begin() ? INT64_MIN : *std::prev(prev);
+  auto c = std::upper_bound(ops.comms.begin(), ops.comms.end(), after,
+                            [](TimeNs t, const RecognizedComm& r) { return t < r.start; });
+  for (; c != ops.comms.end() && c->start < first; ++c) {
+    if (!c->send && c->pass == OpKind::F) return c->start;
+  }
+  return first;
+}
+
+// No markers: a step starts at each F of microbatch 0, chunk 0 after the first (or with the
+// receive of its input), and ends where the next one starts (the last at the last op's end).
 void inferSteps(RankOps& ops) {
+  std::vector<TimeNs> launches;
+  for (const auto& o : ops.ops) launches.push_back(o.launch);
+  std::sort(launches.begin(), launches.end());
   std::vector<TimeNs> starts;
   for (const auto& o : ops.ops) {
     if (o.op.kind == OpKind::F && o.op.mb == 0 && o.op.chunk == 0) starts.push_back(o.launch);
   }
-  if (starts.empty() && !ops.ops.empty()) starts.push_back(ops.ops.front().launch);
+  if (starts.empty() && !ops.ops.empty()) starts = startsAfterOptimizer(ops, launches);
+  for (size_t i = 1; i < starts.size(); ++i) starts[i] = withInputReceive(ops, launches, starts[i]);
   TimeNs lastEnd = 0;
   for (const auto& o : ops.ops) lastEnd = std::max(lastEnd, o.end);
   for (const auto& c : ops.comms) lastEnd = std::max(lastEnd, c.end);

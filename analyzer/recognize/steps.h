@@ -1,6 +1,7 @@
 #pragma once
 // Cuts one rank's ops into training steps: by step markers (`step N`, ProfilerStep#N, ...) when
-// the trace has them, else where the microbatch counter wraps (F of microbatch 0, chunk 0 again).
+// the trace has them, else where the microbatch counter wraps (F of microbatch 0, chunk 0 again),
+// or, for labels without microbatch ids, after each optimizer step.
 #include "analyzer/recognize/recognized.h"
 
 namespace bubblescope::analysis {

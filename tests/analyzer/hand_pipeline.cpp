@@ -1,0 +1,105 @@
+#include "tests/analyzer/hand_pipeline.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace bubblescope::testing {
+namespace {
+
+using analysis::RankOps;
+using analysis::StepMarker;
+
+int stepAt(const std::vector<StepMarker>& steps, TimeNs t) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (t >= steps[i].start && t <= steps[i].end) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+HandPipeline& HandPipeline::step(int64_t number, TimeNs start, TimeNs end) {
+  steps_.push_back({number, start, end});
+  return *this;
+}
+
+HandPipeline& HandPipeline::stageStep(int stage, int64_t number, TimeNs start, TimeNs end) {
+  stages_[stage].steps.push_back({number, start, end});
+  return *this;
+}
+
+HandPipeline& HandPipeline::op(int stage, Op o, TimeNs start, TimeNs end, TimeNs launch) {
+  analysis::RecognizedOp r;
+  r.op = o;
+  r.start = start;
+  r.end = end;
+  r.launch = launch < 0 ? start : launch;
+  r.computeBusy = end - start;
+  stages_[stage].ops.push_back(r);
+  return *this;
+}
+
+HandPipeline& HandPipeline::send(int stage, OpKind pass, int mb, int to, TimeNs start, TimeNs end,
+                                 int chunk) {
+  stages_[stage].comms.push_back({true, pass, mb, chunk, to, start, end, 1, -1});
+  return *this;
+}
+
+HandPipeline& HandPipeline::recv(int stage, OpKind pass, int mb, int from, TimeNs start, TimeNs end,
+                                 int chunk) {
+  stages_[stage].comms.push_back({false, pass, mb, chunk, from, start, end, 0, -1});
+  return *this;
+}
+
+HandPipeline& HandPipeline::optimizer(int stage, TimeNs start, TimeNs end) {
+  stages_[stage].optimizer.push_back({start, end});
+  return *this;
+}
+
+HandPipeline& HandPipeline::host(int stage, TimeNs start, TimeNs end) {
+  stages_[stage].hostActivity.push_back({start, end});
+  return *this;
+}
+
+std::vector<RankOps> HandPipeline::rankOps() const {
+  // One step over everything unless steps are given.
+  TimeNs first = INT64_MAX, last = INT64_MIN;
+  for (const RankOps& s : stages_) {
+    for (const auto& o : s.ops) first = std::min(first, o.launch), last = std::max(last, o.end);
+    for (const auto& c : s.comms) first = std::min(first, c.start), last = std::max(last, c.end);
+    for (const auto& i : s.optimizer) last = std::max(last, i.end);
+  }
+  bool anySteps = !steps_.empty();
+  for (const RankOps& s : stages_) anySteps = anySteps || !s.steps.empty();
+  std::vector<RankOps> out = stages_;
+  for (RankOps& s : out) {
+    s.ruleSet = "bubblescope";
+    s.steps.insert(s.steps.end(), steps_.begin(), steps_.end());
+    if (!anySteps) s.steps.push_back({0, first, last});
+    auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
+    std::stable_sort(s.steps.begin(), s.steps.end(), byStart);
+    std::stable_sort(s.ops.begin(), s.ops.end(), byStart);
+    std::stable_sort(s.comms.begin(), s.comms.end(), byStart);
+    for (auto& o : s.ops) o.step = stepAt(s.steps, o.launch);
+    for (auto& c : s.comms) c.step = stepAt(s.steps, c.start);
+  }
+  return out;
+}
+
+analysis::PipelineTrace HandPipeline::build(analysis::PipelineOptions options) const {
+  std::vector<RankOps> ops = rankOps();
+  return analysis::buildPipeline(chainTopology(static_cast<int>(ops.size())), 0, ops, options);
+}
+
+analysis::Topology chainTopology(int p) {
+  analysis::Topology topo;
+  topo.pp = p;
+  topo.dp = 1;
+  topo.source = "metadata";
+  topo.dpRanks = {0};
+  topo.ranksOf.resize(1);
+  for (int s = 0; s < p; ++s) topo.ranksOf[0].push_back({static_cast<size_t>(s)});
+  return topo;
+}
+
+}  // namespace bubblescope::testing

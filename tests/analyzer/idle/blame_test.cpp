@@ -1,0 +1,156 @@
+// The blame walk: a gap is blamed on the place its dependency chain leads to, a producer that ran
+// longer than its ideal cost (imbalance or jitter), a late arrival (comm stall), a late launch
+// (host or other stall), or nothing (the schedule's own bubble). Steps are in hand_steps.h.
+#include "analyzer/idle/blame.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/analyzer/idle/hand_steps.h"
+#include "tests/analyzer/idle/step_analysis.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using testing::HandPipeline;
+using ::testing::HasSubstr;
+using testing::kBW0;
+using testing::kBW1;
+using testing::kF0;
+using testing::kF1;
+using testing::kMs;
+using testing::StepAnalysis;
+
+TEST(Blame, GapBeforeBackwardIsBlamedOnTheSlowerStagesBackward) {
+  // Stage 0 waits 4..18 ms for the gradients of BW0, which took 8 ms on stage 1 (ideal 6).
+  const StepAnalysis a(testing::slowSecondStage().build());
+  const Blame b = a.blame->startOf(0, 2, IdleClass::Warmup, 14 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::Imbalance);
+  EXPECT_EQ(b.stage, 1);
+  EXPECT_EQ(b.op, kBW0);
+  EXPECT_DOUBLE_EQ(b.costRatio, 8.0 / 6.0);
+  EXPECT_EQ(b.text,
+            "stage 0 waited 14.0 ms for BW0 on stage 1, which ran 1.3x its ideal (imbalance)");
+}
+
+TEST(Blame, ProducerLongForOneMicrobatchOnlyIsJitter) {
+  // Stage 1's BW takes 8 and 4 ms: its mean is the ideal 6 ms, so BW0's 8 ms is jitter.
+  //   stage 0: F0 0-2, F1 2-4,                              BW0 14-20, BW1 20-26
+  //   stage 1:         F0 2-4, F1 4-6, BW0 6-14, BW1 14-18
+  HandPipeline h(2);
+  h.op(0, kF0, 0, 2 * kMs).op(0, kF1, 2 * kMs, 4 * kMs);
+  h.op(0, kBW0, 14 * kMs, 20 * kMs).op(0, kBW1, 20 * kMs, 26 * kMs);
+  h.op(1, kF0, 2 * kMs, 4 * kMs).op(1, kF1, 4 * kMs, 6 * kMs);
+  h.op(1, kBW0, 6 * kMs, 14 * kMs).op(1, kBW1, 14 * kMs, 18 * kMs);
+  const StepAnalysis a(h.build());
+  const Blame b = a.blame->startOf(0, 2, IdleClass::Warmup, 10 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::Jitter);
+  EXPECT_EQ(b.stage, 1);
+  EXPECT_EQ(b.op, kBW0);
+  EXPECT_DOUBLE_EQ(b.costRatio, 8.0 / 6.0);
+  EXPECT_THAT(b.text, HasSubstr("for BW0 on stage 1, which ran 1.3x its ideal (jitter)"));
+}
+
+TEST(Blame, InputArrivingLateAfterItsProducerEndedIsACommStallAtTheProducer) {
+  // F1's activations arrive at 7 ms; F1 ended at 4 and a median transfer takes 1 ms: 2 ms late.
+  const StepAnalysis a(testing::lateActivationsToSecondStage().build(), 1 * kMs);
+  EXPECT_EQ(a.blame->readyTime(1, 1), 7 * kMs);
+  const Blame b = a.blame->startOf(1, 1, IdleClass::Warmup, 3 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::CommStall);
+  EXPECT_EQ(b.stage, 0);
+  EXPECT_EQ(b.op, kF1);
+  EXPECT_EQ(b.costRatio, 0);
+  EXPECT_EQ(b.text,
+            "stage 1 waited 3.0 ms because the activations of F1 on stage 0 arrived 2.0 ms later "
+            "than a median transfer (stall: comm)");
+}
+
+TEST(Blame, ReadyOpLaunchedLateIsAHostStallWhenTheHostWasBusy) {
+  const StepAnalysis a(testing::lateLaunchOnSecondStage(/*hostBusy=*/true).build());
+  EXPECT_EQ(a.blame->readyTime(1, 1), 4 * kMs);
+  EXPECT_EQ(a.blame->hostBusy(1, 4 * kMs, 7 * kMs), 3 * kMs);
+  const Blame b = a.blame->startOf(1, 1, IdleClass::Warmup, 3 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::HostStall);
+  EXPECT_EQ(b.stage, 1);
+  EXPECT_EQ(b.op, kF1);
+  EXPECT_EQ(b.text,
+            "stage 1 waited 3.0 ms because F1 on stage 1 started 3.0 ms after it was ready, the "
+            "host was busy elsewhere (stall: host)");
+}
+
+TEST(Blame, ReadyOpLaunchedLateWithNothingToExplainItIsAnOtherStall) {
+  const StepAnalysis a(testing::lateLaunchOnSecondStage(/*hostBusy=*/false).build());
+  EXPECT_EQ(a.blame->hostBusy(1, 4 * kMs, 7 * kMs), 0);
+  const Blame b = a.blame->startOf(1, 1, IdleClass::Warmup, 3 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::OtherStall);
+  EXPECT_EQ(b.stage, 1);
+  EXPECT_EQ(b.op, kF1);
+  EXPECT_THAT(b.text, HasSubstr("with nothing in the trace to explain it (stall: other)"));
+}
+
+TEST(Blame, KnockOnGapDownstreamIsBlamedOnTheStallUpstream) {
+  // Stage 0 waits 4..13 ms for BW0 from stage 1, which ran on time after F1, which was late.
+  const StepAnalysis a(testing::lateLaunchOnSecondStage(/*hostBusy=*/true).build());
+  const Blame b = a.blame->startOf(0, 2, IdleClass::Warmup, 9 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::HostStall);
+  EXPECT_EQ(b.stage, 1);
+  EXPECT_EQ(b.op, kF1);
+  EXPECT_THAT(b.text, HasSubstr("stage 0 waited 9.0 ms because F1 on stage 1 started 3.0 ms"));
+}
+
+TEST(Blame, GapNoOpExplainsKeepsItsBaselineAndNamesNoStage) {
+  // Stage 1 waits 0..2 ms for F0 of stage 0, which ran at its ideal cost from the step start.
+  const StepAnalysis a(testing::lateLaunchOnSecondStage(/*hostBusy=*/false).build());
+  const Blame warmup = a.blame->startOf(1, 0, IdleClass::Warmup, 2 * kMs);
+  EXPECT_EQ(warmup.cause, IdleClass::Warmup);
+  EXPECT_EQ(warmup.stage, -1);
+  EXPECT_EQ(warmup.text, "stage 1 waited 2.0 ms for the pipeline to fill (warm-up bubble)");
+  const Blame steady = a.blame->startOf(1, 0, IdleClass::ScheduleBubble, 2 * kMs);
+  EXPECT_EQ(steady.cause, IdleClass::ScheduleBubble);
+  EXPECT_EQ(steady.stage, -1);
+  EXPECT_EQ(steady.text,
+            "stage 1 waited 2.0 ms in a gap the schedule itself leaves (schedule bubble)");
+}
+
+TEST(Blame, DrainOnTheStageThatEndsTheStepIsAPlainDrain) {
+  const StepAnalysis a(testing::slowSecondStage().build());
+  const Blame b = a.blame->drainOf(0, 1 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::Drain);
+  EXPECT_EQ(b.stage, -1);
+  EXPECT_EQ(b.text, "stage 0 waited 1.0 ms for the other stages to drain (drain bubble)");
+}
+
+TEST(Blame, DrainFollowsTheStepsLastOpBackToWhatHeldItUp) {
+  // Stage 1 ends at 26 ms; the step ends with BW1 on stage 0 (26-30), which waited for BW1 on
+  // stage 1 (8 ms, ideal 6).
+  const StepAnalysis a(testing::slowSecondStage().build());
+  const Blame b = a.blame->drainOf(1, 4 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::Imbalance);
+  EXPECT_EQ(b.stage, 1);
+  EXPECT_EQ(b.op, kBW1);
+  EXPECT_DOUBLE_EQ(b.costRatio, 8.0 / 6.0);
+  EXPECT_EQ(b.text,
+            "stage 1 waited 4.0 ms for the step's last op (BW1 on stage 0), held up for BW1 on "
+            "stage 1, which ran 1.3x its ideal (imbalance)");
+}
+
+TEST(Blame, DrainBehindALongLastOpOnAnotherStageIsBlamedOnIt) {
+  // Forwards only; F1 on stage 1 takes 6 ms (ideal: the mean of 2, 2, 2, 6 = 3 ms).
+  //   stage 0: F0 0-2, F1 2-4
+  //   stage 1:         F0 2-4, F1 4-10
+  HandPipeline h(2);
+  h.op(0, kF0, 0, 2 * kMs).op(0, kF1, 2 * kMs, 4 * kMs);
+  h.op(1, kF0, 2 * kMs, 4 * kMs).op(1, kF1, 4 * kMs, 10 * kMs);
+  const StepAnalysis a(h.build());
+  const Blame b = a.blame->drainOf(0, 6 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::Imbalance);  // stage 1's mean F (4 ms) is above the ideal 3
+  EXPECT_EQ(b.stage, 1);
+  EXPECT_EQ(b.op, kF1);
+  EXPECT_DOUBLE_EQ(b.costRatio, 2.0);
+  EXPECT_EQ(b.text,
+            "stage 0 waited 6.0 ms for F1 on stage 1 to finish the step, which ran 2.0x its ideal "
+            "(imbalance)");
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis

@@ -1,0 +1,117 @@
+// The simulations behind the idle classes: mean op costs (ideal over all stages and steps, and
+// per stage), the observed order as a schedule, and that order re-run with ideal, stage-mean or
+// measured costs. Steps are in hand_steps.h.
+#include "analyzer/idle/scenarios.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/analyzer/hand_pipeline.h"
+#include "tests/analyzer/idle/hand_steps.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using testing::HandPipeline;
+using testing::kBW0;
+using testing::kF0;
+using testing::kMs;
+
+TEST(MeanCosts, IdealIsTheMeanOverAllStagesAndStageTheMeanOnEachStage) {
+  const PipelineTrace pl = testing::slowSecondStage().build();
+  const MeanCosts c = meanCosts(pl, buildStepViews(pl));
+  EXPECT_EQ(c.ideal,
+            (std::map<CostKey, TimeNs>{{{OpKind::F, 0}, 3 * kMs}, {{OpKind::BW, 0}, 6 * kMs}}));
+  ASSERT_EQ(c.stage.size(), 2u);
+  EXPECT_EQ(c.stageOf(0, kF0), 2 * kMs);
+  EXPECT_EQ(c.stageOf(0, kBW0), 4 * kMs);
+  EXPECT_EQ(c.stageOf(1, kF0), 4 * kMs);
+  EXPECT_EQ(c.stageOf(1, kBW0), 8 * kMs);
+  EXPECT_EQ(c.idealOf({OpKind::W, 0, 0}), 0);  // no W ran: no cost
+}
+
+TEST(MeanCosts, MeansRunOverStepsAndKeepChunksApart) {
+  // One stage, two steps: F of chunk 0 takes 2 then 4 ms, F of chunk 1 takes 1 then 1 ms.
+  HandPipeline h(1);
+  h.step(0, 0, 9 * kMs).step(1, 10 * kMs, 19 * kMs);
+  h.op(0, kF0, 0, 2 * kMs).op(0, {OpKind::F, 0, 1}, 2 * kMs, 3 * kMs);
+  h.op(0, kF0, 10 * kMs, 14 * kMs).op(0, {OpKind::F, 0, 1}, 14 * kMs, 15 * kMs);
+  const PipelineTrace pl = h.build();
+  const MeanCosts c = meanCosts(pl, buildStepViews(pl));
+  EXPECT_EQ(c.idealOf(kF0), 3 * kMs);
+  EXPECT_EQ(c.idealOf({OpKind::F, 0, 1}), 1 * kMs);
+  EXPECT_EQ(c.stageOf(0, kF0), 3 * kMs);
+}
+
+TEST(ObservedSchedule, IsEachStagesOpOrderInTheStep) {
+  const PipelineTrace pl = testing::oneMicrobatchAtATime().build();
+  const auto views = buildStepViews(pl);
+  const engine::Schedule s = observedSchedule(pl, views.at(0));
+  EXPECT_EQ(s.kind, engine::ScheduleKind::Custom);
+  EXPECT_EQ(s.p, 2);
+  EXPECT_EQ(s.m, 2);
+  EXPECT_EQ(s.v, 1);
+  const std::vector<Op> order = {testing::kF0, testing::kBW0, testing::kF1, testing::kBW1};
+  EXPECT_EQ(s.stages, (std::vector<std::vector<Op>>{order, order}));
+}
+
+struct SimCase {
+  const char* what;
+  Scenario scenario;
+  int onlyStage;
+  TimeNs transfer;
+  TimeNs makespan;
+};
+
+TEST(SimulateStep, EachScenarioRunsTheObservedOrderWithItsCosts) {
+  // GPipe 2x2, stage 0 at F 2 / BW 4 ms, stage 1 at F 4 / BW 8 ms; ideal F 3 / BW 6 ms.
+  const SimCase cases[] = {
+      // 0-3-6 forwards on stage 0, stage 1 6-9 .. BW1 15-21, stage 0's BW1 21-27.
+      {"ideal", Scenario::Ideal, -1, 0, 27 * kMs},
+      // The critical path crosses between the stages twice (F0 down, BW1 back): 1 ms each.
+      {"ideal, 1 ms transfers", Scenario::Ideal, -1, 1 * kMs, 29 * kMs},
+      {"stage means (= measured here)", Scenario::Stage, -1, 0, 30 * kMs},
+      {"measured op costs", Scenario::Ops, -1, 0, 30 * kMs},
+      // Stage 1 measured, stage 0 ideal: stage 1's BW1 ends at 27, stage 0's BW1 at 33.
+      {"only stage 1 measured", Scenario::Ops, 1, 0, 33 * kMs},
+      // Stage 0 measured, stage 1 ideal: stage 1's BW1 ends at 20, stage 0's BW1 at 24.
+      {"only stage 0 measured", Scenario::Ops, 0, 0, 24 * kMs},
+  };
+  const PipelineTrace pl = testing::slowSecondStage().build();
+  const auto views = buildStepViews(pl);
+  const MeanCosts costs = meanCosts(pl, views);
+  const engine::Schedule order = observedSchedule(pl, views.at(0));
+  for (const auto& c : cases) {
+    const auto r = simulateStep(pl, views[0], order, costs, c.scenario, c.transfer, c.onlyStage);
+    ASSERT_TRUE(r) << c.what;
+    EXPECT_EQ(r->makespan, c.makespan) << c.what;
+  }
+}
+
+TEST(SimulateStep, IdealRunPlacesEveryOpAtItsIdealCost) {
+  const PipelineTrace pl = testing::slowSecondStage().build();
+  const auto views = buildStepViews(pl);
+  const engine::Schedule order = observedSchedule(pl, views.at(0));
+  const auto r = simulateStep(pl, views[0], order, meanCosts(pl, views), Scenario::Ideal, 0);
+  ASSERT_TRUE(r);
+  const std::vector<std::pair<TimeNs, TimeNs>> stage1 = {
+      {3 * kMs, 6 * kMs}, {6 * kMs, 9 * kMs}, {9 * kMs, 15 * kMs}, {15 * kMs, 21 * kMs}};
+  ASSERT_EQ(r->stages[1].ops.size(), stage1.size());
+  for (size_t i = 0; i < stage1.size(); ++i) {
+    EXPECT_EQ(r->stages[1].ops[i].start, stage1[i].first) << "op " << i;
+    EXPECT_EQ(r->stages[1].ops[i].end, stage1[i].second) << "op " << i;
+  }
+}
+
+TEST(SimulateStep, OrderThatCannotRunGivesNothing) {
+  // A partial capture: stage 0's BW0 waits for stage 1's BW0, which is not in the step.
+  HandPipeline h(2);
+  h.op(0, kF0, 0, 2 * kMs).op(0, kBW0, 8 * kMs, 12 * kMs);
+  h.op(1, kF0, 2 * kMs, 4 * kMs);
+  const PipelineTrace pl = h.build();
+  const auto views = buildStepViews(pl);
+  const engine::Schedule order = observedSchedule(pl, views.at(0));
+  EXPECT_FALSE(simulateStep(pl, views[0], order, meanCosts(pl, views), Scenario::Ideal, 0));
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis

@@ -1,0 +1,134 @@
+// Clock alignment: a receive cannot end before its send started, so matched transfers bound each
+// stage's clock offset from its neighbour; a known skew is recovered from activations going down
+// and gradients coming back, and no correction is made where causality does not demand one.
+#include "analyzer/pipeline/clock_align.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/analyzer/hand_pipeline.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using testing::kMs;
+
+// A pipeline of `p` stages where each neighbour pair exchanges one transfer each way, as recorded
+// on clocks that run `skew[s]` ahead of the true time (negative: behind). Every transfer takes
+// 1 ms from the send's start to the receive's end; stage s sends activations at 10s ms and
+// gradients at 100 + 10s ms (true time).
+PipelineTrace exchange(const std::vector<TimeNs>& skew, bool gradients = true) {
+  const int p = static_cast<int>(skew.size());
+  PipelineTrace pl;
+  pl.p = p;
+  pl.stages.resize(p);
+  for (int s = 0; s < p; ++s) pl.stages[s].stage = s;
+  auto transfer = [&](int from, int to, TimeNs sent) {
+    auto& sender = pl.stages[from].ops.comms;
+    auto& receiver = pl.stages[to].ops.comms;
+    const OpKind pass = to > from ? OpKind::F : OpKind::B;
+    sender.push_back({true, pass, 0, 0, to, sent + skew[from], sent + 1 * kMs + skew[from], 1, 0});
+    receiver.push_back(
+        {false, pass, 0, 0, from, sent - 5 * kMs + skew[to], sent + 1 * kMs + skew[to], 0, 0});
+    pl.transfers.push_back({from, to, sender.size() - 1, receiver.size() - 1});
+  };
+  for (int s = 0; s + 1 < p; ++s) {
+    transfer(s, s + 1, 10 * s * kMs);
+    if (gradients) transfer(s + 1, s, (100 + 10 * s) * kMs);
+  }
+  return pl;
+}
+
+struct OffsetCase {
+  const char* what;
+  std::vector<TimeNs> skew;
+  bool gradients;
+  std::vector<TimeNs> offsets;
+};
+
+TEST(EstimateClockOffsets, RecoversAKnownSkewFromTransfersBothWays) {
+  const OffsetCase cases[] = {
+      {"clocks agree", {0, 0}, true, {0, 0}},
+      // Stage 1 reads 5 ms early: its receives seem to end 4 ms before the send started, its
+      // sends to start 6 ms before the receive ended. Halfway between the bounds: +5 ms.
+      {"stage 1 behind", {0, -5 * kMs}, true, {0, 5 * kMs}},
+      {"stage 1 ahead", {0, 5 * kMs}, true, {0, -5 * kMs}},
+      {"offsets add up along the chain",
+       {0, -5 * kMs, -2 * kMs, 3 * kMs},
+       true,
+       {0, 5 * kMs, 2 * kMs, -3 * kMs}},
+      // Only activations: the smallest shift that makes every receive end after its send began.
+      {"stage 1 behind, forward only", {0, -5 * kMs}, false, {0, 4 * kMs}},
+      // Stage 1 reads 0.5 ms early, but its receive still ends after the send began: causality
+      // asks for no correction, so none is made.
+      {"small skew, forward only", {0, -500'000}, false, {0, 0}},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(estimateClockOffsets(exchange(c.skew, c.gradients)), c.offsets) << c.what;
+  }
+}
+
+TEST(EstimateClockOffsets, IgnoresTransfersBetweenStagesThatAreNotNeighbours) {
+  PipelineTrace pl = exchange({0, 0, 0});
+  // A transfer 0 -> 2 whose receive seems to end 50 ms before the send started.
+  pl.stages[0].ops.comms.push_back({true, OpKind::F, 1, 0, 2, 60 * kMs, 61 * kMs, 1, 0});
+  pl.stages[2].ops.comms.push_back({false, OpKind::F, 1, 0, 0, 5 * kMs, 10 * kMs, 0, 0});
+  pl.transfers.push_back(
+      {0, 2, pl.stages[0].ops.comms.size() - 1, pl.stages[2].ops.comms.size() - 1});
+  EXPECT_EQ(estimateClockOffsets(pl), (std::vector<TimeNs>{0, 0, 0}));
+}
+
+TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
+  RankOps ops;
+  RecognizedOp op;
+  op.start = 10;
+  op.end = 20;
+  op.launch = 9;
+  op.computeBusy = 10;
+  ops.ops = {op};
+  ops.comms = {{true, OpKind::F, 0, 0, 1, 20, 25, 0, 0}};
+  ops.steps = {{3, 0, 100}};
+  ops.optimizer = {{90, 95}};
+  ops.gradSync = {{80, 90}};
+  ops.otherBusy = {{30, 31}};
+  ops.hostActivity = {{0, 9}};
+  ops.computeKernels = {{11, 19}};
+  ops.commKernels = {{21, 24}};
+  ops.otherKernels = {{91, 94}};
+  shiftTimes(ops, 1000);
+  EXPECT_EQ(ops.ops[0].start, 1010);
+  EXPECT_EQ(ops.ops[0].end, 1020);
+  EXPECT_EQ(ops.ops[0].launch, 1009);
+  EXPECT_EQ(ops.ops[0].computeBusy, 10);  // a duration
+  EXPECT_EQ(ops.comms[0].start, 1020);
+  EXPECT_EQ(ops.comms[0].end, 1025);
+  EXPECT_EQ(ops.steps[0].start, 1000);
+  EXPECT_EQ(ops.steps[0].end, 1100);
+  EXPECT_EQ(ops.steps[0].number, 3);
+  EXPECT_EQ(ops.optimizer[0], (Interval{1090, 1095}));
+  EXPECT_EQ(ops.gradSync[0], (Interval{1080, 1090}));
+  EXPECT_EQ(ops.otherBusy[0], (Interval{1030, 1031}));
+  EXPECT_EQ(ops.hostActivity[0], (Interval{1000, 1009}));
+  EXPECT_EQ(ops.computeKernels[0], (Interval{1011, 1019}));
+  EXPECT_EQ(ops.commKernels[0], (Interval{1021, 1024}));
+  EXPECT_EQ(ops.otherKernels[0], (Interval{1091, 1094}));
+}
+
+TEST(BuildPipeline, AlignsEachStagesClockByItsEstimatedOffset) {
+  // Stage 1's clock reads 5 ms early: its F0, truly 3-5 ms, is recorded at -2-0 ms.
+  testing::HandPipeline h(2);
+  h.op(0, {OpKind::F, 0, 0}, 0, 2 * kMs).send(0, OpKind::F, 0, 1, 2 * kMs, 3 * kMs);
+  h.recv(1, OpKind::F, 0, 0, -5 * kMs, -2 * kMs).op(1, {OpKind::F, 0, 0}, -2 * kMs, 0);
+  h.op(1, {OpKind::BW, 0, 0}, 0, 4 * kMs).send(1, OpKind::B, 0, 0, 4 * kMs, 5 * kMs);
+  h.recv(0, OpKind::B, 0, 1, 2 * kMs, 10 * kMs).op(0, {OpKind::BW, 0, 0}, 10 * kMs, 14 * kMs);
+  PipelineOptions options;
+  options.alignClocks = true;
+  const PipelineTrace pl = h.build(options);
+  ASSERT_EQ(pl.transfers.size(), 2u);
+  EXPECT_EQ(pl.stages[0].clockOffset, 0);
+  EXPECT_EQ(pl.stages[1].clockOffset, 5 * kMs);
+  EXPECT_EQ(pl.stages[1].ops.ops[0].start, 3 * kMs);
+  EXPECT_EQ(pl.stages[1].ops.comms[0].end, 3 * kMs);
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis

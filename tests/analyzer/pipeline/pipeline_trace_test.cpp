@@ -1,0 +1,161 @@
+// One pipeline ready for analysis: sends matched to receives (one match per step, pass,
+// microbatch, sender and receiver, in time order), peers the labels leave out taken from the chunk
+// layout, the layout itself (looped or V), and the steps every stage has.
+#include "analyzer/pipeline/pipeline_trace.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include "tests/analyzer/hand_pipeline.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using testing::HandPipeline;
+using testing::kMs;
+
+constexpr Op F0{OpKind::F, 0, 0};
+
+// (from, to, send index, receive index), sorted.
+using Pair = std::tuple<int, int, size_t, size_t>;
+std::vector<Pair> pairs(const PipelineTrace& pl) {
+  std::vector<Pair> out;
+  for (const Transfer& t : pl.transfers) out.emplace_back(t.fromStage, t.toStage, t.send, t.recv);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(MatchTransfers, EachSendMeetsTheReceiveOfItsPassMicrobatchAndStagePair) {
+  // 2 stages, 2 microbatches: activations down, gradients back.
+  HandPipeline h(2);
+  h.op(0, F0, 0, 1);
+  h.send(0, OpKind::F, 0, 1, 10, 11).send(0, OpKind::F, 1, 1, 20, 21);  // comms 0, 1
+  h.recv(0, OpKind::B, 0, 1, 30, 41).recv(0, OpKind::B, 1, 1, 50, 61);  // comms 2, 3
+  h.recv(1, OpKind::F, 0, 0, 5, 11).recv(1, OpKind::F, 1, 0, 15, 21);   // comms 0, 1
+  h.send(1, OpKind::B, 0, 0, 40, 41).send(1, OpKind::B, 1, 0, 60, 61);  // comms 2, 3
+  h.op(1, F0, 12, 13);
+  const PipelineTrace pl = h.build();
+  EXPECT_EQ(pairs(pl), (std::vector<Pair>{{0, 1, 0, 0}, {0, 1, 1, 1}, {1, 0, 2, 2}, {1, 0, 3, 3}}));
+}
+
+TEST(MatchTransfers, SendsOfOneKeyPairWithReceivesInTimeOrder) {
+  // Interleaved, 2 stages: F mb=0 goes 0 -> 1 twice (chunk 0, then chunk 1); chunks are not part
+  // of the key, so the first send meets the first receive and the second the second.
+  HandPipeline h(2);
+  h.op(0, F0, 0, 1);
+  h.send(0, OpKind::F, 0, 1, 10, 11, 0).send(0, OpKind::F, 0, 1, 30, 31, 1);
+  h.recv(1, OpKind::F, 0, 0, 5, 12, 0).recv(1, OpKind::F, 0, 0, 25, 32, 1);
+  h.op(1, F0, 12, 13);
+  const PipelineTrace pl = h.build();
+  EXPECT_EQ(pairs(pl), (std::vector<Pair>{{0, 1, 0, 0}, {0, 1, 1, 1}}));
+}
+
+TEST(MatchTransfers, SendWithoutAReceiveStaysUnmatched) {
+  HandPipeline h(2);
+  h.op(0, F0, 0, 1);
+  h.send(0, OpKind::F, 0, 1, 10, 11).send(0, OpKind::F, 0, 1, 20, 21);
+  h.send(0, OpKind::F, 1, 1, 30, 31);  // nobody receives mb=1
+  h.recv(1, OpKind::F, 0, 0, 5, 12);
+  h.recv(1, OpKind::B, 0, 0, 5, 12);  // gradients from stage 0: nobody sends them
+  h.op(1, F0, 12, 13);
+  const PipelineTrace pl = h.build();
+  EXPECT_EQ(pairs(pl), (std::vector<Pair>{{0, 1, 0, 0}}));
+}
+
+TEST(MatchTransfers, StepsMatchByNumberNotByIndex) {
+  // Stage 0 recorded steps 5 and 6, stage 1 only step 6: stage 0's step-6 send (its comm 1)
+  // meets stage 1's receive (its comm 0); the step-5 send has no partner.
+  HandPipeline h(2);
+  h.stageStep(0, 5, 0, 99).stageStep(0, 6, 100, 199).stageStep(1, 6, 100, 199);
+  h.op(0, F0, 0, 10).send(0, OpKind::F, 0, 1, 10, 12);
+  h.op(0, F0, 100, 110).send(0, OpKind::F, 0, 1, 110, 112);
+  h.recv(1, OpKind::F, 0, 0, 105, 112).op(1, F0, 112, 120);
+  const PipelineTrace pl = h.build();
+  EXPECT_EQ(pairs(pl), (std::vector<Pair>{{0, 1, 1, 0}}));
+  EXPECT_EQ(pl.stepNumbers, (std::vector<int64_t>{6}));
+  EXPECT_EQ(pl.stepIndex, (std::vector<std::vector<int>>{{1}, {0}}));
+  EXPECT_THAT(pl.warnings,
+              ::testing::ElementsAre("1 step(s) not present on every stage were left out"));
+}
+
+TEST(BuildPipeline, TransfersWithoutPeersTakeThemFromTheChunkLayout) {
+  // Megatron's labels name no stage: activations go to the next stage, gradients to the previous.
+  HandPipeline h(3);
+  for (int s = 0; s < 3; ++s) h.op(s, F0, 10 * s, 10 * s + 5);
+  h.send(0, OpKind::F, 0, -1, 5, 6).recv(1, OpKind::F, 0, -1, 0, 6);
+  h.send(1, OpKind::F, 0, -1, 15, 16).recv(2, OpKind::F, 0, -1, 0, 16);
+  h.send(2, OpKind::B, 0, -1, 30, 31).recv(1, OpKind::B, 0, -1, 20, 31);
+  h.recv(0, OpKind::F, 0, -1, 0, 1);  // the first stage has no one before it
+  const PipelineTrace pl = h.build();
+  EXPECT_EQ(pl.stages[0].ops.comms[1].peer, 1);   // its send
+  EXPECT_EQ(pl.stages[0].ops.comms[0].peer, -1);  // its receive of activations
+  EXPECT_EQ(pl.stages[1].ops.comms[0].peer, 0);   // receive F
+  EXPECT_EQ(pl.stages[1].ops.comms[1].peer, 2);   // send F
+  EXPECT_EQ(pl.stages[1].ops.comms[2].peer, 2);   // receive B
+  EXPECT_EQ(pl.stages[2].ops.comms[1].peer, 1);   // send B
+  EXPECT_EQ(pl.transfers.size(), 3u);
+}
+
+struct LayoutCase {
+  const char* what;
+  int sender, peer;  // a send of chunk 1's activations
+  bool v;
+};
+
+TEST(BuildPipeline, ChunkOnesActivationsSentBackTowardsStageZeroMeanAVLayout) {
+  const LayoutCase cases[] = {
+      {"ZB-V: the last stage sends chunk 1 back to stage 0", 1, 0, true},
+      {"interleaved: stage 0 sends chunk 1 on to stage 1", 0, 1, false},
+  };
+  for (const auto& c : cases) {
+    HandPipeline h(2);
+    h.op(0, {OpKind::F, 0, 1}, 0, 1).op(1, {OpKind::F, 0, 1}, 0, 1);
+    h.send(c.sender, OpKind::F, 0, c.peer, 1, 2, 1);
+    const PipelineTrace pl = h.build();
+    EXPECT_EQ(pl.v, 2) << c.what;
+    EXPECT_EQ(pl.vLayout, c.v) << c.what;
+  }
+}
+
+TEST(BuildPipeline, KeepsTheStepsInTheRequestedRangeThatEveryStageHas) {
+  HandPipeline h(2);
+  for (int k = 0; k < 4; ++k) {
+    h.step(10 + k, 100 * k, 100 * k + 99);
+    h.op(0, F0, 100 * k, 100 * k + 5).op(1, F0, 100 * k + 5, 100 * k + 10);
+  }
+  PipelineOptions options = HandPipeline::noClockAlignment();
+  options.firstStep = 11;
+  options.lastStep = 12;
+  const PipelineTrace pl = h.build(options);
+  EXPECT_EQ(pl.stepNumbers, (std::vector<int64_t>{11, 12}));
+  EXPECT_EQ(pl.stepIndex, (std::vector<std::vector<int>>{{1, 2}, {1, 2}}));
+  EXPECT_TRUE(pl.warnings.empty());
+}
+
+TEST(BuildPipeline, EachStageTakesItsRepresentativesOps) {
+  // Stage 0 is a TP group of ranks 2 and 0 (rank 2 the busier); stage 1 is rank 1.
+  std::vector<RankOps> ops(3);
+  for (size_t r = 0; r < 3; ++r) {
+    ops[r].steps = {{0, 0, 100}};
+    ops[r].ops.push_back({.op = F0, .start = 0, .end = TimeNs(r + 1), .step = 0});
+  }
+  Topology topo;
+  topo.pp = 2;
+  topo.dp = 1;
+  topo.tp = 2;
+  topo.dpRanks = {3};
+  topo.ranksOf = {{{2, 0}, {1}}};
+  const PipelineTrace pl = buildPipeline(topo, 0, ops, HandPipeline::noClockAlignment());
+  EXPECT_EQ(pl.dpRank, 3);
+  EXPECT_EQ(pl.p, 2);
+  EXPECT_EQ(pl.stages[0].ranks, (std::vector<size_t>{2, 0}));
+  EXPECT_EQ(pl.stages[0].ops.ops.at(0).end, 3);  // rank 2's
+  EXPECT_EQ(pl.stages[1].ops.ops.at(0).end, 2);  // rank 1's
+  EXPECT_EQ(pl.stepNumbers, (std::vector<int64_t>{0}));
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis

@@ -1,0 +1,162 @@
+// The job's grid: which rank is which stage of which pipeline, from the traces' metadata, else
+// the stage ids in the labels, else who sends activations to whom, else rank order; ranks of one
+// TP group share a stage and the busiest represents it. Inputs that cannot form a pipeline are
+// refused with one sentence naming the file.
+#include "analyzer/pipeline/topology.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "analyzer/errors.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using ::testing::HasSubstr;
+using Ranks = std::vector<std::vector<std::vector<size_t>>>;
+
+// `n` ranks of one run, each with one 1 ms op unless `busy` says otherwise (0: no ops at all).
+struct Job {
+  traces::Run run;
+  std::vector<RankOps> ops;
+
+  explicit Job(int n, std::vector<TimeNs> busy = {}) {
+    run.dir = "run";
+    run.ranks.resize(n);
+    ops.resize(n);
+    for (int r = 0; r < n; ++r) {
+      run.ranks[r].file = "run/rank-" + std::to_string(r) + ".sqlite";
+      run.ranks[r].meta.rank = r;
+      run.ranks[r].meta.worldSize = n;
+      run.ranks[r].meta.runId = "job-1";
+      const TimeNs d = r < static_cast<int>(busy.size()) ? busy[r] : 1'000'000;
+      if (d > 0) ops[r].ops.push_back({.op = {}, .start = 0, .end = d});
+    }
+  }
+  Job& meta(int rank, const std::map<std::string, std::string>& extra) {
+    for (const auto& [k, v] : extra) run.ranks[rank].meta.extra[k] = v;
+    return *this;
+  }
+  Job& grid(int rank, int pp, int dp, int ppSize) {
+    return meta(rank, {{"BUBBLESCOPE_PP_RANK", std::to_string(pp)},
+                       {"BUBBLESCOPE_DP_RANK", std::to_string(dp)},
+                       {"BUBBLESCOPE_PP_SIZE", std::to_string(ppSize)}});
+  }
+  Topology build() const { return buildTopology(run, ops); }
+};
+
+TEST(BuildTopology, MetadataPlacesEachRankInItsStageAndReplica) {
+  Job job(4);
+  job.grid(0, 0, 0, 2).grid(1, 1, 0, 2).grid(2, 0, 1, 2).grid(3, 1, 1, 2);
+  const Topology t = job.build();
+  EXPECT_EQ(t.source, "metadata");
+  EXPECT_EQ(t.pp, 2);
+  EXPECT_EQ(t.dp, 2);
+  EXPECT_EQ(t.tp, 1);
+  EXPECT_EQ(t.ranksOf, (Ranks{{{0}, {1}}, {{2}, {3}}}));
+  EXPECT_EQ(t.dpRanks, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(t.outside.empty());
+  EXPECT_TRUE(t.warnings.empty());
+}
+
+TEST(BuildTopology, MetadataOrderNotRankOrderDecidesTheStage) {
+  Job job(3);
+  job.meta(0, {{"BUBBLESCOPE_PP_RANK", "2"}});
+  job.meta(1, {{"BUBBLESCOPE_PP_RANK", "0"}});
+  job.meta(2, {{"BUBBLESCOPE_PP_RANK", "1"}});
+  const Topology t = job.build();
+  EXPECT_EQ(t.pp, 3);  // no PP_SIZE: the highest stage + 1
+  EXPECT_EQ(t.ranksOf, (Ranks{{{1}, {2}, {0}}}));
+}
+
+TEST(BuildTopology, TensorParallelRanksShareAStageAndTheBusiestRepresentsIt) {
+  Job job(4, {1'000'000, 3'000'000, 2'000'000, 2'000'000});
+  for (int r = 0; r < 4; ++r) job.meta(r, {{"BUBBLESCOPE_PP_RANK", std::to_string(r / 2)}});
+  const Topology t = job.build();
+  EXPECT_EQ(t.pp, 2);
+  EXPECT_EQ(t.tp, 2);
+  EXPECT_EQ(t.ranksOf, (Ranks{{{1, 0}, {2, 3}}}));  // equal busy time: rank order kept
+}
+
+TEST(BuildTopology, RanksWithoutPipelineOpsStayOutside) {
+  Job job(3, {1'000'000, 0, 1'000'000});
+  job.meta(0, {{"BUBBLESCOPE_PP_RANK", "0"}}).meta(2, {{"BUBBLESCOPE_PP_RANK", "1"}});
+  const Topology t = job.build();
+  EXPECT_EQ(t.outside, (std::vector<size_t>{1}));
+  EXPECT_EQ(t.ranksOf, (Ranks{{{0}, {2}}}));
+}
+
+TEST(BuildTopology, LabelsGiveStagesWithoutMetadataAndRepeatsAreFurtherReplicas) {
+  Job job(4);
+  for (int r = 0; r < 4; ++r) job.ops[r].stageFromLabels = r % 2;
+  job.meta(0, {{"BUBBLESCOPE_PP_RANK", "0"}});  // one rank's metadata is not enough
+  const Topology t = job.build();
+  EXPECT_EQ(t.source, "labels");
+  EXPECT_EQ(t.pp, 2);
+  EXPECT_EQ(t.dp, 2);
+  EXPECT_EQ(t.ranksOf, (Ranks{{{0}, {1}}, {{2}, {3}}}));
+}
+
+TEST(BuildTopology, ActivationTrafficGivesStagesWhenNothingElseDoes) {
+  // Rank 0 receives from stage 1 (so is stage 2), rank 1 sends to stage 1 (stage 0), rank 2
+  // receives from stage 0 (stage 1).
+  Job job(3);
+  job.ops[0].comms.push_back({false, OpKind::F, 0, 0, 1, 0, 1, 0, 0});
+  job.ops[1].comms.push_back({true, OpKind::F, 0, 0, 1, 0, 1, 0, 0});
+  job.ops[2].comms.push_back({false, OpKind::F, 0, 0, 0, 0, 1, 0, 0});
+  job.ops[2].comms.push_back({true, OpKind::B, 0, 0, 0, 2, 3, 0, 0});  // gradients don't vote
+  const Topology t = job.build();
+  EXPECT_EQ(t.source, "p2p");
+  EXPECT_EQ(t.ranksOf, (Ranks{{{1}, {2}, {0}}}));
+}
+
+TEST(BuildTopology, RankOrderIsTheLastResortAndSaysSo) {
+  Job job(2);
+  const Topology t = job.build();
+  EXPECT_EQ(t.source, "rank order");
+  EXPECT_EQ(t.ranksOf, (Ranks{{{0}, {1}}}));
+  ASSERT_EQ(t.warnings.size(), 1u);
+  EXPECT_THAT(t.warnings[0], HasSubstr("stages taken in rank order"));
+}
+
+struct RefusalCase {
+  const char* what;
+  std::function<void(Job&)> setUp;
+  const char* message;
+};
+
+TEST(BuildTopology, RefusesInputThatCannotFormAPipeline) {
+  const RefusalCase cases[] = {
+      {"no ops anywhere",
+       [](Job& j) {
+         for (auto& o : j.ops) o.ops.clear();
+       },
+       "run: no pipeline ops in any of the 2 traces"},
+      {"two runs", [](Job& j) { j.run.ranks[1].meta.runId = "job-2"; },
+       "run: traces of two runs are mixed here (rank-0.sqlite and rank-1.sqlite differ in run id "
+       "or world size); give each run its own directory"},
+      {"two world sizes", [](Job& j) { j.run.ranks[1].meta.worldSize = 8; },
+       "traces of two runs are mixed here"},
+      {"a stage without a trace", [](Job& j) { j.grid(0, 0, 0, 3).grid(1, 1, 0, 3); },
+       "run: missing ranks: pipeline 0 has no trace for stage 2 of 3"},
+      {"a stage beyond the pipeline", [](Job& j) { j.grid(0, 0, 0, 2).grid(1, 3, 0, 2); },
+       "run: rank-1.sqlite says stage 3 of a 2-stage pipeline"},
+  };
+  for (const auto& c : cases) {
+    Job job(2);
+    c.setUp(job);
+    try {
+      job.build();
+      ADD_FAILURE() << c.what << ": accepted";
+    } catch (const AnalysisInputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(c.message)) << c.what;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis

@@ -1,0 +1,172 @@
+// Kernel attribution: a kernel belongs to the op whose range encloses its launch call on the same
+// thread (joined on the CUDA correlation id); the op's execution becomes its kernels' span and its
+// compute time their union. NCCL kernels are communication and span their transfer; everything
+// else (no owner, copies, memsets) is other device work.
+#include "analyzer/recognize/kernel_attribution.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/analyzer/recognize/hand_trace.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using testing::HandTrace;
+
+RecognizedOp op(Op o, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
+  RecognizedOp r;
+  r.op = o;
+  r.start = start;
+  r.end = end;
+  r.launch = start;
+  r.computeBusy = end - start;
+  r.thread = thread;
+  return r;
+}
+
+RecognizedComm comm(bool send, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
+  return {send, OpKind::F, 0, 0, 1, start, end, thread, 0};
+}
+
+constexpr Op F0{OpKind::F, 0, 0}, F1{OpKind::F, 1, 0};
+
+TEST(AttributeKernels, KernelsBelongToTheOpWhoseRangeEnclosesTheirLaunch) {
+  HandTrace h;
+  h.kernel(0, 12, 1, 14, 18);  // launched in F0, overlapping the next
+  h.kernel(0, 15, 2, 17, 25);  // launched in F0
+  h.kernel(0, 32, 3, 35, 50);  // launched in F1
+  RankOps ops;
+  ops.ops = {op(F0, 0, 10, 20), op(F1, 0, 30, 40)};
+  attributeKernels(h.trace(), ops);
+  EXPECT_TRUE(ops.hasKernels);
+  ASSERT_EQ(ops.ops.size(), 2u);
+  EXPECT_EQ(ops.ops[0].op, F0);
+  EXPECT_EQ(ops.ops[0].start, 14);
+  EXPECT_EQ(ops.ops[0].end, 25);
+  EXPECT_EQ(ops.ops[0].launch, 10);
+  EXPECT_EQ(ops.ops[0].computeBusy, 11);  // union of 14-18 and 17-25
+  EXPECT_EQ(ops.ops[1].start, 35);
+  EXPECT_EQ(ops.ops[1].end, 50);
+  EXPECT_EQ(ops.ops[1].computeBusy, 15);
+  const auto& k = ops.computeKernels;
+  EXPECT_EQ(
+      std::vector<Interval>(k.begin() + ops.ops[0].kernelBegin, k.begin() + ops.ops[0].kernelEnd),
+      (std::vector<Interval>{{14, 18}, {17, 25}}));
+  EXPECT_EQ(
+      std::vector<Interval>(k.begin() + ops.ops[1].kernelBegin, k.begin() + ops.ops[1].kernelEnd),
+      (std::vector<Interval>{{35, 50}}));
+  EXPECT_TRUE(ops.otherKernels.empty());
+  EXPECT_TRUE(ops.commKernels.empty());
+}
+
+TEST(AttributeKernels, KernelWithoutAnOwningRangeIsOtherWork) {
+  HandTrace h;
+  h.kernel(1, 12, 1, 13, 14);  // launched inside F0's time, but on another thread
+  h.kernel(0, 25, 2, 26, 27);  // launched between the ops
+  h.kernel(0, -1, 0, 28, 29);  // no correlation id
+  h.kernel(0, -1, 7, 30, 31);  // a correlation id no launch call carries
+  h.memcpy(40, 41).memset(42, 43);
+  RankOps ops;
+  ops.ops = {op(F0, 0, 10, 20)};
+  attributeKernels(h.trace(), ops);
+  EXPECT_EQ(ops.otherKernels,
+            (std::vector<Interval>{{13, 14}, {26, 27}, {28, 29}, {30, 31}, {40, 41}, {42, 43}}));
+  EXPECT_EQ(ops.ops[0].kernelBegin, ops.ops[0].kernelEnd);
+  // An op that launched nothing keeps its range.
+  EXPECT_EQ(ops.ops[0].start, 10);
+  EXPECT_EQ(ops.ops[0].end, 20);
+  EXPECT_EQ(ops.ops[0].computeBusy, 10);
+}
+
+TEST(AttributeKernels, NcclKernelsAreCommunicationAndSpanTheTransferThatLaunchedThem) {
+  HandTrace h;
+  h.kernel(1, 21, 1, 22, 30, "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)");
+  h.kernel(1, 23, 2, 31, 40, "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t");
+  h.kernel(0, 12, 3, 13, 19);                   // F0's GEMM
+  h.kernel(0, 14, 4, 15, 16, "ncclAllReduce");  // launched in F0: still communication
+  RankOps ops;
+  ops.ops = {op(F0, 0, 10, 20)};
+  ops.comms = {comm(true, 1, 20, 25)};
+  attributeKernels(h.trace(), ops);
+  EXPECT_EQ(ops.commKernels, (std::vector<Interval>{{15, 16}, {22, 30}, {31, 40}}));
+  EXPECT_EQ(ops.comms[0].start, 22);
+  EXPECT_EQ(ops.comms[0].end, 40);
+  // F0's own compute is the non-NCCL kernel it launched.
+  EXPECT_EQ(ops.ops[0].start, 13);
+  EXPECT_EQ(ops.ops[0].end, 19);
+  EXPECT_EQ(ops.ops[0].computeBusy, 6);
+}
+
+TEST(AttributeKernels, KernelGoesToTheInnermostRangeAroundItsLaunch) {
+  // A receive nested in an op on one thread: its NCCL kernel spans the receive, the op's GEMM
+  // before and after it are the op's.
+  HandTrace h;
+  h.kernel(0, 12, 1, 12, 20);
+  h.kernel(0, 25, 2, 26, 34, "ncclDevKernel_SendRecv");
+  h.kernel(0, 36, 3, 40, 48);
+  RankOps ops;
+  ops.ops = {op(F0, 0, 10, 50)};
+  ops.comms = {comm(false, 0, 24, 35)};
+  attributeKernels(h.trace(), ops);
+  EXPECT_EQ(ops.comms[0].start, 26);
+  EXPECT_EQ(ops.comms[0].end, 34);
+  EXPECT_EQ(ops.ops[0].start, 12);
+  EXPECT_EQ(ops.ops[0].end, 48);
+  EXPECT_EQ(ops.ops[0].computeBusy, 16);
+}
+
+TEST(AttributeKernels, TransferWithoutKernelsKeepsItsRange) {
+  HandTrace h;
+  h.kernel(0, 12, 1, 13, 14);
+  RankOps ops;
+  ops.ops = {op(F0, 0, 10, 20)};
+  ops.comms = {comm(true, 1, 20, 25)};
+  attributeKernels(h.trace(), ops);
+  EXPECT_EQ(ops.comms[0].start, 20);
+  EXPECT_EQ(ops.comms[0].end, 25);
+}
+
+TEST(AttributeKernels, OpsAreSortedAgainByWhenTheirKernelsRan) {
+  // F0's kernel runs after F1's range: the device ran F1 first.
+  HandTrace h;
+  h.kernel(0, 12, 1, 50, 60);
+  RankOps ops;
+  ops.ops = {op(F0, 0, 10, 20), op(F1, 1, 30, 40)};
+  attributeKernels(h.trace(), ops);
+  EXPECT_EQ(ops.ops[0].op, F1);
+  EXPECT_EQ(ops.ops[1].op, F0);
+  EXPECT_EQ(ops.ops[1].start, 50);
+  // Its kernels are found through kernelBegin/End wherever it moved.
+  EXPECT_EQ(ops.computeKernels[ops.ops[1].kernelBegin], (Interval{50, 60}));
+}
+
+TEST(AttributeKernels, TraceWithoutKernelsLeavesTheOpsAsTheyWere) {
+  HandTrace h;
+  h.range(0, 10, 20, "F mb=0");
+  RankOps ops;
+  ops.ops = {op(F0, 0, 10, 20)};
+  attributeKernels(h.trace(), ops);
+  EXPECT_FALSE(ops.hasKernels);
+  EXPECT_EQ(ops.ops[0].start, 10);
+  EXPECT_EQ(ops.ops[0].computeBusy, 10);
+}
+
+struct UnionCase {
+  const char* what;
+  std::vector<Interval> in;
+  TimeNs length;
+};
+
+TEST(UnionLength, CountsOverlapsOnce) {
+  const UnionCase cases[] = {
+      {"nothing", {}, 0},
+      {"one", {{3, 8}}, 5},
+      {"overlapping, unsorted", {{20, 25}, {0, 10}, {5, 15}}, 20},
+      {"touching", {{0, 5}, {5, 10}}, 10},
+      {"nested", {{0, 10}, {2, 3}, {4, 6}}, 10},
+  };
+  for (const auto& c : cases) EXPECT_EQ(unionLength(c.in), c.length) << c.what;
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis

@@ -1,0 +1,196 @@
+// One step, stage by stage: its span over every stage, each stage's ops in order, and where each
+// op's cross-stage input came from (the matched receive, else the producer op) and when it
+// arrived. The idle classes and the blame walk stand on these.
+#include "analyzer/timeline/step_view.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/analyzer/hand_pipeline.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using testing::HandPipeline;
+using testing::kMs;
+
+constexpr Op F0{OpKind::F, 0, 0}, BW0{OpKind::BW, 0, 0};
+
+// Two stages, one microbatch: activations go 0 -> 1 in 1 ms, gradients 1 -> 0 in 1 ms, each
+// receiver waiting in its receive; stage 0 runs the optimizer last.
+HandPipeline twoStagesOneMicrobatch() {
+  HandPipeline h(2);
+  h.op(0, F0, 0, 2 * kMs).send(0, OpKind::F, 0, 1, 2 * kMs, 3 * kMs);
+  h.recv(0, OpKind::B, 0, 1, 2 * kMs, 10 * kMs).op(0, BW0, 10 * kMs, 14 * kMs);
+  h.optimizer(0, 14 * kMs, 15 * kMs);
+  h.recv(1, OpKind::F, 0, 0, 0, 3 * kMs).op(1, F0, 3 * kMs, 5 * kMs);
+  h.op(1, BW0, 5 * kMs, 9 * kMs).send(1, OpKind::B, 0, 0, 9 * kMs, 10 * kMs);
+  return h;
+}
+
+TEST(StepView, SpanRunsFromTheEarliestOpToTheLatestEndOptimizerIncluded) {
+  const PipelineTrace pl = twoStagesOneMicrobatch().build();
+  const auto views = buildStepViews(pl);
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_EQ(views[0].index, 0);
+  EXPECT_EQ(views[0].number, 0);
+  EXPECT_EQ(views[0].start, 0);
+  EXPECT_EQ(views[0].end, 15 * kMs);
+  ASSERT_EQ(views[0].stages.size(), 2u);
+  EXPECT_EQ(views[0].stages[0].ops, (std::vector<int>{0, 1}));
+  EXPECT_EQ(views[0].stages[1].ops, (std::vector<int>{0, 1}));
+}
+
+TEST(StepView, InputArrivesAtTheEndOfItsMatchedReceiveAndNamesItsProducer) {
+  const PipelineTrace pl = twoStagesOneMicrobatch().build();
+  const StepView view = buildStepViews(pl).at(0);
+  const StageStep& s0 = view.stages[0];
+  const StageStep& s1 = view.stages[1];
+  // F mb=0 on stage 1: activations of F mb=0 on stage 0 (op 0 there), received 0..3 ms.
+  EXPECT_EQ(s1.arrival[0], 3 * kMs);
+  EXPECT_EQ(s1.waitStart[0], 0);
+  EXPECT_EQ(s1.producerStage[0], 0);
+  EXPECT_EQ(s1.producerOp[0], 0);
+  // BW mb=0 on stage 0: gradients of BW mb=0 on stage 1 (op 1 there), received 2..10 ms.
+  EXPECT_EQ(s0.arrival[1], 10 * kMs);
+  EXPECT_EQ(s0.waitStart[1], 2 * kMs);
+  EXPECT_EQ(s0.producerStage[1], 1);
+  EXPECT_EQ(s0.producerOp[1], 1);
+}
+
+TEST(StepView, FirstForwardAndLastStagesBackwardHaveNoCrossStageInput) {
+  const PipelineTrace pl = twoStagesOneMicrobatch().build();
+  const StepView view = buildStepViews(pl).at(0);
+  for (auto [stage, pos] : {std::pair{0, 0}, std::pair{1, 1}}) {
+    const StageStep& ss = view.stages[stage];
+    EXPECT_EQ(ss.arrival[pos], kNoArrival) << "stage " << stage;
+    EXPECT_EQ(ss.waitStart[pos], kNoArrival) << "stage " << stage;
+    EXPECT_EQ(ss.producerStage[pos], -1) << "stage " << stage;
+    EXPECT_EQ(ss.producerOp[pos], -1) << "stage " << stage;
+  }
+}
+
+TEST(StepView, WithoutAReceiveTheInputArrivesWhenItsProducerEnds) {
+  HandPipeline h(2);
+  h.op(0, F0, 0, 2 * kMs).op(0, BW0, 9 * kMs, 13 * kMs);
+  h.op(1, F0, 3 * kMs, 5 * kMs).op(1, BW0, 5 * kMs, 8 * kMs);
+  const PipelineTrace pl = h.build();
+  const auto views = buildStepViews(pl);
+  const StepView& view = views.at(0);
+  EXPECT_EQ(view.stages[1].arrival[0], 2 * kMs);
+  EXPECT_EQ(view.stages[1].waitStart[0], kNoArrival);
+  EXPECT_EQ(view.stages[1].producerOp[0], 0);
+  EXPECT_EQ(view.stages[0].arrival[1], 8 * kMs);
+  EXPECT_EQ(view.stages[0].producerStage[1], 1);
+  EXPECT_EQ(view.stages[0].producerOp[1], 1);
+  // No receive waited, so no transfer shows its lag.
+  EXPECT_TRUE(transferLags(pl, views).empty());
+}
+
+TEST(StepView, ComputeIsTheOpsRangesAndTheOptimizerIsOtherBusy) {
+  HandPipeline h = twoStagesOneMicrobatch();
+  h.host(1, 9 * kMs, 11 * kMs).host(1, 10 * kMs, 12 * kMs);
+  const PipelineTrace pl = h.build();
+  const StepView view = buildStepViews(pl).at(0);
+  EXPECT_EQ(view.stages[0].compute, (IntervalList{{0, 2 * kMs}, {10 * kMs, 14 * kMs}}));
+  EXPECT_EQ(view.stages[0].other, (IntervalList{{14 * kMs, 15 * kMs}}));
+  EXPECT_EQ(view.stages[1].compute, (IntervalList{{3 * kMs, 9 * kMs}}));
+  EXPECT_TRUE(view.stages[1].other.empty());
+  EXPECT_EQ(view.stages[1].hostActivity, (IntervalList{{9 * kMs, 12 * kMs}}));
+}
+
+TEST(TransferLags, LagIsArrivalMinusProducerEndWhereTheReceiverWasWaiting) {
+  const PipelineTrace pl = twoStagesOneMicrobatch().build();
+  const auto lags = transferLags(pl, buildStepViews(pl));
+  EXPECT_EQ(lags, (std::vector<TimeNs>{1 * kMs, 1 * kMs}));
+}
+
+TEST(TransferLags, ReceivePostedAfterItsProducerEndedShowsNoLag) {
+  // The receive starts at 2.5 ms, after F mb=0 ended at 2 ms: its end says nothing of the lag.
+  HandPipeline h(2);
+  h.op(0, F0, 0, 2 * kMs).send(0, OpKind::F, 0, 1, 2 * kMs, 3 * kMs);
+  h.recv(1, OpKind::F, 0, 0, 2 * kMs + kMs / 2, 3 * kMs).op(1, F0, 3 * kMs, 5 * kMs);
+  const PipelineTrace pl = h.build();
+  const auto views = buildStepViews(pl);
+  EXPECT_EQ(views.at(0).stages[1].arrival[0], 3 * kMs);
+  EXPECT_TRUE(transferLags(pl, views).empty());
+}
+
+TEST(StepView, EachStepHoldsItsOwnOpsAndTakesInputsFromTheSameStep) {
+  HandPipeline h(2);
+  h.step(7, 0, 20 * kMs).step(8, 21 * kMs, 40 * kMs);
+  for (TimeNs t0 : {TimeNs{0}, 21 * kMs}) {
+    h.op(0, F0, t0, t0 + 2 * kMs).op(0, BW0, t0 + 9 * kMs, t0 + 13 * kMs);
+    h.op(1, F0, t0 + 3 * kMs, t0 + 5 * kMs).op(1, BW0, t0 + 5 * kMs, t0 + 8 * kMs);
+  }
+  const PipelineTrace pl = h.build();
+  const auto views = buildStepViews(pl);
+  ASSERT_EQ(views.size(), 2u);
+  EXPECT_EQ(views[1].index, 1);
+  EXPECT_EQ(views[1].number, 8);
+  EXPECT_EQ(views[1].start, 21 * kMs);
+  EXPECT_EQ(views[1].end, 34 * kMs);
+  EXPECT_EQ(views[1].stages[1].ops, (std::vector<int>{2, 3}));
+  EXPECT_EQ(views[1].stages[1].producerOp[0], 2);  // F mb=0 of step 8 on stage 0, not step 7's
+  EXPECT_EQ(views[1].stages[1].arrival[0], 23 * kMs);
+  EXPECT_EQ(views[0].stages[1].producerOp[0], 0);
+  EXPECT_EQ(views[0].stages[1].arrival[0], 2 * kMs);
+}
+
+// One microbatch through 4 virtual stages on 2 stages. Looped (interleaved): chunk c of stage s is
+// virtual stage 2c + s. V (ZB-V): stage 0 holds virtual stages 0 and 3, stage 1 holds 1 and 2.
+struct ChunkCase {
+  const char* layout;
+  std::vector<std::pair<int, int>> forwardOrder;  // (stage, chunk) of virtual stages 0..3
+};
+
+TEST(StepView, ProducerFollowsTheChunkLayout) {
+  const ChunkCase cases[] = {
+      {"looped", {{0, 0}, {1, 0}, {0, 1}, {1, 1}}},
+      {"V", {{0, 0}, {1, 0}, {1, 1}, {0, 1}}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.layout);
+    HandPipeline h(2);
+    // F through virtual stages 0..3 at [vs, vs+1] ms, then B back through 3..0 at [4+k, 5+k].
+    for (int vs = 0; vs < 4; ++vs) {
+      auto [stage, chunk] = c.forwardOrder[vs];
+      h.op(stage, {OpKind::F, 0, chunk}, vs * kMs, (vs + 1) * kMs);
+      h.op(stage, {OpKind::B, 0, chunk}, (7 - vs) * kMs, (8 - vs) * kMs);
+    }
+    const PipelineTrace pl = h.build();
+    EXPECT_EQ(pl.v, 2);
+    EXPECT_EQ(pl.vLayout, std::string(c.layout) == "V");
+    const StepView view = buildStepViews(pl).at(0);
+    for (int vs = 1; vs < 4; ++vs) {
+      // F on virtual stage vs takes its input from F on vs - 1, which ended at vs ms.
+      auto [stage, chunk] = c.forwardOrder[vs];
+      auto [pStage, pChunk] = c.forwardOrder[vs - 1];
+      const StageStep& ss = view.stages[stage];
+      for (size_t pos = 0; pos < ss.ops.size(); ++pos) {
+        const Op& op = pl.stages[stage].ops.ops[ss.ops[pos]].op;
+        if (op.kind != OpKind::F || op.chunk != chunk) continue;
+        EXPECT_EQ(ss.arrival[pos], vs * kMs) << "virtual stage " << vs;
+        ASSERT_EQ(ss.producerStage[pos], pStage) << "virtual stage " << vs;
+        const Op& producer = pl.stages[pStage].ops.ops[ss.producerOp[pos]].op;
+        EXPECT_EQ(producer, (Op{OpKind::F, 0, pChunk})) << "virtual stage " << vs;
+      }
+    }
+    for (int vs = 0; vs < 3; ++vs) {
+      // B on virtual stage vs takes its gradients from B on vs + 1, which ended at 8 - (vs+1) ms.
+      auto [stage, chunk] = c.forwardOrder[vs];
+      auto [pStage, pChunk] = c.forwardOrder[vs + 1];
+      const StageStep& ss = view.stages[stage];
+      for (size_t pos = 0; pos < ss.ops.size(); ++pos) {
+        const Op& op = pl.stages[stage].ops.ops[ss.ops[pos]].op;
+        if (op.kind != OpKind::B || op.chunk != chunk) continue;
+        EXPECT_EQ(ss.arrival[pos], (7 - vs) * kMs) << "virtual stage " << vs;
+        ASSERT_EQ(ss.producerStage[pos], pStage) << "virtual stage " << vs;
+        const Op& producer = pl.stages[pStage].ops.ops[ss.producerOp[pos]].op;
+        EXPECT_EQ(producer, (Op{OpKind::B, 0, pChunk})) << "virtual stage " << vs;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis
