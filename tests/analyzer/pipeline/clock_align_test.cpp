@@ -92,8 +92,13 @@ TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
   ops.otherBusy = {{30, 31}};
   ops.hostActivity = {{0, 9}};
   ops.computeKernels = {{11, 19}};
-  ops.commKernels = {{21, 24}};
-  ops.otherKernels = {{91, 94}};
+  CommKernel nccl;
+  nccl.start = 21;
+  nccl.end = 24;
+  nccl.transferStart = 22;
+  nccl.launch = 5;
+  ops.commKernels = {nccl};
+  ops.otherKernels = {{91, 94, 8}};
   shiftTimes(ops, 1000);
   EXPECT_EQ(ops.ops[0].start, 1010);
   EXPECT_EQ(ops.ops[0].end, 1020);
@@ -109,8 +114,13 @@ TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
   EXPECT_EQ(ops.otherBusy[0], (Interval{1030, 1031}));
   EXPECT_EQ(ops.hostActivity[0], (Interval{1000, 1009}));
   EXPECT_EQ(ops.computeKernels[0], (Interval{1011, 1019}));
-  EXPECT_EQ(ops.commKernels[0], (Interval{1021, 1024}));
-  EXPECT_EQ(ops.otherKernels[0], (Interval{1091, 1094}));
+  EXPECT_EQ(ops.commKernels[0].start, 1021);
+  EXPECT_EQ(ops.commKernels[0].end, 1024);
+  EXPECT_EQ(ops.commKernels[0].transferStart, 1022);
+  EXPECT_EQ(ops.commKernels[0].launch, 1005);
+  EXPECT_EQ(ops.otherKernels[0].start, 1091);
+  EXPECT_EQ(ops.otherKernels[0].end, 1094);
+  EXPECT_EQ(ops.otherKernels[0].launch, 1008);
 }
 
 TEST(BuildPipeline, AlignsEachStagesClockByItsEstimatedOffset) {

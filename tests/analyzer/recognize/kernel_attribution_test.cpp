@@ -11,6 +11,15 @@
 namespace bubblescope::analysis {
 namespace {
 
+// The device spans of kernels outside the ops' compute.
+template <class Work>
+std::vector<Interval> spans(const std::vector<Work>& list) {
+  std::vector<Interval> out;
+  for (const Work& w : list) out.push_back({w.start, w.end});
+  return out;
+}
+
+
 using testing::HandTrace;
 
 RecognizedOp op(Op o, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
@@ -69,7 +78,7 @@ TEST(AttributeKernels, KernelWithoutAnOwningRangeIsOtherWork) {
   RankOps ops;
   ops.ops = {op(F0, 0, 10, 20)};
   attributeKernels(h.trace(), ops);
-  EXPECT_EQ(ops.otherKernels,
+  EXPECT_EQ(spans(ops.otherKernels),
             (std::vector<Interval>{{13, 14}, {26, 27}, {28, 29}, {30, 31}, {40, 41}, {42, 43}}));
   EXPECT_EQ(ops.ops[0].kernelBegin, ops.ops[0].kernelEnd);
   // An op that launched nothing keeps its range.
@@ -88,7 +97,9 @@ TEST(AttributeKernels, NcclKernelsAreCommunicationAndSpanTheTransferThatLaunched
   ops.ops = {op(F0, 0, 10, 20)};
   ops.comms = {comm(true, 1, 20, 25)};
   attributeKernels(h.trace(), ops);
-  EXPECT_EQ(ops.commKernels, (std::vector<Interval>{{15, 16}, {22, 30}, {31, 40}}));
+  EXPECT_EQ(spans(ops.commKernels), (std::vector<Interval>{{15, 16}, {22, 30}, {31, 40}}));
+  // Until matched with their peers (analyzer/comm) they are transfer from their start.
+  for (const CommKernel& k : ops.commKernels) EXPECT_EQ(k.transferStart, k.start);
   EXPECT_EQ(ops.comms[0].start, 22);
   EXPECT_EQ(ops.comms[0].end, 40);
   // F0's own compute is the non-NCCL kernel it launched.

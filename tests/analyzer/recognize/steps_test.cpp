@@ -14,11 +14,14 @@ RecognizedOp op(Op o, TimeNs start, TimeNs end, TimeNs launch = -1) {
   r.start = start;
   r.end = end;
   r.launch = launch < 0 ? start : launch;
+  r.hostEnd = r.launch;  // a host range no longer than its launch: its start decides
   return r;
 }
 
 RecognizedComm comm(bool send, OpKind pass, TimeNs start, TimeNs end, int mb = 0, int chunk = 0) {
-  return {send, pass, mb, chunk, -1, start, end, 0, -1};
+  RecognizedComm c{send, pass, mb, chunk, -1, start, end, 0, -1};
+  c.launch = start;
+  return c;
 }
 
 constexpr Op F0{OpKind::F, 0, 0}, F1{OpKind::F, 1, 0}, BW0{OpKind::BW, 0, 0}, BW1{OpKind::BW, 1, 0};
@@ -50,6 +53,35 @@ TEST(CutSteps, OpsAndTransfersFallInTheMarkerHoldingTheirStart) {
   EXPECT_EQ(r.comms[0].step, 0);
   EXPECT_EQ(r.comms[1].step, 1);
   EXPECT_EQ(r.comms[2].step, -1);
+}
+
+TEST(CutSteps, AnOpWhoseRangeBeganJustBeforeItsStepRangeBelongsToThatStep) {
+  // torch's profiler.step() can open ProfilerStep#N a few µs into the step's first op annotation.
+  RankOps r;
+  r.steps = {{1, 0, 99}, {2, 100, 199}};
+  RecognizedOp first = op(F0, 102, 130, 97);
+  first.hostEnd = 120;  // its host range ends inside step 2
+  RecognizedOp last = op(BW0, 90, 98, 90);
+  last.hostEnd = 98;  // the last op of step 1 stays there
+  r.ops = {last, first};
+  cutSteps(r);
+  EXPECT_EQ(stepsOfOps(r), (std::vector<int>{0, 1}));
+}
+
+TEST(CutSteps, DeviceWorkBelongsToTheStepThatLaunchedIt) {
+  // The optimizer's kernels run after its range, and the next step's range, began.
+  RankOps r;
+  r.steps = {{1, 0, 99}, {2, 100, 199}};
+  r.otherKernels = {{101, 108, 95}, {120, 125, kNoLaunch}};
+  CommKernel nccl;
+  nccl.start = 102;
+  nccl.end = 110;
+  nccl.launch = 96;
+  r.commKernels = {nccl};
+  cutSteps(r);
+  EXPECT_EQ(r.otherKernels[0].step, 0);
+  EXPECT_EQ(r.otherKernels[1].step, 1);  // no launch known: its own time decides
+  EXPECT_EQ(r.commKernels[0].step, 0);
 }
 
 TEST(CutSteps, WithoutMarkersAStepStartsAtEachForwardOfMicrobatchZero) {
