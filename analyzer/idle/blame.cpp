@@ -77,8 +77,29 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
     const TimeNs ready = arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
     const TimeNs tol = tolerance(o.op);
 
-    // Ready but not started: the host launched it late (or something unseen held it).
-    if (o.launch - ready > tol && (pos > 0 || arrival != kNoArrival)) {
+    const bool hasPredecessor = pos > 0 || arrival != kNoArrival;
+    // Ready but not launched: the trace's launch call says the host was late. Without launch
+    // calls the op's range start stands for its launch, and busy host ranges for the evidence.
+    if (o.firstLaunch != kNoLaunch && o.firstLaunch - ready > tol && hasPredecessor) {
+      Blame b;
+      b.stage = stage;
+      b.op = o.op;
+      b.cause = IdleClass::HostStall;
+      b.text = "because the host launched " + describe(stage, pos) + " " +
+               ms(o.firstLaunch - ready) + " after it was ready (stall: host)";
+      return b;
+    }
+    if (o.firstLaunch != kNoLaunch && o.start - std::max(ready, o.firstLaunch) > tol &&
+        hasPredecessor) {
+      Blame b;
+      b.stage = stage;
+      b.op = o.op;
+      b.cause = IdleClass::OtherStall;
+      b.text = "because " + describe(stage, pos) + " started " + ms(o.start - ready) +
+               " after it was ready although the host launched it in time (stall: other)";
+      return b;
+    }
+    if (o.firstLaunch == kNoLaunch && o.launch - ready > tol && hasPredecessor) {
       const TimeNs late = o.launch - ready;
       Blame b;
       b.stage = stage;
@@ -90,12 +111,18 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
                      : ", with nothing in the trace to explain it (stall: other)");
       return b;
     }
-    // The input from another stage held it.
+    // The input from another stage held it, unless its receive was posted only when the op
+    // before ended (fused with that op's send): then the stage's own previous op held it.
+    const bool ownStream = ss.receiveAfterPrevious[pos] && pos > 0;
     if (arrival != kNoArrival && arrival > prevEnd + tol && ss.producerOp[pos] >= 0) {
       const int ps = ss.producerStage[pos];
       const int pp = posOf_[ps].at(ss.producerOp[pos]);
       const RecognizedOp& producer = op(ps, pp);
-      const TimeNs lateness = arrival - (producer.end + transfer_);
+      // With both sides' start known, the transfer itself is what the link did; else what the
+      // producer's end leaves of the arrival.
+      const TimeNs moved = ss.moved[pos];
+      const TimeNs from = moved != kNoArrival ? moved : producer.end;
+      const TimeNs lateness = arrival - (from + transfer_);
       // Several causes can stack up along a chain: follow the largest. A producer that itself
       // started far behind its stall-free time points further upstream.
       const TimeNs behind = upstreamDelay(ps, pp);
@@ -106,9 +133,30 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
         b.cause = IdleClass::CommStall;
         b.text = "because the " +
                  std::string(o.op.kind == OpKind::F ? "activations" : "gradients") + " of " +
-                 describe(ps, pp) + " arrived " + ms(lateness) +
-                 " later than a median transfer (stall: comm)";
+                 describe(ps, pp) + " took " + ms(lateness) +
+                 " longer than a median transfer on the link stage " + std::to_string(ps) +
+                 " -> stage " + std::to_string(stage) + " (stall: comm)";
         return b;
+      }
+      if (ownStream && moved != kNoArrival && moved > producer.end + tol) {
+        --pos;
+        const RecognizedOp& prev = op(stage, pos);
+        const TimeNs ideal = costs_.idealOf(prev.op);
+        const TimeNs cost = prev.end - prev.start;
+        if (ideal > 0 && cost - ideal > tolerance(prev.op) &&
+            cost - ideal >= upstreamDelay(stage, pos)) {
+          Blame b;
+          b.stage = stage;
+          b.op = prev.op;
+          b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
+          b.cause = costs_.stageOf(stage, prev.op) - ideal > tolerance(prev.op)
+                        ? IdleClass::Imbalance
+                        : IdleClass::Jitter;
+          b.text = "behind " + describe(stage, pos) + ", which ran " + ratio(b.costRatio) +
+                   " its ideal (" + idleClassName(b.cause) + ")";
+          return b;
+        }
+        continue;
       }
       const TimeNs cost = producer.end - producer.start;
       const TimeNs ideal = costs_.idealOf(producer.op);

@@ -70,7 +70,9 @@ std::optional<engine::SimResult> simulateStep(const PipelineTrace& pl, const Ste
   engine::SimCosts sim;
   sim.transfer = transfer;
   sim.perOp.resize(pl.p);
+  sim.receiveAfterPrevious.resize(pl.p);
   for (const StageStep& ss : step.stages) {
+    sim.receiveAfterPrevious[ss.stage] = ss.receiveAfterPrevious;
     auto& row = sim.perOp[ss.stage];
     for (int i : ss.ops) {
       const Op& op = pl.stages[ss.stage].ops.ops[i].op;

@@ -165,9 +165,11 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
       ss.hostActivity = unite(std::move(host));
 
       // Inputs: the matched receive's end, else the producer's end.
+      TimeNs prevOpEnd = kNoArrival;
       for (int i : ss.ops) {
         const auto& o = st.ops.ops[i];
-        TimeNs arrival = kNoArrival, waitStart = kNoArrival;
+        TimeNs arrival = kNoArrival, waitStart = kNoArrival, moved = kNoArrival;
+        bool onDevice = false;
         int pStage = -1, pOp = -1;
         const int vs = layout.virtualStage(st.stage, o.op.chunk);
         const bool forward = o.op.kind == OpKind::F;
@@ -182,17 +184,35 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
             pOp = it->second;
             arrival = pl.stages[pStage].ops.ops[pOp].end;
           }
-          for (const auto& c : st.ops.comms) {
+          for (size_t ci = 0; ci < st.ops.comms.size(); ++ci) {
+            const auto& c = st.ops.comms[ci];
             if (c.step == stepIdx && !c.send && c.mb == o.op.mb && c.chunk == o.op.chunk &&
                 (c.pass == OpKind::F) == forward) {
               arrival = c.end;
               waitStart = c.start;
+              // NCCL moves data only while both kernels run (a rendezvous); a host-side
+              // receive may find the data already there (sent eagerly), so its start says
+              // nothing about when the data moved.
+              onDevice = c.onDevice;
+              if (auto peer = index.peerOf.find({st.stage, ci});
+                  onDevice && peer != index.peerOf.end()) {
+                const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
+                moved = std::min(c.end, std::max(c.start, send.start));
+              }
               break;
             }
           }
         }
+        // Posted with the previous op's output: its receive started when that op ended (noise
+        // of a launch aside), not before.
+        constexpr TimeNs kPostSlack = 20'000;
+        ss.receiveAfterPrevious.push_back(onDevice && waitStart != kNoArrival &&
+                                          prevOpEnd != kNoArrival &&
+                                          waitStart + kPostSlack >= prevOpEnd);
+        prevOpEnd = o.end;
         ss.arrival.push_back(arrival);
         ss.waitStart.push_back(waitStart);
+        ss.moved.push_back(moved);
         ss.producerStage.push_back(pOp >= 0 ? pStage : -1);
         ss.producerOp.push_back(pOp);
       }

@@ -20,6 +20,12 @@ struct StageStep {
   // and which op produced it (stage, index into that stage's ops; -1 if unknown).
   std::vector<TimeNs> arrival;
   std::vector<TimeNs> waitStart;  // when its receive began waiting (kNoArrival: no receive)
+  // When its input began to move: both sides of the matched transfer had started (kNoArrival:
+  // unknown). arrival - moved is the transfer itself; a late move is a late side, not the link.
+  std::vector<TimeNs> moved;
+  // Its receive was posted only once the op before it had finished (fused with that op's send,
+  // as batch_isend_irecv does): the input could not move earlier, whatever the producer did.
+  std::vector<uint8_t> receiveAfterPrevious;
   std::vector<int> producerStage, producerOp;
   IntervalList compute, comm, other;  // merged, clipped to [S, E]; comm and other exclude compute
   IntervalList hostActivity;          // unrecognised host ranges (stall evidence), merged

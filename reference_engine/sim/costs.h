@@ -41,6 +41,11 @@ struct SimCosts {
   // (not split over chunks). Overrides perKind and perStage. Empty: none.
   std::vector<std::vector<TimeNs>> perOp;
   TimeNs transfer = 0;  // added to every dependency whose two ops run on different stages
+  // Shaped like schedule.stages, or empty: a flagged op's input moves only once the op before it
+  // on its stage has finished, as when a stage posts each receive together with the send of its
+  // previous op's output (torch's batch_isend_irecv, Megatron's send_forward_recv_backward):
+  // the transfer then starts at max(producer end, previous op end).
+  std::vector<std::vector<uint8_t>> receiveAfterPrevious;
   ActivationMemory memory;
 
   const KindCosts& stage(int s) const { return perStage.empty() ? perKind : perStage[s]; }

@@ -26,6 +26,13 @@ void checkCosts(const Schedule& s, const SimCosts& c) {
     }
     for (int st = 0; st < s.p; ++st) checkKinds(c.perStage[st], "stage " + std::to_string(st));
   }
+  if (!c.receiveAfterPrevious.empty()) {
+    bool shaped = c.receiveAfterPrevious.size() == s.stages.size();
+    for (size_t st = 0; shaped && st < s.stages.size(); ++st) {
+      shaped = c.receiveAfterPrevious[st].size() == s.stages[st].size();
+    }
+    if (!shaped) throw CostError("receive-after-previous flags are not shaped like the schedule");
+  }
   if (!c.perOp.empty()) {
     if (c.perOp.size() != s.stages.size()) {
       throw CostError("per-op costs list " + std::to_string(c.perOp.size()) +
@@ -107,8 +114,17 @@ void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult
         measured ? costs.perOp[st][local] : tables.time[tables.at(st, op.kind, op.chunk)];
     OpTiming& t = r.stages[st].ops[local];
     const int32_t from = g.inputStage[i];
-    t.ready =
-        from < 0 ? 0 : r.stages[from].ops[g.inputIndex[i]].end + (from != st ? costs.transfer : 0);
+    if (from < 0) {
+      t.ready = 0;
+    } else if (from == st) {
+      t.ready = r.stages[from].ops[g.inputIndex[i]].end;
+    } else {
+      TimeNs moves = r.stages[from].ops[g.inputIndex[i]].end;
+      if (!costs.receiveAfterPrevious.empty() && costs.receiveAfterPrevious[st][local]) {
+        moves = std::max(moves, stageFree[st]);
+      }
+      t.ready = moves + costs.transfer;
+    }
     t.start = std::max(t.ready, stageFree[st]);
     t.end = t.start + duration;
     stageFree[st] = t.end;

@@ -4,38 +4,74 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
+#include <algorithm>
 
-#include "analyzer/report/report.h"
+#include "analyzer/report/figures.h"
 #include "tests/support/temp_dir.h"
+#include "tests/tracegen/cases.h"
 
 namespace bubblescope::tracegen {
 namespace {
 
-void expectMatchesTruth(const StackRun& run) {
-  ASSERT_EQ(run.result.pipelines.size(), 1u);
-  const auto& pl = run.result.pipelines[0];
-  ASSERT_EQ(pl.stages.size(), run.truth.stages.size());
-  for (size_t s = 0; s < pl.stages.size(); ++s) {
-    const auto& got = pl.stages[s].total;
-    const StageTruth& want = run.truth.stages[s];
-    std::printf("stage %zu: span %.2f/%.2f compute %.2f/%.2f comm %.2f/%.2f other %.2f/%.2f idle %.2f/%.2f\n",
-                s, got.span / 1e6, want.span / 1e6, got.compute / 1e6, want.compute / 1e6,
-                got.exposedComm / 1e6, want.comm / 1e6, got.otherBusy / 1e6, want.other / 1e6,
-                got.idle / 1e6, want.idle / 1e6);
-    EXPECT_NEAR(got.idle, want.idle, 0.02 * want.idle) << "stage " << s;
+std::string describe(const analysis::PipelineResult& pl, const Truth& truth) {
+  std::string s;
+  char line[200];
+  for (size_t i = 0; i < pl.stages.size(); ++i) {
+    const auto& g = pl.stages[i].total;
+    std::snprintf(line, sizeof line, "stage %zu: idle %.3f ms (truth %.3f), comm %.3f (truth %.3f)\n", i,
+                  g.idle / 1e6, truth.stages[i].idle / 1e6, g.exposedComm / 1e6,
+                  truth.stages[i].comm / 1e6);
+    s += line;
   }
-  std::printf("S %.4f / %.4f; step %.3f/%.3f ms, ideal %.3f/%.3f ms\n", pl.slowdown,
-              run.truth.slowdown, pl.stepTimeMeasured / 1e6, run.truth.measuredStep / 1e6,
-              pl.stepTimeIdeal / 1e6, run.truth.idealStep / 1e6);
-  EXPECT_NEAR(pl.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown);
+  std::snprintf(line, sizeof line, "S %.4f (truth %.4f)\n", pl.slowdown, truth.slowdown);
+  s += line;
+  for (int i : pl.topGaps) s += "gap: " + pl.gaps[i].blame.text + "\n";
+  return s;
 }
 
-TEST(StackAnalysisKineto, FaultFreeOneF1BMatchesTheTruth) {
-  testing::TempDir dir;
-  const StackRun run = analyseAs(Stack::Kineto, JobSpec{}, dir.path());
-  expectMatchesTruth(run);
+void expectFound(const StackRun& run, const Case& c) {
+  ASSERT_EQ(run.result.pipelines.size(), 1u);
+  const auto& pl = run.result.pipelines[0];
+  const std::string what = describe(pl, run.truth);
+  ASSERT_EQ(pl.stages.size(), run.truth.stages.size());
+  for (size_t s = 0; s < pl.stages.size(); ++s) {
+    const TimeNs want = run.truth.stages[s].idle;
+    EXPECT_NEAR(pl.stages[s].total.idle, want, 0.02 * want) << "stage " << s << "\n" << what;
+  }
+  EXPECT_NEAR(pl.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown) << what;
+  const int dominant = analysis::largestAvoidableClass(pl.total);
+  if (!c.dominant) {
+    // Anything avoidable left is noise: under 1% of the span.
+    const TimeNs avoidable = analysis::avoidableIdle(pl.total);
+    EXPECT_LT(avoidable, pl.total.span / 100) << what;
+    return;
+  }
+  ASSERT_GE(dominant, 0) << what;
+  EXPECT_EQ(analysis::idleClassAt(dominant), *c.dominant)
+      << "got " << analysis::idleClassName(analysis::idleClassAt(dominant)) << "\n" << what;
+  if (pl.topGaps.empty()) return;
+  const analysis::Gap& top = pl.gaps[pl.topGaps.front()];
+  if (c.culpritStage >= 0) {
+    EXPECT_EQ(top.blame.stage, c.culpritStage) << what;
+  }
+  if (!c.culpritTexts.empty()) {
+    const bool named = std::any_of(c.culpritTexts.begin(), c.culpritTexts.end(), [&](const std::string& t) {
+      return top.blame.text.find(t) != std::string::npos;
+    });
+    EXPECT_TRUE(named) << what;
+  }
 }
+
+class KinetoCases : public ::testing::TestWithParam<Case> {};
+
+TEST_P(KinetoCases, AnalysisFindsWhatTheGeneratorDid) {
+  testing::TempDir dir;
+  const StackRun run = analyseAs(Stack::Kineto, GetParam().spec, dir.path());
+  expectFound(run, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, KinetoCases, ::testing::ValuesIn(standardCases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 }  // namespace
 }  // namespace bubblescope::tracegen

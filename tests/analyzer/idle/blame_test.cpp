@@ -61,8 +61,8 @@ TEST(Blame, InputArrivingLateAfterItsProducerEndedIsACommStallAtTheProducer) {
   EXPECT_EQ(b.op, kF1);
   EXPECT_EQ(b.costRatio, 0);
   EXPECT_EQ(b.text,
-            "stage 1 waited 3.0 ms because the activations of F1 on stage 0 arrived 2.0 ms later "
-            "than a median transfer (stall: comm)");
+            "stage 1 waited 3.0 ms because the activations of F1 on stage 0 took 2.0 ms longer "
+            "than a median transfer on the link stage 0 -> stage 1 (stall: comm)");
 }
 
 TEST(Blame, ReadyOpLaunchedLateIsAHostStallWhenTheHostWasBusy) {
