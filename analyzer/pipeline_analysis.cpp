@@ -70,16 +70,19 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     sr.rank = sr.ranks.front();
   }
   std::vector<std::vector<TimeNs>> onlyStageSteps(pl.p);
+  std::string firstRefusal;  // the simulator's reason for the first step it could not re-run
 
   for (const StepView& view : views) {
     const engine::Schedule order = observedSchedule(pl, view);
-    auto ideal = simulateStep(pl, view, order, costs, Scenario::Ideal, out.transferMedian);
-    auto stage = simulateStep(pl, view, order, costs, Scenario::Stage, out.transferMedian);
-    auto ops = simulateStep(pl, view, order, costs, Scenario::Ops, out.transferMedian);
+    std::string why;
+    auto ideal = simulateStep(pl, view, order, costs, Scenario::Ideal, out.transferMedian, -1, &why);
+    auto stage = simulateStep(pl, view, order, costs, Scenario::Stage, out.transferMedian, -1, &why);
+    auto ops = simulateStep(pl, view, order, costs, Scenario::Ops, out.transferMedian, -1, &why);
     if (!ideal || !stage || !ops) {
       warnings.push_back("step " + std::to_string(view.number) +
-                         ": its op order cannot be re-run by the simulator (a partial capture?); "
-                         "left out");
+                         ": its op order cannot be re-run by the simulator (" + why +
+                         "; a partial capture?); left out");
+      if (firstRefusal.empty()) firstRefusal = "step " + std::to_string(view.number) + ": " + why;
       continue;
     }
     const int stepIndex = static_cast<int>(out.steps.size());
@@ -139,7 +142,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   }
   if (out.steps.empty()) {
     throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) +
-                             ": no step could be re-run by the simulator");
+                             ": no step could be re-run by the simulator (" + firstRefusal + ")");
   }
 
   // A first step far slower than the rest is usually warm-up (allocation, connection setup),

@@ -201,7 +201,9 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
   Blame b;
   b.cause = baseline;
   b.text = baseline == IdleClass::Warmup ? "for the pipeline to fill (warm-up bubble)"
-                                         : "in a gap the schedule itself leaves (schedule bubble)";
+           : baseline == IdleClass::Drain
+               ? "while the pipeline drains, as the schedule itself does (drain bubble)"
+               : "in a gap the schedule itself leaves (schedule bubble)";
   return b;
 }
 

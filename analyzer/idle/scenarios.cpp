@@ -66,7 +66,8 @@ engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step)
 
 std::optional<engine::SimResult> simulateStep(const PipelineTrace& pl, const StepView& step,
                                               const engine::Schedule& order, const MeanCosts& costs,
-                                              Scenario scenario, TimeNs transfer, int onlyStage) {
+                                              Scenario scenario, TimeNs transfer, int onlyStage,
+                                              std::string* why) {
   engine::SimCosts sim;
   sim.transfer = transfer;
   sim.perOp.resize(pl.p);
@@ -91,8 +92,9 @@ std::optional<engine::SimResult> simulateStep(const PipelineTrace& pl, const Ste
   }
   try {
     return engine::simulate(order, sim);
-  } catch (const std::invalid_argument&) {
-    return std::nullopt;  // ScheduleError or CostError: the order cannot be re-run
+  } catch (const std::invalid_argument& e) {
+    if (why) *why = e.what();  // ScheduleError or CostError: the order cannot be re-run
+    return std::nullopt;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,10 +34,11 @@ engine::Schedule observedSchedule(const PipelineTrace& pipeline, const StepView&
 enum class Scenario { Ideal, Stage, Ops };
 
 // Simulates one step with the costs of `scenario` (or, with `onlyStage`, measured costs on that
-// stage and ideal ones elsewhere). Empty if the observed order cannot run (a partial capture).
+// stage and ideal ones elsewhere). Empty if the observed order cannot run (a partial capture);
+// then `why` (if given) holds the simulator's reason in one sentence.
 std::optional<engine::SimResult> simulateStep(const PipelineTrace& pipeline, const StepView& step,
                                               const engine::Schedule& order, const MeanCosts& costs,
                                               Scenario scenario, TimeNs transfer,
-                                              int onlyStage = -1);
+                                              int onlyStage = -1, std::string* why = nullptr);
 
 }  // namespace bubblescope::analysis

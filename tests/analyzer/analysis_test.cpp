@@ -323,6 +323,34 @@ TEST(AnalysisInput, MissingStageIsNamed) {
   }
 }
 
+TEST(AnalysisInput, AStepTheSimulatorCannotReRunIsLeftOutWithTheSimulatorsReason) {
+  SyntheticJob job;
+  job.schedule = Schedule::oneF1B(4, 8);
+  traces::Run run = synthesize(job);
+  // Stage 2 loses its F mb=3 of the second step (a partial capture): stage 3's F mb=3 has no
+  // input to wait for.
+  auto& t = run.ranks[2];
+  int seen = 0;
+  for (size_t i = 0; i < t.ranges.size(); ++i) {
+    if (t.strings.at(t.ranges.name[i]) != "F mb=3" || seen++ != 1) continue;
+    t.ranges.forEachColumn([&](auto& column) { column.erase(column.begin() + i); });
+    break;
+  }
+  const AnalysisResult r = analyzeRun(run);
+  ASSERT_EQ(r.pipelines.size(), 1u);
+  EXPECT_EQ(r.pipelines[0].steps.size(), 2u);
+  std::string warning;
+  for (const auto& w : r.warnings) {
+    if (w.find("cannot be re-run by the simulator") != std::string::npos) warning = w;
+  }
+  ASSERT_FALSE(warning.empty());
+  // The simulator's own sentence, not just that it failed.
+  EXPECT_NE(warning.find("waits for F3 of virtual stage 2 (stage 2), which no stage runs"),
+            std::string::npos)
+      << warning;
+  EXPECT_GT(warning.find("; a partial capture?"), warning.find("simulator (") + 12) << warning;
+}
+
 TEST(AnalysisInput, TwoRunsMixedAreRefused) {
   SyntheticJob job;
   job.schedule = Schedule::oneF1B(2, 4);

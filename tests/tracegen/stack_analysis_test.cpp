@@ -39,6 +39,11 @@ void expectFound(const StackRun& run, const Case& c) {
     EXPECT_NEAR(pl.stages[s].total.idle, want, 0.02 * want) << "stage " << s << "\n" << what;
   }
   EXPECT_NEAR(pl.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown) << what;
+  // One label per gap: its explanation names the class every report and the viewer show.
+  for (const analysis::Gap& g : pl.gaps) {
+    EXPECT_NE(g.blame.text.find(analysis::idleClassName(g.dominant)), std::string::npos)
+        << g.blame.text << " labelled " << analysis::idleClassName(g.dominant);
+  }
   const int dominant = analysis::largestAvoidableClass(pl.total);
   if (!c.dominant) {
     // Anything avoidable left is noise: under 1% of the span.
