@@ -143,7 +143,8 @@ uint64_t nextCallId(NcclThread& t) {
 uint64_t openGroup(NcclThread& t) {
   uint64_t id;
   if (t.groupDepth == 0) {
-    t.groupBlock = kGroupIdBit | (g_nextBlock.fetch_add(1, std::memory_order_relaxed) << 16);
+    t.groupBlock = kGroupIdBit | (g_nextBlock.fetch_add(1, std::memory_order_relaxed)
+                                  << traces::kNcclGroupBlockShift);
     t.groupNext = 0;
     id = t.groupBlock | kGroupStartIndex;
   } else {

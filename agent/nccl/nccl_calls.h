@@ -3,20 +3,19 @@
 // (nccl_nvtx.cpp) put in the thread's ring, the per-thread state both share (group nesting, the
 // ids that tie a call to its kernels), and the decoders that write nccl_calls rows.
 //
-// Ids (nccl_calls.id, pushed to CUPTI as the external correlation id): a call outside a group
-// gets the next number of a process-wide counter (below 2^63). The outermost ncclGroupStart opens
-// a block B = 2^63 | (n << 16): the ncclGroupEnd that closes it (and launches the group's
-// kernels) has id B, the calls inside B+1, B+2, ..., the ncclGroupStart itself B | 0xFFFF. So a
-// grouped call's id >> 16 equals the id >> 16 of the GroupEnd that launched its work.
+// Ids (nccl_calls.id, pushed to CUPTI as the external correlation id) are laid out in
+// traces/format/nccl_ids.h: a grouped call's id >> 16 equals the id >> 16 of the GroupEnd that
+// launched its work, which is how a reader ties the group's kernel to every call of the group.
 #include <cstdint>
 
 #include "agent/core/producer.h"
+#include "traces/format/nccl_ids.h"
 #include "traces/model/events.h"
 
 namespace bubblescope::agent {
 
-inline constexpr uint64_t kGroupIdBit = uint64_t{1} << 63;
-inline constexpr uint64_t kGroupStartIndex = 0xFFFF;
+inline constexpr uint64_t kGroupIdBit = traces::kNcclGroupIdBit;
+inline constexpr uint64_t kGroupStartIndex = traces::kNcclGroupStartIndex;
 inline constexpr uint8_t kUnknownDtype = 255;  // NVTX payloads carry bytes, not the type
 
 // Written when a call returns (hook) or its NVTX range pops (NVTX route). Ticks.

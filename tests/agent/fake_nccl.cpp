@@ -4,7 +4,10 @@
 // With FAKE_NCCL_NVTX=1 every call also opens an NVTX range in domain "NCCL" named by a
 // registered string and carrying a payload laid out as NCCL 2.28 lays it out
 // (nvtx_payload_schemas.h), closed by nvtxDomainRangePop or, for ncclCommInitRank, by
-// nvtxRangePopPayload: the agent's second route to NCCL calls.
+// nvtxRangePopPayload: the agent's second route to NCCL calls. A program that stands in for the
+// GPU learns where NCCL launches its kernels through fakeNcclSetLaunchHook (fake_nccl.h).
+#include "tests/agent/fake_nccl.h"
+
 #include <nccl.h>
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtPayload.h>
@@ -27,6 +30,42 @@ namespace {
 
 std::atomic<uint64_t> g_calls{0};  // calls that reached this library
 thread_local int t_groupDepth = 0;
+
+std::atomic<FakeNcclLaunchHook> g_launchHook{nullptr};
+std::atomic<void*> g_launchContext{nullptr};
+// The open group's kernel: the first call's, launched at the outermost ncclGroupEnd.
+thread_local const char* t_groupKernel = nullptr;
+thread_local cudaStream_t t_groupStream = nullptr;
+
+// Kernel names as NCCL 2.2x gives them (one per op here, whatever the type and algorithm).
+constexpr const char* kSendRecvKernel = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
+constexpr const char* kAllReduceKernel =
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+constexpr const char* kAllGatherKernel =
+    "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+constexpr const char* kReduceScatterKernel =
+    "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+constexpr const char* kBroadcastKernel =
+    "ncclDevKernel_Broadcast_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+constexpr const char* kReduceKernel =
+    "ncclDevKernel_Reduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+
+void runLaunchHook(const char* kernel, cudaStream_t stream) {
+  if (FakeNcclLaunchHook hook = g_launchHook.load()) hook(g_launchContext.load(), kernel, stream);
+}
+
+// A successful communication call's kernel: launched now outside a group; inside one, the
+// group's single fused kernel is launched when the group ends.
+ncclResult_t launched(ncclResult_t result, const char* kernel, cudaStream_t stream) {
+  if (result != ncclSuccess) return result;
+  if (t_groupDepth == 0) {
+    runLaunchHook(kernel, stream);
+  } else if (t_groupKernel == nullptr) {
+    t_groupKernel = kernel;
+    t_groupStream = stream;
+  }
+  return result;
+}
 
 // Payload layouts of NCCL 2.28's schemas: every struct starts with the communicator hash.
 struct SendRecvPayload {
@@ -173,6 +212,10 @@ FAKE_EXPORT uint64_t fakeNcclCalls() {
 FAKE_EXPORT uint64_t fakeNcclCommHash(ncclComm_t comm) {
   return comm != nullptr ? comm->hash : 0;
 }
+FAKE_EXPORT void fakeNcclSetLaunchHook(FakeNcclLaunchHook hook, void* context) {
+  g_launchContext.store(context);
+  g_launchHook.store(hook);
+}
 
 // ---- The NCCL API ----
 FAKE_EXPORT ncclResult_t ncclGetVersion(int* version) {
@@ -255,27 +298,27 @@ FAKE_EXPORT ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
 }
 
 FAKE_EXPORT ncclResult_t ncclSend(const void*, size_t count, ncclDataType_t datatype, int peer,
-                                  ncclComm_t comm, cudaStream_t) {
+                                  ncclComm_t comm, cudaStream_t stream) {
   static const nvtxStringHandle_t name = nameOf("ncclSend");
   SendRecvPayload p = {comm != nullptr ? comm->hash : 0, count * typeSize(datatype), peer};
   ApiRange range(name, kSidSend, &p, sizeof p);
-  return peerCall(datatype, peer, comm);
+  return launched(peerCall(datatype, peer, comm), kSendRecvKernel, stream);
 }
 
 FAKE_EXPORT ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer,
-                                  ncclComm_t comm, cudaStream_t) {
+                                  ncclComm_t comm, cudaStream_t stream) {
   static const nvtxStringHandle_t name = nameOf("ncclRecv");
   SendRecvPayload p = {comm != nullptr ? comm->hash : 0, count * typeSize(datatype), peer};
   ApiRange range(name, kSidRecv, &p, sizeof p);
   const ncclResult_t r = peerCall(datatype, peer, comm);
   if (r == ncclSuccess && recvbuff != nullptr)
     std::memset(recvbuff, peer, count * typeSize(datatype));
-  return r;
+  return launched(r, kSendRecvKernel, stream);
 }
 
 FAKE_EXPORT ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
                                        ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                                       cudaStream_t) {
+                                       cudaStream_t stream) {
   static const nvtxStringHandle_t name = nameOf("ncclAllReduce");
   CollectivePayload p = {comm != nullptr ? comm->hash : 0, count * typeSize(datatype), op};
   ApiRange range(name, kSidAllReduce, &p, sizeof p);
@@ -284,46 +327,50 @@ FAKE_EXPORT ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, siz
   if (sendbuff != nullptr && recvbuff != nullptr && sendbuff != recvbuff) {
     std::memcpy(recvbuff, sendbuff, count * typeSize(datatype));
   }
-  return ncclSuccess;
+  return launched(ncclSuccess, kAllReduceKernel, stream);
 }
 
 FAKE_EXPORT ncclResult_t ncclAllGather(const void*, void*, size_t sendcount,
-                                       ncclDataType_t datatype, ncclComm_t comm, cudaStream_t) {
+                                       ncclDataType_t datatype, ncclComm_t comm,
+                                       cudaStream_t stream) {
   static const nvtxStringHandle_t name = nameOf("ncclAllGather");
   CollectivePayload p = {comm != nullptr ? comm->hash : 0, sendcount * typeSize(datatype), 0};
   ApiRange range(name, kSidAllGather, &p, sizeof p.comm + sizeof p.bytes);
   ++g_calls;
-  return checkComm(comm);
+  return launched(checkComm(comm), kAllGatherKernel, stream);
 }
 
 FAKE_EXPORT ncclResult_t ncclReduceScatter(const void*, void*, size_t recvcount,
                                            ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                                           cudaStream_t) {
+                                           cudaStream_t stream) {
   static const nvtxStringHandle_t name = nameOf("ncclReduceScatter");
   CollectivePayload p = {comm != nullptr ? comm->hash : 0, recvcount * typeSize(datatype), op};
   ApiRange range(name, kSidReduceScatter, &p, sizeof p);
   ++g_calls;
-  return checkComm(comm);
+  return launched(checkComm(comm), kReduceScatterKernel, stream);
 }
 
 FAKE_EXPORT ncclResult_t ncclBroadcast(const void*, void*, size_t count, ncclDataType_t datatype,
-                                       int root, ncclComm_t comm, cudaStream_t) {
+                                       int root, ncclComm_t comm, cudaStream_t stream) {
   static const nvtxStringHandle_t name = nameOf("ncclBroadcast");
   RootedPayload p = {comm != nullptr ? comm->hash : 0, count * typeSize(datatype), root, 0};
   ApiRange range(name, kSidBroadcast, &p, sizeof p.comm + sizeof p.bytes + sizeof p.root);
   ++g_calls;
   if (checkComm(comm) != ncclSuccess) return ncclInvalidArgument;
-  return root < 0 || root >= comm->nranks ? ncclInvalidArgument : ncclSuccess;
+  return launched(root < 0 || root >= comm->nranks ? ncclInvalidArgument : ncclSuccess,
+                  kBroadcastKernel, stream);
 }
 
 FAKE_EXPORT ncclResult_t ncclReduce(const void*, void*, size_t count, ncclDataType_t datatype,
-                                    ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t) {
+                                    ncclRedOp_t op, int root, ncclComm_t comm,
+                                    cudaStream_t stream) {
   static const nvtxStringHandle_t name = nameOf("ncclReduce");
   RootedPayload p = {comm != nullptr ? comm->hash : 0, count * typeSize(datatype), root, op};
   ApiRange range(name, kSidReduce, &p, sizeof p);
   ++g_calls;
   if (checkComm(comm) != ncclSuccess) return ncclInvalidArgument;
-  return root < 0 || root >= comm->nranks ? ncclInvalidArgument : ncclSuccess;
+  return launched(root < 0 || root >= comm->nranks ? ncclInvalidArgument : ncclSuccess,
+                  kReduceKernel, stream);
 }
 
 FAKE_EXPORT ncclResult_t ncclGroupStart() {
@@ -339,6 +386,10 @@ FAKE_EXPORT ncclResult_t ncclGroupEnd() {
   ApiRange range(name);
   ++g_calls;
   if (t_groupDepth == 0) return ncclInvalidUsage;  // as NCCL: an End without a Start
-  --t_groupDepth;
+  if (--t_groupDepth == 0 && t_groupKernel != nullptr) {
+    const char* kernel = t_groupKernel;
+    t_groupKernel = nullptr;
+    runLaunchHook(kernel, t_groupStream);
+  }
   return ncclSuccess;
 }

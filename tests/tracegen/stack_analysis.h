@@ -8,7 +8,8 @@
 
 namespace bubblescope::tracegen {
 
-enum class Stack { Kineto };
+// Agent: the capture agent on a replay of every rank (agent_stack.h); needs the agent built.
+enum class Stack { Kineto, Agent };
 
 struct StackRun {
   Truth truth;

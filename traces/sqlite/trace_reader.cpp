@@ -10,6 +10,7 @@
 #include "traces/errors.h"
 #include "traces/format/schema.h"
 #include "traces/model/sort.h"
+#include "traces/sqlite/group_correlations.h"
 #include "traces/sqlite/sqlite_db.h"
 
 namespace bubblescope::traces {
@@ -373,6 +374,7 @@ RankTrace readRankTrace(const fs::path& file) {
     trace.meta = loadMeta(db, file);
     IdMaps ids(trace, file);
     loadEvents(db, trace, ids);
+    tieGroupKernelsToCalls(trace);
     sortEvents(trace);
     return trace;
   });
