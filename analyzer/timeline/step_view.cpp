@@ -81,9 +81,13 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
         view.start = std::min(view.start, o.start);
         view.end = std::max(view.end, o.end);
       }
-      for (const auto* list : {&st.ops.optimizer, &st.ops.gradSync, &st.ops.otherBusy}) {
-        for (const Interval& i : *list) {
-          if (inMarker(marker, i)) view.end = std::max(view.end, i.end);
+      // Host ranges stand for device work only in traces without kernels: with kernels, a
+      // CPU-bound optimizer's range outlasts what it ran on the device.
+      if (!st.ops.hasKernels) {
+        for (const auto* list : {&st.ops.optimizer, &st.ops.gradSync, &st.ops.otherBusy}) {
+          for (const Interval& i : *list) {
+            if (inMarker(marker, i)) view.end = std::max(view.end, i.end);
+          }
         }
       }
       for (const auto& c : st.ops.comms) {
@@ -151,7 +155,7 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
       }
       for (const auto* list : {&st.ops.optimizer, &st.ops.otherBusy}) {
         for (const Interval& i : *list) {
-          if (inMarker(marker, i)) other.push_back(i);
+          if (inMarker(marker, i) && !st.ops.hasKernels) other.push_back(i);
         }
       }
       ss.compute = clip(unite(std::move(compute)), view.start, view.end);
