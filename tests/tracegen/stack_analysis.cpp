@@ -9,8 +9,6 @@ namespace bubblescope::tracegen {
 
 StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path& dir) {
   const JobTimeline job = execute(spec);
-  StackRun out;
-  out.truth = truthOf(job);
   switch (stack) {
     case Stack::Kineto: {
       KinetoOptions o;
@@ -22,8 +20,19 @@ StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path
       break;
     }
   }
+  return analyseWritten(job, dir);
+}
+
+StackRun analyseWritten(const JobTimeline& job, const std::filesystem::path& dir) {
+  StackRun out;
+  out.truth = truthOf(job);
   const traces::import::ImportedRun imported =
       traces::import::importRun(traces::import::resolveInputs({dir}));
+  out.importNotes = imported.notes;
+  for (const auto& f : imported.files) {
+    for (const std::string& n : f.notes)
+      out.importNotes.push_back(f.file.filename().string() + ": " + n);
+  }
   out.result = analysis::analyzeRun(imported.run);
   return out;
 }
