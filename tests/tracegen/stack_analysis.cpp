@@ -3,6 +3,7 @@
 #include "analyzer/analyze.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/kineto_stack.h"
+#include "tests/tracegen/nsys_stack.h"
 #include "traces/import/run_import.h"
 
 namespace bubblescope::tracegen {
@@ -19,6 +20,9 @@ StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path
       }
       break;
     }
+    case Stack::Nsys:
+      writeNsysExports(job, dir);
+      break;
   }
   return analyseWritten(job, dir);
 }

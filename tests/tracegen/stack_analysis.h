@@ -10,7 +10,7 @@
 
 namespace bubblescope::tracegen {
 
-enum class Stack { Kineto };
+enum class Stack { Kineto, Nsys };
 
 struct StackRun {
   Truth truth;
@@ -18,7 +18,8 @@ struct StackRun {
   std::vector<std::string> importNotes;  // what the import said about the files
 };
 
-// Runs the job, writes it as `stack` writes it into `dir` and analyses it.
+// Runs the job, writes it as `stack` writes it (nsys: its default layout, nsys_stack.h) into
+// `dir` and analyses it.
 StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path& dir);
 
 // Imports and analyses the traces `job` was written as into `dir`.
