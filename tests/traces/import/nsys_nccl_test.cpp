@@ -28,11 +28,11 @@ struct Nvtx {
   bool nccl = true;
 };
 
-// An export of one process: NCCL's domain, the ranges, and a kernel of `kernelName` per launch
-// (correlation 100 + i, cuLaunchKernelEx at launches[i], the kernel 1 µs later).
+// An export of one process: NCCL's domain (unless the capture began after it was made), the
+// ranges, and an NCCL kernel per launch (correlation 100 + i, cuLaunchKernelEx at launches[i],
+// the kernel 1 µs later).
 std::filesystem::path makeExport(const TempDir& dir, const std::vector<Nvtx>& ranges,
-                                 const std::vector<TimeNs>& launches,
-                                 const std::string& kernelName = "ncclDevKernel_SendRecv") {
+                                 const std::vector<TimeNs>& launches, bool domainCreated = true) {
   std::string sql =
       "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER,"
@@ -42,11 +42,10 @@ std::filesystem::path makeExport(const TempDir& dir, const std::vector<Nvtx>& ra
       " globalTid INTEGER, correlationId INTEGER, nameId INTEGER);"
       "CREATE TABLE NVTX_EVENTS(start INTEGER, end INTEGER, eventType INTEGER, text TEXT,"
       " globalTid INTEGER, textId INTEGER, domainId INTEGER, jsonText TEXT);"
-      "INSERT INTO StringIds VALUES (1, '" +
-      kernelName +
-      "'), (2, 'cuLaunchKernelEx');"
-      "INSERT INTO NVTX_EVENTS VALUES (0, NULL, 75, 'NCCL', " +
-      kGtid + ", NULL, 1, NULL);";
+      "INSERT INTO StringIds VALUES (1, 'ncclDevKernel_SendRecv'), (2, 'cuLaunchKernelEx');";
+  if (domainCreated) {
+    sql += "INSERT INTO NVTX_EVENTS VALUES (0, NULL, 75, 'NCCL', " + kGtid + ", NULL, 1, NULL);";
+  }
   int64_t id = 10;
   for (const Nvtx& r : ranges) {
     const std::string json = r.json.empty() ? "NULL" : "'" + r.json + "'";
@@ -181,6 +180,20 @@ TEST(NsysNccl, ACommunicatorsCreationGivesItsCallsTheirRankInIt) {
   // A communicator created before the capture: the call's own rank stays unknown.
   EXPECT_EQ(n.commRank[2], -1);
   EXPECT_EQ(n.commSize[2], -1);
+}
+
+TEST(NsysNccl, NcclsDomainIsKnownByItsRangesWhenTheCaptureMissedItsCreation) {
+  TempDir dir;
+  // As in the public 2-GPU exports: NCCL's ranges in domain 1 and no NvtxDomainCreate row.
+  const auto file =
+      makeExport(dir, {{1000, 1500, "ncclCommCount", ""}, {2000, 3000, "ncclSend", sendRecv(5, 1)}},
+                 {2100}, false);
+  const ImportedFile f = importNsysFile(file);
+  const RankTrace& t = f.ranks.at(0);
+  ASSERT_EQ(t.ncclCalls.size(), 1u);
+  EXPECT_EQ(t.ncclCalls.op[0], NcclOp::Send);
+  EXPECT_EQ(t.strings.at(t.ranges.domain[0]), "NCCL");
+  EXPECT_EQ(tiedCalls(t, 100), (std::vector<uint64_t>{t.ncclCalls.id[0]}));
 }
 
 TEST(NsysNccl, CallsWithoutTheirPayloadSayHowToExportIt) {

@@ -83,15 +83,22 @@ void NsysReader::readNvtx() {
     const int type = static_cast<int>(st.int64(2));
     const ThreadIndex thread = b.thread(static_cast<uint64_t>(gtid & kPidBits));
     const int64_t domainId = st.int64(4);
+    // torch's emit_nvtx decorates record_function names: the model keeps the name alone.
+    const StringId label =
+        st.isNull(6) ? b.intern(withoutEmitNvtxSuffix(st.text(5))) : name(*r, st, 6, 5);
     auto& ids = domainIds[static_cast<size_t>(r - ranks_.data())];
     auto [d, added] = ids.try_emplace(domainId, 0);
     if (added && domainId != 0) {
       auto it = domains.find({r->key, domainId});
-      d->second = b.intern(it == domains.end() ? "domain " + std::to_string(domainId) : it->second);
+      std::string domainName =
+          it == domains.end() ? "domain " + std::to_string(domainId) : it->second;
+      // A capture that began after NCCL made its domain has no NvtxDomainCreate row for it, but
+      // NCCL's ranges name themselves: registered strings, its API functions' names.
+      if (it == domains.end() && !st.isNull(6) && b.trace().strings.at(label).starts_with("nccl")) {
+        domainName = "NCCL";
+      }
+      d->second = b.intern(domainName);
     }
-    // torch's emit_nvtx decorates record_function names: the model keeps the name alone.
-    const StringId label =
-        st.isNull(6) ? b.intern(withoutEmitNvtxSuffix(st.text(5))) : name(*r, st, 6, 5);
     if (type == mark) {
       b.addMark(start, thread, d->second, label);
       continue;
