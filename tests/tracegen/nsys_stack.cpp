@@ -144,6 +144,7 @@ class ProcessWriter {
   }
 
   void communicators() {
+    if (!o_.ncclSetupCaptured) return;
     TimeNs at = job_.spec.start - 40'000'000;
     out_.domain(t(at - 1'000), pid_, pid_, kNcclDomain, "NCCL");
     auto init = [&](uint64_t comm, int size, int rank) {

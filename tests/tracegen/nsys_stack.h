@@ -55,6 +55,9 @@ struct NsysOptions {
   int ranksPerHost = 2;
   Labels labels = Labels::EmitNvtx;
   P2pComms p2p = P2pComms::Pairs;
+  // false: the capture began after NCCL set up (--capture-range=cudaProfilerApi), so the export
+  // has neither NCCL's NvtxDomainCreate row nor its communicators' creation.
+  bool ncclSetupCaptured = true;
 };
 
 // Writes one export per host into `dir` ("node0.sqlite", "node1.sqlite", ...) and returns them.

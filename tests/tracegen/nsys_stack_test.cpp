@@ -62,6 +62,15 @@ TEST(NsysLayouts, PointToPointOnThePipelineGroupsCommunicator) {
   expectFound(analyseNsys(caseNamed("SlowStage"), o, dir), caseNamed("SlowStage"));
 }
 
+// Without the communicators' creation no call knows its own rank in them: a pair's
+// communicator is known as the one two traced ranks share.
+TEST(NsysLayouts, ACaptureThatBeganAfterNcclSetUp) {
+  testing::TempDir dir;
+  NsysOptions o;
+  o.ncclSetupCaptured = false;
+  expectFound(analyseNsys(caseNamed("Jitter"), o, dir), caseNamed("Jitter"));
+}
+
 TEST(NsysLayouts, BubblescopeLabelsInsteadOfEmitNvtx) {
   testing::TempDir dir;
   NsysOptions o;
