@@ -5,6 +5,7 @@
 #include "analyzer/analyze.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/kineto_stack.h"
+#include "tests/tracegen/nsys_stack.h"
 #include "traces/import/run_import.h"
 #include "traces/sqlite/run_reader.h"
 #if BUBBLESCOPE_TRACEGEN_AGENT
@@ -15,9 +16,6 @@ namespace bubblescope::tracegen {
 
 StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path& dir) {
   const JobTimeline job = execute(spec);
-  StackRun out;
-  out.truth = truthOf(job);
-  traces::Run run;
   switch (stack) {
     case Stack::Kineto: {
       KinetoOptions o;
@@ -26,18 +24,36 @@ StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path
         testing::writeFile(dir / ("rank" + std::to_string(r) + ".pt.trace.json"),
                            kinetoRankJson(job, r, o));
       }
-      run = traces::import::importRun(traces::import::resolveInputs({dir})).run;
       break;
     }
-    case Stack::Agent:
-#if BUBBLESCOPE_TRACEGEN_AGENT
-      run = traces::readRun(recordAgentRun(job, dir));
+    case Stack::Nsys:
+      writeNsysExports(job, dir);
       break;
+    case Stack::Agent: {
+#if BUBBLESCOPE_TRACEGEN_AGENT
+      StackRun out;
+      out.truth = truthOf(job);
+      out.result = analysis::analyzeRun(traces::readRun(recordAgentRun(job, dir)));
+      return out;
 #else
       throw std::logic_error("tracegen: built without the capture agent");
 #endif
+    }
   }
-  out.result = analysis::analyzeRun(run);
+  return analyseWritten(job, dir);
+}
+
+StackRun analyseWritten(const JobTimeline& job, const std::filesystem::path& dir) {
+  StackRun out;
+  out.truth = truthOf(job);
+  const traces::import::ImportedRun imported =
+      traces::import::importRun(traces::import::resolveInputs({dir}));
+  out.importNotes = imported.notes;
+  for (const auto& f : imported.files) {
+    for (const std::string& n : f.notes)
+      out.importNotes.push_back(f.file.filename().string() + ": " + n);
+  }
+  out.result = analysis::analyzeRun(imported.run);
   return out;
 }
 

@@ -1,71 +1,15 @@
-// The analysis on traces shaped as real stacks write them, against the generator's truth: per
-// stage idle within 2% of the truth, the dominant avoidable class, the culprit, S within 2%.
-#include "tests/tracegen/stack_analysis.h"
-
+// The analysis on Kineto traces shaped as PyTorch's profiler writes them, against the generator's
+// truth: per stage idle within 2% of the truth, the dominant avoidable class, the culprit, S
+// within 2%.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
-#include "analyzer/report/figures.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
+#include "tests/tracegen/expect_found.h"
+#include "tests/tracegen/stack_analysis.h"
 
 namespace bubblescope::tracegen {
 namespace {
-
-std::string describe(const analysis::PipelineResult& pl, const Truth& truth) {
-  std::string s;
-  char line[200];
-  for (size_t i = 0; i < pl.stages.size(); ++i) {
-    const auto& g = pl.stages[i].total;
-    std::snprintf(line, sizeof line, "stage %zu: idle %.3f ms (truth %.3f), comm %.3f (truth %.3f)\n", i,
-                  g.idle / 1e6, truth.stages[i].idle / 1e6, g.exposedComm / 1e6,
-                  truth.stages[i].comm / 1e6);
-    s += line;
-  }
-  std::snprintf(line, sizeof line, "S %.4f (truth %.4f)\n", pl.slowdown, truth.slowdown);
-  s += line;
-  for (int i : pl.topGaps) s += "gap: " + pl.gaps[i].blame.text + "\n";
-  return s;
-}
-
-void expectFound(const StackRun& run, const Case& c) {
-  ASSERT_EQ(run.result.pipelines.size(), 1u);
-  const auto& pl = run.result.pipelines[0];
-  const std::string what = describe(pl, run.truth);
-  ASSERT_EQ(pl.stages.size(), run.truth.stages.size());
-  for (size_t s = 0; s < pl.stages.size(); ++s) {
-    const TimeNs want = run.truth.stages[s].idle;
-    EXPECT_NEAR(pl.stages[s].total.idle, want, 0.02 * want) << "stage " << s << "\n" << what;
-  }
-  EXPECT_NEAR(pl.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown) << what;
-  // One label per gap: its explanation names the class every report and the viewer show.
-  for (const analysis::Gap& g : pl.gaps) {
-    EXPECT_NE(g.blame.text.find(analysis::idleClassName(g.dominant)), std::string::npos)
-        << g.blame.text << " labelled " << analysis::idleClassName(g.dominant);
-  }
-  const int dominant = analysis::largestAvoidableClass(pl.total);
-  if (!c.dominant) {
-    // Anything avoidable left is noise: under 1% of the span.
-    const TimeNs avoidable = analysis::avoidableIdle(pl.total);
-    EXPECT_LT(avoidable, pl.total.span / 100) << what;
-    return;
-  }
-  ASSERT_GE(dominant, 0) << what;
-  EXPECT_EQ(analysis::idleClassAt(dominant), *c.dominant)
-      << "got " << analysis::idleClassName(analysis::idleClassAt(dominant)) << "\n" << what;
-  if (pl.topGaps.empty()) return;
-  const analysis::Gap& top = pl.gaps[pl.topGaps.front()];
-  if (c.culpritStage >= 0) {
-    EXPECT_EQ(top.blame.stage, c.culpritStage) << what;
-  }
-  if (!c.culpritTexts.empty()) {
-    const bool named = std::any_of(c.culpritTexts.begin(), c.culpritTexts.end(), [&](const std::string& t) {
-      return top.blame.text.find(t) != std::string::npos;
-    });
-    EXPECT_TRUE(named) << what;
-  }
-}
 
 class KinetoCases : public ::testing::TestWithParam<Case> {};
 

@@ -1,34 +1,43 @@
-// NVTX from an nsys export: ranges and marks with their domains, NCCL's own ranges as NCCL calls,
-// and NCCL kernels tied to the call whose range encloses their launch.
+// NVTX from an nsys export: ranges and marks with their domains, and NCCL's own ranges as NCCL
+// calls with what their payloads say (nsys_nccl.cpp ties the calls to their kernels).
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <unordered_map>
 
 #include "traces/import/collectives.h"
 #include "traces/import/nsys/nsys_reader.h"
+#include "traces/import/nsys/torch_nvtx_names.h"
 
 namespace bubblescope::traces::import {
 namespace {
 
 constexpr int64_t kPidBits = 0xFFFFFF;
 
-// A number following `"<key>":` in an NVTX payload's JSON rendering, or -1.
-int64_t payloadNumber(std::string_view json, std::string_view key) {
+// Where the value of `"<key>":` starts in an NVTX payload's JSON rendering, or npos.
+size_t payloadValue(std::string_view json, std::string_view key) {
   const size_t k = json.find(key);
-  if (k == std::string_view::npos) return -1;
+  if (k == std::string_view::npos) return k;
   size_t p = json.find(':', k + key.size());
-  if (p == std::string_view::npos) return -1;
+  if (p == std::string_view::npos) return p;
   ++p;
   while (p < json.size() && (json[p] == ' ' || json[p] == '"')) ++p;
+  return p;
+}
+
+// A signed number in the payload, or -1.
+int64_t payloadNumber(std::string_view json, std::string_view key) {
+  const size_t p = payloadValue(json, key);
   int64_t v = -1;
-  std::from_chars(json.data() + p, json.data() + json.size(), v);
+  if (p != std::string_view::npos) std::from_chars(json.data() + p, json.data() + json.size(), v);
   return v;
 }
 
-bool isNcclKernelName(std::string_view n) {
-  return n.starts_with("nccl") || n.find("ncclDevKernel") != std::string_view::npos ||
-         n.find("ncclKernel") != std::string_view::npos;
+// An unsigned 64-bit number (a communicator hash uses all 64 bits), or 0.
+uint64_t payloadUnsigned(std::string_view json, std::string_view key) {
+  const size_t p = payloadValue(json, key);
+  uint64_t v = 0;
+  if (p != std::string_view::npos) std::from_chars(json.data() + p, json.data() + json.size(), v);
+  return v;
 }
 
 }  // namespace
@@ -61,7 +70,7 @@ void NsysReader::readNvtx() {
                         std::to_string(startEnd) + ", " + std::to_string(mark) + ", " +
                         std::to_string(textPushPop) + ", " + std::to_string(textStartEnd) + ")");
   std::vector<std::map<int64_t, StringId>> domainIds(ranks_.size());
-  uint64_t outside = 0;
+  uint64_t outside = 0, withoutPayload = 0;
   while (st.step()) {
     const int64_t gtid = st.int64(3);
     Rank* r = rankOf(gtid >> 24);
@@ -74,13 +83,22 @@ void NsysReader::readNvtx() {
     const int type = static_cast<int>(st.int64(2));
     const ThreadIndex thread = b.thread(static_cast<uint64_t>(gtid & kPidBits));
     const int64_t domainId = st.int64(4);
+    // torch's emit_nvtx decorates record_function names: the model keeps the name alone.
+    const StringId label =
+        st.isNull(6) ? b.intern(withoutEmitNvtxSuffix(st.text(5))) : name(*r, st, 6, 5);
     auto& ids = domainIds[static_cast<size_t>(r - ranks_.data())];
     auto [d, added] = ids.try_emplace(domainId, 0);
     if (added && domainId != 0) {
       auto it = domains.find({r->key, domainId});
-      d->second = b.intern(it == domains.end() ? "domain " + std::to_string(domainId) : it->second);
+      std::string domainName =
+          it == domains.end() ? "domain " + std::to_string(domainId) : it->second;
+      // A capture that began after NCCL made its domain has no NvtxDomainCreate row for it, but
+      // NCCL's ranges name themselves: registered strings, its API functions' names.
+      if (it == domains.end() && !st.isNull(6) && b.trace().strings.at(label).starts_with("nccl")) {
+        domainName = "NCCL";
+      }
+      d->second = b.intern(domainName);
     }
-    const StringId label = st.isNull(6) ? b.intern(st.text(5)) : name(*r, st, 6, 5);
     if (type == mark) {
       b.addMark(start, thread, d->second, label);
       continue;
@@ -95,6 +113,8 @@ void NsysReader::readNvtx() {
     if (!op) continue;
     auto& n = b.trace().ncclCalls;
     const std::string_view json = st.text(7);
+    // Sends, receives and collectives (the ops before the group brackets) need their payload.
+    if (*op > NcclOp::Unknown && *op < NcclOp::GroupStart && json.empty()) ++withoutPayload;
     n.start.push_back(start);
     n.end.push_back(end);
     n.thread.push_back(thread);
@@ -104,10 +124,11 @@ void NsysReader::readNvtx() {
     n.dtype.push_back(0);
     n.bytes.push_back(
         static_cast<uint64_t>(std::max<int64_t>(0, payloadNumber(json, "Message size"))));
-    n.comm.push_back(
-        static_cast<uint64_t>(std::max<int64_t>(0, payloadNumber(json, "communicator"))));
-    n.commRank.push_back(-1);
-    n.commSize.push_back(-1);
+    n.comm.push_back(payloadUnsigned(json, "communicator"));
+    // Only a communicator's creation says which rank this process is in it, and of how many.
+    const bool init = *op == NcclOp::CommInitRank || *op == NcclOp::CommSplit;
+    n.commRank.push_back(init ? static_cast<int32_t>(payloadNumber(json, "\"Rank\"")) : -1);
+    n.commSize.push_back(init ? static_cast<int32_t>(payloadNumber(json, "No. of ranks")) : -1);
     n.streamHandle.push_back(0);
     n.groupDepth.push_back(0);
     n.seq.push_back(0);
@@ -117,47 +138,11 @@ void NsysReader::readNvtx() {
   if (outside > 0) {
     out_.skipped["NVTX events of processes without GPU work"] += outside;
   }
-}
-
-void NsysReader::linkNcclKernels(Rank& r) {
-  RankTrace& t = r.builder.trace();
-  if (t.ncclCalls.size() == 0) return;
-  // Calls that launch work (not group brackets or communicator setup), by thread and start.
-  std::vector<uint32_t> calls;
-  for (uint32_t i = 0; i < t.ncclCalls.size(); ++i) {
-    const NcclOp op = t.ncclCalls.op[i];
-    if (op != NcclOp::GroupStart && op != NcclOp::GroupEnd && op < NcclOp::CommInitRank) {
-      calls.push_back(i);
-    }
-  }
-  const auto& n = t.ncclCalls;
-  std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
-    return n.thread[a] != n.thread[b] ? n.thread[a] < n.thread[b] : n.start[a] < n.start[b];
-  });
-  std::unordered_map<uint32_t, size_t> launchOf;
-  for (size_t i = 0; i < t.apiCalls.size(); ++i) launchOf[t.apiCalls.correlation[i]] = i;
-  for (size_t k = 0; k < t.kernels.size(); ++k) {
-    if (!isNcclKernelName(t.strings.at(t.kernels.name[k]))) continue;
-    auto l = launchOf.find(t.kernels.correlation[k]);
-    if (l == launchOf.end()) continue;
-    const ThreadIndex thread = t.apiCalls.thread[l->second];
-    const TimeNs at = t.apiCalls.start[l->second];
-    auto it = std::upper_bound(calls.begin(), calls.end(), std::make_pair(thread, at),
-                               [&](const std::pair<ThreadIndex, TimeNs>& v, uint32_t c) {
-                                 return v.first != n.thread[c] ? v.first < n.thread[c]
-                                                               : v.second < n.start[c];
-                               });
-    // The innermost call that holds the launch: NCCL nests its API ranges only shallowly.
-    for (int steps = 0; it != calls.begin() && steps < 8; ++steps) {
-      --it;
-      if (n.thread[*it] != thread) break;
-      if (n.start[*it] <= at && at <= n.end[*it]) {
-        t.correlations.correlation.push_back(t.kernels.correlation[k]);
-        t.correlations.externalKind.push_back(ExternalKind::NcclCall);
-        t.correlations.externalId.push_back(n.id[*it]);
-        break;
-      }
-    }
+  if (withoutPayload > 0) {
+    out_.notes.push_back(std::to_string(withoutPayload) +
+                         " NCCL calls have no payload (peer, size, communicator), so their kernels "
+                         "cannot be matched across ranks: export with 'nsys export --type sqlite "
+                         "--include-json=true'");
   }
 }
 

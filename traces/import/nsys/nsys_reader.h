@@ -36,7 +36,7 @@ class NsysReader {
   void readThreadNames();
   void readDevices();
   void readNvtx();                // nsys_nvtx.cpp
-  void linkNcclKernels(Rank& r);  // nsys_nvtx.cpp
+  void linkNcclKernels(Rank& r);  // nsys_nccl.cpp
   void fillMeta(TimeNs offset);
   TimeNs epochOffset();
 

@@ -1,0 +1,76 @@
+#pragma once
+// The check every stack's cases share: the analysis of a generated job found what the generator
+// did. Per stage idle within 2% of the truth, S within 2%, the dominant avoidable class (or, for
+// a fault-free job, avoidable idle under 1% of the span) and the culprit of the largest gap.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "analyzer/report/figures.h"
+#include "tests/tracegen/cases.h"
+#include "tests/tracegen/stack_analysis.h"
+
+namespace bubblescope::tracegen {
+
+// What was found beside the truth, for failure messages.
+inline std::string describe(const StackRun& run) {
+  const analysis::PipelineResult& pl = run.result.pipelines[0];
+  const Truth& truth = run.truth;
+  std::string s;
+  char line[200];
+  for (size_t i = 0; i < pl.stages.size() && i < truth.stages.size(); ++i) {
+    const auto& g = pl.stages[i].total;
+    std::snprintf(line, sizeof line,
+                  "stage %zu: idle %.3f ms (truth %.3f), comm %.3f (truth %.3f)\n", i, g.idle / 1e6,
+                  truth.stages[i].idle / 1e6, g.exposedComm / 1e6, truth.stages[i].comm / 1e6);
+    s += line;
+  }
+  std::snprintf(line, sizeof line, "S %.4f (truth %.4f)\n", pl.slowdown, truth.slowdown);
+  s += line;
+  for (int i : pl.topGaps) s += "gap: " + pl.gaps[i].blame.text + "\n";
+  for (const std::string& n : run.importNotes) s += "import: " + n + "\n";
+  return s;
+}
+
+inline void expectFound(const StackRun& run, const Case& c) {
+  ASSERT_EQ(run.result.pipelines.size(), 1u);
+  const auto& pl = run.result.pipelines[0];
+  const std::string what = describe(run);
+  ASSERT_EQ(pl.stages.size(), run.truth.stages.size());
+  for (size_t s = 0; s < pl.stages.size(); ++s) {
+    const TimeNs want = run.truth.stages[s].idle;
+    EXPECT_NEAR(pl.stages[s].total.idle, want, 0.02 * want) << "stage " << s << "\n" << what;
+  }
+  EXPECT_NEAR(pl.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown) << what;
+  // One label per gap: its explanation names the class every report and the viewer show.
+  for (const analysis::Gap& g : pl.gaps) {
+    EXPECT_NE(g.blame.text.find(analysis::idleClassName(g.dominant)), std::string::npos)
+        << g.blame.text << " labelled " << analysis::idleClassName(g.dominant);
+  }
+  const int dominant = analysis::largestAvoidableClass(pl.total);
+  if (!c.dominant) {
+    // Anything avoidable left is noise: under 1% of the span.
+    const TimeNs avoidable = analysis::avoidableIdle(pl.total);
+    EXPECT_LT(avoidable, pl.total.span / 100) << what;
+    return;
+  }
+  ASSERT_GE(dominant, 0) << what;
+  EXPECT_EQ(analysis::idleClassAt(dominant), *c.dominant)
+      << "got " << analysis::idleClassName(analysis::idleClassAt(dominant)) << "\n"
+      << what;
+  if (pl.topGaps.empty()) return;
+  const analysis::Gap& top = pl.gaps[pl.topGaps.front()];
+  if (c.culpritStage >= 0) {
+    EXPECT_EQ(top.blame.stage, c.culpritStage) << what;
+  }
+  if (!c.culpritTexts.empty()) {
+    const bool named = std::any_of(
+        c.culpritTexts.begin(), c.culpritTexts.end(),
+        [&](const std::string& t) { return top.blame.text.find(t) != std::string::npos; });
+    EXPECT_TRUE(named) << what;
+  }
+}
+
+}  // namespace bubblescope::tracegen

@@ -1,0 +1,143 @@
+// The analysis on Nsight Systems exports shaped as nsys writes a torch.distributed.pipelining
+// job, against the generator's truth (the same cases and checks as the Kineto stack's), and what
+// the exports hold once imported.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "tests/support/temp_dir.h"
+#include "tests/tracegen/cases.h"
+#include "tests/tracegen/expect_found.h"
+#include "tests/tracegen/nsys_stack.h"
+#include "tests/tracegen/stack_analysis.h"
+#include "traces/import/run_import.h"
+
+namespace bubblescope::tracegen {
+namespace {
+
+Case caseNamed(const std::string& name) {
+  for (const Case& c : standardCases()) {
+    if (c.name == name) return c;
+  }
+  throw std::invalid_argument("no case " + name);
+}
+
+StackRun analyseNsys(const Case& c, const NsysOptions& o, const testing::TempDir& dir) {
+  const JobTimeline job = execute(c.spec);
+  writeNsysExports(job, dir.path(), o);
+  return analyseWritten(job, dir.path());
+}
+
+class NsysCases : public ::testing::TestWithParam<Case> {};
+
+TEST_P(NsysCases, AnalysisFindsWhatTheGeneratorDid) {
+  testing::TempDir dir;
+  const StackRun run = analyseAs(Stack::Nsys, GetParam().spec, dir.path());
+  expectFound(run, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, NsysCases, ::testing::ValuesIn(standardCases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+// The other layouts and conventions a user may bring give the same findings.
+TEST(NsysLayouts, OneExportForTheWholeJobOnOneClock) {
+  testing::TempDir dir;
+  NsysOptions o;
+  o.ranksPerHost = 4;
+  expectFound(analyseNsys(caseNamed("Mix"), o, dir), caseNamed("Mix"));
+}
+
+TEST(NsysLayouts, OneExportPerRankEachOnItsOwnClock) {
+  testing::TempDir dir;
+  NsysOptions o;
+  o.ranksPerHost = 1;
+  expectFound(analyseNsys(caseNamed("CommDelay"), o, dir), caseNamed("CommDelay"));
+}
+
+TEST(NsysLayouts, PointToPointOnThePipelineGroupsCommunicator) {
+  testing::TempDir dir;
+  NsysOptions o;
+  o.p2p = NsysOptions::P2pComms::Group;
+  expectFound(analyseNsys(caseNamed("SlowStage"), o, dir), caseNamed("SlowStage"));
+}
+
+// Without the communicators' creation no call knows its own rank in them: a pair's
+// communicator is known as the one two traced ranks share.
+TEST(NsysLayouts, ACaptureThatBeganAfterNcclSetUp) {
+  testing::TempDir dir;
+  NsysOptions o;
+  o.ncclSetupCaptured = false;
+  expectFound(analyseNsys(caseNamed("Jitter"), o, dir), caseNamed("Jitter"));
+}
+
+TEST(NsysLayouts, BubblescopeLabelsInsteadOfEmitNvtx) {
+  testing::TempDir dir;
+  NsysOptions o;
+  o.labels = NsysOptions::Labels::Bubblescope;
+  expectFound(analyseNsys(caseNamed("HostStall"), o, dir), caseNamed("HostStall"));
+}
+
+// What the importer reads back: every rank a process of its host's file, its kernels on the true
+// time plus its host's skew, and each p2p batch's one fused kernel tied to all its calls.
+TEST(NsysExports, ImportAsTheExecutionModelRanThem) {
+  testing::TempDir dir;
+  const JobSpec spec = caseNamed("FaultFree").spec;
+  const JobTimeline job = execute(spec);
+  const auto files = writeNsysExports(job, dir.path());
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[1].filename(), "node1.sqlite");
+  const auto imported = traces::import::importRun(traces::import::resolveInputs({dir.path()}));
+  ASSERT_EQ(imported.run.ranks.size(), 4u);
+  for (int r = 0; r < 4; ++r) {
+    const traces::RankTrace& t = imported.run.ranks[r];
+    const RankTimeline& tl = job.ranks[r];
+    EXPECT_EQ(t.meta.rank, r);
+    EXPECT_EQ(t.meta.host, r < 2 ? "node0" : "node1");
+    EXPECT_EQ(t.meta.extra.at("nsys.device"), std::to_string(r % 2));
+    ASSERT_EQ(t.kernels.size(), tl.kernels.size());
+    // The host's clock: ranks 2 and 3 share rank 2's skew.
+    const TimeNs skew = spec.clockSkew[r < 2 ? 0 : 2];
+    const auto first =
+        std::min_element(tl.kernels.begin(), tl.kernels.end(),
+                         [](const Kernel& a, const Kernel& b) { return a.start < b.start; });
+    EXPECT_EQ(*std::min_element(t.kernels.start.begin(), t.kernels.start.end()),
+              first->start + skew);
+    // One NCCL call per send, receive and all-reduce (plus the group brackets and communicator
+    // creations, which launch nothing); one correlation row per call that ran on a kernel.
+    size_t work = 0, fusedRows = 0;
+    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
+      const auto op = t.ncclCalls.op[i];
+      if (op == traces::NcclOp::Send || op == traces::NcclOp::Recv ||
+          op == traces::NcclOp::AllReduce) {
+        ++work;
+        EXPECT_GE(t.ncclCalls.commRank[i], 0);
+      }
+    }
+    EXPECT_EQ(work, tl.calls.size());
+    // torch's ranges under their record_function names; the loop's step as a start/end range.
+    std::map<std::string, int> named;
+    for (size_t i = 0; i < t.ranges.size(); ++i) {
+      const std::string name(t.strings.at(t.ranges.name[i]));
+      named[name] += 1;
+      if (name == "step 1") {
+        EXPECT_EQ(t.ranges.kind[i], traces::RangeKind::StartEnd);
+      }
+    }
+    EXPECT_EQ(named["PP:" + std::to_string(r) + "F3"], spec.steps);
+    EXPECT_EQ(named["step 1"], 1);
+    EXPECT_EQ(named["Optimizer.step#AdamW.step"], spec.steps);
+    EXPECT_EQ(t.correlations.size(), tl.calls.size());
+    for (const auto& batch : tl.batches) fusedRows += batch.size() > 1 ? batch.size() : 0;
+    EXPECT_GT(fusedRows, 0u);
+    size_t sharedRows = 0;
+    for (size_t i = 0; i + 1 < t.correlations.size(); ++i) {
+      sharedRows += t.correlations.correlation[i] == t.correlations.correlation[i + 1];
+    }
+    EXPECT_EQ(sharedRows, fusedRows - fusedRows / 2);  // batches here are pairs
+  }
+  EXPECT_TRUE(imported.files[0].notes.empty());
+}
+
+}  // namespace
+}  // namespace bubblescope::tracegen
