@@ -69,10 +69,13 @@ std::string kinetoJson(const traces::RankTrace& t, const KinetoWriterOptions& o)
     events.add(complete("user_annotation", label, pid, tid, start, dur,
                         "\"External id\": " + std::to_string(externalId++)));
     std::smatch m;
-    if (label.starts_with("PP:") && label.find("SEND") == std::string::npos &&
-        label.find("RECV") == std::string::npos && o.withKernels && dur > 10'000) {
-      // The op's work: an aten op launching one kernel that runs as long as the range (the
-      // stream is idle, so it starts at once), keeping the synthetic timing exact.
+    const bool work = (label.starts_with("PP:") && label.find("SEND") == std::string::npos &&
+                       label.find("RECV") == std::string::npos) ||
+                      label.starts_with("Optimizer.step");
+    if (work && o.withKernels && dur > 10'000) {
+      // The op's (or the optimizer's) work: an aten op launching one kernel that runs as long as
+      // the range (the stream is idle, so it starts at once), keeping the synthetic timing exact.
+      // With kernels in a trace, the device's work is its kernels, not host ranges.
       const uint32_t c = correlation++;
       events.add(complete("cpu_op", "aten::linear", pid, tid, start, 2'000,
                           "\"External id\": " + std::to_string(externalId++)));

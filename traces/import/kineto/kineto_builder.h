@@ -10,8 +10,7 @@
 //   python_function                              -> ranges in domain "python"
 //   record_param_comms, nccl:* titles            -> ncclCalls (+ correlations to NCCL kernels),
 //                                                   and ranges in domain "NCCL"
-//   gpu_user_annotation                          -> ranges in domain "device" (the range's span on
-//                                                   its stream), on a made-up thread per stream
+//   gpu_user_annotation                          -> skipped: the ops' device spans come from kernels
 //   "M" thread_name / stream names               -> thread and stream names
 #include <cstdint>
 #include <filesystem>
@@ -55,7 +54,7 @@ class KinetoBuilder {
   TimeNs base_ = 0;
   bool sawBase_ = false;
   std::optional<int64_t> cpuPid_;
-  StringId domainDefault_ = 0, domainNccl_, domainCpuOp_, domainPython_, domainDevice_;
+  StringId domainDefault_ = 0, domainNccl_, domainCpuOp_, domainPython_;
   std::map<uint32_t, std::string> deviceNames_;
   std::unordered_set<int64_t> gpuPids_;
   std::map<std::pair<int64_t, int64_t>, std::vector<Open>> open_;
