@@ -154,8 +154,6 @@ void waitForWindows(std::vector<Started>& started, Problems& problem) {
   }
 }
 
-// ---- detach ----------------------------------------------------------------------------------
-
 }  // namespace
 
 int runAttach(const AttachArgs& a) {
@@ -238,6 +236,8 @@ int runAttach(const AttachArgs& a) {
   if (a.wait && !started.empty()) waitForWindows(started, problem);
   return problem.count > 0 ? kBadInput : kOk;
 }
+
+// ---- detach ----------------------------------------------------------------------------------
 
 int runDetach(const TargetArgs& a) {
   Problems problem;

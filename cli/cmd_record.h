@@ -13,6 +13,8 @@ struct RecordArgs {
   std::vector<std::string> command;
 };
 
+// sawSeparator: whether `--` came before the command; it is required, so that the command's own
+// options are never read as record's.
 int runRecord(const RecordArgs& args, bool sawSeparator);
 
 }  // namespace bubblescope::cli
