@@ -6,7 +6,7 @@
 #include <iostream>
 #include <tuple>
 
-#include "cli/command.h"
+#include "cli/usage_error.h"
 
 namespace bubblescope::cli {
 

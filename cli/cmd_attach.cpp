@@ -20,8 +20,9 @@
 #include "agent/control/client.h"
 #include "agent/control/targets.h"
 #include "cli/attach_session.h"
-#include "cli/command.h"
+#include "cli/cmd_attach.h"
 #include "cli/exit_codes.h"
+#include "cli/usage_error.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -38,13 +39,6 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kWaitPoll = std::chrono::milliseconds(200);
 constexpr int64_t kMinLeadNs = 200'000'000;  // how far ahead the first aligned step must begin
 constexpr int kWaitMisses = 10;              // status polls a waited-on process may miss in a row
-
-struct AttachArgs {
-  TargetArgs targets;
-  int64_t steps = 0;
-  double duration = 0;
-  bool wait = false;
-};
 
 std::string stepRange(int64_t first, int64_t count) {
   return count == 1 ? "step " + std::to_string(first)
@@ -160,6 +154,8 @@ void waitForWindows(std::vector<Started>& started, Problems& problem) {
   }
 }
 
+}  // namespace
+
 int runAttach(const AttachArgs& a) {
   if ((a.steps > 0) == (a.duration > 0)) {
     throw UsageError("attach needs --steps N or --duration SECONDS (one of them)");
@@ -270,36 +266,6 @@ int runDetach(const TargetArgs& a) {
             [](const auto& x, const auto& y) { return readingOrder(x.first, y.first); });
   for (const auto& [st, line] : done) std::cout << processLabel(st) << ": " << line << "\n";
   return problem.count > 0 ? kBadInput : kOk;
-}
-
-void addTargetOptions(CLI::App* sub, TargetArgs& t) {
-  sub->add_option("pid", t.pids, "Process ids (see 'bubblescope ps')");
-  sub->add_flag("--all", t.all, "Every attachable process of this user");
-  sub->add_option("--run-id", t.runId, "Only processes of this run (BUBBLESCOPE_RUN_ID)");
-}
-
-}  // namespace
-
-void addAttachCommands(CLI::App& app, Action& action) {
-  auto* attach = app.add_subcommand(
-      "attach", "Start capture in running processes (started with 'bubblescope record --dormant')");
-  auto a = std::make_shared<AttachArgs>();
-  addTargetOptions(attach, a->targets);
-  attach->add_option("--steps", a->steps, "Capture N steps, the same steps on every rank")
-      ->check(CLI::PositiveNumber);
-  attach
-      ->add_option("--duration", a->duration,
-                   "Capture this many seconds, from the same step on every rank")
-      ->check(CLI::PositiveNumber);
-  attach->add_flag("--wait", a->wait,
-                   "Wait until every window closed, then say where the files are");
-  attach->footer("Example: bubblescope attach --all --steps 2 --wait");
-  attach->callback([a, &action] { action = [a] { return runAttach(*a); }; });
-
-  auto* detach = app.add_subcommand("detach", "Stop capture started by 'bubblescope attach'");
-  auto d = std::make_shared<TargetArgs>();
-  addTargetOptions(detach, *d);
-  detach->callback([d, &action] { action = [d] { return runDetach(*d); }; });
 }
 
 }  // namespace bubblescope::cli

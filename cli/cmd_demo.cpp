@@ -9,10 +9,10 @@
 #include <memory>
 
 #include "analyzer/analyze.h"
-#include "cli/command.h"
+#include "analyzer/report/report.h"
+#include "cli/cmd_demo.h"
 #include "cli/exit_codes.h"
 #include "cli/self_exe.h"
-#include "analyzer/report/report.h"
 #include "reference_engine/sim/timeline_text.h"
 #include "traces/sqlite/run_reader.h"
 
@@ -20,15 +20,6 @@ namespace bubblescope::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct DemoOptions {
-  std::string output = "bubblescope-demo";
-  std::string schedule = "1f1b";
-  int p = 4;
-  int m = 8;
-  int steps = 4;
-  bool faults = true;
-};
 
 // A fresh directory: the given one if it does not exist or is empty, else one with a suffix.
 fs::path freshDirectory(const fs::path& wanted) {
@@ -61,6 +52,8 @@ std::vector<std::vector<engine::TimedOp>> idealStep(const analysis::PipelineResu
 int stepToDraw(const analysis::PipelineResult& pl) {
   return pl.topGaps.empty() ? 0 : pl.gaps[pl.topGaps.front()].step;
 }
+
+}  // namespace
 
 int runDemo(const DemoOptions& o) {
   const fs::path dir = fs::absolute(freshDirectory(o.output));
@@ -128,28 +121,6 @@ int runDemo(const DemoOptions& o) {
   std::cout << "\nNext: bubblescope analyze " << dir.string() << " --steps 1: --format html -o "
             << "report.html\n";
   return kOk;
-}
-
-}  // namespace
-
-void addDemoCommand(CLI::App& app, Action& action) {
-  auto opts = std::make_shared<DemoOptions>();
-  auto* sub = app.add_subcommand(
-      "demo",
-      "Run the reference engine under the capture agent with injected faults, analyze "
-      "it and write the reports");
-  sub->add_option("-o,--output", opts->output, "Directory for the traces and reports")
-      ->capture_default_str();
-  sub->add_option("--schedule", opts->schedule, "Schedule the engine runs")->capture_default_str();
-  sub->add_option("-p", opts->p, "Stages")->capture_default_str()->check(CLI::Range(2, 16));
-  sub->add_option("-m", opts->m, "Microbatches per step")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 256));
-  sub->add_option("--steps", opts->steps, "Steps")->capture_default_str()->check(CLI::Range(3, 50));
-  sub->add_flag(
-      "--no-faults", [opts](int64_t) { opts->faults = false; },
-      "Run the pipeline without injected faults");
-  sub->callback([&action, opts] { action = [opts] { return runDemo(*opts); }; });
 }
 
 }  // namespace bubblescope::cli

@@ -8,42 +8,15 @@
 #include <iterator>
 #include <memory>
 
-#include "cli/command.h"
+#include "cli/cmd_engine.h"
 #include "cli/exit_codes.h"
+#include "cli/usage_error.h"
 #include "reference_engine/executor/engine.h"
 #include "reference_engine/executor/summary.h"
 #include "reference_engine/executor/worker.h"
 
 namespace bubblescope::cli {
 namespace {
-
-struct RunOptions {
-  std::string schedule;
-  int p = 0;
-  int m = 0;
-  int v = 2;
-  int steps = 3;
-  std::string compute = "sleep";
-  std::string opMs;
-  double optimizerMs = 1.0;
-  uint64_t payloadBytes = 65536;
-  uint64_t seed = 1;
-  std::string truth = "truth.json";
-  double timeout = 600;
-  engine::FaultFlags faults;
-  int mlpWidth = 128;
-  int mlpBatch = 32;
-  double mlpLr = 4.0;
-  bool quiet = false;
-  CLI::Option* vOption = nullptr;
-};
-
-struct WorkerOptions {
-  int stage = 0;
-  std::string config;
-  std::string part;
-  std::vector<std::string> channels;
-};
 
 // This program, so stages re-execute it (and an LD_PRELOADed agent starts in each).
 std::string selfPath() {
@@ -69,6 +42,8 @@ std::vector<std::string> commandLine() {
   return args;
 }
 
+}  // namespace
+
 int runEngineCommand(const RunOptions& o) {
   engine::EngineConfig config;
   config.compute = engine::parseComputeMode(o.compute);
@@ -77,7 +52,7 @@ int runEngineCommand(const RunOptions& o) {
   }
   config.scheduleName = o.schedule;
   config.schedule = engine::Schedule::byName(o.schedule, o.p, o.m, o.v);
-  if (o.vOption->count() > 0 && config.schedule.v != o.v) {
+  if (o.vGiven && config.schedule.v != o.v) {
     throw UsageError("--v " + std::to_string(o.v) + " does not apply to " + o.schedule +
                      " (it runs " + std::to_string(config.schedule.v) + " chunk(s) per stage)");
   }
@@ -122,70 +97,6 @@ int runWorkerCommand(const WorkerOptions& o) {
     args.channels.push_back({peer, fd});
   }
   return engine::runWorker(args);
-}
-
-void addRun(CLI::App& engineCmd, Action& action) {
-  auto o = std::make_shared<RunOptions>();
-  auto* run = engineCmd.add_subcommand(
-      "run", "Run a pipeline schedule as one process per stage, annotated with NVTX");
-  run->add_option("--schedule", o->schedule, "gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v")
-      ->required();
-  run->add_option("-p,--stages", o->p, "Pipeline stages (processes)")->required();
-  run->add_option("-m,--microbatches", o->m, "Microbatches per step")->required();
-  o->vOption =
-      run->add_option("--v", o->v, "Model chunks per stage (interleaved)")->capture_default_str();
-  run->add_option("--steps", o->steps, "Training steps")->capture_default_str();
-  run->add_option("--compute", o->compute, "sleep, mlp or cuda")->capture_default_str();
-  run->add_option("--op-ms", o->opMs, "Op costs in ms for sleep mode: F,B,W (BW = B+W) [2,2,2]");
-  run->add_option("--optimizer-ms", o->optimizerMs, "Optimizer cost in ms (sleep mode)")
-      ->capture_default_str();
-  run->add_option("--payload-bytes", o->payloadBytes,
-                  "Bytes of each activation and gradient (sleep mode)")
-      ->capture_default_str();
-  run->add_option("--seed", o->seed, "Seed of jitter, weights and data")->capture_default_str();
-  run->add_option("--truth", o->truth, "Where truth.json goes")->capture_default_str();
-  run->add_option("--timeout", o->timeout, "Stop a run that takes longer (seconds)")
-      ->capture_default_str();
-  run->add_option("--slow-stage", o->faults.slowStage, "S:FACTOR  stage S's ops take FACTOR×");
-  run->add_option("--stall", o->faults.stall,
-                  "S:MB:MS[:STEP]  stage S idles MS ms before its first op of MB");
-  run->add_option("--host-stall", o->faults.hostStall,
-                  "S:MB:MS[:STEP]  same place, host busy in a `dataloader` range");
-  run->add_option("--comm-delay", o->faults.commDelay,
-                  "S:MS  every activation/gradient stage S sends is held MS ms");
-  run->add_option("--jitter", o->faults.jitterPct, "PCT  each op cost × (1+u), |u| ≤ PCT%");
-  run->add_option("--crash", o->faults.crash, "S:MB[:STEP]  stage S aborts before MB (tests)");
-  run->add_option("--mlp-width", o->mlpWidth, "mlp mode: layer width")->capture_default_str();
-  run->add_option("--mlp-batch", o->mlpBatch, "mlp mode: samples per microbatch")
-      ->capture_default_str();
-  run->add_option("--mlp-lr", o->mlpLr, "mlp mode: SGD learning rate")->capture_default_str();
-  run->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
-  // Fault flags repeat (--stall 1:5:20 --stall 2:0:5), one value each.
-  for (const char* name : {"--slow-stage", "--stall", "--host-stall", "--comm-delay", "--crash"}) {
-    run->get_option(name)->expected(1)->allow_extra_args(false)->multi_option_policy(
-        CLI::MultiOptionPolicy::TakeAll);
-  }
-  run->callback([o, &action] { action = [o] { return runEngineCommand(*o); }; });
-}
-
-void addWorker(CLI::App& engineCmd, Action& action) {
-  auto o = std::make_shared<WorkerOptions>();
-  auto* worker = engineCmd.add_subcommand("worker", "One stage process (started by engine run)");
-  worker->group("");  // hidden: only the launcher starts it
-  worker->add_option("--stage", o->stage)->required();
-  worker->add_option("--config", o->config)->required();
-  worker->add_option("--part", o->part)->required();
-  worker->add_option("--channel", o->channels);
-  worker->callback([o, &action] { action = [o] { return runWorkerCommand(*o); }; });
-}
-
-}  // namespace
-
-void addEngineCommand(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand("engine", "The reference pipeline engine: engine run --help");
-  sub->require_subcommand(1);
-  addRun(*sub, action);
-  addWorker(*sub, action);
 }
 
 }  // namespace bubblescope::cli

@@ -7,8 +7,9 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/command.h"
+#include "cli/cmd_import.h"
 #include "cli/exit_codes.h"
+#include "cli/usage_error.h"
 #include "traces/errors.h"
 #include "traces/import/run_writer.h"
 
@@ -17,12 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using traces::import::InputFormat;
-
-struct ImportArgs {
-  std::vector<std::string> inputs;
-  std::string output;
-  unsigned threads = 0;
-};
 
 void prepareOutput(const fs::path& dir) {
   std::error_code ec;
@@ -37,6 +32,8 @@ void prepareOutput(const fs::path& dir) {
   fs::create_directories(dir, ec);
   if (ec) throw UsageError(dir.string() + ": cannot be created: " + ec.message());
 }
+
+}  // namespace
 
 int runImport(InputFormat wanted, const ImportArgs& a) {
   const std::vector<fs::path> paths(a.inputs.begin(), a.inputs.end());
@@ -80,39 +77,6 @@ int runImport(InputFormat wanted, const ImportArgs& a) {
             << "\n";
   traces::import::printImportSummary(written.ranks, written.files, written.notes, std::cout);
   return kOk;
-}
-
-}  // namespace
-
-void addImportCommand(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand(
-      "import",
-      "Convert other recorders' traces (PyTorch profiler / Kineto JSON, Nsight Systems "
-      "SQLite) into a run directory");
-  sub->require_subcommand(1);
-  struct Variant {
-    const char* name;
-    const char* help;
-    const char* inputsHelp;
-    InputFormat format;
-  };
-  for (const Variant& v :
-       {Variant{"kineto",
-                "PyTorch profiler (Kineto) JSON, plain or .gz, one file per rank, or a Chrome-"
-                "trace timeline",
-                "Trace files, or a directory of them", InputFormat::ChromeTrace},
-        Variant{"nsys", "Nsight Systems SQLite exports ('nsys export --type sqlite')",
-                "Export files: one per rank, or one with every process", InputFormat::Nsys}}) {
-    auto args = std::make_shared<ImportArgs>();
-    auto* cmd = sub->add_subcommand(v.name, v.help);
-    cmd->add_option("inputs", args->inputs, v.inputsHelp)->required();
-    cmd->add_option("-o,--output", args->output, "The run directory to write (new or empty)")
-        ->required();
-    cmd->add_option("--threads", args->threads, "Files imported at once (default: one per core)");
-    const InputFormat format = v.format;
-    cmd->callback(
-        [&action, args, format] { action = [args, format] { return runImport(format, *args); }; });
-  }
 }
 
 }  // namespace bubblescope::cli

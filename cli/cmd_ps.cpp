@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/attach_session.h"
-#include "cli/command.h"
+#include "cli/cmd_ps.h"
 #include "cli/exit_codes.h"
 
 namespace bubblescope::cli {
@@ -19,14 +19,11 @@ using control::Command;
 using control::Exchange;
 using control::Outcome;
 
-struct PsArgs {
-  std::string runId;
-  bool json = false;
-};
-
 std::string orDash(int64_t v) {
   return v >= 0 ? std::to_string(v) : "-";
 }
+
+}  // namespace
 
 int runPs(const PsArgs& a) {
   Problems problem;
@@ -97,16 +94,6 @@ int runPs(const PsArgs& a) {
     std::cout << line << "\n";
   }
   return problem.count > 0 ? kBadInput : kOk;
-}
-
-}  // namespace
-
-void addPsCommand(CLI::App& app, Action& action) {
-  auto* ps = app.add_subcommand("ps", "List the processes of this user that 'attach' can reach");
-  auto p = std::make_shared<PsArgs>();
-  ps->add_option("--run-id", p->runId, "Only processes of this run");
-  ps->add_flag("--json", p->json, "One JSON array, an object per process");
-  ps->callback([p, &action] { action = [p] { return runPs(*p); }; });
 }
 
 }  // namespace bubblescope::cli

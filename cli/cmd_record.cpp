@@ -24,8 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
+#include "cli/cmd_record.h"
 #include "cli/exit_codes.h"
+#include "cli/usage_error.h"
 
 extern char** environ;
 
@@ -36,13 +37,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kAgentFile = "libbubblescope-agent.so";
 constexpr const char* kCudaDriver = "libcuda.so.1";
-
-struct RecordArgs {
-  std::string output;
-  bool dormant = false;
-  std::string cuda = "on";
-  std::vector<std::string> command;
-};
 
 std::atomic<pid_t> g_child{0};
 
@@ -171,9 +165,9 @@ std::string shellJoin(const std::vector<std::string>& argv) {
   std::string out;
   for (const std::string& a : argv) {
     if (!out.empty()) out += ' ';
-    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-                                                         "OPQRSTUVWXYZ0123456789_-+=.,:/@%") ==
-                                         std::string::npos;
+    const bool plain = !a.empty() && a.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+                                         "OPQRSTUVWXYZ0123456789_-+=.,:/@%") == std::string::npos;
     if (plain) {
       out += a;
       continue;
@@ -318,6 +312,8 @@ void reportTraces(const fs::path& dir, bool createdDir, const std::set<std::stri
   std::cerr << "\n";
 }
 
+}  // namespace
+
 int runRecord(const RecordArgs& args, bool sawSeparator) {
   if (!sawSeparator) {
     throw UsageError("put '--' before the command: bubblescope record [-o DIR] -- CMD ARGS...");
@@ -363,27 +359,6 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
   const int code = runCommand(*program, args.command, env);
   if (writable) reportTraces(output, createdDir, before);
   return code;
-}
-
-}  // namespace
-
-void addRecordCommand(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand("record",
-                                 "Run a command with the capture agent in every process it starts");
-  auto args = std::make_shared<RecordArgs>();
-  sub->add_option("-o,--output", args->output,
-                  "Directory for the per-rank traces (default: bubblescope-run-<timestamp>)");
-  sub->add_flag("--dormant", args->dormant,
-                "Install the hooks but record nothing until capture is started");
-  sub->add_option("--cuda", args->cuda, "CUDA kernel capture: on (default) or off")
-      ->check(CLI::IsMember({"on", "off"}));
-  sub->add_option("command", args->command, "The command to run, after --");
-  sub->footer("Example: bubblescope record -o run -- torchrun --nproc-per-node 4 train.py");
-  sub->callback([sub, args, &action] {
-    bool sawSeparator = false;
-    for (const auto& extra : sub->remaining()) sawSeparator = sawSeparator || extra == "--";
-    action = [args, sawSeparator] { return runRecord(*args, sawSeparator); };
-  });
 }
 
 }  // namespace bubblescope::cli

@@ -11,8 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/command.h"
+#include "cli/cmd_simulate.h"
 #include "cli/exit_codes.h"
+#include "cli/usage_error.h"
 #include "reference_engine/schedule/schedule.h"
 #include "reference_engine/sim/paper_formulas.h"
 #include "reference_engine/sim/result_json.h"
@@ -30,20 +31,6 @@ using engine::TimeNs;
 constexpr int64_t kMaxOps = 50'000'000;
 constexpr double kNsPerMs = 1e6;
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
-
-struct SimulateArgs {
-  std::string schedule;
-  int p = 0;
-  int m = 0;
-  int v = 2;
-  bool vGiven = false;
-  std::string costs = "1,1,1";
-  std::vector<std::string> stageCosts;
-  double transferMs = 0;
-  std::string memory = "1024,0";
-  std::string format = "text";
-  int width = 120;
-};
 
 std::vector<std::string_view> splitCommas(std::string_view text) {
   std::vector<std::string_view> parts;
@@ -231,6 +218,8 @@ void printJson(const engine::Schedule& s, const engine::SimCosts& costs,
   std::cout << doc.dump() << "\n";
 }
 
+}  // namespace
+
 int runSimulate(const SimulateArgs& a) {
   if (a.format != "text" && a.format != "json") {
     throw UsageError("--format must be text or json (got '" + a.format + "')");
@@ -256,36 +245,6 @@ int runSimulate(const SimulateArgs& a) {
     printText(s, costs, r, a.width);
   }
   return kOk;
-}
-
-}  // namespace
-
-void addSimulateCommand(CLI::App& app, Action& action) {
-  auto args = std::make_shared<SimulateArgs>();
-  auto* sub = app.add_subcommand(
-      "simulate",
-      "simulate a pipeline schedule: timeline, bubbles, peak memory (reference simulator)");
-  sub->add_option("--schedule", args->schedule, "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or zb-v")
-      ->required();
-  sub->add_option("-p,--stages", args->p, "pipeline stages")->required();
-  sub->add_option("-m,--microbatches", args->m, "microbatches per step")->required();
-  auto* v =
-      sub->add_option("--v,--chunks", args->v, "model chunks per stage (interleaved; default 2)");
-  sub->add_option("--costs", args->costs,
-                  "T_F,T_B,T_W[,T_BW] in ms for one microbatch through one stage (default 1,1,1)");
-  sub->add_option("--stage-costs", args->stageCosts,
-                  "S:T_F,T_B,T_W in ms for stage S (repeatable), e.g. 3:1.5,1.5,1");
-  sub->add_option("--transfer", args->transferMs,
-                  "latency in ms added to every cross-stage dependency (default 0)");
-  sub->add_option("--memory", args->memory,
-                  "M_B[,M_W] in MiB: activations per microbatch and stage, and what W needs "
-                  "(default 1024,0)");
-  sub->add_option("--format", args->format, "text or json (default text)");
-  sub->add_option("--width", args->width, "timeline width in columns (default 120)");
-  sub->callback([&action, args, v] {
-    args->vGiven = v->count() > 0;
-    action = [args] { return runSimulate(*args); };
-  });
 }
 
 }  // namespace bubblescope::cli

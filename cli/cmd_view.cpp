@@ -11,32 +11,18 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
+#include "cli/cmd_view.h"
 #include "cli/exit_codes.h"
 #include "cli/run_loading.h"
 #include "cli/self_exe.h"
 #include "cli/step_range.h"
+#include "cli/usage_error.h"
 #if BUBBLESCOPE_HAVE_VIEWER
 #include "gui/app/viewer.h"
 #endif
 
 namespace bubblescope::cli {
 namespace {
-
-struct ViewOptions {
-  std::string run;
-  std::string compare;
-  std::optional<int64_t> step;
-  std::optional<int64_t> compareStep;
-  std::string range;
-  std::string screenshot;
-  std::string size = "1600x900";
-  int dp = 0;
-  bool expand = false;
-  std::string steps;
-  bool noClockAlign = false;
-  std::vector<std::string> rules;
-};
 
 bool parseDouble(const std::string& s, double* out) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
@@ -129,6 +115,8 @@ std::optional<int> screenshotUnderXvfb(const ViewOptions& o) {
   return runChild(argv);
 }
 
+}  // namespace
+
 int runView(const ViewOptions& o) {
 #if BUBBLESCOPE_HAVE_VIEWER
   if (const auto code = screenshotUnderXvfb(o)) return *code;
@@ -156,37 +144,6 @@ int runView(const ViewOptions& o) {
       "view: this bubblescope was built without the viewer (it needs libimgui-dev and "
       "libglfw3-dev, and BUBBLESCOPE_BUILD_GUI=ON); bubblescope analyze RUN gives the report");
 #endif
-}
-
-}  // namespace
-
-void addViewCommand(CLI::App& app, Action& action) {
-  auto opts = std::make_shared<ViewOptions>();
-  auto* sub = app.add_subcommand(
-      "view",
-      "Open a run on the desktop timeline viewer: stages, ops, idle gaps by class, the ideal "
-      "schedule, transfers, GPU streams; or render one frame with --screenshot");
-  sub->add_option("run", opts->run, "Run directory or trace file (ours, Kineto JSON or nsys)")
-      ->required();
-  sub->add_option("--compare", opts->compare, "A second run, shown under the first");
-  sub->add_option("--step", opts->step,
-                  "Step number to open at (default: the one with the most avoidable idle)");
-  sub->add_option("--compare-step", opts->compareStep,
-                  "The compared run's step aligned with --step (default: the same number)");
-  sub->add_option("--range", opts->range, "View A:B, in ms from the step's start");
-  sub->add_option(
-      "--screenshot", opts->screenshot,
-      "Render one frame to this PNG and exit (under xvfb-run when there is no display)");
-  sub->add_option("--size", opts->size, "Window size WxH")->capture_default_str();
-  sub->add_option("--dp", opts->dp, "DP replica to show first")->capture_default_str();
-  sub->add_flag("--expand", opts->expand,
-                "Open every stage's GPU stream, NCCL, CUDA API and NVTX rows");
-  sub->add_option("--steps", opts->steps, "Steps to analyse by number: N, A:B, A: or :B");
-  sub->add_flag("--no-clock-align", opts->noClockAlign,
-                "Take every rank's clock as it is (no skew correction)");
-  sub->add_option("--rules", opts->rules, "A JSON rule set for your framework's labels")
-      ->check(CLI::ExistingFile);
-  sub->callback([&action, opts] { action = [opts] { return runView(*opts); }; });
 }
 
 }  // namespace bubblescope::cli

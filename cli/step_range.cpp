@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "cli/command.h"
+#include "cli/usage_error.h"
 
 namespace bubblescope::cli {
 namespace {

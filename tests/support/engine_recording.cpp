@@ -2,13 +2,20 @@
 
 namespace bubblescope::testing {
 
+ProcessResult recordEngineRunWith(const std::string& program, const std::string& outDir,
+                                  const std::string& truthPath,
+                                  const std::vector<std::string>& engineArgs,
+                                  const ProcessOptions& options) {
+  std::vector<std::string> cmd = {program,   "record", "-o",      outDir,    "--",
+                                  program,   "engine", "run",     "--op-ms", "4,4,4",
+                                  "--steps", "4",      "--truth", truthPath, "-q"};
+  cmd.insert(cmd.end(), engineArgs.begin(), engineArgs.end());
+  return runProcess(cmd, options);
+}
+
 ProcessResult recordEngineRun(const std::string& outDir, const std::string& truthPath,
                               const std::vector<std::string>& engineArgs) {
-  std::vector<std::string> cmd = {"record", "-o",      outDir,    "--",    BUBBLESCOPE_BIN,
-                                  "engine", "run",     "--op-ms", "4,4,4", "--steps",
-                                  "4",      "--truth", truthPath, "-q"};
-  cmd.insert(cmd.end(), engineArgs.begin(), engineArgs.end());
-  return runBubblescope(cmd);
+  return recordEngineRunWith(BUBBLESCOPE_BIN, outDir, truthPath, engineArgs);
 }
 
 }  // namespace bubblescope::testing

@@ -12,4 +12,10 @@ namespace bubblescope::testing {
 ProcessResult recordEngineRun(const std::string& outDir, const std::string& truthPath,
                               const std::vector<std::string>& engineArgs);
 
+// The same run with another bubblescope program (an installed one) recording and running it.
+ProcessResult recordEngineRunWith(const std::string& program, const std::string& outDir,
+                                  const std::string& truthPath,
+                                  const std::vector<std::string>& engineArgs,
+                                  const ProcessOptions& options = {});
+
 }  // namespace bubblescope::testing

@@ -28,6 +28,7 @@ void expectBadInput(const testing::ProcessResult& r, const std::string& what) {
 }
 
 TEST(ImportCli, KinetoFilesBecomeARunDirectoryWithASummary) {
+  SKIP_WITHOUT_SHARED_DATA();
   TempDir dir;
   const auto r = runBubblescope({"import", "kineto",
                                  sharedData("kineto/hta-ws128-sampled-rank0.json.gz").string(),
@@ -66,6 +67,7 @@ TEST(ImportCli, TracesWithoutRankIdsAreNumberedInNameOrderInTheirFiles) {
 }
 
 TEST(ImportCli, TheNsysFixturesTwoGpusBecomeTwoRankFiles) {
+  SKIP_WITHOUT_SHARED_DATA();
   TempDir dir;
   const auto r =
       runBubblescope({"import", "nsys", sharedData("nsys/nsys-ai-h100-2gpu-fsdp.sqlite").string(),
@@ -79,6 +81,7 @@ TEST(ImportCli, TheNsysFixturesTwoGpusBecomeTwoRankFiles) {
 }
 
 TEST(ImportCli, TruncatedGzipIsExitTwoNamingTheFile) {
+  SKIP_WITHOUT_SHARED_DATA();
   TempDir dir;
   const std::string gz = readFile(sharedData("kineto/hta-ddp2-rank0-nccl.json.gz"));
   writeFile(dir / "rank0.json.gz", gz.substr(0, gz.size() / 2));
@@ -108,6 +111,7 @@ TEST(ImportCli, AnNsysExportWithoutGpuTablesIsExitTwo) {
 }
 
 TEST(ImportCli, TwoFilesClaimingOneRankAreExitTwo) {
+  SKIP_WITHOUT_SHARED_DATA();
   TempDir dir;
   std::filesystem::create_directory(dir / "in");
   const auto rank0 = sharedData("kineto/hta-ws128-sampled-rank0.json.gz");
@@ -120,6 +124,7 @@ TEST(ImportCli, TwoFilesClaimingOneRankAreExitTwo) {
 }
 
 TEST(ImportCli, RanksOfTwoJobsAreExitTwo) {
+  SKIP_WITHOUT_SHARED_DATA();
   TempDir dir;
   // Rank 0 of a 2-rank DDP job and rank 1 of a 128-rank one: no rank clash, but not one run.
   expectBadInput(
@@ -132,6 +137,7 @@ TEST(ImportCli, RanksOfTwoJobsAreExitTwo) {
 }
 
 TEST(ImportCli, ATraceWithoutARankBesideRankedOnesIsExitTwo) {
+  SKIP_WITHOUT_SHARED_DATA();
   TempDir dir;
   writeFile(dir / "single.json",
             R"J({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "cpu_op",
@@ -151,6 +157,7 @@ TEST(ImportCli, AnEmptyDirectoryIsExitTwo) {
 }
 
 TEST(ImportCli, TheWrongImporterPointsToTheRightOne) {
+  SKIP_WITHOUT_SHARED_DATA();
   TempDir dir;
   expectBadInput(
       runBubblescope({"import", "kineto", sharedData("nsys/nsys-ai-h100-2gpu-fsdp.sqlite").string(),
@@ -159,6 +166,7 @@ TEST(ImportCli, TheWrongImporterPointsToTheRightOne) {
 }
 
 TEST(ImportCli, AnOutputDirectoryInUseIsRefused) {
+  SKIP_WITHOUT_SHARED_DATA();
   TempDir dir;
   std::filesystem::create_directory(dir / "run");
   writeFile(dir / "run" / "keep.txt", "x");
@@ -169,6 +177,7 @@ TEST(ImportCli, AnOutputDirectoryInUseIsRefused) {
 }
 
 TEST(ImportCli, AnalyzeNamesAnImportedFileThatHasNoPipelineOps) {
+  SKIP_WITHOUT_SHARED_DATA();
   const auto r =
       runBubblescope({"analyze", sharedData("kineto/hta-ddp2-rank0-nccl.json.gz").string()});
   expectBadInput(r, "hta-ddp2-rank0-nccl.json.gz: no pipeline ops");

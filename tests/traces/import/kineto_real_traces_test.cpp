@@ -33,6 +33,7 @@ std::tuple<std::string, TimeNs, TimeNs> longestKernel(const RankTrace& t) {
 }
 
 TEST(KinetoRealTraces, EveryPublicTraceImports) {
+  SKIP_WITHOUT_SHARED_DATA();
   for (const char* name : {"deepseek-dualpipe-ep64-rank0.json.gz", "hta-ddp2-rank0-nccl.json.gz",
                            "hta-ns-resolution-rank0.json.gz", "hta-ws128-sampled-rank0.json.gz",
                            "hta-ws128-sampled-rank1.json.gz", "hta-ws16-rank0-sendrecv.json.gz"}) {
@@ -46,6 +47,7 @@ TEST(KinetoRealTraces, EveryPublicTraceImports) {
 }
 
 TEST(KinetoRealTraces, DdpTraceWithBaseTimeAndNcclMetadata) {
+  SKIP_WITHOUT_SHARED_DATA();
   const RankTrace t = importOne("hta-ddp2-rank0-nccl.json.gz");
   EXPECT_EQ(t.meta.rank, 0);
   EXPECT_EQ(t.meta.worldSize, 2);
@@ -78,6 +80,7 @@ TEST(KinetoRealTraces, DdpTraceWithBaseTimeAndNcclMetadata) {
 }
 
 TEST(KinetoRealTraces, NanosecondFractionsSurviveExactly) {
+  SKIP_WITHOUT_SHARED_DATA();
   const RankTrace t = importOne("hta-ns-resolution-rank0.json.gz");
   // The first kernel in the file: ts 1712195495505582.988, dur 4.928 (no base time).
   const auto it = std::find(t.kernels.start.begin(), t.kernels.start.end(), 1712195495505582988);
@@ -92,6 +95,7 @@ TEST(KinetoRealTraces, NanosecondFractionsSurviveExactly) {
 }
 
 TEST(KinetoRealTraces, SampledRanksOfA128RankJobAlignIntoOneRun) {
+  SKIP_WITHOUT_SHARED_DATA();
   Inputs in;
   in.format = InputFormat::ChromeTrace;
   in.files = {sharedData("kineto/hta-ws128-sampled-rank1.json.gz"),
@@ -119,6 +123,7 @@ TEST(KinetoRealTraces, SampledRanksOfA128RankJobAlignIntoOneRun) {
 }
 
 TEST(KinetoRealTraces, OldTraceCollectivesComeFromTheirProcessGroupTitles) {
+  SKIP_WITHOUT_SHARED_DATA();
   const RankTrace t = importOne("hta-ws16-rank0-sendrecv.json.gz");
   EXPECT_EQ(t.meta.worldSize, 16);
   EXPECT_EQ(t.kernels.size(), 6080u);
@@ -131,6 +136,7 @@ TEST(KinetoRealTraces, OldTraceCollectivesComeFromTheirProcessGroupTitles) {
 }
 
 TEST(KinetoRealTraces, DualPipeTraceKeepsItsPhaseAnnotations) {
+  SKIP_WITHOUT_SHARED_DATA();
   const RankTrace t = importOne("deepseek-dualpipe-ep64-rank0.json.gz");
   EXPECT_EQ(t.meta.worldSize, 64);
   EXPECT_EQ(t.kernels.size(), 963u);

@@ -71,6 +71,7 @@ std::string ncclExport(int pid, int device) {
 }
 
 TEST(NsysImport, TheTwoGpuFixtureBecomesTwoRanks) {
+  SKIP_WITHOUT_SHARED_DATA();
   const ImportedFile f = importNsysFile(sharedData("nsys/nsys-ai-h100-2gpu-fsdp.sqlite"));
   EXPECT_EQ(f.format, "nsys");
   ASSERT_EQ(f.ranks.size(), 2u);

@@ -1,0 +1,20 @@
+#pragma once
+// `bubblescope record`: runs a command with the capture agent injected in every process it
+// starts. The command line (cli/command_line.cpp) fills RecordArgs.
+#include <string>
+#include <vector>
+
+namespace bubblescope::cli {
+
+struct RecordArgs {
+  std::string output;
+  bool dormant = false;
+  std::string cuda = "on";
+  std::vector<std::string> command;
+};
+
+// sawSeparator: whether `--` came before the command; it is required, so that the command's own
+// options are never read as record's.
+int runRecord(const RecordArgs& args, bool sawSeparator);
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,391 @@
+// The command line of the bubblescope program: every subcommand, its options and their help,
+// parsed with CLI11. The only file that includes CLI11: its header costs ~8 s of compile time in
+// every file that includes it (docs/benchmarks.md), so the commands (cmd_*.cpp) take plain structs.
+#include "cli/command_line.h"
+
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "bubblescope/version.h"
+#include "cli/cmd_analyze.h"
+#include "cli/cmd_attach.h"
+#include "cli/cmd_check.h"
+#include "cli/cmd_demo.h"
+#include "cli/cmd_engine.h"
+#include "cli/cmd_export.h"
+#include "cli/cmd_import.h"
+#include "cli/cmd_ps.h"
+#include "cli/cmd_record.h"
+#include "cli/cmd_simulate.h"
+#include "cli/cmd_view.h"
+#include "cli/exit_codes.h"
+
+namespace bubblescope::cli {
+namespace {
+
+// Each add*Command() declares a subcommand and its options; when the user picks it, its parse
+// callback stores what to run in `action`, which runs after parsing.
+using Action = std::function<int()>;
+using traces::import::InputFormat;
+
+void addSimulateCommand(CLI::App& app, Action& action) {
+  auto args = std::make_shared<SimulateArgs>();
+  auto* sub = app.add_subcommand(
+      "simulate",
+      "simulate a pipeline schedule: timeline, bubbles, peak memory (reference simulator)");
+  sub->add_option("--schedule", args->schedule, "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or zb-v")
+      ->required();
+  sub->add_option("-p,--stages", args->p, "pipeline stages")->required();
+  sub->add_option("-m,--microbatches", args->m, "microbatches per step")->required();
+  auto* v =
+      sub->add_option("--v,--chunks", args->v, "model chunks per stage (interleaved; default 2)");
+  sub->add_option("--costs", args->costs,
+                  "T_F,T_B,T_W[,T_BW] in ms for one microbatch through one stage (default 1,1,1)");
+  sub->add_option("--stage-costs", args->stageCosts,
+                  "S:T_F,T_B,T_W in ms for stage S (repeatable), e.g. 3:1.5,1.5,1");
+  sub->add_option("--transfer", args->transferMs,
+                  "latency in ms added to every cross-stage dependency (default 0)");
+  sub->add_option("--memory", args->memory,
+                  "M_B[,M_W] in MiB: activations per microbatch and stage, and what W needs "
+                  "(default 1024,0)");
+  sub->add_option("--format", args->format, "text or json (default text)");
+  sub->add_option("--width", args->width, "timeline width in columns (default 120)");
+  sub->callback([&action, args, v] {
+    args->vGiven = v->count() > 0;
+    action = [args] { return runSimulate(*args); };
+  });
+}
+
+void addRun(CLI::App& engineCmd, Action& action) {
+  auto o = std::make_shared<RunOptions>();
+  auto* run = engineCmd.add_subcommand(
+      "run", "Run a pipeline schedule as one process per stage, annotated with NVTX");
+  run->add_option("--schedule", o->schedule, "gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v")
+      ->required();
+  run->add_option("-p,--stages", o->p, "Pipeline stages (processes)")->required();
+  run->add_option("-m,--microbatches", o->m, "Microbatches per step")->required();
+  auto* v =
+      run->add_option("--v", o->v, "Model chunks per stage (interleaved)")->capture_default_str();
+  run->add_option("--steps", o->steps, "Training steps")->capture_default_str();
+  run->add_option("--compute", o->compute, "sleep, mlp or cuda")->capture_default_str();
+  run->add_option("--op-ms", o->opMs, "Op costs in ms for sleep mode: F,B,W (BW = B+W) [2,2,2]");
+  run->add_option("--optimizer-ms", o->optimizerMs, "Optimizer cost in ms (sleep mode)")
+      ->capture_default_str();
+  run->add_option("--payload-bytes", o->payloadBytes,
+                  "Bytes of each activation and gradient (sleep mode)")
+      ->capture_default_str();
+  run->add_option("--seed", o->seed, "Seed of jitter, weights and data")->capture_default_str();
+  run->add_option("--truth", o->truth, "Where truth.json goes")->capture_default_str();
+  run->add_option("--timeout", o->timeout, "Stop a run that takes longer (seconds)")
+      ->capture_default_str();
+  run->add_option("--slow-stage", o->faults.slowStage, "S:FACTOR  stage S's ops take FACTOR×");
+  run->add_option("--stall", o->faults.stall,
+                  "S:MB:MS[:STEP]  stage S idles MS ms before its first op of MB");
+  run->add_option("--host-stall", o->faults.hostStall,
+                  "S:MB:MS[:STEP]  same place, host busy in a `dataloader` range");
+  run->add_option("--comm-delay", o->faults.commDelay,
+                  "S:MS  every activation/gradient stage S sends is held MS ms");
+  run->add_option("--jitter", o->faults.jitterPct, "PCT  each op cost × (1+u), |u| ≤ PCT%");
+  run->add_option("--crash", o->faults.crash, "S:MB[:STEP]  stage S aborts before MB (tests)");
+  run->add_option("--mlp-width", o->mlpWidth, "mlp mode: layer width")->capture_default_str();
+  run->add_option("--mlp-batch", o->mlpBatch, "mlp mode: samples per microbatch")
+      ->capture_default_str();
+  run->add_option("--mlp-lr", o->mlpLr, "mlp mode: SGD learning rate")->capture_default_str();
+  run->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
+  // Fault flags repeat (--stall 1:5:20 --stall 2:0:5), one value each.
+  for (const char* name : {"--slow-stage", "--stall", "--host-stall", "--comm-delay", "--crash"}) {
+    run->get_option(name)->expected(1)->allow_extra_args(false)->multi_option_policy(
+        CLI::MultiOptionPolicy::TakeAll);
+  }
+  run->callback([o, v, &action] {
+    o->vGiven = v->count() > 0;
+    action = [o] { return runEngineCommand(*o); };
+  });
+}
+
+void addWorker(CLI::App& engineCmd, Action& action) {
+  auto o = std::make_shared<WorkerOptions>();
+  auto* worker = engineCmd.add_subcommand("worker", "One stage process (started by engine run)");
+  worker->group("");  // hidden: only the launcher starts it
+  worker->add_option("--stage", o->stage)->required();
+  worker->add_option("--config", o->config)->required();
+  worker->add_option("--part", o->part)->required();
+  worker->add_option("--channel", o->channels);
+  worker->callback([o, &action] { action = [o] { return runWorkerCommand(*o); }; });
+}
+
+void addEngineCommand(CLI::App& app, Action& action) {
+  auto* sub = app.add_subcommand("engine", "The reference pipeline engine: engine run --help");
+  sub->require_subcommand(1);
+  addRun(*sub, action);
+  addWorker(*sub, action);
+}
+
+void addDemoCommand(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<DemoOptions>();
+  auto* sub = app.add_subcommand(
+      "demo",
+      "Run the reference engine under the capture agent with injected faults, analyze "
+      "it and write the reports");
+  sub->add_option("-o,--output", opts->output, "Directory for the traces and reports")
+      ->capture_default_str();
+  sub->add_option("--schedule", opts->schedule, "Schedule the engine runs")->capture_default_str();
+  sub->add_option("-p", opts->p, "Stages")->capture_default_str()->check(CLI::Range(2, 16));
+  sub->add_option("-m", opts->m, "Microbatches per step")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  sub->add_option("--steps", opts->steps, "Steps")->capture_default_str()->check(CLI::Range(3, 50));
+  sub->add_flag(
+      "--no-faults", [opts](int64_t) { opts->faults = false; },
+      "Run the pipeline without injected faults");
+  sub->callback([&action, opts] { action = [opts] { return runDemo(*opts); }; });
+}
+
+void addRecordCommand(CLI::App& app, Action& action) {
+  auto* sub = app.add_subcommand("record",
+                                 "Run a command with the capture agent in every process it starts");
+  auto args = std::make_shared<RecordArgs>();
+  sub->add_option("-o,--output", args->output,
+                  "Directory for the per-rank traces (default: bubblescope-run-<timestamp>)");
+  sub->add_flag("--dormant", args->dormant,
+                "Install the hooks but record nothing until capture is started");
+  sub->add_option("--cuda", args->cuda, "CUDA kernel capture: on (default) or off")
+      ->check(CLI::IsMember({"on", "off"}));
+  sub->add_option("command", args->command, "The command to run, after --");
+  sub->footer("Example: bubblescope record -o run -- torchrun --nproc-per-node 4 train.py");
+  sub->callback([sub, args, &action] {
+    bool sawSeparator = false;
+    for (const auto& extra : sub->remaining()) sawSeparator = sawSeparator || extra == "--";
+    action = [args, sawSeparator] { return runRecord(*args, sawSeparator); };
+  });
+}
+
+void addTargetOptions(CLI::App* sub, TargetArgs& t) {
+  sub->add_option("pid", t.pids, "Process ids (see 'bubblescope ps')");
+  sub->add_flag("--all", t.all, "Every attachable process of this user");
+  sub->add_option("--run-id", t.runId, "Only processes of this run (BUBBLESCOPE_RUN_ID)");
+}
+
+void addAttachCommands(CLI::App& app, Action& action) {
+  auto* attach = app.add_subcommand(
+      "attach", "Start capture in running processes (started with 'bubblescope record --dormant')");
+  auto a = std::make_shared<AttachArgs>();
+  addTargetOptions(attach, a->targets);
+  attach->add_option("--steps", a->steps, "Capture N steps, the same steps on every rank")
+      ->check(CLI::PositiveNumber);
+  attach
+      ->add_option("--duration", a->duration,
+                   "Capture this many seconds, from the same step on every rank")
+      ->check(CLI::PositiveNumber);
+  attach->add_flag("--wait", a->wait,
+                   "Wait until every window closed, then say where the files are");
+  attach->footer("Example: bubblescope attach --all --steps 2 --wait");
+  attach->callback([a, &action] { action = [a] { return runAttach(*a); }; });
+
+  auto* detach = app.add_subcommand("detach", "Stop capture started by 'bubblescope attach'");
+  auto d = std::make_shared<TargetArgs>();
+  addTargetOptions(detach, *d);
+  detach->callback([d, &action] { action = [d] { return runDetach(*d); }; });
+}
+
+void addPsCommand(CLI::App& app, Action& action) {
+  auto* ps = app.add_subcommand("ps", "List the processes of this user that 'attach' can reach");
+  auto p = std::make_shared<PsArgs>();
+  ps->add_option("--run-id", p->runId, "Only processes of this run");
+  ps->add_flag("--json", p->json, "One JSON array, an object per process");
+  ps->callback([p, &action] { action = [p] { return runPs(*p); }; });
+}
+
+void addAnalyzeCommand(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<AnalyzeOptions>();
+  auto* sub = app.add_subcommand(
+      "analyze",
+      "Analyze a recorded run: where each stage's time went, which bubble each idle "
+      "interval is, what caused it, and what a schedule change would buy");
+  sub->add_option("run", opts->paths, "Run directory (one trace per rank), or trace files")
+      ->required();
+  sub->add_option("--format", opts->format, "text (default), json, md, html or junit");
+  sub->add_option("-o,--output", opts->output,
+                  "Write the report here (format from the extension unless --format)");
+  sub->add_flag("--no-clock-align", opts->noClockAlign,
+                "Take every rank's clock as it is (no skew correction)");
+  sub->add_option("--steps", opts->steps,
+                  "Steps to analyse by number: N, A:B, A: or :B (e.g. 1: leaves step 0 out)");
+  sub->add_option("--rules", opts->rules,
+                  "A JSON rule set for your framework's labels, tried before the built-in ones")
+      ->check(CLI::ExistingFile);
+  sub->callback([&action, opts] { action = [opts] { return runAnalyze(*opts); }; });
+}
+
+void addCheckCommand(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<CheckOptions>();
+  auto* sub = app.add_subcommand(
+      "check",
+      "Regression gate: compare a run (or its JSON report) with a baseline JSON report; exit 1 "
+      "if the bubble share, S or the step time grew beyond the thresholds");
+  sub->add_option("--baseline", opts->baseline,
+                  "The baseline: a JSON report ('bubblescope analyze RUN --format json')")
+      ->required();
+  sub->add_option("current", opts->current,
+                  "The run to check: a run directory (analysed now) or its JSON report")
+      ->required();
+  sub->add_option("--max-bubble-pp", opts->thresholds.bubblePp,
+                  "Largest allowed rise of the bubble share (idle / span), in percentage points")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_option("--max-slowdown", opts->thresholds.slowdown,
+                  "Largest allowed rise of the slowdown S (measured / ideal step time)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_option("--max-step-time-pct", opts->thresholds.stepTimePct,
+                  "Largest allowed rise of the measured step time, in percent")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_option("--junit", opts->junit,
+                  "Also write the verdict as JUnit XML (a test case per gated metric) for CI");
+  sub->add_flag("--no-clock-align", opts->noClockAlign,
+                "When analysing a run: take every rank's clock as it is");
+  sub->add_option("--steps", opts->steps,
+                  "When analysing a run: the steps to analyse, N, A:B, A: or :B (as for analyze)");
+  sub->add_option("--rules", opts->rules,
+                  "When analysing a run: a JSON rule set for your framework's labels")
+      ->check(CLI::ExistingFile);
+  sub->callback([&action, opts] { action = [opts] { return runCheck(*opts); }; });
+}
+
+void addImportCommand(CLI::App& app, Action& action) {
+  auto* sub = app.add_subcommand(
+      "import",
+      "Convert other recorders' traces (PyTorch profiler / Kineto JSON, Nsight Systems "
+      "SQLite) into a run directory");
+  sub->require_subcommand(1);
+  struct Variant {
+    const char* name;
+    const char* help;
+    const char* inputsHelp;
+    InputFormat format;
+  };
+  for (const Variant& v :
+       {Variant{"kineto",
+                "PyTorch profiler (Kineto) JSON, plain or .gz, one file per rank, or a Chrome-"
+                "trace timeline",
+                "Trace files, or a directory of them", InputFormat::ChromeTrace},
+        Variant{"nsys", "Nsight Systems SQLite exports ('nsys export --type sqlite')",
+                "Export files: one per rank, or one with every process", InputFormat::Nsys}}) {
+    auto args = std::make_shared<ImportArgs>();
+    auto* cmd = sub->add_subcommand(v.name, v.help);
+    cmd->add_option("inputs", args->inputs, v.inputsHelp)->required();
+    cmd->add_option("-o,--output", args->output, "The run directory to write (new or empty)")
+        ->required();
+    cmd->add_option("--threads", args->threads, "Files imported at once (default: one per core)");
+    const InputFormat format = v.format;
+    cmd->callback(
+        [&action, args, format] { action = [args, format] { return runImport(format, *args); }; });
+  }
+}
+
+void addExportCommand(CLI::App& app, Action& action) {
+  auto* sub = app.add_subcommand("export", "Write a run's analysis in another tool's format");
+  sub->require_subcommand(1);
+  auto args = std::make_shared<ExportArgs>();
+  auto* perfetto = sub->add_subcommand(
+      "perfetto",
+      "Chrome-trace JSON for the Perfetto UI: stages as processes, ops, idle gaps named by "
+      "class with their blame, transfers as arrows");
+  perfetto
+      ->add_option("run", args->paths, "Run directory or trace files (any format analyze reads)")
+      ->required();
+  perfetto->add_option("-o,--output", args->output, "The JSON file to write")->required();
+  perfetto->add_flag("--no-clock-align", args->noClockAlign,
+                     "Take every rank's clock as it is (no skew correction)");
+  perfetto->add_option("--rules", args->rules, "A JSON rule set for your framework's labels")
+      ->check(CLI::ExistingFile);
+  perfetto->callback([&action, args] { action = [args] { return runExportPerfetto(*args); }; });
+}
+
+void addViewCommand(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<ViewOptions>();
+  auto* sub = app.add_subcommand(
+      "view",
+      "Open a run on the desktop timeline viewer: stages, ops, idle gaps by class, the ideal "
+      "schedule, transfers, GPU streams; or render one frame with --screenshot");
+  sub->add_option("run", opts->run, "Run directory or trace file (ours, Kineto JSON or nsys)")
+      ->required();
+  sub->add_option("--compare", opts->compare, "A second run, shown under the first");
+  sub->add_option("--step", opts->step,
+                  "Step number to open at (default: the one with the most avoidable idle)");
+  sub->add_option("--compare-step", opts->compareStep,
+                  "The compared run's step aligned with --step (default: the same number)");
+  sub->add_option("--range", opts->range, "View A:B, in ms from the step's start");
+  sub->add_option(
+      "--screenshot", opts->screenshot,
+      "Render one frame to this PNG and exit (under xvfb-run when there is no display)");
+  sub->add_option("--size", opts->size, "Window size WxH")->capture_default_str();
+  sub->add_option("--dp", opts->dp, "DP replica to show first")->capture_default_str();
+  sub->add_flag("--expand", opts->expand,
+                "Open every stage's GPU stream, NCCL, CUDA API and NVTX rows");
+  sub->add_option("--steps", opts->steps, "Steps to analyse by number: N, A:B, A: or :B");
+  sub->add_flag("--no-clock-align", opts->noClockAlign,
+                "Take every rank's clock as it is (no skew correction)");
+  sub->add_option("--rules", opts->rules, "A JSON rule set for your framework's labels")
+      ->check(CLI::ExistingFile);
+  sub->callback([&action, opts] { action = [opts] { return runView(*opts); }; });
+}
+
+}  // namespace
+
+int runCommandLine(int argc, char** argv) {
+  CLI::App app{"bubblescope: find and explain the bubbles of pipeline-parallel training",
+               "bubblescope"};
+  app.set_version_flag("--version", std::string("bubblescope ") + BUBBLESCOPE_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  Action action;
+  addSimulateCommand(app, action);
+  addEngineCommand(app, action);
+  addDemoCommand(app, action);
+  addRecordCommand(app, action);
+  addAttachCommands(app, action);
+  addPsCommand(app, action);
+  addAnalyzeCommand(app, action);
+  addCheckCommand(app, action);
+  addImportCommand(app, action);
+  addExportCommand(app, action);
+  addViewCommand(app, action);
+
+  // An unknown first word is the commonest slip; name it rather than "subcommand required".
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      if (!sub->get_group().empty()) names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "bubblescope: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+      return kBadInput;
+    }
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "bubblescope: " << e.what() << " (see 'bubblescope --help')\n";
+    return kBadInput;
+  }
+  if (!action) return kOk;
+  return action();
+}
+
+}  // namespace bubblescope::cli
