@@ -64,6 +64,24 @@ TimeNs BlameWalker::hostBusy(int stage, TimeNs from, TimeNs to) const {
   return coveredLength(step_.stages[stage].hostActivity, from, to);
 }
 
+std::optional<Blame> BlameWalker::ranLong(int stage, int pos) const {
+  const RecognizedOp& prev = op(stage, pos);
+  const TimeNs ideal = costs_.idealOf(prev.op);
+  const TimeNs cost = prev.end - prev.start;
+  if (ideal <= 0 || cost - ideal <= tolerance(prev.op) || cost - ideal < upstreamDelay(stage, pos)) {
+    return std::nullopt;
+  }
+  Blame b;
+  b.stage = stage;
+  b.op = prev.op;
+  b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
+  b.cause = costs_.stageOf(stage, prev.op) - ideal > tolerance(prev.op) ? IdleClass::Imbalance
+                                                                        : IdleClass::Jitter;
+  b.text = "behind " + describe(stage, pos) + ", which ran " + ratio(b.costRatio) + " its ideal (" +
+           idleClassName(b.cause) + ")";
+  return b;
+}
+
 Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
   // The chain visits each op at most once: it only ever moves to earlier ops.
   int limit = 1;
@@ -140,22 +158,7 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
       }
       if (ownStream && moved != kNoArrival && moved > producer.end + tol) {
         --pos;
-        const RecognizedOp& prev = op(stage, pos);
-        const TimeNs ideal = costs_.idealOf(prev.op);
-        const TimeNs cost = prev.end - prev.start;
-        if (ideal > 0 && cost - ideal > tolerance(prev.op) &&
-            cost - ideal >= upstreamDelay(stage, pos)) {
-          Blame b;
-          b.stage = stage;
-          b.op = prev.op;
-          b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
-          b.cause = costs_.stageOf(stage, prev.op) - ideal > tolerance(prev.op)
-                        ? IdleClass::Imbalance
-                        : IdleClass::Jitter;
-          b.text = "behind " + describe(stage, pos) + ", which ran " + ratio(b.costRatio) +
-                   " its ideal (" + idleClassName(b.cause) + ")";
-          return b;
-        }
+        if (auto b = ranLong(stage, pos)) return *b;
         continue;
       }
       const TimeNs cost = producer.end - producer.start;
@@ -178,21 +181,7 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
     }
     // The previous op on the stage held it: did that one run long, or start late itself?
     if (pos > 0 && depth > 0) {
-      const RecognizedOp& prev = op(stage, pos - 1);
-      const TimeNs ideal = costs_.idealOf(prev.op);
-      const TimeNs cost = prev.end - prev.start;
-      if (ideal > 0 && cost - ideal > tolerance(prev.op) &&
-          cost - ideal >= upstreamDelay(stage, pos - 1)) {
-        Blame b;
-        b.stage = stage;
-        b.op = prev.op;
-        b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
-        b.cause = costs_.stageOf(stage, prev.op) - ideal > tolerance(prev.op) ? IdleClass::Imbalance
-                                                                              : IdleClass::Jitter;
-        b.text = "behind " + describe(stage, pos - 1) + ", which ran " + ratio(b.costRatio) +
-                 " its ideal (" + idleClassName(b.cause) + ")";
-        return b;
-      }
+      if (auto b = ranLong(stage, pos - 1)) return *b;
       --pos;
       continue;
     }

@@ -4,6 +4,7 @@
 // The walk ends at a producer that ran longer than its ideal cost (imbalance or jitter, blamed on
 // that op), at a late arrival (comm stall), at a late launch (host or other stall), or at an op
 // that started as soon as it could (the schedule's own bubble: warm-up, steady or drain).
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +38,9 @@ class BlameWalker {
   // How much later than in T_ops the op started: delay that stalls before it caused.
   TimeNs upstreamDelay(int stage, int pos) const;
   Blame walk(int stage, int pos, IdleClass baseline) const;
+  // The op at pos ran longer than its ideal (and that, not a late start, is what made it late):
+  // imbalance or jitter blamed on it, "behind F3 on stage 2, which ran 1.3x its ideal".
+  std::optional<Blame> ranLong(int stage, int pos) const;
 
   const PipelineTrace& pl_;
   const StepView& step_;

@@ -45,7 +45,6 @@ struct RecognizedOp {
   TimeNs launch = 0;          // when the host started it (the range start)
   TimeNs hostEnd = 0;         // when its range ended on the host
   TimeNs firstLaunch = kNoLaunch;  // its first kernel's launch call, when the trace has it
-  bool onDevice = false;  // start/end are its device span (a device annotation), not its range
   TimeNs computeBusy = 0;     // time its GPU work ran (union of kernels), else end - start
   // Its kernels: RankOps::computeKernels[kernelBegin, kernelEnd).
   uint32_t kernelBegin = 0, kernelEnd = 0;

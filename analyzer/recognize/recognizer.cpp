@@ -97,29 +97,6 @@ void chunksFromStageIds(RankOps& out, const std::vector<std::optional<int>>& opS
   }
 }
 
-// A host range's projection on the device (Kineto's gpu_user_annotation) is its op's execution:
-// the n-th device range of a name belongs to the n-th op of that name. Kernels attributed later
-// still take precedence (their union is at least as tight); this keeps ops whose kernels were
-// launched from another thread (autograd's) on the device's clock.
-void useDeviceSpans(const RankTrace& t, const std::vector<size_t>& deviceRanges,
-                    const std::vector<traces::StringId>& opName, RankOps& out) {
-  if (deviceRanges.empty()) return;
-  std::map<traces::StringId, std::vector<size_t>> byName;
-  for (size_t i : deviceRanges) byName[t.ranges.name[i]].push_back(i);
-  std::map<traces::StringId, size_t> seen;
-  for (size_t k = 0; k < out.ops.size(); ++k) {
-    auto it = byName.find(opName[k]);
-    if (it == byName.end()) continue;
-    const size_t n = seen[opName[k]]++;
-    if (n >= it->second.size()) continue;
-    RecognizedOp& o = out.ops[k];
-    o.start = t.ranges.start[it->second[n]];
-    o.end = t.ranges.end[it->second[n]];
-    o.computeBusy = o.end - o.start;
-    o.onDevice = true;
-  }
-}
-
 }  // namespace
 
 RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSets) {
@@ -142,15 +119,7 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
   std::vector<ThreadRange> unrecognised;
   std::vector<std::pair<traces::ThreadIndex, TimeNs>> workStarts;
   std::vector<std::optional<int>> opStage, commStage;
-  traces::StringId deviceDomain = 0;
-  const bool hasDeviceRanges = t.strings.find(traces::kDeviceRangeDomain, &deviceDomain);
-  std::vector<size_t> deviceRanges;
-  std::vector<traces::StringId> opName;
   for (size_t i = 0; i < r.size(); ++i) {
-    if (hasDeviceRanges && r.domain[i] == deviceDomain) {
-      deviceRanges.push_back(i);
-      continue;
-    }
     const auto& m = match(r.name[i]);
     if (!m) {
       if (!isNcclDomain(t, r.domain[i])) {
@@ -168,7 +137,6 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
                                        .computeBusy = r.end[i] - r.start[i],
                                        .thread = r.thread[i]});
         opStage.push_back(m->stage);
-        opName.push_back(r.name[i]);
         workStarts.emplace_back(r.thread[i], r.start[i]);
         break;
       case Role::Send:
@@ -199,7 +167,6 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
   }
   chunksFromStageIds(out, opStage, commStage);
   out.hostActivity = hostActivity(unrecognised, std::move(workStarts));
-  useDeviceSpans(t, deviceRanges, opName, out);
   attributeKernels(t, out);
   cutSteps(out);
   if (out.mbInferred) numberMicrobatchesByOrder(out);

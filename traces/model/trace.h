@@ -13,11 +13,6 @@
 
 namespace bubblescope::traces {
 
-// Ranges in this NVTX domain are the device-side span of a host range of the same name (Kineto's
-// gpu_user_annotation: first kernel start to last kernel end of what the range launched), on a
-// thread that stands for the stream they ran on.
-inline constexpr const char* kDeviceRangeDomain = "device";
-
 // Clocks read together at one moment, so timestamps from different clocks can be related.
 struct ClockAnchor {
   TimeNs realtimeNs = 0;

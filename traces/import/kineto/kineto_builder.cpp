@@ -229,8 +229,6 @@ void KinetoBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
       return;
     case Category::GpuUserAnnotation:
       // The ranges' device spans; the analysis takes ops' device spans from their kernels.
-      // (Importing them as domain kDeviceRangeDomain made the generated 1F1B jobs fail to
-      // re-run: left for the next step.)
       skip("gpu_user_annotation (device spans of user_annotation ranges; ops take theirs from kernels)");
       return;
     case Category::Flow:
