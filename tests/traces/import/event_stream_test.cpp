@@ -90,6 +90,15 @@ TEST(TraceEventStream, JsonThatIsNotATraceIsRefusedInOneSentence) {
   EXPECT_EQ(errorOf("{\"traceEvents\": 3}"), "t.json: \"traceEvents\" is not an array");
 }
 
+// Found by kineto_json_fuzz (2026-11-26): the two bytes EF 30 read past the window.
+TEST(TraceEventStream, AByteOrderMarkIsSkippedAndAStrayFirstByteIsRefused) {
+  EXPECT_EQ(errorOf("\xEF\x30"),
+            "t.json: malformed JSON at byte 0: a stray byte 0xEF where a byte order mark or '{' "
+            "should be");
+  EXPECT_EQ(errorOf("\xEF"), errorOf("\xEF\xBB"));
+  EXPECT_EQ(errorOf("\xEF\xBB\xBF{\"traceEvents\": 3}"), "t.json: \"traceEvents\" is not an array");
+}
+
 TEST(TraceEventStream, ATruncatedFileSaysSo) {
   const std::string err = errorOf("{\"traceEvents\": [{\"ph\": \"X\"}, {\"ph\": \"X\", \"na");
   EXPECT_NE(err.find("t.json: the JSON ends in the middle"), std::string::npos) << err;

@@ -39,6 +39,16 @@ class Scanner {
   }
   void advance() { ++pos_; }
 
+  // Skips a UTF-8 byte order mark at the start; a file cut inside one is not JSON.
+  void skipByteOrderMark() {
+    static constexpr unsigned char kMark[] = {0xEF, 0xBB, 0xBF};
+    while (end_ - pos_ < sizeof kMark && !eof_) refill();
+    if (end_ - pos_ < sizeof kMark || std::memcmp(buf_.data() + pos_, kMark, sizeof kMark) != 0) {
+      malformed("a stray byte 0xEF where a byte order mark or '{' should be");
+    }
+    pos_ += sizeof kMark;
+  }
+
   // The next value's text, consumed. Values longer than `limit` are skipped and come out empty.
   std::string_view take(size_t limit) {
     for (;;) {
@@ -211,8 +221,8 @@ EventStreamStats streamTraceEvents(ByteSource& source, TraceEventSink& sink) {
   Scanner in(source);
   EventStreamStats stats;
   int c = in.peek();
-  if (c == 0xEF) {  // a UTF-8 byte order mark
-    in.advance(), in.advance(), in.advance();
+  if (c == 0xEF) {
+    in.skipByteOrderMark();
     c = in.peek();
   }
   if (c < 0) throw TraceError(source.name(), "empty file, not a trace");
