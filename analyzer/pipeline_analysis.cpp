@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "analyzer/comm/comm_waits.h"
 #include "analyzer/errors.h"
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/classify.h"
@@ -180,6 +181,8 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
       sr.meanCost[k] = sums[k].second ? sums[k].first / sums[k].second : 0;
     }
   }
+
+  out.commWaits = commWaitsOf(pl, out.gaps);
 
   std::vector<int> order(out.gaps.size());
   std::iota(order.begin(), order.end(), 0);

@@ -73,6 +73,17 @@ struct Gap {
   Blame blame;
 };
 
+// An NCCL kernel that waited for its peers (analysis.md §2): [start, transferStart) is idle, in
+// the gap `gap` and drawn in that gap's class; [transferStart, end) is the transfer. The viewer
+// draws the kernel on its stream row in these two parts.
+struct CommWait {
+  int stage = 0;
+  int rank = 0;         // index into the run: the stage's representative, whose kernel it is
+  uint32_t kernel = 0;  // index into that rank's kernels
+  TimeNs start = 0, transferStart = 0, end = 0;
+  int gap = -1;  // index into PipelineResult::gaps
+};
+
 struct StepInfo {
   int64_t number = 0;
   TimeNs start = 0, end = 0;  // S and E: earliest op start, latest end (optimizer included)
@@ -124,6 +135,8 @@ struct PipelineResult {
   std::vector<OpRecord> ops;
   std::vector<TransferRecord> transfers;
   std::vector<Gap> gaps;
+  // Only waits inside the analysed steps' gaps: outside them a wait has no class to be drawn in.
+  std::vector<CommWait> commWaits;  // by stage, then start
   std::vector<int> topGaps;  // indexes into gaps, largest avoidable idle first (at most 5)
   // The ideal schedule (T_ideal) of one step, times from the step start: for ghost lanes.
   std::vector<OpRecord> idealOps;

@@ -121,6 +121,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
       ck.end = span.end;
       ck.launch = launch;
       ck.transferStart = span.start;
+      ck.kernel = static_cast<uint32_t>(i);
       ck.callBegin = static_cast<uint32_t>(ops.commCalls.size());
       const auto [first, last] = callIdOf.equal_range(k.correlation[i]);
       for (auto id = first; id != last; ++id) {

@@ -79,6 +79,7 @@ struct CommKernel : DeviceWork {
   // The NCCL calls it serves (one, or a group's): RankOps::commCalls[callBegin, callEnd).
   uint32_t callBegin = 0, callEnd = 0;
   bool matched = false;
+  uint32_t kernel = 0;  // index into the rank's kernel table, for the viewer's stream rows
 };
 
 struct StepMarker {

@@ -119,6 +119,17 @@ json pipelineJson(const PipelineResult& pl) {
                          {"recv_ns", {t.recvStart, t.recvEnd}}});
   }
   j["transfers"] = transfers;
+  json waits = json::array();
+  for (const auto& w : pl.commWaits) {
+    waits.push_back({{"stage", w.stage},
+                     {"rank", w.rank},
+                     {"kernel", w.kernel},
+                     {"start_ns", w.start},
+                     {"transfer_start_ns", w.transferStart},
+                     {"end_ns", w.end},
+                     {"gap", w.gap}});
+  }
+  j["comm_waits"] = waits;
   json whatIf = json::array();
   for (const auto& w : pl.whatIf) {
     json wj = {{"scenario", w.scenario}, {"available", w.available}, {"note", w.note}};

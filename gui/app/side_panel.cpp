@@ -214,7 +214,10 @@ void legendSection() {
   swatch(computeKernelColor());
   ImGui::TextUnformatted("kernel");
   swatch(commKernelColor());
-  ImGui::TextUnformatted("NCCL kernel or call; exposed communication");
+  ImGui::TextUnformatted("NCCL kernel or call: its transfer (exposed communication)");
+  ImGui::TextWrapped(
+      "An NCCL kernel that waited for its peers first shows the wait in the idle color of its "
+      "class: the wait is idle, not communication.");
   swatch(memcpyColor());
   ImGui::TextUnformatted("memcpy");
   swatch(memsetColor());

@@ -174,6 +174,39 @@ void opBoxes(Ctx& c, const Row& row, const PlacedRow& pr, uint16_t rowIndex, boo
   }
 }
 
+// An NCCL kernel that waited for its peers, as two boxes: the wait in the idle color of the gap
+// it lies in (it is idle, analysis.md §2), then the transfer in the communication color. Both
+// stand for the kernel (hover, search). False when the box is not such a kernel.
+bool waitAndTransferBoxes(Ctx& c, const Row& row, const PlacedRow& pr, uint16_t rowIndex,
+                          size_t l, const LodBox& b, double y0) {
+  if (row.kind != RowKind::Stream) return false;
+  const uint32_t item = row.lanes[l].item[b.first];
+  if (streamTableOf(item) != StreamTable::Kernel) return false;
+  const analysis::CommWait* w = c.p.commWaitOf(row.rank, streamIndexOf(item));
+  if (!w || w->gap < 0) return false;
+  const TimeNs cut = std::clamp(w->transferStart, b.start, b.end);
+  uint8_t flags = 0;
+  if (c.search && c.search->hit(row.laneBase + static_cast<uint32_t>(l), b.first, b.last)) {
+    flags |= kBoxSearchHit;
+  }
+  const analysis::IdleClass cls = c.p.result->gaps[static_cast<size_t>(w->gap)].dominant;
+  const auto lane = static_cast<uint16_t>(l);
+  const double y1 = y0 + pr.laneH - 1;
+  LodBox wait = b, transfer = b;
+  wait.end = cut;
+  transfer.start = cut;
+  if (wait.end > wait.start) {
+    pushBox(c, wait, y0, y1, rowIndex, lane, flags, idleColor(cls),
+            fitLabel(std::string("wait: ") + analysis::idleClassName(cls), labelRoom(c, wait),
+                     c.style.charW));
+  }
+  if (transfer.end > transfer.start) {
+    pushBox(c, transfer, y0, y1, rowIndex, lane, flags, commKernelColor(),
+            fitLabel(itemName(c.model, c.p, row, item), labelRoom(c, transfer), c.style.charW));
+  }
+  return true;
+}
+
 void detailBoxes(Ctx& c, const Row& row, const PlacedRow& pr, uint16_t rowIndex,
                  std::vector<LodBox>& lod) {
   for (size_t l = 0; l < row.lanes.size(); ++l) {
@@ -183,6 +216,7 @@ void detailBoxes(Ctx& c, const Row& row, const PlacedRow& pr, uint16_t rowIndex,
     foldVisible(lane, c.m, c.style.minBoxPx, lod);
     for (const LodBox& b : lod) {
       const uint32_t item = lane.item[b.first];
+      if (!b.folded() && waitAndTransferBoxes(c, row, pr, rowIndex, l, b, y0)) continue;
       Rgba fill = detailColor(c.model, row, item);
       std::string label;
       if (b.folded()) {

@@ -208,9 +208,17 @@ std::string itemTooltip(const TimelineModel& model, const PipelineRows& p, const
     case RowKind::Stream: {
       const uint32_t i = streamIndexOf(item);
       switch (streamTableOf(item)) {
-        case StreamTable::Kernel:
-          return "kernel " + name + "\n" + row.label + "\n" +
-                 when(t.kernels.start[i] + off, t.kernels.end[i] + off, origin);
+        case StreamTable::Kernel: {
+          std::string s = "kernel " + name + "\n" + row.label + "\n" +
+                          when(t.kernels.start[i] + off, t.kernels.end[i] + off, origin);
+          if (const analysis::CommWait* w = p.commWaitOf(row.rank, i); w && w->gap >= 0) {
+            const auto cls = p.result->gaps[static_cast<size_t>(w->gap)].dominant;
+            s += "\nwaited " + formatDuration(w->transferStart - w->start) +
+                 " for its peers (idle: " + analysis::idleClassName(cls) + "), then moved data for " +
+                 formatDuration(w->end - w->transferStart);
+          }
+          return s;
+        }
         case StreamTable::Memcpy:
           return name + ", " + std::to_string(t.memcpys.bytes[i]) + " bytes\n" + row.label + "\n" +
                  when(t.memcpys.start[i] + off, t.memcpys.end[i] + off, origin);

@@ -8,6 +8,10 @@
 namespace bubblescope::gui {
 namespace {
 
+uint64_t waitKey(int rank, uint32_t kernel) {
+  return static_cast<uint64_t>(static_cast<uint32_t>(rank)) << 32 | kernel;
+}
+
 using analysis::PipelineResult;
 
 void widen(Interval& extent, bool& any, TimeNs a, TimeNs b) {
@@ -141,6 +145,11 @@ PipelineRows pipelineRows(const traces::Run& run, const analysis::AnalysisResult
     p.transferSend.push_back(t.sendStart);
     p.transferReach.push_back(std::max(t.recvEnd, t.sendEnd));
   }
+  for (size_t i = 0; i < pl.commWaits.size(); ++i) {
+    p.commWaitIndex.emplace_back(waitKey(pl.commWaits[i].rank, pl.commWaits[i].kernel),
+                                 static_cast<uint32_t>(i));
+  }
+  std::sort(p.commWaitIndex.begin(), p.commWaitIndex.end());
   if (!any) p.extent = {0, 1};
   return p;
 }
@@ -172,6 +181,13 @@ size_t PipelineRows::visibleTransfers(TimeNs from, TimeNs to, size_t keep,
     if (n++ < keep) out.push_back(transfers[i]);
   }
   return n;
+}
+
+const analysis::CommWait* PipelineRows::commWaitOf(int rank, uint32_t kernel) const {
+  const uint64_t key = waitKey(rank, kernel);
+  auto it = std::lower_bound(commWaitIndex.begin(), commWaitIndex.end(),
+                             std::pair<uint64_t, uint32_t>{key, 0});
+  return it != commWaitIndex.end() && it->first == key ? &result->commWaits[it->second] : nullptr;
 }
 
 TimeNs TimelineModel::clockOffset(int rank) const {

@@ -6,6 +6,7 @@
 // Built once per run; times are clock-aligned like the analysis.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/result.h"
@@ -68,6 +69,9 @@ struct PipelineRows {
   // end), so finding the visible ones reads two arrays in order instead of the transfers.
   std::vector<TimeNs> transferSend, transferReach;
   TimeNs longestTransfer = 0;  // recv end - send start, to find the visible ones
+  // NCCL kernels drawn as their wait and transfer: (rank << 32 | kernel) -> index into
+  // result->commWaits, sorted.
+  std::vector<std::pair<uint64_t, uint32_t>> commWaitIndex;
   uint32_t lanes = 0;          // lane ids in use
   Interval extent;             // first to last event drawn
 
@@ -76,6 +80,9 @@ struct PipelineRows {
   // How many transfers reach into [from, to); the first `keep` of them (by send start) go to
   // `out`. Zoomed out, a frame only needs to know there are too many to draw.
   size_t visibleTransfers(TimeNs from, TimeNs to, size_t keep, std::vector<uint32_t>& out) const;
+  // The wait of kernel `kernel` of rank `rank` (index into the run), or null when it did not
+  // wait in an analysed gap.
+  const analysis::CommWait* commWaitOf(int rank, uint32_t kernel) const;
 };
 
 struct TimelineModel {
