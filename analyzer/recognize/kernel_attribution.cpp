@@ -31,6 +31,26 @@ const Owner* enclosing(const std::vector<Owner>& owners, TimeNs t) {
   return nullptr;
 }
 
+// The op or comm range a launch belongs to: the one enclosing it on its own thread, else the
+// one op range of another thread that encloses it. PyTorch's autograd engine launches a
+// backward's kernels from its device thread while the PP range that called backward() stays
+// open on the main thread; a launch two threads' ops both enclose is left unowned.
+const Owner* ownerOf(const std::unordered_map<traces::ThreadIndex, std::vector<Owner>>& owners,
+                     const Launch& launch) {
+  if (auto o = owners.find(launch.thread); o != owners.end()) {
+    if (const Owner* own = enclosing(o->second, launch.time)) return own;
+  }
+  const Owner* found = nullptr;
+  for (const auto& [thread, list] : owners) {
+    if (thread == launch.thread) continue;
+    const Owner* other = enclosing(list, launch.time);
+    if (!other || other->index < 0) continue;
+    if (found) return nullptr;
+    found = other;
+  }
+  return found;
+}
+
 bool isNcclKernel(std::string_view name) {
   return name.starts_with("nccl") || name.find("ncclKernel") != std::string_view::npos ||
          name.find("ncclDevKernel") != std::string_view::npos;
@@ -110,9 +130,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
     const bool comm = isNcclKernel(t.strings.at(k.name[i]));
     const Owner* owner = nullptr;
     if (auto it = launches.find(k.correlation[i]); it != launches.end()) {
-      if (auto o = owners.find(it->second.thread); o != owners.end()) {
-        owner = enclosing(o->second, it->second.time);
-      }
+      owner = ownerOf(owners, it->second);
     }
     const TimeNs launch = launchOf(k.correlation[i]);
     if (comm) {

@@ -103,6 +103,12 @@ class Writer {
     add("{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": " + ts(job_.spec.start) +
         ", \"pid\": " + std::to_string(pid_) + ", \"tid\": " + std::to_string(pid_) +
         ", \"args\": {\"name\": \"thread " + std::to_string(pid_) + " (python3)\"}}");
+    if (o_.autogradThread) {
+      add("{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": " + ts(job_.spec.start) +
+          ", \"pid\": " + std::to_string(pid_) + ", \"tid\": " + std::to_string(autogradTid()) +
+          ", \"args\": {\"name\": \"thread " + std::to_string(autogradTid()) +
+          " (pt_autograd_0)\"}}");
+    }
     for (int stream : streams()) {
       add("{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": " + ts(job_.spec.start) +
           ", \"pid\": " + std::to_string(device_) + ", \"tid\": " + std::to_string(streamId(stream)) +
@@ -116,6 +122,15 @@ class Writer {
       if (std::find(s.begin(), s.end(), k.stream) == s.end()) s.push_back(k.stream);
     }
     return s;
+  }
+
+  int autogradTid() const { return pid_ + 7; }
+
+  // The thread that launched kernel k: a backward's compute runs on the autograd thread.
+  int launchTid(const Kernel& k) const {
+    const bool backward = k.kind == KernelKind::Compute && k.owner >= 0 &&
+                          tl_.ops[static_cast<size_t>(k.owner)].id.pass == PassKind::BW;
+    return o_.autogradThread && backward ? autogradTid() : pid_;
   }
 
   // CUDA stream ids as PyTorch's runtime hands them out: the default compute stream 7, NCCL's
@@ -206,7 +221,8 @@ class Writer {
         const int i = static_cast<int>(k.correlation % 4);
         name = kComputeKernels[i];
         // The aten op that launched it, inside the PP range.
-        event("cpu_op", kComputeOps[i], pid_, pid_, launch->start - 3'000, launch->end + 2'000,
+        event("cpu_op", kComputeOps[i], pid_, launchTid(k), launch->start - 3'000,
+              launch->end + 2'000,
               "\"External id\": " + std::to_string(ext) + ", \"Sequence number\": " +
                   std::to_string(k.correlation));
         break;
@@ -235,7 +251,7 @@ class Writer {
     const std::string corr = "\"correlation\": " + std::to_string(k.correlation);
     const bool nccl = k.kind == KernelKind::SendRecv || k.kind == KernelKind::AllReduce;
     event(nccl ? "cuda_driver" : "cuda_runtime", nccl ? "cuLaunchKernelEx" : "cudaLaunchKernel",
-          pid_, pid_, launch->start, launch->end,
+          pid_, launchTid(k), launch->start, launch->end,
           corr + ", \"External id\": " + std::to_string(ext) + ", \"cbid\": " + (nccl ? "652" : "211"));
     event("kernel", name, device_, streamId(k.stream), k.start, k.end,
           "\"External id\": " + std::to_string(ext) + ", \"device\": " + std::to_string(device_) +

@@ -5,6 +5,7 @@
 // record_param_comms (Collective name, Src/Dst Rank, process group, Seq) around each NCCL call
 // with its nccl:send/recv/all_reduce title, ncclDevKernel_SendRecv / _AllReduce kernels carrying
 // the collective's metadata, cudaStreamSynchronize for the grad norm's .item(), the optimizer.
+// The backward's kernels are launched from the autograd thread (KinetoOptions::autogradThread).
 // Each rank's timestamps carry its clock skew.
 #include <string>
 
@@ -15,6 +16,9 @@ namespace bubblescope::tracegen {
 struct KinetoOptions {
   bool gpuAnnotations = true;  // gpu_user_annotation events (torch >= 2.1 writes them)
   TimeNs base = 0;             // baseTimeNanoseconds; 0 = absolute epoch microseconds
+  // The backward's aten ops and kernel launches on the autograd engine's device thread
+  // ("pt_autograd_0"), as torch runs them, while its PP range stays on the main thread.
+  bool autogradThread = true;
 };
 
 std::string kinetoRankJson(const JobTimeline& job, int rank, const KinetoOptions& options = {});

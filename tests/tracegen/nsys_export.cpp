@@ -200,6 +200,13 @@ void NsysExport::process(int pid, std::string_view name) {
   st.run();
 }
 
+void NsysExport::thread(int pid, int tid, std::string_view name) {
+  auto st = db_.prepare("INSERT INTO ThreadNames VALUES (?, 10, ?)");
+  st.bind(1, string(name));
+  st.bind(2, globalTid(pid, tid));
+  st.run();
+}
+
 void NsysExport::gpu(int device, std::string_view name, std::string_view uuid) {
   auto st = db_.prepare(
       "INSERT INTO TARGET_INFO_GPU VALUES (1, ?, ?, ?, 1, 52428800, 85045477376, 3352320000000, "

@@ -44,6 +44,7 @@ class NsysExport {
   NsysExport(const std::filesystem::path& file, const NsysSession& session);
 
   void process(int pid, std::string_view name);  // with its main thread (tid = pid)
+  void thread(int pid, int tid, std::string_view name);
   void gpu(int device, std::string_view name, std::string_view uuid);
   void stream(int pid, int device, int64_t stream, bool nonBlocking);
   void kernel(const KernelRow& k);

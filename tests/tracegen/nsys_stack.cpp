@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tests/tracegen/nsys_export.h"
 
@@ -104,11 +105,18 @@ class ProcessWriter {
         pid_(4170 + 3 * local),
         device_(local),
         toSession_(toSession) {
-    for (const Kernel& k : tl_.kernels) kindOf_[k.correlation] = k.kind;
+    for (const Kernel& k : tl_.kernels) {
+      kindOf_[k.correlation] = k.kind;
+      if (k.kind == KernelKind::Compute && k.owner >= 0 &&
+          tl_.ops[static_cast<size_t>(k.owner)].id.pass == PassKind::BW && o_.autogradThread) {
+        autograd_.insert(k.correlation);
+      }
+    }
   }
 
   void write() {
     out_.process(pid_, "python3");
+    if (o_.autogradThread) out_.thread(pid_, autogradTid(), "pt_autograd_0");
     for (int s : streams()) out_.stream(pid_, device_, streamId(s), s != 0);
     communicators();
     for (const HostRange& h : tl_.ranges) range(h);
@@ -168,11 +176,18 @@ class ProcessWriter {
     TimeNs start, end;
     std::string name;
     Decoration decoration;
+    int tid;
   };
 
-  void text(TimeNs start, TimeNs end, std::string name, Decoration d = Decoration::OpId) {
+  void text(TimeNs start, TimeNs end, std::string name, Decoration d = Decoration::OpId,
+            int tid = 0) {
     if (o_.labels != Labels::EmitNvtx) d = Decoration::None;
-    texts_.push_back({start, end, std::move(name), d});
+    texts_.push_back({start, end, std::move(name), d, tid ? tid : pid_});
+  }
+
+  int autogradTid() const { return pid_ + 1; }
+  int launchTid(uint32_t correlation) const {
+    return autograd_.count(correlation) ? autogradTid() : pid_;
   }
 
   // Op ids and sequence numbers count in the order the ranges opened, as torch hands them out.
@@ -185,7 +200,7 @@ class ProcessWriter {
       std::string name = r.name;
       if (r.decoration == Decoration::SeqOpId) name += ", seq = " + std::to_string(seq++);
       if (r.decoration != Decoration::None) name += ", op_id = " + std::to_string(opId++);
-      out_.range(t(r.start), t(r.end), pid_, pid_, name);
+      out_.range(t(r.start), t(r.end), pid_, r.tid, name);
     }
   }
 
@@ -272,14 +287,15 @@ class ProcessWriter {
       out_.api(t(a.start), t(a.end), pid_, pid_, a.correlation, "cuLaunchKernelEx", true);
       return;
     }
-    out_.api(t(a.start), t(a.end), pid_, pid_, a.correlation, "cudaLaunchKernel_v7000", false);
+    const int tid = launchTid(a.correlation);
+    out_.api(t(a.start), t(a.end), pid_, tid, a.correlation, "cudaLaunchKernel_v7000", false);
     if (o_.labels == Labels::EmitNvtx) {
       // The aten op around the launch, inside its PP: range (push/pop ranges nest).
       const std::string op = kind == KernelKind::Optimizer
                                  ? "aten::_fused_adamw_"
                                  : kComputeOps[a.correlation % std::size(kComputeOps)];
       text(a.start - 400, a.end + 400, op,
-           kind == KernelKind::Compute ? Decoration::SeqOpId : Decoration::OpId);
+           kind == KernelKind::Compute ? Decoration::SeqOpId : Decoration::OpId, tid);
     }
   }
 
@@ -312,6 +328,7 @@ class ProcessWriter {
   int pid_, device_;
   TimeNs toSession_;
   std::unordered_map<uint32_t, KernelKind> kindOf_;
+  std::unordered_set<uint32_t> autograd_;  // correlations of launches on the autograd thread
   std::vector<TextRange> texts_;
   uint32_t ownIds_ = 0;
   int64_t stepRanges_ = 0;

@@ -18,8 +18,8 @@
 // seconds of uptime); TARGET_INFO_SESSION_START_TIME pairs it with the host's wall clock (true
 // time + skew) at the start of the capture, a few seconds before the first step.
 //
-// Each process, as one CPU thread (the execution model's: in real torch the backward's kernels
-// are launched by the autograd engine's device thread):
+// Each process, as the execution model's CPU thread, except that the backward's kernels are
+// launched by the autograd engine's device thread as in real torch (NsysOptions::autogradThread):
 // - CUDA: kernels (StringIds names as nsys demangles them); cudaLaunchKernel for compute,
 //   cuLaunchKernelEx (driver) for NCCL's kernels; the cudaEventRecord/cudaStreamWaitEvent NCCL
 //   makes in ncclGroupEnd; cudaStreamSynchronize (+ its SYNCHRONIZATION row) for the grad norm's
@@ -58,6 +58,9 @@ struct NsysOptions {
   // false: the capture began after NCCL set up (--capture-range=cudaProfilerApi), so the export
   // has neither NCCL's NvtxDomainCreate row nor its communicators' creation.
   bool ncclSetupCaptured = true;
+  // The backward's launches (and emit_nvtx's aten ranges around them) on the autograd engine's
+  // device thread, as torch runs them; its PP range stays on the main thread.
+  bool autogradThread = true;
 };
 
 // Writes one export per host into `dir` ("node0.sqlite", "node1.sqlite", ...) and returns them.

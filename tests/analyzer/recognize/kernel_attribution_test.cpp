@@ -1,5 +1,6 @@
 // Kernel attribution: a kernel belongs to the op whose range encloses its launch call on the same
-// thread (joined on the CUDA correlation id); the op's execution becomes its kernels' span and its
+// thread (joined on the CUDA correlation id), else to the one op range of another thread that
+// encloses it (PyTorch's autograd thread); the op's execution becomes its kernels' span and its
 // compute time their union. NCCL kernels are communication and span their transfer; everything
 // else (no owner, copies, memsets) is other device work.
 #include "analyzer/recognize/kernel_attribution.h"
@@ -70,7 +71,7 @@ TEST(AttributeKernels, KernelsBelongToTheOpWhoseRangeEnclosesTheirLaunch) {
 
 TEST(AttributeKernels, KernelWithoutAnOwningRangeIsOtherWork) {
   HandTrace h;
-  h.kernel(1, 12, 1, 13, 14);  // launched inside F0's time, but on another thread
+  h.kernel(1, 25, 1, 13, 14);  // launched on another thread, outside every op range
   h.kernel(0, 25, 2, 26, 27);  // launched between the ops
   h.kernel(0, -1, 0, 28, 29);  // no correlation id
   h.kernel(0, -1, 7, 30, 31);  // a correlation id no launch call carries
@@ -85,6 +86,44 @@ TEST(AttributeKernels, KernelWithoutAnOwningRangeIsOtherWork) {
   EXPECT_EQ(ops.ops[0].start, 10);
   EXPECT_EQ(ops.ops[0].end, 20);
   EXPECT_EQ(ops.ops[0].computeBusy, 10);
+}
+
+// torch: backward() runs on the main thread inside its PP range while the autograd engine's
+// device thread launches the kernels.
+TEST(AttributeKernels, LaunchOnAnotherThreadBelongsToTheOneOpRangeEnclosingIt) {
+  HandTrace h;
+  h.kernel(1, 12, 1, 14, 18);  // the autograd thread, inside BW0's range on the main thread
+  h.kernel(1, 16, 2, 18, 22);
+  h.kernel(0, 32, 3, 35, 40);  // F1 on the main thread
+  RankOps ops;
+  constexpr Op BW0{OpKind::BW, 0, 0};
+  ops.ops = {op(BW0, 0, 10, 20), op(F1, 0, 30, 40)};
+  attributeKernels(h.trace(), ops);
+  ASSERT_EQ(ops.ops.size(), 2u);
+  EXPECT_EQ(ops.ops[0].op, BW0);
+  EXPECT_EQ(ops.ops[0].start, 14);
+  EXPECT_EQ(ops.ops[0].end, 22);
+  EXPECT_EQ(ops.ops[0].firstLaunch, 12);
+  EXPECT_EQ(ops.ops[0].kernelEnd - ops.ops[0].kernelBegin, 2u);
+  EXPECT_TRUE(ops.otherKernels.empty());
+}
+
+TEST(AttributeKernels, OwnThreadsRangeComesFirstAndTwoOtherThreadsOpsLeaveALaunchUnowned) {
+  HandTrace h;
+  h.t.threadIndex(300);         // a third thread: index 2
+  h.kernel(2, 15, 1, 16, 17);   // enclosed by ops on threads 0 and 1: whose is it? nobody's
+  h.kernel(1, 12, 2, 13, 14);   // thread 1's own op encloses it, though thread 0's does too
+  RankOps ops;
+  ops.ops = {op(F0, 0, 10, 20), op(F1, 1, 11, 19)};
+  attributeKernels(h.trace(), ops);
+  EXPECT_EQ(spans(ops.otherKernels), (std::vector<Interval>{{16, 17}}));
+  for (const auto& o : ops.ops) {
+    if (o.op == F1) {
+      EXPECT_EQ(o.kernelEnd - o.kernelBegin, 1u);
+    } else {
+      EXPECT_EQ(o.kernelEnd, o.kernelBegin) << "F0 launched nothing of its own";
+    }
+  }
 }
 
 TEST(AttributeKernels, NcclKernelsAreCommunicationAndSpanTheTransferThatLaunchedThem) {
