@@ -1,6 +1,7 @@
 #include "analyzer/recognize/kernel_attribution.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace bubblescope::analysis {
@@ -82,16 +83,27 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
   if (k.size() == 0) return;
   ops.hasKernels = true;
 
-  std::unordered_map<uint32_t, Launch> launches;
-  launches.reserve(t.apiCalls.size());
+  // Launch calls by correlation id, as a sorted array: 8 bytes a call where a hash map took
+  // about 50 (analysis budget: 64 B per event in all, issue 4). A repeated id keeps its last call.
+  std::vector<std::pair<uint32_t, uint32_t>> launchIndex;  // (correlation, api call)
+  launchIndex.reserve(t.apiCalls.size());
   for (size_t i = 0; i < t.apiCalls.size(); ++i) {
     if (t.apiCalls.correlation[i] != 0) {
-      launches[t.apiCalls.correlation[i]] = {t.apiCalls.thread[i], t.apiCalls.start[i]};
+      launchIndex.emplace_back(t.apiCalls.correlation[i], static_cast<uint32_t>(i));
     }
   }
+  std::stable_sort(launchIndex.begin(), launchIndex.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto findLaunch = [&](uint32_t correlation) -> std::optional<Launch> {
+    if (correlation == 0) return std::nullopt;
+    auto it = std::upper_bound(launchIndex.begin(), launchIndex.end(), correlation,
+                               [](uint32_t c, const auto& e) { return c < e.first; });
+    if (it == launchIndex.begin() || (--it)->first != correlation) return std::nullopt;
+    return Launch{t.apiCalls.thread[it->second], t.apiCalls.start[it->second]};
+  };
   auto launchOf = [&](uint32_t correlation) {
-    auto it = correlation ? launches.find(correlation) : launches.end();
-    return it == launches.end() ? kNoLaunch : it->second.time;
+    const auto l = findLaunch(correlation);
+    return l ? l->time : kNoLaunch;
   };
   // NCCL kernels name their call through the correlation table (importers and the agent's hooks
   // fill it); the call's row is found by its id.
@@ -129,9 +141,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
     const Interval span{k.start[i], k.end[i]};
     const bool comm = isNcclKernel(t.strings.at(k.name[i]));
     const Owner* owner = nullptr;
-    if (auto it = launches.find(k.correlation[i]); it != launches.end()) {
-      owner = ownerOf(owners, it->second);
-    }
+    if (const auto l = findLaunch(k.correlation[i])) owner = ownerOf(owners, *l);
     const TimeNs launch = launchOf(k.correlation[i]);
     if (comm) {
       CommKernel ck;
