@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -39,10 +40,20 @@ inline void expectFound(const StackRun& run, const Case& c) {
   const auto& pl = run.result.pipelines[0];
   const std::string what = describe(run);
   ASSERT_EQ(pl.stages.size(), run.truth.stages.size());
+  double worst = 0;  // the largest idle error of any stage, % of its true idle
   for (size_t s = 0; s < pl.stages.size(); ++s) {
     const TimeNs want = run.truth.stages[s].idle;
     EXPECT_NEAR(pl.stages[s].total.idle, want, 0.02 * want) << "stage " << s << "\n" << what;
+    if (want > 0) {
+      worst = std::max(worst, 100.0 * std::abs(double(pl.stages[s].total.idle - want)) / double(want));
+    }
   }
+  // The figures behind the closing notes (`--gtest_output=json` keeps them).
+  char figure[64];
+  std::snprintf(figure, sizeof figure, "%.4f", worst);
+  ::testing::Test::RecordProperty("worst_stage_idle_error_pct", figure);
+  std::snprintf(figure, sizeof figure, "%.4f / %.4f", pl.slowdown, run.truth.slowdown);
+  ::testing::Test::RecordProperty("slowdown_found_truth", figure);
   EXPECT_NEAR(pl.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown) << what;
   // One label per gap: its explanation names the class every report and the viewer show.
   for (const analysis::Gap& g : pl.gaps) {
