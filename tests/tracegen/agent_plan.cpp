@@ -162,7 +162,10 @@ class Planner {
     const Kernel& k = tl_.kernels[index];
     // NCCL's kernels are launched by the NCCL calls themselves.
     if (k.kind != KernelKind::Compute && k.kind != KernelKind::Optimizer) return;
-    ReplayAction launch = at(a.start, ReplayVerb::Launch);
+    // torch's autograd engine launches a backward's kernels from its device thread.
+    const bool backward = k.kind == KernelKind::Compute && k.owner >= 0 &&
+                          tl_.ops[static_cast<size_t>(k.owner)].id.pass == PassKind::BW;
+    ReplayAction launch = at(a.start, backward ? ReplayVerb::AutogradLaunch : ReplayVerb::Launch);
     launch.kernel = kernel(index);
     launch.text =
         k.kind == KernelKind::Optimizer ? kOptimizerKernel : kComputeKernels[k.correlation % 4];

@@ -4,7 +4,8 @@
 // batches as NCCL calls on a two-rank communicator per pair of stages (as ProcessGroupNCCL makes
 // them: a batch of one call is a plain ncclSend/ncclRecv, a larger one an NCCL group whose
 // ncclGroupEnd launches the fused kernel), the grad-norm all-reduce on the pipeline's
-// communicator, cudaLaunchKernel for compute and optimizer kernels, cudaStreamSynchronize for
+// communicator, cudaLaunchKernel for compute and optimizer kernels (a backward's from the autograd
+// engine's device thread, as torch launches them), cudaStreamSynchronize for
 // .item(), and a final device synchronisation. Every time is on the rank's clock (its skew added).
 #include "tests/tracegen/execution.h"
 #include "tests/tracegen/replay_plan.h"

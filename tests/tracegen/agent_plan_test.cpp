@@ -37,7 +37,14 @@ TEST(AgentPlan, EveryKernelIsLaunchedOnceByWhatLaunchesItOnARealStack) {
     for (const Kernel& k : tl.kernels)
       compute += k.kind == KernelKind::Compute || k.kind == KernelKind::Optimizer;
     for (const auto& batch : tl.batches) (batch.size() > 1 ? grouped : single) += 1;
-    EXPECT_EQ(kernelsBy[ReplayVerb::Launch], compute) << "rank " << r;
+    size_t backward = 0;
+    for (const Kernel& k : tl.kernels) {
+      backward += k.kind == KernelKind::Compute && tl.ops[k.owner].id.pass == PassKind::BW;
+    }
+    EXPECT_EQ(kernelsBy[ReplayVerb::Launch] + kernelsBy[ReplayVerb::AutogradLaunch], compute)
+        << "rank " << r;
+    EXPECT_EQ(kernelsBy[ReplayVerb::AutogradLaunch], backward) << "rank " << r;
+    EXPECT_GT(backward, 0u);
     // A batch of several calls is one group: its ncclGroupEnd launches the fused kernel.
     EXPECT_EQ(kernelsBy[ReplayVerb::GroupEnd], grouped) << "rank " << r;
     EXPECT_EQ(count(plan, ReplayVerb::GroupStart), grouped) << "rank " << r;

@@ -25,6 +25,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -58,8 +61,49 @@ void sleepUntil(TimeNs ns) {
 
 // ---- One rank ----
 
+// torch's autograd engine's device thread: it makes the launches handed to it, one at a time,
+// while the main thread waits (as the main thread waits in backward()). A real thread, so the
+// agent sees the launch on another thread than the range around it.
+class AutogradThread {
+ public:
+  template <class Launch>
+  explicit AutogradThread(Launch launch)
+      : thread_([this, launch] {
+          std::unique_lock lock(mutex_);
+          for (;;) {
+            wake_.wait(lock, [this] { return pending_ != nullptr || stop_; });
+            if (pending_ == nullptr) return;
+            launch(*pending_);
+            pending_ = nullptr;
+            done_.notify_one();
+          }
+        }) {}
+  ~AutogradThread() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  void launch(const ReplayAction& a) {
+    std::unique_lock lock(mutex_);
+    pending_ = &a;
+    wake_.notify_one();
+    done_.wait(lock, [this] { return pending_ == nullptr; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const ReplayAction* pending_ = nullptr;
+  bool stop_ = false;
+  std::thread thread_;  // last: it starts once the rest is ready
+};
+
 struct Replay {
   const ReplayPlan* plan = nullptr;
+  AutogradThread* autograd = nullptr;
   TimeNs origin = 0;
   FakeCuptiLaunchKernelFn launchKernel = nullptr;
   FakeCuptiBlockingCallFn blockingCall = nullptr;
@@ -81,6 +125,11 @@ FakeCuptiKernel cuptiKernel(const Replay& r, const char* name, const ReplayKerne
                          k.stream,
                          cbid,
                          driver ? 1 : 0};
+}
+
+void launch(Replay& r, const ReplayAction& a) {
+  const FakeCuptiKernel k = cuptiKernel(r, a.text.c_str(), *a.kernel, kCudaLaunchKernel, false);
+  if (r.launchKernel(&k) == 0) fail(r, a, "CUPTI recorded nothing of the launch");
 }
 
 // NCCL launches through the driver (cuLaunchKernelEx), on the calling thread, inside the call.
@@ -122,11 +171,12 @@ void perform(Replay& r, const ReplayAction& a) {
     case ReplayVerb::Pop:
       nvtxRangePop();
       return;
-    case ReplayVerb::Launch: {
-      const FakeCuptiKernel k = cuptiKernel(r, a.text.c_str(), *a.kernel, kCudaLaunchKernel, false);
-      if (r.launchKernel(&k) == 0) fail(r, a, "CUPTI recorded nothing of the launch");
+    case ReplayVerb::Launch:
+      launch(r, a);
       return;
-    }
+    case ReplayVerb::AutogradLaunch:
+      r.autograd->launch(a);
+      return;
     case ReplayVerb::Send:
       nccl(r, a, [](const Replay& s, const ReplayAction& x) {
         return ncclSend(nullptr, x.count, ncclBfloat16, x.peer, s.comms[x.comm], stream(x));
@@ -218,6 +268,8 @@ int runRank(const char* planFile, int readyFd, int goFd, const char* fakeCupti, 
     r->comms.push_back(comm);
   }
   fakeNcclSetLaunchHook(&onNcclLaunch, r);
+  AutogradThread autograd([r](const ReplayAction& a) { launch(*r, a); });
+  r->autograd = &autograd;
   const TimeNs origin = readyForOrigin(readyFd, goFd);
   if (origin < 0) {
     std::fprintf(stderr, "agent_replay_app: rank %d: the launcher is gone\n", plan->rank);

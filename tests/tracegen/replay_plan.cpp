@@ -8,8 +8,9 @@ namespace bubblescope::tracegen {
 namespace {
 
 constexpr std::string_view kHeader = "bubblescope-replay-plan 1";
-constexpr std::array<std::string_view, 9> kVerbs = {
-    "push", "pop", "launch", "send", "recv", "group_start", "group_end", "all_reduce", "sync"};
+constexpr std::array<std::string_view, 10> kVerbs = {
+    "push",       "pop",        "launch", "send", "recv", "group_start",
+    "group_end",  "all_reduce", "sync",   "autograd_launch"};
 
 [[noreturn]] void bad(int line, const std::string& what) {
   throw std::runtime_error("replay plan, line " + std::to_string(line) + ": " + what);

@@ -23,6 +23,9 @@ enum class ReplayVerb : uint8_t {
   GroupEnd,    // ncclGroupEnd(): launches the group's fused kernel
   AllReduce,   // ncclAllReduce(count fp32, sum, comm, stream)
   Sync,        // the CUDA call named `text` (cudaStreamSynchronize, ...), returning at `until`
+  // cudaLaunchKernel of the kernel named `text` from the autograd engine's device thread (a
+  // backward's kernels, as torch launches them), while the main thread waits in backward().
+  AutogradLaunch,
 };
 
 // The GPU's side of a launch: when its kernel ran and on which stream (CUPTI's stream id).
