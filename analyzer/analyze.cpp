@@ -16,6 +16,19 @@
 namespace bubblescope::analysis {
 namespace {
 
+// Send/receive calls that do not name their peer: nsys exports made without --include-json lose
+// NCCL's payloads, and with them every peer.
+int p2pCallsWithoutPeer(const traces::Run& run) {
+  int n = 0;
+  for (const auto& t : run.ranks) {
+    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
+      const auto op = t.ncclCalls.op[i];
+      n += (op == traces::NcclOp::Send || op == traces::NcclOp::Recv) && t.ncclCalls.peer[i] < 0;
+    }
+  }
+  return n;
+}
+
 std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<const RuleSet*>& sets,
                                   unsigned threads) {
   std::vector<RankOps> out(run.ranks.size());
@@ -99,10 +112,26 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   if (options.alignClocks) offsets = clockOffsetsFromComms(comms, ops);
   for (size_t r = 0; r < offsets.size(); ++r) shiftTimes(ops[r], offsets[r]);
   splitCommKernels(comms, ops);
-  if (const int n = comms.p2pUnmatched + comms.collectiveUnmatched; n > 0) {
+  // A kernel that cannot be matched is communication whole: say how many, and why.
+  const int withoutPeer = p2pCallsWithoutPeer(run);
+  if (withoutPeer > 0) {
+    result.warnings.push_back(
+        std::to_string(withoutPeer) +
+        " NCCL send/receive call(s) name no peer (an nsys export made without "
+        "--include-json=true drops NCCL's payloads): their kernels are counted as communication "
+        "whole, the waiting inside them unknown");
+  }
+  if (const int n = comms.p2pUnmatched - withoutPeer + comms.collectiveUnmatched; n > 0) {
     result.warnings.push_back(std::to_string(n) +
-                              " NCCL kernel(s) have a peer that is not in the run (a rank not "
+                              " NCCL call(s) have a peer that is not in the run (a rank not "
                               "traced?): counted as communication whole, their waiting unknown");
+  }
+  if (comms.withoutCall > 0) {
+    // Without its call a kernel has no peer: a wait inside it cannot be told from its transfer.
+    result.warnings.push_back(std::to_string(comms.withoutCall) +
+                              " NCCL kernel(s) are tied to no NCCL call (NCCL not hooked, or its "
+                              "ranges not traced): counted as communication whole, the waiting "
+                              "inside them unknown");
   }
 
   result.clock.enabled = options.alignClocks;

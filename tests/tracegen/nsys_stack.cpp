@@ -148,7 +148,8 @@ class ProcessWriter {
   }
 
   void nccl(TimeNs start, TimeNs end, const char* name, const std::string& json = "") {
-    out_.registeredRange(t(start), t(end), pid_, pid_, kNcclDomain, name, json);
+    out_.registeredRange(t(start), t(end), pid_, pid_, kNcclDomain, name,
+                         o_.payloads ? json : std::string());
   }
 
   void communicators() {

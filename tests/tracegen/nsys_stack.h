@@ -61,6 +61,9 @@ struct NsysOptions {
   // The backward's launches (and emit_nvtx's aten ranges around them) on the autograd engine's
   // device thread, as torch runs them; its PP range stays on the main thread.
   bool autogradThread = true;
+  // false: exported without --include-json=true (nsys's default): NCCL's ranges lose their
+  // payloads, and with them every peer, communicator and size.
+  bool payloads = true;
 };
 
 // Writes one export per host into `dir` ("node0.sqlite", "node1.sqlite", ...) and returns them.

@@ -78,6 +78,31 @@ TEST(NsysLayouts, BubblescopeLabelsInsteadOfEmitNvtx) {
   expectFound(analyseNsys(caseNamed("HostStall"), o, dir), caseNamed("HostStall"));
 }
 
+// nsys's default export drops NCCL's payloads: no call knows its peer, so no kernel can be
+// split. The analysis still runs and says how many kernels it could not split and why.
+TEST(NsysLayouts, WithoutPayloadsTheUnsplitKernelsAreCountedAndExplained) {
+  testing::TempDir dir;
+  NsysOptions o;
+  o.payloads = false;
+  const StackRun run = analyseNsys(caseNamed("FaultFree"), o, dir);
+  ASSERT_EQ(run.result.pipelines.size(), 1u);
+  std::string warnings;
+  for (const std::string& w : run.result.warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("call(s) name no peer (an nsys export made without "
+                          "--include-json=true"),
+            std::string::npos)
+      << warnings;
+  EXPECT_EQ(warnings.find("not in the run"), std::string::npos) << warnings;
+  // Every send and receive of the job, counted once.
+  size_t p2p = 0;
+  for (const RankTimeline& tl : execute(caseNamed("FaultFree").spec).ranks) {
+    for (const NcclCall& c : tl.calls) p2p += c.kind != CallKind::AllReduce;
+  }
+  EXPECT_NE(warnings.find(std::to_string(p2p) + " NCCL send/receive call(s) name no peer"),
+            std::string::npos)
+      << warnings;
+}
+
 // What the importer reads back: every rank a process of its host's file, its kernels on the true
 // time plus its host's skew, and each p2p batch's one fused kernel tied to all its calls.
 TEST(NsysExports, ImportAsTheExecutionModelRanThem) {
