@@ -240,9 +240,10 @@ class Model {
           }
         }
         const int peer = tl.calls[batch.front()].peer;
-        const int item = launch(r, cpu + kCallLaunchAt, Item::P2P, 2 + peer, transfer, wait);
+        const int stream = spec_.sharedP2pStream ? 2 : 2 + peer;
+        const int item = launch(r, cpu + kCallLaunchAt, Item::P2P, stream, transfer, wait);
         cpu += kCallHost;
-        items_[item].kernel = addKernel(r, KernelKind::SendRecv, 2 + peer, a.index, item);
+        items_[item].kernel = addKernel(r, KernelKind::SendRecv, stream, a.index, item);
         for (int ci : batch) {
           NcclCall& c = tl.calls[ci];
           c.kernel = items_[item].kernel;

@@ -62,6 +62,23 @@ TEST(NsysLayouts, PointToPointOnThePipelineGroupsCommunicator) {
   expectFound(analyseNsys(caseNamed("SlowStage"), o, dir), caseNamed("SlowStage"));
 }
 
+// torch >= 2.1: batched p2p on the group's communicator, whose one NCCL stream serialises a
+// stage's batches to both neighbours. Every case, as the default layout's.
+class NsysSharedStreamCases : public ::testing::TestWithParam<Case> {};
+
+TEST_P(NsysSharedStreamCases, AnalysisFindsWhatTheGeneratorDid) {
+  testing::TempDir dir;
+  Case c = GetParam();
+  c.spec.sharedP2pStream = true;
+  NsysOptions o;
+  o.p2p = NsysOptions::P2pComms::Group;
+  expectFound(analyseNsys(c, o, dir), c);
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, NsysSharedStreamCases,
+                         ::testing::ValuesIn(standardCases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+
 // Without the communicators' creation no call knows its own rank in them: a pair's
 // communicator is known as the one two traced ranks share.
 TEST(NsysLayouts, ACaptureThatBeganAfterNcclSetUp) {

@@ -50,6 +50,10 @@ struct JobSpec {
   // Point-to-point transfers: latency + bytes / bandwidth, the same for activations and gradients.
   TimeNs transfer = 150'000;
   uint64_t activationBytes = 8u << 20;
+  // Where a rank's p2p kernels run: a stream per peer (ProcessGroupNCCL's communicator per pair),
+  // or one stream for both peers (torch >= 2.1 batches p2p on the group's communicator: its one
+  // NCCL stream serialises the batches to the previous and the next stage).
+  bool sharedP2pStream = false;
   // The step's tail: the grad-norm all-reduce across the pipeline's stages (transfer part), then
   // the optimizer's kernels.
   TimeNs allReduce = 300'000;
