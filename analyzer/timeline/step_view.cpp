@@ -27,13 +27,40 @@ engine::Schedule layoutOf(const PipelineTrace& pl) {
   return s;
 }
 
-// Lookups shared by every step: ops by (step, pass, mb, chunk) per stage, and each matched
-// comm's peer.
+// The entries of a list that belong to each step (by index into the stage's markers), in order.
+template <class List, class StepOf>
+std::vector<std::vector<int>> byStep(const List& list, size_t steps, StepOf stepOf) {
+  std::vector<std::vector<int>> out(steps);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const int step = stepOf(list[i]);
+    if (step >= 0 && static_cast<size_t>(step) < steps) out[step].push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+// Device work sorted by start, searchable by time: the longest item bounds how far before a
+// window an overlapping one can start.
+template <class Work>
+TimeNs longest(const std::vector<Work>& list) {
+  TimeNs m = 0;
+  for (const Work& w : list) m = std::max(m, w.end - w.start);
+  return m;
+}
+
+// Lookups shared by every step, so that a step costs what it holds, not what the run holds:
+// per stage its ops, comms and launched device work by step, its receives by what they carry,
+// and each matched comm's peer.
 struct Index {
   std::vector<std::unordered_map<uint64_t, int>> ops;               // per stage
+  std::vector<std::unordered_map<uint64_t, size_t>> recvs;          // per stage: the first
   std::map<std::pair<int, size_t>, std::pair<int, size_t>> peerOf;  // (stage, comm) -> peer
+  struct Stage {
+    std::vector<std::vector<int>> ops, comms, otherKernels, commKernels;  // by step
+    TimeNs longestOther = 0, longestComm = 0;
+  };
+  std::vector<Stage> stages;
 
-  explicit Index(const PipelineTrace& pl) : ops(pl.p) {
+  explicit Index(const PipelineTrace& pl) : ops(pl.p), recvs(pl.p), stages(pl.p) {
     for (const auto& st : pl.stages) {
       for (size_t i = 0; i < st.ops.ops.size(); ++i) {
         const auto& o = st.ops.ops[i];
@@ -41,6 +68,20 @@ struct Index {
         ops[st.stage].emplace(opKey(o.step, passOf(o.op.kind), o.op.mb, o.op.chunk),
                               static_cast<int>(i));
       }
+      for (size_t ci = 0; ci < st.ops.comms.size(); ++ci) {
+        const auto& c = st.ops.comms[ci];
+        if (c.send || c.step < 0) continue;
+        recvs[st.stage].emplace(opKey(c.step, c.pass == OpKind::F ? 0 : 1, c.mb, c.chunk), ci);
+      }
+      Stage& x = stages[st.stage];
+      const size_t n = st.ops.steps.size();
+      auto step = [](const auto& e) { return e.step; };
+      x.ops = byStep(st.ops.ops, n, step);
+      x.comms = byStep(st.ops.comms, n, step);
+      x.otherKernels = byStep(st.ops.otherKernels, n, step);
+      x.commKernels = byStep(st.ops.commKernels, n, step);
+      x.longestOther = longest(st.ops.otherKernels);
+      x.longestComm = longest(st.ops.commKernels);
     }
     for (const Transfer& t : pl.transfers) {
       peerOf[{t.fromStage, t.send}] = {t.toStage, t.recv};
@@ -51,6 +92,29 @@ struct Index {
 
 bool inMarker(const StepMarker& m, const Interval& i) {
   return i.start >= m.start && i.start <= m.end;
+}
+
+// The intervals of `list` that start inside the marker; a list sorted by start is searched.
+template <class Out>
+void inMarker(const StepMarker& m, const std::vector<Interval>& list, Out out) {
+  auto byStart = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  if (!std::is_sorted(list.begin(), list.end(), byStart)) {
+    for (const Interval& i : list) {
+      if (inMarker(m, i)) out(i);
+    }
+    return;
+  }
+  auto it = std::lower_bound(list.begin(), list.end(), Interval{m.start, m.start}, byStart);
+  for (; it != list.end() && it->start <= m.end; ++it) out(*it);
+}
+
+// The items of a by-start list that may overlap [from, to): from the first that can reach
+// `from` (none lasts longer than `longest`) to the last that starts before `to`.
+template <class Work, class F>
+void overlapping(const std::vector<Work>& list, TimeNs longestItem, TimeNs from, TimeNs to, F f) {
+  auto it = std::lower_bound(list.begin(), list.end(), from - longestItem,
+                             [](const Work& w, TimeNs t) { return w.start < t; });
+  for (; it != list.end() && it->start < to; ++it) f(*it);
 }
 
 }  // namespace
@@ -74,10 +138,10 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
       ss.stage = st.stage;
       const int stepIdx = pl.stepIndex[st.stage][k];
       const StepMarker& marker = st.ops.steps[stepIdx];
-      for (size_t i = 0; i < st.ops.ops.size(); ++i) {
+      const Index::Stage& x = index.stages[st.stage];
+      for (int i : x.ops[stepIdx]) {
         const auto& o = st.ops.ops[i];
-        if (o.step != stepIdx) continue;
-        ss.ops.push_back(static_cast<int>(i));
+        ss.ops.push_back(i);
         view.start = std::min(view.start, o.start);
         view.end = std::max(view.end, o.end);
       }
@@ -85,21 +149,19 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
       // CPU-bound optimizer's range outlasts what it ran on the device.
       if (!st.ops.hasKernels) {
         for (const auto* list : {&st.ops.optimizer, &st.ops.gradSync, &st.ops.otherBusy}) {
-          for (const Interval& i : *list) {
-            if (inMarker(marker, i)) view.end = std::max(view.end, i.end);
-          }
+          inMarker(marker, *list, [&](const Interval& i) { view.end = std::max(view.end, i.end); });
         }
       }
-      for (const auto& c : st.ops.comms) {
-        if (c.step == stepIdx) view.end = std::max(view.end, c.end);
-      }
+      for (int ci : x.comms[stepIdx]) view.end = std::max(view.end, st.ops.comms[ci].end);
       // Device work the step's host launched (the optimizer's kernels run after its range ends).
       // Without its launch a kernel's step is a guess from its own time: it does not stretch one.
-      for (const DeviceWork& w : st.ops.otherKernels) {
-        if (w.step == stepIdx && w.launch != kNoLaunch) view.end = std::max(view.end, w.end);
+      for (int w : x.otherKernels[stepIdx]) {
+        const DeviceWork& d = st.ops.otherKernels[w];
+        if (d.launch != kNoLaunch) view.end = std::max(view.end, d.end);
       }
-      for (const CommKernel& w : st.ops.commKernels) {
-        if (w.step == stepIdx && w.launch != kNoLaunch) view.end = std::max(view.end, w.end);
+      for (int w : x.commKernels[stepIdx]) {
+        const CommKernel& d = st.ops.commKernels[w];
+        if (d.launch != kNoLaunch) view.end = std::max(view.end, d.end);
       }
     }
 
@@ -108,9 +170,8 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
     size_t nSync = SIZE_MAX;
     for (const auto& st : pl.stages) {
       const StepMarker& marker = st.ops.steps[pl.stepIndex[st.stage][k]];
-      for (const Interval& i : st.ops.gradSync) {
-        if (inMarker(marker, i)) syncs[st.stage].push_back(i);
-      }
+      inMarker(marker, st.ops.gradSync,
+               [&](const Interval& i) { syncs[st.stage].push_back(i); });
       nSync = std::min(nSync, syncs[st.stage].size());
     }
 
@@ -130,9 +191,11 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
       }
       // Communication on the device is the transfer part of each NCCL kernel (the wait before
       // it is idle); labelled transfers and syncs without kernels split the same way by label.
-      for (size_t ci = 0; ci < st.ops.comms.size(); ++ci) {
+      const Index::Stage& x = index.stages[st.stage];
+      for (int cIdx : x.comms[stepIdx]) {
+        const auto ci = static_cast<size_t>(cIdx);
         const auto& c = st.ops.comms[ci];
-        if (c.step != stepIdx || c.onDevice) continue;
+        if (c.onDevice) continue;
         TimeNs from = c.start;
         if (auto it = index.peerOf.find({st.stage, ci}); it != index.peerOf.end()) {
           from = std::max(from, pl.stages[it->second.first].ops.comms[it->second.second].start);
@@ -147,15 +210,16 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
         if (joined < syncs[st.stage][j].end) comm.push_back({joined, syncs[st.stage][j].end});
       }
       // Kernels by device time: a receive posted in the step before can wait into this one.
-      for (const CommKernel& w : st.ops.commKernels) {
+      overlapping(st.ops.commKernels, x.longestComm, view.start, view.end, [&](const CommKernel& w) {
         if (w.end > view.start && w.transferStart < view.end) comm.push_back({w.transferStart, w.end});
-      }
-      for (const DeviceWork& w : st.ops.otherKernels) {
-        if (w.end > view.start && w.start < view.end) other.push_back({w.start, w.end});
-      }
-      for (const auto* list : {&st.ops.optimizer, &st.ops.otherBusy}) {
-        for (const Interval& i : *list) {
-          if (inMarker(marker, i) && !st.ops.hasKernels) other.push_back(i);
+      });
+      overlapping(st.ops.otherKernels, x.longestOther, view.start, view.end,
+                  [&](const DeviceWork& w) {
+                    if (w.end > view.start) other.push_back({w.start, w.end});
+                  });
+      if (!st.ops.hasKernels) {
+        for (const auto* list : {&st.ops.optimizer, &st.ops.otherBusy}) {
+          inMarker(marker, *list, [&](const Interval& i) { other.push_back(i); });
         }
       }
       ss.compute = clip(unite(std::move(compute)), view.start, view.end);
@@ -163,9 +227,7 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
       ss.other = subtract(subtract(clip(unite(std::move(other)), view.start, view.end), ss.compute),
                           ss.comm);
       IntervalList host;
-      for (const Interval& i : st.ops.hostActivity) {
-        if (inMarker(marker, i)) host.push_back(i);
-      }
+      inMarker(marker, st.ops.hostActivity, [&](const Interval& i) { host.push_back(i); });
       ss.hostActivity = unite(std::move(host));
 
       // Inputs: the matched receive's end, else the producer's end.
@@ -188,22 +250,22 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
             pOp = it->second;
             arrival = pl.stages[pStage].ops.ops[pOp].end;
           }
-          for (size_t ci = 0; ci < st.ops.comms.size(); ++ci) {
+          // The receive that brought the input (the first that carries it).
+          if (auto r = index.recvs[st.stage].find(
+                  opKey(stepIdx, forward ? 0 : 1, o.op.mb, o.op.chunk));
+              r != index.recvs[st.stage].end()) {
+            const size_t ci = r->second;
             const auto& c = st.ops.comms[ci];
-            if (c.step == stepIdx && !c.send && c.mb == o.op.mb && c.chunk == o.op.chunk &&
-                (c.pass == OpKind::F) == forward) {
-              arrival = c.end;
-              waitStart = c.start;
-              // NCCL moves data only while both kernels run (a rendezvous); a host-side
-              // receive may find the data already there (sent eagerly), so its start says
-              // nothing about when the data moved.
-              onDevice = c.onDevice;
-              if (auto peer = index.peerOf.find({st.stage, ci});
-                  onDevice && peer != index.peerOf.end()) {
-                const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
-                moved = std::min(c.end, std::max(c.start, send.start));
-              }
-              break;
+            arrival = c.end;
+            waitStart = c.start;
+            // NCCL moves data only while both kernels run (a rendezvous); a host-side
+            // receive may find the data already there (sent eagerly), so its start says
+            // nothing about when the data moved.
+            onDevice = c.onDevice;
+            if (auto peer = index.peerOf.find({st.stage, ci});
+                onDevice && peer != index.peerOf.end()) {
+              const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
+              moved = std::min(c.end, std::max(c.start, send.start));
             }
           }
         }
