@@ -1,16 +1,12 @@
 // Analysis throughput: 8 ranks x 1 M events each, loaded from their files and analysed, within
 // 5 s on the 2-core machine; memory per event (peak RSS over events).
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
-#include "analyzer/analyze.h"
+#include "bench/analyzer/analysis_runs.h"
 #include "tests/analyzer/synthetic_run.h"
-#include "traces/sqlite/run_reader.h"
 #include "traces/sqlite/trace_writer.h"
 
 namespace bubblescope {
@@ -60,50 +56,22 @@ traces::Run gpuLikeRun(size_t perRank) {
 }
 
 fs::path runDir(size_t perRank) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("bubblescope-bench-analyze-" + std::to_string(perRank));
-  if (fs::exists(dir / "done")) return dir;  // written by an earlier run of this benchmark
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  traces::Run run = gpuLikeRun(perRank);
-  for (auto& t : run.ranks) {
-    writeRankTrace(t, dir / ("rank-0000" + std::to_string(t.meta.rank) + ".sqlite"));
-  }
-  std::ofstream(dir / "done") << "ok";
-  return dir;
-}
-
-long peakRssKb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
+  return bench::cachedRunDir(
+      "bubblescope-bench-analyze-" + std::to_string(perRank), [&](const fs::path& dir) {
+        traces::Run run = gpuLikeRun(perRank);
+        for (auto& t : run.ranks) {
+          writeRankTrace(t, dir / ("rank-0000" + std::to_string(t.meta.rank) + ".sqlite"));
+        }
+      });
 }
 
 void BM_LoadAndAnalyze(benchmark::State& state) {
-  const size_t perRank = static_cast<size_t>(state.range(0));
-  const fs::path dir = runDir(perRank);
-  size_t events = 0;
-  const long before = peakRssKb();
-  for (auto _ : state) {
-    traces::Run run = traces::readRun(dir);
-    events = run.eventCount();
-    analysis::AnalysisResult r = analysis::analyzeRun(run);
-    benchmark::DoNotOptimize(r.pipelines.data());
-  }
-  state.counters["events"] = static_cast<double>(events);
-  state.counters["peak_rss_bytes_per_event"] =
-      static_cast<double>(peakRssKb() - before) * 1024.0 / static_cast<double>(events);
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(events));
+  bench::loadAndAnalyze(state, runDir(static_cast<size_t>(state.range(0))));
 }
 BENCHMARK(BM_LoadAndAnalyze)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_AnalyzeOnly(benchmark::State& state) {
-  const traces::Run run = traces::readRun(runDir(static_cast<size_t>(state.range(0))));
-  for (auto _ : state) {
-    analysis::AnalysisResult r = analysis::analyzeRun(run);
-    benchmark::DoNotOptimize(r.pipelines.data());
-  }
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(run.eventCount()));
+  bench::analyzeOnly(state, runDir(static_cast<size_t>(state.range(0))));
 }
 BENCHMARK(BM_AnalyzeOnly)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
