@@ -12,6 +12,8 @@
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/pipeline_analysis.h"
 #include "analyzer/recognize/recognizer.h"
+#include "analyzer/replicas/job_analysis.h"
+#include "analyzer/replicas/tp_groups.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -113,8 +115,12 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   pipelineOptions.appliedOffsets = offsets;
   pipelineOptions.firstStep = options.firstStep;
   pipelineOptions.lastStep = options.lastStep;
+  // The ranks of a TP group are one stage: the representative's ops take the group's spans.
+  const bool wholeJob = topo.dp > 1 || topo.tp > 1;
+  if (topo.tp > 1) result.job.tpGroups = foldTpGroups(topo, run, ops, result.warnings);
+  std::vector<PipelineTrace> pipelines;  // kept for the job-wide analysis
   for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
-    const PipelineTrace pl = buildPipeline(topo, replica, ops, pipelineOptions);
+    PipelineTrace pl = buildPipeline(topo, replica, ops, pipelineOptions);
     for (const StageTrace& st : pl.stages) {
       result.clock.offsets[st.ranks.front()] = st.clockOffset;
       result.clock.maxCorrection = std::max(result.clock.maxCorrection, std::abs(st.clockOffset));
@@ -125,7 +131,9 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
       }
     }
     result.pipelines.push_back(analyzePipeline(pl, result.warnings));
+    if (wholeJob) pipelines.push_back(std::move(pl));
   }
+  if (wholeJob) analyzeJob(pipelines, result.job);
   return result;
 }
 

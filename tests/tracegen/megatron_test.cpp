@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "analyzer/analyze.h"
+#include "analyzer/report/json_report.h"
+#include "analyzer/report/text_report.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/megatron_truth.h"
 #include "tests/tracegen/ndtimeline_writer.h"
@@ -73,6 +75,138 @@ TEST(MegatronImport, Pp4Dp2TimelineIsAnalysedReplicaByReplica) {
   EXPECT_EQ(a.result.pipelines[1].dpRank, 1);
   // Stage s of replica d is global rank d + 2s (Megatron's order).
   EXPECT_EQ(a.result.pipelines[1].stages[2].rank, 5);
+}
+
+struct JobCase {
+  std::string name;
+  MegatronJob job;
+  std::string culprit;  // how the culprit sentence begins
+};
+
+void PrintTo(const JobCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+std::vector<JobCase> jobCases() {
+  std::vector<JobCase> out;
+  MegatronJob base;
+  base.jitter = 0.02;
+  out.push_back({"FaultFreePp4Dp2", base, "no straggler"});
+  {
+    MegatronJob j = base;
+    j.slowReplica = 0, j.slowReplicaFactor = 1.5;
+    out.push_back({"SlowReplicaPp4Dp2", j, "DP replica 0, every stage: S_d = "});
+  }
+  {
+    MegatronJob j = base;
+    j.slowStage = 3, j.slowStageFactor = 1.4;
+    out.push_back({"SlowStagePp4Dp2", j, "stage 3: S_s = "});
+  }
+  {
+    MegatronJob j = base;
+    j.seqFactor = {1, 1, 1.8, 1, 1, 1, 1.5, 1};
+    out.push_back({"SequenceLengthsPp4Dp2", j, "sequence-length imbalance"});
+  }
+  {
+    MegatronJob j = base;
+    j.pp = 2, j.dp = 32, j.m = 4;
+    j.slowReplica = 17, j.slowReplicaFactor = 1.3;
+    out.push_back({"SlowReplicaPp2Dp32", j, "DP replica 17, every stage: S_d = "});
+  }
+  {
+    MegatronJob j = base;
+    j.pp = 4, j.tp = 4, j.dp = 4;
+    j.slowTpRank = MegatronJob::TpRank{1, 2, 3}, j.slowTpFactor = 1.5;
+    out.push_back({"SlowTpRankPp4Tp4Dp4", j, "DP replica 1, stage 2: S_d = "});
+  }
+  {
+    MegatronJob j = base;
+    j.pp = 4, j.tp = 4, j.dp = 4;
+    out.push_back({"FaultFreePp4Tp4Dp4", j, "no straggler"});
+  }
+  return out;
+}
+
+class MegatronJobs : public ::testing::TestWithParam<JobCase> {};
+
+TEST_P(MegatronJobs, CulpritAndSlowdownMatchTheTruth) {
+  const JobCase& c = GetParam();
+  const Analysed a = analyse(c.job);
+  const analysis::JobResult& job = a.result.job;
+  ASSERT_TRUE(job.present);
+  EXPECT_EQ(a.result.dp, c.job.dp);
+  EXPECT_EQ(a.result.pp, c.job.pp);
+  EXPECT_EQ(a.result.tp, c.job.tp);
+  EXPECT_EQ(job.steps, c.job.steps);
+  EXPECT_NEAR(job.slowdown, a.truth.slowdown, 0.03 * a.truth.slowdown)
+      << "measured " << job.stepTimeMeasured << " ideal " << job.stepTimeIdeal << " truth "
+      << a.truth.measuredStep << " / " << a.truth.idealStep;
+  EXPECT_EQ(job.culprit.rfind(c.culprit, 0), 0u) << job.culprit;
+  EXPECT_EQ(job.stages.size(), static_cast<size_t>(c.job.pp));
+  EXPECT_EQ(job.dpRanks.size(), static_cast<size_t>(c.job.dp));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, MegatronJobs, ::testing::ValuesIn(jobCases()),
+                         [](const auto& test) { return test.param.name; });
+
+TEST(MegatronJob, TheDpSyncWaitIsBlamedOnTheSlowReplica) {
+  MegatronJob job;
+  job.slowReplica = 1, job.slowReplicaFactor = 1.5;
+  const Analysed a = analyse(job);
+  const analysis::JobResult& r = a.result.job;
+  ASSERT_FALSE(r.dpSync.empty());
+  for (const auto& b : r.dpSync) EXPECT_EQ(b.dp, 1);
+  // Replica 0 waits for replica 1's extra half of its pipeline at every stage's collective:
+  // at least the slow replica's extra compute of the steady state.
+  EXPECT_GT(r.dpWaitPerStep, job.pp * job.m * (job.costF + job.costB) / 4);
+  EXPECT_EQ(r.dpSync.front().stepsLast, job.steps);
+}
+
+TEST(MegatronJob, ASlowTpRankIsNamedAndItsGroupSpansIt) {
+  MegatronJob job;
+  job.pp = 2, job.tp = 4, job.dp = 2;
+  job.slowTpRank = MegatronJob::TpRank{0, 1, 2};
+  job.slowTpFactor = 1.3;
+  const Analysed a = analyse(job);
+  const auto& groups = a.result.job.tpGroups;
+  ASSERT_EQ(groups.size(), 4u);
+  for (const auto& g : groups) {
+    EXPECT_EQ(g.ranks.size(), 4u);
+    EXPECT_EQ(g.ops, 2 * job.m * job.steps);
+    if (g.dp == 0 && g.stage == 1) {
+      EXPECT_EQ(g.slowRank, job.globalRank(0, 1, 2));
+      EXPECT_GT(g.slowShare, 0.9);
+      // It ends about 30% of an op later than the others.
+      EXPECT_GT(g.meanSpread, job.costF * 3 / 10 - job.tpSkew);
+    } else {
+      EXPECT_EQ(g.slowRank, -1) << "DP " << g.dp << " stage " << g.stage;
+      EXPECT_LE(g.maxSpread, job.tpSkew);
+    }
+  }
+  // The stage's ops span the group: replica 0's stage 1 forward is the slow member's.
+  const auto& stage = a.result.pipelines[0].stages[1];
+  EXPECT_GT(stage.meanCost[0], job.costF * 12 / 10);
+}
+
+TEST(MegatronJob, ReportsLeadWithTheCulpritAndCarryTheThreeTables) {
+  MegatronJob job;
+  job.slowStage = 2, job.slowStageFactor = 1.5;
+  const Analysed a = analyse(job);
+  std::ostringstream text;
+  analysis::writeTextReport(a.result, text, false);
+  const std::string t = text.str();
+  const size_t culprit = t.find("culprit:  stage 2: S_s = ");
+  ASSERT_NE(culprit, std::string::npos) << t;
+  EXPECT_LT(culprit, t.find("Pipeline 0:"));
+  EXPECT_NE(t.find("DP replica 1"), std::string::npos);
+  EXPECT_NE(t.find("backward-compute"), std::string::npos);
+  const nlohmann::json j = analysis::toJson(a.result)["job"];
+  ASSERT_EQ(j["stages"].size(), 4u);
+  EXPECT_GT(j["stages"][2]["slowdown"].get<double>(), 1.1);
+  EXPECT_LT(j["stages"][0]["slowdown"].get<double>(), 1.03);
+  EXPECT_EQ(j["dp_ranks"].size(), 2u);
+  EXPECT_EQ(j["op_types"][0]["name"], "forward-compute");
+  EXPECT_NEAR(j["slowdown"].get<double>(), a.result.job.slowdown, 1e-12);
 }
 
 }  // namespace
