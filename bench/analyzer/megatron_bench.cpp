@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
   load.threads = threads;
   const traces::Run run = traces::import::loadAnyRun({file}, load);
   const auto t1 = Clock::now();
+  const int64_t importPeak = peakBytes.load() - before, model = liveBytes.load() - before;
   analysis::AnalyzeOptions options;
   options.threads = threads;
   const analysis::AnalysisResult result = analysis::analyzeRun(run, options);
@@ -140,6 +141,9 @@ int main(int argc, char** argv) {
   std::printf("peak heap %.1f MB = %.1f B/event: %.2f of the %.0f B/event budget\n",
               static_cast<double>(peakBytes.load() - before) / 1e6, perEvent,
               perEvent / budgetBytes, budgetBytes);
+  std::printf("of which: import peak %.1f B/event, the imported run %.1f B/event\n",
+              static_cast<double>(importPeak) / static_cast<double>(events),
+              static_cast<double>(model) / static_cast<double>(events));
   std::printf("S = %.2fx; %s\n", result.job.slowdown, result.job.culprit.c_str());
   return 0;
 }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 
 namespace bubblescope::tracegen {
@@ -25,6 +27,7 @@ struct Transfer {
   bool send = true;
   char pass = 'F';
   int mb = 0, peer = 0;
+  int chunk = 0;  // the virtual stage the data leaves from is chunk * p + stage (sender's)
 };
 
 // One thing a TP group does, in order.
@@ -34,6 +37,8 @@ struct Action {
   char pass = 'F';
   int mb = -1;
   std::vector<Transfer> transfers = {};
+  int chunk = 0;
+  bool async = false;  // an isend: posted, not waited for
 };
 
 // Megatron's forward_backward_pipelining_without_interleaving, stage s of p, m microbatches.
@@ -72,10 +77,58 @@ std::vector<Action> oneStep(int s, int p, int m) {
     compute('B', b);
     if (!first) p2p("backward-send", {{true, 'B', b, s - 1}});
   }
+  return a;
+}
+
+void tail(std::vector<Action>& a) {
   a.push_back({Action::DpCollective, "grads-reduce-scatter"});
   a.push_back({Action::WorldCollective, "optimizer-clip-main-grad"});
   a.push_back({Action::OptimizerStep, "optimizer-inner-step"});
   a.push_back({Action::DpCollective, "params-all-gather"});
+}
+
+// Megatron's forward_backward_pipelining_with_interleaving on stage s: v chunks per stage,
+// virtual stage c * p + s; op k of a pass is chunk (k mod pv) / p (reversed for backward) of
+// microbatch (k / pv) * p + k mod p. Each op receives its input (blocking) and sends its output
+// (asynchronously) on its own.
+std::vector<Action> interleavedStep(int s, int p, int m, int v) {
+  std::vector<Action> a;
+  a.push_back({Action::DataLoad, "data-load"});
+  const int total = m * v;
+  const int warm = std::min(total, (p - s - 1) * 2 + (v - 1) * p);
+  auto op = [&](char pass, int k) {
+    const int group = k % (p * v);
+    const int chunk = pass == 'F' ? group / p : v - 1 - group / p;
+    const int mb = (k / (p * v)) * p + k % p;
+    const int vs = chunk * p + s, last = p * v - 1;
+    const bool fwd = pass == 'F';
+    const int from = fwd ? vs - 1 : vs + 1, to = fwd ? vs + 1 : vs - 1;
+    if (from >= 0 && from <= last) {
+      a.push_back({Action::P2P,
+                   fwd ? "forward-recv" : "backward-recv",
+                   pass,
+                   mb,
+                   {{false, pass, mb, from % p, from / p}},
+                   chunk});
+    }
+    a.push_back(
+        {Action::Compute, fwd ? "forward-compute" : "backward-compute", pass, mb, {}, chunk});
+    if (to >= 0 && to <= last) {
+      a.push_back({Action::P2P,
+                   fwd ? "forward-send" : "backward-send",
+                   pass,
+                   mb,
+                   {{true, pass, mb, to % p, chunk}},
+                   chunk,
+                   true});
+    }
+  };
+  for (int k = 0; k < warm; ++k) op('F', k);
+  for (int i = 0; i < total - warm; ++i) {
+    op('F', warm + i);
+    op('B', i);
+  }
+  for (int k = total - warm; k < total; ++k) op('B', k);
   return a;
 }
 
@@ -87,6 +140,11 @@ struct Rendezvous {
 // A point-to-point transfer, keyed by (replica, step, pass, mb, from stage).
 struct Link {
   std::optional<TimeNs> sendPost, recvPost;
+  struct Sender {  // an asynchronous send, written when its receiver completes
+    int stage = 0;
+    std::string_view name;
+    int chunk = 0;
+  } sender;
 };
 
 class Model {
@@ -103,7 +161,11 @@ class Model {
       }
     }
     groups_.resize(static_cast<size_t>(job.dp * job.pp));
-    for (int s = 0; s < job.pp; ++s) plans_.push_back(oneStep(s, job.pp, job.m));
+    for (int s = 0; s < job.pp; ++s) {
+      plans_.push_back(job.v > 1 ? interleavedStep(s, job.pp, job.m, job.v)
+                                 : oneStep(s, job.pp, job.m));
+      tail(plans_.back());
+    }
     for (auto& g : groups_) g.time = job.start;
     out_.stepStart.assign(job.steps, INT64_MAX);
     out_.stepEnd.assign(job.steps, INT64_MIN);
@@ -134,7 +196,7 @@ class Model {
 
   Group& group(int d, int s) { return groups_[static_cast<size_t>(d * job_.pp + s)]; }
 
-  TimeNs cost(int d, int s, int t, int step, char pass, int mb) const {
+  TimeNs cost(int d, int s, int t, int step, char pass, int mb, int chunk) const {
     double c = static_cast<double>(pass == 'F' ? job_.costF : job_.costB);
     if (ideal_) return static_cast<TimeNs>(c);
     if (job_.slowStage && *job_.slowStage == s) c *= job_.slowStageFactor;
@@ -145,7 +207,7 @@ class Model {
     }
     if (mb < static_cast<int>(job_.seqFactor.size())) c *= job_.seqFactor[mb];
     if (job_.jitter > 0) {
-      c *= 1 + job_.jitter * (2 * uniform(job_.seed, {d, s, t, step, pass, mb}) - 1);
+      c *= 1 + job_.jitter * (2 * uniform(job_.seed, {d, s, t, step, pass, mb, chunk}) - 1);
     }
     return static_cast<TimeNs>(c);
   }
@@ -197,16 +259,17 @@ class Model {
   }
 
   void computeOp(int d, int s, Group& g, const Action& a) {
-    GroupOp op{d, s, g.step, a.mb, a.pass, INT64_MAX, INT64_MIN};
+    GroupOp op{d, s, g.step, a.mb, a.chunk, a.pass, INT64_MAX, INT64_MIN};
     for (int t = 0; t < job_.tp; ++t) {
       const TimeNs skew =
           ideal_ ? 0
-                 : static_cast<TimeNs>(static_cast<double>(job_.tpSkew) *
-                                       uniform(job_.seed + 1, {d, s, t, g.step, a.pass, a.mb}));
+                 : static_cast<TimeNs>(
+                       static_cast<double>(job_.tpSkew) *
+                       uniform(job_.seed + 1, {d, s, t, g.step, a.pass, a.mb, a.chunk}));
       const TimeNs start = g.time + skew;
-      const TimeNs end = start + cost(d, s, t, g.step, a.pass, a.mb);
+      const TimeNs end = start + cost(d, s, t, g.step, a.pass, a.mb, a.chunk);
       auto& events = out_.ranks[job_.globalRank(d, s, t)].events;
-      events.push_back({a.name, NdThread::Compute, start, end, g.step, a.mb});
+      events.push_back({a.name, NdThread::Compute, start, end, g.step, a.mb, a.chunk});
       if (job_.tp > 1) {
         // The transfer part of the op's closing tp-allreduce, inside the rank's own span.
         events.push_back({"tp-allreduce", NdThread::TpComm, std::max(start, end - job_.tpComm), end,
@@ -220,25 +283,41 @@ class Model {
     g.time = op.end;  // the tp-allreduce holds every rank until the last arrives
   }
 
-  using LinkKey = std::tuple<int, int, char, int, int>;  // dp, step, pass, mb, from stage
+  // dp, step, pass, mb, the virtual stage the data leaves from
+  using LinkKey = std::tuple<int, int, char, int, int>;
+
+  LinkKey key(int d, int s, int step, const Transfer& t) const {
+    const int fromVirtual = t.send ? t.chunk * job_.pp + s : t.chunk * job_.pp + t.peer;
+    return {d, step, t.pass, t.mb, fromVirtual};
+  }
 
   bool p2p(int d, int s, Group& g, const Action& a) {
     if (!g.posted) {
       for (const Transfer& t : a.transfers) {
-        Link& l = links_[{d, g.step, t.pass, t.mb, t.send ? s : t.peer}];
+        Link& l = links_[key(d, s, g.step, t)];
         (t.send ? l.sendPost : l.recvPost) = g.time;
+        if (t.send && a.async) l.sender = {s, a.name, a.chunk};
       }
       g.posted = true;
     }
+    if (a.async) return true;  // an isend: its event is written when the receiver has it
     TimeNs first = INT64_MAX, last = INT64_MIN;
     for (const Transfer& t : a.transfers) {
-      const Link& l = links_[{d, g.step, t.pass, t.mb, t.send ? s : t.peer}];
+      const Link& l = links_[key(d, s, g.step, t)];
       if (!l.sendPost || !l.recvPost) return false;
       const TimeNs start = std::max(*l.sendPost, *l.recvPost);
       first = std::min(first, start);
       last = std::max(last, start + job_.transfer);
     }
-    emit(d, s, {a.name, NdThread::PpComm, first, last, g.step, a.mb});
+    for (const Transfer& t : a.transfers) {
+      const Link& l = links_[key(d, s, g.step, t)];
+      if (l.sender.name.empty()) continue;
+      const TimeNs start = std::max(*l.sendPost, *l.recvPost);
+      emit(d, l.sender.stage,
+           {l.sender.name, NdThread::PpComm, start, start + job_.transfer, g.step, t.mb,
+            l.sender.chunk});
+    }
+    emit(d, s, {a.name, NdThread::PpComm, first, last, g.step, a.mb, a.chunk});
     g.time = last;
     return true;
   }

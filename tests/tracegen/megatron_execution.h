@@ -1,7 +1,9 @@
 #pragma once
 // The execution model of a MegatronJob: what every rank did, op by op, as Megatron-LM's
-// non-interleaved 1F1B schedule (forward_backward_pipelining_without_interleaving) runs it and
-// NDTimeline records it:
+// 1F1B schedules run it and NDTimeline records it:
+// - interleaved (v > 1, forward_backward_pipelining_with_interleaving): the op order of Megatron's
+//   get_model_chunk_id / microbatch numbering; receives block, sends are asynchronous (isend:
+//   the sender goes on; its event is the transfer, once the receiver has posted);
 // - each (DP replica, stage) runs warm-up forwards, the 1F1B steady state with the fused
 //   send_forward_recv_backward / send_backward_recv_forward, and the cool-down backwards;
 // - a point-to-point batch posts its transfers at once; each transfer starts when both sides have
@@ -39,7 +41,7 @@ struct NdRank {
 
 // One op of one TP group as the group ran it: kind 'F' or 'B'.
 struct GroupOp {
-  int dp = 0, pp = 0, step = 0, mb = 0;
+  int dp = 0, pp = 0, step = 0, mb = 0, chunk = 0;
   char kind = 'F';
   TimeNs start = 0, end = 0;  // first member's start to last member's end
 };

@@ -15,8 +15,9 @@ namespace bubblescope::tracegen {
 struct MegatronJob {
   int pp = 4, tp = 1, dp = 2;
   int m = 8;  // microbatches per step
+  int v = 1;  // model chunks per stage: > 1 runs Megatron's interleaved 1F1B (m a multiple of pp)
   int steps = 3;
-  // Device time of one op of a healthy TP rank.
+  // Device time of one op (of one model chunk) of a healthy TP rank.
   TimeNs costF = 2'000'000, costB = 4'000'000;
   TimeNs transfer = 100'000;  // one point-to-point transfer (activations or gradients)
   TimeNs tpComm = 50'000;     // the tp-allreduce that closes each op on every TP rank

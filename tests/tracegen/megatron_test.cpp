@@ -58,6 +58,21 @@ TEST(MegatronModel, ASlowReplicaHoldsEveryReplicaAtTheSync) {
   EXPECT_GT(megatronTruth(tl).slowdown, 1.15);
 }
 
+TEST(MegatronModel, InterleavedStepRunsEveryChunkOfEveryMicrobatch) {
+  MegatronJob job;
+  job.v = 2, job.dp = 1, job.steps = 1;
+  const MegatronTimeline tl = executeMegatron(job);
+  ASSERT_EQ(tl.ops.size(), static_cast<size_t>(2 * job.pp * job.m * job.v));
+  int chunk1 = 0;
+  for (const GroupOp& op : tl.ops) chunk1 += op.chunk == 1;
+  EXPECT_EQ(chunk1, 2 * job.pp * job.m);  // F and B of every microbatch on every stage
+  // Shorter than 1F1B with whole-stage ops of twice the cost: the bubble shrinks by v.
+  MegatronJob whole = job;
+  whole.v = 1, whole.costF *= 2, whole.costB *= 2;
+  const MegatronTimeline one = executeMegatron(whole);
+  EXPECT_LT(tl.stepEnd[0] - tl.stepStart[0], one.stepEnd[0] - one.stepStart[0]);
+}
+
 TEST(MegatronImport, Pp4Dp2TimelineIsAnalysedReplicaByReplica) {
   MegatronJob job;  // PP4 x DP2, fault-free
   const Analysed a = analyse(job, /*gzip=*/true);
@@ -123,6 +138,13 @@ std::vector<JobCase> jobCases() {
     MegatronJob j = base;
     j.pp = 4, j.tp = 4, j.dp = 4;
     out.push_back({"FaultFreePp4Tp4Dp4", j, "no straggler"});
+  }
+  {
+    MegatronJob j = base;
+    j.v = 2, j.costF /= 2, j.costB /= 2;
+    out.push_back({"FaultFreeInterleavedPp4Dp2", j, "no straggler"});
+    j.slowStage = 1, j.slowStageFactor = 1.4;
+    out.push_back({"SlowStageInterleavedPp4Dp2", j, "stage 1: S_s = "});
   }
   return out;
 }

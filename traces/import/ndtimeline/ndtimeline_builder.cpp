@@ -177,39 +177,35 @@ void NdTimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
   Event ev;
   ev.start = *e.ts;
   ev.end = ev.start + std::max<TimeNs>(0, e.dur.value_or(0));
-  ev.tid = e.tid;
-  ev.pid = static_cast<int32_t>(e.pid);
   ev.name = nameId(e.name);
+  ev.category = static_cast<uint8_t>(e.tid % kCategories);
   if (a.mb) ev.mb = clampInt(*a.mb);
-  if (a.chunk) ev.chunk = std::max(0, clampInt(*a.chunk));
+  if (a.chunk) ev.chunk = static_cast<int16_t>(std::clamp<int64_t>(*a.chunk, 0, INT16_MAX));
   if (a.step) ev.step = clampInt(*a.step);
-  events_.push_back(ev);
+  const int64_t rank = e.tid / kCategories;
+  auto [it, added] = ranks_.try_emplace(rank);
+  RankBuffer& r = it->second;
+  if (added) r.pid = static_cast<int32_t>(e.pid);
+  if (r.pid != e.pid && conflict_.empty()) {
+    conflict_ = "rank " + std::to_string(rank) + " (tid " + std::to_string(e.tid) +
+                ") appears under two DP processes, pid " + std::to_string(r.pid) + " and " +
+                std::to_string(e.pid);
+  }
+  r.events.push_back(ev);
 }
 
 ImportedFile NdTimelineBuilder::finish() {
-  if (events_.empty()) throw TraceError(file_, "an NDTimeline timeline with no timed events");
+  if (ranks_.empty()) throw TraceError(file_, "an NDTimeline timeline with no timed events");
+  if (!conflict_.empty()) throw TraceError(file_, conflict_);
   std::vector<Meaning> meanings;
   for (const std::string& n : names_) meanings.push_back(meaningOf(n));
 
-  // Ranks: tid / 5 is the global rank; its place comes from its threads' names.
-  std::map<int64_t, std::vector<const Event*>> byRank;
-  std::map<int64_t, int32_t> pidOf;
-  for (const Event& e : events_) {
-    const int64_t rank = e.tid / kCategories;
-    auto [it, added] = pidOf.try_emplace(rank, e.pid);
-    if (!added && it->second != e.pid) {
-      throw TraceError(file_, "rank " + std::to_string(rank) + " (tid " + std::to_string(e.tid) +
-                                  ") appears under two DP processes, pid " +
-                                  std::to_string(it->second) + " and " + std::to_string(e.pid));
-    }
-    byRank[rank].push_back(&e);
-  }
   std::map<int64_t, Place> places;
   Sizes sizes;
   std::set<int> dps;
   bool dpFromPid = false;
-  for (auto& [rank, events] : byRank) {
-    const int32_t pid = pidOf[rank];
+  for (auto& [rank, buffer] : ranks_) {
+    const int32_t pid = buffer.pid;
     Place pl;
     for (int c = 0; c < kCategories && pl.pp < 0; ++c) {
       auto it = threadNames_.find({pid, rank * kCategories + c});
@@ -217,10 +213,11 @@ ImportedFile NdTimelineBuilder::finish() {
       if (auto t = parseThreadName(it->second)) pl.pp = t->pp, pl.tp = t->tp;
     }
     if (pl.pp < 0) {
-      throw TraceError(file_, "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) +
-                                  ", tid " + std::to_string(events.front()->tid) +
-                                  ") has no thread_name metadata of the form 'PP rank S, TP rank "
-                                  "T, <category>', so its stage is unknown");
+      throw TraceError(file_,
+                       "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ", tid " +
+                           std::to_string(rank * kCategories + buffer.events.front().category) +
+                           ") has no thread_name metadata of the form 'PP rank S, TP rank "
+                           "T, <category>', so its stage is unknown");
     }
     auto proc = processNames_.find(pid);
     std::optional<int> dp =
@@ -232,7 +229,7 @@ ImportedFile NdTimelineBuilder::finish() {
     sizes.pp = std::max(sizes.pp, pl.pp + 1);
     sizes.tp = std::max(sizes.tp, pl.tp + 1);
     sizes.dp = std::max(sizes.dp, pl.dp + 1);
-    for (const Event* e : events) sizes.chunks = std::max(sizes.chunks, e->chunk + 1);
+    for (const Event& e : buffer.events) sizes.chunks = std::max(sizes.chunks, e.chunk + 1);
   }
 
   ImportedFile out;
@@ -241,10 +238,13 @@ ImportedFile NdTimelineBuilder::finish() {
   out.skipped = std::move(skipped_);
   std::map<Category, uint64_t> recognised;
   std::map<std::string, uint64_t> unknown;
-  const int world = static_cast<int>(byRank.size());
+  const int world = static_cast<int>(ranks_.size());
   bool counted = false;
-  for (auto& [rank, events] : byRank) {
+  for (auto& [rank, buffer] : ranks_) {
     const Place& place = places[rank];
+    std::vector<const Event*> events;
+    events.reserve(buffer.events.size());
+    for (const Event& e : buffer.events) events.push_back(&e);
     std::stable_sort(events.begin(), events.end(), [](const Event* a, const Event* b) {
       return a->start != b->start ? a->start < b->start : a->end > b->end;
     });
@@ -254,7 +254,7 @@ ImportedFile NdTimelineBuilder::finish() {
     meta.agentVersion.clear();
     meta.rank = static_cast<int>(rank);
     meta.worldSize = world;
-    meta.pid = pidOf[rank];
+    meta.pid = buffer.pid;
     meta.extra["BUBBLESCOPE_DP_RANK"] = std::to_string(place.dp);
     meta.extra["BUBBLESCOPE_PP_RANK"] = std::to_string(place.pp);
     meta.extra["BUBBLESCOPE_TP_RANK"] = std::to_string(place.tp);
@@ -273,7 +273,7 @@ ImportedFile NdTimelineBuilder::finish() {
     std::map<int32_t, Interval> steps;
     for (size_t i = 0; i < events.size(); ++i) {
       const Event& e = *events[i];
-      const ThreadIndex thread = b.thread(static_cast<uint64_t>(e.tid));
+      const ThreadIndex thread = b.thread(static_cast<uint64_t>(rank * kCategories + e.category));
       labeler.label(i, [&](const std::string& label) {
         b.addRange(e.start, e.end, thread, 0, b.intern(label));
       });
@@ -297,9 +297,9 @@ ImportedFile NdTimelineBuilder::finish() {
     done.file = file_;
     done.meta.startNs = traceSpan(done).start;
     out.ranks.push_back(std::move(done));
+    events = {};
+    std::deque<Event>().swap(buffer.events);  // the rank is built: its buffer goes
   }
-  events_.clear();
-  events_.shrink_to_fit();
 
   // What was read, for the import summary.
   uint64_t total = 0;

@@ -7,6 +7,7 @@
 // (the exporter cut the waiting off), so waiting stays a gap. Events are buffered until the end:
 // the thread metadata that places a rank may come after its events.
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -26,21 +27,29 @@ class NdTimelineBuilder {
   // Throws TraceError naming the file: no timed events, a rank whose threads say no place.
   ImportedFile finish();
 
-  // An event as buffered (40 bytes: a 1024-rank job keeps ~1 M of them).
+  // An event as buffered (32 bytes: a 1024-rank job keeps ~1 M of them until the end).
   struct Event {
     TimeNs start = 0, end = 0;
-    int64_t tid = 0;
-    int32_t pid = 0;
     uint32_t name = 0;  // into names_
-    int32_t mb = -1, chunk = 0;
+    int32_t mb = -1;
     int32_t step = INT32_MIN;
+    int16_t chunk = 0;
+    uint8_t category = 0;  // tid % 5
   };
 
  private:
+  // One rank's events, in blocks (a deque) so that growing never holds twice the events, and
+  // freed as soon as the rank is built.
+  struct RankBuffer {
+    int32_t pid = 0;
+    std::deque<Event> events;
+  };
+
   uint32_t nameId(std::string_view name);
 
   std::filesystem::path file_;
-  std::vector<Event> events_;
+  std::map<int64_t, RankBuffer> ranks_;  // by global rank (tid / 5)
+  std::string conflict_;                 // a rank seen under two pids: the error to raise
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> nameIds_;
   std::map<std::pair<int64_t, int64_t>, std::string> threadNames_;  // (pid, tid)
