@@ -239,6 +239,7 @@ ImportedFile NdTimelineBuilder::finish() {
   std::map<Category, uint64_t> recognised;
   std::map<std::string, uint64_t> unknown;
   const int world = static_cast<int>(ranks_.size());
+  out.ranks.reserve(ranks_.size());  // RankTrace copies when a vector grows: never let it grow
   bool counted = false;
   for (auto& [rank, buffer] : ranks_) {
     const Place& place = places[rank];
