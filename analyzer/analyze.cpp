@@ -23,8 +23,14 @@ std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<cons
   std::vector<RankOps> out(run.ranks.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < run.ranks.size();)
+    for (size_t i; (i = next.fetch_add(1)) < run.ranks.size();) {
       out[i] = recognize(run.ranks[i], sets);
+      // Every rank's ops are held at once (1024 ranks of a large job): no growth slack.
+      out[i].ops.shrink_to_fit();
+      out[i].comms.shrink_to_fit();
+      out[i].hostActivity.shrink_to_fit();
+      out[i].otherBusy.shrink_to_fit();
+    }
   };
   threads = std::clamp<unsigned>(threads ? threads : std::thread::hardware_concurrency(), 1,
                                  static_cast<unsigned>(std::max<size_t>(1, run.ranks.size())));
