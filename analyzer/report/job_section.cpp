@@ -124,6 +124,38 @@ void writeJobMarkdown(const JobResult& job, std::ostream& out) {
   for (const auto& s : job.sequenceImbalance) out << "\n- " << escapeMarkdownCell(s.text) << "\n";
 }
 
+void writeJobHtml(const JobResult& job, std::ostream& out) {
+  if (!job.present) return;
+  out << "<section id=\"job\">\n<h2>The job (all replicas)</h2>\n<p><strong>Culprit:</strong> "
+      << escapeXml(job.culprit) << "</p>\n<p>Step time " << formatMs(job.stepTimeMeasured)
+      << " ms measured, " << formatMs(job.stepTimeIdeal)
+      << " ms ideal: <strong>S = " << formatRatio(job.slowdown) << "</strong> over " << job.steps
+      << " step(s).</p>\n";
+  auto htmlTable = [&](const char* title, const char* symbol, const std::vector<PartSlowdown>& ps) {
+    out << "<table><tr><th class=\"l\">" << title << "</th><th>" << symbol
+        << "</th><th>step (ms)</th></tr>\n";
+    for (const auto& p : ps) {
+      out << "<tr><td class=\"l\">" << escapeXml(p.name) << "</td><td>" << formatRatio(p.slowdown)
+          << "</td><td>" << formatMs(p.stepTime) << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  };
+  htmlTable("stage", "S_s", job.stages);
+  htmlTable("DP replica", "S_d", job.dpRanks);
+  htmlTable("op type", "S_k", job.opTypes);
+  out << "<ul>";
+  if (!job.dpSync.empty()) {
+    out << "<li>DP sync: the replicas wait " << formatMs(job.dpWaitPerStep, 2)
+        << " ms per step for the last to arrive; most for "
+        << escapeXml(syncText(job.dpSync.front(), job.steps)) << "</li>";
+  }
+  for (const TpGroupResult* g : groupsToList(job)) {
+    if (g->slowRank >= 0) out << "<li>" << escapeXml(groupText(*g)) << "</li>";
+  }
+  for (const auto& q : job.sequenceImbalance) out << "<li>" << escapeXml(q.text) << "</li>";
+  out << "</ul>\n</section>\n";
+}
+
 nlohmann::json jobJson(const JobResult& job) {
   nlohmann::json j;
   j["steps"] = job.steps;

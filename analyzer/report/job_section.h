@@ -11,6 +11,7 @@ namespace bubblescope::analysis {
 
 void writeJobText(const JobResult& job, std::ostream& out);
 void writeJobMarkdown(const JobResult& job, std::ostream& out);
+void writeJobHtml(const JobResult& job, std::ostream& out);  // a <section id="job">
 // {"slowdown", "culprit", "stages": [{"stage", "slowdown", "step_ns"}], "dp_ranks": [...],
 //  "op_types": [...], "dp_sync": {...}, "tp_groups": [...], "sequence_imbalance": [...]}
 nlohmann::json jobJson(const JobResult& job);

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "analyzer/analyze.h"
+#include "analyzer/report/html_report.h"
 #include "analyzer/report/json_report.h"
+#include "analyzer/report/markdown_report.h"
 #include "analyzer/report/text_report.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/megatron_truth.h"
@@ -229,6 +231,11 @@ TEST(MegatronJob, ReportsLeadWithTheCulpritAndCarryTheThreeTables) {
   EXPECT_EQ(j["dp_ranks"].size(), 2u);
   EXPECT_EQ(j["op_types"][0]["name"], "forward-compute");
   EXPECT_NEAR(j["slowdown"].get<double>(), a.result.job.slowdown, 1e-12);
+  std::ostringstream md, html;
+  analysis::writeMarkdownReport(a.result, md);
+  analysis::writeHtmlReport(a.result, html);
+  EXPECT_NE(md.str().find("**Culprit:** stage 2: S_s = "), std::string::npos) << md.str();
+  EXPECT_NE(html.str().find("<strong>Culprit:</strong> stage 2: S_s = "), std::string::npos);
 }
 
 }  // namespace
