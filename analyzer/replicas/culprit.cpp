@@ -44,6 +44,8 @@ void nameCulprit(JobResult& job) {
   std::string text;
   if (replica && stage) {
     worst = replica->slowdown >= stage->slowdown ? replica : stage;
+    job.culpritDp = replica->id;
+    job.culpritStage = stage->id;
     text = replica->name + ", " + stage->name + ": S_d = " + fmt("%.2fx", replica->slowdown) +
            ", S_s = " + fmt("%.2fx", stage->slowdown);
     if (kind) text += ", " + kind->name;
@@ -55,9 +57,11 @@ void nameCulprit(JobResult& job) {
     }
   } else if (replica) {
     worst = replica;
+    job.culpritDp = replica->id;
     text = replica->name + ", every stage: S_d = " + fmt("%.2fx", replica->slowdown);
   } else if (stage) {
     worst = stage;
+    job.culpritStage = stage->id;
     text = stage->name + ": S_s = " + fmt("%.2fx", stage->slowdown);
     if (kind) text += ", " + kind->name;
   } else if (!job.sequenceImbalance.empty() && job.slowdown - 1 >= kStragglerExcess) {

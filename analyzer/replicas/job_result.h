@@ -58,6 +58,7 @@ struct JobResult {
   std::vector<PartSlowdown> stages, dpRanks, opTypes;
   std::string culprit;     // one sentence naming what to fix and by how much the step would shrink
   TimeNs culpritGain = 0;  // how much shorter the step would be with the culprit ideal
+  int culpritDp = -1, culpritStage = -1;  // the replica / stage it names (-1: none, or every one)
   std::vector<TpGroupResult> tpGroups;
   TimeNs dpWaitPerStep = 0;         // all replicas' waiting in the DP sync, per step
   std::vector<DpSyncBlame> dpSync;  // largest first

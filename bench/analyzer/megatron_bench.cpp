@@ -3,6 +3,7 @@
 // the analysis and counting the peak heap per event.
 //   megatron_bench [--pp 8] [--tp 8] [--dp 16] [--m 16] [--steps 10] [--threads 2]
 //                  [--budget-s 30] [--budget-bytes 64] [--out FILE (write only)]
+//                  [--fault replica|stage|tp|sequence|none (default replica: DP 3 at 1.2x)]
 // Two budgets of the issue: PP4 x TP1 x DP32 (128 ranks) x 30 steps, about 100 k events, in 2 s;
 // PP8 x TP8 x DP16 (1024 ranks) x 10 steps in 30 s within 64 B/event.
 #include <unistd.h>
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
   job.slowReplica = 3, job.slowReplicaFactor = 1.2;
   unsigned threads = 2;
   double budgetS = 30, budgetBytes = 64;
-  std::string out;
+  std::string out, fault = "replica";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
@@ -102,6 +103,14 @@ int main(int argc, char** argv) {
       budgetBytes = std::atof(v);
     else if (k == "--out")
       out = v;
+    else if (k == "--fault")
+      fault = v;
+  }
+  if (fault != "replica") job.slowReplica.reset();
+  if (fault == "stage") job.slowStage = job.pp - 1, job.slowStageFactor = 1.3;
+  if (fault == "tp") job.slowTpRank = {0, job.pp / 2, job.tp - 1}, job.slowTpFactor = 1.3;
+  if (fault == "sequence") {
+    for (int k = 0; k < job.m; ++k) job.seqFactor.push_back(k % 4 == 2 ? 1.8 : 1.0);
   }
   if (job.slowReplica && *job.slowReplica >= job.dp) job.slowReplica = job.dp - 1;
   const tracegen::MegatronTimeline tl = tracegen::executeMegatron(job);

@@ -166,6 +166,14 @@ TEST_P(MegatronJobs, CulpritAndSlowdownMatchTheTruth) {
       << "measured " << job.stepTimeMeasured << " ideal " << job.stepTimeIdeal << " truth "
       << a.truth.measuredStep << " / " << a.truth.idealStep;
   EXPECT_EQ(job.culprit.rfind(c.culprit, 0), 0u) << job.culprit;
+  const int dp = c.job.slowReplica  ? *c.job.slowReplica
+                 : c.job.slowTpRank ? c.job.slowTpRank->dp
+                                    : -1;
+  const int stage = c.job.slowStage    ? *c.job.slowStage
+                    : c.job.slowTpRank ? c.job.slowTpRank->pp
+                                       : -1;
+  EXPECT_EQ(job.culpritDp, dp);
+  EXPECT_EQ(job.culpritStage, stage);
   EXPECT_EQ(job.stages.size(), static_cast<size_t>(c.job.pp));
   EXPECT_EQ(job.dpRanks.size(), static_cast<size_t>(c.job.dp));
 }
