@@ -21,4 +21,13 @@ std::vector<TpGroupResult> foldTpGroups(const Topology& topo, const traces::Run&
                                         std::vector<RankOps>& ops,
                                         std::vector<std::string>& warnings);
 
+// Op-level timelines at scale (NDTimeline: no device kernels to match across ranks) fold each TP
+// group as soon as its members are recognised, so that a 1024-rank job never holds every rank's
+// ops at once. The groups, from metadata alone: ranks sharing BUBBLESCOPE_DP_RANK and PP_RANK, by
+// TP_RANK; empty unless every rank says all three and some group has two members.
+std::vector<std::vector<size_t>> tpGroupsFromMetadata(const traces::Run& run);
+// Folds `members` (recognised) into the first and releases the others' ops.
+TpGroupResult foldEarly(const traces::Run& run, std::vector<RankOps>& ops,
+                        const std::vector<size_t>& members, std::vector<std::string>& warnings);
+
 }  // namespace bubblescope::analysis
