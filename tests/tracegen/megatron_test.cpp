@@ -220,6 +220,30 @@ TEST(MegatronJob, ASlowTpRankIsNamedAndItsGroupSpansIt) {
   EXPECT_GT(stage.meanCost[0], job.costF * 12 / 10);
 }
 
+TEST(MegatronJob, TpGroupsWithoutTpRanksInMetadataAreFoldedAfterTheTopologyAlike) {
+  // Traces that say DP and PP rank but no TP rank (other importers): the group is found by the
+  // topology and folded after it, to the same spans and the same slow rank.
+  MegatronJob job;
+  job.pp = 2, job.tp = 2, job.dp = 2;
+  job.slowTpRank = MegatronJob::TpRank{1, 0, 1};
+  job.slowTpFactor = 1.3;
+  Analysed a = analyse(job);
+  for (auto& r : a.imported.run.ranks) r.meta.extra.erase("BUBBLESCOPE_TP_RANK");
+  const analysis::AnalysisResult late = analysis::analyzeRun(a.imported.run);
+  ASSERT_EQ(late.job.tpGroups.size(), a.result.job.tpGroups.size());
+  for (size_t k = 0; k < late.job.tpGroups.size(); ++k) {
+    const auto& x = late.job.tpGroups[k];
+    const auto& y = a.result.job.tpGroups[k];
+    EXPECT_EQ(std::pair(x.dp, x.stage), std::pair(y.dp, y.stage));
+    EXPECT_EQ(x.ops, y.ops);
+    EXPECT_EQ(x.meanSpread, y.meanSpread);
+    EXPECT_EQ(x.slowRank, y.slowRank);
+  }
+  EXPECT_EQ(late.tp, 2);
+  EXPECT_EQ(late.job.culprit, a.result.job.culprit);
+  EXPECT_NEAR(late.job.slowdown, a.result.job.slowdown, 1e-9);
+}
+
 TEST(MegatronJob, ReportsLeadWithTheCulpritAndCarryTheThreeTables) {
   MegatronJob job;
   job.slowStage = 2, job.slowStageFactor = 1.5;
