@@ -137,14 +137,14 @@ const std::vector<RuleSet>& builtinRuleSets() {
 }
 
 const RuleSet& commonMarkers() {
-  static const RuleSet set =
-      build("markers", false,
-            {
-                {R"(ProfilerStep#(\d+))", Role::Step, {}, 0, {}, 0, 0, 0, 0, 1},
-                {R"(step (\d+))", Role::Step, {}, 0, {}, 0, 0, 0, 0, 1},
-                {R"(optimizer|optimizer_step|Optimizer\.step.*|OptimizerStep)", Role::Optimizer},
-                {R"(grad_sync|allreduce_gradients|.*\.allreduce_gradients)", Role::GradSync},
-            });
+  static const RuleSet set = build(
+      "markers", false,
+      {
+          {R"(ProfilerStep#(\d+))", Role::Step, {}, 0, {}, 0, 0, 0, 0, 1},
+          {R"(step (\d+))", Role::Step, {}, 0, {}, 0, 0, 0, 0, 1},
+          {R"(optimizer(?: .*)?|optimizer_step|Optimizer\.step.*|OptimizerStep)", Role::Optimizer},
+          {R"(grad_sync(?: .*)?|allreduce_gradients|.*\.allreduce_gradients)", Role::GradSync},
+      });
   return set;
 }
 

@@ -143,6 +143,21 @@ TEST(NdTimelineImport, WeightGradientsSplitTheBackward) {
   EXPECT_EQ(names(f.ranks[0]), (std::set<std::string>{"B mb=2", "W mb=2", "step 0"}));
 }
 
+TEST(NdTimelineImport, TimersWithoutMicrobatchesKeepMegatronsNames) {
+  // The analyzer's Megatron rule set numbers such ops in order.
+  std::string json = grid();
+  json += x("forward-compute", 0, 0, 0, 0, 10, R"("step":0)") + ",";
+  json += x("forward-send", 0, 0, 1, 10, 1, R"("step":0)") + ",";
+  json += x("backward-compute", 0, 0, 0, 20, 10, R"("step":0)") + "]";
+  const ImportedFile f = importText(json);
+  ASSERT_EQ(f.ranks.size(), 1u);
+  EXPECT_EQ(names(f.ranks[0]),
+            (std::set<std::string>{"forward-compute", "forward-send", "backward-compute",
+                                   "step 0"}));
+  ASSERT_FALSE(f.notes.empty());
+  EXPECT_NE(f.notes.back().find("keep Megatron's timer names"), std::string::npos);
+}
+
 TEST(NdTimelineImport, ARankWithoutThreadNamesIsOneClearError) {
   std::string json = R"([{"ph":"M","name":"thread_name","pid":0,"tid":0,
                           "args":{"name":"PP rank 0, TP rank 0, compute"}},)";
