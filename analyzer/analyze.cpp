@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "analyzer/comm/comm_match.h"
@@ -12,6 +13,8 @@
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/pipeline_analysis.h"
 #include "analyzer/recognize/recognizer.h"
+#include "analyzer/replicas/job_analysis.h"
+#include "analyzer/replicas/tp_groups.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -29,21 +32,62 @@ int p2pCallsWithoutPeer(const traces::Run& run) {
   return n;
 }
 
+// Recognises every rank, `threads` at a time. With `groups` (TP groups of an op-level timeline),
+// a group's members are recognised together and folded at once (tp_groups.h), their results
+// going to `folded`.
 std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<const RuleSet*>& sets,
-                                  unsigned threads) {
+                                  unsigned threads, const std::vector<std::vector<size_t>>& groups,
+                                  std::vector<TpGroupResult>& folded,
+                                  std::vector<std::string>& warnings) {
   std::vector<RankOps> out(run.ranks.size());
+  const size_t units = groups.empty() ? run.ranks.size() : groups.size();
   std::atomic<size_t> next{0};
+  std::mutex mutex;
+  auto recognizeRank = [&](size_t i) {
+    out[i] = recognize(run.ranks[i], sets);
+    // Every rank's ops are held at once (1024 ranks of a large job): no growth slack.
+    out[i].ops.shrink_to_fit();
+    out[i].comms.shrink_to_fit();
+    out[i].hostActivity.shrink_to_fit();
+    out[i].otherBusy.shrink_to_fit();
+  };
   auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < run.ranks.size();)
-      out[i] = recognize(run.ranks[i], sets);
+    for (size_t u; (u = next.fetch_add(1)) < units;) {
+      if (groups.empty()) {
+        recognizeRank(u);
+        continue;
+      }
+      for (size_t i : groups[u]) recognizeRank(i);
+      if (groups[u].size() < 2) continue;
+      std::vector<std::string> said;
+      TpGroupResult g = foldEarly(run, out, groups[u], said);
+      std::lock_guard lock(mutex);
+      folded.push_back(std::move(g));
+      for (auto& w : said) warnings.push_back(std::move(w));
+    }
   };
   threads = std::clamp<unsigned>(threads ? threads : std::thread::hardware_concurrency(), 1,
-                                 static_cast<unsigned>(std::max<size_t>(1, run.ranks.size())));
+                                 static_cast<unsigned>(std::max<size_t>(1, units)));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
   return out;
+}
+
+// Puts the members of the groups folded while recognising back into their stage (after its
+// representative, whose ops are the group's), so the stage lists every rank.
+void restoreFoldedMembers(Topology& topo, const std::vector<std::vector<size_t>>& groups) {
+  for (const auto& members : groups) {
+    if (members.size() < 2) continue;
+    for (auto& row : topo.ranksOf) {
+      for (auto& stage : row) {
+        if (stage.empty() || stage.front() != members.front()) continue;
+        stage.assign(members.begin(), members.end());
+        topo.tp = std::max(topo.tp, static_cast<int>(members.size()));
+      }
+    }
+  }
 }
 
 std::string usWithSign(TimeNs t) {
@@ -61,7 +105,16 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   for (const auto& s : user) sets.push_back(&s);
   for (const auto& s : builtinRuleSets()) sets.push_back(&s);
 
-  std::vector<RankOps> ops = recognizeAll(run, sets, options.threads);
+  // Op-level timelines of TP groups (no device kernels, whose NCCL kernels would be matched
+  // across every rank): each group is folded as soon as it is recognised.
+  const bool kernels = std::any_of(run.ranks.begin(), run.ranks.end(),
+                                   [](const traces::RankTrace& t) { return t.kernels.size() > 0; });
+  const std::vector<std::vector<size_t>> groups =
+      kernels ? std::vector<std::vector<size_t>>{} : tpGroupsFromMetadata(run);
+  std::vector<TpGroupResult> foldedGroups;
+  std::vector<std::string> foldWarnings;
+  std::vector<RankOps> ops =
+      recognizeAll(run, sets, options.threads, groups, foldedGroups, foldWarnings);
   const bool any =
       std::any_of(ops.begin(), ops.end(), [](const RankOps& o) { return !o.ops.empty(); });
   if (!any) {
@@ -86,15 +139,17 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
     result.droppedEvents += r.meta.droppedTotal();
   }
   if (!launched.empty()) result.command = launched;
-  const Topology topo = buildTopology(run, ops);
+  Topology topo = buildTopology(run, ops);
+  restoreFoldedMembers(topo, groups);
   result.pp = topo.pp;
   result.dp = topo.dp;
   result.tp = topo.tp;
   result.topologySource = topo.source;
   result.warnings = topo.warnings;
-  for (size_t i : topo.ranksOf[0][0]) {
-    result.ruleSet = ops[i].ruleSet;
-    result.opsInferred = ops[i].mbInferred;
+  {
+    const size_t first = topo.ranksOf[0][0].front();  // a folded TP group's only ops are here
+    result.ruleSet = ops[first].ruleSet;
+    result.opsInferred = ops[first].mbInferred;
   }
   if (result.opsInferred) {
     result.warnings.push_back("the " + result.ruleSet +
@@ -142,8 +197,20 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   pipelineOptions.appliedOffsets = offsets;
   pipelineOptions.firstStep = options.firstStep;
   pipelineOptions.lastStep = options.lastStep;
+  // The ranks of a TP group are one stage: the representative's ops take the group's spans.
+  const bool wholeJob = topo.dp > 1 || topo.tp > 1;
+  if (!groups.empty()) {
+    std::sort(foldedGroups.begin(), foldedGroups.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.dp, a.stage) < std::pair(b.dp, b.stage);
+    });
+    result.job.tpGroups = std::move(foldedGroups);
+    for (auto& w : foldWarnings) result.warnings.push_back(std::move(w));
+  } else if (topo.tp > 1) {
+    result.job.tpGroups = foldTpGroups(topo, run, ops, result.warnings);
+  }
+  std::vector<PipelineTrace> pipelines;  // kept for the job-wide analysis
   for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
-    const PipelineTrace pl = buildPipeline(topo, replica, ops, pipelineOptions);
+    PipelineTrace pl = buildPipeline(topo, replica, ops, pipelineOptions);
     for (const StageTrace& st : pl.stages) {
       result.clock.offsets[st.ranks.front()] = st.clockOffset;
       result.clock.maxCorrection = std::max(result.clock.maxCorrection, std::abs(st.clockOffset));
@@ -154,7 +221,9 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
       }
     }
     result.pipelines.push_back(analyzePipeline(pl, result.warnings));
+    if (wholeJob) pipelines.push_back(std::move(pl));
   }
+  if (wholeJob) analyzeJob(pipelines, result.job);
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/idle_class.h"
+#include "analyzer/replicas/job_result.h"
 #include "reference_engine/schedule/op.h"
 #include "traces/model/time.h"
 
@@ -161,6 +162,8 @@ struct AnalysisResult {
   uint64_t droppedEvents = 0;
   ClockInfo clock;
   std::vector<PipelineResult> pipelines;
+  // Across replicas and TP ranks (present only for jobs of more than one of either).
+  JobResult job;
   std::vector<std::string> warnings;
 };
 

@@ -69,8 +69,10 @@ std::vector<RuleSet> makeBuiltins() {
                             3,
                             4},
                            {R"(step (\d+))", Role::Step, {}, 0, {}, 0, 0, 0, 0, 1},
-                           {R"(optimizer)", Role::Optimizer},
-                           {R"(grad_sync)", Role::GradSync},
+                           // The named variants: importers keep the framework's own name after it
+                           // ("grad_sync grads-reduce-scatter", "optimizer optimizer-inner-step").
+                           {R"(optimizer(?: .*)?)", Role::Optimizer},
+                           {R"(grad_sync(?: .*)?)", Role::GradSync},
                            {R"(loss|recompute(?: .*)?)", Role::OtherBusy},
                        }));
   // torch.distributed.pipelining: record_function("PP:{stage}{action}{mb}"); I is the input
@@ -135,14 +137,14 @@ const std::vector<RuleSet>& builtinRuleSets() {
 }
 
 const RuleSet& commonMarkers() {
-  static const RuleSet set =
-      build("markers", false,
-            {
-                {R"(ProfilerStep#(\d+))", Role::Step, {}, 0, {}, 0, 0, 0, 0, 1},
-                {R"(step (\d+))", Role::Step, {}, 0, {}, 0, 0, 0, 0, 1},
-                {R"(optimizer|optimizer_step|Optimizer\.step.*|OptimizerStep)", Role::Optimizer},
-                {R"(grad_sync|allreduce_gradients|.*\.allreduce_gradients)", Role::GradSync},
-            });
+  static const RuleSet set = build(
+      "markers", false,
+      {
+          {R"(ProfilerStep#(\d+))", Role::Step, {}, 0, {}, 0, 0, 0, 0, 1},
+          {R"(step (\d+))", Role::Step, {}, 0, {}, 0, 0, 0, 0, 1},
+          {R"(optimizer(?: .*)?|optimizer_step|Optimizer\.step.*|OptimizerStep)", Role::Optimizer},
+          {R"(grad_sync(?: .*)?|allreduce_gradients|.*\.allreduce_gradients)", Role::GradSync},
+      });
   return set;
 }
 

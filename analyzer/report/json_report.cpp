@@ -1,5 +1,7 @@
 #include "analyzer/report/json_report.h"
 
+#include "analyzer/report/job_section.h"
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -166,6 +168,7 @@ json toJson(const AnalysisResult& r) {
   json pipelines = json::array();
   for (const auto& pl : r.pipelines) pipelines.push_back(pipelineJson(pl));
   j["pipelines"] = pipelines;
+  if (r.job.present) j["job"] = jobJson(r.job);
   j["warnings"] = r.warnings;
   return j;
 }

@@ -1,5 +1,7 @@
 #include "analyzer/report/markdown_report.h"
 
+#include "analyzer/report/job_section.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -26,6 +28,7 @@ class MarkdownWriter {
   void write() {
     headline();
     identity();
+    writeJobMarkdown(r_.job, out_);  // several replicas or TP ranks: the culprit first
     for (const auto& pl : r_.pipelines) pipeline(pl);
     warnings();
   }

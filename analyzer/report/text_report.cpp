@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "analyzer/report/format.h"
+#include "analyzer/report/job_section.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -153,6 +154,7 @@ class Writer {
 void writeTextReport(const AnalysisResult& r, std::ostream& out, bool color) {
   Writer w(out, color);
   w.header(r);
+  writeJobText(r.job, out);  // several replicas or TP ranks: the culprit first
   for (const auto& pl : r.pipelines) w.pipeline(pl, r.pipelines.size() > 1);
 }
 

@@ -108,6 +108,10 @@ void runSummary(const Pane& p, const char* tag) {
   ImGui::Text("step %s measured, %s ideal", ms(pl.stepTimeMeasured).c_str(),
               ms(pl.stepTimeIdeal).c_str());
   ImGui::Text("S = %s   (measured / ideal step time)", formatRatio(pl.slowdown).c_str());
+  if (r.job.present) {  // several replicas or TP ranks: the job's straggler
+    ImGui::Text("job: S = %s over %d replicas", formatRatio(r.job.slowdown).c_str(), r.dp);
+    ImGui::TextWrapped("culprit: %s", r.job.culprit.c_str());
+  }
 }
 
 void runSection(ViewerState& s) {

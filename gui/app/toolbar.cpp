@@ -62,7 +62,10 @@ void drawToolbar(ViewerState& s, const Rect& r) {
     const std::string current = "DP replica " + std::to_string(p.result().dpRank);
     if (ImGui::BeginCombo("##replica", current.c_str())) {
       for (int k = 0; k < replicas; ++k) {
-        const std::string name = "DP replica " + std::to_string(p.run->result.pipelines[k].dpRank);
+        const int dp = p.run->result.pipelines[k].dpRank;
+        // The replica the job's culprit names is marked, so a 32-replica job opens the right one.
+        const std::string name = "DP replica " + std::to_string(dp) +
+                                 (dp == p.run->result.job.culpritDp ? "  (culprit)" : "");
         if (ImGui::Selectable(name.c_str(), k == p.pipeline)) {
           for (Pane& q : s.panes)
             q.selectPipeline(std::min(k, static_cast<int>(q.run->model.pipelines.size()) - 1));

@@ -172,6 +172,7 @@ ImportedRun importRun(const Inputs& inputs, const LoadOptions& options) {
     byIndex.emplace(index, std::move(t));
   });
   std::vector<RankClaim> claims;
+  out.run.ranks.reserve(byIndex.size());  // growing would copy every RankTrace held so far
   for (auto& [index, t] : byIndex) {
     claims.push_back({t.file, t.meta.rank, t.meta.worldSize});
     out.run.ranks.push_back(std::move(t));

@@ -1,0 +1,97 @@
+#include "analyzer/replicas/culprit.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace bubblescope::analysis {
+namespace {
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+// The part whose excess stands out in its table, or null.
+const PartSlowdown* standsOut(const std::vector<PartSlowdown>& parts) {
+  if (parts.size() < 2) return nullptr;
+  std::vector<const PartSlowdown*> sorted;
+  for (const auto& p : parts) sorted.push_back(&p);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](auto* a, auto* b) { return a->slowdown > b->slowdown; });
+  const double first = sorted[0]->slowdown - 1, second = std::max(0.0, sorted[1]->slowdown - 1);
+  if (first < kStragglerExcess || first < kStandsOut * second) return nullptr;
+  return sorted[0];
+}
+
+const PartSlowdown* largest(const std::vector<PartSlowdown>& parts) {
+  const PartSlowdown* best = nullptr;
+  for (const auto& p : parts) {
+    if (!best || p.slowdown > best->slowdown) best = &p;
+  }
+  return best;
+}
+
+}  // namespace
+
+void nameCulprit(JobResult& job) {
+  if (job.steps == 0) return;
+  const PartSlowdown* replica = standsOut(job.dpRanks);
+  const PartSlowdown* stage = standsOut(job.stages);
+  const PartSlowdown* kind = largest(job.opTypes);
+  const double ideal = static_cast<double>(job.stepTimeIdeal);
+  const PartSlowdown* worst = nullptr;
+  std::string text;
+  if (replica && stage) {
+    worst = replica->slowdown >= stage->slowdown ? replica : stage;
+    job.culpritDp = replica->id;
+    job.culpritStage = stage->id;
+    text = replica->name + ", " + stage->name + ": S_d = " + fmt("%.2fx", replica->slowdown) +
+           ", S_s = " + fmt("%.2fx", stage->slowdown);
+    if (kind) text += ", " + kind->name;
+    for (const TpGroupResult& g : job.tpGroups) {
+      if (g.dp == replica->id && g.stage == stage->id && g.slowRank >= 0) {
+        text += "; rank " + std::to_string(g.slowRank) + " of its TP group ends last in " +
+                fmt("%.0f%%", 100 * g.slowShare) + " of the ops";
+      }
+    }
+  } else if (replica) {
+    worst = replica;
+    job.culpritDp = replica->id;
+    text = replica->name + ", every stage: S_d = " + fmt("%.2fx", replica->slowdown);
+  } else if (stage) {
+    worst = stage;
+    job.culpritStage = stage->id;
+    text = stage->name + ": S_s = " + fmt("%.2fx", stage->slowdown);
+    if (kind) text += ", " + kind->name;
+  } else if (!job.sequenceImbalance.empty() && job.slowdown - 1 >= kStragglerExcess) {
+    const SequenceImbalance& s = job.sequenceImbalance.front();
+    text = "sequence-length imbalance (" + std::to_string(job.sequenceImbalance.size()) +
+           " replica(s), e.g. DP replica " + std::to_string(s.dp) + ": mb " +
+           std::to_string(s.longestMb) + " ran " + fmt("%.2fx", s.longestFactor) +
+           " the mean on every stage), not a slow stage or replica";
+    worst = kind;
+  } else if (kind && kind->slowdown - 1 >= kStragglerExcess) {
+    worst = kind;
+    text = kind->name + " everywhere: S_k = " + fmt("%.2fx", kind->slowdown) +
+           " (no single stage or replica stands out: op-to-op variation)";
+  } else {
+    job.culprit = "no straggler: S = " + fmt("%.2fx", job.slowdown) +
+                  "; no stage, DP replica or op type is more than " +
+                  fmt("%.0f%%", 100 * kStragglerExcess) + " above the ideal";
+    return;
+  }
+  if (worst && ideal > 0) {
+    job.culpritGain = static_cast<TimeNs>((worst->slowdown - 1) * ideal);
+    job.culpritGain = std::min(job.culpritGain, job.stepTimeMeasured - job.stepTimeIdeal);
+    job.culpritGain = std::max<TimeNs>(0, job.culpritGain);
+    text += "; the step would shrink by about " +
+            fmt("%.1f ms", static_cast<double>(job.culpritGain) / 1e6) + " (" +
+            fmt("%.0f%%", 100.0 * static_cast<double>(job.culpritGain) /
+                              static_cast<double>(std::max<TimeNs>(1, job.stepTimeMeasured))) +
+            ") with it at the ideal";
+  }
+  job.culprit = text;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,15 @@
+#pragma once
+// The DP sync (analysis.md §7): the replicas' stage s meet in the DP collectives of stage s
+// (gradient reduce-scatter / all-reduce) after their last pipeline op, so every replica waits
+// there for the one that arrived last. That waiting is blamed on the last replica and stage.
+#include <vector>
+
+#include "analyzer/replicas/job_result.h"
+#include "analyzer/replicas/job_whatif.h"
+
+namespace bubblescope::analysis {
+
+// Fills job.dpSync (largest waiting first) and job.dpWaitPerStep, over the steps every replica has.
+void blameDpSync(const std::vector<ReplicaSteps>& replicas, JobResult& job);
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,15 @@
+#pragma once
+// The job-wide analysis of a run of several DP replicas or TP ranks (job_result.h): after each
+// replica's pipeline has been analysed on its own, the replicas together.
+#include <vector>
+
+#include "analyzer/pipeline/pipeline_trace.h"
+#include "analyzer/replicas/job_result.h"
+
+namespace bubblescope::analysis {
+
+// Fills everything of `job` but the TP groups (foldTpGroups does those, before the pipelines are
+// built).
+void analyzeJob(const std::vector<PipelineTrace>& pipelines, JobResult& job);
+
+}  // namespace bubblescope::analysis

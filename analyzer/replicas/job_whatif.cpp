@@ -1,0 +1,201 @@
+#include "analyzer/replicas/job_whatif.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include "analyzer/idle/scenarios.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+TimeNs median(std::vector<TimeNs> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+TimeNs mean(const std::vector<TimeNs>& v) {
+  if (v.empty()) return 0;
+  TimeNs s = 0;
+  for (TimeNs x : v) s += x;
+  return s / static_cast<TimeNs>(v.size());
+}
+
+// Which ops keep their measured cost in a scenario.
+struct Keep {
+  enum { None, All, Stage, Replica, Kind } what = None;
+  int id = 0;
+  bool operator()(int replica, int stage, OpKind kind) const {
+    switch (what) {
+      case None:
+        return false;
+      case All:
+        return true;
+      case Stage:
+        return stage == id;
+      case Replica:
+        return replica == id;
+      case Kind:
+        return static_cast<int>(kind) == id;
+    }
+    return false;
+  }
+};
+
+std::optional<TimeNs> makespan(const PipelineTrace& pl, const StepView& view, int replica,
+                               const std::map<CostKey, TimeNs>& ideal, TimeNs transfer,
+                               const Keep& keep) {
+  const engine::Schedule order = observedSchedule(pl, view);
+  engine::SimCosts sim;
+  sim.transfer = transfer;
+  sim.perOp.resize(pl.p);
+  sim.receiveAfterPrevious.resize(pl.p);
+  for (const StageStep& ss : view.stages) {
+    sim.receiveAfterPrevious[ss.stage] = ss.receiveAfterPrevious;
+    for (int i : ss.ops) {
+      const RecognizedOp& o = pl.stages[ss.stage].ops.ops[i];
+      TimeNs c = o.end - o.start;
+      if (!keep(replica, ss.stage, o.op.kind)) {
+        auto it = ideal.find({o.op.kind, o.op.chunk});
+        c = it == ideal.end() ? c : it->second;
+      }
+      sim.perOp[ss.stage].push_back(c);
+    }
+  }
+  try {
+    return engine::simulate(order, sim).makespan;
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
+TimeNs tailOf(const PipelineTrace& pl, const StepView& view) {
+  TimeNs lastOp = view.start;
+  for (const StageStep& ss : view.stages) {
+    for (int i : ss.ops) lastOp = std::max(lastOp, pl.stages[ss.stage].ops.ops[i].end);
+  }
+  return view.end - lastOp;
+}
+
+}  // namespace
+
+const char* opTypeName(OpKind kind) {
+  switch (kind) {
+    case OpKind::F:
+      return "forward-compute";
+    case OpKind::B:
+    case OpKind::BW:
+      return "backward-compute";
+    case OpKind::W:
+      return "backward-wgrad-compute";
+  }
+  return "?";
+}
+
+void decomposeSlowdown(const std::vector<ReplicaSteps>& replicas, JobResult& job) {
+  if (replicas.empty()) return;
+  // Steps every replica has.
+  std::map<int64_t, std::vector<const StepView*>> byNumber;
+  for (const ReplicaSteps& r : replicas) {
+    for (const StepView& v : r.views) byNumber[v.number].push_back(&v);
+  }
+  std::vector<std::vector<const StepView*>> steps;
+  for (auto& [number, views] : byNumber) {
+    if (views.size() == replicas.size()) steps.push_back(views);
+  }
+  if (steps.size() < byNumber.size()) {
+    job.notes.push_back(std::to_string(byNumber.size() - steps.size()) +
+                        " step(s) missing on some replica: left out of the job's slowdown");
+  }
+
+  // The job-wide ideal: means of kind and chunk, the median transfer, the tail's work (the
+  // replica that waited least in the sync shows it).
+  std::map<CostKey, std::pair<TimeNs, int64_t>> sums;
+  std::vector<TimeNs> lags;
+  TimeNs tail = INT64_MAX;
+  std::vector<int> kinds;
+  for (const ReplicaSteps& r : replicas) {
+    const PipelineTrace& pl = *r.pipeline;
+    std::vector<TimeNs> tails;
+    for (const StepView& v : r.views) {
+      tails.push_back(tailOf(pl, v));
+      for (const StageStep& ss : v.stages) {
+        for (int i : ss.ops) {
+          const RecognizedOp& o = pl.stages[ss.stage].ops.ops[i];
+          auto& s = sums[{o.op.kind, o.op.chunk}];
+          s.first += o.end - o.start;
+          s.second += 1;
+          if (std::find(kinds.begin(), kinds.end(), static_cast<int>(o.op.kind)) == kinds.end())
+            kinds.push_back(static_cast<int>(o.op.kind));
+        }
+      }
+    }
+    for (TimeNs lag : transferLags(pl, r.views)) lags.push_back(lag);
+    tail = std::min(tail, median(tails));
+  }
+  std::sort(kinds.begin(), kinds.end());
+  std::map<CostKey, TimeNs> ideal;
+  for (const auto& [key, s] : sums) ideal[key] = s.first / s.second;
+  job.transfer = median(lags);
+  job.tail = tail == INT64_MAX ? 0 : tail;
+
+  const int p = replicas.front().pipeline->p;
+  std::vector<Keep> scenarios = {{Keep::None, 0}, {Keep::All, 0}};
+  for (int s = 0; s < p; ++s) scenarios.push_back({Keep::Stage, s});
+  for (size_t d = 0; d < replicas.size(); ++d) {
+    scenarios.push_back({Keep::Replica, static_cast<int>(d)});
+  }
+  for (int k : kinds) scenarios.push_back({Keep::Kind, k});
+
+  std::vector<std::vector<TimeNs>> stepTimes(scenarios.size());
+  std::vector<TimeNs> measured;
+  for (const auto& views : steps) {
+    std::vector<TimeNs> row(scenarios.size(), 0);
+    bool ok = true;
+    for (size_t c = 0; c < scenarios.size() && ok; ++c) {
+      for (size_t d = 0; d < replicas.size() && ok; ++d) {
+        auto t = makespan(*replicas[d].pipeline, *views[d], static_cast<int>(d), ideal,
+                          job.transfer, scenarios[c]);
+        ok = t.has_value();
+        if (ok) row[c] = std::max(row[c], *t);
+      }
+    }
+    if (!ok) {
+      job.notes.push_back("step " + std::to_string(views[0]->number) +
+                          ": its op order cannot be re-run by the simulator on every replica; "
+                          "left out of the job's slowdown");
+      continue;
+    }
+    TimeNs first = INT64_MAX, last = INT64_MIN;
+    for (const StepView* v : views) {
+      first = std::min(first, v->start);
+      last = std::max(last, v->end);
+    }
+    measured.push_back(last - first);
+    for (size_t c = 0; c < scenarios.size(); ++c) stepTimes[c].push_back(row[c] + job.tail);
+  }
+  job.steps = static_cast<int>(measured.size());
+  if (measured.empty()) return;
+  job.stepTimeMeasured = mean(measured);
+  job.stepTimeIdeal = mean(stepTimes[0]);
+  job.stepTimeOps = mean(stepTimes[1]);
+  const double ideal0 = static_cast<double>(std::max<TimeNs>(1, job.stepTimeIdeal));
+  job.slowdown = static_cast<double>(job.stepTimeMeasured) / ideal0;
+  auto part = [&](size_t c, int id, std::string name) {
+    const TimeNs t = mean(stepTimes[c]);
+    return PartSlowdown{id, std::move(name), static_cast<double>(t) / ideal0, t};
+  };
+  size_t c = 2;
+  for (int s = 0; s < p; ++s, ++c) job.stages.push_back(part(c, s, "stage " + std::to_string(s)));
+  for (size_t d = 0; d < replicas.size(); ++d, ++c) {
+    const int dp = replicas[d].pipeline->dpRank;
+    job.dpRanks.push_back(part(c, dp, "DP replica " + std::to_string(dp)));
+  }
+  for (int k : kinds) {
+    job.opTypes.push_back(part(c++, k, opTypeName(static_cast<OpKind>(k))));
+  }
+}
+
+}  // namespace bubblescope::analysis

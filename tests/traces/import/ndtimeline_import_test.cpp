@@ -1,0 +1,177 @@
+// NDTimeline timelines (Megatron-LM op-level, pid = DP rank, tid = rank * 5 + category): every
+// (DP, PP, TP) rank its own trace with its coordinates, timers in the bubblescope convention.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "traces/errors.h"
+#include "traces/import/kineto/chrome_trace_import.h"
+#include "traces/import/ndtimeline/ndtimeline_names.h"
+
+namespace bubblescope::traces::import {
+namespace {
+
+using namespace ndtimeline;
+
+ImportedFile importText(const std::string& json) {
+  ByteSource source(json, "ndtimeline.json");
+  return importChromeTrace(source);
+}
+
+std::set<std::string> names(const RankTrace& t) {
+  std::set<std::string> out;
+  for (StringId n : t.ranges.name) out.emplace(t.strings.at(n));
+  return out;
+}
+
+std::string meta(int pid, int tid, const std::string& name) {
+  return R"({"ph":"M","name":"thread_name","pid":)" + std::to_string(pid) + R"(,"tid":)" +
+         std::to_string(tid) + R"(,"args":{"name":")" + name + "\"}},";
+}
+
+TEST(NdTimelineNames, ThreadAndProcessNamesGiveThePlace) {
+  auto t = parseThreadName("PP rank 3, TP rank 1, dp-comm");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->pp, 3);
+  EXPECT_EQ(t->tp, 1);
+  EXPECT_EQ(t->category, Category::DpComm);
+  EXPECT_FALSE(parseThreadName("PP rank x, TP rank 1, compute"));
+  EXPECT_FALSE(parseThreadName("Main thread"));
+  EXPECT_EQ(parseProcessName("DP rank 2"), 2);
+  EXPECT_EQ(parseProcessName("DP rank [5]"), 5);
+  EXPECT_FALSE(parseProcessName("DP rank [5"));
+  EXPECT_FALSE(parseProcessName("python3"));
+}
+
+TEST(NdTimelineNames, TimerNamesAndTheirNonOverlappingVariants) {
+  EXPECT_EQ(meaningOf("forward-compute"), Meaning::Forward);
+  EXPECT_EQ(meaningOf("backward-wgrad-compute"), Meaning::WeightGrad);
+  EXPECT_EQ(meaningOf("forward-send-backward-recv"), Meaning::SendFRecvB);
+  EXPECT_EQ(meaningOf("grads-reduce-scatter-nonoverlapping"), Meaning::DpCollective);
+  EXPECT_TRUE(isNonOverlapping("grads-reduce-scatter-nonoverlapping"));
+  EXPECT_EQ(meaningOf("tp-allgather"), Meaning::TpCollective);
+  EXPECT_EQ(meaningOf("optimizer-inner-step"), Meaning::Optimizer);
+  EXPECT_EQ(meaningOf("gc"), Meaning::HostWork);
+  EXPECT_EQ(meaningOf("checkpoint-save"), Meaning::Unknown);
+}
+
+// PP2 x TP2 x DP2 in miniature: rank = tp + 2 * (dp + 2 * pp), as Megatron numbers them.
+std::string grid() {
+  std::string s = R"([{"ph":"M","name":"process_name","pid":0,"args":{"name":"DP rank 0"}},
+                      {"ph":"M","name":"process_name","pid":1,"args":{"name":"DP rank 1"}},)";
+  for (int pp = 0; pp < 2; ++pp) {
+    for (int dp = 0; dp < 2; ++dp) {
+      for (int tp = 0; tp < 2; ++tp) {
+        const int rank = tp + 2 * (dp + 2 * pp);
+        const char* cats[] = {"compute", "pp-comm", "tp-comm", "dp-comm", "misc"};
+        for (int c = 0; c < 5; ++c) {
+          s += meta(
+              dp, rank * 5 + c,
+              "PP rank " + std::to_string(pp) + ", TP rank " + std::to_string(tp) + ", " + cats[c]);
+        }
+      }
+    }
+  }
+  return s;
+}
+
+std::string x(const std::string& name, int dp, int rank, int cat, double ts, double dur,
+              const std::string& args) {
+  return R"({"ph":"X","name":")" + name + R"(","pid":)" + std::to_string(dp) + R"(,"tid":)" +
+         std::to_string(rank * 5 + cat) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" +
+         std::to_string(dur) + R"(,"args":{)" + args + "}}";
+}
+
+TEST(NdTimelineImport, EveryRankIsATraceWithItsCoordinates) {
+  std::string json = grid();
+  // Rank 6 = (dp 1, pp 1, tp 0): its forward of mb 0, the fused send/recv, a backward.
+  json += x("forward-recv", 1, 6, 1, 5, 1, R"("step":3,"mb_id":0,"model_chunk":0)") + ",";
+  json += x("forward-compute", 1, 6, 0, 10, 20, R"("step":3,"mb_id":0,"model_chunk":0)") + ",";
+  json += x("backward-compute", 1, 6, 0, 30, 40, R"("step":3,"mb_id":0,"model_chunk":0)") + ",";
+  json += x("backward-send-forward-recv", 1, 6, 1, 70, 2, R"("step":3,"mb_id":0,"model_chunk":0)") +
+          ",";
+  json += x("forward-compute", 1, 6, 0, 72, 20, R"("step":3,"mb_id":1,"model_chunk":0)") + ",";
+  json += x("tp-allreduce", 1, 6, 2, 25, 5, R"("step":3,"mb_id":0)") + ",";
+  json += x("grads-reduce-scatter", 1, 6, 3, 100, 8, R"("step":3)") + ",";
+  json += x("optimizer-inner-step", 1, 6, 3, 110, 8, R"("step":3)") + ",";
+  json += x("checkpoint-save", 1, 6, 4, 120, 1, R"("step":3)") + ",";
+  // Rank 1 = (dp 0, pp 0, tp 1).
+  json += x("forward-compute", 0, 1, 0, 0, 20, R"("step":3,"mb_id":0,"model_chunk":0)") + ",";
+  json += x("forward-send", 0, 1, 1, 20, 1, R"("step":3,"mb_id":0,"model_chunk":0)");
+  json += "]";
+  const ImportedFile f = importText(json);
+  EXPECT_EQ(f.format, "ndtimeline");
+  ASSERT_EQ(f.ranks.size(), 2u);
+  const RankTrace& r1 = f.ranks[0];
+  const RankTrace& r6 = f.ranks[1];
+  EXPECT_EQ(r1.meta.rank, 1);
+  EXPECT_EQ(r1.meta.source, "ndtimeline");
+  EXPECT_EQ(r1.meta.extra.at("BUBBLESCOPE_DP_RANK"), "0");
+  EXPECT_EQ(r1.meta.extra.at("BUBBLESCOPE_PP_RANK"), "0");
+  EXPECT_EQ(r1.meta.extra.at("BUBBLESCOPE_TP_RANK"), "1");
+  EXPECT_EQ(r6.meta.rank, 6);
+  EXPECT_EQ(r6.meta.extra.at("BUBBLESCOPE_DP_RANK"), "1");
+  EXPECT_EQ(r6.meta.extra.at("BUBBLESCOPE_PP_RANK"), "1");
+  EXPECT_EQ(r6.meta.extra.at("BUBBLESCOPE_TP_RANK"), "0");
+  EXPECT_EQ(r6.meta.extra.at("BUBBLESCOPE_PP_SIZE"), "2");
+  EXPECT_EQ(r6.meta.extra.at("BUBBLESCOPE_TP_SIZE"), "2");
+  EXPECT_EQ(r6.meta.extra.at("BUBBLESCOPE_DP_SIZE"), "2");
+  EXPECT_EQ(names(r1), (std::set<std::string>{"F mb=0", "SEND F mb=0 to=1", "step 3"}));
+  // The fused batch is two transfers; the one received is for the next forward (mb 1).
+  EXPECT_EQ(names(r6),
+            (std::set<std::string>{"RECV F mb=0 from=0", "F mb=0", "BW mb=0", "SEND B mb=0 to=0",
+                                   "RECV F mb=1 from=0", "F mb=1", "tp-allreduce",
+                                   "grad_sync grads-reduce-scatter",
+                                   "optimizer optimizer-inner-step", "checkpoint-save", "step 3"}));
+  // Threads keep the exporter's names; times are the file's µs in ns.
+  EXPECT_EQ(r6.strings.at(r6.threads[0].name), "PP rank 1, TP rank 0, compute");
+  EXPECT_EQ(r6.meta.startNs, 5'000);
+  // The summary says what was recognised and what was not.
+  ASSERT_GE(f.notes.size(), 2u);
+  EXPECT_NE(f.notes[0].find("2 ranks (PP 2 x TP 2 x DP 2)"), std::string::npos) << f.notes[0];
+  EXPECT_NE(f.notes[0].find("10 events recognised"), std::string::npos) << f.notes[0];
+  EXPECT_NE(f.notes[1].find("checkpoint-save (1)"), std::string::npos) << f.notes[1];
+  EXPECT_NE(f.notes[2].find("not all PP x TP x DP = 8"), std::string::npos) << f.notes[2];
+}
+
+TEST(NdTimelineImport, WeightGradientsSplitTheBackward) {
+  std::string json = grid();
+  json += x("backward-compute", 0, 0, 0, 0, 10, R"("step":0,"mb_id":2)") + ",";
+  json += x("backward-wgrad-compute", 0, 0, 0, 10, 10, R"("step":0,"mb_id":2)") + "]";
+  const ImportedFile f = importText(json);
+  ASSERT_EQ(f.ranks.size(), 1u);
+  EXPECT_EQ(names(f.ranks[0]), (std::set<std::string>{"B mb=2", "W mb=2", "step 0"}));
+}
+
+TEST(NdTimelineImport, TimersWithoutMicrobatchesKeepMegatronsNames) {
+  // The analyzer's Megatron rule set numbers such ops in order.
+  std::string json = grid();
+  json += x("forward-compute", 0, 0, 0, 0, 10, R"("step":0)") + ",";
+  json += x("forward-send", 0, 0, 1, 10, 1, R"("step":0)") + ",";
+  json += x("backward-compute", 0, 0, 0, 20, 10, R"("step":0)") + "]";
+  const ImportedFile f = importText(json);
+  ASSERT_EQ(f.ranks.size(), 1u);
+  EXPECT_EQ(names(f.ranks[0]),
+            (std::set<std::string>{"forward-compute", "forward-send", "backward-compute",
+                                   "step 0"}));
+  ASSERT_FALSE(f.notes.empty());
+  EXPECT_NE(f.notes.back().find("keep Megatron's timer names"), std::string::npos);
+}
+
+TEST(NdTimelineImport, ARankWithoutThreadNamesIsOneClearError) {
+  std::string json = R"([{"ph":"M","name":"thread_name","pid":0,"tid":0,
+                          "args":{"name":"PP rank 0, TP rank 0, compute"}},)";
+  json += x("forward-compute", 0, 0, 0, 0, 10, R"("step":0,"mb_id":0)") + ",";
+  json += x("forward-compute", 0, 3, 0, 0, 10, R"("step":0,"mb_id":0)") + "]";
+  try {
+    importText(json);
+    FAIL() << "expected a TraceError";
+  } catch (const TraceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("ndtimeline.json"), std::string::npos) << what;
+    EXPECT_NE(what.find("rank 3 (pid 0, tid 15) has no thread_name"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace bubblescope::traces::import
