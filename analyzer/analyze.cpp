@@ -7,6 +7,8 @@
 
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/errors.h"
+#include "analyzer/infer/confidence.h"
+#include "analyzer/infer/infer_pipeline.h"
 #include "analyzer/pipeline/clock_align.h"
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/pipeline/topology.h"
@@ -51,7 +53,10 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   std::vector<RankOps> ops = recognizeAll(run, sets, options.threads);
   const bool any =
       std::any_of(ops.begin(), ops.end(), [](const RankOps& o) { return !o.ops.empty(); });
-  if (!any) {
+  // Nobody labelled the ops: read the pipeline off the NCCL point-to-point traffic.
+  P2pInference inferred;
+  if (!any) inferred = inferFromP2p(run, ops);
+  if (!any && !inferred.found) {
     std::string tried;
     for (const RuleSet* s : sets) tried += (tried.empty() ? "" : ", ") + s->name;
     throw AnalysisInputError(run.dir.string() + ": no pipeline ops recognised in " +
@@ -82,6 +87,12 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   for (size_t i : topo.ranksOf[0][0]) {
     result.ruleSet = ops[i].ruleSet;
     result.opsInferred = ops[i].mbInferred;
+  }
+  if (inferred.found) {
+    result.topologySource = "p2p";
+    result.ruleSet = "none (ops inferred from p2p traffic)";
+    result.opsInferred = false;  // said once, by the inference
+    for (const std::string& n : inferred.notes) result.warnings.push_back(n);
   }
   if (result.opsInferred) {
     result.warnings.push_back("the " + result.ruleSet +
@@ -126,6 +137,7 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
     }
     result.pipelines.push_back(analyzePipeline(pl, result.warnings));
   }
+  if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);
   return result;
 }
 

@@ -136,6 +136,13 @@ struct ClockInfo {
   TimeNs maxCorrection = 0;
 };
 
+// How the ops were found when no rule set recognised any (analysis.md §1b).
+struct OpInference {
+  bool fromP2p = false;    // "ops inferred from p2p traffic"
+  std::string confidence;  // "high", "medium", "low"
+  std::string evidence;    // "3 of 3 step(s) hold every microbatch's F and B ...; every step ..."
+};
+
 struct AnalysisResult {
   static constexpr int kSchemaVersion = 1;
   std::string runDir;
@@ -145,6 +152,7 @@ struct AnalysisResult {
   std::string topologySource;  // "metadata", "labels", "p2p", "rank order"
   std::string ruleSet;         // which rule set recognised the ops
   bool opsInferred = false;
+  OpInference inference;
   uint64_t droppedEvents = 0;
   ClockInfo clock;
   std::vector<PipelineResult> pipelines;

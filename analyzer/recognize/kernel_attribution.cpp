@@ -31,12 +31,12 @@ const Owner* enclosing(const std::vector<Owner>& owners, TimeNs t) {
   return nullptr;
 }
 
+}  // namespace
+
 bool isNcclKernel(std::string_view name) {
   return name.starts_with("nccl") || name.find("ncclKernel") != std::string_view::npos ||
          name.find("ncclDevKernel") != std::string_view::npos;
 }
-
-}  // namespace
 
 TimeNs unionLength(std::vector<Interval> v) {
   std::sort(v.begin(), v.end(),

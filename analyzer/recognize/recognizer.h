@@ -14,4 +14,8 @@ namespace bubblescope::analysis {
 // the most ops wins, the earlier on a tie. RankOps::ruleSet is empty when none recognises an op.
 RankOps recognize(const traces::RankTrace& trace, const std::vector<const RuleSet*>& ruleSets);
 
+// Recognition with one rule set, whether or not it finds ops (commonMarkers(): the steps, the
+// optimizer and the device work of a trace nobody labelled).
+RankOps recognizeWith(const traces::RankTrace& trace, const RuleSet& ruleSet);
+
 }  // namespace bubblescope::analysis

@@ -148,6 +148,10 @@ json toJson(const AnalysisResult& r) {
               {"topology_source", r.topologySource},
               {"rule_set", r.ruleSet},
               {"ops_inferred", r.opsInferred},
+              {"op_inference",
+               {{"from_p2p", r.inference.fromP2p},
+                {"confidence", r.inference.confidence},
+                {"evidence", r.inference.evidence}}},
               {"dropped_events", r.droppedEvents}};
   j["clock"] = {{"aligned", r.clock.enabled},
                 {"offsets_ns", r.clock.offsets},

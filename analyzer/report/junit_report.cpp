@@ -146,6 +146,8 @@ void writeJunitReport(const AnalysisResult& r, std::ostream& out) {
   p.emplace_back("topology_source", r.topologySource);
   p.emplace_back("rule_set", r.ruleSet);
   p.emplace_back("ops_inferred", r.opsInferred ? "true" : "false");
+  p.emplace_back("ops_from_p2p", r.inference.fromP2p ? "true" : "false");
+  if (r.inference.fromP2p) p.emplace_back("ops_confidence", r.inference.confidence);
   p.emplace_back("dropped_events", std::to_string(r.droppedEvents));
   p.emplace_back("clock_max_correction_ms", ms(r.clock.maxCorrection));
   for (const auto& pl : r.pipelines) {

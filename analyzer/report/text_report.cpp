@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "analyzer/report/format.h"
+#include "analyzer/report/ops_source.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -23,8 +24,7 @@ class Writer {
     out_ << "ranks:    " << r.ranks << " (PP " << r.pp << " x DP " << r.dp;
     if (r.tp > 1) out_ << " x TP " << r.tp;
     out_ << ", topology from " << r.topologySource << ")\n";
-    out_ << "ops:      recognised by the " << r.ruleSet << " rule set"
-         << (r.opsInferred ? " (microbatches numbered by order)" : "") << "\n";
+    out_ << "ops:      " << opsSource(r) << "\n";
     if (r.clock.enabled) {
       out_ << "clocks:   "
            << (r.clock.maxCorrection > 0
