@@ -168,10 +168,30 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
       for (const LaunchCall& l : launches[s]) times.push_back(l.start);
       segs[s] = segmentOps(times, cuts[s], fallback);
     }
-    bool complete = true;
-    for (int s = 0; s < p; ++s) complete = complete && !segs[s].ops.empty();
-    if (!complete) {
-      out.notes.push_back("ranks in a p2p chain without compute between their transfers: skipped");
+    // A pipeline runs every microbatch's forward and backward on every stage: as many of each,
+    // everywhere. Traffic that gives anything else is not a pipeline's (an all-to-all made of
+    // sends and receives, a halo exchange).
+    // And a microbatch's backward never comes before its forward.
+    std::vector<size_t> forwards(p, 0), backwards(p, 0);
+    bool pipeline = true;
+    for (int s = 0; s < p; ++s) {
+      for (const SegmentOp& o : segs[s].ops) {
+        ++(o.kind == OpKind::F ? forwards : backwards)[s];
+        pipeline = pipeline && backwards[s] <= forwards[s];
+      }
+    }
+    pipeline = pipeline && forwards[0] > 0;
+    for (int s = 0; s < p; ++s) {
+      pipeline = pipeline && forwards[s] == forwards[0] && backwards[s] == forwards[0];
+    }
+    if (!pipeline) {
+      std::string counts;
+      for (int s = 0; s < p; ++s) {
+        counts += (s ? ", " : "") + std::to_string(forwards[s]) + "F/" + std::to_string(backwards[s]) + "B";
+      }
+      out.notes.push_back("the p2p traffic of " + std::to_string(p) +
+                          " ranks forms a chain but not a pipeline (forwards/backwards per rank: " +
+                          counts + ")");
       continue;
     }
     for (int s = 0; s < p; ++s) {
