@@ -14,6 +14,7 @@
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/pipeline_analysis.h"
 #include "analyzer/recognize/recognizer.h"
+#include "analyzer/utilization/utilization.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -56,6 +57,24 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   // Nobody labelled the ops: read the pipeline off the NCCL point-to-point traffic.
   P2pInference inferred;
   if (!any) inferred = inferFromP2p(run, ops);
+  if (!any && !inferred.found && options.utilizationWithoutPipeline) {
+    AnalysisResult result;
+    result.runDir = run.dir.string();
+    result.ranks = static_cast<int>(run.ranks.size());
+    for (const auto& r : run.ranks) {
+      if (result.command.empty()) result.command = r.meta.command;
+      result.droppedEvents += r.meta.droppedTotal();
+    }
+    result.topologySource = "none";
+    result.ruleSet = "none";
+    result.clock.enabled = options.alignClocks;
+    result.utilization = utilizationOf(run, options.alignClocks);
+    result.warnings = inferred.notes;
+    result.warnings.push_back("no pipeline: no rule set recognised an op and the NCCL traffic forms "
+                              "no pipeline; utilization only (to analyse a pipeline, " +
+                              std::string(annotationHint()) + ")");
+    return result;
+  }
   if (!any && !inferred.found) {
     std::string tried;
     for (const RuleSet* s : sets) tried += (tried.empty() ? "" : ", ") + s->name;

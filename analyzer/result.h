@@ -5,10 +5,12 @@
 // report is a view of this struct; the JSON report carries all of it.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analyzer/idle_class.h"
+#include "analyzer/utilization/utilization_result.h"
 #include "reference_engine/schedule/op.h"
 #include "traces/model/time.h"
 
@@ -156,6 +158,8 @@ struct AnalysisResult {
   uint64_t droppedEvents = 0;
   ClockInfo clock;
   std::vector<PipelineResult> pipelines;
+  // A job with no pipeline (pipelines empty): where each rank's device time went (§7).
+  std::optional<UtilizationResult> utilization;
   std::vector<std::string> warnings;
 };
 

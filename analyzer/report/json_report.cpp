@@ -1,5 +1,7 @@
 #include "analyzer/report/json_report.h"
 
+#include "analyzer/utilization/utilization_report.h"
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -159,6 +161,7 @@ json toJson(const AnalysisResult& r) {
   json pipelines = json::array();
   for (const auto& pl : r.pipelines) pipelines.push_back(pipelineJson(pl));
   j["pipelines"] = pipelines;
+  if (r.utilization) j["utilization"] = utilizationJson(*r.utilization);
   j["warnings"] = r.warnings;
   return j;
 }
