@@ -36,6 +36,13 @@ std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<cons
   return out;
 }
 
+// Utilization needs something that ran on a device; a host-only trace gets the labelling hint.
+bool hasDeviceWork(const traces::Run& run) {
+  return std::any_of(run.ranks.begin(), run.ranks.end(), [](const traces::RankTrace& r) {
+    return r.kernels.size() + r.memcpys.size() + r.memsets.size() > 0;
+  });
+}
+
 std::string usWithSign(TimeNs t) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.0f µs", static_cast<double>(t) / 1e3);
@@ -57,7 +64,7 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   // Nobody labelled the ops: read the pipeline off the NCCL point-to-point traffic.
   P2pInference inferred;
   if (!any) inferred = inferFromP2p(run, ops);
-  if (!any && !inferred.found && options.utilizationWithoutPipeline) {
+  if (!any && !inferred.found && options.utilizationWithoutPipeline && hasDeviceWork(run)) {
     AnalysisResult result;
     result.runDir = run.dir.string();
     result.ranks = static_cast<int>(run.ranks.size());

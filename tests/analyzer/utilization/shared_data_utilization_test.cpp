@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 #include "tests/traces/import/shared_data.h"
 #include "traces/import/byte_source.h"
 
@@ -138,6 +139,31 @@ TEST(SharedDataUtilization, DdpIdleMatchesARecomputationFromRawEvents) {
   EXPECT_NEAR(reportedSpan, spanUs, 5.0);
   EXPECT_NEAR(reportedIdle, idleUs, 0.001 * idleUs + 5.0);
   EXPECT_GT(idleUs, 0.5 * spanUs);  // this DDP trace idles most of its steps (a small model)
+}
+
+TEST(SharedDataUtilization, CheckGatesTheIdleShareOfTheRealBeforeAfterPair) {
+  SKIP_WITHOUT_SHARED_DATA();
+  testing::TempDir dir;
+  const std::string base = (dir.path() / "before.json").string();
+  const std::string before = testing::sharedData("nsys/nsys-ai-2gpu-mfu-before.sqlite").string();
+  const std::string after = testing::sharedData("nsys/nsys-ai-2gpu-mfu-after.sqlite").string();
+  ASSERT_EQ(testing::runBubblescope({"analyze", before, "--format", "json", "-o", base}).exitCode, 0);
+  const json baseline = json::parse(testing::readFile(base));
+  const json current = analyze(after);
+  const double baseShare = baseline["utilization"]["total"]["idle_ns"].get<double>() /
+                           baseline["utilization"]["total"]["span_ns"].get<double>();
+  const double curShare = current["utilization"]["total"]["idle_ns"].get<double>() /
+                          current["utilization"]["total"]["span_ns"].get<double>();
+  ASSERT_GT(curShare - baseShare, 0.02);  // the "after" export idles more: a regression to catch
+
+  const auto same = testing::runBubblescope({"check", "--baseline", base, before, "--max-idle-pp", "0.5"});
+  EXPECT_EQ(same.exitCode, 0) << same.out << same.err;
+  const auto worse = testing::runBubblescope({"check", "--baseline", base, after, "--max-idle-pp", "2"});
+  EXPECT_EQ(worse.exitCode, 1) << worse.out << worse.err;
+  EXPECT_NE(worse.out.find("idle share"), std::string::npos) << worse.out;
+  EXPECT_NE(worse.out.find("REGRESSED"), std::string::npos) << worse.out;
+  const auto loose = testing::runBubblescope({"check", "--baseline", base, after, "--max-idle-pp", "20"});
+  EXPECT_EQ(loose.exitCode, 0) << loose.out << loose.err;
 }
 
 }  // namespace
