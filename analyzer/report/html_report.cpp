@@ -12,6 +12,7 @@
 #include "analyzer/report/svg_breakdown.h"
 #include "analyzer/report/svg_timeline.h"
 #include "analyzer/report/ops_source.h"
+#include "analyzer/inventory/inventory_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -142,6 +143,7 @@ class HtmlWriter {
     stageTable(pl);
     topGaps(pl);
     whatIf(pl);
+    writeInventoryHtml(bubbleInventory(pl), out_);
     out_ << "</section>\n";
   }
 

@@ -1,6 +1,7 @@
 #include "analyzer/report/json_report.h"
 
 #include "analyzer/utilization/utilization_report.h"
+#include "analyzer/inventory/inventory_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -132,6 +133,7 @@ json pipelineJson(const PipelineResult& pl) {
     whatIf.push_back(wj);
   }
   j["what_if"] = whatIf;
+  j["bubble_inventory"] = inventoryJson(bubbleInventory(pl));
   return j;
 }
 

@@ -7,6 +7,7 @@
 #include "analyzer/report/figures.h"
 #include "analyzer/report/format.h"
 #include "analyzer/report/junit_xml.h"
+#include "analyzer/inventory/inventory_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -152,7 +153,11 @@ void writeJunitReport(const AnalysisResult& r, std::ostream& out) {
   p.emplace_back("clock_max_correction_ms", ms(r.clock.maxCorrection));
   for (const auto& pl : r.pipelines) {
     suite.cases.push_back(pipelineCase(pl));
-    for (const auto& st : pl.stages) suite.cases.push_back(stageCase(pl, st));
+    const std::vector<StageInventory> inventory = bubbleInventory(pl);
+    for (size_t s = 0; s < pl.stages.size(); ++s) {
+      suite.cases.push_back(stageCase(pl, pl.stages[s]));
+      inventoryProperties(inventory[s], suite.cases.back().properties);
+    }
   }
   for (const auto& w : r.warnings) suite.systemErr += "warning: " + w + "\n";
   writeJunit(suite, out);

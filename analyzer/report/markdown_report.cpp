@@ -8,6 +8,7 @@
 #include "analyzer/report/format.h"
 #include "analyzer/report/markup.h"
 #include "analyzer/report/ops_source.h"
+#include "analyzer/inventory/inventory_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -77,6 +78,7 @@ class MarkdownWriter {
     stageTables(pl);
     topGaps(pl);
     whatIf(pl);
+    writeInventoryMarkdown(bubbleInventory(pl), out_);
   }
 
   void stageTables(const PipelineResult& pl) {

@@ -5,6 +5,7 @@
 
 #include "analyzer/report/format.h"
 #include "analyzer/report/ops_source.h"
+#include "analyzer/inventory/inventory_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -54,6 +55,7 @@ class Writer {
     stageTable(pl);
     topGaps(pl);
     whatIf(pl);
+    writeInventoryText(bubbleInventory(pl), out_);
   }
 
  private:
