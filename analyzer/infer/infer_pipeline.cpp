@@ -1,8 +1,11 @@
 #include "analyzer/infer/infer_pipeline.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/infer/op_segments.h"
@@ -20,7 +23,93 @@ using traces::NcclOp;
 struct LaunchCall {
   TimeNs start = 0, end = 0;
   traces::ThreadIndex thread = 0;
+  uint32_t kernel = 0;  // the kernel it launched (index into the trace's kernels)
 };
+
+// Every launch call by correlation id, and the compute kernels' launches that ops are made of.
+// A sorted vector, not a hash map: a million launches would be a million allocations, and the
+// ids mostly arrive sorted already.
+struct Launches {
+  std::vector<std::pair<uint32_t, uint32_t>> byCorrelation;  // (correlation, api call row)
+  std::vector<LaunchCall> compute;
+
+  const uint32_t* row(uint32_t correlation) const {
+    if (correlation == 0) return nullptr;
+    auto it = std::lower_bound(byCorrelation.begin(), byCorrelation.end(),
+                               std::pair<uint32_t, uint32_t>{correlation, 0});
+    return it != byCorrelation.end() && it->first == correlation ? &it->second : nullptr;
+  }
+  TimeNs at(const traces::RankTrace& t, uint32_t correlation) const {
+    const uint32_t* r = row(correlation);
+    return r ? t.apiCalls.start[*r] : kNoLaunch;
+  }
+};
+
+// Per kernel name: NCCL's or not (a few names stand for millions of kernels).
+std::vector<int8_t> ncclNames(const traces::RankTrace& t) {
+  std::vector<int8_t> nccl(t.strings.size(), -1);
+  for (traces::StringId name : t.kernels.name) {
+    if (nccl[name] < 0) nccl[name] = isNcclKernel(t.strings.at(name)) ? 1 : 0;
+  }
+  return nccl;
+}
+
+// The NCCL kernels alone, with their calls and launches, as attributeKernels finds them: all the
+// first pass needs to match transfers, without a map of every launch.
+void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl, RankOps& ops) {
+  const auto& k = t.kernels;
+  std::unordered_set<uint32_t> wanted;
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (nccl[k.name[i]] == 1 && k.correlation[i] != 0) wanted.insert(k.correlation[i]);
+  }
+  std::unordered_map<uint32_t, TimeNs> launch;
+  for (size_t i = 0; i < t.apiCalls.size(); ++i) {
+    if (wanted.count(t.apiCalls.correlation[i])) launch[t.apiCalls.correlation[i]] = t.apiCalls.start[i];
+  }
+  std::unordered_multimap<uint32_t, uint64_t> callIdOf;
+  for (size_t i = 0; i < t.correlations.size(); ++i) {
+    if (t.correlations.externalKind[i] == traces::ExternalKind::NcclCall &&
+        wanted.count(t.correlations.correlation[i])) {
+      callIdOf.emplace(t.correlations.correlation[i], t.correlations.externalId[i]);
+    }
+  }
+  std::unordered_map<uint64_t, int32_t> callRowOf;
+  for (size_t i = 0; i < t.ncclCalls.size(); ++i) callRowOf.emplace(t.ncclCalls.id[i], static_cast<int32_t>(i));
+  ops.hasKernels = k.size() > 0;
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (nccl[k.name[i]] != 1) continue;
+    CommKernel ck;
+    ck.start = k.start[i];
+    ck.end = k.end[i];
+    auto l = launch.find(k.correlation[i]);
+    ck.launch = l == launch.end() ? kNoLaunch : l->second;
+    ck.transferStart = ck.start;
+    ck.callBegin = static_cast<uint32_t>(ops.commCalls.size());
+    const auto [first, last] = callIdOf.equal_range(k.correlation[i]);
+    for (auto id = first; id != last; ++id) {
+      if (auto row = callRowOf.find(id->second); row != callRowOf.end()) ops.commCalls.push_back(row->second);
+    }
+    ck.callEnd = static_cast<uint32_t>(ops.commCalls.size());
+    ops.commKernels.push_back(ck);
+  }
+  std::sort(ops.commKernels.begin(), ops.commKernels.end(),
+            [](const CommKernel& a, const CommKernel& b) { return a.start < b.start; });
+}
+
+// Runs work(i) for i in [0, n) on up to one thread per core, as op recognition does.
+template <class Work>
+void forEachRank(size_t n, Work&& work) {
+  std::atomic<size_t> next{0};
+  auto loop = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) work(i);
+  };
+  const unsigned threads = std::clamp<unsigned>(std::thread::hardware_concurrency(), 1,
+                                                static_cast<unsigned>(std::max<size_t>(1, n)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(loop);
+  loop();
+  for (auto& t : pool) t.join();
+}
 
 bool inside(const std::vector<Interval>& ranges, TimeNs t) {
   return std::any_of(ranges.begin(), ranges.end(),
@@ -29,30 +118,33 @@ bool inside(const std::vector<Interval>& ranges, TimeNs t) {
 
 // The compute kernels' launch calls on the thread that launched most of them (the training
 // loop's), the optimizer's left out, sorted.
-std::vector<LaunchCall> computeLaunches(const traces::RankTrace& t, const RankOps& marks) {
-  std::unordered_map<uint32_t, LaunchCall> byCorrelation;
+Launches computeLaunches(const traces::RankTrace& t, const RankOps& marks,
+                         const std::vector<int8_t>& nccl) {
+  Launches out;
+  auto& byCorrelation = out.byCorrelation;
+  byCorrelation.reserve(t.apiCalls.size());
   for (size_t i = 0; i < t.apiCalls.size(); ++i) {
-    if (t.apiCalls.correlation[i] != 0) {
-      byCorrelation[t.apiCalls.correlation[i]] = {t.apiCalls.start[i], t.apiCalls.end[i],
-                                                  t.apiCalls.thread[i]};
-    }
+    if (t.apiCalls.correlation[i] != 0) byCorrelation.emplace_back(t.apiCalls.correlation[i], static_cast<uint32_t>(i));
   }
-  std::vector<LaunchCall> all;
+  if (!std::is_sorted(byCorrelation.begin(), byCorrelation.end())) {
+    std::sort(byCorrelation.begin(), byCorrelation.end());
+  }
+  auto& all = out.compute;
   std::map<traces::ThreadIndex, size_t> perThread;
   for (size_t i = 0; i < t.kernels.size(); ++i) {
-    if (isNcclKernel(t.strings.at(t.kernels.name[i]))) continue;
-    auto it = byCorrelation.find(t.kernels.correlation[i]);
-    if (it == byCorrelation.end() || inside(marks.optimizer, it->second.start)) continue;
-    all.push_back(it->second);
-    ++perThread[it->second.thread];
+    if (nccl[t.kernels.name[i]] == 1) continue;
+    const uint32_t* r = out.row(t.kernels.correlation[i]);
+    if (!r || inside(marks.optimizer, t.apiCalls.start[*r])) continue;
+    all.push_back({t.apiCalls.start[*r], t.apiCalls.end[*r], t.apiCalls.thread[*r], static_cast<uint32_t>(i)});
+    ++perThread[t.apiCalls.thread[*r]];
   }
-  if (all.empty()) return all;
+  if (all.empty()) return out;
   const auto main = std::max_element(perThread.begin(), perThread.end(),
                                      [](auto& a, auto& b) { return a.second < b.second; })->first;
   std::erase_if(all, [main](const LaunchCall& l) { return l.thread != main; });
-  std::sort(all.begin(), all.end(),
-            [](const LaunchCall& a, const LaunchCall& b) { return a.start < b.start; });
-  return all;
+  auto byStart = [](const LaunchCall& a, const LaunchCall& b) { return a.start < b.start; };
+  if (!std::is_sorted(all.begin(), all.end(), byStart)) std::sort(all.begin(), all.end(), byStart);
+  return out;
 }
 
 bool isCall(NcclOp op) {
@@ -92,31 +184,60 @@ std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks, uint32
   return cuts;
 }
 
-// The stage's ops, with only the markers of the first pass kept: kernels are attributed and
-// steps cut again over the inferred ops, as for labelled ones.
-RankOps withOps(const traces::RankTrace& t, const RankOps& marks, const std::vector<LaunchCall>& launches,
-                const Segmentation& seg, int stage) {
+// The stage's ops and their kernels, as attributeKernels would tie them to labelled ops (an op
+// runs from its first kernel to its last; everything else is other device work), then steps cut
+// and microbatches numbered as for labels without ids.
+RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
+                const std::vector<int8_t>& nccl, const Segmentation& seg, int stage) {
+  const std::vector<LaunchCall>& launches = l.compute;
   RankOps out;
   out.ruleSet = "p2p";
   out.mbInferred = true;
   out.stageFromLabels = stage;
-  out.steps = marks.steps;
-  out.optimizer = marks.optimizer;
-  out.gradSync = marks.gradSync;
-  out.otherBusy = marks.otherBusy;
-  out.hostActivity = marks.hostActivity;
+  out.steps = std::move(marks.steps);
+  out.optimizer = std::move(marks.optimizer);
+  out.gradSync = std::move(marks.gradSync);
+  out.otherBusy = std::move(marks.otherBusy);
+  out.hostActivity = std::move(marks.hostActivity);
+  out.hasKernels = marks.hasKernels;
+  out.commKernels = std::move(marks.commKernels);
+  out.commCalls = std::move(marks.commCalls);
+  const auto& k = t.kernels;
+  std::vector<bool> inOp(k.size(), false);
   for (const SegmentOp& s : seg.ops) {
-    const LaunchCall& a = launches[s.begin];
-    const LaunchCall& b = launches[s.end - 1];
     RecognizedOp o;
     o.op = Op{s.kind, -1, 0};
-    o.start = o.launch = a.start;
-    o.end = o.hostEnd = b.end;
-    o.computeBusy = b.end - a.start;
-    o.thread = a.thread;
+    o.launch = o.firstLaunch = launches[s.begin].start;
+    o.hostEnd = launches[s.end - 1].end;
+    o.thread = launches[s.begin].thread;
+    o.start = INT64_MAX;
+    o.end = INT64_MIN;
+    o.kernelBegin = static_cast<uint32_t>(out.computeKernels.size());
+    std::vector<Interval> spans;
+    for (size_t i = s.begin; i < s.end; ++i) {
+      const uint32_t kernel = launches[i].kernel;
+      inOp[kernel] = true;
+      spans.push_back({k.start[kernel], k.end[kernel]});
+      o.start = std::min(o.start, k.start[kernel]);
+      o.end = std::max(o.end, k.end[kernel]);
+    }
+    out.computeKernels.insert(out.computeKernels.end(), spans.begin(), spans.end());
+    o.kernelEnd = static_cast<uint32_t>(out.computeKernels.size());
+    o.computeBusy = unionLength(std::move(spans));
     out.ops.push_back(o);
   }
-  attributeKernels(t, out);
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (!inOp[i] && nccl[k.name[i]] != 1) out.otherKernels.push_back({k.start[i], k.end[i], l.at(t, k.correlation[i])});
+  }
+  for (size_t i = 0; i < t.memcpys.size(); ++i) {
+    out.otherKernels.push_back({t.memcpys.start[i], t.memcpys.end[i], l.at(t, t.memcpys.correlation[i])});
+  }
+  for (size_t i = 0; i < t.memsets.size(); ++i) {
+    out.otherKernels.push_back({t.memsets.start[i], t.memsets.end[i], l.at(t, t.memsets.correlation[i])});
+  }
+  auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
+  std::sort(out.otherKernels.begin(), out.otherKernels.end(), byStart);
+  std::stable_sort(out.ops.begin(), out.ops.end(), byStart);
   cutSteps(out);
   numberMicrobatchesByOrder(out);
   return out;
@@ -128,7 +249,12 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
   P2pInference out;
   const size_t n = run.ranks.size();
   std::vector<RankOps> marks(n);
-  for (size_t r = 0; r < n; ++r) marks[r] = recognizeWith(run.ranks[r], commonMarkers());
+  std::vector<std::vector<int8_t>> nccl(n);
+  forEachRank(n, [&](size_t r) {
+    marks[r] = recognizeWith(run.ranks[r], commonMarkers(), false);
+    nccl[r] = ncclNames(run.ranks[r]);
+    ncclKernelsOf(run.ranks[r], nccl[r], marks[r]);
+  });
   const CommMatches matches = matchComms(run, marks);
   std::vector<P2pEdge> edges;
   for (const P2pMatch& m : matches.p2p) edges.push_back({m.sendKernel.rank, m.recvKernel.rank, m.sendPosted});
@@ -136,22 +262,21 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
   out.notChains = chains.notChains;
   if (chains.chains.empty()) return out;
 
-  std::vector<RankOps> inferred(n);
-  for (size_t r = 0; r < n; ++r) inferred[r] = marks[r];
+  std::vector<int> built(n, 0);  // 1: rank's ops inferred
   for (const auto& chain : chains.chains) {
     const int p = static_cast<int>(chain.size());
-    std::vector<std::vector<LaunchCall>> launches(p);
+    std::vector<Launches> launches(p);
     std::vector<std::vector<Cut>> cuts(p);
     std::vector<Segmentation> segs(p);
-    for (int s = 0; s < p; ++s) {
+    forEachRank(static_cast<size_t>(p), [&](size_t s) {
       const uint32_t r = chain[s];
-      launches[s] = computeLaunches(run.ranks[r], marks[r]);
+      launches[s] = computeLaunches(run.ranks[r], marks[r], nccl[r]);
       cuts[s] = cutsOf(run.ranks[r], marks[r], r, matches, s > 0 ? static_cast<int>(chain[s - 1]) : -1,
-                       s + 1 < p ? static_cast<int>(chain[s + 1]) : -1);
+                       s + 1 < static_cast<size_t>(p) ? static_cast<int>(chain[s + 1]) : -1);
       std::vector<TimeNs> times;
-      for (const LaunchCall& l : launches[s]) times.push_back(l.start);
+      for (const LaunchCall& l : launches[s].compute) times.push_back(l.start);
       segs[s] = segmentOps(times, cuts[s], {0, 0});
-    }
+    });
     // A stage with no run of one op (the last, in 1F1B) splits by its neighbour's kernel counts.
     for (int s = 0; s < p; ++s) {
       if (segs[s].splits == 0 || segs[s].splitsGuessed == 0) continue;
@@ -165,7 +290,7 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
         }
       }
       std::vector<TimeNs> times;
-      for (const LaunchCall& l : launches[s]) times.push_back(l.start);
+      for (const LaunchCall& l : launches[s].compute) times.push_back(l.start);
       segs[s] = segmentOps(times, cuts[s], fallback);
     }
     // A pipeline runs every microbatch's forward and backward on every stage: as many of each,
@@ -194,8 +319,13 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
                           counts + ")");
       continue;
     }
+    for (int s = 0; s < p; ++s) built[chain[s]] = 1;
+    forEachRank(static_cast<size_t>(p), [&](size_t s) {
+      const uint32_t r = chain[s];
+      marks[r] = withOps(run.ranks[r], std::move(marks[r]), launches[s], nccl[r], segs[s],
+                         static_cast<int>(s));
+    });
     for (int s = 0; s < p; ++s) {
-      inferred[chain[s]] = withOps(run.ranks[chain[s]], marks[chain[s]], launches[s], segs[s], s);
       out.stretches += segs[s].stretches;
       out.unclassified += segs[s].unclassified;
       out.splits += segs[s].splits;
@@ -205,7 +335,10 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
   }
   if (out.pipelines == 0) return out;
   out.found = true;
-  ops = std::move(inferred);
+  // Ranks outside every pipeline keep no ops (launchers, data workers): the topology leaves them.
+  for (size_t r = 0; r < n; ++r) {
+    if (built[r]) ops[r] = std::move(marks[r]);
+  }
   return out;
 }
 

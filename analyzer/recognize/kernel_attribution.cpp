@@ -102,12 +102,15 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
               [](const Owner& a, const Owner& b) { return a.start < b.start; });
   }
 
+  std::vector<int8_t> ncclName(t.strings.size(), -1);  // per name: a few names, millions of kernels
   std::vector<std::vector<Interval>> opKernels(ops.ops.size());
   std::vector<TimeNs> opFirstLaunch(ops.ops.size(), kNoLaunch);
   std::vector<Interval> commSpan(ops.comms.size(), Interval{INT64_MAX, INT64_MIN});
   for (size_t i = 0; i < k.size(); ++i) {
     const Interval span{k.start[i], k.end[i]};
-    const bool comm = isNcclKernel(t.strings.at(k.name[i]));
+    int8_t& known = ncclName[k.name[i]];
+    if (known < 0) known = isNcclKernel(t.strings.at(k.name[i])) ? 1 : 0;
+    const bool comm = known == 1;
     const Owner* owner = nullptr;
     if (auto it = launches.find(k.correlation[i]); it != launches.end()) {
       if (auto o = owners.find(it->second.thread); o != owners.end()) {

@@ -113,7 +113,7 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
   return recognizeWith(t, *chosen);
 }
 
-RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen) {
+RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernels) {
   RankOps out;
   out.ruleSet = chosen.name;
   out.mbInferred = chosen.countsMicrobatches;
@@ -171,7 +171,7 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen) {
   }
   chunksFromStageIds(out, opStage, commStage);
   out.hostActivity = hostActivity(unrecognised, std::move(workStarts));
-  attributeKernels(t, out);
+  if (withKernels) attributeKernels(t, out);
   cutSteps(out);
   if (out.mbInferred) numberMicrobatchesByOrder(out);
   return out;

@@ -16,6 +16,8 @@ RankOps recognize(const traces::RankTrace& trace, const std::vector<const RuleSe
 
 // Recognition with one rule set, whether or not it finds ops (commonMarkers(): the steps, the
 // optimizer and the device work of a trace nobody labelled).
-RankOps recognizeWith(const traces::RankTrace& trace, const RuleSet& ruleSet);
+// withKernels = false leaves GPU work unattributed (a caller that attributes it later).
+RankOps recognizeWith(const traces::RankTrace& trace, const RuleSet& ruleSet,
+                      bool withKernels = true);
 
 }  // namespace bubblescope::analysis
