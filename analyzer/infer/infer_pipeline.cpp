@@ -26,6 +26,7 @@ struct LaunchCall {
   uint32_t kernel = 0;  // the kernel it launched (index into the trace's kernels)
 };
 
+
 // Every launch call by correlation id, and the compute kernels' launches that ops are made of.
 // A sorted vector, not a hash map: a million launches would be a million allocations, and the
 // ids mostly arrive sorted already.
@@ -56,15 +57,12 @@ std::vector<int8_t> ncclNames(const traces::RankTrace& t) {
 
 // The NCCL kernels alone, with their calls and launches, as attributeKernels finds them: all the
 // first pass needs to match transfers, without a map of every launch.
-void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl, RankOps& ops) {
+void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl,
+                   const Launches& launches, RankOps& ops) {
   const auto& k = t.kernels;
   std::unordered_set<uint32_t> wanted;
   for (size_t i = 0; i < k.size(); ++i) {
     if (nccl[k.name[i]] == 1 && k.correlation[i] != 0) wanted.insert(k.correlation[i]);
-  }
-  std::unordered_map<uint32_t, TimeNs> launch;
-  for (size_t i = 0; i < t.apiCalls.size(); ++i) {
-    if (wanted.count(t.apiCalls.correlation[i])) launch[t.apiCalls.correlation[i]] = t.apiCalls.start[i];
   }
   std::unordered_multimap<uint32_t, uint64_t> callIdOf;
   for (size_t i = 0; i < t.correlations.size(); ++i) {
@@ -81,8 +79,7 @@ void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl, 
     CommKernel ck;
     ck.start = k.start[i];
     ck.end = k.end[i];
-    auto l = launch.find(k.correlation[i]);
-    ck.launch = l == launch.end() ? kNoLaunch : l->second;
+    ck.launch = launches.at(t, k.correlation[i]);
     ck.transferStart = ck.start;
     ck.callBegin = static_cast<uint32_t>(ops.commCalls.size());
     const auto [first, last] = callIdOf.equal_range(k.correlation[i]);
@@ -118,8 +115,7 @@ bool inside(const std::vector<Interval>& ranges, TimeNs t) {
 
 // The compute kernels' launch calls on the thread that launched most of them (the training
 // loop's), the optimizer's left out, sorted.
-Launches computeLaunches(const traces::RankTrace& t, const RankOps& marks,
-                         const std::vector<int8_t>& nccl) {
+Launches launchesOf(const traces::RankTrace& t) {
   Launches out;
   auto& byCorrelation = out.byCorrelation;
   byCorrelation.reserve(t.apiCalls.size());
@@ -129,6 +125,11 @@ Launches computeLaunches(const traces::RankTrace& t, const RankOps& marks,
   if (!std::is_sorted(byCorrelation.begin(), byCorrelation.end())) {
     std::sort(byCorrelation.begin(), byCorrelation.end());
   }
+  return out;
+}
+
+void computeLaunches(const traces::RankTrace& t, const RankOps& marks,
+                     const std::vector<int8_t>& nccl, Launches& out) {
   auto& all = out.compute;
   std::map<traces::ThreadIndex, size_t> perThread;
   for (size_t i = 0; i < t.kernels.size(); ++i) {
@@ -138,13 +139,12 @@ Launches computeLaunches(const traces::RankTrace& t, const RankOps& marks,
     all.push_back({t.apiCalls.start[*r], t.apiCalls.end[*r], t.apiCalls.thread[*r], static_cast<uint32_t>(i)});
     ++perThread[t.apiCalls.thread[*r]];
   }
-  if (all.empty()) return out;
+  if (all.empty()) return;
   const auto main = std::max_element(perThread.begin(), perThread.end(),
                                      [](auto& a, auto& b) { return a.second < b.second; })->first;
   std::erase_if(all, [main](const LaunchCall& l) { return l.thread != main; });
   auto byStart = [](const LaunchCall& a, const LaunchCall& b) { return a.start < b.start; };
   if (!std::is_sorted(all.begin(), all.end(), byStart)) std::sort(all.begin(), all.end(), byStart);
-  return out;
 }
 
 bool isCall(NcclOp op) {
@@ -250,10 +250,12 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
   const size_t n = run.ranks.size();
   std::vector<RankOps> marks(n);
   std::vector<std::vector<int8_t>> nccl(n);
+  std::vector<Launches> launches(n);
   forEachRank(n, [&](size_t r) {
     marks[r] = recognizeWith(run.ranks[r], commonMarkers(), false);
     nccl[r] = ncclNames(run.ranks[r]);
-    ncclKernelsOf(run.ranks[r], nccl[r], marks[r]);
+    launches[r] = launchesOf(run.ranks[r]);
+    ncclKernelsOf(run.ranks[r], nccl[r], launches[r], marks[r]);
   });
   const CommMatches matches = matchComms(run, marks);
   std::vector<P2pEdge> edges;
@@ -265,16 +267,15 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
   std::vector<int> built(n, 0);  // 1: rank's ops inferred
   for (const auto& chain : chains.chains) {
     const int p = static_cast<int>(chain.size());
-    std::vector<Launches> launches(p);
     std::vector<std::vector<Cut>> cuts(p);
     std::vector<Segmentation> segs(p);
     forEachRank(static_cast<size_t>(p), [&](size_t s) {
       const uint32_t r = chain[s];
-      launches[s] = computeLaunches(run.ranks[r], marks[r], nccl[r]);
+      computeLaunches(run.ranks[r], marks[r], nccl[r], launches[r]);
       cuts[s] = cutsOf(run.ranks[r], marks[r], r, matches, s > 0 ? static_cast<int>(chain[s - 1]) : -1,
                        s + 1 < static_cast<size_t>(p) ? static_cast<int>(chain[s + 1]) : -1);
       std::vector<TimeNs> times;
-      for (const LaunchCall& l : launches[s].compute) times.push_back(l.start);
+      for (const LaunchCall& l : launches[chain[s]].compute) times.push_back(l.start);
       segs[s] = segmentOps(times, cuts[s], {0, 0});
     });
     // A stage with no run of one op (the last, in 1F1B) splits by its neighbour's kernel counts.
@@ -290,7 +291,7 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
         }
       }
       std::vector<TimeNs> times;
-      for (const LaunchCall& l : launches[s].compute) times.push_back(l.start);
+      for (const LaunchCall& l : launches[chain[s]].compute) times.push_back(l.start);
       segs[s] = segmentOps(times, cuts[s], fallback);
     }
     // A pipeline runs every microbatch's forward and backward on every stage: as many of each,
@@ -322,7 +323,7 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
     for (int s = 0; s < p; ++s) built[chain[s]] = 1;
     forEachRank(static_cast<size_t>(p), [&](size_t s) {
       const uint32_t r = chain[s];
-      marks[r] = withOps(run.ranks[r], std::move(marks[r]), launches[s], nccl[r], segs[s],
+      marks[r] = withOps(run.ranks[r], std::move(marks[r]), launches[r], nccl[r], segs[s],
                          static_cast<int>(s));
     });
     for (int s = 0; s < p; ++s) {
