@@ -26,7 +26,6 @@ struct LaunchCall {
   uint32_t kernel = 0;  // the kernel it launched (index into the trace's kernels)
 };
 
-
 // Every launch call by correlation id, and the compute kernels' launches that ops are made of.
 // A sorted vector, not a hash map: a million launches would be a million allocations, and the
 // ids mostly arrive sorted already.
@@ -72,7 +71,8 @@ void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl,
     }
   }
   std::unordered_map<uint64_t, int32_t> callRowOf;
-  for (size_t i = 0; i < t.ncclCalls.size(); ++i) callRowOf.emplace(t.ncclCalls.id[i], static_cast<int32_t>(i));
+  for (size_t i = 0; i < t.ncclCalls.size(); ++i)
+    callRowOf.emplace(t.ncclCalls.id[i], static_cast<int32_t>(i));
   ops.hasKernels = k.size() > 0;
   for (size_t i = 0; i < k.size(); ++i) {
     if (nccl[k.name[i]] != 1) continue;
@@ -84,7 +84,8 @@ void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl,
     ck.callBegin = static_cast<uint32_t>(ops.commCalls.size());
     const auto [first, last] = callIdOf.equal_range(k.correlation[i]);
     for (auto id = first; id != last; ++id) {
-      if (auto row = callRowOf.find(id->second); row != callRowOf.end()) ops.commCalls.push_back(row->second);
+      if (auto row = callRowOf.find(id->second); row != callRowOf.end())
+        ops.commCalls.push_back(row->second);
     }
     ck.callEnd = static_cast<uint32_t>(ops.commCalls.size());
     ops.commKernels.push_back(ck);
@@ -120,7 +121,8 @@ Launches launchesOf(const traces::RankTrace& t) {
   auto& byCorrelation = out.byCorrelation;
   byCorrelation.reserve(t.apiCalls.size());
   for (size_t i = 0; i < t.apiCalls.size(); ++i) {
-    if (t.apiCalls.correlation[i] != 0) byCorrelation.emplace_back(t.apiCalls.correlation[i], static_cast<uint32_t>(i));
+    if (t.apiCalls.correlation[i] != 0)
+      byCorrelation.emplace_back(t.apiCalls.correlation[i], static_cast<uint32_t>(i));
   }
   if (!std::is_sorted(byCorrelation.begin(), byCorrelation.end())) {
     std::sort(byCorrelation.begin(), byCorrelation.end());
@@ -136,12 +138,14 @@ void computeLaunches(const traces::RankTrace& t, const RankOps& marks,
     if (nccl[t.kernels.name[i]] == 1) continue;
     const uint32_t* r = out.row(t.kernels.correlation[i]);
     if (!r || inside(marks.optimizer, t.apiCalls.start[*r])) continue;
-    all.push_back({t.apiCalls.start[*r], t.apiCalls.end[*r], t.apiCalls.thread[*r], static_cast<uint32_t>(i)});
+    all.push_back({t.apiCalls.start[*r], t.apiCalls.end[*r], t.apiCalls.thread[*r],
+                   static_cast<uint32_t>(i)});
     ++perThread[t.apiCalls.thread[*r]];
   }
   if (all.empty()) return;
-  const auto main = std::max_element(perThread.begin(), perThread.end(),
-                                     [](auto& a, auto& b) { return a.second < b.second; })->first;
+  const auto main = std::max_element(perThread.begin(), perThread.end(), [](auto& a, auto& b) {
+                      return a.second < b.second;
+                    })->first;
   std::erase_if(all, [main](const LaunchCall& l) { return l.thread != main; });
   auto byStart = [](const LaunchCall& a, const LaunchCall& b) { return a.start < b.start; };
   if (!std::is_sorted(all.begin(), all.end(), byStart)) std::sort(all.begin(), all.end(), byStart);
@@ -162,13 +166,13 @@ std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks, uint32
   for (const P2pMatch& m : matches.p2p) {
     if (m.sendKernel.rank == rank && m.sendCall >= 0) {
       const int to = static_cast<int>(m.recvKernel.rank);
-      typed[m.sendCall] = to == nextRank ? CutKind::ActOut
+      typed[m.sendCall] = to == nextRank   ? CutKind::ActOut
                           : to == prevRank ? CutKind::GradOut
                                            : CutKind::Other;
     }
     if (m.recvKernel.rank == rank && m.recvCall >= 0) {
       const int from = static_cast<int>(m.sendKernel.rank);
-      typed[m.recvCall] = from == prevRank ? CutKind::ActIn
+      typed[m.recvCall] = from == prevRank   ? CutKind::ActIn
                           : from == nextRank ? CutKind::GradIn
                                              : CutKind::Other;
     }
@@ -227,13 +231,16 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
     out.ops.push_back(o);
   }
   for (size_t i = 0; i < k.size(); ++i) {
-    if (!inOp[i] && nccl[k.name[i]] != 1) out.otherKernels.push_back({k.start[i], k.end[i], l.at(t, k.correlation[i])});
+    if (!inOp[i] && nccl[k.name[i]] != 1)
+      out.otherKernels.push_back({k.start[i], k.end[i], l.at(t, k.correlation[i])});
   }
   for (size_t i = 0; i < t.memcpys.size(); ++i) {
-    out.otherKernels.push_back({t.memcpys.start[i], t.memcpys.end[i], l.at(t, t.memcpys.correlation[i])});
+    out.otherKernels.push_back(
+        {t.memcpys.start[i], t.memcpys.end[i], l.at(t, t.memcpys.correlation[i])});
   }
   for (size_t i = 0; i < t.memsets.size(); ++i) {
-    out.otherKernels.push_back({t.memsets.start[i], t.memsets.end[i], l.at(t, t.memsets.correlation[i])});
+    out.otherKernels.push_back(
+        {t.memsets.start[i], t.memsets.end[i], l.at(t, t.memsets.correlation[i])});
   }
   auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
   std::sort(out.otherKernels.begin(), out.otherKernels.end(), byStart);
@@ -259,7 +266,8 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
   });
   const CommMatches matches = matchComms(run, marks);
   std::vector<P2pEdge> edges;
-  for (const P2pMatch& m : matches.p2p) edges.push_back({m.sendKernel.rank, m.recvKernel.rank, m.sendPosted});
+  for (const P2pMatch& m : matches.p2p)
+    edges.push_back({m.sendKernel.rank, m.recvKernel.rank, m.sendPosted});
   const P2pChains chains = p2pChains(edges, n);
   out.notChains = chains.notChains;
   if (chains.chains.empty()) return out;
@@ -272,8 +280,9 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
     forEachRank(static_cast<size_t>(p), [&](size_t s) {
       const uint32_t r = chain[s];
       computeLaunches(run.ranks[r], marks[r], nccl[r], launches[r]);
-      cuts[s] = cutsOf(run.ranks[r], marks[r], r, matches, s > 0 ? static_cast<int>(chain[s - 1]) : -1,
-                       s + 1 < static_cast<size_t>(p) ? static_cast<int>(chain[s + 1]) : -1);
+      cuts[s] =
+          cutsOf(run.ranks[r], marks[r], r, matches, s > 0 ? static_cast<int>(chain[s - 1]) : -1,
+                 s + 1 < static_cast<size_t>(p) ? static_cast<int>(chain[s + 1]) : -1);
       std::vector<TimeNs> times;
       for (const LaunchCall& l : launches[chain[s]].compute) times.push_back(l.start);
       segs[s] = segmentOps(times, cuts[s], {0, 0});
@@ -313,11 +322,12 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
     if (!pipeline) {
       std::string counts;
       for (int s = 0; s < p; ++s) {
-        counts += (s ? ", " : "") + std::to_string(forwards[s]) + "F/" + std::to_string(backwards[s]) + "B";
+        counts += (s ? ", " : "") + std::to_string(forwards[s]) + "F/" +
+                  std::to_string(backwards[s]) + "B";
       }
-      out.notes.push_back("the p2p traffic of " + std::to_string(p) +
-                          " ranks forms a chain but not a pipeline (forwards/backwards per rank: " +
-                          counts + ")");
+      out.notes.push_back(
+          "the p2p traffic of " + std::to_string(p) +
+          " ranks forms a chain but not a pipeline (forwards/backwards per rank: " + counts + ")");
       continue;
     }
     for (int s = 0; s < p; ++s) built[chain[s]] = 1;

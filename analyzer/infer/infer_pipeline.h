@@ -12,13 +12,13 @@
 namespace bubblescope::analysis {
 
 struct P2pInference {
-  bool found = false;      // at least one chain of 2+ ranks, with ops on every stage
+  bool found = false;  // at least one chain of 2+ ranks, with ops on every stage
   int pipelines = 0;
-  int stretches = 0;       // runs of compute between calls, all stages
-  int unclassified = 0;    // runs no transfer explains (left as other device work)
-  int splits = 0;          // runs holding a forward and a backward
-  int splitsGuessed = 0;   // ... split by another stage's kernel counts, or in half
-  int notChains = 0;       // rank sets whose peers form no chain
+  int stretches = 0;      // runs of compute between calls, all stages
+  int unclassified = 0;   // runs no transfer explains (left as other device work)
+  int splits = 0;         // runs holding a forward and a backward
+  int splitsGuessed = 0;  // ... split by another stage's kernel counts, or in half
+  int notChains = 0;      // rank sets whose peers form no chain
   std::vector<std::string> notes;
 };
 

@@ -24,10 +24,14 @@ struct Stretch {
 Stretch classify(size_t begin, size_t end, const Group* prev, const Group* next) {
   Stretch s{begin, end, {}, {}};
   std::optional<OpKind> opened, closed;
-  if (prev && (*prev)[CutKind::ActIn]) opened = OpKind::F;
-  else if (prev && (*prev)[CutKind::GradIn]) opened = OpKind::BW;
-  if (next && (*next)[CutKind::ActOut]) closed = OpKind::F;
-  else if (next && (*next)[CutKind::GradOut]) closed = OpKind::BW;
+  if (prev && (*prev)[CutKind::ActIn])
+    opened = OpKind::F;
+  else if (prev && (*prev)[CutKind::GradIn])
+    opened = OpKind::BW;
+  if (next && (*next)[CutKind::ActOut])
+    closed = OpKind::F;
+  else if (next && (*next)[CutKind::GradOut])
+    closed = OpKind::BW;
   if (opened && closed && *opened != *closed) {
     s.first = opened;
     s.second = closed;
@@ -43,7 +47,9 @@ size_t median(std::vector<size_t> v) {
   return v[v.size() / 2];
 }
 
-int kindIndex(OpKind k) { return k == OpKind::F ? 0 : 1; }
+int kindIndex(OpKind k) {
+  return k == OpKind::F ? 0 : 1;
+}
 
 }  // namespace
 
@@ -72,7 +78,8 @@ Segmentation segmentOps(const std::vector<TimeNs>& launches, std::vector<Cut> cu
     while (i < launches.size() && launches[i] < limit) ++i;
     next = Group{};
     bool haveNext = false;
-    for (size_t k = c; k < cuts.size() && (i >= launches.size() || cuts[k].at <= launches[i]); ++k) {
+    for (size_t k = c; k < cuts.size() && (i >= launches.size() || cuts[k].at <= launches[i]);
+         ++k) {
       next.has[static_cast<int>(cuts[k].kind)] = true;
       haveNext = true;
     }

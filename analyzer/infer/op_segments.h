@@ -39,10 +39,10 @@ struct SegmentOp {
 
 struct Segmentation {
   std::vector<SegmentOp> ops;
-  int stretches = 0;     // runs of launches between calls
-  int unclassified = 0;  // runs no transfer explains (left as other device work)
-  int splits = 0;        // runs holding two ops
-  int splitsGuessed = 0; // ... split without a count learned on this stage
+  int stretches = 0;      // runs of launches between calls
+  int unclassified = 0;   // runs no transfer explains (left as other device work)
+  int splits = 0;         // runs holding two ops
+  int splitsGuessed = 0;  // ... split without a count learned on this stage
   // Kernels one op launches (median over runs holding one op), F and B; 0 = none seen.
   std::array<size_t, 2> kernelsPerOp{};
 };

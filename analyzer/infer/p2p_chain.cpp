@@ -52,7 +52,8 @@ P2pChains p2pChains(const std::vector<P2pEdge>& edges, size_t ranks) {
     uint32_t prev = head, cur = *peers[head].begin();
     chain.push_back(cur);
     while (peers[cur].size() == 2) {
-      const uint32_t next = *peers[cur].begin() == prev ? *peers[cur].rbegin() : *peers[cur].begin();
+      const uint32_t next =
+          *peers[cur].begin() == prev ? *peers[cur].rbegin() : *peers[cur].begin();
       prev = cur;
       cur = next;
       chain.push_back(cur);

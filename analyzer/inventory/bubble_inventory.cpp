@@ -62,7 +62,8 @@ std::vector<StageInventory> bubbleInventory(const PipelineResult& pl) {
       continue;
     }
     std::vector<TimeNs> sorted = stepIdle[s];
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(steps / 2), sorted.end());
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(steps / 2),
+                     sorted.end());
     const double median = static_cast<double>(sorted[steps / 2]);
     bool same = std::all_of(stepLong[s].begin(), stepLong[s].end(),
                             [&](int n) { return n == stepLong[s][0]; });
@@ -72,9 +73,10 @@ std::vector<StageInventory> bubbleInventory(const PipelineResult& pl) {
     }
     inv.steady = same && worst <= kSteadySpread;
     inv.steadyNote = !same ? "bubbles of 1 ms or more differ in number between steps"
-                     : inv.steady ? "the same bubbles every step"
-                                  : "a step's idle is " + std::to_string(static_cast<int>(worst * 100)) +
-                                        "% off the median step's";
+                     : inv.steady
+                         ? "the same bubbles every step"
+                         : "a step's idle is " + std::to_string(static_cast<int>(worst * 100)) +
+                               "% off the median step's";
   }
   return out;
 }

@@ -26,7 +26,8 @@ struct StageInventory {
   int bubbles = 0;  // idle intervals (a gap's idle, transfers inside it left out)
   TimeNs idle = 0;
   std::vector<BubbleBucket> histogram;  // < 1, 1-5, 5-10, 10-50, >= 50 ms
-  std::array<double, kBubbleThresholds.size()> shareAtLeast{};  // of idle, in bubbles >= 1/5/10/50 ms
+  std::array<double, kBubbleThresholds.size()>
+      shareAtLeast{};  // of idle, in bubbles >= 1/5/10/50 ms
   TimeNs largest = 0;
   bool steady = false;  // every step has as many bubbles >= 1 ms, and idle within 10% of the median
   std::string steadyNote;

@@ -6,9 +6,9 @@
 namespace bubblescope::analysis {
 namespace {
 
-const std::vector<std::string> kHeads = {"stage", "bubbles", "idle ms", "largest ms", "<1 ms",
-                                         "1-5",   "5-10",    "10-50",   ">=50",       "idle in >=1 ms",
-                                         ">=5",   ">=10",    ">=50",    "steady",     "free memory"};
+const std::vector<std::string> kHeads = {
+    "stage", "bubbles",        "idle ms", "largest ms", "<1 ms", "1-5",    "5-10",       "10-50",
+    ">=50",  "idle in >=1 ms", ">=5",     ">=10",       ">=50",  "steady", "free memory"};
 
 std::vector<std::string> cells(const StageInventory& s) {
   std::vector<std::string> c = {std::to_string(s.stage), std::to_string(s.bubbles),
@@ -31,12 +31,15 @@ nlohmann::json inventoryJson(const std::vector<StageInventory>& inventory) {
   for (const StageInventory& s : inventory) {
     nlohmann::json hist = nlohmann::json::array();
     for (const BubbleBucket& b : s.histogram) {
-      hist.push_back({{"from_ns", b.from}, {"to_ns", b.to == 0 ? nlohmann::json() : nlohmann::json(b.to)},
-                      {"count", b.count}, {"idle_ns", b.idle}});
+      hist.push_back({{"from_ns", b.from},
+                      {"to_ns", b.to == 0 ? nlohmann::json() : nlohmann::json(b.to)},
+                      {"count", b.count},
+                      {"idle_ns", b.idle}});
     }
     nlohmann::json shares = nlohmann::json::object();
     for (size_t k = 0; k < kBubbleThresholds.size(); ++k) {
-      shares["at_least_" + std::to_string(kBubbleThresholds[k] / 1'000'000) + "ms"] = s.shareAtLeast[k];
+      shares["at_least_" + std::to_string(kBubbleThresholds[k] / 1'000'000) + "ms"] =
+          s.shareAtLeast[k];
     }
     stages.push_back({{"stage", s.stage},
                       {"bubbles", s.bubbles},
@@ -55,7 +58,8 @@ void writeInventoryText(const std::vector<StageInventory>& inventory, std::ostre
   out << "\nBubble inventory (idle intervals a fill job could use):\n";
   for (const StageInventory& s : inventory) {
     out << "  stage " << s.stage << ": " << s.bubbles << " bubbles, " << formatMs(s.idle)
-        << " ms idle, largest " << formatMs(s.largest, 2) << " ms; by length <1/1-5/5-10/10-50/>=50 ms:";
+        << " ms idle, largest " << formatMs(s.largest, 2)
+        << " ms; by length <1/1-5/5-10/10-50/>=50 ms:";
     for (const BubbleBucket& b : s.histogram) out << " " << b.count;
     out << "; idle in bubbles >=1/5/10/50 ms:";
     for (double share : s.shareAtLeast) out << " " << formatPercent(share, 0);
@@ -94,8 +98,9 @@ void inventoryProperties(const StageInventory& s, JunitProperties& p) {
   p.emplace_back("bubbles", std::to_string(s.bubbles));
   p.emplace_back("largest_bubble_ms", formatMs(s.largest, 3));
   for (size_t k = 0; k < kBubbleThresholds.size(); ++k) {
-    p.emplace_back("idle_in_bubbles_at_least_" + std::to_string(kBubbleThresholds[k] / 1'000'000) + "ms_pct",
-                   formatPercent(s.shareAtLeast[k], 3));
+    p.emplace_back(
+        "idle_in_bubbles_at_least_" + std::to_string(kBubbleThresholds[k] / 1'000'000) + "ms_pct",
+        formatPercent(s.shareAtLeast[k], 3));
   }
   p.emplace_back("bubbles_steady", s.steady ? "true" : "false");
 }

@@ -21,8 +21,10 @@ bool has(std::string_view s, std::string_view part) {
 
 int kindOfRange(std::string_view name) {
   // Wrappers of a whole step say nothing about the gap.
-  if (name.starts_with("ProfilerStep#") || name.starts_with("step ") || name == "step") return kNotACause;
-  if (has(name, "ynchronize") || has(name, "aten::item") || has(name, "_local_scalar_dense")) return 0;
+  if (name.starts_with("ProfilerStep#") || name.starts_with("step ") || name == "step")
+    return kNotACause;
+  if (has(name, "ynchronize") || has(name, "aten::item") || has(name, "_local_scalar_dense"))
+    return 0;
   if (has(name, "DataLoader") || has(name, "dataloader") || has(name, "data_loader") ||
       has(name, "__next__")) {
     return 1;
@@ -42,7 +44,8 @@ HostCauses::HostCauses(const traces::RankTrace& t) : trace_(t) {
   };
   for (size_t i = 0; i < r.size(); ++i) {
     if (t.strings.at(r.domain[i]) == "NCCL") continue;
-    if (const int k = kind(r.name[i]); k != kNotACause) activity_.push_back({r.start[i], r.end[i], k, r.name[i]});
+    if (const int k = kind(r.name[i]); k != kNotACause)
+      activity_.push_back({r.start[i], r.end[i], k, r.name[i]});
   }
   for (size_t i = 0; i < t.apiCalls.size(); ++i) {
     if (has(t.strings.at(t.apiCalls.name[i]), "ynchronize")) {

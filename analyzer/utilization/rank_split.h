@@ -20,8 +20,8 @@ struct CommSpan : DeviceSpan {
 struct RankDevice {
   std::vector<DeviceSpan> compute, copies;
   std::vector<CommSpan> comms;
-  std::vector<Interval> stepMarkers;      // host ranges of the steps, sorted; empty: one step
-  std::vector<int64_t> stepNumbers;       // per marker
+  std::vector<Interval> stepMarkers;  // host ranges of the steps, sorted; empty: one step
+  std::vector<int64_t> stepNumbers;   // per marker
 };
 
 struct RankSplit {

@@ -62,14 +62,29 @@ std::string commKinds(const traces::Run& run) {
     for (traces::NcclOp op : r.ncclCalls.op) {
       switch (op) {
         case traces::NcclOp::Send:
-        case traces::NcclOp::Recv: kinds.insert("send/recv"); break;
-        case traces::NcclOp::AllReduce: kinds.insert("all-reduce"); break;
-        case traces::NcclOp::AllGather: kinds.insert("all-gather"); break;
-        case traces::NcclOp::ReduceScatter: kinds.insert("reduce-scatter"); break;
-        case traces::NcclOp::Broadcast: kinds.insert("broadcast"); break;
-        case traces::NcclOp::Reduce: kinds.insert("reduce"); break;
-        case traces::NcclOp::AllToAll: kinds.insert("all-to-all"); break;
-        default: break;
+        case traces::NcclOp::Recv:
+          kinds.insert("send/recv");
+          break;
+        case traces::NcclOp::AllReduce:
+          kinds.insert("all-reduce");
+          break;
+        case traces::NcclOp::AllGather:
+          kinds.insert("all-gather");
+          break;
+        case traces::NcclOp::ReduceScatter:
+          kinds.insert("reduce-scatter");
+          break;
+        case traces::NcclOp::Broadcast:
+          kinds.insert("broadcast");
+          break;
+        case traces::NcclOp::Reduce:
+          kinds.insert("reduce");
+          break;
+        case traces::NcclOp::AllToAll:
+          kinds.insert("all-to-all");
+          break;
+        default:
+          break;
       }
     }
   }
@@ -146,7 +161,8 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks) {
     }
   }
   if (!times.empty()) {
-    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
+                     times.end());
     out.medianStepTime = times[times.size() / 2];
     out.meanStepTime = sum / static_cast<TimeNs>(times.size());
   }

@@ -6,13 +6,17 @@ namespace {
 using nlohmann::json;
 
 json splitJson(const UtilizationSplit& s) {
-  return {{"span_ns", s.span},       {"compute_ns", s.compute}, {"exposed_comm_ns", s.exposedComm},
-          {"comm_wait_ns", s.commWait}, {"other_busy_ns", s.otherBusy}, {"idle_ns", s.idle}};
+  return {{"span_ns", s.span},
+          {"compute_ns", s.compute},
+          {"exposed_comm_ns", s.exposedComm},
+          {"comm_wait_ns", s.commWait},
+          {"other_busy_ns", s.otherBusy},
+          {"idle_ns", s.idle}};
 }
 
 json gapJson(const IdleGap& g) {
-  return {{"rank", g.rank},   {"step", g.step},     {"start_ns", g.start},
-          {"end_ns", g.end},  {"cause", g.cause},   {"detail", g.detail}};
+  return {{"rank", g.rank},  {"step", g.step},   {"start_ns", g.start},
+          {"end_ns", g.end}, {"cause", g.cause}, {"detail", g.detail}};
 }
 
 }  // namespace
@@ -28,7 +32,8 @@ json utilizationJson(const UtilizationResult& u) {
       j["end_ns"] = s.end;
       steps.push_back(j);
     }
-    ranks.push_back({{"rank", r.rank}, {"file", r.file}, {"total", splitJson(r.total)}, {"steps", steps}});
+    ranks.push_back(
+        {{"rank", r.rank}, {"file", r.file}, {"total", splitJson(r.total)}, {"steps", steps}});
   }
   json gaps = json::array();
   for (const IdleGap& g : u.largestGaps) gaps.push_back(gapJson(g));
@@ -41,7 +46,8 @@ json utilizationJson(const UtilizationResult& u) {
           {"comm_kinds", u.commKinds},
           {"mean_step_time_ns", u.meanStepTime},
           {"median_step_time_ns", u.medianStepTime},
-          {"slowest", {{"rank", u.slowestRank}, {"step", u.slowestStep}, {"step_time_ns", u.slowestStepTime}}},
+          {"slowest",
+           {{"rank", u.slowestRank}, {"step", u.slowestStep}, {"step_time_ns", u.slowestStepTime}}},
           {"idle_by_cause", causes},
           {"largest_gaps", gaps},
           {"ranks", ranks}};

@@ -21,7 +21,8 @@ std::vector<std::vector<std::string>> splitRows(const UtilizationResult& u) {
   for (const RankUtilization& ru : u.ranks) {
     add("rank " + std::to_string(ru.rank), ru.total);
     if (ru.steps.size() <= kStepRows) {
-      for (const UtilizationStep& s : ru.steps) add("rank " + std::to_string(ru.rank) + " step " + std::to_string(s.number), s.split);
+      for (const UtilizationStep& s : ru.steps)
+        add("rank " + std::to_string(ru.rank) + " step " + std::to_string(s.number), s.split);
     }
   }
   add("all", u.total);
@@ -29,14 +30,15 @@ std::vector<std::vector<std::string>> splitRows(const UtilizationResult& u) {
 }
 
 const std::vector<std::string> kHeads = {"rank / step", "span ms", "compute", "comm",
-                                         "wait", "other", "idle", "idle %"};
+                                         "wait",        "other",   "idle",    "idle %"};
 
 std::string slowest(const UtilizationResult& u) {
   std::ostringstream s;
   s << "step time " << formatMs(u.meanStepTime) << " ms mean, " << formatMs(u.medianStepTime)
     << " ms median; slowest rank " << u.slowestRank << " step " << u.slowestStep << " at "
     << formatMs(u.slowestStepTime) << " ms ("
-    << formatPercent(u.medianStepTime ? static_cast<double>(u.slowestStepTime) / u.medianStepTime - 1 : 0)
+    << formatPercent(
+           u.medianStepTime ? static_cast<double>(u.slowestStepTime) / u.medianStepTime - 1 : 0)
     << " over the median)";
   return s.str();
 }
@@ -52,8 +54,9 @@ std::string gapLine(const IdleGap& g) {
 void writeUtilizationMarkdown(const AnalysisResult& r, std::ostream& out) {
   const UtilizationResult& u = *r.utilization;
   out << "## bubblescope: utilization (no pipeline)\n\n**Run** " << markdownCode(r.runDir) << " · "
-      << r.ranks << " ranks" << (u.commKinds.empty() ? "" : " · NCCL " + escapeMarkdownCell(u.commKinds))
-      << "\n\n" << escapeMarkdownCell(slowest(u)) << "\n\n|";
+      << r.ranks << " ranks"
+      << (u.commKinds.empty() ? "" : " · NCCL " + escapeMarkdownCell(u.commKinds)) << "\n\n"
+      << escapeMarkdownCell(slowest(u)) << "\n\n|";
   for (const auto& h : kHeads) out << " " << h << " |";
   out << "\n|";
   for (size_t i = 0; i < kHeads.size(); ++i) out << (i ? " ---: |" : " --- |");
@@ -70,7 +73,8 @@ void writeUtilizationMarkdown(const AnalysisResult& r, std::ostream& out) {
   }
   out << "\n**Largest idle gaps**\n\n";
   int i = 0;
-  for (const IdleGap& g : u.largestGaps) out << ++i << ". " << escapeMarkdownCell(gapLine(g)) << "\n";
+  for (const IdleGap& g : u.largestGaps)
+    out << ++i << ". " << escapeMarkdownCell(gapLine(g)) << "\n";
   if (!r.warnings.empty()) {
     out << "\n";
     for (const std::string& w : r.warnings) out << "> " << escapeMarkdownCell(w) << "\n";
@@ -102,7 +106,8 @@ void writeUtilizationHtml(const AnalysisResult& r, std::ostream& out) {
   out << "</ul>\n<h2>Largest idle gaps</h2>\n<ol>\n";
   for (const IdleGap& g : u.largestGaps) out << "<li>" << escapeXml(gapLine(g)) << "</li>\n";
   out << "</ol>\n";
-  for (const std::string& w : r.warnings) out << "<p class=\"warning\">" << escapeXml(w) << "</p>\n";
+  for (const std::string& w : r.warnings)
+    out << "<p class=\"warning\">" << escapeXml(w) << "</p>\n";
   out << "</body></html>\n";
 }
 

@@ -28,13 +28,16 @@ void writeUtilizationText(const AnalysisResult& r, std::ostream& out) {
   out << "ranks:    " << r.ranks << " (no pipeline: utilization only";
   if (!u.commKinds.empty()) out << "; NCCL " << u.commKinds;
   out << ")\n";
-  out << "steps:    " << (u.stepsFromMarkers ? "from step ranges" : "none marked: the capture is one step") << "\n";
+  out << "steps:    "
+      << (u.stepsFromMarkers ? "from step ranges" : "none marked: the capture is one step") << "\n";
   out << "step time " << formatMs(u.meanStepTime) << " ms mean, " << formatMs(u.medianStepTime)
       << " ms median; slowest rank " << u.slowestRank << " step " << u.slowestStep << " at "
       << formatMs(u.slowestStepTime) << " ms ("
-      << formatPercent(u.medianStepTime ? static_cast<double>(u.slowestStepTime) / u.medianStepTime - 1 : 0)
+      << formatPercent(
+             u.medianStepTime ? static_cast<double>(u.slowestStepTime) / u.medianStepTime - 1 : 0)
       << " over the median)\n\n";
-  out << "All figures in ms: compute, NCCL moving data with no compute (comm), NCCL waiting for its\n"
+  out << "All figures in ms: compute, NCCL moving data with no compute (comm), NCCL waiting for "
+         "its\n"
          "peers (wait), copies and sets (other), nothing on the device (idle).\n";
   char head[256];
   std::snprintf(head, sizeof head, "%-14s %9s %9s %9s %9s %9s %9s %7s\n", "rank / step", "span",
@@ -43,7 +46,8 @@ void writeUtilizationText(const AnalysisResult& r, std::ostream& out) {
   for (const RankUtilization& ru : u.ranks) {
     out << row("rank " + std::to_string(ru.rank), ru.total);
     if (ru.steps.size() <= kStepRows) {
-      for (const UtilizationStep& s : ru.steps) out << row("  step " + std::to_string(s.number), s.split);
+      for (const UtilizationStep& s : ru.steps)
+        out << row("  step " + std::to_string(s.number), s.split);
     }
   }
   out << row("all", u.total);
@@ -55,8 +59,8 @@ void writeUtilizationText(const AnalysisResult& r, std::ostream& out) {
   out << "\nLargest idle gaps:\n";
   int i = 0;
   for (const IdleGap& g : u.largestGaps) {
-    out << "  " << ++i << ". rank " << g.rank << ", step " << g.step << ", " << formatMs(g.length(), 2)
-        << " ms idle, host: " << g.cause;
+    out << "  " << ++i << ". rank " << g.rank << ", step " << g.step << ", "
+        << formatMs(g.length(), 2) << " ms idle, host: " << g.cause;
     if (!g.detail.empty()) out << " (" << g.detail.substr(0, 80) << ")";
     out << "\n";
   }

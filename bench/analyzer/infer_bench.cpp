@@ -35,8 +35,9 @@ tracegen::JobSpec spec(size_t perRank) {
 }
 
 fs::path written(size_t perRank, bool labels) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("bubblescope-bench-infer-" + std::to_string(perRank) + (labels ? "-labelled" : "-unlabelled"));
+  const fs::path dir =
+      fs::temp_directory_path() / ("bubblescope-bench-infer-" + std::to_string(perRank) +
+                                   (labels ? "-labelled" : "-unlabelled"));
   if (fs::exists(dir / "done")) return dir;  // an earlier run wrote it
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -61,11 +62,25 @@ void analyse(benchmark::State& state, bool labels) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(run.eventCount()));
 }
 
-void BM_AnalyzeLabelled(benchmark::State& state) { analyse(state, true); }
-void BM_AnalyzeUnlabelled(benchmark::State& state) { analyse(state, false); }
+void BM_AnalyzeLabelled(benchmark::State& state) {
+  analyse(state, true);
+}
+void BM_AnalyzeUnlabelled(benchmark::State& state) {
+  analyse(state, false);
+}
 
-BENCHMARK(BM_AnalyzeLabelled)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
-BENCHMARK(BM_AnalyzeUnlabelled)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(BM_AnalyzeLabelled)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(BM_AnalyzeUnlabelled)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace bubblescope

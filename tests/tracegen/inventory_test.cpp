@@ -34,7 +34,8 @@ TEST_P(Inventory, BubblesMatchTheGeneratorsOwn) {
         if (bucket.from >= analysis::kBubbleThresholds[k]) found += bucket.count;
       }
       const double share = idle > 0 ? static_cast<double>(at) / static_cast<double>(idle) : 0;
-      EXPECT_NEAR(inventory[s].shareAtLeast[k], share, 0.03) << "bubbles >= " << analysis::kBubbleThresholds[k];
+      EXPECT_NEAR(inventory[s].shareAtLeast[k], share, 0.03)
+          << "bubbles >= " << analysis::kBubbleThresholds[k];
       EXPECT_EQ(found, count) << "bubbles >= " << analysis::kBubbleThresholds[k];
     }
   }
@@ -46,8 +47,8 @@ INSTANTIATE_TEST_SUITE_P(StackAnalysis, Inventory, ::testing::ValuesIn(standardC
 TEST(InventorySteadiness, AFaultFreeRunIsSteadyAndAOneOffStallIsNot) {
   testing::TempDir a, b;
   const auto cases = standardCases();
-  const StackRun clean = analyseAs(Stack::Kineto, cases[0].spec, a.path());   // FaultFree
-  const StackRun stalled = analyseAs(Stack::Kineto, cases[2].spec, b.path()); // HostStall, step 1
+  const StackRun clean = analyseAs(Stack::Kineto, cases[0].spec, a.path());    // FaultFree
+  const StackRun stalled = analyseAs(Stack::Kineto, cases[2].spec, b.path());  // HostStall, step 1
   for (const auto& s : analysis::bubbleInventory(clean.result.pipelines.at(0))) {
     EXPECT_TRUE(s.steady) << "stage " << s.stage << ": " << s.steadyNote;
   }

@@ -24,13 +24,26 @@ Timeline parse(const std::string& s) {
   for (char ch : s) {
     now += 10;
     switch (ch) {
-      case 'k': t.launches.push_back(now); break;
-      case 'a': t.cuts.push_back({now, CutKind::ActIn}); break;
-      case 'A': t.cuts.push_back({now, CutKind::ActOut}); break;
-      case 'g': t.cuts.push_back({now, CutKind::GradIn}); break;
-      case 'G': t.cuts.push_back({now, CutKind::GradOut}); break;
-      case 'o': t.cuts.push_back({now, CutKind::Other}); break;
-      default: now -= 10;
+      case 'k':
+        t.launches.push_back(now);
+        break;
+      case 'a':
+        t.cuts.push_back({now, CutKind::ActIn});
+        break;
+      case 'A':
+        t.cuts.push_back({now, CutKind::ActOut});
+        break;
+      case 'g':
+        t.cuts.push_back({now, CutKind::GradIn});
+        break;
+      case 'G':
+        t.cuts.push_back({now, CutKind::GradOut});
+        break;
+      case 'o':
+        t.cuts.push_back({now, CutKind::Other});
+        break;
+      default:
+        now -= 10;
     }
   }
   return t;
@@ -40,7 +53,10 @@ Timeline parse(const std::string& s) {
 std::string ops(const Segmentation& s) {
   std::string out;
   for (const SegmentOp& o : s.ops) {
-    out += (out.empty() ? "" : " ") + std::string(o.kind == OpKind::F ? "F" : o.kind == OpKind::BW ? "B" : "?") +
+    out += (out.empty() ? "" : " ") +
+           std::string(o.kind == OpKind::F    ? "F"
+                       : o.kind == OpKind::BW ? "B"
+                                              : "?") +
            std::to_string(o.end - o.begin);
   }
   return out;

@@ -19,10 +19,10 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kFiles = {
-    "kineto/hta-ddp2-rank0-nccl.json.gz",        "kineto/hta-ws128-sampled-rank0.json.gz",
-    "kineto/hta-ws128-sampled-rank1.json.gz",    "kineto/hta-ws16-rank0-sendrecv.json.gz",
-    "kineto/hta-ns-resolution-rank0.json.gz",    "kineto/deepseek-dualpipe-ep64-rank0.json.gz",
-    "nsys/nsys-ai-2gpu-mfu-before.sqlite",       "nsys/nsys-ai-2gpu-mfu-after.sqlite",
+    "kineto/hta-ddp2-rank0-nccl.json.gz",     "kineto/hta-ws128-sampled-rank0.json.gz",
+    "kineto/hta-ws128-sampled-rank1.json.gz", "kineto/hta-ws16-rank0-sendrecv.json.gz",
+    "kineto/hta-ns-resolution-rank0.json.gz", "kineto/deepseek-dualpipe-ep64-rank0.json.gz",
+    "nsys/nsys-ai-2gpu-mfu-before.sqlite",    "nsys/nsys-ai-2gpu-mfu-after.sqlite",
     "nsys/nsys-ai-h100-2gpu-fsdp.sqlite"};
 
 json analyze(const std::string& file) {
@@ -53,7 +53,8 @@ TEST(SharedDataUtilization, EveryRealTraceIsAnalysedAndItsFiguresAddUp) {
       int64_t stepSpan = 0;
       for (const json& s : rank["steps"]) {
         EXPECT_EQ(parts(s), s["span_ns"].get<int64_t>());
-        EXPECT_EQ(s["end_ns"].get<int64_t>() - s["start_ns"].get<int64_t>(), s["span_ns"].get<int64_t>());
+        EXPECT_EQ(s["end_ns"].get<int64_t>() - s["start_ns"].get<int64_t>(),
+                  s["span_ns"].get<int64_t>());
         stepSpan += s["span_ns"].get<int64_t>();
       }
       EXPECT_EQ(stepSpan, t["span_ns"].get<int64_t>());
@@ -89,15 +90,20 @@ TEST(SharedDataUtilization, DdpIdleMatchesARecomputationFromRawEvents) {
   const json raw = rawKineto(file);
   std::vector<std::pair<double, double>> steps;  // µs
   std::map<int64_t, double> launchAt;            // correlation -> launch ts
-  struct Gpu { double start, end; int64_t corr; };
+  struct Gpu {
+    double start, end;
+    int64_t corr;
+  };
   std::vector<Gpu> gpu;
   for (const json& e : raw["traceEvents"]) {
     if (!e.contains("cat") || !e.contains("ts") || !e.contains("dur")) continue;
     const std::string cat = e["cat"];
     const double ts = e["ts"].get<double>(), dur = e["dur"].get<double>();
     const std::string name = e.value("name", "");
-    if (cat == "user_annotation" && name.rfind("ProfilerStep#", 0) == 0) steps.push_back({ts, ts + dur});
-    if ((cat == "cuda_runtime" || cat == "cuda_driver") && e.contains("args") && e["args"].contains("correlation")) {
+    if (cat == "user_annotation" && name.rfind("ProfilerStep#", 0) == 0)
+      steps.push_back({ts, ts + dur});
+    if ((cat == "cuda_runtime" || cat == "cuda_driver") && e.contains("args") &&
+        e["args"].contains("correlation")) {
       launchAt[e["args"]["correlation"].get<int64_t>()] = ts;
     }
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
@@ -147,7 +153,8 @@ TEST(SharedDataUtilization, CheckGatesTheIdleShareOfTheRealBeforeAfterPair) {
   const std::string base = (dir.path() / "before.json").string();
   const std::string before = testing::sharedData("nsys/nsys-ai-2gpu-mfu-before.sqlite").string();
   const std::string after = testing::sharedData("nsys/nsys-ai-2gpu-mfu-after.sqlite").string();
-  ASSERT_EQ(testing::runBubblescope({"analyze", before, "--format", "json", "-o", base}).exitCode, 0);
+  ASSERT_EQ(testing::runBubblescope({"analyze", before, "--format", "json", "-o", base}).exitCode,
+            0);
   const json baseline = json::parse(testing::readFile(base));
   const json current = analyze(after);
   const double baseShare = baseline["utilization"]["total"]["idle_ns"].get<double>() /
@@ -156,13 +163,16 @@ TEST(SharedDataUtilization, CheckGatesTheIdleShareOfTheRealBeforeAfterPair) {
                           current["utilization"]["total"]["span_ns"].get<double>();
   ASSERT_GT(curShare - baseShare, 0.02);  // the "after" export idles more: a regression to catch
 
-  const auto same = testing::runBubblescope({"check", "--baseline", base, before, "--max-idle-pp", "0.5"});
+  const auto same =
+      testing::runBubblescope({"check", "--baseline", base, before, "--max-idle-pp", "0.5"});
   EXPECT_EQ(same.exitCode, 0) << same.out << same.err;
-  const auto worse = testing::runBubblescope({"check", "--baseline", base, after, "--max-idle-pp", "2"});
+  const auto worse =
+      testing::runBubblescope({"check", "--baseline", base, after, "--max-idle-pp", "2"});
   EXPECT_EQ(worse.exitCode, 1) << worse.out << worse.err;
   EXPECT_NE(worse.out.find("idle share"), std::string::npos) << worse.out;
   EXPECT_NE(worse.out.find("REGRESSED"), std::string::npos) << worse.out;
-  const auto loose = testing::runBubblescope({"check", "--baseline", base, after, "--max-idle-pp", "20"});
+  const auto loose =
+      testing::runBubblescope({"check", "--baseline", base, after, "--max-idle-pp", "20"});
   EXPECT_EQ(loose.exitCode, 0) << loose.out << loose.err;
 }
 
