@@ -33,12 +33,39 @@ struct Launches {
   std::vector<std::pair<uint32_t, uint32_t>> byCorrelation;  // (correlation, api call row)
   std::vector<LaunchCall> compute;
 
+  // Kernels are looked up in nearly the order they were launched: the search gallops out from
+  // where the previous one was found, a step or two instead of twenty. One thread per Launches.
   const uint32_t* row(uint32_t correlation) const {
-    if (correlation == 0) return nullptr;
-    auto it = std::lower_bound(byCorrelation.begin(), byCorrelation.end(),
-                               std::pair<uint32_t, uint32_t>{correlation, 0});
+    if (correlation == 0 || byCorrelation.empty()) return nullptr;
+    const std::pair<uint32_t, uint32_t> key{correlation, 0};
+    const size_t n = byCorrelation.size();
+    size_t lo = 0, hi = n;
+    size_t at = std::min(hint_, n - 1);
+    if (byCorrelation[at] < key) {
+      size_t step = 1;
+      lo = at + 1;
+      while (lo < n && byCorrelation[std::min(n - 1, at + step)] < key) {
+        lo = at + step + 1;
+        step *= 2;
+      }
+      hi = std::min(n, at + step + 1);
+    } else {
+      size_t step = 1;
+      hi = at + 1;
+      while (at >= step && !(byCorrelation[at - step] < key)) {
+        hi = at - step + 1;
+        step *= 2;
+      }
+      lo = at >= step ? at - step : 0;
+    }
+    lo = std::min(lo, n);
+    hi = std::clamp(hi, lo, n);
+    auto it = std::lower_bound(byCorrelation.begin() + static_cast<std::ptrdiff_t>(lo),
+                               byCorrelation.begin() + static_cast<std::ptrdiff_t>(hi), key);
+    hint_ = static_cast<size_t>(it - byCorrelation.begin());
     return it != byCorrelation.end() && it->first == correlation ? &it->second : nullptr;
   }
+  mutable size_t hint_ = 0;
   TimeNs at(const traces::RankTrace& t, uint32_t correlation) const {
     const uint32_t* r = row(correlation);
     return r ? t.apiCalls.start[*r] : kNoLaunch;
