@@ -10,6 +10,7 @@
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/infer/op_segments.h"
 #include "analyzer/infer/p2p_chain.h"
+#include "analyzer/infer/step_pattern.h"
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
@@ -272,6 +273,23 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
   std::sort(out.otherKernels.begin(), out.otherKernels.end(), byStart);
   std::stable_sort(out.ops.begin(), out.ops.end(), byStart);
+  if (out.steps.empty() && out.optimizer.empty()) {
+    // Nothing marks the steps: the collectives that end each one do.
+    std::vector<Interval> collectives;
+    std::vector<TimeNs> posts;
+    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
+      const NcclOp op = t.ncclCalls.op[i];
+      if (op == NcclOp::Send || op == NcclOp::Recv) {
+        posts.push_back(t.ncclCalls.start[i]);
+      } else if (isCall(op)) {
+        collectives.push_back({t.ncclCalls.start[i], t.ncclCalls.end[i]});
+      }
+    }
+    std::sort(posts.begin(), posts.end());
+    std::sort(collectives.begin(), collectives.end(),
+              [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    stepsFromCollectives(out, collectives, posts);
+  }
   cutSteps(out);
   numberMicrobatchesByOrder(out);
   return out;

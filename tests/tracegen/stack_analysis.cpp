@@ -18,7 +18,9 @@ namespace bubblescope::tracegen {
 StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path& dir,
                    Labels labels) {
   const JobTimeline labelled = execute(spec);
-  const JobTimeline job = labels == Labels::Labelled ? labelled : withoutOpLabels(labelled);
+  const JobTimeline job = labels == Labels::Labelled     ? labelled
+                          : labels == Labels::Unlabelled ? withoutOpLabels(labelled)
+                                                         : withoutAnyMarkers(labelled);
   switch (stack) {
     case Stack::Kineto: {
       KinetoOptions o;

@@ -19,8 +19,9 @@ struct StackRun {
   std::vector<std::string> importNotes;  // what the import said about the files
 };
 
-// Labelled: the ops carry the stack's labels (`PP:` ranges); Unlabelled: none (unlabelled.h).
-enum class Labels { Labelled, Unlabelled };
+// Labelled: the ops carry the stack's labels (`PP:` ranges); Unlabelled: none; Bare: no step or
+// optimizer range either (unlabelled.h).
+enum class Labels { Labelled, Unlabelled, Bare };
 
 // Runs the job, writes it as `stack` writes it (nsys: its default layout, nsys_stack.h) into
 // `dir` and analyses it.

@@ -11,4 +11,14 @@ JobTimeline withoutOpLabels(JobTimeline job) {
   return job;
 }
 
+JobTimeline withoutAnyMarkers(JobTimeline job) {
+  for (RankTimeline& r : job.ranks) {
+    std::erase_if(r.ranges, [](const HostRange& h) {
+      return h.kind == HostKind::PipelineOp || h.kind == HostKind::ProfilerStep ||
+             h.kind == HostKind::Optimizer;
+    });
+  }
+  return job;
+}
+
 }  // namespace bubblescope::tracegen

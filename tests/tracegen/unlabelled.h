@@ -8,4 +8,8 @@ namespace bubblescope::tracegen {
 
 JobTimeline withoutOpLabels(JobTimeline job);
 
+// Nor any step or optimizer range: a capture with no NVTX at all (nsys --trace=cuda), or a
+// training loop the profiler's schedule did not wrap.
+JobTimeline withoutAnyMarkers(JobTimeline job);
+
 }  // namespace bubblescope::tracegen

@@ -68,6 +68,29 @@ TEST_P(Unlabelled, InferredPipelineGivesTheLabelledAnswer) {
   expectFound(unlabelled, c);
 }
 
+// With no step or optimizer range either, the steps come from the collectives that end them.
+TEST_P(Unlabelled, StepsWithoutMarkersComeFromTheCollectivesThatEndThem) {
+  const auto& [stack, c] = GetParam();
+  testing::TempDir a, b;
+  const StackRun labelled = analyseAs(stack, c.spec, a.path(), Labels::Labelled);
+  const StackRun bare = analyseAs(stack, c.spec, b.path(), Labels::Bare);
+  ASSERT_TRUE(bare.result.inference.fromP2p);
+  EXPECT_EQ(bare.result.inference.confidence, "high") << bare.result.inference.evidence;
+  const PipelineResult& want = labelled.result.pipelines.at(0);
+  const PipelineResult& got = bare.result.pipelines.at(0);
+  ASSERT_EQ(got.steps.size(), want.steps.size());
+  EXPECT_EQ(got.schedule.name, want.schedule.name);
+  EXPECT_EQ(got.schedule.m, want.schedule.m);
+  EXPECT_NEAR(got.slowdown, want.slowdown, 0.02 * want.slowdown);
+  // Within 5% of the span, not 2%: without step ranges a step's bounds come from its ops and
+  // collectives, and a host stall at a step's start (Mix) moves work between steps (3% there).
+  for (size_t s = 0; s < got.stages.size(); ++s) {
+    EXPECT_NEAR(got.stages[s].total.idle, want.stages[s].total.idle,
+                0.05 * want.stages[s].total.span)
+        << "stage " << s;
+  }
+}
+
 std::vector<Stack> stacks() {
   std::vector<Stack> s = {Stack::Kineto, Stack::Nsys};
 #if UNLABELLED_AGENT
