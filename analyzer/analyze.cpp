@@ -8,6 +8,8 @@
 
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/errors.h"
+#include "analyzer/infer/confidence.h"
+#include "analyzer/infer/infer_pipeline.h"
 #include "analyzer/pipeline/clock_align.h"
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/pipeline/topology.h"
@@ -15,6 +17,7 @@
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/replicas/job_analysis.h"
 #include "analyzer/replicas/tp_groups.h"
+#include "analyzer/utilization/utilization.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -90,6 +93,13 @@ void restoreFoldedMembers(Topology& topo, const std::vector<std::vector<size_t>>
   }
 }
 
+// Utilization needs something that ran on a device; a host-only trace gets the labelling hint.
+bool hasDeviceWork(const traces::Run& run) {
+  return std::any_of(run.ranks.begin(), run.ranks.end(), [](const traces::RankTrace& r) {
+    return r.kernels.size() + r.memcpys.size() + r.memsets.size() > 0;
+  });
+}
+
 std::string usWithSign(TimeNs t) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.0f µs", static_cast<double>(t) / 1e3);
@@ -117,7 +127,28 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
       recognizeAll(run, sets, options.threads, groups, foldedGroups, foldWarnings);
   const bool any =
       std::any_of(ops.begin(), ops.end(), [](const RankOps& o) { return !o.ops.empty(); });
-  if (!any) {
+  // Nobody labelled the ops: read the pipeline off the NCCL point-to-point traffic.
+  P2pInference inferred;
+  if (!any) inferred = inferFromP2p(run, ops);
+  if (!any && !inferred.found && options.utilizationWithoutPipeline && hasDeviceWork(run)) {
+    AnalysisResult result;
+    result.runDir = run.dir.string();
+    result.ranks = static_cast<int>(run.ranks.size());
+    for (const auto& r : run.ranks) {
+      if (result.command.empty()) result.command = r.meta.command;
+      result.droppedEvents += r.meta.droppedTotal();
+    }
+    result.topologySource = "none";
+    result.ruleSet = "none";
+    result.clock.enabled = options.alignClocks;
+    result.utilization = utilizationOf(run, options.alignClocks);
+    result.warnings = inferred.notes;
+    result.warnings.push_back("no pipeline: no rule set recognised an op and the NCCL traffic forms "
+                              "no pipeline; utilization only (to analyse a pipeline, " +
+                              std::string(annotationHint()) + ")");
+    return result;
+  }
+  if (!any && !inferred.found) {
     std::string tried;
     for (const RuleSet* s : sets) tried += (tried.empty() ? "" : ", ") + s->name;
     throw AnalysisInputError(run.dir.string() + ": no pipeline ops recognised in " +
@@ -150,6 +181,12 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
     const size_t first = topo.ranksOf[0][0].front();  // a folded TP group's only ops are here
     result.ruleSet = ops[first].ruleSet;
     result.opsInferred = ops[first].mbInferred;
+  }
+  if (inferred.found) {
+    result.topologySource = "p2p";
+    result.ruleSet = "none (ops inferred from p2p traffic)";
+    result.opsInferred = false;  // said once, by the inference
+    for (const std::string& n : inferred.notes) result.warnings.push_back(n);
   }
   if (result.opsInferred) {
     result.warnings.push_back("the " + result.ruleSet +
@@ -224,6 +261,7 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
     if (wholeJob) pipelines.push_back(std::move(pl));
   }
   if (wholeJob) analyzeJob(pipelines, result.job);
+  if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);
   return result;
 }
 

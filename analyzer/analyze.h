@@ -17,6 +17,9 @@ struct AnalyzeOptions {
   int64_t firstStep = INT64_MIN, lastStep = INT64_MAX;
   std::vector<std::filesystem::path> ruleFiles;  // user rule sets, tried before the built-ins
   unsigned threads = 0;                          // 0 = one per core
+  // A run with no pipeline (none labelled, none in its p2p traffic) gets the utilization of
+  // every rank (AnalysisResult::utilization) instead of an AnalysisInputError.
+  bool utilizationWithoutPipeline = false;
 };
 
 // Throws AnalysisInputError (nothing recognised, missing ranks, mixed runs) and

@@ -5,11 +5,13 @@
 // report is a view of this struct; the JSON report carries all of it.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analyzer/idle_class.h"
 #include "analyzer/replicas/job_result.h"
+#include "analyzer/utilization/utilization_result.h"
 #include "reference_engine/schedule/op.h"
 #include "traces/model/time.h"
 
@@ -150,6 +152,13 @@ struct ClockInfo {
   TimeNs maxCorrection = 0;
 };
 
+// How the ops were found when no rule set recognised any (analysis.md §1b).
+struct OpInference {
+  bool fromP2p = false;    // "ops inferred from p2p traffic"
+  std::string confidence;  // "high", "medium", "low"
+  std::string evidence;    // "3 of 3 step(s) hold every microbatch's F and B ...; every step ..."
+};
+
 struct AnalysisResult {
   static constexpr int kSchemaVersion = 1;
   std::string runDir;
@@ -159,11 +168,14 @@ struct AnalysisResult {
   std::string topologySource;  // "metadata", "labels", "p2p", "rank order"
   std::string ruleSet;         // which rule set recognised the ops
   bool opsInferred = false;
+  OpInference inference;
   uint64_t droppedEvents = 0;
   ClockInfo clock;
   std::vector<PipelineResult> pipelines;
   // Across replicas and TP ranks (present only for jobs of more than one of either).
   JobResult job;
+  // A job with no pipeline (pipelines empty): where each rank's device time went (§7).
+  std::optional<UtilizationResult> utilization;
   std::vector<std::string> warnings;
 };
 

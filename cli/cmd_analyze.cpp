@@ -31,6 +31,7 @@ int runAnalyze(const AnalyzeOptions& o) {
   const traces::Run run = loadRun(o.paths);
   analysis::AnalyzeOptions options;
   options.alignClocks = !o.noClockAlign;
+  options.utilizationWithoutPipeline = true;  // every job gets an answer
   parseStepRange(o.steps, options);
   for (const auto& r : o.rules) options.ruleFiles.emplace_back(r);
   const analysis::AnalysisResult result = analysis::analyzeRun(run, options);

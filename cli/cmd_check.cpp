@@ -41,6 +41,7 @@ analysis::ReportFigures currentFigures(const std::string& current,
 int runCheck(const CheckOptions& o) {
   analysis::AnalyzeOptions options;
   options.alignClocks = !o.noClockAlign;
+  options.utilizationWithoutPipeline = true;  // a job with no pipeline is gated on utilization
   parseStepRange(o.steps, options);  // a bad range is a usage error even when not analysing
   for (const auto& r : o.rules) options.ruleFiles.emplace_back(r);
   const analysis::ReportFigures base = analysis::readReportFile(o.baseline);

@@ -237,6 +237,10 @@ void addCheckCommand(CLI::App& app, Action& action) {
                   "Largest allowed rise of the bubble share (idle / span), in percentage points")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  sub->add_option("--max-idle-pp", opts->thresholds.bubblePp,
+                  "For a job with no pipeline (utilization): largest allowed rise of the idle "
+                  "share, in percentage points (the same limit as --max-bubble-pp)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--max-slowdown", opts->thresholds.slowdown,
                   "Largest allowed rise of the slowdown S (measured / ideal step time)")
       ->check(CLI::NonNegativeNumber)

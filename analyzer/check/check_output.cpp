@@ -103,8 +103,12 @@ class Printer {
   }
 
   void pipeline(const PipelineCheck& pl) {
-    out_ << "pipeline " << pl.dpRank << " (" << (pl.schedule.empty() ? "?" : pl.schedule)
-         << ", p=" << pl.p << ", m=" << pl.m << ")\n";
+    if (pl.utilization) {
+      out_ << "job with no pipeline (" << pl.p << " ranks): utilization\n";
+    } else {
+      out_ << "pipeline " << pl.dpRank << " (" << (pl.schedule.empty() ? "?" : pl.schedule)
+           << ", p=" << pl.p << ", m=" << pl.m << ")\n";
+    }
     std::vector<const MetricComparison*> gated, classes, stages;
     for (const auto& m : pl.metrics) {
       if (m.gated) {
@@ -129,6 +133,7 @@ class Printer {
       out_ << "  idle by class, share of the span (shown, not gated):\n";
       for (const auto& line : changeLines(classes, 24)) out_ << "    " << line << "\n";
     }
+    if (pl.utilization) return;  // no stages
     std::vector<const MetricComparison*> changed;
     for (const auto* m : stages) {
       if (std::abs(m->delta) >= kStageChangeShown) changed.push_back(m);

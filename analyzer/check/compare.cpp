@@ -51,12 +51,18 @@ PipelineCheck comparePipeline(const PipelineFigures& b, const PipelineFigures& c
   out.p = c.p;
   out.schedule = c.schedule;
   out.m = c.m;
+  out.utilization = c.utilization;
   const int dp = c.dpRank;
-  out.metrics.push_back(gated(metric(dp, "bubble share", "bubble_share", MetricUnit::Share,
-                                     b.bubbleShare(), c.bubbleShare()),
+  // With no pipeline the idle share is gated as the bubble share is (the same idle / span).
+  out.metrics.push_back(gated(metric(dp, c.utilization ? "idle share" : "bubble share",
+                                     c.utilization ? "idle_share" : "bubble_share",
+                                     MetricUnit::Share, b.bubbleShare(), c.bubbleShare()),
                               t.bubblePp));
-  out.metrics.push_back(gated(
-      metric(dp, "slowdown S", "slowdown", MetricUnit::Ratio, b.slowdown, c.slowdown), t.slowdown));
+  if (!c.utilization) {
+    out.metrics.push_back(gated(
+        metric(dp, "slowdown S", "slowdown", MetricUnit::Ratio, b.slowdown, c.slowdown),
+        t.slowdown));
+  }
   out.metrics.push_back(
       gated(metric(dp, "step time", "step_time", MetricUnit::Duration,
                    static_cast<double>(b.stepTime), static_cast<double>(c.stepTime)),
@@ -68,7 +74,7 @@ PipelineCheck comparePipeline(const PipelineFigures& b, const PipelineFigures& c
                                  std::string("idle_") + idleClassKey(cls), MetricUnit::Share,
                                  b.classShare(k), c.classShare(k)));
   }
-  for (int s = 0; s < c.p; ++s) {
+  for (int s = 0; s < c.p && !c.utilization; ++s) {
     out.metrics.push_back(metric(dp, "S_s stage " + std::to_string(s),
                                  "stage_" + std::to_string(s) + "_slowdown", MetricUnit::Ratio,
                                  b.stageSlowdown[s], c.stageSlowdown[s]));
@@ -115,10 +121,16 @@ CheckResult compareReports(const ReportFigures& base, const ReportFigures& cur,
       continue;
     }
     const PipelineFigures& b = *it->second;
+    if (b.utilization != c.utilization) {
+      throw CheckInputError(cur.source + ": " +
+                            (c.utilization ? "a job with no pipeline" : "a pipeline") +
+                            " cannot be compared with the baseline " + base.source + ", " +
+                            (b.utilization ? "a job with no pipeline" : "a pipeline"));
+    }
     if (b.p != c.p) {
       throw CheckInputError(cur.source + ": pipeline " + std::to_string(c.dpRank) + " has " +
-                            std::to_string(c.p) + " stages but the baseline's (" + base.source +
-                            ") has " + std::to_string(b.p) +
+                            std::to_string(c.p) + (c.utilization ? " ranks" : " stages") +
+                            " but the baseline's (" + base.source + ") has " + std::to_string(b.p) +
                             ": pipelines of different shapes cannot be compared");
     }
     out.pipelines.push_back(comparePipeline(b, c, t));

@@ -41,6 +41,7 @@ struct PipelineCheck {
   int p = 0;
   std::string schedule;
   int m = 0;
+  bool utilization = false;  // a job with no pipeline: p is its ranks
   std::vector<MetricComparison> metrics;  // gated first, then shown-only
 };
 

@@ -90,6 +90,19 @@ double PipelineFigures::classShare(int c) const {
   return span > 0 ? static_cast<double>(idleByClass[c]) / static_cast<double>(span) : 0.0;
 }
 
+// A utilization report (analysis.md §7) compared as one "pipeline" of its ranks.
+PipelineFigures utilizationFigures(const Reader& r, const json& u) {
+  PipelineFigures f;
+  f.utilization = true;
+  f.schedule = "no pipeline";
+  f.p = static_cast<int>(r.field(u, "ranks", "utilization").size());
+  const json& total = r.field(u, "total", "utilization");
+  f.span = static_cast<TimeNs>(r.number(total, "span_ns", "utilization.total"));
+  f.idle = static_cast<TimeNs>(r.number(total, "idle_ns", "utilization.total"));
+  f.stepTime = static_cast<TimeNs>(r.number(u, "mean_step_time_ns", "utilization"));
+  return f;
+}
+
 ReportFigures figuresFromJson(const json& doc, const std::string& source) {
   const Reader r(source);
   if (!doc.is_object() || doc.value("tool", json()) != "bubblescope" ||
@@ -111,6 +124,10 @@ ReportFigures figuresFromJson(const json& doc, const std::string& source) {
            std::to_string(AnalysisResult::kSchemaVersion) + "): upgrade bubblescope");
   }
   const json& pipelines = r.field(doc, "pipelines", "report");
+  if (pipelines.is_array() && pipelines.empty() && doc.contains("utilization")) {
+    out.pipelines.push_back(utilizationFigures(r, doc["utilization"]));
+    return out;
+  }
   if (!pipelines.is_array() || pipelines.empty()) {
     r.fail("not a valid bubblescope report (no pipelines)");
   }

@@ -32,6 +32,9 @@ struct PipelineFigures {
   TimeNs stepTime = 0;  // measured, mean per step
   TimeNs idealStepTime = 0;
   std::vector<double> stageSlowdown;  // S_s by stage
+  // A job with no pipeline (the report's "utilization"): p counts its ranks, idle is all of its
+  // idle, the step time its mean step; no S.
+  bool utilization = false;
 
   double bubbleShare() const;
   double classShare(int c) const;

@@ -52,12 +52,12 @@ const Owner* ownerOf(const std::unordered_map<traces::ThreadIndex, std::vector<O
   return found;
 }
 
+}  // namespace
+
 bool isNcclKernel(std::string_view name) {
   return name.starts_with("nccl") || name.find("ncclKernel") != std::string_view::npos ||
          name.find("ncclDevKernel") != std::string_view::npos;
 }
-
-}  // namespace
 
 TimeNs unionLength(std::vector<Interval> v) {
   std::sort(v.begin(), v.end(),
@@ -134,12 +134,15 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
               [](const Owner& a, const Owner& b) { return a.start < b.start; });
   }
 
+  std::vector<int8_t> ncclName(t.strings.size(), -1);  // per name: a few names, millions of kernels
   std::vector<std::vector<Interval>> opKernels(ops.ops.size());
   std::vector<TimeNs> opFirstLaunch(ops.ops.size(), kNoLaunch);
   std::vector<Interval> commSpan(ops.comms.size(), Interval{INT64_MAX, INT64_MIN});
   for (size_t i = 0; i < k.size(); ++i) {
     const Interval span{k.start[i], k.end[i]};
-    const bool comm = isNcclKernel(t.strings.at(k.name[i]));
+    int8_t& known = ncclName[k.name[i]];
+    if (known < 0) known = isNcclKernel(t.strings.at(k.name[i])) ? 1 : 0;
+    const bool comm = known == 1;
     const Owner* owner = nullptr;
     if (const auto l = findLaunch(k.correlation[i])) owner = ownerOf(owners, *l);
     const TimeNs launch = launchOf(k.correlation[i]);

@@ -2,12 +2,17 @@
 // Ties GPU work to ops: a kernel belongs to the op whose range encloses its launch call (same
 // thread, joined on the CUDA correlation id). An op's execution then becomes the span of its
 // kernels, and its compute time their union.
+#include <string_view>
+
 #include "analyzer/recognize/recognized.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::analysis {
 
 void attributeKernels(const traces::RankTrace& trace, RankOps& ops);
+
+// NCCL's kernels (ncclKernel_*, ncclDevKernel_*): communication, not compute.
+bool isNcclKernel(std::string_view name);
 
 // Union length of intervals (sorted or not).
 TimeNs unionLength(std::vector<Interval> intervals);

@@ -100,7 +100,6 @@ void chunksFromStageIds(RankOps& out, const std::vector<std::optional<int>>& opS
 }  // namespace
 
 RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSets) {
-  RankOps out;
   const RuleSet* chosen = nullptr;
   size_t best = 0;
   for (const RuleSet* set : ruleSets) {
@@ -110,11 +109,16 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
       chosen = set;
     }
   }
-  if (!chosen) return out;
-  out.ruleSet = chosen->name;
-  out.mbInferred = chosen->countsMicrobatches;
+  if (!chosen) return {};
+  return recognizeWith(t, *chosen);
+}
 
-  CachedMatcher match(*chosen, t.strings);
+RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernels) {
+  RankOps out;
+  out.ruleSet = chosen.name;
+  out.mbInferred = chosen.countsMicrobatches;
+
+  CachedMatcher match(chosen, t.strings);
   const auto& r = t.ranges;
   std::vector<ThreadRange> unrecognised;
   std::vector<std::pair<traces::ThreadIndex, TimeNs>> workStarts;
@@ -167,7 +171,7 @@ RankOps recognize(const RankTrace& t, const std::vector<const RuleSet*>& ruleSet
   }
   chunksFromStageIds(out, opStage, commStage);
   out.hostActivity = hostActivity(unrecognised, std::move(workStarts));
-  attributeKernels(t, out);
+  if (withKernels) attributeKernels(t, out);
   cutSteps(out);
   if (out.mbInferred) numberMicrobatchesByOrder(out);
   return out;

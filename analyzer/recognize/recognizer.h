@@ -14,4 +14,10 @@ namespace bubblescope::analysis {
 // the most ops wins, the earlier on a tie. RankOps::ruleSet is empty when none recognises an op.
 RankOps recognize(const traces::RankTrace& trace, const std::vector<const RuleSet*>& ruleSets);
 
+// Recognition with one rule set, whether or not it finds ops (commonMarkers(): the steps, the
+// optimizer and the device work of a trace nobody labelled).
+// withKernels = false leaves GPU work unattributed (a caller that attributes it later).
+RankOps recognizeWith(const traces::RankTrace& trace, const RuleSet& ruleSet,
+                      bool withKernels = true);
+
 }  // namespace bubblescope::analysis

@@ -13,6 +13,8 @@
 #include "analyzer/report/palette.h"
 #include "analyzer/report/svg_breakdown.h"
 #include "analyzer/report/svg_timeline.h"
+#include "analyzer/report/ops_source.h"
+#include "analyzer/inventory/inventory_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -95,9 +97,8 @@ class HtmlWriter {
     if (!r_.command.empty()) out_ << " · command <code>" << esc(r_.command) << "</code>";
     out_ << "<br>" << r_.ranks << " ranks: PP " << r_.pp << " × DP " << r_.dp;
     if (r_.tp > 1) out_ << " × TP " << r_.tp;
-    out_ << " (topology from " << esc(r_.topologySource) << ") · ops recognised by the "
-         << esc(r_.ruleSet) << " rule set" << (r_.opsInferred ? " (microbatches inferred)" : "")
-         << " · clocks ";
+    out_ << " (topology from " << esc(r_.topologySource) << ") · ops "
+         << esc(opsSource(r_)) << " · clocks ";
     if (!r_.clock.enabled) {
       out_ << "not aligned";
     } else if (r_.clock.maxCorrection > 0) {
@@ -145,6 +146,7 @@ class HtmlWriter {
     stageTable(pl);
     topGaps(pl);
     whatIf(pl);
+    writeInventoryHtml(bubbleInventory(pl), out_);
     out_ << "</section>\n";
   }
 

@@ -1,6 +1,8 @@
 #include "analyzer/report/json_report.h"
 
 #include "analyzer/report/job_section.h"
+#include "analyzer/utilization/utilization_report.h"
+#include "analyzer/inventory/inventory_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -143,6 +145,7 @@ json pipelineJson(const PipelineResult& pl) {
     whatIf.push_back(wj);
   }
   j["what_if"] = whatIf;
+  j["bubble_inventory"] = inventoryJson(bubbleInventory(pl));
   return j;
 }
 
@@ -161,6 +164,10 @@ json toJson(const AnalysisResult& r) {
               {"topology_source", r.topologySource},
               {"rule_set", r.ruleSet},
               {"ops_inferred", r.opsInferred},
+              {"op_inference",
+               {{"from_p2p", r.inference.fromP2p},
+                {"confidence", r.inference.confidence},
+                {"evidence", r.inference.evidence}}},
               {"dropped_events", r.droppedEvents}};
   j["clock"] = {{"aligned", r.clock.enabled},
                 {"offsets_ns", r.clock.offsets},
@@ -169,6 +176,7 @@ json toJson(const AnalysisResult& r) {
   for (const auto& pl : r.pipelines) pipelines.push_back(pipelineJson(pl));
   j["pipelines"] = pipelines;
   if (r.job.present) j["job"] = jobJson(r.job);
+  if (r.utilization) j["utilization"] = utilizationJson(*r.utilization);
   j["warnings"] = r.warnings;
   return j;
 }

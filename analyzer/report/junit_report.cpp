@@ -7,6 +7,7 @@
 #include "analyzer/report/figures.h"
 #include "analyzer/report/format.h"
 #include "analyzer/report/junit_xml.h"
+#include "analyzer/inventory/inventory_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -146,11 +147,17 @@ void writeJunitReport(const AnalysisResult& r, std::ostream& out) {
   p.emplace_back("topology_source", r.topologySource);
   p.emplace_back("rule_set", r.ruleSet);
   p.emplace_back("ops_inferred", r.opsInferred ? "true" : "false");
+  p.emplace_back("ops_from_p2p", r.inference.fromP2p ? "true" : "false");
+  if (r.inference.fromP2p) p.emplace_back("ops_confidence", r.inference.confidence);
   p.emplace_back("dropped_events", std::to_string(r.droppedEvents));
   p.emplace_back("clock_max_correction_ms", ms(r.clock.maxCorrection));
   for (const auto& pl : r.pipelines) {
     suite.cases.push_back(pipelineCase(pl));
-    for (const auto& st : pl.stages) suite.cases.push_back(stageCase(pl, st));
+    const std::vector<StageInventory> inventory = bubbleInventory(pl);
+    for (size_t s = 0; s < pl.stages.size(); ++s) {
+      suite.cases.push_back(stageCase(pl, pl.stages[s]));
+      inventoryProperties(inventory[s], suite.cases.back().properties);
+    }
   }
   for (const auto& w : r.warnings) suite.systemErr += "warning: " + w + "\n";
   writeJunit(suite, out);

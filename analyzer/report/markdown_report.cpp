@@ -9,6 +9,8 @@
 #include "analyzer/report/figures.h"
 #include "analyzer/report/format.h"
 #include "analyzer/report/markup.h"
+#include "analyzer/report/ops_source.h"
+#include "analyzer/inventory/inventory_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -52,9 +54,8 @@ class MarkdownWriter {
     if (!r_.command.empty()) out_ << " · " << markdownCode(r_.command);
     out_ << " · " << r_.ranks << " ranks (PP " << r_.pp << " × DP " << r_.dp;
     if (r_.tp > 1) out_ << " × TP " << r_.tp;
-    out_ << ", topology from " << escapeMarkdownCell(r_.topologySource) << ") · ops by the "
-         << escapeMarkdownCell(r_.ruleSet) << " rule set" << (r_.opsInferred ? " (inferred)" : "")
-         << " · clocks ";
+    out_ << ", topology from " << escapeMarkdownCell(r_.topologySource) << ") · ops "
+         << escapeMarkdownCell(opsSource(r_)) << " · clocks ";
     if (!r_.clock.enabled) {
       out_ << "not aligned";
     } else if (r_.clock.maxCorrection > 0) {
@@ -80,6 +81,7 @@ class MarkdownWriter {
     stageTables(pl);
     topGaps(pl);
     whatIf(pl);
+    writeInventoryMarkdown(bubbleInventory(pl), out_);
   }
 
   void stageTables(const PipelineResult& pl) {

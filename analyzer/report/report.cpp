@@ -7,6 +7,7 @@
 #include "analyzer/report/junit_report.h"
 #include "analyzer/report/markdown_report.h"
 #include "analyzer/report/text_report.h"
+#include "analyzer/utilization/utilization_report.h"
 
 namespace bubblescope::analysis {
 
@@ -31,6 +32,15 @@ std::optional<ReportFormat> formatForFile(const std::string& path) {
 
 void writeReport(const AnalysisResult& result, ReportFormat format, std::ostream& out,
                  bool color) {
+  if (result.utilization) {  // a job with no pipeline
+    switch (format) {
+      case ReportFormat::Text: return writeUtilizationText(result, out);
+      case ReportFormat::Json: out << toJson(result).dump(2) << "\n"; return;
+      case ReportFormat::Markdown: return writeUtilizationMarkdown(result, out);
+      case ReportFormat::Html: return writeUtilizationHtml(result, out);
+      case ReportFormat::Junit: return writeUtilizationJunit(result, out);
+    }
+  }
   switch (format) {
     case ReportFormat::Text:
       writeTextReport(result, out, color);

@@ -5,6 +5,8 @@
 
 #include "analyzer/report/format.h"
 #include "analyzer/report/job_section.h"
+#include "analyzer/report/ops_source.h"
+#include "analyzer/inventory/inventory_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -24,8 +26,7 @@ class Writer {
     out_ << "ranks:    " << r.ranks << " (PP " << r.pp << " x DP " << r.dp;
     if (r.tp > 1) out_ << " x TP " << r.tp;
     out_ << ", topology from " << r.topologySource << ")\n";
-    out_ << "ops:      recognised by the " << r.ruleSet << " rule set"
-         << (r.opsInferred ? " (microbatches numbered by order)" : "") << "\n";
+    out_ << "ops:      " << opsSource(r) << "\n";
     if (r.clock.enabled) {
       out_ << "clocks:   "
            << (r.clock.maxCorrection > 0
@@ -55,6 +56,7 @@ class Writer {
     stageTable(pl);
     topGaps(pl);
     whatIf(pl);
+    writeInventoryText(bubbleInventory(pl), out_);
   }
 
  private:

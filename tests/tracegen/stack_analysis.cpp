@@ -6,6 +6,7 @@
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/kineto_stack.h"
 #include "tests/tracegen/nsys_stack.h"
+#include "tests/tracegen/unlabelled.h"
 #include "traces/import/run_import.h"
 #include "traces/sqlite/run_reader.h"
 #if BUBBLESCOPE_TRACEGEN_AGENT
@@ -14,8 +15,12 @@
 
 namespace bubblescope::tracegen {
 
-StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path& dir) {
-  const JobTimeline job = execute(spec);
+StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path& dir,
+                   Labels labels) {
+  const JobTimeline labelled = execute(spec);
+  const JobTimeline job = labels == Labels::Labelled     ? labelled
+                          : labels == Labels::Unlabelled ? withoutOpLabels(labelled)
+                                                         : withoutAnyMarkers(labelled);
   switch (stack) {
     case Stack::Kineto: {
       KinetoOptions o;
@@ -32,7 +37,7 @@ StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path
     case Stack::Agent: {
 #if BUBBLESCOPE_TRACEGEN_AGENT
       StackRun out;
-      out.truth = truthOf(job);
+      out.truth = truthOf(labelled);
       out.result = analysis::analyzeRun(traces::readRun(recordAgentRun(job, dir)));
       return out;
 #else
@@ -40,7 +45,7 @@ StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path
 #endif
     }
   }
-  return analyseWritten(job, dir);
+  return analyseWritten(labelled, dir);  // the truth is the labelled job's
 }
 
 StackRun analyseWritten(const JobTimeline& job, const std::filesystem::path& dir) {

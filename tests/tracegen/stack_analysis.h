@@ -19,11 +19,16 @@ struct StackRun {
   std::vector<std::string> importNotes;  // what the import said about the files
 };
 
+// Labelled: the ops carry the stack's labels (`PP:` ranges); Unlabelled: none; Bare: no step or
+// optimizer range either (unlabelled.h).
+enum class Labels { Labelled, Unlabelled, Bare };
+
 // Runs the job, writes it as `stack` writes it (nsys: its default layout, nsys_stack.h) into
 // `dir` and analyses it.
-StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path& dir);
+StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path& dir,
+                   Labels labels = Labels::Labelled);
 
-// Imports and analyses the traces `job` was written as into `dir`.
+// Imports and analyses the traces written into `dir` of `job` (labelled or not: its truth).
 StackRun analyseWritten(const JobTimeline& job, const std::filesystem::path& dir);
 
 }  // namespace bubblescope::tracegen

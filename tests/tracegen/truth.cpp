@@ -133,6 +133,19 @@ Truth truthOf(const JobTimeline& job) {
       st.comm += computeAndComm - length(c);
       st.other += busy - computeAndComm;
       st.idle += span.second - span.first - busy;
+      // Holes between the kernels that are work of the stage's own (ops and optimizer).
+      std::vector<Span> work = c;
+      work.insert(work.end(), o.begin(), o.end());
+      work = merged(work);
+      TimeNs from = span.first;
+      work.push_back({span.second, span.second});
+      for (const Span& w : work) {
+        if (w.first > from) {
+          const TimeNs moving = length(clipped(cc, from, w.first));
+          if (w.first - from - moving > 0) st.bubbles.push_back(w.first - from - moving);
+        }
+        from = std::max(from, w.second);
+      }
     }
   }
   for (const Span& s : spans) t.measuredSteps.push_back(s.second - s.first);

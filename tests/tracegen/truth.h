@@ -11,6 +11,9 @@ namespace bubblescope::tracegen {
 
 struct StageTruth {
   TimeNs span = 0, compute = 0, comm = 0, other = 0, idle = 0;  // summed over steps
+  // Its bubbles, step by step: the idle of each hole between its compute and optimizer kernels
+  // within the step's span (transfer time inside a hole left out; waiting in NCCL is idle).
+  std::vector<TimeNs> bubbles;
 };
 
 struct Truth {

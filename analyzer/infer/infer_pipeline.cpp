@@ -1,0 +1,395 @@
+#include "analyzer/infer/infer_pipeline.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analyzer/comm/comm_match.h"
+#include "analyzer/infer/op_segments.h"
+#include "analyzer/infer/p2p_chain.h"
+#include "analyzer/infer/step_pattern.h"
+#include "analyzer/recognize/kernel_attribution.h"
+#include "analyzer/recognize/recognizer.h"
+#include "analyzer/recognize/rule_set.h"
+#include "analyzer/recognize/steps.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using traces::NcclOp;
+
+struct LaunchCall {
+  TimeNs start = 0, end = 0;
+  traces::ThreadIndex thread = 0;
+  uint32_t kernel = 0;  // the kernel it launched (index into the trace's kernels)
+};
+
+// Every launch call by correlation id, and the compute kernels' launches that ops are made of.
+// A sorted vector, not a hash map: a million launches would be a million allocations, and the
+// ids mostly arrive sorted already.
+struct Launches {
+  std::vector<std::pair<uint32_t, uint32_t>> byCorrelation;  // (correlation, api call row)
+  std::vector<LaunchCall> compute;
+
+  // Kernels are looked up in nearly the order they were launched: the search gallops out from
+  // where the previous one was found, a step or two instead of twenty. One thread per Launches.
+  const uint32_t* row(uint32_t correlation) const {
+    if (correlation == 0 || byCorrelation.empty()) return nullptr;
+    const std::pair<uint32_t, uint32_t> key{correlation, 0};
+    const size_t n = byCorrelation.size();
+    size_t lo = 0, hi = n;
+    size_t at = std::min(hint_, n - 1);
+    if (byCorrelation[at] < key) {
+      size_t step = 1;
+      lo = at + 1;
+      while (lo < n && byCorrelation[std::min(n - 1, at + step)] < key) {
+        lo = at + step + 1;
+        step *= 2;
+      }
+      hi = std::min(n, at + step + 1);
+    } else {
+      size_t step = 1;
+      hi = at + 1;
+      while (at >= step && !(byCorrelation[at - step] < key)) {
+        hi = at - step + 1;
+        step *= 2;
+      }
+      lo = at >= step ? at - step : 0;
+    }
+    lo = std::min(lo, n);
+    hi = std::clamp(hi, lo, n);
+    auto it = std::lower_bound(byCorrelation.begin() + static_cast<std::ptrdiff_t>(lo),
+                               byCorrelation.begin() + static_cast<std::ptrdiff_t>(hi), key);
+    hint_ = static_cast<size_t>(it - byCorrelation.begin());
+    return it != byCorrelation.end() && it->first == correlation ? &it->second : nullptr;
+  }
+  mutable size_t hint_ = 0;
+  TimeNs at(const traces::RankTrace& t, uint32_t correlation) const {
+    const uint32_t* r = row(correlation);
+    return r ? t.apiCalls.start[*r] : kNoLaunch;
+  }
+};
+
+// Per kernel name: NCCL's or not (a few names stand for millions of kernels).
+std::vector<int8_t> ncclNames(const traces::RankTrace& t) {
+  std::vector<int8_t> nccl(t.strings.size(), -1);
+  for (traces::StringId name : t.kernels.name) {
+    if (nccl[name] < 0) nccl[name] = isNcclKernel(t.strings.at(name)) ? 1 : 0;
+  }
+  return nccl;
+}
+
+// The NCCL kernels alone, with their calls and launches, as attributeKernels finds them: all the
+// first pass needs to match transfers, without a map of every launch.
+void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl,
+                   const Launches& launches, RankOps& ops) {
+  const auto& k = t.kernels;
+  std::unordered_set<uint32_t> wanted;
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (nccl[k.name[i]] == 1 && k.correlation[i] != 0) wanted.insert(k.correlation[i]);
+  }
+  std::unordered_multimap<uint32_t, uint64_t> callIdOf;
+  for (size_t i = 0; i < t.correlations.size(); ++i) {
+    if (t.correlations.externalKind[i] == traces::ExternalKind::NcclCall &&
+        wanted.count(t.correlations.correlation[i])) {
+      callIdOf.emplace(t.correlations.correlation[i], t.correlations.externalId[i]);
+    }
+  }
+  std::unordered_map<uint64_t, int32_t> callRowOf;
+  for (size_t i = 0; i < t.ncclCalls.size(); ++i)
+    callRowOf.emplace(t.ncclCalls.id[i], static_cast<int32_t>(i));
+  ops.hasKernels = k.size() > 0;
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (nccl[k.name[i]] != 1) continue;
+    CommKernel ck;
+    ck.start = k.start[i];
+    ck.end = k.end[i];
+    ck.launch = launches.at(t, k.correlation[i]);
+    ck.transferStart = ck.start;
+    ck.callBegin = static_cast<uint32_t>(ops.commCalls.size());
+    const auto [first, last] = callIdOf.equal_range(k.correlation[i]);
+    for (auto id = first; id != last; ++id) {
+      if (auto row = callRowOf.find(id->second); row != callRowOf.end())
+        ops.commCalls.push_back(row->second);
+    }
+    ck.callEnd = static_cast<uint32_t>(ops.commCalls.size());
+    ops.commKernels.push_back(ck);
+  }
+  std::sort(ops.commKernels.begin(), ops.commKernels.end(),
+            [](const CommKernel& a, const CommKernel& b) { return a.start < b.start; });
+}
+
+// Runs work(i) for i in [0, n) on up to one thread per core, as op recognition does.
+template <class Work>
+void forEachRank(size_t n, Work&& work) {
+  std::atomic<size_t> next{0};
+  auto loop = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) work(i);
+  };
+  const unsigned threads = std::clamp<unsigned>(std::thread::hardware_concurrency(), 1,
+                                                static_cast<unsigned>(std::max<size_t>(1, n)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(loop);
+  loop();
+  for (auto& t : pool) t.join();
+}
+
+bool inside(const std::vector<Interval>& ranges, TimeNs t) {
+  return std::any_of(ranges.begin(), ranges.end(),
+                     [t](const Interval& r) { return t >= r.start && t <= r.end; });
+}
+
+// The compute kernels' launch calls, the optimizer's left out, sorted. Every thread's: PyTorch's
+// autograd engine launches a backward's kernels from its device thread, the forward's come from
+// the training loop's.
+Launches launchesOf(const traces::RankTrace& t) {
+  Launches out;
+  auto& byCorrelation = out.byCorrelation;
+  byCorrelation.reserve(t.apiCalls.size());
+  for (size_t i = 0; i < t.apiCalls.size(); ++i) {
+    if (t.apiCalls.correlation[i] != 0)
+      byCorrelation.emplace_back(t.apiCalls.correlation[i], static_cast<uint32_t>(i));
+  }
+  if (!std::is_sorted(byCorrelation.begin(), byCorrelation.end())) {
+    std::sort(byCorrelation.begin(), byCorrelation.end());
+  }
+  return out;
+}
+
+void computeLaunches(const traces::RankTrace& t, const RankOps& marks,
+                     const std::vector<int8_t>& nccl, Launches& out) {
+  auto& all = out.compute;
+  for (size_t i = 0; i < t.kernels.size(); ++i) {
+    if (nccl[t.kernels.name[i]] == 1) continue;
+    const uint32_t* r = out.row(t.kernels.correlation[i]);
+    if (!r || inside(marks.optimizer, t.apiCalls.start[*r])) continue;
+    all.push_back({t.apiCalls.start[*r], t.apiCalls.end[*r], t.apiCalls.thread[*r],
+                   static_cast<uint32_t>(i)});
+  }
+  auto byStart = [](const LaunchCall& a, const LaunchCall& b) { return a.start < b.start; };
+  if (!std::is_sorted(all.begin(), all.end(), byStart)) std::sort(all.begin(), all.end(), byStart);
+}
+
+bool isCall(NcclOp op) {
+  return op != NcclOp::Unknown && op != NcclOp::GroupStart && op != NcclOp::GroupEnd &&
+         op != NcclOp::CommInitRank && op != NcclOp::CommSplit && op != NcclOp::CommDestroy;
+}
+
+// Where the rank's compute is cut: every NCCL call (typed when it is a matched transfer along
+// the chain) and the optimizer. Not the step ranges: torch's ProfilerStep#N can open after the
+// step's first op began launching, and a backward followed by the next step's forward is split
+// like any other pair.
+std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks, uint32_t rank,
+                        const CommMatches& matches, int prevRank, int nextRank) {
+  std::map<int32_t, CutKind> typed;  // call row -> kind
+  for (const P2pMatch& m : matches.p2p) {
+    if (m.sendKernel.rank == rank && m.sendCall >= 0) {
+      const int to = static_cast<int>(m.recvKernel.rank);
+      typed[m.sendCall] = to == nextRank   ? CutKind::ActOut
+                          : to == prevRank ? CutKind::GradOut
+                                           : CutKind::Other;
+    }
+    if (m.recvKernel.rank == rank && m.recvCall >= 0) {
+      const int from = static_cast<int>(m.sendKernel.rank);
+      typed[m.recvCall] = from == prevRank   ? CutKind::ActIn
+                          : from == nextRank ? CutKind::GradIn
+                                             : CutKind::Other;
+    }
+  }
+  std::vector<Cut> cuts;
+  const auto& calls = t.ncclCalls;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (!isCall(calls.op[i])) continue;
+    auto it = typed.find(static_cast<int32_t>(i));
+    cuts.push_back({calls.start[i], it == typed.end() ? CutKind::Other : it->second});
+  }
+  for (const Interval& o : marks.optimizer) cuts.push_back({o.start, CutKind::Other});
+  return cuts;
+}
+
+// The stage's ops and their kernels, as attributeKernels would tie them to labelled ops (an op
+// runs from its first kernel to its last; everything else is other device work), then steps cut
+// and microbatches numbered as for labels without ids.
+RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
+                const std::vector<int8_t>& nccl, const Segmentation& seg, int stage) {
+  const std::vector<LaunchCall>& launches = l.compute;
+  RankOps out;
+  out.ruleSet = "p2p";
+  out.mbInferred = true;
+  out.stageFromLabels = stage;
+  out.steps = std::move(marks.steps);
+  out.optimizer = std::move(marks.optimizer);
+  out.gradSync = std::move(marks.gradSync);
+  out.otherBusy = std::move(marks.otherBusy);
+  out.hostActivity = std::move(marks.hostActivity);
+  out.hasKernels = marks.hasKernels;
+  out.commKernels = std::move(marks.commKernels);
+  out.commCalls = std::move(marks.commCalls);
+  const auto& k = t.kernels;
+  std::vector<bool> inOp(k.size(), false);
+  for (const SegmentOp& s : seg.ops) {
+    RecognizedOp o;
+    o.op = Op{s.kind, -1, 0};
+    o.launch = o.firstLaunch = launches[s.begin].start;
+    o.hostEnd = launches[s.end - 1].end;
+    o.thread = launches[s.begin].thread;
+    o.start = INT64_MAX;
+    o.end = INT64_MIN;
+    o.kernelBegin = static_cast<uint32_t>(out.computeKernels.size());
+    std::vector<Interval> spans;
+    for (size_t i = s.begin; i < s.end; ++i) {
+      const uint32_t kernel = launches[i].kernel;
+      inOp[kernel] = true;
+      spans.push_back({k.start[kernel], k.end[kernel]});
+      o.start = std::min(o.start, k.start[kernel]);
+      o.end = std::max(o.end, k.end[kernel]);
+    }
+    out.computeKernels.insert(out.computeKernels.end(), spans.begin(), spans.end());
+    o.kernelEnd = static_cast<uint32_t>(out.computeKernels.size());
+    o.computeBusy = unionLength(std::move(spans));
+    out.ops.push_back(o);
+  }
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (!inOp[i] && nccl[k.name[i]] != 1)
+      out.otherKernels.push_back({k.start[i], k.end[i], l.at(t, k.correlation[i])});
+  }
+  for (size_t i = 0; i < t.memcpys.size(); ++i) {
+    out.otherKernels.push_back(
+        {t.memcpys.start[i], t.memcpys.end[i], l.at(t, t.memcpys.correlation[i])});
+  }
+  for (size_t i = 0; i < t.memsets.size(); ++i) {
+    out.otherKernels.push_back(
+        {t.memsets.start[i], t.memsets.end[i], l.at(t, t.memsets.correlation[i])});
+  }
+  auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
+  std::sort(out.otherKernels.begin(), out.otherKernels.end(), byStart);
+  std::stable_sort(out.ops.begin(), out.ops.end(), byStart);
+  if (out.steps.empty() && out.optimizer.empty()) {
+    // Nothing marks the steps: the collectives that end each one do.
+    std::vector<Interval> collectives;
+    std::vector<TimeNs> posts;
+    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
+      const NcclOp op = t.ncclCalls.op[i];
+      if (op == NcclOp::Send || op == NcclOp::Recv) {
+        posts.push_back(t.ncclCalls.start[i]);
+      } else if (isCall(op)) {
+        collectives.push_back({t.ncclCalls.start[i], t.ncclCalls.end[i]});
+      }
+    }
+    std::sort(posts.begin(), posts.end());
+    std::sort(collectives.begin(), collectives.end(),
+              [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    stepsFromCollectives(out, collectives, posts);
+  }
+  cutSteps(out);
+  numberMicrobatchesByOrder(out);
+  return out;
+}
+
+}  // namespace
+
+P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
+  P2pInference out;
+  const size_t n = run.ranks.size();
+  std::vector<RankOps> marks(n);
+  std::vector<std::vector<int8_t>> nccl(n);
+  std::vector<Launches> launches(n);
+  forEachRank(n, [&](size_t r) {
+    marks[r] = recognizeWith(run.ranks[r], commonMarkers(), false);
+    nccl[r] = ncclNames(run.ranks[r]);
+    launches[r] = launchesOf(run.ranks[r]);
+    ncclKernelsOf(run.ranks[r], nccl[r], launches[r], marks[r]);
+  });
+  const CommMatches matches = matchComms(run, marks);
+  std::vector<P2pEdge> edges;
+  for (const P2pMatch& m : matches.p2p)
+    edges.push_back({m.sendKernel.rank, m.recvKernel.rank, m.sendPosted});
+  const P2pChains chains = p2pChains(edges, n);
+  out.notChains = chains.notChains;
+  if (chains.chains.empty()) return out;
+
+  std::vector<int> built(n, 0);  // 1: rank's ops inferred
+  for (const auto& chain : chains.chains) {
+    const int p = static_cast<int>(chain.size());
+    std::vector<std::vector<Cut>> cuts(p);
+    std::vector<Segmentation> segs(p);
+    forEachRank(static_cast<size_t>(p), [&](size_t s) {
+      const uint32_t r = chain[s];
+      computeLaunches(run.ranks[r], marks[r], nccl[r], launches[r]);
+      cuts[s] =
+          cutsOf(run.ranks[r], marks[r], r, matches, s > 0 ? static_cast<int>(chain[s - 1]) : -1,
+                 s + 1 < static_cast<size_t>(p) ? static_cast<int>(chain[s + 1]) : -1);
+      std::vector<TimeNs> times;
+      for (const LaunchCall& l : launches[chain[s]].compute) times.push_back(l.start);
+      segs[s] = segmentOps(times, cuts[s], {0, 0});
+    });
+    // A stage with no run of one op (the last, in 1F1B) splits by its neighbour's kernel counts.
+    for (int s = 0; s < p; ++s) {
+      if (segs[s].splits == 0 || segs[s].splitsGuessed == 0) continue;
+      std::array<size_t, 2> fallback{};
+      for (int d = 1; d < p && (fallback[0] == 0 || fallback[1] == 0); ++d) {
+        for (int q : {s - d, s + d}) {
+          if (q < 0 || q >= p) continue;
+          for (int k = 0; k < 2; ++k) {
+            if (fallback[k] == 0) fallback[k] = segs[q].kernelsPerOp[k];
+          }
+        }
+      }
+      std::vector<TimeNs> times;
+      for (const LaunchCall& l : launches[chain[s]].compute) times.push_back(l.start);
+      segs[s] = segmentOps(times, cuts[s], fallback);
+    }
+    // A pipeline runs every microbatch's forward and backward on every stage: as many of each,
+    // everywhere. Traffic that gives anything else is not a pipeline's (an all-to-all made of
+    // sends and receives, a halo exchange).
+    // And a microbatch's backward never comes before its forward.
+    std::vector<size_t> forwards(p, 0), backwards(p, 0);
+    bool pipeline = true;
+    for (int s = 0; s < p; ++s) {
+      for (const SegmentOp& o : segs[s].ops) {
+        ++(o.kind == OpKind::F ? forwards : backwards)[s];
+        pipeline = pipeline && backwards[s] <= forwards[s];
+      }
+    }
+    pipeline = pipeline && forwards[0] > 0;
+    for (int s = 0; s < p; ++s) {
+      pipeline = pipeline && forwards[s] == forwards[0] && backwards[s] == forwards[0];
+    }
+    if (!pipeline) {
+      std::string counts;
+      for (int s = 0; s < p; ++s) {
+        counts += (s ? ", " : "") + std::to_string(forwards[s]) + "F/" +
+                  std::to_string(backwards[s]) + "B";
+      }
+      out.notes.push_back(
+          "the p2p traffic of " + std::to_string(p) +
+          " ranks forms a chain but not a pipeline (forwards/backwards per rank: " + counts + ")");
+      continue;
+    }
+    for (int s = 0; s < p; ++s) built[chain[s]] = 1;
+    forEachRank(static_cast<size_t>(p), [&](size_t s) {
+      const uint32_t r = chain[s];
+      marks[r] = withOps(run.ranks[r], std::move(marks[r]), launches[r], nccl[r], segs[s],
+                         static_cast<int>(s));
+    });
+    for (int s = 0; s < p; ++s) {
+      out.stretches += segs[s].stretches;
+      out.unclassified += segs[s].unclassified;
+      out.splits += segs[s].splits;
+      out.splitsGuessed += segs[s].splitsGuessed;
+    }
+    ++out.pipelines;
+  }
+  if (out.pipelines == 0) return out;
+  out.found = true;
+  // Ranks outside every pipeline keep no ops (launchers, data workers): the topology leaves them.
+  for (size_t r = 0; r < n; ++r) {
+    if (built[r]) ops[r] = std::move(marks[r]);
+  }
+  return out;
+}
+
+}  // namespace bubblescope::analysis

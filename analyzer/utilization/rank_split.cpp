@@ -1,0 +1,103 @@
+#include "analyzer/utilization/rank_split.h"
+
+#include <algorithm>
+
+#include "analyzer/timeline/intervals.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+// Index of the marker holding t, -1 if none; one step (0) when there are no markers.
+int stepOf(const std::vector<Interval>& markers, TimeNs t) {
+  if (markers.empty()) return 0;
+  auto it = std::upper_bound(markers.begin(), markers.end(), t,
+                             [](TimeNs v, const Interval& m) { return v < m.start; });
+  if (it == markers.begin()) return -1;
+  --it;
+  return t <= it->end ? static_cast<int>(it - markers.begin()) : -1;
+}
+
+template <class Span>
+void collect(const std::vector<Span>& spans, const std::vector<Interval>& markers,
+             std::vector<Interval>& reach) {
+  for (const Span& s : spans) {
+    const int k = stepOf(markers, s.launch != INT64_MIN ? s.launch : s.start);
+    if (k < 0) continue;
+    Interval& r = reach[static_cast<size_t>(k)];
+    r.start = std::min(r.start, s.start);
+    r.end = std::max(r.end, s.end);
+  }
+}
+
+}  // namespace
+
+UtilizationSplit& UtilizationSplit::operator+=(const UtilizationSplit& o) {
+  span += o.span;
+  compute += o.compute;
+  exposedComm += o.exposedComm;
+  commWait += o.commWait;
+  otherBusy += o.otherBusy;
+  idle += o.idle;
+  return *this;
+}
+
+RankSplit splitRank(const RankDevice& d) {
+  // Each step's device work (by its launch) reaches from its first start to its last end.
+  const size_t steps = std::max<size_t>(1, d.stepMarkers.size());
+  std::vector<Interval> reach(steps, Interval{INT64_MAX, INT64_MIN});
+  collect(d.compute, d.stepMarkers, reach);
+  collect(d.copies, d.stepMarkers, reach);
+  collect(d.comms, d.stepMarkers, reach);
+
+  // Exclusive layers, in the order that claims time first.
+  IntervalList compute, transfer, copies, wait;
+  for (const DeviceSpan& s : d.compute) compute.push_back({s.start, s.end});
+  for (const DeviceSpan& s : d.copies) copies.push_back({s.start, s.end});
+  for (const CommSpan& s : d.comms) {
+    const TimeNs split = std::clamp(s.transferStart, s.start, s.end);
+    wait.push_back({s.start, split});
+    transfer.push_back({split, s.end});
+  }
+  compute = unite(std::move(compute));
+  const IntervalList exposed = subtract(unite(std::move(transfer)), compute);
+  IntervalList claimed = unite([&] {
+    IntervalList all = compute;
+    all.insert(all.end(), exposed.begin(), exposed.end());
+    return all;
+  }());
+  const IntervalList other = subtract(unite(std::move(copies)), claimed);
+  claimed.insert(claimed.end(), other.begin(), other.end());
+  claimed = unite(std::move(claimed));
+  const IntervalList waiting = subtract(unite(std::move(wait)), claimed);
+  claimed.insert(claimed.end(), waiting.begin(), waiting.end());
+  claimed = unite(std::move(claimed));
+
+  RankSplit out;
+  TimeNs windowEnd = INT64_MIN;
+  for (size_t k = 0; k < steps; ++k) {
+    if (reach[k].start > reach[k].end) continue;  // no device work in this step
+    // The window starts where the previous step's ended, so idle before a step's first kernel
+    // (a data loader, a sync) is that step's and windows never overlap.
+    const TimeNs lo = windowEnd == INT64_MIN ? reach[k].start : windowEnd;
+    const TimeNs hi = std::max(lo, reach[k].end);
+    windowEnd = hi;
+    UtilizationStep st;
+    st.number = d.stepMarkers.empty() ? 0 : d.stepNumbers[k];
+    st.start = lo;
+    st.end = hi;
+    auto& sp = st.split;
+    sp.span = hi - lo;
+    sp.compute = coveredLength(compute, lo, hi);
+    sp.exposedComm = coveredLength(exposed, lo, hi);
+    sp.otherBusy = coveredLength(other, lo, hi);
+    sp.commWait = coveredLength(waiting, lo, hi);
+    sp.idle = sp.span - sp.compute - sp.exposedComm - sp.otherBusy - sp.commWait;
+    for (const Interval& g : subtract({{lo, hi}}, clip(claimed, lo, hi))) {
+      out.gaps.push_back(IdleGap{0, st.number, g.start, g.end, {}, {}});
+    }
+    out.steps.push_back(st);
+  }
+  return out;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,34 @@
+#pragma once
+// One rank's device timeline cut into steps and split by what ran (compute first, then a
+// transfer, then copies, then waiting inside NCCL, else idle), with its idle gaps. Pure.
+#include <cstdint>
+#include <vector>
+
+#include "analyzer/utilization/utilization_result.h"
+
+namespace bubblescope::analysis {
+
+struct DeviceSpan {
+  TimeNs start = 0, end = 0;
+  TimeNs launch = INT64_MIN;  // the host's launch call, when known: assigns it to its step
+};
+
+struct CommSpan : DeviceSpan {
+  TimeNs transferStart = 0;  // [start, transferStart) waits for peers
+};
+
+struct RankDevice {
+  std::vector<DeviceSpan> compute, copies;
+  std::vector<CommSpan> comms;
+  std::vector<Interval> stepMarkers;  // host ranges of the steps, sorted; empty: one step
+  std::vector<int64_t> stepNumbers;   // per marker
+};
+
+struct RankSplit {
+  std::vector<UtilizationStep> steps;
+  std::vector<IdleGap> gaps;  // rank and cause unset
+};
+
+RankSplit splitRank(const RankDevice& device);
+
+}  // namespace bubblescope::analysis

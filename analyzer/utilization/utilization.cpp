@@ -1,0 +1,172 @@
+#include "analyzer/utilization/utilization.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "analyzer/comm/comm_match.h"
+#include "analyzer/errors.h"
+#include "analyzer/pipeline/clock_align.h"
+#include "analyzer/recognize/kernel_attribution.h"
+#include "analyzer/recognize/recognizer.h"
+#include "analyzer/recognize/rule_set.h"
+#include "analyzer/utilization/host_cause.h"
+#include "analyzer/utilization/rank_split.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+constexpr size_t kLargestGaps = 10;
+
+// The rank's device work in its own clock; NCCL kernels with their waiting split off (computed
+// on clock-aligned copies, shifted back by `offset`).
+RankDevice deviceOf(const traces::RankTrace& t, const RankOps& aligned, TimeNs offset) {
+  RankDevice d;
+  std::unordered_map<uint32_t, TimeNs> launch;
+  for (size_t i = 0; i < t.apiCalls.size(); ++i) {
+    if (t.apiCalls.correlation[i] != 0) launch[t.apiCalls.correlation[i]] = t.apiCalls.start[i];
+  }
+  auto launchOf = [&](uint32_t c) {
+    auto it = c ? launch.find(c) : launch.end();
+    return it == launch.end() ? INT64_MIN : it->second;
+  };
+  for (size_t i = 0; i < t.kernels.size(); ++i) {
+    if (isNcclKernel(t.strings.at(t.kernels.name[i]))) continue;
+    d.compute.push_back({t.kernels.start[i], t.kernels.end[i], launchOf(t.kernels.correlation[i])});
+  }
+  for (size_t i = 0; i < t.memcpys.size(); ++i) {
+    d.copies.push_back({t.memcpys.start[i], t.memcpys.end[i], launchOf(t.memcpys.correlation[i])});
+  }
+  for (size_t i = 0; i < t.memsets.size(); ++i) {
+    d.copies.push_back({t.memsets.start[i], t.memsets.end[i], launchOf(t.memsets.correlation[i])});
+  }
+  for (const CommKernel& k : aligned.commKernels) {
+    CommSpan c;
+    c.start = k.start - offset;
+    c.end = k.end - offset;
+    c.launch = k.launch == kNoLaunch ? INT64_MIN : k.launch - offset;
+    c.transferStart = k.transferStart - offset;
+    d.comms.push_back(c);
+  }
+  for (const StepMarker& s : aligned.steps) {
+    d.stepMarkers.push_back({s.start - offset, s.end - offset});
+    d.stepNumbers.push_back(s.number);
+  }
+  return d;
+}
+
+std::string commKinds(const traces::Run& run) {
+  std::set<std::string> kinds;
+  for (const auto& r : run.ranks) {
+    for (traces::NcclOp op : r.ncclCalls.op) {
+      switch (op) {
+        case traces::NcclOp::Send:
+        case traces::NcclOp::Recv:
+          kinds.insert("send/recv");
+          break;
+        case traces::NcclOp::AllReduce:
+          kinds.insert("all-reduce");
+          break;
+        case traces::NcclOp::AllGather:
+          kinds.insert("all-gather");
+          break;
+        case traces::NcclOp::ReduceScatter:
+          kinds.insert("reduce-scatter");
+          break;
+        case traces::NcclOp::Broadcast:
+          kinds.insert("broadcast");
+          break;
+        case traces::NcclOp::Reduce:
+          kinds.insert("reduce");
+          break;
+        case traces::NcclOp::AllToAll:
+          kinds.insert("all-to-all");
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  std::string s;
+  for (const std::string& k : kinds) s += (s.empty() ? "" : ", ") + k;
+  return s;
+}
+
+}  // namespace
+
+UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks) {
+  const size_t n = run.ranks.size();
+  std::vector<RankOps> ops(n);
+  for (size_t r = 0; r < n; ++r) ops[r] = recognizeWith(run.ranks[r], commonMarkers());
+  const CommMatches comms = matchComms(run, ops);
+  std::vector<TimeNs> offsets;
+  if (alignClocks) offsets = clockOffsetsFromComms(comms, ops);
+  offsets.resize(n, 0);
+  for (size_t r = 0; r < n; ++r) shiftTimes(ops[r], offsets[r]);
+  splitCommKernels(comms, ops);
+
+  UtilizationResult out;
+  out.commKinds = commKinds(run);
+  const std::vector<int> global = globalRanks(run);
+  std::vector<IdleGap> gaps;
+  std::map<std::string, IdleCause> causes;
+  for (size_t r = 0; r < n; ++r) {
+    const traces::RankTrace& t = run.ranks[r];
+    const RankDevice device = deviceOf(t, ops[r], offsets[r]);
+    if (device.compute.empty() && device.comms.empty() && device.copies.empty()) continue;
+    out.stepsFromMarkers = out.stepsFromMarkers || !device.stepMarkers.empty();
+    RankSplit split = splitRank(device);
+    RankUtilization ru;
+    ru.rank = global[r];
+    ru.file = t.file.filename().string();
+    for (const UtilizationStep& s : split.steps) ru.total += s.split;
+    ru.steps = std::move(split.steps);
+    const HostCauses host(t);
+    for (IdleGap& g : split.gaps) {
+      g.rank = ru.rank;
+      std::tie(g.cause, g.detail) = host.during(g.start, g.end);
+      IdleCause& c = causes[g.cause];
+      c.cause = g.cause;
+      c.idle += g.length();
+      ++c.gaps;
+      gaps.push_back(std::move(g));
+    }
+    out.total += ru.total;
+    out.ranks.push_back(std::move(ru));
+  }
+  if (out.ranks.empty()) {
+    throw AnalysisInputError(run.dir.string() + ": no GPU kernels, copies or NCCL kernels in " +
+                             std::to_string(n) + " trace(s): nothing to measure utilization on");
+  }
+  const size_t top = std::min(kLargestGaps, gaps.size());
+  std::partial_sort(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(top), gaps.end(),
+                    [](const IdleGap& a, const IdleGap& b) { return a.length() > b.length(); });
+  out.largestGaps.assign(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(top));
+  for (auto& [name, c] : causes) out.idleByCause.push_back(c);
+  std::sort(out.idleByCause.begin(), out.idleByCause.end(),
+            [](const IdleCause& a, const IdleCause& b) { return a.idle > b.idle; });
+
+  std::vector<TimeNs> times;
+  TimeNs sum = 0;
+  for (const RankUtilization& ru : out.ranks) {
+    for (const UtilizationStep& s : ru.steps) {
+      times.push_back(s.split.span);
+      sum += s.split.span;
+      if (s.split.span > out.slowestStepTime) {
+        out.slowestStepTime = s.split.span;
+        out.slowestRank = ru.rank;
+        out.slowestStep = s.number;
+      }
+    }
+  }
+  if (!times.empty()) {
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
+                     times.end());
+    out.medianStepTime = times[times.size() / 2];
+    out.meanStepTime = sum / static_cast<TimeNs>(times.size());
+  }
+  return out;
+}
+
+}  // namespace bubblescope::analysis
