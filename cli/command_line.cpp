@@ -91,13 +91,18 @@ void addRun(CLI::App& engineCmd, Action& action) {
                   "S:MS  every activation/gradient stage S sends is held MS ms");
   run->add_option("--jitter", o->faults.jitterPct, "PCT  each op cost × (1+u), |u| ≤ PCT%");
   run->add_option("--crash", o->faults.crash, "S:MB[:STEP]  stage S aborts before MB (tests)");
+  run->add_option("--mismatch", o->faults.mismatch,
+                  "S:MB  stage S runs its op on MB late: the stages' orders disagree (deadlock)");
+  run->add_option("--hang", o->faults.hang,
+                  "S:MB[:STEP]  stage S stops before its first op of MB and never returns");
   run->add_option("--mlp-width", o->mlpWidth, "mlp mode: layer width")->capture_default_str();
   run->add_option("--mlp-batch", o->mlpBatch, "mlp mode: samples per microbatch")
       ->capture_default_str();
   run->add_option("--mlp-lr", o->mlpLr, "mlp mode: SGD learning rate")->capture_default_str();
   run->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
   // Fault flags repeat (--stall 1:5:20 --stall 2:0:5), one value each.
-  for (const char* name : {"--slow-stage", "--stall", "--host-stall", "--comm-delay", "--crash"}) {
+  for (const char* name : {"--slow-stage", "--stall", "--host-stall", "--comm-delay", "--crash",
+                           "--mismatch", "--hang"}) {
     run->get_option(name)->expected(1)->allow_extra_args(false)->multi_option_policy(
         CLI::MultiOptionPolicy::TakeAll);
   }
