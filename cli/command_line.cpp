@@ -17,6 +17,7 @@
 #include "cli/cmd_demo.h"
 #include "cli/cmd_engine.h"
 #include "cli/cmd_export.h"
+#include "cli/cmd_hang.h"
 #include "cli/cmd_import.h"
 #include "cli/cmd_ps.h"
 #include "cli/cmd_record.h"
@@ -262,6 +263,18 @@ void addCheckCommand(CLI::App& app, Action& action) {
   sub->callback([&action, opts] { action = [opts] { return runCheck(*opts); }; });
 }
 
+void addHangCommand(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<HangOptions>();
+  auto* sub = app.add_subcommand(
+      "hang",
+      "Debug a run that hung or mismatched: where each rank stopped, who waits for whom, and "
+      "why; exit 1 when it finds a hang or mismatch, 0 when the run ended cleanly");
+  sub->add_option("run", opts->runs, "A run directory, or trace files of one run")->required();
+  sub->add_option("--format", opts->format, "text or json")->capture_default_str();
+  sub->add_option("-o,--output", opts->output, "Write the report to this file");
+  sub->callback([&action, opts] { action = [opts] { return runHang(*opts); }; });
+}
+
 void addImportCommand(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
       "import",
@@ -359,6 +372,7 @@ int runCommandLine(int argc, char** argv) {
   addPsCommand(app, action);
   addAnalyzeCommand(app, action);
   addCheckCommand(app, action);
+  addHangCommand(app, action);
   addImportCommand(app, action);
   addExportCommand(app, action);
   addViewCommand(app, action);

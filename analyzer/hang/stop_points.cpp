@@ -1,0 +1,153 @@
+#include "analyzer/hang/stop_points.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <string_view>
+
+#include "analyzer/comm/comm_match.h"
+
+namespace bubblescope::analysis::hang {
+namespace {
+
+using traces::RankTrace;
+
+std::optional<int> parseInt(std::string_view s) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || s.empty()) return std::nullopt;
+  return v;
+}
+
+int extraInt(const traces::RankMeta& meta, const char* key, int fallback) {
+  auto it = meta.extra.find(key);
+  if (it == meta.extra.end()) return fallback;
+  return parseInt(it->second).value_or(fallback);
+}
+
+bool isOpName(std::string_view n) {
+  return (n.starts_with("F ") || n.starts_with("B ") || n.starts_with("W ") ||
+          n.starts_with("BW ")) &&
+         n.find("mb=") != std::string_view::npos;
+}
+
+bool isStepName(std::string_view n) {
+  return n.starts_with("step ") && parseInt(n.substr(5)).has_value();
+}
+
+// The stage a RECV range waits on: "RECV B mb=3 from=2" -> 2.
+std::optional<int> recvFrom(std::string_view n) {
+  if (!n.starts_with("RECV ")) return std::nullopt;
+  const size_t at = n.find(" from=");
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = n.substr(at + 6);
+  return parseInt(rest.substr(0, rest.find(' ')));
+}
+
+// When the rank was last seen: the trace's alive stamp, else its last event.
+TimeNs lastSeen(const RankTrace& t) {
+  TimeNs last = t.meta.aliveNs;
+  if (t.ranges.size() != 0) last = std::max(last, *std::max_element(t.ranges.end.begin(), t.ranges.end.end()));
+  if (t.ncclCalls.size() != 0) last = std::max(last, t.ncclCalls.end.back());
+  for (const auto& w : t.meta.captureWindows) last = std::max(last, w.end);
+  return last;
+}
+
+bool closedCleanly(const RankTrace& t) {
+  const auto& w = t.meta.captureWindows;
+  return !w.empty() && std::all_of(w.begin(), w.end(), [](const auto& x) { return x.end != 0; });
+}
+
+// An open range the trace also holds as closed (it ended between the snapshot and the drain).
+bool alsoClosed(const RankTrace& t, size_t open) {
+  const auto& r = t.ranges;
+  const TimeNs start = t.openRanges.start[open];
+  auto it = std::lower_bound(r.start.begin(), r.start.end(), start);
+  for (size_t i = static_cast<size_t>(it - r.start.begin()); i < r.size() && r.start[i] == start; ++i) {
+    if (r.thread[i] == t.openRanges.thread[open] && r.name[i] == t.openRanges.name[open]) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<RankStop> stopPoints(const traces::Run& run) {
+  const std::vector<int> global = globalRanks(run);
+  std::map<std::pair<int, int>, int> byStage;  // (dp, stage) -> index
+  std::vector<int> dp(run.ranks.size());
+  std::vector<RankStop> out(run.ranks.size());
+  TimeNs latest = 0;
+  for (size_t i = 0; i < run.ranks.size(); ++i) {
+    const RankTrace& t = run.ranks[i];
+    RankStop& s = out[i];
+    s.rank = global[i];
+    s.stage = extraInt(t.meta, "BUBBLESCOPE_PP_RANK", -1);
+    s.label = s.stage >= 0 ? "stage " + std::to_string(s.stage) : "rank " + std::to_string(s.rank);
+    if (s.stage < 0) s.stage = s.rank;
+    dp[i] = extraInt(t.meta, "BUBBLESCOPE_DP_RANK", 0);
+    s.file = t.file.filename().string();
+    s.aliveNs = lastSeen(t);
+    latest = std::max(latest, s.aliveNs);
+    byStage.emplace(std::pair{dp[i], s.stage}, static_cast<int>(i));
+  }
+  for (size_t i = 0; i < run.ranks.size(); ++i) {
+    const RankTrace& t = run.ranks[i];
+    RankStop& s = out[i];
+    if (closedCleanly(t)) {
+      s.end = RankEnd::Clean;
+    } else {
+      // Its trace just ends: dead if the others lived on well after it, or closed theirs later.
+      bool outlived = latest - s.aliveNs > kDeadGapNs;
+      for (size_t k = 0; k < run.ranks.size() && !outlived; ++k) {
+        outlived = k != i && closedCleanly(run.ranks[k]) && out[k].aliveNs > s.aliveNs;
+      }
+      s.end = outlived ? RankEnd::Died : RankEnd::Stopped;
+    }
+    // Open ranges, outermost (earliest) first.
+    std::vector<size_t> open;
+    for (size_t k = 0; k < t.openRanges.size(); ++k) {
+      if (!alsoClosed(t, k)) open.push_back(k);
+    }
+    const auto& o = t.openRanges;
+    std::stable_sort(open.begin(), open.end(), [&](size_t a, size_t b) { return o.start[a] < o.start[b]; });
+    TimeNs stepStart = -1;
+    traces::ThreadIndex stepThread = 0;
+    for (size_t k : open) {
+      const std::string_view name = t.strings.at(o.name[k]);
+      s.open.emplace_back(name);
+      if (isStepName(name)) {
+        s.step = std::string(name);
+        stepStart = o.start[k];
+        stepThread = o.thread[k];
+      }
+    }
+    for (auto it = open.rbegin(); it != open.rend(); ++it) {
+      const std::string_view name = t.strings.at(o.name[*it]);
+      const auto from = recvFrom(name);
+      if (!from) continue;
+      Wait w;
+      w.what = std::string(name);
+      w.since = o.start[*it];
+      if (auto peer = byStage.find({dp[i], *from}); peer != byStage.end()) w.on.push_back(peer->second);
+      s.waits.push_back(std::move(w));
+    }
+    // The last op finished, and those of the step it stopped in.
+    const auto& r = t.ranges;
+    for (size_t k = 0; k < r.size(); ++k) {
+      const std::string_view name = t.strings.at(r.name[k]);
+      if (!isOpName(name)) continue;
+      if (r.end[k] >= s.lastOpEnd) {
+        s.lastOpEnd = r.end[k];
+        s.lastOp = std::string(name);
+      }
+      if (stepStart >= 0 && r.thread[k] == stepThread && r.start[k] >= stepStart) {
+        ++s.opsInStep;
+        s.opsDoneInStep.emplace_back(name);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace bubblescope::analysis::hang
