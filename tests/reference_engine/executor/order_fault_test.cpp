@@ -36,12 +36,14 @@ TEST(OrderFault, OneF1BForwardMovesPastTheGradientThatNeedsIt) {
   EXPECT_EQ(e.peer, 2);
   EXPECT_EQ(e.stageWaits, "RECV B mb=3 from=2");
   EXPECT_EQ(e.peerWaits, "RECV F mb=4 from=1");
-  const auto plan = plannedOrder(s, 1, Faults{.mismatches = {{1, 4}}});
+  Faults faults;
+  faults.mismatches = {{1, 4}};
+  const auto plan = plannedOrder(s, 1, faults);
   ASSERT_EQ(plan.size(), s.stages[1].size());
   EXPECT_EQ(plan[static_cast<size_t>(e.afterIndex)].op, e.op);  // right after the op it waits in
   EXPECT_EQ(plan[static_cast<size_t>(e.afterIndex) - 1].op, e.after);
   // Other stages keep the schedule's order.
-  const auto other = plannedOrder(s, 2, Faults{.mismatches = {{1, 4}}});
+  const auto other = plannedOrder(s, 2, faults);
   for (size_t i = 0; i < other.size(); ++i) EXPECT_EQ(other[i].op, s.stages[2][i]);
 }
 
