@@ -161,6 +161,10 @@ void addRecordCommand(CLI::App& app, Action& action) {
                 "Install the hooks but record nothing until capture is started");
   sub->add_option("--cuda", args->cuda, "CUDA kernel capture: on (default) or off")
       ->check(CLI::IsMember({"on", "off"}));
+  sub->add_option("--hang-timeout", args->hangTimeout,
+                  "SEC: when no rank has finished an op for SEC seconds, write the hang report "
+                  "(hang.txt, hang.json) beside the traces, once; the job is left alone")
+      ->check(CLI::PositiveNumber);
   sub->add_option("command", args->command, "The command to run, after --");
   sub->footer("Example: bubblescope record -o run -- torchrun --nproc-per-node 4 train.py");
   sub->callback([sub, args, &action] {

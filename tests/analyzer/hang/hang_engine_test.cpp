@@ -31,10 +31,23 @@ Debugged recordAndDebug(const TempDir& dir, const std::vector<std::string>& engi
                         bool sigkill = false, int killAfter = 4) {
   const std::string run = (dir / "run").string();
   const std::string truth = (dir / "truth.json").string();
-  std::vector<std::string> cmd = {BUBBLESCOPE_BIN, "record",  "-o",        run,    "--",
-                                  BUBBLESCOPE_BIN, "engine",  "run",       "--op-ms", "2",
-                                  "--steps",       "2",       "--truth",   truth,  "-q",
-                                  "--timeout",     sigkill ? "120" : "2"};
+  std::vector<std::string> cmd = {BUBBLESCOPE_BIN,
+                                  "record",
+                                  "-o",
+                                  run,
+                                  "--",
+                                  BUBBLESCOPE_BIN,
+                                  "engine",
+                                  "run",
+                                  "--op-ms",
+                                  "2",
+                                  "--steps",
+                                  "2",
+                                  "--truth",
+                                  truth,
+                                  "-q",
+                                  "--timeout",
+                                  sigkill ? "120" : "2"};
   cmd.insert(cmd.end(), engineArgs.begin(), engineArgs.end());
   ProcessOptions o;
   o.unsetEnv = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LD_PRELOAD"};
@@ -105,8 +118,8 @@ TEST(HangEngine, MismatchOnZbH1IsADeadlock) {
 
 TEST(HangEngine, MismatchStoppedBySigkillIsFoundFromTheLastCommittedBatch) {
   TempDir dir;
-  const Debugged d = recordAndDebug(
-      dir, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--mismatch", "1:4"}, true);
+  const Debugged d =
+      recordAndDebug(dir, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--mismatch", "1:4"}, true);
   ASSERT_TRUE(d.record.timedOut);
   EXPECT_TRUE(d.truth.is_null());  // killed before it could write one
   // What the watchdog run's truth.json says for these flags (MismatchOn1F1B... checks that).
@@ -125,7 +138,9 @@ void expectStuckStage(const Debugged& d, int stage) {
   const json& s = rankOfStage(rep, stage);
   EXPECT_TRUE(s["waits"].empty());
   EXPECT_EQ(s["open"], json::array({"step 0"}));
-  EXPECT_EQ(rep["diagnosis"].get<std::string>().rfind("stage " + std::to_string(stage) + " never sent", 0), 0u)
+  EXPECT_EQ(rep["diagnosis"].get<std::string>().rfind(
+                "stage " + std::to_string(stage) + " never sent", 0),
+            0u)
       << rep["diagnosis"];
   // Its neighbours wait on it.
   for (int n : {stage - 1, stage + 1}) {
@@ -147,8 +162,8 @@ TEST(HangEngine, HungStageIsTheOneEveryChainOfWaitsEndsAt) {
 
 TEST(HangEngine, HungStageStoppedBySigkillIsFound) {
   TempDir dir;
-  const Debugged d = recordAndDebug(
-      dir, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--hang", "2:3"}, true);
+  const Debugged d =
+      recordAndDebug(dir, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--hang", "2:3"}, true);
   ASSERT_TRUE(d.record.timedOut);
   expectStuckStage(d, 2);
 }
@@ -176,8 +191,8 @@ TEST(HangEngine, CleanRunReportsNoHang) {
 
 TEST(HangEngine, TextReportLeadsWithTheDiagnosis) {
   TempDir dir;
-  const Debugged d = recordAndDebug(
-      dir, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--mismatch", "1:4"});
+  const Debugged d =
+      recordAndDebug(dir, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--mismatch", "1:4"});
   const ProcessResult text = runBubblescope({"hang", (dir / "run").string()});
   EXPECT_EQ(text.exitCode, 1);
   EXPECT_EQ(text.out.rfind("deadlock: stage 1 waits in RECV B mb=3 from=2; stage 2 waits in "
@@ -186,6 +201,50 @@ TEST(HangEngine, TextReportLeadsWithTheDiagnosis) {
             0u)
       << text.out;
   EXPECT_NE(text.out.find("wait-for graph:\n  stage 0 -> stage 1"), std::string::npos) << text.out;
+}
+
+TEST(HangEngine, RecordHangTimeoutWritesTheReportOnceAndLeavesTheJobAlone) {
+  TempDir dir;
+  const std::string run = (dir / "run").string();
+  ProcessOptions o;
+  o.unsetEnv = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LD_PRELOAD"};
+  const ProcessResult r = runProcess({BUBBLESCOPE_BIN,
+                                      "record",
+                                      "-o",
+                                      run,
+                                      "--hang-timeout",
+                                      "1",
+                                      "--",
+                                      BUBBLESCOPE_BIN,
+                                      "engine",
+                                      "run",
+                                      "--schedule",
+                                      "1f1b",
+                                      "-p",
+                                      "4",
+                                      "-m",
+                                      "8",
+                                      "--op-ms",
+                                      "2",
+                                      "--truth",
+                                      (dir / "truth.json").string(),
+                                      "-q",
+                                      "--timeout",
+                                      "4",
+                                      "--mismatch",
+                                      "1:4"},
+                                     o);
+  EXPECT_EQ(r.exitCode, 3) << r.err;  // the engine's own watchdog, as without --hang-timeout
+  const std::string line = "bubblescope: no rank has finished an op for 1 s: hang report in " +
+                           run + "/hang.txt (deadlock: stage 1 waits in RECV B mb=3 from=2; ";
+  const size_t at = r.err.find(line);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("no rank has finished", at + line.size()), std::string::npos) << r.err;  // once
+  EXPECT_EQ(readFile(dir / "run" / "hang.txt").rfind("deadlock: stage 1 waits in", 0), 0u);
+  const json report = json::parse(readFile(dir / "run" / "hang.json"));
+  EXPECT_EQ(report["verdict"], "deadlock");
+  // The engine still ran to its own timeout: its truth says so.
+  EXPECT_NE(readFile(dir / "truth.json").find("timed out after 4 s"), std::string::npos);
 }
 
 TEST(HangCli, BadInputIsOneSentenceAndExitTwo) {
