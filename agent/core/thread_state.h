@@ -46,7 +46,9 @@ struct RangeStack {
     seq.store(seq.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_release);
   }
-  void endChange() { seq.store(seq.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+  void endChange() {
+    seq.store(seq.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
   void clear() {
     beginChange();
     depth = overflow = 0;

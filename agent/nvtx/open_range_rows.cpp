@@ -11,8 +11,9 @@
 namespace bubblescope::agent {
 namespace {
 
-// How often meta.alive_ns is refreshed: a rank's death is known to this precision.
-constexpr int64_t kAliveEveryNs = 200'000'000;
+// How often meta.alive_ns is refreshed: a rank's death is known to this precision. Each refresh
+// rewrites a page of the file, so not every 20 ms cycle.
+constexpr int64_t kAliveEveryNs = 500'000'000;
 
 // Writer thread only; leaked (the writer may run while exit() destroys statics).
 struct SnapshotState {
@@ -53,8 +54,8 @@ void writeOpenRanges(RecordSink& sink, std::vector<traces::OpenRangeRecord> rows
       r.domain = domain == nullptr ? 0 : sink.internHandle(domain, domain->name);
       r.name = registered != nullptr
                    ? sink.internHandle(registered, registered->text)
-                   : sink.intern(std::string_view(e.text, std::min<uint32_t>(e.textSize,
-                                                                             kMaxMessageBytes)));
+                   : sink.intern(std::string_view(
+                         e.text, std::min<uint32_t>(e.textSize, kMaxMessageBytes)));
       r.depth = static_cast<uint16_t>(c.depth);
       r.kind = traces::RangeKind::PushPop;
       rows.push_back(r);

@@ -74,8 +74,14 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
     const auto& nc = run.ranks[r].ncclCalls;
     for (const int32_t c : calls[r]) {
       if (c < 0 || static_cast<size_t>(c) >= nc.size()) continue;
-      Entry e{{static_cast<uint32_t>(r), c}, nc.op[c],       nc.comm[c], nc.peer[c],
-              nc.commRank[c],                nc.commSize[c], nc.seq[c],  nc.start[c]};
+      Entry e{{static_cast<uint32_t>(r), c},
+              nc.op[c],
+              nc.comm[c],
+              nc.peer[c],
+              nc.commRank[c],
+              nc.commSize[c],
+              nc.seq[c],
+              nc.start[c]};
       if (!isP2p(e.op) && !isCollective(e.op)) continue;
       members.members[e.comm].insert(global[r]);
       if (e.commRank >= 0) members.global.emplace(std::pair{e.comm, e.commRank}, global[r]);

@@ -57,7 +57,7 @@ struct CallRef {
 struct CallMatches {
   std::vector<std::pair<CallRef, CallRef>> p2p;   // (send, receive)
   std::vector<std::vector<CallRef>> collectives;  // the members' calls of one collective
-  std::vector<CallRef> p2pLeft;         // no other side in the run
+  std::vector<CallRef> p2pLeft;                   // no other side in the run
   std::vector<CallRef> collectiveLeft;  // a member never made its call, or the members disagree
   // Members' calls at the same place in their communicator's sequence whose op or sequence
   // number differ (also in collectiveLeft).

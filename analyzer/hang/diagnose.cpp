@@ -88,11 +88,12 @@ std::string describeCycle(const std::vector<RankStop>& ranks, const std::vector<
     const RankStop& rb = ranks[static_cast<size_t>(b)];
     const auto wantA = recvData(ra.waits.front().what);
     const auto wantB = recvData(rb.waits.front().what);
-    std::string s = "deadlock: " + ra.label + " waits in " + ra.waits.front().what + "; " + rb.label +
-                    " waits in " + rb.waits.front().what;
+    std::string s = "deadlock: " + ra.label + " waits in " + ra.waits.front().what + "; " +
+                    rb.label + " waits in " + rb.waits.front().what;
     if (wantA && wantB) {
-      s += ", which " + ra.label + " sends only after that RECV: the two stages' orders disagree at " +
-           ra.label + " op #" + std::to_string(ra.opsInStep);
+      s += ", which " + ra.label +
+           " sends only after that RECV: the two stages' orders disagree at " + ra.label + " op #" +
+           std::to_string(ra.opsInStep);
       if (!ra.step.empty()) s += " of " + ra.step;
     }
     return s;
@@ -162,14 +163,16 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
     std::vector<int> sinks;
     for (int i = 0; i < n; ++i) {
       const int s = sinkFrom(ranks, i);
-      if (s >= 0 && s != i && std::find(sinks.begin(), sinks.end(), s) == sinks.end()) sinks.push_back(s);
+      if (s >= 0 && s != i && std::find(sinks.begin(), sinks.end(), s) == sinks.end())
+        sinks.push_back(s);
     }
     for (int s : sinks) {
       std::vector<int> waiting;
       for (int i = 0; i < n; ++i) {
         const RankStop& r = ranks[static_cast<size_t>(i)];
         if (!r.waits.empty() && !r.waits.front().on.empty() &&
-            std::find(r.waits.front().on.begin(), r.waits.front().on.end(), s) != r.waits.front().on.end()) {
+            std::find(r.waits.front().on.begin(), r.waits.front().on.end(), s) !=
+                r.waits.front().on.end()) {
           waiting.push_back(i);
         }
       }
@@ -198,8 +201,8 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
                           labels(ranks, mm->waiting) + " wait in it since " + clockTime(mm->since);
         } else {
           rep.diagnosis = d.label + " never sent what " + labels(ranks, waiting) +
-                          (waiting.size() == 1 ? " waits" : " wait") + " for: it stopped outside any wait" +
-                          whereStopped(d) + waiters;
+                          (waiting.size() == 1 ? " waits" : " wait") +
+                          " for: it stopped outside any wait" + whereStopped(d) + waiters;
         }
       }
       break;
@@ -242,21 +245,30 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
 
 const char* rankEndName(RankEnd end) {
   switch (end) {
-    case RankEnd::Clean: return "exited";
-    case RankEnd::Stopped: return "stopped";
-    case RankEnd::Died: return "died";
+    case RankEnd::Clean:
+      return "exited";
+    case RankEnd::Stopped:
+      return "stopped";
+    case RankEnd::Died:
+      return "died";
   }
   return "?";
 }
 
 const char* verdictName(Verdict v) {
   switch (v) {
-    case Verdict::Clean: return "clean";
-    case Verdict::Deadlock: return "deadlock";
-    case Verdict::NeverArrived: return "never-arrived";
-    case Verdict::DeadRank: return "dead-rank";
-    case Verdict::SequenceMismatch: return "sequence-mismatch";
-    case Verdict::Stopped: return "stopped";
+    case Verdict::Clean:
+      return "clean";
+    case Verdict::Deadlock:
+      return "deadlock";
+    case Verdict::NeverArrived:
+      return "never-arrived";
+    case Verdict::DeadRank:
+      return "dead-rank";
+    case Verdict::SequenceMismatch:
+      return "sequence-mismatch";
+    case Verdict::Stopped:
+      return "stopped";
   }
   return "?";
 }

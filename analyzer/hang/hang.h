@@ -10,7 +10,6 @@
 
 namespace bubblescope::analysis::hang {
 
-
 enum class RankEnd {
   Clean,    // the trace was closed: the process exited normally
   Stopped,  // still running when it was stopped (signal, watchdog, SIGKILL): the trace just ends
@@ -28,19 +27,19 @@ struct Wait {
 };
 
 struct RankStop {
-  int rank = -1;   // global rank
-  int stage = -1;  // pipeline stage (BUBBLESCOPE_PP_RANK, else the rank)
+  int rank = -1;      // global rank
+  int stage = -1;     // pipeline stage (BUBBLESCOPE_PP_RANK, else the rank)
   std::string label;  // "stage 2" when the trace knows its stage, else "rank 2"
   std::string file;
   RankEnd end = RankEnd::Stopped;
-  TimeNs aliveNs = 0;               // last seen alive (the trace's last commit)
-  std::vector<std::string> open;    // ranges open on its threads, outermost first
-  std::string step;                 // the step range it stopped in ("step 0"), "" if none
-  std::string lastOp;               // the last op it finished ("F mb=2"), "" if none
+  TimeNs aliveNs = 0;             // last seen alive (the trace's last commit)
+  std::vector<std::string> open;  // ranges open on its threads, outermost first
+  std::string step;               // the step range it stopped in ("step 0"), "" if none
+  std::string lastOp;             // the last op it finished ("F mb=2"), "" if none
   TimeNs lastOpEnd = 0;
-  int opsInStep = 0;                // ops it finished in that step: the next is op #opsInStep
+  int opsInStep = 0;  // ops it finished in that step: the next is op #opsInStep
   std::vector<std::string> opsDoneInStep;  // their names, for "not run yet" questions
-  std::vector<Wait> waits;          // innermost first; empty: waits on nobody
+  std::vector<Wait> waits;                 // innermost first; empty: waits on nobody
 };
 
 enum class Verdict {
@@ -60,8 +59,8 @@ struct WaitEdge {
 
 struct HangReport {
   Verdict verdict = Verdict::Clean;
-  std::string diagnosis;     // one sentence
-  std::vector<int> culprits; // indexes into ranks the diagnosis names first
+  std::string diagnosis;             // one sentence
+  std::vector<int> culprits;         // indexes into ranks the diagnosis names first
   std::vector<std::string> details;  // further lines (more mismatches, other cycles)
   std::vector<RankStop> ranks;
   std::vector<WaitEdge> edges;  // the wait-for graph

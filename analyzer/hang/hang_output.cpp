@@ -47,9 +47,10 @@ void printHangReport(const HangReport& rep, std::ostream& out) {
 nlohmann::json hangReportJson(const HangReport& rep) {
   using nlohmann::json;
   auto rankOf = [&](int i) { return rep.ranks[static_cast<size_t>(i)].rank; };
-  json j = {{"tool", "bubblescope"}, {"report", "hang"},      {"schema_version", 1},
-            {"verdict", verdictName(rep.verdict)}, {"found", rep.found()},
-            {"diagnosis", rep.diagnosis}, {"details", rep.details}};
+  json j = {{"tool", "bubblescope"}, {"report", "hang"},
+            {"schema_version", 1},   {"verdict", verdictName(rep.verdict)},
+            {"found", rep.found()},  {"diagnosis", rep.diagnosis},
+            {"details", rep.details}};
   j["culprits"] = json::array();
   for (int c : rep.culprits) j["culprits"].push_back(rankOf(c));
   j["ranks"] = json::array();

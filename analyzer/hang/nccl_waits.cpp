@@ -16,15 +16,24 @@ using traces::NcclOp;
 
 const char* callName(NcclOp op) {
   switch (op) {
-    case NcclOp::Send: return "ncclSend";
-    case NcclOp::Recv: return "ncclRecv";
-    case NcclOp::AllReduce: return "all-reduce";
-    case NcclOp::AllGather: return "all-gather";
-    case NcclOp::ReduceScatter: return "reduce-scatter";
-    case NcclOp::Broadcast: return "broadcast";
-    case NcclOp::Reduce: return "reduce";
-    case NcclOp::AllToAll: return "all-to-all";
-    default: return "NCCL call";
+    case NcclOp::Send:
+      return "ncclSend";
+    case NcclOp::Recv:
+      return "ncclRecv";
+    case NcclOp::AllReduce:
+      return "all-reduce";
+    case NcclOp::AllGather:
+      return "all-gather";
+    case NcclOp::ReduceScatter:
+      return "reduce-scatter";
+    case NcclOp::Broadcast:
+      return "broadcast";
+    case NcclOp::Reduce:
+      return "reduce";
+    case NcclOp::AllToAll:
+      return "all-to-all";
+    default:
+      return "NCCL call";
   }
 }
 
@@ -41,7 +50,7 @@ std::string hex(uint64_t v) {
 
 // ncclDataType_t names, for messages.
 const char* typeName(uint8_t t) {
-  static const char* const kNames[] = {"int8",  "uint8",   "int32",   "uint32", "int64",
+  static const char* const kNames[] = {"int8",   "uint8",   "int32",   "uint32",  "int64",
                                        "uint64", "float16", "float32", "float64", "bfloat16"};
   return t < std::size(kNames) ? kNames[t] : "?";
 }
@@ -112,7 +121,8 @@ NcclFindings ncclFindings(const traces::Run& run) {
   const std::vector<int> global = globalRanks(run);
   std::vector<std::vector<int32_t>> calls(run.ranks.size());
   for (size_t r = 0; r < run.ranks.size(); ++r) {
-    for (size_t i = 0; i < run.ranks[r].ncclCalls.size(); ++i) calls[r].push_back(static_cast<int32_t>(i));
+    for (size_t i = 0; i < run.ranks[r].ncclCalls.size(); ++i)
+      calls[r].push_back(static_cast<int32_t>(i));
   }
   const CallMatches m = matchCalls(run, calls);
   const Members members(run);
@@ -143,11 +153,13 @@ NcclFindings ncclFindings(const traces::Run& run) {
     const NcclCalls& ac = callsOf(a);
     for (const CallRef& b : refs) {
       const NcclCalls& bc = callsOf(b);
-      const bool differs = opsDiffer ? bc.op[b.call] != ac.op[a.call]
-                                     : bc.count[b.call] != ac.count[a.call] || bc.bytes[b.call] != ac.bytes[a.call];
+      const bool differs =
+          opsDiffer ? bc.op[b.call] != ac.op[a.call]
+                    : bc.count[b.call] != ac.count[a.call] || bc.bytes[b.call] != ac.bytes[a.call];
       if (!differs) continue;
       std::string s = std::string(callName(ac.op[a.call])) + " #" +
-                      std::to_string(numbers[a.rank][a.call]) + " of comm " + hex(ac.comm[a.call]) + ": ";
+                      std::to_string(numbers[a.rank][a.call]) + " of comm " + hex(ac.comm[a.call]) +
+                      ": ";
       if (opsDiffer) {
         s += "rank " + std::to_string(global[a.rank]) + " calls " + callName(ac.op[a.call]) +
              " where rank " + std::to_string(global[b.rank]) + " calls " + callName(bc.op[b.call]);
@@ -171,7 +183,9 @@ NcclFindings ncclFindings(const traces::Run& run) {
 
   // Collectives some members never entered.
   std::set<CallRef, bool (*)(const CallRef&, const CallRef&)> disagreeing(
-      [](const CallRef& a, const CallRef& b) { return std::tie(a.rank, a.call) < std::tie(b.rank, b.call); });
+      [](const CallRef& a, const CallRef& b) {
+        return std::tie(a.rank, a.call) < std::tie(b.rank, b.call);
+      });
   for (const auto& refs : m.collectiveDisagree) disagreeing.insert(refs.begin(), refs.end());
   std::map<std::pair<uint64_t, uint64_t>, std::vector<CallRef>> incomplete;  // (comm, number)
   for (const CallRef& c : m.collectiveLeft) {
@@ -193,8 +207,8 @@ NcclFindings ncclFindings(const traces::Run& run) {
     if (mm.missing.empty()) continue;
     mm.waiting.assign(entered.begin(), entered.end());
     const CallRef& first = refs.front();
-    mm.what = std::string(callName(callsOf(first).op[first.call])) + " #" + std::to_string(key.second) +
-              " of comm " + hex(key.first);
+    mm.what = std::string(callName(callsOf(first).op[first.call])) + " #" +
+              std::to_string(key.second) + " of comm " + hex(key.first);
     mm.since = since;
     for (const CallRef& c : refs) {
       if (!reported.insert(static_cast<int>(c.rank)).second) continue;

@@ -14,15 +14,15 @@ namespace bubblescope::analysis::hang {
 
 // A collective some members entered and others never did.
 struct MissingMember {
-  std::string what;  // "all-reduce #42 of comm 0x1f2e3d4c5b6a7988"
+  std::string what;                   // "all-reduce #42 of comm 0x1f2e3d4c5b6a7988"
   std::vector<int> missing, waiting;  // indexes into the run
   TimeNs since = 0;                   // when the first waiting member posted it
 };
 
 struct NcclFindings {
-  std::vector<std::vector<Wait>> waits;  // per rank: its first call without a partner
-  std::vector<MissingMember> missing;    // in order of `since`
-  std::vector<std::string> mismatches;   // one sentence each, in posting order
+  std::vector<std::vector<Wait>> waits;         // per rank: its first call without a partner
+  std::vector<MissingMember> missing;           // in order of `since`
+  std::vector<std::string> mismatches;          // one sentence each, in posting order
   std::vector<std::vector<int>> mismatchRanks;  // the ranks each mismatch involves
 };
 

@@ -48,15 +48,20 @@ std::optional<int> recvFrom(std::string_view n) {
 // When the rank was last seen: the trace's alive stamp, else its last event.
 TimeNs lastSeen(const RankTrace& t) {
   TimeNs last = t.meta.aliveNs;
-  if (t.ranges.size() != 0) last = std::max(last, *std::max_element(t.ranges.end.begin(), t.ranges.end.end()));
+  if (t.ranges.size() != 0)
+    last = std::max(last, *std::max_element(t.ranges.end.begin(), t.ranges.end.end()));
   if (t.ncclCalls.size() != 0) last = std::max(last, t.ncclCalls.end.back());
   for (const auto& w : t.meta.captureWindows) last = std::max(last, w.end);
   return last;
 }
 
+// Every capture window ended: the agent closed the file. A trace with no windows at all
+// (imported from another recorder) tells nothing of how its process ended: taken as ended unless
+// it holds open ranges.
 bool closedCleanly(const RankTrace& t) {
   const auto& w = t.meta.captureWindows;
-  return !w.empty() && std::all_of(w.begin(), w.end(), [](const auto& x) { return x.end != 0; });
+  if (w.empty()) return t.openRanges.size() == 0;
+  return std::all_of(w.begin(), w.end(), [](const auto& x) { return x.end != 0; });
 }
 
 // An open range the trace also holds as closed (it ended between the snapshot and the drain).
@@ -64,8 +69,10 @@ bool alsoClosed(const RankTrace& t, size_t open) {
   const auto& r = t.ranges;
   const TimeNs start = t.openRanges.start[open];
   auto it = std::lower_bound(r.start.begin(), r.start.end(), start);
-  for (size_t i = static_cast<size_t>(it - r.start.begin()); i < r.size() && r.start[i] == start; ++i) {
-    if (r.thread[i] == t.openRanges.thread[open] && r.name[i] == t.openRanges.name[open]) return true;
+  for (size_t i = static_cast<size_t>(it - r.start.begin()); i < r.size() && r.start[i] == start;
+       ++i) {
+    if (r.thread[i] == t.openRanges.thread[open] && r.name[i] == t.openRanges.name[open])
+      return true;
   }
   return false;
 }
@@ -110,7 +117,8 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
       if (!alsoClosed(t, k)) open.push_back(k);
     }
     const auto& o = t.openRanges;
-    std::stable_sort(open.begin(), open.end(), [&](size_t a, size_t b) { return o.start[a] < o.start[b]; });
+    std::stable_sort(open.begin(), open.end(),
+                     [&](size_t a, size_t b) { return o.start[a] < o.start[b]; });
     TimeNs stepStart = -1;
     traces::ThreadIndex stepThread = 0;
     for (size_t k : open) {
@@ -129,7 +137,8 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
       Wait w;
       w.what = std::string(name);
       w.since = o.start[*it];
-      if (auto peer = byStage.find({dp[i], *from}); peer != byStage.end()) w.on.push_back(peer->second);
+      if (auto peer = byStage.find({dp[i], *from}); peer != byStage.end())
+        w.on.push_back(peer->second);
       s.waits.push_back(std::move(w));
     }
     // The last op finished, and those of the step it stopped in.

@@ -82,7 +82,8 @@ json faultsToJson(const Faults& f) {
     j["crashes"].push_back({{"stage", c.stage}, {"mb", c.mb}, {"step", c.step}});
   }
   j["mismatches"] = json::array();
-  for (const auto& mm : f.mismatches) j["mismatches"].push_back({{"stage", mm.stage}, {"mb", mm.mb}});
+  for (const auto& mm : f.mismatches)
+    j["mismatches"].push_back({{"stage", mm.stage}, {"mb", mm.mb}});
   j["hangs"] = json::array();
   for (const auto& h : f.hangs) {
     j["hangs"].push_back({{"stage", h.stage}, {"mb", h.mb}, {"step", h.step}});

@@ -78,8 +78,8 @@ MismatchEffect planMismatch(const Schedule& schedule, const Mismatch& mm) {
     e.after = y.op;
     e.peer = peer;
     e.stageWaits = recvRangeName(yGradient, y.op.mb, y.op.chunk, peer);
-    e.peerWaits = recvRangeName(gradient, mm.mb, peerPlan[static_cast<size_t>(*consumer)].op.chunk,
-                                mm.stage);
+    e.peerWaits =
+        recvRangeName(gradient, mm.mb, peerPlan[static_cast<size_t>(*consumer)].op.chunk, mm.stage);
     return e;
   }
   refuse(mm, "no later op of stage " + std::to_string(mm.stage) + " needs stage " +
@@ -104,7 +104,8 @@ std::vector<PlannedOp> plannedOrder(const Schedule& schedule, int stage, const F
     const PlannedOp moved = plan[from];
     plan.erase(plan.begin() + static_cast<std::ptrdiff_t>(from));
     const size_t after = at(e.after);
-    plan.insert(plan.begin() + static_cast<std::ptrdiff_t>(std::min(after + 1, plan.size())), moved);
+    plan.insert(plan.begin() + static_cast<std::ptrdiff_t>(std::min(after + 1, plan.size())),
+                moved);
   }
   // Fault sites follow the order actually run.
   std::vector<bool> seen(static_cast<size_t>(schedule.m), false);

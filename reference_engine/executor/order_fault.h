@@ -16,9 +16,9 @@ struct MismatchEffect {
   int index = 0;       // the late op's position in the schedule's order of its stage
   int afterIndex = 0;  // it now runs right after the op at this position
   Op op, after;
-  int peer = 0;             // the neighbour that waits for the late op's output
-  std::string stageWaits;   // where the stage blocks: "RECV B mb=3 from=2"
-  std::string peerWaits;    // where the neighbour blocks: "RECV F mb=4 from=1"
+  int peer = 0;            // the neighbour that waits for the late op's output
+  std::string stageWaits;  // where the stage blocks: "RECV B mb=3 from=2"
+  std::string peerWaits;   // where the neighbour blocks: "RECV F mb=4 from=1"
 };
 
 // Throws FaultSpecError (naming --mismatch) when moving the op would deadlock nothing: its output

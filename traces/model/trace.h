@@ -38,7 +38,7 @@ struct RankMeta {
   std::string command;
   std::string agentVersion;
   TimeNs startNs = 0;
-  TimeNs aliveNs = 0;  // last time the writer committed (schema 2; 0 = unknown)
+  TimeNs aliveNs = 0;        // last time the writer committed (schema 2; 0 = unknown)
   bool cudaCapture = false;  // whether CUPTI capture was active
   std::string cudaNote;      // why it was not, if it was not
   std::vector<ClockAnchor> clockAnchors;

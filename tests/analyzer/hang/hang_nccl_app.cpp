@@ -13,7 +13,8 @@
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   const char* rankText = std::getenv("RANK");
-  if (rankText == nullptr || (mode != "clean" && mode != "skip-collective" && mode != "p2p-count")) {
+  if (rankText == nullptr ||
+      (mode != "clean" && mode != "skip-collective" && mode != "p2p-count")) {
     std::fprintf(stderr, "usage: RANK=N hang_nccl_app clean|skip-collective|p2p-count\n");
     return 2;
   }
@@ -24,7 +25,8 @@ int main(int argc, char** argv) {
   ncclComm_t comm = nullptr;
   if (ncclCommInitRank(&comm, 4, id, rank) != ncclSuccess) return 3;
   std::vector<float> a(256, 1.0f), b(256, 0.0f);
-  for (int i = 0; i < 3; ++i) ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
+  for (int i = 0; i < 3; ++i)
+    ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
   if (rank == 0) ncclSend(a.data(), 100, ncclFloat32, 1, comm, stream);
   if (rank == 1) ncclRecv(b.data(), mode == "p2p-count" ? 200 : 100, ncclFloat32, 0, comm, stream);
   if (!(mode == "skip-collective" && rank == 3)) {

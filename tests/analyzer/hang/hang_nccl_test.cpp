@@ -63,9 +63,11 @@ TEST(HangNccl, P2pCountsThatDifferAreASequenceMismatch) {
   EXPECT_EQ(d.report["verdict"], "sequence-mismatch") << d.report["diagnosis"];
   EXPECT_EQ(d.report["culprits"], json::array({0, 1}));
   const std::string diagnosis = d.report["diagnosis"];
-  EXPECT_NE(diagnosis.find("rank 0's send #1 to rank 1 on comm 0x"), std::string::npos) << diagnosis;
-  EXPECT_NE(diagnosis.find("carries 100 x float32 (400 B), but rank 1 receives 200 x float32 (800 B)"),
-            std::string::npos)
+  EXPECT_NE(diagnosis.find("rank 0's send #1 to rank 1 on comm 0x"), std::string::npos)
+      << diagnosis;
+  EXPECT_NE(
+      diagnosis.find("carries 100 x float32 (400 B), but rank 1 receives 200 x float32 (800 B)"),
+      std::string::npos)
       << diagnosis;
 }
 

@@ -25,7 +25,8 @@ TEST(OrderFault, MismatchAndHangParse) {
     parseMismatch("1:x", kBounds);
     FAIL();
   } catch (const FaultSpecError& e) {
-    EXPECT_STREQ(e.what(), "--mismatch '1:x': microbatch 'x' is not an integer; expected STAGE:MB, e.g. 1:4");
+    EXPECT_STREQ(e.what(),
+                 "--mismatch '1:x': microbatch 'x' is not an integer; expected STAGE:MB, e.g. 1:4");
   }
 }
 
