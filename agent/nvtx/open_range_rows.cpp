@@ -11,8 +11,8 @@
 namespace bubblescope::agent {
 namespace {
 
-// How often meta.alive_ns is refreshed: a rank's death is known to this precision. Each refresh
-// rewrites a page of the file, so not every 20 ms cycle.
+// How often meta.alive_ns is refreshed while nothing changes (a hung rank). Each refresh rewrites
+// a page of the file, so not every 20 ms cycle.
 constexpr int64_t kAliveEveryNs = 500'000'000;
 
 // Writer thread only; leaked (the writer may run while exit() destroys statics).
@@ -71,7 +71,10 @@ void writeOpenRanges(RecordSink& sink, std::vector<traces::OpenRangeRecord> rows
     st.written = std::move(rows);
   }
   const int64_t now = realtimeNs();
-  if (closing || now - st.aliveWrittenNs >= kAliveEveryNs) {
+  // Also with every change: the batch rewrites a page anyway, and a rank that dies (its last
+  // flush) then tells when to the millisecond, which is what sets it apart from the peers that
+  // outlived it.
+  if (closing || !same || now - st.aliveWrittenNs >= kAliveEveryNs) {
     sink.trace().setAliveNs(now);
     st.aliveWrittenNs = now;
   }

@@ -110,9 +110,19 @@ std::string whereStopped(const RankStop& r) {
   std::string s;
   if (!r.step.empty()) s += " in " + r.step;
   if (!r.lastOp.empty()) {
-    s += " after " + r.lastOp + " (op #" + std::to_string(r.opsInStep) + " was next, ended " +
-         clockTime(r.lastOpEnd) + ")";
+    s += " after " + r.lastOp + ", which ended at " + clockTime(r.lastOpEnd) + " (op #" +
+         std::to_string(r.opsInStep) + " of the step was next)";
   }
+  return s;
+}
+
+// "stage 2 died: its trace ends at 12:03:05.120 without a clean exit, in step 0 after F mb=2 (...),
+// 4.1 s before the last rank's".
+std::string died(const RankStop& d, TimeNs latest) {
+  std::string s = d.label + " died: its trace ends at " + clockTime(d.aliveNs) +
+                  " without a clean exit" + whereStopped(d);
+  if (latest - d.aliveNs >= 100'000'000)
+    s += ", " + seconds(latest - d.aliveNs) + " before the last rank's";
   return s;
 }
 
@@ -182,9 +192,7 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
       rep.culprits = {s};
       if (d.end == RankEnd::Died) {
         rep.verdict = Verdict::DeadRank;
-        rep.diagnosis = d.label + " died: its trace ends at " + clockTime(d.aliveNs) + ", " +
-                        seconds(latest - d.aliveNs) + " before the others', without a clean exit" +
-                        whereStopped(d) + waiters;
+        rep.diagnosis = died(d, latest) + waiters;
       } else {
         // A collective it never entered says it best.
         const MissingMember* mm = nullptr;
@@ -225,9 +233,7 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
       const RankStop& d = ranks[static_cast<size_t>(dead.front())];
       rep.verdict = Verdict::DeadRank;
       rep.culprits = dead;
-      rep.diagnosis = d.label + " died: its trace ends at " + clockTime(d.aliveNs) + ", " +
-                      seconds(latest - d.aliveNs) + " before the others', without a clean exit" +
-                      whereStopped(d);
+      rep.diagnosis = died(d, latest);
     } else if (!stopped.empty()) {
       rep.verdict = Verdict::Stopped;
       rep.culprits = stopped;

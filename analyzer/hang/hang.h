@@ -24,6 +24,7 @@ struct Wait {
   TimeNs since = 0;
   std::vector<int> on;  // the ranks (indexes into the report's ranks) it waits for
   bool nccl = false;
+  TimeNs unwoundAt = 0;  // not 0: the range was closed as the process unwound out of it, then
 };
 
 struct RankStop {

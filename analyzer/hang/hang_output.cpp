@@ -25,6 +25,7 @@ void printHangReport(const HangReport& rep, std::ostream& out) {
     if (!r.waits.empty()) {
       const Wait& w = r.waits.front();
       waits = w.what + " since " + clockTime(w.since);
+      if (w.unwoundAt != 0) waits += ", unwound at " + clockTime(w.unwoundAt);
       if (!w.on.empty()) {
         waits += " (on";
         for (int to : w.on) waits += " " + rep.ranks[static_cast<size_t>(to)].label;
@@ -59,7 +60,11 @@ nlohmann::json hangReportJson(const HangReport& rep) {
     for (const Wait& w : r.waits) {
       json on = json::array();
       for (int to : w.on) on.push_back(rankOf(to));
-      waits.push_back({{"what", w.what}, {"since_ns", w.since}, {"on", on}, {"nccl", w.nccl}});
+      waits.push_back({{"what", w.what},
+                       {"since_ns", w.since},
+                       {"on", on},
+                       {"nccl", w.nccl},
+                       {"unwound_ns", w.unwoundAt}});
     }
     j["ranks"].push_back({{"rank", r.rank},
                           {"stage", r.stage},

@@ -1,5 +1,7 @@
 #include "analyzer/hang/stop_points.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -104,11 +106,12 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
     if (closedCleanly(t)) {
       s.end = RankEnd::Clean;
     } else {
-      // Its trace just ends: dead if the others lived on well after it, or closed theirs later.
-      bool outlived = latest - s.aliveNs > kDeadGapNs;
-      for (size_t k = 0; k < run.ranks.size() && !outlived; ++k) {
-        outlived = k != i && closedCleanly(run.ranks[k]) && out[k].aliveNs > s.aliveNs;
-      }
+      // Its trace just ends: dead if the agent saw it crash (a fatal signal), or if the others
+      // lived on well after it.
+      const int sig = extraInt(t.meta, "end_signal", 0);
+      const bool crashed =
+          sig == SIGABRT || sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+      const bool outlived = crashed || latest - s.aliveNs > kDeadGapNs;
       s.end = outlived ? RankEnd::Died : RankEnd::Stopped;
     }
     // Open ranges, outermost (earliest) first.
@@ -143,6 +146,43 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
     }
     // The last op finished, and those of the step it stopped in.
     const auto& r = t.ranges;
+    if (s.waits.empty()) {
+      // A rank that unwound when its peer vanished (an exception out of the receive, a
+      // watchdog's abort) closed the receive it was blocked in: its last range, ended as the
+      // process ended, with nothing run after it.
+      size_t last = r.size();
+      for (size_t k = 0; k < r.size(); ++k) {
+        if (last == r.size() || r.end[k] > r.end[last]) last = k;
+      }
+      if (last < r.size()) {
+        const TimeNs end = r.end[last];
+        TimeNs lastRecvEnd = -1;
+        size_t recv = r.size();
+        for (size_t k = 0; k < r.size(); ++k) {
+          if (r.thread[k] != r.thread[last] || !recvFrom(t.strings.at(r.name[k]))) continue;
+          if (r.end[k] > lastRecvEnd) {
+            lastRecvEnd = r.end[k];
+            recv = k;
+          }
+        }
+        bool ranAfter = false;
+        for (size_t k = 0; k < r.size() && recv < r.size(); ++k) {
+          ranAfter = ranAfter || (r.thread[k] == r.thread[recv] && r.start[k] > r.end[recv]);
+        }
+        if (recv < r.size() && !ranAfter && s.aliveNs - end < kDeadGapNs &&
+            r.end[recv] - r.start[recv] >= kUnwoundWaitNs) {
+          const std::string_view name = t.strings.at(r.name[recv]);
+          Wait w;
+          w.what = std::string(name);
+          w.since = r.start[recv];
+          w.unwoundAt = r.end[recv];
+          if (auto peer = byStage.find({dp[i], *recvFrom(name)}); peer != byStage.end()) {
+            w.on.push_back(peer->second);
+          }
+          s.waits.push_back(std::move(w));
+        }
+      }
+    }
     for (size_t k = 0; k < r.size(); ++k) {
       const std::string_view name = t.strings.at(r.name[k]);
       if (!isOpName(name)) continue;

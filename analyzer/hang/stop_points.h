@@ -10,9 +10,13 @@
 
 namespace bubblescope::analysis::hang {
 
-// A rank whose trace ends without a clean exit is taken as dead when its last sign of life is this
-// long before the latest rank's, or when another rank closed its trace cleanly after it.
+// A rank whose trace ends without a clean exit is taken as dead when the agent saw it end by a
+// crash signal (meta extra.end_signal: SIGABRT...), or when its last sign of life is this long
+// before the latest rank's.
 inline constexpr TimeNs kDeadGapNs = 1'000'000'000;
+// A rank with nothing open whose last range is a receive this long, ended as its trace ended with
+// nothing run after it, unwound out of that wait (its peer vanished): it counts as waiting there.
+inline constexpr TimeNs kUnwoundWaitNs = 500'000'000;
 
 // One RankStop per trace, in the run's order; RECV waits are resolved to the rank of the stage
 // they name (in the same data-parallel replica).
