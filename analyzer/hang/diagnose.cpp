@@ -160,6 +160,30 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
     for (size_t k = 1; k < nccl.mismatches.size(); ++k) rep.details.push_back(nccl.mismatches[k]);
   }
   if (!rep.found()) {
+    // A rank that died ends the job whatever the others were doing when they were stopped: the
+    // first to die is the cause.
+    int first = -1;
+    for (int i = 0; i < n; ++i) {
+      const RankStop& r = ranks[static_cast<size_t>(i)];
+      if (r.end == RankEnd::Died &&
+          (first < 0 || r.aliveNs < ranks[static_cast<size_t>(first)].aliveNs)) {
+        first = i;
+      }
+    }
+    if (first >= 0) {
+      std::string waiters;
+      for (const RankStop& r : ranks) {
+        if (!r.waits.empty() && std::find(r.waits.front().on.begin(), r.waits.front().on.end(),
+                                          first) != r.waits.front().on.end()) {
+          waiters += "; " + waitClause(r);
+        }
+      }
+      rep.verdict = Verdict::DeadRank;
+      rep.culprits = {first};
+      rep.diagnosis = died(ranks[static_cast<size_t>(first)], latest) + waiters;
+    }
+  }
+  if (!rep.found()) {
     for (int i = 0; i < n && !rep.found(); ++i) {
       const std::vector<int> cycle = culpritFirst(ranks, cycleFrom(ranks, i));
       if (cycle.size() < 2) continue;

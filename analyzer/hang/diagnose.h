@@ -1,8 +1,8 @@
 #pragma once
 // From where each rank stopped to one diagnosis: the wait-for graph (an edge from a rank to each
-// rank its innermost wait needs), then, in this order, a sequence mismatch, a cycle (deadlock),
-// a chain ending at a dead rank or at a rank that never made the matching call, a run stopped
-// with nobody waiting, or a clean end. Pure: no I/O.
+// rank its innermost wait needs), then, in this order, a sequence mismatch, a dead rank (the first
+// to die), a cycle (deadlock), a chain of waits ending at a rank that never made the matching
+// call, a run stopped with nobody waiting, or a clean end. Pure: no I/O.
 #include <vector>
 
 #include "analyzer/hang/hang.h"

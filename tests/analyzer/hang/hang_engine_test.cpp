@@ -28,7 +28,7 @@ struct Debugged {
 // `sigkill`, the whole job is killed with SIGKILL after `killAfter`; else the engine's --timeout
 // (2 s) stops it.
 Debugged recordAndDebug(const TempDir& dir, const std::vector<std::string>& engineArgs,
-                        bool sigkill = false, int killAfter = 4) {
+                        bool sigkill = false, int killAfter = 4, const char* timeout = "2") {
   const std::string run = (dir / "run").string();
   const std::string truth = (dir / "truth.json").string();
   std::vector<std::string> cmd = {BUBBLESCOPE_BIN,
@@ -47,7 +47,7 @@ Debugged recordAndDebug(const TempDir& dir, const std::vector<std::string>& engi
                                   truth,
                                   "-q",
                                   "--timeout",
-                                  sigkill ? "120" : "2"};
+                                  sigkill ? "120" : timeout};
   cmd.insert(cmd.end(), engineArgs.begin(), engineArgs.end());
   ProcessOptions o;
   o.unsetEnv = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LD_PRELOAD"};
@@ -170,8 +170,9 @@ TEST(HangEngine, HungStageStoppedBySigkillIsFound) {
 
 TEST(HangEngine, CrashedStageIsADeadRank) {
   TempDir dir;
-  const Debugged d =
-      recordAndDebug(dir, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--crash", "2:3"});
+  // The crash ends the run, not the watchdog (kept far off, so a loaded machine cannot race it).
+  const Debugged d = recordAndDebug(
+      dir, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--crash", "2:3"}, false, 0, "30");
   ASSERT_EQ(d.record.exitCode, 3) << d.record.err;
   ASSERT_EQ(d.hang.exitCode, 1) << d.hang.err << d.hang.out;
   EXPECT_EQ(d.report["verdict"], "dead-rank") << d.report["diagnosis"];
@@ -239,7 +240,8 @@ TEST(HangEngine, RecordHangTimeoutWritesTheReportOnceAndLeavesTheJobAlone) {
                            run + "/hang.txt (deadlock: stage 1 waits in RECV B mb=3 from=2; ";
   const size_t at = r.err.find(line);
   ASSERT_NE(at, std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("no rank has finished", at + line.size()), std::string::npos) << r.err;  // once
+  EXPECT_EQ(r.err.find("no rank has finished", at + line.size()), std::string::npos)
+      << r.err;  // once
   EXPECT_EQ(readFile(dir / "run" / "hang.txt").rfind("deadlock: stage 1 waits in", 0), 0u);
   const json report = json::parse(readFile(dir / "run" / "hang.json"));
   EXPECT_EQ(report["verdict"], "deadlock");
