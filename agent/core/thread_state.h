@@ -34,8 +34,9 @@ struct OpenRange {
 };
 
 // Written by its thread only; the writer thread copies the open entries (what a hung rank was
-// doing) under a sequence lock: `seq` is odd while the owner changes the stack, and a copy taken
-// while it changed is retried. The owner pays two plain stores per change, no locked instruction.
+// doing) under a sequence lock: `seq` is odd while the owner changes an entry, and a copy taken
+// while it changed is retried. A push pays two plain stores, no locked instruction; popping the
+// innermost range only lowers `depth` (it changes no entry).
 struct RangeStack {
   uint32_t depth = 0;     // entries in use
   uint32_t overflow = 0;  // ranges pushed beyond kMaxRangeDepth, still open

@@ -234,13 +234,17 @@ BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
     if (stack.entries[i].domain != domain) return -1;  // its push came before recording
   }
   emitRange(ts, stack.entries[i], now, i);
-  stack.beginChange();
-  if (i != stack.depth - 1) {
+  if (__builtin_expect(i != stack.depth - 1, 0)) {
+    stack.beginChange();
     std::memmove(&stack.entries[i], &stack.entries[i + 1],
                  (stack.depth - 1 - i) * sizeof(OpenRange));
+    stack.depth -= 1;
+    stack.endChange();
+  } else {
+    // Popping the innermost range changes no entry: a copy taken meanwhile holds it or not,
+    // and a push that reuses its slot changes the sequence. No sequence change needed here.
+    stack.depth -= 1;
   }
-  stack.depth -= 1;
-  stack.endChange();
   return static_cast<int>(i);
 }
 
