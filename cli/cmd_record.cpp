@@ -26,6 +26,7 @@
 
 #include "cli/cmd_record.h"
 #include "cli/exit_codes.h"
+#include "cli/hang_watch.h"
 #include "cli/usage_error.h"
 
 extern char** environ;
@@ -356,7 +357,10 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
     }
   }
   const std::set<std::string> before = writable ? traceNames(output) : std::set<std::string>();
+  std::optional<HangWatch> watch;
+  if (writable && args.hangTimeout > 0) watch.emplace(output, args.hangTimeout, before);
   const int code = runCommand(*program, args.command, env);
+  watch.reset();
   if (writable) reportTraces(output, createdDir, before);
   return code;
 }

@@ -10,6 +10,7 @@ struct RecordArgs {
   std::string output;
   bool dormant = false;
   std::string cuda = "on";
+  double hangTimeout = 0;  // > 0: write a hang report when no rank finishes an op for this long
   std::vector<std::string> command;
 };
 

@@ -17,6 +17,7 @@
 #include "cli/cmd_demo.h"
 #include "cli/cmd_engine.h"
 #include "cli/cmd_export.h"
+#include "cli/cmd_hang.h"
 #include "cli/cmd_import.h"
 #include "cli/cmd_ps.h"
 #include "cli/cmd_record.h"
@@ -91,13 +92,18 @@ void addRun(CLI::App& engineCmd, Action& action) {
                   "S:MS  every activation/gradient stage S sends is held MS ms");
   run->add_option("--jitter", o->faults.jitterPct, "PCT  each op cost × (1+u), |u| ≤ PCT%");
   run->add_option("--crash", o->faults.crash, "S:MB[:STEP]  stage S aborts before MB (tests)");
+  run->add_option("--mismatch", o->faults.mismatch,
+                  "S:MB  stage S runs its op on MB late: the stages' orders disagree (deadlock)");
+  run->add_option("--hang", o->faults.hang,
+                  "S:MB[:STEP]  stage S stops before its first op of MB and never returns");
   run->add_option("--mlp-width", o->mlpWidth, "mlp mode: layer width")->capture_default_str();
   run->add_option("--mlp-batch", o->mlpBatch, "mlp mode: samples per microbatch")
       ->capture_default_str();
   run->add_option("--mlp-lr", o->mlpLr, "mlp mode: SGD learning rate")->capture_default_str();
   run->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
   // Fault flags repeat (--stall 1:5:20 --stall 2:0:5), one value each.
-  for (const char* name : {"--slow-stage", "--stall", "--host-stall", "--comm-delay", "--crash"}) {
+  for (const char* name : {"--slow-stage", "--stall", "--host-stall", "--comm-delay", "--crash",
+                           "--mismatch", "--hang"}) {
     run->get_option(name)->expected(1)->allow_extra_args(false)->multi_option_policy(
         CLI::MultiOptionPolicy::TakeAll);
   }
@@ -155,6 +161,10 @@ void addRecordCommand(CLI::App& app, Action& action) {
                 "Install the hooks but record nothing until capture is started");
   sub->add_option("--cuda", args->cuda, "CUDA kernel capture: on (default) or off")
       ->check(CLI::IsMember({"on", "off"}));
+  sub->add_option("--hang-timeout", args->hangTimeout,
+                  "SEC: when no rank has finished an op for SEC seconds, write the hang report "
+                  "(hang.txt, hang.json) beside the traces, once; the job is left alone")
+      ->check(CLI::PositiveNumber);
   sub->add_option("command", args->command, "The command to run, after --");
   sub->footer("Example: bubblescope record -o run -- torchrun --nproc-per-node 4 train.py");
   sub->callback([sub, args, &action] {
@@ -261,6 +271,18 @@ void addCheckCommand(CLI::App& app, Action& action) {
   sub->callback([&action, opts] { action = [opts] { return runCheck(*opts); }; });
 }
 
+void addHangCommand(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<HangOptions>();
+  auto* sub = app.add_subcommand(
+      "hang",
+      "Debug a run that hung or mismatched: where each rank stopped, who waits for whom, and "
+      "why; exit 1 when it finds a hang or mismatch, 0 when the run ended cleanly");
+  sub->add_option("run", opts->runs, "A run directory, or trace files of one run")->required();
+  sub->add_option("--format", opts->format, "text or json")->capture_default_str();
+  sub->add_option("-o,--output", opts->output, "Write the report to this file");
+  sub->callback([&action, opts] { action = [opts] { return runHang(*opts); }; });
+}
+
 void addImportCommand(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
       "import",
@@ -358,6 +380,7 @@ int runCommandLine(int argc, char** argv) {
   addPsCommand(app, action);
   addAnalyzeCommand(app, action);
   addCheckCommand(app, action);
+  addHangCommand(app, action);
   addImportCommand(app, action);
   addExportCommand(app, action);
   addViewCommand(app, action);

@@ -33,11 +33,28 @@ struct OpenRange {
   char text[kMaxMessageBytes];
 };
 
+// Written by its thread only; the writer thread copies the open entries (what a hung rank was
+// doing) under a sequence lock: `seq` is odd while the owner changes an entry, and a copy taken
+// while it changed is retried. A push pays two plain stores, no locked instruction; popping the
+// innermost range only lowers `depth` (it changes no entry).
 struct RangeStack {
   uint32_t depth = 0;     // entries in use
   uint32_t overflow = 0;  // ranges pushed beyond kMaxRangeDepth, still open
+  std::atomic<uint32_t> seq{0};
   OpenRange entries[kMaxRangeDepth];
-  void clear() { depth = overflow = 0; }
+
+  void beginChange() {
+    seq.store(seq.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+  }
+  void endChange() {
+    seq.store(seq.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
+  void clear() {
+    beginChange();
+    depth = overflow = 0;
+    endChange();
+  }
 };
 
 enum class ThreadStatus : uint8_t {

@@ -150,6 +150,7 @@ class Writer {
   int64_t lastCommitNs_ = 0;
   uint64_t eventsAtCommit_ = 0;
   uint64_t recorderVersion_ = UINT64_MAX;
+  int endSignalWritten_ = 0;
   std::vector<int64_t> windowIds_;   // file ids of the windows written so far
   std::vector<int64_t> windowEnds_;  // their end as written (0 = open)
   uint64_t droppedWritten_[kSourceCount];
@@ -159,6 +160,7 @@ class Writer {
 };
 
 std::atomic<Writer*> g_writer{nullptr};
+std::atomic<int> g_endSignal{0};  // the signal ending the process, once one is being handled
 bool g_forkHeldIo = false;
 bool g_childMayNotRecord = false;
 
@@ -224,6 +226,10 @@ void Writer::cycle(bool final) {
     syncWindows(final);
     syncDrops();
     runHooks(&WriterHooks::cycle);
+    if (const int sig = g_endSignal.load(std::memory_order_acquire); sig != endSignalWritten_) {
+      file_->setMeta("extra.end_signal", std::to_string(sig));
+      endSignalWritten_ = sig;
+    }
     commit();
   } catch (const traces::TraceError& e) {
     fail(Problem::WriteFailed,
@@ -462,7 +468,8 @@ void startWriterSlow() {
   if (g_options.started != nullptr) g_options.started();
 }
 
-bool flushWriterFromSignal(int timeoutMs) {
+bool flushWriterFromSignal(int timeoutMs, int signal) {
+  if (signal != 0) g_endSignal.store(signal, std::memory_order_release);
   Writer* w = g_writer.load(std::memory_order_acquire);
   if (w == nullptr || w->finished_.load(std::memory_order_acquire) != 0) return false;
   if (w->threadId_.load(std::memory_order_acquire) == static_cast<pid_t>(syscall(SYS_gettid))) {

@@ -124,8 +124,10 @@ BUBBLESCOPE_COLD ThreadState* enterRecording(uint32_t word) {
   ThreadState* ts = currentThreadState();
   if (ts == nullptr) return nullptr;
   if (ts->generation != generationOf(word)) {
-    ts->ranges.clear();
+    ts->ranges.beginChange();
+    ts->ranges.depth = ts->ranges.overflow = 0;
     ts->generation = generationOf(word);
+    ts->ranges.endChange();
   }
   ensureWriter();
   return ts;
@@ -166,6 +168,7 @@ BUBBLESCOPE_HOT int pushRange(const NvtxDomain* domain, const Message& m, uint32
     return static_cast<int>(depth + stack.overflow - 1);
   }
   OpenRange& e = stack.entries[depth];
+  stack.beginChange();
   e.startTicks = now;
   e.domain = domain;
   e.registered = m.registered;
@@ -174,6 +177,7 @@ BUBBLESCOPE_HOT int pushRange(const NvtxDomain* domain, const Message& m, uint32
   e.textSize = static_cast<uint16_t>(m.size);
   if (m.size != 0) std::memcpy(e.text, m.text, m.size);
   stack.depth = depth + 1;
+  stack.endChange();
   return static_cast<int>(depth);
 }
 
@@ -212,8 +216,10 @@ BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
   const uint32_t word = controlWord();
   if (__builtin_expect(ts->generation != generationOf(word), 0)) {
     // Opened in an earlier window (or capture was turned off): forget them.
-    stack.clear();
+    stack.beginChange();
+    stack.depth = stack.overflow = 0;
     ts->generation = generationOf(word);
+    stack.endChange();
     return -1;
   }
   if (__builtin_expect(stack.overflow != 0, 0)) {
@@ -228,11 +234,17 @@ BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
     if (stack.entries[i].domain != domain) return -1;  // its push came before recording
   }
   emitRange(ts, stack.entries[i], now, i);
-  if (i != stack.depth - 1) {
+  if (__builtin_expect(i != stack.depth - 1, 0)) {
+    stack.beginChange();
     std::memmove(&stack.entries[i], &stack.entries[i + 1],
                  (stack.depth - 1 - i) * sizeof(OpenRange));
+    stack.depth -= 1;
+    stack.endChange();
+  } else {
+    // Popping the innermost range changes no entry: a copy taken meanwhile holds it or not,
+    // and a push that reuses its slot changes the sequence. No sequence change needed here.
+    stack.depth -= 1;
   }
-  stack.depth -= 1;
   return static_cast<int>(i);
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "agent/core/record_sink.h"
+#include "agent/nvtx/open_range_rows.h"
 
 namespace bubblescope::agent {
 
@@ -116,6 +117,20 @@ void onFileOpened(RecordSink&) {
   pending().starts.clear();
   pending().earlyEnds.clear();
   g_categoriesWritten = nullptr;
+  forgetOpenRanges();
+}
+
+// Start/end ranges begun and not ended yet, for the open_ranges snapshot.
+std::vector<traces::OpenRangeRecord> openStarts() {
+  std::vector<traces::OpenRangeRecord> rows;
+  for (const auto& [id, s] : pending().starts) {
+    rows.push_back({s.start, s.tid, s.domain, s.name, 0, traces::RangeKind::StartEnd});
+  }
+  return rows;
+}
+
+void onClosing(RecordSink& sink) {
+  writeOpenRanges(sink, openStarts(), true);
 }
 
 // Category names (nvtxNameCategory) go to the metadata: extra.nvtx_category.<id>, or
@@ -134,6 +149,7 @@ void onCycle(RecordSink& sink) {
     sink.trace().setMeta(key, c->name);
   }
   g_categoriesWritten = newest;
+  writeOpenRanges(sink, openStarts(), false);
 }
 
 }  // namespace
@@ -147,6 +163,7 @@ const NvtxRecordTypes& registerNvtxRecords() {
     WriterHooks hooks;
     hooks.fileOpened = &onFileOpened;
     hooks.cycle = &onCycle;
+    hooks.closing = &onClosing;
     addWriterHooks(hooks);
   }
   return g_nvtxTypes;

@@ -17,7 +17,7 @@ std::atomic<bool> g_installed{false};
 
 void onSignal(int sig, siginfo_t* info, void* context) {
   const int savedErrno = errno;
-  flushWriterFromSignal(kSignalFlushMs);
+  flushWriterFromSignal(kSignalFlushMs, sig);
   const struct sigaction& prev = g_previous[sig];
   if ((prev.sa_flags & SA_SIGINFO) != 0) {
     if (prev.sa_sigaction != nullptr) prev.sa_sigaction(sig, info, context);

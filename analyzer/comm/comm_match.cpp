@@ -20,10 +20,9 @@ bool isCollective(NcclOp op) {
          op == NcclOp::Broadcast || op == NcclOp::Reduce || op == NcclOp::AllToAll;
 }
 
-// One NCCL call that ran on a kernel, with what the call says.
+// One NCCL call, with what the call says.
 struct Entry {
-  KernelRef kernel;
-  int32_t call = -1;
+  CallRef ref;
   NcclOp op = NcclOp::Unknown;
   uint64_t comm = 0;
   int32_t peer = -1, commRank = -1, commSize = -1;
@@ -63,37 +62,34 @@ std::vector<int> globalRanks(const traces::Run& run) {
   return g;
 }
 
-CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) {
-  CommMatches out;
+CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls) {
+  CallMatches out;
   const std::vector<int> global = globalRanks(run);
   std::map<int, uint32_t> indexOfGlobal;
   for (size_t i = 0; i < global.size(); ++i) indexOfGlobal.emplace(global[i], static_cast<uint32_t>(i));
 
   std::vector<Entry> entries;
   Membership members;
-  out.partners.resize(ops.size());
-  out.collective.resize(ops.size());
-  for (size_t r = 0; r < ops.size(); ++r) {
-    const auto& calls = run.ranks[r].ncclCalls;
-    out.partners[r].resize(ops[r].commKernels.size());
-    out.collective[r].assign(ops[r].commKernels.size(), false);
-    for (size_t k = 0; k < ops[r].commKernels.size(); ++k) {
-      const CommKernel& ck = ops[r].commKernels[k];
-      if (ck.callBegin == ck.callEnd) ++out.withoutCall;
-      for (uint32_t j = ck.callBegin; j < ck.callEnd; ++j) {
-        const int32_t c = ops[r].commCalls[j];
-        if (c < 0 || static_cast<size_t>(c) >= calls.size()) continue;
-        Entry e{{static_cast<uint32_t>(r), static_cast<uint32_t>(k)}, c, calls.op[c], calls.comm[c],
-                calls.peer[c], calls.commRank[c], calls.commSize[c], calls.seq[c], calls.start[c]};
-        if (!isP2p(e.op) && !isCollective(e.op)) continue;
-        members.members[e.comm].insert(global[r]);
-        if (e.commRank >= 0) members.global.emplace(std::pair{e.comm, e.commRank}, global[r]);
-        entries.push_back(e);
-      }
+  for (size_t r = 0; r < calls.size() && r < run.ranks.size(); ++r) {
+    const auto& nc = run.ranks[r].ncclCalls;
+    for (const int32_t c : calls[r]) {
+      if (c < 0 || static_cast<size_t>(c) >= nc.size()) continue;
+      Entry e{{static_cast<uint32_t>(r), c},
+              nc.op[c],
+              nc.comm[c],
+              nc.peer[c],
+              nc.commRank[c],
+              nc.commSize[c],
+              nc.seq[c],
+              nc.start[c]};
+      if (!isP2p(e.op) && !isCollective(e.op)) continue;
+      members.members[e.comm].insert(global[r]);
+      if (e.commRank >= 0) members.global.emplace(std::pair{e.comm, e.commRank}, global[r]);
+      entries.push_back(e);
     }
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.posted != b.posted ? a.posted < b.posted : a.call < b.call;
+    return a.posted != b.posted ? a.posted < b.posted : a.ref.call < b.ref.call;
   });
 
   // Point to point: per (communicator, from, to), the n-th send with the n-th receive.
@@ -101,11 +97,11 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) 
   // Collectives: per communicator and member, in order.
   std::map<uint64_t, std::map<int, std::vector<const Entry*>>> colls;
   for (const Entry& e : entries) {
-    const int self = global[e.kernel.rank];
+    const int self = global[e.ref.rank];
     if (isP2p(e.op)) {
       const int peer = members.peerOf(e, self);
       if (peer < 0 || !indexOfGlobal.count(peer)) {
-        ++out.p2pUnmatched;
+        out.p2pLeft.push_back(e.ref);
         continue;
       }
       if (e.op == NcclOp::Send) {
@@ -120,20 +116,16 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) 
   for (auto& [key, list] : sends) {
     auto it = recvs.find(key);
     const size_t n = it == recvs.end() ? 0 : std::min(list.size(), it->second.size());
-    for (size_t i = 0; i < n; ++i) {
-      const Entry& s = *list[i];
-      const Entry& r = *it->second[i];
-      out.p2p.push_back({s.kernel, r.kernel, s.call, r.call, s.posted, r.posted});
-      addPartner(out, s.kernel, r.kernel);
-      addPartner(out, r.kernel, s.kernel);
-    }
-    out.p2pUnmatched += static_cast<int>(list.size() - n);
+    for (size_t i = 0; i < n; ++i) out.p2p.push_back({list[i]->ref, it->second[i]->ref});
+    for (size_t i = n; i < list.size(); ++i) out.p2pLeft.push_back(list[i]->ref);
     if (it != recvs.end()) {
-      out.p2pUnmatched += static_cast<int>(it->second.size() - n);
+      for (size_t i = n; i < it->second.size(); ++i) out.p2pLeft.push_back(it->second[i]->ref);
       recvs.erase(it);
     }
   }
-  for (const auto& [key, list] : recvs) out.p2pUnmatched += static_cast<int>(list.size());
+  for (const auto& [key, list] : recvs) {
+    for (const Entry* e : list) out.p2pLeft.push_back(e->ref);
+  }
 
   for (auto& [comm, byMember] : colls) {
     int size = 0;
@@ -150,35 +142,78 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) 
                          [](const Entry* a, const Entry* b) { return a->seq < b->seq; });
       }
     }
-    // A member not in the run: nobody knows when it joined, so none of them is split.
+    // A member not in the run: nobody knows when it joined, so none of them is matched.
     const bool complete = size <= 0 || static_cast<int>(byMember.size()) >= size;
     size_t n = SIZE_MAX;
     for (const auto& [member, list] : byMember) n = std::min(n, list.size());
     if (!complete) n = 0;
     for (size_t i = 0; i < n; ++i) {
-      std::vector<KernelRef> refs;
+      std::vector<CallRef> refs;
       const Entry* first = byMember.begin()->second[i];
       bool agree = true;
       for (const auto& [member, list] : byMember) {
         agree = agree && list[i]->op == first->op && (!allSeq || list[i]->seq == first->seq);
-        refs.push_back(list[i]->kernel);
+        refs.push_back(list[i]->ref);
       }
       if (!agree) {
-        out.collectiveUnmatched += static_cast<int>(refs.size());
+        out.collectiveLeft.insert(out.collectiveLeft.end(), refs.begin(), refs.end());
+        out.collectiveDisagree.push_back(std::move(refs));
         continue;
-      }
-      for (const KernelRef& a : refs) {
-        out.collective[a.rank][a.kernel] = true;
-        for (const KernelRef& b : refs) {
-          if (!(a == b)) addPartner(out, a, b);
-        }
       }
       out.collectives.push_back(std::move(refs));
     }
     for (const auto& [member, list] : byMember) {
-      out.collectiveUnmatched += static_cast<int>(list.size() - std::min(n, list.size()));
+      for (size_t i = std::min(n, list.size()); i < list.size(); ++i) {
+        out.collectiveLeft.push_back(list[i]->ref);
+      }
     }
   }
+  return out;
+}
+
+CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) {
+  CommMatches out;
+  // The calls each kernel ran, and the kernel of each call.
+  std::vector<std::vector<int32_t>> calls(ops.size());
+  std::map<std::pair<uint32_t, int32_t>, KernelRef> kernelOf;
+  out.partners.resize(ops.size());
+  out.collective.resize(ops.size());
+  for (size_t r = 0; r < ops.size(); ++r) {
+    const auto& nc = run.ranks[r].ncclCalls;
+    out.partners[r].resize(ops[r].commKernels.size());
+    out.collective[r].assign(ops[r].commKernels.size(), false);
+    for (size_t k = 0; k < ops[r].commKernels.size(); ++k) {
+      const CommKernel& ck = ops[r].commKernels[k];
+      if (ck.callBegin == ck.callEnd) ++out.withoutCall;
+      for (uint32_t j = ck.callBegin; j < ck.callEnd; ++j) {
+        const int32_t c = ops[r].commCalls[j];
+        if (c < 0 || static_cast<size_t>(c) >= nc.size()) continue;
+        const KernelRef ref{static_cast<uint32_t>(r), static_cast<uint32_t>(k)};
+        if (kernelOf.emplace(std::pair{ref.rank, c}, ref).second) calls[r].push_back(c);
+      }
+    }
+  }
+  const CallMatches cm = matchCalls(run, calls);
+  auto kernel = [&](const CallRef& c) { return kernelOf.at({c.rank, c.call}); };
+  auto posted = [&](const CallRef& c) { return run.ranks[c.rank].ncclCalls.start[c.call]; };
+  for (const auto& [s, r] : cm.p2p) {
+    out.p2p.push_back({kernel(s), kernel(r), s.call, r.call, posted(s), posted(r)});
+    addPartner(out, kernel(s), kernel(r));
+    addPartner(out, kernel(r), kernel(s));
+  }
+  for (const auto& members : cm.collectives) {
+    std::vector<KernelRef> refs;
+    for (const CallRef& c : members) refs.push_back(kernel(c));
+    for (const KernelRef& a : refs) {
+      out.collective[a.rank][a.kernel] = true;
+      for (const KernelRef& b : refs) {
+        if (!(a == b)) addPartner(out, a, b);
+      }
+    }
+    out.collectives.push_back(std::move(refs));
+  }
+  out.p2pUnmatched = static_cast<int>(cm.p2pLeft.size());
+  out.collectiveUnmatched = static_cast<int>(cm.collectiveLeft.size());
   return out;
 }
 

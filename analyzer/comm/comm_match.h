@@ -44,6 +44,30 @@ struct CommMatches {
   bool empty() const { return p2p.empty() && collectives.empty(); }
 };
 
+// One NCCL call: a row of a rank's ncclCalls.
+struct CallRef {
+  uint32_t rank = 0;  // index into the run
+  int32_t call = -1;
+  bool operator==(const CallRef&) const = default;
+};
+
+// NCCL calls matched across ranks, and those left over: what the kernel matching below stands
+// on, and what a hang leaves behind (a receive whose send never came, a collective a member never
+// entered).
+struct CallMatches {
+  std::vector<std::pair<CallRef, CallRef>> p2p;   // (send, receive)
+  std::vector<std::vector<CallRef>> collectives;  // the members' calls of one collective
+  std::vector<CallRef> p2pLeft;                   // no other side in the run
+  std::vector<CallRef> collectiveLeft;  // a member never made its call, or the members disagree
+  // Members' calls at the same place in their communicator's sequence whose op or sequence
+  // number differ (also in collectiveLeft).
+  std::vector<std::vector<CallRef>> collectiveDisagree;
+};
+
+// Matches the given calls of each rank (`calls[rank]`: rows of its ncclCalls; calls other than
+// sends, receives and collectives are ignored) as matchComms() describes.
+CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls);
+
 // The global rank of each trace: its recorded rank, else its place in the run.
 std::vector<int> globalRanks(const traces::Run& run);
 

@@ -66,7 +66,9 @@ int runBenchmarks(int argc, char** argv, const std::filesystem::path& out) {
   unsetenv("NVTX_INJECTION64_PATH");
   g_plain = load(PLAIN_MODULE);
   // The agent for the second, dormant until a window opens.
-  setenv("NVTX_INJECTION64_PATH", AGENT_LIBRARY, 1);
+  // BUBBLESCOPE_BENCH_AGENT: another build of the agent (a baseline), for paired comparisons.
+  const char* agent = std::getenv("BUBBLESCOPE_BENCH_AGENT");
+  setenv("NVTX_INJECTION64_PATH", agent != nullptr && *agent != 0 ? agent : AGENT_LIBRARY, 1);
   setenv("BUBBLESCOPE_DORMANT", "1", 1);
   setenv("BUBBLESCOPE_OUTPUT_DIR", out.c_str(), 1);
   setenv("BUBBLESCOPE_BUFFER_KB", "262144", 1);

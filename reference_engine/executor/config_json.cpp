@@ -81,6 +81,13 @@ json faultsToJson(const Faults& f) {
   for (const auto& c : f.crashes) {
     j["crashes"].push_back({{"stage", c.stage}, {"mb", c.mb}, {"step", c.step}});
   }
+  j["mismatches"] = json::array();
+  for (const auto& mm : f.mismatches)
+    j["mismatches"].push_back({{"stage", mm.stage}, {"mb", mm.mb}});
+  j["hangs"] = json::array();
+  for (const auto& h : f.hangs) {
+    j["hangs"].push_back({{"stage", h.stage}, {"mb", h.mb}, {"step", h.step}});
+  }
   return j;
 }
 
@@ -93,6 +100,11 @@ Faults faultsFromJson(const json& j) {
   f.jitterPct = j.at("jitter_pct");
   for (const auto& c : j.at("crashes"))
     f.crashes.push_back({c.at("stage"), c.at("mb"), c.at("step")});
+  // Absent from configurations written before these faults existed.
+  for (const auto& mm : j.value("mismatches", json::array()))
+    f.mismatches.push_back({mm.at("stage"), mm.at("mb")});
+  for (const auto& h : j.value("hangs", json::array()))
+    f.hangs.push_back({h.at("stage"), h.at("mb"), h.at("step")});
   return f;
 }
 

@@ -102,6 +102,13 @@ EngineOutcome runEngine(const EngineConfig& config) {
   const int64_t end = realtimeNs();
   if (!launched.ok) {
     outcome.failure = launched.failure;
+    if (config.faults.deadlocks()) {
+      // A run meant to hang still leaves its answer key: the faults and how it ended (the
+      // stages, stopped by the watchdog, left no parts).
+      outcome.truth = buildTruth(config, {}, start, end);
+      outcome.truth["outcome"] = launched.failure;
+      writeJsonFile(config.truthPath, outcome.truth);
+    }
     return outcome;
   }
   std::vector<nlohmann::json> stageParts;
@@ -111,6 +118,7 @@ EngineOutcome runEngine(const EngineConfig& config) {
     stageParts.push_back(nlohmann::json::parse(in));
   }
   outcome.truth = buildTruth(config, std::move(stageParts), start, end);
+  outcome.truth["outcome"] = "finished";
   writeJsonFile(config.truthPath, outcome.truth);
   outcome.ok = true;
   return outcome;

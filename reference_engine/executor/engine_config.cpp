@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "reference_engine/executor/order_fault.h"
+
 namespace bubblescope::engine {
 
 namespace {
@@ -41,6 +43,7 @@ void validate(const EngineConfig& c) {
     throw std::invalid_argument("the mlp width and batch must be between 1 and 4096");
   }
   if (!(c.mlp.lr > 0)) throw std::invalid_argument("the mlp learning rate must be above 0");
+  for (const Mismatch& mm : c.faults.mismatches) planMismatch(s, mm);  // throws if it cannot bite
   if (c.workerCommand.empty()) throw std::invalid_argument("no worker command configured");
 }
 

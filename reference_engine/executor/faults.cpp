@@ -130,6 +130,26 @@ Crash parseCrash(std::string_view text, const FaultBounds& bounds) {
   return c;
 }
 
+Mismatch parseMismatch(std::string_view text, const FaultBounds& bounds) {
+  FlagParser in("--mismatch", text, "STAGE:MB, e.g. 1:4");
+  in.requireFieldCount(2, 2);
+  Mismatch mm;
+  mm.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
+  mm.mb = in.inRange(in.integer(1, "microbatch"), bounds.m, "microbatch", "m");
+  return mm;
+}
+
+Hang parseHang(std::string_view text, const FaultBounds& bounds) {
+  FlagParser in("--hang", text, "STAGE:MB[:STEP], e.g. 2:3");
+  in.requireFieldCount(2, 3);
+  Hang h;
+  h.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
+  h.mb = in.inRange(in.integer(1, "microbatch"), bounds.m, "microbatch", "m");
+  if (in.fieldCount() == 3)
+    h.step = in.inRange(in.integer(2, "step"), bounds.steps, "step", "steps");
+  return h;
+}
+
 Faults parseFaults(const FaultFlags& flags, const FaultBounds& bounds) {
   Faults f;
   std::set<int> seen;
@@ -153,6 +173,8 @@ Faults parseFaults(const FaultFlags& flags, const FaultBounds& bounds) {
     }
   }
   for (const auto& text : flags.crash) f.crashes.push_back(parseCrash(text, bounds));
+  for (const auto& text : flags.mismatch) f.mismatches.push_back(parseMismatch(text, bounds));
+  for (const auto& text : flags.hang) f.hangs.push_back(parseHang(text, bounds));
   if (!std::isfinite(flags.jitterPct) || flags.jitterPct < 0 || flags.jitterPct >= 100) {
     std::ostringstream typed;
     typed << flags.jitterPct;

@@ -41,6 +41,21 @@ struct Crash {
   int step = 0;
 };
 
+// The stage runs its first op of microbatch `mb` late (in every step): after the next of its own
+// ops that needs the neighbour to have received it first (order_fault.h), so the two stages'
+// orders disagree and the pipeline deadlocks.
+struct Mismatch {
+  int stage = 0;
+  int mb = 0;
+};
+
+// The stage stops just before its first op of microbatch `mb` in `step` and never returns.
+struct Hang {
+  int stage = 0;
+  int mb = 0;
+  int step = 0;
+};
+
 struct Faults {
   std::vector<SlowStage> slowStages;
   std::vector<Stall> stalls;
@@ -48,7 +63,11 @@ struct Faults {
   std::vector<CommDelay> commDelays;
   double jitterPct = 0;  // each op cost × (1 + u), u uniform in ±jitterPct %
   std::vector<Crash> crashes;
+  std::vector<Mismatch> mismatches;
+  std::vector<Hang> hangs;
 
+  // The run is meant never to finish (the watchdog ends it).
+  bool deadlocks() const { return !mismatches.empty() || !hangs.empty(); }
   double slowFactor(int stage) const;
   double commDelayMs(int stage) const;
 };
@@ -67,6 +86,8 @@ struct FaultFlags {
   std::vector<std::string> hostStall;  // S:MB:MS[:STEP]
   std::vector<std::string> commDelay;  // S:MS
   std::vector<std::string> crash;      // S:MB[:STEP]
+  std::vector<std::string> mismatch;   // S:MB
+  std::vector<std::string> hang;       // S:MB[:STEP]
   double jitterPct = 0;
 };
 
@@ -74,6 +95,8 @@ SlowStage parseSlowStage(std::string_view text, const FaultBounds& bounds);
 Stall parseStall(std::string_view flag, std::string_view text, const FaultBounds& bounds);
 CommDelay parseCommDelay(std::string_view text, const FaultBounds& bounds);
 Crash parseCrash(std::string_view text, const FaultBounds& bounds);
+Mismatch parseMismatch(std::string_view text, const FaultBounds& bounds);
+Hang parseHang(std::string_view text, const FaultBounds& bounds);
 // All flags at once; also rejects a stage given twice to --slow-stage or --comm-delay.
 Faults parseFaults(const FaultFlags& flags, const FaultBounds& bounds);
 

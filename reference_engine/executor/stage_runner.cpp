@@ -1,12 +1,14 @@
 #include "reference_engine/executor/stage_runner.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
 #include "reference_engine/executor/clock.h"
+#include "reference_engine/executor/order_fault.h"
 #include "reference_engine/executor/range_names.h"
 
 namespace bubblescope::engine {
@@ -28,6 +30,12 @@ bool appliesTo(const Stall& s, int stage, int step, int mb) {
   std::abort();
 }
 
+// An injected hang: the stage stops with nothing open but its step and never returns, as a rank
+// stuck in host code does; the launcher's watchdog (or a signal) ends it.
+[[noreturn]] void hangOnPurpose() {
+  for (;;) ::pause();
+}
+
 }  // namespace
 
 StageRunner::StageRunner(const EngineConfig& config, int stage, Mailbox& mailbox,
@@ -35,7 +43,7 @@ StageRunner::StageRunner(const EngineConfig& config, int stage, Mailbox& mailbox
                          Compute& compute, StageRecord& record)
     : config_(config),
       stage_(stage),
-      plan_(planStage(config.schedule, stage)),
+      plan_(plannedOrder(config.schedule, stage, config.faults)),
       costs_(config.costs, config.faults, config.seed),
       mailbox_(mailbox),
       channels_(channels),
@@ -134,6 +142,9 @@ void StageRunner::injectFaults(int step, const PlannedOp& planned) {
   const int mb = planned.op.mb;
   for (const Crash& c : config_.faults.crashes) {
     if (c.stage == stage_ && c.mb == mb && c.step == step) crashOnPurpose();
+  }
+  for (const Hang& h : config_.faults.hangs) {
+    if (h.stage == stage_ && h.mb == mb && h.step == step) hangOnPurpose();
   }
   for (const Stall& s : config_.faults.stalls) {
     if (!appliesTo(s, stage_, step, mb)) continue;

@@ -5,6 +5,8 @@
 
 #include "reference_engine/executor/annotator.h"
 #include "reference_engine/executor/config_json.h"
+#include "reference_engine/executor/order_fault.h"
+#include "reference_engine/executor/range_names.h"
 
 namespace bubblescope::engine {
 
@@ -31,6 +33,19 @@ json buildTruth(const EngineConfig& c, std::vector<json> stageParts, int64_t sta
                 {"command", c.commandLine},
                 {"start_ns", startNs},
                 {"end_ns", endNs}};
+  // Where each mismatch makes the two stages block, so a debugger's answer can be checked.
+  for (json& mm : truth["faults"]["mismatches"]) {
+    const MismatchEffect e = planMismatch(s, {mm.at("stage").get<int>(), mm.at("mb").get<int>()});
+    mm["op"] = opRangeName(e.op);
+    mm["runs_after"] = opRangeName(e.after);
+    mm["op_index"] = e.index;
+    // The ops it finishes in the step before it blocks: all up to the one it waits for, but the
+    // late one.
+    mm["stops_at_op"] = e.afterIndex - 1;
+    mm["peer"] = e.peer;
+    mm["stage_waits"] = e.stageWaits;
+    mm["peer_waits"] = e.peerWaits;
+  }
   if (c.compute == ComputeMode::Mlp) {
     truth["mlp"] = {{"width", c.mlp.width},
                     {"batch", c.mlp.batch},

@@ -6,7 +6,8 @@
 namespace bubblescope::traces {
 
 inline constexpr std::string_view kFormatName = "bubblescope-trace";
-inline constexpr int kSchemaVersion = 1;
+// 2: open_ranges (ranges still open at the last commit) and meta.alive_ns.
+inline constexpr int kSchemaVersion = 2;
 
 // Tables, created when a trace file is created. All times are int64 ns (CLOCK_REALTIME epoch).
 inline constexpr std::string_view kSchemaSql = R"sql(
@@ -49,6 +50,8 @@ CREATE TABLE nccl_calls(id INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER
   group_depth INTEGER NOT NULL, seq INTEGER NOT NULL, source INTEGER NOT NULL);
 CREATE TABLE correlations(correlation INTEGER NOT NULL, external_kind INTEGER NOT NULL,
   external_id INTEGER NOT NULL);
+CREATE TABLE open_ranges(start INTEGER NOT NULL, tid INTEGER NOT NULL, domain_id INTEGER NOT NULL,
+  name_id INTEGER NOT NULL, depth INTEGER NOT NULL, kind INTEGER NOT NULL);
 )sql";
 
 // Indexes for the analyzer and viewer (time per thread/stream, correlation joins). Created when a

@@ -32,6 +32,23 @@ struct NvtxRanges {
   }
 };
 
+// Ranges still open when the trace was last committed (a rank stopped inside them: hung, killed,
+// or exiting mid-range). No end; at most one snapshot per rank, so small.
+struct OpenRanges {
+  std::vector<TimeNs> start;
+  std::vector<ThreadIndex> thread;
+  std::vector<StringId> domain;
+  std::vector<StringId> name;
+  std::vector<uint16_t> depth;
+  std::vector<RangeKind> kind;
+
+  size_t size() const { return start.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(start), f(thread), f(domain), f(name), f(depth), f(kind);
+  }
+};
+
 struct NvtxMarks {
   std::vector<TimeNs> start;  // "start" so marks sort like every other table
   std::vector<ThreadIndex> thread;

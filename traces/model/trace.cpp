@@ -24,6 +24,7 @@ StreamIndex RankTrace::streamIndex(uint32_t device, uint64_t streamId) {
 
 void sortEvents(RankTrace& trace) {
   sortByStart(trace.ranges);
+  sortByStart(trace.openRanges);
   sortByStart(trace.marks);
   sortByStart(trace.kernels);
   sortByStart(trace.memcpys);

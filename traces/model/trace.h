@@ -38,6 +38,7 @@ struct RankMeta {
   std::string command;
   std::string agentVersion;
   TimeNs startNs = 0;
+  TimeNs aliveNs = 0;        // last time the writer committed (schema 2; 0 = unknown)
   bool cudaCapture = false;  // whether CUPTI capture was active
   std::string cudaNote;      // why it was not, if it was not
   std::vector<ClockAnchor> clockAnchors;
@@ -78,6 +79,7 @@ struct RankTrace {
   std::vector<Stream> streams;
 
   NvtxRanges ranges;
+  OpenRanges openRanges;  // not counted as events: a snapshot of what was still running
   NvtxMarks marks;
   Kernels kernels;
   Memcpys memcpys;

@@ -20,6 +20,15 @@ struct RangeRecord {
   uint32_t color = 0;  // ARGB, 0 = none
 };
 
+// A range opened and not yet closed when the batch was committed (schema 2).
+struct OpenRangeRecord {
+  TimeNs start = 0;
+  uint64_t tid = 0;
+  StringId domain = 0, name = 0;
+  uint16_t depth = 0;
+  RangeKind kind = RangeKind::PushPop;
+};
+
 struct MarkRecord {
   TimeNs ts = 0;
   uint64_t tid = 0;

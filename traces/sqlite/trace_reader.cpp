@@ -112,6 +112,7 @@ RankMeta loadMeta(Database& db, const fs::path& file) {
   meta.command = kv["command"];
   meta.agentVersion = kv["agent_version"];
   meta.startNs = number("start_ns", 0);
+  meta.aliveNs = number("alive_ns", 0);
   meta.cudaCapture = number("cuda_capture", 0) != 0;
   meta.cudaNote = kv["cuda_note"];
   static constexpr std::string_view kExtra = "extra.";
@@ -261,6 +262,18 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids) {
               r.depth[i] = static_cast<uint16_t>(st.int64(5));
               r.kind[i] = static_cast<RangeKind>(st.int64(6));
             });
+  if (db.hasTable("open_ranges")) {  // schema 2 on
+    auto& o = t.openRanges;
+    loadTable(db, "open_ranges", "start, tid, domain_id, name_id, depth, kind", o,
+              [&](Statement& st, size_t i) {
+                o.start[i] = st.int64(0);
+                o.thread[i] = ids.thread(st.int64(1));
+                o.domain[i] = ids.string(st.int64(2));
+                o.name[i] = ids.string(st.int64(3));
+                o.depth[i] = static_cast<uint16_t>(st.int64(4));
+                o.kind[i] = static_cast<RangeKind>(st.int64(5));
+              });
+  }
   auto& mk = t.marks;
   loadTable(db, "nvtx_marks", "ts, tid, domain_id, name_id", mk, [&](Statement& st, size_t i) {
     mk.start[i] = st.int64(0);

@@ -48,10 +48,13 @@ struct TraceWriter::Statements {
                               "VALUES(?,0,?)")),
         closeWindow(db.prepare("UPDATE capture_windows SET end_ns=? WHERE id=?")),
         dropped(db.prepare("INSERT OR REPLACE INTO dropped_events(source, count) VALUES(?,?)")),
-        meta(db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)")) {}
+        meta(db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)")),
+        clearOpen(db.prepare("DELETE FROM open_ranges")),
+        open(db.prepare("INSERT INTO open_ranges(start, tid, domain_id, name_id, depth, kind) "
+                        "VALUES(?,?,?,?,?,?)")) {}
 
   Statement begin, commit, string, thread, device, stream, range, mark, kernel, memcpy, memset,
-      sync, api, nccl, correlation, anchor, openWindow, closeWindow, dropped, meta;
+      sync, api, nccl, correlation, anchor, openWindow, closeWindow, dropped, meta, clearOpen, open;
 };
 
 namespace {
@@ -281,6 +284,21 @@ void TraceWriter::setDropped(std::string_view source, uint64_t count) {
     st_->dropped.bind(2, static_cast<int64_t>(count));
     st_->dropped.run();
   });
+}
+
+void TraceWriter::replaceOpenRanges(const std::vector<OpenRangeRecord>& open) {
+  guard(file_, [&] {
+    begin();
+    st_->clearOpen.run();
+  });
+  // Not events: a snapshot of state, so events_ (the batch size) is left alone.
+  for (const OpenRangeRecord& r : open) {
+    insertRow(st_->open, r.start, r.tid, r.domain, r.name, r.depth, static_cast<int>(r.kind));
+  }
+}
+
+void TraceWriter::setAliveNs(TimeNs now) {
+  setMeta("alive_ns", std::to_string(now));
 }
 
 void TraceWriter::setMeta(std::string_view key, std::string_view value) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "traces/model/trace.h"
 #include "traces/sqlite/records.h"
@@ -50,6 +51,11 @@ class TraceWriter {
   void add(const ApiCallRecord& r);
   void add(const NcclCallRecord& r);
   void add(const CorrelationRecord& r);
+
+  // The ranges open now, replacing those written before (one snapshot per file), and when the
+  // process was last seen alive (meta.alive_ns): what a hang leaves behind.
+  void replaceOpenRanges(const std::vector<OpenRangeRecord>& open);
+  void setAliveNs(TimeNs now);
 
   void addClockAnchor(const ClockAnchor& a);
   // Returns the window's id for closeCaptureWindow. An open window has end 0 in the file.

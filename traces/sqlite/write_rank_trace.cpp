@@ -19,6 +19,14 @@ void writeRankTrace(const RankTrace& t, const std::filesystem::path& file) {
     w.add(RangeRecord{r.start[i], r.end[i], tid(r.thread[i]), tid(r.thread[i]), ids[r.domain[i]],
                       ids[r.name[i]], r.depth[i], r.kind[i], 0, 0});
   }
+  const auto& o = t.openRanges;
+  std::vector<OpenRangeRecord> open;
+  for (size_t i = 0; i < o.size(); ++i) {
+    open.push_back(OpenRangeRecord{o.start[i], tid(o.thread[i]), ids[o.domain[i]], ids[o.name[i]],
+                                   o.depth[i], o.kind[i]});
+  }
+  if (!open.empty()) w.replaceOpenRanges(open);
+  if (t.meta.aliveNs != 0) w.setAliveNs(t.meta.aliveNs);
   const auto& mk = t.marks;
   for (size_t i = 0; i < mk.size(); ++i) {
     w.add(MarkRecord{mk.start[i], tid(mk.thread[i]), ids[mk.domain[i]], ids[mk.name[i]]});

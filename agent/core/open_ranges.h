@@ -1,0 +1,22 @@
+#pragma once
+// What each thread of the process is inside right now: a copy of every live thread's stack of
+// open push/pop ranges, taken by the writer thread while the threads keep running (the sequence
+// lock of RangeStack). This is what a rank stopped in (hung, killed) leaves in its trace.
+#include <cstdint>
+#include <vector>
+
+#include "agent/core/thread_state.h"
+
+namespace bubblescope::agent {
+
+struct OpenRangeCopy {
+  uint64_t tid = 0;
+  uint32_t depth = 0;  // position in its thread's stack, 0 = outermost
+  OpenRange range;
+};
+
+// Appends the open ranges of every live thread whose stack belongs to recording `generation`.
+// A thread whose stack keeps changing while it is copied (a few tries) is left out this time.
+void copyOpenRanges(uint32_t generation, std::vector<OpenRangeCopy>& out);
+
+}  // namespace bubblescope::agent

@@ -1,0 +1,306 @@
+#include "analyzer/hang/diagnose.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <optional>
+
+namespace bubblescope::analysis::hang {
+namespace {
+
+std::string seconds(TimeNs ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+
+std::string labels(const std::vector<RankStop>& ranks, const std::vector<int>& idx) {
+  std::string s;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    if (k > 0) s += k + 1 == idx.size() ? " and " : ", ";
+    s += ranks[static_cast<size_t>(idx[k])].label;
+  }
+  return s;
+}
+
+// "RECV B mb=3 from=2" -> ("B", "mb=3"): the data it waits for and the op that produces it.
+struct RecvData {
+  bool gradient = false;
+  std::string mb;  // "mb=3" or "mb=3 ch=1" as named
+};
+std::optional<RecvData> recvData(const std::string& what) {
+  if (!what.starts_with("RECV ") || what.size() < 7) return std::nullopt;
+  RecvData d;
+  d.gradient = what[5] == 'B';
+  const size_t mb = what.find("mb=");
+  const size_t from = what.find(" from=");
+  if (mb == std::string::npos || from == std::string::npos || from < mb) return std::nullopt;
+  d.mb = what.substr(mb, from - mb);
+  return d;
+}
+
+// Follows each rank's first wait target from `start`; returns the cycle it runs into, if any.
+std::vector<int> cycleFrom(const std::vector<RankStop>& ranks, int start) {
+  std::vector<int> path;
+  int at = start;
+  while (at >= 0) {
+    if (auto seen = std::find(path.begin(), path.end(), at); seen != path.end()) {
+      return std::vector<int>(seen, path.end());
+    }
+    path.push_back(at);
+    const RankStop& r = ranks[static_cast<size_t>(at)];
+    at = r.waits.empty() || r.waits.front().on.empty() ? -1 : r.waits.front().on.front();
+  }
+  return {};
+}
+
+// Where a chain of waits from `start` ends: a rank that waits on nobody.
+int sinkFrom(const std::vector<RankStop>& ranks, int start) {
+  int at = start;
+  for (size_t steps = 0; steps <= ranks.size(); ++steps) {
+    const RankStop& r = ranks[static_cast<size_t>(at)];
+    if (r.waits.empty() || r.waits.front().on.empty()) return at;
+    at = r.waits.front().on.front();
+  }
+  return -1;
+}
+
+std::string waitClause(const RankStop& r) {
+  const Wait& w = r.waits.front();
+  return r.label + " waits in " + w.what + " since " + clockTime(w.since);
+}
+
+// A two-rank cycle names first the stage that holds back an activation while it waits for a
+// gradient: in a pipeline the forward data must flow first, so its order is the one out of step.
+std::vector<int> culpritFirst(const std::vector<RankStop>& ranks, std::vector<int> cycle) {
+  if (cycle.size() != 2) return cycle;
+  const auto da = recvData(ranks[static_cast<size_t>(cycle[0])].waits.front().what);
+  const auto db = recvData(ranks[static_cast<size_t>(cycle[1])].waits.front().what);
+  if (da && db && !da->gradient && db->gradient) std::swap(cycle[0], cycle[1]);
+  return cycle;
+}
+
+// `cycle` as culpritFirst() ordered it.
+std::string describeCycle(const std::vector<RankStop>& ranks, const std::vector<int>& cycle) {
+  if (cycle.size() == 2) {
+    const int a = cycle[0], b = cycle[1];
+    const RankStop& ra = ranks[static_cast<size_t>(a)];
+    const RankStop& rb = ranks[static_cast<size_t>(b)];
+    const auto wantA = recvData(ra.waits.front().what);
+    const auto wantB = recvData(rb.waits.front().what);
+    std::string s = "deadlock: " + ra.label + " waits in " + ra.waits.front().what + "; " +
+                    rb.label + " waits in " + rb.waits.front().what;
+    if (wantA && wantB) {
+      s += ", which " + ra.label +
+           " sends only after that RECV: the two stages' orders disagree at " + ra.label + " op #" +
+           std::to_string(ra.opsInStep);
+      if (!ra.step.empty()) s += " of " + ra.step;
+    }
+    return s;
+  }
+  std::string s = "deadlock: ";
+  for (size_t k = 0; k < cycle.size(); ++k) {
+    const RankStop& r = ranks[static_cast<size_t>(cycle[k])];
+    s += (k > 0 ? "; " : "") + r.label + " waits in " + r.waits.front().what;
+  }
+  return s + ", a cycle";
+}
+
+std::string whereStopped(const RankStop& r) {
+  std::string s;
+  if (!r.step.empty()) s += " in " + r.step;
+  if (!r.lastOp.empty()) {
+    s += " after " + r.lastOp + ", which ended at " + clockTime(r.lastOpEnd) + " (op #" +
+         std::to_string(r.opsInStep) + " of the step was next)";
+  }
+  return s;
+}
+
+// "stage 2 died: its trace ends at 12:03:05.120 without a clean exit, in step 0 after F mb=2 (...),
+// 4.1 s before the last rank's".
+std::string died(const RankStop& d, TimeNs latest) {
+  std::string s = d.label + " died: its trace ends at " + clockTime(d.aliveNs) +
+                  " without a clean exit" + whereStopped(d);
+  if (latest - d.aliveNs >= 100'000'000)
+    s += ", " + seconds(latest - d.aliveNs) + " before the last rank's";
+  return s;
+}
+
+}  // namespace
+
+std::string clockTime(TimeNs ns) {
+  const time_t secs = static_cast<time_t>(ns / 1'000'000'000);
+  tm utc{};
+  gmtime_r(&secs, &utc);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%02d:%02d:%02d.%03d", utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<int>((ns / 1'000'000) % 1000));
+  return buf;
+}
+
+HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
+  HangReport rep;
+  for (size_t i = 0; i < ranks.size() && i < nccl.waits.size(); ++i) {
+    for (const Wait& w : nccl.waits[i]) ranks[i].waits.push_back(w);
+  }
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    for (const Wait& w : ranks[i].waits) {
+      for (int to : w.on) rep.edges.push_back({static_cast<int>(i), to, w.what});
+      break;  // the innermost wait is the one it is blocked in
+    }
+  }
+  const int n = static_cast<int>(ranks.size());
+  TimeNs latest = 0;
+  for (const RankStop& r : ranks) latest = std::max(latest, r.aliveNs);
+
+  if (!nccl.mismatches.empty()) {
+    rep.verdict = Verdict::SequenceMismatch;
+    rep.diagnosis = "sequence mismatch: " + nccl.mismatches.front();
+    rep.culprits = nccl.mismatchRanks.front();
+    for (size_t k = 1; k < nccl.mismatches.size(); ++k) rep.details.push_back(nccl.mismatches[k]);
+  }
+  if (!rep.found()) {
+    // A rank that died ends the job whatever the others were doing when they were stopped: the
+    // first to die is the cause.
+    int first = -1;
+    for (int i = 0; i < n; ++i) {
+      const RankStop& r = ranks[static_cast<size_t>(i)];
+      if (r.end == RankEnd::Died &&
+          (first < 0 || r.aliveNs < ranks[static_cast<size_t>(first)].aliveNs)) {
+        first = i;
+      }
+    }
+    if (first >= 0) {
+      std::string waiters;
+      for (const RankStop& r : ranks) {
+        if (!r.waits.empty() && std::find(r.waits.front().on.begin(), r.waits.front().on.end(),
+                                          first) != r.waits.front().on.end()) {
+          waiters += "; " + waitClause(r);
+        }
+      }
+      rep.verdict = Verdict::DeadRank;
+      rep.culprits = {first};
+      rep.diagnosis = died(ranks[static_cast<size_t>(first)], latest) + waiters;
+    }
+  }
+  if (!rep.found()) {
+    for (int i = 0; i < n && !rep.found(); ++i) {
+      const std::vector<int> cycle = culpritFirst(ranks, cycleFrom(ranks, i));
+      if (cycle.size() < 2) continue;
+      rep.verdict = Verdict::Deadlock;
+      rep.diagnosis = describeCycle(ranks, cycle);
+      rep.culprits = cycle;
+    }
+  }
+  if (!rep.found()) {
+    // Chains of waits: where do they end?
+    std::vector<int> sinks;
+    for (int i = 0; i < n; ++i) {
+      const int s = sinkFrom(ranks, i);
+      if (s >= 0 && s != i && std::find(sinks.begin(), sinks.end(), s) == sinks.end())
+        sinks.push_back(s);
+    }
+    for (int s : sinks) {
+      std::vector<int> waiting;
+      for (int i = 0; i < n; ++i) {
+        const RankStop& r = ranks[static_cast<size_t>(i)];
+        if (!r.waits.empty() && !r.waits.front().on.empty() &&
+            std::find(r.waits.front().on.begin(), r.waits.front().on.end(), s) !=
+                r.waits.front().on.end()) {
+          waiting.push_back(i);
+        }
+      }
+      const RankStop& d = ranks[static_cast<size_t>(s)];
+      std::string waiters;
+      for (int w : waiting) waiters += "; " + waitClause(ranks[static_cast<size_t>(w)]);
+      rep.culprits = {s};
+      if (d.end == RankEnd::Died) {
+        rep.verdict = Verdict::DeadRank;
+        rep.diagnosis = died(d, latest) + waiters;
+      } else {
+        // A collective it never entered says it best.
+        const MissingMember* mm = nullptr;
+        for (const MissingMember& m : nccl.missing) {
+          if (std::find(m.missing.begin(), m.missing.end(), s) != m.missing.end()) {
+            mm = &m;
+            break;
+          }
+        }
+        rep.verdict = Verdict::NeverArrived;
+        if (mm != nullptr) {
+          rep.culprits = mm->missing;
+          rep.diagnosis = labels(ranks, mm->missing) + " never entered " + mm->what + "; " +
+                          labels(ranks, mm->waiting) + " wait in it since " + clockTime(mm->since);
+        } else {
+          rep.diagnosis = d.label + " never sent what " + labels(ranks, waiting) +
+                          (waiting.size() == 1 ? " waits" : " wait") +
+                          " for: it stopped outside any wait" + whereStopped(d) + waiters;
+        }
+      }
+      break;
+    }
+  }
+  if (!rep.found() && !nccl.missing.empty()) {
+    const MissingMember& mm = nccl.missing.front();
+    rep.verdict = Verdict::NeverArrived;
+    rep.culprits = mm.missing;
+    rep.diagnosis = labels(ranks, mm.missing) + " never entered " + mm.what + "; " +
+                    labels(ranks, mm.waiting) + " wait in it since " + clockTime(mm.since);
+  }
+  if (!rep.found()) {
+    std::vector<int> dead, stopped;
+    for (int i = 0; i < n; ++i) {
+      if (ranks[static_cast<size_t>(i)].end == RankEnd::Died) dead.push_back(i);
+      if (ranks[static_cast<size_t>(i)].end == RankEnd::Stopped) stopped.push_back(i);
+    }
+    if (!dead.empty()) {
+      const RankStop& d = ranks[static_cast<size_t>(dead.front())];
+      rep.verdict = Verdict::DeadRank;
+      rep.culprits = dead;
+      rep.diagnosis = died(d, latest);
+    } else if (!stopped.empty()) {
+      rep.verdict = Verdict::Stopped;
+      rep.culprits = stopped;
+      rep.diagnosis = labels(ranks, stopped) + (stopped.size() == 1 ? " was" : " were") +
+                      " stopped before the end, but no rank waits on another";
+    } else {
+      rep.verdict = Verdict::Clean;
+      rep.diagnosis = "no hang: the run ended cleanly (all " + std::to_string(n) +
+                      " ranks closed their traces) and every NCCL call has its partner";
+    }
+  }
+  rep.ranks = std::move(ranks);
+  return rep;
+}
+
+const char* rankEndName(RankEnd end) {
+  switch (end) {
+    case RankEnd::Clean:
+      return "exited";
+    case RankEnd::Stopped:
+      return "stopped";
+    case RankEnd::Died:
+      return "died";
+  }
+  return "?";
+}
+
+const char* verdictName(Verdict v) {
+  switch (v) {
+    case Verdict::Clean:
+      return "clean";
+    case Verdict::Deadlock:
+      return "deadlock";
+    case Verdict::NeverArrived:
+      return "never-arrived";
+    case Verdict::DeadRank:
+      return "dead-rank";
+    case Verdict::SequenceMismatch:
+      return "sequence-mismatch";
+    case Verdict::Stopped:
+      return "stopped";
+  }
+  return "?";
+}
+
+}  // namespace bubblescope::analysis::hang

@@ -1,0 +1,246 @@
+#include "analyzer/hang/nccl_waits.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analyzer/comm/comm_match.h"
+
+namespace bubblescope::analysis::hang {
+namespace {
+
+using traces::NcclCalls;
+using traces::NcclOp;
+
+const char* callName(NcclOp op) {
+  switch (op) {
+    case NcclOp::Send:
+      return "ncclSend";
+    case NcclOp::Recv:
+      return "ncclRecv";
+    case NcclOp::AllReduce:
+      return "all-reduce";
+    case NcclOp::AllGather:
+      return "all-gather";
+    case NcclOp::ReduceScatter:
+      return "reduce-scatter";
+    case NcclOp::Broadcast:
+      return "broadcast";
+    case NcclOp::Reduce:
+      return "reduce";
+    case NcclOp::AllToAll:
+      return "all-to-all";
+    default:
+      return "NCCL call";
+  }
+}
+
+bool isCollective(NcclOp op) {
+  return op == NcclOp::AllReduce || op == NcclOp::AllGather || op == NcclOp::ReduceScatter ||
+         op == NcclOp::Broadcast || op == NcclOp::Reduce || op == NcclOp::AllToAll;
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// ncclDataType_t names, for messages.
+const char* typeName(uint8_t t) {
+  static const char* const kNames[] = {"int8",   "uint8",   "int32",   "uint32",  "int64",
+                                       "uint64", "float16", "float32", "float64", "bfloat16"};
+  return t < std::size(kNames) ? kNames[t] : "?";
+}
+
+std::string amount(const NcclCalls& c, int32_t i) {
+  return std::to_string(c.count[i]) + " x " + typeName(c.dtype[i]) + " (" +
+         std::to_string(c.bytes[i]) + " B)";
+}
+
+// Each communicator's members: (comm, rank in it) -> index into the run, from every call.
+class Members {
+ public:
+  explicit Members(const traces::Run& run) {
+    const std::vector<int> global = globalRanks(run);
+    for (size_t r = 0; r < run.ranks.size(); ++r) {
+      byGlobal_[global[r]] = static_cast<int>(r);
+      const NcclCalls& c = run.ranks[r].ncclCalls;
+      for (size_t i = 0; i < c.size(); ++i) {
+        if (c.comm[i] == 0) continue;
+        all_[c.comm[i]].insert(static_cast<int>(r));
+        if (c.commRank[i] >= 0) inComm_[{c.comm[i], c.commRank[i]}] = static_cast<int>(r);
+      }
+    }
+  }
+  // The run index of a call's p2p peer, or -1.
+  int peer(const NcclCalls& c, int32_t i) const {
+    if (c.commRank[i] >= 0) {
+      auto it = inComm_.find({c.comm[i], c.peer[i]});
+      return it == inComm_.end() ? -1 : it->second;
+    }
+    auto it = byGlobal_.find(c.peer[i]);
+    return it == byGlobal_.end() ? -1 : it->second;
+  }
+  const std::set<int>& of(uint64_t comm) const {
+    static const std::set<int> kNone;
+    auto it = all_.find(comm);
+    return it == all_.end() ? kNone : it->second;
+  }
+
+ private:
+  std::map<std::pair<uint64_t, int32_t>, int> inComm_;
+  std::map<int, int> byGlobal_;
+  std::map<uint64_t, std::set<int>> all_;
+};
+
+// Each collective call's number in its communicator: the recorded sequence number, else its
+// place among the rank's collectives on that communicator (1-based).
+std::vector<std::vector<uint64_t>> collectiveNumbers(const traces::Run& run) {
+  std::vector<std::vector<uint64_t>> out(run.ranks.size());
+  for (size_t r = 0; r < run.ranks.size(); ++r) {
+    const NcclCalls& c = run.ranks[r].ncclCalls;
+    std::map<uint64_t, uint64_t> count;
+    out[r].assign(c.size(), 0);
+    for (size_t i = 0; i < c.size(); ++i) {
+      if (!isCollective(c.op[i])) continue;
+      const uint64_t n = ++count[c.comm[i]];
+      out[r][i] = c.seq[i] > 0 ? c.seq[i] : n;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+NcclFindings ncclFindings(const traces::Run& run) {
+  NcclFindings out;
+  out.waits.resize(run.ranks.size());
+  const std::vector<int> global = globalRanks(run);
+  std::vector<std::vector<int32_t>> calls(run.ranks.size());
+  for (size_t r = 0; r < run.ranks.size(); ++r) {
+    for (size_t i = 0; i < run.ranks[r].ncclCalls.size(); ++i)
+      calls[r].push_back(static_cast<int32_t>(i));
+  }
+  const CallMatches m = matchCalls(run, calls);
+  const Members members(run);
+  const auto numbers = collectiveNumbers(run);
+  auto callsOf = [&](const CallRef& c) -> const NcclCalls& { return run.ranks[c.rank].ncclCalls; };
+
+  // Matched point-to-point calls whose sides disagree.
+  std::map<std::tuple<uint64_t, uint32_t, uint32_t>, int> p2pCount;
+  std::vector<std::pair<TimeNs, size_t>> order;  // mismatches in posting order
+  std::vector<std::string> sentences;
+  std::vector<std::vector<int>> involved;
+  for (const auto& [s, r] : m.p2p) {
+    const NcclCalls& sc = callsOf(s);
+    const NcclCalls& rc = callsOf(r);
+    const int n = ++p2pCount[{sc.comm[s.call], s.rank, r.rank}];
+    if (sc.bytes[s.call] == rc.bytes[r.call] && sc.count[s.call] == rc.count[r.call]) continue;
+    sentences.push_back("rank " + std::to_string(global[s.rank]) + "'s send #" + std::to_string(n) +
+                        " to rank " + std::to_string(global[r.rank]) + " on comm " +
+                        hex(sc.comm[s.call]) + " carries " + amount(sc, s.call) + ", but rank " +
+                        std::to_string(global[r.rank]) + " receives " + amount(rc, r.call) +
+                        " for it");
+    involved.push_back({static_cast<int>(s.rank), static_cast<int>(r.rank)});
+    order.push_back({std::min(sc.start[s.call], rc.start[r.call]), sentences.size() - 1});
+  }
+  // Matched collectives whose members give different amounts, and members that disagree on the op.
+  auto checkCollective = [&](const std::vector<CallRef>& refs, bool opsDiffer) {
+    const CallRef& a = refs.front();
+    const NcclCalls& ac = callsOf(a);
+    for (const CallRef& b : refs) {
+      const NcclCalls& bc = callsOf(b);
+      const bool differs =
+          opsDiffer ? bc.op[b.call] != ac.op[a.call]
+                    : bc.count[b.call] != ac.count[a.call] || bc.bytes[b.call] != ac.bytes[a.call];
+      if (!differs) continue;
+      std::string s = std::string(callName(ac.op[a.call])) + " #" +
+                      std::to_string(numbers[a.rank][a.call]) + " of comm " + hex(ac.comm[a.call]) +
+                      ": ";
+      if (opsDiffer) {
+        s += "rank " + std::to_string(global[a.rank]) + " calls " + callName(ac.op[a.call]) +
+             " where rank " + std::to_string(global[b.rank]) + " calls " + callName(bc.op[b.call]);
+      } else {
+        s += "rank " + std::to_string(global[a.rank]) + " gives " + amount(ac, a.call) + ", rank " +
+             std::to_string(global[b.rank]) + " " + amount(bc, b.call);
+      }
+      sentences.push_back(s);
+      involved.push_back({static_cast<int>(a.rank), static_cast<int>(b.rank)});
+      order.push_back({std::min(ac.start[a.call], bc.start[b.call]), sentences.size() - 1});
+      return;
+    }
+  };
+  for (const auto& refs : m.collectives) checkCollective(refs, false);
+  for (const auto& refs : m.collectiveDisagree) checkCollective(refs, true);
+  std::stable_sort(order.begin(), order.end());
+  for (const auto& [t, k] : order) {
+    out.mismatches.push_back(sentences[k]);
+    out.mismatchRanks.push_back(involved[k]);
+  }
+
+  // Collectives some members never entered.
+  std::set<CallRef, bool (*)(const CallRef&, const CallRef&)> disagreeing(
+      [](const CallRef& a, const CallRef& b) {
+        return std::tie(a.rank, a.call) < std::tie(b.rank, b.call);
+      });
+  for (const auto& refs : m.collectiveDisagree) disagreeing.insert(refs.begin(), refs.end());
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<CallRef>> incomplete;  // (comm, number)
+  for (const CallRef& c : m.collectiveLeft) {
+    if (disagreeing.count(c) != 0) continue;
+    incomplete[{callsOf(c).comm[c.call], numbers[c.rank][c.call]}].push_back(c);
+  }
+  std::set<int> reported;  // a rank waits in its first incomplete collective only
+  for (const auto& [key, refs] : incomplete) {
+    std::set<int> entered;
+    TimeNs since = INT64_MAX;
+    for (const CallRef& c : refs) {
+      entered.insert(static_cast<int>(c.rank));
+      since = std::min(since, callsOf(c).start[c.call]);
+    }
+    MissingMember mm;
+    for (int r : members.of(key.first)) {
+      if (entered.count(r) == 0) mm.missing.push_back(r);
+    }
+    if (mm.missing.empty()) continue;
+    mm.waiting.assign(entered.begin(), entered.end());
+    const CallRef& first = refs.front();
+    mm.what = std::string(callName(callsOf(first).op[first.call])) + " #" +
+              std::to_string(key.second) + " of comm " + hex(key.first);
+    mm.since = since;
+    for (const CallRef& c : refs) {
+      if (!reported.insert(static_cast<int>(c.rank)).second) continue;
+      Wait w;
+      w.what = mm.what;
+      w.since = callsOf(c).start[c.call];
+      w.on = mm.missing;
+      w.nccl = true;
+      out.waits[c.rank].push_back(std::move(w));
+    }
+    out.missing.push_back(std::move(mm));
+  }
+  std::sort(out.missing.begin(), out.missing.end(),
+            [](const auto& a, const auto& b) { return a.since < b.since; });
+
+  // Sends and receives whose other side never came: the first per rank.
+  std::vector<CallRef> left = m.p2pLeft;
+  std::sort(left.begin(), left.end(), [&](const CallRef& a, const CallRef& b) {
+    return callsOf(a).start[a.call] < callsOf(b).start[b.call];
+  });
+  for (const CallRef& c : left) {
+    const NcclCalls& nc = callsOf(c);
+    if (!out.waits[c.rank].empty()) continue;
+    Wait w;
+    w.what = std::string(callName(nc.op[c.call])) + " peer=" + std::to_string(nc.peer[c.call]) +
+             " count=" + std::to_string(nc.count[c.call]) + " comm=" + hex(nc.comm[c.call]);
+    w.since = nc.start[c.call];
+    if (const int p = members.peer(nc, c.call); p >= 0) w.on.push_back(p);
+    w.nccl = true;
+    out.waits[c.rank].push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace bubblescope::analysis::hang

@@ -1,0 +1,25 @@
+#pragma once
+// Where each rank of a run stopped, from its trace alone: how it ended (closed cleanly, stopped,
+// died), the ranges still open (schema 2's open_ranges), the step and the last op it finished, and
+// the RECV it was blocked in (the engine's and bubblescope's naming: "RECV B mb=3 from=2").
+// Pure: no I/O.
+#include <vector>
+
+#include "analyzer/hang/hang.h"
+#include "traces/model/trace.h"
+
+namespace bubblescope::analysis::hang {
+
+// A rank whose trace ends without a clean exit is taken as dead when the agent saw it end by a
+// crash signal (meta extra.end_signal: SIGABRT...), or when its last sign of life is this long
+// before the latest rank's.
+inline constexpr TimeNs kDeadGapNs = 1'000'000'000;
+// A rank with nothing open whose last range is a receive this long, ended as its trace ended with
+// nothing run after it, unwound out of that wait (its peer vanished): it counts as waiting there.
+inline constexpr TimeNs kUnwoundWaitNs = 500'000'000;
+
+// One RankStop per trace, in the run's order; RECV waits are resolved to the rank of the stage
+// they name (in the same data-parallel replica).
+std::vector<RankStop> stopPoints(const traces::Run& run);
+
+}  // namespace bubblescope::analysis::hang

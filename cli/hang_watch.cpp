@@ -1,0 +1,115 @@
+#include "cli/hang_watch.h"
+
+#include <time.h>
+
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+#include "analyzer/hang/hang_analysis.h"
+#include "analyzer/hang/hang_output.h"
+#include "traces/sqlite/run_reader.h"
+#include "traces/sqlite/sqlite_db.h"
+
+namespace bubblescope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+int64_t monotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+bool StallClock::stalled(int64_t nowNs, int64_t progress) {
+  if (progress != progress_) {
+    progress_ = progress;
+    since_ = nowNs;
+    return false;
+  }
+  return progress_ > 0 && nowNs - since_ >= timeoutNs_;
+}
+
+HangWatch::HangWatch(fs::path dir, double timeoutSeconds, std::set<std::string> ignore)
+    : dir_(std::move(dir)), timeoutSeconds_(timeoutSeconds), ignore_(std::move(ignore)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+HangWatch::~HangWatch() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+// Rows of finished ranges and NCCL calls over every trace of the job: it grows while any rank
+// finishes an op (the agents commit at least every 200 ms).
+int64_t HangWatch::progress() const {
+  int64_t total = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    if (entry.path().extension() != ".sqlite" || ignore_.count(entry.path().filename().string())) {
+      continue;
+    }
+    try {
+      traces::sqlite::Database db(entry.path(), traces::sqlite::Database::Mode::ReadOnly);
+      auto st = db.prepare(
+          "SELECT (SELECT ifnull(max(rowid), 0) FROM nvtx_ranges) + "
+          "(SELECT ifnull(max(rowid), 0) FROM nccl_calls)");
+      if (st.step()) total += st.int64(0);
+    } catch (const std::exception&) {
+      // A file being created: counted at the next look.
+    }
+  }
+  return total;
+}
+
+void HangWatch::report() {
+  std::vector<fs::path> files;
+  for (const fs::path& f : traces::findTraceFiles(dir_)) {
+    if (!ignore_.count(f.filename().string())) files.push_back(f);
+  }
+  const auto rep = analysis::hang::analyzeHang(traces::readRunFiles(files));
+  {
+    std::ofstream text(dir_ / "hang.txt");
+    analysis::hang::printHangReport(rep, text);
+    std::ofstream json(dir_ / "hang.json");
+    json << analysis::hang::hangReportJson(rep).dump(1) << "\n";
+  }
+  std::cerr << "bubblescope: no rank has finished an op for " << timeoutSeconds_
+            << " s: hang report in " << (dir_ / "hang.txt").string() << " (" << rep.diagnosis
+            << "); the job is left running\n";
+}
+
+void HangWatch::run() {
+  StallClock clock(timeoutSeconds_);
+  // Look a few times per timeout, at most every second.
+  const auto every = std::chrono::milliseconds(
+      static_cast<int64_t>(std::min(1000.0, std::max(50.0, timeoutSeconds_ * 250))));
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    wake_.wait_for(lock, every, [this] { return stop_; });
+    if (stop_) return;
+    lock.unlock();
+    bool done = false;
+    try {
+      if (clock.stalled(monotonicNs(), progress())) {
+        report();
+        done = true;
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "bubblescope: --hang-timeout: cannot write the hang report: " << e.what()
+                << "\n";
+      done = true;
+    }
+    lock.lock();
+    if (done) return;  // once
+  }
+}
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,50 @@
+#pragma once
+// `record --hang-timeout SEC`: while the job runs, watches its traces; when no rank has finished
+// an op (an NVTX range or an NCCL call) for SEC seconds, writes the hang report (hang.txt,
+// hang.json) beside the traces and says so on stderr, once. The job itself is left alone.
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace bubblescope::cli {
+
+// When the job made progress last: pure, so the rule is tested apart from files and threads.
+class StallClock {
+ public:
+  explicit StallClock(double timeoutSeconds)
+      : timeoutNs_(static_cast<int64_t>(timeoutSeconds * 1e9)) {}
+  // `progress` only grows while ranks finish ops; true once it has not moved for the timeout.
+  bool stalled(int64_t nowNs, int64_t progress);
+
+ private:
+  int64_t timeoutNs_;
+  int64_t progress_ = -1;
+  int64_t since_ = 0;
+};
+
+class HangWatch {
+ public:
+  // `ignore`: trace files that were in `dir` before the job started.
+  HangWatch(std::filesystem::path dir, double timeoutSeconds, std::set<std::string> ignore);
+  ~HangWatch();  // stops watching
+  HangWatch(const HangWatch&) = delete;
+  HangWatch& operator=(const HangWatch&) = delete;
+
+ private:
+  void run();
+  int64_t progress() const;
+  void report();
+
+  std::filesystem::path dir_;
+  double timeoutSeconds_;
+  std::set<std::string> ignore_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace bubblescope::cli
