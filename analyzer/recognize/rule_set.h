@@ -4,18 +4,18 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analyzer/recognize/pattern.h"
 #include "analyzer/recognize/recognized.h"
 
 namespace bubblescope::analysis {
 
 struct Rule {
   std::string source;  // the pattern as written, for messages
-  std::regex pattern;  // matched against the whole name
+  Pattern pattern;     // matched against the whole name
   Role role = Role::Op;
   std::optional<OpKind> kind;           // fixed kind (or pass, for Send/Recv)
   int kindGroup = 0;                    // or: the capture group naming it ...

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/recognize/rule_set.h"
+#include "traces/errors.h"
+#include "traces/files/input_path.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -39,9 +41,19 @@ Role parseRole(const std::string& s, const std::string& where) {
   return it->second;
 }
 
+// Refused before the open, which would block on a FIFO.
+void checkRulesFile(const std::filesystem::path& file) {
+  traces::checkInputFile(file);
+}
+
 }  // namespace
 
 RuleSet loadRuleSet(const std::filesystem::path& file) {
+  try {
+    checkRulesFile(file);
+  } catch (const traces::TraceError& e) {
+    throw std::invalid_argument(e.what());
+  }
   std::ifstream in(file);
   if (!in) throw std::invalid_argument(file.string() + ": cannot be opened");
   json doc;
@@ -64,8 +76,8 @@ RuleSet loadRuleSet(const std::filesystem::path& file) {
       Rule r;
       r.source = j.at("match").get<std::string>();
       try {
-        r.pattern = std::regex(r.source, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
+        r.pattern = Pattern(r.source);
+      } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(at + ": bad pattern '" + r.source + "' (" + e.what() + ")");
       }
       r.role = parseRole(j.value("role", "op"), at);
@@ -84,7 +96,7 @@ RuleSet loadRuleSet(const std::filesystem::path& file) {
       r.peerGroup = j.value("peer", 0);
       r.stageGroup = j.value("stage", 0);
       r.stepGroup = j.value("step", 0);
-      const int groups = static_cast<int>(r.pattern.mark_count());
+      const int groups = r.pattern.groups();
       for (int g : {r.kindGroup, r.mbGroup, r.chunkGroup, r.peerGroup, r.stageGroup, r.stepGroup}) {
         if (g < 0 || g > groups) {
           throw std::invalid_argument(at + ": group " + std::to_string(g) +

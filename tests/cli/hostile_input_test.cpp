@@ -1,0 +1,94 @@
+// Inputs found by adversarial probes (issue 19): each used to crash or hang a loader, or be read
+// wrong without a word. Now each is either read correctly or refused in one line naming the file,
+// exit code 2.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "reference_engine/schedule/schedule.h"
+#include "tests/analyzer/synthetic_run.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+#include "traces/sqlite/trace_writer.h"
+
+namespace bubblescope::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+void writeRun(const fs::path& dir) {
+  SyntheticJob job;
+  job.schedule = engine::Schedule::oneF1B(2, 4);
+  job.steps = 2;
+  fs::create_directories(dir);
+  for (const auto& t : synthesize(job).ranks) {
+    traces::writeRankTrace(t, dir / ("rank-0000" + std::to_string(t.meta.rank) + ".sqlite"));
+  }
+}
+
+void expectOneLine(const ProcessResult& r, const std::string& mustSay) {
+  EXPECT_FALSE(r.timedOut) << "hung: " << mustSay;
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(mustSay), std::string::npos) << r.err;
+}
+
+ProcessOptions quick() {
+  ProcessOptions o;
+  o.timeout = std::chrono::seconds(20);
+  o.env = {{"DISPLAY", ":987"}};  // view: no window is ever needed to refuse an input
+  return o;
+}
+
+// A Kineto trace whose one huge range name (an NVTX string kept whole) made std::regex recurse
+// until the stack overflowed: analyze, export, view and check died with SIGSEGV.
+std::string kinetoWithLongName() {
+  return "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"" +
+         std::string(40000, 'A') +
+         "\", \"pid\": 0, \"tid\": 0, \"ts\": 0, \"dur\": 10},"
+         " {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"F mb=0\", \"pid\": 0,"
+         " \"tid\": 0, \"ts\": 20, \"dur\": 10}]}";
+}
+
+TEST(HostileInput, LongRangeNameIsAnalysedAndExported) {
+  TempDir tmp;
+  writeFile(tmp / "long.json", kinetoWithLongName());
+  const ProcessResult a = runBubblescope({"analyze", (tmp / "long.json").string()}, quick());
+  EXPECT_EQ(a.exitCode, 0) << a.err;
+  EXPECT_NE(a.out.find("recognised by the bubblescope rule set"), std::string::npos) << a.out;
+  const ProcessResult e = runBubblescope(
+      {"export", "perfetto", (tmp / "long.json").string(), "-o", (tmp / "t.json").string()},
+      quick());
+  EXPECT_EQ(e.exitCode, 0) << e.err;
+}
+
+TEST(HostileInput, LongRangeNameAgainstAUserRuleStaysFast) {
+  TempDir tmp;
+  writeFile(tmp / "long.json", kinetoWithLongName());
+  // Nested repetition: exponential for a backtracking matcher, linear for RE2.
+  writeFile(tmp / "rules.json", R"j({"rules": [{"match": "(A|AA)*(A*)*B", "role": "other"},)j"
+                                R"j( {"match": "F mb=(\\d+)", "kind": "F", "mb": 1}]})j");
+  const auto begin = std::chrono::steady_clock::now();
+  const ProcessResult r = runBubblescope(
+      {"analyze", (tmp / "long.json").string(), "--rules", (tmp / "rules.json").string()}, quick());
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(10));
+}
+
+TEST(HostileInput, RulePatternRe2CannotRunIsRefusedNamingTheRule) {
+  TempDir tmp;
+  writeRun(tmp / "run");
+  writeFile(tmp / "rules.json", R"j({"rules": [{"match": "(F) mb=\\1", "kind": "F"}]})j");
+  expectOneLine(
+      runBubblescope({"analyze", (tmp / "run").string(), "--rules", (tmp / "rules.json").string()},
+                     quick()),
+      (tmp / "rules.json").string() + ": rule 0: bad pattern");
+}
+
+}  // namespace
+}  // namespace bubblescope::testing
