@@ -31,6 +31,15 @@ void writeRun(const fs::path& dir) {
   }
 }
 
+void execSql(const fs::path& file, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
 void expectOneLine(const ProcessResult& r, const std::string& mustSay) {
   EXPECT_FALSE(r.timedOut) << "hung: " << mustSay;
   EXPECT_EQ(r.exitCode, 2) << r.err;
@@ -88,6 +97,58 @@ TEST(HostileInput, RulePatternRe2CannotRunIsRefusedNamingTheRule) {
       runBubblescope({"analyze", (tmp / "run").string(), "--rules", (tmp / "rules.json").string()},
                      quick()),
       (tmp / "rules.json").string() + ": rule 0: bad pattern");
+}
+
+// A FIFO named as an input blocked every loader in open() until a writer came.
+TEST(HostileInput, FifoIsRefusedByEveryLoader) {
+  TempDir tmp;
+  writeRun(tmp / "run");
+  const std::string fifo = (tmp / "pipe").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string run = (tmp / "run").string();
+  const std::vector<std::vector<std::string>> commands = {
+      {"analyze", fifo},
+      {"import", "kineto", fifo, "-o", (tmp / "imported").string()},
+      {"export", "perfetto", fifo, "-o", (tmp / "t.json").string()},
+      {"view", fifo},
+      {"check", "--baseline", fifo, run},
+      {"analyze", run, "--rules", fifo},
+  };
+  for (const auto& args : commands) {
+    std::string command;
+    for (const std::string& a : args) command += a + " ";
+    SCOPED_TRACE(command);
+    expectOneLine(runBubblescope(args, quick()),
+                  fifo + ": a FIFO, not a regular file or a directory");
+  }
+}
+
+// meta.rank = 2^32 + 1 was cast to int and read as rank 1.
+TEST(HostileInput, RankBeyondIntIsRefusedNamingTheField) {
+  TempDir tmp;
+  writeRun(tmp / "run");
+  const fs::path file = tmp / "run" / "rank-00001.sqlite";
+  execSql(file, "UPDATE meta SET value = '4294967297' WHERE key = 'rank'");
+  expectOneLine(runBubblescope({"analyze", (tmp / "run").string()}, quick()),
+                file.string() + ": meta.rank = 4294967297 is out of range (0 to 2147483647)");
+}
+
+TEST(HostileInput, RankNotBelowWorldSizeIsRefused) {
+  TempDir tmp;
+  writeRun(tmp / "run");
+  const fs::path file = tmp / "run" / "rank-00001.sqlite";
+  execSql(file, "UPDATE meta SET value = '7' WHERE key = 'rank'");
+  expectOneLine(runBubblescope({"analyze", (tmp / "run").string()}, quick()),
+                file.string() + ": meta.rank = 7 is out of range for meta.world_size = 2");
+}
+
+TEST(HostileInput, EventFieldOutOfRangeIsNamed) {
+  TempDir tmp;
+  writeRun(tmp / "run");
+  const fs::path file = tmp / "run" / "rank-00000.sqlite";
+  execSql(file, "UPDATE nvtx_ranges SET depth = 70000 WHERE rowid = 1");
+  expectOneLine(runBubblescope({"analyze", (tmp / "run").string()}, quick()),
+                file.string() + ": nvtx_ranges.depth = 70000 is out of range (0 to 65535)");
 }
 
 }  // namespace

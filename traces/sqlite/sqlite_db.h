@@ -58,9 +58,14 @@ class Statement {
 
 class Database {
  public:
+  // ReadOnly never writes beside the file (no -wal or -shm is left, a read-only directory reads):
+  // see read_only_open.h.
   enum class Mode { ReadOnly, CreateNew };
   Database(const std::filesystem::path& file, Mode mode);
+  // A database image in memory (sqlite3_deserialize), read-only: for the fuzzers.
+  static Database fromBytes(std::string_view bytes);
   ~Database();
+  Database(Database&& other) noexcept;
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
@@ -70,7 +75,11 @@ class Database {
   sqlite3* handle() { return db_; }
 
  private:
+  Database() = default;
+  void open(const std::string& name, int flags);
+
   sqlite3* db_ = nullptr;
+  std::filesystem::path snapshotDir_;  // a private copy read in place of the file, removed after
 };
 
 }  // namespace bubblescope::traces::sqlite
