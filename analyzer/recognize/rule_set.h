@@ -46,6 +46,10 @@ const RuleSet& commonMarkers();
 // A user's rule set from a JSON file (format in docs/analysis.md). Throws std::invalid_argument
 // with one sentence naming the file and the problem.
 RuleSet loadRuleSet(const std::filesystem::path& file);
+// The same from the file's text (pure: the fuzzer's way in); `where` names it in messages,
+// `defaultName` is the set's name when the JSON gives none.
+RuleSet parseRuleSet(std::string_view text, const std::string& where,
+                     const std::string& defaultName);
 
 // How to annotate a job so the bubblescope rule set recognises it, for the "nothing recognised"
 // message.

@@ -6,6 +6,7 @@
 //     {"match": "send act mb(\\d+) to (\\d+)", "role": "send", "kind": "F", "mb": 1, "peer": 2},
 //     {"match": "iteration (\\d+)", "role": "step", "step": 1}]}
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -54,18 +55,25 @@ RuleSet loadRuleSet(const std::filesystem::path& file) {
   } catch (const traces::TraceError& e) {
     throw std::invalid_argument(e.what());
   }
-  std::ifstream in(file);
+  std::ifstream in(file, std::ios::binary);
   if (!in) throw std::invalid_argument(file.string() + ": cannot be opened");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw std::invalid_argument(file.string() + ": cannot be read");
+  return parseRuleSet(text.str(), file.string(), file.stem().string());
+}
+
+RuleSet parseRuleSet(std::string_view text, const std::string& where,
+                     const std::string& defaultName) {
   json doc;
   try {
-    doc = json::parse(in);
+    doc = json::parse(text);
   } catch (const json::exception& e) {
-    throw std::invalid_argument(file.string() + ": not valid JSON (" + e.what() + ")");
+    throw std::invalid_argument(where + ": not valid JSON (" + e.what() + ")");
   }
-  const std::string where = file.string();
   RuleSet set;
   try {
-    set.name = doc.value("name", file.stem().string());
+    set.name = doc.value("name", defaultName);
     set.countsMicrobatches = doc.value("counts_microbatches", false);
     if (!doc.contains("rules") || !doc["rules"].is_array() || doc["rules"].empty()) {
       throw std::invalid_argument(where + ": needs a non-empty \"rules\" array");
