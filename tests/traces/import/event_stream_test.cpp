@@ -96,5 +96,15 @@ TEST(TraceEventStream, ATruncatedFileSaysSo) {
   EXPECT_NE(err.find("truncated"), std::string::npos) << err;
 }
 
+// Found by kineto_json_fuzz (issue 19): a lone 0xEF was taken for a whole byte order mark and the
+// scanner stepped past the end of its window (ASan: negative-size-param in memmove).
+TEST(TraceEventStream, ByteOrderMarkCutShortIsNotJsonNotACrash) {
+  EXPECT_EQ(errorOf("\xEF="),
+            "t.json: not JSON (a Chrome/Kineto trace starts with '{' or '['), so not a trace");
+  EXPECT_EQ(errorOf("\xEF\xBB"),
+            "t.json: not JSON (a Chrome/Kineto trace starts with '{' or '['), so not a trace");
+  EXPECT_EQ(stream("\xEF\xBB\xBF[{\"ph\": \"X\"}]").events.size(), 1u);
+}
+
 }  // namespace
 }  // namespace bubblescope::traces::import

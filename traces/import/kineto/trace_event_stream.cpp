@@ -39,6 +39,13 @@ class Scanner {
   }
   void advance() { ++pos_; }
 
+  // Skips a UTF-8 byte order mark: all three bytes or none (a lone 0xEF ran the window past its
+  // end; now it is left for the JSON parser to refuse).
+  void skipByteOrderMark() {
+    while (end_ - pos_ < 3 && !eof_) refill();
+    if (end_ - pos_ >= 3 && std::memcmp(buf_.data() + pos_, "\xEF\xBB\xBF", 3) == 0) pos_ += 3;
+  }
+
   // The next value's text, consumed. Values longer than `limit` are skipped and come out empty.
   std::string_view take(size_t limit) {
     for (;;) {
@@ -212,7 +219,7 @@ EventStreamStats streamTraceEvents(ByteSource& source, TraceEventSink& sink) {
   EventStreamStats stats;
   int c = in.peek();
   if (c == 0xEF) {  // a UTF-8 byte order mark
-    in.advance(), in.advance(), in.advance();
+    in.skipByteOrderMark();
     c = in.peek();
   }
   if (c < 0) throw TraceError(source.name(), "empty file, not a trace");
