@@ -151,5 +151,56 @@ TEST(HostileInput, EventFieldOutOfRangeIsNamed) {
                 file.string() + ": nvtx_ranges.depth = 70000 is out of range (0 to 65535)");
 }
 
+// A real in an integer column was truncated without a word and surfaced later as an error that
+// named no file ("op costs must not be negative").
+TEST(HostileInput, ValueOfTheWrongTypeIsNamedWithItsFile) {
+  TempDir tmp;
+  writeRun(tmp / "run");
+  const fs::path file = tmp / "run" / "rank-00000.sqlite";
+  execSql(file, "UPDATE nvtx_ranges SET end = 1.5e300 WHERE rowid = 1");
+  expectOneLine(runBubblescope({"analyze", (tmp / "run").string()}, quick()),
+                file.string() + ": corrupt: nvtx_ranges.end holds a real number, not an integer");
+}
+
+// Random bytes named *.sqlite were called "a bubblescope trace" by import, with a garbled hint.
+TEST(HostileInput, ImportOfRandomBytesSaysWhatTheyAre) {
+  TempDir tmp;
+  std::string bytes;
+  for (int i = 0; i < 5000; ++i) bytes += static_cast<char>((i * 7919) % 251);
+  writeFile(tmp / "x.sqlite", bytes);
+  expectOneLine(
+      runBubblescope(
+          {"import", "kineto", (tmp / "x.sqlite").string(), "-o", (tmp / "out").string()}, quick()),
+      (tmp / "x.sqlite").string() + ": not a SQLite database, so not a bubblescope trace");
+}
+
+TEST(HostileInput, ImportOfOurOwnTraceSaysNoImportIsNeeded) {
+  TempDir tmp;
+  writeRun(tmp / "run");
+  const fs::path file = tmp / "run" / "rank-00000.sqlite";
+  expectOneLine(
+      runBubblescope({"import", "nsys", file.string(), "-o", (tmp / "out").string()}, quick()),
+      file.string() +
+          ": a bubblescope trace already, not an Nsight Systems export: no import needed, "
+          "'bubblescope analyze' reads it");
+}
+
+// CLI::PositiveNumber printed its bound, DBL_MAX, in 300 digits.
+TEST(HostileInput, AttachStepsZeroSaysPositiveInOneShortLine) {
+  const ProcessResult r = runBubblescope({"attach", "--all", "--steps", "0"}, quick());
+  expectOneLine(r, "--steps: must be a positive number, not 0");
+  EXPECT_LT(r.err.size(), 120u) << r.err;
+}
+
+TEST(HostileInput, RecordOfAFileThatCannotRunSaysSoNotNotFound) {
+  TempDir tmp;
+  writeFile(tmp / "train.sh", "#!/bin/sh\necho hi\n");
+  ::chmod((tmp / "train.sh").c_str(), 0644);
+  expectOneLine(
+      runBubblescope({"record", "-o", (tmp / "run").string(), "--", (tmp / "train.sh").string()},
+                     quick()),
+      (tmp / "train.sh").string() + ": cannot be run (not executable)");
+}
+
 }  // namespace
 }  // namespace bubblescope::testing

@@ -50,6 +50,11 @@ std::string_view Statement::text(int column) const {
   return {p, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
 }
 
+std::string_view Statement::columnName(int column) const {
+  const char* name = sqlite3_column_name(stmt_, column);
+  return name ? std::string_view(name) : std::string_view();
+}
+
 void Statement::check(int rc) const {
   if (rc != SQLITE_OK) fail(sqlite3_db_handle(stmt_), rc);
 }

@@ -49,6 +49,9 @@ class Statement {
   int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
   std::string_view text(int column) const;
   bool isNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  int type(int column) const { return sqlite3_column_type(stmt_, column); }  // SQLITE_INTEGER, ...
+  int columns() const { return sqlite3_column_count(stmt_); }
+  std::string_view columnName(int column) const;
 
  private:
   void check(int rc) const;

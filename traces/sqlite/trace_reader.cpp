@@ -76,6 +76,23 @@ int64_t parseInt(const fs::path& file, const std::string& key, const std::string
   return v;
 }
 
+// Every column of the row `st` stands on holds an integer: SQLite's int64() would read NULL, text
+// and reals as 0 or a truncation without a word. `table` names the table in the message.
+void requireIntegers(const Statement& st, const fs::path& file, std::string_view table,
+                     int fromColumn = 0, int toColumn = -1) {
+  const int end = toColumn < 0 ? st.columns() : toColumn;
+  for (int c = fromColumn; c < end; ++c) {
+    const int type = st.type(c);
+    if (type == SQLITE_INTEGER) continue;
+    const char* what = type == SQLITE_NULL    ? "NULL"
+                       : type == SQLITE_FLOAT ? "a real number"
+                       : type == SQLITE_TEXT  ? "text"
+                                              : "a blob";
+    throw TraceError(file, "corrupt: " + std::string(table) + "." + std::string(st.columnName(c)) +
+                               " holds " + what + ", not an integer");
+  }
+}
+
 RankMeta loadMeta(Database& db, const fs::path& file) {
   if (!db.hasTable("meta")) {
     throw TraceError(file, "a SQLite database but not a bubblescope trace (no meta table)");
@@ -131,15 +148,18 @@ RankMeta loadMeta(Database& db, const fs::path& file) {
 
   auto anchors = db.prepare("SELECT realtime_ns, monotonic_ns, cupti_ns FROM clock_anchors");
   while (anchors.step()) {
+    requireIntegers(anchors, file, "clock_anchors");
     meta.clockAnchors.push_back({anchors.int64(0), anchors.int64(1), anchors.int64(2)});
   }
   auto windows = db.prepare("SELECT start_ns, end_ns, reason FROM capture_windows ORDER BY id");
   while (windows.step()) {
+    requireIntegers(windows, file, "capture_windows", 0, 2);
     meta.captureWindows.push_back(
         {windows.int64(0), windows.int64(1), std::string(windows.text(2))});
   }
   auto dropped = db.prepare("SELECT source, count FROM dropped_events");
   while (dropped.step()) {
+    requireIntegers(dropped, file, "dropped_events", 1, 2);
     meta.dropped[std::string(dropped.text(0))] =
         fieldInRange<uint64_t>(file, "dropped_events.count", dropped.int64(1), 0, INT64_MAX);
   }
@@ -231,8 +251,8 @@ size_t rowCount(Database& db, const char* table) {
 // Reads every row of `sql` into `table`: columns are sized once from the row count and filled by
 // index, which is markedly faster than growing them row by row.
 template <class Table, class Fill>
-void loadTable(Database& db, const char* name, const std::string& columns, Table& table,
-               Fill fill) {
+void loadTable(Database& db, const fs::path& file, const char* name, const std::string& columns,
+               Table& table, Fill fill) {
   size_t n = rowCount(db, name);
   resizeAll(table, n);
   auto st = db.prepare("SELECT " + columns + " FROM " + name);
@@ -241,6 +261,7 @@ void loadTable(Database& db, const char* name, const std::string& columns, Table
     if (i == n)
       resizeAll(table, n = n * 2 + 16);  // rowids were not dense; cannot happen in
                                          // files we write, but be safe
+    requireIntegers(st, file, name);
     fill(st, i++);
   }
   resizeAll(table, i);
@@ -249,26 +270,35 @@ void loadTable(Database& db, const char* name, const std::string& columns, Table
 void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
   {
     auto st = db.prepare("SELECT id, value FROM strings");
-    while (st.step()) ids.addString(st.int64(0), st.text(1));
+    while (st.step()) {
+      requireIntegers(st, file, "strings", 0, 1);
+      ids.addString(st.int64(0), st.text(1));
+    }
   }
   {
     auto st = db.prepare("SELECT tid, name_id FROM threads");
-    while (st.step()) t.threads[ids.thread(st.int64(0))].name = ids.string(st.int64(1));
+    while (st.step()) {
+      requireIntegers(st, file, "threads");
+      t.threads[ids.thread(st.int64(0))].name = ids.string(st.int64(1));
+    }
   }
   {
     auto st = db.prepare("SELECT id, name_id, uuid FROM devices");
     while (st.step()) {
+      requireIntegers(st, file, "devices", 0, 2);
       t.devices.push_back(Device{fieldInRange<uint32_t>(file, "devices.id", st.int64(0)),
                                  ids.string(st.int64(1)), std::string(st.text(2))});
     }
   }
   {
     auto st = db.prepare("SELECT device, stream, name_id FROM streams");
-    while (st.step())
+    while (st.step()) {
+      requireIntegers(st, file, "streams");
       t.streams[ids.stream(st.int64(0), st.int64(1))].name = ids.string(st.int64(2));
+    }
   }
   auto& r = t.ranges;
-  loadTable(db, "nvtx_ranges", "start, end, tid, domain_id, name_id, depth, kind", r,
+  loadTable(db, file, "nvtx_ranges", "start, end, tid, domain_id, name_id, depth, kind", r,
             [&](Statement& st, size_t i) {
               r.start[i] = st.int64(0);
               r.end[i] = st.int64(1);
@@ -279,14 +309,15 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               r.kind[i] = enumInRange(file, "nvtx_ranges.kind", st.int64(6), RangeKind::StartEnd);
             });
   auto& mk = t.marks;
-  loadTable(db, "nvtx_marks", "ts, tid, domain_id, name_id", mk, [&](Statement& st, size_t i) {
-    mk.start[i] = st.int64(0);
-    mk.thread[i] = ids.thread(st.int64(1));
-    mk.domain[i] = ids.string(st.int64(2));
-    mk.name[i] = ids.string(st.int64(3));
-  });
+  loadTable(db, file, "nvtx_marks", "ts, tid, domain_id, name_id", mk,
+            [&](Statement& st, size_t i) {
+              mk.start[i] = st.int64(0);
+              mk.thread[i] = ids.thread(st.int64(1));
+              mk.domain[i] = ids.string(st.int64(2));
+              mk.name[i] = ids.string(st.int64(3));
+            });
   auto& k = t.kernels;
-  loadTable(db, "kernels", "start, end, device, stream, correlation, name_id", k,
+  loadTable(db, file, "kernels", "start, end, device, stream, correlation, name_id", k,
             [&](Statement& st, size_t i) {
               k.start[i] = st.int64(0);
               k.end[i] = st.int64(1);
@@ -295,7 +326,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               k.name[i] = ids.string(st.int64(5));
             });
   auto& mc = t.memcpys;
-  loadTable(db, "memcpys", "start, end, device, stream, correlation, bytes, copy_kind", mc,
+  loadTable(db, file, "memcpys", "start, end, device, stream, correlation, bytes, copy_kind", mc,
             [&](Statement& st, size_t i) {
               mc.start[i] = st.int64(0);
               mc.end[i] = st.int64(1);
@@ -306,7 +337,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
                   enumInRange(file, "memcpys.copy_kind", st.int64(6), MemcpyKind::PeerToPeer);
             });
   auto& ms = t.memsets;
-  loadTable(db, "memsets", "start, end, device, stream, correlation, bytes", ms,
+  loadTable(db, file, "memsets", "start, end, device, stream, correlation, bytes", ms,
             [&](Statement& st, size_t i) {
               ms.start[i] = st.int64(0);
               ms.end[i] = st.int64(1);
@@ -315,7 +346,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               ms.bytes[i] = static_cast<uint64_t>(st.int64(5));
             });
   auto& sy = t.syncs;
-  loadTable(db, "syncs", "start, end, device, stream, correlation, sync_type", sy,
+  loadTable(db, file, "syncs", "start, end, device, stream, correlation, sync_type", sy,
             [&](Statement& st, size_t i) {
               sy.start[i] = st.int64(0);
               sy.end[i] = st.int64(1);
@@ -327,7 +358,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
                   enumInRange(file, "syncs.sync_type", st.int64(5), SyncKind::ContextSynchronize);
             });
   auto& a = t.apiCalls;
-  loadTable(db, "api_calls", "start, end, tid, name_id, correlation", a,
+  loadTable(db, file, "api_calls", "start, end, tid, name_id, correlation", a,
             [&](Statement& st, size_t i) {
               a.start[i] = st.int64(0);
               a.end[i] = st.int64(1);
@@ -336,7 +367,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               a.correlation[i] = fieldInRange<uint32_t>(file, "api_calls.correlation", st.int64(4));
             });
   auto& n = t.ncclCalls;
-  loadTable(db, "nccl_calls",
+  loadTable(db, file, "nccl_calls",
             "start, end, tid, op, peer, count, dtype, bytes, comm, comm_rank, comm_size, stream, "
             "group_depth, seq, id, source",
             n, [&](Statement& st, size_t i) {
@@ -362,7 +393,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
                   enumInRange(file, "nccl_calls.source", st.int64(15), NcclSource::Import);
             });
   auto& c = t.correlations;
-  loadTable(db, "correlations", "correlation, external_kind, external_id", c,
+  loadTable(db, file, "correlations", "correlation, external_kind, external_id", c,
             [&](Statement& st, size_t i) {
               c.correlation[i] =
                   fieldInRange<uint32_t>(file, "correlations.correlation", st.int64(0));
