@@ -203,5 +203,22 @@ TEST(NsysImport, MpiRankInRangeIsTheRanksNumber) {
   EXPECT_EQ(importNsysFile(dir / "rank.sqlite").ranks.at(0).meta.rank, 5);
 }
 
+TEST(NsysImport, PeerRankInAnNcclPayloadBeyondIntIsRefused) {
+  TempDir dir;
+  std::string sql = ncclExport(7, 0);
+  sql.replace(sql.find("\"Peer rank\": 3}"), std::string("\"Peer rank\": 3}").size(),
+              "\"Peer rank\": 4294967299}");
+  makeDb(dir / "rank.sqlite", sql);
+  try {
+    importNsysFile(dir / "rank.sqlite");
+    FAIL() << "the peer was accepted";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "NVTX_EVENTS.jsonText \"Peer rank\" = 4294967299 is out of range (-1 to "),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::traces::import
