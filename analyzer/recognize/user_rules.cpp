@@ -42,6 +42,18 @@ Role parseRole(const std::string& s, const std::string& where) {
   return it->second;
 }
 
+// A capture group's number: nlohmann's value<int>() converts 8e74 to int, which is undefined
+// behaviour (found by rules_json_fuzz), and -3 or 1.5 are no group either.
+int groupNumber(const json& rule, const char* key, const std::string& where) {
+  if (!rule.contains(key)) return 0;
+  const json& v = rule[key];
+  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 999) {
+    throw std::invalid_argument(where + ": \"" + key + "\" must be a capture group number, not " +
+                                v.dump().substr(0, 40));
+  }
+  return static_cast<int>(v.get<int64_t>());
+}
+
 // Refused before the open, which would block on a FIFO.
 void checkRulesFile(const std::filesystem::path& file) {
   traces::checkInputFile(file);
@@ -90,7 +102,7 @@ RuleSet parseRuleSet(std::string_view text, const std::string& where,
       }
       r.role = parseRole(j.value("role", "op"), at);
       if (j.contains("kind")) r.kind = parseKind(j["kind"].get<std::string>(), at);
-      r.kindGroup = j.value("kind_group", 0);
+      r.kindGroup = groupNumber(j, "kind_group", at);
       if (j.contains("kinds")) {
         for (const auto& [label, kind] : j["kinds"].items()) {
           r.kinds[label] = parseKind(kind.get<std::string>(), at);
@@ -99,11 +111,11 @@ RuleSet parseRuleSet(std::string_view text, const std::string& where,
       if (r.kindGroup > 0 && r.kinds.empty()) {
         throw std::invalid_argument(at + ": kind_group needs a \"kinds\" table");
       }
-      r.mbGroup = j.value("mb", 0);
-      r.chunkGroup = j.value("chunk", 0);
-      r.peerGroup = j.value("peer", 0);
-      r.stageGroup = j.value("stage", 0);
-      r.stepGroup = j.value("step", 0);
+      r.mbGroup = groupNumber(j, "mb", at);
+      r.chunkGroup = groupNumber(j, "chunk", at);
+      r.peerGroup = groupNumber(j, "peer", at);
+      r.stageGroup = groupNumber(j, "stage", at);
+      r.stepGroup = groupNumber(j, "step", at);
       const int groups = r.pattern.groups();
       for (int g : {r.kindGroup, r.mbGroup, r.chunkGroup, r.peerGroup, r.stageGroup, r.stepGroup}) {
         if (g < 0 || g > groups) {
