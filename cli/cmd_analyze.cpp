@@ -1,7 +1,6 @@
 // bubblescope analyze: a recorded (or imported) run in, the report out.
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -12,6 +11,7 @@
 #include "cli/run_loading.h"
 #include "cli/step_range.h"
 #include "cli/usage_error.h"
+#include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
 namespace {}  // namespace
@@ -41,11 +41,8 @@ int runAnalyze(const AnalyzeOptions& o) {
     analysis::writeReport(result, f, std::cout, f == ReportFormat::Text && isatty(1));
     return kOk;
   }
-  std::ofstream out(o.output, std::ios::binary);
-  if (!out) throw UsageError(o.output + ": cannot be written");
-  analysis::writeReport(result, f, out, false);
-  out.close();
-  if (!out) throw UsageError(o.output + ": cannot be written (disk full?)");
+  traces::writeOutputFile(o.output,
+                          [&](std::ostream& out) { analysis::writeReport(result, f, out, false); });
   std::cerr << "bubblescope: report written to " << o.output << "\n";
   return kOk;
 }

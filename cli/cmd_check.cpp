@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -17,6 +16,7 @@
 #include "cli/run_loading.h"
 #include "cli/step_range.h"
 #include "cli/usage_error.h"
+#include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -49,11 +49,8 @@ int runCheck(const CheckOptions& o) {
   const analysis::CheckResult result = analysis::compareReports(base, current, o.thresholds);
   const analysis::CheckNames names{o.baseline, o.current};
   if (!o.junit.empty()) {
-    std::ofstream out(o.junit, std::ios::binary);
-    if (!out) throw UsageError(o.junit + ": cannot be written");
-    analysis::writeCheckJunit(result, names, out);
-    out.close();
-    if (!out) throw UsageError(o.junit + ": cannot be written (disk full?)");
+    traces::writeOutputFile(
+        o.junit, [&](std::ostream& out) { analysis::writeCheckJunit(result, names, out); });
   }
   analysis::printCheck(result, names, std::cout, isatty(1));
   return result.regressed() ? kCheckFailed : kOk;

@@ -4,7 +4,6 @@
 #include <unistd.h>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -14,6 +13,7 @@
 #include "cli/exit_codes.h"
 #include "cli/self_exe.h"
 #include "reference_engine/sim/timeline_text.h"
+#include "traces/files/output_file.h"
 #include "traces/sqlite/run_reader.h"
 
 namespace bubblescope::cli {
@@ -111,11 +111,12 @@ int runDemo(const DemoOptions& o) {
                               std::pair{analysis::ReportFormat::Html, "report.html"},
                               std::pair{analysis::ReportFormat::Markdown, "report.md"}}) {
     try {
-      std::ofstream out(dir / name);
-      analysis::writeReport(result, format, out, false);
+      traces::writeOutputFile(dir / name, [&](std::ostream& out) {
+        analysis::writeReport(result, format, out, false);
+      });
       std::cout << "  report   " << (dir / name).string() << "\n";
     } catch (const std::invalid_argument&) {
-      fs::remove(dir / name);  // this build has no writer for that format
+      // This build has no writer for that format: nothing was written.
     }
   }
   std::cout << "\nNext: bubblescope analyze " << dir.string() << " --steps 1: --format html -o "

@@ -1,5 +1,4 @@
 // `bubblescope export perfetto`: the analysis of a run as a trace the Perfetto UI opens.
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +8,7 @@
 #include "cli/exit_codes.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
+#include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
 namespace {}  // namespace
@@ -20,11 +20,9 @@ int runExportPerfetto(const ExportArgs& a) {
   for (const auto& r : a.rules) options.ruleFiles.emplace_back(r);
   const analysis::AnalysisResult result = analysis::analyzeRun(run, options);
 
-  std::ofstream out(a.output, std::ios::binary);
-  if (!out) throw UsageError(a.output + ": cannot be written");
-  const analysis::PerfettoStats stats = analysis::writePerfettoTrace(run, result, out);
-  out.close();
-  if (!out) throw UsageError(a.output + ": cannot be written (disk full?)");
+  analysis::PerfettoStats stats;
+  traces::writeOutputFile(
+      a.output, [&](std::ostream& out) { stats = analysis::writePerfettoTrace(run, result, out); });
   std::cerr << "bubblescope: wrote " << stats.processes << " stages, " << stats.slices
             << " slices and " << stats.flows << " transfer arrows to " << a.output
             << " (open it at https://ui.perfetto.dev)\n";

@@ -12,6 +12,7 @@
 #include "cli/usage_error.h"
 #include "traces/errors.h"
 #include "traces/import/run_writer.h"
+#include "traces/sqlite/trace_reader.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -38,11 +39,17 @@ void prepareOutput(const fs::path& dir) {
 int runImport(InputFormat wanted, const ImportArgs& a) {
   const std::vector<fs::path> paths(a.inputs.begin(), a.inputs.end());
   traces::import::Inputs inputs = traces::import::resolveInputs(paths);
+  if (inputs.format == InputFormat::Bubblescope) {
+    // Said to be ours only by its name (*.sqlite)? Then the reader says what it really is.
+    traces::readRankMeta(inputs.files.front());
+    throw traces::TraceError(inputs.files.front(),
+                             std::string("a bubblescope trace already, not ") +
+                                 traces::import::formatPhrase(wanted) +
+                                 ": no import needed, 'bubblescope analyze' reads it");
+  }
   if (inputs.format != wanted) {
     const char* command = inputs.format == InputFormat::Nsys ? "bubblescope import nsys"
-                          : inputs.format == InputFormat::ChromeTrace
-                              ? "bubblescope import kineto"
-                              : "bubblescope analyze (no import needed)";
+                                                             : "bubblescope import kineto";
     throw traces::TraceError(inputs.files.front(),
                              std::string(traces::import::formatPhrase(inputs.format)) + ", not " +
                                  traces::import::formatPhrase(wanted) + " (use '" + command + "')");

@@ -323,7 +323,16 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
     throw UsageError("no command to record: bubblescope record [-o DIR] -- CMD ARGS...");
   }
   const auto program = findCommand(args.command.front());
-  if (!program) throw UsageError("command not found: " + args.command.front());
+  if (!program) {
+    // A path to something that is there but cannot be run is not "not found".
+    const std::string& name = args.command.front();
+    std::error_code ec;
+    if (name.find('/') != std::string::npos && fs::exists(name, ec)) {
+      throw UsageError(name + ": cannot be run (" +
+                       (fs::is_directory(name, ec) ? "a directory" : "not executable") + ")");
+    }
+    throw UsageError("command not found: " + name);
+  }
   fs::path agent;
   try {
     agent = findAgent();

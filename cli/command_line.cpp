@@ -180,17 +180,34 @@ void addTargetOptions(CLI::App* sub, TargetArgs& t) {
   sub->add_option("--run-id", t.runId, "Only processes of this run (BUBBLESCOPE_RUN_ID)");
 }
 
+// CLI::PositiveNumber names its bound, DBL_MAX, in 300 digits.
+CLI::Validator positive() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        double v = 0;
+        try {
+          size_t used = 0;
+          v = std::stod(value, &used);
+          if (used != value.size()) return "must be a positive number, not '" + value + "'";
+        } catch (const std::exception&) {
+          return "must be a positive number, not '" + value + "'";
+        }
+        return v > 0 ? std::string() : "must be a positive number, not " + value;
+      },
+      "POSITIVE");
+}
+
 void addAttachCommands(CLI::App& app, Action& action) {
   auto* attach = app.add_subcommand(
       "attach", "Start capture in running processes (started with 'bubblescope record --dormant')");
   auto a = std::make_shared<AttachArgs>();
   addTargetOptions(attach, a->targets);
   attach->add_option("--steps", a->steps, "Capture N steps, the same steps on every rank")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   attach
       ->add_option("--duration", a->duration,
                    "Capture this many seconds, from the same step on every rank")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   attach->add_flag("--wait", a->wait,
                    "Wait until every window closed, then say where the files are");
   attach->footer("Example: bubblescope attach --all --steps 2 --wait");

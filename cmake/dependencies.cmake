@@ -3,6 +3,9 @@ find_package(Threads REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
+# RE2 (libre2-dev) matches range names against rule sets: linear time, no recursion.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 
 # CUDA is optional: the NVTX v3 headers (header-only) annotate the engine and are the agent's
 # NVTX tool interface; CUPTI and NCCL are dlopen'ed by the agent, their headers used at build time.

@@ -24,7 +24,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # bubblescope_<version>_<arch>.deb
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 # Depends: dpkg-shlibdeps reads the libraries the program and the agent link (SQLite, simdjson,
-# zlib, zstd, GLFW, OpenGL, stb, libstdc++). `view --screenshot` on a machine without a display
+# zlib, zstd, RE2, GLFW, OpenGL, stb, libstdc++). `view --screenshot` on a machine without a display
 # runs under xvfb-run.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "xvfb, xauth")

@@ -12,12 +12,41 @@ namespace {
 using agent::nextWord;
 using agent::parseCount;
 
+constexpr int64_t kMaxSeconds = int64_t{366} * 86400;
+
+// "S" or "S.F" in nanoseconds, exactly (a double has too few digits for ns beyond ~100 days, so
+// a duration sent and parsed back differed; found by control_protocol_fuzz). False if not that.
+bool exactDecimalSeconds(std::string_view text, int64_t* ns) {
+  const size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  const std::string_view fraction = dot == std::string_view::npos ? "" : text.substr(dot + 1);
+  auto digits = [](std::string_view d) {
+    for (char c : d) {
+      if (c < '0' || c > '9') return false;
+    }
+    return true;
+  };
+  if (whole.empty() || whole.size() > 12 || !digits(whole) || !digits(fraction) ||
+      (dot != std::string_view::npos && fraction.empty())) {
+    return false;
+  }
+  int64_t seconds = 0;
+  for (char c : whole) seconds = seconds * 10 + (c - '0');
+  int64_t nanos = 0;
+  for (size_t i = 0; i < 9; ++i) nanos = nanos * 10 + (i < fraction.size() ? fraction[i] - '0' : 0);
+  if (fraction.size() > 9 && fraction[9] >= '5') ++nanos;  // rounded, as llround would
+  if (seconds > kMaxSeconds) return false;
+  *ns = seconds * 1'000'000'000 + nanos;
+  return true;
+}
+
 // Seconds, a positive finite decimal up to a year (beyond that it is a typo).
 bool parseSeconds(std::string_view text, int64_t* ns) {
-  double seconds = 0;
+  if (exactDecimalSeconds(text, ns)) return *ns > 0 && *ns <= kMaxSeconds * 1'000'000'000;
+  double seconds = 0;  // other spellings: 1e3, 2.5E-1
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
   if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(seconds) ||
-      !(seconds > 0) || seconds > 366.0 * 86400) {
+      !(seconds > 0) || seconds > static_cast<double>(kMaxSeconds)) {
     return false;
   }
   *ns = static_cast<int64_t>(std::llround(seconds * 1e9));
@@ -98,9 +127,15 @@ std::string formatCommand(const Command& c) {
   std::string line = "start";
   if (c.steps > 0) line += " steps=" + std::to_string(c.steps);
   if (c.durationNs > 0) {
+    // Exact to the nanosecond, trailing zeros dropped: "1.5", "92.378564444".
     char seconds[48];
-    std::snprintf(seconds, sizeof seconds, "%.9g", static_cast<double>(c.durationNs) / 1e9);
-    line += std::string(" duration=") + seconds;
+    std::snprintf(seconds, sizeof seconds, "%lld.%09lld",
+                  static_cast<long long>(c.durationNs / 1'000'000'000),
+                  static_cast<long long>(c.durationNs % 1'000'000'000));
+    std::string text = seconds;
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+    line += " duration=" + text;
   }
   if (c.fromStep >= 0) line += " from=" + std::to_string(c.fromStep);
   return line + "\n";

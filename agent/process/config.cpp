@@ -90,6 +90,23 @@ size_t sizeSetting(const Environment& env, const char* name, size_t fallback, si
   return v;
 }
 
+// An on/off setting. A value that is neither (BUBBLESCOPE_DORMANT=maybe) keeps the default, with
+// one warning: silently reading it as "off" hid typos.
+bool switchSetting(const Environment& env, const char* name, bool fallback,
+                   std::vector<std::string>* warnings) {
+  const std::string* value = find(env, name);
+  if (value == nullptr || value->empty()) return fallback;
+  if (isTruthy(*value)) return true;
+  for (const char* no : {"0", "false", "no", "off", "FALSE", "NO", "OFF"}) {
+    if (*value == no) return false;
+  }
+  std::string shown;
+  for (char c : value->substr(0, 32)) shown += (c >= 0x20 && c < 0x7f) ? c : '?';
+  warnings->push_back("ignoring " + std::string(name) + "='" + shown +
+                      "' (1 or 0, on or off: " + (fallback ? "on" : "off") + " it stays)");
+  return fallback;
+}
+
 }  // namespace
 
 bool isPlainNumber(std::string_view text) {
@@ -130,8 +147,9 @@ AgentConfig configFromEnvironment(const Environment& env, const std::filesystem:
                                   ? std::filesystem::path(*dir)
                                   : std::filesystem::path(kDefaultOutputDir);
   c.outputDir = out.is_absolute() ? out : cwd / out;
-  if (const std::string* v = find(env, "BUBBLESCOPE_DISABLE")) c.disabled = isTruthy(*v);
-  if (const std::string* v = find(env, "BUBBLESCOPE_DORMANT")) c.dormant = isTruthy(*v);
+  c.disabled = switchSetting(env, "BUBBLESCOPE_DISABLE", false, &c.warnings);
+  c.dormant = switchSetting(env, "BUBBLESCOPE_DORMANT", false, &c.warnings);
+  c.controlSocket = switchSetting(env, "BUBBLESCOPE_CONTROL", true, &c.warnings);
   if (const std::string* v = find(env, "BUBBLESCOPE_RUN_ID")) c.runId = *v;
   if (const std::string* v = find(env, "BUBBLESCOPE_CUDA"))
     c.cudaRequested = *v != "off" && *v != "0";

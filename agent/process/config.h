@@ -22,6 +22,7 @@ struct AgentConfig {
   std::filesystem::path outputDir;  // absolute
   bool disabled = false;            // BUBBLESCOPE_DISABLE=1: the agent does nothing
   bool dormant = false;
+  bool controlSocket = true;  // BUBBLESCOPE_CONTROL=0: no socket, cannot be attached to
   std::string runId;
   bool cudaRequested = true;
   std::string cudaNote;

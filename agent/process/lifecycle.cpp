@@ -169,11 +169,8 @@ std::string commandLine() {
 // BUBBLESCOPE_CONTROL=0 turns the control socket off; identity as the writer will see it.
 void startControl() {
   if (g_disabled || g_isForkChild) return;  // a forked child has no socket (docs/agent.md)
+  if (!config().controlSocket) return;
   const Environment env = relevantEnvironment(environ);
-  if (auto it = env.find("BUBBLESCOPE_CONTROL"); it != env.end()) {
-    const std::string& v = it->second;
-    if (v == "0" || v == "off" || v == "no" || v == "false") return;
-  }
   const Identity id = identityFromEnvironment(env);
   ControlIdentity c;
   c.pid = getpid();

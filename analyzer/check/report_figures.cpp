@@ -5,6 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "traces/errors.h"
+#include "traces/files/input_path.h"
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -140,9 +143,13 @@ ReportFigures figuresFromJson(const json& doc, const std::string& source) {
 
 ReportFigures readReportFile(const std::filesystem::path& file) {
   const std::string name = file.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) throw CheckInputError(name + ": no such file");
-  if (std::filesystem::is_directory(file, ec)) {
+  traces::InputKind kind;
+  try {
+    kind = traces::checkInputPath(file);
+  } catch (const traces::TraceError& e) {
+    throw CheckInputError(e.what());
+  }
+  if (kind == traces::InputKind::Directory) {
     throw CheckInputError(name +
                           ": is a directory, not a JSON report (write one with 'bubblescope "
                           "analyze RUN --format json -o FILE')");

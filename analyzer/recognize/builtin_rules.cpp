@@ -17,7 +17,7 @@ struct Spec {
 Rule build(const Spec& s) {
   Rule r;
   r.source = s.pattern;
-  r.pattern = std::regex(s.pattern, std::regex::ECMAScript | std::regex::optimize);
+  r.pattern = Pattern(s.pattern);
   r.role = s.role;
   r.kind = s.kind;
   r.kindGroup = s.kindGroup;

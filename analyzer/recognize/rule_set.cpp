@@ -1,35 +1,54 @@
 #include "analyzer/recognize/rule_set.h"
 
 #include <charconv>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace bubblescope::analysis {
 namespace {
 
-std::optional<int64_t> group(const std::cmatch& m, int index) {
-  if (index <= 0 || index >= static_cast<int>(m.size()) || !m[index].matched) return std::nullopt;
+struct Groups {
+  std::vector<std::string_view> text;
+  std::vector<bool> matched;
+};
+
+std::optional<int64_t> group(const Groups& m, int index) {
+  if (index <= 0 || index >= static_cast<int>(m.text.size()) || !m.matched[index]) {
+    return std::nullopt;
+  }
+  const std::string_view s = m.text[index];
   int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(m[index].first, m[index].second, v);
-  if (ec != std::errc() || ptr != m[index].second) return std::nullopt;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
   return v;
+}
+
+// A group's number, if it fits the field (a microbatch "99999999999" is no microbatch).
+std::optional<int> smallGroup(const Groups& m, int index) {
+  auto v = group(m, index);
+  if (!v || *v < 0 || *v > INT32_MAX) return std::nullopt;
+  return static_cast<int>(*v);
 }
 
 }  // namespace
 
 std::optional<Match> Rule::apply(std::string_view name) const {
-  std::cmatch m;
-  if (!std::regex_match(name.data(), name.data() + name.size(), m, pattern)) return std::nullopt;
+  Groups m;
+  if (!pattern.fullMatch(name, m.text, m.matched)) return std::nullopt;
   Match out;
   out.role = role;
   if (kind) out.kind = *kind;
   if (kindGroup > 0) {
-    auto it = kinds.find(m[kindGroup].str());
+    if (kindGroup >= static_cast<int>(m.text.size())) return std::nullopt;
+    auto it = kinds.find(std::string(m.text[kindGroup]));
     if (it == kinds.end()) return std::nullopt;
     out.kind = it->second;
   }
-  if (auto v = group(m, mbGroup)) out.mb = static_cast<int>(*v);
-  if (auto v = group(m, chunkGroup)) out.chunk = static_cast<int>(*v);
-  if (auto v = group(m, peerGroup)) out.peer = static_cast<int>(*v);
-  if (auto v = group(m, stageGroup)) out.stage = static_cast<int>(*v);
+  if (auto v = smallGroup(m, mbGroup)) out.mb = *v;
+  if (auto v = smallGroup(m, chunkGroup)) out.chunk = *v;
+  if (auto v = smallGroup(m, peerGroup)) out.peer = *v;
+  if (auto v = smallGroup(m, stageGroup)) out.stage = *v;
   if (auto v = group(m, stepGroup)) out.step = *v;
   return out;
 }

@@ -4,18 +4,18 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analyzer/recognize/pattern.h"
 #include "analyzer/recognize/recognized.h"
 
 namespace bubblescope::analysis {
 
 struct Rule {
   std::string source;  // the pattern as written, for messages
-  std::regex pattern;  // matched against the whole name
+  Pattern pattern;     // matched against the whole name
   Role role = Role::Op;
   std::optional<OpKind> kind;           // fixed kind (or pass, for Send/Recv)
   int kindGroup = 0;                    // or: the capture group naming it ...
@@ -46,6 +46,10 @@ const RuleSet& commonMarkers();
 // A user's rule set from a JSON file (format in docs/analysis.md). Throws std::invalid_argument
 // with one sentence naming the file and the problem.
 RuleSet loadRuleSet(const std::filesystem::path& file);
+// The same from the file's text (pure: the fuzzer's way in); `where` names it in messages,
+// `defaultName` is the set's name when the JSON gives none.
+RuleSet parseRuleSet(std::string_view text, const std::string& where,
+                     const std::string& defaultName);
 
 // How to annotate a job so the bubblescope rule set recognises it, for the "nothing recognised"
 // message.

@@ -6,7 +6,8 @@
 
 namespace bubblescope::gui {
 
-// Throws std::invalid_argument ("FILE: cannot be written") on failure.
+// Written whole or not at all (traces/files/output_file.h). Throws TraceError naming the file
+// when it cannot be written, std::invalid_argument when the pixels cannot be encoded.
 void writePng(const std::string& file, const Pixels& pixels);
 
 }  // namespace bubblescope::gui

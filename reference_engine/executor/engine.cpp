@@ -10,6 +10,7 @@
 #include "reference_engine/executor/launcher.h"
 #include "reference_engine/executor/stage_plan.h"
 #include "reference_engine/executor/truth.h"
+#include "traces/files/output_file.h"
 
 namespace bubblescope::engine {
 namespace {
@@ -19,6 +20,8 @@ namespace {
 class PartsDir {
  public:
   explicit PartsDir(const std::filesystem::path& truth) {
+    // Refused before the run, not after it: a device, FIFO or directory is never replaced.
+    traces::checkOutputPath(truth);
     std::filesystem::path dir = truth.parent_path();
     if (dir.empty()) dir = ".";
     std::error_code ec;

@@ -1,12 +1,12 @@
 #include "reference_engine/executor/truth.h"
 
-#include <fstream>
 #include <stdexcept>
 
 #include "reference_engine/executor/annotator.h"
 #include "reference_engine/executor/config_json.h"
 #include "reference_engine/executor/order_fault.h"
 #include "reference_engine/executor/range_names.h"
+#include "traces/files/output_file.h"
 
 namespace bubblescope::engine {
 
@@ -66,16 +66,7 @@ json buildTruth(const EngineConfig& c, std::vector<json> stageParts, int64_t sta
 }
 
 void writeJsonFile(const std::filesystem::path& path, const json& j) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw std::invalid_argument("cannot write " + path.string());
-    out << j.dump(1) << "\n";
-    if (!out.flush()) throw std::invalid_argument("cannot write " + path.string());
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::invalid_argument("cannot write " + path.string() + ": " + ec.message());
+  traces::writeOutputFile(path, j.dump(1) + "\n");
 }
 
 }  // namespace bubblescope::engine

@@ -17,6 +17,7 @@
 #include "reference_engine/executor/mlp_compute.h"
 #include "reference_engine/executor/sleep_compute.h"
 #include "reference_engine/executor/stage_runner.h"
+#include "traces/files/output_file.h"
 
 namespace bubblescope::engine {
 namespace {
@@ -46,9 +47,7 @@ std::unique_ptr<Compute> makeCompute(const EngineConfig& config, int stage) {
 }
 
 void writePart(const std::filesystem::path& path, const StageRecord& record) {
-  std::ofstream out(path);
-  out << stageRecordToJson(record).dump();
-  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+  traces::writeOutputFile(path, stageRecordToJson(record).dump());
 }
 
 int runStage(const WorkerArgs& args) {

@@ -88,6 +88,26 @@ TEST(AgentConfig, BadSettingsAreIgnoredWithAWarning) {
   EXPECT_EQ(c.warnings.size(), 2u);
 }
 
+// BUBBLESCOPE_DORMANT=maybe and BUBBLESCOPE_CONTROL=xyz were taken without a word.
+TEST(AgentConfig, OnOffSettingThatIsNeitherKeepsTheDefaultWithOneWarningEach) {
+  const AgentConfig c = configFromEnvironment(
+      {{"BUBBLESCOPE_DORMANT", "maybe"}, {"BUBBLESCOPE_CONTROL", "xyz"}}, "/");
+  EXPECT_FALSE(c.dormant);
+  EXPECT_TRUE(c.controlSocket);
+  ASSERT_EQ(c.warnings.size(), 2u);
+  EXPECT_EQ(c.warnings[0],
+            "ignoring BUBBLESCOPE_DORMANT='maybe' (1 or 0, on or off: off it stays)");
+  EXPECT_EQ(c.warnings[1], "ignoring BUBBLESCOPE_CONTROL='xyz' (1 or 0, on or off: on it stays)");
+}
+
+TEST(AgentConfig, OnOffSettingsReadEitherWay) {
+  const AgentConfig c =
+      configFromEnvironment({{"BUBBLESCOPE_DORMANT", "on"}, {"BUBBLESCOPE_CONTROL", "off"}}, "/");
+  EXPECT_TRUE(c.dormant);
+  EXPECT_FALSE(c.controlSocket);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 TEST(AgentExtra, KeepsBubblescopeAndLauncherVariablesOnly) {
   const auto extra = extraFromEnvironment({{"BUBBLESCOPE_PP_SIZE", "4"},
                                            {"RANK", "1"},

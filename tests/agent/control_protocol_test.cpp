@@ -72,6 +72,21 @@ TEST(ControlProtocol, FormattedCommandsParseBackToThemselves) {
   }
 }
 
+// Found by control_protocol_fuzz (issue 19): "%.9g" kept 9 digits, so a duration of 92.378564444
+// s went out as 92.3785644 and the agent opened a window 44 ns shorter than asked; a long one
+// could differ by milliseconds.
+TEST(ControlProtocol, DurationsRoundTripToTheNanosecond) {
+  const Command c = parsed("start duration=92.3785644444444");
+  EXPECT_EQ(c.durationNs, 92'378'564'444);
+  EXPECT_EQ(formatCommand(c), "start duration=92.378564444\n");
+  EXPECT_EQ(parsed(formatCommand(c)).durationNs, c.durationNs);
+  const Command year = parsed("start duration=31622399.999999999");
+  EXPECT_EQ(year.durationNs, 31'622'399'999'999'999);
+  EXPECT_EQ(parsed(formatCommand(year)).durationNs, year.durationNs);
+  EXPECT_EQ(parsed("start duration=2.5e-1").durationNs, 250'000'000);  // other spellings still
+  EXPECT_NE(refusal("start duration=31622401").find("bad argument"), std::string::npos);
+}
+
 TEST(ControlProtocol, RepliesCarryAnyTextEscaped) {
   Reply r;
   r.ok = true;

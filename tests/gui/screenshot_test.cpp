@@ -298,5 +298,29 @@ TEST(Screenshot, ExpandedRowsAndRangeOptionsRender) {
   EXPECT_GT(nccl, 50u);
 }
 
+// stb's file writer ignored write errors: on a full disk (here: a file size limit on the viewer
+// alone) it said "wrote", exited 0 and left an empty PNG.
+TEST(Screenshot, FullDiskIsAnErrorAndLeavesNoFile) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+  TempDir tmp;
+  const auto r = analysedRun(false, 4);
+  writeRun(r->run, tmp / "run");
+  std::filesystem::create_directory(tmp / "out");
+  const auto png = tmp / "out" / "shot.png";
+  std::vector<std::string> argv = {"/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1920x1080x24"};
+  for (const std::string& a : underFileSizeLimit(
+           {BUBBLESCOPE_BIN, "view", (tmp / "run").string(), "--screenshot", png.string()}, 1)) {
+    argv.push_back(a);
+  }
+  ProcessOptions o;
+  o.timeout = std::chrono::seconds(90);
+  const ProcessResult p = runProcess(argv, o);
+  EXPECT_EQ(p.exitCode, 2) << p.err;
+  EXPECT_NE(p.err.find(png.string() + ": cannot be written: File too large"), std::string::npos)
+      << p.err;
+  EXPECT_EQ(p.err.find("wrote"), std::string::npos) << p.err;
+  EXPECT_TRUE(std::filesystem::is_empty(tmp / "out"));
+}
+
 }  // namespace
 }  // namespace bubblescope::testing

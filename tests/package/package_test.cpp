@@ -103,7 +103,7 @@ TEST(Package, IsNamedForItsVersionAndDeclaresTheLibrariesTheProgramLinks) {
   EXPECT_EQ(controlField(p.deb, "Version"), BUBBLESCOPE_VERSION);
   const std::string depends = controlField(p.deb, "Depends");
   for (const char* package : {"libc6 ", "libstdc++6 ", "libsqlite3-0 ", "libsimdjson14 ", "zlib1g ",
-                              "libzstd1 ", "libglfw3 ", "libopengl0", "libstb0 "}) {
+                              "libzstd1 ", "libglfw3 ", "libopengl0", "libstb0 ", "libre2-9 "}) {
     EXPECT_NE(depends.find(package), std::string::npos) << package << " in " << depends;
   }
   EXPECT_EQ(controlField(p.deb, "Recommends"), "xvfb, xauth");

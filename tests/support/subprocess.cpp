@@ -97,10 +97,22 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOpti
   return result;
 }
 
-ProcessResult runBubblescope(const std::vector<std::string>& args, const ProcessOptions& options) {
+std::vector<std::string> underFileSizeLimit(const std::vector<std::string>& argv, int kib) {
+  std::vector<std::string> out = {
+      "/bin/bash", "-c", "trap '' XFSZ; ulimit -f " + std::to_string(kib) + "; exec \"$@\"",
+      "bash"};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+std::vector<std::string> bubblescopeArgv(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {BUBBLESCOPE_BIN};
   argv.insert(argv.end(), args.begin(), args.end());
-  return runProcess(argv, options);
+  return argv;
+}
+
+ProcessResult runBubblescope(const std::vector<std::string>& args, const ProcessOptions& options) {
+  return runProcess(bubblescopeArgv(args), options);
 }
 
 }  // namespace bubblescope::testing

@@ -24,6 +24,13 @@ struct ProcessOptions {
 
 ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
+// `argv` as run under a file size limit of `kib` KiB (SIGXFSZ ignored): its writes beyond the limit
+// fail as they would on a full disk.
+std::vector<std::string> underFileSizeLimit(const std::vector<std::string>& argv, int kib);
+
+// The bubblescope binary built with the tests, then `args`.
+std::vector<std::string> bubblescopeArgv(const std::vector<std::string>& args);
+
 // Runs the bubblescope binary built with the tests.
 ProcessResult runBubblescope(const std::vector<std::string>& args,
                              const ProcessOptions& options = {});

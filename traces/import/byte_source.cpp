@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "traces/errors.h"
+#include "traces/files/input_path.h"
 
 namespace bubblescope::traces::import {
 namespace {
@@ -58,11 +59,17 @@ struct ByteSource::Decoder {
 };
 
 ByteSource::ByteSource(const std::filesystem::path& file) : name_(file) {
-  struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) throw TraceError(file, "no such file");
-  if (S_ISDIR(st.st_mode)) throw TraceError(file, "a directory, not a trace file");
-  fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  checkInputFile(file);
+  // O_NONBLOCK: should the path become a FIFO after the check, the open still returns.
+  fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0) throw TraceError(file, std::string("cannot be opened: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw TraceError(file, "not a regular file, so not read");
+  }
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
   start();
 }
 

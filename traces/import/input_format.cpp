@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "traces/errors.h"
+#include "traces/files/input_path.h"
 #include "traces/import/byte_source.h"
 #include "traces/sqlite/sqlite_db.h"
 
@@ -59,10 +60,8 @@ const char* formatName(InputFormat f) {
 namespace {
 
 Detection sniff(const fs::path& file) {
+  checkInputFile(file);
   std::error_code ec;
-  const auto status = fs::status(file, ec);
-  if (ec || !fs::exists(status)) throw TraceError(file, "no such file or directory");
-  if (fs::is_directory(status)) throw TraceError(file, "a directory, not a file");
   if (fs::file_size(file, ec) == 0) return {InputFormat::Unknown, "empty file, not a trace"};
   char head[16] = {};
   {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "traces/errors.h"
+#include "traces/files/input_path.h"
 #include "traces/import/kineto/chrome_trace_import.h"
 #include "traces/import/nsys/nsys_import.h"
 #include "traces/sqlite/run_reader.h"
@@ -53,11 +54,10 @@ Inputs resolveInputs(const std::vector<fs::path>& paths) {
   if (paths.empty()) throw TraceError(".", "no input given");
   Inputs in;
   for (const fs::path& p : paths) {
-    std::error_code ec;
-    if (!fs::exists(p, ec)) throw TraceError(p, "no such file or directory");
+    const InputKind kind = checkInputPath(p);
     InputFormat format;
     std::vector<fs::path> files;
-    if (fs::is_directory(p, ec)) {
+    if (kind == InputKind::Directory) {
       DirectoryContents c = scanDirectory(p);
       format = c.format;
       files = std::move(c.files);

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "traces/errors.h"
+#include "traces/files/output_file.h"
 #include "traces/sqlite/sqlite_db.h"
 #include "traces/sqlite/trace_writer.h"
 
@@ -82,8 +83,7 @@ WrittenRun importToDirectory(const Inputs& inputs, const fs::path& dir,
   }
   for (auto& [index, w] : written) {
     const fs::path file = dir / rankFileName(w.summary.rank);
-    fs::rename(w.temp, file, ec);
-    if (ec) throw TraceError(file, "cannot be written: " + ec.message());
+    publishOutputFile(w.temp, file);
     out.ranks.push_back(w.summary);
   }
   std::sort(out.ranks.begin(), out.ranks.end(),

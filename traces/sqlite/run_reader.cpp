@@ -8,15 +8,15 @@
 #include <thread>
 
 #include "traces/errors.h"
+#include "traces/files/input_path.h"
 #include "traces/sqlite/trace_reader.h"
 
 namespace bubblescope::traces {
 namespace fs = std::filesystem;
 
 std::vector<fs::path> findTraceFiles(const fs::path& dir) {
+  if (checkInputPath(dir) != InputKind::Directory) throw TraceError(dir, "not a directory");
   std::error_code ec;
-  if (!fs::exists(dir, ec)) throw TraceError(dir, "no such file or directory");
-  if (!fs::is_directory(dir, ec)) throw TraceError(dir, "not a directory");
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (entry.path().extension() == ".sqlite" && entry.is_regular_file(ec)) {
@@ -32,8 +32,7 @@ std::vector<fs::path> findTraceFiles(const fs::path& dir) {
 }
 
 Run readRun(const fs::path& path, const RunReadOptions& options) {
-  std::error_code ec;
-  const bool isDir = fs::is_directory(path, ec);
+  const bool isDir = checkInputPath(path) == InputKind::Directory;
   Run run = readRunFiles(isDir ? findTraceFiles(path) : std::vector<fs::path>{path}, options);
   run.dir = isDir ? path : path.parent_path();
   return run;

@@ -1,6 +1,9 @@
 #include "traces/sqlite/sqlite_db.h"
 
+#include <cstring>
 #include <utility>
+
+#include "traces/sqlite/read_only_open.h"
 
 namespace bubblescope::traces::sqlite {
 namespace {
@@ -47,14 +50,37 @@ std::string_view Statement::text(int column) const {
   return {p, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
 }
 
+std::string_view Statement::columnName(int column) const {
+  const char* name = sqlite3_column_name(stmt_, column);
+  return name ? std::string_view(name) : std::string_view();
+}
+
 void Statement::check(int rc) const {
   if (rc != SQLITE_OK) fail(sqlite3_db_handle(stmt_), rc);
 }
 
 Database::Database(const std::filesystem::path& file, Mode mode) {
-  const int flags =
-      mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(file.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (mode == Mode::CreateNew) {
+    open(file.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    return;
+  }
+  const ReadPlan plan = planRead(file);
+  if (plan.how == ReadPlan::InPlace) {
+    open(plan.uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    // SQLite opens lazily: a WAL it cannot use (no -shm it may map) shows only on first read.
+    if (sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) ==
+        SQLITE_OK) {
+      return;
+    }
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
+  snapshotDir_ = snapshotWithWal(file);
+  open((snapshotDir_ / file.filename()).string(), SQLITE_OPEN_READONLY);
+}
+
+void Database::open(const std::string& name, int flags) {
+  int rc = sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
@@ -64,8 +90,29 @@ Database::Database(const std::filesystem::path& file, Mode mode) {
   sqlite3_extended_result_codes(db_, 0);
 }
 
+Database Database::fromBytes(std::string_view bytes) {
+  Database d;
+  d.open(":memory:", SQLITE_OPEN_READWRITE);
+  auto* image = static_cast<unsigned char*>(sqlite3_malloc64(bytes.size() ? bytes.size() : 1));
+  if (!image) throw SqliteError(SQLITE_NOMEM, "out of memory");
+  std::memcpy(image, bytes.data(), bytes.size());
+  // Our traces are in WAL mode, which memory cannot hold: the image reads as a rollback journal's.
+  if (bytes.size() >= 20 && image[18] == 2 && image[19] == 2) image[18] = image[19] = 1;
+  const int rc = sqlite3_deserialize(d.db_, "main", image, static_cast<sqlite3_int64>(bytes.size()),
+                                     static_cast<sqlite3_int64>(bytes.size()),
+                                     SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+  if (rc != SQLITE_OK) fail(d.db_, rc);
+  return d;
+}
+
+Database::Database(Database&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)), snapshotDir_(std::move(other.snapshotDir_)) {
+  other.snapshotDir_.clear();
+}
+
 Database::~Database() {
   sqlite3_close_v2(db_);
+  if (!snapshotDir_.empty()) removeSnapshot(snapshotDir_);
 }
 
 void Database::exec(std::string_view sql) {

@@ -49,6 +49,9 @@ class Statement {
   int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
   std::string_view text(int column) const;
   bool isNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  int type(int column) const { return sqlite3_column_type(stmt_, column); }  // SQLITE_INTEGER, ...
+  int columns() const { return sqlite3_column_count(stmt_); }
+  std::string_view columnName(int column) const;
 
  private:
   void check(int rc) const;
@@ -58,9 +61,14 @@ class Statement {
 
 class Database {
  public:
+  // ReadOnly never writes beside the file (no -wal or -shm is left, a read-only directory reads):
+  // see read_only_open.h.
   enum class Mode { ReadOnly, CreateNew };
   Database(const std::filesystem::path& file, Mode mode);
+  // A database image in memory (sqlite3_deserialize), read-only: for the fuzzers.
+  static Database fromBytes(std::string_view bytes);
   ~Database();
+  Database(Database&& other) noexcept;
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
@@ -70,7 +78,11 @@ class Database {
   sqlite3* handle() { return db_; }
 
  private:
+  Database() = default;
+  void open(const std::string& name, int flags);
+
   sqlite3* db_ = nullptr;
+  std::filesystem::path snapshotDir_;  // a private copy read in place of the file, removed after
 };
 
 }  // namespace bubblescope::traces::sqlite

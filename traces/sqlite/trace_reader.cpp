@@ -1,5 +1,6 @@
 #include "traces/sqlite/trace_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <fstream>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "traces/errors.h"
+#include "traces/files/input_path.h"
+#include "traces/format/field_range.h"
 #include "traces/format/schema.h"
 #include "traces/model/sort.h"
 #include "traces/sqlite/group_correlations.h"
@@ -30,10 +33,8 @@ uint32_t bigEndian(const unsigned char* p, int bytes) {
 // Checks what can be told from the file itself before SQLite opens it: exists, is SQLite, and is
 // as long as its header says (a copy cut short or a disk that filled up).
 void checkFile(const fs::path& file) {
+  checkInputFile(file);
   std::error_code ec;
-  auto status = fs::status(file, ec);
-  if (ec || !fs::exists(status)) throw TraceError(file, "no such file");
-  if (!fs::is_regular_file(status)) throw TraceError(file, "not a regular file");
   const auto size = fs::file_size(file, ec);
   if (size == 0) throw TraceError(file, "empty file, not a trace");
 
@@ -75,6 +76,23 @@ int64_t parseInt(const fs::path& file, const std::string& key, const std::string
   return v;
 }
 
+// Every column of the row `st` stands on holds an integer: SQLite's int64() would read NULL, text
+// and reals as 0 or a truncation without a word. `table` names the table in the message.
+void requireIntegers(const Statement& st, const fs::path& file, std::string_view table,
+                     int fromColumn = 0, int toColumn = -1) {
+  const int end = toColumn < 0 ? st.columns() : toColumn;
+  for (int c = fromColumn; c < end; ++c) {
+    const int type = st.type(c);
+    if (type == SQLITE_INTEGER) continue;
+    const char* what = type == SQLITE_NULL    ? "NULL"
+                       : type == SQLITE_FLOAT ? "a real number"
+                       : type == SQLITE_TEXT  ? "text"
+                                              : "a blob";
+    throw TraceError(file, "corrupt: " + std::string(table) + "." + std::string(st.columnName(c)) +
+                               " holds " + what + ", not an integer");
+  }
+}
+
 RankMeta loadMeta(Database& db, const fs::path& file) {
   if (!db.hasTable("meta")) {
     throw TraceError(file, "a SQLite database but not a bubblescope trace (no meta table)");
@@ -89,26 +107,35 @@ RankMeta loadMeta(Database& db, const fs::path& file) {
         file, "a SQLite database but not a bubblescope trace (format '" + kv["format"] + "')");
   }
   RankMeta meta;
-  meta.schemaVersion = static_cast<int>(parseInt(file, "schema_version", kv["schema_version"]));
-  if (meta.schemaVersion > kSchemaVersion) {
-    throw TraceError(file, "written with trace schema " + std::to_string(meta.schemaVersion) +
+  const int64_t schema = parseInt(file, "schema_version", kv["schema_version"]);
+  if (schema > kSchemaVersion) {
+    throw TraceError(file, "written with trace schema " + std::to_string(schema) +
                                ", newer than this bubblescope reads (" +
                                std::to_string(kSchemaVersion) + "): upgrade bubblescope");
   }
-  if (meta.schemaVersion < 1) {
-    throw TraceError(file, "invalid trace schema version " + std::to_string(meta.schemaVersion));
-  }
+  if (schema < 1) throw TraceError(file, "invalid trace schema version " + std::to_string(schema));
+  meta.schemaVersion = static_cast<int>(schema);
   auto number = [&](const char* key, int64_t fallback) {
     auto it = kv.find(key);
     return it == kv.end() || it->second.empty() ? fallback : parseInt(file, key, it->second);
   };
+  // -1: not known (an import that could not tell).
+  auto rankLike = [&](const char* key, int64_t lo) {
+    const int64_t v = number(key, -1);
+    return v == -1 ? -1 : fieldInRange<int>(file, std::string("meta.") + key, v, lo, INT32_MAX);
+  };
   meta.source = kv["source"];
   meta.runId = kv["run_id"];
-  meta.rank = static_cast<int>(number("rank", -1));
-  meta.localRank = static_cast<int>(number("local_rank", -1));
-  meta.worldSize = static_cast<int>(number("world_size", -1));
+  meta.rank = rankLike("rank", 0);
+  meta.localRank = rankLike("local_rank", 0);
+  meta.worldSize = rankLike("world_size", 1);
+  if (meta.rank >= 0 && meta.worldSize > 0 && meta.rank >= meta.worldSize) {
+    throw TraceError(
+        file, "meta.rank = " + std::to_string(meta.rank) +
+                  " is out of range for meta.world_size = " + std::to_string(meta.worldSize));
+  }
   meta.host = kv["host"];
-  meta.pid = number("pid", 0);
+  meta.pid = fieldInRange<int32_t>(file, "meta.pid", number("pid", 0), 0, INT32_MAX);
   meta.command = kv["command"];
   meta.agentVersion = kv["agent_version"];
   meta.startNs = number("start_ns", 0);
@@ -122,16 +149,20 @@ RankMeta loadMeta(Database& db, const fs::path& file) {
 
   auto anchors = db.prepare("SELECT realtime_ns, monotonic_ns, cupti_ns FROM clock_anchors");
   while (anchors.step()) {
+    requireIntegers(anchors, file, "clock_anchors");
     meta.clockAnchors.push_back({anchors.int64(0), anchors.int64(1), anchors.int64(2)});
   }
   auto windows = db.prepare("SELECT start_ns, end_ns, reason FROM capture_windows ORDER BY id");
   while (windows.step()) {
+    requireIntegers(windows, file, "capture_windows", 0, 2);
     meta.captureWindows.push_back(
         {windows.int64(0), windows.int64(1), std::string(windows.text(2))});
   }
   auto dropped = db.prepare("SELECT source, count FROM dropped_events");
   while (dropped.step()) {
-    meta.dropped[std::string(dropped.text(0))] = static_cast<uint64_t>(dropped.int64(1));
+    requireIntegers(dropped, file, "dropped_events", 1, 2);
+    meta.dropped[std::string(dropped.text(0))] =
+        fieldInRange<uint64_t>(file, "dropped_events.count", dropped.int64(1), 0, INT64_MAX);
   }
   return meta;
 }
@@ -170,7 +201,8 @@ class IdMaps {
   }
 
   StreamIndex stream(int64_t device, int64_t stream) {
-    const auto key = std::pair{static_cast<uint32_t>(device), static_cast<uint64_t>(stream)};
+    const auto key =
+        std::pair{fieldInRange<uint32_t>(file_, "device", device), static_cast<uint64_t>(stream)};
     if (key == lastStreamKey_ && haveLastStream_) return lastStream_;
     auto [it, added] = streams_.try_emplace(key, static_cast<StreamIndex>(trace_.streams.size()));
     if (added) trace_.streams.push_back(Stream{key.first, key.second, 0});
@@ -207,16 +239,21 @@ void resizeAll(Table& t, size_t n) {
   t.forEachColumn([n](auto& column) { column.resize(n); });
 }
 
+// How many rows to size the columns for: the largest rowid, but never more rows than the file has
+// bytes for (a forged rowid must not make us allocate terabytes; the loop below grows if needed).
 size_t rowCount(Database& db, const char* table) {
   auto st = db.prepare(std::string("SELECT max(rowid) FROM ") + table);
-  return st.step() ? static_cast<size_t>(st.int64(0)) : 0;
+  const int64_t maxRowid = st.step() ? st.int64(0) : 0;
+  auto pages = db.prepare("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
+  const int64_t bytes = pages.step() ? pages.int64(0) : 0;
+  return static_cast<size_t>(std::clamp<int64_t>(maxRowid, 0, bytes / 8));
 }
 
 // Reads every row of `sql` into `table`: columns are sized once from the row count and filled by
 // index, which is markedly faster than growing them row by row.
 template <class Table, class Fill>
-void loadTable(Database& db, const char* name, const std::string& columns, Table& table,
-               Fill fill) {
+void loadTable(Database& db, const fs::path& file, const char* name, const std::string& columns,
+               Table& table, Fill fill) {
   size_t n = rowCount(db, name);
   resizeAll(table, n);
   auto st = db.prepare("SELECT " + columns + " FROM " + name);
@@ -225,137 +262,156 @@ void loadTable(Database& db, const char* name, const std::string& columns, Table
     if (i == n)
       resizeAll(table, n = n * 2 + 16);  // rowids were not dense; cannot happen in
                                          // files we write, but be safe
+    requireIntegers(st, file, name);
     fill(st, i++);
   }
   resizeAll(table, i);
 }
 
-void loadEvents(Database& db, RankTrace& t, IdMaps& ids) {
+void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
   {
     auto st = db.prepare("SELECT id, value FROM strings");
-    while (st.step()) ids.addString(st.int64(0), st.text(1));
+    while (st.step()) {
+      requireIntegers(st, file, "strings", 0, 1);
+      ids.addString(st.int64(0), st.text(1));
+    }
   }
   {
     auto st = db.prepare("SELECT tid, name_id FROM threads");
-    while (st.step()) t.threads[ids.thread(st.int64(0))].name = ids.string(st.int64(1));
+    while (st.step()) {
+      requireIntegers(st, file, "threads");
+      t.threads[ids.thread(st.int64(0))].name = ids.string(st.int64(1));
+    }
   }
   {
     auto st = db.prepare("SELECT id, name_id, uuid FROM devices");
     while (st.step()) {
-      t.devices.push_back(Device{static_cast<uint32_t>(st.int64(0)), ids.string(st.int64(1)),
-                                 std::string(st.text(2))});
+      requireIntegers(st, file, "devices", 0, 2);
+      t.devices.push_back(Device{fieldInRange<uint32_t>(file, "devices.id", st.int64(0)),
+                                 ids.string(st.int64(1)), std::string(st.text(2))});
     }
   }
   {
     auto st = db.prepare("SELECT device, stream, name_id FROM streams");
-    while (st.step())
+    while (st.step()) {
+      requireIntegers(st, file, "streams");
       t.streams[ids.stream(st.int64(0), st.int64(1))].name = ids.string(st.int64(2));
+    }
   }
   auto& r = t.ranges;
-  loadTable(db, "nvtx_ranges", "start, end, tid, domain_id, name_id, depth, kind", r,
+  loadTable(db, file, "nvtx_ranges", "start, end, tid, domain_id, name_id, depth, kind", r,
             [&](Statement& st, size_t i) {
               r.start[i] = st.int64(0);
               r.end[i] = st.int64(1);
               r.thread[i] = ids.thread(st.int64(2));
               r.domain[i] = ids.string(st.int64(3));
               r.name[i] = ids.string(st.int64(4));
-              r.depth[i] = static_cast<uint16_t>(st.int64(5));
-              r.kind[i] = static_cast<RangeKind>(st.int64(6));
+              r.depth[i] = fieldInRange<uint16_t>(file, "nvtx_ranges.depth", st.int64(5));
+              r.kind[i] = enumInRange(file, "nvtx_ranges.kind", st.int64(6), RangeKind::StartEnd);
             });
   if (db.hasTable("open_ranges")) {  // schema 2 on
     auto& o = t.openRanges;
-    loadTable(db, "open_ranges", "start, tid, domain_id, name_id, depth, kind", o,
+    loadTable(db, file, "open_ranges", "start, tid, domain_id, name_id, depth, kind", o,
               [&](Statement& st, size_t i) {
                 o.start[i] = st.int64(0);
                 o.thread[i] = ids.thread(st.int64(1));
                 o.domain[i] = ids.string(st.int64(2));
                 o.name[i] = ids.string(st.int64(3));
-                o.depth[i] = static_cast<uint16_t>(st.int64(4));
-                o.kind[i] = static_cast<RangeKind>(st.int64(5));
+                o.depth[i] = fieldInRange<uint16_t>(file, "open_ranges.depth", st.int64(4));
+                o.kind[i] = enumInRange(file, "open_ranges.kind", st.int64(5), RangeKind::StartEnd);
               });
   }
   auto& mk = t.marks;
-  loadTable(db, "nvtx_marks", "ts, tid, domain_id, name_id", mk, [&](Statement& st, size_t i) {
-    mk.start[i] = st.int64(0);
-    mk.thread[i] = ids.thread(st.int64(1));
-    mk.domain[i] = ids.string(st.int64(2));
-    mk.name[i] = ids.string(st.int64(3));
-  });
+  loadTable(db, file, "nvtx_marks", "ts, tid, domain_id, name_id", mk,
+            [&](Statement& st, size_t i) {
+              mk.start[i] = st.int64(0);
+              mk.thread[i] = ids.thread(st.int64(1));
+              mk.domain[i] = ids.string(st.int64(2));
+              mk.name[i] = ids.string(st.int64(3));
+            });
   auto& k = t.kernels;
-  loadTable(db, "kernels", "start, end, device, stream, correlation, name_id", k,
+  loadTable(db, file, "kernels", "start, end, device, stream, correlation, name_id", k,
             [&](Statement& st, size_t i) {
               k.start[i] = st.int64(0);
               k.end[i] = st.int64(1);
               k.stream[i] = ids.stream(st.int64(2), st.int64(3));
-              k.correlation[i] = static_cast<uint32_t>(st.int64(4));
+              k.correlation[i] = fieldInRange<uint32_t>(file, "kernels.correlation", st.int64(4));
               k.name[i] = ids.string(st.int64(5));
             });
   auto& mc = t.memcpys;
-  loadTable(db, "memcpys", "start, end, device, stream, correlation, bytes, copy_kind", mc,
+  loadTable(db, file, "memcpys", "start, end, device, stream, correlation, bytes, copy_kind", mc,
             [&](Statement& st, size_t i) {
               mc.start[i] = st.int64(0);
               mc.end[i] = st.int64(1);
               mc.stream[i] = ids.stream(st.int64(2), st.int64(3));
-              mc.correlation[i] = static_cast<uint32_t>(st.int64(4));
+              mc.correlation[i] = fieldInRange<uint32_t>(file, "memcpys.correlation", st.int64(4));
               mc.bytes[i] = static_cast<uint64_t>(st.int64(5));
-              mc.copyKind[i] = static_cast<MemcpyKind>(st.int64(6));
+              mc.copyKind[i] =
+                  enumInRange(file, "memcpys.copy_kind", st.int64(6), MemcpyKind::PeerToPeer);
             });
   auto& ms = t.memsets;
-  loadTable(db, "memsets", "start, end, device, stream, correlation, bytes", ms,
+  loadTable(db, file, "memsets", "start, end, device, stream, correlation, bytes", ms,
             [&](Statement& st, size_t i) {
               ms.start[i] = st.int64(0);
               ms.end[i] = st.int64(1);
               ms.stream[i] = ids.stream(st.int64(2), st.int64(3));
-              ms.correlation[i] = static_cast<uint32_t>(st.int64(4));
+              ms.correlation[i] = fieldInRange<uint32_t>(file, "memsets.correlation", st.int64(4));
               ms.bytes[i] = static_cast<uint64_t>(st.int64(5));
             });
   auto& sy = t.syncs;
-  loadTable(db, "syncs", "start, end, device, stream, correlation, sync_type", sy,
+  loadTable(db, file, "syncs", "start, end, device, stream, correlation, sync_type", sy,
             [&](Statement& st, size_t i) {
               sy.start[i] = st.int64(0);
               sy.end[i] = st.int64(1);
               // CUPTI reports a context-wide sync with stream id UINT32_MAX.
               sy.stream[i] =
                   st.int64(3) == UINT32_MAX ? kNoStream : ids.stream(st.int64(2), st.int64(3));
-              sy.correlation[i] = static_cast<uint32_t>(st.int64(4));
-              sy.syncKind[i] = static_cast<SyncKind>(st.int64(5));
+              sy.correlation[i] = fieldInRange<uint32_t>(file, "syncs.correlation", st.int64(4));
+              sy.syncKind[i] =
+                  enumInRange(file, "syncs.sync_type", st.int64(5), SyncKind::ContextSynchronize);
             });
   auto& a = t.apiCalls;
-  loadTable(db, "api_calls", "start, end, tid, name_id, correlation", a,
+  loadTable(db, file, "api_calls", "start, end, tid, name_id, correlation", a,
             [&](Statement& st, size_t i) {
               a.start[i] = st.int64(0);
               a.end[i] = st.int64(1);
               a.thread[i] = ids.thread(st.int64(2));
               a.name[i] = ids.string(st.int64(3));
-              a.correlation[i] = static_cast<uint32_t>(st.int64(4));
+              a.correlation[i] = fieldInRange<uint32_t>(file, "api_calls.correlation", st.int64(4));
             });
   auto& n = t.ncclCalls;
-  loadTable(db, "nccl_calls",
+  loadTable(db, file, "nccl_calls",
             "start, end, tid, op, peer, count, dtype, bytes, comm, comm_rank, comm_size, stream, "
             "group_depth, seq, id, source",
             n, [&](Statement& st, size_t i) {
               n.start[i] = st.int64(0);
               n.end[i] = st.int64(1);
               n.thread[i] = ids.thread(st.int64(2));
-              n.op[i] = static_cast<NcclOp>(st.int64(3));
-              n.peer[i] = static_cast<int32_t>(st.int64(4));
+              n.op[i] = enumInRange(file, "nccl_calls.op", st.int64(3), NcclOp::CommDestroy);
+              n.peer[i] =
+                  fieldInRange<int32_t>(file, "nccl_calls.peer", st.int64(4), -1, INT32_MAX);
               n.count[i] = static_cast<uint64_t>(st.int64(5));
-              n.dtype[i] = static_cast<uint8_t>(st.int64(6));
+              n.dtype[i] = fieldInRange<uint8_t>(file, "nccl_calls.dtype", st.int64(6));
               n.bytes[i] = static_cast<uint64_t>(st.int64(7));
               n.comm[i] = static_cast<uint64_t>(st.int64(8));
-              n.commRank[i] = static_cast<int32_t>(st.int64(9));
-              n.commSize[i] = static_cast<int32_t>(st.int64(10));
+              n.commRank[i] =
+                  fieldInRange<int32_t>(file, "nccl_calls.comm_rank", st.int64(9), -1, INT32_MAX);
+              n.commSize[i] =
+                  fieldInRange<int32_t>(file, "nccl_calls.comm_size", st.int64(10), -1, INT32_MAX);
               n.streamHandle[i] = static_cast<uint64_t>(st.int64(11));
-              n.groupDepth[i] = static_cast<uint8_t>(st.int64(12));
+              n.groupDepth[i] = fieldInRange<uint8_t>(file, "nccl_calls.group_depth", st.int64(12));
               n.seq[i] = static_cast<uint64_t>(st.int64(13));
               n.id[i] = static_cast<uint64_t>(st.int64(14));
-              n.source[i] = static_cast<NcclSource>(st.int64(15));
+              n.source[i] =
+                  enumInRange(file, "nccl_calls.source", st.int64(15), NcclSource::Import);
             });
   auto& c = t.correlations;
-  loadTable(db, "correlations", "correlation, external_kind, external_id", c,
+  loadTable(db, file, "correlations", "correlation, external_kind, external_id", c,
             [&](Statement& st, size_t i) {
-              c.correlation[i] = static_cast<uint32_t>(st.int64(0));
-              c.externalKind[i] = static_cast<ExternalKind>(st.int64(1));
+              c.correlation[i] =
+                  fieldInRange<uint32_t>(file, "correlations.correlation", st.int64(0));
+              c.externalKind[i] =
+                  enumInRange(file, "correlations.external_kind", st.int64(1), ExternalKind::Other);
               c.externalId[i] = static_cast<uint64_t>(st.int64(2));
             });
 }
@@ -380,17 +436,23 @@ RankMeta readRankMeta(const fs::path& file) {
   return withDatabase(file, [&](Database& db) { return loadMeta(db, file); });
 }
 
-RankTrace readRankTrace(const fs::path& file) {
-  return withDatabase(file, [&](Database& db) {
+RankTrace readRankTrace(sqlite::Database& db, const fs::path& file) {
+  try {
     RankTrace trace;
     trace.file = file;
     trace.meta = loadMeta(db, file);
     IdMaps ids(trace, file);
-    loadEvents(db, trace, ids);
+    loadEvents(db, trace, ids, file);
     tieGroupKernelsToCalls(trace);
     sortEvents(trace);
     return trace;
-  });
+  } catch (const SqliteError& e) {
+    failSqlite(file, e);
+  }
+}
+
+RankTrace readRankTrace(const fs::path& file) {
+  return withDatabase(file, [&](Database& db) { return readRankTrace(db, file); });
 }
 
 }  // namespace bubblescope::traces

@@ -92,7 +92,7 @@ TEST(ReportFigures, FileErrorsNameTheFile) {
     }
     return "";
   };
-  EXPECT_EQ(errorOfFile(dir / "none.json"), (dir / "none.json").string() + ": no such file");
+  EXPECT_EQ(errorOfFile(dir / "none.json"), (dir / "none.json").string() + ": no such file or directory");
   EXPECT_EQ(errorOfFile(dir.path()).rfind(dir.path().string() + ": is a directory", 0), 0u);
   testing::writeFile(dir / "bad.json", "{\"tool\": ");
   EXPECT_EQ(errorOfFile(dir / "bad.json"),

@@ -191,7 +191,7 @@ TEST(CommonMarkers, FindStepsOptimizerAndGradientSyncOfEveryFramework) {
 Rule kindFromGroupRule() {
   Rule r;
   r.source = R"((\w+) mb(\w+)(?: ch(\d+))?)";
-  r.pattern = std::regex(r.source);
+  r.pattern = Pattern(r.source);
   r.kindGroup = 1;
   r.kinds = {{"fwd", OpKind::F}, {"bwd", OpKind::BW}};
   r.mbGroup = 2;
@@ -225,14 +225,39 @@ TEST(Rule, PatternMustMatchTheWholeName) {
   EXPECT_FALSE(r.apply("fwd mb4 ch1 suffix"));
 }
 
+// std::regex recursed once per character and overflowed the stack on a 40 KB name.
+TEST(Rule, HugeNamesAreRefusedCheaplyAndLongOnesStillMatch) {
+  const RuleSet& set = builtin("bubblescope");
+  EXPECT_FALSE(set.match("F mb=1 " + std::string(40000, 'A')));
+  EXPECT_FALSE(set.match(std::string(kMaxMatchedNameBytes + 1, 'A')));
+  const auto m = set.match("F mb=1 " + std::string(3000, 'A'));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->mb, 1);
+}
+
+TEST(Rule, NumberTooLargeForItsFieldLeavesItUnset) {
+  const auto m = builtin("bubblescope").match("F mb=99999999999");
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(m->mb.has_value());
+}
+
+TEST(Pattern, Re2RefusesBackreferencesWithItsReason) {
+  try {
+    Pattern p("(a)\\1");
+    FAIL() << "a backreference compiled";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid escape sequence"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RuleSet, FirstMatchingRuleWins) {
   RuleSet set;
   Rule send;
-  send.pattern = std::regex(R"(xfer (\d+))");
+  send.pattern = Pattern(R"(xfer (\d+))");
   send.role = Role::Send;
   send.mbGroup = 1;
   Rule anything;
-  anything.pattern = std::regex(R"(.*)");
+  anything.pattern = Pattern(R"(.*)");
   anything.role = Role::OtherBusy;
   set.rules = {send, anything};
   EXPECT_EQ(set.match("xfer 3")->role, Role::Send);

@@ -200,7 +200,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"--v", "3"}, "--v 3 does not apply to 1f1b"},
                       BadInput{{"--timeout", "0"}, "--timeout"},
                       BadInput{{"--truth", "/nonexistent/dir/truth.json"}, "/nonexistent/dir"},
-                      BadInput{{"--truth", "/tmp"}, "cannot write /tmp: it is a directory"},
+                      BadInput{{"--truth", "/tmp"}, "/tmp: is a directory, not a file to write"},
                       BadInput{{"-p", "x"}, "bubblescope:"}),
     [](const auto& param) { return "case" + std::to_string(param.index); });
 

@@ -81,7 +81,7 @@ TEST(ByteSource, AMissingFileIsAnError) {
     ByteSource s("/nonexistent/trace.json.gz");
     FAIL();
   } catch (const TraceError& e) {
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/trace.json.gz: no such file");
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/trace.json.gz: no such file or directory");
   }
 }
 

@@ -216,4 +216,23 @@ TEST(KinetoImport, ATraceWithNoEventsIsAnError) {
 }
 
 }  // namespace
+// distributedInfo.rank went through std::stoi: 4294967297 was dropped without a word, -3 kept.
+TEST(KinetoImport, DistributedRankOutOfRangeIsRefusedNamingTheField) {
+  const std::string event = R"J({"ph": "X", "cat": "user_annotation", "name": "F mb=0", "pid": 0,
+    "tid": 0, "ts": 0, "dur": 10})J";
+  for (const std::string rank : {"4294967297", "-3", "99999999999999999999999"}) {
+    try {
+      importRank(event, R"J("distributedInfo": {"rank": )J" + rank + R"J(, "world_size": 8}, )J");
+      ADD_FAILURE() << rank << " was accepted";
+    } catch (const TraceError& e) {
+      EXPECT_NE(std::string(e.what()).find("distributedInfo.rank = " + rank.substr(0, 40) +
+                                           " is out of range (0 to 2147483647)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(importRank(event, R"J("distributedInfo": {"rank": 3, "world_size": 8}, )J").meta.rank,
+            3);
+}
+
 }  // namespace bubblescope::traces::import

@@ -175,5 +175,50 @@ TEST(NsysImport, AnExportWithoutGpuTablesIsAnError) {
   }
 }
 
+// MPI_RANKS.rank was cast to int: 2^32 + 1 was read as rank 1.
+TEST(NsysImport, MpiRankBeyondIntIsRefusedNamingTheField) {
+  TempDir dir;
+  const std::string gtid = std::to_string((int64_t{1} << 48) + (int64_t{7} << 24) + 7);
+  makeDb(dir / "rank.sqlite", ncclExport(7, 0) +
+                                  "CREATE TABLE MPI_RANKS(globalTid INTEGER, rank INTEGER);"
+                                  "INSERT INTO MPI_RANKS VALUES (" +
+                                  gtid + ", 4294967297);");
+  try {
+    importNsysFile(dir / "rank.sqlite");
+    FAIL() << "the rank was accepted";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "rank.sqlite").string() +
+                                         ": MPI_RANKS.rank = 4294967297 is out of range (0 to "
+                                         "2147483647)");
+  }
+}
+
+TEST(NsysImport, MpiRankInRangeIsTheRanksNumber) {
+  TempDir dir;
+  const std::string gtid = std::to_string((int64_t{1} << 48) + (int64_t{7} << 24) + 7);
+  makeDb(dir / "rank.sqlite", ncclExport(7, 0) +
+                                  "CREATE TABLE MPI_RANKS(globalTid INTEGER, rank INTEGER);"
+                                  "INSERT INTO MPI_RANKS VALUES (" +
+                                  gtid + ", 5);");
+  EXPECT_EQ(importNsysFile(dir / "rank.sqlite").ranks.at(0).meta.rank, 5);
+}
+
+TEST(NsysImport, PeerRankInAnNcclPayloadBeyondIntIsRefused) {
+  TempDir dir;
+  std::string sql = ncclExport(7, 0);
+  sql.replace(sql.find("\"Peer rank\": 3}"), std::string("\"Peer rank\": 3}").size(),
+              "\"Peer rank\": 4294967299}");
+  makeDb(dir / "rank.sqlite", sql);
+  try {
+    importNsysFile(dir / "rank.sqlite");
+    FAIL() << "the peer was accepted";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "NVTX_EVENTS.jsonText \"Peer rank\" = 4294967299 is out of range (-1 to "),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::traces::import

@@ -2,8 +2,12 @@
 
 #include <simdjson.h>
 
+#include <charconv>
+#include <cstdint>
 #include <string>
 
+#include "traces/errors.h"
+#include "traces/format/field_range.h"
 #include "traces/import/kineto/kineto_comms.h"
 
 namespace bubblescope::traces::import {
@@ -38,17 +42,25 @@ std::string joined(const std::vector<int>& ranks) {
   return out;
 }
 
-int toInt(const std::string& s, int fallback) {
-  try {
-    return s.empty() ? fallback : std::stoi(s);
-  } catch (const std::exception&) {
-    return fallback;
+// A rank-like number, or `fallback` when the text is no integer; an integer outside [lo,
+// INT32_MAX] is a TraceError naming the field.
+int rankLike(const std::string& s, int fallback, int64_t lo, const std::filesystem::path& file,
+             const char* field) {
+  int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ptr != s.data() + s.size()) return fallback;
+  if (ec == std::errc::result_out_of_range) {
+    throw TraceError(file, std::string(field) + " = " + s.substr(0, 40) + " is out of range (" +
+                               std::to_string(lo) + " to " + std::to_string(INT32_MAX) + ")");
   }
+  if (ec != std::errc()) return fallback;
+  return fieldInRange<int>(file, field, v, lo, INT32_MAX);
 }
 
 }  // namespace
 
-bool applyDistributedInfo(std::string_view json, size_t capacity, RankMeta& meta) {
+bool applyDistributedInfo(std::string_view json, size_t capacity, RankMeta& meta,
+                          const std::filesystem::path& file) {
   simdjson::ondemand::parser parser;
   try {
     auto doc = parser.iterate(json.data(), json.size(), capacity);
@@ -57,9 +69,9 @@ bool applyDistributedInfo(std::string_view json, size_t capacity, RankMeta& meta
       const std::string key(std::string_view(field.unescaped_key()));
       value v = field.value();
       if (key == "rank") {
-        meta.rank = toInt(text(v), meta.rank);
+        meta.rank = rankLike(text(v), meta.rank, 0, file, "distributedInfo.rank");
       } else if (key == "world_size") {
-        meta.worldSize = toInt(text(v), meta.worldSize);
+        meta.worldSize = rankLike(text(v), meta.worldSize, 1, file, "distributedInfo.world_size");
       } else if (key == "backend" || key == "nccl_version" || key == "pg_count") {
         meta.extra["kineto." + key] = text(v);
       } else if (key == "pg_config") {

@@ -7,6 +7,7 @@
 //   kineto.pg.<i>.ranks ("0,4,8,12": global ranks in group order), kineto.pg.<i>.backend
 // for i = 0 .. N-1 in the order of pg_config.
 #include <cstddef>
+#include <filesystem>
 #include <string_view>
 
 #include "traces/model/trace.h"
@@ -14,7 +15,9 @@
 namespace bubblescope::traces::import {
 
 // `json` is the value's text with `capacity` readable bytes (simdjson padding). False if it is not
-// an object.
-bool applyDistributedInfo(std::string_view json, size_t capacity, RankMeta& meta);
+// an object. Throws TraceError naming `file` for a rank or world size that is a number out of
+// range (a cast used to wrap 4294967297 to rank 1).
+bool applyDistributedInfo(std::string_view json, size_t capacity, RankMeta& meta,
+                          const std::filesystem::path& file);
 
 }  // namespace bubblescope::traces::import

@@ -67,7 +67,7 @@ KinetoBuilder::KinetoBuilder(const std::filesystem::path& file) : file_(file) {
 void KinetoBuilder::topLevel(std::string_view key, std::string_view json, size_t capacity) {
   RankMeta& meta = rank_.meta();
   if (key == "distributedInfo") {
-    applyDistributedInfo(json, capacity, meta);
+    applyDistributedInfo(json, capacity, meta, file_);
   } else if (key == "baseTimeNanoseconds") {
     std::string_view digits = json;
     while (!digits.empty() && (digits.front() == '"' || digits.front() == ' '))

@@ -39,14 +39,11 @@ class Scanner {
   }
   void advance() { ++pos_; }
 
-  // Skips a UTF-8 byte order mark at the start; a file cut inside one is not JSON.
+  // Skips a UTF-8 byte order mark: all three bytes or none (a lone 0xEF ran the window past its
+  // end; now it is left for the JSON parser to refuse).
   void skipByteOrderMark() {
-    static constexpr unsigned char kMark[] = {0xEF, 0xBB, 0xBF};
-    while (end_ - pos_ < sizeof kMark && !eof_) refill();
-    if (end_ - pos_ < sizeof kMark || std::memcmp(buf_.data() + pos_, kMark, sizeof kMark) != 0) {
-      malformed("a stray byte 0xEF where a byte order mark or '{' should be");
-    }
-    pos_ += sizeof kMark;
+    while (end_ - pos_ < 3 && !eof_) refill();
+    if (end_ - pos_ >= 3 && std::memcmp(buf_.data() + pos_, "\xEF\xBB\xBF", 3) == 0) pos_ += 3;
   }
 
   // The next value's text, consumed. Values longer than `limit` are skipped and come out empty.
@@ -221,7 +218,7 @@ EventStreamStats streamTraceEvents(ByteSource& source, TraceEventSink& sink) {
   Scanner in(source);
   EventStreamStats stats;
   int c = in.peek();
-  if (c == 0xEF) {
+  if (c == 0xEF) {  // a UTF-8 byte order mark
     in.skipByteOrderMark();
     c = in.peek();
   }

@@ -8,11 +8,15 @@
 #include <filesystem>
 
 #include "traces/import/imported.h"
+#include "traces/sqlite/sqlite_db.h"
 
 namespace bubblescope::traces::import {
 
 // Ranks come out with meta.rank from MPI_RANKS when the file has it, else -1 (the caller numbers
 // them). Throws TraceError naming the file (not an nsys export, no GPU activity, unreadable).
 ImportedFile importNsysFile(const std::filesystem::path& file);
+
+// The same from an export already open (the fuzzer's, from memory); `file` names it in messages.
+ImportedFile importNsysDatabase(sqlite::Database&& db, const std::filesystem::path& file);
 
 }  // namespace bubblescope::traces::import

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <map>
 
+#include "traces/format/field_range.h"
 #include "traces/import/collectives.h"
 #include "traces/import/nsys/nsys_reader.h"
 #include "traces/import/nsys/torch_nvtx_names.h"
@@ -119,7 +120,11 @@ void NsysReader::readNvtx() {
     n.end.push_back(end);
     n.thread.push_back(thread);
     n.op.push_back(*op);
-    n.peer.push_back(static_cast<int32_t>(payloadNumber(json, "Peer rank")));
+    // Ranks in a payload are range-checked: a cast would wrap 2^32 + 3 to peer 3.
+    auto rank = [&](std::string_view key, const char* field) {
+      return fieldInRange<int32_t>(file_, field, payloadNumber(json, key), -1, INT32_MAX);
+    };
+    n.peer.push_back(rank("Peer rank", "NVTX_EVENTS.jsonText \"Peer rank\""));
     n.count.push_back(0);
     n.dtype.push_back(0);
     n.bytes.push_back(
@@ -127,8 +132,8 @@ void NsysReader::readNvtx() {
     n.comm.push_back(payloadUnsigned(json, "communicator"));
     // Only a communicator's creation says which rank this process is in it, and of how many.
     const bool init = *op == NcclOp::CommInitRank || *op == NcclOp::CommSplit;
-    n.commRank.push_back(init ? static_cast<int32_t>(payloadNumber(json, "\"Rank\"")) : -1);
-    n.commSize.push_back(init ? static_cast<int32_t>(payloadNumber(json, "No. of ranks")) : -1);
+    n.commRank.push_back(init ? rank("\"Rank\"", "NVTX_EVENTS.jsonText \"Rank\"") : -1);
+    n.commSize.push_back(init ? rank("No. of ranks", "NVTX_EVENTS.jsonText \"No. of ranks\"") : -1);
     n.streamHandle.push_back(0);
     n.groupDepth.push_back(0);
     n.seq.push_back(0);

@@ -2,6 +2,7 @@
 #include <map>
 
 #include "traces/errors.h"
+#include "traces/format/field_range.h"
 #include "traces/import/nsys/nsys_import.h"
 #include "traces/import/nsys/nsys_reader.h"
 
@@ -37,6 +38,9 @@ MemcpyKind memcpyKind(int64_t v) {
 NsysReader::NsysReader(const std::filesystem::path& file)
     : file_(file), db_(file, sqlite::Database::Mode::ReadOnly), schema_(db_) {}
 
+NsysReader::NsysReader(sqlite::Database&& db, const std::filesystem::path& file)
+    : file_(file), db_(std::move(db)), schema_(db_) {}
+
 NsysReader::Rank* NsysReader::rankOf(int64_t key) {
   auto it = rankOfKey_.find(key);
   return it == rankOfKey_.end() ? nullptr : &ranks_[it->second];
@@ -65,7 +69,7 @@ void NsysReader::findProcesses() {
     auto st = db_.prepare("SELECT " + key + " AS p, min(deviceId) FROM " + table + " GROUP BY p");
     while (st.step()) {
       const int64_t k = st.int64(0);
-      const auto d = static_cast<uint32_t>(st.int64(1));
+      const auto d = fieldInRange<uint32_t>(file_, std::string(table) + ".deviceId", st.int64(1));
       auto [it, added] = devices.try_emplace(k, d);
       if (!added) it->second = std::min(it->second, d);
     }
@@ -98,7 +102,10 @@ void NsysReader::findProcesses() {
   if (schema_.has("MPI_RANKS", "globalTid") && schema_.has("MPI_RANKS", "rank")) {
     auto st = db_.prepare("SELECT globalTid >> 24, rank FROM MPI_RANKS");
     while (st.step()) {
-      if (Rank* r = rankOf(st.int64(0))) r->builder.meta().rank = static_cast<int>(st.int64(1));
+      if (Rank* r = rankOf(st.int64(0))) {
+        r->builder.meta().rank =
+            fieldInRange<int>(file_, "MPI_RANKS.rank", st.int64(1), 0, INT32_MAX);
+      }
     }
   }
 }
@@ -116,10 +123,12 @@ void NsysReader::readKernels() {
   while (st.step()) {
     Rank* r = rankOf(st.int64(5));
     if (!r) continue;
-    const auto device = static_cast<uint32_t>(st.int64(2));
-    r->builder.addKernel(st.int64(0), st.int64(1),
-                         r->builder.stream(device, static_cast<uint64_t>(st.int64(3))),
-                         name(*r, st, 6, 7), static_cast<uint32_t>(st.int64(4)));
+    const auto device =
+        fieldInRange<uint32_t>(file_, "CUPTI_ACTIVITY_KIND_KERNEL.deviceId", st.int64(2));
+    r->builder.addKernel(
+        st.int64(0), st.int64(1), r->builder.stream(device, static_cast<uint64_t>(st.int64(3))),
+        name(*r, st, 6, 7),
+        fieldInRange<uint32_t>(file_, "CUPTI_ACTIVITY_KIND_KERNEL.correlationId", st.int64(4)));
     note(st.int64(1));
   }
 }
@@ -133,12 +142,15 @@ void NsysReader::readCopies() {
         "SELECT start, end, deviceId, streamId, " + schema_.column(table, "correlationId", "0") +
         ", " + key + ", " + schema_.column(table, "bytes", "0") + ", " +
         (memcpy ? schema_.column(table, "copyKind", "0") : "0") + " FROM " + table);
+    const std::string deviceField = std::string(table) + ".deviceId";
+    const std::string correlationField = std::string(table) + ".correlationId";
     while (st.step()) {
       Rank* r = rankOf(st.int64(5));
       if (!r) continue;
       const StreamIndex s =
-          r->builder.stream(static_cast<uint32_t>(st.int64(2)), static_cast<uint64_t>(st.int64(3)));
-      const auto corr = static_cast<uint32_t>(st.int64(4));
+          r->builder.stream(fieldInRange<uint32_t>(file_, deviceField, st.int64(2)),
+                            static_cast<uint64_t>(st.int64(3)));
+      const auto corr = fieldInRange<uint32_t>(file_, correlationField, st.int64(4));
       const auto bytes = static_cast<uint64_t>(st.int64(6));
       if (memcpy) {
         r->builder.addMemcpy(st.int64(0), st.int64(1), s, corr, bytes, memcpyKind(st.int64(7)));
@@ -180,7 +192,8 @@ void NsysReader::readSyncs() {
     const bool none = st.isNull(3) || stream < 0 || stream == UINT32_MAX || kind == 4;
     r->builder.addSync(st.int64(0), st.int64(1),
                        none ? kNoStream : syncStream(*r, st.int64(2), stream),
-                       static_cast<uint32_t>(st.int64(4)),
+                       fieldInRange<uint32_t>(
+                           file_, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION.correlationId", st.int64(4)),
                        kind >= 0 && kind <= 4 ? static_cast<SyncKind>(kind) : SyncKind::Unknown);
   }
 }
@@ -207,9 +220,9 @@ void NsysReader::readRuntime() {
     } else {
       n = r->builder.intern(apiName(st.text(5)));
     }
-    r->builder.addApiCall(st.int64(0), st.int64(1),
-                          r->builder.thread(static_cast<uint64_t>(gtid & kPidBits)), n,
-                          static_cast<uint32_t>(st.int64(3)));
+    r->builder.addApiCall(
+        st.int64(0), st.int64(1), r->builder.thread(static_cast<uint64_t>(gtid & kPidBits)), n,
+        fieldInRange<uint32_t>(file_, "CUPTI_ACTIVITY_KIND_RUNTIME.correlationId", st.int64(3)));
     note(st.int64(1));
   }
 }
@@ -309,10 +322,13 @@ ImportedFile NsysReader::read() {
   return std::move(out_);
 }
 
-ImportedFile importNsysFile(const std::filesystem::path& file) {
+namespace {
+
+// The one way SQLite's errors leave the importer: a TraceError naming the file.
+template <class Read>
+ImportedFile translatingErrors(const std::filesystem::path& file, Read read) {
   try {
-    NsysReader reader(file);
-    return reader.read();
+    return read();
   } catch (const sqlite::SqliteError& e) {
     if (e.code() == SQLITE_CORRUPT || e.code() == SQLITE_NOTADB) {
       throw TraceError(file, std::string("truncated or corrupt (SQLite: ") + e.what() + ")");
@@ -320,6 +336,16 @@ ImportedFile importNsysFile(const std::filesystem::path& file) {
     throw TraceError(
         file, std::string("cannot be read as an Nsight Systems export (SQLite: ") + e.what() + ")");
   }
+}
+
+}  // namespace
+
+ImportedFile importNsysFile(const std::filesystem::path& file) {
+  return translatingErrors(file, [&] { return NsysReader(file).read(); });
+}
+
+ImportedFile importNsysDatabase(sqlite::Database&& db, const std::filesystem::path& file) {
+  return translatingErrors(file, [&] { return NsysReader(std::move(db), file).read(); });
 }
 
 }  // namespace bubblescope::traces::import

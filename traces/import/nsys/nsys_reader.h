@@ -17,6 +17,8 @@ namespace bubblescope::traces::import {
 class NsysReader {
  public:
   explicit NsysReader(const std::filesystem::path& file);
+  // An export already open (the fuzzer's, from memory); `file` is what messages call it.
+  NsysReader(sqlite::Database&& db, const std::filesystem::path& file);
   ImportedFile read();
 
  private:
