@@ -52,6 +52,7 @@ std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<cons
     out[i].ops.shrink_to_fit();
     out[i].comms.shrink_to_fit();
     out[i].hostActivity.shrink_to_fit();
+    out[i].hostActivityName.shrink_to_fit();
     out[i].otherBusy.shrink_to_fit();
   };
   auto work = [&] {

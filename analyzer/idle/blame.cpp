@@ -64,6 +64,29 @@ TimeNs BlameWalker::hostBusy(int stage, TimeNs from, TimeNs to) const {
   return coveredLength(step_.stages[stage].hostActivity, from, to);
 }
 
+std::string BlameWalker::hostRangeDuring(int stage, TimeNs from, TimeNs to) const {
+  const RankOps& ops = pl_.stages[stage].ops;
+  if (to <= from || ops.hostActivityName.size() != ops.hostActivity.size()) return {};
+  // hostActivity is in the trace's range order, by start: the ranges that can cover the
+  // interval start before its end, and the one that covers it most began shortly before (a
+  // few nested ranges back), so a short walk back suffices.
+  const auto& h = ops.hostActivity;
+  auto it = std::lower_bound(h.begin(), h.end(), to,
+                             [](const Interval& i, TimeNs t) { return i.start < t; });
+  TimeNs best = 0;
+  size_t bestIndex = 0;
+  for (int n = 0; it != h.begin() && n < 64; ++n) {
+    --it;
+    const TimeNs covered = std::min(it->end, to) - std::max(it->start, from);
+    if (covered > best) {
+      best = covered;
+      bestIndex = static_cast<size_t>(it - h.begin());
+    }
+  }
+  if (best * 2 < to - from) return {};
+  return ops.hostNames[ops.hostActivityName[bestIndex]];
+}
+
 std::optional<Blame> BlameWalker::ranLong(int stage, int pos) const {
   const RecognizedOp& prev = op(stage, pos);
   const TimeNs ideal = costs_.idealOf(prev.op);
@@ -104,7 +127,11 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
       b.op = o.op;
       b.cause = IdleClass::HostStall;
       b.text = "because the host launched " + describe(stage, pos) + " " +
-               ms(o.firstLaunch - ready) + " after it was ready (stall: host)";
+               ms(o.firstLaunch - ready) + " after it was ready";
+      if (const std::string busy = hostRangeDuring(stage, ready, o.firstLaunch); !busy.empty()) {
+        b.text += ", while it was in '" + busy + "'";
+      }
+      b.text += " (stall: host)";
       return b;
     }
     if (o.firstLaunch != kNoLaunch && o.start - std::max(ready, o.firstLaunch) > tol &&
@@ -124,9 +151,11 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
       b.op = o.op;
       const bool host = hostBusy(stage, ready, o.launch) * 2 >= late;
       b.cause = host ? IdleClass::HostStall : IdleClass::OtherStall;
+      const std::string busy = host ? hostRangeDuring(stage, ready, o.launch) : std::string();
       b.text = "because " + describe(stage, pos) + " started " + ms(late) + " after it was ready" +
-               (host ? ", the host was busy elsewhere (stall: host)"
-                     : ", with nothing in the trace to explain it (stall: other)");
+               (!host            ? ", with nothing in the trace to explain it (stall: other)"
+                : busy.empty() ? ", the host was busy elsewhere (stall: host)"
+                               : ", the host was busy in '" + busy + "' (stall: host)");
       return b;
     }
     // The input from another stage held it, unless its receive was posted only when the op

@@ -5,6 +5,7 @@
 // that op), at a late arrival (comm stall), at a late launch (host or other stall), or at an op
 // that started as soon as it could (the schedule's own bubble: warm-up, steady or drain).
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -30,6 +31,9 @@ class BlameWalker {
   TimeNs readyTime(int stage, int pos) const;
   // Host activity covering [from, to] on the stage.
   TimeNs hostBusy(int stage, TimeNs from, TimeNs to) const;
+  // The host range that covered most of [from, to) on the stage, if it covered at least half
+  // of it ("dataloader"); empty when none did.
+  std::string hostRangeDuring(int stage, TimeNs from, TimeNs to) const;
 
  private:
   const RecognizedOp& op(int stage, int pos) const;

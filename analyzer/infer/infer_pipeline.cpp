@@ -225,6 +225,8 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   out.gradSync = std::move(marks.gradSync);
   out.otherBusy = std::move(marks.otherBusy);
   out.hostActivity = std::move(marks.hostActivity);
+  out.hostActivityName = std::move(marks.hostActivityName);
+  out.hostNames = std::move(marks.hostNames);
   out.hasKernels = marks.hasKernels;
   out.commKernels = std::move(marks.commKernels);
   out.commCalls = std::move(marks.commCalls);

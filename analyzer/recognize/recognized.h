@@ -97,6 +97,10 @@ struct RankOps {
   std::vector<StepMarker> steps;       // sorted by start
   std::vector<Interval> optimizer, gradSync, otherBusy;
   std::vector<Interval> hostActivity;  // unrecognised ranges: evidence of a busy host
+  // What each was: hostActivity[i] is named hostNames[hostActivityName[i]] (a few names, many
+  // ranges), for the blame's "the host was in `dataloader`".
+  std::vector<uint32_t> hostActivityName;
+  std::vector<std::string> hostNames;
 
   // GPU work, when the trace has kernels (else the ranges above stand for it).
   bool hasKernels = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -59,22 +60,25 @@ bool isNcclDomain(const RankTrace& t, StringId domain) {
 struct ThreadRange {
   traces::ThreadIndex thread;
   TimeNs start, end;
+  traces::StringId name;
 };
 
 // Unrecognised ranges that hold no recognised work of their own thread are evidence that the
 // host was busy (data loading, Python, GC); a wrapper around a whole step is not. Work of other
 // threads does not count: a comm thread's SEND may well start while the main thread loads data.
-std::vector<Interval> hostActivity(const std::vector<ThreadRange>& candidates,
-                                   std::vector<std::pair<traces::ThreadIndex, TimeNs>> workStarts) {
+void hostActivity(const RankTrace& t, const std::vector<ThreadRange>& candidates,
+                  std::vector<std::pair<traces::ThreadIndex, TimeNs>> workStarts, RankOps& out) {
   std::sort(workStarts.begin(), workStarts.end());
-  std::vector<Interval> out;
+  std::unordered_map<traces::StringId, uint32_t> nameIndex;
   for (const ThreadRange& r : candidates) {
     auto it = std::lower_bound(workStarts.begin(), workStarts.end(), std::pair(r.thread, r.start));
     if (it == workStarts.end() || it->first != r.thread || it->second >= r.end) {
-      out.push_back({r.start, r.end});
+      out.hostActivity.push_back({r.start, r.end});
+      auto [name, added] = nameIndex.try_emplace(r.name, static_cast<uint32_t>(out.hostNames.size()));
+      if (added) out.hostNames.emplace_back(t.strings.at(r.name));
+      out.hostActivityName.push_back(name->second);
     }
   }
-  return out;
 }
 
 // Labels that carry stage ids (torch pipelining) name virtual stages: the rank's distinct ids,
@@ -127,7 +131,7 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
     const auto& m = match(r.name[i]);
     if (!m) {
       if (!isNcclDomain(t, r.domain[i])) {
-        unrecognised.push_back({r.thread[i], r.start[i], r.end[i]});
+        unrecognised.push_back({r.thread[i], r.start[i], r.end[i], r.name[i]});
       }
       continue;
     }
@@ -170,7 +174,7 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
     }
   }
   chunksFromStageIds(out, opStage, commStage);
-  out.hostActivity = hostActivity(unrecognised, std::move(workStarts));
+  hostActivity(t, unrecognised, std::move(workStarts), out);
   if (withKernels) attributeKernels(t, out);
   cutSteps(out);
   if (out.mbInferred) numberMicrobatchesByOrder(out);

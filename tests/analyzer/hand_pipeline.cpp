@@ -56,8 +56,11 @@ HandPipeline& HandPipeline::optimizer(int stage, TimeNs start, TimeNs end) {
   return *this;
 }
 
-HandPipeline& HandPipeline::host(int stage, TimeNs start, TimeNs end) {
-  stages_[stage].hostActivity.push_back({start, end});
+HandPipeline& HandPipeline::host(int stage, TimeNs start, TimeNs end, const std::string& name) {
+  RankOps& ops = stages_[stage];
+  ops.hostActivity.push_back({start, end});
+  ops.hostActivityName.push_back(static_cast<uint32_t>(ops.hostNames.size()));
+  ops.hostNames.push_back(name);
   return *this;
 }
 

@@ -3,6 +3,7 @@
 // transfers and step markers as the recognizer leaves them, made into a PipelineTrace the way the
 // analysis makes one (buildPipeline on a one-replica topology, clocks left as written).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "analyzer/pipeline/pipeline_trace.h"
@@ -31,7 +32,8 @@ class HandPipeline {
                      int chunk = 0);
   HandPipeline& optimizer(int stage, TimeNs start, TimeNs end);
   // Unrecognised host work (data loading, Python): stall evidence.
-  HandPipeline& host(int stage, TimeNs start, TimeNs end);
+  HandPipeline& host(int stage, TimeNs start, TimeNs end,
+                     const std::string& name = "dataloader");
 
   // Each stage's RankOps: sorted by start, ops and transfers placed in the step holding them.
   std::vector<analysis::RankOps> rankOps() const;

@@ -75,7 +75,9 @@ TEST(Blame, ReadyOpLaunchedLateIsAHostStallWhenTheHostWasBusy) {
   EXPECT_EQ(b.op, kF1);
   EXPECT_EQ(b.text,
             "stage 1 waited 3.0 ms because F1 on stage 1 started 3.0 ms after it was ready, the "
-            "host was busy elsewhere (stall: host)");
+            "host was busy in 'dataloader' (stall: host)");
+  EXPECT_EQ(a.blame->hostRangeDuring(1, 4 * kMs, 7 * kMs), "dataloader");
+  EXPECT_EQ(a.blame->hostRangeDuring(1, 0, 4 * kMs), "") << "nothing ran then";
 }
 
 TEST(Blame, ReadyOpLaunchedLateWithNothingToExplainItIsAnOtherStall) {
