@@ -38,10 +38,20 @@ int p2pCallsWithoutPeer(const traces::Run& run) {
 // Recognises every rank, `threads` at a time. With `groups` (TP groups of an op-level timeline),
 // a group's members are recognised together and folded at once (tp_groups.h), their results
 // going to `folded`.
+// With `releasable` (the caller gave up the run), a rank whose ranges were recognised as ops
+// drops them once recognised: nothing after recognition reads the ranges of a labelled rank, and
+// op-level timelines (NDTimeline) are almost nothing but ranges, held twice otherwise.
+void releaseRanges(traces::RankTrace& t) {
+  t.ranges.forEachColumn([](auto& column) {
+    column.clear();
+    column.shrink_to_fit();
+  });
+}
+
 std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<const RuleSet*>& sets,
                                   unsigned threads, const std::vector<std::vector<size_t>>& groups,
                                   std::vector<TpGroupResult>& folded,
-                                  std::vector<std::string>& warnings) {
+                                  std::vector<std::string>& warnings, traces::Run* releasable) {
   std::vector<RankOps> out(run.ranks.size());
   const size_t units = groups.empty() ? run.ranks.size() : groups.size();
   std::atomic<size_t> next{0};
@@ -55,16 +65,33 @@ std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<cons
     out[i].hostActivityName.shrink_to_fit();
     out[i].otherBusy.shrink_to_fit();
   };
+  // Each worker touches only its own ranks' traces.
+  auto release = [&](size_t i) {
+    if (releasable && !out[i].ops.empty()) releaseRanges(releasable->ranks[i]);
+  };
   auto work = [&] {
     for (size_t u; (u = next.fetch_add(1)) < units;) {
       if (groups.empty()) {
         recognizeRank(u);
+        release(u);
         continue;
       }
       for (size_t i : groups[u]) recognizeRank(i);
-      if (groups[u].size() < 2) continue;
+      if (groups[u].size() < 2) {
+        for (size_t i : groups[u]) release(i);
+        continue;
+      }
+      // Folding moves the members' ops into the group's: which ranks were labelled is known
+      // before.
+      std::vector<size_t> labelled;
+      for (size_t i : groups[u]) {
+        if (!out[i].ops.empty()) labelled.push_back(i);
+      }
       std::vector<std::string> said;
       TpGroupResult g = foldEarly(run, out, groups[u], said);
+      if (releasable) {
+        for (size_t i : labelled) releaseRanges(releasable->ranks[i]);
+      }
       std::lock_guard lock(mutex);
       folded.push_back(std::move(g));
       for (auto& w : said) warnings.push_back(std::move(w));
@@ -107,9 +134,9 @@ std::string usWithSign(TimeNs t) {
   return buf;
 }
 
-}  // namespace
-
-AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options) {
+// The analysis; with `releasable`, recognition frees the ranges it has turned into ops.
+AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
+                       traces::Run* releasable) {
   std::vector<RuleSet> user;
   for (const auto& f : options.ruleFiles) user.push_back(loadRuleSet(f));
   std::vector<const RuleSet*> sets;
@@ -125,7 +152,7 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   std::vector<TpGroupResult> foldedGroups;
   std::vector<std::string> foldWarnings;
   std::vector<RankOps> ops =
-      recognizeAll(run, sets, options.threads, groups, foldedGroups, foldWarnings);
+      recognizeAll(run, sets, options.threads, groups, foldedGroups, foldWarnings, releasable);
   const bool any =
       std::any_of(ops.begin(), ops.end(), [](const RankOps& o) { return !o.ops.empty(); });
   // Nobody labelled the ops: read the pipeline off the NCCL point-to-point traffic.
@@ -264,6 +291,16 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options)
   if (wholeJob) analyzeJob(pipelines, result.job);
   if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);
   return result;
+}
+
+}  // namespace
+
+AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options) {
+  return analyze(run, options, nullptr);
+}
+
+AnalysisResult analyzeRun(traces::Run&& run, const AnalyzeOptions& options) {
+  return analyze(run, options, &run);
 }
 
 }  // namespace bubblescope::analysis

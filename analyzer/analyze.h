@@ -25,5 +25,8 @@ struct AnalyzeOptions {
 // Throws AnalysisInputError (nothing recognised, missing ranks, mixed runs) and
 // std::invalid_argument (a bad rule file), each with one sentence.
 AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options = {});
+// The same for a run the caller is done with: each labelled rank's NVTX ranges are freed once
+// recognised, so an op-level timeline is not held twice (once as ranges, once as ops).
+AnalysisResult analyzeRun(traces::Run&& run, const AnalyzeOptions& options = {});
 
 }  // namespace bubblescope::analysis

@@ -28,13 +28,14 @@ int runAnalyze(const AnalyzeOptions& o) {
   } else if (!o.output.empty()) {
     format = analysis::formatForFile(o.output);
   }
-  const traces::Run run = loadRun(o.paths);
+  traces::Run run = loadRun(o.paths);
   analysis::AnalyzeOptions options;
   options.alignClocks = !o.noClockAlign;
   options.utilizationWithoutPipeline = true;  // every job gets an answer
   parseStepRange(o.steps, options);
   for (const auto& r : o.rules) options.ruleFiles.emplace_back(r);
-  const analysis::AnalysisResult result = analysis::analyzeRun(run, options);
+  // The reports need only the result: the run's ranges go as they are recognised.
+  const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
 
   const ReportFormat f = format.value_or(ReportFormat::Text);
   if (o.output.empty() || o.output == "-") {

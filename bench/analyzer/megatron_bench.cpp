@@ -130,12 +130,13 @@ int main(int argc, char** argv) {
   const auto t0 = Clock::now();
   traces::import::LoadOptions load;
   load.threads = threads;
-  const traces::Run run = traces::import::loadAnyRun({file}, load);
+  traces::Run run = traces::import::loadAnyRun({file}, load);
   const auto t1 = Clock::now();
   const int64_t importPeak = peakBytes.load() - before, model = liveBytes.load() - before;
   analysis::AnalyzeOptions options;
   options.threads = threads;
-  const analysis::AnalysisResult result = analysis::analyzeRun(run, options);
+  // As `bubblescope analyze` does: the run is given up, its ranges freed once recognised.
+  const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
   const auto t2 = Clock::now();
   std::filesystem::remove(file);
   const double total = seconds(t0, t2);

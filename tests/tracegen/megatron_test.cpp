@@ -244,6 +244,20 @@ TEST(MegatronJob, TpGroupsWithoutTpRanksInMetadataAreFoldedAfterTheTopologyAlike
   EXPECT_NEAR(late.job.slowdown, a.result.job.slowdown, 1e-9);
 }
 
+// `bubblescope analyze` gives its run up (analyzeRun(Run&&)): each labelled rank's ranges are
+// freed once recognised, TP members' too, which must change nothing the analysis says.
+TEST(MegatronJob, AnalysingARunGivenUpFreesItsRangesAndSaysTheSame) {
+  MegatronJob job;
+  job.pp = 2, job.tp = 2, job.dp = 2;
+  job.slowTpRank = MegatronJob::TpRank{1, 0, 1};
+  job.slowTpFactor = 1.3;
+  Analysed a = analyse(job);
+  // The overload keeps the run (it only frees what it has recognised), so it can be looked at.
+  const analysis::AnalysisResult given = analysis::analyzeRun(std::move(a.imported.run));
+  for (const auto& r : a.imported.run.ranks) EXPECT_EQ(r.ranges.size(), 0u) << r.meta.rank;
+  EXPECT_EQ(analysis::toJson(given).dump(), analysis::toJson(a.result).dump());
+}
+
 TEST(MegatronJob, ReportsLeadWithTheCulpritAndCarryTheThreeTables) {
   MegatronJob job;
   job.slowStage = 2, job.slowStageFactor = 1.5;
