@@ -6,12 +6,16 @@
 // (built, rendered, finished) and its CPU time (Mesa's rasteriser threads included).
 //
 //   xvfb-run -a -s "-screen 0 1600x900x24" build/bench/gui/viewer_frame_bench [kernels] [frames]
+//   xvfb-run -a -s "-screen 0 1600x900x24" build/bench/gui/viewer_frame_bench RUN [frames]
+// The second form loads a run (a directory, Kineto/Chrome JSON, NDTimeline, nsys) as
+// `bubblescope view RUN` does instead of making the synthetic one.
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +24,7 @@
 #include "gui/app/window.h"
 #include "tests/analyzer/synthetic_run.h"
 #include "tests/gui/viewer_fixtures.h"
+#include "traces/import/run_import.h"
 
 namespace bubblescope {
 namespace {
@@ -58,7 +63,8 @@ void measure(gui::Window& w, gui::ViewerState& s, const View& v, int frames) {
   if (v.spanMs > 0) {
     span = static_cast<TimeNs>(v.spanMs * 1e6);
   } else if (v.spanFraction == 0) {
-    const auto& st = s.panes[0].result().steps[kSteps / 2];
+    const auto& steps = s.panes[0].result().steps;
+    const auto& st = steps[steps.size() / 2];
     span = st.end - st.start;
   }
   const TimeNs mid = all.start + (all.end - all.start) / 2;
@@ -88,13 +94,12 @@ void measure(gui::Window& w, gui::ViewerState& s, const View& v, int frames) {
               percentile(prep, 0.5), boxes);
 }
 
-int run(int argc, char** argv) {
-  const long kernels = argc > 1 ? std::atol(argv[1]) : 10'000'000;
-  const int frames = argc > 2 ? std::atoi(argv[2]) : 60;
+// The synthetic 64-stage run with `kernels` kernels, analysed and laid out.
+std::unique_ptr<gui::LoadedRun> syntheticRun(long kernels) {
   const long ops = static_cast<long>(kStages) * kSteps * 2 * kMicrobatches;  // F and BW
   const int perOp = static_cast<int>(std::max(1L, kernels / ops));
 
-  double t = seconds();
+  const double t = seconds();
   testing::SyntheticJob job;
   job.schedule = engine::Schedule::oneF1B(kStages, kMicrobatches);
   job.steps = kSteps;
@@ -105,9 +110,21 @@ int run(int argc, char** argv) {
   std::printf("%d ranks, %zu kernel events (%d per op), %d steps: made in %.1f s\n", kStages,
               events, perOp, kSteps, seconds() - t);
 
-  t = seconds();
+  return gui::analyzeLoaded("synthetic", std::move(run), {});
+}
+
+int run(int argc, char** argv) {
+  const std::string first = argc > 1 ? argv[1] : "";
+  const bool fromFile = !first.empty() && first.find_first_not_of("0123456789") != std::string::npos;
+  const int frames = argc > 2 ? std::atoi(argv[2]) : 60;
+  const double t = seconds();
   const double c = cpuSeconds();
-  auto loaded = gui::analyzeLoaded("synthetic", std::move(run), {});
+  auto loaded = fromFile ? gui::loadRun(first,
+                                        [](const std::string& path) {
+                                          return traces::import::loadAnyRun({path});
+                                        },
+                                        {})
+                         : syntheticRun(first.empty() ? 10'000'000 : std::atol(first.c_str()));
   std::printf("load: analysis %.2f s + timeline rows %.2f s = %.2f s wall (%.2f s CPU)\n",
               loaded->analyzeSeconds, loaded->modelSeconds, seconds() - t, cpuSeconds() - c);
 
