@@ -420,7 +420,12 @@ TEST(AgentAttach, BadTargetsAreOneLineEachWithExitCodeTwoAndGoodOnesStillStart) 
   const ProcessResult a =
       j.cli({"attach", pid, std::to_string(gone), self, "--steps", "2", "--wait"});
   EXPECT_EQ(a.exitCode, 2) << a.out << a.err;
-  const auto lines = agentLines(a.err);
+  // One line per bad target. On a loaded machine the good one may pass the step it was told to
+  // start at before the request lands: that is said on a line of its own, about the good pid.
+  std::vector<std::string> lines;
+  for (const std::string& l : agentLines(a.err)) {
+    if (l.find("pid " + pid + " was already at step") == std::string::npos) lines.push_back(l);
+  }
   ASSERT_EQ(lines.size(), 2u) << a.err;
   EXPECT_NE(a.err.find("pid " + std::to_string(gone) + ": no such process"), std::string::npos)
       << a.err;
