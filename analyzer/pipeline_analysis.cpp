@@ -12,20 +12,10 @@
 #include "analyzer/timeline/step_view.h"
 #include "analyzer/whatif/schedule_match.h"
 #include "analyzer/whatif/what_if.h"
+#include "analyzer/stats.h"
 
 namespace bubblescope::analysis {
 namespace {
-
-TimeNs median(std::vector<TimeNs> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
-TimeNs mean(const std::vector<TimeNs>& v) {
-  if (v.empty()) return 0;
-  return std::accumulate(v.begin(), v.end(), TimeNs{0}) / static_cast<TimeNs>(v.size());
-}
 
 // Gradient sync and optimizer: from the last op on any stage to the end of the step.
 TimeNs tailOf(const PipelineTrace& pl, const StepView& view) {

@@ -11,16 +11,6 @@
 namespace bubblescope::analysis {
 namespace {
 
-std::optional<int> extraInt(const traces::RankTrace& t, const char* key) {
-  auto it = t.meta.extra.find(key);
-  if (it == t.meta.extra.end()) return std::nullopt;
-  int v = 0;
-  const std::string& s = it->second;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 std::string fileName(const traces::RankTrace& t) {
   return t.file.filename().string();
 }
@@ -66,6 +56,16 @@ TimeNs busyTime(const RankOps& ops) {
 }
 
 }  // namespace
+
+std::optional<int> extraInt(const traces::RankTrace& t, const char* key) {
+  auto it = t.meta.extra.find(key);
+  if (it == t.meta.extra.end()) return std::nullopt;
+  int v = 0;
+  const std::string& s = it->second;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
 
 Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) {
   Topology topo;

@@ -3,6 +3,7 @@
 // ranks of one TP group share a stage. Taken from the traces' metadata (BUBBLESCOPE_PP_RANK...),
 // else from stage ids in the labels, else from who sends activations to whom, else rank order.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,9 @@ struct Topology {
 // Throws AnalysisInputError when no rank has pipeline ops, when the traces come from two runs,
 // or when a stage has no trace.
 Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops);
+
+// An integer the trace's metadata carries under `key` (meta.extra: BUBBLESCOPE_PP_RANK, ...), or
+// none when absent or not a whole number.
+std::optional<int> extraInt(const traces::RankTrace& t, const char* key);
 
 }  // namespace bubblescope::analysis

@@ -6,22 +6,10 @@
 #include <optional>
 
 #include "analyzer/idle/scenarios.h"
+#include "analyzer/stats.h"
 
 namespace bubblescope::analysis {
 namespace {
-
-TimeNs median(std::vector<TimeNs> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
-TimeNs mean(const std::vector<TimeNs>& v) {
-  if (v.empty()) return 0;
-  TimeNs s = 0;
-  for (TimeNs x : v) s += x;
-  return s / static_cast<TimeNs>(v.size());
-}
 
 // Which ops keep their measured cost in a scenario.
 struct Keep {

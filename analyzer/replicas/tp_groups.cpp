@@ -1,9 +1,10 @@
 #include "analyzer/replicas/tp_groups.h"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <optional>
+
+#include "analyzer/pipeline/topology.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -16,16 +17,6 @@ bool sameOps(const RankOps& a, const RankOps& b) {
     if (x.kind != y.kind || x.mb != y.mb || x.chunk != y.chunk) return false;
   }
   return true;
-}
-
-std::optional<int> extraInt(const traces::RankTrace& t, const char* key) {
-  auto it = t.meta.extra.find(key);
-  if (it == t.meta.extra.end()) return std::nullopt;
-  int v = 0;
-  const std::string& s = it->second;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
 }
 
 int tpRankOf(const traces::RankTrace& t, int fallback) {
