@@ -17,51 +17,10 @@
 #include <string>
 
 #include "analyzer/analyze.h"
+#include "bench/support/heap_counter.h"
 #include "tests/tracegen/megatron_execution.h"
 #include "tests/tracegen/ndtimeline_writer.h"
 #include "traces/import/run_import.h"
-
-namespace {
-std::atomic<int64_t> liveBytes{0};
-std::atomic<int64_t> peakBytes{0};
-
-void* counted(size_t n) {
-  void* p = std::malloc(n + 16);
-  if (!p) throw std::bad_alloc();
-  *static_cast<size_t*>(p) = n;
-  const int64_t now = liveBytes += static_cast<int64_t>(n);
-  int64_t peak = peakBytes.load();
-  while (now > peak && !peakBytes.compare_exchange_weak(peak, now)) {
-  }
-  return static_cast<char*>(p) + 16;
-}
-
-void release(void* p) {
-  if (!p) return;
-  char* base = static_cast<char*>(p) - 16;
-  liveBytes -= static_cast<int64_t>(*reinterpret_cast<size_t*>(base));
-  std::free(base);
-}
-}  // namespace
-
-void* operator new(size_t n) {
-  return counted(n);
-}
-void* operator new[](size_t n) {
-  return counted(n);
-}
-void operator delete(void* p) noexcept {
-  release(p);
-}
-void operator delete[](void* p) noexcept {
-  release(p);
-}
-void operator delete(void* p, size_t) noexcept {
-  release(p);
-}
-void operator delete[](void* p, size_t) noexcept {
-  release(p);
-}
 
 namespace {
 
@@ -125,14 +84,13 @@ int main(int argc, char** argv) {
     std::printf("wrote %s: %d ranks, %zu events\n", out.c_str(), job.ranks(), events);
     return 0;
   }
-  const int64_t before = liveBytes.load();
-  peakBytes = before;
+  const int64_t before = bench::restartHeapPeak();
   const auto t0 = Clock::now();
   traces::import::LoadOptions load;
   load.threads = threads;
   traces::Run run = traces::import::loadAnyRun({file}, load);
   const auto t1 = Clock::now();
-  const int64_t importPeak = peakBytes.load() - before, model = liveBytes.load() - before;
+  const int64_t importPeak = bench::heapPeakBytes() - before, model = bench::heapLiveBytes() - before;
   analysis::AnalyzeOptions options;
   options.threads = threads;
   // As `bubblescope analyze` does: the run is given up, its ranges freed once recognised.
@@ -141,7 +99,7 @@ int main(int argc, char** argv) {
   std::filesystem::remove(file);
   const double total = seconds(t0, t2);
   const double perEvent =
-      static_cast<double>(peakBytes.load() - before) / static_cast<double>(events);
+      static_cast<double>(bench::heapPeakBytes() - before) / static_cast<double>(events);
   std::printf("PP%d x TP%d x DP%d (%d ranks), m=%d, %d steps: %zu events\n", job.pp, job.tp, job.dp,
               job.ranks(), job.m, job.steps, events);
   std::printf(
@@ -149,7 +107,7 @@ int main(int argc, char** argv) {
       "budget\n",
       seconds(t0, t1), seconds(t1, t2), total, threads, total / budgetS, budgetS);
   std::printf("peak heap %.1f MB = %.1f B/event: %.2f of the %.0f B/event budget\n",
-              static_cast<double>(peakBytes.load() - before) / 1e6, perEvent,
+              static_cast<double>(bench::heapPeakBytes() - before) / 1e6, perEvent,
               perEvent / budgetBytes, budgetBytes);
   std::printf("of which: import peak %.1f B/event, the imported run %.1f B/event\n",
               static_cast<double>(importPeak) / static_cast<double>(events),

@@ -21,53 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/support/heap_counter.h"
 #include "traces/import/kineto/chrome_trace_import.h"
 #include "traces/import/kineto/trace_event.h"
 #include "traces/model/memory.h"
 
-// Every heap allocation is counted: the import's peak against the model it leaves behind.
-namespace {
-std::atomic<int64_t> liveBytes{0};
-std::atomic<int64_t> peakBytes{0};
-
-void* counted(size_t n) {
-  void* p = std::malloc(n + 16);
-  if (!p) throw std::bad_alloc();
-  *static_cast<size_t*>(p) = n;
-  const int64_t now = liveBytes += static_cast<int64_t>(n);
-  int64_t peak = peakBytes.load();
-  while (now > peak && !peakBytes.compare_exchange_weak(peak, now)) {
-  }
-  return static_cast<char*>(p) + 16;
-}
-
-void release(void* p) {
-  if (!p) return;
-  char* base = static_cast<char*>(p) - 16;
-  liveBytes -= static_cast<int64_t>(*reinterpret_cast<size_t*>(base));
-  std::free(base);
-}
-}  // namespace
-
-void* operator new(size_t n) {
-  return counted(n);
-}
-void* operator new[](size_t n) {
-  return counted(n);
-}
-void operator delete(void* p) noexcept {
-  release(p);
-}
-void operator delete[](void* p) noexcept {
-  release(p);
-}
-void operator delete(void* p, size_t) noexcept {
-  release(p);
-}
-void operator delete[](void* p, size_t) noexcept {
-  release(p);
-}
-
+// Every heap allocation is counted (heap_counter.h): the import's peak against the model it
+// leaves behind.
 namespace {
 
 namespace fs = std::filesystem;
@@ -228,8 +188,7 @@ long residentPeakKiB() {
 void measure(const fs::path& file, size_t jsonBytes, const std::string& label) {
   { std::ofstream("/proc/self/clear_refs") << "5"; }
   const long rssBefore = residentPeakKiB();
-  const int64_t before = liveBytes.load();
-  peakBytes = before;
+  const int64_t before = bubblescope::bench::restartHeapPeak();
   const auto wall0 = std::chrono::steady_clock::now();
   const double cpu0 = cpuSeconds();
   ImportedFile f = importChromeTraceFile(file);
@@ -238,7 +197,7 @@ void measure(const fs::path& file, size_t jsonBytes, const std::string& label) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const auto& t = f.ranks.at(0);
   const double model = static_cast<double>(bubblescope::traces::eventMemoryBytes(t));
-  const double peak = static_cast<double>(peakBytes.load() - before);
+  const double peak = static_cast<double>(bubblescope::bench::heapPeakBytes() - before);
   const long rssPeak = residentPeakKiB();
   const double mb = static_cast<double>(jsonBytes) / 1e6;
   std::printf(
