@@ -22,19 +22,6 @@
 namespace bubblescope::analysis {
 namespace {
 
-// Send/receive calls that do not name their peer: nsys exports made without --include-json lose
-// NCCL's payloads, and with them every peer.
-int p2pCallsWithoutPeer(const traces::Run& run) {
-  int n = 0;
-  for (const auto& t : run.ranks) {
-    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
-      const auto op = t.ncclCalls.op[i];
-      n += (op == traces::NcclOp::Send || op == traces::NcclOp::Recv) && t.ncclCalls.peer[i] < 0;
-    }
-  }
-  return n;
-}
-
 // Recognises every rank, `threads` at a time. With `groups` (TP groups of an op-level timeline),
 // a group's members are recognised together and folded at once (tp_groups.h), their results
 // going to `folded`.
@@ -233,15 +220,15 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   for (size_t r = 0; r < offsets.size(); ++r) shiftTimes(ops[r], offsets[r]);
   splitCommKernels(comms, ops);
   // A kernel that cannot be matched is communication whole: say how many, and why.
-  const int withoutPeer = p2pCallsWithoutPeer(run);
-  if (withoutPeer > 0) {
+  if (comms.p2pWithoutPeer > 0) {
     result.warnings.push_back(
-        std::to_string(withoutPeer) +
+        std::to_string(comms.p2pWithoutPeer) +
         " NCCL send/receive call(s) name no peer (an nsys export made without "
         "--include-json=true drops NCCL's payloads): their kernels are counted as communication "
         "whole, the waiting inside them unknown");
   }
-  if (const int n = comms.p2pUnmatched - withoutPeer + comms.collectiveUnmatched; n > 0) {
+  if (const int n = comms.p2pUnmatched - comms.p2pWithoutPeer + comms.collectiveUnmatched;
+      n > 0) {
     result.warnings.push_back(std::to_string(n) +
                               " NCCL call(s) have a peer that is not in the run (a rank not "
                               "traced?): counted as communication whole, their waiting unknown");

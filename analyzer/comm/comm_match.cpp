@@ -102,6 +102,7 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
       const int peer = members.peerOf(e, self);
       if (peer < 0 || !indexOfGlobal.count(peer)) {
         out.p2pLeft.push_back(e.ref);
+        if (peer < 0 && e.peer < 0) ++out.p2pWithoutPeer;
         continue;
       }
       if (e.op == NcclOp::Send) {
@@ -213,6 +214,7 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) 
     out.collectives.push_back(std::move(refs));
   }
   out.p2pUnmatched = static_cast<int>(cm.p2pLeft.size());
+  out.p2pWithoutPeer = static_cast<int>(cm.p2pWithoutPeer);
   out.collectiveUnmatched = static_cast<int>(cm.collectiveLeft.size());
   return out;
 }

@@ -38,6 +38,7 @@ struct CommMatches {
   // (a point-to-point kernel moves data once its first peer is).
   std::vector<std::vector<bool>> collective;
   int p2pUnmatched = 0;         // send/recv calls whose other side is not in the run
+  int p2pWithoutPeer = 0;       // of those, the calls that name no peer at all
   int collectiveUnmatched = 0;  // collective calls with a member not in the run
   int withoutCall = 0;          // NCCL kernels the trace ties to no call
 
@@ -58,6 +59,8 @@ struct CallMatches {
   std::vector<std::pair<CallRef, CallRef>> p2p;   // (send, receive)
   std::vector<std::vector<CallRef>> collectives;  // the members' calls of one collective
   std::vector<CallRef> p2pLeft;                   // no other side in the run
+  // Of those, the calls that name no peer at all (an nsys export without --include-json).
+  size_t p2pWithoutPeer = 0;
   std::vector<CallRef> collectiveLeft;  // a member never made its call, or the members disagree
   // Members' calls at the same place in their communicator's sequence whose op or sequence
   // number differ (also in collectiveLeft).
