@@ -119,15 +119,21 @@ CommDelay parseCommDelay(std::string_view text, const FaultBounds& bounds) {
   return d;
 }
 
-Crash parseCrash(std::string_view text, const FaultBounds& bounds) {
-  FlagParser in("--crash", text, "STAGE:MB[:STEP], e.g. 2:3");
+// STAGE:MB[:STEP]: the op where --crash and --hang strike (step 0 unless given).
+template <class Place>
+Place parseOpPlace(std::string_view flag, std::string_view text, const FaultBounds& bounds) {
+  FlagParser in(flag, text, "STAGE:MB[:STEP], e.g. 2:3");
   in.requireFieldCount(2, 3);
-  Crash c;
-  c.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
-  c.mb = in.inRange(in.integer(1, "microbatch"), bounds.m, "microbatch", "m");
+  Place p;
+  p.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
+  p.mb = in.inRange(in.integer(1, "microbatch"), bounds.m, "microbatch", "m");
   if (in.fieldCount() == 3)
-    c.step = in.inRange(in.integer(2, "step"), bounds.steps, "step", "steps");
-  return c;
+    p.step = in.inRange(in.integer(2, "step"), bounds.steps, "step", "steps");
+  return p;
+}
+
+Crash parseCrash(std::string_view text, const FaultBounds& bounds) {
+  return parseOpPlace<Crash>("--crash", text, bounds);
 }
 
 Mismatch parseMismatch(std::string_view text, const FaultBounds& bounds) {
@@ -140,14 +146,7 @@ Mismatch parseMismatch(std::string_view text, const FaultBounds& bounds) {
 }
 
 Hang parseHang(std::string_view text, const FaultBounds& bounds) {
-  FlagParser in("--hang", text, "STAGE:MB[:STEP], e.g. 2:3");
-  in.requireFieldCount(2, 3);
-  Hang h;
-  h.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
-  h.mb = in.inRange(in.integer(1, "microbatch"), bounds.m, "microbatch", "m");
-  if (in.fieldCount() == 3)
-    h.step = in.inRange(in.integer(2, "step"), bounds.steps, "step", "steps");
-  return h;
+  return parseOpPlace<Hang>("--hang", text, bounds);
 }
 
 Faults parseFaults(const FaultFlags& flags, const FaultBounds& bounds) {
