@@ -57,6 +57,9 @@ struct Index {
   struct Stage {
     std::vector<std::vector<int>> ops, comms, otherKernels, commKernels;  // by step
     TimeNs longestOther = 0, longestComm = 0;
+    // Its host ranges (optimizer, grad sync, other busy, host activity) are by start, as the
+    // recognizer writes them: searched, not scanned, per step. Checked once here.
+    bool hostRangesSorted = true;
   };
   std::vector<Stage> stages;
 
@@ -82,6 +85,11 @@ struct Index {
       x.commKernels = byStep(st.ops.commKernels, n, step);
       x.longestOther = longest(st.ops.otherKernels);
       x.longestComm = longest(st.ops.commKernels);
+      auto byStart = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+      for (const auto* list :
+           {&st.ops.optimizer, &st.ops.gradSync, &st.ops.otherBusy, &st.ops.hostActivity}) {
+        x.hostRangesSorted = x.hostRangesSorted && std::is_sorted(list->begin(), list->end(), byStart);
+      }
     }
     for (const Transfer& t : pl.transfers) {
       peerOf[{t.fromStage, t.send}] = {t.toStage, t.recv};
@@ -94,11 +102,11 @@ bool inMarker(const StepMarker& m, const Interval& i) {
   return i.start >= m.start && i.start <= m.end;
 }
 
-// The intervals of `list` that start inside the marker; a list sorted by start is searched.
+// The intervals of `list` that start inside the marker; a list `sorted` by start is searched.
 template <class Out>
-void inMarker(const StepMarker& m, const std::vector<Interval>& list, Out out) {
+void inMarker(const StepMarker& m, const std::vector<Interval>& list, bool sorted, Out out) {
   auto byStart = [](const Interval& a, const Interval& b) { return a.start < b.start; };
-  if (!std::is_sorted(list.begin(), list.end(), byStart)) {
+  if (!sorted) {
     for (const Interval& i : list) {
       if (inMarker(m, i)) out(i);
     }
@@ -149,7 +157,8 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
       // CPU-bound optimizer's range outlasts what it ran on the device.
       if (!st.ops.hasKernels) {
         for (const auto* list : {&st.ops.optimizer, &st.ops.gradSync, &st.ops.otherBusy}) {
-          inMarker(marker, *list, [&](const Interval& i) { view.end = std::max(view.end, i.end); });
+          inMarker(marker, *list, x.hostRangesSorted,
+                   [&](const Interval& i) { view.end = std::max(view.end, i.end); });
         }
       }
       for (int ci : x.comms[stepIdx]) view.end = std::max(view.end, st.ops.comms[ci].end);
@@ -170,7 +179,7 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
     size_t nSync = SIZE_MAX;
     for (const auto& st : pl.stages) {
       const StepMarker& marker = st.ops.steps[pl.stepIndex[st.stage][k]];
-      inMarker(marker, st.ops.gradSync,
+      inMarker(marker, st.ops.gradSync, index.stages[st.stage].hostRangesSorted,
                [&](const Interval& i) { syncs[st.stage].push_back(i); });
       nSync = std::min(nSync, syncs[st.stage].size());
     }
@@ -219,7 +228,8 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
                   });
       if (!st.ops.hasKernels) {
         for (const auto* list : {&st.ops.optimizer, &st.ops.otherBusy}) {
-          inMarker(marker, *list, [&](const Interval& i) { other.push_back(i); });
+          inMarker(marker, *list, x.hostRangesSorted,
+                   [&](const Interval& i) { other.push_back(i); });
         }
       }
       ss.compute = clip(unite(std::move(compute)), view.start, view.end);
@@ -227,7 +237,8 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
       ss.other = subtract(subtract(clip(unite(std::move(other)), view.start, view.end), ss.compute),
                           ss.comm);
       IntervalList host;
-      inMarker(marker, st.ops.hostActivity, [&](const Interval& i) { host.push_back(i); });
+      inMarker(marker, st.ops.hostActivity, x.hostRangesSorted,
+               [&](const Interval& i) { host.push_back(i); });
       ss.hostActivity = unite(std::move(host));
 
       // Inputs: the matched receive's end, else the producer's end.
