@@ -3,7 +3,11 @@
 //   clean            rank 0 sends 100 floats to rank 1, which receives them; a fourth all-reduce
 //   skip-collective  as clean, but rank 3 never enters the fourth all-reduce
 //   p2p-count        rank 1 posts a receive of 200 floats for the 100 rank 0 sends
+// Options (after the mode): --before N runs N more all-reduces and rank 0 -> 1 sends first (a
+// history longer than the agent keeps); --linger S stays S seconds before destroying the
+// communicator, as a rank whose stream waits on the missing call would (a live `hang` target).
 #include <nccl.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +23,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int rank = std::atoi(rankText);
+  int before = 0, linger = 0;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string option = argv[i];
+    if (option == "--before") before = std::atoi(argv[i + 1]);
+    if (option == "--linger") linger = std::atoi(argv[i + 1]);
+  }
   const auto stream = reinterpret_cast<cudaStream_t>(uintptr_t{0x5000});
   ncclUniqueId id;
   ncclGetUniqueId(&id);  // the fake gives every rank the same id, as rank 0's broadcast would
@@ -27,11 +37,17 @@ int main(int argc, char** argv) {
   std::vector<float> a(256, 1.0f), b(256, 0.0f);
   for (int i = 0; i < 3; ++i)
     ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
+  for (int i = 0; i < before; ++i) {
+    ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
+    if (rank == 0) ncclSend(a.data(), 100, ncclFloat32, 1, comm, stream);
+    if (rank == 1) ncclRecv(b.data(), 100, ncclFloat32, 0, comm, stream);
+  }
   if (rank == 0) ncclSend(a.data(), 100, ncclFloat32, 1, comm, stream);
   if (rank == 1) ncclRecv(b.data(), mode == "p2p-count" ? 200 : 100, ncclFloat32, 0, comm, stream);
   if (!(mode == "skip-collective" && rank == 3)) {
     ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
   }
+  if (linger > 0) sleep(static_cast<unsigned>(linger));
   ncclCommDestroy(comm);
   return 0;
 }
