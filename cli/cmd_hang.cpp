@@ -1,6 +1,8 @@
-// bubblescope hang: reads a run (or asks a running job) and tells where each rank stopped and why
-// the job hung.
+// bubblescope hang: reads a run (or asks a running job, or reads what each node of one saved) and
+// tells where each rank stopped and why the job hung.
 #include "cli/cmd_hang.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,9 +17,11 @@
 #include "analyzer/hang/hang_output.h"
 #include "cli/attach_session.h"
 #include "cli/exit_codes.h"
+#include "cli/live_answers.h"
 #include "cli/live_run.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
+#include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -30,6 +34,51 @@ using control::Outcome;
 // is reported as not answering rather than holding up the others' report.
 constexpr auto kLiveTimeout = std::chrono::seconds(3);
 
+// A process's answer as the run builder takes it; false (with a problem line) if malformed.
+bool liveRank(const control::Reply& reply, int64_t pid, LiveRank* out, Problems& problem) {
+  out->status = control::statusFromReply(reply, pid);
+  std::string error;
+  if (!control::snapshotFromReply(reply, &out->snapshot, &error)) {
+    problem("pid " + std::to_string(pid) + ": " + error + " (an agent of another version?)");
+    return false;
+  }
+  return true;
+}
+
+// The ranks of one run, in reading order; several runs are an error until --run-id picks one.
+std::vector<LiveRank> oneRun(std::vector<LiveRank> ranks) {
+  std::set<std::string> runs;
+  for (const LiveRank& r : ranks) runs.insert(r.status.runId);
+  if (runs.size() > 1) {
+    std::string names;
+    for (const std::string& r : runs) names += (names.empty() ? "" : ", ") + (r.empty() ? "-" : r);
+    throw UsageError("processes of " + std::to_string(runs.size()) + " runs answered (" + names +
+                     "): name one with --run-id");
+  }
+  std::sort(ranks.begin(), ranks.end(),
+            [](const LiveRank& a, const LiveRank& b) { return readingOrder(a.status, b.status); });
+  return ranks;
+}
+
+std::string hostName() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+}
+
+// Answers saved on each node (`--save`), read as one job.
+std::vector<LiveRank> readSaved(const HangOptions& o, Problems& problem) {
+  std::vector<LiveRank> ranks;
+  for (const std::string& file : o.runs) {
+    for (const control::Reply& reply : readAnswers(file)) {
+      LiveRank r;
+      if (!liveRank(reply, reply.integer("pid", 0), &r, problem)) continue;
+      if (!o.runId.empty() && r.status.runId != o.runId) continue;
+      ranks.push_back(std::move(r));
+    }
+  }
+  return ranks;
+}
+
 // Asks every named (or every attachable) process where it is. Problems: one line each on stderr.
 std::vector<LiveRank> askLive(const HangOptions& o, Problems& problem) {
   const control::TargetList list =
@@ -38,10 +87,11 @@ std::vector<LiveRank> askLive(const HangOptions& o, Problems& problem) {
   const std::vector<Exchange> replies = control::exchangeAll(
       list.targets, {control::formatCommand(Command{Command::Verb::Hang})}, kLiveTimeout);
   std::vector<LiveRank> ranks;
-  std::set<std::string> runs;
+  std::vector<control::Reply> answered;
   for (size_t i = 0; i < replies.size(); ++i) {
     const Exchange& x = replies[i];
-    const std::string pid = "pid " + std::to_string(list.targets[i].pid);
+    const int64_t pidNumber = list.targets[i].pid;
+    const std::string pid = "pid " + std::to_string(pidNumber);
     if (x.outcome == Outcome::Gone || x.outcome == Outcome::Stale) {
       if (!o.all) problem(pid + ": exited");
       continue;
@@ -55,31 +105,20 @@ std::vector<LiveRank> askLive(const HangOptions& o, Problems& problem) {
       continue;
     }
     LiveRank r;
-    r.status = control::statusFromReply(x.reply, list.targets[i].pid);
+    if (!liveRank(x.reply, pidNumber, &r, problem)) continue;
     if (!o.runId.empty() && r.status.runId != o.runId) {
       if (!o.all) problem(pid + ": belongs to run " + r.status.runId + ", not " + o.runId);
       continue;
     }
-    std::string error;
-    if (!control::snapshotFromReply(x.reply, &r.snapshot, &error)) {
-      problem(pid + ": " + error + " (an agent of another version?)");
-      continue;
-    }
-    runs.insert(r.status.runId);
     ranks.push_back(std::move(r));
+    answered.push_back(x.reply);
+    answered.back().fields["pid"] = std::to_string(pidNumber);
   }
   if (o.all && ranks.empty() && problem.count == 0) {
     problem("no attachable processes" + (o.runId.empty() ? "" : " of run " + o.runId) + " (" +
             looked(list.searched) + ")");
   }
-  if (runs.size() > 1) {
-    std::string names;
-    for (const std::string& r : runs) names += (names.empty() ? "" : ", ") + (r.empty() ? "-" : r);
-    throw UsageError("processes of " + std::to_string(runs.size()) + " runs answered (" + names +
-                     "): name one with --run-id");
-  }
-  std::sort(ranks.begin(), ranks.end(),
-            [](const LiveRank& a, const LiveRank& b) { return readingOrder(a.status, b.status); });
+  if (!o.save.empty()) traces::writeOutputFile(o.save, answersJson(answered, hostName()));
   return ranks;
 }
 
@@ -96,11 +135,16 @@ int runHang(const HangOptions& o) {
   if (!(o.minWaitSeconds >= 0) || !std::isfinite(o.minWaitSeconds)) {
     throw UsageError("--min-wait: expected seconds, 0 or more");
   }
-  if (!live && (!o.runId.empty())) throw UsageError("--run-id goes with --all or --pid");
+  const bool saved = !live && std::all_of(o.runs.begin(), o.runs.end(),
+                                          [](const std::string& p) { return isAnswersFile(p); });
+  if (!live && !saved && !o.runId.empty()) {
+    throw UsageError("--run-id goes with --all, --pid or saved answers");
+  }
+  if (!live && !o.save.empty()) throw UsageError("--save goes with --all or --pid");
   Problems problem;
   traces::Run run;
-  if (live) {
-    const std::vector<LiveRank> ranks = askLive(o, problem);
+  if (live || saved) {
+    const std::vector<LiveRank> ranks = oneRun(live ? askLive(o, problem) : readSaved(o, problem));
     if (ranks.empty()) return kBadInput;
     run = liveRun(ranks, static_cast<int64_t>(std::llround(o.minWaitSeconds * 1e9)));
   } else {

@@ -295,7 +295,9 @@ void addHangCommand(CLI::App& app, Action& action) {
       "Debug a run that hung or mismatched: where each rank stopped, who waits for whom, and "
       "why (RUN: after the fact; --all or --pid: a job running now); exit 1 when it finds a hang "
       "or mismatch, 0 when the run ended cleanly");
-  sub->add_option("run", opts->runs, "A run directory, or trace files of one run");
+  sub->add_option("run", opts->runs,
+                  "A run directory, trace files of one run, or answers saved by --save on each "
+                  "node of a running job");
   sub->add_flag("--all", opts->all,
                 "Ask every attachable process of this user (a running or hung job) instead");
   sub->add_option("--pid", opts->pids, "Ask these processes instead (PID, repeatable)")
@@ -304,6 +306,9 @@ void addHangCommand(CLI::App& app, Action& action) {
   sub->add_option("--min-wait", opts->minWaitSeconds,
                   "With --all or --pid: a wait counts once it has lasted this many seconds")
       ->capture_default_str();
+  sub->add_option("--save", opts->save,
+                  "With --all or --pid: also save the answers to this file (a job on several "
+                  "nodes: save on each, then 'bubblescope hang FILE...')");
   sub->add_option("--format", opts->format, "text or json")->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write the report to this file");
   sub->callback([&action, opts] { action = [opts] { return runHang(*opts); }; });

@@ -5,6 +5,7 @@
 // runtime directory of its own, so --all finds only its processes.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -170,6 +171,32 @@ TEST(HangLive, NcclCollectiveOneRankNeverEntersAfterALongHistory) {
   const ProcessResult two = job.hang({"--pid", pids, "--min-wait", "1"});
   EXPECT_EQ(two.exitCode, 1) << two.err;
   EXPECT_NE(two.out.find("rank 3 never entered all-reduce #104"), std::string::npos) << two.out;
+
+  // A job on two nodes: each saves what its processes answered (node A alone sees no wait: both
+  // its ranks entered the all-reduce); the files read as one job.
+  TempDir saved;
+  const std::string a = (saved / "node-a.json").string(), b = (saved / "node-b.json").string();
+  const ProcessResult nodeA =
+      job.hang({"--pid", pidOf(0) + "," + pidOf(1), "--min-wait", "1", "--save", a});
+  EXPECT_EQ(nodeA.exitCode, 0) << nodeA.out << nodeA.err;
+  const ProcessResult nodeB =
+      job.hang({"--pid", pidOf(2) + "," + pidOf(3), "--min-wait", "1", "--save", b});
+  EXPECT_EQ(nodeB.exitCode, 1) << nodeB.out << nodeB.err;
+  const ProcessResult joined = job.hang({a, b, "--min-wait", "1", "--format", "json"});
+  EXPECT_EQ(joined.exitCode, 1) << joined.err;
+  const json both = json::parse(joined.out, nullptr, false);
+  ASSERT_FALSE(both.is_discarded()) << joined.out << joined.err;
+  EXPECT_EQ(both["ranks"].size(), 4u);
+  EXPECT_EQ(both["verdict"], "never-arrived");
+  EXPECT_EQ(both["culprits"], json::array({3}));
+  EXPECT_EQ(both["diagnosis"].get<std::string>().rfind(
+                "rank 3 never entered all-reduce #104 of comm 0x", 0),
+            0u)
+      << both["diagnosis"];
+
+  // A file that is not saved answers is read as a run, and refused as one.
+  const ProcessResult bad = job.hang({(saved / "nothing.json").string()});
+  EXPECT_EQ(bad.exitCode, 2);
 }
 
 TEST(HangLive, UsageIsCheckedWithOneLine) {
@@ -182,6 +209,13 @@ TEST(HangLive, UsageIsCheckedWithOneLine) {
   r = job.hang({"--pid", "999999999"});
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("pid 999999999"), std::string::npos) << r.err;
+  TempDir dir;
+  const std::string broken = (dir / "broken.json").string();
+  std::ofstream(broken) << R"({"tool": "bubblescope", "kind": "hang-answers", "answers": 7})";
+  r = job.hang({broken});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_EQ(r.err, "bubblescope: " + broken +
+                       ": is not a file of answers saved by 'bubblescope hang --save'\n");
 }
 
 }  // namespace
