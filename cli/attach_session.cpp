@@ -18,7 +18,7 @@ using control::Outcome;
 using Clock = std::chrono::steady_clock;
 
 void Problems::operator()(const std::string& line) {
-  std::cerr << "bubblescope: " << line << "\n";
+  if (!quiet) std::cerr << "bubblescope: " << line << "\n";
   ++count;
 }
 

@@ -24,6 +24,7 @@ struct TargetArgs {
 // One line on stderr about a process or directory that could not be handled (exit code 2).
 struct Problems {
   int count = 0;
+  bool quiet = false;  // counted, not printed (a background watcher asks again soon)
   void operator()(const std::string& line);
 };
 

@@ -5,19 +5,17 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iostream>
 #include <set>
 
-#include "agent/control/client.h"
-#include "agent/control/live_snapshot.h"
 #include "analyzer/hang/hang_analysis.h"
 #include "analyzer/hang/hang_output.h"
 #include "cli/attach_session.h"
 #include "cli/exit_codes.h"
 #include "cli/live_answers.h"
+#include "cli/live_query.h"
 #include "cli/live_run.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
@@ -25,25 +23,6 @@
 
 namespace bubblescope::cli {
 namespace {
-
-using control::Command;
-using control::Exchange;
-using control::Outcome;
-
-// A hung job's control threads are idle, so they answer at once; a process that takes longer
-// is reported as not answering rather than holding up the others' report.
-constexpr auto kLiveTimeout = std::chrono::seconds(3);
-
-// A process's answer as the run builder takes it; false (with a problem line) if malformed.
-bool liveRank(const control::Reply& reply, int64_t pid, LiveRank* out, Problems& problem) {
-  out->status = control::statusFromReply(reply, pid);
-  std::string error;
-  if (!control::snapshotFromReply(reply, &out->snapshot, &error)) {
-    problem("pid " + std::to_string(pid) + ": " + error + " (an agent of another version?)");
-    return false;
-  }
-  return true;
-}
 
 // The ranks of one run, in reading order; several runs are an error until --run-id picks one.
 std::vector<LiveRank> oneRun(std::vector<LiveRank> ranks) {
@@ -71,7 +50,7 @@ std::vector<LiveRank> readSaved(const HangOptions& o, Problems& problem) {
   for (const std::string& file : o.runs) {
     for (const control::Reply& reply : readAnswers(file)) {
       LiveRank r;
-      if (!liveRank(reply, reply.integer("pid", 0), &r, problem)) continue;
+      if (!liveRankFromReply(reply, reply.integer("pid", 0), &r, problem)) continue;
       if (!o.runId.empty() && r.status.runId != o.runId) continue;
       ranks.push_back(std::move(r));
     }
@@ -79,47 +58,11 @@ std::vector<LiveRank> readSaved(const HangOptions& o, Problems& problem) {
   return ranks;
 }
 
-// Asks every named (or every attachable) process where it is. Problems: one line each on stderr.
+// Asks the processes where they are; keeps their answers in --save's file.
 std::vector<LiveRank> askLive(const HangOptions& o, Problems& problem) {
-  const control::TargetList list =
-      o.all ? control::allTargets(environment()) : control::targetsByPid(o.pids, environment());
-  for (const std::string& e : list.errors) problem(e);
-  const std::vector<Exchange> replies = control::exchangeAll(
-      list.targets, {control::formatCommand(Command{Command::Verb::Hang})}, kLiveTimeout);
-  std::vector<LiveRank> ranks;
-  std::vector<control::Reply> answered;
-  for (size_t i = 0; i < replies.size(); ++i) {
-    const Exchange& x = replies[i];
-    const int64_t pidNumber = list.targets[i].pid;
-    const std::string pid = "pid " + std::to_string(pidNumber);
-    if (x.outcome == Outcome::Gone || x.outcome == Outcome::Stale) {
-      if (!o.all) problem(pid + ": exited");
-      continue;
-    }
-    if (x.outcome != Outcome::Answered) {
-      problem(pid + ": " + x.detail);
-      continue;
-    }
-    if (!x.reply.ok) {
-      problem(pid + ": refused: " + x.reply.text("message"));
-      continue;
-    }
-    LiveRank r;
-    if (!liveRank(x.reply, pidNumber, &r, problem)) continue;
-    if (!o.runId.empty() && r.status.runId != o.runId) {
-      if (!o.all) problem(pid + ": belongs to run " + r.status.runId + ", not " + o.runId);
-      continue;
-    }
-    ranks.push_back(std::move(r));
-    answered.push_back(x.reply);
-    answered.back().fields["pid"] = std::to_string(pidNumber);
-  }
-  if (o.all && ranks.empty() && problem.count == 0) {
-    problem("no attachable processes" + (o.runId.empty() ? "" : " of run " + o.runId) + " (" +
-            looked(list.searched) + ")");
-  }
-  if (!o.save.empty()) traces::writeOutputFile(o.save, answersJson(answered, hostName()));
-  return ranks;
+  LiveAnswers answers = askProcesses(o.all, o.pids, o.runId, problem);
+  if (!o.save.empty()) traces::writeOutputFile(o.save, answersJson(answers.replies, hostName()));
+  return std::move(answers.ranks);
 }
 
 }  // namespace

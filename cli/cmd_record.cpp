@@ -367,7 +367,11 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
   }
   const std::set<std::string> before = writable ? traceNames(output) : std::set<std::string>();
   std::optional<HangWatch> watch;
-  if (writable && args.hangTimeout > 0) watch.emplace(output, args.hangTimeout, before);
+  if (writable && args.hangTimeout > 0) {
+    // Dormant, the agents write nothing to watch: they are asked where they are instead.
+    watch.emplace(output, args.hangTimeout, before,
+                  args.dormant ? env["BUBBLESCOPE_RUN_ID"] : std::string());
+  }
   const int code = runCommand(*program, args.command, env);
   watch.reset();
   if (writable) reportTraces(output, createdDir, before);

@@ -2,12 +2,17 @@
 
 #include <time.h>
 
-#include <fstream>
+#include <algorithm>
+#include <functional>
 #include <iostream>
+#include <sstream>
 #include <vector>
 
 #include "analyzer/hang/hang_analysis.h"
 #include "analyzer/hang/hang_output.h"
+#include "cli/attach_session.h"
+#include "cli/live_query.h"
+#include "traces/files/output_file.h"
 #include "traces/sqlite/run_reader.h"
 #include "traces/sqlite/sqlite_db.h"
 
@@ -33,8 +38,12 @@ bool StallClock::stalled(int64_t nowNs, int64_t progress) {
   return progress_ > 0 && nowNs - since_ >= timeoutNs_;
 }
 
-HangWatch::HangWatch(fs::path dir, double timeoutSeconds, std::set<std::string> ignore)
-    : dir_(std::move(dir)), timeoutSeconds_(timeoutSeconds), ignore_(std::move(ignore)) {
+HangWatch::HangWatch(fs::path dir, double timeoutSeconds, std::set<std::string> ignore,
+                     std::string liveRunId)
+    : dir_(std::move(dir)),
+      timeoutSeconds_(timeoutSeconds),
+      ignore_(std::move(ignore)),
+      liveRunId_(std::move(liveRunId)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -69,21 +78,55 @@ int64_t HangWatch::progress() const {
   return total;
 }
 
-void HangWatch::report() {
-  std::vector<fs::path> files;
-  for (const fs::path& f : traces::findTraceFiles(dir_)) {
-    if (!ignore_.count(f.filename().string())) files.push_back(f);
+// A dormant job: where every process is now (open ranges, NCCL calls made). It changes while any
+// rank moves; the value is a fingerprint of it (0 until a process answers).
+int64_t HangWatch::liveProgress() {
+  Problems quiet;
+  quiet.quiet = true;
+  lastAnswers_ = askProcesses(true, {}, liveRunId_, quiet).ranks;
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over what moves
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  for (const LiveRank& r : lastAnswers_) {
+    mix(static_cast<uint64_t>(r.status.pid));
+    for (const auto& o : r.snapshot.ranges) {
+      mix(o.tid);
+      mix(static_cast<uint64_t>(o.startNs));
+      mix(std::hash<std::string>()(o.name));
+    }
+    for (const auto& c : r.snapshot.counts) mix(c.calls);
   }
-  const auto rep = analysis::hang::analyzeHang(traces::readRunFiles(files));
-  {
-    std::ofstream text(dir_ / "hang.txt");
-    analysis::hang::printHangReport(rep, text);
-    std::ofstream json(dir_ / "hang.json");
-    json << analysis::hang::hangReportJson(rep).dump(1) << "\n";
-  }
+  return lastAnswers_.empty() ? 0 : static_cast<int64_t>(h >> 1) | 1;
+}
+
+void HangWatch::writeReport(const std::string& text, const std::string& json,
+                            const std::string& diagnosis) {
+  traces::writeOutputFile(dir_ / "hang.txt", text);
+  traces::writeOutputFile(dir_ / "hang.json", json);
   std::cerr << "bubblescope: no rank has finished an op for " << timeoutSeconds_
-            << " s: hang report in " << (dir_ / "hang.txt").string() << " (" << rep.diagnosis
+            << " s: hang report in " << (dir_ / "hang.txt").string() << " (" << diagnosis
             << "); the job is left running\n";
+}
+
+void HangWatch::report() {
+  traces::Run run;
+  if (!liveRunId_.empty()) {
+    std::vector<LiveRank> ranks = lastAnswers_;
+    std::sort(ranks.begin(), ranks.end(), [](const LiveRank& a, const LiveRank& b) {
+      return readingOrder(a.status, b.status);
+    });
+    // Nothing has moved for the timeout: every wait is at least that old.
+    run = liveRun(ranks, static_cast<int64_t>(timeoutSeconds_ * 0.5e9));
+  } else {
+    std::vector<fs::path> files;
+    for (const fs::path& f : traces::findTraceFiles(dir_)) {
+      if (!ignore_.count(f.filename().string())) files.push_back(f);
+    }
+    run = traces::readRunFiles(files);
+  }
+  const auto rep = analysis::hang::analyzeHang(run);
+  std::ostringstream text;
+  analysis::hang::printHangReport(rep, text);
+  writeReport(text.str(), analysis::hang::hangReportJson(rep).dump(1) + "\n", rep.diagnosis);
 }
 
 void HangWatch::run() {
@@ -98,7 +141,7 @@ void HangWatch::run() {
     lock.unlock();
     bool done = false;
     try {
-      if (clock.stalled(monotonicNs(), progress())) {
+      if (clock.stalled(monotonicNs(), liveRunId_.empty() ? progress() : liveProgress())) {
         report();
         done = true;
       }

@@ -2,12 +2,18 @@
 // `record --hang-timeout SEC`: while the job runs, watches its traces; when no rank has finished
 // an op (an NVTX range or an NCCL call) for SEC seconds, writes the hang report (hang.txt,
 // hang.json) beside the traces and says so on stderr, once. The job itself is left alone.
+// A dormant job writes no traces: its processes are asked where they are instead (the live
+// `hang` query), and a job whose open ranges and NCCL call counts have not changed for SEC
+// seconds is stalled.
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include "cli/live_run.h"
 
 namespace bubblescope::cli {
 
@@ -27,8 +33,10 @@ class StallClock {
 
 class HangWatch {
  public:
-  // `ignore`: trace files that were in `dir` before the job started.
-  HangWatch(std::filesystem::path dir, double timeoutSeconds, std::set<std::string> ignore);
+  // `ignore`: trace files that were in `dir` before the job started. `liveRunId`: not empty for
+  // a dormant job, whose processes (of that run) are asked instead of its traces read.
+  HangWatch(std::filesystem::path dir, double timeoutSeconds, std::set<std::string> ignore,
+            std::string liveRunId = {});
   ~HangWatch();  // stops watching
   HangWatch(const HangWatch&) = delete;
   HangWatch& operator=(const HangWatch&) = delete;
@@ -36,11 +44,15 @@ class HangWatch {
  private:
   void run();
   int64_t progress() const;
+  int64_t liveProgress();
   void report();
+  void writeReport(const std::string& text, const std::string& json, const std::string& diagnosis);
 
   std::filesystem::path dir_;
   double timeoutSeconds_;
   std::set<std::string> ignore_;
+  std::string liveRunId_;
+  std::vector<LiveRank> lastAnswers_;  // live: what the processes said at the last look
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;

@@ -5,6 +5,7 @@
 // runtime directory of its own, so --all finds only its processes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -49,14 +50,20 @@ class LiveJob {
 
   // Asks until the report's verdict is `verdict` and `culprits` are named (the job needs a
   // moment to get stuck, and every rank's wait to outlast --min-wait); the last answer.
-  json until(const std::string& verdict, const json& culprits) {
+  json until(const std::string& verdict, const json& culprits, bool everyRankWaits = false) {
     json report;
     eventually(
         [&] {
           last_ = hang({"--all", "--min-wait", "1", "--format", "json"});
           report = json::parse(last_.out, nullptr, false);
-          return !report.is_discarded() && report["verdict"] == verdict &&
-                 report["culprits"] == culprits;
+          if (report.is_discarded() || report["verdict"] != verdict ||
+              report["culprits"] != culprits) {
+            return false;
+          }
+          for (const json& r : report["ranks"]) {
+            if (everyRankWaits && r["waits"].empty()) return false;
+          }
+          return true;
         },
         seconds(25));
     return report;
@@ -89,7 +96,8 @@ const json& stage(const json& report, int s) {
 
 TEST(HangLive, DormantEngineDeadlockNamesBothStagesAndWhatEachWaitsFor) {
   LiveJob job(engine({"--mismatch", "1:4"}));
-  const json rep = job.until("deadlock", json::array({1, 2}));
+  // Every stage's wait, not only the two in the cycle, has outlasted --min-wait.
+  const json rep = job.until("deadlock", json::array({1, 2}), /*everyRankWaits=*/true);
   ASSERT_EQ(rep["verdict"], "deadlock") << job.last().out << job.last().err << job.log();
   EXPECT_EQ(job.last().exitCode, 1);
   ASSERT_EQ(rep["ranks"].size(), 4u);
@@ -197,6 +205,34 @@ TEST(HangLive, NcclCollectiveOneRankNeverEntersAfterALongHistory) {
   // A file that is not saved answers is read as a run, and refused as one.
   const ProcessResult bad = job.hang({(saved / "nothing.json").string()});
   EXPECT_EQ(bad.exitCode, 2);
+}
+
+// A dormant job writes no traces to watch: `record --hang-timeout` asks its processes instead.
+TEST(HangLive, DormantRecordWithHangTimeoutWritesTheReportFromTheLiveAnswers) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "rt");
+  std::filesystem::permissions(dir / "rt", std::filesystem::perms::owner_all);
+  ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", (dir / "rt").string()}});
+  o.unsetEnv.push_back("XDG_RUNTIME_DIR");
+  o.timeout = seconds(60);
+  std::vector<std::string> args = {
+      "record", "--dormant", "--hang-timeout", "1", "-o", (dir / "run").string(), "--"};
+  std::vector<std::string> job = engine({"--mismatch", "1:4"});
+  // The engine's own watchdog ends the job after 6 s.
+  *(std::find(job.begin(), job.end(), "--timeout") + 1) = "6";
+  args.insert(args.end(), job.begin(), job.end());
+  const ProcessResult r = runBubblescope(args, o);
+  EXPECT_NE(r.err.find("bubblescope: no rank has finished an op for 1 s: hang report in "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(deadlock: stage 1 waits in RECV B mb=3 from=2; "), std::string::npos)
+      << r.err;
+  const json rep = json::parse(readFile(dir / "run" / "hang.json"), nullptr, false);
+  ASSERT_FALSE(rep.is_discarded());
+  EXPECT_EQ(rep["verdict"], "deadlock");
+  EXPECT_EQ(rep["culprits"], json::array({1, 2}));
+  EXPECT_EQ(rep["ranks"].size(), 4u);
+  EXPECT_NE(readFile(dir / "run" / "hang.txt").find("wait-for graph:"), std::string::npos);
 }
 
 TEST(HangLive, UsageIsCheckedWithOneLine) {

@@ -1,0 +1,28 @@
+#pragma once
+// Asking a running job's processes where they are (the `hang` request of the control protocol):
+// `bubblescope hang --all/--pid` and `record --dormant --hang-timeout` both do it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agent/control/protocol.h"
+#include "cli/attach_session.h"
+#include "cli/live_run.h"
+
+namespace bubblescope::cli {
+
+struct LiveAnswers {
+  std::vector<LiveRank> ranks;          // in the order asked
+  std::vector<control::Reply> replies;  // the same answers as they came (with their pid)
+};
+
+// Every attachable process of this user (`all`) or the `pids`, of run `runId` if not empty.
+// Processes that cannot be asked or answer badly get one problem line each; with `all`, those
+// that exited meanwhile or belong to another run are left out silently.
+LiveAnswers askProcesses(bool all, const std::vector<int64_t>& pids, const std::string& runId,
+                         Problems& problem);
+
+// A process's answer as the run builder takes it; false (with a problem line) if malformed.
+bool liveRankFromReply(const control::Reply& reply, int64_t pid, LiveRank* out, Problems& problem);
+
+}  // namespace bubblescope::cli
