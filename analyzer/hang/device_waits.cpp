@@ -22,11 +22,14 @@ bool inOpenWindow(const RankTrace& t, TimeNs at) {
                      [&](const auto& w) { return w.end == 0 && at >= w.start; });
 }
 
-// When the agent last collected: its alive stamp, else the trace's last host event.
+// When the recorder last collected, at least: its alive stamp (the agent's last commit,
+// Kineto's "Record Window End"), else the trace's last record.
 TimeNs lastCollected(const RankTrace& t) {
   TimeNs last = t.meta.aliveNs;
   for (TimeNs e : t.apiCalls.end) last = std::max(last, e);
   for (TimeNs e : t.ncclCalls.end) last = std::max(last, e);
+  for (TimeNs e : t.kernels.end) last = std::max(last, e);
+  for (TimeNs e : t.ranges.end) last = std::max(last, e);
   return last;
 }
 
@@ -85,7 +88,7 @@ std::vector<StuckLaunch> stuckOf(const RankTrace& t) {
     const auto launch = launchOf.find(correlation);
     if (launch == launchOf.end()) continue;  // no launch: the call never reached the device
     const TimeNs at = launch->second;
-    if (!imported && (!inOpenWindow(t, at) || collected - at < kKernelSettleNs)) continue;
+    if ((!imported && !inOpenWindow(t, at)) || collected - at < kKernelSettleNs) continue;
     std::sort(calls.begin(), calls.end(),
               [&](int32_t a, int32_t b) { return nc.start[a] < nc.start[b]; });
     const uint64_t handle = nc.streamHandle[calls.front()];

@@ -173,18 +173,29 @@ TEST(HangDeviceWaits, RankThatClosedItsTraceIsNotExamined) {
   EXPECT_EQ(stuck[1].size(), 1u);
 }
 
-TEST(HangDeviceWaits, ImportedTraceNeedsNoMarginAndItsRankDidNotEndCleanly) {
-  // Kineto and nsys collect every completed record when they stop: what has none had not
-  // finished, however soon after the launch the trace ends.
-  traces::Run run = sendRecv(kT0 + kSecond, false, false);
+TEST(HangDeviceWaits, ImportedTraceCollectedLongAfterTheLaunchIsStuckAndDidNotEndCleanly) {
+  // A profiler collects every completed record when it stops; Kineto stamps when that was.
+  traces::Run run = sendRecv(kT0 + 10 * kSecond, false, false);
   for (RankTrace& t : run.ranks) {
     t.meta.captureWindows.clear();
-    t.meta.aliveNs = 0;
     t.meta.source = "kineto";
   }
   const HangReport rep = analyzeHang(run);
   EXPECT_EQ(rep.verdict, Verdict::NcclStuck) << rep.diagnosis;
-  EXPECT_EQ(rep.ranks[0].end, RankEnd::Stopped);
+  EXPECT_EQ(rep.ranks[0].end, RankEnd::Stopped);  // an imported trace is otherwise "exited"
+}
+
+TEST(HangDeviceWaits, ImportedTraceCutRightAfterItsLastLaunchesIsNotStuck) {
+  // An on-demand window that ended while the last kernels ran: their records are simply missing.
+  traces::Run run = sendRecv(0, false, false);
+  for (RankTrace& t : run.ranks) {
+    t.meta.captureWindows.clear();
+    t.meta.source = "kineto";
+  }
+  const auto stuck = stuckOnDevice(run);
+  EXPECT_TRUE(stuck[0].empty());
+  EXPECT_TRUE(stuck[1].empty());
+  EXPECT_EQ(analyzeHang(run).verdict, Verdict::Clean);
 }
 
 TEST(HangDeviceWaits, StuckReceiveWhosePeerNeverSentWaitsOnThatPeer) {
