@@ -61,7 +61,12 @@ std::vector<StuckLaunch> stuckOf(const RankTrace& t) {
   }
   if (callsOf.empty()) return {};
 
-  std::unordered_set<uint32_t> finished(t.kernels.correlation.begin(), t.kernels.correlation.end());
+  // The NCCL launches whose kernel has a record (a set of the few NCCL launches, not of every
+  // kernel: a trace may hold millions).
+  std::unordered_set<uint32_t> finished;
+  for (uint32_t c : t.kernels.correlation) {
+    if (callsOf.count(c) != 0) finished.insert(c);
+  }
   std::unordered_map<StreamIndex, uint32_t> lastDone;
   noteCompleted(t.kernels, lastDone);
   noteCompleted(t.memcpys, lastDone);

@@ -221,8 +221,6 @@ void KinetoBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
     case Category::CudaDriver:
       if (!parser.parseArgs(e, a)) ++malformed_;
       rank_.addApiCall(start, end, cpuThread(e), rank_.intern(e.name), u32(a.correlation));
-      if (a.externalId && a.correlation && e.name.find("LaunchKernel") != std::string_view::npos)
-        launches_.push_back({static_cast<uint64_t>(*a.externalId), u32(a.correlation)});
       return;
     case Category::Kernel:
     case Category::Memcpy:
@@ -301,11 +299,7 @@ void KinetoBuilder::metadata(const TraceEvent& e, TraceEventParser& parser) {
 ImportedFile KinetoBuilder::finish() {
   if (events_ == 0) throw TraceError(file_, "a trace with no events (its traceEvents is empty)");
   RankTrace& t = rank_.trace();
-  const std::unordered_set<uint32_t> recorded(t.kernels.correlation.begin(),
-                                              t.kernels.correlation.end());
-  for (const NcclKernelRef& l : launches_) {
-    if (recorded.count(l.correlation) == 0) ncclKernels_.push_back(l);
-  }
+  for (const NcclKernelRef& l : unrecordedCommLaunches(t, comms_)) ncclKernels_.push_back(l);
   buildNcclCalls(t, std::move(comms_), std::move(titles_), ncclKernels_);
   RankMeta& meta = t.meta;
   meta.cudaCapture = t.kernels.size() + t.memcpys.size() + t.memsets.size() > 0;

@@ -64,9 +64,6 @@ class KinetoBuilder {
   std::vector<CommRecord> comms_;
   std::vector<CommTitle> titles_;
   std::vector<NcclKernelRef> ncclKernels_;
-  // Kernel launches (cuda_runtime, cuda_driver): those whose kernel has no record are tied to
-  // their NCCL call like a kernel, so a call whose kernel never finished is known as launched.
-  std::vector<NcclKernelRef> launches_;
   std::optional<TimeNs> windowEnd_;  // Kineto's "Record Window End"
   std::map<std::string, uint64_t> skipped_;
   uint64_t events_ = 0, malformed_ = 0;
