@@ -1,7 +1,10 @@
 #pragma once
 // `bubblescope hang RUN`: the post-mortem of a run that hung or mismatched: where each rank
-// stopped, who waits for whom, one diagnosis. Exit 1 when it finds a hang or mismatch, 0 when
-// the run ended cleanly, 2 on bad input.
+// stopped, who waits for whom, one diagnosis. `bubblescope hang --all` / `--pid PID...`: the same
+// report for a job that runs (or sits hung) now, from what each process's agent answers on its
+// control socket (cli/live_run.h). Exit 1 when it finds a hang or mismatch, 0 when the run ended
+// cleanly (or, live, nothing has waited long), 2 on bad input.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,6 +12,10 @@ namespace bubblescope::cli {
 
 struct HangOptions {
   std::vector<std::string> runs;
+  bool all = false;             // live: every attachable process of this user
+  std::vector<int64_t> pids;    // live: these processes
+  std::string runId;            // live: only this run's processes
+  double minWaitSeconds = 5;    // live: a wait counts once it has lasted this long
   std::string format = "text";  // text or json
   std::string output;           // file, "" = stdout
 };

@@ -293,8 +293,17 @@ void addHangCommand(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
       "hang",
       "Debug a run that hung or mismatched: where each rank stopped, who waits for whom, and "
-      "why; exit 1 when it finds a hang or mismatch, 0 when the run ended cleanly");
-  sub->add_option("run", opts->runs, "A run directory, or trace files of one run")->required();
+      "why (RUN: after the fact; --all or --pid: a job running now); exit 1 when it finds a hang "
+      "or mismatch, 0 when the run ended cleanly");
+  sub->add_option("run", opts->runs, "A run directory, or trace files of one run");
+  sub->add_flag("--all", opts->all,
+                "Ask every attachable process of this user (a running or hung job) instead");
+  sub->add_option("--pid", opts->pids, "Ask these processes instead (PID, repeatable)")
+      ->delimiter(',');
+  sub->add_option("--run-id", opts->runId, "With --all or --pid: only processes of this run");
+  sub->add_option("--min-wait", opts->minWaitSeconds,
+                  "With --all or --pid: a wait counts once it has lasted this many seconds")
+      ->capture_default_str();
   sub->add_option("--format", opts->format, "text or json")->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write the report to this file");
   sub->callback([&action, opts] { action = [opts] { return runHang(*opts); }; });

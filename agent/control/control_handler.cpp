@@ -38,6 +38,8 @@ Reply ControlHandler::handle(std::string_view line, int64_t nowNs) {
       return start(command);
     case Command::Verb::Stop:
       return stop();
+    case Command::Verb::Hang:
+      return hang(nowNs);
   }
   return refusal("unknown request");
 }
@@ -124,6 +126,17 @@ Reply ControlHandler::start(const Command& c) {
     if (step >= c.fromStep) r.fields["late"] = "1";
   }
   addFile(r);
+  return r;
+}
+
+// Who it is (as status says) and where it is now. Answered by the control thread while the job's
+// threads may be stuck anywhere: nothing here waits on them (live_state.h).
+Reply ControlHandler::hang(int64_t nowNs) {
+  if (liveSource_ == nullptr) return refusal("this process keeps no live state");
+  Reply r = status(nowNs);
+  control::LiveSnapshot snapshot = liveSource_();
+  for (const auto& [name, value] : identity_.env) snapshot.env.emplace(name, value);
+  control::addSnapshot(snapshot, r);
   return r;
 }
 

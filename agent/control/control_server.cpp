@@ -20,6 +20,7 @@
 #include "agent/core/clock.h"
 #include "agent/core/log.h"
 #include "agent/core/writer.h"
+#include "agent/process/live_state.h"
 
 namespace bubblescope::agent {
 namespace {
@@ -55,6 +56,7 @@ class ControlServer {
       : handler_(Recorder::instance(), identity), ownerPid_(static_cast<pid_t>(identity.pid)) {
     for (auto& fd : connFds_) fd.store(-1);
     handler_.setFileLookup([] { return writerStats().file; });
+    handler_.setLiveSnapshotSource(&gatherLiveSnapshot);
   }
 
   bool open(const control::DirEnvironment& env);
@@ -196,6 +198,7 @@ void ControlServer::loop() {
     if (fds[1].revents != 0 || stopping_.load(std::memory_order_acquire)) return;
     now = monotonicNs();
     if (now - lastTick >= kTickNs) {
+      refreshCoarseTicks();
       handler_.tick(now);
       lastTick = now;
     }

@@ -69,7 +69,7 @@ int hexValue(char c) {
 
 bool parseCommand(std::string_view line, Command* out, std::string* error) {
   static constexpr const char* kUsage =
-      "start [steps=N | duration=SECONDS] [from=S], stop, status";
+      "start [steps=N | duration=SECONDS] [from=S], stop, status, hang";
   line = trimLine(line);
   std::string_view rest = line;
   const std::string_view verb = nextWord(rest);
@@ -80,6 +80,8 @@ bool parseCommand(std::string_view line, Command* out, std::string* error) {
     c.verb = Command::Verb::Start;
   } else if (verb == "stop") {
     c.verb = Command::Verb::Stop;
+  } else if (verb == "hang") {
+    c.verb = Command::Verb::Hang;
   } else {
     *error = "unknown request '" + escapeValue(verb.substr(0, 32)) + "' (" + kUsage + ")";
     return false;
@@ -121,6 +123,8 @@ std::string formatCommand(const Command& c) {
       return "status\n";
     case Command::Verb::Stop:
       return "stop\n";
+    case Command::Verb::Hang:
+      return "hang\n";
     case Command::Verb::Start:
       break;
   }

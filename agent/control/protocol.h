@@ -6,6 +6,8 @@
 //
 //   request := verb *(SP key=value) LF           at most kMaxRequestBytes
 //   start [steps=N | duration=SECONDS] [from=S]  (neither: a window open until stop)
+//   stop | status
+//   hang                                         where each thread waits (live_snapshot.h)
 //   reply   := ("ok" | "err") *(SP key=value) LF
 //
 // Values are percent-escaped (space, '%', '=', control and non-ASCII bytes become %XX).
@@ -24,7 +26,7 @@ inline constexpr size_t kMaxReplyBytes = 64 * 1024;
 
 // A parsed request.
 struct Command {
-  enum class Verb { Status, Start, Stop } verb = Verb::Status;
+  enum class Verb { Status, Start, Stop, Hang } verb = Verb::Status;
   int64_t steps = 0;       // start: capture this many steps (from a step boundary)
   int64_t fromStep = -1;   // start with steps or duration: the step to begin at (every rank alike)
   int64_t durationNs = 0;  // start: record this long (neither steps nor duration: until stop)

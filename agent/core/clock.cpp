@@ -10,7 +10,12 @@ namespace bubblescope::agent {
 
 namespace detail {
 bool g_ticksAreTsc = false;
+std::atomic<uint64_t> g_coarseTicks{0};
 }  // namespace detail
+
+void refreshCoarseTicks() {
+  detail::g_coarseTicks.store(nowTicks(), std::memory_order_relaxed);
+}
 
 bool cpuHasInvariantTsc() {
 #if defined(__x86_64__)
@@ -25,6 +30,7 @@ bool cpuHasInvariantTsc() {
 
 bool selectTicks(bool wantTsc) {
   detail::g_ticksAreTsc = wantTsc && cpuHasInvariantTsc();
+  refreshCoarseTicks();
   return detail::g_ticksAreTsc;
 }
 

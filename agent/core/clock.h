@@ -5,6 +5,7 @@
 // file holds CLOCK_REALTIME ns whatever the hot path read.
 #include <time.h>
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -31,6 +32,17 @@ namespace detail {
 extern bool g_ticksAreTsc;
 }  // namespace detail
 
+namespace detail {
+extern std::atomic<uint64_t> g_coarseTicks;
+}  // namespace detail
+
+// A tick count at most one control-thread tick (0.1 s) old: when a range was pushed while
+// dormant, for a live `hang` query, is worth one load, not a clock read (that would double the
+// dormant push's cost).
+inline uint64_t coarseTicks() {
+  return detail::g_coarseTicks.load(std::memory_order_relaxed);
+}
+
 // A timestamp for a record: convert with TickConverter on the writer thread.
 inline uint64_t nowTicks() {
 #if defined(__x86_64__)
@@ -45,6 +57,8 @@ bool cpuHasInvariantTsc();
 // Returns whether ticks are TSC ticks. Call before the first event.
 bool selectTicks(bool wantTsc);
 bool ticksAreTsc();
+// Sets coarseTicks() to now: at start-up, then every tick of the control thread.
+void refreshCoarseTicks();
 
 struct TickAnchor {
   uint64_t ticks = 0;

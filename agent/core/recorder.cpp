@@ -27,7 +27,7 @@ void Recorder::publishLocked(bool recording, bool newGeneration) {
   const bool watch =
       !disabled_ && (trackSteps_ || armed_.has_value() || (open_ && stopAtStep_ >= 0));
   word = (generation << kGenerationShift) | (recording ? kRecordingBit : 0u) |
-         (watch ? kWatchStepsBit : 0u);
+         (watch ? kWatchStepsBit : 0u) | (trackOpenOps_ && !disabled_ ? kOpenOpsBit : 0u);
   detail::g_control.store(word, std::memory_order_release);
   version_.fetch_add(1, std::memory_order_acq_rel);
 }
@@ -149,6 +149,12 @@ void Recorder::trackSteps(bool on) {
   publishLocked(open_, false);
 }
 
+void Recorder::trackOpenOps(bool on) {
+  std::lock_guard lock(mutex_);
+  trackOpenOps_ = on;
+  publishLocked(open_, false);
+}
+
 int64_t Recorder::currentStep() const {
   std::lock_guard lock(mutex_);
   return currentStep_;
@@ -199,6 +205,7 @@ void Recorder::resetInChild() {
   // The lock was taken in the parent before fork(); this thread holds it in the child.
   windows_.clear();
   createFile_ = false;
+  trackOpenOps_ = false;  // a forked child has no control socket to be asked on
   if (open_) {
     // The child records from its birth, in a window of its own; its writer starts with its
     // first event (no thread may be started inside a fork handler).

@@ -18,11 +18,14 @@
 
 namespace bubblescope::agent {
 
-// The control word: bit 0 recording, bit 1 step names are watched, the rest a generation that
-// changes whenever a window opens (ranges opened in an earlier window are then forgotten).
+// The control word: bit 0 recording, bit 1 step names are watched, bit 2 open push/pop ranges
+// are kept while dormant (so a live `hang` query can say where a hung thread waits), the rest a
+// generation that changes whenever a window opens (ranges opened in an earlier window are then
+// forgotten).
 inline constexpr uint32_t kRecordingBit = 1u;
 inline constexpr uint32_t kWatchStepsBit = 2u;
-inline constexpr uint32_t kGenerationShift = 2;
+inline constexpr uint32_t kOpenOpsBit = 4u;
+inline constexpr uint32_t kGenerationShift = 3;
 
 namespace detail {
 extern std::atomic<uint32_t> g_control;
@@ -36,6 +39,10 @@ inline bool isRecording(uint32_t word) {
 }
 inline bool stepsWatched(uint32_t word) {
   return (word & kWatchStepsBit) != 0;
+}
+// Push/pop ranges are kept on the thread's stack: recording, or dormant with open-op tracking.
+inline bool rangesTracked(uint32_t word) {
+  return (word & (kRecordingBit | kOpenOpsBit)) != 0;
 }
 inline uint32_t generationOf(uint32_t word) {
   return word >> kGenerationShift;
@@ -73,6 +80,8 @@ class Recorder {
   // Keep counting steps even while no window needs them (attach wants the current step).
   void trackSteps(bool on);
   int64_t currentStep() const;  // -1 before the first step seen while watching
+  // Keep each thread's open push/pop ranges while dormant too (the live `hang` query reads them).
+  void trackOpenOps(bool on);
   // Writer thread, every cycle: ends a duration window whose time is up.
   void tick(int64_t nowNs);
   // Capture off for good (output unusable, shutting down). Idempotent.
@@ -116,6 +125,7 @@ class Recorder {
   bool open_ = false;
   std::atomic<bool> disabled_{false};  // read without the lock (fork child, writer)
   bool trackSteps_ = false;
+  bool trackOpenOps_ = false;
   bool createFile_ = false;
   int64_t stopAtStep_ = -1;
   int64_t stopAtNs_ = -1;

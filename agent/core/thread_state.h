@@ -21,6 +21,9 @@ inline constexpr uint32_t kMaxMessageBytes = 120;
 // Deepest push/pop nesting tracked per thread; deeper ranges are dropped and counted.
 inline constexpr uint32_t kMaxRangeDepth = 128;
 
+// OpenRange::flags: pushed while dormant (open-op tracking), so its pop records nothing.
+inline constexpr uint16_t kPushedDormant = 1;
+
 // A push/pop range opened on this thread and not yet closed.
 struct OpenRange {
   uint64_t startTicks;
@@ -29,7 +32,8 @@ struct OpenRange {
   uint32_t category;
   uint32_t color;
   uint16_t textSize;
-  uint16_t reserved[3];
+  uint16_t flags;  // kPushedDormant
+  uint16_t reserved[2];
   char text[kMaxMessageBytes];
 };
 

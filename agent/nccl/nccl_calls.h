@@ -61,6 +61,7 @@ struct NcclThread {
   uint32_t groupDepth = 0;  // ncclGroupStart nesting
   uint64_t groupBlock = 0;  // id block of the open outermost group, 0 = none
   uint32_t groupNext = 0;   // ids handed out in the block
+  uint64_t tid = 0;         // the OS thread id, once asked
 };
 NcclThread& ncclThread();
 

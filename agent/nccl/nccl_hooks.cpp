@@ -5,6 +5,7 @@
 // of NCCL: a thread-local, a lock-free table lookup, two clock reads, one ring append.
 // A call made while inside another (NCCL calling its own API) is forwarded untouched.
 #include <nccl.h>
+#include <unistd.h>
 
 #include "agent/core/clock.h"
 #include "agent/core/producer.h"
@@ -13,6 +14,7 @@
 #include "agent/nccl/comm_table.h"
 #include "agent/nccl/nccl_calls.h"
 #include "agent/nccl/nccl_real.h"
+#include "agent/nccl/recent_calls.h"
 
 #define BUBBLESCOPE_NCCL_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -73,6 +75,26 @@ void record(const Call& c, uint64_t id, uint64_t seq, uint64_t start, uint64_t e
   append(Source::Nccl, g_ncclTypes.call, p);
 }
 
+// The call as the live `hang` query's history keeps it.
+RecentCall recentCall(NcclThread& t, const Call& c, CommInfo* info, uint64_t start) {
+  RecentCall rc;
+  rc.startTicks = start;
+  if (t.tid == 0) t.tid = static_cast<uint64_t>(gettid());
+  rc.tid = t.tid;
+  rc.op = c.op;
+  rc.peer = c.peer;
+  rc.count = c.count;
+  rc.bytes = c.count * ncclTypeSize(c.dtype);
+  rc.dtype = static_cast<uint8_t>(c.dtype);
+  if (info != nullptr) {
+    if (info->size.load(std::memory_order_relaxed) < 0) learnRank(c.comm, *info);
+    rc.comm = info->hash.load(std::memory_order_relaxed);
+    rc.commRank = info->rank.load(std::memory_order_relaxed);
+    rc.commSize = info->size.load(std::memory_order_relaxed);
+  }
+  return rc;
+}
+
 // The common path of every communication call.
 template <class Fn, class... Args>
 ncclResult_t communicate(RealNccl<Fn>& real, const Call& c, Args... args) {
@@ -91,10 +113,12 @@ ncclResult_t communicate(RealNccl<Fn>& real, const Call& c, Args... args) {
   const bool recording = recordingNow();
   const bool traced = cudaTracing();
   const uint64_t start = nowTicks();
+  const uint64_t noted = noteCallStart(recentCall(t, c, info, start), seq);
   if (traced) pushCudaExternalId(ExternalIdKind::NcclCall, id);
   const ncclResult_t r = fn(args...);
   if (traced) popCudaExternalId(ExternalIdKind::NcclCall);
   const uint64_t end = nowTicks();
+  noteCallEnd(noted, end);
   --t.inHook;
   if (recording) record(c, id, seq, start, end, static_cast<uint8_t>(t.groupDepth), info);
   return r;

@@ -25,6 +25,11 @@ bool parseControlMessage(std::string_view message, ControlCommand* out, std::str
     case control::Command::Verb::Status:
       *error = "control mark 'status': status is asked over the control socket (bubblescope ps)";
       return false;
+    case control::Command::Verb::Hang:
+      *error =
+          "control mark 'hang': where a job waits is asked over the control socket "
+          "(bubblescope hang --all)";
+      return false;
   }
   *out = std::move(cmd);
   return true;

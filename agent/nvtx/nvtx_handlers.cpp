@@ -1,6 +1,8 @@
-// The NVTX hot path: the handlers NVTX calls for every push, pop, mark and start/end. Dormant,
-// a push costs one relaxed load and a pop one TLS load; recording, a push copies the message
-// into the thread's open-range stack and a pop writes one record into the thread's ring.
+// The NVTX hot path: the handlers NVTX calls for every push, pop, mark and start/end. Dormant
+// with open-op tracking off, a push costs one relaxed load and a pop one TLS load; recording, a
+// push copies the message into the thread's open-range stack and a pop writes one record into
+// the thread's ring. Dormant with tracking on (the default while a control socket serves live
+// `hang` queries), a push still copies its message into the stack and a pop only drops it.
 // No locks, no allocation after the thread's first event, no I/O.
 #include "agent/nvtx/nvtx_handlers.h"
 
@@ -10,8 +12,8 @@
 #include "agent/core/clock.h"
 #include "agent/core/names.h"
 #include "agent/core/recorder.h"
-#include "agent/core/writer.h"
 #include "agent/core/thread_state.h"
+#include "agent/core/writer.h"
 #include "agent/nccl/nccl_nvtx.h"
 #include "agent/nvtx/control_marks.h"
 #include "agent/nvtx/nvtx_records.h"
@@ -119,7 +121,8 @@ BUBBLESCOPE_HOT const NvtxDomain* asDomain(nvtxDomainHandle_t d) {
   return reinterpret_cast<const NvtxDomain*>(d);
 }
 
-// First event of this thread in this window: a state, a clean stack, a running writer.
+// First event of this thread in this window: a state, a clean stack, a running writer (when
+// recording: tracking open ranges while dormant needs no writer).
 BUBBLESCOPE_COLD ThreadState* enterRecording(uint32_t word) {
   ThreadState* ts = currentThreadState();
   if (ts == nullptr) return nullptr;
@@ -129,7 +132,7 @@ BUBBLESCOPE_COLD ThreadState* enterRecording(uint32_t word) {
     ts->generation = generationOf(word);
     ts->ranges.endChange();
   }
-  ensureWriter();
+  if (isRecording(word)) ensureWriter();
   return ts;
 }
 
@@ -144,22 +147,30 @@ BUBBLESCOPE_COLD uint32_t noteStep(uint32_t word, const Message& m) {
   return controlWord();
 }
 
+BUBBLESCOPE_HOT bool mayBeStep(const Message& m) {
+  return m.registered != nullptr ? m.registered->step >= 0 : m.size > 0 && m.text[0] == 's';
+}
+
 BUBBLESCOPE_HOT int pushRange(const NvtxDomain* domain, const Message& m, uint32_t category,
                               uint32_t color) {
   uint32_t word = controlWord();
-  if (__builtin_expect((word & (kRecordingBit | kWatchStepsBit)) == 0, 1)) return 0;
-  if (__builtin_expect(stepsWatched(word), 0)) {
+  if (__builtin_expect((word & (kRecordingBit | kWatchStepsBit | kOpenOpsBit)) == 0, 1)) return 0;
+  // Steps are watched while dormant (attach wants the current step), so this check runs on
+  // every push: only a name that starts "step " can be one.
+  if (__builtin_expect(stepsWatched(word), 0) && mayBeStep(m)) {
     word = noteStep(word, m);
-    if (!isRecording(word)) return 0;
+    if (!rangesTracked(word)) return 0;
   }
+  if (!rangesTracked(word)) return 0;
   ThreadState* ts = t_thread;
   if (__builtin_expect(ts == nullptr || ts->generation != generationOf(word), 0)) {
     ts = enterRecording(word);
     if (ts == nullptr) return 0;
   }
   // Stamped after the agent's own work (a thread's first event sets up its ring): the range
-  // starts as late, and ends (popRange) as early, as the agent can make it.
-  const uint64_t now = nowTicks();
+  // starts as late, and ends (popRange) as early, as the agent can make it. Dormant, only a live
+  // `hang` query reads it: a tenth of a second is precise enough there.
+  const uint64_t now = isRecording(word) ? nowTicks() : coarseTicks();
   RangeStack& stack = ts->ranges;
   const uint32_t depth = stack.depth;
   if (__builtin_expect(depth >= kMaxRangeDepth || stack.overflow != 0, 0)) {
@@ -175,6 +186,8 @@ BUBBLESCOPE_HOT int pushRange(const NvtxDomain* domain, const Message& m, uint32
   e.category = category;
   e.color = color;
   e.textSize = static_cast<uint16_t>(m.size);
+  // Pushed while dormant: its pop records nothing, even if a window has opened by then.
+  e.flags = isRecording(word) ? 0 : kPushedDormant;
   if (m.size != 0) std::memcpy(e.text, m.text, m.size);
   stack.depth = depth + 1;
   stack.endChange();
@@ -211,8 +224,7 @@ BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
   ThreadState* ts = t_thread;
   if (ts == nullptr) return -1;
   RangeStack& stack = ts->ranges;
-  if ((stack.depth | stack.overflow) == 0) return -1;  // dormant, or pushed before recording
-  const uint64_t now = nowTicks();
+  if ((stack.depth | stack.overflow) == 0) return -1;  // untracked, or pushed before recording
   const uint32_t word = controlWord();
   if (__builtin_expect(ts->generation != generationOf(word), 0)) {
     // Opened in an earlier window (or capture was turned off): forget them.
@@ -224,7 +236,7 @@ BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
   }
   if (__builtin_expect(stack.overflow != 0, 0)) {
     --stack.overflow;
-    ts->countDrop(Source::Nvtx);
+    if (isRecording(word)) ts->countDrop(Source::Nvtx);
     return static_cast<int>(stack.depth + stack.overflow);
   }
   uint32_t i = stack.depth - 1;
@@ -233,7 +245,10 @@ BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
     while (i > 0 && stack.entries[i].domain != domain) --i;
     if (stack.entries[i].domain != domain) return -1;  // its push came before recording
   }
-  emitRange(ts, stack.entries[i], now, i);
+  // A range pushed while recording is written even when its window has closed since (it ends
+  // at its pop, as it always did); one pushed while dormant never is.
+  if ((stack.entries[i].flags & kPushedDormant) == 0)
+    emitRange(ts, stack.entries[i], nowTicks(), i);
   if (__builtin_expect(i != stack.depth - 1, 0)) {
     stack.beginChange();
     std::memmove(&stack.entries[i], &stack.entries[i + 1],
@@ -314,7 +329,7 @@ int NVTX_API rangePushA(const char* message) {
   // Dormant, the only range that matters is a "step N" (it may open a window): other names are
   // turned away on their first byte, before their length is measured.
   const uint32_t word = controlWord();
-  if (!isRecording(word) && (!stepsWatched(word) || message == nullptr || message[0] != 's')) {
+  if (!rangesTracked(word) && (!stepsWatched(word) || message == nullptr || message[0] != 's')) {
     return 0;
   }
   return pushRange(nullptr, ascii(message), 0, 0);

@@ -150,14 +150,14 @@ AgentConfig configFromEnvironment(const Environment& env, const std::filesystem:
   c.disabled = switchSetting(env, "BUBBLESCOPE_DISABLE", false, &c.warnings);
   c.dormant = switchSetting(env, "BUBBLESCOPE_DORMANT", false, &c.warnings);
   c.controlSocket = switchSetting(env, "BUBBLESCOPE_CONTROL", true, &c.warnings);
+  c.openOps = switchSetting(env, "BUBBLESCOPE_OPEN_OPS", true, &c.warnings);
   if (const std::string* v = find(env, "BUBBLESCOPE_RUN_ID")) c.runId = *v;
   if (const std::string* v = find(env, "BUBBLESCOPE_CUDA"))
     c.cudaRequested = *v != "off" && *v != "0";
   if (const std::string* v = find(env, "BUBBLESCOPE_CUDA_NOTE")) c.cudaNote = *v;
   if (c.cudaNote.empty()) {
-    c.cudaNote = c.cudaRequested
-                     ? "CUDA was not initialised in this process"
-                     : "CUDA capture turned off (--cuda off)";
+    c.cudaNote = c.cudaRequested ? "CUDA was not initialised in this process"
+                                 : "CUDA capture turned off (--cuda off)";
   }
   c.ringBytes = sizeSetting(env, "BUBBLESCOPE_BUFFER_KB", 1024, 16, 1 << 20, &c.warnings) * 1024;
   c.maxRings = sizeSetting(env, "BUBBLESCOPE_MAX_THREADS", 256, 1, 65536, &c.warnings);

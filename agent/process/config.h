@@ -23,6 +23,9 @@ struct AgentConfig {
   bool disabled = false;            // BUBBLESCOPE_DISABLE=1: the agent does nothing
   bool dormant = false;
   bool controlSocket = true;  // BUBBLESCOPE_CONTROL=0: no socket, cannot be attached to
+  // BUBBLESCOPE_OPEN_OPS=0: a dormant agent keeps no open ranges (a live `hang` query then
+  // sees only NCCL calls). Only matters with a control socket.
+  bool openOps = true;
   std::string runId;
   bool cudaRequested = true;
   std::string cudaNote;

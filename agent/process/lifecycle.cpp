@@ -1,4 +1,6 @@
 #include "agent/process/lifecycle.h"
+#include "agent/nccl/recent_calls.h"
+#include "agent/process/live_state.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -13,8 +15,8 @@
 #include "agent/core/clock.h"
 #include "agent/core/log.h"
 #include "agent/core/recorder.h"
-#include "agent/core/writer.h"
 #include "agent/core/thread_state.h"
+#include "agent/core/writer.h"
 #include "agent/cupti/cuda_capture.h"
 #include "agent/nccl/nccl_calls.h"
 #include "agent/nvtx/nvtx_records.h"
@@ -144,6 +146,7 @@ void childAfterFork() {
   g_isForkChild = true;
   g_parentPid = getppid();
   resetThreadStatesInForkChild();
+  forgetRecentCalls();
   controlServerChildAfterFork();
   if (g_recorderLockedForFork) {
     Recorder::instance().resetInChild();
@@ -181,6 +184,8 @@ void startControl() {
   c.command = commandLine();
   c.outputDir = config().outputDir.string();
   c.expectedFile = traceFileName(id.rank, c.pid);
+  c.env = extraFromEnvironment(env);
+  initLiveState();
   startControlServer(c, control::dirEnvironmentFromProcess());
 }
 
@@ -200,6 +205,8 @@ void init() {
   configureWriter(options);
   Recorder& recorder = Recorder::instance();
   recorder.setWindowOpenedHook(&onWindowOpened);
+  // Nobody can ask a process without a control socket where it waits: no stacks kept then.
+  recorder.trackOpenOps(config().openOps && config().controlSocket);
   recorder.begin(!config().dormant, "record");
   pthread_atfork(&prepareFork, &parentAfterFork, &childAfterFork);
   becomeNvtxTool();

@@ -143,9 +143,10 @@ std::string describeCycle(const std::vector<RankStop>& ranks, const std::vector<
                     rb.label + " waits in " + rb.waits.front().what;
     if (wantA && wantB) {
       s += ", which " + ra.label +
-           " sends only after that RECV: the two stages' orders disagree at " + ra.label + " op #" +
-           std::to_string(ra.opsInStep);
-      if (!ra.step.empty()) s += " of " + ra.step;
+           " sends only after that RECV: the two stages' orders disagree at " + ra.label;
+      // Asked live, a process knows where it is but keeps no count of the ops it finished.
+      if (ra.opsInStep >= 0) s += " op #" + std::to_string(ra.opsInStep);
+      if (!ra.step.empty()) s += (ra.opsInStep >= 0 ? " of " : " in ") + ra.step;
     }
     return s;
   }
@@ -291,7 +292,9 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
         if (mm != nullptr) {
           rep.culprits = mm->missing;
           rep.diagnosis = labels(ranks, mm->missing) + " never entered " + mm->what + "; " +
-                          labels(ranks, mm->waiting) + " wait in it since " + clockTime(mm->since);
+                          labels(ranks, mm->waiting) +
+                          (mm->waiting.size() == 1 ? " waits" : " wait") + " in it since " +
+                          clockTime(mm->since);
         } else {
           rep.diagnosis = d.label + " never sent what " + labels(ranks, waiting) +
                           (waiting.size() == 1 ? " waits" : " wait") +
@@ -306,7 +309,8 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
     rep.verdict = Verdict::NeverArrived;
     rep.culprits = mm.missing;
     rep.diagnosis = labels(ranks, mm.missing) + " never entered " + mm.what + "; " +
-                    labels(ranks, mm.waiting) + " wait in it since " + clockTime(mm.since);
+                    labels(ranks, mm.waiting) + (mm.waiting.size() == 1 ? " waits" : " wait") +
+                    " in it since " + clockTime(mm.since);
   }
   if (!rep.found()) {
     std::vector<int> dead, stopped;
@@ -324,6 +328,11 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
       rep.culprits = stopped;
       rep.diagnosis = labels(ranks, stopped) + (stopped.size() == 1 ? " was" : " were") +
                       " stopped before the end, but no rank waits on another";
+    } else if (std::any_of(ranks.begin(), ranks.end(),
+                           [](const RankStop& r) { return r.end == RankEnd::Running; })) {
+      rep.verdict = Verdict::Clean;
+      rep.diagnosis = "no hang: all " + std::to_string(n) +
+                      " ranks answered and none waits on another (for longer than --min-wait)";
     } else {
       rep.verdict = Verdict::Clean;
       rep.diagnosis = "no hang: the run ended cleanly (all " + std::to_string(n) +
@@ -342,6 +351,8 @@ const char* rankEndName(RankEnd end) {
       return "stopped";
     case RankEnd::Died:
       return "died";
+    case RankEnd::Running:
+      return "running";
   }
   return "?";
 }

@@ -14,6 +14,7 @@ enum class RankEnd {
   Clean,    // the trace was closed: the process exited normally
   Stopped,  // still running when it was stopped (signal, watchdog, SIGKILL): the trace just ends
   Died,     // its trace ends well before the others' without a clean exit
+  Running,  // asked live (`hang --all`): it answered, so it runs (or sits hung) now
 };
 const char* rankEndName(RankEnd end);
 
@@ -42,7 +43,7 @@ struct RankStop {
   std::string step;               // the step range it stopped in ("step 0"), "" if none
   std::string lastOp;             // the last op it finished ("F mb=2"), "" if none
   TimeNs lastOpEnd = 0;
-  int opsInStep = 0;  // ops it finished in that step: the next is op #opsInStep
+  int opsInStep = 0;  // ops it finished in that step: the next is op #opsInStep; -1 unknown (live)
   std::vector<std::string> opsDoneInStep;  // their names, for "not run yet" questions
   std::vector<Wait> waits;                 // innermost first; empty: waits on nobody
 };

@@ -38,7 +38,8 @@ void printHangReport(const HangReport& rep, std::ostream& out) {
     }
     out << pad(r.label, 10) << pad(rankEndName(r.end), 9) << pad(clockTime(r.aliveNs), 14)
         << pad(r.step.empty() ? "-" : r.step, 9)
-        << pad(r.step.empty() ? "-" : "#" + std::to_string(r.opsInStep), 9) << waits << "\n";
+        << pad(r.step.empty() || r.opsInStep < 0 ? "-" : "#" + std::to_string(r.opsInStep), 9)
+        << waits << "\n";
   }
   if (!rep.edges.empty()) {
     out << "\nwait-for graph:\n";

@@ -144,7 +144,11 @@ NcclFindings ncclFindings(const traces::Run& run) {
   for (const auto& [s, r] : m.p2p) {
     const NcclCalls& sc = callsOf(s);
     const NcclCalls& rc = callsOf(r);
-    const int n = ++p2pCount[{sc.comm[s.call], s.rank, r.rank}];
+    // A live query's calls are a cut history: they carry their number per peer (live_run.h).
+    const int counted = ++p2pCount[{sc.comm[s.call], s.rank, r.rank}];
+    const int n = run.ranks[s.rank].meta.source == "live" && sc.seq[s.call] > 0
+                      ? static_cast<int>(sc.seq[s.call])
+                      : counted;
     if (sc.bytes[s.call] == rc.bytes[r.call] && sc.count[s.call] == rc.count[r.call]) continue;
     sentences.push_back("rank " + std::to_string(global[s.rank]) + "'s send #" + std::to_string(n) +
                         " to rank " + std::to_string(global[r.rank]) + " on comm " +

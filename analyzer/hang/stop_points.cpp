@@ -101,7 +101,10 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
   for (size_t i = 0; i < run.ranks.size(); ++i) {
     const RankTrace& t = run.ranks[i];
     RankStop& s = out[i];
-    if (closedCleanly(t)) {
+    if (t.meta.source == "live") {
+      s.end = RankEnd::Running;
+      s.opsInStep = -1;  // a live answer holds no finished ops
+    } else if (closedCleanly(t)) {
       s.end = RankEnd::Clean;
     } else {
       // Its trace just ends: dead if the agent saw it crash (a fatal signal), or if the others

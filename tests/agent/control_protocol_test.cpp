@@ -31,6 +31,9 @@ std::string refusal(const std::string& line) {
 TEST(ControlProtocol, ParsesEveryRequest) {
   EXPECT_EQ(parsed("status\n").verb, Command::Verb::Status);
   EXPECT_EQ(parsed("stop").verb, Command::Verb::Stop);
+  EXPECT_EQ(parsed("hang\n").verb, Command::Verb::Hang);
+  EXPECT_EQ(formatCommand(Command{Command::Verb::Hang}), "hang\n");
+  EXPECT_NE(refusal("hang steps=2").find("bad argument"), std::string::npos);
   const Command steps = parsed("start steps=2 from=18\n");
   EXPECT_EQ(steps.verb, Command::Verb::Start);
   EXPECT_EQ(steps.steps, 2);

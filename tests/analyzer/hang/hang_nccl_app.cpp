@@ -6,12 +6,16 @@
 //   stuck-p2p        (CUDA) rank 0's send and rank 1's matching receive launch kernels that never
 //                    finish; every rank then hangs until it kills itself (SIGKILL)
 //   killed-finished  (CUDA) as stuck-p2p, but the kernels finish before the ranks kill themselves
-// With a fake libcupti path as second argument the program plays the CUDA driver: it calls the
-// preloaded agent's InitializeInjection and makes a kernel (through the fake CUPTI) wherever the
-// fake NCCL launches one.
+// Options (after the mode): --before N runs N more all-reduces and rank 0 -> 1 sends first (a
+// history longer than the agent keeps); --linger S stays S seconds before destroying the
+// communicator, as a rank whose stream waits on the missing call would (a live `hang` target);
+// --cupti FAKE_CUPTI_LIBRARY plays the CUDA driver: it calls the preloaded agent's
+// InitializeInjection and makes a kernel (through the fake CUPTI) wherever the fake NCCL launches
+// one (the CUDA modes need it).
 #include <dlfcn.h>
 #include <nccl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -74,17 +78,25 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   const char* rankText = std::getenv("RANK");
   const bool cudaMode = mode == "stuck-p2p" || mode == "killed-finished";
+  int before = 0, linger = 0;
+  const char* cupti = nullptr;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string option = argv[i];
+    if (option == "--before") before = std::atoi(argv[i + 1]);
+    if (option == "--linger") linger = std::atoi(argv[i + 1]);
+    if (option == "--cupti") cupti = argv[i + 1];
+  }
   if (rankText == nullptr ||
       (mode != "clean" && mode != "skip-collective" && mode != "p2p-count" && !cudaMode) ||
-      (cudaMode && argc < 3)) {
+      (cudaMode && cupti == nullptr)) {
     std::fprintf(stderr,
                  "usage: RANK=N hang_nccl_app clean|skip-collective|p2p-count|stuck-p2p|"
-                 "killed-finished [FAKE_CUPTI_LIBRARY]\n");
+                 "killed-finished [--before N] [--linger S] [--cupti FAKE_CUPTI_LIBRARY]\n");
     return 2;
   }
   static Gpu gpu;  // the launch hook's context, for the whole process
-  if (argc > 2 && !startCuda(argv[2], gpu)) {
-    std::fprintf(stderr, "hang_nccl_app: the agent is not preloaded or did not load %s\n", argv[2]);
+  if (cupti != nullptr && !startCuda(cupti, gpu)) {
+    std::fprintf(stderr, "hang_nccl_app: the agent is not preloaded or did not load %s\n", cupti);
     return 3;
   }
   const int rank = std::atoi(rankText);
@@ -96,6 +108,11 @@ int main(int argc, char** argv) {
   std::vector<float> a(256, 1.0f), b(256, 0.0f);
   for (int i = 0; i < 3; ++i)
     ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
+  for (int i = 0; i < before; ++i) {
+    ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
+    if (rank == 0) ncclSend(a.data(), 100, ncclFloat32, 1, comm, stream);
+    if (rank == 1) ncclRecv(b.data(), 100, ncclFloat32, 0, comm, stream);
+  }
   gpu.hang = mode == "stuck-p2p";
   if (rank == 0) ncclSend(a.data(), 100, ncclFloat32, 1, comm, stream);
   if (rank == 1) ncclRecv(b.data(), mode == "p2p-count" ? 200 : 100, ncclFloat32, 0, comm, stream);
@@ -107,6 +124,7 @@ int main(int argc, char** argv) {
   if (!(mode == "skip-collective" && rank == 3)) {
     ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
   }
+  if (linger > 0) sleep(static_cast<unsigned>(linger));
   ncclCommDestroy(comm);
   return 0;
 }

@@ -27,8 +27,8 @@ Debugged recordJob(const TempDir& dir, const std::string& mode, bool cuda = fals
   const std::string run = (dir / "run").string();
   const std::string cudaOn = cuda ? "BUBBLESCOPE_CUDA=on BUBBLESCOPE_CUDA_NOTE= " : "";
   const std::string job = std::string("for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 ") + cudaOn +
-                          HANG_NCCL_APP + " " + mode + (cuda ? " " FAKE_CUPTI_LIBRARY : "") +
-                          " & done; wait";
+                          HANG_NCCL_APP + " " + mode +
+                          (cuda ? " --cupti " FAKE_CUPTI_LIBRARY : "") + " & done; wait";
   ProcessOptions o;
   o.unsetEnv = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LD_PRELOAD", "LD_LIBRARY_PATH"};
   if (cuda) o.env = {{"BUBBLESCOPE_CUPTI_PATH", FAKE_CUPTI_LIBRARY}, {"BUBBLESCOPE_CONTROL", "0"}};

@@ -1,0 +1,188 @@
+// `bubblescope hang --all` / `--pid` on jobs that run now under a dormant agent (nothing is
+// recorded, no trace file exists): engine pipelines that deadlock (--mismatch) or stop (--hang),
+// a 4-rank NCCL job on the fake libnccl where one rank never enters a collective after a history
+// longer than the agent keeps, and a healthy job, which must not be called hung. Each job has a
+// runtime directory of its own, so --all finds only its processes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/agent/agent_test_support.h"
+#include "tests/agent/background_process.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+
+namespace bubblescope::testing {
+namespace {
+
+using nlohmann::json;
+using std::chrono::seconds;
+
+class LiveJob {
+ public:
+  explicit LiveJob(const std::vector<std::string>& command) {
+    std::vector<std::string> argv = {BUBBLESCOPE_BIN,         "record", "--dormant", "-o",
+                                     (dir_ / "run").string(), "--"};
+    argv.insert(argv.end(), command.begin(), command.end());
+    std::filesystem::create_directories(dir_ / "logs");
+    std::filesystem::create_directories(dir_ / "rt");
+    std::filesystem::permissions(dir_ / "rt", std::filesystem::perms::owner_all);
+    job_ = std::make_unique<BackgroundProcess>(argv, env(), dir_ / "logs");
+  }
+  ~LiveJob() { job_.reset(); }  // kills the job's process group
+
+  ProcessOptions env() const {
+    ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", (dir_ / "rt").string()}});
+    o.unsetEnv.push_back("XDG_RUNTIME_DIR");
+    o.unsetEnv.push_back("LD_LIBRARY_PATH");
+    o.timeout = seconds(30);
+    return o;
+  }
+
+  ProcessResult hang(std::vector<std::string> args) const {
+    args.insert(args.begin(), "hang");
+    return runBubblescope(args, env());
+  }
+
+  // Asks until the report's verdict is `verdict` and `culprits` are named (the job needs a
+  // moment to get stuck, and every rank's wait to outlast --min-wait); the last answer.
+  json until(const std::string& verdict, const json& culprits) {
+    json report;
+    eventually(
+        [&] {
+          last_ = hang({"--all", "--min-wait", "1", "--format", "json"});
+          report = json::parse(last_.out, nullptr, false);
+          return !report.is_discarded() && report["verdict"] == verdict &&
+                 report["culprits"] == culprits;
+        },
+        seconds(25));
+    return report;
+  }
+  const ProcessResult& last() const { return last_; }
+  bool running() { return job_->running(); }
+  std::string log() const { return job_->err(); }
+
+ private:
+  TempDir dir_;
+  std::unique_ptr<BackgroundProcess> job_;
+  ProcessResult last_;
+};
+
+std::vector<std::string> engine(std::vector<std::string> faults) {
+  std::vector<std::string> cmd = {
+      BUBBLESCOPE_BIN, "engine", "run", "--schedule", "1f1b", "-p", "4", "-m", "8",
+      "--op-ms",       "2",      "-q",  "--timeout",  "60"};
+  cmd.insert(cmd.end(), faults.begin(), faults.end());
+  return cmd;
+}
+
+const json& stage(const json& report, int s) {
+  for (const json& r : report["ranks"]) {
+    if (r["stage"] == s) return r;
+  }
+  static const json kNone;
+  return kNone;
+}
+
+TEST(HangLive, DormantEngineDeadlockNamesBothStagesAndWhatEachWaitsFor) {
+  LiveJob job(engine({"--mismatch", "1:4"}));
+  const json rep = job.until("deadlock", json::array({1, 2}));
+  ASSERT_EQ(rep["verdict"], "deadlock") << job.last().out << job.last().err << job.log();
+  EXPECT_EQ(job.last().exitCode, 1);
+  ASSERT_EQ(rep["ranks"].size(), 4u);
+  EXPECT_EQ(rep["culprits"], json::array({1, 2})) << rep["diagnosis"];
+  const std::string diagnosis = rep["diagnosis"];
+  EXPECT_EQ(diagnosis.rfind("deadlock: stage 1 waits in RECV B mb=3 from=2; stage 2 waits in "
+                            "RECV F mb=4 from=1, which stage 1 sends only after that RECV",
+                            0),
+            0u)
+      << diagnosis;
+  for (const json& r : rep["ranks"]) {
+    EXPECT_EQ(r["ended"], "running");
+    EXPECT_EQ(r["step"], "step 0");
+    ASSERT_EQ(r["waits"].size(), 1u) << r.dump();
+    EXPECT_GT(r["waits"][0]["since_ns"].get<int64_t>(), 0);
+    EXPECT_LE(r["waits"][0]["since_ns"].get<int64_t>(), r["alive_ns"].get<int64_t>());
+  }
+  EXPECT_EQ(stage(rep, 1)["waits"][0]["on"], json::array({2}));
+  EXPECT_EQ(stage(rep, 2)["waits"][0]["on"], json::array({1}));
+  EXPECT_TRUE(job.running()) << "asking must leave the job alone";
+}
+
+TEST(HangLive, AStageThatStoppedOutsideAnyWaitNeverSentWhatItsNeighboursWaitFor) {
+  LiveJob job(engine({"--hang", "2:3"}));
+  const json rep = job.until("never-arrived", json::array({2}));
+  ASSERT_EQ(rep["verdict"], "never-arrived") << job.last().out << job.last().err << job.log();
+  EXPECT_EQ(rep["culprits"], json::array({2})) << rep["diagnosis"];
+  const std::string diagnosis = rep["diagnosis"];
+  EXPECT_EQ(diagnosis.rfind("stage 2 never sent what ", 0), 0u) << diagnosis;
+  EXPECT_TRUE(stage(rep, 2)["waits"].empty());
+  EXPECT_EQ(stage(rep, 1)["waits"][0]["on"], json::array({2}));
+}
+
+TEST(HangLive, AJobAtWorkIsNoHang) {
+  std::vector<std::string> cmd = engine({});
+  cmd.insert(cmd.end(), {"--steps", "100000"});
+  LiveJob job(cmd);
+  // Wait until all four stages answer, then ask with a --min-wait no op of 2 ms reaches.
+  json rep;
+  ASSERT_TRUE(eventually(
+      [&] {
+        const ProcessResult r = job.hang({"--all", "--min-wait", "2", "--format", "json"});
+        rep = json::parse(r.out, nullptr, false);
+        return r.exitCode == 0 && !rep.is_discarded() && rep["ranks"].size() == 4;
+      },
+      seconds(25)))
+      << job.last().out << job.log();
+  EXPECT_EQ(rep["verdict"], "clean");
+  EXPECT_EQ(rep["diagnosis"].get<std::string>().rfind("no hang: all 4 ranks answered", 0), 0u)
+      << rep["diagnosis"];
+}
+
+TEST(HangLive, NcclCollectiveOneRankNeverEntersAfterALongHistory) {
+  // 3 + 100 all-reduces and 101 sends before it: far more than the 64 calls each agent keeps.
+  const std::string ranks = std::string("for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 ") +
+                            HANG_NCCL_APP +
+                            " skip-collective --before 100 --linger 60 & done; wait";
+  LiveJob job({"/bin/sh", "-c", ranks});
+  const json rep = job.until("never-arrived", json::array({3}));
+  ASSERT_EQ(rep["verdict"], "never-arrived") << job.last().out << job.last().err << job.log();
+  EXPECT_EQ(rep["culprits"], json::array({3}));
+  const std::string diagnosis = rep["diagnosis"];
+  EXPECT_EQ(diagnosis.rfind("rank 3 never entered all-reduce #104 of comm 0x", 0), 0u) << diagnosis;
+  for (int r : {0, 1, 2}) {
+    const json& w = rep["ranks"][static_cast<size_t>(r)]["waits"];
+    ASSERT_EQ(w.size(), 1u) << r << rep.dump(1);
+    EXPECT_EQ(w[0]["on"], json::array({3}));
+    EXPECT_TRUE(w[0]["nccl"].get<bool>());
+  }
+  // The 101 sends were all received: no p2p wait, though the histories dropped most of them.
+  EXPECT_TRUE(rep["ranks"][3]["waits"].empty());
+
+  // --pid asks the named processes only: the report is that of those ranks.
+  // A live rank's "file" is its process: pid-N.
+  auto pidOf = [&](int r) {
+    return rep["ranks"][static_cast<size_t>(r)]["file"].get<std::string>().substr(4);
+  };
+  const std::string pids = pidOf(0) + "," + pidOf(3);
+  const ProcessResult two = job.hang({"--pid", pids, "--min-wait", "1"});
+  EXPECT_EQ(two.exitCode, 1) << two.err;
+  EXPECT_NE(two.out.find("rank 3 never entered all-reduce #104"), std::string::npos) << two.out;
+}
+
+TEST(HangLive, UsageIsCheckedWithOneLine) {
+  LiveJob job({"/bin/sleep", "30"});
+  ProcessResult r = job.hang({"--all", "--pid", "1"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("give a run directory (post-mortem), or --all or --pid PID"),
+            std::string::npos)
+      << r.err;
+  r = job.hang({"--pid", "999999999"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("pid 999999999"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace bubblescope::testing
