@@ -1,25 +1,42 @@
 #include "agent/nccl/recent_calls.h"
 
+#include <atomic>
 #include <chrono>
-#include <map>
+#include <functional>
 #include <mutex>
-#include <tuple>
+#include <unordered_map>
 
 namespace bubblescope::agent {
 namespace {
 
 using traces::NcclOp;
 
+struct CountKey {
+  uint64_t comm;
+  int32_t peer;
+  CallCount::Kind kind;
+  bool operator==(const CountKey&) const = default;
+};
+struct CountKeyHash {
+  size_t operator()(const CountKey& k) const {
+    return std::hash<uint64_t>()(k.comm ^ (uint64_t{static_cast<uint32_t>(k.peer)} << 8) ^
+                                 static_cast<uint64_t>(k.kind));
+  }
+};
+
 struct History {
   std::timed_mutex mutex;
   RecentCall ring[kRecentCalls];
-  uint64_t serial[kRecentCalls] = {};  // which call (1, 2, ...) each slot holds
-  uint64_t calls = 0;                  // calls noted so far
+  // Which call (1, 2, ...) each slot holds, and when it returned: noteCallEnd writes these
+  // without the lock.
+  std::atomic<uint64_t> serial[kRecentCalls] = {};
+  std::atomic<uint64_t> end[kRecentCalls] = {};
+  uint64_t calls = 0;  // calls noted so far
   struct Count {
     uint64_t calls = 0;
     int32_t commRank = -1;
   };
-  std::map<std::tuple<uint64_t, int32_t, CallCount::Kind>, Count> counts;
+  std::unordered_map<CountKey, Count, CountKeyHash> counts;
 };
 
 // Leaked: job threads may still call NCCL while exit() destroys statics.
@@ -40,27 +57,31 @@ uint64_t noteCallStart(RecentCall call, uint64_t collectiveSeq) {
   History& h = history();
   std::lock_guard lock(h.mutex);
   const CallCount::Kind kind = kindOf(call.op);
+  const bool collective = kind == CallCount::Kind::Collective;
+  call.seq = collective ? collectiveSeq : 0;
   if (call.comm != 0) {
-    History::Count& n =
-        h.counts[{call.comm, kind == CallCount::Kind::Collective ? -1 : call.peer, kind}];
+    History::Count& n = h.counts[CountKey{call.comm, collective ? -1 : call.peer, kind}];
     ++n.calls;
     n.commRank = call.commRank;
-    call.seq = kind == CallCount::Kind::Collective ? collectiveSeq : n.calls;
-  } else {
-    call.seq = kind == CallCount::Kind::Collective ? collectiveSeq : 0;
+    if (!collective) call.seq = n.calls;
   }
   const uint64_t serial = ++h.calls;
-  const uint32_t slot = static_cast<uint32_t>((serial - 1) % kRecentCalls);
+  const size_t slot = (serial - 1) % kRecentCalls;
   h.ring[slot] = call;
-  h.serial[slot] = serial;
+  h.end[slot].store(0, std::memory_order_relaxed);
+  h.serial[slot].store(serial, std::memory_order_release);
   return serial;
 }
 
 void noteCallEnd(uint64_t handle, uint64_t endTicks) {
+  // Without the lock, which halves the history's cost per call. The slot can be taken by a newer
+  // call between the check and the store only if kRecentCalls calls start meanwhile; that call
+  // would then show an end it has not reached, which no verdict reads (calls pair by counts).
   History& h = history();
-  std::lock_guard lock(h.mutex);
-  const uint32_t slot = static_cast<uint32_t>((handle - 1) % kRecentCalls);
-  if (h.serial[slot] == handle) h.ring[slot].endTicks = endTicks;  // not overwritten since
+  const size_t slot = (handle - 1) % kRecentCalls;
+  if (h.serial[slot].load(std::memory_order_acquire) == handle) {
+    h.end[slot].store(endTicks, std::memory_order_relaxed);
+  }
 }
 
 bool copyRecentCalls(std::vector<RecentCall>& calls, std::vector<CallCount>& counts) {
@@ -71,11 +92,15 @@ bool copyRecentCalls(std::vector<RecentCall>& calls, std::vector<CallCount>& cou
   counts.clear();
   const uint64_t first = h.calls > kRecentCalls ? h.calls - kRecentCalls + 1 : 1;
   for (uint64_t serial = first; serial <= h.calls; ++serial) {
-    calls.push_back(h.ring[(serial - 1) % kRecentCalls]);
+    const size_t slot = (serial - 1) % kRecentCalls;
+    calls.push_back(h.ring[slot]);
+    calls.back().endTicks = h.end[slot].load(std::memory_order_relaxed);
   }
   for (const auto& [key, n] : h.counts) {
     CallCount c;
-    std::tie(c.comm, c.peer, c.kind) = key;
+    c.kind = key.kind;
+    c.comm = key.comm;
+    c.peer = key.peer;
     c.calls = n.calls;
     c.commRank = n.commRank;
     counts.push_back(c);

@@ -1,11 +1,13 @@
 // libFuzzer target: any bytes as a line of the control socket's protocol (a request to the agent,
-// or a reply to `bubblescope attach/ps`). Parsing must never crash, and what parses must survive
-// a round trip: format(parse(x)) parses to the same thing, and escaping is undone by unescaping.
+// or a reply to `bubblescope attach/ps/hang`). Parsing must never crash, and what parses must
+// survive a round trip: format(parse(x)) parses to the same thing, and escaping is undone by
+// unescaping. A reply that reads as a `hang` snapshot reads the same after being written again.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "agent/control/live_snapshot.h"
 #include "agent/control/protocol.h"
 
 namespace {
@@ -41,6 +43,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       __builtin_trap();
     }
     (void)reply->integer("pid", -1);
+
+    LiveSnapshot snapshot;
+    if (snapshotFromReply(*reply, &snapshot, &error)) {
+      Reply written;
+      addSnapshot(snapshot, written);  // a 1 KB input never needs cutting
+      LiveSnapshot back;
+      if (!snapshotFromReply(written, &back, &error) ||
+          back.calls.size() != snapshot.calls.size() ||
+          back.ranges.size() != snapshot.ranges.size() ||
+          back.counts.size() != snapshot.counts.size() || back.env != snapshot.env) {
+        __builtin_trap();
+      }
+    } else if (error.empty() || error.find('\n') != std::string::npos) {
+      __builtin_trap();
+    }
   }
 
   if (unescapeValue(escapeValue(line)) != line) __builtin_trap();
