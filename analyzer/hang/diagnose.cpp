@@ -5,6 +5,8 @@
 #include <ctime>
 #include <optional>
 
+#include "analyzer/hang/receive_ranges.h"
+
 namespace bubblescope::analysis::hang {
 namespace {
 
@@ -21,22 +23,6 @@ std::string labels(const std::vector<RankStop>& ranks, const std::vector<int>& i
     s += ranks[static_cast<size_t>(idx[k])].label;
   }
   return s;
-}
-
-// "RECV B mb=3 from=2" -> ("B", "mb=3"): the data it waits for and the op that produces it.
-struct RecvData {
-  bool gradient = false;
-  std::string mb;  // "mb=3" or "mb=3 ch=1" as named
-};
-std::optional<RecvData> recvData(const std::string& what) {
-  if (!what.starts_with("RECV ") || what.size() < 7) return std::nullopt;
-  RecvData d;
-  d.gradient = what[5] == 'B';
-  const size_t mb = what.find("mb=");
-  const size_t from = what.find(" from=");
-  if (mb == std::string::npos || from == std::string::npos || from < mb) return std::nullopt;
-  d.mb = what.substr(mb, from - mb);
-  return d;
 }
 
 // Follows each rank's first wait target from `start`; returns the cycle it runs into, if any.
@@ -67,6 +53,10 @@ int sinkFrom(const std::vector<RankStop>& ranks, int start) {
 
 std::string waitClause(const RankStop& r) {
   const Wait& w = r.waits.front();
+  if (w.kernelLaunch != 0) {
+    return r.label + " waits in " + w.what + ", whose kernel never finished (launched at " +
+           clockTime(w.kernelLaunch) + ")";
+  }
   return r.label + " waits in " + w.what + " since " + clockTime(w.since);
 }
 
@@ -74,10 +64,71 @@ std::string waitClause(const RankStop& r) {
 // gradient: in a pipeline the forward data must flow first, so its order is the one out of step.
 std::vector<int> culpritFirst(const std::vector<RankStop>& ranks, std::vector<int> cycle) {
   if (cycle.size() != 2) return cycle;
-  const auto da = recvData(ranks[static_cast<size_t>(cycle[0])].waits.front().what);
-  const auto db = recvData(ranks[static_cast<size_t>(cycle[1])].waits.front().what);
+  const auto da = receiveRange(ranks[static_cast<size_t>(cycle[0])].waits.front().what);
+  const auto db = receiveRange(ranks[static_cast<size_t>(cycle[1])].waits.front().what);
   if (da && db && !da->gradient && db->gradient) std::swap(cycle[0], cycle[1]);
   return cycle;
+}
+
+// The wait of `r` on `to` in an NCCL call whose other sides all came but whose kernel never
+// finished, if it has one.
+const Wait* stuckWaitOn(const RankStop& r, int to) {
+  for (const Wait& w : r.waits) {
+    if (w.kernelLaunch != 0 && w.partnerPosted &&
+        std::find(w.on.begin(), w.on.end(), to) != w.on.end()) {
+      return &w;
+    }
+  }
+  return nullptr;
+}
+
+// Each rank of the cycle waits on the next in a matched call whose kernel never finished: the
+// calls agree, the schedule is not at fault; NCCL or the network under it is stuck.
+bool stuckOnDevice(const std::vector<RankStop>& ranks, const std::vector<int>& cycle) {
+  for (size_t k = 0; k < cycle.size(); ++k) {
+    if (!stuckWaitOn(ranks[static_cast<size_t>(cycle[k])], cycle[(k + 1) % cycle.size()]))
+      return false;
+  }
+  return true;
+}
+
+// "NCCL stuck: all-reduce #4 of comm 0x...: rank 0, ... entered it ..." or, for sends and
+// receives, each side's call. Sets the culprits: every rank stuck in it.
+std::string describeStuck(const std::vector<RankStop>& ranks, const std::vector<int>& cycle,
+                          std::vector<int>& culprits) {
+  std::vector<const Wait*> waits;
+  TimeNs first = INT64_MAX;
+  for (size_t k = 0; k < cycle.size(); ++k) {
+    waits.push_back(
+        stuckWaitOn(ranks[static_cast<size_t>(cycle[k])], cycle[(k + 1) % cycle.size()]));
+    first = std::min(first, waits.back()->kernelLaunch);
+  }
+  const std::string why = ": NCCL or the network under it is stuck, not the schedule";
+  const bool oneCall = std::all_of(waits.begin(), waits.end(),
+                                   [&](const Wait* w) { return w->what == waits.front()->what; });
+  if (oneCall) {
+    // A collective: every member stuck in it, not only the two the cycle went through.
+    culprits.clear();
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      for (const Wait& w : ranks[i].waits) {
+        if (w.kernelLaunch != 0 && w.partnerPosted && w.what == waits.front()->what) {
+          culprits.push_back(static_cast<int>(i));
+          break;
+        }
+      }
+    }
+    return "NCCL stuck: " + labels(ranks, culprits) + " all entered " + waits.front()->what +
+           ", but its kernels never finished (the first launched at " + clockTime(first) + ")" +
+           why;
+  }
+  culprits = cycle;
+  std::string s = "NCCL stuck: ";
+  for (size_t k = 0; k < cycle.size(); ++k) {
+    if (k > 0) s += k + 1 == cycle.size() ? " and " : ", ";
+    s += ranks[static_cast<size_t>(cycle[k])].label + "'s " + waits[k]->what;
+  }
+  return s + " match, but their kernels never finished (the first launched at " + clockTime(first) +
+         ")" + why;
 }
 
 // `cycle` as culpritFirst() ordered it.
@@ -86,8 +137,8 @@ std::string describeCycle(const std::vector<RankStop>& ranks, const std::vector<
     const int a = cycle[0], b = cycle[1];
     const RankStop& ra = ranks[static_cast<size_t>(a)];
     const RankStop& rb = ranks[static_cast<size_t>(b)];
-    const auto wantA = recvData(ra.waits.front().what);
-    const auto wantB = recvData(rb.waits.front().what);
+    const auto wantA = receiveRange(ra.waits.front().what);
+    const auto wantB = receiveRange(rb.waits.front().what);
     std::string s = "deadlock: " + ra.label + " waits in " + ra.waits.front().what + "; " +
                     rb.label + " waits in " + rb.waits.front().what;
     if (wantA && wantB) {
@@ -142,7 +193,12 @@ std::string clockTime(TimeNs ns) {
 HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
   HangReport rep;
   for (size_t i = 0; i < ranks.size() && i < nccl.waits.size(); ++i) {
-    for (const Wait& w : nccl.waits[i]) ranks[i].waits.push_back(w);
+    for (const Wait& w : nccl.waits[i]) {
+      ranks[i].waits.push_back(w);
+      // A kernel still running is no clean end, whatever the trace says of it (an imported trace
+      // says nothing of how its process ended).
+      if (w.kernelLaunch != 0 && ranks[i].end == RankEnd::Clean) ranks[i].end = RankEnd::Stopped;
+    }
   }
   for (size_t i = 0; i < ranks.size(); ++i) {
     for (const Wait& w : ranks[i].waits) {
@@ -188,6 +244,11 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
     for (int i = 0; i < n && !rep.found(); ++i) {
       const std::vector<int> cycle = culpritFirst(ranks, cycleFrom(ranks, i));
       if (cycle.size() < 2) continue;
+      if (stuckOnDevice(ranks, cycle)) {
+        rep.verdict = Verdict::NcclStuck;
+        rep.diagnosis = describeStuck(ranks, cycle, rep.culprits);
+        continue;
+      }
       rep.verdict = Verdict::Deadlock;
       rep.diagnosis = describeCycle(ranks, cycle);
       rep.culprits = cycle;
@@ -310,6 +371,8 @@ const char* verdictName(Verdict v) {
       return "sequence-mismatch";
     case Verdict::Stopped:
       return "stopped";
+    case Verdict::NcclStuck:
+      return "nccl-stuck";
   }
   return "?";
 }

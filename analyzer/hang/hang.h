@@ -18,14 +18,18 @@ enum class RankEnd {
 };
 const char* rankEndName(RankEnd end);
 
-// Something a rank was blocked in when it stopped: an open RECV range, or an NCCL call whose
-// other side never came.
+// Something a rank was blocked in when it stopped: an open receive range, or an NCCL call whose
+// other side never came or whose kernel never finished.
 struct Wait {
   std::string what;  // "RECV B mb=3 from=2", "ncclRecv peer=2 count=1024 comm=0x1f…"
   TimeNs since = 0;
   std::vector<int> on;  // the ranks (indexes into the report's ranks) it waits for
   bool nccl = false;
   TimeNs unwoundAt = 0;  // not 0: the range was closed as the process unwound out of it, then
+  // Not 0: an NCCL call whose kernel was launched then and never finished (device_waits.h): the
+  // rank's stream is stuck on the device there.
+  TimeNs kernelLaunch = 0;
+  bool partnerPosted = false;  // an NCCL call whose other sides all made the matching call
 };
 
 struct RankStop {
@@ -51,6 +55,7 @@ enum class Verdict {
   DeadRank,          // ranks wait on one that died
   SequenceMismatch,  // the two sides of a call disagree (counts, sizes, ops)
   Stopped,           // the run did not end cleanly, but no rank waits on another
+  NcclStuck,         // ranks wait on each other in matched NCCL calls whose kernels never finished
 };
 const char* verdictName(Verdict v);
 

@@ -25,6 +25,10 @@ void printHangReport(const HangReport& rep, std::ostream& out) {
     if (!r.waits.empty()) {
       const Wait& w = r.waits.front();
       waits = w.what + " since " + clockTime(w.since);
+      if (w.kernelLaunch != 0) {
+        waits = w.what + ": its kernel never finished, stuck on the device since " +
+                clockTime(w.kernelLaunch);
+      }
       if (w.unwoundAt != 0) waits += ", unwound at " + clockTime(w.unwoundAt);
       if (!w.on.empty()) {
         waits += " (on";
@@ -65,7 +69,10 @@ nlohmann::json hangReportJson(const HangReport& rep) {
                        {"since_ns", w.since},
                        {"on", on},
                        {"nccl", w.nccl},
-                       {"unwound_ns", w.unwoundAt}});
+                       {"unwound_ns", w.unwoundAt},
+                       {"kernel_never_finished", w.kernelLaunch != 0},
+                       {"kernel_launch_ns", w.kernelLaunch},
+                       {"partner_posted", w.partnerPosted}});
     }
     j["ranks"].push_back({{"rank", r.rank},
                           {"stage", r.stage},

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "analyzer/comm/comm_match.h"
+#include "analyzer/hang/device_waits.h"
 
 namespace bubblescope::analysis::hang {
 namespace {
@@ -58,6 +59,12 @@ const char* typeName(uint8_t t) {
 std::string amount(const NcclCalls& c, int32_t i) {
   return std::to_string(c.count[i]) + " x " + typeName(c.dtype[i]) + " (" +
          std::to_string(c.bytes[i]) + " B)";
+}
+
+// "ncclRecv peer=2 count=1024 comm=0x...": a point-to-point call as the report names it.
+std::string p2pWhat(const NcclCalls& c, int32_t i) {
+  return std::string(callName(c.op[i])) + " peer=" + std::to_string(c.peer[i]) +
+         " count=" + std::to_string(c.count[i]) + " comm=" + hex(c.comm[i]);
 }
 
 // Each communicator's members: (comm, rank in it) -> index into the run, from every call.
@@ -197,6 +204,7 @@ NcclFindings ncclFindings(const traces::Run& run) {
     incomplete[{callsOf(c).comm[c.call], numbers[c.rank][c.call]}].push_back(c);
   }
   std::set<int> reported;  // a rank waits in its first incomplete collective only
+  std::map<std::pair<uint32_t, int32_t>, std::vector<int>> missingOf;  // (rank, call) -> missing
   for (const auto& [key, refs] : incomplete) {
     std::set<int> entered;
     TimeNs since = INT64_MAX;
@@ -209,6 +217,7 @@ NcclFindings ncclFindings(const traces::Run& run) {
       if (entered.count(r) == 0) mm.missing.push_back(r);
     }
     if (mm.missing.empty()) continue;
+    for (const CallRef& c : refs) missingOf[{c.rank, c.call}] = mm.missing;
     mm.waiting.assign(entered.begin(), entered.end());
     const CallRef& first = refs.front();
     mm.what = std::string(callName(callsOf(first).op[first.call])) + " #" +
@@ -237,12 +246,63 @@ NcclFindings ncclFindings(const traces::Run& run) {
     const NcclCalls& nc = callsOf(c);
     if (!out.waits[c.rank].empty()) continue;
     Wait w;
-    w.what = std::string(callName(nc.op[c.call])) + " peer=" + std::to_string(nc.peer[c.call]) +
-             " count=" + std::to_string(nc.count[c.call]) + " comm=" + hex(nc.comm[c.call]);
+    w.what = p2pWhat(nc, c.call);
     w.since = nc.start[c.call];
     if (const int p = members.peer(nc, c.call); p >= 0) w.on.push_back(p);
     w.nccl = true;
     out.waits[c.rank].push_back(std::move(w));
+  }
+
+  // Calls whose kernels never finished: where each stuck stream stopped comes first, whether or
+  // not the call's other sides came (if they did, the rank still waits on them: their kernels
+  // hold it).
+  std::map<std::pair<uint32_t, int32_t>, std::vector<int>> partners;  // matched (rank, call)
+  for (const auto& [s, r] : m.p2p) {
+    partners[{s.rank, s.call}] = {static_cast<int>(r.rank)};
+    partners[{r.rank, r.call}] = {static_cast<int>(s.rank)};
+  }
+  for (const auto& refs : m.collectives) {
+    for (const CallRef& a : refs) {
+      auto& on = partners[{a.rank, a.call}];
+      for (const CallRef& b : refs) {
+        if (b.rank != a.rank) on.push_back(static_cast<int>(b.rank));
+      }
+    }
+  }
+  const auto stuck = stuckOnDevice(run);
+  for (size_t r = 0; r < run.ranks.size() && r < stuck.size(); ++r) {
+    if (stuck[r].empty()) continue;
+    const NcclCalls& nc = run.ranks[r].ncclCalls;
+    std::vector<Wait> first;
+    std::vector<Wait>& host = out.waits[r];
+    for (const StuckLaunch& s : stuck[r]) {
+      for (int32_t call : s.calls) {
+        Wait w;
+        w.since = nc.start[call];
+        w.nccl = true;
+        const bool collective = isCollective(nc.op[call]);
+        if (!collective && nc.op[call] != NcclOp::Send && nc.op[call] != NcclOp::Recv) continue;
+        w.what = collective
+                     ? std::string(callName(nc.op[call])) + " #" +
+                           std::to_string(numbers[r][call]) + " of comm " + hex(nc.comm[call])
+                     : p2pWhat(nc, call);
+        const std::pair<uint32_t, int32_t> key{static_cast<uint32_t>(r), call};
+        if (auto p = partners.find(key); p != partners.end()) {
+          w.on = p->second;
+          w.partnerPosted = true;
+        } else if (auto mm = missingOf.find(key); mm != missingOf.end()) {
+          w.on = mm->second;
+        } else if (const int peer = collective ? -1 : members.peer(nc, call); peer >= 0) {
+          w.on.push_back(peer);
+        }
+        w.kernelLaunch = s.launch;
+        // The host-side wait for the same call gives way to this one.
+        std::erase_if(host, [&](const Wait& h) { return h.what == w.what && h.since == w.since; });
+        first.push_back(std::move(w));
+      }
+    }
+    first.insert(first.end(), host.begin(), host.end());
+    host = std::move(first);
   }
   return out;
 }

@@ -3,7 +3,9 @@
 // matchCalls(): a send or receive whose other side never came (its rank waits on the peer), a
 // collective some member never entered (the members that did wait on it), and matched calls whose
 // two sides disagree (counts, element types, ops): a sequence mismatch. Host-side: NCCL calls
-// return at once, so a call with no partner is where its rank's stream waits. Pure.
+// return at once, so a call with no partner is where its rank's stream waits. With CUDA, a call
+// whose kernel never finished (device_waits.h) is where its stream stopped, partner or not: it
+// comes first among its rank's waits. Pure.
 #include <string>
 #include <vector>
 
@@ -20,7 +22,9 @@ struct MissingMember {
 };
 
 struct NcclFindings {
-  std::vector<std::vector<Wait>> waits;         // per rank: its first call without a partner
+  // Per rank: its calls stuck on the device (the first per stream), then its first call without a
+  // partner.
+  std::vector<std::vector<Wait>> waits;
   std::vector<MissingMember> missing;           // in order of `since`
   std::vector<std::string> mismatches;          // one sentence each, in posting order
   std::vector<std::vector<int>> mismatchRanks;  // the ranks each mismatch involves

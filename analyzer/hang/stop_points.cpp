@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "analyzer/comm/comm_match.h"
+#include "analyzer/hang/receive_ranges.h"
 
 namespace bubblescope::analysis::hang {
 namespace {
@@ -32,19 +33,6 @@ bool isOpName(std::string_view n) {
   return (n.starts_with("F ") || n.starts_with("B ") || n.starts_with("W ") ||
           n.starts_with("BW ")) &&
          n.find("mb=") != std::string_view::npos;
-}
-
-bool isStepName(std::string_view n) {
-  return n.starts_with("step ") && parseInt(n.substr(5)).has_value();
-}
-
-// The stage a RECV range waits on: "RECV B mb=3 from=2" -> 2.
-std::optional<int> recvFrom(std::string_view n) {
-  if (!n.starts_with("RECV ")) return std::nullopt;
-  const size_t at = n.find(" from=");
-  if (at == std::string_view::npos) return std::nullopt;
-  std::string_view rest = n.substr(at + 6);
-  return parseInt(rest.substr(0, rest.find(' ')));
 }
 
 // When the rank was last seen: the trace's alive stamp, else its last event.
@@ -84,6 +72,7 @@ bool alsoClosed(const RankTrace& t, size_t open) {
 std::vector<RankStop> stopPoints(const traces::Run& run) {
   const std::vector<int> global = globalRanks(run);
   std::map<std::pair<int, int>, int> byStage;  // (dp, stage) -> index
+  std::map<int, int> stages;                   // dp -> stages in that replica
   std::vector<int> dp(run.ranks.size());
   std::vector<RankStop> out(run.ranks.size());
   TimeNs latest = 0;
@@ -99,7 +88,16 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
     s.aliveNs = lastSeen(t);
     latest = std::max(latest, s.aliveNs);
     byStage.emplace(std::pair{dp[i], s.stage}, static_cast<int>(i));
+    ++stages[dp[i]];
   }
+  // The rank a receive range of run index i waits on, -1 if the run has none there.
+  auto sender = [&](size_t i, std::string_view name) {
+    const auto recv = receiveRange(name);
+    if (!recv) return -1;
+    const int from = senderStage(*recv, out[i].stage, stages[dp[i]]);
+    auto peer = byStage.find({dp[i], from});
+    return peer == byStage.end() ? -1 : peer->second;
+  };
   for (size_t i = 0; i < run.ranks.size(); ++i) {
     const RankTrace& t = run.ranks[i];
     RankStop& s = out[i];
@@ -130,7 +128,7 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
     for (size_t k : open) {
       const std::string_view name = t.strings.at(o.name[k]);
       s.open.emplace_back(name);
-      if (isStepName(name)) {
+      if (isStepRange(name)) {
         s.step = std::string(name);
         stepStart = o.start[k];
         stepThread = o.thread[k];
@@ -138,13 +136,11 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
     }
     for (auto it = open.rbegin(); it != open.rend(); ++it) {
       const std::string_view name = t.strings.at(o.name[*it]);
-      const auto from = recvFrom(name);
-      if (!from) continue;
+      if (!receiveRange(name)) continue;
       Wait w;
       w.what = std::string(name);
       w.since = o.start[*it];
-      if (auto peer = byStage.find({dp[i], *from}); peer != byStage.end())
-        w.on.push_back(peer->second);
+      if (const int peer = sender(i, name); peer >= 0) w.on.push_back(peer);
       s.waits.push_back(std::move(w));
     }
     // The last op finished, and those of the step it stopped in.
@@ -160,9 +156,14 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
       if (last < r.size()) {
         const TimeNs end = r.end[last];
         TimeNs lastRecvEnd = -1;
+        std::vector<int8_t> isReceive(t.strings.size(), -1);
         size_t recv = r.size();
         for (size_t k = 0; k < r.size(); ++k) {
-          if (r.thread[k] != r.thread[last] || !recvFrom(t.strings.at(r.name[k]))) continue;
+          if (r.thread[k] != r.thread[last]) continue;
+          // A rule set's patterns per name, not per range: a few names, many ranges.
+          int8_t& known = isReceive[r.name[k]];
+          if (known < 0) known = receiveRange(t.strings.at(r.name[k])) ? 1 : 0;
+          if (known == 0) continue;
           if (r.end[k] > lastRecvEnd) {
             lastRecvEnd = r.end[k];
             recv = k;
@@ -179,9 +180,7 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
           w.what = std::string(name);
           w.since = r.start[recv];
           w.unwoundAt = r.end[recv];
-          if (auto peer = byStage.find({dp[i], *recvFrom(name)}); peer != byStage.end()) {
-            w.on.push_back(peer->second);
-          }
+          if (const int peer = sender(i, name); peer >= 0) w.on.push_back(peer);
           s.waits.push_back(std::move(w));
         }
       }

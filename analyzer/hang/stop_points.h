@@ -1,8 +1,8 @@
 #pragma once
 // Where each rank of a run stopped, from its trace alone: how it ended (closed cleanly, stopped,
 // died), the ranges still open (schema 2's open_ranges), the step and the last op it finished, and
-// the RECV it was blocked in (the engine's and bubblescope's naming: "RECV B mb=3 from=2").
-// Pure: no I/O.
+// the receive it was blocked in (any framework's receive range the recognizer's rule sets know:
+// "RECV B mb=3 from=2", "PP:2RECV_B3", "forward-recv", "RecvGrad"; receive_ranges.h). Pure: no I/O.
 #include <vector>
 
 #include "analyzer/hang/hang.h"
@@ -18,8 +18,9 @@ inline constexpr TimeNs kDeadGapNs = 1'000'000'000;
 // nothing run after it, unwound out of that wait (its peer vanished): it counts as waiting there.
 inline constexpr TimeNs kUnwoundWaitNs = 500'000'000;
 
-// One RankStop per trace, in the run's order; RECV waits are resolved to the rank of the stage
-// they name (in the same data-parallel replica).
+// One RankStop per trace, in the run's order; receive waits are resolved to the rank of the stage
+// they name, else of the previous stage (activations) or the next (gradients), in the same
+// data-parallel replica.
 std::vector<RankStop> stopPoints(const traces::Run& run);
 
 }  // namespace bubblescope::analysis::hang

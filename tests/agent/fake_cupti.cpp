@@ -302,8 +302,12 @@ __attribute__((visibility("default"))) uint32_t fakeCuptiLaunchKernel(const Fake
         apiRecord(k->driverApi != 0, k->cbid, callStart, onCuptiClock(realtimeNs()), correlation));
   }
   if (kernel) {
+    // A kernel that never finishes: CUPTI hands its record over (on a forced flush) without
+    // timestamps.
     CUpti_ActivityKernel10 r =
-        kernelRecord(onCuptiClock(k->start), onCuptiClock(k->end), correlation, k->name);
+        k->end == 0
+            ? kernelRecord(0, 0, correlation, k->name)
+            : kernelRecord(onCuptiClock(k->start), onCuptiClock(k->end), correlation, k->name);
     r.deviceId = k->device;
     r.streamId = k->stream;
     putLocked(r);

@@ -10,7 +10,8 @@ extern "C" {
 // One kernel launch call made by the calling thread, as CUPTI records it: an API record timed
 // around the call (runtime or driver domain, by callback id), one external correlation record per
 // kind with an id pushed on this thread (cuptiActivityPushExternalCorrelationId), and the kernel's
-// record with the given device times, all under one new correlation id.
+// record with the given device times, all under one new correlation id. end = 0: a kernel that
+// never finishes (its record carries no timestamps, as CUPTI's incomplete records).
 struct FakeCuptiKernel {
   const char* name;  // kept by pointer, as CUPTI does: it must outlive the process's records
   uint64_t start, end;

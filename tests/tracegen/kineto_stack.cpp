@@ -52,14 +52,21 @@ class Writer {
 
   std::string json() {
     head();
-    for (const HostRange& h : tl_.ranges) range(h);
+    for (const HostRange& h : tl_.ranges) {
+      if (before(h.end)) range(h);
+    }
     for (const ApiCall& a : tl_.api) {
-      if (!a.launch) {
+      if (!a.launch && before(a.end)) {
         event("cuda_runtime", "cudaStreamSynchronize", pid_, pid_, a.start, a.end,
               "\"correlation\": " + std::to_string(90'000'000 + syncs_++) + ", \"cbid\": 131");
       }
     }
     for (const Kernel& k : tl_.kernels) kernel(k);
+    if (o_.hangAt != 0) {
+      add("{\"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"\", "
+          "\"tid\": \"\", \"ts\": " +
+          ts(o_.hangAt + o_.collectedAfter) + "}");
+    }
     std::ostringstream doc;
     doc << "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": " << device_
         << ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85045477376, "
@@ -82,6 +89,9 @@ class Writer {
     for (int r = 0; r < job_.spec.p; ++r) s += (r ? ", " : "") + std::to_string(r);
     return s + "]";
   }
+
+  // Whether something that ended (or happened) at `t` is in the trace: before the job hung.
+  bool before(TimeNs t) const { return o_.hangAt == 0 || t <= o_.hangAt; }
 
   void add(const std::string& e) {
     events_ << (first_ ? "\n    " : ",\n    ") << e;
@@ -157,7 +167,7 @@ class Writer {
         const OpRun& op = tl_.ops[h.index];
         const std::string label = opLabel(op.id);
         event("user_annotation", label, pid_, pid_, h.start, h.end, extArg);
-        if (o_.gpuAnnotations) {
+        if (o_.gpuAnnotations && before(tl_.kernels[op.lastKernel].end)) {
           // Kineto's GPU projection of the range: its kernels' span, 1 ns wider on each side.
           const Kernel& a = tl_.kernels[op.firstKernel];
           const Kernel& b = tl_.kernels[op.lastKernel];
@@ -213,6 +223,7 @@ class Writer {
 
   void kernel(const Kernel& k) {
     const ApiCall* launch = launches_.at(k.correlation);
+    if (!before(launch->end)) return;  // launched after the hang: never
     uint64_t ext = nextExternal_++;
     std::string name;
     std::string extra;
@@ -233,10 +244,13 @@ class Writer {
       case KernelKind::SendRecv: {
         name = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
         const std::vector<int>& batch = tl_.batches[k.owner];
+        // The call (or group) that launched it is in the trace unless it was still open.
         if (batch.size() == 1) {
+          if (!commExternal_.count(batch.front())) return;
           ext = commExternal_.at(batch.front());
           extra = ", " + commArgs(tl_.calls[batch.front()]);
         } else {
+          if (!coalescedExternal_.count(k.owner)) return;
           ext = coalescedExternal_.at(k.owner);
           extra = ", \"Collective name\": \"coalesced\"";
         }
@@ -244,6 +258,7 @@ class Writer {
       }
       case KernelKind::AllReduce:
         name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+        if (!commExternal_.count(k.owner)) return;
         ext = commExternal_.at(k.owner);
         extra = ", " + commArgs(tl_.calls[k.owner]);
         break;
@@ -253,6 +268,7 @@ class Writer {
     event(nccl ? "cuda_driver" : "cuda_runtime", nccl ? "cuLaunchKernelEx" : "cudaLaunchKernel",
           pid_, launchTid(k), launch->start, launch->end,
           corr + ", \"External id\": " + std::to_string(ext) + ", \"cbid\": " + (nccl ? "652" : "211"));
+    if (!before(k.end)) return;  // still running when the job hung: CUPTI never recorded it
     event("kernel", name, device_, streamId(k.stream), k.start, k.end,
           "\"External id\": " + std::to_string(ext) + ", \"device\": " + std::to_string(device_) +
               ", \"stream\": " + std::to_string(streamId(k.stream)) + ", " + corr + extra);

@@ -19,6 +19,12 @@ struct KinetoOptions {
   // The backward's aten ops and kernel launches on the autograd engine's device thread
   // ("pt_autograd_0"), as torch runs them, while its PP range stays on the main thread.
   bool autogradThread = true;
+  // Not 0: the job hung at this true time and the profiler collected `collectedAfter` later (an
+  // on-demand trace of a hung job, or one taken as its watchdog fired). What began after the hang
+  // is not in the trace, CPU ops still open then are not written, kernels still running have no
+  // record (their launches stay), and "Record Window End" says when the collection ended.
+  TimeNs hangAt = 0;
+  TimeNs collectedAfter = 5'000'000'000;
 };
 
 std::string kinetoRankJson(const JobTimeline& job, int rank, const KinetoOptions& options = {});

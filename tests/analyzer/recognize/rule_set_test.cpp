@@ -122,6 +122,7 @@ TEST(BuiltinRuleSets, MegatronTimerNamesGiveKindButNoMicrobatch) {
   const char* p2p = "megatron.core.pipeline_parallel.p2p_communication.";
   const std::string sendForward = std::string(p2p) + "send_forward";
   const std::string recvBackward = std::string(p2p) + "recv_backward";
+  const std::string sendForwardRecvBackward = std::string(p2p) + "send_forward_recv_backward";
   expectMatches(set, {
                          {"forward-compute", Role::Op, OpKind::F},
                          {"backward-compute", Role::Op, OpKind::BW},
@@ -131,6 +132,10 @@ TEST(BuiltinRuleSets, MegatronTimerNamesGiveKindButNoMicrobatch) {
                          {"backward-recv", Role::Recv, OpKind::B},
                          {sendForward.c_str(), Role::Send, OpKind::F},
                          {recvBackward.c_str(), Role::Recv, OpKind::B},
+                         // A batch that also receives is where the rank waits for the data.
+                         {"forward-send-backward-recv", Role::Recv, OpKind::B},
+                         {"backward-send-forward-recv", Role::Recv, OpKind::F},
+                         {sendForwardRecvBackward.c_str(), Role::Recv, OpKind::B},
                      });
   expectRefuses(set, {"forward-computes", "forward", "forward-compute 3"});
 }

@@ -206,6 +206,29 @@ TEST(KinetoImport, KinetosOwnSpansAndGlobalInstantsAreNotTheJobsWork) {
   EXPECT_TRUE(f.skipped.empty());
 }
 
+TEST(KinetoImport, LaunchOfAnNcclKernelThatNeverFinishedIsTiedToItsCall) {
+  // A job that hung: the receive's kernel was launched, CUPTI never recorded it; the window ended
+  // 5 s later.
+  const RankTrace t = importRank(R"J(
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 7, "tid": 7, "ts": 100,
+     "dur": 20, "args": {"External id": 900, "Collective name": "recv", "dtype": "Float",
+     "In msg nelems": 64, "Out msg nelems": 64, "Group size": 2, "Process Group Name": "0",
+     "Process Group Ranks": "[0, 1]", "Src Rank": 0, "Seq": 3}},
+    {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernelEx", "pid": 7, "tid": 7, "ts": 105,
+     "dur": 3, "args": {"correlation": 78, "External id": 900}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 130,
+     "dur": 3, "args": {"correlation": 79, "External id": 950}},
+    {"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 5000130})J",
+                                 R"J("distributedInfo": {"rank": 1, "world_size": 2}, )J");
+  ASSERT_EQ(t.ncclCalls.size(), 1u);
+  EXPECT_EQ(t.kernels.size(), 0u);
+  ASSERT_EQ(t.correlations.size(), 1u);  // the compute launch (79) belongs to no call
+  EXPECT_EQ(t.correlations.correlation[0], 78u);
+  EXPECT_EQ(t.correlations.externalKind[0], ExternalKind::NcclCall);
+  EXPECT_EQ(t.correlations.externalId[0], t.ncclCalls.id[0]);
+  EXPECT_EQ(t.meta.aliveNs, 5'000'130'000);  // the profiler watched the process until then
+}
+
 TEST(KinetoImport, ATraceWithNoEventsIsAnError) {
   try {
     importText(R"J({"schemaVersion": 1, "traceEvents": []})J");

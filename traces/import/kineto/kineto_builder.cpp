@@ -148,6 +148,8 @@ void KinetoBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
     }
     case 'i':
     case 'I':
+      // Kineto closes a trace with this global instant: when its collection ended.
+      if (e.ts && e.name == "Record Window End") windowEnd_ = *e.ts;
       if (e.ts && !e.pidIsText && e.cat != Category::Flow) {
         rank_.addMark(*e.ts, cpuThread(e), rank_.intern(e.catName), rank_.intern(e.name));
       }
@@ -229,7 +231,9 @@ void KinetoBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
       return;
     case Category::GpuUserAnnotation:
       // The ranges' device spans; the analysis takes ops' device spans from their kernels.
-      skip("gpu_user_annotation (device spans of user_annotation ranges; ops take theirs from kernels)");
+      skip(
+          "gpu_user_annotation (device spans of user_annotation ranges; ops take theirs from "
+          "kernels)");
       return;
     case Category::Flow:
       return;
@@ -295,6 +299,7 @@ void KinetoBuilder::metadata(const TraceEvent& e, TraceEventParser& parser) {
 ImportedFile KinetoBuilder::finish() {
   if (events_ == 0) throw TraceError(file_, "a trace with no events (its traceEvents is empty)");
   RankTrace& t = rank_.trace();
+  for (const NcclKernelRef& l : unrecordedCommLaunches(t, comms_)) ncclKernels_.push_back(l);
   buildNcclCalls(t, std::move(comms_), std::move(titles_), ncclKernels_);
   RankMeta& meta = t.meta;
   meta.cudaCapture = t.kernels.size() + t.memcpys.size() + t.memsets.size() > 0;
@@ -309,6 +314,7 @@ ImportedFile KinetoBuilder::finish() {
   RankTrace done = rank_.finish(offset);
   done.file = file_;
   done.meta.startNs = traceSpan(done).start;
+  if (windowEnd_) done.meta.aliveNs = *windowEnd_ + offset;
   out.ranks.push_back(std::move(done));
   return out;
 }

@@ -8,9 +8,12 @@
 //                                                   "NCCL")
 //   cpu_op                                       -> ranges in domain "cpu_op"
 //   python_function                              -> ranges in domain "python"
-//   record_param_comms, nccl:* titles            -> ncclCalls (+ correlations to NCCL kernels),
+//   record_param_comms, nccl:* titles            -> ncclCalls (+ correlations to NCCL kernels,
+//                                                   or to the launch of one that never finished),
 //                                                   and ranges in domain "NCCL"
-//   gpu_user_annotation                          -> skipped: the ops' device spans come from kernels
+//   gpu_user_annotation                          -> skipped: the ops' device spans come from
+//   kernels "Record Window End" instant                  -> meta.alive_ns: the profiler watched the
+//                                                   process until then (the hang analysis's margin)
 //   "M" thread_name / stream names               -> thread and stream names
 #include <cstdint>
 #include <filesystem>
@@ -61,6 +64,7 @@ class KinetoBuilder {
   std::vector<CommRecord> comms_;
   std::vector<CommTitle> titles_;
   std::vector<NcclKernelRef> ncclKernels_;
+  std::optional<TimeNs> windowEnd_;  // Kineto's "Record Window End"
   std::map<std::string, uint64_t> skipped_;
   uint64_t events_ = 0, malformed_ = 0;
 };

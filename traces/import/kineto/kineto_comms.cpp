@@ -108,6 +108,41 @@ std::vector<int> parseRankList(std::string_view text) {
   return out;
 }
 
+std::vector<NcclKernelRef> unrecordedCommLaunches(const RankTrace& t,
+                                                  const std::vector<CommRecord>& records) {
+  if (records.empty()) return {};
+  std::vector<const CommRecord*> spans;
+  for (const CommRecord& r : records) spans.push_back(&r);
+  std::sort(spans.begin(), spans.end(),
+            [](const CommRecord* a, const CommRecord* b) { return byThreadThenStart(*a, *b); });
+  // Launches by name, per name: a few names, many calls.
+  std::vector<int8_t> isLaunch(t.strings.size(), -1);
+  std::unordered_map<uint32_t, uint64_t> launched;  // correlation -> the record's external id
+  const ApiCalls& a = t.apiCalls;
+  for (size_t i = 0; i < a.size(); ++i) {
+    int8_t& known = isLaunch[a.name[i]];
+    if (known < 0) {
+      known = t.strings.at(a.name[i]).find("LaunchKernel") != std::string_view::npos ? 1 : 0;
+    }
+    if (known == 0 || a.correlation[i] == 0) continue;
+    auto it =
+        std::upper_bound(spans.begin(), spans.end(), std::make_pair(a.thread[i], a.start[i]),
+                         [](const std::pair<ThreadIndex, TimeNs>& v, const CommRecord* r) {
+                           return v.first != r->thread ? v.first < r->thread : v.second < r->start;
+                         });
+    if (it == spans.begin()) continue;
+    const CommRecord& r = **(it - 1);
+    if (r.thread == a.thread[i] && a.start[i] <= r.end) launched[a.correlation[i]] = r.externalId;
+  }
+  for (uint32_t c : t.kernels.correlation) launched.erase(c);
+  std::vector<NcclKernelRef> out;
+  for (const auto& [correlation, external] : launched) out.push_back({external, correlation});
+  std::sort(out.begin(), out.end(), [](const NcclKernelRef& x, const NcclKernelRef& y) {
+    return x.correlation < y.correlation;
+  });
+  return out;
+}
+
 void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<CommTitle> titles,
                     const std::vector<NcclKernelRef>& kernels) {
   std::sort(records.begin(), records.end(), byThreadThenStart<CommRecord>);

@@ -43,6 +43,13 @@ struct NcclKernelRef {  // an NCCL kernel: what launched it
 // The integers in a list written as text ("[0, 1]", "0,1") or as a JSON array.
 std::vector<int> parseRankList(std::string_view text);
 
+// The kernel launches inside a record_param_comms (their call's, or their group's) that have no
+// kernel record: CUPTI records a kernel once it finished, so these had not when the profiler
+// collected (a hung job). Each is returned as a kernel of that record's external id, for
+// buildNcclCalls to tie to its call like a recorded one. Few: one per call at most.
+std::vector<NcclKernelRef> unrecordedCommLaunches(const RankTrace& trace,
+                                                  const std::vector<CommRecord>& records);
+
 // Fills trace.ncclCalls and trace.correlations (times still relative, as the records are).
 void buildNcclCalls(RankTrace& trace, std::vector<CommRecord> records,
                     std::vector<CommTitle> titles, const std::vector<NcclKernelRef>& kernels);
