@@ -89,6 +89,10 @@ TEST_P(Inventory, FreeMemoryInEachBubbleIsTheAllocatorModelsKineto) {
   expectFreeMemoryOfTheModel(GetParam(), Stack::Kineto);
 }
 
+TEST_P(Inventory, FreeMemoryInEachBubbleIsTheAllocatorModelsNsys) {
+  expectFreeMemoryOfTheModel(GetParam(), Stack::Nsys);
+}
+
 INSTANTIATE_TEST_SUITE_P(StackAnalysis, Inventory, ::testing::ValuesIn(standardCases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
