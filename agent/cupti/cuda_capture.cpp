@@ -265,6 +265,8 @@ constexpr OptionalKind kOptionalKinds[] = {
     {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"},
     {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"},
     {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
+    // Device memory allocations and releases: what the job holds, for the bubble inventory.
+    {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2"},
 };
 
 // Kernels first: the one kind that must go on. Its result is CUPTI's verdict on this process.

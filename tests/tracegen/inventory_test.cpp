@@ -93,6 +93,12 @@ TEST_P(Inventory, FreeMemoryInEachBubbleIsTheAllocatorModelsNsys) {
   expectFreeMemoryOfTheModel(GetParam(), Stack::Nsys);
 }
 
+#if BUBBLESCOPE_TRACEGEN_AGENT
+TEST_P(Inventory, FreeMemoryInEachBubbleIsTheAllocatorModelsAgent) {
+  expectFreeMemoryOfTheModel(GetParam(), Stack::Agent);
+}
+#endif
+
 INSTANTIATE_TEST_SUITE_P(StackAnalysis, Inventory, ::testing::ValuesIn(standardCases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
