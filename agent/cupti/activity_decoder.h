@@ -2,9 +2,10 @@
 // Turns CUPTI activity records into trace rows (writer thread): kernels, copies, sets,
 // synchronisations, runtime and driver calls, external correlations, devices (with their total
 // memory), and device memory allocations and releases (MEMORY2) as the process's reserved bytes
-// per device after each; overhead records are summed. Records outside the capture windows are discarded here: CUPTI traces from start-up
-// (see docs/agent.md, "CUDA"), the windows decide what is kept. Pure apart from the writer it is
-// given, so tests feed it hand-built records of the CUDA 13 structs.
+// per device after each; overhead records are summed. Records outside the capture windows are
+// discarded here: CUPTI traces from start-up (see docs/agent.md, "CUDA"), the windows decide what
+// is kept. Pure apart from the writer it is given, so tests feed it hand-built records of the CUDA
+// 13 structs.
 #include <cupti.h>
 
 #include <cstdint>

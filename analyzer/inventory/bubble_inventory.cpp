@@ -7,7 +7,8 @@ std::vector<StageInventory> bubbleInventory(const PipelineResult& pl) {
   for (const Gap& g : pl.gaps) {
     if (g.idle <= 0 || g.stage < 0 || static_cast<size_t>(g.stage) >= intervals.size()) continue;
     const bool inSteps = g.step >= 0 && static_cast<size_t>(g.step) < pl.steps.size();
-    intervals[static_cast<size_t>(g.stage)].push_back({inSteps ? g.step : -1, g.idle, g.freeMemory});
+    intervals[static_cast<size_t>(g.stage)].push_back(
+        {inSteps ? g.step : -1, g.idle, g.freeMemory});
   }
   std::vector<StageInventory> out(pl.stages.size());
   for (size_t s = 0; s < out.size(); ++s) {

@@ -20,8 +20,8 @@ const char* memoryBasisName(MemoryBasis basis);  // "not recorded", "reserved", 
 struct DeviceMemorySeries {
   MemoryBasis basis = MemoryBasis::NotRecorded;
   uint32_t device = 0;
-  uint64_t capacity = 0;       // bytes; 0 = the trace does not say
-  std::vector<TimeNs> time;    // sorted; used[i] holds from time[i] to time[i + 1]
+  uint64_t capacity = 0;     // bytes; 0 = the trace does not say
+  std::vector<TimeNs> time;  // sorted; used[i] holds from time[i] to time[i + 1]
   std::vector<int64_t> used;
 
   bool freeKnown() const { return basis != MemoryBasis::NotRecorded && capacity > 0; }

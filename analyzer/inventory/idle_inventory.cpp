@@ -20,8 +20,7 @@ std::vector<BubbleBucket> emptyHistogram() {
   return h;
 }
 
-void judgeSteadiness(const std::vector<IdleInterval>& intervals, size_t steps,
-                     IdleInventory& inv) {
+void judgeSteadiness(const std::vector<IdleInterval>& intervals, size_t steps, IdleInventory& inv) {
   if (steps < 2) {
     inv.steadyNote = "one step: cannot tell";
     return;
@@ -44,10 +43,11 @@ void judgeSteadiness(const std::vector<IdleInterval>& intervals, size_t steps,
     worst = std::max(worst, median > 0 ? std::abs(static_cast<double>(t) - median) / median : 0);
   }
   inv.steady = same && worst <= kSteadySpread;
-  inv.steadyNote = !same      ? "bubbles of 1 ms or more differ in number between steps"
-                   : inv.steady ? "the same bubbles every step"
-                                : "a step's idle is " + std::to_string(static_cast<int>(worst * 100)) +
-                                      "% off the median step's";
+  inv.steadyNote = !same ? "bubbles of 1 ms or more differ in number between steps"
+                   : inv.steady
+                       ? "the same bubbles every step"
+                       : "a step's idle is " + std::to_string(static_cast<int>(worst * 100)) +
+                             "% off the median step's";
 }
 
 void summariseFreeMemory(const std::vector<IdleInterval>& intervals, IdleInventory& inv) {

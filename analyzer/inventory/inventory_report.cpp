@@ -44,12 +44,12 @@ std::vector<std::string> heads(std::string_view unit) {
 }
 
 std::string freeMemoryCell(const IdleInventory& s) {
-  if (!s.freeMemoryKnown()) return s.memoryBasis == MemoryBasis::NotRecorded
-                                       ? "not recorded"
-                                       : s.deviceMemory == 0 ? "capacity not recorded" : "n/a";
+  if (s.memoryBasis == MemoryBasis::NotRecorded) return "not recorded";
+  if (s.deviceMemory == 0) return "capacity not recorded";
+  if (!s.freeMemoryKnown()) return "no bubble of 1 ms or more measured";
   return formatGiB(s.freeMemoryMin) + " / " + formatGiB(s.freeMemoryMedian) + " of " +
-         formatGiB(static_cast<int64_t>(s.deviceMemory)) + " (" +
-         memoryBasisName(s.memoryBasis) + ")";
+         formatGiB(static_cast<int64_t>(s.deviceMemory)) + " (" + memoryBasisName(s.memoryBasis) +
+         ")";
 }
 
 std::vector<std::string> cells(const Row& row) {

@@ -127,15 +127,15 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks) {
     // The gaps are in the rank's own clock, as are its memory samples.
     const DeviceMemorySeries memory = deviceMemoryOf(t, 0);
     std::map<int64_t, int> stepIndex;
-    for (size_t k = 0; k < ru.steps.size(); ++k) stepIndex[ru.steps[k].number] = static_cast<int>(k);
+    for (size_t k = 0; k < ru.steps.size(); ++k)
+      stepIndex[ru.steps[k].number] = static_cast<int>(k);
     std::vector<IdleInterval> intervals;
     intervals.reserve(split.gaps.size());
     for (IdleGap& g : split.gaps) {
       g.rank = ru.rank;
       if (memory.freeKnown()) g.freeMemory = memory.leastFree(g.start, g.end);
       const auto step = stepIndex.find(g.step);
-      intervals.push_back(
-          {step == stepIndex.end() ? -1 : step->second, g.length(), g.freeMemory});
+      intervals.push_back({step == stepIndex.end() ? -1 : step->second, g.length(), g.freeMemory});
       std::tie(g.cause, g.detail) = host.during(g.start, g.end);
       IdleCause& c = causes[g.cause];
       c.cause = g.cause;

@@ -133,7 +133,8 @@ TEST_F(ActivityDecoderTest, MemoryRecordsBecomeTheReserveAfterEachAndDevicesThei
   ASSERT_EQ(t.memory.size(), 2u);
   EXPECT_EQ(t.memory.start, (std::vector<TimeNs>{2'000, 3'000}));
   EXPECT_EQ(t.memory.reserved, (std::vector<int64_t>{1300, 300}));
-  EXPECT_EQ(t.memory.allocated, (std::vector<int64_t>{traces::kBytesUnknown, traces::kBytesUnknown}));
+  EXPECT_EQ(t.memory.allocated,
+            (std::vector<int64_t>{traces::kBytesUnknown, traces::kBytesUnknown}));
   EXPECT_EQ(t.memory.device, (std::vector<uint32_t>{1, 1}));
   ASSERT_EQ(t.devices.size(), 1u);
   EXPECT_EQ(t.devices[0].memoryBytes, 85'045'477'376u);

@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "analyzer/inventory/bubble_inventory.h"
-#include "tests/tracegen/memory_model.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
+#include "tests/tracegen/memory_model.h"
 #include "tests/tracegen/stack_analysis.h"
 
 namespace bubblescope::tracegen {

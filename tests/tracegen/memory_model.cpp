@@ -13,8 +13,7 @@ std::vector<AllocatorCall> allocatorCalls(const JobTimeline& job, int rank) {
   // its microbatch and step so its free names the same address.
   constexpr uint64_t kBase = 0x7f0000000000;
   auto segmentAddress = [&](const OpId& id) {
-    return kBase + (uint64_t{1} << 36) +
-           (static_cast<uint64_t>(id.step * spec.m + id.mb) << 33);
+    return kBase + (uint64_t{1} << 36) + (static_cast<uint64_t>(id.step * spec.m + id.mb) << 33);
   };
   calls.push_back({spec.start, spec.weightMemory, spec.weightMemory, kBase, 0, 0});
   for (const HostRange& h : tl.ranges) {
@@ -25,7 +24,8 @@ std::vector<AllocatorCall> allocatorCalls(const JobTimeline& job, int rank) {
     if (id.pass == PassKind::F) {
       calls.push_back({h.start, tensor, segment, segmentAddress(id), 0, 0});
     } else {
-      calls.push_back({h.end, -tensor, -segment, segmentAddress({id.stage, id.step, PassKind::F, id.mb}), 0, 0});
+      calls.push_back({h.end, -tensor, -segment,
+                       segmentAddress({id.stage, id.step, PassKind::F, id.mb}), 0, 0});
     }
   }
   std::stable_sort(calls.begin(), calls.end(),
@@ -44,8 +44,10 @@ int64_t leastFreeIn(const std::vector<AllocatorCall>& calls, uint64_t capacity, 
                     TimeNs to) {
   int64_t most = 0, inForce = 0;
   for (const AllocatorCall& c : calls) {
-    if (c.time <= from) inForce = c.reserved;
-    else if (c.time <= to) most = std::max(most, c.reserved);
+    if (c.time <= from)
+      inForce = c.reserved;
+    else if (c.time <= to)
+      most = std::max(most, c.reserved);
   }
   return static_cast<int64_t>(capacity) - std::max(most, inForce);
 }

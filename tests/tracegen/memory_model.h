@@ -13,10 +13,10 @@
 namespace bubblescope::tracegen {
 
 struct AllocatorCall {
-  TimeNs time = 0;          // on the host
-  int64_t tensorBytes = 0;  // + allocated, - freed (Kineto's "Bytes")
-  int64_t segmentBytes = 0; // + reserved from the device, - released (cudaMalloc / cudaFree)
-  uint64_t address = 0;     // the segment's device address
+  TimeNs time = 0;           // on the host
+  int64_t tensorBytes = 0;   // + allocated, - freed (Kineto's "Bytes")
+  int64_t segmentBytes = 0;  // + reserved from the device, - released (cudaMalloc / cudaFree)
+  uint64_t address = 0;      // the segment's device address
   int64_t allocated = 0, reserved = 0;  // the totals after the call
 };
 

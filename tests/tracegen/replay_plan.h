@@ -61,7 +61,7 @@ struct ReplayComm {
 
 struct ReplayPlan {
   int rank = 0, worldSize = 0;
-  uint32_t device = 0;  // CUPTI's device id for the kernels
+  uint32_t device = 0;        // CUPTI's device id for the kernels
   uint64_t deviceMemory = 0;  // the device's total memory, 0 = not described
   std::vector<ReplayComm> comms;
   std::vector<ReplayAction> actions;  // by time

@@ -155,8 +155,7 @@ void RankBuilder::setDeviceMemory(uint32_t id, uint64_t bytes) {
   }
 }
 
-void RankBuilder::addMemoryUsage(TimeNs ts, uint32_t device, int64_t allocated,
-                                 int64_t reserved) {
+void RankBuilder::addMemoryUsage(TimeNs ts, uint32_t device, int64_t allocated, int64_t reserved) {
   auto& m = trace_.memory;
   m.start.push_back(ts);
   m.device.push_back(device);

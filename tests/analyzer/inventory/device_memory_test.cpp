@@ -36,11 +36,11 @@ TEST(DeviceMemory, LeastFreeCountsTheValueAtStartAndEveryChangeInside) {
     TimeNs start, end;
     int64_t free;
   };
-  for (const Case& c : {Case{120, 180, 70 * kGiB},    // inside the first value
-                        Case{150, 250, 50 * kGiB},    // the rise to 30 inside
-                        Case{250, 350, 50 * kGiB},    // 30 in force at start
-                        Case{310, 900, 60 * kGiB},    // after the last change
-                        Case{0, 150, 70 * kGiB},      // starts before the first sample
+  for (const Case& c : {Case{120, 180, 70 * kGiB},              // inside the first value
+                        Case{150, 250, 50 * kGiB},              // the rise to 30 inside
+                        Case{250, 350, 50 * kGiB},              // 30 in force at start
+                        Case{310, 900, 60 * kGiB},              // after the last change
+                        Case{0, 150, 70 * kGiB},                // starts before the first sample
                         Case{0, 50, traces::kBytesUnknown}}) {  // ends before it
     EXPECT_EQ(s.leastFree(c.start, c.end), c.free) << c.start << "-" << c.end;
   }
@@ -49,9 +49,9 @@ TEST(DeviceMemory, LeastFreeCountsTheValueAtStartAndEveryChangeInside) {
 }
 
 TEST(DeviceMemory, AllocatedWhenReserveIsNotRecordedAndUnknownWithoutCapacity) {
-  const auto t = rankWith({{100, 0, 5 * kGiB, traces::kBytesUnknown},
-                           {200, 0, 7 * kGiB, traces::kBytesUnknown}},
-                          16 * kGiB);
+  const auto t = rankWith(
+      {{100, 0, 5 * kGiB, traces::kBytesUnknown}, {200, 0, 7 * kGiB, traces::kBytesUnknown}},
+      16 * kGiB);
   const DeviceMemorySeries s = deviceMemoryOf(t, 0);
   EXPECT_EQ(s.basis, MemoryBasis::Allocated);
   EXPECT_EQ(s.leastFree(100, 250), 9 * kGiB);
@@ -65,9 +65,9 @@ TEST(DeviceMemory, AllocatedWhenReserveIsNotRecordedAndUnknownWithoutCapacity) {
 }
 
 TEST(DeviceMemory, TheDeviceWithMostSamplesIsTheRanks) {
-  const auto t = rankWith({{100, 1, 0, 1 * kGiB}, {150, 0, 0, 40 * kGiB},
-                           {200, 1, 0, 2 * kGiB}, {300, 1, 0, 3 * kGiB}},
-                          80 * kGiB);
+  const auto t = rankWith(
+      {{100, 1, 0, 1 * kGiB}, {150, 0, 0, 40 * kGiB}, {200, 1, 0, 2 * kGiB}, {300, 1, 0, 3 * kGiB}},
+      80 * kGiB);
   const DeviceMemorySeries s = deviceMemoryOf(t, 0);
   EXPECT_EQ(s.device, 1u);
   EXPECT_EQ(s.leastFree(100, 250), 78 * kGiB);  // device 0's 40 GiB is not this rank's

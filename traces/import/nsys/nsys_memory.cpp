@@ -26,15 +26,15 @@ void NsysReader::readMemory() {
   const int release =
       schema_.enumId("ENUM_CUDA_DEV_MEM_EVENT_OPER", "CUDA_DEV_MEM_EVENT_OPR_DEALLOCATION", 1);
   const std::string kind = schema_.column(kTable, "memKind", std::to_string(device));
-  auto st = db_.prepare("SELECT start, globalPid >> 24, deviceId, bytes, memoryOperationType FROM " +
-                        std::string(kTable) + " WHERE " + kind + " IN (" + std::to_string(device) +
-                        ", " + std::to_string(deviceStatic) + ") ORDER BY start");
+  auto st =
+      db_.prepare("SELECT start, globalPid >> 24, deviceId, bytes, memoryOperationType FROM " +
+                  std::string(kTable) + " WHERE " + kind + " IN (" + std::to_string(device) + ", " +
+                  std::to_string(deviceStatic) + ") ORDER BY start");
   std::map<std::pair<int64_t, uint32_t>, int64_t> reserved;  // (process, device) -> bytes
   while (st.step()) {
     Rank* r = rankOf(st.int64(1));
     if (!r) continue;  // a process without GPU work is not a rank
-    const auto dev =
-        fieldInRange<uint32_t>(file_, std::string(kTable) + ".deviceId", st.int64(2));
+    const auto dev = fieldInRange<uint32_t>(file_, std::string(kTable) + ".deviceId", st.int64(2));
     const int64_t bytes =
         fieldInRange<int64_t>(file_, std::string(kTable) + ".bytes", st.int64(3), 0, INT64_MAX);
     const int64_t op = st.int64(4);
