@@ -10,6 +10,7 @@
 #include "analyzer/errors.h"
 #include "analyzer/infer/confidence.h"
 #include "analyzer/infer/infer_pipeline.h"
+#include "analyzer/inventory/stage_memory.h"
 #include "analyzer/pipeline/clock_align.h"
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/pipeline/topology.h"
@@ -273,6 +274,7 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
       }
     }
     result.pipelines.push_back(analyzePipeline(pl, result.warnings));
+    attachFreeMemory(run, pl, result.pipelines.back());
     if (wholeJob) pipelines.push_back(std::move(pl));
   }
   if (wholeJob) analyzeJob(pipelines, result.job);

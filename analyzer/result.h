@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyzer/idle_class.h"
+#include "analyzer/inventory/device_memory.h"
 #include "analyzer/replicas/job_result.h"
 #include "analyzer/utilization/utilization_result.h"
 #include "reference_engine/schedule/op.h"
@@ -74,6 +75,7 @@ struct Gap {
   IdleClass dominant = IdleClass::Warmup;
   int nextOp = -1;  // index into PipelineResult::ops of the op that ended it; -1 for the drain
   Blame blame;
+  int64_t freeMemory = traces::kBytesUnknown;  // least device bytes free in it (stage_memory.h)
 };
 
 // An NCCL kernel that waited for its peers (analysis.md §2): [start, transferStart) is idle, in
@@ -101,6 +103,9 @@ struct StageResult {
   std::vector<Split> perStep;
   double slowdown = 1;  // S_s: step time when only this stage keeps its measured costs / ideal
   std::array<TimeNs, 4> meanCost{};  // mean measured op cost per kind (F, B, W, BW), 0 if absent
+  // What its gaps' free memory measures (device_memory.h) and the device's capacity (0 unknown).
+  MemoryBasis memoryBasis = MemoryBasis::NotRecorded;
+  uint64_t deviceMemory = 0;
 };
 
 // One row of the what-if table.

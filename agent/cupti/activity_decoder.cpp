@@ -2,6 +2,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -230,7 +231,30 @@ void ActivityDecoder::onExternalCorrelation(const CUpti_ActivityExternalCorrelat
 
 void ActivityDecoder::onDevice(const CUpti_ActivityDevice5& d, traces::TraceWriter& out) {
   if (!devices_.insert(d.id).second) return;
-  out.addDevice(d.id, d.name != nullptr ? d.name : "", formatUuid(d.uuid));
+  out.addDevice(d.id, d.name != nullptr ? d.name : "", formatUuid(d.uuid), d.globalMemorySize);
+}
+
+void ActivityDecoder::onMemory(const CUpti_ActivityMemory4& m, traces::TraceWriter& out) {
+  // Device memory only (cudaMalloc and module globals); pinned host memory and managed memory
+  // are not the device's to give a fill job.
+  if (m.memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE &&
+      m.memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC) {
+    ++counts_.otherKinds;
+    return;
+  }
+  int64_t& sum = reserved_[m.deviceId];
+  const auto bytes = static_cast<int64_t>(std::min<uint64_t>(m.bytes, INT64_MAX));
+  if (m.memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) {
+    sum += bytes;
+  } else if (m.memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) {
+    sum = std::max<int64_t>(0, sum - bytes);
+  } else {
+    return;
+  }
+  // Counted whatever the windows say; written only inside one.
+  if (!admitted(m.timestamp, m.timestamp)) return;
+  out.add(traces::MemoryUsageRecord{ns(m.timestamp), m.deviceId, traces::kBytesUnknown, sum});
+  ++counts_.written;
 }
 
 void ActivityDecoder::onOverhead(const CUpti_ActivityOverhead3& o) {
@@ -269,6 +293,9 @@ void ActivityDecoder::decode(const CUpti_Activity& record, traces::TraceWriter& 
       break;
     case CUPTI_ACTIVITY_KIND_DEVICE:
       onDevice(reinterpret_cast<const CUpti_ActivityDevice5&>(record), out);
+      break;
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      onMemory(reinterpret_cast<const CUpti_ActivityMemory4&>(record), out);
       break;
     case CUPTI_ACTIVITY_KIND_CONTEXT: {
       const auto& c = reinterpret_cast<const CUpti_ActivityContext3&>(record);

@@ -1,9 +1,11 @@
 #pragma once
 // Turns CUPTI activity records into trace rows (writer thread): kernels, copies, sets,
-// synchronisations, runtime and driver calls, external correlations, devices; overhead records
-// are summed. Records outside the capture windows are discarded here: CUPTI traces from start-up
-// (see docs/agent.md, "CUDA"), the windows decide what is kept. Pure apart from the writer it is
-// given, so tests feed it hand-built records of the CUDA 13 structs.
+// synchronisations, runtime and driver calls, external correlations, devices (with their total
+// memory), and device memory allocations and releases (MEMORY2) as the process's reserved bytes
+// per device after each; overhead records are summed. Records outside the capture windows are
+// discarded here: CUPTI traces from start-up (see docs/agent.md, "CUDA"), the windows decide what
+// is kept. Pure apart from the writer it is given, so tests feed it hand-built records of the CUDA
+// 13 structs.
 #include <cupti.h>
 
 #include <cstdint>
@@ -68,6 +70,7 @@ class ActivityDecoder {
   void onApi(const CUpti_ActivityAPI& a, traces::ApiDomain domain, traces::TraceWriter& out);
   void onExternalCorrelation(const CUpti_ActivityExternalCorrelation& c);
   void onDevice(const CUpti_ActivityDevice5& d, traces::TraceWriter& out);
+  void onMemory(const CUpti_ActivityMemory4& m, traces::TraceWriter& out);
   void onOverhead(const CUpti_ActivityOverhead3& o);
 
   const ApiNames* names_;
@@ -76,6 +79,9 @@ class ActivityDecoder {
   ActivityCounts counts_;
   std::map<std::string, std::pair<uint64_t, int64_t>> overhead_;
   std::unordered_map<uint32_t, uint32_t> contextDevice_;  // CUPTI context id -> device
+  // Device memory the process holds, by device: allocations less releases since CUPTI began
+  // tracing (at start-up), so the sum is right inside a capture window that opens later.
+  std::unordered_map<uint32_t, int64_t> reserved_;
   // External correlations arrive just before the API record they belong to, and are written
   // with it (or dropped with it). Bounded: a few kinds per call.
   std::vector<CUpti_ActivityExternalCorrelation> pendingExternal_;

@@ -265,6 +265,8 @@ constexpr OptionalKind kOptionalKinds[] = {
     {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"},
     {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION"},
     {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD"},
+    // Device memory allocations and releases: what the job holds, for the bubble inventory.
+    {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2"},
 };
 
 // Kernels first: the one kind that must go on. Its result is CUPTI's verdict on this process.
@@ -296,7 +298,13 @@ CUptiResult enableKinds(Capture& c, std::string* off = nullptr) {
 void disableKinds(Capture& c) {
   if (c.api->disable == nullptr) return;  // an old CUPTI: the kinds stay on, as they were
   c.api->disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  for (const auto& k : kOptionalKinds) c.api->disable(k.kind);
+  for (const auto& k : kOptionalKinds) {
+    // Device memory stays traced while dormant: the reserve is a running sum, and an allocation
+    // missed between windows (the weights, made once) would be missing from every later one. It
+    // costs a record per cudaMalloc or cudaFree, which a caching allocator makes rarely.
+    if (k.kind == CUPTI_ACTIVITY_KIND_MEMORY2) continue;
+    c.api->disable(k.kind);
+  }
 }
 
 // Kinds on while a window is open or armed (switched on when a window is asked for, so that

@@ -88,6 +88,7 @@ json pipelineJson(const PipelineResult& pl) {
                {"dominant", idleClassKey(g.dominant)},
                {"blame", blameJson(g.blame)}};
     if (g.nextOp >= 0) gj["next_op"] = g.nextOp;
+    if (g.freeMemory != traces::kBytesUnknown) gj["free_memory_bytes"] = g.freeMemory;
     gaps.push_back(gj);
   }
   j["gaps"] = gaps;

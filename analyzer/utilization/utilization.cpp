@@ -7,6 +7,7 @@
 
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/errors.h"
+#include "analyzer/inventory/device_memory.h"
 #include "analyzer/pipeline/clock_align.h"
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
@@ -123,8 +124,18 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks) {
     for (const UtilizationStep& s : split.steps) ru.total += s.split;
     ru.steps = std::move(split.steps);
     const HostCauses host(t);
+    // The gaps are in the rank's own clock, as are its memory samples.
+    const DeviceMemorySeries memory = deviceMemoryOf(t, 0);
+    std::map<int64_t, int> stepIndex;
+    for (size_t k = 0; k < ru.steps.size(); ++k)
+      stepIndex[ru.steps[k].number] = static_cast<int>(k);
+    std::vector<IdleInterval> intervals;
+    intervals.reserve(split.gaps.size());
     for (IdleGap& g : split.gaps) {
       g.rank = ru.rank;
+      if (memory.freeKnown()) g.freeMemory = memory.leastFree(g.start, g.end);
+      const auto step = stepIndex.find(g.step);
+      intervals.push_back({step == stepIndex.end() ? -1 : step->second, g.length(), g.freeMemory});
       std::tie(g.cause, g.detail) = host.during(g.start, g.end);
       IdleCause& c = causes[g.cause];
       c.cause = g.cause;
@@ -132,6 +143,7 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks) {
       ++c.gaps;
       gaps.push_back(std::move(g));
     }
+    ru.inventory = idleInventory(intervals, ru.steps.size(), memory.basis, memory.capacity);
     out.total += ru.total;
     out.ranks.push_back(std::move(ru));
   }

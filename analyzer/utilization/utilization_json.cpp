@@ -1,3 +1,4 @@
+#include "analyzer/inventory/inventory_report.h"
 #include "analyzer/utilization/utilization_report.h"
 
 namespace bubblescope::analysis {
@@ -15,8 +16,10 @@ json splitJson(const UtilizationSplit& s) {
 }
 
 json gapJson(const IdleGap& g) {
-  return {{"rank", g.rank},  {"step", g.step},   {"start_ns", g.start},
-          {"end_ns", g.end}, {"cause", g.cause}, {"detail", g.detail}};
+  json j = {{"rank", g.rank},  {"step", g.step},   {"start_ns", g.start},
+            {"end_ns", g.end}, {"cause", g.cause}, {"detail", g.detail}};
+  if (g.freeMemory != traces::kBytesUnknown) j["free_memory_bytes"] = g.freeMemory;
+  return j;
 }
 
 }  // namespace
@@ -50,7 +53,8 @@ json utilizationJson(const UtilizationResult& u) {
            {{"rank", u.slowestRank}, {"step", u.slowestStep}, {"step_time_ns", u.slowestStepTime}}},
           {"idle_by_cause", causes},
           {"largest_gaps", gaps},
-          {"ranks", ranks}};
+          {"ranks", ranks},
+          {"bubble_inventory", rankInventoryJson(u.ranks)}};
 }
 
 }  // namespace bubblescope::analysis

@@ -1,3 +1,4 @@
+#include "analyzer/inventory/inventory_report.h"
 #include "analyzer/report/format.h"
 #include "analyzer/report/junit_xml.h"
 #include "analyzer/utilization/utilization_report.h"
@@ -36,6 +37,7 @@ void writeUtilizationJunit(const AnalysisResult& r, std::ostream& out) {
     c.seconds = static_cast<double>(ru.total.idle) / 1e9 /
                 static_cast<double>(std::max<size_t>(1, ru.steps.size()));
     splitProperties(ru.total, c.properties);
+    inventoryProperties(ru.inventory, c.properties);
     suite.cases.push_back(std::move(c));
   }
   for (const std::string& w : r.warnings) suite.systemErr += w + "\n";

@@ -1,6 +1,7 @@
 // The utilization in Markdown (a PR comment) and HTML (a self-contained page).
 #include <sstream>
 
+#include "analyzer/inventory/inventory_report.h"
 #include "analyzer/report/format.h"
 #include "analyzer/report/markup.h"
 #include "analyzer/utilization/utilization_report.h"
@@ -46,7 +47,8 @@ std::string slowest(const UtilizationResult& u) {
 std::string gapLine(const IdleGap& g) {
   return "rank " + std::to_string(g.rank) + ", step " + std::to_string(g.step) + ", " +
          formatMs(g.length(), 2) + " ms idle, host: " + g.cause +
-         (g.detail.empty() ? "" : " (" + g.detail.substr(0, 80) + ")");
+         (g.detail.empty() ? "" : " (" + g.detail.substr(0, 80) + ")") +
+         (g.freeMemory == traces::kBytesUnknown ? "" : ", " + formatGiB(g.freeMemory) + " free");
 }
 
 }  // namespace
@@ -75,6 +77,7 @@ void writeUtilizationMarkdown(const AnalysisResult& r, std::ostream& out) {
   int i = 0;
   for (const IdleGap& g : u.largestGaps)
     out << ++i << ". " << escapeMarkdownCell(gapLine(g)) << "\n";
+  writeRankInventoryMarkdown(u.ranks, out);
   if (!r.warnings.empty()) {
     out << "\n";
     for (const std::string& w : r.warnings) out << "> " << escapeMarkdownCell(w) << "\n";
@@ -106,6 +109,7 @@ void writeUtilizationHtml(const AnalysisResult& r, std::ostream& out) {
   out << "</ul>\n<h2>Largest idle gaps</h2>\n<ol>\n";
   for (const IdleGap& g : u.largestGaps) out << "<li>" << escapeXml(gapLine(g)) << "</li>\n";
   out << "</ol>\n";
+  writeRankInventoryHtml(u.ranks, out);
   for (const std::string& w : r.warnings)
     out << "<p class=\"warning\">" << escapeXml(w) << "</p>\n";
   out << "</body></html>\n";

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/inventory/idle_inventory.h"
 #include "traces/model/time.h"
 
 namespace bubblescope::analysis {
@@ -37,6 +38,7 @@ struct IdleGap {
   TimeNs start = 0, end = 0;
   std::string cause;   // "data loading", "synchronize", "optimizer (host)", "host work", "nothing"
   std::string detail;  // the range or call that shows it ("enumerate(DataLoader)#...")
+  int64_t freeMemory = traces::kBytesUnknown;  // least device bytes free in it (device_memory.h)
   TimeNs length() const { return end - start; }
 };
 
@@ -45,6 +47,7 @@ struct RankUtilization {
   std::string file;
   UtilizationSplit total;
   std::vector<UtilizationStep> steps;
+  IdleInventory inventory;  // its idle gaps, as the bubble inventory of a pipeline stage
 };
 
 struct IdleCause {

@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "analyzer/inventory/inventory_report.h"
 #include "analyzer/report/format.h"
 #include "analyzer/utilization/utilization_report.h"
 
@@ -62,8 +63,10 @@ void writeUtilizationText(const AnalysisResult& r, std::ostream& out) {
     out << "  " << ++i << ". rank " << g.rank << ", step " << g.step << ", "
         << formatMs(g.length(), 2) << " ms idle, host: " << g.cause;
     if (!g.detail.empty()) out << " (" << g.detail.substr(0, 80) << ")";
+    if (g.freeMemory != traces::kBytesUnknown) out << ", " << formatGiB(g.freeMemory) << " free";
     out << "\n";
   }
+  writeRankInventoryText(u.ranks, out);
   if (!r.warnings.empty()) {
     out << "\nWarnings:\n";
     for (const std::string& w : r.warnings) out << "  - " << w << "\n";

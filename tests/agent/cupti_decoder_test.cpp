@@ -98,6 +98,48 @@ TEST_F(ActivityDecoderTest, KernelBecomesARowWithDemangledNameStreamAndCorrelati
   EXPECT_EQ(decoder_.counts().written, 1u);
 }
 
+CUpti_ActivityMemory4 memoryRecord(CUpti_ActivityMemoryOperationType op,
+                                   CUpti_ActivityMemoryKind kind, uint64_t bytes, uint64_t at) {
+  CUpti_ActivityMemory4 m;
+  std::memset(&m, 0, sizeof m);
+  m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+  m.memoryOperationType = op;
+  m.memoryKind = kind;
+  m.address = 0x7f0000000000 + at;
+  m.bytes = bytes;
+  m.timestamp = at;
+  m.deviceId = 1;
+  return m;
+}
+
+// MEMORY2: each device allocation or release becomes the process's reserve on that device after
+// it, counted from before the capture window (the weights allocated at start-up) but written
+// only inside it; pinned host memory is not the device's. DEVICE: the total memory.
+TEST_F(ActivityDecoderTest, MemoryRecordsBecomeTheReserveAfterEachAndDevicesTheirCapacity) {
+  constexpr auto kAlloc = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+  constexpr auto kRelease = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+  constexpr auto kDevice = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  CUpti_ActivityDevice5 device;
+  std::memset(&device, 0, sizeof device);
+  device.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+  device.id = 1;
+  device.name = "NVIDIA H100 80GB HBM3";
+  device.globalMemorySize = 85'045'477'376;
+  const traces::RankTrace t =
+      decodeAll(device, memoryRecord(kAlloc, kDevice, 1000, 500),  // before the window
+                memoryRecord(kAlloc, kDevice, 300, 2'000),
+                memoryRecord(kAlloc, CUPTI_ACTIVITY_MEMORY_KIND_PINNED, 7, 2'500),
+                memoryRecord(kRelease, kDevice, 1000, 3'000));
+  ASSERT_EQ(t.memory.size(), 2u);
+  EXPECT_EQ(t.memory.start, (std::vector<TimeNs>{2'000, 3'000}));
+  EXPECT_EQ(t.memory.reserved, (std::vector<int64_t>{1300, 300}));
+  EXPECT_EQ(t.memory.allocated,
+            (std::vector<int64_t>{traces::kBytesUnknown, traces::kBytesUnknown}));
+  EXPECT_EQ(t.memory.device, (std::vector<uint32_t>{1, 1}));
+  ASSERT_EQ(t.devices.size(), 1u);
+  EXPECT_EQ(t.devices[0].memoryBytes, 85'045'477'376u);
+}
+
 TEST_F(ActivityDecoderTest, CKernelNamesAsNcclsAreKeptAsTheyAre) {
   EXPECT_EQ(demangleKernelName("ncclDevKernel_SendRecv"), "ncclDevKernel_SendRecv");
   EXPECT_EQ(demangleKernelName("_Z3addPfS_"), "add(float*, float*)");

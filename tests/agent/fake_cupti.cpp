@@ -2,10 +2,12 @@
 // enable/disable per kind, records, flush, timestamps, external correlation, callback names),
 // with CUDA work "done" by the test program: kernels through fakeCuptiLaunch (a bare kernel
 // record) or fakeCuptiLaunchKernel (a launch call as CUPTI records one: API record, external
-// correlations, kernel; fake_cupti.h), and blocking calls through fakeCuptiBlockingCall. A record
-// is made only while its kind is enabled, as with the real library. Records are CUDA 13's
-// (CUpti_ActivityKernel10, CUpti_ActivityAPI, CUpti_ActivityExternalCorrelation), packed back to
-// back in the buffers the agent hands over.
+// correlations, kernel; fake_cupti.h), blocking calls through fakeCuptiBlockingCall, device memory
+// allocations and releases through fakeCuptiMemory and the device's description through
+// fakeCuptiDevice. A record is made only while its kind is enabled, as with the real library.
+// Records are CUDA 13's (CUpti_ActivityKernel10, CUpti_ActivityAPI,
+// CUpti_ActivityExternalCorrelation, CUpti_ActivityMemory4, CUpti_ActivityDevice5), packed back
+// to back in the buffers the agent hands over.
 //
 // CUPTI's clock is CLOCK_REALTIME + FAKE_CUPTI_CLOCK_OFFSET_NS (default 0): a GPU's CUPTI
 // timestamps need not be the system clock, and the agent must convert them.
@@ -74,6 +76,10 @@ size_t recordSize(const CUpti_Activity& r) {
       return sizeof(CUpti_ActivityAPI);
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
       return sizeof(CUpti_ActivityExternalCorrelation);
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      return sizeof(CUpti_ActivityMemory4);
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+      return sizeof(CUpti_ActivityDevice5);
     default:
       return sizeof(CUpti_ActivityKernel10);
   }
@@ -327,6 +333,44 @@ __attribute__((visibility("default"))) uint32_t fakeCuptiBlockingCall(uint32_t c
   putLocked(
       apiRecord(false, cbid, callStart, std::max(onCuptiClock(until), callStart), correlation));
   return correlation;
+}
+
+__attribute__((visibility("default"))) int fakeCuptiMemory(uint64_t address, uint64_t bytes,
+                                                           int allocation, uint32_t device,
+                                                           uint64_t at) {
+  std::lock_guard lock(g_mutex);
+  if (!enabledLocked(CUPTI_ACTIVITY_KIND_MEMORY2)) return 0;
+  if (!reserveLocked(sizeof(CUpti_ActivityMemory4))) return 0;
+  CUpti_ActivityMemory4 m;
+  std::memset(&m, 0, sizeof m);
+  m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+  m.memoryOperationType = allocation != 0 ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+                                          : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+  m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  m.correlationId = ++g_correlation;
+  m.address = address;
+  m.bytes = bytes;
+  m.timestamp = onCuptiClock(at);
+  m.processId = static_cast<uint32_t>(getpid());
+  m.deviceId = device;
+  m.contextId = device + 1;
+  putLocked(m);
+  return 1;
+}
+
+__attribute__((visibility("default"))) int fakeCuptiDevice(uint32_t device, const char* name,
+                                                           uint64_t globalMemorySize) {
+  std::lock_guard lock(g_mutex);
+  if (!enabledLocked(CUPTI_ACTIVITY_KIND_DEVICE)) return 0;
+  if (!reserveLocked(sizeof(CUpti_ActivityDevice5))) return 0;
+  CUpti_ActivityDevice5 d;
+  std::memset(&d, 0, sizeof d);
+  d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+  d.id = device;
+  d.name = name;
+  d.globalMemorySize = globalMemorySize;
+  putLocked(d);
+  return 1;
 }
 
 __attribute__((visibility("default"))) int fakeCuptiKernelsTraced() {

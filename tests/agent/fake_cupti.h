@@ -27,4 +27,14 @@ using FakeCuptiLaunchKernelFn = uint32_t (*)(const FakeCuptiKernel* kernel);
 // recorded.
 using FakeCuptiBlockingCallFn = uint32_t (*)(uint32_t cbid, uint64_t until);
 
+// A device allocation (cudaMalloc: allocation 1) or release (cudaFree: 0) of `bytes` at `address`
+// on `device` at time `at`, as CUPTI_ACTIVITY_KIND_MEMORY2 records one. 1 if recorded, 0 if that
+// kind is not traced now.
+using FakeCuptiMemoryFn = int (*)(uint64_t address, uint64_t bytes, int allocation, uint32_t device,
+                                  uint64_t at);
+
+// The device as CUPTI_ACTIVITY_KIND_DEVICE describes it: ordinal, name (kept by pointer) and total
+// memory. 1 if recorded, 0 if that kind is not traced now.
+using FakeCuptiDeviceFn = int (*)(uint32_t device, const char* name, uint64_t globalMemorySize);
+
 }  // extern "C"

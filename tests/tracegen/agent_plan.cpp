@@ -1,6 +1,9 @@
 #include "tests/tracegen/agent_plan.h"
 
+#include "tests/tracegen/memory_model.h"
+
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
@@ -57,6 +60,15 @@ class Planner {
   ReplayPlan run() {
     for (size_t i = 0; i < tl_.ranges.size(); ++i) range(i);
     for (const ApiCall& a : tl_.api) api(a);
+    // The caching allocator's cudaMalloc and cudaFree calls (memory_model.h).
+    for (const AllocatorCall& c : allocatorCalls(job_, tl_.rank)) {
+      if (c.segmentBytes == 0) continue;
+      ReplayAction a = at(c.time, c.segmentBytes > 0 ? ReplayVerb::Malloc : ReplayVerb::Free);
+      a.count = static_cast<uint64_t>(std::abs(c.segmentBytes));
+      a.stream = c.address;
+      plan_.actions.push_back(a);
+    }
+    if (job_.spec.recordMemory) plan_.deviceMemory = job_.spec.deviceMemory;
     // Equal times keep the order they were added in: a group's start before its first call.
     std::stable_sort(plan_.actions.begin(), plan_.actions.end(),
                      [](const ReplayAction& a, const ReplayAction& b) { return a.at < b.at; });

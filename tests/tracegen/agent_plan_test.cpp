@@ -2,6 +2,7 @@
 // call that launches it on a real stack; NVTX ranges that nest; the communicators torch makes;
 // the rank's clock skew on every time; and a text form that reads back as it was written.
 #include "tests/tracegen/agent_plan.h"
+#include "tests/tracegen/memory_model.h"
 
 #include <gtest/gtest.h>
 
@@ -117,8 +118,24 @@ TEST(ReplayPlan, TextReadsBackAsWritten) {
   EXPECT_EQ(back, plan);
 }
 
+// The allocator model's cudaMalloc and cudaFree calls are in the plan, at their host times.
+TEST(ReplayPlan, AllocatorCallsAreMallocAndFreeActions) {
+  const JobTimeline job = execute(skewed());
+  const ReplayPlan plan = agentReplayPlan(job, 1);
+  int64_t held = 0;
+  size_t calls = 0;
+  for (const ReplayAction& a : plan.actions) {
+    if (a.verb == ReplayVerb::Malloc) held += static_cast<int64_t>(a.count), ++calls;
+    if (a.verb == ReplayVerb::Free) held -= static_cast<int64_t>(a.count), ++calls;
+  }
+  EXPECT_EQ(calls, allocatorCalls(job, 1).size());
+  EXPECT_EQ(held, job.spec.weightMemory);  // every activation freed, the weights kept
+  EXPECT_EQ(plan.deviceMemory, job.spec.deviceMemory);
+}
+
 TEST(ReplayPlan, BadTextNamesTheLine) {
-  const std::string text = "bubblescope-replay-plan 1\nrank 0 of 2 device 0\npush 10 -1 -1\n";
+  const std::string text =
+      "bubblescope-replay-plan 2\nrank 0 of 2 device 0 memory 0\npush 10 -1 -1\n";
   try {
     parsePlan(text);
     FAIL() << "parsed";

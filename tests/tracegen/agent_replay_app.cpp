@@ -107,6 +107,7 @@ struct Replay {
   TimeNs origin = 0;
   FakeCuptiLaunchKernelFn launchKernel = nullptr;
   FakeCuptiBlockingCallFn blockingCall = nullptr;
+  FakeCuptiMemoryFn memory = nullptr;
   std::vector<ncclComm_t> comms;
   const ReplayAction* launching = nullptr;  // the NCCL call whose kernel is due
   std::vector<std::string> errors;
@@ -199,6 +200,14 @@ void perform(Replay& r, const ReplayAction& a) {
                              stream(x));
       });
       return;
+    case ReplayVerb::Malloc:
+    case ReplayVerb::Free:
+      // The allocator's call, at its planned time as CUPTI would stamp it.
+      if (r.memory(a.stream, a.count, a.verb == ReplayVerb::Malloc ? 1 : 0, r.plan->device,
+                   static_cast<uint64_t>(r.origin + a.at)) == 0) {
+        fail(r, a, "CUPTI recorded nothing of the call");
+      }
+      return;
     case ReplayVerb::Sync:
       if (r.blockingCall(syncCbid(a.text), static_cast<uint64_t>(r.origin + a.until)) == 0) {
         fail(r, a, "CUPTI recorded nothing of the call");
@@ -254,10 +263,19 @@ int runRank(const char* planFile, int readyFd, int goFd, const char* fakeCupti, 
         reinterpret_cast<FakeCuptiLaunchKernelFn>(dlsym(cupti, "fakeCuptiLaunchKernel"));
     r->blockingCall =
         reinterpret_cast<FakeCuptiBlockingCallFn>(dlsym(cupti, "fakeCuptiBlockingCall"));
+    r->memory = reinterpret_cast<FakeCuptiMemoryFn>(dlsym(cupti, "fakeCuptiMemory"));
   }
-  if (r->launchKernel == nullptr || r->blockingCall == nullptr) {
+  auto describeDevice =
+      cupti != nullptr ? reinterpret_cast<FakeCuptiDeviceFn>(dlsym(cupti, "fakeCuptiDevice"))
+                       : nullptr;
+  if (r->launchKernel == nullptr || r->blockingCall == nullptr || r->memory == nullptr ||
+      describeDevice == nullptr) {
     std::fprintf(stderr, "agent_replay_app: the agent did not load %s\n", fakeCupti);
     return 4;
+  }
+  // CUPTI describes each device as its context is made (CUPTI_ACTIVITY_KIND_DEVICE).
+  if (plan->deviceMemory > 0) {
+    describeDevice(plan->device, "NVIDIA H100 80GB HBM3", plan->deviceMemory);
   }
   for (const ReplayComm& c : plan->comms) {
     ncclComm_t comm = nullptr;

@@ -1,10 +1,14 @@
 // The bubble inventory of a generated run against the generator's own bubbles (truth.h): per
-// stage as many bubbles of 1 ms or more, the same idle in them, the same shares by length.
+// stage as many bubbles of 1 ms or more, the same idle in them, the same shares by length, and
+// the same free device memory in each as the generator's allocator model (memory_model.h) says.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "analyzer/inventory/bubble_inventory.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
+#include "tests/tracegen/memory_model.h"
 #include "tests/tracegen/stack_analysis.h"
 
 namespace bubblescope::tracegen {
@@ -40,6 +44,60 @@ TEST_P(Inventory, BubblesMatchTheGeneratorsOwn) {
     }
   }
 }
+
+// Per stage, the free memory of each bubble of 1 ms or more, smallest first: the analysis'
+// (its gaps) and the model's (the truth's holes), which must be the same bubbles.
+void expectFreeMemoryOfTheModel(const Case& c, Stack stack) {
+  testing::TempDir dir;
+  const StackRun run = analyseAs(stack, c.spec, dir.path());
+  const JobTimeline job = execute(c.spec);
+  const analysis::PipelineResult& pl = run.result.pipelines.at(0);
+  const auto inventory = analysis::bubbleInventory(pl);
+  ASSERT_EQ(inventory.size(), run.truth.stages.size());
+  for (size_t s = 0; s < inventory.size(); ++s) {
+    SCOPED_TRACE("stage " + std::to_string(s));
+    const auto calls = allocatorCalls(job, static_cast<int>(s));
+    const StageTruth& truth = run.truth.stages[s];
+    std::vector<int64_t> expected, found;
+    for (size_t b = 0; b < truth.bubbles.size(); ++b) {
+      if (truth.bubbles[b] < analysis::kBubbleThresholds[0]) continue;
+      const auto [from, to] = truth.bubbleSpans[b];
+      expected.push_back(leastFreeIn(calls, c.spec.deviceMemory, from, to));
+    }
+    for (const analysis::Gap& g : pl.gaps) {
+      if (g.stage == static_cast<int>(s) && g.idle >= analysis::kBubbleThresholds[0]) {
+        found.push_back(g.freeMemory);
+      }
+    }
+    std::sort(expected.begin(), expected.end());
+    std::sort(found.begin(), found.end());
+    ASSERT_FALSE(expected.empty());
+    EXPECT_EQ(found, expected);
+    EXPECT_EQ(inventory[s].memoryBasis, analysis::MemoryBasis::Reserved);
+    EXPECT_EQ(inventory[s].deviceMemory, c.spec.deviceMemory);
+    EXPECT_EQ(inventory[s].freeMemoryMin, expected.front());
+    EXPECT_EQ(inventory[s].freeMemoryMedian, expected[expected.size() / 2]);
+  }
+  // Not vacuous: some stage waits while its host has already allocated activations for the
+  // microbatches it is about to run, so less is free than the weights alone leave.
+  int64_t least = INT64_MAX;
+  for (const auto& s : inventory) least = std::min(least, s.freeMemoryMin);
+  EXPECT_LT(least, static_cast<int64_t>(c.spec.deviceMemory) - c.spec.weightMemory);
+}
+
+TEST_P(Inventory, FreeMemoryInEachBubbleIsTheAllocatorModelsKineto) {
+  expectFreeMemoryOfTheModel(GetParam(), Stack::Kineto);
+}
+
+TEST_P(Inventory, FreeMemoryInEachBubbleIsTheAllocatorModelsNsys) {
+  expectFreeMemoryOfTheModel(GetParam(), Stack::Nsys);
+}
+
+#if BUBBLESCOPE_TRACEGEN_AGENT
+TEST_P(Inventory, FreeMemoryInEachBubbleIsTheAllocatorModelsAgent) {
+  expectFreeMemoryOfTheModel(GetParam(), Stack::Agent);
+}
+#endif
 
 INSTANTIATE_TEST_SUITE_P(StackAnalysis, Inventory, ::testing::ValuesIn(standardCases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });

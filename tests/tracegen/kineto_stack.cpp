@@ -1,5 +1,7 @@
 #include "tests/tracegen/kineto_stack.h"
 
+#include "tests/tracegen/memory_model.h"
+
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -67,9 +69,11 @@ class Writer {
           "\"tid\": \"\", \"ts\": " +
           ts(o_.hangAt + o_.collectedAfter) + "}");
     }
+    for (const AllocatorCall& c : allocatorCalls(job_, tl_.rank)) memory(c);
     std::ostringstream doc;
     doc << "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": " << device_
-        << ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85045477376, "
+        << ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": "
+        << job_.spec.deviceMemory << ", "
            "\"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132}],\n"
         << "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " << tl_.rank
         << ", \"world_size\": " << job_.spec.p << ", \"pg_count\": 1, \"pg_config\": "
@@ -219,6 +223,19 @@ class Writer {
     if (!p2p) a += ", \"Rank\": " + std::to_string(tl_.rank);
     a += ", \"Seq\": " + std::to_string(c.seq);
     return a;
+  }
+
+  // The caching allocator's call as the profiler's profile_memory records it: an instant on the
+  // calling thread with the tensor's bytes and the allocator's totals after it (c10 device type
+  // 1 = CUDA).
+  void memory(const AllocatorCall& c) {
+    add("{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+        "\"pid\": " + std::to_string(pid_) + ", \"tid\": " + std::to_string(pid_) +
+        ", \"ts\": " + ts(c.time) + ", \"args\": {\"Total Reserved\": " +
+        std::to_string(c.reserved) + ", \"Total Allocated\": " + std::to_string(c.allocated) +
+        ", \"Bytes\": " + std::to_string(c.tensorBytes) + ", \"Addr\": " +
+        std::to_string(c.address) + ", \"Device Type\": 1, \"Device Id\": " +
+        std::to_string(device_) + "}}");
   }
 
   void kernel(const Kernel& k) {

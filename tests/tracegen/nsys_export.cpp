@@ -64,6 +64,25 @@ CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
 CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);
 CREATE TABLE ENUM_NSYS_EVENT_CLASS (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);
 CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);
+CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, address INTEGER NOT NULL,
+  pc INTEGER NOT NULL, bytes INTEGER NOT NULL, memKind INTEGER NOT NULL,
+  memoryOperationType INTEGER NOT NULL, name TEXT, correlationId INTEGER, streamId INTEGER,
+  localMemoryPoolAddress INTEGER, localMemoryPoolReleaseThreshold INTEGER,
+  localMemoryPoolSize INTEGER, localMemoryPoolUtilizedSize INTEGER,
+  importedMemoryPoolAddress INTEGER, importedMemoryPoolProcessId INTEGER);
+CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);
+CREATE TABLE ENUM_CUDA_DEV_MEM_EVENT_OPER (id INTEGER NOT NULL PRIMARY KEY, name TEXT,
+  label TEXT);
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0, 'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE', 'Pageable'),
+  (1, 'CUDA_MEMOPR_MEMORY_KIND_PINNED', 'Pinned'), (2, 'CUDA_MEMOPR_MEMORY_KIND_DEVICE', 'Device'),
+  (3, 'CUDA_MEMOPR_MEMORY_KIND_ARRAY', 'Array'), (4, 'CUDA_MEMOPR_MEMORY_KIND_MANAGED', 'Managed'),
+  (5, 'CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC', 'Device Static'),
+  (6, 'CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC', 'Managed Static'),
+  (7, 'CUDA_MEMOPR_MEMORY_KIND_UNKNOWN', 'Unknown');
+INSERT INTO ENUM_CUDA_DEV_MEM_EVENT_OPER VALUES
+  (0, 'CUDA_DEV_MEM_EVENT_OPR_ALLOCATION', 'Allocation'),
+  (1, 'CUDA_DEV_MEM_EVENT_OPR_DEALLOCATION', 'Deallocation');
 INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (33, 'NvtxCategory', 'NvtxCategory'),
   (34, 'NvtxMark', 'NvtxMark'), (59, 'NvtxPushPopRange', 'NvtxPushPopRange'),
   (60, 'NvtxStartEndRange', 'NvtxStartEndRange'), (70, 'NvtxtPushPopRange', 'NvtxtPushPopRange'),
@@ -207,17 +226,37 @@ void NsysExport::thread(int pid, int tid, std::string_view name) {
   st.run();
 }
 
-void NsysExport::gpu(int device, std::string_view name, std::string_view uuid) {
+void NsysExport::gpu(int device, std::string_view name, std::string_view uuid,
+                     uint64_t totalMemory) {
   auto st = db_.prepare(
-      "INSERT INTO TARGET_INFO_GPU VALUES (1, ?, ?, ?, 1, 52428800, 85045477376, 3352320000000, "
+      "INSERT INTO TARGET_INFO_GPU VALUES (1, ?, ?, ?, 1, 52428800, ?, 3352320000000, "
       "1980000000, 132, ?, 'GH100', ?, 9, 0)");
   st.bind(1, device);
   st.bind(2, name);
   char bus[16];
   std::snprintf(bus, sizeof bus, "0000:%02X:00.0", 0x18 + 0x11 * device);
   st.bind(3, bus);
-  st.bind(4, uuid);
-  st.bind(5, device);
+  st.bind(4, static_cast<int64_t>(totalMemory));
+  st.bind(5, uuid);
+  st.bind(6, device);
+  st.run();
+}
+
+void NsysExport::memoryUsage(TimeNs at, int pid, int device, uint64_t address, uint64_t bytes,
+                             bool allocation) {
+  constexpr int kDevice = 2, kAllocation = 0, kDeallocation = 1;  // the ENUM tables above
+  auto st = db_.prepare(
+      "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS(start, globalPid, deviceId, contextId, address, "
+      "pc, bytes, memKind, memoryOperationType, correlationId, streamId) "
+      "VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, 0, 0)");
+  st.bind(1, at);
+  st.bind(2, globalPid(pid));
+  st.bind(3, device);
+  st.bind(4, device + 1);
+  st.bind(5, static_cast<int64_t>(address));
+  st.bind(6, static_cast<int64_t>(bytes));
+  st.bind(7, kDevice);
+  st.bind(8, allocation ? kAllocation : kDeallocation);
   st.run();
 }
 

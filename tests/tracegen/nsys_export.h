@@ -45,7 +45,10 @@ class NsysExport {
 
   void process(int pid, std::string_view name);  // with its main thread (tid = pid)
   void thread(int pid, int tid, std::string_view name);
-  void gpu(int device, std::string_view name, std::string_view uuid);
+  void gpu(int device, std::string_view name, std::string_view uuid, uint64_t totalMemory);
+  // A cudaMalloc (allocation) or cudaFree of device memory, as --cuda-memory-usage=true records.
+  void memoryUsage(TimeNs at, int pid, int device, uint64_t address, uint64_t bytes,
+                   bool allocation);
   void stream(int pid, int device, int64_t stream, bool nonBlocking);
   void kernel(const KernelRow& k);
   // A CUDA runtime call ("cudaLaunchKernel_v7000") or driver call ("cuLaunchKernelEx").

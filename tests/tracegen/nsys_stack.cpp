@@ -1,10 +1,12 @@
 #include "tests/tracegen/nsys_stack.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tests/tracegen/memory_model.h"
 #include "tests/tracegen/nsys_export.h"
 
 namespace bubblescope::tracegen {
@@ -122,6 +124,12 @@ class ProcessWriter {
     for (const HostRange& h : tl_.ranges) range(h);
     for (const ApiCall& a : tl_.api) api(a);
     for (const Kernel& k : tl_.kernels) kernel(k);
+    // The allocator's cudaMalloc and cudaFree calls (nsys --cuda-memory-usage=true).
+    for (const AllocatorCall& c : allocatorCalls(job_, tl_.rank)) {
+      if (c.segmentBytes == 0) continue;
+      out_.memoryUsage(t(c.time), pid_, device_, c.address,
+                       static_cast<uint64_t>(std::abs(c.segmentBytes)), c.segmentBytes > 0);
+    }
     writeTexts();
   }
 
@@ -370,7 +378,8 @@ std::vector<std::filesystem::path> writeNsysExports(const JobTimeline& job,
     NsysExport out(files.back(), session);
     for (int r = first; r < std::min(p, first + perHost); ++r) {
       out.gpu(r - first, "NVIDIA H100 80GB HBM3",
-              "GPU-5f0e" + std::to_string(host) + "c1a-9b2d-4e7f-8a10-" + std::to_string(r));
+              "GPU-5f0e" + std::to_string(host) + "c1a-9b2d-4e7f-8a10-" + std::to_string(r),
+              job.spec.deviceMemory);
       ProcessWriter(job, r, r - first, uptime - captureStart, o, out).write();
     }
     out.finish();

@@ -66,6 +66,15 @@ struct JobSpec {
   std::vector<SlowLink> slowLinks;
   double jitter = 0.0;  // relative spread of op costs (uniform in ±jitter), seeded
   uint64_t seed = 1;
+  // Device memory (memory_model.h): the device's capacity, each stage's weights and optimizer
+  // state (reserved before the first step), and one microbatch's activations, held from its
+  // forward's start to its backward's end in a segment `segmentSlack` larger (what the caching
+  // allocator reserves for it). recordMemory: the writers record the allocator's calls.
+  bool recordMemory = true;
+  uint64_t deviceMemory = 85'045'477'376;  // an H100 80GB's totalGlobalMem
+  int64_t weightMemory = int64_t{24} << 30;
+  int64_t mbActivationMemory = int64_t{5} << 30;
+  int64_t segmentSlack = int64_t{512} << 20;
   // Each rank's clock is off the true time by this much (index = rank; missing = 0).
   std::vector<TimeNs> clockSkew;
   // The step range (ProfilerStep#N) begins this long after the step's first op annotation, as

@@ -7,10 +7,10 @@
 namespace bubblescope::tracegen {
 namespace {
 
-constexpr std::string_view kHeader = "bubblescope-replay-plan 1";
-constexpr std::array<std::string_view, 10> kVerbs = {
-    "push",       "pop",        "launch", "send", "recv", "group_start",
-    "group_end",  "all_reduce", "sync",   "autograd_launch"};
+constexpr std::string_view kHeader = "bubblescope-replay-plan 2";  // 2: device memory
+constexpr std::array<std::string_view, 12> kVerbs = {
+    "push",      "pop",        "launch", "send",           "recv",   "group_start",
+    "group_end", "all_reduce", "sync",   "autograd_launch", "malloc", "free"};
 
 [[noreturn]] void bad(int line, const std::string& what) {
   throw std::runtime_error("replay plan, line " + std::to_string(line) + ": " + what);
@@ -29,13 +29,13 @@ std::string_view verbName(ReplayVerb verb) {
   return kVerbs[static_cast<size_t>(verb)];
 }
 
-// Header, "rank R of P device D", one "comm NAME SIZE RANK" per communicator, then one action per
+// Header, "rank R of P device D memory M", one "comm NAME SIZE RANK" per communicator, then one action per
 // line: VERB AT COMM PEER COUNT STREAM UNTIL KERNEL_START KERNEL_END KERNEL_STREAM TEXT, with
 // KERNEL_STREAM -1 for an action that launches nothing; TEXT is the rest of the line.
 std::string formatPlan(const ReplayPlan& plan) {
   std::ostringstream out;
   out << kHeader << "\nrank " << plan.rank << " of " << plan.worldSize << " device " << plan.device
-      << "\n";
+      << " memory " << plan.deviceMemory << "\n";
   for (const ReplayComm& c : plan.comms)
     out << "comm " << c.name << " " << c.size << " " << c.rank << "\n";
   for (const ReplayAction& a : plan.actions) {
@@ -64,9 +64,11 @@ ReplayPlan parsePlan(std::string_view text) {
     std::string word;
     fields >> word;
     if (word == "rank") {
-      std::string of, device;
-      if (!(fields >> plan.rank >> of >> plan.worldSize >> device >> plan.device))
+      std::string of, device, memory;
+      if (!(fields >> plan.rank >> of >> plan.worldSize >> device >> plan.device >> memory >>
+            plan.deviceMemory)) {
         bad(n, "bad rank line");
+      }
       continue;
     }
     if (word == "comm") {

@@ -26,6 +26,8 @@ enum class ReplayVerb : uint8_t {
   // cudaLaunchKernel of the kernel named `text` from the autograd engine's device thread (a
   // backward's kernels, as torch launches them), while the main thread waits in backward().
   AutogradLaunch,
+  Malloc,  // cudaMalloc of `count` bytes of device memory at address `stream`
+  Free,    // cudaFree of the `count` bytes at address `stream`
 };
 
 // The GPU's side of a launch: when its kernel ran and on which stream (CUPTI's stream id).
@@ -59,7 +61,8 @@ struct ReplayComm {
 
 struct ReplayPlan {
   int rank = 0, worldSize = 0;
-  uint32_t device = 0;  // CUPTI's device id for the kernels
+  uint32_t device = 0;        // CUPTI's device id for the kernels
+  uint64_t deviceMemory = 0;  // the device's total memory, 0 = not described
   std::vector<ReplayComm> comms;
   std::vector<ReplayAction> actions;  // by time
   bool operator==(const ReplayPlan&) const = default;

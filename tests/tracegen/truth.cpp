@@ -142,7 +142,10 @@ Truth truthOf(const JobTimeline& job) {
       for (const Span& w : work) {
         if (w.first > from) {
           const TimeNs moving = length(clipped(cc, from, w.first));
-          if (w.first - from - moving > 0) st.bubbles.push_back(w.first - from - moving);
+          if (w.first - from - moving > 0) {
+            st.bubbles.push_back(w.first - from - moving);
+            st.bubbleSpans.push_back({from, w.first});
+          }
         }
         from = std::max(from, w.second);
       }

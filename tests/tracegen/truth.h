@@ -3,6 +3,7 @@
 // code): per stage and step the span split into compute, the transfer part of communication,
 // other busy and idle (waiting inside an NCCL kernel is idle), and the slowdown S against the
 // same job run with every op at its kind's mean cost, transfers at their median and no faults.
+#include <utility>
 #include <vector>
 
 #include "tests/tracegen/execution.h"
@@ -14,6 +15,7 @@ struct StageTruth {
   // Its bubbles, step by step: the idle of each hole between its compute and optimizer kernels
   // within the step's span (transfer time inside a hole left out; waiting in NCCL is idle).
   std::vector<TimeNs> bubbles;
+  std::vector<std::pair<TimeNs, TimeNs>> bubbleSpans;  // each bubble's hole, in true time
 };
 
 struct Truth {

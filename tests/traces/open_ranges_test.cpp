@@ -36,7 +36,7 @@ TEST(OpenRanges, OpenRangesAndAliveTimeRoundTrip) {
   TempDir dir;
   writeRankTrace(withOpenRanges(), dir / "rank-00001.sqlite");
   const RankTrace out = readRankTrace(dir / "rank-00001.sqlite");
-  EXPECT_EQ(out.meta.schemaVersion, 2);
+  EXPECT_EQ(out.meta.schemaVersion, kSchemaVersion);
   EXPECT_EQ(out.meta.aliveNs, 123456789);
   ASSERT_EQ(out.openRanges.size(), 2u);
   EXPECT_EQ(out.strings.at(out.openRanges.name[1]), "RECV B mb=3 from=2");

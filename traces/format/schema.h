@@ -7,7 +7,8 @@ namespace bubblescope::traces {
 
 inline constexpr std::string_view kFormatName = "bubblescope-trace";
 // 2: open_ranges (ranges still open at the last commit) and meta.alive_ns.
-inline constexpr int kSchemaVersion = 2;
+// 3: memory_usage (the job's device memory over time) and devices.memory_bytes.
+inline constexpr int kSchemaVersion = 3;
 
 // Tables, created when a trace file is created. All times are int64 ns (CLOCK_REALTIME epoch).
 inline constexpr std::string_view kSchemaSql = R"sql(
@@ -19,7 +20,8 @@ CREATE TABLE capture_windows(id INTEGER PRIMARY KEY, start_ns INTEGER NOT NULL,
 CREATE TABLE dropped_events(source TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE threads(tid INTEGER PRIMARY KEY, name_id INTEGER NOT NULL);
-CREATE TABLE devices(id INTEGER PRIMARY KEY, name_id INTEGER NOT NULL, uuid TEXT NOT NULL);
+CREATE TABLE devices(id INTEGER PRIMARY KEY, name_id INTEGER NOT NULL, uuid TEXT NOT NULL,
+  memory_bytes INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE streams(device INTEGER NOT NULL, stream INTEGER NOT NULL, name_id INTEGER NOT NULL,
   PRIMARY KEY(device, stream)) WITHOUT ROWID;
 CREATE TABLE nvtx_ranges(start INTEGER NOT NULL, end INTEGER NOT NULL, tid INTEGER NOT NULL,
@@ -52,6 +54,8 @@ CREATE TABLE correlations(correlation INTEGER NOT NULL, external_kind INTEGER NO
   external_id INTEGER NOT NULL);
 CREATE TABLE open_ranges(start INTEGER NOT NULL, tid INTEGER NOT NULL, domain_id INTEGER NOT NULL,
   name_id INTEGER NOT NULL, depth INTEGER NOT NULL, kind INTEGER NOT NULL);
+CREATE TABLE memory_usage(ts INTEGER NOT NULL, device INTEGER NOT NULL,
+  allocated INTEGER NOT NULL, reserved INTEGER NOT NULL);
 )sql";
 
 // Indexes for the analyzer and viewer (time per thread/stream, correlation joins). Created when a
@@ -69,6 +73,7 @@ CREATE INDEX IF NOT EXISTS api_calls_by_thread ON api_calls(tid, start);
 CREATE INDEX IF NOT EXISTS api_calls_by_correlation ON api_calls(correlation);
 CREATE INDEX IF NOT EXISTS nccl_calls_by_thread ON nccl_calls(tid, start);
 CREATE INDEX IF NOT EXISTS correlations_by_correlation ON correlations(correlation);
+CREATE INDEX IF NOT EXISTS memory_usage_by_device ON memory_usage(device, ts);
 )sql";
 
 }  // namespace bubblescope::traces

@@ -148,6 +148,21 @@ void RankBuilder::addApiCall(TimeNs start, TimeNs end, ThreadIndex thread, Strin
   a.correlation.push_back(corr);
 }
 
+void RankBuilder::setDeviceMemory(uint32_t id, uint64_t bytes) {
+  if (!hasDevice(id)) addDevice(id, "");
+  for (Device& d : trace_.devices) {
+    if (d.id == id) d.memoryBytes = bytes;
+  }
+}
+
+void RankBuilder::addMemoryUsage(TimeNs ts, uint32_t device, int64_t allocated, int64_t reserved) {
+  auto& m = trace_.memory;
+  m.start.push_back(ts);
+  m.device.push_back(device);
+  m.allocated.push_back(allocated);
+  m.reserved.push_back(reserved);
+}
+
 RankTrace RankBuilder::finish(TimeNs offset) {
   RankTrace& t = trace_;
   if (offset != 0) {
@@ -159,6 +174,7 @@ RankTrace RankBuilder::finish(TimeNs offset) {
     shift(t.syncs, offset);
     shift(t.apiCalls, offset);
     shift(t.ncclCalls, offset);
+    shift(t.memory, offset);
   }
   computeRangeDepths(t.ranges);
   sortEvents(t);

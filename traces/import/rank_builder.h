@@ -25,6 +25,10 @@ class RankBuilder {
   void nameStream(uint32_t device, uint64_t streamId, std::string_view name);
   void addDevice(uint32_t id, std::string_view name, std::string_view uuid = {});
   bool hasDevice(uint32_t id) const;
+  void setDeviceMemory(uint32_t id, uint64_t bytes);  // adds the device if new
+
+  // The job's device memory after a change; kBytesUnknown for what the source does not record.
+  void addMemoryUsage(TimeNs ts, uint32_t device, int64_t allocated, int64_t reserved);
 
   void addRange(TimeNs start, TimeNs end, ThreadIndex thread, StringId domain, StringId name,
                 RangeKind kind = RangeKind::PushPop);

@@ -197,6 +197,25 @@ struct NcclCalls {
   }
 };
 
+// The device memory the job holds, sampled at each change (an allocation or a release), by device.
+// Kineto's [memory] events carry both amounts; CUDA-level sources (Nsight Systems, CUPTI) see
+// cudaMalloc/cudaFree only, which is the caching allocator's reserve, so their `allocated` is
+// unknown.
+inline constexpr int64_t kBytesUnknown = -1;
+
+struct MemoryUsage {
+  std::vector<TimeNs> start;       // when the amounts changed ("start" so it sorts like the rest)
+  std::vector<uint32_t> device;    // CUDA ordinal
+  std::vector<int64_t> allocated;  // bytes in live tensors; kBytesUnknown when not recorded
+  std::vector<int64_t> reserved;   // bytes the job holds from the device; kBytesUnknown likewise
+
+  size_t size() const { return start.size(); }
+  template <class F>
+  void forEachColumn(F&& f) {
+    f(start), f(device), f(allocated), f(reserved);
+  }
+};
+
 enum class ExternalKind : uint8_t { Unknown = 0, NcclCall = 1, NvtxRange = 2, Other = 3 };
 
 // CUDA correlation id -> external id (which NCCL call or NVTX range launched the work).

@@ -32,6 +32,7 @@ void sortEvents(RankTrace& trace) {
   sortByStart(trace.syncs);
   sortByStart(trace.apiCalls);
   sortByStart(trace.ncclCalls);
+  sortByStart(trace.memory);
 
   sortBy(trace.correlations, trace.correlations.correlation);
 }

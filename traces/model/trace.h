@@ -62,6 +62,7 @@ struct Device {
   uint32_t id = 0;
   StringId name = 0;
   std::string uuid;
+  uint64_t memoryBytes = 0;  // total device memory (schema 3), 0 = unknown
 };
 
 struct Stream {
@@ -88,10 +89,11 @@ struct RankTrace {
   ApiCalls apiCalls;
   NcclCalls ncclCalls;
   Correlations correlations;
+  MemoryUsage memory;  // schema 3
 
   size_t eventCount() const {
     return ranges.size() + marks.size() + kernels.size() + memcpys.size() + memsets.size() +
-           syncs.size() + apiCalls.size() + ncclCalls.size();
+           syncs.size() + apiCalls.size() + ncclCalls.size() + memory.size();
   }
 
   // Index of the thread with this OS tid, added if new.

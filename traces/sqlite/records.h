@@ -103,6 +103,15 @@ struct NcclCallRecord {
   NcclSource source = NcclSource::Hook;
 };
 
+// The job's device memory after a change (schema 3); -1 (kBytesUnknown) for what the source
+// does not record.
+struct MemoryUsageRecord {
+  TimeNs ts = 0;
+  uint32_t device = 0;
+  int64_t allocated = kBytesUnknown;
+  int64_t reserved = kBytesUnknown;
+};
+
 struct CorrelationRecord {
   uint32_t correlation = 0;
   ExternalKind externalKind = ExternalKind::Unknown;

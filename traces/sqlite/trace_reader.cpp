@@ -284,11 +284,18 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
     }
   }
   {
-    auto st = db.prepare("SELECT id, name_id, uuid FROM devices");
+    // Schema 3 added the device's total memory; older files leave it unknown (0).
+    const bool memoryColumn = t.meta.schemaVersion >= 3;
+    auto st = db.prepare(memoryColumn ? "SELECT id, name_id, uuid, memory_bytes FROM devices"
+                                      : "SELECT id, name_id, uuid FROM devices");
     while (st.step()) {
       requireIntegers(st, file, "devices", 0, 2);
+      if (memoryColumn) requireIntegers(st, file, "devices", 3, 4);
       t.devices.push_back(Device{fieldInRange<uint32_t>(file, "devices.id", st.int64(0)),
-                                 ids.string(st.int64(1)), std::string(st.text(2))});
+                                 ids.string(st.int64(1)), std::string(st.text(2)),
+                                 memoryColumn ? fieldInRange<uint64_t>(file, "devices.memory_bytes",
+                                                                       st.int64(3), 0, INT64_MAX)
+                                              : 0});
     }
   }
   {
@@ -405,6 +412,18 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               n.source[i] =
                   enumInRange(file, "nccl_calls.source", st.int64(15), NcclSource::Import);
             });
+  if (db.hasTable("memory_usage")) {  // schema 3 on
+    auto& mu = t.memory;
+    loadTable(db, file, "memory_usage", "ts, device, allocated, reserved", mu,
+              [&](Statement& st, size_t i) {
+                mu.start[i] = st.int64(0);
+                mu.device[i] = fieldInRange<uint32_t>(file, "memory_usage.device", st.int64(1));
+                mu.allocated[i] = fieldInRange<int64_t>(file, "memory_usage.allocated",
+                                                        st.int64(2), kBytesUnknown, INT64_MAX);
+                mu.reserved[i] = fieldInRange<int64_t>(file, "memory_usage.reserved", st.int64(3),
+                                                       kBytesUnknown, INT64_MAX);
+              });
+  }
   auto& c = t.correlations;
   loadTable(db, file, "correlations", "correlation, external_kind, external_id", c,
             [&](Statement& st, size_t i) {

@@ -21,7 +21,8 @@ struct TraceWriter::Statements {
         commit(db.prepare("COMMIT")),
         string(db.prepare("INSERT INTO strings(id, value) VALUES(?,?)")),
         thread(db.prepare("INSERT OR REPLACE INTO threads(tid, name_id) VALUES(?,?)")),
-        device(db.prepare("INSERT OR REPLACE INTO devices(id, name_id, uuid) VALUES(?,?,?)")),
+        device(db.prepare("INSERT OR REPLACE INTO devices(id, name_id, uuid, memory_bytes) "
+                          "VALUES(?,?,?,?)")),
         stream(db.prepare("INSERT OR REPLACE INTO streams(device, stream, name_id) VALUES(?,?,?)")),
         range(db.prepare("INSERT INTO nvtx_ranges(start, end, tid, end_tid, domain_id, name_id, "
                          "depth, kind, category, color) VALUES(?,?,?,?,?,?,?,?,?,?)")),
@@ -51,10 +52,13 @@ struct TraceWriter::Statements {
         meta(db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)")),
         clearOpen(db.prepare("DELETE FROM open_ranges")),
         open(db.prepare("INSERT INTO open_ranges(start, tid, domain_id, name_id, depth, kind) "
-                        "VALUES(?,?,?,?,?,?)")) {}
+                        "VALUES(?,?,?,?,?,?)")),
+        memory(db.prepare("INSERT INTO memory_usage(ts, device, allocated, reserved) "
+                          "VALUES(?,?,?,?)")) {}
 
   Statement begin, commit, string, thread, device, stream, range, mark, kernel, memcpy, memset,
-      sync, api, nccl, correlation, anchor, openWindow, closeWindow, dropped, meta, clearOpen, open;
+      sync, api, nccl, correlation, anchor, openWindow, closeWindow, dropped, meta, clearOpen, open,
+      memory;
 };
 
 namespace {
@@ -169,12 +173,14 @@ void TraceWriter::addThread(uint64_t tid, std::string_view name) {
   });
 }
 
-void TraceWriter::addDevice(uint32_t id, std::string_view name, std::string_view uuid) {
+void TraceWriter::addDevice(uint32_t id, std::string_view name, std::string_view uuid,
+                            uint64_t memoryBytes) {
   StringId nameId = intern(name);
   guard(file_, [&] {
     begin();
     bindAll(st_->device, id, nameId);
     st_->device.bind(3, uuid);
+    st_->device.bind(4, static_cast<int64_t>(memoryBytes));
     st_->device.run();
   });
 }
@@ -249,6 +255,11 @@ void TraceWriter::add(const NcclCallRecord& r) {
 void TraceWriter::add(const CorrelationRecord& r) {
   insertRow(st_->correlation, r.correlation, static_cast<uint8_t>(r.externalKind), r.externalId);
   // not counted: a correlation links events, it is not one
+}
+
+void TraceWriter::add(const MemoryUsageRecord& r) {
+  insertRow(st_->memory, r.ts, r.device, r.allocated, r.reserved);
+  ++events_;
 }
 
 void TraceWriter::addClockAnchor(const ClockAnchor& a) {

@@ -39,7 +39,9 @@ class TraceWriter {
   StringId intern(std::string_view s);
 
   void addThread(uint64_t tid, std::string_view name);  // a later call renames
-  void addDevice(uint32_t id, std::string_view name, std::string_view uuid);
+  // memoryBytes: the device's total memory, 0 = unknown.
+  void addDevice(uint32_t id, std::string_view name, std::string_view uuid,
+                 uint64_t memoryBytes = 0);
   void addStream(uint32_t device, uint64_t stream, std::string_view name);
 
   void add(const RangeRecord& r);
@@ -51,6 +53,7 @@ class TraceWriter {
   void add(const ApiCallRecord& r);
   void add(const NcclCallRecord& r);
   void add(const CorrelationRecord& r);
+  void add(const MemoryUsageRecord& r);
 
   // The ranges open now, replacing those written before (one snapshot per file), and when the
   // process was last seen alive (meta.alive_ns): what a hang leaves behind.

@@ -11,7 +11,7 @@ void writeRankTrace(const RankTrace& t, const std::filesystem::path& file) {
   auto tid = [&](ThreadIndex i) { return t.threads.at(i).tid; };
 
   for (const auto& th : t.threads) w.addThread(th.tid, t.strings.at(th.name));
-  for (const auto& d : t.devices) w.addDevice(d.id, t.strings.at(d.name), d.uuid);
+  for (const auto& d : t.devices) w.addDevice(d.id, t.strings.at(d.name), d.uuid, d.memoryBytes);
   for (const auto& s : t.streams) w.addStream(s.device, s.streamId, t.strings.at(s.name));
 
   const auto& r = t.ranges;
@@ -74,6 +74,10 @@ void writeRankTrace(const RankTrace& t, const std::filesystem::path& file) {
   const auto& c = t.correlations;
   for (size_t i = 0; i < c.size(); ++i) {
     w.add(CorrelationRecord{c.correlation[i], c.externalKind[i], c.externalId[i]});
+  }
+  const auto& mu = t.memory;
+  for (size_t i = 0; i < mu.size(); ++i) {
+    w.add(MemoryUsageRecord{mu.start[i], mu.device[i], mu.allocated[i], mu.reserved[i]});
   }
   w.close();
 }

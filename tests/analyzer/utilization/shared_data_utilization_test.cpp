@@ -70,6 +70,29 @@ TEST(SharedDataUtilization, EveryRealTraceIsAnalysedAndItsFiguresAddUp) {
   }
 }
 
+// The per-rank inventory of idle intervals: one row per rank, its bubbles' idle the rank's idle,
+// the histogram its bubbles; none of these traces records device memory, so free memory is
+// "not recorded" (the Kineto ones say their devices' capacity, not what the job held).
+TEST(SharedDataUtilization, EveryRankHasAnInventoryAndNoFreeMemory) {
+  SKIP_WITHOUT_SHARED_DATA();
+  for (const std::string& f : kFiles) {
+    SCOPED_TRACE(f);
+    const json u = analyze(testing::sharedData(f).string())["utilization"];
+    ASSERT_EQ(u["bubble_inventory"].size(), u["ranks"].size());
+    for (size_t r = 0; r < u["ranks"].size(); ++r) {
+      const json& inv = u["bubble_inventory"][r];
+      EXPECT_EQ(inv["rank"], u["ranks"][r]["rank"]);
+      EXPECT_EQ(inv["idle_ns"], u["ranks"][r]["total"]["idle_ns"]);
+      int bubbles = 0;
+      for (const json& b : inv["histogram"]) bubbles += b["count"].get<int>();
+      EXPECT_EQ(bubbles, inv["bubbles"].get<int>());
+      EXPECT_GT(bubbles, 0);
+      EXPECT_EQ(inv["free_memory"]["basis"], "not recorded");
+      EXPECT_TRUE(inv["free_memory"]["min_bytes"].is_null());
+    }
+  }
+}
+
 // The raw Kineto events, read with nothing of the importer but its decompression.
 json rawKineto(const std::filesystem::path& file) {
   traces::import::ByteSource src(file);

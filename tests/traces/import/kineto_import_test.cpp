@@ -229,6 +229,34 @@ TEST(KinetoImport, LaunchOfAnNcclKernelThatNeverFinishedIsTiedToItsCall) {
   EXPECT_EQ(t.meta.aliveNs, 5'000'130'000);  // the profiler watched the process until then
 }
 
+// profile_memory: each caching-allocator call is a [memory] instant with the totals after it.
+// Host allocations (device type 0) say nothing of the device; totalGlobalMem is the capacity.
+TEST(KinetoImport, MemoryInstantsBecomeTheDevicesMemoryUsage) {
+  const ImportedFile f = importText(R"J({"deviceProperties": [
+      {"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045477376},
+      {"id": 1, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045477376}],
+    "traceEvents": [
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 7, "tid": 7,
+     "ts": 20, "args": {"Total Reserved": 4194304, "Total Allocated": 2097152, "Bytes": 2097152,
+     "Addr": 139637000000000, "Device Type": 1, "Device Id": 0}},
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 7, "tid": 7,
+     "ts": 10, "args": {"Total Reserved": 0, "Total Allocated": 512, "Bytes": 512,
+     "Addr": 9000, "Device Type": 0, "Device Id": -1}},
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 7, "tid": 7,
+     "ts": 15, "args": {"Total Reserved": 2097152, "Total Allocated": 1024, "Bytes": 1024,
+     "Addr": 139636000000000, "Device Type": 1, "Device Id": 0}}]})J");
+  const RankTrace& t = f.ranks.at(0);
+  ASSERT_EQ(t.memory.size(), 2u);
+  EXPECT_EQ(t.memory.start, (std::vector<TimeNs>{15'000, 20'000}));
+  EXPECT_EQ(t.memory.reserved, (std::vector<int64_t>{2097152, 4194304}));
+  EXPECT_EQ(t.memory.allocated, (std::vector<int64_t>{1024, 2097152}));
+  EXPECT_EQ(t.memory.device, (std::vector<uint32_t>{0, 0}));
+  EXPECT_EQ(t.marks.size(), 0u);
+  ASSERT_EQ(t.devices.size(), 1u);  // the device it used, not every one the host has
+  EXPECT_EQ(t.devices[0].memoryBytes, 85045477376u);
+  EXPECT_EQ(f.skipped.at("[memory] events of host memory"), 1u);
+}
+
 TEST(KinetoImport, ATraceWithNoEventsIsAnError) {
   try {
     importText(R"J({"schemaVersion": 1, "traceEvents": []})J");

@@ -46,6 +46,21 @@ TEST(KinetoRealTraces, EveryPublicTraceImports) {
   }
 }
 
+// No public trace was recorded with profile_memory: none has [memory] events. Those with
+// deviceProperties give the capacity of the device the rank used (a 40 GB device here), those
+// without (the sampled 128-rank job) none.
+TEST(KinetoRealTraces, NoMemoryEventsAndTheUsedDevicesCapacity) {
+  SKIP_WITHOUT_SHARED_DATA();
+  const RankTrace ddp = importOne("hta-ddp2-rank0-nccl.json.gz");
+  EXPECT_EQ(ddp.memory.size(), 0u);
+  ASSERT_EQ(ddp.devices.size(), 1u);
+  EXPECT_EQ(ddp.devices[0].id, 0u);
+  EXPECT_EQ(ddp.devices[0].memoryBytes, 42297524224u);
+  const RankTrace sampled = importOne("hta-ws128-sampled-rank0.json.gz");
+  EXPECT_EQ(sampled.memory.size(), 0u);
+  for (const Device& d : sampled.devices) EXPECT_EQ(d.memoryBytes, 0u);
+}
+
 TEST(KinetoRealTraces, DdpTraceWithBaseTimeAndNcclMetadata) {
   SKIP_WITHOUT_SHARED_DATA();
   const RankTrace t = importOne("hta-ddp2-rank0-nccl.json.gz");

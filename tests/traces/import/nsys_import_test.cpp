@@ -157,6 +157,63 @@ TEST(NsysImport, OneExportPerRankIsNumberedInFileOrder) {
   EXPECT_EQ(r.run.ranks[1].meta.worldSize, 2);
 }
 
+// --cuda-memory-usage=true: the process's device allocations less releases, per device, from the
+// start of capture; pinned host memory is not the device's; a release of memory allocated before
+// the capture holds the sum at zero; another process's memory is not this rank's. The device's
+// capacity from TARGET_INFO_GPU.
+TEST(NsysImport, MemoryUsageEventsBecomeTheProcesssReserve) {
+  TempDir dir;
+  const std::string gpid = std::to_string((int64_t{1} << 48) + (int64_t{10} << 24));
+  const std::string other = std::to_string((int64_t{1} << 48) + (int64_t{99} << 24));
+  makeDb(
+      dir / "report.sqlite",
+      ncclExport(10, 0) +
+          "CREATE TABLE ENUM_CUDA_MEM_KIND(id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
+          "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (1, 'CUDA_MEMOPR_MEMORY_KIND_PINNED', 'Pinned'),"
+          " (2, 'CUDA_MEMOPR_MEMORY_KIND_DEVICE', 'Device');"
+          "CREATE TABLE ENUM_CUDA_DEV_MEM_EVENT_OPER(id INTEGER PRIMARY KEY, name TEXT,"
+          " label TEXT);"
+          "INSERT INTO ENUM_CUDA_DEV_MEM_EVENT_OPER VALUES"
+          " (0, 'CUDA_DEV_MEM_EVENT_OPR_ALLOCATION', 'Allocation'),"
+          " (1, 'CUDA_DEV_MEM_EVENT_OPR_DEALLOCATION', 'Deallocation');"
+          "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS(start INTEGER, globalPid INTEGER,"
+          " deviceId INTEGER, contextId INTEGER, address INTEGER, pc INTEGER, bytes INTEGER,"
+          " memKind INTEGER, memoryOperationType INTEGER);"
+          "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES"
+          " (100, " +
+          gpid +
+          ", 0, 1, 4096, 0, 500, 2, 1),"  // freed before any allocation
+          " (200, " +
+          gpid +
+          ", 0, 1, 8192, 0, 3000, 2, 0),"
+          " (250, " +
+          gpid +
+          ", 0, 1, 9000, 0, 77, 1, 0),"  // pinned host memory
+          " (260, " +
+          other +
+          ", 0, 1, 9000, 0, 5000, 2, 0),"  // another process
+          " (300, " +
+          gpid +
+          ", 0, 1, 16384, 0, 1000, 2, 0),"
+          " (400, " +
+          gpid +
+          ", 0, 1, 8192, 0, 3000, 2, 1);"
+          "CREATE TABLE TARGET_INFO_GPU(vmId INTEGER, id INTEGER, name TEXT, uuid TEXT,"
+          " totalMemory INTEGER);"
+          "INSERT INTO TARGET_INFO_GPU VALUES (1, 0, 'NVIDIA H100 80GB HBM3', 'GPU-1',"
+          " 85045477376);");
+  const ImportedFile f = importNsysFile(dir / "report.sqlite");
+  ASSERT_EQ(f.ranks.size(), 1u);
+  const RankTrace& t = f.ranks[0];
+  constexpr TimeNs kEpoch = 1700000000000000000;
+  EXPECT_EQ(t.memory.start,
+            (std::vector<TimeNs>{kEpoch + 100, kEpoch + 200, kEpoch + 300, kEpoch + 400}));
+  EXPECT_EQ(t.memory.reserved, (std::vector<int64_t>{0, 3000, 4000, 1000}));
+  EXPECT_EQ(t.memory.allocated[0], kBytesUnknown);
+  ASSERT_EQ(t.devices.size(), 1u);
+  EXPECT_EQ(t.devices[0].memoryBytes, 85045477376u);
+}
+
 TEST(NsysImport, AnExportWithoutGpuTablesIsAnError) {
   TempDir dir;
   makeDb(dir / "cpu.sqlite",

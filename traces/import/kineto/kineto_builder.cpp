@@ -83,7 +83,7 @@ void KinetoBuilder::topLevel(std::string_view key, std::string_view json, size_t
     try {
       auto doc = parser.iterate(json.data(), json.size(), capacity);
       for (auto d : doc.get_array()) {
-        int64_t id = -1;
+        int64_t id = -1, memory = 0;
         std::string_view name;
         for (auto f : d.get_object()) {
           const std::string_view k = f.unescaped_key();
@@ -91,8 +91,13 @@ void KinetoBuilder::topLevel(std::string_view key, std::string_view json, size_t
             id = f.value().get_int64();
           else if (k == "name")
             name = f.value().get_string();
+          else if (k == "totalGlobalMem")
+            memory = f.value().get_int64();
         }
-        if (id >= 0) deviceNames_[static_cast<uint32_t>(id)] = std::string(name);
+        if (id >= 0 && id <= UINT32_MAX) {
+          deviceNames_[static_cast<uint32_t>(id)] = std::string(name);
+          if (memory > 0) deviceMemory_[static_cast<uint32_t>(id)] = static_cast<uint64_t>(memory);
+        }
       }
     } catch (const simdjson::simdjson_error&) {
       // Device names are a nicety; a trace with odd properties still imports.
@@ -150,6 +155,10 @@ void KinetoBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
     case 'I':
       // Kineto closes a trace with this global instant: when its collection ended.
       if (e.ts && e.name == "Record Window End") windowEnd_ = *e.ts;
+      if (e.name == "[memory]") {
+        memoryEvent(e, parser);
+        break;
+      }
       if (e.ts && !e.pidIsText && e.cat != Category::Flow) {
         rank_.addMark(*e.ts, cpuThread(e), rank_.intern(e.catName), rank_.intern(e.name));
       }
@@ -278,6 +287,32 @@ void KinetoBuilder::gpuActivity(const TraceEvent& e, const TraceEventArgs& a, Ti
   }
 }
 
+void KinetoBuilder::memoryEvent(const TraceEvent& e, TraceEventParser& parser) {
+  // c10::DeviceType: 0 CPU, 1 CUDA. Host allocations say nothing about the device's memory.
+  constexpr int64_t kCuda = 1;
+  TraceEventArgs a;
+  if (!e.ts || !parser.parseArgs(e, a)) {
+    ++malformed_;
+    return;
+  }
+  if (a.deviceType != kCuda) {
+    skip("[memory] events of host memory");
+    return;
+  }
+  if (!a.deviceId || *a.deviceId < 0 || *a.deviceId > UINT32_MAX ||
+      (!a.totalAllocated && !a.totalReserved)) {
+    ++malformed_;
+    return;
+  }
+  const auto device = static_cast<uint32_t>(*a.deviceId);
+  auto bytes = [](std::optional<int64_t> v) { return v && *v >= 0 ? *v : kBytesUnknown; };
+  rank_.addMemoryUsage(*e.ts, device, bytes(a.totalAllocated), bytes(a.totalReserved));
+  if (!rank_.hasDevice(device)) {
+    auto it = deviceNames_.find(device);
+    rank_.addDevice(device, it == deviceNames_.end() ? std::string_view() : it->second);
+  }
+}
+
 void KinetoBuilder::metadata(const TraceEvent& e, TraceEventParser& parser) {
   if (e.pidIsText) return;
   TraceEventArgs a;
@@ -301,6 +336,10 @@ ImportedFile KinetoBuilder::finish() {
   RankTrace& t = rank_.trace();
   for (const NcclKernelRef& l : unrecordedCommLaunches(t, comms_)) ncclKernels_.push_back(l);
   buildNcclCalls(t, std::move(comms_), std::move(titles_), ncclKernels_);
+  // The capacity of the devices the rank used (deviceProperties lists every device of the host).
+  for (Device& d : t.devices) {
+    if (auto it = deviceMemory_.find(d.id); it != deviceMemory_.end()) d.memoryBytes = it->second;
+  }
   RankMeta& meta = t.meta;
   meta.cudaCapture = t.kernels.size() + t.memcpys.size() + t.memsets.size() > 0;
   if (!meta.cudaCapture) meta.cudaNote = "the trace has no GPU activity";

@@ -15,6 +15,9 @@
 //   kernels "Record Window End" instant                  -> meta.alive_ns: the profiler watched the
 //                                                   process until then (the hang analysis's margin)
 //   "M" thread_name / stream names               -> thread and stream names
+//   "[memory]" instants on a CUDA device         -> memory (the allocator's totals after each
+//                                                   call); deviceProperties[].totalGlobalMem ->
+//                                                   the device's memory
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -48,6 +51,7 @@ class KinetoBuilder {
 
   void complete(const TraceEvent& e, TraceEventParser& parser);
   void metadata(const TraceEvent& e, TraceEventParser& parser);
+  void memoryEvent(const TraceEvent& e, TraceEventParser& parser);
   void gpuActivity(const TraceEvent& e, const TraceEventArgs& a, TimeNs start, TimeNs end);
   ThreadIndex cpuThread(const TraceEvent& e);
   void skip(std::string_view what) { ++skipped_[std::string(what)]; }
@@ -59,6 +63,7 @@ class KinetoBuilder {
   std::optional<int64_t> cpuPid_;
   StringId domainDefault_ = 0, domainNccl_, domainCpuOp_, domainPython_;
   std::map<uint32_t, std::string> deviceNames_;
+  std::map<uint32_t, uint64_t> deviceMemory_;  // totalGlobalMem by device id
   std::unordered_set<int64_t> gpuPids_;
   std::map<std::pair<int64_t, int64_t>, std::vector<Open>> open_;
   std::vector<CommRecord> comms_;

@@ -224,7 +224,18 @@ bool TraceEventParser::parseArgs(const TraceEvent& e, TraceEventArgs& a) {
             a.seq = toInt(v);
           break;
         case 'D':
-          if (key == "Dst Rank") a.dstRank = toInt(v);
+          if (key == "Dst Rank")
+            a.dstRank = toInt(v);
+          else if (key == "Device Type")
+            a.deviceType = toInt(v);
+          else if (key == "Device Id")
+            a.deviceId = toInt(v);
+          break;
+        case 'T':
+          if (key == "Total Allocated")
+            a.totalAllocated = toInt(v);
+          else if (key == "Total Reserved")
+            a.totalReserved = toInt(v);
           break;
         case 'n':
           if (key == "name") a.name = toText(v);

@@ -47,6 +47,9 @@ struct TraceEventArgs {
   // record_param_comms (c10d collective metadata)
   std::string_view collective, dtype, pgName, pgDesc, pgRanks;
   std::optional<int64_t> inNelems, outNelems, groupSize, srcRank, dstRank, seq;
+  // [memory] instant events (the caching allocator's calls): c10 device type (1 = CUDA), ordinal,
+  // and the allocator's totals after the call
+  std::optional<int64_t> deviceType, deviceId, totalAllocated, totalReserved;
   // metadata events ("M"): process_name, thread_name, ...
   std::string_view name, labels;
   // op-level timelines (Megatron timers, NDTimeline): microbatch, chunk, step, stage, DP rank

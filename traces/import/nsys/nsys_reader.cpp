@@ -240,19 +240,36 @@ void NsysReader::readThreadNames() {
 }
 
 void NsysReader::readDevices() {
-  std::map<int64_t, std::pair<std::string, std::string>> gpus;  // id -> name, uuid
+  struct Gpu {
+    std::string name, uuid;
+    int64_t memory = 0;
+  };
+  std::map<int64_t, Gpu> gpus;
   if (schema_.has("TARGET_INFO_GPU", "id")) {
-    auto st =
-        db_.prepare("SELECT id, " + schema_.column("TARGET_INFO_GPU", "name", "''") + ", " +
-                    schema_.column("TARGET_INFO_GPU", "uuid", "''") + " FROM TARGET_INFO_GPU");
-    while (st.step()) gpus[st.int64(0)] = {std::string(st.text(1)), std::string(st.text(2))};
+    auto st = db_.prepare("SELECT id, " + schema_.column("TARGET_INFO_GPU", "name", "''") + ", " +
+                          schema_.column("TARGET_INFO_GPU", "uuid", "''") + ", " +
+                          schema_.column("TARGET_INFO_GPU", "totalMemory", "0") +
+                          " FROM TARGET_INFO_GPU");
+    while (st.step()) {
+      gpus[st.int64(0)] = {std::string(st.text(1)), std::string(st.text(2)),
+                           st.isNull(3) ? 0 : st.int64(3)};
+    }
   }
   for (Rank& r : ranks_) {
     for (const Stream& s : r.builder.trace().streams) {
       if (r.builder.hasDevice(s.device)) continue;
       auto it = gpus.find(s.device);
-      r.builder.addDevice(s.device, it == gpus.end() ? "" : it->second.first,
-                          it == gpus.end() ? "" : it->second.second);
+      r.builder.addDevice(s.device, it == gpus.end() ? "" : it->second.name,
+                          it == gpus.end() ? "" : it->second.uuid);
+    }
+    // The capacity of every device the rank used (streams, or memory alone: readMemory).
+    for (const Device& d : std::vector<Device>(r.builder.trace().devices)) {
+      auto it = gpus.find(d.id);
+      if (it == gpus.end()) continue;
+      if (d.name == 0) r.builder.addDevice(d.id, it->second.name, it->second.uuid);
+      if (it->second.memory > 0) {
+        r.builder.setDeviceMemory(d.id, static_cast<uint64_t>(it->second.memory));
+      }
     }
   }
 }
@@ -309,6 +326,7 @@ ImportedFile NsysReader::read() {
   readSyncs();
   readRuntime();
   readNvtx();
+  readMemory();
   readDevices();
   const TimeNs offset = epochOffset();
   fillMeta(offset);

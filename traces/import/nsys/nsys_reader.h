@@ -36,6 +36,7 @@ class NsysReader {
   StreamIndex syncStream(Rank& r, int64_t device, int64_t stream);
   void readRuntime();
   void readThreadNames();
+  void readMemory();  // nsys_memory.cpp
   void readDevices();
   void readNvtx();                // nsys_nvtx.cpp
   void linkNcclKernels(Rank& r);  // nsys_nccl.cpp
