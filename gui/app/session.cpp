@@ -1,5 +1,9 @@
 #include "gui/app/session.h"
 
+#include "analyzer/errors.h"
+#include "analyzer/hang/hang_analysis.h"
+#include "gui/model/rank_rows.h"
+
 namespace bubblescope::gui {
 namespace {
 
@@ -15,10 +19,22 @@ std::unique_ptr<LoadedRun> analyzeLoaded(std::string path, traces::Run run,
   out->path = std::move(path);
   out->run = std::move(run);
   auto t = std::chrono::steady_clock::now();
-  out->result = analysis::analyzeRun(out->run, options);
+  out->hang = analysis::hang::analyzeHang(out->run);
+  out->hangSeconds = secondsSince(t);
+  t = std::chrono::steady_clock::now();
+  try {
+    out->result = analysis::analyzeRun(out->run, options);
+  } catch (const analysis::AnalysisInputError& e) {
+    // A hang often stops a job before any step completes: what the ranks did is still worth
+    // seeing, with where they stopped.
+    if (!out->hang.found()) throw;
+    out->result = oneRowPerRank(out->run, out->hang, e.what());
+  }
   out->analyzeSeconds = secondsSince(t);
   t = std::chrono::steady_clock::now();
   out->model = buildTimelineModel(out->run, out->result);
+  out->hangOverlay = buildHangOverlay(out->hang, out->model);
+  extendToLastSeen(out->model, out->hangOverlay);
   out->modelSeconds = secondsSince(t);
   return out;
 }

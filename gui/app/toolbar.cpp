@@ -85,6 +85,10 @@ void drawToolbar(ViewerState& s, const Rect& r) {
   }
   ImGui::SameLine();
   ImGui::Checkbox("arrows", &s.showArrows);
+  if (p.hang()) {
+    ImGui::SameLine();
+    ImGui::Checkbox("hang", &s.showHang);
+  }
   ImGui::SameLine();
   ImGui::Checkbox("panel", &s.showPanel);
   ImGui::SameLine();

@@ -84,6 +84,32 @@ void handleKeys(ViewerState& s, const FrameGeometry& g, double dt) {
   if (keys::pressed(GLFW_KEY_PERIOD)) s.selectStep(s.panes[0].step + 1);
 }
 
+// The diagnosis, the first line of `bubblescope hang`, over the timeline; hover for the rest.
+void drawHangBanner(const HangOverlay& h, const Rect& r) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 a(static_cast<float>(r.x0), static_cast<float>(r.y0));
+  const ImVec2 b(static_cast<float>(r.x1), static_cast<float>(r.y1));
+  dl->AddRectFilled(a, b, kHangBanner);
+  dl->AddRectFilled(a, ImVec2(a.x + 4, b.y), kHangRed);
+  dl->PushClipRect(a, b, true);
+  dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(a.x + 12, a.y + 4), kText,
+              h.diagnosis.c_str(), nullptr, static_cast<float>(r.w() - 20));
+  dl->PopClipRect();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (r.contains(mouse.x, mouse.y) && ImGui::IsWindowHovered()) {
+    std::string tip = h.diagnosis;
+    for (const std::string& d : h.details) tip += "\nalso: " + d;
+    tip +=
+        "\n\nRed arrows: who waits for whom (the wait-for graph), from the wait's start. "
+        "Hatched boxes: what each rank still had open, to its last sign of life (white bar).";
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 45);
+    ImGui::TextUnformatted(tip.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
 }  // namespace
 
 int defaultStep(const analysis::PipelineResult& pl) {
@@ -132,15 +158,26 @@ void initState(ViewerState& s, std::unique_ptr<LoadedRun> primary,
     const auto b = origin + static_cast<TimeNs>(std::llround(o.rangeMs->second * 1e6));
     s.view = fitTo(s.view, a, b, 0);
   }
-  for (Pane& q : s.panes) q.expanded.assign(q.rows().stages.size(), o.expandAll);
+  // A hung run opens on the hang: the last step, from its start to past its waits' starts.
+  if (const PipelineHang* h = s.panes[0].hang(); h && !o.step && !o.rangeMs) {
+    if (h->focus.end > h->focus.start) {
+      s.selectStep(static_cast<int>(s.panes[0].result().steps.size()) - 1);
+      s.view = fitTo(s.view, h->focus.start, h->focus.end, 0.02);
+    }
+  }
+  // Rows without ops (a hung run with no pipeline recognised) show their raw trace.
+  for (Pane& q : s.panes) {
+    q.expanded.assign(q.rows().stages.size(), o.expandAll || q.result().ops.empty());
+  }
 }
 
 void drawFrame(ViewerState& s, double width, double height, double dt) {
   pollLoading(s);
   s.preprocessMs = 0;
   s.boxes = 0;
-  const FrameGeometry g =
-      frameGeometry(width, height, static_cast<int>(s.panes.size()), s.showPanel);
+  const bool hung = s.panes[0].hang() != nullptr;
+  const FrameGeometry g = frameGeometry(width, height, static_cast<int>(s.panes.size()),
+                                        s.showPanel, hung ? kHangBannerH : 0);
 
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(
@@ -154,6 +191,7 @@ void drawFrame(ViewerState& s, double width, double height, double dt) {
                    ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
   ImGui::PopStyleVar();
   drawToolbar(s, g.toolbar);
+  if (hung) drawHangBanner(s.primary->hangOverlay, g.banner);
   // The panes are drawn with the draw list; their mouse input is read only when no widget or
   // popup has the mouse.
   const bool hovered =
