@@ -1,6 +1,5 @@
 #include "gui/app/session.h"
 
-#include "analyzer/errors.h"
 #include "analyzer/hang/hang_analysis.h"
 #include "gui/model/rank_rows.h"
 
@@ -22,14 +21,7 @@ std::unique_ptr<LoadedRun> analyzeLoaded(std::string path, traces::Run run,
   out->hang = analysis::hang::analyzeHang(out->run);
   out->hangSeconds = secondsSince(t);
   t = std::chrono::steady_clock::now();
-  try {
-    out->result = analysis::analyzeRun(out->run, options);
-  } catch (const analysis::AnalysisInputError& e) {
-    // A hang often stops a job before any step completes: what the ranks did is still worth
-    // seeing, with where they stopped.
-    if (!out->hang.found()) throw;
-    out->result = oneRowPerRank(out->run, out->hang, e.what());
-  }
+  out->result = analyzeForView(out->run, out->hang, options);
   out->analyzeSeconds = secondsSince(t);
   t = std::chrono::steady_clock::now();
   out->model = buildTimelineModel(out->run, out->result);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "analyzer/errors.h"
+
 namespace bubblescope::gui {
 
 analysis::AnalysisResult oneRowPerRank(const traces::Run& run,
@@ -35,6 +37,19 @@ analysis::AnalysisResult oneRowPerRank(const traces::Run& run,
   }
   r.pipelines.push_back(std::move(pl));
   return r;
+}
+
+analysis::AnalysisResult analyzeForView(const traces::Run& run,
+                                        const analysis::hang::HangReport& report,
+                                        const analysis::AnalyzeOptions& options) {
+  try {
+    return analysis::analyzeRun(run, options);
+  } catch (const analysis::AnalysisInputError& e) {
+    // A hang often stops a job before any step completes: what the ranks did is still worth
+    // seeing, with where they stopped.
+    if (!report.found()) throw;
+    return oneRowPerRank(run, report, e.what());
+  }
 }
 
 }  // namespace bubblescope::gui

@@ -5,6 +5,7 @@
 // stand-in analysis result those rows hang from: stages without ops, steps or gaps.
 #include <string>
 
+#include "analyzer/analyze.h"
 #include "analyzer/hang/hang.h"
 #include "analyzer/result.h"
 #include "traces/model/trace.h"
@@ -16,5 +17,11 @@ namespace bubblescope::gui {
 analysis::AnalysisResult oneRowPerRank(const traces::Run& run,
                                        const analysis::hang::HangReport& report,
                                        const std::string& why);
+
+// What the viewer shows of a run: analyzeRun's result or, when that finds no pipeline (or misses
+// ranks) in a run `report` says hung, oneRowPerRank. Throws what analyzeRun throws otherwise.
+analysis::AnalysisResult analyzeForView(const traces::Run& run,
+                                        const analysis::hang::HangReport& report,
+                                        const analysis::AnalyzeOptions& options);
 
 }  // namespace bubblescope::gui
