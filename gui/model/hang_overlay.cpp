@@ -63,15 +63,19 @@ struct Builder {
 
   TimeNs aligned(int rank, TimeNs t) const { return t + model.clockOffset(rank); }
 
-  void add(HangMarkKind kind, int stage, int rank, TimeNs start, TimeNs end, std::string tag,
-           std::string text) {
+  // `word` and the mark's length lead its tag ("open 1.52 s: RECV B mb=3 from=2"): the view a
+  // hung run opens at shows where the boxes start, not where they end.
+  void add(HangMarkKind kind, const char* word, int stage, int rank, TimeNs start, TimeNs end,
+           std::string what, std::string text) {
     HangMark m;
     m.kind = kind;
     m.stage = stage;
     m.rank = rank;
     m.start = aligned(rank, start);
     m.end = std::max(m.start, aligned(rank, end));
-    m.tag = std::move(tag);
+    m.tag =
+        std::string(word) + " " + formatDuration(end - start) + (what.empty() ? "" : ": " + what);
+    m.what = std::move(what);
     m.text = std::move(text);
     out.marks.push_back(std::move(m));
   }
@@ -88,7 +92,7 @@ struct Builder {
       if (const Wait* w = waitOfRange(s, name, start); w && !w->on.empty()) {
         text += "\nit waits for " + names(report, w->on) + " there";
       }
-      add(HangMarkKind::OpenRange, stage, rank, start, s.aliveNs, "open: " + name,
+      add(HangMarkKind::OpenRange, "open", stage, rank, start, s.aliveNs, name,
           text + whereInStep(s));
     }
   }
@@ -97,11 +101,11 @@ struct Builder {
     for (const Wait& w : s.waits) {
       const std::string on = w.on.empty() ? "" : "\nit waits for " + names(report, w.on);
       if (w.nccl) {
-        add(HangMarkKind::NcclWait, stage, rank, w.since, s.aliveNs, "open: " + w.what,
+        add(HangMarkKind::NcclWait, "open", stage, rank, w.since, s.aliveNs, w.what,
             s.label + " posted " + w.what + " at " + clockTime(w.since) +
                 "; its partner never came " + untilLastSeen(s, w.since) + on);
       } else if (w.unwoundAt != 0) {
-        add(HangMarkKind::Unwound, stage, rank, w.since, w.unwoundAt, "unwound: " + w.what,
+        add(HangMarkKind::Unwound, "unwound", stage, rank, w.since, w.unwoundAt, w.what,
             s.label + " waited in " + w.what + " from " + clockTime(w.since) +
                 " until it unwound out of it at " + clockTime(w.unwoundAt) +
                 " (its peer vanished)" + on + whereInStep(s));
@@ -124,7 +128,7 @@ struct Builder {
     std::string text = s.label + (died ? " died" : " stopped") + " outside any wait";
     text += s.lastOp.empty() ? "" : " after " + s.lastOp + ", which ended at " + clockTime(from);
     text += "; last seen at " + clockTime(s.aliveNs) + whereInStep(s);
-    add(HangMarkKind::Stopped, stage, rank, from, s.aliveNs, died ? "died" : "stopped",
+    add(HangMarkKind::Stopped, died ? "died" : "stopped", stage, rank, from, s.aliveNs, "",
         std::move(text));
   }
 

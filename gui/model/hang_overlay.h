@@ -25,7 +25,8 @@ struct HangMark {
   int stage = 0;  // index into PipelineRows::stages
   int rank = 0;   // index into the run and HangReport::ranks
   TimeNs start = 0, end = 0;
-  std::string tag;   // drawn in the box: "open: RECV B mb=3 from=2"
+  std::string what;  // the range or call: "RECV B mb=3 from=2"; "" for a stop
+  std::string tag;   // drawn in the box: "open 1.52 s: RECV B mb=3 from=2", "stopped 1.52 s"
   std::string text;  // hover: what it is, since when, what it waits for
 };
 

@@ -14,6 +14,7 @@
 #include "gui/draw/hang_records.h"
 #include "gui/draw/row_layout.h"
 #include "gui/timeline/frame_geometry.h"
+#include "gui/timeline/ruler.h"
 #include "tests/gui/hung_runs.h"
 
 namespace bubblescope::gui {
@@ -68,20 +69,22 @@ TEST(HangView, MismatchRunMarksWhatEachStageHadOpenUntilItWasLastSeen) {
     ASSERT_GE(stage, 0);
     std::vector<std::string> expected, drawn;
     for (const std::string& name : stop.open) {
-      if (name != stop.step) expected.push_back("open: " + name);
+      if (name != stop.step) expected.push_back(name);
     }
     for (const HangMark& m : h.marks) {
       if (m.rank != static_cast<int>(r)) continue;
       EXPECT_EQ(m.stage, stage);
       EXPECT_EQ(m.kind, HangMarkKind::OpenRange) << m.tag;
       EXPECT_EQ(m.end, stop.aliveNs + v.model.clockOffset(static_cast<int>(r))) << m.tag;
-      drawn.push_back(m.tag);
+      // Tagged open, for as long as it was open before the rank was last seen.
+      EXPECT_EQ(m.tag, "open " + formatDuration(m.end - m.start) + ": " + m.what);
+      drawn.push_back(m.what);
     }
     EXPECT_EQ(drawn, expected) << stop.label;
     // The receive it is blocked in starts where the report says its wait began.
     ASSERT_FALSE(stop.waits.empty()) << stop.label;
     const auto it = std::find_if(h.marks.begin(), h.marks.end(), [&](const HangMark& m) {
-      return m.rank == static_cast<int>(r) && m.tag == "open: " + stop.waits[0].what;
+      return m.rank == static_cast<int>(r) && m.what == stop.waits[0].what;
     });
     ASSERT_NE(it, h.marks.end()) << stop.label;
     EXPECT_EQ(it->start, stop.waits[0].since + v.model.clockOffset(static_cast<int>(r)));
@@ -92,7 +95,7 @@ TEST(HangView, MismatchRunMarksWhatEachStageHadOpenUntilItWasLastSeen) {
   for (const auto& [stage, what, on] : {std::tuple{s, mm["stage_waits"].get<std::string>(), peer},
                                         std::tuple{peer, mm["peer_waits"].get<std::string>(), s}}) {
     const auto it = std::find_if(h.marks.begin(), h.marks.end(), [&](const HangMark& m) {
-      return m.stage == stageOfRank(v, rankOfStage(v, stage)) && m.tag == "open: " + what;
+      return m.stage == stageOfRank(v, rankOfStage(v, stage)) && m.what == what;
     });
     ASSERT_NE(it, h.marks.end()) << "stage " << stage << " " << what;
     EXPECT_NE(it->text.find("it waits for stage " + std::to_string(on)), std::string::npos)
@@ -182,7 +185,7 @@ TEST(HangView, RecordsPutOpenBoxesOnTheirStagesRowAndArrowsBetweenTheRows) {
     EXPECT_GT(b.x1, f.m.x0 + f.m.width) << "open to the last sign of life, past the view";
     EXPECT_TRUE(b.hatched);
     EXPECT_EQ(b.fill, kHangOpenFill);
-    EXPECT_EQ(b.label.rfind("open: RECV", 0), 0u) << b.label;
+    EXPECT_EQ(b.label.rfind("open ", 0), 0u) << b.label;
     // The hover over the box's tag is the mark's text.
     const std::string* text = hangTextAt(h, f.records, b.labelX + 20, (b.y0 + b.y1) / 2);
     ASSERT_NE(text, nullptr);
@@ -226,7 +229,7 @@ TEST(HangView, RunWithoutAPipelineIsShownARowPerRankWithWhereEachStopped) {
     return m.rank == culprit && m.kind == HangMarkKind::Stopped;
   });
   ASSERT_NE(stopped, h.marks.end());
-  EXPECT_EQ(stopped->tag, "stopped");
+  EXPECT_EQ(stopped->tag.rfind("stopped ", 0), 0u) << stopped->tag;
   EXPECT_EQ(stopped->end, v.report.ranks[culprit].aliveNs);
   // Stage 0 waits on it: its open receive and the arrow to the culprit's row.
   const int waiter = rankOfStage(v, 0);
@@ -234,7 +237,7 @@ TEST(HangView, RunWithoutAPipelineIsShownARowPerRankWithWhereEachStopped) {
   const auto& waits = v.report.ranks[waiter].waits;
   ASSERT_FALSE(waits.empty());
   EXPECT_TRUE(std::any_of(h.marks.begin(), h.marks.end(), [&](const HangMark& m) {
-    return m.rank == waiter && m.tag == "open: " + waits[0].what && m.start == waits[0].since;
+    return m.rank == waiter && m.what == waits[0].what && m.start == waits[0].since;
   }));
   ASSERT_EQ(h.arrows.size(), 1u);
   EXPECT_EQ(h.arrows[0].fromStage, stageOfRank(v, waiter));
@@ -265,8 +268,8 @@ TEST(HangRecords, OppositeArrowsAtOneMomentStayApartAndOutOfViewOnesAreLeftOut) 
   const TimeMapping m{0, 1000, 200, 1000};  // 1 px per ns
   PipelineHang h;
   h.arrows = {{0, 0, 1, 500, "down"}, {1, 1, 0, 500, "up"}, {2, 0, 2, 1500, "later"}};
-  h.marks = {{HangMarkKind::OpenRange, 1, 1, -400, 5000, "open: RECV", "t"},
-             {HangMarkKind::Unwound, 2, 2, 2000, 3000, "unwound", "u"}};
+  h.marks = {{HangMarkKind::OpenRange, 1, 1, -400, 5000, "RECV", "open: RECV", "t"},
+             {HangMarkKind::Unwound, 2, 2, 2000, 3000, "RECV", "unwound", "u"}};
   h.lastSeen = {{1, 1, 800, "seen"}};
   HangRecords r;
   buildHangRecords(h, layout, m, RecordStyle{}, r);
