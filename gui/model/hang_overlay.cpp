@@ -90,7 +90,7 @@ struct Builder {
       std::string text = s.label + " has " + name + " open since " + clockTime(start) + " " +
                          untilLastSeen(s, start);
       if (const Wait* w = waitOfRange(s, name, start); w && !w->on.empty()) {
-        text += "\nit waits for " + names(report, w->on) + " there";
+        text += "\nit waits there for " + names(report, w->on);
       }
       add(HangMarkKind::OpenRange, "open", stage, rank, start, s.aliveNs, name,
           text + whereInStep(s));
@@ -139,6 +139,12 @@ struct Builder {
     openRanges(stage, r, s);
     waits(stage, r, s);
     if (s.end != RankEnd::Clean) stopped(stage, r, s, before);
+    const auto& c = report.culprits;
+    if (std::find(c.begin(), c.end(), r) != c.end()) {
+      for (size_t i = before; i < out.marks.size(); ++i) {
+        out.marks[i].text += "\n(the diagnosis names " + s.label + " first)";
+      }
+    }
     if (s.end == RankEnd::Clean) return;
     LastSeenMark m;
     m.stage = stage;

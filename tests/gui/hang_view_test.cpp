@@ -98,7 +98,7 @@ TEST(HangView, MismatchRunMarksWhatEachStageHadOpenUntilItWasLastSeen) {
       return m.stage == stageOfRank(v, rankOfStage(v, stage)) && m.what == what;
     });
     ASSERT_NE(it, h.marks.end()) << "stage " << stage << " " << what;
-    EXPECT_NE(it->text.find("it waits for stage " + std::to_string(on)), std::string::npos)
+    EXPECT_NE(it->text.find("it waits there for stage " + std::to_string(on)), std::string::npos)
         << it->text;
   }
   // Every stage was last seen, once.
@@ -231,6 +231,8 @@ TEST(HangView, RunWithoutAPipelineIsShownARowPerRankWithWhereEachStopped) {
   ASSERT_NE(stopped, h.marks.end());
   EXPECT_EQ(stopped->tag.rfind("stopped ", 0), 0u) << stopped->tag;
   EXPECT_EQ(stopped->end, v.report.ranks[culprit].aliveNs);
+  EXPECT_NE(stopped->text.find("(the diagnosis names stage 1 first)"), std::string::npos)
+      << stopped->text;
   // Stage 0 waits on it: its open receive and the arrow to the culprit's row.
   const int waiter = rankOfStage(v, 0);
   ASSERT_GE(waiter, 0);
