@@ -247,6 +247,34 @@ TEST(HangView, RunWithoutAPipelineIsShownARowPerRankWithWhereEachStopped) {
   EXPECT_EQ(h.arrows[0].at, waits[0].since);  // no clock alignment without a pipeline
 }
 
+TEST(HangView, CrashedStageIsMarkedDiedAfterItsLastOp) {
+  const ViewedRun& v = testing::crashRun();
+  ASSERT_NO_FATAL_FAILURE(expectRecorded(v));
+  ASSERT_TRUE(v.overlay.found);
+  EXPECT_EQ(v.overlay.verdict, "dead-rank") << v.overlay.diagnosis;
+  const int dead = rankOfStage(v, 2);
+  ASSERT_EQ(v.report.ranks[dead].end, analysis::hang::RankEnd::Died);
+  const PipelineHang& h = v.hang();
+  const auto died = std::find_if(h.marks.begin(), h.marks.end(), [&](const HangMark& m) {
+    return m.rank == dead && m.kind == HangMarkKind::Stopped;
+  });
+  ASSERT_NE(died, h.marks.end());
+  EXPECT_EQ(died->tag.rfind("died ", 0), 0u) << died->tag;
+  EXPECT_EQ(died->stage, stageOfRank(v, dead));
+  EXPECT_EQ(died->start,
+            v.report.ranks[dead].lastOpEnd + v.model.clockOffset(dead));  // after its last op
+  for (const LastSeenMark& m : h.lastSeen) {
+    if (m.rank != dead) continue;
+    EXPECT_NE(m.text.find("(died)"), std::string::npos) << m.text;
+  }
+  // Every other mark is a range the report has open on its rank.
+  for (const HangMark& m : h.marks) {
+    if (m.kind != HangMarkKind::OpenRange) continue;
+    const auto& open = v.report.ranks[m.rank].open;
+    EXPECT_NE(std::find(open.begin(), open.end(), m.what), open.end()) << m.what;
+  }
+}
+
 TEST(HangView, CleanRunHasNoMarks) {
   const ViewedRun& v = testing::cleanRun();
   ASSERT_NO_FATAL_FAILURE(expectRecorded(v));
@@ -255,6 +283,66 @@ TEST(HangView, CleanRunHasNoMarks) {
   EXPECT_EQ(v.overlay.verdict, "clean");
   ASSERT_EQ(v.overlay.pipelines.size(), v.model.pipelines.size());
   for (const PipelineHang& h : v.overlay.pipelines) EXPECT_TRUE(h.empty());
+}
+
+// A hand-made report (the shapes the engine runs above do not make): rank 0 posted an ncclRecv
+// whose send never came, rank 1 unwound out of its receive as rank 2 died outside any wait.
+TEST(HangOverlay, NcclCallsWithoutPartnerUnwoundReceivesAndDeathsAreMarkedOnTheirRows) {
+  using namespace analysis::hang;
+  traces::Run run;
+  run.ranks.resize(3);
+  analysis::AnalysisResult result;
+  result.pipelines.resize(1);
+  for (int r = 0; r < 3; ++r) {
+    analysis::StageResult st;
+    st.stage = r;
+    st.rank = r;
+    st.ranks = {r};
+    result.pipelines[0].stages.push_back(st);
+  }
+  result.clock.offsets = {0, 100, 0};  // rank 1's clock is put 100 ns later by the alignment
+  const TimelineModel model = buildTimelineModel(run, result);
+  HangReport report;
+  report.verdict = Verdict::DeadRank;
+  report.diagnosis = "stage 2 died: ...";
+  report.culprits = {2};
+  report.ranks.resize(3);
+  for (int r = 0; r < 3; ++r) {
+    report.ranks[r].rank = report.ranks[r].stage = r;
+    report.ranks[r].label = "stage " + std::to_string(r);
+    report.ranks[r].aliveNs = 10'000;
+  }
+  report.ranks[0].waits = {{"ncclRecv peer=1 count=4 comm=0x1", 2'000, {1}, true, 0}};
+  report.ranks[1].waits = {{"RECV F mb=0 from=2", 3'000, {2}, false, 9'000}};
+  report.ranks[2].end = RankEnd::Died;
+  report.ranks[2].aliveNs = 6'000;
+  report.ranks[2].lastOp = "F mb=0";
+  report.ranks[2].lastOpEnd = 5'000;
+  report.edges = {{0, 1, report.ranks[0].waits[0].what}, {1, 2, report.ranks[1].waits[0].what}};
+
+  const HangOverlay o = buildHangOverlay(report, model);
+  ASSERT_TRUE(o.found);
+  const PipelineHang& h = o.pipelines.at(0);
+  ASSERT_EQ(h.marks.size(), 3u);
+  EXPECT_EQ(h.marks[0].kind, HangMarkKind::NcclWait);
+  EXPECT_EQ(h.marks[0].stage, 0);
+  EXPECT_EQ(h.marks[0].start, 2'000);
+  EXPECT_EQ(h.marks[0].end, 10'000);  // posted, never answered, to its last sign of life
+  EXPECT_EQ(h.marks[0].tag, "open 8.00 µs: ncclRecv peer=1 count=4 comm=0x1");
+  EXPECT_EQ(h.marks[1].kind, HangMarkKind::Unwound);
+  EXPECT_EQ(h.marks[1].start, 3'100);  // on the aligned clock
+  EXPECT_EQ(h.marks[1].end, 9'100);    // to the unwind, not to the last sign of life
+  EXPECT_EQ(h.marks[1].tag.rfind("unwound 6.00 µs: RECV F mb=0 from=2", 0), 0u);
+  EXPECT_EQ(h.marks[2].kind, HangMarkKind::Stopped);
+  EXPECT_EQ(h.marks[2].tag, "died 1.00 µs");
+  EXPECT_EQ(h.marks[2].start, 5'000);  // from its last op's end
+  EXPECT_NE(h.marks[2].text.find("(the diagnosis names stage 2 first)"), std::string::npos);
+  ASSERT_EQ(h.arrows.size(), 2u);
+  EXPECT_EQ(h.arrows[1].fromStage, 1);
+  EXPECT_EQ(h.arrows[1].toStage, 2);
+  EXPECT_EQ(h.arrows[1].at, 3'100);
+  ASSERT_EQ(h.lastSeen.size(), 3u);
+  EXPECT_NE(h.lastSeen[2].text.find("(died)"), std::string::npos) << h.lastSeen[2].text;
 }
 
 // Hand-made marks: what is drawn where, independent of any recording.

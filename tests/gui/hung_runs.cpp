@@ -42,6 +42,16 @@ const ViewedRun& hangBeforeAnyOpRun() {
   return v;
 }
 
+const ViewedRun& crashRun() {
+  static ViewedRun v;
+  // The crash ends the run, not the watchdog (kept far off, so a loaded machine cannot race it).
+  static const bool done = (recordAndView(v, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--crash",
+                                              "2:3", "--timeout", "30"}),
+                            true);
+  (void)done;
+  return v;
+}
+
 const ViewedRun& cleanRun() {
   static ViewedRun v;
   static const bool done = (recordAndView(v, {"--schedule", "1f1b", "-p", "2", "-m", "4"}), true);

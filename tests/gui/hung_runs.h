@@ -40,6 +40,8 @@ const ViewedRun& mismatchRun();
 // `--hang 1:0`: stage 1 stops before its first op, so no step completes and no pipeline is
 // recognised; stage 0 waits on it.
 const ViewedRun& hangBeforeAnyOpRun();
+// `--crash 2:3`: stage 2 aborts before F mb=3; the others end as it vanishes.
+const ViewedRun& crashRun();
 // 1F1B, 2 stages, 4 microbatches, nothing wrong.
 const ViewedRun& cleanRun();
 
