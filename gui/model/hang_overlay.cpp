@@ -38,7 +38,7 @@ std::string untilLastSeen(const RankStop& s, TimeNs since) {
          clockTime(s.aliveNs) + ")";
 }
 
-// "in step 0, op #8 of the step was next", or "" when the rank was in no step.
+// "\nin step 0: 8 ops of it done, the last F mb=5 (op #8 was next)", or "" outside any step.
 std::string whereInStep(const RankStop& s) {
   if (s.step.empty()) return "";
   std::string out = "\nin " + s.step + ": " + std::to_string(s.opsInStep) + " ops of it done";
