@@ -84,20 +84,40 @@ void handleKeys(ViewerState& s, const FrameGeometry& g, double dt) {
   if (keys::pressed(GLFW_KEY_PERIOD)) s.selectStep(s.panes[0].step + 1);
 }
 
-// The diagnosis, the first line of `bubblescope hang`, over the timeline; hover for the rest.
-void drawHangBanner(const HangOverlay& h, const Rect& r) {
+struct HungRun {
+  std::string tag;  // "A  ", "B  " in compare mode
+  const HangOverlay* hang = nullptr;
+};
+
+std::vector<HungRun> hungRuns(const ViewerState& s) {
+  std::vector<HungRun> out;
+  for (size_t i = 0; i < s.panes.size(); ++i) {
+    if (!s.panes[i].hang()) continue;
+    out.push_back({s.panes.size() > 1 ? (i ? "B  " : "A  ") : "", &s.panes[i].run->hangOverlay});
+  }
+  return out;
+}
+
+// The diagnosis, the first line of `bubblescope hang`, over the timeline, a band per hung run;
+// hover for the rest.
+void drawHangBanner(const std::vector<HungRun>& runs, const Rect& r) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 a(static_cast<float>(r.x0), static_cast<float>(r.y0));
-  const ImVec2 b(static_cast<float>(r.x1), static_cast<float>(r.y1));
-  dl->AddRectFilled(a, b, kHangBanner);
-  dl->AddRectFilled(a, ImVec2(a.x + 4, b.y), kHangRed);
-  dl->PushClipRect(a, b, true);
-  dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(a.x + 12, a.y + 4), kText,
-              h.diagnosis.c_str(), nullptr, static_cast<float>(r.w() - 20));
-  dl->PopClipRect();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
-  if (r.contains(mouse.x, mouse.y) && ImGui::IsWindowHovered()) {
-    std::string tip = h.diagnosis;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const HangOverlay& h = *runs[i].hang;
+    const Rect band{r.x0, r.y0 + kHangBannerH * static_cast<double>(i), r.x1,
+                    r.y0 + kHangBannerH * static_cast<double>(i + 1)};
+    const ImVec2 a(static_cast<float>(band.x0), static_cast<float>(band.y0));
+    const ImVec2 b(static_cast<float>(band.x1), static_cast<float>(band.y1));
+    dl->AddRectFilled(a, b, kHangBanner);
+    dl->AddRectFilled(a, ImVec2(a.x + 4, b.y), kHangRed);
+    dl->PushClipRect(a, b, true);
+    const std::string text = runs[i].tag + h.diagnosis;
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(a.x + 12, a.y + 4), kText,
+                text.c_str(), nullptr, static_cast<float>(band.w() - 20));
+    dl->PopClipRect();
+    if (!band.contains(mouse.x, mouse.y) || !ImGui::IsWindowHovered()) continue;
+    std::string tip = text;
     for (const std::string& d : h.details) tip += "\nalso: " + d;
     tip +=
         "\n\nRed arrows: who waits for whom (the wait-for graph), from the wait's start. "
@@ -175,9 +195,10 @@ void drawFrame(ViewerState& s, double width, double height, double dt) {
   pollLoading(s);
   s.preprocessMs = 0;
   s.boxes = 0;
-  const bool hung = s.panes[0].hang() != nullptr;
-  const FrameGeometry g = frameGeometry(width, height, static_cast<int>(s.panes.size()),
-                                        s.showPanel, hung ? kHangBannerH : 0);
+  const std::vector<HungRun> hung = hungRuns(s);
+  const FrameGeometry g =
+      frameGeometry(width, height, static_cast<int>(s.panes.size()), s.showPanel,
+                    kHangBannerH * static_cast<double>(hung.size()));
 
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(
@@ -191,7 +212,7 @@ void drawFrame(ViewerState& s, double width, double height, double dt) {
                    ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
   ImGui::PopStyleVar();
   drawToolbar(s, g.toolbar);
-  if (hung) drawHangBanner(s.primary->hangOverlay, g.banner);
+  if (!hung.empty()) drawHangBanner(hung, g.banner);
   // The panes are drawn with the draw list; their mouse input is read only when no widget or
   // popup has the mouse.
   const bool hovered =
