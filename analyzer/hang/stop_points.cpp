@@ -69,6 +69,17 @@ bool alsoClosed(const RankTrace& t, size_t open) {
 
 }  // namespace
 
+std::vector<size_t> stillOpenRanges(const traces::RankTrace& t) {
+  std::vector<size_t> open;
+  for (size_t k = 0; k < t.openRanges.size(); ++k) {
+    if (!alsoClosed(t, k)) open.push_back(k);
+  }
+  const auto& o = t.openRanges;
+  std::stable_sort(open.begin(), open.end(),
+                   [&](size_t a, size_t b) { return o.start[a] < o.start[b]; });
+  return open;
+}
+
 std::vector<RankStop> stopPoints(const traces::Run& run) {
   const std::vector<int> global = globalRanks(run);
   std::map<std::pair<int, int>, int> byStage;  // (dp, stage) -> index
@@ -115,14 +126,8 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
       const bool outlived = crashed || latest - s.aliveNs > kDeadGapNs;
       s.end = outlived ? RankEnd::Died : RankEnd::Stopped;
     }
-    // Open ranges, outermost (earliest) first.
-    std::vector<size_t> open;
-    for (size_t k = 0; k < t.openRanges.size(); ++k) {
-      if (!alsoClosed(t, k)) open.push_back(k);
-    }
+    const std::vector<size_t> open = stillOpenRanges(t);
     const auto& o = t.openRanges;
-    std::stable_sort(open.begin(), open.end(),
-                     [&](size_t a, size_t b) { return o.start[a] < o.start[b]; });
     TimeNs stepStart = -1;
     traces::ThreadIndex stepThread = 0;
     for (size_t k : open) {

@@ -54,6 +54,8 @@ struct View {
   double spanMs;        // when > 0: a fixed span in the middle of the run
   bool panel = true;    // the side panel shown
   bool empty = false;   // nothing drawn: the floor of clearing and presenting a frame
+  bool hang = false;    // a hung run's opening view; skipped for a clean run
+  bool hangMarks = true;  // with its marks drawn (the toolbar's `hang`)
 };
 
 // Draws `frames` frames of the view, panning a little each frame so nothing is reused.
@@ -62,14 +64,21 @@ void measure(gui::Window& w, gui::ViewerState& s, const View& v, int frames) {
   TimeNs span = all.end - all.start;
   if (v.spanMs > 0) {
     span = static_cast<TimeNs>(v.spanMs * 1e6);
-  } else if (v.spanFraction == 0) {
+  } else if (v.spanFraction == 0 && !s.panes[0].result().steps.empty()) {
     const auto& steps = s.panes[0].result().steps;
     const auto& st = steps[steps.size() / 2];
     span = st.end - st.start;
   }
-  const TimeNs mid = all.start + (all.end - all.start) / 2;
+  TimeNs mid = all.start + (all.end - all.start) / 2;
+  if (v.hang) {
+    const gui::PipelineHang* h = s.panes[0].hang();
+    if (!h) return;
+    span = h->focus.end - h->focus.start;
+    mid = h->focus.start + span / 2;
+  }
   for (auto& p : s.panes) p.expanded.assign(p.rows().stages.size(), v.expanded);
   s.showPanel = v.panel;
+  s.showHang = v.hangMarks;
   std::vector<double> wall, cpu, prep;
   size_t boxes = 0;
   for (int i = -3; i < frames; ++i) {  // three frames to settle ImGui's layout
@@ -125,8 +134,11 @@ int run(int argc, char** argv) {
                                         },
                                         {})
                          : syntheticRun(first.empty() ? 10'000'000 : std::atol(first.c_str()));
-  std::printf("load: analysis %.2f s + timeline rows %.2f s = %.2f s wall (%.2f s CPU)\n",
-              loaded->analyzeSeconds, loaded->modelSeconds, seconds() - t, cpuSeconds() - c);
+  std::printf(
+      "load: hang analysis %.2f s + analysis %.2f s + timeline rows %.2f s = %.2f s wall (%.2f s "
+      "CPU)%s\n",
+      loaded->hangSeconds, loaded->analyzeSeconds, loaded->modelSeconds, seconds() - t,
+      cpuSeconds() - c, loaded->hangOverlay.found ? "; the run hung: its marks are drawn" : "");
 
   gui::ViewerState s;
   gui::ViewerOptions o;
@@ -144,6 +156,8 @@ int run(int argc, char** argv) {
       {"2 ms, all rows open", true, 0, 2},
       {"whole run, stage rows, no panel", false, 1, 0, false},
       {"empty frame (clear + present)", false, 1, 0, false, true},
+      {"a hung run's opening view", false, 0, 0, true, false, true},
+      {"the same, its marks hidden", false, 0, 0, true, false, true, false},
   };
   for (const View& v : views) measure(w, s, v, frames);
   return 0;

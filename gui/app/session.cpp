@@ -1,5 +1,8 @@
 #include "gui/app/session.h"
 
+#include "analyzer/hang/hang_analysis.h"
+#include "gui/model/rank_rows.h"
+
 namespace bubblescope::gui {
 namespace {
 
@@ -15,10 +18,22 @@ std::unique_ptr<LoadedRun> analyzeLoaded(std::string path, traces::Run run,
   out->path = std::move(path);
   out->run = std::move(run);
   auto t = std::chrono::steady_clock::now();
-  out->result = analysis::analyzeRun(out->run, options);
+  std::string hangError;
+  try {
+    out->hang = analysis::hang::analyzeHang(out->run);
+  } catch (const std::exception& e) {
+    // The marks are an addition: a run the viewer can show is shown without them, and says why.
+    hangError = std::string("the hang analysis failed, so no hang is marked: ") + e.what();
+  }
+  out->hangSeconds = secondsSince(t);
+  t = std::chrono::steady_clock::now();
+  out->result = analyzeForView(out->run, out->hang, options);
+  if (!hangError.empty()) out->result.warnings.push_back(hangError);
   out->analyzeSeconds = secondsSince(t);
   t = std::chrono::steady_clock::now();
   out->model = buildTimelineModel(out->run, out->result);
+  out->hangOverlay = buildHangOverlay(out->hang, out->model);
+  extendToLastSeen(out->model, out->hangOverlay);
   out->modelSeconds = secondsSince(t);
   return out;
 }

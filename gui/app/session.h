@@ -6,8 +6,10 @@
 #include <memory>
 #include <string>
 
+#include "analyzer/hang/hang.h"
 #include "analyzer/result.h"
 #include "gui/app/viewer.h"
+#include "gui/model/hang_overlay.h"
 #include "gui/model/timeline_model.h"
 
 namespace bubblescope::gui {
@@ -17,14 +19,19 @@ struct LoadedRun {
   traces::Run run;
   analysis::AnalysisResult result;
   TimelineModel model;  // points into run and result: a LoadedRun never moves
-  double loadSeconds = 0, analyzeSeconds = 0, modelSeconds = 0;
+  // `bubblescope hang`'s report on the run and its marks on the rows (none when it ended cleanly).
+  analysis::hang::HangReport hang;
+  HangOverlay hangOverlay;
+  double loadSeconds = 0, analyzeSeconds = 0, modelSeconds = 0, hangSeconds = 0;
 
   LoadedRun() = default;
   LoadedRun(const LoadedRun&) = delete;
   LoadedRun& operator=(const LoadedRun&) = delete;
 };
 
-// Loads, analyses and builds the rows; throws what the loader and the analysis throw.
+// Loads, analyses and builds the rows, with the hang's marks when the run did not end cleanly;
+// throws what the loader and the analysis throw. A hung run whose pipeline the analysis cannot
+// recognise is still shown, a row per rank (gui/model/rank_rows.h).
 std::unique_ptr<LoadedRun> loadRun(const std::string& path, const RunLoader& load,
                                    const analysis::AnalyzeOptions& options);
 // The same from an in-memory run (the benchmark, tests).

@@ -101,6 +101,10 @@ void runSummary(const Pane& p, const char* tag) {
   ImGui::TextWrapped("%s%s", tag, p.run->path.c_str());
   ImGui::Text("%d ranks: pp %d x dp %d x tp %d, %zu steps", r.ranks, r.pp, r.dp, r.tp,
               pl.steps.size());
+  if (pl.steps.empty() && pl.ops.empty()) {
+    ImGui::TextWrapped("no pipeline recognised: a row per rank, with its raw trace");
+    return;
+  }
   ImGui::Text("schedule %s (p=%d, m=%d%s)%s", pl.schedule.name.c_str(), pl.schedule.p,
               pl.schedule.m,
               pl.schedule.v > 1 ? (", v=" + std::to_string(pl.schedule.v)).c_str() : "",
@@ -136,6 +140,36 @@ void runSection(ViewerState& s) {
     s.loading.start(s.comparePath, s.load, s.analyzeOptions);
   }
   if (busy) ImGui::TextDisabled("loading %s ...", s.loading.path().c_str());
+}
+
+// `bubblescope hang`'s findings: the diagnosis, then per mark what waits for what, each a link
+// to its place on the timeline.
+void hangSection(ViewerState& s) {
+  bool any = false;
+  for (const Pane& p : s.panes) any = any || p.hang();
+  if (!any || !ImGui::CollapsingHeader("Hang", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  for (size_t k = 0; k < s.panes.size(); ++k) {
+    const Pane& p = s.panes[k];
+    const PipelineHang* h = p.hang();
+    if (!h) continue;
+    const HangOverlay& o = p.run->hangOverlay;
+    const char* tag = s.panes.size() > 1 ? (k ? "B  " : "A  ") : "";
+    ImGui::PushStyleColor(ImGuiCol_Text, toVec(rgba(0xfc, 0xa5, 0xa5)));
+    ImGui::TextWrapped("%s%s", tag, o.diagnosis.c_str());
+    ImGui::PopStyleColor();
+    for (const std::string& d : o.details) ImGui::TextWrapped("also: %s", d.c_str());
+    for (size_t i = 0; i < h->marks.size(); ++i) {
+      const HangMark& m = h->marks[i];
+      const std::string line = p.rows().stages[m.stage].label + "  " + m.tag;
+      const std::string id = "##hang" + std::to_string(k) + "_" + std::to_string(i);
+      if (ImGui::Selectable((line + id).c_str())) {
+        s.reveal(k, m.start, std::min(m.end, m.start + s.view.span() / 2), m.stage, -1);
+        s.picked = PickedBox{static_cast<int>(k), m.text, m.start, m.end};
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m.text.c_str());
+    }
+    ImGui::TextDisabled("the table: bubblescope hang %s", p.run->path.c_str());
+  }
 }
 
 void breakdownSection(ViewerState& s) {
@@ -233,6 +267,22 @@ void legendSection() {
       "White "
       "outline: a search match. Lines: a send on one stage to its receive on "
       "another.");
+  ImGui::Spacing();
+  ImGui::TextUnformatted("A run that hung (bubblescope hang):");
+  swatch(kHangOpenFill);
+  ImGui::TextWrapped(
+      "hatched, red outline: still open when the rank was last seen (a range, an "
+      "NCCL call without its partner), tagged \"open\"");
+  swatch(kHangUnwoundFill);
+  ImGui::TextWrapped("red outline: a receive the rank unwound out of as its peer vanished");
+  swatch(kHangStoppedFill);
+  ImGui::TextWrapped("red outline: stopped or died outside any wait, since its last op");
+  swatch(kLastSeen);
+  ImGui::TextUnformatted("white bar: the rank's last sign of life");
+  swatch(kHangRed);
+  ImGui::TextWrapped(
+      "red arrow: waits for (the wait-for graph), from the wait's start on the "
+      "waiting stage to the stage it waits on");
 }
 
 void whatIfTable(const Pane& p) {
@@ -439,6 +489,7 @@ void drawSidePanel(ViewerState& s, const Rect& r) {
     if (ImGui::SmallButton("dismiss")) s.message.clear();
     ImGui::Separator();
   }
+  hangSection(s);
   runSection(s);
   breakdownSection(s);
   whatIfSection(s);

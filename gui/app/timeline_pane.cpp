@@ -102,6 +102,46 @@ void drawArrows(ImDrawList* dl, const Pane& p) {
   }
 }
 
+// Diagonal strokes this far apart hatch an open box: open reads apart from any op at a glance.
+constexpr float kHatchPx = 7;
+
+void drawHang(ImDrawList* dl, const Pane& p) {
+  const HangRecords& h = p.hangRecords;
+  for (const HangBox& b : h.boxes) {
+    dl->AddRectFilled(ImVec2(b.x0, b.y0), ImVec2(b.x1, b.y1), b.fill);
+    if (b.hatched) {
+      dl->PushClipRect(ImVec2(b.x0, b.y0), ImVec2(b.x1, b.y1), true);
+      const float hgt = b.y1 - b.y0;
+      // Only the strokes that meet the plot: a box may run far past the view's edges.
+      const ImVec2 clip = dl->GetClipRectMin(), clipMax = dl->GetClipRectMax();
+      const float from = std::max(b.x0, clip.x) - hgt, to = std::min(b.x1, clipMax.x);
+      for (float x = from - std::fmod(from - b.x0, kHatchPx); x < to; x += kHatchPx) {
+        dl->AddLine(ImVec2(x, b.y1), ImVec2(x + hgt, b.y0), kHangHatch, 1.0f);
+      }
+      dl->PopClipRect();
+    }
+    dl->AddRect(ImVec2(b.x0, b.y0), ImVec2(b.x1, b.y1), b.outline, 0, 0, 2.0f);
+    if (!b.label.empty()) {
+      const float ty = (b.y0 + b.y1) / 2 - ImGui::GetFontSize() / 2;
+      // A dark plate under the tag so it reads over the hatching.
+      const ImVec2 size = ImGui::CalcTextSize(b.label.c_str());
+      dl->AddRectFilled(ImVec2(b.labelX - 1, ty), ImVec2(b.labelX + size.x + 1, ty + size.y),
+                        b.fill);
+      dl->AddText(ImVec2(b.labelX, ty), kText, b.label.c_str());
+    }
+  }
+  for (const LastSeenBar& b : h.lastSeen) {
+    dl->AddRectFilled(ImVec2(b.x - 1, b.y0), ImVec2(b.x + 2, b.y1), kLastSeen);
+  }
+  for (const WaitArrowRecord& a : h.arrows) {
+    dl->AddLine(ImVec2(a.x0, a.y0), ImVec2(a.x1, a.y1), kHangRed, 2.0f);
+    const float dir = a.y1 > a.y0 ? 1.0f : -1.0f;
+    dl->AddCircleFilled(ImVec2(a.x0, a.y0), 3.0f, kHangRed);
+    dl->AddTriangleFilled(ImVec2(a.x1, a.y1), ImVec2(a.x1 - 5, a.y1 - 8 * dir),
+                          ImVec2(a.x1 + 5, a.y1 - 8 * dir), kHangRed);
+  }
+}
+
 void drawRowBackgrounds(ImDrawList* dl, const Pane& p, const PaneGeometry& g) {
   // Even stages keep the background the window was cleared to: only odd ones are painted, in the
   // label column whole and in the plot where no box covers them (the draw records' backdrops).
@@ -325,6 +365,12 @@ void drawPane(ViewerState& s, size_t index, const PaneGeometry& g, bool hovered)
   style.charW = ImGui::CalcTextSize("M").x;
   buildRecords(p.run->model, p.rows(), p.layout, p.mapping, style,
                p.search.total ? &p.search : nullptr, p.records);
+  const PipelineHang* hang = s.showHang ? p.hang() : nullptr;
+  if (hang) {
+    buildHangRecords(*hang, p.layout, p.mapping, style, p.hangRecords);
+  } else {
+    p.hangRecords.clear();
+  }
   const std::vector<Tick> ticks = rulerTicks(p.mapping, p.origin(), kTickSpacingPx);
   s.preprocessMs +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -348,6 +394,7 @@ void drawPane(ViewerState& s, size_t index, const PaneGeometry& g, bool hovered)
   }
   drawBoxes(dl, p);
   drawArrows(dl, p);
+  drawHang(dl, p);
   dl->PopClipRect();
   drawSelection(dl, s, p, g, offset);
   drawRuler(dl, p, g, ticks);
@@ -370,7 +417,12 @@ void drawPane(ViewerState& s, size_t index, const PaneGeometry& g, bool hovered)
                 ImVec2(mouse.x, static_cast<float>(g.plot.y1)), rgba(0xff, 0xff, 0xff, 0x50));
     if (s.drag == DragMode::None) {
       std::string tip;
-      if (const DrawBox* b = boxAt(p.records, mouse.x, mouse.y)) {
+      const std::string* hangTip = hang && g.plot.contains(mouse.x, mouse.y)
+                                       ? hangTextAt(*hang, p.hangRecords, mouse.x, mouse.y)
+                                       : nullptr;
+      if (hangTip) {
+        tip = *hangTip;
+      } else if (const DrawBox* b = boxAt(p.records, mouse.x, mouse.y)) {
         tip = boxTooltip(p, *b);
       } else if (g.steps.contains(mouse.x, mouse.y)) {
         for (const StepMark& m : p.records.steps) {

@@ -22,7 +22,9 @@ constexpr const char* kHelp =
     "  Esc              clear the range and the pick\n"
     "  Ctrl+F, Enter    search, next match (Shift+Enter: previous)\n"
     "  click a stage's name: open its GPU streams, NCCL, CUDA API and NVTX rows\n"
-    "  wheel over the names: scroll the rows";
+    "  wheel over the names: scroll the rows\n"
+    "A run that hung: the banner says why; hatched boxes are what each rank still had open, red\n"
+    "  arrows who waits for whom (hover them); the `hang` box hides them";
 
 std::string stepLabel(const analysis::StepInfo& s) {
   return "step " + std::to_string(s.number) + "  (" + formatDuration(s.duration()) + ")";
@@ -85,6 +87,10 @@ void drawToolbar(ViewerState& s, const Rect& r) {
   }
   ImGui::SameLine();
   ImGui::Checkbox("arrows", &s.showArrows);
+  if (p.hang()) {
+    ImGui::SameLine();
+    ImGui::Checkbox("hang", &s.showHang);
+  }
   ImGui::SameLine();
   ImGui::Checkbox("panel", &s.showPanel);
   ImGui::SameLine();

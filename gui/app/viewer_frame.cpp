@@ -84,6 +84,52 @@ void handleKeys(ViewerState& s, const FrameGeometry& g, double dt) {
   if (keys::pressed(GLFW_KEY_PERIOD)) s.selectStep(s.panes[0].step + 1);
 }
 
+struct HungRun {
+  std::string tag;  // "A  ", "B  " in compare mode
+  const HangOverlay* hang = nullptr;
+};
+
+std::vector<HungRun> hungRuns(const ViewerState& s) {
+  std::vector<HungRun> out;
+  for (size_t i = 0; i < s.panes.size(); ++i) {
+    if (!s.panes[i].hang()) continue;
+    out.push_back({s.panes.size() > 1 ? (i ? "B  " : "A  ") : "", &s.panes[i].run->hangOverlay});
+  }
+  return out;
+}
+
+// The diagnosis, the first line of `bubblescope hang`, over the timeline, a band per hung run;
+// hover for the rest.
+void drawHangBanner(const std::vector<HungRun>& runs, const Rect& r) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const HangOverlay& h = *runs[i].hang;
+    const Rect band{r.x0, r.y0 + kHangBannerH * static_cast<double>(i), r.x1,
+                    r.y0 + kHangBannerH * static_cast<double>(i + 1)};
+    const ImVec2 a(static_cast<float>(band.x0), static_cast<float>(band.y0));
+    const ImVec2 b(static_cast<float>(band.x1), static_cast<float>(band.y1));
+    dl->AddRectFilled(a, b, kHangBanner);
+    dl->AddRectFilled(a, ImVec2(a.x + 4, b.y), kHangRed);
+    dl->PushClipRect(a, b, true);
+    const std::string text = runs[i].tag + h.diagnosis;
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(a.x + 12, a.y + 4), kText,
+                text.c_str(), nullptr, static_cast<float>(band.w() - 20));
+    dl->PopClipRect();
+    if (!band.contains(mouse.x, mouse.y) || !ImGui::IsWindowHovered()) continue;
+    std::string tip = text;
+    for (const std::string& d : h.details) tip += "\nalso: " + d;
+    tip +=
+        "\n\nRed arrows: who waits for whom (the wait-for graph), from the wait's start. "
+        "Hatched boxes: what each rank still had open, to its last sign of life (white bar).";
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 45);
+    ImGui::TextUnformatted(tip.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
 }  // namespace
 
 int defaultStep(const analysis::PipelineResult& pl) {
@@ -132,15 +178,27 @@ void initState(ViewerState& s, std::unique_ptr<LoadedRun> primary,
     const auto b = origin + static_cast<TimeNs>(std::llround(o.rangeMs->second * 1e6));
     s.view = fitTo(s.view, a, b, 0);
   }
-  for (Pane& q : s.panes) q.expanded.assign(q.rows().stages.size(), o.expandAll);
+  // A hung run opens on the hang: the last step, from its start to past its waits' starts.
+  if (const PipelineHang* h = s.panes[0].hang(); h && !o.step && !o.rangeMs) {
+    if (h->focus.end > h->focus.start) {
+      s.selectStep(static_cast<int>(s.panes[0].result().steps.size()) - 1);
+      s.view = fitTo(s.view, h->focus.start, h->focus.end, 0.02);
+    }
+  }
+  // Rows without ops (a hung run with no pipeline recognised) show their raw trace.
+  for (Pane& q : s.panes) {
+    q.expanded.assign(q.rows().stages.size(), o.expandAll || q.result().ops.empty());
+  }
 }
 
 void drawFrame(ViewerState& s, double width, double height, double dt) {
   pollLoading(s);
   s.preprocessMs = 0;
   s.boxes = 0;
+  const std::vector<HungRun> hung = hungRuns(s);
   const FrameGeometry g =
-      frameGeometry(width, height, static_cast<int>(s.panes.size()), s.showPanel);
+      frameGeometry(width, height, static_cast<int>(s.panes.size()), s.showPanel,
+                    kHangBannerH * static_cast<double>(hung.size()));
 
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(
@@ -154,6 +212,7 @@ void drawFrame(ViewerState& s, double width, double height, double dt) {
                    ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
   ImGui::PopStyleVar();
   drawToolbar(s, g.toolbar);
+  if (!hung.empty()) drawHangBanner(hung, g.banner);
   // The panes are drawn with the draw list; their mouse input is read only when no widget or
   // popup has the mouse.
   const bool hovered =

@@ -10,6 +10,12 @@ TimeNs Pane::origin() const {
   return steps[std::clamp<size_t>(static_cast<size_t>(step), 0, steps.size() - 1)].start;
 }
 
+const PipelineHang* Pane::hang() const {
+  const HangOverlay& h = run->hangOverlay;
+  if (!h.found || pipeline >= static_cast<int>(h.pipelines.size())) return nullptr;
+  return &h.pipelines[pipeline];
+}
+
 void Pane::selectPipeline(int index) {
   pipeline = std::clamp(index, 0, static_cast<int>(run->model.pipelines.size()) - 1);
   expanded.assign(rows().stages.size(), false);

@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "gui/app/session.h"
+#include "gui/draw/draw_records.h"
+#include "gui/draw/hang_records.h"
+#include "gui/draw/row_layout.h"
 #include "gui/model/range_stats.h"
 #include "gui/model/search.h"
-#include "gui/draw/draw_records.h"
 #include "gui/timeline/frame_geometry.h"
-#include "gui/draw/row_layout.h"
 #include "gui/timeline/time_mapping.h"
 
 namespace bubblescope::gui {
@@ -30,9 +31,12 @@ struct Pane {
   TimeMapping mapping;
   RowLayout layout;
   DrawRecords records;
+  HangRecords hangRecords;
 
   const PipelineRows& rows() const { return run->model.pipelines[pipeline]; }
   const analysis::PipelineResult& result() const { return run->result.pipelines[pipeline]; }
+  // The hang's marks on this replica; null when the run ended cleanly.
+  const PipelineHang* hang() const;
   TimeNs origin() const;  // the step's start: times are shown from it
   void selectPipeline(int index);
 };
@@ -54,6 +58,7 @@ struct ViewerState {
   std::optional<PickedBox> picked;
   bool wholeRun = false;  // side panel figures for all steps rather than the selected one
   bool showArrows = true;
+  bool showHang = true;  // a hung run's open boxes and wait-for arrows
   bool showPanel = true;
   char searchText[256] = {};
   std::string message;  // an error to show until dismissed (a failed compare load)

@@ -44,4 +44,14 @@ inline constexpr Rgba kSelection = rgba(0x60, 0xa5, 0xfa, 0x40);
 inline constexpr Rgba kSearchHit = rgba(0xff, 0xff, 0xff);
 inline constexpr Rgba kArrow = rgba(0xe5, 0xe7, 0xeb, 0xb0);
 
+// The hang's marks (docs/hang.md): a pure red none of the idle classes' reds is near, so a wait
+// never reads as a stall; open boxes dark under a red outline and hatching.
+inline constexpr Rgba kHangRed = rgba(0xff, 0x1a, 0x1a);
+inline constexpr Rgba kHangOpenFill = rgba(0x4a, 0x0d, 0x14);
+inline constexpr Rgba kHangUnwoundFill = rgba(0x3b, 0x2f, 0x33);
+inline constexpr Rgba kHangStoppedFill = rgba(0x33, 0x36, 0x3d);
+inline constexpr Rgba kHangHatch = rgba(0xff, 0x1a, 0x1a, 0x80);
+inline constexpr Rgba kLastSeen = rgba(0xff, 0xff, 0xff);
+inline constexpr Rgba kHangBanner = rgba(0x5a, 0x10, 0x18);
+
 }  // namespace bubblescope::gui

@@ -9,16 +9,18 @@ double panelWidth(double windowWidth) {
   return std::floor(std::clamp(windowWidth * 0.27, 300.0, 460.0));
 }
 
-FrameGeometry frameGeometry(double width, double height, int panes, bool panel) {
+FrameGeometry frameGeometry(double width, double height, int panes, bool panel, double banner) {
   FrameGeometry g;
   g.toolbar = {0, 0, width, kToolbarH};
   const double right = panel ? width - panelWidth(width) : width;
   if (panel) g.panel = {right, kToolbarH, width, height};
+  if (banner > 0) g.banner = {0, kToolbarH, right, kToolbarH + banner};
+  const double top = kToolbarH + std::max(banner, 0.0);
   panes = std::max(panes, 1);
-  const double paneH = std::floor((height - kToolbarH) / panes);
+  const double paneH = std::floor((height - top) / panes);
   for (int i = 0; i < panes; ++i) {
     PaneGeometry p;
-    double y = kToolbarH + i * paneH;
+    double y = top + i * paneH;
     const double bottom = i + 1 == panes ? height : y + paneH;
     if (panes > 1) {
       p.header = {0, y, right, y + kPaneHeaderH};

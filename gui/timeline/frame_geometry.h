@@ -17,7 +17,8 @@ inline constexpr double kToolbarH = 32;
 inline constexpr double kPaneHeaderH = 20;  // the run's name, in compare mode only
 inline constexpr double kRulerH = 20;
 inline constexpr double kStepStripH = 18;
-inline constexpr double kLabelW = 190;  // "rank 12 GPU 0 stream 7" and an expand arrow
+inline constexpr double kLabelW = 190;      // "rank 12 GPU 0 stream 7" and an expand arrow
+inline constexpr double kHangBannerH = 38;  // a hung run's diagnosis: two lines of text
 
 struct PaneGeometry {
   Rect header;  // empty when there is one pane
@@ -29,12 +30,14 @@ struct PaneGeometry {
 
 struct FrameGeometry {
   Rect toolbar;
-  Rect panel;  // empty when hidden
+  Rect banner;  // under the toolbar, over the panes: a hung run's diagnosis; empty if none
+  Rect panel;   // empty when hidden
   std::vector<PaneGeometry> panes;
 };
 
 // The side panel takes about a quarter of the width, within readable bounds.
 double panelWidth(double windowWidth);
-FrameGeometry frameGeometry(double width, double height, int panes, bool panel);
+// `banner`: the height of the banner over the panes (kHangBannerH for a hung run, else 0).
+FrameGeometry frameGeometry(double width, double height, int panes, bool panel, double banner = 0);
 
 }  // namespace bubblescope::gui

@@ -2,7 +2,6 @@
 // the PNG: the stage rows show the ops in their kinds' colors and the stall, in its class's
 // color, exactly where the run had it; the compare mode draws both runs. Skipped without xvfb-run.
 #include <gtest/gtest.h>
-#include <stb_image.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +14,7 @@
 #include "gui/timeline/frame_geometry.h"
 #include "gui/draw/row_layout.h"
 #include "gui/timeline/time_mapping.h"
+#include "tests/gui/screenshot_support.h"
 #include "tests/gui/viewer_fixtures.h"
 #include "tests/support/engine_recording.h"
 #include "tests/support/subprocess.h"
@@ -31,50 +31,11 @@ using gui::Rgba;
 
 constexpr int kW = 1600, kH = 900;
 
-struct Image {
-  int w = 0, h = 0;
-  std::unique_ptr<unsigned char, void (*)(void*)> data{nullptr, stbi_image_free};
-  gui::Rgba at(int x, int y) const {
-    const unsigned char* p = data.get() + (static_cast<size_t>(y) * w + x) * 4;
-    return gui::rgba(p[0], p[1], p[2]);
-  }
-};
-
-Image readPng(const std::filesystem::path& file) {
-  Image img;
-  int channels = 0;
-  img.data.reset(stbi_load(file.c_str(), &img.w, &img.h, &channels, 4));
-  return img;
-}
-
-bool near(Rgba a, Rgba b, int tolerance = 3) {
-  const auto x = gui::rgbOf(a), y = gui::rgbOf(b);
-  return std::abs(x.r - y.r) <= tolerance && std::abs(x.g - y.g) <= tolerance &&
-         std::abs(x.b - y.b) <= tolerance;
-}
-
-std::string hex(Rgba c) {
-  return analysis::hexColor(gui::rgbOf(c));
-}
-
-bool haveXvfb() {
-  return access("/usr/bin/xvfb-run", X_OK) == 0;
-}
-
 void writeRun(const traces::Run& run, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   for (const auto& t : run.ranks) {
     traces::writeRankTrace(t, dir / ("rank-0000" + std::to_string(t.meta.rank) + ".sqlite"));
   }
-}
-
-ProcessResult screenshot(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"/usr/bin/xvfb-run", "-a",  "-s", "-screen 0 1920x1080x24",
-                                   BUBBLESCOPE_BIN,     "view"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  ProcessOptions o;
-  o.timeout = std::chrono::seconds(90);
-  return runProcess(argv, o);
 }
 
 // Where the viewer puts a pane's rows and times: the same pure functions it uses.

@@ -1,0 +1,48 @@
+#include "tests/gui/screenshot_support.h"
+
+#include <stb_image.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "analyzer/report/palette.h"
+
+namespace bubblescope::testing {
+
+gui::Rgba Image::at(int x, int y) const {
+  const unsigned char* p = data.get() + (static_cast<size_t>(y) * w + x) * 4;
+  return gui::rgba(p[0], p[1], p[2]);
+}
+
+Image readPng(const std::filesystem::path& file) {
+  Image img;
+  int channels = 0;
+  img.data =
+      decltype(img.data)(stbi_load(file.c_str(), &img.w, &img.h, &channels, 4), stbi_image_free);
+  return img;
+}
+
+bool near(gui::Rgba a, gui::Rgba b, int tolerance) {
+  const auto x = gui::rgbOf(a), y = gui::rgbOf(b);
+  return std::abs(x.r - y.r) <= tolerance && std::abs(x.g - y.g) <= tolerance &&
+         std::abs(x.b - y.b) <= tolerance;
+}
+
+std::string hex(gui::Rgba c) {
+  return analysis::hexColor(gui::rgbOf(c));
+}
+
+bool haveXvfb() {
+  return access("/usr/bin/xvfb-run", X_OK) == 0;
+}
+
+ProcessResult screenshot(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"/usr/bin/xvfb-run", "-a",  "-s", "-screen 0 1920x1080x24",
+                                   BUBBLESCOPE_BIN,     "view"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProcessOptions o;
+  o.timeout = std::chrono::seconds(90);
+  return runProcess(argv, o);
+}
+
+}  // namespace bubblescope::testing
