@@ -46,4 +46,16 @@ void copyOpenRanges(uint32_t generation, std::vector<OpenRangeCopy>& out) {
   }
 }
 
+bool anyRecordedRangeOpen(uint32_t generation) {
+  for (const ThreadState* s = firstThreadState(); s != nullptr; s = s->next) {
+    if (s->status.load(std::memory_order_acquire) != ThreadStatus::Active) continue;
+    const uint32_t depth = s->ranges.depth;
+    if (s->generation != generation || depth == 0 || depth > kMaxRangeDepth) continue;
+    for (uint32_t i = 0; i < depth; ++i) {
+      if ((s->ranges.entries[i].flags & kPushedDormant) == 0) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace bubblescope::agent

@@ -19,4 +19,9 @@ struct OpenRangeCopy {
 // A thread whose stack keeps changing while it is copied (a few tries) is left out this time.
 void copyOpenRanges(uint32_t generation, std::vector<OpenRangeCopy>& out);
 
+// Whether a live thread is inside a range of recording `generation` that it pushed while recording
+// (a racy look, enough to decide that a file is wanted: a rank blocked in its first receive has
+// finished nothing, and its trace must still say where it waits).
+bool anyRecordedRangeOpen(uint32_t generation);
+
 }  // namespace bubblescope::agent

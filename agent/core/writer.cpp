@@ -1,5 +1,7 @@
 #include "agent/core/writer.h"
 
+#include "agent/core/open_ranges.h"
+
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -218,7 +220,14 @@ void Writer::cycle(bool final) {
     drainAll(true);
     return;
   }
-  if (file_ == nullptr && recorder.wantsFile()) openFile();
+  if (file_ == nullptr) {
+    // A rank blocked in its first receive has finished nothing, but where it waits must be in a
+    // trace: open ranges alone are reason enough for the file.
+    const uint32_t word = controlWord();
+    if (recorder.wantsFile() || (isRecording(word) && anyRecordedRangeOpen(generationOf(word)))) {
+      openFile();
+    }
+  }
   drainAll(false);
   if (file_ == nullptr) return;
   try {

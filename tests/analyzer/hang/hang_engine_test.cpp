@@ -160,6 +160,21 @@ TEST(HangEngine, HungStageIsTheOneEveryChainOfWaitsEndsAt) {
   expectStuckStage(d, d.truth["faults"]["hangs"][0]["stage"]);
 }
 
+// Stage 1 stops before its first op: stages 2 and 3 block in their first receive having finished
+// nothing. Their traces must still exist and say where they wait (open ranges alone open the
+// file), or the report would hold stages 0 and 1 only.
+TEST(HangEngine, StagesThatFinishedNothingStillSayWhereTheyWait) {
+  TempDir dir;
+  const Debugged d =
+      recordAndDebug(dir, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--hang", "1:0"});
+  ASSERT_EQ(d.report["ranks"].size(), 4u) << d.hang.out << d.hang.err;
+  expectStuckStage(d, 1);
+  const json& last = rankOfStage(d.report, 3);
+  ASSERT_EQ(last["waits"].size(), 1u);
+  EXPECT_EQ(last["waits"][0]["what"], "RECV F mb=0 from=2");
+  EXPECT_EQ(last["waits"][0]["on"], json::array({2}));
+}
+
 TEST(HangEngine, HungStageStoppedBySigkillIsFound) {
   TempDir dir;
   const Debugged d =
