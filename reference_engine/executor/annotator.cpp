@@ -23,7 +23,7 @@ bool nvtxCompiledIn() {
 Annotator::Range::Range(Annotator* owner, std::string name)
     : owner_(owner), name_(std::move(name)), tid_(static_cast<int>(gettid())) {
 #if BUBBLESCOPE_HAVE_NVTX
-  nvtxRangePushA(name_.c_str());
+  if (owner_->emitNvtx_) nvtxRangePushA(name_.c_str());
 #endif
   startNs_ = realtimeNs();
 }
@@ -41,7 +41,7 @@ int64_t Annotator::Range::end() {
   if (owner_ == nullptr) return endNs_;
   endNs_ = realtimeNs();
 #if BUBBLESCOPE_HAVE_NVTX
-  nvtxRangePop();
+  if (owner_->emitNvtx_) nvtxRangePop();
 #endif
   owner_->record({std::move(name_), tid_, startNs_, endNs_});
   owner_ = nullptr;
@@ -51,7 +51,7 @@ int64_t Annotator::Range::end() {
 void Annotator::nameThisThread(const std::string& name) {
   const int tid = static_cast<int>(gettid());
 #if BUBBLESCOPE_HAVE_NVTX
-  nvtxNameOsThreadA(static_cast<uint32_t>(tid), name.c_str());
+  if (emitNvtx_) nvtxNameOsThreadA(static_cast<uint32_t>(tid), name.c_str());
 #endif
   // The kernel keeps 15 bytes of a thread name, shown by ps and gdb: keep it ASCII.
   std::string ascii = name;

@@ -23,6 +23,10 @@ struct ThreadRecord {
 
 class Annotator {
  public:
+  // `emitNvtx` false: ranges and thread names are recorded but not emitted (a run without the
+  // engine's labels, `--no-labels`).
+  explicit Annotator(bool emitNvtx = true) : emitNvtx_(emitNvtx) {}
+
   // An open range on the calling thread; closes (and is recorded) at end() or destruction.
   class Range {
    public:
@@ -55,6 +59,8 @@ class Annotator {
 
  private:
   void record(RangeRecord r);
+
+  const bool emitNvtx_;
 
   mutable std::mutex mutex_;
   std::vector<RangeRecord> ranges_;
