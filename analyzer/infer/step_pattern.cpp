@@ -34,6 +34,11 @@ void stepsFromCollectives(RankOps& ops, const std::vector<Interval>& collectives
   for (const RecognizedOp& o : ops.ops) lastEnd = std::max(lastEnd, std::max(o.end, o.hostEnd));
   for (const CommKernel& k : ops.commKernels) lastEnd = std::max(lastEnd, k.end);
   for (const DeviceWork& w : ops.otherKernels) lastEnd = std::max(lastEnd, w.end);
+  // The last step ends with its own gradient sync too (a CPU job's collectives are host calls).
+  for (const RecognizedComm& c : ops.comms) lastEnd = std::max(lastEnd, c.end);
+  for (const auto* list : {&ops.gradSync, &ops.optimizer}) {
+    for (const Interval& i : *list) lastEnd = std::max(lastEnd, i.end);
+  }
   for (size_t k = 0; k < starts.size(); ++k) {
     const TimeNs end = k + 1 < starts.size() ? starts[k + 1] - 1 : lastEnd;
     ops.steps.push_back({static_cast<int64_t>(k), starts[k], end});

@@ -1,0 +1,92 @@
+#include "analyzer/infer/host_stage.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "analyzer/infer/inferred_steps.h"
+
+namespace bubblescope::analysis {
+
+using traces::NcclOp;
+
+traces::ThreadIndex postingThread(const traces::RankTrace& t) {
+  std::unordered_map<traces::ThreadIndex, size_t> count;
+  const auto& c = t.ncclCalls;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (c.op[i] == NcclOp::Send || c.op[i] == NcclOp::Recv) ++count[c.thread[i]];
+  }
+  traces::ThreadIndex best = 0;
+  size_t most = 0;
+  for (const auto& [thread, n] : count) {
+    if (n > most || (n == most && thread < best)) {
+      best = thread;
+      most = n;
+    }
+  }
+  return best;
+}
+
+HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& marks,
+                                  const std::map<int32_t, CutKind>& typed,
+                                  traces::ThreadIndex thread, std::array<TimeNs, 2> fallback) {
+  std::vector<HostCall> calls;
+  const auto& c = t.ncclCalls;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (c.thread[i] != thread) continue;
+    auto it = typed.find(static_cast<int32_t>(i));
+    calls.push_back({c.start[i], c.end[i], it == typed.end() ? CutKind::Other : it->second});
+  }
+  for (const auto* list : {&marks.optimizer, &marks.gradSync}) {
+    for (const Interval& r : *list) calls.push_back({r.start, r.end, CutKind::Other});
+  }
+  return segmentHostTime(std::move(calls), marks.hostActivity, fallback, kPostedTogether);
+}
+
+RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegmentation& seg,
+                    const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread,
+                    int stage) {
+  RankOps out = std::move(marks);
+  out.ruleSet = "p2p";
+  out.mbInferred = true;
+  out.stageFromLabels = stage;
+  for (const HostOp& h : seg.ops) {
+    RecognizedOp o;
+    o.op = Op{h.kind, -1, 0};
+    o.start = o.launch = h.start;
+    o.end = o.hostEnd = h.end;
+    o.computeBusy = h.end - h.start;
+    o.thread = thread;
+    out.ops.push_back(o);
+  }
+  out.otherBusy.insert(out.otherBusy.end(), seg.other.begin(), seg.other.end());
+  std::sort(out.otherBusy.begin(), out.otherBusy.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  // The transfers are the calls themselves, on the host: a receive from its post until the data
+  // was there, a send as long as its call.
+  const auto& c = t.ncclCalls;
+  for (const auto& [row, kind] : typed) {
+    if (kind == CutKind::Other) continue;
+    RecognizedComm r;
+    r.send = kind == CutKind::ActOut || kind == CutKind::GradOut;
+    r.pass = kind == CutKind::ActIn || kind == CutKind::ActOut ? OpKind::F : OpKind::B;
+    r.mb = -1;
+    const bool later = kind == CutKind::ActOut || kind == CutKind::GradIn;
+    r.peer = later ? stage + 1 : stage - 1;
+    r.start = r.launch = c.start[row];
+    r.end = c.end[row];
+    r.thread = c.thread[row];
+    out.comms.push_back(r);
+  }
+  std::sort(out.comms.begin(), out.comms.end(),
+            [](const RecognizedComm& a, const RecognizedComm& b) { return a.start < b.start; });
+  // With no device work, a collective's host call is the gradient sync itself.
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (isNcclCollective(c.op[i])) out.gradSync.push_back({c.start[i], c.end[i]});
+  }
+  std::sort(out.gradSync.begin(), out.gradSync.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  cutInferredSteps(t, out);
+  return out;
+}
+
+}  // namespace bubblescope::analysis
