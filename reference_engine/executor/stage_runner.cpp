@@ -172,7 +172,7 @@ void StageRunner::injectFaults(int step, const PlannedOp& planned) {
   }
   for (const Stall& s : config_.faults.hostStalls) {
     if (!appliesTo(s, stage_, step, mb)) continue;
-    auto range = annotator_.range(kDataloaderRange);
+    auto range = annotator_.hostWork(kDataloaderRange);
     spinUntil(monotonicNs() + msToNs(s.ms));
     const int64_t end = range.end();
     record_.injected.push_back({"host_stall", step, mb, {range.startNs(), end}});
