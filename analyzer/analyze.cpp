@@ -175,10 +175,9 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
                 "those is not supported)";
     }
     for (const std::string& n : inferred.notes) traffic += "; " + n;
-    throw AnalysisInputError(run.dir.string() + ": no pipeline ops recognised in " +
-                             std::to_string(run.ranks.size()) +
-                             " trace(s) (rule sets tried: " + tried + ")" + traffic + "; " +
-                             annotationHint());
+    throw AnalysisInputError(
+        run.dir.string() + ": no pipeline ops recognised in " + std::to_string(run.ranks.size()) +
+        " trace(s) (rule sets tried: " + tried + ")" + traffic + "; " + annotationHint());
   }
 
   AnalysisResult result;

@@ -59,8 +59,7 @@ OpInference judgeInference(const P2pInference& inference,
   if (inference.splitsGuessed > 0) {
     out.evidence += "; " + std::to_string(inference.splitsGuessed) +
                     " F/B pair(s) with no call between them split by a neighbouring stage's " +
-                    (inference.hostStages > 0 ? "proportions of F and B"
-                                              : "kernels per op");
+                    (inference.hostStages > 0 ? "proportions of F and B" : "kernels per op");
   }
   if (inference.unclassified > 0) {
     out.evidence += "; " + std::to_string(inference.unclassified) +

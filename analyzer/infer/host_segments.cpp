@@ -57,7 +57,8 @@ HostSegmentation segmentHostTime(std::vector<HostCall> calls, std::vector<Interv
   };
   std::vector<Group> groups;
   for (const HostCall& c : calls) {
-    if (groups.empty() || c.start - groups.back().end >= gap) groups.push_back({c.start, c.end, {}});
+    if (groups.empty() || c.start - groups.back().end >= gap)
+      groups.push_back({c.start, c.end, {}});
     Group& g = groups.back();
     g.end = std::max(g.end, c.end);
     g.calls.has[static_cast<int>(c.kind)] = true;
@@ -69,8 +70,7 @@ HostSegmentation segmentHostTime(std::vector<HostCall> calls, std::vector<Interv
     const CallGroup& opening = groups[i].calls;
     const bool transfer = opening[CutKind::ActIn] || opening[CutKind::ActOut] ||
                           opening[CutKind::GradIn] || opening[CutKind::GradOut];
-    stretches.push_back(
-        {t.start, t.end, kindsBetween(&opening, &groups[i + 1].calls), transfer});
+    stretches.push_back({t.start, t.end, kindsBetween(&opening, &groups[i + 1].calls), transfer});
   }
   out.stretches = static_cast<int>(stretches.size());
 
@@ -108,11 +108,12 @@ HostSegmentation segmentHostTime(std::vector<HostCall> calls, std::vector<Interv
       at = s.end - learnedSecond;
     } else {
       ++out.splitsGuessed;
-      const TimeNs f = fallback[kindIndex(*s.kinds.first)], b = fallback[kindIndex(*s.kinds.second)];
-      at = f > 0 && b > 0 ? s.start + static_cast<TimeNs>(static_cast<double>(length) *
-                                                          static_cast<double>(f) /
-                                                          static_cast<double>(f + b))
-                          : s.start + length / 2;
+      const TimeNs f = fallback[kindIndex(*s.kinds.first)],
+                   b = fallback[kindIndex(*s.kinds.second)];
+      at = f > 0 && b > 0
+               ? s.start + static_cast<TimeNs>(static_cast<double>(length) *
+                                               static_cast<double>(f) / static_cast<double>(f + b))
+               : s.start + length / 2;
     }
     // A named range inside the stretch is host work between the two ops: split there, at the
     // one nearest the estimate.

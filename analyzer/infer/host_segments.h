@@ -33,10 +33,10 @@ struct HostSegmentation {
   // Host work between calls that is no op: stretches no transfer explains, and what a stretch
   // that a collective opened holds before its op (the optimizer after the gradient sync).
   std::vector<Interval> other;
-  int stretches = 0;        // stretches of host time between calls, longer than the call gap
-  int unclassified = 0;     // stretches no transfer explains
-  int splits = 0;           // stretches holding a forward and a backward
-  int splitsGuessed = 0;    // ... split without a duration learned on this stage
+  int stretches = 0;      // stretches of host time between calls, longer than the call gap
+  int unclassified = 0;   // stretches no transfer explains
+  int splits = 0;         // stretches holding a forward and a backward
+  int splitsGuessed = 0;  // ... split without a duration learned on this stage
   // How long one op takes (median over stretches holding one op), F and B; 0 = none seen.
   std::array<TimeNs, 2> nsPerOp{};
 };

@@ -28,7 +28,6 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
 // The stage's ops (from `seg`), sends and receives (its typed calls), gradient sync (its
 // collectives), steps and microbatches.
 RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegmentation& seg,
-                    const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread,
-                    int stage);
+                    const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread, int stage);
 
 }  // namespace bubblescope::analysis

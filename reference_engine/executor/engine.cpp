@@ -64,8 +64,9 @@ std::vector<std::string> stageEnvironment(int stage, int p, bool labels) {
   std::vector<std::string> env = {"RANK=" + s, "LOCAL_RANK=" + s, "WORLD_SIZE=" + n,
                                   "LOCAL_WORLD_SIZE=" + n, "GROUP_RANK=0"};
   if (labels) {
-    for (std::string v : {"BUBBLESCOPE_PP_SIZE=" + n, "BUBBLESCOPE_PP_RANK=" + s,
-                          std::string("BUBBLESCOPE_DP_SIZE=1"), std::string("BUBBLESCOPE_DP_RANK=0")})
+    for (std::string v :
+         {"BUBBLESCOPE_PP_SIZE=" + n, "BUBBLESCOPE_PP_RANK=" + s,
+          std::string("BUBBLESCOPE_DP_SIZE=1"), std::string("BUBBLESCOPE_DP_RANK=0")})
       env.push_back(std::move(v));
   }
   return env;
@@ -97,7 +98,9 @@ EngineOutcome runEngine(const EngineConfig& config) {
     }
     return argv;
   };
-  launch.environment = [p, &config](int stage) { return stageEnvironment(stage, p, config.labels); };
+  launch.environment = [p, &config](int stage) {
+    return stageEnvironment(stage, p, config.labels);
+  };
 
   EngineOutcome outcome;
   const int64_t start = realtimeNs();

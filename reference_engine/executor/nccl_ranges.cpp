@@ -35,7 +35,7 @@ struct CollectivePayload {
 };
 static_assert(sizeof(InitPayload) <= 24 && sizeof(SendRecvPayload) <= 24 &&
               sizeof(CollectivePayload) <= 24);
-constexpr int32_t kSum = 0;       // ncclSum
+constexpr int32_t kSum = 0;        // ncclSum
 constexpr int32_t kNoDevice = -1;  // the engine's stages run on the host
 
 #if BUBBLESCOPE_HAVE_NVTX
@@ -98,7 +98,9 @@ NcclRanges::Call::Call(const NcclRanges* owner, int api, const void* payload, si
 }
 
 NcclRanges::Call::Call(Call&& other) noexcept
-    : owner_(other.owner_), api_(other.api_), size_(other.size_),
+    : owner_(other.owner_),
+      api_(other.api_),
+      size_(other.size_),
       popWithPayload_(other.popWithPayload_) {
   std::memcpy(payload_, other.payload_, sizeof payload_);
   other.owner_ = nullptr;

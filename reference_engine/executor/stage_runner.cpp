@@ -125,10 +125,13 @@ Payload StageRunner::receiveInput(int step, const PlannedOp& planned) {
     return p;
   }
   auto range = annotator_.range(recvRangeName(gradient, op.mb, op.chunk, from.stage));
-  // The size is the message's: known when it is there, handed over at the range's pop.
-  auto call = nccl_.recv(pipelineComm_, 0, from.stage);
-  Payload payload = mailbox_.take(from.stage, key);
-  call.setBytes(payload.size());
+  Payload payload;
+  {
+    // The size is the message's: known when it is there, handed over at the range's pop.
+    auto call = nccl_.recv(pipelineComm_, 0, from.stage);
+    payload = mailbox_.take(from.stage, key);
+    call.setBytes(payload.size());
+  }
   const int64_t end = range.end();
   record_.recvs.push_back({step, gradient, op.mb, op.chunk, from.stage, from.chunk, payload.size(),
                            range.startNs(), end});

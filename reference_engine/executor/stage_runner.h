@@ -50,7 +50,7 @@ class StageRunner {
   Compute& compute_;
   StageRecord& record_;
   const NcclRanges& nccl_;
-  const Communicator pipelineComm_;  // every stage: the pipeline's p2p and its grad_sync
+  const Communicator pipelineComm_;         // every stage: the pipeline's p2p and its grad_sync
   std::map<MessageKey, Payload> handoffs_;  // between chunks of this stage (the turn of a V)
 };
 

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <tuple>
-#include <nlohmann/json.hpp>
 
 #include "analyzer/analyze.h"
 #include "analyzer/errors.h"
@@ -129,10 +129,12 @@ std::map<std::pair<int, int>, int> forwardsPerStageStep(const PipelineResult& pl
   return n;
 }
 
-void expectSameStructure(const PipelineResult& a, const PipelineResult& b, const std::string& what) {
+void expectSameStructure(const PipelineResult& a, const PipelineResult& b,
+                         const std::string& what) {
   EXPECT_EQ(a.stages.size(), b.stages.size()) << what;
   ASSERT_EQ(a.steps.size(), b.steps.size()) << what;
-  for (size_t k = 0; k < a.steps.size(); ++k) EXPECT_EQ(a.steps[k].number, b.steps[k].number) << what;
+  for (size_t k = 0; k < a.steps.size(); ++k)
+    EXPECT_EQ(a.steps[k].number, b.steps[k].number) << what;
   EXPECT_EQ(forwardsPerStageStep(a), forwardsPerStageStep(b)) << what;
   EXPECT_EQ(a.schedule.name, b.schedule.name) << what;
   EXPECT_EQ(a.ops.size(), b.ops.size()) << what;
@@ -156,10 +158,10 @@ void expectTheEnginesOps(const AnalysisResult& r, const json& truth) {
   size_t close = 0;
   for (const OpRecord& o : pl.ops) {
     const int stage = o.stage;
-    const auto it =
-        ran.find({stage, pl.steps[o.step].number, std::string(engine::kindName(o.op.kind)), o.op.mb});
+    const auto it = ran.find(
+        {stage, pl.steps[o.step].number, std::string(engine::kindName(o.op.kind)), o.op.mb});
     ASSERT_NE(it, ran.end()) << "stage " << stage << " step " << pl.steps[o.step].number << " "
-                                << engine::kindName(o.op.kind) << o.op.mb;
+                             << engine::kindName(o.op.kind) << o.op.mb;
     const TimeNs offset = r.clock.offsets.at(static_cast<size_t>(stage));
     const TimeNs startError = std::abs(o.start - offset - it->second.first);
     const TimeNs endError = std::abs(o.end - offset - it->second.second);
@@ -192,8 +194,9 @@ void expectSameAnswers(const std::vector<std::string>& args, std::optional<IdleC
   expectTheEnginesOps(r.unlabelled, r.truth);
 
   for (const PipelineResult* pl : {&lab, &unl, &same}) {
-    const std::string which = what + (pl == &lab ? "(labelled)" : pl == &unl ? "(unlabelled)"
-                                                                          : "(same run, labelled)");
+    const std::string which = what + (pl == &lab   ? "(labelled)"
+                                      : pl == &unl ? "(unlabelled)"
+                                                   : "(same run, labelled)");
     if (!fault) {
       const TimeNs bubble = idleOf(*pl, IdleClass::Warmup) + idleOf(*pl, IdleClass::Drain) +
                             idleOf(*pl, IdleClass::ScheduleBubble);
@@ -231,8 +234,8 @@ TEST(UnlabelledEngine, CommDelayIsACommStallWithoutLabels) {
 }
 
 TEST(UnlabelledEngine, HostStallIsAHostStallInItsDataLoaderWithoutLabels) {
-  const std::vector<std::string> args = {"--schedule", "1f1b", "-p", "4", "-m", "8",
-                                         "--host-stall", "1:5:20:2"};
+  const std::vector<std::string> args = {"--schedule", "1f1b", "-p",           "4",
+                                         "-m",         "8",    "--host-stall", "1:5:20:2"};
   expectSameAnswers(args, IdleClass::HostStall, 1);
   // The blame names the workload's own range, which --no-labels keeps.
   bool named = false;
@@ -247,9 +250,9 @@ TEST(UnlabelledEngine, HostStallIsAHostStallInItsDataLoaderWithoutLabels) {
 // ring, which the inference does not take for a pipeline, and the refusal says why.
 TEST(UnlabelledEngine, InterleavedIsRefusedNamingItsRing) {
   TempDir dir("bubblescope-unlabelled-interleaved");
-  const auto r = recordEngineRun((dir.path() / "run").string(),
-                                 (dir.path() / "truth.json").string(),
-                                 {"--schedule", "interleaved", "-p", "4", "-m", "4", "--no-labels"});
+  const auto r =
+      recordEngineRun((dir.path() / "run").string(), (dir.path() / "truth.json").string(),
+                      {"--schedule", "interleaved", "-p", "4", "-m", "4", "--no-labels"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   try {
     analyzeRun(traces::readRun(dir.path() / "run"), {});

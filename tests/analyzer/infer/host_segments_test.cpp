@@ -12,7 +12,7 @@ namespace {
 
 using engine::OpKind;
 
-constexpr TimeNs kUnit = 1000;     // one character of a timeline
+constexpr TimeNs kUnit = 1000;      // one character of a timeline
 constexpr TimeNs kGap = kUnit / 2;  // calls closer than this were posted together
 
 // A stage's posting thread written as a string, one character a time unit: '.' host work, 'd' a
@@ -30,18 +30,29 @@ Timeline parse(const std::string& s) {
     const Interval unit{at, at + kUnit};
     auto call = [&](CutKind k) { t.calls.push_back({unit.start, unit.end, k}); };
     switch (s[i]) {
-      case 'a': call(CutKind::ActIn); break;
-      case 'A': call(CutKind::ActOut); break;
-      case 'g': call(CutKind::GradIn); break;
-      case 'G': call(CutKind::GradOut); break;
-      case 'o': call(CutKind::Other); break;
+      case 'a':
+        call(CutKind::ActIn);
+        break;
+      case 'A':
+        call(CutKind::ActOut);
+        break;
+      case 'g':
+        call(CutKind::GradIn);
+        break;
+      case 'G':
+        call(CutKind::GradOut);
+        break;
+      case 'o':
+        call(CutKind::Other);
+        break;
       case 'd':
         if (!t.named.empty() && t.named.back().end == at)
           t.named.back().end = unit.end;
         else
           t.named.push_back(unit);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return t;
@@ -57,8 +68,8 @@ std::string describe(const HostSegmentation& seg) {
   std::string out;
   for (const HostOp& o : seg.ops) {
     if (!out.empty()) out += ", ";
-    out += std::string(o.kind == OpKind::F ? "F " : "BW ") + std::to_string(o.start / kUnit) +
-           "-" + std::to_string(o.end / kUnit);
+    out += std::string(o.kind == OpKind::F ? "F " : "BW ") + std::to_string(o.start / kUnit) + "-" +
+           std::to_string(o.end / kUnit);
   }
   return out;
 }
