@@ -9,6 +9,34 @@ namespace bubblescope::analysis {
 
 using traces::NcclOp;
 
+void addHostMatches(const traces::Run& run, const std::vector<RankOps>& marks,
+                    CommMatches& matches) {
+  std::vector<std::vector<int32_t>> calls(run.ranks.size());
+  bool any = false;
+  for (size_t r = 0; r < run.ranks.size(); ++r) {
+    if (!marks[r].commKernels.empty()) continue;
+    const auto& c = run.ranks[r].ncclCalls;
+    for (size_t i = 0; i < c.size(); ++i) {
+      if (c.op[i] == NcclOp::Send || c.op[i] == NcclOp::Recv) {
+        calls[r].push_back(static_cast<int32_t>(i));
+        any = true;
+      }
+    }
+  }
+  if (!any) return;
+  const CallMatches cm = matchCalls(run, calls);
+  for (const auto& [send, recv] : cm.p2p) {
+    P2pMatch m;
+    m.sendKernel = {send.rank, 0};
+    m.recvKernel = {recv.rank, 0};
+    m.sendCall = send.call;
+    m.recvCall = recv.call;
+    m.sendPosted = run.ranks[send.rank].ncclCalls.start[send.call];
+    m.recvPosted = run.ranks[recv.rank].ncclCalls.start[recv.call];
+    matches.p2p.push_back(m);
+  }
+}
+
 traces::ThreadIndex postingThread(const traces::RankTrace& t) {
   std::unordered_map<traces::ThreadIndex, size_t> count;
   const auto& c = t.ncclCalls;
@@ -43,8 +71,8 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
 }
 
 RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegmentation& seg,
-                    const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread,
-                    int stage) {
+                    const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread, int stage,
+                    int microbatches) {
   RankOps out = std::move(marks);
   out.ruleSet = "p2p";
   out.mbInferred = true;
@@ -85,7 +113,7 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
   }
   std::sort(out.gradSync.begin(), out.gradSync.end(),
             [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  cutInferredSteps(t, out);
+  cutInferredSteps(t, out, microbatches);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "analyzer/comm/comm_match.h"
 #include "analyzer/infer/host_segments.h"
 #include "analyzer/recognize/recognized.h"
 #include "traces/model/trace.h"
@@ -15,6 +16,12 @@ namespace bubblescope::analysis {
 // Calls shorter apart than this were posted together (a send, then the next receive): the
 // host's own bookkeeping between two calls, no op, takes a few microseconds.
 inline constexpr TimeNs kPostedTogether = 50'000;
+
+// Ranks that ran no NCCL kernel (a CPU job, a trace of host calls only) have their transfers
+// matched call to call, as matchComms() would with kernels, and added to `matches.p2p` (their
+// kernel refs name the rank only).
+void addHostMatches(const traces::Run& run, const std::vector<RankOps>& marks,
+                    CommMatches& matches);
 
 // The thread that posts most of the rank's sends and receives: the training loop's.
 traces::ThreadIndex postingThread(const traces::RankTrace& t);
@@ -26,8 +33,9 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
                                   traces::ThreadIndex thread, std::array<TimeNs, 2> fallback);
 
 // The stage's ops (from `seg`), sends and receives (its typed calls), gradient sync (its
-// collectives), steps and microbatches.
+// collectives), steps and microbatches (`microbatches` per step: cutInferredSteps).
 RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegmentation& seg,
-                    const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread, int stage);
+                    const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread, int stage,
+                    int microbatches);
 
 }  // namespace bubblescope::analysis

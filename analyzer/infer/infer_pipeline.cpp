@@ -12,6 +12,7 @@
 #include "analyzer/infer/inferred_steps.h"
 #include "analyzer/infer/op_segments.h"
 #include "analyzer/infer/p2p_chain.h"
+#include "analyzer/infer/step_pattern.h"
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
@@ -215,7 +216,8 @@ std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks,
 // runs from its first kernel to its last; everything else is other device work), then steps cut
 // and microbatches numbered as for labels without ids.
 RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
-                const std::vector<int8_t>& nccl, const Segmentation& seg, int stage) {
+                const std::vector<int8_t>& nccl, const Segmentation& seg, int stage,
+                int microbatches) {
   const std::vector<LaunchCall>& launches = l.compute;
   RankOps out;
   out.ruleSet = "p2p";
@@ -270,38 +272,8 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
   std::sort(out.otherKernels.begin(), out.otherKernels.end(), byStart);
   std::stable_sort(out.ops.begin(), out.ops.end(), byStart);
-  cutInferredSteps(t, out);
+  cutInferredSteps(t, out, microbatches);
   return out;
-}
-
-// Ranks that ran no NCCL kernel (a CPU job, a trace of host calls only) have their transfers
-// matched call to call: the same matching, without kernels to tie them to.
-void addHostMatches(const traces::Run& run, const std::vector<RankOps>& marks,
-                    CommMatches& matches) {
-  std::vector<std::vector<int32_t>> calls(run.ranks.size());
-  bool any = false;
-  for (size_t r = 0; r < run.ranks.size(); ++r) {
-    if (!marks[r].commKernels.empty()) continue;
-    const auto& c = run.ranks[r].ncclCalls;
-    for (size_t i = 0; i < c.size(); ++i) {
-      if (c.op[i] == NcclOp::Send || c.op[i] == NcclOp::Recv) {
-        calls[r].push_back(static_cast<int32_t>(i));
-        any = true;
-      }
-    }
-  }
-  if (!any) return;
-  const CallMatches cm = matchCalls(run, calls);
-  for (const auto& [send, recv] : cm.p2p) {
-    P2pMatch m;
-    m.sendKernel = {send.rank, 0};
-    m.recvKernel = {recv.rank, 0};
-    m.sendCall = send.call;
-    m.recvCall = recv.call;
-    m.sendPosted = run.ranks[send.rank].ncclCalls.start[send.call];
-    m.recvPosted = run.ranks[recv.rank].ncclCalls.start[recv.call];
-    matches.p2p.push_back(m);
-  }
 }
 
 }  // namespace
@@ -415,12 +387,20 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
       continue;
     }
     for (int s = 0; s < p; ++s) built[chain[s]] = 1;
+    // Where nothing marks or ends the steps, the first stage's microbatch count cuts them.
+    std::vector<OpKind> firstStage;
+    if (onHost[0]) {
+      for (const HostOp& o : hostSegs[0].ops) firstStage.push_back(o.kind);
+    } else {
+      for (const SegmentOp& o : segs[0].ops) firstStage.push_back(o.kind);
+    }
+    const int m = microbatchesPerStep(firstStage);
     forEachRank(static_cast<size_t>(p), [&](size_t s) {
       const uint32_t r = chain[s];
       marks[r] = onHost[s] ? withHostOps(run.ranks[r], std::move(marks[r]), hostSegs[s], typed[s],
-                                         poster[s], static_cast<int>(s))
+                                         poster[s], static_cast<int>(s), m)
                            : withOps(run.ranks[r], std::move(marks[r]), launches[r], nccl[r],
-                                     segs[s], static_cast<int>(s));
+                                     segs[s], static_cast<int>(s), m);
     });
     for (int s = 0; s < p; ++s) {
       if (onHost[s]) {

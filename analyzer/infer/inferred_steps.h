@@ -1,6 +1,7 @@
 #pragma once
 // The last touch on a rank whose ops were inferred: its steps (from markers, else from the
-// collectives that end each step: step_pattern.h) and its microbatches, numbered in order.
+// collectives that end each step, else from the microbatch count that repeats: step_pattern.h)
+// and its microbatches, numbered in order.
 #include "analyzer/recognize/recognized.h"
 #include "traces/model/trace.h"
 
@@ -17,6 +18,7 @@ inline bool isNcclCollective(traces::NcclOp op) {
   return isNcclTransferCall(op) && op != traces::NcclOp::Send && op != traces::NcclOp::Recv;
 }
 
-void cutInferredSteps(const traces::RankTrace& t, RankOps& ops);
+// `microbatches`: forwards per step as the pipeline's first stage shows them (0: unknown).
+void cutInferredSteps(const traces::RankTrace& t, RankOps& ops, int microbatches);
 
 }  // namespace bubblescope::analysis
