@@ -4,9 +4,10 @@
 // point-to-point calls did between one call and the next is the stage's compute, classified by
 // the calls around it exactly as launches are (op_segments.h). Where one stretch holds a forward
 // and a backward it is split by how long one op of each kind takes on this stage, else by the
-// proportions of a neighbouring stage, else in half. Host work a named range covers at a
-// stretch's start or end (a data loader, say) is not the op; a named range inside a split
-// stretch is where it splits. A stretch that no transfer opens (it follows a collective: the
+// proportions of a neighbouring stage, else in half. A stretch longer than its op(s) take here,
+// by what a named range at its start or end covers (a data loader, say), holds host work that is
+// not the op; a named range inside a split stretch that covers the excess is where it splits.
+// Named ranges in stretches of the usual length are the op's own (a CPU job's library calls). A stretch that no transfer opens (it follows a collective: the
 // optimizer runs after the gradient sync, then the first forward) ends with the op, as long as
 // one op of its kind takes on this stage; what comes before is other host work. Pure.
 #include <array>

@@ -104,11 +104,17 @@ TEST(HostSegments, LastStageSplitsByANeighboursProportionsElseInHalf) {
 }
 
 TEST(HostSegments, ADataLoaderBeforeAnOpIsNotTheOp) {
-  EXPECT_EQ(describe(segment("a....Aaddd....A")), "F 1-5, F 10-14");
-  // Between the two ops of a split stretch it is where they split, though the backward learned
-  // here (8 units) would have put the split 2 units earlier.
-  EXPECT_EQ(describe(segment("a....Ag........g..........dd....A", {})),
-            "F 1-5, BW 7-15, BW 16-26, F 28-32");
+  // Forwards take 4 units here; the third stretch is 3 units longer, and a named range at its
+  // start accounts for them.
+  EXPECT_EQ(describe(segment("a....Aa....Aaddd....A")), "F 1-5, F 7-11, F 16-20");
+  // Between the two ops of a split stretch it is where they split: neither op's time.
+  EXPECT_EQ(describe(segment("a....Ag........g........g........dd....A")),
+            "F 1-5, BW 7-15, BW 16-24, BW 25-33, F 35-39");
+}
+
+TEST(HostSegments, NamedRangesInAStretchOfTheUsualLengthAreTheOpsOwn) {
+  // A CPU job's library calls (aten ops, say) inside every forward: nothing is cut off.
+  EXPECT_EQ(describe(segment("a.dd.Aa.dd.Aadd..A")), "F 1-5, F 7-11, F 13-17");
 }
 
 TEST(HostSegments, WorkAfterACollectiveBeforeTheFirstOpIsOtherWork) {
