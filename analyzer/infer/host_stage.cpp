@@ -67,7 +67,14 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
   for (const auto* list : {&marks.optimizer, &marks.gradSync}) {
     for (const Interval& r : *list) calls.push_back({r.start, r.end, CutKind::Other});
   }
-  return segmentHostTime(std::move(calls), marks.hostActivity, fallback, kPostedTogether);
+  // The thread's own named ranges (not NCCL's: those are the calls), the evidence of host work.
+  std::vector<Interval> named;
+  const auto& r = t.ranges;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r.thread[i] == thread && t.strings.at(r.domain[i]) != "NCCL")
+      named.push_back({r.start[i], r.end[i]});
+  }
+  return segmentHostTime(std::move(calls), std::move(named), fallback, kPostedTogether);
 }
 
 RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegmentation& seg,

@@ -27,7 +27,8 @@ void addHostMatches(const traces::Run& run, const std::vector<RankOps>& marks,
 traces::ThreadIndex postingThread(const traces::RankTrace& t);
 
 // `typed`: the rank's matched transfers (ncclCalls row -> what it tells). Every NCCL call of
-// `thread`, and the optimizer and gradient-sync ranges, bound the stretches.
+// `thread`, and the optimizer and gradient-sync ranges, bound the stretches; the thread's other
+// named ranges are the evidence of host work that is not an op.
 HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& marks,
                                   const std::map<int32_t, CutKind>& typed,
                                   traces::ThreadIndex thread, std::array<TimeNs, 2> fallback);
