@@ -44,19 +44,20 @@ class NamedRanges {
 };
 
 // Host time beyond what its op(s) take on this stage (`expected`, 0 = unknown) that a named range
-// at the stretch's start or end accounts for is not the op: cut it off. Named ranges in a stretch
-// of the usual length are the op's own (a CPU job's library calls) and stay.
+// at the stretch's start or end accounts for is not the op: cut it off. "At the start": within a
+// tenth of the op's time of it, as a thread the scheduler held up a little opens it late. Named
+// ranges in a stretch of the usual length are the op's own (a CPU job's library calls) and stay.
 Interval trimmed(Interval s, TimeNs expected, const NamedRanges& named, TimeNs gap) {
   if (expected <= 0) return s;
-  const TimeNs tolerance = std::max(gap, expected / 10);
-  while (s.end - s.start > expected + tolerance) {
+  const TimeNs slack = std::max(gap, expected / 10);
+  while (s.end - s.start > expected + slack) {
     bool moved = false;
-    auto [first, last] = named.beginningIn(s.start - gap, s.end);
+    auto [first, last] = named.beginningIn(s.start - slack, s.end);
     for (const Interval* r = first; r != last && !moved; ++r) {
-      if (r->start <= s.start + gap && r->end > s.start && r->end < s.end) {
+      if (r->start <= s.start + slack && r->end > s.start && r->end < s.end) {
         s.start = r->end;  // began with the stretch
         moved = true;
-      } else if (r->start > s.start && r->end + gap >= s.end && r->end <= s.end + gap) {
+      } else if (r->start > s.start && r->end + slack >= s.end && r->end <= s.end + slack) {
         s.end = r->start;  // ended with it
         moved = true;
       }

@@ -221,7 +221,7 @@ void expectSameAnswers(const std::vector<std::string>& args, std::optional<IdleC
       EXPECT_GT(bubble, 2 * idleOf(*pl, dominantAvoidable(*pl))) << which;
       continue;
     }
-    EXPECT_EQ(idleClassName(dominantAvoidable(*pl)), idleClassName(*fault)) << which;
+    EXPECT_STREQ(idleClassName(dominantAvoidable(*pl)), idleClassName(*fault)) << which;
     EXPECT_EQ(culprit(*pl, *fault), faultStage) << which;
   }
   // The figures, for the log (docs/analysis.md quotes them).
