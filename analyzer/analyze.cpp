@@ -167,9 +167,18 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   if (!any && !inferred.found) {
     std::string tried;
     for (const RuleSet* s : sets) tried += (tried.empty() ? "" : ", ") + s->name;
-    throw AnalysisInputError(run.dir.string() + ": no pipeline ops recognised in " +
-                             std::to_string(run.ranks.size()) +
-                             " trace(s) (rule sets tried: " + tried + "); " + annotationHint());
+    // Why the traffic gave no pipeline either, when it was there to read.
+    std::string traffic;
+    if (inferred.notChains > 0) {
+      traffic = "; their NCCL point-to-point traffic forms no chain in " +
+                std::to_string(inferred.notChains) +
+                " rank set(s) (a ring or a V, as interleaved and ZB-V schedules send: inferring "
+                "those is not supported)";
+    }
+    for (const std::string& n : inferred.notes) traffic += "; " + n;
+    throw AnalysisInputError(
+        run.dir.string() + ": no pipeline ops recognised in " + std::to_string(run.ranks.size()) +
+        " trace(s) (rule sets tried: " + tried + ")" + traffic + "; " + annotationHint());
   }
 
   AnalysisResult result;

@@ -63,6 +63,7 @@ int runEngineCommand(const RunOptions& o) {
   if (!o.opMs.empty()) config.costs = engine::parseOpMs(o.opMs, config.costs);
   config.payloadBytes = o.payloadBytes;
   config.seed = o.seed;
+  config.labels = !o.noLabels;
   config.faults = engine::parseFaults(o.faults, {o.p, o.m, o.steps});
   config.mlp.width = o.mlpWidth;
   config.mlp.batch = o.mlpBatch;

@@ -27,6 +27,7 @@ struct RunOptions {
   int mlpBatch = 32;
   double mlpLr = 4.0;
   bool quiet = false;
+  bool noLabels = false;
   bool vGiven = false;  // --v was given (its default is not checked against the schedule)
 };
 

@@ -100,6 +100,11 @@ void addRun(CLI::App& engineCmd, Action& action) {
   run->add_option("--mlp-batch", o->mlpBatch, "mlp mode: samples per microbatch")
       ->capture_default_str();
   run->add_option("--mlp-lr", o->mlpLr, "mlp mode: SGD learning rate")->capture_default_str();
+  run->add_flag("--no-labels", o->noLabels,
+                "None of the engine's own NVTX labels (ops, SEND/RECV, steps, grad_sync, "
+                "optimizer): its transfers and all-reduces show only as NCCL's own ranges would "
+                "(domain NCCL, ncclSend/ncclRecv/ncclAllReduce with their payloads), so a profiler "
+                "must infer the pipeline from the traffic");
   run->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
   // Fault flags repeat (--stall 1:5:20 --stall 2:0:5), one value each.
   for (const char* name : {"--slow-stage", "--stall", "--host-stall", "--comm-delay", "--crash",

@@ -52,10 +52,14 @@ OpInference judgeInference(const P2pInference& inference,
                  " step(s) hold every microbatch's F and B on every stage";
   out.evidence += allExact ? "; every step matched the " + schedule + " order"
                            : "; the order matches no known schedule";
+  if (inference.hostStages > 0) {
+    out.evidence += "; " + std::to_string(inference.hostStages) +
+                    " stage(s) ran no device work: their ops are their host time between calls";
+  }
   if (inference.splitsGuessed > 0) {
     out.evidence += "; " + std::to_string(inference.splitsGuessed) +
-                    " F/B pair(s) with no call between them split by a neighbouring stage's "
-                    "kernels per op";
+                    " F/B pair(s) with no call between them split by a neighbouring stage's " +
+                    (inference.hostStages > 0 ? "proportions of F and B" : "kernels per op");
   }
   if (inference.unclassified > 0) {
     out.evidence += "; " + std::to_string(inference.unclassified) +

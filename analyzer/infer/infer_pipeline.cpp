@@ -8,13 +8,14 @@
 #include <unordered_set>
 
 #include "analyzer/comm/comm_match.h"
+#include "analyzer/infer/host_stage.h"
+#include "analyzer/infer/inferred_steps.h"
 #include "analyzer/infer/op_segments.h"
 #include "analyzer/infer/p2p_chain.h"
 #include "analyzer/infer/step_pattern.h"
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
-#include "analyzer/recognize/steps.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -173,18 +174,14 @@ void computeLaunches(const traces::RankTrace& t, const RankOps& marks,
   if (!std::is_sorted(all.begin(), all.end(), byStart)) std::sort(all.begin(), all.end(), byStart);
 }
 
-bool isCall(NcclOp op) {
-  return op != NcclOp::Unknown && op != NcclOp::GroupStart && op != NcclOp::GroupEnd &&
-         op != NcclOp::CommInitRank && op != NcclOp::CommSplit && op != NcclOp::CommDestroy;
-}
-
 // Where the rank's compute is cut: every NCCL call (typed when it is a matched transfer along
 // the chain) and the optimizer. Not the step ranges: torch's ProfilerStep#N can open after the
 // step's first op began launching, and a backward followed by the next step's forward is split
 // like any other pair.
-std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks, uint32_t rank,
-                        const CommMatches& matches, int prevRank, int nextRank) {
-  std::map<int32_t, CutKind> typed;  // call row -> kind
+// The rank's matched transfers: call row -> what it tells.
+std::map<int32_t, CutKind> typedCalls(uint32_t rank, const CommMatches& matches, int prevRank,
+                                      int nextRank) {
+  std::map<int32_t, CutKind> typed;
   for (const P2pMatch& m : matches.p2p) {
     if (m.sendKernel.rank == rank && m.sendCall >= 0) {
       const int to = static_cast<int>(m.recvKernel.rank);
@@ -199,10 +196,15 @@ std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks, uint32
                                              : CutKind::Other;
     }
   }
+  return typed;
+}
+
+std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks,
+                        const std::map<int32_t, CutKind>& typed) {
   std::vector<Cut> cuts;
   const auto& calls = t.ncclCalls;
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (!isCall(calls.op[i])) continue;
+    if (!isNcclTransferCall(calls.op[i])) continue;
     auto it = typed.find(static_cast<int32_t>(i));
     cuts.push_back({calls.start[i], it == typed.end() ? CutKind::Other : it->second});
   }
@@ -214,7 +216,8 @@ std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks, uint32
 // runs from its first kernel to its last; everything else is other device work), then steps cut
 // and microbatches numbered as for labels without ids.
 RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
-                const std::vector<int8_t>& nccl, const Segmentation& seg, int stage) {
+                const std::vector<int8_t>& nccl, const Segmentation& seg, int stage,
+                int microbatches) {
   const std::vector<LaunchCall>& launches = l.compute;
   RankOps out;
   out.ruleSet = "p2p";
@@ -269,25 +272,7 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
   std::sort(out.otherKernels.begin(), out.otherKernels.end(), byStart);
   std::stable_sort(out.ops.begin(), out.ops.end(), byStart);
-  if (out.steps.empty() && out.optimizer.empty()) {
-    // Nothing marks the steps: the collectives that end each one do.
-    std::vector<Interval> collectives;
-    std::vector<TimeNs> posts;
-    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
-      const NcclOp op = t.ncclCalls.op[i];
-      if (op == NcclOp::Send || op == NcclOp::Recv) {
-        posts.push_back(t.ncclCalls.start[i]);
-      } else if (isCall(op)) {
-        collectives.push_back({t.ncclCalls.start[i], t.ncclCalls.end[i]});
-      }
-    }
-    std::sort(posts.begin(), posts.end());
-    std::sort(collectives.begin(), collectives.end(),
-              [](const Interval& a, const Interval& b) { return a.start < b.start; });
-    stepsFromCollectives(out, collectives, posts);
-  }
-  cutSteps(out);
-  numberMicrobatchesByOrder(out);
+  cutInferredSteps(t, out, microbatches);
   return out;
 }
 
@@ -305,7 +290,8 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
     launches[r] = launchesOf(run.ranks[r]);
     ncclKernelsOf(run.ranks[r], nccl[r], launches[r], marks[r]);
   });
-  const CommMatches matches = matchComms(run, marks);
+  CommMatches matches = matchComms(run, marks);
+  addHostMatches(run, marks, matches);
   std::vector<P2pEdge> edges;
   for (const P2pMatch& m : matches.p2p)
     edges.push_back({m.sendKernel.rank, m.recvKernel.rank, m.sendPosted});
@@ -318,30 +304,54 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
     const int p = static_cast<int>(chain.size());
     std::vector<std::vector<Cut>> cuts(p);
     std::vector<Segmentation> segs(p);
+    std::vector<std::map<int32_t, CutKind>> typed(p);
+    // Stages that launched no compute (a CPU job) have their host time read instead.
+    std::vector<char> onHost(p, 0);
+    std::vector<traces::ThreadIndex> poster(p, 0);
+    std::vector<HostSegmentation> hostSegs(p);
     forEachRank(static_cast<size_t>(p), [&](size_t s) {
       const uint32_t r = chain[s];
       computeLaunches(run.ranks[r], marks[r], nccl[r], launches[r]);
-      cuts[s] =
-          cutsOf(run.ranks[r], marks[r], r, matches, s > 0 ? static_cast<int>(chain[s - 1]) : -1,
-                 s + 1 < static_cast<size_t>(p) ? static_cast<int>(chain[s + 1]) : -1);
+      typed[s] = typedCalls(r, matches, s > 0 ? static_cast<int>(chain[s - 1]) : -1,
+                            s + 1 < static_cast<size_t>(p) ? static_cast<int>(chain[s + 1]) : -1);
+      if (launches[r].compute.empty()) {
+        onHost[s] = 1;
+        poster[s] = postingThread(run.ranks[r]);
+        hostSegs[s] = segmentHostStage(run.ranks[r], marks[r], typed[s], poster[s], {0, 0});
+        return;
+      }
+      cuts[s] = cutsOf(run.ranks[r], marks[r], typed[s]);
       std::vector<TimeNs> times;
       for (const LaunchCall& l : launches[chain[s]].compute) times.push_back(l.start);
       segs[s] = segmentOps(times, cuts[s], {0, 0});
     });
-    // A stage with no run of one op (the last, in 1F1B) splits by its neighbour's kernel counts.
+    // A stage with no run of one op (the last, in 1F1B) splits by its neighbour's kernel counts
+    // (or, on the host, its neighbour's proportions of F and B).
     for (int s = 0; s < p; ++s) {
-      if (segs[s].splits == 0 || segs[s].splitsGuessed == 0) continue;
+      const bool guessed = onHost[s] ? hostSegs[s].splitsGuessed > 0 : segs[s].splitsGuessed > 0;
+      if (!guessed) continue;
       std::array<size_t, 2> fallback{};
-      for (int d = 1; d < p && (fallback[0] == 0 || fallback[1] == 0); ++d) {
+      std::array<TimeNs, 2> hostFallback{};
+      for (int d = 1; d < p; ++d) {
         for (int q : {s - d, s + d}) {
           if (q < 0 || q >= p) continue;
           for (int k = 0; k < 2; ++k) {
             if (fallback[k] == 0) fallback[k] = segs[q].kernelsPerOp[k];
           }
+          // Both from one stage: a proportion of two stages' durations means nothing.
+          if (onHost[q] && hostFallback[0] == 0 && hostSegs[q].nsPerOp[0] > 0 &&
+              hostSegs[q].nsPerOp[1] > 0) {
+            hostFallback = hostSegs[q].nsPerOp;
+          }
         }
       }
+      const uint32_t r = chain[s];
+      if (onHost[s]) {
+        hostSegs[s] = segmentHostStage(run.ranks[r], marks[r], typed[s], poster[s], hostFallback);
+        continue;
+      }
       std::vector<TimeNs> times;
-      for (const LaunchCall& l : launches[chain[s]].compute) times.push_back(l.start);
+      for (const LaunchCall& l : launches[r].compute) times.push_back(l.start);
       segs[s] = segmentOps(times, cuts[s], fallback);
     }
     // A pipeline runs every microbatch's forward and backward on every stage: as many of each,
@@ -350,10 +360,15 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
     // And a microbatch's backward never comes before its forward.
     std::vector<size_t> forwards(p, 0), backwards(p, 0);
     bool pipeline = true;
+    auto count = [&](int s, OpKind kind) {
+      ++(kind == OpKind::F ? forwards : backwards)[s];
+      pipeline = pipeline && backwards[s] <= forwards[s];
+    };
     for (int s = 0; s < p; ++s) {
-      for (const SegmentOp& o : segs[s].ops) {
-        ++(o.kind == OpKind::F ? forwards : backwards)[s];
-        pipeline = pipeline && backwards[s] <= forwards[s];
+      if (onHost[s]) {
+        for (const HostOp& o : hostSegs[s].ops) count(s, o.kind);
+      } else {
+        for (const SegmentOp& o : segs[s].ops) count(s, o.kind);
       }
     }
     pipeline = pipeline && forwards[0] > 0;
@@ -372,12 +387,30 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
       continue;
     }
     for (int s = 0; s < p; ++s) built[chain[s]] = 1;
+    // Where nothing marks or ends the steps, the first stage's microbatch count cuts them.
+    std::vector<OpKind> firstStage;
+    if (onHost[0]) {
+      for (const HostOp& o : hostSegs[0].ops) firstStage.push_back(o.kind);
+    } else {
+      for (const SegmentOp& o : segs[0].ops) firstStage.push_back(o.kind);
+    }
+    const int m = microbatchesPerStep(firstStage);
     forEachRank(static_cast<size_t>(p), [&](size_t s) {
       const uint32_t r = chain[s];
-      marks[r] = withOps(run.ranks[r], std::move(marks[r]), launches[r], nccl[r], segs[s],
-                         static_cast<int>(s));
+      marks[r] = onHost[s] ? withHostOps(run.ranks[r], std::move(marks[r]), hostSegs[s], typed[s],
+                                         poster[s], static_cast<int>(s), m)
+                           : withOps(run.ranks[r], std::move(marks[r]), launches[r], nccl[r],
+                                     segs[s], static_cast<int>(s), m);
     });
     for (int s = 0; s < p; ++s) {
+      if (onHost[s]) {
+        ++out.hostStages;
+        out.stretches += hostSegs[s].stretches;
+        out.unclassified += hostSegs[s].unclassified;
+        out.splits += hostSegs[s].splits;
+        out.splitsGuessed += hostSegs[s].splitsGuessed;
+        continue;
+      }
       out.stretches += segs[s].stretches;
       out.unclassified += segs[s].unclassified;
       out.splits += segs[s].splits;

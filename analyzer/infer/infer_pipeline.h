@@ -1,7 +1,8 @@
 #pragma once
 // Pipelines nobody labelled (analysis.md §1b): when no rule set recognises an op, the stages are
 // read off the NCCL point-to-point traffic (p2p_chain.h) and each stage's ops off where its
-// compute falls between its sends and receives (op_segments.h). The result is the same RankOps
+// compute falls between its sends and receives (op_segments.h), or, on a stage that ran no device
+// work, where its host time does (host_stage.h). The result is the same RankOps
 // a rule set would give, so the rest of the analysis runs unchanged.
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@ struct P2pInference {
   int splits = 0;         // runs holding a forward and a backward
   int splitsGuessed = 0;  // ... split by another stage's kernel counts, or in half
   int notChains = 0;      // rank sets whose peers form no chain
+  int hostStages = 0;     // stages with no device work: ops read off host time (host_stage.h)
   std::vector<std::string> notes;
 };
 

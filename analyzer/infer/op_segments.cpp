@@ -8,21 +8,32 @@ namespace {
 
 using engine::OpKind;
 
-// The calls posted together between two runs of launches.
-struct Group {
-  bool has[5] = {false, false, false, false, false};
-  bool operator[](CutKind k) const { return has[static_cast<int>(k)]; }
-};
+using Group = CallGroup;
 
 struct Stretch {
   size_t begin = 0, end = 0;
   std::optional<OpKind> first, second;
 };
 
-// What a run between `prev` and `next` holds, in order: the kind its starting call gives comes
-// first, the kind its ending call gives second.
 Stretch classify(size_t begin, size_t end, const Group* prev, const Group* next) {
-  Stretch s{begin, end, {}, {}};
+  const RunKinds k = kindsBetween(prev, next);
+  return {begin, end, k.first, k.second};
+}
+
+size_t median(std::vector<size_t> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+int kindIndex(OpKind k) {
+  return k == OpKind::F ? 0 : 1;
+}
+
+}  // namespace
+
+RunKinds kindsBetween(const CallGroup* prev, const CallGroup* next) {
+  RunKinds s;
   std::optional<OpKind> opened, closed;
   if (prev && (*prev)[CutKind::ActIn])
     opened = OpKind::F;
@@ -40,18 +51,6 @@ Stretch classify(size_t begin, size_t end, const Group* prev, const Group* next)
   }
   return s;
 }
-
-size_t median(std::vector<size_t> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
-int kindIndex(OpKind k) {
-  return k == OpKind::F ? 0 : 1;
-}
-
-}  // namespace
 
 Segmentation segmentOps(const std::vector<TimeNs>& launches, std::vector<Cut> cuts,
                         std::array<size_t, 2> fallback) {

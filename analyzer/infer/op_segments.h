@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "reference_engine/schedule/op.h"
@@ -30,6 +31,19 @@ struct Cut {
   TimeNs at = 0;
   CutKind kind = CutKind::Other;
 };
+
+// The calls posted together between two runs of compute.
+struct CallGroup {
+  bool has[5] = {false, false, false, false, false};
+  bool operator[](CutKind k) const { return has[static_cast<int>(k)]; }
+};
+
+// What a run between two groups of calls holds, in order: the kind its opening call gives first,
+// the kind its closing call gives second (when they differ); nothing when no transfer explains it.
+struct RunKinds {
+  std::optional<engine::OpKind> first, second;
+};
+RunKinds kindsBetween(const CallGroup* opening, const CallGroup* closing);
 
 // One inferred op: launches [begin, end) of the sorted launch times given.
 struct SegmentOp {

@@ -3,6 +3,28 @@
 #include <algorithm>
 
 namespace bubblescope::analysis {
+namespace {
+
+// Steps from their starts: each ends where the next begins, the last with the stage's last work
+// (its own gradient sync included). None unless there are two.
+void addSteps(RankOps& ops, const std::vector<TimeNs>& starts) {
+  if (starts.size() < 2) return;
+  TimeNs lastEnd = 0;
+  for (const RecognizedOp& o : ops.ops) lastEnd = std::max(lastEnd, std::max(o.end, o.hostEnd));
+  for (const CommKernel& k : ops.commKernels) lastEnd = std::max(lastEnd, k.end);
+  for (const DeviceWork& w : ops.otherKernels) lastEnd = std::max(lastEnd, w.end);
+  // A CPU job's collectives are host calls: the last step ends with its own gradient sync.
+  for (const RecognizedComm& c : ops.comms) lastEnd = std::max(lastEnd, c.end);
+  for (const auto* list : {&ops.gradSync, &ops.optimizer}) {
+    for (const Interval& i : *list) lastEnd = std::max(lastEnd, i.end);
+  }
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const TimeNs end = k + 1 < starts.size() ? starts[k + 1] - 1 : lastEnd;
+    ops.steps.push_back({static_cast<int64_t>(k), starts[k], end});
+  }
+}
+
+}  // namespace
 
 void stepsFromCollectives(RankOps& ops, const std::vector<Interval>& collectives,
                           const std::vector<TimeNs>& posts) {
@@ -11,8 +33,9 @@ void stepsFromCollectives(RankOps& ops, const std::vector<Interval>& collectives
   for (const RecognizedOp& o : ops.ops) byLaunch.push_back(&o);
   std::sort(byLaunch.begin(), byLaunch.end(),
             [](const RecognizedOp* a, const RecognizedOp* b) { return a->launch < b->launch; });
+  // At or after: a receive posted as the collective returned belongs to the next step.
   auto firstPostAfter = [&](TimeNs t) {
-    auto it = std::upper_bound(posts.begin(), posts.end(), t);
+    auto it = std::lower_bound(posts.begin(), posts.end(), t);
     return it == posts.end() ? INT64_MAX : *it;
   };
   std::vector<TimeNs> starts = {
@@ -29,15 +52,52 @@ void stepsFromCollectives(RankOps& ops, const std::vector<Interval>& collectives
     // The step opens with the receive of its input when that was posted first.
     starts.push_back(std::min(before, firstPostAfter(lastEnd)));
   }
-  if (starts.size() < 2) return;
-  TimeNs lastEnd = 0;
-  for (const RecognizedOp& o : ops.ops) lastEnd = std::max(lastEnd, std::max(o.end, o.hostEnd));
-  for (const CommKernel& k : ops.commKernels) lastEnd = std::max(lastEnd, k.end);
-  for (const DeviceWork& w : ops.otherKernels) lastEnd = std::max(lastEnd, w.end);
-  for (size_t k = 0; k < starts.size(); ++k) {
-    const TimeNs end = k + 1 < starts.size() ? starts[k + 1] - 1 : lastEnd;
-    ops.steps.push_back({static_cast<int64_t>(k), starts[k], end});
-  }
+  addSteps(ops, starts);
 }
 
+int microbatchesPerStep(const std::vector<OpKind>& kinds) {
+  std::vector<int> perRun;
+  int inFlight = 0, forwards = 0;
+  for (OpKind k : kinds) {
+    if (k == OpKind::F) {
+      ++inFlight;
+      ++forwards;
+    } else if (k == OpKind::B || k == OpKind::BW) {
+      if (--inFlight < 0) return 0;
+      if (inFlight == 0) {
+        perRun.push_back(forwards);
+        forwards = 0;
+      }
+    }
+  }
+  if (perRun.size() < 2 || inFlight != 0) return 0;
+  for (int n : perRun) {
+    if (n != perRun.front()) return 0;
+  }
+  return perRun.front();
+}
+
+void stepsByMicrobatchCount(RankOps& ops, int m, const std::vector<TimeNs>& receives) {
+  if (ops.ops.empty() || m <= 0) return;
+  std::vector<const RecognizedOp*> byLaunch;
+  for (const RecognizedOp& o : ops.ops) byLaunch.push_back(&o);
+  std::sort(byLaunch.begin(), byLaunch.end(),
+            [](const RecognizedOp* a, const RecognizedOp* b) { return a->launch < b->launch; });
+  std::vector<TimeNs> starts = {
+      std::min(byLaunch.front()->launch, receives.empty() ? INT64_MAX : receives.front())};
+  int backwards = 0;
+  for (size_t i = 0; i + 1 < byLaunch.size(); ++i) {
+    const OpKind k = byLaunch[i]->op.kind;
+    if (k != OpKind::B && k != OpKind::BW) continue;
+    if (++backwards % m != 0) continue;
+    // The next step opens with the receive of its input when that was posted first.
+    auto post = std::lower_bound(receives.begin(), receives.end(), byLaunch[i]->hostEnd);
+    const TimeNs next = byLaunch[i + 1]->launch;
+    // After the backward's end, even where the next op starts that very instant (a forward
+    // read off the same stretch of host time): the backward is its step's.
+    const TimeNs opens = post != receives.end() ? std::min(next, *post) : next;
+    starts.push_back(std::max(opens, byLaunch[i]->hostEnd + 1));
+  }
+  addSteps(ops, starts);
+}
 }  // namespace bubblescope::analysis

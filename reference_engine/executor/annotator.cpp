@@ -20,16 +20,17 @@ bool nvtxCompiledIn() {
   return BUBBLESCOPE_HAVE_NVTX != 0;
 }
 
-Annotator::Range::Range(Annotator* owner, std::string name)
-    : owner_(owner), name_(std::move(name)), tid_(static_cast<int>(gettid())) {
+Annotator::Range::Range(Annotator* owner, std::string name, bool emit)
+    : owner_(owner), emit_(emit), name_(std::move(name)), tid_(static_cast<int>(gettid())) {
 #if BUBBLESCOPE_HAVE_NVTX
-  nvtxRangePushA(name_.c_str());
+  if (emit_) nvtxRangePushA(name_.c_str());
 #endif
   startNs_ = realtimeNs();
 }
 
 Annotator::Range::Range(Range&& other) noexcept
     : owner_(other.owner_),
+      emit_(other.emit_),
       name_(std::move(other.name_)),
       tid_(other.tid_),
       startNs_(other.startNs_),
@@ -41,7 +42,7 @@ int64_t Annotator::Range::end() {
   if (owner_ == nullptr) return endNs_;
   endNs_ = realtimeNs();
 #if BUBBLESCOPE_HAVE_NVTX
-  nvtxRangePop();
+  if (emit_) nvtxRangePop();
 #endif
   owner_->record({std::move(name_), tid_, startNs_, endNs_});
   owner_ = nullptr;
@@ -51,7 +52,7 @@ int64_t Annotator::Range::end() {
 void Annotator::nameThisThread(const std::string& name) {
   const int tid = static_cast<int>(gettid());
 #if BUBBLESCOPE_HAVE_NVTX
-  nvtxNameOsThreadA(static_cast<uint32_t>(tid), name.c_str());
+  if (emitNvtx_) nvtxNameOsThreadA(static_cast<uint32_t>(tid), name.c_str());
 #endif
   // The kernel keeps 15 bytes of a thread name, shown by ps and gdb: keep it ASCII.
   std::string ascii = name;

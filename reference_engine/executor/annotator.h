@@ -23,6 +23,10 @@ struct ThreadRecord {
 
 class Annotator {
  public:
+  // `emitNvtx` false: ranges and thread names are recorded but not emitted (a run without the
+  // engine's labels, `--no-labels`), but for hostWork().
+  explicit Annotator(bool emitNvtx = true) : emitNvtx_(emitNvtx) {}
+
   // An open range on the calling thread; closes (and is recorded) at end() or destruction.
   class Range {
    public:
@@ -38,8 +42,9 @@ class Annotator {
 
    private:
     friend class Annotator;
-    Range(Annotator* owner, std::string name);
+    Range(Annotator* owner, std::string name, bool emit);
     Annotator* owner_;
+    bool emit_;
     std::string name_;
     int tid_;
     int64_t startNs_;
@@ -48,13 +53,18 @@ class Annotator {
 
   // Names the calling thread in the profiler's view ("stage 2", "stage 2 send→3").
   void nameThisThread(const std::string& name);
-  Range range(std::string name) { return Range(this, std::move(name)); }
+  Range range(std::string name) { return Range(this, std::move(name), emitNvtx_); }
+  // A range of the workload's own host code (its data loader), not one of the engine's labels:
+  // emitted with or without them, as a real job's profiler ranges would be.
+  Range hostWork(std::string name) { return Range(this, std::move(name), true); }
 
   std::vector<RangeRecord> ranges() const;
   std::vector<ThreadRecord> threads() const;
 
  private:
   void record(RangeRecord r);
+
+  const bool emitNvtx_;
 
   mutable std::mutex mutex_;
   std::vector<RangeRecord> ranges_;

@@ -121,6 +121,7 @@ json engineConfigToJson(const EngineConfig& c) {
           {"schedule", scheduleToJson(c.schedule)},
           {"steps", c.steps},
           {"compute", computeModeName(c.compute)},
+          {"labels", c.labels},
           {"costs_ms", costsToJson(c.costs)},
           {"payload_bytes", c.payloadBytes},
           {"mlp",
@@ -142,6 +143,7 @@ EngineConfig engineConfigFromJson(const json& j) {
   c.schedule = scheduleFromJson(j.at("schedule"));
   c.steps = j.at("steps");
   c.compute = parseComputeMode(j.at("compute"));
+  c.labels = j.at("labels");
   const auto& costs = j.at("costs_ms");
   c.costs = {costs.at("F"), costs.at("B"), costs.at("W"), costs.at("optimizer")};
   c.payloadBytes = j.at("payload_bytes");

@@ -56,19 +56,20 @@ std::filesystem::path partPath(const PartsDir& dir, int stage) {
   return dir / ("stage-" + std::to_string(stage) + ".json");
 }
 
-// The variables a launcher such as torchrun sets, plus the pipeline coordinates a profiler agent
-// reads to place the rank without inferring it.
-std::vector<std::string> stageEnvironment(int stage, int p) {
+// The variables a launcher such as torchrun sets, plus, with labels, the pipeline coordinates a
+// profiler agent reads to place the rank without inferring it (a run without labels leaves the
+// pipeline to be read off its traffic, as a plain torchrun job does).
+std::vector<std::string> stageEnvironment(int stage, int p, bool labels) {
   const std::string s = std::to_string(stage), n = std::to_string(p);
-  return {"RANK=" + s,
-          "LOCAL_RANK=" + s,
-          "WORLD_SIZE=" + n,
-          "LOCAL_WORLD_SIZE=" + n,
-          "GROUP_RANK=0",
-          "BUBBLESCOPE_PP_SIZE=" + n,
-          "BUBBLESCOPE_PP_RANK=" + s,
-          "BUBBLESCOPE_DP_SIZE=1",
-          "BUBBLESCOPE_DP_RANK=0"};
+  std::vector<std::string> env = {"RANK=" + s, "LOCAL_RANK=" + s, "WORLD_SIZE=" + n,
+                                  "LOCAL_WORLD_SIZE=" + n, "GROUP_RANK=0"};
+  if (labels) {
+    for (std::string v :
+         {"BUBBLESCOPE_PP_SIZE=" + n, "BUBBLESCOPE_PP_RANK=" + s,
+          std::string("BUBBLESCOPE_DP_SIZE=1"), std::string("BUBBLESCOPE_DP_RANK=0")})
+      env.push_back(std::move(v));
+  }
+  return env;
 }
 
 }  // namespace
@@ -97,7 +98,9 @@ EngineOutcome runEngine(const EngineConfig& config) {
     }
     return argv;
   };
-  launch.environment = [p](int stage) { return stageEnvironment(stage, p); };
+  launch.environment = [p, &config](int stage) {
+    return stageEnvironment(stage, p, config.labels);
+  };
 
   EngineOutcome outcome;
   const int64_t start = realtimeNs();

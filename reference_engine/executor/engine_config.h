@@ -19,6 +19,9 @@ struct EngineConfig {
   Schedule schedule;
   int steps = 3;
   ComputeMode compute = ComputeMode::Sleep;
+  // The engine's own NVTX labels (ops, SEND/RECV, steps, grad_sync, optimizer). Without them
+  // (--no-labels) its transfers show only as NCCL's own ranges would (nccl_ranges.h).
+  bool labels = true;
   OpCosts costs;                  // sleep mode
   uint64_t payloadBytes = 65536;  // sleep mode: bytes of each activation and gradient
   MlpShape mlp;                   // mlp mode

@@ -36,11 +36,17 @@ bool appliesTo(const Stall& s, int stage, int step, int mb) {
   for (;;) ::pause();
 }
 
+Communicator pipelineCommunicator(int p, int stage) {
+  std::vector<int> members;
+  for (int s = 0; s < p; ++s) members.push_back(s);
+  return {communicatorHash("pipeline", members), p, stage};
+}
+
 }  // namespace
 
 StageRunner::StageRunner(const EngineConfig& config, int stage, Mailbox& mailbox,
                          std::map<int, std::unique_ptr<Channel>>& channels, Annotator& annotator,
-                         Compute& compute, StageRecord& record)
+                         Compute& compute, StageRecord& record, const NcclRanges& nccl)
     : config_(config),
       stage_(stage),
       plan_(plannedOrder(config.schedule, stage, config.faults)),
@@ -49,11 +55,16 @@ StageRunner::StageRunner(const EngineConfig& config, int stage, Mailbox& mailbox
       channels_(channels),
       annotator_(annotator),
       compute_(compute),
-      record_(record) {}
+      record_(record),
+      nccl_(nccl),
+      pipelineComm_(pipelineCommunicator(config.schedule.p, stage)) {}
 
 void StageRunner::run() {
   // Every stage is up before step 0 starts, as after init_process_group.
-  allReduce(0, MessageKind::Rendezvous, MessageKind::RendezvousDone, {});
+  {
+    auto init = nccl_.commInitRank(pipelineComm_);
+    allReduce(0, MessageKind::Rendezvous, MessageKind::RendezvousDone, {});
+  }
   for (int step = 0; step < config_.steps; ++step) runStep(step);
 }
 
@@ -78,6 +89,7 @@ void StageRunner::runStep(int step) {
   GradSyncValues total;
   {
     auto range = annotator_.range(kGradSyncRange);
+    auto call = nccl_.allReduce(pipelineComm_, sizeof(GradSyncValues));
     // No stage leaves before every stage has finished its ops, as with Megatron's grad-norm
     // all-reduce: the next step starts when this one ended on every stage.
     total = allReduce(step, MessageKind::GradReduce, MessageKind::GradBroadcast,
@@ -113,7 +125,13 @@ Payload StageRunner::receiveInput(int step, const PlannedOp& planned) {
     return p;
   }
   auto range = annotator_.range(recvRangeName(gradient, op.mb, op.chunk, from.stage));
-  Payload payload = mailbox_.take(from.stage, key);
+  Payload payload;
+  {
+    // The size is the message's: known when it is there, handed over at the range's pop.
+    auto call = nccl_.recv(pipelineComm_, 0, from.stage);
+    payload = mailbox_.take(from.stage, key);
+    call.setBytes(payload.size());
+  }
   const int64_t end = range.end();
   record_.recvs.push_back({step, gradient, op.mb, op.chunk, from.stage, from.chunk, payload.size(),
                            range.startNs(), end});
@@ -135,6 +153,8 @@ void StageRunner::sendOutput(int step, const PlannedOp& planned, Payload output)
   m.payload = std::move(output);
   m.rangeName = sendRangeName(gradient, op.mb, op.chunk, to.stage);
   m.record = {step, gradient, op.mb, op.chunk, to.stage, to.chunk, 0, 0, 0};
+  // As with ncclSend, the call posts the transfer and returns; the channel's sender moves it.
+  auto call = nccl_.send(pipelineComm_, m.payload.size(), to.stage);
   channels_.at(to.stage)->send(std::move(m));
 }
 
@@ -155,7 +175,7 @@ void StageRunner::injectFaults(int step, const PlannedOp& planned) {
   }
   for (const Stall& s : config_.faults.hostStalls) {
     if (!appliesTo(s, stage_, step, mb)) continue;
-    auto range = annotator_.range(kDataloaderRange);
+    auto range = annotator_.hostWork(kDataloaderRange);
     spinUntil(monotonicNs() + msToNs(s.ms));
     const int64_t end = range.end();
     record_.injected.push_back({"host_stall", step, mb, {range.startNs(), end}});

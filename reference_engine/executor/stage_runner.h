@@ -2,6 +2,7 @@
 // One stage's training loop, as a framework runs it: per step, the stage's ops in schedule order,
 // each waiting for its input (RECV), computing (its op range) and handing its output to the
 // channel (SEND, asynchronous); then grad_sync and the optimizer. Faults are injected here.
+// Without labels, `nccl` wraps the transfers and the all-reduces as NCCL's own ranges would.
 #include <map>
 #include <memory>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "reference_engine/executor/compute.h"
 #include "reference_engine/executor/engine_config.h"
 #include "reference_engine/executor/mailbox.h"
+#include "reference_engine/executor/nccl_ranges.h"
 #include "reference_engine/executor/op_costs.h"
 #include "reference_engine/executor/stage_plan.h"
 #include "reference_engine/executor/stage_record.h"
@@ -21,7 +23,7 @@ class StageRunner {
  public:
   StageRunner(const EngineConfig& config, int stage, Mailbox& mailbox,
               std::map<int, std::unique_ptr<Channel>>& channels, Annotator& annotator,
-              Compute& compute, StageRecord& record);
+              Compute& compute, StageRecord& record, const NcclRanges& nccl);
 
   // Runs every step. Throws PeerLost when a neighbour ended first.
   void run();
@@ -47,6 +49,8 @@ class StageRunner {
   Annotator& annotator_;
   Compute& compute_;
   StageRecord& record_;
+  const NcclRanges& nccl_;
+  const Communicator pipelineComm_;         // every stage: the pipeline's p2p and its grad_sync
   std::map<MessageKey, Payload> handoffs_;  // between chunks of this stage (the turn of a V)
 };
 

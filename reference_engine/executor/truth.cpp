@@ -33,6 +33,8 @@ json buildTruth(const EngineConfig& c, std::vector<json> stageParts, int64_t sta
                 {"command", c.commandLine},
                 {"start_ns", startNs},
                 {"end_ns", endNs}};
+  // Only a run without labels says so: a labelled run's truth stays as it was.
+  if (!c.labels) truth["labels"] = false;
   // Where each mismatch makes the two stages block, so a debugger's answer can be checked.
   for (json& mm : truth["faults"]["mismatches"]) {
     const MismatchEffect e = planMismatch(s, {mm.at("stage").get<int>(), mm.at("mb").get<int>()});

@@ -55,7 +55,8 @@ int runStage(const WorkerArgs& args) {
   const int stage = args.stage;
   if (stage < 0 || stage >= config.schedule.p) throw std::runtime_error("stage out of range");
 
-  Annotator annotator;
+  Annotator annotator(config.labels);
+  const NcclRanges nccl(!config.labels);
   annotator.nameThisThread("stage " + std::to_string(stage));
   StageRecord record;
   record.stage = stage;
@@ -73,7 +74,7 @@ int runStage(const WorkerArgs& args) {
     for (auto [peer, fd] : args.channels) {
       channels[peer] = std::make_unique<Channel>(stage, peer, fd, mailbox, annotator, delayNs);
     }
-    StageRunner(config, stage, mailbox, channels, annotator, *compute, record).run();
+    StageRunner(config, stage, mailbox, channels, annotator, *compute, record, nccl).run();
     for (auto& [peer, channel] : channels) {
       channel->finish();
       auto sent = channel->sends();
