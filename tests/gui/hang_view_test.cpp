@@ -220,7 +220,9 @@ TEST(HangView, RunWithoutAPipelineIsShownARowPerRankWithWhereEachStopped) {
   ASSERT_TRUE(v.overlay.found);
   EXPECT_EQ(v.overlay.verdict, "never-arrived") << v.overlay.diagnosis;
   ASSERT_EQ(v.rows().stages.size(), v.trace.ranks.size());
+  // A rank blocked in its first receive finished nothing: its trace holds only where it waits.
   for (size_t s = 0; s < v.rows().stages.size(); ++s) {
+    if (v.trace.ranks[s].eventCount() == 0) continue;
     EXPECT_FALSE(v.rows().stages[s].detail.empty()) << "its raw trace, stage row " << s;
   }
   const PipelineHang& h = v.hang();
@@ -243,10 +245,15 @@ TEST(HangView, RunWithoutAPipelineIsShownARowPerRankWithWhereEachStopped) {
   EXPECT_TRUE(std::any_of(h.marks.begin(), h.marks.end(), [&](const HangMark& m) {
     return m.rank == waiter && m.what == waits[0].what && m.start == waits[0].since;
   }));
-  ASSERT_EQ(h.arrows.size(), 1u);
-  EXPECT_EQ(h.arrows[0].fromStage, stageOfRank(v, waiter));
-  EXPECT_EQ(h.arrows[0].toStage, stageOfRank(v, culprit));
-  EXPECT_EQ(h.arrows[0].at, waits[0].since);  // no clock alignment without a pipeline
+  // One arrow per edge: stage 0 and stage 2 wait on stage 1, stage 3 on stage 2.
+  ASSERT_EQ(h.arrows.size(), v.report.edges.size());
+  ASSERT_EQ(h.arrows.size(), 3u);
+  const auto arrow = std::find_if(h.arrows.begin(), h.arrows.end(), [&](const auto& a) {
+    return a.fromStage == stageOfRank(v, waiter);
+  });
+  ASSERT_NE(arrow, h.arrows.end());
+  EXPECT_EQ(arrow->toStage, stageOfRank(v, culprit));
+  EXPECT_EQ(arrow->at, waits[0].since);  // no clock alignment without a pipeline
 }
 
 TEST(HangView, CrashedStageIsMarkedDiedAfterItsLastOp) {
