@@ -165,7 +165,9 @@ struct OpInference {
 };
 
 struct AnalysisResult {
-  static constexpr int kSchemaVersion = 1;
+  // 2: the bubble inventory's free device memory became an object per stage (`free_memory`:
+  // basis, least and median bytes), where 1 had `free_memory_bytes`, always null.
+  static constexpr int kSchemaVersion = 2;
   std::string runDir;
   std::string command;
   int ranks = 0;

@@ -67,8 +67,15 @@ TEST(ReportFigures, RefusesANewerSchema) {
   json doc = reportJson({PipelineNumbers{}});
   doc["schema_version"] = AnalysisResult::kSchemaVersion + 1;
   EXPECT_EQ(errorOf(doc),
-            "r.json: written by a newer bubblescope (report schema_version 2; this "
-            "one reads up to 1): upgrade bubblescope");
+            "r.json: written by a newer bubblescope (report schema_version 3; this "
+            "one reads up to 2): upgrade bubblescope");
+}
+
+// A baseline written before the inventory's free memory became an object still gates.
+TEST(ReportFigures, ReadsAVersionOneBaseline) {
+  json doc = reportJson({PipelineNumbers{}});
+  doc["schema_version"] = 1;
+  EXPECT_EQ(figuresFromJson(doc, "r.json").schemaVersion, 1);
 }
 
 TEST(ReportFigures, NamesTheMissingField) {
