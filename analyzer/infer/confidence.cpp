@@ -50,8 +50,11 @@ OpInference judgeInference(const P2pInference& inference,
   const bool allExact = exact == static_cast<int>(pipelines.size()) && !pipelines.empty();
   out.evidence = std::to_string(complete) + " of " + std::to_string(steps) +
                  " step(s) hold every microbatch's F and B on every stage";
+  // A V placement (ZB-V) crosses the links of a chain both ways and reads like a chain of twice
+  // the microbatches in an order no schedule has: say so, the inference cannot yet tell.
   out.evidence += allExact ? "; every step matched the " + schedule + " order"
-                           : "; the order matches no known schedule";
+                           : "; the order matches no known schedule (a V placement such as ZB-V "
+                             "reads like this: it is not told apart from a chain yet)";
   if (inference.hostStages > 0) {
     out.evidence += "; " + std::to_string(inference.hostStages) +
                     " stage(s) ran no device work: their ops are their host time between calls";

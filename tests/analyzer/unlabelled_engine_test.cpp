@@ -281,5 +281,24 @@ TEST(UnlabelledEngine, InterleavedIsRefusedNamingItsRing) {
   }
 }
 
+// ZB-V crosses the links of a chain both ways: not told apart from a chain yet, so the inference
+// must not claim more than it knows. It reads twice the microbatches, says the order matches no
+// known schedule and that a V reads like this, and gives no high confidence.
+TEST(UnlabelledEngine, ZbVIsNotClaimedAndTheReportSaysAVReadsLikeThis) {
+  TempDir dir("bubblescope-unlabelled-zbv");
+  const auto r =
+      recordEngineRun((dir.path() / "run").string(), (dir.path() / "truth.json").string(),
+                      {"--schedule", "zbv", "-p", "4", "-m", "4", "--no-labels"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const AnalysisResult res = analyzeRun(traces::readRun(dir.path() / "run"), {});
+  ASSERT_TRUE(res.inference.fromP2p);
+  EXPECT_NE(res.inference.confidence, "high") << res.inference.evidence;
+  EXPECT_NE(res.inference.evidence.find("a V placement such as ZB-V reads like this"),
+            std::string::npos)
+      << res.inference.evidence;
+  ASSERT_EQ(res.pipelines.size(), 1u);
+  EXPECT_EQ(res.pipelines[0].schedule.m, 8);  // 4 microbatches in 2 chunks each way
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis
