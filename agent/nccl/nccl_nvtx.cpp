@@ -1,5 +1,7 @@
 #include "agent/nccl/nccl_nvtx.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -8,6 +10,7 @@
 #include "agent/core/producer.h"
 #include "agent/cupti/cuda_capture.h"
 #include "agent/nccl/nccl_calls.h"
+#include "agent/nccl/recent_calls.h"
 #include "agent/nvtx/nvtx_registry.h"
 
 namespace bubblescope::agent {
@@ -29,6 +32,7 @@ struct OpenCall {
   uint8_t groupDepth;
   bool recording;
   bool correlated;  // an external id was pushed to CUPTI
+  uint64_t noted;   // its entry in the live history (recent_calls.h), 0 = none
 };
 
 struct OpenCalls {
@@ -70,6 +74,35 @@ void copyPayload(OpenCall& c, const nvtxPayloadData_t* data, size_t count) {
   c.rawSize = static_cast<uint32_t>(size);
 }
 
+template <class T>
+T field(const OpenCall& c, size_t offset) {
+  T v{};
+  if (offset + sizeof(T) <= c.rawSize) {
+    std::memcpy(&v, reinterpret_cast<const char*>(c.raw) + offset, sizeof(T));
+  }
+  return v;
+}
+
+// The call as the live `hang` query's history keeps it, from NCCL's payload (the layouts
+// nccl_calls.cpp decodes: every struct starts with the communicator's hash, then bytes, then the
+// peer or root).
+uint64_t noteInHistory(const OpenCall& c, NcclThread& t) {
+  const int cls = seqClassOf(c.op);
+  if (cls < 0 || c.rawSize < 16) return 0;
+  RecentCall rc;
+  rc.startTicks = c.start;
+  if (t.tid == 0) t.tid = static_cast<uint64_t>(gettid());
+  rc.tid = t.tid;
+  rc.op = c.op;
+  rc.comm = field<uint64_t>(c, 0);
+  rc.bytes = field<uint64_t>(c, 8);
+  rc.dtype = kUnknownDtype;
+  const bool peered = c.op == NcclOp::Send || c.op == NcclOp::Recv || c.op == NcclOp::Broadcast ||
+                      c.op == NcclOp::Reduce;
+  rc.peer = peered && c.rawSize >= 20 ? field<int32_t>(c, 16) : -1;
+  return noteCallStart(rc, 0);
+}
+
 void open(NcclOp op, const nvtxPayloadData_t* data, size_t count) {
   NcclThread& t = ncclThread();
   if (t.inHook != 0) return;  // the hook records this call
@@ -83,6 +116,7 @@ void open(NcclOp op, const nvtxPayloadData_t* data, size_t count) {
   c.rawSize = 0;
   c.groupCount = 0;
   c.correlated = false;
+  c.noted = 0;
   c.recording = op != NcclOp::Unknown && recordingNow();
   if (op == NcclOp::Unknown) return;
   if (op == NcclOp::GroupStart) {
@@ -100,6 +134,7 @@ void open(NcclOp op, const nvtxPayloadData_t* data, size_t count) {
     c.correlated = true;
   }
   c.start = nowTicks();
+  c.noted = noteInHistory(c, t);  // dormant too: a live `hang` query reads it
 }
 
 }  // namespace
@@ -164,6 +199,12 @@ void ncclNvtxPop(const nvtxPayloadData_t* data, size_t count) {
   if (c.correlated) popCudaExternalId(ExternalIdKind::NcclCall);
   if (c.op == NcclOp::GroupEnd) closeGroup(t);
   copyPayload(c, data, count);  // ncclCommInitRank gives its payload when it pops
+  if (c.noted != 0) noteCallEnd(c.noted, end, field<uint64_t>(c, 8));  // a receive's bytes come now
+  if (c.op == NcclOp::CommInitRank && c.rawSize >= 16) {  // {comm, nranks, myrank, cudaDev}
+    noteMembership(field<uint64_t>(c, 0), field<int32_t>(c, 12), field<int32_t>(c, 8));
+  } else if (c.op == NcclOp::CommSplit && c.rawSize >= 24) {  // {newcomm, parent, nranks, myrank}
+    noteMembership(field<uint64_t>(c, 0), field<int32_t>(c, 20), field<int32_t>(c, 16));
+  }
   if (!c.recording) return;
   NcclNvtxPayload p = {};
   p.id = c.id;

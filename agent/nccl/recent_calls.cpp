@@ -31,12 +31,14 @@ struct History {
   // without the lock.
   std::atomic<uint64_t> serial[kRecentCalls] = {};
   std::atomic<uint64_t> end[kRecentCalls] = {};
-  uint64_t calls = 0;  // calls noted so far
+  std::atomic<uint64_t> bytes[kRecentCalls] = {};  // what the call's end said, 0 = as noted
+  uint64_t calls = 0;                              // calls noted so far
   struct Count {
     uint64_t calls = 0;
     int32_t commRank = -1;
   };
   std::unordered_map<CountKey, Count, CountKeyHash> counts;
+  std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> members;  // comm -> (rank, size)
 };
 
 // Leaked: job threads may still call NCCL while exit() destroys statics.
@@ -60,28 +62,43 @@ uint64_t noteCallStart(RecentCall call, uint64_t collectiveSeq) {
   const bool collective = kind == CallCount::Kind::Collective;
   call.seq = collective ? collectiveSeq : 0;
   if (call.comm != 0) {
+    if (call.commRank < 0) {
+      if (const auto m = h.members.find(call.comm); m != h.members.end()) {
+        call.commRank = m->second.first;
+        call.commSize = m->second.second;
+      }
+    }
     History::Count& n = h.counts[CountKey{call.comm, collective ? -1 : call.peer, kind}];
     ++n.calls;
     n.commRank = call.commRank;
-    if (!collective) call.seq = n.calls;
+    if (!collective || collectiveSeq == 0) call.seq = n.calls;
   }
   const uint64_t serial = ++h.calls;
   const size_t slot = (serial - 1) % kRecentCalls;
   h.ring[slot] = call;
   h.end[slot].store(0, std::memory_order_relaxed);
+  h.bytes[slot].store(0, std::memory_order_relaxed);
   h.serial[slot].store(serial, std::memory_order_release);
   return serial;
 }
 
-void noteCallEnd(uint64_t handle, uint64_t endTicks) {
+void noteCallEnd(uint64_t handle, uint64_t endTicks, uint64_t bytes) {
   // Without the lock, which halves the history's cost per call. The slot can be taken by a newer
   // call between the check and the store only if kRecentCalls calls start meanwhile; that call
   // would then show an end it has not reached, which no verdict reads (calls pair by counts).
   History& h = history();
   const size_t slot = (handle - 1) % kRecentCalls;
   if (h.serial[slot].load(std::memory_order_acquire) == handle) {
+    if (bytes != 0) h.bytes[slot].store(bytes, std::memory_order_relaxed);
     h.end[slot].store(endTicks, std::memory_order_relaxed);
   }
+}
+
+void noteMembership(uint64_t comm, int32_t rank, int32_t size) {
+  if (comm == 0 || rank < 0) return;
+  History& h = history();
+  std::lock_guard lock(h.mutex);
+  h.members[comm] = {rank, size};
 }
 
 bool copyRecentCalls(std::vector<RecentCall>& calls, std::vector<CallCount>& counts) {
@@ -95,6 +112,9 @@ bool copyRecentCalls(std::vector<RecentCall>& calls, std::vector<CallCount>& cou
     const size_t slot = (serial - 1) % kRecentCalls;
     calls.push_back(h.ring[slot]);
     calls.back().endTicks = h.end[slot].load(std::memory_order_relaxed);
+    if (const uint64_t b = h.bytes[slot].load(std::memory_order_relaxed); b != 0) {
+      calls.back().bytes = b;
+    }
   }
   for (const auto& [key, n] : h.counts) {
     CallCount c;

@@ -41,9 +41,14 @@ struct CallCount {
 };
 
 // Job threads, around the real call. noteCallStart numbers the call (RecentCall::seq) and
-// returns a handle for noteCallEnd. `collectiveSeq`: the communicator's own collective number.
+// returns a handle for noteCallEnd. `collectiveSeq`: the communicator's own collective number,
+// 0 to count them here (NCCL's own NVTX ranges carry none). A call that does not know its rank
+// in the communicator (commRank -1) takes what noteMembership learnt.
 uint64_t noteCallStart(RecentCall call, uint64_t collectiveSeq);
-void noteCallEnd(uint64_t handle, uint64_t endTicks);
+void noteCallEnd(uint64_t handle, uint64_t endTicks, uint64_t bytes = 0);  // bytes: 0 = as noted
+// A communicator's rank and size for this process, as NCCL's CommInitRank/CommSplit ranges
+// give them (the interposed API knows them from its own table).
+void noteMembership(uint64_t comm, int32_t rank, int32_t size);
 
 // The control thread: copies, oldest call first. Never blocks for long: a lock it cannot get in
 // a few milliseconds (a thread stopped inside noteCall*) gives false.

@@ -149,7 +149,13 @@ NcclFindings ncclFindings(const traces::Run& run) {
     const int n = run.ranks[s.rank].meta.source == "live" && sc.seq[s.call] > 0
                       ? static_cast<int>(sc.seq[s.call])
                       : counted;
-    if (sc.bytes[s.call] == rc.bytes[r.call] && sc.count[s.call] == rc.count[r.call]) continue;
+    // A side that says nothing of its size (a receive asked live before its message came: NCCL's
+    // range gives the bytes when it closes) cannot disagree.
+    const bool sized =
+        (sc.bytes[s.call] | sc.count[s.call]) != 0 && (rc.bytes[r.call] | rc.count[r.call]) != 0;
+    if (!sized || (sc.bytes[s.call] == rc.bytes[r.call] && sc.count[s.call] == rc.count[r.call])) {
+      continue;
+    }
     sentences.push_back("rank " + std::to_string(global[s.rank]) + "'s send #" + std::to_string(n) +
                         " to rank " + std::to_string(global[r.rank]) + " on comm " +
                         hex(sc.comm[s.call]) + " carries " + amount(sc, s.call) + ", but rank " +

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,7 +25,9 @@ using std::chrono::seconds;
 
 class LiveJob {
  public:
-  explicit LiveJob(const std::vector<std::string>& command) {
+  explicit LiveJob(const std::vector<std::string>& command,
+                   std::map<std::string, std::string> extraEnv = {})
+      : extraEnv_(std::move(extraEnv)) {
     std::vector<std::string> argv = {BUBBLESCOPE_BIN,         "record", "--dormant", "-o",
                                      (dir_ / "run").string(), "--"};
     argv.insert(argv.end(), command.begin(), command.end());
@@ -36,7 +39,9 @@ class LiveJob {
   ~LiveJob() { job_.reset(); }  // kills the job's process group
 
   ProcessOptions env() const {
-    ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", (dir_ / "rt").string()}});
+    std::map<std::string, std::string> env = extraEnv_;
+    env["BUBBLESCOPE_RUNTIME_DIR"] = (dir_ / "rt").string();
+    ProcessOptions o = cleanEnv(env);
     o.unsetEnv.push_back("XDG_RUNTIME_DIR");
     o.unsetEnv.push_back("LD_LIBRARY_PATH");
     o.timeout = seconds(30);
@@ -73,6 +78,7 @@ class LiveJob {
   std::string log() const { return job_->err(); }
 
  private:
+  std::map<std::string, std::string> extraEnv_;
   TempDir dir_;
   std::unique_ptr<BackgroundProcess> job_;
   ProcessResult last_;
@@ -205,6 +211,25 @@ TEST(HangLive, NcclCollectiveOneRankNeverEntersAfterALongHistory) {
   // A file that is not saved answers is read as a run, and refused as one.
   const ProcessResult bad = job.hang({(saved / "nothing.json").string()});
   EXPECT_EQ(bad.exitCode, 2);
+}
+
+// NCCL linked in statically: the interposed API never sees the calls, NCCL's own NVTX ranges do
+// (the fake library emits them as NCCL does), and the live history keeps them too.
+TEST(HangLive, NcclLinkedStaticallyIsSeenThroughItsOwnNvtxRanges) {
+  const std::string ranks = std::string("for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 ") +
+                            HANG_NCCL_APP +
+                            " skip-collective --before 100 --linger 60 --direct 1 & done; wait";
+  LiveJob job({"/bin/sh", "-c", ranks}, {{"FAKE_NCCL_NVTX", "1"}});
+  const json rep = job.until("never-arrived", json::array({3}));
+  ASSERT_EQ(rep["verdict"], "never-arrived") << job.last().out << job.last().err << job.log();
+  const std::string diagnosis = rep["diagnosis"];
+  EXPECT_EQ(diagnosis.rfind("rank 3 never entered all-reduce #104 of comm 0x", 0), 0u) << diagnosis;
+  for (int r : {0, 1, 2}) {
+    const json& w = rep["ranks"][static_cast<size_t>(r)]["waits"];
+    ASSERT_EQ(w.size(), 1u) << r << rep.dump(1);
+    EXPECT_EQ(w[0]["on"], json::array({3}));
+  }
+  EXPECT_TRUE(rep["ranks"][3]["waits"].empty());
 }
 
 // A dormant job writes no traces to watch: `record --hang-timeout` asks its processes instead.

@@ -11,7 +11,9 @@
 // communicator, as a rank whose stream waits on the missing call would (a live `hang` target);
 // --cupti FAKE_CUPTI_LIBRARY plays the CUDA driver: it calls the preloaded agent's
 // InitializeInjection and makes a kernel (through the fake CUPTI) wherever the fake NCCL launches
-// one (the CUDA modes need it).
+// one (the CUDA modes need it); --direct 1 calls the library's own definitions (dlsym on its
+// handle), past the agent's hooks, as a job whose NCCL is linked in statically does (with
+// FAKE_NCCL_NVTX=1 the agent then sees the calls through NCCL's own NVTX ranges only).
 #include <dlfcn.h>
 #include <nccl.h>
 #include <signal.h>
@@ -72,6 +74,31 @@ bool startCuda(const char* fakeCupti, Gpu& gpu) {
   return true;
 }
 
+// The NCCL calls the job makes: through the program's binding (the agent's hooks when it is
+// preloaded), or the library's own definitions.
+struct Nccl {
+  decltype(&ncclGetUniqueId) getUniqueId = &ncclGetUniqueId;
+  decltype(&ncclCommInitRank) commInitRank = &ncclCommInitRank;
+  decltype(&ncclAllReduce) allReduce = &ncclAllReduce;
+  decltype(&ncclSend) send = &ncclSend;
+  decltype(&ncclRecv) recv = &ncclRecv;
+  decltype(&ncclCommDestroy) commDestroy = &ncclCommDestroy;
+};
+
+template <class Fn>
+bool own(void* lib, const char* name, Fn& slot) {
+  slot = reinterpret_cast<Fn>(dlsym(lib, name));
+  return slot != nullptr;
+}
+
+bool pastTheHooks(Nccl& n) {
+  void* lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_NOLOAD);
+  return lib != nullptr && own(lib, "ncclGetUniqueId", n.getUniqueId) &&
+         own(lib, "ncclCommInitRank", n.commInitRank) && own(lib, "ncclAllReduce", n.allReduce) &&
+         own(lib, "ncclSend", n.send) && own(lib, "ncclRecv", n.recv) &&
+         own(lib, "ncclCommDestroy", n.commDestroy);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,18 +107,21 @@ int main(int argc, char** argv) {
   const bool cudaMode = mode == "stuck-p2p" || mode == "killed-finished";
   int before = 0, linger = 0;
   const char* cupti = nullptr;
+  bool direct = false;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
     if (option == "--before") before = std::atoi(argv[i + 1]);
     if (option == "--linger") linger = std::atoi(argv[i + 1]);
     if (option == "--cupti") cupti = argv[i + 1];
+    if (option == "--direct") direct = std::atoi(argv[i + 1]) != 0;
   }
   if (rankText == nullptr ||
       (mode != "clean" && mode != "skip-collective" && mode != "p2p-count" && !cudaMode) ||
       (cudaMode && cupti == nullptr)) {
     std::fprintf(stderr,
                  "usage: RANK=N hang_nccl_app clean|skip-collective|p2p-count|stuck-p2p|"
-                 "killed-finished [--before N] [--linger S] [--cupti FAKE_CUPTI_LIBRARY]\n");
+                 "killed-finished [--before N] [--linger S] [--cupti FAKE_CUPTI_LIBRARY] "
+                 "[--direct 1]\n");
     return 2;
   }
   static Gpu gpu;  // the launch hook's context, for the whole process
@@ -99,32 +129,37 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hang_nccl_app: the agent is not preloaded or did not load %s\n", cupti);
     return 3;
   }
+  Nccl nccl;
+  if (direct && !pastTheHooks(nccl)) {
+    std::fprintf(stderr, "hang_nccl_app: libnccl.so.2's own definitions not found\n");
+    return 3;
+  }
   const int rank = std::atoi(rankText);
   const auto stream = reinterpret_cast<cudaStream_t>(uintptr_t{0x5000});
   ncclUniqueId id;
-  ncclGetUniqueId(&id);  // the fake gives every rank the same id, as rank 0's broadcast would
+  nccl.getUniqueId(&id);  // the fake gives every rank the same id, as rank 0's broadcast would
   ncclComm_t comm = nullptr;
-  if (ncclCommInitRank(&comm, 4, id, rank) != ncclSuccess) return 3;
+  if (nccl.commInitRank(&comm, 4, id, rank) != ncclSuccess) return 3;
   std::vector<float> a(256, 1.0f), b(256, 0.0f);
   for (int i = 0; i < 3; ++i)
-    ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
+    nccl.allReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
   for (int i = 0; i < before; ++i) {
-    ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
-    if (rank == 0) ncclSend(a.data(), 100, ncclFloat32, 1, comm, stream);
-    if (rank == 1) ncclRecv(b.data(), 100, ncclFloat32, 0, comm, stream);
+    nccl.allReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
+    if (rank == 0) nccl.send(a.data(), 100, ncclFloat32, 1, comm, stream);
+    if (rank == 1) nccl.recv(b.data(), 100, ncclFloat32, 0, comm, stream);
   }
   gpu.hang = mode == "stuck-p2p";
-  if (rank == 0) ncclSend(a.data(), 100, ncclFloat32, 1, comm, stream);
-  if (rank == 1) ncclRecv(b.data(), mode == "p2p-count" ? 200 : 100, ncclFloat32, 0, comm, stream);
+  if (rank == 0) nccl.send(a.data(), 100, ncclFloat32, 1, comm, stream);
+  if (rank == 1) nccl.recv(b.data(), mode == "p2p-count" ? 200 : 100, ncclFloat32, 0, comm, stream);
   if (cudaMode) {
     // Blocked (in a synchronisation waiting for the stream) until something kills the job.
     std::this_thread::sleep_for(kHungFor);
     raise(SIGKILL);
   }
   if (!(mode == "skip-collective" && rank == 3)) {
-    ncclAllReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
+    nccl.allReduce(a.data(), b.data(), 256, ncclFloat32, ncclSum, comm, stream);
   }
   if (linger > 0) sleep(static_cast<unsigned>(linger));
-  ncclCommDestroy(comm);
+  nccl.commDestroy(comm);
   return 0;
 }
