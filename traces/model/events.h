@@ -172,6 +172,25 @@ enum class NcclOp : uint8_t {
 
 enum class NcclSource : uint8_t { Hook = 0, Nvtx = 1, Import = 2 };
 
+// One NCCL call, for code that builds the table a call at a time (importers, the live query):
+// NcclCalls::push fills every column, so none is forgotten.
+struct NcclCall {
+  TimeNs start = 0, end = 0;
+  ThreadIndex thread = 0;
+  NcclOp op = NcclOp::Unknown;
+  int32_t peer = -1;
+  uint64_t count = 0;
+  uint8_t dtype = 0;
+  uint64_t bytes = 0;
+  uint64_t comm = 0;
+  int32_t commRank = -1, commSize = -1;
+  uint64_t streamHandle = 0;
+  uint8_t groupDepth = 0;
+  uint64_t seq = 0;
+  uint64_t id = 0;
+  NcclSource source = NcclSource::Hook;
+};
+
 // NCCL host calls, from the interposed API, NCCL's own NVTX ranges, or an importer.
 struct NcclCalls {
   std::vector<TimeNs> start, end;
@@ -194,6 +213,14 @@ struct NcclCalls {
   void forEachColumn(F&& f) {
     f(start), f(end), f(thread), f(op), f(peer), f(count), f(dtype), f(bytes), f(comm), f(commRank),
         f(commSize), f(streamHandle), f(groupDepth), f(seq), f(id), f(source);
+  }
+  void push(const NcclCall& c) {
+    start.push_back(c.start), end.push_back(c.end), thread.push_back(c.thread), op.push_back(c.op);
+    peer.push_back(c.peer), count.push_back(c.count), dtype.push_back(c.dtype);
+    bytes.push_back(c.bytes), comm.push_back(c.comm), commRank.push_back(c.commRank);
+    commSize.push_back(c.commSize), streamHandle.push_back(c.streamHandle);
+    groupDepth.push_back(c.groupDepth), seq.push_back(c.seq), id.push_back(c.id);
+    source.push_back(c.source);
   }
 };
 

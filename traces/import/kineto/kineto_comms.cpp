@@ -219,10 +219,11 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
   for (const auto& k : kernels) launching.insert(k.externalId);
   std::unordered_map<uint64_t, std::vector<uint64_t>> groupCalls;  // external id -> call ids
   for (const CommRecord* g : coalesced) {
-    auto it = std::lower_bound(calls.begin(), calls.end(), std::make_pair(g->thread, g->start),
-                               [](const Call& c, const std::pair<ThreadIndex, TimeNs>& v) {
-                                 return c.thread != v.first ? c.thread < v.first : c.start < v.second;
-                               });
+    auto it =
+        std::lower_bound(calls.begin(), calls.end(), std::make_pair(g->thread, g->start),
+                         [](const Call& c, const std::pair<ThreadIndex, TimeNs>& v) {
+                           return c.thread != v.first ? c.thread < v.first : c.start < v.second;
+                         });
     std::vector<uint64_t>& members = groupCalls[g->externalId];
     while (it != calls.begin()) {
       --it;
@@ -235,25 +236,25 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
     }
   }
 
-  auto& n = t.ncclCalls;
   for (size_t i = 0; i < calls.size(); ++i) {
     const Call& c = calls[i];
-    n.start.push_back(c.start);
-    n.end.push_back(c.end);
-    n.thread.push_back(c.thread);
-    n.op.push_back(c.op);
-    n.peer.push_back(c.peer);
-    n.count.push_back(c.count);
-    n.dtype.push_back(c.dtype);
-    n.bytes.push_back(c.bytes);
-    n.comm.push_back(c.comm);
-    n.commRank.push_back(c.commRank);
-    n.commSize.push_back(c.commSize);
-    n.streamHandle.push_back(0);
-    n.groupDepth.push_back(c.grouped ? 1 : 0);
-    n.seq.push_back(c.seq);
-    n.id.push_back(i + 1);
-    n.source.push_back(NcclSource::Import);
+    NcclCall n;
+    n.start = c.start;
+    n.end = c.end;
+    n.thread = c.thread;
+    n.op = c.op;
+    n.peer = c.peer;
+    n.count = c.count;
+    n.dtype = c.dtype;
+    n.bytes = c.bytes;
+    n.comm = c.comm;
+    n.commRank = c.commRank;
+    n.commSize = c.commSize;
+    n.groupDepth = c.grouped ? 1 : 0;
+    n.seq = c.seq;
+    n.id = i + 1;
+    n.source = NcclSource::Import;
+    t.ncclCalls.push(n);
   }
   auto& corr = t.correlations;
   for (const auto& k : kernels) {

@@ -112,33 +112,29 @@ void NsysReader::readNvtx() {
     if (b.trace().strings.at(d->second) != "NCCL") continue;
     const auto op = ncclApiOp(b.trace().strings.at(label));
     if (!op) continue;
-    auto& n = b.trace().ncclCalls;
+    NcclCalls& calls = b.trace().ncclCalls;
     const std::string_view json = st.text(7);
     // Sends, receives and collectives (the ops before the group brackets) need their payload.
     if (*op > NcclOp::Unknown && *op < NcclOp::GroupStart && json.empty()) ++withoutPayload;
-    n.start.push_back(start);
-    n.end.push_back(end);
-    n.thread.push_back(thread);
-    n.op.push_back(*op);
     // Ranks in a payload are range-checked: a cast would wrap 2^32 + 3 to peer 3.
     auto rank = [&](std::string_view key, const char* field) {
       return fieldInRange<int32_t>(file_, field, payloadNumber(json, key), -1, INT32_MAX);
     };
-    n.peer.push_back(rank("Peer rank", "NVTX_EVENTS.jsonText \"Peer rank\""));
-    n.count.push_back(0);
-    n.dtype.push_back(0);
-    n.bytes.push_back(
-        static_cast<uint64_t>(std::max<int64_t>(0, payloadNumber(json, "Message size"))));
-    n.comm.push_back(payloadUnsigned(json, "communicator"));
+    NcclCall n;
+    n.start = start;
+    n.end = end;
+    n.thread = thread;
+    n.op = *op;
+    n.peer = rank("Peer rank", "NVTX_EVENTS.jsonText \"Peer rank\"");
+    n.bytes = static_cast<uint64_t>(std::max<int64_t>(0, payloadNumber(json, "Message size")));
+    n.comm = payloadUnsigned(json, "communicator");
     // Only a communicator's creation says which rank this process is in it, and of how many.
     const bool init = *op == NcclOp::CommInitRank || *op == NcclOp::CommSplit;
-    n.commRank.push_back(init ? rank("\"Rank\"", "NVTX_EVENTS.jsonText \"Rank\"") : -1);
-    n.commSize.push_back(init ? rank("No. of ranks", "NVTX_EVENTS.jsonText \"No. of ranks\"") : -1);
-    n.streamHandle.push_back(0);
-    n.groupDepth.push_back(0);
-    n.seq.push_back(0);
-    n.id.push_back(n.start.size());
-    n.source.push_back(NcclSource::Nvtx);
+    n.commRank = init ? rank("\"Rank\"", "NVTX_EVENTS.jsonText \"Rank\"") : -1;
+    n.commSize = init ? rank("No. of ranks", "NVTX_EVENTS.jsonText \"No. of ranks\"") : -1;
+    n.id = calls.size() + 1;
+    n.source = NcclSource::Nvtx;
+    calls.push(n);
   }
   if (outside > 0) {
     out_.skipped["NVTX events of processes without GPU work"] += outside;
