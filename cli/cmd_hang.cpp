@@ -24,7 +24,7 @@
 namespace bubblescope::cli {
 namespace {
 
-// The ranks of one run, in reading order; several runs are an error until --run-id picks one.
+// The ranks of one run: several runs are an error until --run-id picks one.
 std::vector<LiveRank> oneRun(std::vector<LiveRank> ranks) {
   std::set<std::string> runs;
   for (const LiveRank& r : ranks) runs.insert(r.status.runId);
@@ -34,8 +34,6 @@ std::vector<LiveRank> oneRun(std::vector<LiveRank> ranks) {
     throw UsageError("processes of " + std::to_string(runs.size()) + " runs answered (" + names +
                      "): name one with --run-id");
   }
-  std::sort(ranks.begin(), ranks.end(),
-            [](const LiveRank& a, const LiveRank& b) { return readingOrder(a.status, b.status); });
   return ranks;
 }
 

@@ -110,12 +110,8 @@ void HangWatch::writeReport(const std::string& text, const std::string& json,
 void HangWatch::report() {
   traces::Run run;
   if (!liveRunId_.empty()) {
-    std::vector<LiveRank> ranks = lastAnswers_;
-    std::sort(ranks.begin(), ranks.end(), [](const LiveRank& a, const LiveRank& b) {
-      return readingOrder(a.status, b.status);
-    });
     // Nothing has moved for the timeout: every wait is at least that old.
-    run = liveRun(ranks, static_cast<int64_t>(timeoutSeconds_ * 0.5e9));
+    run = liveRun(lastAnswers_, static_cast<int64_t>(timeoutSeconds_ * 0.5e9));
   } else {
     std::vector<fs::path> files;
     for (const fs::path& f : traces::findTraceFiles(dir_)) {

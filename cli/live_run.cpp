@@ -1,10 +1,13 @@
 #include "cli/live_run.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <tuple>
+
+#include "cli/attach_session.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -87,7 +90,9 @@ class Ledger {
 
 }  // namespace
 
-traces::Run liveRun(const std::vector<LiveRank>& ranks, int64_t minWaitNs) {
+traces::Run liveRun(std::vector<LiveRank> ranks, int64_t minWaitNs) {
+  std::sort(ranks.begin(), ranks.end(),
+            [](const LiveRank& a, const LiveRank& b) { return readingOrder(a.status, b.status); });
   traces::Run run;
   run.dir = "live";
   const Ledger ledger(ranks);
@@ -123,23 +128,20 @@ traces::Run liveRun(const std::vector<LiveRank>& ranks, int64_t minWaitNs) {
       if (c.op == NcclOp::Unknown) continue;
       const std::optional<bool> done = ledger.answered(r, c);
       if (done.value_or(false) ? !ledger.partnersHold(r, c) : c.startNs > oldEnough) continue;
-      auto& n = t.ncclCalls;
-      n.start.push_back(c.startNs);
-      n.end.push_back(c.endNs != 0 ? c.endNs : s.aliveNs);
-      n.thread.push_back(t.threadIndex(c.tid));
-      n.op.push_back(c.op);
-      n.peer.push_back(c.peer);
-      n.count.push_back(c.count);
-      n.dtype.push_back(c.dtype);
-      n.bytes.push_back(c.bytes);
-      n.comm.push_back(c.comm);
-      n.commRank.push_back(c.commRank);
-      n.commSize.push_back(c.commSize);
-      n.streamHandle.push_back(0);
-      n.groupDepth.push_back(0);
-      n.seq.push_back(c.seq);
-      n.id.push_back(0);
-      n.source.push_back(traces::NcclSource::Hook);
+      traces::NcclCall n;
+      n.start = c.startNs;
+      n.end = c.endNs != 0 ? c.endNs : s.aliveNs;  // not returned yet: in it when last seen
+      n.thread = t.threadIndex(c.tid);
+      n.op = c.op;
+      n.peer = c.peer;
+      n.count = c.count;
+      n.dtype = c.dtype;
+      n.bytes = c.bytes;
+      n.comm = c.comm;
+      n.commRank = c.commRank;
+      n.commSize = c.commSize;
+      n.seq = c.seq;
+      t.ncclCalls.push(n);
     }
     run.ranks.push_back(std::move(t));
   }

@@ -25,6 +25,7 @@ struct LiveRank {
   control::LiveSnapshot snapshot;
 };
 
-traces::Run liveRun(const std::vector<LiveRank>& ranks, int64_t minWaitNs);
+// `ranks` in any order: the run holds them as a person reads a job (by rank).
+traces::Run liveRun(std::vector<LiveRank> ranks, int64_t minWaitNs);
 
 }  // namespace bubblescope::cli
