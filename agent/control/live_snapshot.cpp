@@ -115,14 +115,16 @@ void addSnapshot(const LiveSnapshot& s, Reply& reply) {
     f["o" + std::to_string(n++)] = std::move(v);
   }
   f["open_ranges"] = std::to_string(n);
-  size_t first = s.calls.size();
-  while (first > 0 && bytes + callField(s.calls[first - 1]).size() + 8 <= kSnapshotBytes) {
-    bytes += callField(s.calls[first - 1]).size() + 8;
-    --first;
+  // Newest first while they fit, then numbered oldest first (c0 is the oldest kept).
+  std::vector<std::string> kept;
+  for (auto c = s.calls.rbegin(); c != s.calls.rend(); ++c) {
+    std::string v = callField(*c);
+    if (bytes + v.size() + 8 > kSnapshotBytes) break;
+    bytes += v.size() + 8;
+    kept.push_back(std::move(v));
   }
   n = 0;
-  for (size_t i = first; i < s.calls.size(); ++i)
-    f["c" + std::to_string(n++)] = callField(s.calls[i]);
+  for (auto v = kept.rbegin(); v != kept.rend(); ++v) f["c" + std::to_string(n++)] = std::move(*v);
   f["nccl_calls"] = std::to_string(n);
 }
 

@@ -30,9 +30,7 @@ inline int64_t monotonicNs() {
 namespace detail {
 // Set once at start-up, before any event; read on every event.
 extern bool g_ticksAreTsc;
-}  // namespace detail
-
-namespace detail {
+// Refreshed by the control thread (refreshCoarseTicks); read by dormant pushes.
 extern std::atomic<uint64_t> g_coarseTicks;
 }  // namespace detail
 

@@ -1,5 +1,7 @@
 #include "agent/nccl/nccl_calls.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -131,6 +133,11 @@ void registerNcclRecords() {
 
 NcclThread& ncclThread() {
   return t_nccl;
+}
+
+uint64_t osThreadId(NcclThread& t) {
+  if (t.tid == 0) t.tid = static_cast<uint64_t>(gettid());
+  return t.tid;
 }
 
 uint64_t nextCallId(NcclThread& t) {

@@ -64,6 +64,8 @@ struct NcclThread {
   uint64_t tid = 0;         // the OS thread id, once asked
 };
 NcclThread& ncclThread();
+// The calling thread's OS id, asked of the kernel once per thread.
+uint64_t osThreadId(NcclThread& t);
 
 // An id for a call that is not a group boundary (in the open group's block, if any).
 uint64_t nextCallId(NcclThread& t);

@@ -5,7 +5,6 @@
 // of NCCL: a thread-local, a lock-free table lookup, two clock reads, one ring append.
 // A call made while inside another (NCCL calling its own API) is forwarded untouched.
 #include <nccl.h>
-#include <unistd.h>
 
 #include "agent/core/clock.h"
 #include "agent/core/producer.h"
@@ -79,8 +78,7 @@ void record(const Call& c, uint64_t id, uint64_t seq, uint64_t start, uint64_t e
 RecentCall recentCall(NcclThread& t, const Call& c, CommInfo* info, uint64_t start) {
   RecentCall rc;
   rc.startTicks = start;
-  if (t.tid == 0) t.tid = static_cast<uint64_t>(gettid());
-  rc.tid = t.tid;
+  rc.tid = osThreadId(t);
   rc.op = c.op;
   rc.peer = c.peer;
   rc.count = c.count;

@@ -1,7 +1,5 @@
 #include "agent/nccl/nccl_nvtx.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -91,8 +89,7 @@ uint64_t noteInHistory(const OpenCall& c, NcclThread& t) {
   if (cls < 0 || c.rawSize < 16) return 0;
   RecentCall rc;
   rc.startTicks = c.start;
-  if (t.tid == 0) t.tid = static_cast<uint64_t>(gettid());
-  rc.tid = t.tid;
+  rc.tid = osThreadId(t);
   rc.op = c.op;
   rc.comm = field<uint64_t>(c, 0);
   rc.bytes = field<uint64_t>(c, 8);

@@ -157,10 +157,7 @@ BUBBLESCOPE_HOT int pushRange(const NvtxDomain* domain, const Message& m, uint32
   if (__builtin_expect((word & (kRecordingBit | kWatchStepsBit | kOpenOpsBit)) == 0, 1)) return 0;
   // Steps are watched while dormant (attach wants the current step), so this check runs on
   // every push: only a name that starts "step " can be one.
-  if (__builtin_expect(stepsWatched(word), 0) && mayBeStep(m)) {
-    word = noteStep(word, m);
-    if (!rangesTracked(word)) return 0;
-  }
+  if (__builtin_expect(stepsWatched(word), 0) && mayBeStep(m)) word = noteStep(word, m);
   if (!rangesTracked(word)) return 0;
   ThreadState* ts = t_thread;
   if (__builtin_expect(ts == nullptr || ts->generation != generationOf(word), 0)) {
@@ -326,8 +323,9 @@ void mark(const NvtxDomain* domain, const Message& m, uint32_t category, uint32_
 // ---- The NVTX entry points (signatures from nvtxDetail/nvtxTypes.h) ----
 
 int NVTX_API rangePushA(const char* message) {
-  // Dormant, the only range that matters is a "step N" (it may open a window): other names are
-  // turned away on their first byte, before their length is measured.
+  // Neither recording nor keeping open ranges, the only range that matters is a "step N" (it may
+  // open a window): other names are turned away on their first byte, before their length is
+  // measured.
   const uint32_t word = controlWord();
   if (!rangesTracked(word) && (!stepsWatched(word) || message == nullptr || message[0] != 's')) {
     return 0;
