@@ -10,6 +10,7 @@ namespace {
 int completeSteps(const PipelineResult& pl) {
   std::map<std::pair<int, int>, std::pair<int, int>> count;  // (step, stage) -> (F, B)
   for (const OpRecord& o : pl.ops) {
+    if (o.op.kind == OpKind::W) continue;  // a V's weight gradients, apart from their B
     auto& c = count[{o.step, o.stage}];
     (o.op.kind == OpKind::F ? c.first : c.second)++;
   }
@@ -50,16 +51,26 @@ OpInference judgeInference(const P2pInference& inference,
   const bool allExact = exact == static_cast<int>(pipelines.size()) && !pipelines.empty();
   out.evidence = std::to_string(complete) + " of " + std::to_string(steps) +
                  " step(s) hold every microbatch's F and B on every stage";
-  // A V placement (ZB-V) crosses the links of a chain both ways and reads like a chain of twice
-  // the microbatches in an order no schedule has: say so, the inference cannot yet tell.
+  if (inference.vPipelines > 0) {
+    out.evidence += "; every stage's sends and receives are the " + inference.vSchedule +
+                    " order of a V placement (chunk 0 towards the last rank, chunk 1 back), "
+                    "which places each W";
+  }
+  // A V placement whose order is no known V schedule's reads as a chain of twice the
+  // microbatches in an order no schedule has: say so.
   out.evidence += allExact ? "; every step matched the " + schedule + " order"
-                           : "; the order matches no known schedule (a V placement such as ZB-V "
-                             "reads like this: it is not told apart from a chain yet)";
+                           : "; the order matches no known schedule (a V placement in an order "
+                             "other than ZB-V's reads like this: it is not told apart from a "
+                             "chain)";
   if (inference.hostStages > 0) {
     out.evidence += "; " + std::to_string(inference.hostStages) +
                     " stage(s) ran no device work: their ops are their host time between calls";
   }
-  if (inference.splitsGuessed > 0) {
+  if (inference.splitsGuessed > 0 && inference.vPipelines > 0) {
+    out.evidence += "; " + std::to_string(inference.splitsGuessed) +
+                    " kind(s) of op never alone between calls on a stage, costed as a "
+                    "neighbouring stage's";
+  } else if (inference.splitsGuessed > 0) {
     out.evidence += "; " + std::to_string(inference.splitsGuessed) +
                     " F/B pair(s) with no call between them split by a neighbouring stage's " +
                     (inference.hostStages > 0 ? "proportions of F and B" : "kernels per op");

@@ -7,9 +7,10 @@
 // proportions of a neighbouring stage, else in half. A stretch longer than its op(s) take here,
 // by what a named range at its start or end covers (a data loader, say), holds host work that is
 // not the op; a named range inside a split stretch that covers the excess is where it splits.
-// Named ranges in stretches of the usual length are the op's own (a CPU job's library calls). A stretch that no transfer opens (it follows a collective: the
-// optimizer runs after the gradient sync, then the first forward) ends with the op, as long as
-// one op of its kind takes on this stage; what comes before is other host work. Pure.
+// Named ranges in stretches of the usual length are the op's own (a CPU job's library calls). A
+// stretch that no transfer opens (it follows a collective: the optimizer runs after the gradient
+// sync, then the first forward) ends with the op, as long as one op of its kind takes on this
+// stage; what comes before is other host work. Pure.
 #include <array>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct HostCall {
 struct HostOp {
   engine::OpKind kind = engine::OpKind::F;
   TimeNs start = 0, end = 0;
+  int chunk = 0;  // a V's (v_pipeline.h); a chain has one
 };
 
 struct HostSegmentation {

@@ -4,10 +4,12 @@
 // and its collectives are its gradient sync. Turns one rank's trace into the RankOps a rule set
 // would give.
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/infer/host_segments.h"
+#include "analyzer/infer/v_reading.h"
 #include "analyzer/recognize/recognized.h"
 #include "traces/model/trace.h"
 
@@ -34,9 +36,11 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
                                   traces::ThreadIndex thread, std::array<TimeNs, 2> fallback);
 
 // The stage's ops (from `seg`), sends and receives (its typed calls), gradient sync (its
-// collectives), steps and microbatches (`microbatches` per step: cutInferredSteps).
+// collectives), steps and microbatches (`microbatches` per step: cutInferredSteps). `messages`:
+// in a V, what each transfer call carried (its pass and chunk); else the direction tells.
 RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegmentation& seg,
                     const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread, int stage,
-                    int microbatches);
+                    int microbatches,
+                    const std::unordered_map<int32_t, VMessage>* messages = nullptr);
 
 }  // namespace bubblescope::analysis

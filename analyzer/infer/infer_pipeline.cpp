@@ -13,6 +13,8 @@
 #include "analyzer/infer/op_segments.h"
 #include "analyzer/infer/p2p_chain.h"
 #include "analyzer/infer/step_pattern.h"
+#include "analyzer/infer/v_pipeline.h"
+#include "analyzer/infer/v_schedule.h"
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
@@ -217,7 +219,7 @@ std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks,
 // and microbatches numbered as for labels without ids.
 RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
                 const std::vector<int8_t>& nccl, const Segmentation& seg, int stage,
-                int microbatches) {
+                int microbatches, std::vector<RecognizedComm> comms = {}) {
   const std::vector<LaunchCall>& launches = l.compute;
   RankOps out;
   out.ruleSet = "p2p";
@@ -233,11 +235,12 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   out.hasKernels = marks.hasKernels;
   out.commKernels = std::move(marks.commKernels);
   out.commCalls = std::move(marks.commCalls);
+  out.comms = std::move(comms);
   const auto& k = t.kernels;
   std::vector<bool> inOp(k.size(), false);
   for (const SegmentOp& s : seg.ops) {
     RecognizedOp o;
-    o.op = Op{s.kind, -1, 0};
+    o.op = Op{s.kind, -1, s.chunk};
     o.launch = o.firstLaunch = launches[s.begin].start;
     o.hostEnd = launches[s.end - 1].end;
     o.thread = launches[s.begin].thread;
@@ -272,8 +275,118 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
   std::sort(out.otherKernels.begin(), out.otherKernels.end(), byStart);
   std::stable_sort(out.ops.begin(), out.ops.end(), byStart);
+  std::stable_sort(out.comms.begin(), out.comms.end(), byStart);
   cutInferredSteps(t, out, microbatches);
   return out;
+}
+
+// A stage laid out for reading a V: its calls (as the chain reading cuts with them) and its
+// compute, on the device or, for a stage with none, on the thread that posts its calls.
+VStage vStageOf(const traces::RankTrace& t, const RankOps& marks, const Launches& l,
+                const std::map<int32_t, CutKind>& typed, bool onHost, traces::ThreadIndex poster) {
+  std::vector<StageCall> calls;
+  const auto& c = t.ncclCalls;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (onHost ? c.thread[i] != poster : !isNcclTransferCall(c.op[i])) continue;
+    const auto row = static_cast<int32_t>(i);
+    auto kind = typed.find(row);
+    calls.push_back(
+        {c.start[i], c.end[i], kind == typed.end() ? CutKind::Other : kind->second, row});
+  }
+  for (const Interval& o : marks.optimizer) calls.push_back({o.start, o.end, CutKind::Other});
+  if (onHost) {
+    for (const Interval& g : marks.gradSync) calls.push_back({g.start, g.end, CutKind::Other});
+    return vStageOnHost(std::move(calls), kPostedTogether);
+  }
+  std::vector<TimeNs> times;
+  for (const LaunchCall& launch : l.compute) times.push_back(launch.start);
+  return vStageOnDevice(std::move(calls), times);
+}
+
+// A V stage's sends and receives on the device: each matched transfer's kernel, with the pass
+// and chunk its message was for (commsFromKernels would take every message down for a forward).
+std::vector<RecognizedComm> vComms(const RankOps& marks, uint32_t rank, int stage,
+                                   const CommMatches& matches,
+                                   const std::unordered_map<int32_t, VMessage>& messageOfRow) {
+  std::vector<RecognizedComm> out;
+  for (const P2pMatch& m : matches.p2p) {
+    for (bool send : {true, false}) {
+      const KernelRef& mine = send ? m.sendKernel : m.recvKernel;
+      const int32_t row = send ? m.sendCall : m.recvCall;
+      if (mine.rank != rank || mine.kernel >= marks.commKernels.size()) continue;
+      auto it = messageOfRow.find(row);
+      if (it == messageOfRow.end()) continue;
+      const bool down = it->second == VMessage::A0 || it->second == VMessage::G1;
+      const CommKernel& ck = marks.commKernels[mine.kernel];
+      RecognizedComm c;
+      c.send = send;
+      c.pass = passOf(it->second);
+      c.chunk = chunkOf(it->second);
+      c.mb = -1;
+      c.peer = send == down ? stage + 1 : stage - 1;
+      c.start = ck.start;
+      c.end = ck.end;
+      c.onDevice = true;
+      c.launch = ck.launch;
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// The chain read as a V, if its traffic is one: every stage's ops and transfers built, the
+// counts added to `out`.
+bool buildV(const traces::Run& run, const std::vector<uint32_t>& chain, const CommMatches& matches,
+            const std::vector<std::map<int32_t, CutKind>>& typed, const std::vector<char>& onHost,
+            const std::vector<traces::ThreadIndex>& poster, const std::vector<Launches>& launches,
+            const std::vector<std::vector<int8_t>>& nccl,
+            const std::vector<std::vector<OpKind>>& chainKinds, std::vector<RankOps>& marks,
+            P2pInference& out) {
+  const size_t p = chain.size();
+  std::vector<VStage> stages(p);
+  std::vector<int64_t> slack(p);
+  forEachRank(p, [&](size_t s) {
+    const uint32_t r = chain[s];
+    stages[s] = vStageOf(run.ranks[r], marks[r], launches[r], typed[s], onHost[s], poster[s]);
+    slack[s] = onHost[s] ? kPostedTogether : 0;
+  });
+  const VPipeline v = readVPipeline(stages, slack);
+  if (!v.isV || isKnownChainOrder(chainKinds, 2 * v.m)) return false;
+  const int m = v.m;
+  forEachRank(p, [&](size_t s) {
+    const uint32_t r = chain[s];
+    const VStageOps& st = v.stages[s];
+    const int stage = static_cast<int>(s);
+    if (onHost[s]) {
+      HostSegmentation seg;
+      for (const SplitOp& o : st.ops) {
+        if (o.end > o.begin) seg.ops.push_back({o.op.kind, o.begin, o.end, o.op.chunk});
+      }
+      for (const auto& [begin, end] : st.other) seg.other.push_back({begin, end});
+      marks[r] = withHostOps(run.ranks[r], std::move(marks[r]), seg, typed[s], poster[s], stage, m,
+                             &st.messageOfRow);
+      return;
+    }
+    Segmentation seg;
+    for (const SplitOp& o : st.ops) {
+      if (o.end > o.begin) {
+        seg.ops.push_back(
+            {o.op.kind, static_cast<size_t>(o.begin), static_cast<size_t>(o.end), o.op.chunk});
+      }
+    }
+    auto comms = vComms(marks[r], r, stage, matches, st.messageOfRow);
+    marks[r] = withOps(run.ranks[r], std::move(marks[r]), launches[r], nccl[r], seg, stage, m,
+                       std::move(comms));
+  });
+  ++out.pipelines;
+  ++out.vPipelines;
+  out.vSchedule = v.schedule;
+  out.splitsGuessed += v.guessedCosts;
+  for (size_t s = 0; s < p; ++s) {
+    out.hostStages += onHost[s] ? 1 : 0;
+    for (const StretchSpan& span : stages[s].spans) out.stretches += span.end > span.begin;
+  }
+  return true;
 }
 
 }  // namespace
@@ -325,6 +438,21 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
       for (const LaunchCall& l : launches[chain[s]].compute) times.push_back(l.start);
       segs[s] = segmentOps(times, cuts[s], {0, 0});
     });
+    // A V (ZB-V) crosses the chain's links both ways; its traffic says so where a chain's
+    // cannot be read that way (v_reading.h).
+    std::vector<std::vector<OpKind>> chainKinds(p);
+    for (int s = 0; s < p; ++s) {
+      if (onHost[s]) {
+        for (const HostOp& o : hostSegs[s].ops) chainKinds[s].push_back(o.kind);
+      } else {
+        for (const SegmentOp& o : segs[s].ops) chainKinds[s].push_back(o.kind);
+      }
+    }
+    if (buildV(run, chain, matches, typed, onHost, poster, launches, nccl, chainKinds, marks,
+               out)) {
+      for (int s = 0; s < p; ++s) built[chain[s]] = 1;
+      continue;
+    }
     // A stage with no run of one op (the last, in 1F1B) splits by its neighbour's kernel counts
     // (or, on the host, its neighbour's proportions of F and B).
     for (int s = 0; s < p; ++s) {

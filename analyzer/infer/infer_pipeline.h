@@ -21,6 +21,8 @@ struct P2pInference {
   int splitsGuessed = 0;  // ... split by another stage's kernel counts, or in half
   int notChains = 0;      // rank sets whose peers form no chain
   int hostStages = 0;     // stages with no device work: ops read off host time (host_stage.h)
+  int vPipelines = 0;     // pipelines whose traffic crosses the chain both ways as a V (ZB-V)
+  std::string vSchedule;  // the known V schedule their order matched ("" = none)
   std::vector<std::string> notes;
 };
 

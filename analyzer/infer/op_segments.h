@@ -49,6 +49,7 @@ RunKinds kindsBetween(const CallGroup* opening, const CallGroup* closing);
 struct SegmentOp {
   engine::OpKind kind = engine::OpKind::F;
   size_t begin = 0, end = 0;
+  int chunk = 0;  // a V's (v_pipeline.h); a chain has one
 };
 
 struct Segmentation {

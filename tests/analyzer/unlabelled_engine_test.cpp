@@ -148,12 +148,12 @@ void expectSameStructure(const PipelineResult& a, const PipelineResult& b,
 // overran on a loaded machine): nine in ten ops within half a millisecond.
 void expectTheEnginesOps(const AnalysisResult& r, const json& truth) {
   const PipelineResult& pl = r.pipelines.at(0);
-  std::map<std::tuple<int, int64_t, std::string, int>, std::pair<TimeNs, TimeNs>> ran;
+  std::map<std::tuple<int, int64_t, std::string, int, int>, std::pair<TimeNs, TimeNs>> ran;
   for (const json& stage : truth.at("stages")) {
     for (const json& o : stage.at("ops")) {
       if (o.at("step").get<int64_t>() < pl.steps.front().number) continue;
       ran[{stage.at("stage").get<int>(), o.at("step").get<int64_t>(),
-           o.at("kind").get<std::string>(), o.at("mb").get<int>()}] = {
+           o.at("kind").get<std::string>(), o.at("mb").get<int>(), o.value("chunk", 0)}] = {
           o.at("start_ns").get<TimeNs>(), o.at("end_ns").get<TimeNs>()};
     }
   }
@@ -162,10 +162,10 @@ void expectTheEnginesOps(const AnalysisResult& r, const json& truth) {
   std::vector<TimeNs> errors;
   for (const OpRecord& o : pl.ops) {
     const int stage = o.stage;
-    const auto it = ran.find(
-        {stage, pl.steps[o.step].number, std::string(engine::kindName(o.op.kind)), o.op.mb});
+    const auto it = ran.find({stage, pl.steps[o.step].number,
+                              std::string(engine::kindName(o.op.kind)), o.op.mb, o.op.chunk});
     ASSERT_NE(it, ran.end()) << "stage " << stage << " step " << pl.steps[o.step].number << " "
-                             << engine::kindName(o.op.kind) << o.op.mb;
+                             << engine::label(o.op);
     const TimeNs offset = r.clock.offsets.at(static_cast<size_t>(stage));
     const TimeNs startError = std::abs(o.start - offset - it->second.first);
     const TimeNs endError = std::abs(o.end - offset - it->second.second);
@@ -281,23 +281,28 @@ TEST(UnlabelledEngine, InterleavedIsRefusedNamingItsRing) {
   }
 }
 
-// ZB-V crosses the links of a chain both ways: not told apart from a chain yet, so the inference
-// must not claim more than it knows. It reads twice the microbatches, says the order matches no
-// known schedule and that a V reads like this, and gives no high confidence.
-TEST(UnlabelledEngine, ZbVIsNotClaimedAndTheReportSaysAVReadsLikeThis) {
-  TempDir dir("bubblescope-unlabelled-zbv");
-  const auto r =
-      recordEngineRun((dir.path() / "run").string(), (dir.path() / "truth.json").string(),
-                      {"--schedule", "zbv", "-p", "4", "-m", "4", "--no-labels"});
-  ASSERT_EQ(r.exitCode, 0) << r.err;
-  const AnalysisResult res = analyzeRun(traces::readRun(dir.path() / "run"), {});
-  ASSERT_TRUE(res.inference.fromP2p);
-  EXPECT_NE(res.inference.confidence, "high") << res.inference.evidence;
-  EXPECT_NE(res.inference.evidence.find("a V placement such as ZB-V reads like this"),
-            std::string::npos)
+// ZB-V crosses the links of a chain both ways, moving what a chain of twice the microbatches
+// would; its order of sends and receives is ZB-V's, which says which op each is and where each W
+// ran: the labelled answer, Ws and chunks included.
+TEST(UnlabelledEngine, ZbVIsReadAsAVWithItsWs) {
+  const std::vector<std::string> args = {"--schedule", "zbv", "-p", "4", "-m", "8"};
+  expectSameAnswers(args, std::nullopt, -1);
+  const AnalysisResult& res = runs(args).unlabelled;
+  EXPECT_EQ(res.inference.confidence, "high") << res.inference.evidence;
+  EXPECT_NE(res.inference.evidence.find("ZB-V order of a V placement"), std::string::npos)
       << res.inference.evidence;
-  ASSERT_EQ(res.pipelines.size(), 1u);
-  EXPECT_EQ(res.pipelines[0].schedule.m, 8);  // 4 microbatches in 2 chunks each way
+  const PipelineResult& pl = res.pipelines.at(0);
+  EXPECT_EQ(pl.schedule.m, 8);
+  EXPECT_EQ(pl.schedule.v, 2);
+  EXPECT_TRUE(pl.schedule.exact);
+  size_t ws = 0;
+  for (const OpRecord& o : pl.ops) ws += o.op.kind == OpKind::W;
+  EXPECT_EQ(ws, pl.ops.size() / 3);  // F, B and W of every microbatch and chunk
+}
+
+TEST(UnlabelledEngine, ZbVSlowStageIsImbalanceBlamedOnItWithoutLabels) {
+  expectSameAnswers({"--schedule", "zbv", "-p", "4", "-m", "8", "--slow-stage", "1:1.5"},
+                    IdleClass::Imbalance, 1);
 }
 
 }  // namespace

@@ -1,0 +1,138 @@
+// Reading a V off the traffic: the calls a V schedule makes, posted as a job that receives right
+// before an op and sends right after it, must read back as that schedule's ops (Ws included), and
+// a chain's traffic must not read as a V.
+#include "analyzer/infer/v_reading.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analyzer/infer/v_schedule.h"
+#include "reference_engine/schedule/schedule.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using engine::Op;
+using engine::OpKind;
+using engine::Schedule;
+
+// What each stage of `s` posts over `steps` steps, with an all-reduce (a group of no transfer)
+// ending each step, and the stretch each op ran in: the truth a reading must give back.
+struct Posted {
+  std::vector<std::vector<VCall>> calls;
+  std::vector<std::vector<VOp>> ops;
+  std::vector<std::vector<VMessage>> messages;
+};
+
+VMessage messageOf(const Op& o, int fromStage, int toStage) {
+  const bool down = toStage > fromStage;
+  if (o.kind == OpKind::F) return down ? VMessage::A0 : VMessage::A1;
+  return down ? VMessage::G1 : VMessage::G0;
+}
+
+Posted post(const Schedule& s, int steps) {
+  Posted out;
+  out.calls.resize(s.p);
+  out.ops.resize(s.p);
+  out.messages.resize(s.p);
+  const int last = s.virtualStages() - 1;
+  for (int st = 0; st < s.p; ++st) {
+    int group = 0;
+    auto call = [&](CutKind kind, VMessage m) {
+      out.calls[st].push_back({kind, group++});
+      out.messages[st].push_back(m);
+    };
+    for (int step = 0; step < steps; ++step) {
+      for (const Op& o : s.stages[st]) {
+        const int vs = s.virtualStage(st, o.chunk);
+        const bool forward = o.kind == OpKind::F;
+        const int inVs = forward ? vs - 1 : vs + 1;
+        const int outVs = forward ? vs + 1 : vs - 1;
+        if (o.kind != OpKind::W && inVs >= 0 && inVs <= last && s.stageOf(inVs) != st) {
+          const int from = s.stageOf(inVs);
+          call(from < st ? CutKind::ActIn : CutKind::GradIn, messageOf(o, from, st));
+        }
+        out.ops[st].push_back({o.kind, o.chunk, group});
+        if (o.kind != OpKind::W && outVs >= 0 && outVs <= last && s.stageOf(outVs) != st) {
+          const int to = s.stageOf(outVs);
+          call(to > st ? CutKind::ActOut : CutKind::GradOut, messageOf(o, st, to));
+        }
+      }
+      ++group;  // the all-reduce
+    }
+  }
+  return out;
+}
+
+std::string opText(const VOp& o) {
+  return std::string(engine::kindName(o.kind)) + std::to_string(o.chunk) + "@" +
+         std::to_string(o.stretch);
+}
+
+TEST(VReading, ZbVTrafficReadsBackAsItsOpsAndWs) {
+  for (auto [p, m] :
+       {std::pair{2, 3}, std::pair{4, 8}, std::pair{4, 4}, std::pair{3, 6}, std::pair{8, 16}}) {
+    const Posted posted = post(Schedule::zbV(p, m), 3);
+    const VScheduleMatch match = matchVSchedule(posted.calls);
+    ASSERT_TRUE(match.matched) << "p=" << p << " m=" << m;
+    EXPECT_EQ(match.name, "ZB-V");
+    EXPECT_EQ(match.m, m);
+    EXPECT_EQ(match.steps, 3);
+    for (int s = 0; s < p; ++s) {
+      ASSERT_EQ(match.ops[s].size(), posted.ops[s].size()) << "stage " << s;
+      for (size_t i = 0; i < match.ops[s].size(); ++i) {
+        EXPECT_EQ(match.ops[s][i], posted.ops[s][i])
+            << "p=" << p << " m=" << m << " stage " << s << " op " << i << ": read "
+            << opText(match.ops[s][i]) << ", ran " << opText(posted.ops[s][i]);
+      }
+      EXPECT_EQ(match.messages[s], posted.messages[s]) << "stage " << s;
+    }
+  }
+}
+
+// A chain moves what a V of half its microbatches does on every link; its order of calls is no
+// ZB-V's, except in a 2-stage job, where a 1F1B of 4 is a ZB-V of 2 call for call: there the
+// chain, a known order too, is taken.
+TEST(VReading, ChainTrafficIsNoZbV) {
+  for (const Schedule& s : {Schedule::oneF1B(4, 8), Schedule::gpipe(4, 8), Schedule::zbH1(4, 8),
+                            Schedule::oneF1B(3, 6), Schedule::gpipe(2, 6), Schedule::zbH2(4, 8)}) {
+    EXPECT_FALSE(matchVSchedule(post(s, 2).calls).matched)
+        << engine::scheduleName(s.kind) << " p=" << s.p << " m=" << s.m;
+  }
+  const Schedule small = Schedule::oneF1B(2, 4);
+  EXPECT_TRUE(matchVSchedule(post(small, 2).calls).matched);
+  std::vector<std::vector<OpKind>> chain(small.p);
+  for (int st = 0; st < small.p; ++st) {
+    for (int step = 0; step < 2; ++step) {
+      for (const Op& o : small.stages[st]) chain[st].push_back(o.kind);
+    }
+  }
+  EXPECT_TRUE(isKnownChainOrder(chain, 4));
+  // A ZB-V read as a chain (its chunk-1 forwards taken for backwards) is no chain order.
+  const Posted zbv = post(Schedule::zbV(4, 8), 1);
+  std::vector<std::vector<OpKind>> asChain(4);
+  for (int st = 0; st < 4; ++st) {
+    for (const VOp& o : zbv.ops[st]) {
+      if (o.kind == OpKind::W) continue;
+      const bool down = (o.kind == OpKind::F) == (o.chunk == 0);
+      asChain[st].push_back(down ? OpKind::F : OpKind::BW);
+    }
+  }
+  EXPECT_FALSE(isKnownChainOrder(asChain, 16));
+}
+
+// A stage that takes its inputs in another order than a V schedule's (it posts a receive early)
+// is not claimed for one.
+TEST(VReading, CallsOutOfTheScheduleOrderAreNoZbV) {
+  Posted posted = post(Schedule::zbV(4, 8), 2);
+  auto& calls = posted.calls[2];
+  size_t i = 0;
+  while (i + 1 < calls.size() && calls[i].kind == calls[i + 1].kind) ++i;
+  ASSERT_LT(i + 1, calls.size());
+  std::swap(calls[i].kind, calls[i + 1].kind);
+  EXPECT_FALSE(matchVSchedule(posted.calls).matched);
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis
