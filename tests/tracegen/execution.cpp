@@ -9,9 +9,9 @@ namespace bubblescope::tracegen {
 namespace {
 
 constexpr TimeNs kUnknown = -1;
-constexpr TimeNs kCallHost = 40'000;    // record_param_comms around one NCCL call
-constexpr TimeNs kCallLaunchAt = 10'000; // where in it NCCL launches its kernel
-constexpr TimeNs kSyncReturn = 15'000;  // the CPU wakes this long after the event completes
+constexpr TimeNs kCallHost = 40'000;      // record_param_comms around one NCCL call
+constexpr TimeNs kCallLaunchAt = 10'000;  // where in it NCCL launches its kernel
+constexpr TimeNs kSyncReturn = 15'000;    // the CPU wakes this long after the event completes
 
 // 1F1B on stage s: p - s - 1 warm-up forwards, then one forward and one backward in turn.
 std::vector<std::pair<PassKind, int>> order1F1B(int p, int m, int s) {
@@ -143,8 +143,8 @@ class Model {
         // Its output, fused with the next op's input when that comes from the same peer.
         const bool sends = pass == PassKind::F ? r < p - 1 : r > 0;
         if (!sends) continue;
-        std::vector<int> batch{addCall(r, CallKind::Send, pass == PassKind::F ? r + 1 : r - 1,
-                                       pass, mb, k)};
+        std::vector<int> batch{
+            addCall(r, CallKind::Send, pass == PassKind::F ? r + 1 : r - 1, pass, mb, k)};
         if (i + 1 < order.size()) {
           const auto [nextPass, nextMb] = order[i + 1];
           const bool samePeer = nextPass != pass;  // F sends down and B receives from below
@@ -210,7 +210,8 @@ class Model {
         const TimeNs cost = opCost(spec_, op.id);
         const int n = spec_.kernelsPerOp;
         std::vector<int> wait;
-        if (auto it = recvItem_.find(key(r, op.id.step, op.id.pass, op.id.mb)); it != recvItem_.end()) {
+        if (auto it = recvItem_.find(key(r, op.id.step, op.id.pass, op.id.mb));
+            it != recvItem_.end()) {
           wait.push_back(it->second);
         }
         for (int i = 0; i < n; ++i) {
@@ -233,10 +234,13 @@ class Model {
         TimeNs transfer = spec_.transfer;
         for (int ci : batch) {
           const NcclCall& c = tl.calls[ci];
-          if (c.kind == CallKind::Send) wait.push_back(producedBy_.at(key(r, c.step, c.pass, c.mb)));
-          const int from = c.kind == CallKind::Send ? r : c.peer, to = c.kind == CallKind::Send ? c.peer : r;
+          if (c.kind == CallKind::Send)
+            wait.push_back(producedBy_.at(key(r, c.step, c.pass, c.mb)));
+          const int from = c.kind == CallKind::Send ? r : c.peer,
+                    to = c.kind == CallKind::Send ? c.peer : r;
           for (const SlowLink& l : spec_.slowLinks) {
-            if (l.from == from && l.to == to) transfer = std::max(transfer, spec_.transfer + l.extra);
+            if (l.from == from && l.to == to)
+              transfer = std::max(transfer, spec_.transfer + l.extra);
           }
         }
         const int peer = tl.calls[batch.front()].peer;
@@ -248,7 +252,8 @@ class Model {
           NcclCall& c = tl.calls[ci];
           c.kernel = items_[item].kernel;
           // The peer's batch holding the other side of this call is this batch's partner.
-          const int from = c.kind == CallKind::Send ? r : c.peer, to = c.kind == CallKind::Send ? c.peer : r;
+          const int from = c.kind == CallKind::Send ? r : c.peer,
+                    to = c.kind == CallKind::Send ? c.peer : r;
           const auto k = std::make_tuple(c.step, c.pass, c.mb, from, to);
           if (auto it = pending_.find(k); it != pending_.end()) {
             if (items_[item].partner >= 0 && items_[item].partner != it->second) {
@@ -306,7 +311,8 @@ class Model {
   }
 
   // A launch call made on the CPU at `at` (launchCpu of host time), and its item on a stream.
-  int launch(int r, TimeNs at, Item::Kind kind, int stream, TimeNs duration, std::vector<int> wait) {
+  int launch(int r, TimeNs at, Item::Kind kind, int stream, TimeNs duration,
+             std::vector<int> wait) {
     auto& tl = out_.ranks[r];
     const uint32_t corr = nextCorrelation_++;
     tl.api.push_back({at, at + spec_.launchCpu * 3 / 5, true, corr});
@@ -381,7 +387,8 @@ class Model {
 
   bool resolveAll() {
     resolve();
-    return std::all_of(items_.begin(), items_.end(), [](const Item& i) { return i.end != kUnknown; });
+    return std::all_of(items_.begin(), items_.end(),
+                       [](const Item& i) { return i.end != kUnknown; });
   }
 
   void finish() {

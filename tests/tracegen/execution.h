@@ -50,8 +50,8 @@ struct Kernel {
   KernelKind kind = KernelKind::Compute;
   int stream = 0;  // 0 compute, 1 collectives, 2 + peer rank: that pair's p2p stream
   uint32_t correlation = 0;
-  int owner = -1;  // Compute: into ops; SendRecv: into batches; AllReduce: into calls;
-                   // Optimizer: the step
+  int owner = -1;            // Compute: into ops; SendRecv: into batches; AllReduce: into calls;
+                             // Optimizer: the step
   TimeNs transferStart = 0;  // SendRecv, AllReduce: when the data began to move (wait before)
 };
 
@@ -59,13 +59,13 @@ enum class CallKind : uint8_t { Send, Recv, AllReduce };
 
 struct NcclCall {
   CallKind kind = CallKind::Send;
-  int peer = -1;          // global rank of the other side (send, recv)
+  int peer = -1;                // global rank of the other side (send, recv)
   PassKind pass = PassKind::F;  // what a send/recv carries: activations (F) or gradients (BW)
   int mb = 0, step = 0;
-  uint64_t seq = 0;       // per process group and kind, from 1 (as c10d numbers them)
+  uint64_t seq = 0;  // per process group and kind, from 1 (as c10d numbers them)
   uint64_t bytes = 0;
-  int kernel = -1;        // into kernels
-  int batch = -1;         // send, recv: into batches
+  int kernel = -1;  // into kernels
+  int batch = -1;   // send, recv: into batches
 };
 
 struct OpRun {
