@@ -59,9 +59,11 @@ enum class CallKind : uint8_t { Send, Recv, AllReduce };
 
 struct NcclCall {
   CallKind kind = CallKind::Send;
-  int peer = -1;                // global rank of the other side (send, recv)
-  PassKind pass = PassKind::F;  // what a send/recv carries: activations (F) or gradients (BW)
-  int mb = 0, step = 0;
+  int peer = -1;  // global rank of the other side (send, recv)
+  // What a send/recv carries: activations (F) or gradients (BW, or B under ZB-V), of the
+  // microbatch and chunk (the same on both sides: the V turns within the last stage).
+  PassKind pass = PassKind::F;
+  int mb = 0, chunk = 0, step = 0;
   uint64_t seq = 0;  // per process group and kind, from 1 (as c10d numbers them)
   uint64_t bytes = 0;
   int kernel = -1;  // into kernels

@@ -1,6 +1,7 @@
 #include "tests/tracegen/kineto_stack.h"
 
 #include "tests/tracegen/memory_model.h"
+#include "tests/tracegen/op_labels.h"
 
 #include <algorithm>
 #include <map>
@@ -145,7 +146,7 @@ class Writer {
   // The thread that launched kernel k: a backward's compute runs on the autograd thread.
   int launchTid(const Kernel& k) const {
     const bool backward = k.kind == KernelKind::Compute && k.owner >= 0 &&
-                          tl_.ops[static_cast<size_t>(k.owner)].id.pass == PassKind::BW;
+                          isBackward(tl_.ops[static_cast<size_t>(k.owner)].id.pass);
     return o_.autogradThread && backward ? autogradTid() : pid_;
   }
 
@@ -153,10 +154,7 @@ class Writer {
   // internal streams after it.
   static int streamId(int stream) { return stream == 0 ? 7 : 20 + stream; }
 
-  std::string opLabel(const OpId& id) const {
-    return "PP:" + std::to_string(id.stage) + (id.pass == PassKind::F ? "F" : "B") +
-           std::to_string(id.mb);
-  }
+  std::string opLabel(const OpId& id) const { return torchOpLabel(job_.spec, id); }
 
   void range(const HostRange& h) {
     const uint64_t ext = nextExternal_++;
