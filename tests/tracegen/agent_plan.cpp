@@ -118,6 +118,10 @@ class Planner {
         push(h.start, bubblescopeOpLabel(job_.spec, tl_.ops.at(h.index).id));
         pop(h.end);
         return;
+      case HostKind::PipelineComm:
+        push(h.start, bubblescopeCommLabel(job_.spec, tl_.calls.at(h.index)));
+        pop(h.end);
+        return;
       case HostKind::Optimizer:
         push(h.start, "optimizer");
         pop(h.end);

@@ -130,10 +130,14 @@ class Model {
         for (const RankAction& a : zbV) {
           if (a.kind == RankAction::Run) {
             run(a.op);
-          } else {
-            post(
-                {call(a.kind == RankAction::Send ? CallKind::Send : CallKind::Recv, a.peer, a.op)});
+            continue;
           }
+          const int c =
+              call(a.kind == RankAction::Send ? CallKind::Send : CallKind::Recv, a.peer, a.op);
+          const int label = spec_.labelP2p ? addRange(r, HostKind::PipelineComm, c) : -1;
+          if (label >= 0) prog.push_back({Action::Begin, HostKind::PipelineComm, label});
+          post({c});
+          if (label >= 0) prog.push_back({Action::End, HostKind::PipelineComm, label});
         }
       } else {
         // 1F1B: a receive just before its op; an op's output fused with the next op's input when

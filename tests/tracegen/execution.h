@@ -25,6 +25,7 @@ enum class HostKind : uint8_t {
   ProfilerStep,  // the training loop's step (ProfilerStep#N)
   PipelineOp,    // the op's record_function (PP:...)
   CommCall,      // one NCCL call (record_param_comms and the nccl:* title)
+  PipelineComm,  // the send or receive action's record_function (PP:...SEND_F...) around its call
   Coalesced,     // the end of a batch of several calls, where its fused kernel is launched
   Optimizer,     // Optimizer.step#...
 };
@@ -32,8 +33,8 @@ enum class HostKind : uint8_t {
 struct HostRange {
   TimeNs start = 0, end = 0;
   HostKind kind = HostKind::PipelineOp;
-  int index = 0;  // ProfilerStep: the step; PipelineOp: into ops; CommCall: into calls;
-                  // Coalesced: into batches
+  int index = 0;  // ProfilerStep: the step; PipelineOp: into ops; CommCall, PipelineComm: into
+                  // calls; Coalesced: into batches
 };
 
 // A CUDA API call on the CPU thread: a launch (its kernel has the same correlation) or a sync.

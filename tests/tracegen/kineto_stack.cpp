@@ -179,6 +179,10 @@ class Writer {
         }
         return;
       }
+      case HostKind::PipelineComm:
+        event("user_annotation", torchCommLabel(job_.spec, tl_.rank, tl_.calls[h.index]), pid_,
+              pid_, h.start, h.end, extArg);
+        return;
       case HostKind::Coalesced:
         // ProcessGroupNCCL's endCoalescing: the group's one kernel is launched here.
         coalescedExternal_[h.index] = ext;

@@ -234,6 +234,11 @@ class ProcessWriter {
       case HostKind::PipelineOp:
         text(h.start, h.end, opLabel(tl_.ops[h.index].id));
         return;
+      case HostKind::PipelineComm:
+        text(h.start, h.end,
+             emit ? torchCommLabel(job_.spec, tl_.rank, tl_.calls[h.index])
+                  : bubblescopeCommLabel(job_.spec, tl_.calls[h.index]));
+        return;
       case HostKind::Coalesced:
         if (emit) text(h.start, h.end, "record_param_comms");
         groupEnd(h.start + 9'000, h.end - 2'000);

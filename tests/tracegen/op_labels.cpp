@@ -34,4 +34,18 @@ std::string bubblescopeOpLabel(const JobSpec& spec, const OpId& id) {
   return s;
 }
 
+std::string torchCommLabel(const JobSpec& spec, int rank, const NcclCall& call) {
+  const bool send = call.kind == CallKind::Send;
+  return "PP:" + std::to_string(virtualStage(spec, rank, call.chunk)) + (send ? "SEND_" : "RECV_") +
+         (call.pass == PassKind::F ? "F" : "B") + std::to_string(call.mb);
+}
+
+std::string bubblescopeCommLabel(const JobSpec& spec, const NcclCall& call) {
+  const bool send = call.kind == CallKind::Send;
+  std::string s = std::string(send ? "SEND " : "RECV ") + (call.pass == PassKind::F ? "F" : "B") +
+                  " mb=" + std::to_string(call.mb);
+  if (spec.schedule == JobSchedule::ZbV) s += " ch=" + std::to_string(call.chunk);
+  return s + (send ? " to=" : " from=") + std::to_string(call.peer);
+}
+
 }  // namespace bubblescope::tracegen

@@ -3,7 +3,7 @@
 // same way: torch.distributed.pipelining's record_function, and the bubblescope convention.
 #include <string>
 
-#include "tests/tracegen/pp_job.h"
+#include "tests/tracegen/execution.h"
 
 namespace bubblescope::tracegen {
 
@@ -13,5 +13,10 @@ std::string torchOpLabel(const JobSpec& spec, const OpId& id);
 
 // "F mb=3", "BW mb=3"; under ZB-V with the chunk: "B mb=3 ch=1" (docs: ch omitted = 0).
 std::string bubblescopeOpLabel(const JobSpec& spec, const OpId& id);
+
+// A send or receive action on `rank`: torch's "PP:{stage}{SEND|RECV}_{F|B}{mb}" (the stage that
+// sends or receives it), ours "SEND F mb=3 ch=1 to=2" / "RECV B mb=3 ch=0 from=1".
+std::string torchCommLabel(const JobSpec& spec, int rank, const NcclCall& call);
+std::string bubblescopeCommLabel(const JobSpec& spec, const NcclCall& call);
 
 }  // namespace bubblescope::tracegen

@@ -69,6 +69,10 @@ struct JobSpec {
   // 1F1B, B and W under ZB-V (the same for both chunks).
   TimeNs costF = 2'000'000, costBW = 4'000'000;
   TimeNs costB = 2'000'000, costW = 2'000'000;
+  // ZB-V: the runtime's record_function around each send and receive action too
+  // ("PP:3SEND_F1", as torch.distributed.pipelining's action runtime names them), not only
+  // around the ops.
+  bool labelP2p = false;
   int kernelsPerOp = 4;
   // Host side: what one kernel launch costs the CPU thread (Python + dispatcher + launch).
   TimeNs launchCpu = 25'000;
