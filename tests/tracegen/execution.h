@@ -1,11 +1,13 @@
 #pragma once
 // The execution model: what every rank's CPU thread and GPU streams did when a JobSpec ran, as
-// PyTorch's Schedule1F1B drives ProcessGroupNCCL (our model of that stack, not a trace of it):
+// PyTorch's Schedule1F1B or ScheduleZBVZeroBubble drives ProcessGroupNCCL (our model of that
+// stack, not a trace of it):
 // - the CPU thread runs ahead of the GPU: it enqueues each op's kernels on the compute stream
-//   and its sends and receives in batches (batch_isend_irecv): an op's output is sent together
-//   with the next op's input when both go to the same peer (fwd_send_bwd_recv,
-//   bwd_send_fwd_recv), else alone. A batch is one NCCL group: one call per send or receive, then
-//   one fused ncclDevKernel_SendRecv on the stream of that pair of ranks;
+//   and its sends and receives in batches (batch_isend_irecv). 1F1B: an op's output is sent
+//   together with the next op's input when both go to the same peer (fwd_send_bwd_recv,
+//   bwd_send_fwd_recv), else alone. ZB-V: each send and receive alone, a pair's messages in the
+//   order both sides share (p2p_order.h). A batch is one NCCL group: one call per send or
+//   receive, then one fused ncclDevKernel_SendRecv on the stream of that pair of ranks;
 // - a batch's kernel starts when its stream is free and, if it sends, when the compute that made
 //   the data is done; it then spins until the peer's matching batch kernel has started, the
 //   transfer runs, and both kernels end when it is done. The compute that needs received data

@@ -121,5 +121,17 @@ TEST(ZbVModel, BubbleIsFarBelowOneF1BsOnTheSameModel) {
   EXPECT_LT(tv.measuredStep, tc.measuredStep);
 }
 
+// torch >= 2.1's one p2p stream per rank for both neighbours: a stage's messages to the stage
+// before and after it queue on one stream, and the job still runs (no receive blocks a send that
+// its sender needs first).
+TEST(ZbVModel, RunsWithOneP2pStreamForBothNeighbours) {
+  for (auto [p, m] : {std::pair{2, 3}, std::pair{4, 8}, std::pair{4, 12}, std::pair{5, 9}}) {
+    JobSpec spec = zbVSpec(p, m);
+    spec.sharedP2pStream = true;
+    const Truth t = truthOf(execute(spec));
+    EXPECT_NEAR(t.slowdown, 1.0, 1e-6) << "p=" << p << " m=" << m;
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::tracegen
