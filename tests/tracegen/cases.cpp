@@ -61,10 +61,6 @@ std::vector<Case> zbVCases() {
     c.spec.costF = 1'000'000;
     c.spec.costB = 1'000'000;
     c.spec.costW = 800'000;
-    for (LateLaunch& late : c.spec.lateLaunches) late.op.chunk = 1;
-    for (std::string& text : c.culpritTexts) {
-      if (text == "host launched F1 on stage 0") text = "host launched F1.1 on stage 0";
-    }
   }
   return cases;
 }

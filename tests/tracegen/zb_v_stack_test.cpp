@@ -83,9 +83,11 @@ INSTANTIATE_TEST_SUITE_P(StackAnalysis, ZbVLabelled,
                          paramName);
 
 // The dominant avoidable class and the culprit, as for 1F1B, on the cases where the analysis
-// names them today. Left out: CommDelay (the slow link's waits come out as "stall: other", not
-// "stall: comm", on every stack) and Mix (the agent's run blames stage 0's slow link before the
-// slow stage 2; Kineto and nsys blame stage 2).
+// names them today. Left out, though idle and S are right (above): CommDelay, whose slow link
+// comes out as "stall: other" with no "stall: comm" on every stack, and Mix, whose largest gap the
+// agent's run blames on stage 0's slow link, not the slow stage 2. In both the blame walk stops at
+// an op that started ~0.1 ms after its ready time (its receive queued behind another transfer on
+// the pair's stream) instead of walking on to the slow link or stage.
 std::vector<Case> findingCases() {
   std::vector<Case> out;
   for (const Case& c : zbVCases()) {
