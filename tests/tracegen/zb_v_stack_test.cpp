@@ -85,9 +85,10 @@ INSTANTIATE_TEST_SUITE_P(StackAnalysis, ZbVLabelled,
 // The dominant avoidable class and the culprit, as for 1F1B, on the cases where the analysis
 // names them today. Left out, though idle and S are right (above): CommDelay, whose slow link
 // comes out as "stall: other" with no "stall: comm" on every stack, and Mix, whose largest gap the
-// agent's run blames on stage 0's slow link, not the slow stage 2. In both the blame walk stops at
-// an op that started ~0.1 ms after its ready time (its receive queued behind another transfer on
-// the pair's stream) instead of walking on to the slow link or stage.
+// agent's run blames on stage 0's slow link, not the slow stage 2. In both, messages queue behind
+// others on their pair's one stream (a slow transfer delays the link's other direction too: the
+// sends 2 -> 1 start up to 4 ms after their data is made in CommDelay), and the blame walk stops
+// at an op that started ~0.1 ms after its ready time instead of walking on to the slow link.
 std::vector<Case> findingCases() {
   std::vector<Case> out;
   for (const Case& c : zbVCases()) {
