@@ -1,6 +1,7 @@
 #include "tests/tracegen/agent_plan.h"
 
 #include "tests/tracegen/memory_model.h"
+#include "tests/tracegen/op_labels.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -29,10 +30,6 @@ const char* kOptimizerKernel =
 // A cudaStream_t as a program holds one: an address, here made from CUPTI's id.
 uint64_t streamHandle(int stream) {
   return 0x7f3a00000000ull + cuptiStreamOf(stream);
-}
-
-std::string opLabel(const OpId& id) {
-  return std::string(id.pass == PassKind::F ? "F" : "BW") + " mb=" + std::to_string(id.mb);
 }
 
 class Planner {
@@ -118,7 +115,11 @@ class Planner {
         return;
       }
       case HostKind::PipelineOp:
-        push(h.start, opLabel(tl_.ops.at(h.index).id));
+        push(h.start, bubblescopeOpLabel(job_.spec, tl_.ops.at(h.index).id));
+        pop(h.end);
+        return;
+      case HostKind::PipelineComm:
+        push(h.start, bubblescopeCommLabel(job_.spec, tl_.calls.at(h.index)));
         pop(h.end);
         return;
       case HostKind::Optimizer:
@@ -176,7 +177,7 @@ class Planner {
     if (k.kind != KernelKind::Compute && k.kind != KernelKind::Optimizer) return;
     // torch's autograd engine launches a backward's kernels from its device thread.
     const bool backward = k.kind == KernelKind::Compute && k.owner >= 0 &&
-                          tl_.ops[static_cast<size_t>(k.owner)].id.pass == PassKind::BW;
+                          isBackward(tl_.ops[static_cast<size_t>(k.owner)].id.pass);
     ReplayAction launch = at(a.start, backward ? ReplayVerb::AutogradLaunch : ReplayVerb::Launch);
     launch.kernel = kernel(index);
     launch.text =

@@ -30,7 +30,10 @@ std::vector<Case> standardCases() {
   cases.push_back(host);
 
   // A fused send/receive kernel ends when both directions are done: either may show the link.
-  Case link{"CommDelay", realistic(), IdleClass::CommStall, -1,
+  Case link{"CommDelay",
+            realistic(),
+            IdleClass::CommStall,
+            -1,
             {"link stage 1 -> stage 2", "link stage 2 -> stage 1"}};
   link.spec.slowLinks.push_back({1, 2, 1'500'000});
   cases.push_back(link);
@@ -47,6 +50,18 @@ std::vector<Case> standardCases() {
   mix.spec.lateLaunches.push_back({OpId{0, 2, PassKind::F, 0}, 6'000'000});
   mix.spec.slowLinks.push_back({0, 1, 400'000});
   cases.push_back(mix);
+  return cases;
+}
+
+std::vector<Case> zbVCases() {
+  std::vector<Case> cases = standardCases();
+  for (Case& c : cases) {
+    c.spec.schedule = JobSchedule::ZbV;
+    // Each chunk is half a 1F1B stage; W a little cheaper than B, as in the paper's runs.
+    c.spec.costF = 1'000'000;
+    c.spec.costB = 1'000'000;
+    c.spec.costW = 800'000;
+  }
   return cases;
 }
 

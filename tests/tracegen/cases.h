@@ -31,4 +31,8 @@ inline void PrintTo(const Case& c, std::ostream* os) {
 // rank's clock skewed, the step range opening after the first op's annotation.
 std::vector<Case> standardCases();
 
+// The same faults on a ZB-V job (torch's ScheduleZBVZeroBubble: two chunks per rank in a V,
+// F, B and W), p = 4, m = 8.
+std::vector<Case> zbVCases();
+
 }  // namespace bubblescope::tracegen

@@ -5,31 +5,22 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "tests/tracegen/p2p_order.h"
+#include "tests/tracegen/zb_v_order.h"
+
 namespace bubblescope::tracegen {
 namespace {
 
 constexpr TimeNs kUnknown = -1;
-constexpr TimeNs kCallHost = 40'000;    // record_param_comms around one NCCL call
-constexpr TimeNs kCallLaunchAt = 10'000; // where in it NCCL launches its kernel
-constexpr TimeNs kSyncReturn = 15'000;  // the CPU wakes this long after the event completes
-
-// 1F1B on stage s: p - s - 1 warm-up forwards, then one forward and one backward in turn.
-std::vector<std::pair<PassKind, int>> order1F1B(int p, int m, int s) {
-  std::vector<std::pair<PassKind, int>> order;
-  const int warmup = std::min(p - s - 1, m);
-  int f = 0, b = 0;
-  for (; f < warmup; ++f) order.push_back({PassKind::F, f});
-  while (b < m) {
-    if (f < m) order.push_back({PassKind::F, f++});
-    order.push_back({PassKind::BW, b++});
-  }
-  return order;
-}
+constexpr TimeNs kCallHost = 40'000;      // record_param_comms around one NCCL call
+constexpr TimeNs kCallLaunchAt = 10'000;  // where in it NCCL launches its kernel
+constexpr TimeNs kSyncReturn = 15'000;    // the CPU wakes this long after the event completes
 
 // Deterministic across platforms: the jitter of one op from the seed and the op alone.
 double unitNoise(uint64_t seed, const OpId& op) {
   uint64_t x = seed * 0x9e3779b97f4a7c15ull ^ (uint64_t(op.stage) << 48) ^
-               (uint64_t(op.step) << 32) ^ (uint64_t(op.pass) << 24) ^ uint64_t(op.mb);
+               (uint64_t(op.step) << 32) ^ (uint64_t(op.pass) << 24) ^ (uint64_t(op.chunk) << 20) ^
+               uint64_t(op.mb);
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
   x ^= x >> 33;
@@ -94,19 +85,18 @@ class Model {
   }
 
  private:
-  // The program of one rank: each step's ops in 1F1B order with their sends and receives, the
-  // grad-norm all-reduce, the wait for it, the optimizer.
+  // The program of one rank: each step's ops in its schedule's order with their sends and
+  // receives, the grad-norm all-reduce, the wait for it, the optimizer.
   void plan(int r) {
     auto& prog = programs_[r];
     auto& tl = out_.ranks[r];
-    const int p = spec_.p;
+    const bool v = spec_.schedule == JobSchedule::ZbV;
+    const std::vector<RankAction> zbV = v ? zbVProgram(spec_, r) : std::vector<RankAction>{};
     for (int k = 0; k < spec_.steps; ++k) {
       const int stepRange = addRange(r, HostKind::ProfilerStep, k);
       prog.push_back({Action::Begin, HostKind::ProfilerStep, stepRange});
-      const auto order = order1F1B(p, spec_.m, r);
-      std::map<std::pair<PassKind, int>, bool> posted;  // receives already posted
-      auto recv = [&](PassKind pass, int mb) {
-        return addCall(r, CallKind::Recv, pass == PassKind::F ? r - 1 : r + 1, pass, mb, k);
+      auto call = [&](CallKind kind, int peer, const StageOp& o) {
+        return addCall(r, kind, peer, o.pass, o.mb, o.chunk, k);
       };
       auto post = [&](std::vector<int> batch) {
         const int b = static_cast<int>(tl.batches.size());
@@ -127,36 +117,50 @@ class Model {
           prog.push_back({Action::End, HostKind::Coalesced, range});
         }
       };
-      for (size_t i = 0; i < order.size(); ++i) {
-        const auto [pass, mb] = order[i];
-        const bool needsInput = pass == PassKind::F ? r > 0 : r < p - 1;
-        if (needsInput && !posted[{pass, mb}]) {
-          post({recv(pass, mb)});
-          posted[{pass, mb}] = true;
-        }
+      auto run = [&](const StageOp& o) {
         const int op = static_cast<int>(tl.ops.size());
-        tl.ops.push_back({OpId{r, k, pass, mb}, 0, 0, 0});
+        tl.ops.push_back({OpId{r, k, o.pass, o.mb, o.chunk}, 0, 0, 0});
         const int opRange = addRange(r, HostKind::PipelineOp, op);
         prog.push_back({Action::Begin, HostKind::PipelineOp, opRange});
         prog.push_back({Action::LaunchOp, HostKind::PipelineOp, op});
         prog.push_back({Action::End, HostKind::PipelineOp, opRange});
-        // Its output, fused with the next op's input when that comes from the same peer.
-        const bool sends = pass == PassKind::F ? r < p - 1 : r > 0;
-        if (!sends) continue;
-        std::vector<int> batch{addCall(r, CallKind::Send, pass == PassKind::F ? r + 1 : r - 1,
-                                       pass, mb, k)};
-        if (i + 1 < order.size()) {
-          const auto [nextPass, nextMb] = order[i + 1];
-          const bool samePeer = nextPass != pass;  // F sends down and B receives from below
-          const bool nextNeeds = nextPass == PassKind::F ? r > 0 : r < p - 1;
-          if (samePeer && nextNeeds) {
-            batch.push_back(recv(nextPass, nextMb));
-            posted[{nextPass, nextMb}] = true;
+      };
+      if (v) {
+        // Each send and receive alone, in the order its pair shares (p2p_order.h).
+        for (const RankAction& a : zbV) {
+          if (a.kind == RankAction::Run) {
+            run(a.op);
+            continue;
           }
+          const int c =
+              call(a.kind == RankAction::Send ? CallKind::Send : CallKind::Recv, a.peer, a.op);
+          const int label = spec_.labelP2p ? addRange(r, HostKind::PipelineComm, c) : -1;
+          if (label >= 0) prog.push_back({Action::Begin, HostKind::PipelineComm, label});
+          post({c});
+          if (label >= 0) prog.push_back({Action::End, HostKind::PipelineComm, label});
         }
-        post(batch);
+      } else {
+        // 1F1B: a receive just before its op; an op's output fused with the next op's input when
+        // that comes from the same peer (fwd_send_bwd_recv, bwd_send_fwd_recv), else alone.
+        const std::vector<StageOp> order = stageOrder(spec_, r);
+        bool inputPosted = false;  // the next op's receive went out with the last send
+        for (size_t i = 0; i < order.size(); ++i) {
+          const StageOp& o = order[i];
+          const int from = inputPeer(spec_, r, o);
+          if (from >= 0 && !inputPosted) post({call(CallKind::Recv, from, o)});
+          inputPosted = false;
+          run(o);
+          const int to = outputPeer(spec_, r, o);
+          if (to < 0) continue;
+          std::vector<int> batch{call(CallKind::Send, to, o)};
+          if (i + 1 < order.size() && inputPeer(spec_, r, order[i + 1]) == to) {
+            batch.push_back(call(CallKind::Recv, to, order[i + 1]));
+            inputPosted = true;
+          }
+          post(batch);
+        }
       }
-      const int ar = addCall(r, CallKind::AllReduce, -1, PassKind::F, 0, k);
+      const int ar = addCall(r, CallKind::AllReduce, -1, PassKind::F, 0, 0, k);
       const int arRange = addRange(r, HostKind::CommCall, ar);
       prog.push_back({Action::Begin, HostKind::CommCall, arRange});
       prog.push_back({Action::AllReduce, HostKind::CommCall, ar});
@@ -176,13 +180,14 @@ class Model {
     return static_cast<int>(ranges.size()) - 1;
   }
 
-  int addCall(int r, CallKind kind, int peer, PassKind pass, int mb, int step) {
+  int addCall(int r, CallKind kind, int peer, PassKind pass, int mb, int chunk, int step) {
     auto& calls = out_.ranks[r].calls;
     NcclCall c;
     c.kind = kind;
     c.peer = peer;
     c.pass = pass;
     c.mb = mb;
+    c.chunk = chunk;
     c.step = step;
     c.bytes = kind == CallKind::AllReduce ? 4 : spec_.activationBytes;
     c.seq = kind == CallKind::AllReduce ? ++collSeq_[r] : ++p2pSeq_[r];
@@ -210,7 +215,8 @@ class Model {
         const TimeNs cost = opCost(spec_, op.id);
         const int n = spec_.kernelsPerOp;
         std::vector<int> wait;
-        if (auto it = recvItem_.find(key(r, op.id.step, op.id.pass, op.id.mb)); it != recvItem_.end()) {
+        if (auto it = recvItem_.find(key(r, op.id.step, op.id.pass, op.id.mb, op.id.chunk));
+            it != recvItem_.end()) {
           wait.push_back(it->second);
         }
         for (int i = 0; i < n; ++i) {
@@ -223,7 +229,7 @@ class Model {
           opItem_[{r, a.index}] = item;
           if (i == 0) firstItemOfOp_[{r, a.index}] = item;
         }
-        producedBy_[key(r, op.id.step, op.id.pass, op.id.mb)] = opItem_[{r, a.index}];
+        producedBy_[key(r, op.id.step, op.id.pass, op.id.mb, op.id.chunk)] = opItem_[{r, a.index}];
         lastOpItem_[r] = opItem_[{r, a.index}];
         return true;
       }
@@ -233,10 +239,13 @@ class Model {
         TimeNs transfer = spec_.transfer;
         for (int ci : batch) {
           const NcclCall& c = tl.calls[ci];
-          if (c.kind == CallKind::Send) wait.push_back(producedBy_.at(key(r, c.step, c.pass, c.mb)));
-          const int from = c.kind == CallKind::Send ? r : c.peer, to = c.kind == CallKind::Send ? c.peer : r;
+          if (c.kind == CallKind::Send)
+            wait.push_back(producedBy_.at(key(r, c.step, c.pass, c.mb, c.chunk)));
+          const int from = c.kind == CallKind::Send ? r : c.peer,
+                    to = c.kind == CallKind::Send ? c.peer : r;
           for (const SlowLink& l : spec_.slowLinks) {
-            if (l.from == from && l.to == to) transfer = std::max(transfer, spec_.transfer + l.extra);
+            if (l.from == from && l.to == to)
+              transfer = std::max(transfer, spec_.transfer + l.extra);
           }
         }
         const int peer = tl.calls[batch.front()].peer;
@@ -247,20 +256,29 @@ class Model {
         for (int ci : batch) {
           NcclCall& c = tl.calls[ci];
           c.kernel = items_[item].kernel;
-          // The peer's batch holding the other side of this call is this batch's partner.
-          const int from = c.kind == CallKind::Send ? r : c.peer, to = c.kind == CallKind::Send ? c.peer : r;
-          const auto k = std::make_tuple(c.step, c.pass, c.mb, from, to);
+          // The peer's batch holding the other side of this call is this batch's partner. NCCL
+          // pairs a pair's messages in order: the n-th send from -> to meets the n-th receive.
+          const int from = c.kind == CallKind::Send ? r : c.peer,
+                    to = c.kind == CallKind::Send ? c.peer : r;
+          const int n = messages_[{from, to, c.kind == CallKind::Send}]++;
+          const auto k = std::make_tuple(from, to, n);
           if (auto it = pending_.find(k); it != pending_.end()) {
-            if (items_[item].partner >= 0 && items_[item].partner != it->second) {
+            const auto [otherItem, otherRank, otherCall] = it->second;
+            const NcclCall& o = out_.ranks[otherRank].calls[otherCall];
+            if (o.step != c.step || o.pass != c.pass || o.mb != c.mb || o.chunk != c.chunk) {
+              throw std::logic_error(
+                  "tracegen: a pair's sends and receives are posted in different orders");
+            }
+            if (items_[item].partner >= 0 && items_[item].partner != otherItem) {
               throw std::logic_error("tracegen: a batch's calls meet two different peer batches");
             }
-            items_[item].partner = it->second;
-            items_[it->second].partner = item;
+            items_[item].partner = otherItem;
+            items_[otherItem].partner = item;
             pending_.erase(it);
           } else {
-            pending_[k] = item;
+            pending_[k] = {item, r, ci};
           }
-          if (c.kind == CallKind::Recv) recvItem_[key(r, c.step, c.pass, c.mb)] = item;
+          if (c.kind == CallKind::Recv) recvItem_[key(r, c.step, c.pass, c.mb, c.chunk)] = item;
         }
         return true;
       }
@@ -301,12 +319,14 @@ class Model {
     return true;
   }
 
-  static uint64_t key(int r, int step, PassKind pass, int mb) {
-    return (uint64_t(r) << 48) ^ (uint64_t(step) << 32) ^ (uint64_t(pass) << 24) ^ uint64_t(mb);
+  static uint64_t key(int r, int step, PassKind pass, int mb, int chunk) {
+    return (uint64_t(r) << 48) ^ (uint64_t(step) << 32) ^ (uint64_t(pass) << 24) ^
+           (uint64_t(chunk) << 20) ^ uint64_t(mb);
   }
 
   // A launch call made on the CPU at `at` (launchCpu of host time), and its item on a stream.
-  int launch(int r, TimeNs at, Item::Kind kind, int stream, TimeNs duration, std::vector<int> wait) {
+  int launch(int r, TimeNs at, Item::Kind kind, int stream, TimeNs duration,
+             std::vector<int> wait) {
     auto& tl = out_.ranks[r];
     const uint32_t corr = nextCorrelation_++;
     tl.api.push_back({at, at + spec_.launchCpu * 3 / 5, true, corr});
@@ -381,7 +401,8 @@ class Model {
 
   bool resolveAll() {
     resolve();
-    return std::all_of(items_.begin(), items_.end(), [](const Item& i) { return i.end != kUnknown; });
+    return std::all_of(items_.begin(), items_.end(),
+                       [](const Item& i) { return i.end != kUnknown; });
   }
 
   void finish() {
@@ -424,7 +445,10 @@ class Model {
   std::vector<Item> items_;
   std::vector<uint32_t> correlationOf_;
   std::vector<std::map<int, int>> streamTail_;  // per rank: stream -> its last item
-  std::map<std::tuple<int, PassKind, int, int, int>, int> pending_;
+  // Posted calls waiting for their other side, by (from, to, n-th message on the pair): the
+  // batch's item, and the rank and index of the call.
+  std::map<std::tuple<int, int, int>, std::tuple<int, int, int>> pending_;
+  std::map<std::tuple<int, int, bool>, int> messages_;  // (from, to, send?) -> calls posted
   std::map<uint64_t, int> recvItem_, producedBy_;
   std::map<std::pair<int, int>, int> opItem_, firstItemOfOp_, allReduceItem_;
   std::map<int, int> lastOpItem_;
@@ -436,7 +460,11 @@ class Model {
 }  // namespace
 
 TimeNs opCost(const JobSpec& spec, const OpId& op) {
-  double cost = static_cast<double>(op.pass == PassKind::F ? spec.costF : spec.costBW);
+  const TimeNs base = op.pass == PassKind::F    ? spec.costF
+                      : op.pass == PassKind::BW ? spec.costBW
+                      : op.pass == PassKind::B  ? spec.costB
+                                                : spec.costW;
+  double cost = static_cast<double>(base);
   if (spec.slowStage && *spec.slowStage == op.stage) cost *= spec.slowFactor;
   if (spec.jitter > 0) cost *= 1.0 + spec.jitter * (2.0 * unitNoise(spec.seed, op) - 1.0);
   return static_cast<TimeNs>(cost);

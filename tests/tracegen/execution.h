@@ -1,11 +1,13 @@
 #pragma once
 // The execution model: what every rank's CPU thread and GPU streams did when a JobSpec ran, as
-// PyTorch's Schedule1F1B drives ProcessGroupNCCL (our model of that stack, not a trace of it):
+// PyTorch's Schedule1F1B or ScheduleZBVZeroBubble drives ProcessGroupNCCL (our model of that
+// stack, not a trace of it):
 // - the CPU thread runs ahead of the GPU: it enqueues each op's kernels on the compute stream
-//   and its sends and receives in batches (batch_isend_irecv): an op's output is sent together
-//   with the next op's input when both go to the same peer (fwd_send_bwd_recv,
-//   bwd_send_fwd_recv), else alone. A batch is one NCCL group: one call per send or receive, then
-//   one fused ncclDevKernel_SendRecv on the stream of that pair of ranks;
+//   and its sends and receives in batches (batch_isend_irecv). 1F1B: an op's output is sent
+//   together with the next op's input when both go to the same peer (fwd_send_bwd_recv,
+//   bwd_send_fwd_recv), else alone. ZB-V: each send and receive alone, a pair's messages in the
+//   order both sides share (p2p_order.h). A batch is one NCCL group: one call per send or
+//   receive, then one fused ncclDevKernel_SendRecv on the stream of that pair of ranks;
 // - a batch's kernel starts when its stream is free and, if it sends, when the compute that made
 //   the data is done; it then spins until the peer's matching batch kernel has started, the
 //   transfer runs, and both kernels end when it is done. The compute that needs received data
@@ -25,6 +27,7 @@ enum class HostKind : uint8_t {
   ProfilerStep,  // the training loop's step (ProfilerStep#N)
   PipelineOp,    // the op's record_function (PP:...)
   CommCall,      // one NCCL call (record_param_comms and the nccl:* title)
+  PipelineComm,  // the send or receive action's record_function (PP:...SEND_F...) around its call
   Coalesced,     // the end of a batch of several calls, where its fused kernel is launched
   Optimizer,     // Optimizer.step#...
 };
@@ -32,8 +35,8 @@ enum class HostKind : uint8_t {
 struct HostRange {
   TimeNs start = 0, end = 0;
   HostKind kind = HostKind::PipelineOp;
-  int index = 0;  // ProfilerStep: the step; PipelineOp: into ops; CommCall: into calls;
-                  // Coalesced: into batches
+  int index = 0;  // ProfilerStep: the step; PipelineOp: into ops; CommCall, PipelineComm: into
+                  // calls; Coalesced: into batches
 };
 
 // A CUDA API call on the CPU thread: a launch (its kernel has the same correlation) or a sync.
@@ -50,8 +53,8 @@ struct Kernel {
   KernelKind kind = KernelKind::Compute;
   int stream = 0;  // 0 compute, 1 collectives, 2 + peer rank: that pair's p2p stream
   uint32_t correlation = 0;
-  int owner = -1;  // Compute: into ops; SendRecv: into batches; AllReduce: into calls;
-                   // Optimizer: the step
+  int owner = -1;            // Compute: into ops; SendRecv: into batches; AllReduce: into calls;
+                             // Optimizer: the step
   TimeNs transferStart = 0;  // SendRecv, AllReduce: when the data began to move (wait before)
 };
 
@@ -59,13 +62,15 @@ enum class CallKind : uint8_t { Send, Recv, AllReduce };
 
 struct NcclCall {
   CallKind kind = CallKind::Send;
-  int peer = -1;          // global rank of the other side (send, recv)
-  PassKind pass = PassKind::F;  // what a send/recv carries: activations (F) or gradients (BW)
-  int mb = 0, step = 0;
-  uint64_t seq = 0;       // per process group and kind, from 1 (as c10d numbers them)
+  int peer = -1;  // global rank of the other side (send, recv)
+  // What a send/recv carries: activations (F) or gradients (BW, or B under ZB-V), of the
+  // microbatch and chunk (the same on both sides: the V turns within the last stage).
+  PassKind pass = PassKind::F;
+  int mb = 0, chunk = 0, step = 0;
+  uint64_t seq = 0;  // per process group and kind, from 1 (as c10d numbers them)
   uint64_t bytes = 0;
-  int kernel = -1;        // into kernels
-  int batch = -1;         // send, recv: into batches
+  int kernel = -1;  // into kernels
+  int batch = -1;   // send, recv: into batches
 };
 
 struct OpRun {

@@ -1,6 +1,7 @@
 #include "tests/tracegen/kineto_stack.h"
 
 #include "tests/tracegen/memory_model.h"
+#include "tests/tracegen/op_labels.h"
 
 #include <algorithm>
 #include <map>
@@ -15,8 +16,8 @@ std::string us(TimeNs ns) {
   const bool negative = ns < 0;
   if (negative) ns = -ns;
   std::string frac = std::to_string(ns % 1000);
-  return (negative ? "-" : "") + std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') +
-         frac;
+  return (negative ? "-" : "") + std::to_string(ns / 1000) + "." +
+         std::string(3 - frac.size(), '0') + frac;
 }
 
 const char* kComputeKernels[] = {
@@ -30,7 +31,8 @@ const char* kComputeKernels[] = {
     "2>)",
     "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_"
     "segment_k_off_kernel__5x_cublas",
-    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, "
+    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, "
+    "float>(int, "
     "float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, "
     "c10::BFloat16*)"};
 const char* kComputeOps[] = {"aten::mm", "aten::gelu", "aten::mm", "aten::native_layer_norm"};
@@ -72,8 +74,8 @@ class Writer {
     for (const AllocatorCall& c : allocatorCalls(job_, tl_.rank)) memory(c);
     std::ostringstream doc;
     doc << "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": " << device_
-        << ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": "
-        << job_.spec.deviceMemory << ", "
+        << ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": " << job_.spec.deviceMemory
+        << ", "
            "\"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132}],\n"
         << "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " << tl_.rank
         << ", \"world_size\": " << job_.spec.p << ", \"pg_count\": 1, \"pg_config\": "
@@ -125,8 +127,9 @@ class Writer {
     }
     for (int stream : streams()) {
       add("{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": " + ts(job_.spec.start) +
-          ", \"pid\": " + std::to_string(device_) + ", \"tid\": " + std::to_string(streamId(stream)) +
-          ", \"args\": {\"name\": \"stream " + std::to_string(streamId(stream)) + "\"}}");
+          ", \"pid\": " + std::to_string(device_) +
+          ", \"tid\": " + std::to_string(streamId(stream)) + ", \"args\": {\"name\": \"stream " +
+          std::to_string(streamId(stream)) + "\"}}");
     }
   }
 
@@ -143,7 +146,7 @@ class Writer {
   // The thread that launched kernel k: a backward's compute runs on the autograd thread.
   int launchTid(const Kernel& k) const {
     const bool backward = k.kind == KernelKind::Compute && k.owner >= 0 &&
-                          tl_.ops[static_cast<size_t>(k.owner)].id.pass == PassKind::BW;
+                          isBackward(tl_.ops[static_cast<size_t>(k.owner)].id.pass);
     return o_.autogradThread && backward ? autogradTid() : pid_;
   }
 
@@ -151,10 +154,7 @@ class Writer {
   // internal streams after it.
   static int streamId(int stream) { return stream == 0 ? 7 : 20 + stream; }
 
-  std::string opLabel(const OpId& id) const {
-    return "PP:" + std::to_string(id.stage) + (id.pass == PassKind::F ? "F" : "B") +
-           std::to_string(id.mb);
-  }
+  std::string opLabel(const OpId& id) const { return torchOpLabel(job_.spec, id); }
 
   void range(const HostRange& h) {
     const uint64_t ext = nextExternal_++;
@@ -179,12 +179,17 @@ class Writer {
         }
         return;
       }
+      case HostKind::PipelineComm:
+        event("user_annotation", torchCommLabel(job_.spec, tl_.rank, tl_.calls[h.index]), pid_,
+              pid_, h.start, h.end, extArg);
+        return;
       case HostKind::Coalesced:
         // ProcessGroupNCCL's endCoalescing: the group's one kernel is launched here.
         coalescedExternal_[h.index] = ext;
         event("cpu_op", "record_param_comms", pid_, pid_, h.start, h.end,
-              extArg + ", \"Collective name\": \"coalesced\", \"Process Group Name\": \"0\", "
-                       "\"Process Group Description\": \"default_pg\", \"Process Group Ranks\": \"" +
+              extArg +
+                  ", \"Collective name\": \"coalesced\", \"Process Group Name\": \"0\", "
+                  "\"Process Group Description\": \"default_pg\", \"Process Group Ranks\": \"" +
                   ranks() + "\"");
         event("user_annotation", "nccl:coalesced", pid_, pid_, h.start + 2'000, h.end - 2'000,
               "\"External id\": " + std::to_string(nextExternal_++));
@@ -195,11 +200,11 @@ class Writer {
         std::string args = extArg + ", " + commArgs(c);
         event("cpu_op", "record_param_comms", pid_, pid_, h.start, h.end, args);
         const std::string title =
-            c.kind == CallKind::Send   ? "nccl:send " + std::to_string(tl_.rank) + "->" +
-                                           std::to_string(c.peer)
-            : c.kind == CallKind::Recv ? "nccl:recv " + std::to_string(tl_.rank) + "<-" +
-                                           std::to_string(c.peer)
-                                       : "nccl:all_reduce";
+            c.kind == CallKind::Send
+                ? "nccl:send " + std::to_string(tl_.rank) + "->" + std::to_string(c.peer)
+            : c.kind == CallKind::Recv
+                ? "nccl:recv " + std::to_string(tl_.rank) + "<-" + std::to_string(c.peer)
+                : "nccl:all_reduce";
         event("user_annotation", title, pid_, pid_, h.start + 2'000, h.end - 2'000,
               "\"External id\": " + std::to_string(nextExternal_++));
         return;
@@ -211,15 +216,20 @@ class Writer {
     const bool p2p = c.kind != CallKind::AllReduce;
     const uint64_t elems = p2p ? c.bytes / 2 : 1;
     std::string a = std::string("\"Collective name\": \"") +
-                    (c.kind == CallKind::Send ? "send" : c.kind == CallKind::Recv ? "recv" : "allreduce") +
+                    (c.kind == CallKind::Send   ? "send"
+                     : c.kind == CallKind::Recv ? "recv"
+                                                : "allreduce") +
                     "\", \"dtype\": \"" + (p2p ? "BFloat16" : "Float") +
                     "\", \"In msg nelems\": " + std::to_string(elems) +
                     ", \"Out msg nelems\": " + std::to_string(elems) +
                     ", \"Group size\": " + std::to_string(job_.spec.p) +
                     ", \"Process Group Name\": \"0\", \"Process Group Description\": "
-                    "\"default_pg\", \"Process Group Ranks\": \"" + ranks() + "\"";
-    if (c.kind == CallKind::Send) a += ", \"Rank\": " + std::to_string(c.peer) + ", \"Dst Rank\": " + std::to_string(c.peer);
-    if (c.kind == CallKind::Recv) a += ", \"Rank\": " + std::to_string(c.peer) + ", \"Src Rank\": " + std::to_string(c.peer);
+                    "\"default_pg\", \"Process Group Ranks\": \"" +
+                    ranks() + "\"";
+    if (c.kind == CallKind::Send)
+      a += ", \"Rank\": " + std::to_string(c.peer) + ", \"Dst Rank\": " + std::to_string(c.peer);
+    if (c.kind == CallKind::Recv)
+      a += ", \"Rank\": " + std::to_string(c.peer) + ", \"Src Rank\": " + std::to_string(c.peer);
     if (!p2p) a += ", \"Rank\": " + std::to_string(tl_.rank);
     a += ", \"Seq\": " + std::to_string(c.seq);
     return a;
@@ -230,12 +240,12 @@ class Writer {
   // 1 = CUDA).
   void memory(const AllocatorCall& c) {
     add("{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
-        "\"pid\": " + std::to_string(pid_) + ", \"tid\": " + std::to_string(pid_) +
-        ", \"ts\": " + ts(c.time) + ", \"args\": {\"Total Reserved\": " +
-        std::to_string(c.reserved) + ", \"Total Allocated\": " + std::to_string(c.allocated) +
-        ", \"Bytes\": " + std::to_string(c.tensorBytes) + ", \"Addr\": " +
-        std::to_string(c.address) + ", \"Device Type\": 1, \"Device Id\": " +
-        std::to_string(device_) + "}}");
+        "\"pid\": " +
+        std::to_string(pid_) + ", \"tid\": " + std::to_string(pid_) + ", \"ts\": " + ts(c.time) +
+        ", \"args\": {\"Total Reserved\": " + std::to_string(c.reserved) +
+        ", \"Total Allocated\": " + std::to_string(c.allocated) + ", \"Bytes\": " +
+        std::to_string(c.tensorBytes) + ", \"Addr\": " + std::to_string(c.address) +
+        ", \"Device Type\": 1, \"Device Id\": " + std::to_string(device_) + "}}");
   }
 
   void kernel(const Kernel& k) {
@@ -251,8 +261,8 @@ class Writer {
         // The aten op that launched it, inside the PP range.
         event("cpu_op", kComputeOps[i], pid_, launchTid(k), launch->start - 3'000,
               launch->end + 2'000,
-              "\"External id\": " + std::to_string(ext) + ", \"Sequence number\": " +
-                  std::to_string(k.correlation));
+              "\"External id\": " + std::to_string(ext) +
+                  ", \"Sequence number\": " + std::to_string(k.correlation));
         break;
       }
       case KernelKind::Optimizer:
@@ -284,7 +294,8 @@ class Writer {
     const bool nccl = k.kind == KernelKind::SendRecv || k.kind == KernelKind::AllReduce;
     event(nccl ? "cuda_driver" : "cuda_runtime", nccl ? "cuLaunchKernelEx" : "cudaLaunchKernel",
           pid_, launchTid(k), launch->start, launch->end,
-          corr + ", \"External id\": " + std::to_string(ext) + ", \"cbid\": " + (nccl ? "652" : "211"));
+          corr + ", \"External id\": " + std::to_string(ext) +
+              ", \"cbid\": " + (nccl ? "652" : "211"));
     if (!before(k.end)) return;  // still running when the job hung: CUPTI never recorded it
     event("kernel", name, device_, streamId(k.stream), k.start, k.end,
           "\"External id\": " + std::to_string(ext) + ", \"device\": " + std::to_string(device_) +

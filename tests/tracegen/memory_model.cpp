@@ -10,10 +10,11 @@ std::vector<AllocatorCall> allocatorCalls(const JobTimeline& job, int rank) {
   if (!spec.recordMemory) return calls;
   const RankTimeline& tl = job.ranks.at(static_cast<size_t>(rank));
   // Device addresses as the driver hands them out: page-aligned, rising; a segment is named by
-  // its microbatch and step so its free names the same address.
+  // its microbatch, chunk and step so its free names the same address.
   constexpr uint64_t kBase = 0x7f0000000000;
   auto segmentAddress = [&](const OpId& id) {
-    return kBase + (uint64_t{1} << 36) + (static_cast<uint64_t>(id.step * spec.m + id.mb) << 33);
+    return kBase + (uint64_t{1} << 36) + (static_cast<uint64_t>(id.chunk) << 44) +
+           (static_cast<uint64_t>(id.step * spec.m + id.mb) << 33);
   };
   calls.push_back({spec.start, spec.weightMemory, spec.weightMemory, kBase, 0, 0});
   for (const HostRange& h : tl.ranges) {
@@ -23,9 +24,10 @@ std::vector<AllocatorCall> allocatorCalls(const JobTimeline& job, int rank) {
     const int64_t segment = spec.mbActivationMemory + spec.segmentSlack;
     if (id.pass == PassKind::F) {
       calls.push_back({h.start, tensor, segment, segmentAddress(id), 0, 0});
-    } else {
-      calls.push_back({h.end, -tensor, -segment,
-                       segmentAddress({id.stage, id.step, PassKind::F, id.mb}), 0, 0});
+    } else if (id.pass != PassKind::B) {
+      // The last pass that reads them frees them: the full backward, or under ZB-V the weight
+      // gradient (it needs the forward's inputs, which the input gradient leaves behind).
+      calls.push_back({h.end, -tensor, -segment, segmentAddress(id), 0, 0});
     }
   }
   std::stable_sort(calls.begin(), calls.end(),

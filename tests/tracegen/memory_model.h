@@ -3,7 +3,8 @@
 // job's host timeline: the weights and optimizer state are allocated at the job's start; each
 // forward allocates its microbatch's activations when its range opens on the host, in a segment
 // the allocator reserves for them (a little larger); the backward frees both when its range
-// closes. So the reserve grows with the microbatches in flight (p - s at most on stage s under
+// closes (under ZB-V the weight gradient's range: the input gradient frees nothing). So the
+// reserve grows with the microbatches in flight (p - s at most on stage s under
 // 1F1B) and falls as their backwards end. Times are true times; writers add the rank's skew.
 #include <cstdint>
 #include <vector>

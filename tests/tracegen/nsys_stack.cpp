@@ -8,6 +8,7 @@
 
 #include "tests/tracegen/memory_model.h"
 #include "tests/tracegen/nsys_export.h"
+#include "tests/tracegen/op_labels.h"
 
 namespace bubblescope::tracegen {
 namespace {
@@ -110,7 +111,7 @@ class ProcessWriter {
     for (const Kernel& k : tl_.kernels) {
       kindOf_[k.correlation] = k.kind;
       if (k.kind == KernelKind::Compute && k.owner >= 0 &&
-          tl_.ops[static_cast<size_t>(k.owner)].id.pass == PassKind::BW && o_.autogradThread) {
+          isBackward(tl_.ops[static_cast<size_t>(k.owner)].id.pass) && o_.autogradThread) {
         autograd_.insert(k.correlation);
       }
     }
@@ -214,12 +215,8 @@ class ProcessWriter {
   }
 
   std::string opLabel(const OpId& id) const {
-    if (o_.labels == Labels::Bubblescope) {
-      return (id.pass == PassKind::F ? "F mb=" : "BW mb=") + std::to_string(id.mb);
-    }
-    // torch.distributed.pipelining: "PP:{stage}{F|B}{mb}", B = the full backward.
-    return "PP:" + std::to_string(id.stage) + (id.pass == PassKind::F ? "F" : "B") +
-           std::to_string(id.mb);
+    if (o_.labels == Labels::Bubblescope) return bubblescopeOpLabel(job_.spec, id);
+    return torchOpLabel(job_.spec, id);  // torch.distributed.pipelining's record_function
   }
 
   void range(const HostRange& h) {
@@ -236,6 +233,11 @@ class ProcessWriter {
         return;
       case HostKind::PipelineOp:
         text(h.start, h.end, opLabel(tl_.ops[h.index].id));
+        return;
+      case HostKind::PipelineComm:
+        text(h.start, h.end,
+             emit ? torchCommLabel(job_.spec, tl_.rank, tl_.calls[h.index])
+                  : bubblescopeCommLabel(job_.spec, tl_.calls[h.index]));
         return;
       case HostKind::Coalesced:
         if (emit) text(h.start, h.end, "record_param_comms");

@@ -13,15 +13,38 @@
 
 namespace bubblescope::tracegen {
 
-enum class PassKind : uint8_t { F, BW };  // 1F1B with a full backward (torch: F and B)
+// F forward; BW the full backward of 1F1B (torch: B); B the input gradient and W the weight
+// gradient of the split backward of ZB-V (torch: I and W).
+enum class PassKind : uint8_t { F, BW, B, W };
 
-// One op of the job: stage, step (0-based), pass and microbatch.
+// Ops that autograd runs (from its own thread when the stack models one).
+inline bool isBackward(PassKind pass) {
+  return pass != PassKind::F;
+}
+
+// The order of ops the job's stages run.
+enum class JobSchedule : uint8_t {
+  OneF1B,  // torch's Schedule1F1B: one chunk per stage on a chain, F and BW
+  ZbV,     // torch's ScheduleZBVZeroBubble: two chunks per stage in a V, F, B and W (zb_v_order.h)
+};
+
+// One op of the job: stage (= rank), step (0-based), pass, microbatch and model chunk (ZB-V:
+// chunk 0 is virtual stage `stage`, chunk 1 virtual stage 2p - 1 - stage).
 struct OpId {
   int stage = 0;
   int step = 0;
   PassKind pass = PassKind::F;
   int mb = 0;
+  int chunk = 0;
   bool operator==(const OpId&) const = default;
+};
+
+// One entry of a stage's op order within a step.
+struct StageOp {
+  PassKind pass = PassKind::F;
+  int mb = 0;
+  int chunk = 0;
+  bool operator==(const StageOp&) const = default;
 };
 
 // The host launched this op's kernels `delay` after it would have (a GC pause, a data-loader
@@ -41,8 +64,15 @@ struct JobSpec {
   int p = 4;
   int m = 8;
   int steps = 3;
-  // Device cost of one op (its kernels back to back) on a healthy stage.
+  JobSchedule schedule = JobSchedule::OneF1B;
+  // Device cost of one op (its kernels back to back) on a healthy stage: F always, BW under
+  // 1F1B, B and W under ZB-V (the same for both chunks).
   TimeNs costF = 2'000'000, costBW = 4'000'000;
+  TimeNs costB = 2'000'000, costW = 2'000'000;
+  // ZB-V: the runtime's record_function around each send and receive action too
+  // ("PP:3SEND_F1", as torch.distributed.pipelining's action runtime names them), not only
+  // around the ops.
+  bool labelP2p = false;
   int kernelsPerOp = 4;
   // Host side: what one kernel launch costs the CPU thread (Python + dispatcher + launch).
   TimeNs launchCpu = 25'000;
@@ -82,5 +112,19 @@ struct JobSpec {
   TimeNs stepRangeLag = 0;
   TimeNs start = 1'700'000'000'000'000'000;  // epoch ns of the job's first event
 };
+
+// Where the model's pieces sit: 1F1B's chain (virtual stage = stage), or ZB-V's V (stage s holds
+// virtual stages s and 2p - 1 - s, so the loss is on stage 0).
+inline int virtualStages(const JobSpec& spec) {
+  return spec.schedule == JobSchedule::ZbV ? 2 * spec.p : spec.p;
+}
+
+inline int virtualStage(const JobSpec& spec, int stage, int chunk) {
+  return chunk == 0 ? stage : 2 * spec.p - 1 - stage;
+}
+
+inline int stageOfVirtual(const JobSpec& spec, int vs) {
+  return vs < spec.p ? vs : 2 * spec.p - 1 - vs;
+}
 
 }  // namespace bubblescope::tracegen

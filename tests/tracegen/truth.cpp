@@ -1,6 +1,7 @@
 #include "tests/tracegen/truth.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <utility>
 
@@ -63,14 +64,19 @@ TimeNs median(std::vector<TimeNs> v) {
 }  // namespace
 
 JobSpec idealSpec(const JobSpec& spec) {
-  TimeNs sumF = 0, sumB = 0;
+  // Per kind, over both chunks under ZB-V: the chunks' costs differ only by jitter.
+  const bool v = spec.schedule == JobSchedule::ZbV;
+  const std::vector<PassKind> kinds = v ? std::vector{PassKind::F, PassKind::B, PassKind::W}
+                                        : std::vector{PassKind::F, PassKind::BW};
+  std::map<PassKind, TimeNs> sum;
   int64_t n = 0;
   for (int s = 0; s < spec.p; ++s) {
     for (int k = 0; k < spec.steps; ++k) {
       for (int mb = 0; mb < spec.m; ++mb) {
-        sumF += opCost(spec, {s, k, PassKind::F, mb});
-        sumB += opCost(spec, {s, k, PassKind::BW, mb});
-        ++n;
+        for (int chunk = 0; chunk < (v ? 2 : 1); ++chunk) {
+          for (PassKind pass : kinds) sum[pass] += opCost(spec, {s, k, pass, mb, chunk});
+          ++n;
+        }
       }
     }
   }
@@ -85,8 +91,13 @@ JobSpec idealSpec(const JobSpec& spec) {
     }
   }
   JobSpec ideal = spec;
-  ideal.costF = sumF / n;
-  ideal.costBW = sumB / n;
+  for (PassKind pass : kinds) {
+    TimeNs& cost = pass == PassKind::F    ? ideal.costF
+                   : pass == PassKind::BW ? ideal.costBW
+                   : pass == PassKind::B  ? ideal.costB
+                                          : ideal.costW;
+    cost = sum[pass] / n;
+  }
   ideal.slowStage.reset();
   ideal.jitter = 0;
   ideal.lateLaunches.clear();

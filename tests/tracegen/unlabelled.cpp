@@ -6,7 +6,9 @@ namespace bubblescope::tracegen {
 
 JobTimeline withoutOpLabels(JobTimeline job) {
   for (RankTimeline& r : job.ranks) {
-    std::erase_if(r.ranges, [](const HostRange& h) { return h.kind == HostKind::PipelineOp; });
+    std::erase_if(r.ranges, [](const HostRange& h) {
+      return h.kind == HostKind::PipelineOp || h.kind == HostKind::PipelineComm;
+    });
   }
   return job;
 }
@@ -14,8 +16,8 @@ JobTimeline withoutOpLabels(JobTimeline job) {
 JobTimeline withoutAnyMarkers(JobTimeline job) {
   for (RankTimeline& r : job.ranks) {
     std::erase_if(r.ranges, [](const HostRange& h) {
-      return h.kind == HostKind::PipelineOp || h.kind == HostKind::ProfilerStep ||
-             h.kind == HostKind::Optimizer;
+      return h.kind == HostKind::PipelineOp || h.kind == HostKind::PipelineComm ||
+             h.kind == HostKind::ProfilerStep || h.kind == HostKind::Optimizer;
     });
   }
   return job;

@@ -1,0 +1,136 @@
+// A ZB-V job (torch's ScheduleZBVZeroBubble) on every stack, labelled as torch's action runtime
+// labels it (PP:{virtual stage}{F|I|W}{mb} around the ops, PP:{stage}SEND_F{mb} ... around the
+// p2p actions) or as our convention asks (F mb=3 ch=1, SEND F mb=3 ch=1 to=2): the analysis finds
+// p stages of two chunks, the schedule named ZB-V, and the truth's idle per stage and S.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <tuple>
+
+#include "tests/support/temp_dir.h"
+#include "tests/tracegen/cases.h"
+#include "tests/tracegen/expect_found.h"
+#include "tests/tracegen/stack_analysis.h"
+
+namespace bubblescope::tracegen {
+namespace {
+
+std::vector<Stack> stacks() {
+  std::vector<Stack> s = {Stack::Kineto, Stack::Nsys};
+#if BUBBLESCOPE_TRACEGEN_AGENT
+  s.push_back(Stack::Agent);
+#endif
+  return s;
+}
+
+const char* stackName(Stack s) {
+  return s == Stack::Kineto ? "Kineto" : s == Stack::Nsys ? "Nsys" : "Agent";
+}
+
+std::string paramName(const ::testing::TestParamInfo<std::tuple<Stack, Case>>& i) {
+  return std::string(stackName(std::get<0>(i.param))) + std::get<1>(i.param).name;
+}
+
+// The ZB-V pipeline, and per stage idle and S within 2% of the truth (expect_found.h's bounds).
+void expectTheTruthsPipeline(const StackRun& run, const JobSpec& spec) {
+  ASSERT_EQ(run.result.pipelines.size(), 1u) << describe(run);
+  const analysis::PipelineResult& pl = run.result.pipelines[0];
+  const std::string what = describe(run);
+  EXPECT_FALSE(run.result.inference.fromP2p);
+  ASSERT_EQ(pl.stages.size(), static_cast<size_t>(spec.p)) << what;
+  EXPECT_EQ(pl.schedule.v, 2);
+  EXPECT_EQ(pl.schedule.m, spec.m);
+  EXPECT_TRUE(pl.schedule.splitsBackward);
+  EXPECT_EQ(pl.schedule.name, "ZB-V");
+  double worst = 0;  // the largest idle error of any stage, % of its true idle
+  for (size_t s = 0; s < pl.stages.size(); ++s) {
+    const TimeNs want = run.truth.stages[s].idle;
+    EXPECT_NEAR(pl.stages[s].total.idle, want, 0.02 * want) << "stage " << s << "\n" << what;
+    worst =
+        std::max(worst, 100.0 * std::abs(double(pl.stages[s].total.idle - want)) / double(want));
+  }
+  EXPECT_NEAR(pl.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown) << what;
+  // The figures behind the closing notes (`--gtest_output=json` keeps them).
+  char figure[64];
+  std::snprintf(figure, sizeof figure, "%.4f", worst);
+  ::testing::Test::RecordProperty("worst_stage_idle_error_pct", figure);
+  std::snprintf(figure, sizeof figure, "%.4f / %.4f", pl.slowdown, run.truth.slowdown);
+  ::testing::Test::RecordProperty("slowdown_found_truth", figure);
+  ::testing::Test::RecordProperty("schedule", pl.schedule.name);
+}
+
+JobSpec withP2pLabels(JobSpec spec) {
+  spec.labelP2p = true;
+  return spec;
+}
+
+class ZbVLabelled : public ::testing::TestWithParam<std::tuple<Stack, Case>> {};
+
+TEST_P(ZbVLabelled, IdlePerStageAndSlowdownAreTheTruths) {
+  const auto& [stack, c] = GetParam();
+  testing::TempDir dir;
+  const JobSpec spec = withP2pLabels(c.spec);
+  expectTheTruthsPipeline(analyseAs(stack, spec, dir.path()), spec);
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, ZbVLabelled,
+                         ::testing::Combine(::testing::ValuesIn(stacks()),
+                                            ::testing::ValuesIn(zbVCases())),
+                         paramName);
+
+// The dominant avoidable class and the culprit, as for 1F1B, on the cases where the analysis
+// names them today. Left out, though idle and S are right (above): CommDelay, whose slow link
+// comes out as "stall: other" with no "stall: comm" on every stack, and Mix, whose largest gap the
+// agent's run blames on stage 0's slow link, not the slow stage 2. In both, messages queue behind
+// others on their pair's one stream (a slow transfer delays the link's other direction too: the
+// sends 2 -> 1 start up to 4 ms after their data is made in CommDelay), and the blame walk stops
+// at an op that started ~0.1 ms after its ready time instead of walking on to the slow link.
+std::vector<Case> findingCases() {
+  std::vector<Case> out;
+  for (const Case& c : zbVCases()) {
+    if (c.name != "CommDelay" && c.name != "Mix") out.push_back(c);
+  }
+  return out;
+}
+
+class ZbVLabelledFindings : public ::testing::TestWithParam<std::tuple<Stack, Case>> {};
+
+TEST_P(ZbVLabelledFindings, AnalysisFindsWhatTheGeneratorDid) {
+  const auto& [stack, c] = GetParam();
+  testing::TempDir dir;
+  expectFound(analyseAs(stack, withP2pLabels(c.spec), dir.path()), c);
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, ZbVLabelledFindings,
+                         ::testing::Combine(::testing::ValuesIn(stacks()),
+                                            ::testing::ValuesIn(findingCases())),
+                         paramName);
+
+// Only the ops labelled, as the stacks label 1F1B (and as torch's ScheduleZBVZeroBubble runs
+// without the action runtime): the p2p traffic comes from the NCCL kernels. The analyzer reads
+// those as a chain today (analyzer/comm/kernel_comms.cpp: activations flow to later stages), so
+// chunk 1's activations, which flow back up the V, pass for gradients, the V is not detected and
+// the simulator deadlocks. The desired answer, skipped until BUBBLESCOPE_EXPECT_V=1.
+class ZbVOpsLabelled : public ::testing::TestWithParam<std::tuple<Stack, Case>> {};
+
+TEST_P(ZbVOpsLabelled, IdlePerStageAndSlowdownAreTheTruths) {
+  if (const char* v = std::getenv("BUBBLESCOPE_EXPECT_V"); !v || std::string(v) != "1") {
+    GTEST_SKIP() << "the analyzer reads kernel p2p traffic as a chain, not a V "
+                    "(set BUBBLESCOPE_EXPECT_V=1 to run)";
+  }
+  const auto& [stack, c] = GetParam();
+  testing::TempDir dir;
+  expectTheTruthsPipeline(analyseAs(stack, c.spec, dir.path()), c.spec);
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, ZbVOpsLabelled,
+                         ::testing::Combine(::testing::ValuesIn(stacks()),
+                                            ::testing::ValuesIn(zbVCases())),
+                         paramName);
+
+}  // namespace
+}  // namespace bubblescope::tracegen
