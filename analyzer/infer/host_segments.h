@@ -29,6 +29,7 @@ struct HostOp {
   engine::OpKind kind = engine::OpKind::F;
   TimeNs start = 0, end = 0;
   int chunk = 0;  // a V's (v_pipeline.h); a chain has one
+  int mb = -1;    // a V's, from its schedule; else counted in order
 };
 
 struct HostSegmentation {

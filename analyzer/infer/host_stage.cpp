@@ -79,14 +79,14 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
 
 RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegmentation& seg,
                     const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread, int stage,
-                    int microbatches, const std::unordered_map<int32_t, VMessage>* messages) {
+                    int microbatches, const std::unordered_map<int32_t, VCarried>* messages) {
   RankOps out = std::move(marks);
   out.ruleSet = "p2p";
   out.mbInferred = true;
   out.stageFromLabels = stage;
   for (const HostOp& h : seg.ops) {
     RecognizedOp o;
-    o.op = Op{h.kind, -1, h.chunk};
+    o.op = Op{h.kind, h.mb, h.chunk};
     o.start = o.launch = h.start;
     o.end = o.hostEnd = h.end;
     o.computeBusy = h.end - h.start;
@@ -107,8 +107,9 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
     r.mb = -1;
     if (messages) {
       if (auto m = messages->find(row); m != messages->end()) {
-        r.pass = passOf(m->second);
-        r.chunk = chunkOf(m->second);
+        r.pass = passOf(m->second.message);
+        r.chunk = chunkOf(m->second.message);
+        r.mb = m->second.mb;
       }
     }
     const bool later = kind == CutKind::ActOut || kind == CutKind::GradIn;

@@ -37,10 +37,11 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
 
 // The stage's ops (from `seg`), sends and receives (its typed calls), gradient sync (its
 // collectives), steps and microbatches (`microbatches` per step: cutInferredSteps). `messages`:
-// in a V, what each transfer call carried (its pass and chunk); else the direction tells.
+// in a V, what each transfer call carried (its pass, chunk and microbatch); else the direction
+// tells, and the microbatches are counted in order.
 RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegmentation& seg,
                     const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread, int stage,
                     int microbatches,
-                    const std::unordered_map<int32_t, VMessage>* messages = nullptr);
+                    const std::unordered_map<int32_t, VCarried>* messages = nullptr);
 
 }  // namespace bubblescope::analysis

@@ -240,7 +240,7 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   std::vector<bool> inOp(k.size(), false);
   for (const SegmentOp& s : seg.ops) {
     RecognizedOp o;
-    o.op = Op{s.kind, -1, s.chunk};
+    o.op = Op{s.kind, s.mb, s.chunk};
     o.launch = o.firstLaunch = launches[s.begin].start;
     o.hostEnd = launches[s.end - 1].end;
     o.thread = launches[s.begin].thread;
@@ -307,7 +307,7 @@ VStage vStageOf(const traces::RankTrace& t, const RankOps& marks, const Launches
 // and chunk its message was for (commsFromKernels would take every message down for a forward).
 std::vector<RecognizedComm> vComms(const RankOps& marks, uint32_t rank, int stage,
                                    const CommMatches& matches,
-                                   const std::unordered_map<int32_t, VMessage>& messageOfRow) {
+                                   const std::unordered_map<int32_t, VCarried>& messageOfRow) {
   std::vector<RecognizedComm> out;
   for (const P2pMatch& m : matches.p2p) {
     for (bool send : {true, false}) {
@@ -316,13 +316,14 @@ std::vector<RecognizedComm> vComms(const RankOps& marks, uint32_t rank, int stag
       if (mine.rank != rank || mine.kernel >= marks.commKernels.size()) continue;
       auto it = messageOfRow.find(row);
       if (it == messageOfRow.end()) continue;
-      const bool down = it->second == VMessage::A0 || it->second == VMessage::G1;
+      const VMessage type = it->second.message;
+      const bool down = type == VMessage::A0 || type == VMessage::G1;
       const CommKernel& ck = marks.commKernels[mine.kernel];
       RecognizedComm c;
       c.send = send;
-      c.pass = passOf(it->second);
-      c.chunk = chunkOf(it->second);
-      c.mb = -1;
+      c.pass = passOf(type);
+      c.chunk = chunkOf(type);
+      c.mb = it->second.mb;
       c.peer = send == down ? stage + 1 : stage - 1;
       c.start = ck.start;
       c.end = ck.end;
@@ -360,7 +361,7 @@ bool buildV(const traces::Run& run, const std::vector<uint32_t>& chain, const Co
     if (onHost[s]) {
       HostSegmentation seg;
       for (const SplitOp& o : st.ops) {
-        if (o.end > o.begin) seg.ops.push_back({o.op.kind, o.begin, o.end, o.op.chunk});
+        if (o.end > o.begin) seg.ops.push_back({o.op.kind, o.begin, o.end, o.op.chunk, o.op.mb});
       }
       for (const auto& [begin, end] : st.other) seg.other.push_back({begin, end});
       marks[r] = withHostOps(run.ranks[r], std::move(marks[r]), seg, typed[s], poster[s], stage, m,

@@ -99,7 +99,7 @@ Segmentation segmentOps(const std::vector<TimeNs>& launches, std::vector<Cut> cu
       continue;
     }
     if (!s.second) {
-      out.ops.push_back({*s.first, s.begin, s.end, 0});
+      out.ops.push_back({*s.first, s.begin, s.end, 0, -1});
       continue;
     }
     ++out.splits;
@@ -117,8 +117,8 @@ Segmentation segmentOps(const std::vector<TimeNs>& launches, std::vector<Cut> cu
       first = f > 0 && f < n ? f : b > 0 && b < n ? n - b : n / 2;
     }
     first = std::clamp<size_t>(first, 1, n > 1 ? n - 1 : 1);
-    out.ops.push_back({*s.first, s.begin, s.begin + first, 0});
-    if (s.begin + first < s.end) out.ops.push_back({*s.second, s.begin + first, s.end, 0});
+    out.ops.push_back({*s.first, s.begin, s.begin + first, 0, -1});
+    if (s.begin + first < s.end) out.ops.push_back({*s.second, s.begin + first, s.end, 0, -1});
   }
   return out;
 }

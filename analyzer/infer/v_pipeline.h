@@ -17,7 +17,7 @@ namespace bubblescope::analysis {
 struct VStageOps {
   std::vector<SplitOp> ops;                            // in the stage's units
   std::vector<std::pair<int64_t, int64_t>> other;      // stretches (or heads) no op explains
-  std::unordered_map<int32_t, VMessage> messageOfRow;  // each transfer call's message
+  std::unordered_map<int32_t, VCarried> messageOfRow;  // what each transfer call carried
 };
 
 struct VPipeline {

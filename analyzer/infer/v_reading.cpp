@@ -1,5 +1,7 @@
 #include "analyzer/infer/v_reading.h"
 
+#include <algorithm>
+#include <map>
 #include <optional>
 
 namespace bubblescope::analysis {
@@ -41,71 +43,100 @@ std::optional<TemplateCall> outputOf(const Op& op, int s, int p) {
   return s < p - 1 ? std::optional<TemplateCall>({CutKind::ActOut, VMessage::G1}) : std::nullopt;
 }
 
-// One step of the pattern as calls and ops, in the order the stage posts and runs them.
-struct Item {
-  bool isCall;
-  TemplateCall call;
-  Op op;
-  bool ownInput;  // an op whose input is on this stage (a fresh F0, the turn of the V, a W)
-};
-
-std::vector<Item> itemsOf(const std::vector<Op>& pattern, int s, int p) {
-  std::vector<Item> items;
-  for (const Op& op : pattern) {
-    const auto in = inputOf(op, s, p);
-    if (in) items.push_back({true, *in, {}, false});
-    items.push_back({false, {}, op, !in.has_value()});
-    if (const auto out = outputOf(op, s, p)) items.push_back({true, *out, {}, false});
-  }
-  return items;
+bool isSend(CutKind k) {
+  return k == CutKind::ActOut || k == CutKind::GradOut;
 }
 
 }  // namespace
 
+VIncoming sendsOf(const std::vector<Op>& pattern, int stage, int p) {
+  VIncoming out;
+  for (const Op& op : pattern) {
+    if (const auto o = outputOf(op, stage, p))
+      (o->kind == CutKind::ActOut ? out.fromPrev : out.fromNext).push_back(o->message);
+  }
+  return out;  // fromPrev: towards the last rank; fromNext: towards rank 0
+}
+
+VIncoming inputsOf(const std::vector<Op>& pattern, int stage, int p) {
+  VIncoming out;
+  for (const Op& op : pattern) {
+    if (const auto in = inputOf(op, stage, p))
+      (in->kind == CutKind::ActIn ? out.fromPrev : out.fromNext).push_back(in->message);
+  }
+  return out;
+}
+
 VStageReading readStageAs(const std::vector<Op>& pattern, int stage, int p,
-                          const std::vector<VCall>& calls) {
+                          const std::vector<VCall>& calls, const VIncoming& incoming) {
   VStageReading out;
-  const std::vector<Item> items = itemsOf(pattern, stage, p);
-  size_t perRepeat = 0;
-  for (const Item& i : items) perRepeat += i.isCall;
-  if (perRepeat == 0 || calls.empty() || calls.size() % perRepeat != 0) return out;
-  out.repeats = static_cast<int>(calls.size() / perRepeat);
-  // The ops between two calls: those after a receive's op start right after it, and an op that
-  // needs nothing from another stage, up to the send it feeds, right before that send. Other
-  // calls between them (the step's all-reduce) then fall between the two.
-  std::vector<std::pair<Op, bool>> pending;  // (op, needs nothing from another stage)
-  int lastGroup = -1;
-  auto place = [&](int nextGroup, bool nextIsSend) {
-    size_t tail = pending.size();
-    if (nextIsSend && tail > 0) {
-      --tail;  // the op that makes what the send carries
-      while (tail > 0 && pending[tail - 1].second && pending[tail - 1].first.kind != OpKind::W)
-        --tail;
-    }
-    const int after = lastGroup + 1;
-    const int before = nextGroup < 0 ? after : std::max(nextGroup, after);
-    for (size_t i = 0; i < pending.size(); ++i) {
-      out.ops.push_back({pending[i].first.kind, pending[i].first.chunk, i < tail ? after : before});
-    }
-    pending.clear();
-  };
-  size_t c = 0;
-  for (int r = 0; r < out.repeats; ++r) {
-    for (const Item& item : items) {
-      if (!item.isCall) {
-        pending.emplace_back(item.op, item.ownInput);
-        continue;
-      }
-      const VCall& seen = calls[c];
-      if (seen.kind != item.call.kind) return VStageReading{};
-      const bool send = seen.kind == CutKind::ActOut || seen.kind == CutKind::GradOut;
-      place(seen.group, send);
-      out.messages.push_back(item.call.message);
-      lastGroup = seen.group;
-      ++c;
+  std::vector<CutKind> sends;  // one step's, in order
+  std::vector<VCarried> sent;
+  for (const Op& op : pattern) {
+    if (const auto o = outputOf(op, stage, p)) {
+      sends.push_back(o->kind);
+      sent.push_back({o->message, op.mb});
     }
   }
-  place(-1, false);
+  // The calls as the pattern explains them: sends in its order, receives typed by what arrives.
+  size_t nSends = 0, nPrev = 0, nNext = 0;
+  for (const VCall& c : calls) {
+    nSends += isSend(c.kind);
+    nPrev += c.kind == CutKind::ActIn;
+    nNext += c.kind == CutKind::GradIn;
+  }
+  if (sends.empty() || nSends == 0 || nSends % sends.size() != 0) return out;
+  const size_t repeats = nSends / sends.size();
+  if (nPrev != repeats * incoming.fromPrev.size() || nNext != repeats * incoming.fromNext.size())
+    return out;
+  out.messages.resize(calls.size());
+  std::vector<int> sendGroups;
+  std::map<VMessage, std::vector<size_t>> receives;  // per type, the calls in order
+  size_t iSend = 0, iPrev = 0, iNext = 0;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const VCall& c = calls[i];
+    if (isSend(c.kind)) {
+      if (c.kind != sends[iSend % sends.size()]) return out;
+      out.messages[i] = sent[iSend % sent.size()];
+      sendGroups.push_back(c.group);
+      ++iSend;
+    } else if (c.kind == CutKind::ActIn || c.kind == CutKind::GradIn) {
+      const bool prev = c.kind == CutKind::ActIn;
+      const auto& list = prev ? incoming.fromPrev : incoming.fromNext;
+      size_t& k = prev ? iPrev : iNext;
+      out.messages[i].message = list[k++ % list.size()];
+      receives[out.messages[i].message].push_back(i);
+    }
+  }
+  // Every op in the stretch before the send it feeds, else as early as the op before it, the
+  // last send before it and its own receive allow.
+  std::map<VMessage, size_t> taken;
+  int earliest = 0;
+  size_t s = 0;
+  for (size_t r = 0; r < repeats; ++r) {
+    for (const Op& op : pattern) {
+      int at = earliest, received = -1;
+      if (const auto in = inputOf(op, stage, p)) {
+        const auto& list = receives[in->message];
+        size_t& k = taken[in->message];
+        if (k >= list.size()) return VStageReading{};
+        received = calls[list[k]].group + 1;
+        out.messages[list[k++]].mb = op.mb;  // a receive carries what its op needs
+        at = std::max(at, received);
+      }
+      if (outputOf(op, stage, p)) {
+        const int pin = sendGroups[s++];
+        if (pin < at) return VStageReading{};  // sent before its op could run
+        at = pin;
+        earliest = pin + 1;
+      } else {
+        earliest = at;
+      }
+      out.receivedRightBefore += at == received;
+      out.ops.push_back({op.kind, op.chunk, at, op.mb});
+    }
+  }
+  out.repeats = static_cast<int>(repeats);
   out.matched = true;
   return out;
 }

@@ -18,15 +18,24 @@ VScheduleMatch matchVSchedule(const std::vector<std::vector<VCall>>& stages) {
   for (int m = 1; m <= sends / 2; ++m) {
     if ((sends / 2) % m != 0) continue;
     const engine::Schedule zbv = engine::Schedule::zbV(p, m);
+    std::vector<VIncoming> sent;
+    for (int s = 0; s < p; ++s) sent.push_back(sendsOf(zbv.stages[s], s, p));
     std::vector<VStageReading> read;
     for (int s = 0; s < p; ++s) {
-      read.push_back(readStageAs(zbv.stages[s], s, p, stages[s]));
-      if (!read.back().matched || read.back().repeats != read.front().repeats) break;
+      // Receives in the order the neighbours sent (NCCL's), else in the order the ops need them.
+      VIncoming fifo;
+      if (s > 0) fifo.fromPrev = sent[s - 1].fromPrev;
+      if (s + 1 < p) fifo.fromNext = sent[s + 1].fromNext;
+      // Both may fit a stage; the one whose ops follow their receives more closely is the job's.
+      VStageReading r = readStageAs(zbv.stages[s], s, p, stages[s], fifo);
+      VStageReading byOps =
+          readStageAs(zbv.stages[s], s, p, stages[s], inputsOf(zbv.stages[s], s, p));
+      if (byOps.matched && (!r.matched || byOps.receivedRightBefore > r.receivedRightBefore))
+        r = std::move(byOps);
+      if (!r.matched || (!read.empty() && r.repeats != read.front().repeats)) break;
+      read.push_back(std::move(r));
     }
-    if (static_cast<int>(read.size()) != p || !read.back().matched ||
-        read.back().repeats != read.front().repeats) {
-      continue;
-    }
+    if (static_cast<int>(read.size()) != p) continue;
     out.matched = true;
     out.name = engine::scheduleName(engine::ScheduleKind::ZbV);
     out.m = m;

@@ -1,6 +1,8 @@
 #pragma once
 // The known V schedules a chain's traffic is held against (v_reading.h): ZB-V, for the number of
-// microbatches that makes every stage's calls its order repeated. Pure.
+// microbatches that makes every stage's calls its order repeated, each stage's receives taking
+// what its neighbours sent in the order they sent it (NCCL's pairing) or in the order its own ops
+// need it (a job that receives by label). Pure.
 #include <string>
 #include <vector>
 
@@ -14,7 +16,7 @@ struct VScheduleMatch {
   int m = 0;                                    // microbatches per step
   int steps = 0;                                // repeats of the schedule found
   std::vector<std::vector<VOp>> ops;            // per stage, every op, Ws included
-  std::vector<std::vector<VMessage>> messages;  // per stage, what each call carried
+  std::vector<std::vector<VCarried>> messages;  // per stage, what each call carried
 };
 
 // `stages[s]`: stage s's calls in posting order, the stages in chain order.

@@ -22,7 +22,7 @@ using engine::Schedule;
 struct Posted {
   std::vector<std::vector<VCall>> calls;
   std::vector<std::vector<VOp>> ops;
-  std::vector<std::vector<VMessage>> messages;
+  std::vector<std::vector<VCarried>> messages;
 };
 
 VMessage messageOf(const Op& o, int fromStage, int toStage) {
@@ -39,9 +39,9 @@ Posted post(const Schedule& s, int steps) {
   const int last = s.virtualStages() - 1;
   for (int st = 0; st < s.p; ++st) {
     int group = 0;
-    auto call = [&](CutKind kind, VMessage m) {
+    auto call = [&](CutKind kind, VMessage m, int mb) {
       out.calls[st].push_back({kind, group++});
-      out.messages[st].push_back(m);
+      out.messages[st].push_back({m, mb});
     };
     for (int step = 0; step < steps; ++step) {
       for (const Op& o : s.stages[st]) {
@@ -51,12 +51,12 @@ Posted post(const Schedule& s, int steps) {
         const int outVs = forward ? vs + 1 : vs - 1;
         if (o.kind != OpKind::W && inVs >= 0 && inVs <= last && s.stageOf(inVs) != st) {
           const int from = s.stageOf(inVs);
-          call(from < st ? CutKind::ActIn : CutKind::GradIn, messageOf(o, from, st));
+          call(from < st ? CutKind::ActIn : CutKind::GradIn, messageOf(o, from, st), o.mb);
         }
-        out.ops[st].push_back({o.kind, o.chunk, group});
+        out.ops[st].push_back({o.kind, o.chunk, group, o.mb});
         if (o.kind != OpKind::W && outVs >= 0 && outVs <= last && s.stageOf(outVs) != st) {
           const int to = s.stageOf(outVs);
-          call(to > st ? CutKind::ActOut : CutKind::GradOut, messageOf(o, st, to));
+          call(to > st ? CutKind::ActOut : CutKind::GradOut, messageOf(o, st, to), o.mb);
         }
       }
       ++group;  // the all-reduce
@@ -66,8 +66,8 @@ Posted post(const Schedule& s, int steps) {
 }
 
 std::string opText(const VOp& o) {
-  return std::string(engine::kindName(o.kind)) + std::to_string(o.chunk) + "@" +
-         std::to_string(o.stretch);
+  return std::string(engine::kindName(o.kind)) + std::to_string(o.mb) + "." +
+         std::to_string(o.chunk) + "@" + std::to_string(o.stretch);
 }
 
 TEST(VReading, ZbVTrafficReadsBackAsItsOpsAndWs) {
