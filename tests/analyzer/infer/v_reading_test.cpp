@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <tuple>
 
 #include "analyzer/infer/v_schedule.h"
 #include "reference_engine/schedule/schedule.h"
@@ -31,19 +33,35 @@ VMessage messageOf(const Op& o, int fromStage, int toStage) {
   return down ? VMessage::G1 : VMessage::G0;
 }
 
-Posted post(const Schedule& s, int steps) {
+// `inSendersOrder`: each receive is posted, at the latest right before the op that needs it, in
+// the order its sender sent (NCCL pairs a link's messages in order): a message sent before the
+// one an op needs is received with it, early.
+Posted post(const Schedule& s, int steps, bool inSendersOrder = false) {
   Posted out;
   out.calls.resize(s.p);
   out.ops.resize(s.p);
   out.messages.resize(s.p);
   const int last = s.virtualStages() - 1;
+  // A message: (the virtual stage that made it, its pass, its microbatch).
+  using Message = std::tuple<int, OpKind, int>;
+  // What stage q sends stage r in a step, in order.
+  std::map<std::pair<int, int>, std::vector<Message>> sent;
+  for (int q = 0; q < s.p; ++q) {
+    for (const Op& o : s.stages[q]) {
+      const int vs = s.virtualStage(q, o.chunk);
+      const int outVs = o.kind == OpKind::F ? vs + 1 : vs - 1;
+      if (o.kind == OpKind::W || outVs < 0 || outVs > last || s.stageOf(outVs) == q) continue;
+      sent[{q, s.stageOf(outVs)}].push_back({vs, o.kind, o.mb});
+    }
+  }
   for (int st = 0; st < s.p; ++st) {
     int group = 0;
     auto call = [&](CutKind kind, VMessage m, int mb) {
-      out.calls[st].push_back({kind, group++});
+      out.calls[st].push_back({kind, group});
       out.messages[st].push_back({m, mb});
     };
     for (int step = 0; step < steps; ++step) {
+      std::map<int, size_t> posted;  // per sender, messages received so far this step
       for (const Op& o : s.stages[st]) {
         const int vs = s.virtualStage(st, o.chunk);
         const bool forward = o.kind == OpKind::F;
@@ -51,12 +69,28 @@ Posted post(const Schedule& s, int steps) {
         const int outVs = forward ? vs + 1 : vs - 1;
         if (o.kind != OpKind::W && inVs >= 0 && inVs <= last && s.stageOf(inVs) != st) {
           const int from = s.stageOf(inVs);
-          call(from < st ? CutKind::ActIn : CutKind::GradIn, messageOf(o, from, st), o.mb);
+          const CutKind kind = from < st ? CutKind::ActIn : CutKind::GradIn;
+          const Message want{inVs, o.kind, o.mb};
+          const auto& list = sent[{from, st}];
+          size_t& i = posted[from];
+          bool taken = false;
+          if (inSendersOrder) {
+            for (size_t k = 0; k < i; ++k) taken = taken || list[k] == want;
+          }
+          while (!taken) {
+            const Message m = inSendersOrder ? list.at(i++) : want;
+            const auto [mVs, mKind, mMb] = m;
+            const int consumerChunk = s.chunkOf(mKind == OpKind::F ? mVs + 1 : mVs - 1);
+            call(kind, messageOf({mKind, mMb, consumerChunk}, from, st), mMb);
+            taken = m == want;
+            if (taken) ++group;  // the op runs after the calls just posted
+          }
         }
         out.ops[st].push_back({o.kind, o.chunk, group, o.mb});
         if (o.kind != OpKind::W && outVs >= 0 && outVs <= last && s.stageOf(outVs) != st) {
           const int to = s.stageOf(outVs);
           call(to > st ? CutKind::ActOut : CutKind::GradOut, messageOf(o, st, to), o.mb);
+          ++group;
         }
       }
       ++group;  // the all-reduce
@@ -81,6 +115,32 @@ TEST(VReading, ZbVTrafficReadsBackAsItsOpsAndWs) {
     EXPECT_EQ(match.steps, 3);
     for (int s = 0; s < p; ++s) {
       ASSERT_EQ(match.ops[s].size(), posted.ops[s].size()) << "stage " << s;
+      for (size_t i = 0; i < match.ops[s].size(); ++i) {
+        EXPECT_EQ(match.ops[s][i], posted.ops[s][i])
+            << "p=" << p << " m=" << m << " stage " << s << " op " << i << ": read "
+            << opText(match.ops[s][i]) << ", ran " << opText(posted.ops[s][i]);
+      }
+      EXPECT_EQ(match.messages[s], posted.messages[s]) << "stage " << s;
+    }
+  }
+}
+
+// A job that posts its receives in the order its neighbours sent (NCCL's pairing; torch posts a
+// receive at the schedule step where its sender sends) takes some inputs early: still read back.
+TEST(VReading, ReceivesPostedEarlyInTheSendersOrderReadBack) {
+  for (auto [p, m] : {std::pair{4, 8}, std::pair{3, 6}, std::pair{8, 16}}) {
+    const Posted posted = post(Schedule::zbV(p, m), 2, true);
+    int early = 0;
+    for (int s = 0; s < p; ++s) {
+      for (size_t i = 1; i < posted.calls[s].size(); ++i)
+        early += posted.calls[s][i].group == posted.calls[s][i - 1].group;
+    }
+    EXPECT_GT(early, 0) << "p=" << p << " m=" << m << ": no receive was posted early";
+    const VScheduleMatch match = matchVSchedule(posted.calls);
+    ASSERT_TRUE(match.matched) << "p=" << p << " m=" << m;
+    EXPECT_EQ(match.m, m);
+    for (int s = 0; s < p; ++s) {
+      ASSERT_EQ(match.ops[s].size(), posted.ops[s].size());
       for (size_t i = 0; i < match.ops[s].size(); ++i) {
         EXPECT_EQ(match.ops[s][i], posted.ops[s][i])
             << "p=" << p << " m=" << m << " stage " << s << " op " << i << ": read "
