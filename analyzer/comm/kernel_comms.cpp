@@ -1,20 +1,29 @@
 #include "analyzer/comm/kernel_comms.h"
 
 #include <algorithm>
+#include <map>
 
 namespace bubblescope::analysis {
 
 void commsFromKernels(RankOps& ops, uint32_t rank, int stage, const CommMatches& matches,
-                      const std::vector<int>& stageOfRank) {
-  // The ops each direction belongs to, in start order.
-  std::vector<const RecognizedOp*> forwards, backwards;
+                      const std::vector<int>& stageOfRank, const engine::Schedule& layout) {
+  // The ops whose output goes to each stage, and whose input comes from it, in start order.
   std::vector<const RecognizedOp*> sorted;
   for (const auto& o : ops.ops) sorted.push_back(&o);
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const RecognizedOp* a, const RecognizedOp* b) { return a->start < b->start; });
+  std::stable_sort(sorted.begin(), sorted.end(), [](const RecognizedOp* a, const RecognizedOp* b) {
+    return a->start < b->start;
+  });
+  const int last = layout.virtualStages() - 1;
+  std::map<int, std::vector<const RecognizedOp*>> makesFor, needsFrom;
   for (const RecognizedOp* o : sorted) {
-    if (o->op.kind == OpKind::F) forwards.push_back(o);
-    if (o->op.kind == OpKind::B || o->op.kind == OpKind::BW) backwards.push_back(o);
+    if (o->op.kind == OpKind::W) continue;
+    const int vs = layout.virtualStage(stage, o->op.chunk);
+    const bool forward = o->op.kind == OpKind::F;
+    const int out = forward ? vs + 1 : vs - 1, in = forward ? vs - 1 : vs + 1;
+    if (out >= 0 && out <= last && layout.stageOf(out) != stage)
+      makesFor[layout.stageOf(out)].push_back(o);
+    if (in >= 0 && in <= last && layout.stageOf(in) != stage)
+      needsFrom[layout.stageOf(in)].push_back(o);
   }
   // This rank's sides of the matched sends and receives, in its posting order.
   struct Side {
@@ -29,24 +38,20 @@ void commsFromKernels(RankOps& ops, uint32_t rank, int stage, const CommMatches&
   }
   std::stable_sort(sides.begin(), sides.end(),
                    [](const Side& a, const Side& b) { return a.posted < b.posted; });
-  // [send?][towards a later stage?] -> how many seen so far.
-  size_t seen[2][2] = {{0, 0}, {0, 0}};
+  std::map<std::pair<bool, int>, size_t> seen;  // (send, peer) -> how many so far
   std::vector<RecognizedComm> added;
   for (const Side& side : sides) {
     const KernelRef& mine = side.send ? side.match->sendKernel : side.match->recvKernel;
     const KernelRef& other = side.send ? side.match->recvKernel : side.match->sendKernel;
     const int peer = other.rank < stageOfRank.size() ? stageOfRank[other.rank] : -1;
     if (peer < 0 || peer == stage) continue;
-    const bool later = peer > stage;
-    // Activations flow to later stages, gradients back.
-    const bool activations = side.send == later;
-    const auto& owners = activations ? forwards : backwards;
-    const size_t n = seen[side.send][later]++;
+    const auto& owners = (side.send ? makesFor : needsFrom)[peer];
+    const size_t n = seen[{side.send, peer}]++;
     if (n >= owners.size()) continue;
     const CommKernel& ck = ops.commKernels[mine.kernel];
     RecognizedComm c;
     c.send = side.send;
-    c.pass = activations ? OpKind::F : OpKind::B;
+    c.pass = owners[n]->op.kind == OpKind::F ? OpKind::F : OpKind::B;
     c.mb = owners[n]->op.mb;
     c.chunk = owners[n]->op.chunk;
     c.peer = peer;
@@ -58,8 +63,9 @@ void commsFromKernels(RankOps& ops, uint32_t rank, int stage, const CommMatches&
     added.push_back(c);
   }
   ops.comms.insert(ops.comms.end(), added.begin(), added.end());
-  std::stable_sort(ops.comms.begin(), ops.comms.end(),
-                   [](const RecognizedComm& a, const RecognizedComm& b) { return a.start < b.start; });
+  std::stable_sort(
+      ops.comms.begin(), ops.comms.end(),
+      [](const RecognizedComm& a, const RecognizedComm& b) { return a.start < b.start; });
 }
 
 }  // namespace bubblescope::analysis

@@ -20,6 +20,15 @@ int chunksOf(const PipelineTrace& pl) {
   return v;
 }
 
+// The pipeline's p, v and chunk layout, for the virtual-stage arithmetic.
+engine::Schedule layoutOf(const PipelineTrace& pl) {
+  engine::Schedule layout;
+  layout.p = pl.p;
+  layout.v = pl.v;
+  layout.layout = pl.vLayout ? engine::ChunkLayout::V : engine::ChunkLayout::Looped;
+  return layout;
+}
+
 // ZB-V sends chunk 1's activations back towards stage 0; interleaving sends every chunk forward.
 // Without peers in the labels, V shows in who runs chunk 1's first forward first: the last stage.
 bool detectV(const PipelineTrace& pl) {
@@ -47,10 +56,7 @@ bool detectV(const PipelineTrace& pl) {
 // Transfers whose labels do not name the other stage get it from the chunk layout: activations
 // go to the next virtual stage, gradients to the previous one.
 void inferPeers(PipelineTrace& pl) {
-  engine::Schedule layout;
-  layout.p = pl.p;
-  layout.v = pl.v;
-  layout.layout = pl.vLayout ? engine::ChunkLayout::V : engine::ChunkLayout::Looped;
+  const engine::Schedule layout = layoutOf(pl);
   const int last = layout.virtualStages() - 1;
   for (auto& st : pl.stages) {
     for (auto& c : st.ops.comms) {
@@ -143,14 +149,22 @@ PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<Ra
     st.ranks = row[s];
     st.ops = std::move(ops[row[s].front()]);
     if (!options.appliedOffsets.empty()) st.clockOffset = options.appliedOffsets[row[s].front()];
-    if (options.comms && st.ops.comms.empty()) {
-      commsFromKernels(st.ops, static_cast<uint32_t>(row[s].front()), s, *options.comms,
-                       stageOfRank);
-    }
     pl.stages.push_back(std::move(st));
   }
   pl.v = chunksOf(pl);
   pl.vLayout = detectV(pl);
+  // Stages whose labels name no transfer take theirs from their NCCL kernels, by the chunk
+  // layout the ops (and the other stages' labelled transfers) show; which may then say more.
+  if (options.comms) {
+    bool added = false;
+    for (StageTrace& st : pl.stages) {
+      if (!st.ops.comms.empty()) continue;
+      commsFromKernels(st.ops, static_cast<uint32_t>(st.ranks.front()), st.stage, *options.comms,
+                       stageOfRank, layoutOf(pl));
+      added = true;
+    }
+    if (added) pl.vLayout = detectV(pl);
+  }
   inferPeers(pl);
   pl.transfers = matchTransfers(pl);
   if (options.alignClocks && options.appliedOffsets.empty()) {

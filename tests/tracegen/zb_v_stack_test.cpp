@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <tuple>
 
@@ -111,17 +110,12 @@ INSTANTIATE_TEST_SUITE_P(StackAnalysis, ZbVLabelledFindings,
                          paramName);
 
 // Only the ops labelled, as the stacks label 1F1B (and as torch's ScheduleZBVZeroBubble runs
-// without the action runtime): the p2p traffic comes from the NCCL kernels. The analyzer reads
-// those as a chain today (analyzer/comm/kernel_comms.cpp: activations flow to later stages), so
-// chunk 1's activations, which flow back up the V, pass for gradients, the V is not detected and
-// the simulator deadlocks. The desired answer, skipped until BUBBLESCOPE_EXPECT_V=1.
+// without the action runtime): the p2p traffic comes from the NCCL kernels, whose sends and
+// receives are tied to the ops by the chunk layout the ops show (chunk 1's activations flow back
+// up the V).
 class ZbVOpsLabelled : public ::testing::TestWithParam<std::tuple<Stack, Case>> {};
 
 TEST_P(ZbVOpsLabelled, IdlePerStageAndSlowdownAreTheTruths) {
-  if (const char* v = std::getenv("BUBBLESCOPE_EXPECT_V"); !v || std::string(v) != "1") {
-    GTEST_SKIP() << "the analyzer reads kernel p2p traffic as a chain, not a V "
-                    "(set BUBBLESCOPE_EXPECT_V=1 to run)";
-  }
   const auto& [stack, c] = GetParam();
   testing::TempDir dir;
   expectTheTruthsPipeline(analyseAs(stack, c.spec, dir.path()), c.spec);
