@@ -1,5 +1,7 @@
 #include "analyzer/infer/v_schedule.h"
 
+#include <algorithm>
+
 #include "reference_engine/schedule/schedule.h"
 
 namespace bubblescope::analysis {
@@ -15,7 +17,10 @@ VScheduleMatch matchVSchedule(const std::vector<std::vector<VCall>>& stages) {
   int sends = 0;
   for (const VCall& c : stages[0]) sends += c.kind == CutKind::ActOut;
   if (sends == 0 || sends % 2 != 0) return out;
-  for (int m = 1; m <= sends / 2; ++m) {
+  // No job runs more microbatches a step than this; it bounds the schedules built for a long
+  // trace whose send count has many divisors.
+  constexpr int kMostMicrobatches = 1024;
+  for (int m = 1; m <= std::min(sends / 2, kMostMicrobatches); ++m) {
     if ((sends / 2) % m != 0) continue;
     const engine::Schedule zbv = engine::Schedule::zbV(p, m);
     std::vector<VIncoming> sent;
