@@ -48,11 +48,8 @@ MeanCosts meanCosts(const PipelineTrace& pl, const std::vector<StepView>& steps)
 }
 
 engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step) {
-  engine::Schedule s;
+  engine::Schedule s = layoutOf(pl);
   s.kind = engine::ScheduleKind::Custom;
-  s.p = pl.p;
-  s.v = pl.v;
-  s.layout = pl.vLayout ? engine::ChunkLayout::V : engine::ChunkLayout::Looped;
   s.stages.resize(pl.p);
   for (const StageStep& ss : step.stages) {
     for (int i : ss.ops) {

@@ -20,15 +20,6 @@ int chunksOf(const PipelineTrace& pl) {
   return v;
 }
 
-// The pipeline's p, v and chunk layout, for the virtual-stage arithmetic.
-engine::Schedule layoutOf(const PipelineTrace& pl) {
-  engine::Schedule layout;
-  layout.p = pl.p;
-  layout.v = pl.v;
-  layout.layout = pl.vLayout ? engine::ChunkLayout::V : engine::ChunkLayout::Looped;
-  return layout;
-}
-
 // ZB-V sends chunk 1's activations back towards stage 0; interleaving sends every chunk forward.
 // Without peers in the labels, V shows in who runs chunk 1's first forward first: the last stage.
 bool detectV(const PipelineTrace& pl) {
@@ -134,6 +125,14 @@ void findCommonSteps(PipelineTrace& pl, const PipelineOptions& options) {
 }
 
 }  // namespace
+
+engine::Schedule layoutOf(const PipelineTrace& pl) {
+  engine::Schedule layout;
+  layout.p = pl.p;
+  layout.v = pl.v;
+  layout.layout = pl.vLayout ? engine::ChunkLayout::V : engine::ChunkLayout::Looped;
+  return layout;
+}
 
 PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<RankOps>& ops,
                             const PipelineOptions& options) {

@@ -7,6 +7,7 @@
 
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/recognize/recognized.h"
+#include "reference_engine/schedule/schedule.h"
 
 namespace bubblescope::analysis {
 
@@ -47,6 +48,10 @@ struct PipelineOptions {
   // Offsets already applied to every rank (index into the run), reported as the stages'.
   std::vector<TimeNs> appliedOffsets;
 };
+
+// The pipeline's p, v and chunk layout (no ops): for the virtual-stage arithmetic, and the
+// frame of the schedule a step observed.
+engine::Schedule layoutOf(const PipelineTrace& pl);
 
 // Moves the stages' representatives' ops out of `ops` (each rank belongs to one pipeline).
 PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<RankOps>& ops,

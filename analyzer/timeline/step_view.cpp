@@ -19,14 +19,6 @@ uint64_t opKey(int step, int pass, int mb, int chunk) {
          uint64_t(uint8_t(chunk));
 }
 
-engine::Schedule layoutOf(const PipelineTrace& pl) {
-  engine::Schedule s;
-  s.p = pl.p;
-  s.v = pl.v;
-  s.layout = pl.vLayout ? engine::ChunkLayout::V : engine::ChunkLayout::Looped;
-  return s;
-}
-
 // The entries of a list that belong to each step (by index into the stage's markers), in order.
 template <class List, class StepOf>
 std::vector<std::vector<int>> byStep(const List& list, size_t steps, StepOf stepOf) {
@@ -88,7 +80,8 @@ struct Index {
       auto byStart = [](const Interval& a, const Interval& b) { return a.start < b.start; };
       for (const auto* list :
            {&st.ops.optimizer, &st.ops.gradSync, &st.ops.otherBusy, &st.ops.hostActivity}) {
-        x.hostRangesSorted = x.hostRangesSorted && std::is_sorted(list->begin(), list->end(), byStart);
+        x.hostRangesSorted =
+            x.hostRangesSorted && std::is_sorted(list->begin(), list->end(), byStart);
       }
     }
     for (const Transfer& t : pl.transfers) {
@@ -219,9 +212,11 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
         if (joined < syncs[st.stage][j].end) comm.push_back({joined, syncs[st.stage][j].end});
       }
       // Kernels by device time: a receive posted in the step before can wait into this one.
-      overlapping(st.ops.commKernels, x.longestComm, view.start, view.end, [&](const CommKernel& w) {
-        if (w.end > view.start && w.transferStart < view.end) comm.push_back({w.transferStart, w.end});
-      });
+      overlapping(st.ops.commKernels, x.longestComm, view.start, view.end,
+                  [&](const CommKernel& w) {
+                    if (w.end > view.start && w.transferStart < view.end)
+                      comm.push_back({w.transferStart, w.end});
+                  });
       overlapping(st.ops.otherKernels, x.longestOther, view.start, view.end,
                   [&](const DeviceWork& w) {
                     if (w.end > view.start) other.push_back({w.start, w.end});
@@ -262,8 +257,8 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
             arrival = pl.stages[pStage].ops.ops[pOp].end;
           }
           // The receive that brought the input (the first that carries it).
-          if (auto r = index.recvs[st.stage].find(
-                  opKey(stepIdx, forward ? 0 : 1, o.op.mb, o.op.chunk));
+          if (auto r =
+                  index.recvs[st.stage].find(opKey(stepIdx, forward ? 0 : 1, o.op.mb, o.op.chunk));
               r != index.recvs[st.stage].end()) {
             const size_t ci = r->second;
             const auto& c = st.ops.comms[ci];
