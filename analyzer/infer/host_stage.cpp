@@ -102,7 +102,7 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
   for (const auto& [row, kind] : typed) {
     if (kind == CutKind::Other) continue;
     RecognizedComm r;
-    r.send = kind == CutKind::ActOut || kind == CutKind::GradOut;
+    r.send = isSend(kind);
     r.pass = kind == CutKind::ActIn || kind == CutKind::ActOut ? OpKind::F : OpKind::B;
     r.mb = -1;
     if (messages) {

@@ -27,6 +27,14 @@ enum class CutKind : uint8_t {
   Other,    // a collective, an unmatched transfer, the optimizer, a step boundary
 };
 
+// A call that sends (towards either neighbour), one that receives.
+inline bool isSend(CutKind k) {
+  return k == CutKind::ActOut || k == CutKind::GradOut;
+}
+inline bool isReceive(CutKind k) {
+  return k == CutKind::ActIn || k == CutKind::GradIn;
+}
+
 struct Cut {
   TimeNs at = 0;
   CutKind kind = CutKind::Other;

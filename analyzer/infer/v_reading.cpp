@@ -4,6 +4,8 @@
 #include <map>
 #include <optional>
 
+#include "reference_engine/schedule/schedule.h"
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -15,60 +17,62 @@ struct TemplateCall {
   VMessage message;
 };
 
-// Where an op of a V on stage s of p gets its input and sends its output (none: on the stage).
+// What a V's link carries for an op of this pass and chunk: a chunk's data stays in its chunk
+// from stage to stage (it changes only at the turns, which stay on one stage).
+VMessage messageOf(OpKind kind, int chunk) {
+  if (kind == OpKind::F) return chunk == 0 ? VMessage::A0 : VMessage::A1;
+  return chunk == 0 ? VMessage::G0 : VMessage::G1;
+}
+
+// The stage the op's neighbour in the model sits on, one virtual stage before (`input`) or after
+// it in its pass; -1 where there is none or it is this stage (the loss, the turn of the V, a W).
+int neighbourOf(const Op& op, int s, int p, bool input) {
+  if (op.kind == OpKind::W) return -1;
+  engine::Schedule v;
+  v.p = p;
+  v.v = 2;
+  v.layout = engine::ChunkLayout::V;
+  const int vs = v.virtualStage(s, op.chunk);
+  const int step = (op.kind == OpKind::F) == input ? -1 : 1;
+  const int other = vs + step;
+  if (other < 0 || other >= v.virtualStages() || v.stageOf(other) == s) return -1;
+  return v.stageOf(other);
+}
+
 std::optional<TemplateCall> inputOf(const Op& op, int s, int p) {
-  const bool forward = op.kind == OpKind::F;
-  if (op.kind == OpKind::W) return std::nullopt;
-  if (op.chunk == 0) {
-    if (forward)
-      return s > 0 ? std::optional<TemplateCall>({CutKind::ActIn, VMessage::A0}) : std::nullopt;
-    return s < p - 1 ? std::optional<TemplateCall>({CutKind::GradIn, VMessage::G0}) : std::nullopt;
-  }
-  if (forward)
-    return s < p - 1 ? std::optional<TemplateCall>({CutKind::GradIn, VMessage::A1}) : std::nullopt;
-  return s > 0 ? std::optional<TemplateCall>({CutKind::ActIn, VMessage::G1}) : std::nullopt;
+  const int from = neighbourOf(op, s, p, true);
+  if (from < 0) return std::nullopt;
+  return TemplateCall{from < s ? CutKind::ActIn : CutKind::GradIn, messageOf(op.kind, op.chunk)};
 }
 
 std::optional<TemplateCall> outputOf(const Op& op, int s, int p) {
-  const bool forward = op.kind == OpKind::F;
-  if (op.kind == OpKind::W) return std::nullopt;
-  if (op.chunk == 0) {
-    if (forward)
-      return s < p - 1 ? std::optional<TemplateCall>({CutKind::ActOut, VMessage::A0})
-                       : std::nullopt;
-    return s > 0 ? std::optional<TemplateCall>({CutKind::GradOut, VMessage::G0}) : std::nullopt;
-  }
-  if (forward)
-    return s > 0 ? std::optional<TemplateCall>({CutKind::GradOut, VMessage::A1}) : std::nullopt;
-  return s < p - 1 ? std::optional<TemplateCall>({CutKind::ActOut, VMessage::G1}) : std::nullopt;
-}
-
-bool isSend(CutKind k) {
-  return k == CutKind::ActOut || k == CutKind::GradOut;
+  const int to = neighbourOf(op, s, p, false);
+  if (to < 0) return std::nullopt;
+  return TemplateCall{to > s ? CutKind::ActOut : CutKind::GradOut, messageOf(op.kind, op.chunk)};
 }
 
 }  // namespace
 
-VIncoming sendsOf(const std::vector<Op>& pattern, int stage, int p) {
-  VIncoming out;
+VLinks sendsOf(const std::vector<Op>& pattern, int stage, int p) {
+  VLinks out;
   for (const Op& op : pattern) {
     if (const auto o = outputOf(op, stage, p))
-      (o->kind == CutKind::ActOut ? out.fromPrev : out.fromNext).push_back(o->message);
+      (o->kind == CutKind::ActOut ? out.down : out.up).push_back(o->message);
   }
-  return out;  // fromPrev: towards the last rank; fromNext: towards rank 0
+  return out;
 }
 
-VIncoming inputsOf(const std::vector<Op>& pattern, int stage, int p) {
-  VIncoming out;
+VLinks inputsOf(const std::vector<Op>& pattern, int stage, int p) {
+  VLinks out;
   for (const Op& op : pattern) {
     if (const auto in = inputOf(op, stage, p))
-      (in->kind == CutKind::ActIn ? out.fromPrev : out.fromNext).push_back(in->message);
+      (in->kind == CutKind::ActIn ? out.down : out.up).push_back(in->message);
   }
   return out;
 }
 
 VStageReading readStageAs(const std::vector<Op>& pattern, int stage, int p,
-                          const std::vector<VCall>& calls, const VIncoming& incoming) {
+                          const std::vector<VCall>& calls, const VLinks& incoming) {
   VStageReading out;
   std::vector<CutKind> sends;  // one step's, in order
   std::vector<VCarried> sent;
@@ -87,8 +91,7 @@ VStageReading readStageAs(const std::vector<Op>& pattern, int stage, int p,
   }
   if (sends.empty() || nSends == 0 || nSends % sends.size() != 0) return out;
   const size_t repeats = nSends / sends.size();
-  if (nPrev != repeats * incoming.fromPrev.size() || nNext != repeats * incoming.fromNext.size())
-    return out;
+  if (nPrev != repeats * incoming.down.size() || nNext != repeats * incoming.up.size()) return out;
   out.messages.resize(calls.size());
   std::vector<int> sendGroups;
   std::map<VMessage, std::vector<size_t>> receives;  // per type, the calls in order
@@ -100,9 +103,9 @@ VStageReading readStageAs(const std::vector<Op>& pattern, int stage, int p,
       out.messages[i] = sent[iSend % sent.size()];
       sendGroups.push_back(c.group);
       ++iSend;
-    } else if (c.kind == CutKind::ActIn || c.kind == CutKind::GradIn) {
+    } else if (isReceive(c.kind)) {
       const bool prev = c.kind == CutKind::ActIn;
-      const auto& list = prev ? incoming.fromPrev : incoming.fromNext;
+      const auto& list = prev ? incoming.down : incoming.up;
       size_t& k = prev ? iPrev : iNext;
       out.messages[i].message = list[k++ % list.size()];
       receives[out.messages[i].message].push_back(i);

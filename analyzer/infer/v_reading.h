@@ -52,16 +52,17 @@ struct VStageReading {
   std::vector<VCarried> messages;  // what each call carried (same order as the calls)
 };
 
-// What a stage receives in one step, direction by direction, in the order its receives take it.
-struct VIncoming {
-  std::vector<VMessage> fromPrev, fromNext;
+// Messages in one step, in order, by the way they travel: `down` towards the last rank, `up`
+// towards rank 0.
+struct VLinks {
+  std::vector<VMessage> down, up;
 };
 
-// What a stage of a V sends in one step of `pattern` (its ops in one step of a V schedule),
-// towards the last rank and towards rank 0, in order.
-VIncoming sendsOf(const std::vector<engine::Op>& pattern, int stage, int p);
-// ... and the inputs its ops take from each neighbour, in the order of its ops.
-VIncoming inputsOf(const std::vector<engine::Op>& pattern, int stage, int p);
+// What a stage of a V sends in one step of `pattern` (its ops in one step of a V schedule).
+VLinks sendsOf(const std::vector<engine::Op>& pattern, int stage, int p);
+// ... and the inputs its ops take from each neighbour (down: from the previous rank), in the
+// order of its ops.
+VLinks inputsOf(const std::vector<engine::Op>& pattern, int stage, int p);
 
 // `calls`: stage `stage` of `p`, in posting order (a group's sends before its receives).
 // `pattern`: the stage's ops in one step of a V schedule. `incoming`: what its receives take, in
@@ -71,7 +72,7 @@ VIncoming inputsOf(const std::vector<engine::Op>& pattern, int stage, int p);
 // placed in the stretch before the send it feeds, else as early as the op before it, the send
 // before it and its own receive allow.
 VStageReading readStageAs(const std::vector<engine::Op>& pattern, int stage, int p,
-                          const std::vector<VCall>& calls, const VIncoming& incoming);
+                          const std::vector<VCall>& calls, const VLinks& incoming);
 
 // The pass (F: activations, B: gradients) and chunk a message is for.
 engine::OpKind passOf(VMessage m);

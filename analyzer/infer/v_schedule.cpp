@@ -23,14 +23,14 @@ VScheduleMatch matchVSchedule(const std::vector<std::vector<VCall>>& stages) {
   for (int m = 1; m <= std::min(sends / 2, kMostMicrobatches); ++m) {
     if ((sends / 2) % m != 0) continue;
     const engine::Schedule zbv = engine::Schedule::zbV(p, m);
-    std::vector<VIncoming> sent;
+    std::vector<VLinks> sent;
     for (int s = 0; s < p; ++s) sent.push_back(sendsOf(zbv.stages[s], s, p));
     std::vector<VStageReading> read;
     for (int s = 0; s < p; ++s) {
       // Receives in the order the neighbours sent (NCCL's), else in the order the ops need them.
-      VIncoming fifo;
-      if (s > 0) fifo.fromPrev = sent[s - 1].fromPrev;
-      if (s + 1 < p) fifo.fromNext = sent[s + 1].fromNext;
+      VLinks fifo;
+      if (s > 0) fifo.down = sent[s - 1].down;
+      if (s + 1 < p) fifo.up = sent[s + 1].up;
       // Both may fit a stage; the one whose ops follow their receives more closely is the job's.
       VStageReading r = readStageAs(zbv.stages[s], s, p, stages[s], fifo);
       VStageReading byOps =

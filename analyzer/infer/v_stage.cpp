@@ -8,9 +8,6 @@ namespace {
 bool isTransfer(CutKind k) {
   return k != CutKind::Other;
 }
-bool isSend(CutKind k) {
-  return k == CutKind::ActOut || k == CutKind::GradOut;
-}
 
 void byStart(std::vector<StageCall>& calls) {
   std::stable_sort(calls.begin(), calls.end(),
