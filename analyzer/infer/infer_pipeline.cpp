@@ -80,8 +80,9 @@ VStage vStageOf(const traces::RankTrace& t, const RankOps& marks, const Launches
   return vStageOnDevice(std::move(calls), times);
 }
 
-// A V stage's sends and receives on the device: each matched transfer's kernel, with the pass
-// and chunk its message was for (commsFromKernels would take every message down for a forward).
+// A V stage's sends and receives on the device: each matched transfer's kernel, with the pass,
+// chunk and microbatch the schedule reading gave its call. commsFromKernels would pair receives
+// with ops in op order, but a receive posted early, in the sender's order, feeds a later op.
 std::vector<RecognizedComm> vComms(const RankOps& marks, uint32_t rank, int stage,
                                    const CommMatches& matches,
                                    const std::unordered_map<int32_t, VCarried>& messageOfRow) {

@@ -45,7 +45,8 @@ inline void expectFound(const StackRun& run, const Case& c) {
     const TimeNs want = run.truth.stages[s].idle;
     EXPECT_NEAR(pl.stages[s].total.idle, want, 0.02 * want) << "stage " << s << "\n" << what;
     if (want > 0) {
-      worst = std::max(worst, 100.0 * std::abs(double(pl.stages[s].total.idle - want)) / double(want));
+      worst =
+          std::max(worst, 100.0 * std::abs(double(pl.stages[s].total.idle - want)) / double(want));
     }
   }
   // The figures behind the closing notes (`--gtest_output=json` keeps them).
@@ -81,6 +82,37 @@ inline void expectFound(const StackRun& run, const Case& c) {
         c.culpritTexts.begin(), c.culpritTexts.end(),
         [&](const std::string& t) { return top.blame.text.find(t) != std::string::npos; });
     EXPECT_TRUE(named) << what;
+  }
+}
+
+// The unlabelled run's answer is the labelled run's: per stage the same rank, compute and idle
+// of each class within 2% of the span; the largest gap on the same stage, blamed on the same
+// stage for the same cause; and, where `sameDominant`, the same largest avoidable class. (Each
+// test holds idle and S to its own bound.)
+inline void expectTheLabelledAnswer(const analysis::PipelineResult& got,
+                                    const analysis::PipelineResult& want, bool sameDominant) {
+  ASSERT_EQ(got.stages.size(), want.stages.size());
+  for (size_t s = 0; s < got.stages.size(); ++s) {
+    const auto& g = got.stages[s].total;
+    const auto& w = want.stages[s].total;
+    EXPECT_EQ(got.stages[s].rank, want.stages[s].rank);
+    EXPECT_NEAR(g.compute, w.compute, 0.02 * w.span) << "stage " << s;
+    for (int k = 0; k < analysis::kIdleClasses; ++k) {
+      EXPECT_NEAR(g.idleByClass[k], w.idleByClass[k], 0.02 * w.span)
+          << "stage " << s << " class " << analysis::idleClassName(analysis::idleClassAt(k));
+    }
+  }
+  if (sameDominant) {
+    EXPECT_EQ(analysis::largestAvoidableClass(got.total),
+              analysis::largestAvoidableClass(want.total));
+  }
+  ASSERT_EQ(got.topGaps.empty(), want.topGaps.empty());
+  if (!want.topGaps.empty()) {
+    const auto& gw = want.gaps[want.topGaps.front()];
+    const auto& gg = got.gaps[got.topGaps.front()];
+    EXPECT_EQ(gg.stage, gw.stage);
+    EXPECT_EQ(gg.blame.stage, gw.blame.stage) << gg.blame.text << "\nlabelled: " << gw.blame.text;
+    EXPECT_EQ(gg.blame.cause, gw.blame.cause) << gg.blame.text << "\nlabelled: " << gw.blame.text;
   }
 }
 
