@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/tracegen/expect_transfers.h"
 #include "tests/tracegen/truth.h"
 
 namespace bubblescope::tracegen {
@@ -27,23 +28,7 @@ TEST(TracegenModel, FaultFreeJobIsItsOwnIdealAndItsPartsAddUp) {
 }
 
 TEST(TracegenModel, EveryReceiveWaitsUntilItsSenderStartedAndEndsWithIt) {
-  const JobTimeline job = execute(JobSpec{});
-  int matched = 0;
-  for (const RankTimeline& tl : job.ranks) {
-    for (const NcclCall& c : tl.calls) {
-      if (c.kind != CallKind::Recv) continue;
-      const Kernel& mine = tl.kernels[c.kernel];
-      for (const NcclCall& o : job.ranks[c.peer].calls) {
-        if (o.kind == CallKind::Send && o.peer == tl.rank && o.step == c.step && o.pass == c.pass &&
-            o.mb == c.mb) {
-          const Kernel& theirs = job.ranks[c.peer].kernels[o.kernel];
-          EXPECT_EQ(mine.transferStart, std::max(mine.start, theirs.start));
-          EXPECT_EQ(mine.end, theirs.end);
-          ++matched;
-        }
-      }
-    }
-  }
+  const int matched = expectReceivesMeetTheirSends(execute(JobSpec{}));
   const JobSpec spec;
   EXPECT_EQ(matched, spec.steps * spec.m * 2 * (spec.p - 1));
 }

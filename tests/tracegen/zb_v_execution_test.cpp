@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "tests/tracegen/execution.h"
+#include "tests/tracegen/expect_transfers.h"
 #include "tests/tracegen/truth.h"
 
 namespace bubblescope::tracegen {
@@ -74,23 +75,7 @@ TEST(ZbVModel, EveryOpRunsOnceAndAfterWhatItNeeds) {
 }
 
 TEST(ZbVModel, SendsAndReceivesPairUpInOrderOnEveryLink) {
-  const JobTimeline job = execute(zbVSpec(4, 8));
-  int matched = 0;
-  for (const RankTimeline& tl : job.ranks) {
-    for (const NcclCall& c : tl.calls) {
-      if (c.kind != CallKind::Recv) continue;
-      const Kernel& mine = tl.kernels[c.kernel];
-      for (const NcclCall& o : job.ranks[c.peer].calls) {
-        if (o.kind == CallKind::Send && o.peer == tl.rank && o.step == c.step && o.pass == c.pass &&
-            o.mb == c.mb && o.chunk == c.chunk) {
-          const Kernel& theirs = job.ranks[c.peer].kernels[o.kernel];
-          EXPECT_EQ(mine.transferStart, std::max(mine.start, theirs.start));
-          EXPECT_EQ(mine.end, theirs.end);
-          ++matched;
-        }
-      }
-    }
-  }
+  const int matched = expectReceivesMeetTheirSends(execute(zbVSpec(4, 8)));
   // Each microbatch crosses each of the p - 1 links four times: F and B, down and up the V.
   const JobSpec spec = zbVSpec(4, 8);
   EXPECT_EQ(matched, spec.steps * spec.m * 4 * (spec.p - 1));
