@@ -13,11 +13,8 @@ namespace bubblescope::cli {
 namespace {
 
 using control::LiveCall;
+using traces::isPointToPoint;
 using traces::NcclOp;
-
-bool isP2p(NcclOp op) {
-  return op == NcclOp::Send || op == NcclOp::Recv;
-}
 
 // Who is who in each communicator, and what each process has done in it.
 class Ledger {
@@ -33,7 +30,7 @@ class Ledger {
       for (const LiveCall& c : s.calls) {
         if (c.commRank >= 0) member_[{c.comm, c.commRank}] = r;
         if (c.comm != 0) commsOf_[c.comm].insert(r);
-        if (isP2p(c.op)) {
+        if (isPointToPoint(c.op)) {
           held_.insert({r, c.comm, c.op, c.peer, c.seq});
         } else {
           heldCollectives_.insert({r, c.comm, c.seq});
@@ -46,7 +43,7 @@ class Ledger {
   // other side's process did not answer.
   std::optional<bool> answered(size_t r, const LiveCall& c) const {
     if (c.comm == 0 || c.seq == 0) return std::nullopt;
-    if (isP2p(c.op)) {
+    if (isPointToPoint(c.op)) {
       const auto peer = member_.find({c.comm, c.peer});
       if (peer == member_.end() || c.commRank < 0) return std::nullopt;
       const char* kind = c.op == NcclOp::Send ? "recv" : "send";
@@ -64,7 +61,7 @@ class Ledger {
 
   // Whether every other side of `c` still holds its call (so the two pair up in the run).
   bool partnersHold(size_t r, const LiveCall& c) const {
-    if (isP2p(c.op)) {
+    if (isPointToPoint(c.op)) {
       const size_t peer = member_.at({c.comm, c.peer});
       const NcclOp other = c.op == NcclOp::Send ? NcclOp::Recv : NcclOp::Send;
       return held_.count({peer, c.comm, other, c.commRank, c.seq}) != 0;

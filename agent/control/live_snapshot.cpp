@@ -14,32 +14,22 @@ using traces::NcclOp;
 // Reply room left for the identity fields status also sends (a command line of 256 bytes, paths).
 constexpr size_t kSnapshotBytes = kMaxReplyBytes - 8 * 1024;
 
-struct OpName {
-  NcclOp op;
-  const char* name;
-};
-constexpr OpName kOps[] = {
-    {NcclOp::Send, "send"},
-    {NcclOp::Recv, "recv"},
-    {NcclOp::AllReduce, "allreduce"},
-    {NcclOp::AllGather, "allgather"},
-    {NcclOp::ReduceScatter, "reducescatter"},
-    {NcclOp::Broadcast, "broadcast"},
-    {NcclOp::Reduce, "reduce"},
-    {NcclOp::AllToAll, "alltoall"},
-};
-
-const char* opWord(NcclOp op) {
-  for (const OpName& o : kOps) {
-    if (o.op == op) return o.name;
+// A call's op on the wire: NCCL's name in lower case without "nccl" ("allreduce"). Only calls
+// that move data are in the history.
+std::string opWord(NcclOp op) {
+  if (!traces::movesData(op)) return "unknown";
+  const std::string_view api = traces::ncclOpInfo(op).api;
+  std::string word;
+  for (char c : api.substr(std::string_view("nccl").size())) {
+    word.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);  // any locale
   }
-  return "unknown";
+  return word;
 }
 
 bool opFromWord(std::string_view w, NcclOp* op) {
-  for (const OpName& o : kOps) {
-    if (w == o.name) {
-      *op = o.op;
+  for (const traces::NcclOpInfo& row : traces::kNcclOps) {
+    if (traces::movesData(row.op) && w == opWord(row.op)) {
+      *op = row.op;
       return true;
     }
   }
@@ -72,8 +62,8 @@ std::string rangeField(const LiveRange& r) {
 }
 
 std::string callField(const LiveCall& c) {
-  return std::string(opWord(c.op)) + "," + std::to_string(c.peer) + "," + std::to_string(c.count) +
-         "," + std::to_string(c.bytes) + "," + std::to_string(c.dtype) + "," + hex(c.comm) + "," +
+  return opWord(c.op) + "," + std::to_string(c.peer) + "," + std::to_string(c.count) + "," +
+         std::to_string(c.bytes) + "," + std::to_string(c.dtype) + "," + hex(c.comm) + "," +
          std::to_string(c.commRank) + "," + std::to_string(c.commSize) + "," +
          std::to_string(c.seq) + "," + std::to_string(c.startNs) + "," + std::to_string(c.endNs) +
          "," + std::to_string(c.tid);

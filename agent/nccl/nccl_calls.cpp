@@ -77,19 +77,6 @@ void decodeNvtx(RecordSink& sink, const RecordView& view) {
   r.source = traces::NcclSource::Nvtx;
   r.comm = field<uint64_t>(p, 0);
   switch (r.op) {
-    case NcclOp::Send:
-    case NcclOp::Recv:
-    case NcclOp::Broadcast:
-    case NcclOp::Reduce:  // {comm, bytes, peer or root, ...}
-      r.bytes = field<uint64_t>(p, 8);
-      r.peer = p.rawSize >= 20 ? field<int32_t>(p, 16) : -1;
-      break;
-    case NcclOp::AllReduce:
-    case NcclOp::AllGather:
-    case NcclOp::ReduceScatter:
-    case NcclOp::AllToAll:  // {comm, bytes, ...}
-      r.bytes = field<uint64_t>(p, 8);
-      break;
     case NcclOp::CommInitRank:
     case NcclOp::CommDestroy:  // {comm, nranks, myrank, cudaDev}
       if (p.rawSize >= 16) {
@@ -110,7 +97,14 @@ void decodeNvtx(RecordSink& sink, const RecordView& view) {
       r.comm = 0;
       break;
     default:
-      r.comm = 0;
+      if (traces::carriesPeer(r.op)) {  // {comm, bytes, peer or root, ...}
+        r.bytes = field<uint64_t>(p, 8);
+        r.peer = p.rawSize >= 20 ? field<int32_t>(p, 16) : -1;
+      } else if (traces::isCollective(r.op)) {  // {comm, bytes, ...}
+        r.bytes = field<uint64_t>(p, 8);
+      } else {
+        r.comm = 0;
+      }
       break;
   }
   if (r.commSize < 0 && r.comm != 0) {
@@ -182,21 +176,8 @@ uint32_t ncclTypeSize(int dtype) {
 }
 
 int seqClassOf(NcclOp op) {
-  switch (op) {
-    case NcclOp::AllReduce:
-    case NcclOp::AllGather:
-    case NcclOp::ReduceScatter:
-    case NcclOp::Broadcast:
-    case NcclOp::Reduce:
-    case NcclOp::AllToAll:
-      return 0;
-    case NcclOp::Send:
-      return 1;
-    case NcclOp::Recv:
-      return 2;
-    default:
-      return -1;
-  }
+  if (traces::isCollective(op)) return 0;
+  return op == NcclOp::Send ? 1 : op == NcclOp::Recv ? 2 : -1;
 }
 
 }  // namespace bubblescope::agent

@@ -57,7 +57,7 @@ void record(const Call& c, uint64_t id, uint64_t seq, uint64_t start, uint64_t e
   p.count = c.count;
   p.dtype = static_cast<uint8_t>(c.dtype);
   // A GroupEnd's count is the calls of its group: it moves no bytes itself.
-  p.bytes = seqClassOf(c.op) >= 0 ? c.count * ncclTypeSize(c.dtype) : 0;
+  p.bytes = traces::movesData(c.op) ? c.count * ncclTypeSize(c.dtype) : 0;
   p.stream = reinterpret_cast<uint64_t>(c.stream);
   p.seq = seq;
   p.peer = c.peer;

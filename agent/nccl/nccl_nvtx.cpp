@@ -1,6 +1,5 @@
 #include "agent/nccl/nccl_nvtx.h"
 
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 
@@ -9,7 +8,6 @@
 #include "agent/cupti/cuda_capture.h"
 #include "agent/nccl/nccl_calls.h"
 #include "agent/nccl/recent_calls.h"
-#include "agent/nvtx/nvtx_registry.h"
 
 namespace bubblescope::agent {
 namespace {
@@ -40,31 +38,6 @@ struct OpenCalls {
 };
 thread_local OpenCalls t_open;
 
-// Registered-string handle -> op, learnt on first sight (NCCL registers each name once per
-// call site). Lock-free: a slot is claimed, filled, then its name published.
-constexpr uint32_t kMaxNames = 128;
-struct NameOp {
-  std::atomic<const NvtxString*> name{nullptr};
-  NcclOp op = NcclOp::Unknown;
-};
-NameOp g_names[kMaxNames];
-std::atomic<uint32_t> g_nameCount{0};
-
-NcclOp opOf(const NvtxString* name) {
-  if (name == nullptr) return NcclOp::Unknown;
-  const uint32_t n = g_nameCount.load(std::memory_order_acquire);
-  for (uint32_t i = 0; i < n && i < kMaxNames; ++i) {
-    if (g_names[i].name.load(std::memory_order_acquire) == name) return g_names[i].op;
-  }
-  const NcclOp op = ncclOpOfName(name->text);
-  const uint32_t slot = g_nameCount.fetch_add(1, std::memory_order_acq_rel);
-  if (slot < kMaxNames) {
-    g_names[slot].op = op;
-    g_names[slot].name.store(name, std::memory_order_release);
-  }
-  return op;
-}
-
 void copyPayload(OpenCall& c, const nvtxPayloadData_t* data, size_t count) {
   if (data == nullptr || count == 0 || data[0].payload == nullptr) return;
   const size_t size = data[0].size < sizeof c.raw ? data[0].size : sizeof c.raw;
@@ -94,9 +67,7 @@ uint64_t noteInHistory(const OpenCall& c, NcclThread& t) {
   rc.comm = field<uint64_t>(c, 0);
   rc.bytes = field<uint64_t>(c, 8);
   rc.dtype = kUnknownDtype;
-  const bool peered = c.op == NcclOp::Send || c.op == NcclOp::Recv || c.op == NcclOp::Broadcast ||
-                      c.op == NcclOp::Reduce;
-  rc.peer = peered && c.rawSize >= 20 ? field<int32_t>(c, 16) : -1;
+  rc.peer = traces::carriesPeer(c.op) && c.rawSize >= 20 ? field<int32_t>(c, 16) : -1;
   return noteCallStart(rc, 0);
 }
 
@@ -136,37 +107,7 @@ void open(NcclOp op, const nvtxPayloadData_t* data, size_t count) {
 
 }  // namespace
 
-NcclOp ncclOpOfName(std::string_view name) {
-  static constexpr struct {
-    std::string_view name;
-    NcclOp op;
-  } kNames[] = {
-      {"ncclSend", NcclOp::Send},
-      {"ncclRecv", NcclOp::Recv},
-      {"ncclAllReduce", NcclOp::AllReduce},
-      {"ncclAllGather", NcclOp::AllGather},
-      {"ncclReduceScatter", NcclOp::ReduceScatter},
-      {"ncclBroadcast", NcclOp::Broadcast},
-      {"ncclReduce", NcclOp::Reduce},
-      {"ncclAlltoAll", NcclOp::AllToAll},
-      {"ncclGroupStart", NcclOp::GroupStart},
-      {"ncclGroupEnd", NcclOp::GroupEnd},
-      {"ncclCommInitRank", NcclOp::CommInitRank},
-      {"ncclCommInitRankConfig", NcclOp::CommInitRank},
-      {"ncclCommInitRankScalable", NcclOp::CommInitRank},
-      {"ncclCommInitAll", NcclOp::CommInitRank},
-      {"ncclCommSplit", NcclOp::CommSplit},
-      {"ncclCommDestroy", NcclOp::CommDestroy},
-      {"ncclCommAbort", NcclOp::CommDestroy},
-  };
-  // ncclBcast is not here: NCCL implements it with ncclBroadcast, whose range nests inside.
-  for (const auto& n : kNames) {
-    if (n.name == name) return n.op;
-  }
-  return NcclOp::Unknown;
-}
-
-void ncclNvtxPush(const NvtxString* name, const nvtxEventAttributes_t* a) {
+void ncclNvtxPush(NcclOp op, const nvtxEventAttributes_t* a) {
   const nvtxPayloadData_t* data = nullptr;
   size_t count = 0;
   constexpr size_t kNeeded = offsetof(nvtxEventAttributes_t, reserved0) + sizeof(a->reserved0);
@@ -174,7 +115,7 @@ void ncclNvtxPush(const NvtxString* name, const nvtxEventAttributes_t* a) {
     data = reinterpret_cast<const nvtxPayloadData_t*>(a->payload.ullValue);
     count = static_cast<size_t>(a->reserved0);
   }
-  open(opOf(name), data, count);
+  open(op, data, count);
 }
 
 void ncclNvtxPushPayload(const nvtxPayloadData_t* data, size_t count) {

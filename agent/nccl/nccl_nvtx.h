@@ -11,20 +11,15 @@
 #include <nvtx3/nvToolsExtPayload.h>
 
 #include <cstddef>
-#include <string_view>
 
-#include "traces/model/events.h"
+#include "traces/model/nccl_op.h"
 
 namespace bubblescope::agent {
 
-struct NvtxString;
-
-// The op of an NCCL API function name ("ncclSend"), Unknown for anything else.
-traces::NcclOp ncclOpOfName(std::string_view name);
-
-// Hot path, NCCL domain only: a range opens (its name and attributes, whose payload is read now)
-// or closes (with the payload nvtxRangePopPayload gives, if any).
-void ncclNvtxPush(const NvtxString* name, const nvtxEventAttributes_t* attributes);
+// Hot path, NCCL domain only: a range opens (the op its registered name says, Unknown for any
+// other name, and its attributes, whose payload is read now) or closes (with the payload
+// nvtxRangePopPayload gives, if any).
+void ncclNvtxPush(traces::NcclOp op, const nvtxEventAttributes_t* attributes);
 void ncclNvtxPushPayload(const nvtxPayloadData_t* data, size_t count);
 void ncclNvtxPop(const nvtxPayloadData_t* data, size_t count);
 

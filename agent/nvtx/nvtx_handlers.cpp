@@ -442,7 +442,10 @@ int NVTX_API domainRangePushEx(nvtxDomainHandle_t domain, const nvtxEventAttribu
   readAttributes(attributes, a);
   const NvtxDomain* d = asDomain(domain);
   // NCCL's API ranges are also NCCL calls (their payload is read now, while it exists).
-  if (__builtin_expect(d != nullptr && d->nccl, 0)) ncclNvtxPush(a.message.registered, attributes);
+  if (__builtin_expect(d != nullptr && d->nccl, 0)) {
+    const NvtxString* name = a.message.registered;
+    ncclNvtxPush(name != nullptr ? name->ncclOp : traces::NcclOp::Unknown, attributes);
+  }
   return pushRange(d, a.message, a.category, a.color);
 }
 

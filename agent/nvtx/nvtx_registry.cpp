@@ -44,6 +44,7 @@ const NvtxString* registerString(const NvtxDomain* domain, std::string_view text
     s->text = std::string(text);
     s->domain = domain;
     s->step = parseStepName(text);
+    s->ncclOp = traces::ncclOpOfApiName(text);  // here, once: NCCL registers each name once
     return s;
   } catch (...) {
     return nullptr;  // out of memory: events using it carry an empty name

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "traces/model/nccl_op.h"
+
 namespace bubblescope::agent {
 
 struct NvtxDomain {
@@ -19,6 +21,7 @@ struct NvtxString {
   std::string text;
   const NvtxDomain* domain = nullptr;
   int64_t step = -1;  // N if the text is "step N"
+  traces::NcclOp ncclOp = traces::NcclOp::Unknown;  // if the text names an NCCL function
 };
 
 struct NvtxCategoryName {

@@ -11,15 +11,6 @@ namespace {
 
 using traces::NcclOp;
 
-bool isP2p(NcclOp op) {
-  return op == NcclOp::Send || op == NcclOp::Recv;
-}
-
-bool isCollective(NcclOp op) {
-  return op == NcclOp::AllReduce || op == NcclOp::AllGather || op == NcclOp::ReduceScatter ||
-         op == NcclOp::Broadcast || op == NcclOp::Reduce || op == NcclOp::AllToAll;
-}
-
 // One NCCL call, with what the call says.
 struct Entry {
   CallRef ref;
@@ -82,7 +73,7 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
               nc.commSize[c],
               nc.seq[c],
               nc.start[c]};
-      if (!isP2p(e.op) && !isCollective(e.op)) continue;
+      if (!traces::movesData(e.op)) continue;
       members.members[e.comm].insert(global[r]);
       if (e.commRank >= 0) members.global.emplace(std::pair{e.comm, e.commRank}, global[r]);
       entries.push_back(e);
@@ -98,7 +89,7 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   std::map<uint64_t, std::map<int, std::vector<const Entry*>>> colls;
   for (const Entry& e : entries) {
     const int self = global[e.ref.rank];
-    if (isP2p(e.op)) {
+    if (traces::isPointToPoint(e.op)) {
       const int peer = members.peerOf(e, self);
       if (peer < 0 || !indexOfGlobal.count(peer)) {
         out.p2pLeft.push_back(e.ref);

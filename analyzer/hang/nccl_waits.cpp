@@ -15,32 +15,10 @@ namespace {
 using traces::NcclCalls;
 using traces::NcclOp;
 
+// A point-to-point call by its NCCL name ("ncclRecv"), a collective as a person says it.
 const char* callName(NcclOp op) {
-  switch (op) {
-    case NcclOp::Send:
-      return "ncclSend";
-    case NcclOp::Recv:
-      return "ncclRecv";
-    case NcclOp::AllReduce:
-      return "all-reduce";
-    case NcclOp::AllGather:
-      return "all-gather";
-    case NcclOp::ReduceScatter:
-      return "reduce-scatter";
-    case NcclOp::Broadcast:
-      return "broadcast";
-    case NcclOp::Reduce:
-      return "reduce";
-    case NcclOp::AllToAll:
-      return "all-to-all";
-    default:
-      return "NCCL call";
-  }
-}
-
-bool isCollective(NcclOp op) {
-  return op == NcclOp::AllReduce || op == NcclOp::AllGather || op == NcclOp::ReduceScatter ||
-         op == NcclOp::Broadcast || op == NcclOp::Reduce || op == NcclOp::AllToAll;
+  const traces::NcclOpInfo& info = traces::ncclOpInfo(op);
+  return info.pointToPoint ? info.api : info.collective ? info.human : "NCCL call";
 }
 
 std::string hex(uint64_t v) {
@@ -112,7 +90,7 @@ std::vector<std::vector<uint64_t>> collectiveNumbers(const traces::Run& run) {
     std::map<uint64_t, uint64_t> count;
     out[r].assign(c.size(), 0);
     for (size_t i = 0; i < c.size(); ++i) {
-      if (!isCollective(c.op[i])) continue;
+      if (!traces::isCollective(c.op[i])) continue;
       const uint64_t n = ++count[c.comm[i]];
       out[r][i] = c.seq[i] > 0 ? c.seq[i] : n;
     }
@@ -286,8 +264,8 @@ NcclFindings ncclFindings(const traces::Run& run) {
         Wait w;
         w.since = nc.start[call];
         w.nccl = true;
-        const bool collective = isCollective(nc.op[call]);
-        if (!collective && nc.op[call] != NcclOp::Send && nc.op[call] != NcclOp::Recv) continue;
+        const bool collective = traces::isCollective(nc.op[call]);
+        if (!traces::movesData(nc.op[call])) continue;
         w.what = collective
                      ? std::string(callName(nc.op[call])) + " #" +
                            std::to_string(numbers[r][call]) + " of comm " + hex(nc.comm[call])

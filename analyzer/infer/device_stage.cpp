@@ -106,7 +106,7 @@ std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks,
   std::vector<Cut> cuts;
   const auto& calls = t.ncclCalls;
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (!isNcclTransferCall(calls.op[i])) continue;
+    if (!traces::movesData(calls.op[i])) continue;
     auto it = typed.find(static_cast<int32_t>(i));
     cuts.push_back({calls.start[i], it == typed.end() ? CutKind::Other : it->second});
   }

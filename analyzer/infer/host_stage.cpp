@@ -7,8 +7,6 @@
 
 namespace bubblescope::analysis {
 
-using traces::NcclOp;
-
 void addHostMatches(const traces::Run& run, const std::vector<RankOps>& marks,
                     CommMatches& matches) {
   std::vector<std::vector<int32_t>> calls(run.ranks.size());
@@ -17,7 +15,7 @@ void addHostMatches(const traces::Run& run, const std::vector<RankOps>& marks,
     if (!marks[r].commKernels.empty()) continue;
     const auto& c = run.ranks[r].ncclCalls;
     for (size_t i = 0; i < c.size(); ++i) {
-      if (c.op[i] == NcclOp::Send || c.op[i] == NcclOp::Recv) {
+      if (traces::isPointToPoint(c.op[i])) {
         calls[r].push_back(static_cast<int32_t>(i));
         any = true;
       }
@@ -41,7 +39,7 @@ traces::ThreadIndex postingThread(const traces::RankTrace& t) {
   std::unordered_map<traces::ThreadIndex, size_t> count;
   const auto& c = t.ncclCalls;
   for (size_t i = 0; i < c.size(); ++i) {
-    if (c.op[i] == NcclOp::Send || c.op[i] == NcclOp::Recv) ++count[c.thread[i]];
+    if (traces::isPointToPoint(c.op[i])) ++count[c.thread[i]];
   }
   traces::ThreadIndex best = 0;
   size_t most = 0;
@@ -123,7 +121,7 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
             [](const RecognizedComm& a, const RecognizedComm& b) { return a.start < b.start; });
   // With no device work, a collective's host call is the gradient sync itself.
   for (size_t i = 0; i < c.size(); ++i) {
-    if (isNcclCollective(c.op[i])) out.gradSync.push_back({c.start[i], c.end[i]});
+    if (traces::isCollective(c.op[i])) out.gradSync.push_back({c.start[i], c.end[i]});
   }
   std::sort(out.gradSync.begin(), out.gradSync.end(),
             [](const Interval& a, const Interval& b) { return a.start < b.start; });

@@ -9,7 +9,6 @@
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/infer/device_stage.h"
 #include "analyzer/infer/host_stage.h"
-#include "analyzer/infer/inferred_steps.h"
 #include "analyzer/infer/op_segments.h"
 #include "analyzer/infer/p2p_chain.h"
 #include "analyzer/infer/step_pattern.h"
@@ -64,7 +63,7 @@ VStage vStageOf(const traces::RankTrace& t, const RankOps& marks, const Launches
   std::vector<StageCall> calls;
   const auto& c = t.ncclCalls;
   for (size_t i = 0; i < c.size(); ++i) {
-    if (onHost ? c.thread[i] != poster : !isNcclTransferCall(c.op[i])) continue;
+    if (onHost ? c.thread[i] != poster : !traces::movesData(c.op[i])) continue;
     const auto row = static_cast<int32_t>(i);
     auto kind = typed.find(row);
     calls.push_back(

@@ -15,10 +15,10 @@ void cutInferredSteps(const traces::RankTrace& t, RankOps& ops, int microbatches
     std::vector<TimeNs> posts, receives;
     for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
       const NcclOp op = t.ncclCalls.op[i];
-      if (op == NcclOp::Send || op == NcclOp::Recv) {
+      if (traces::isPointToPoint(op)) {
         posts.push_back(t.ncclCalls.start[i]);
         if (op == NcclOp::Recv) receives.push_back(t.ncclCalls.start[i]);
-      } else if (isNcclCollective(op)) {
+      } else if (traces::isCollective(op)) {
         collectives.push_back({t.ncclCalls.start[i], t.ncclCalls.end[i]});
       }
     }

@@ -61,31 +61,10 @@ std::string commKinds(const traces::Run& run) {
   std::set<std::string> kinds;
   for (const auto& r : run.ranks) {
     for (traces::NcclOp op : r.ncclCalls.op) {
-      switch (op) {
-        case traces::NcclOp::Send:
-        case traces::NcclOp::Recv:
-          kinds.insert("send/recv");
-          break;
-        case traces::NcclOp::AllReduce:
-          kinds.insert("all-reduce");
-          break;
-        case traces::NcclOp::AllGather:
-          kinds.insert("all-gather");
-          break;
-        case traces::NcclOp::ReduceScatter:
-          kinds.insert("reduce-scatter");
-          break;
-        case traces::NcclOp::Broadcast:
-          kinds.insert("broadcast");
-          break;
-        case traces::NcclOp::Reduce:
-          kinds.insert("reduce");
-          break;
-        case traces::NcclOp::AllToAll:
-          kinds.insert("all-to-all");
-          break;
-        default:
-          break;
+      if (traces::isPointToPoint(op)) {
+        kinds.insert("send/recv");
+      } else if (traces::isCollective(op)) {
+        kinds.insert(traces::ncclOpInfo(op).human);
       }
     }
   }

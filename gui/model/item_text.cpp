@@ -58,38 +58,7 @@ std::string fitLabel(std::string_view text, double widthPx, double charW) {
 }
 
 const char* ncclOpName(traces::NcclOp op) {
-  using traces::NcclOp;
-  switch (op) {
-    case NcclOp::Unknown:
-      return "nccl (unknown)";
-    case NcclOp::Send:
-      return "ncclSend";
-    case NcclOp::Recv:
-      return "ncclRecv";
-    case NcclOp::AllReduce:
-      return "ncclAllReduce";
-    case NcclOp::AllGather:
-      return "ncclAllGather";
-    case NcclOp::ReduceScatter:
-      return "ncclReduceScatter";
-    case NcclOp::Broadcast:
-      return "ncclBroadcast";
-    case NcclOp::Reduce:
-      return "ncclReduce";
-    case NcclOp::AllToAll:
-      return "ncclAllToAll";
-    case NcclOp::GroupStart:
-      return "ncclGroupStart";
-    case NcclOp::GroupEnd:
-      return "ncclGroupEnd";
-    case NcclOp::CommInitRank:
-      return "ncclCommInitRank";
-    case NcclOp::CommSplit:
-      return "ncclCommSplit";
-    case NcclOp::CommDestroy:
-      return "ncclCommDestroy";
-  }
-  return "nccl";
+  return op == traces::NcclOp::Unknown ? "nccl (unknown)" : traces::ncclOpInfo(op).api;
 }
 
 const char* memcpyKindName(traces::MemcpyKind k) {

@@ -57,16 +57,17 @@ TEST(NcclIds, UnmatchedGroupEndLeavesTheDepthAtZero) {
 }
 
 TEST(NcclNames, ApiNamesMapToOpsAndOthersToUnknown) {
-  EXPECT_EQ(ncclOpOfName("ncclSend"), NcclOp::Send);
-  EXPECT_EQ(ncclOpOfName("ncclRecv"), NcclOp::Recv);
-  EXPECT_EQ(ncclOpOfName("ncclAllReduce"), NcclOp::AllReduce);
-  EXPECT_EQ(ncclOpOfName("ncclReduceScatter"), NcclOp::ReduceScatter);
-  EXPECT_EQ(ncclOpOfName("ncclGroupEnd"), NcclOp::GroupEnd);
-  EXPECT_EQ(ncclOpOfName("ncclCommInitRankConfig"), NcclOp::CommInitRank);
-  EXPECT_EQ(ncclOpOfName("ncclCommAbort"), NcclOp::CommDestroy);
-  EXPECT_EQ(ncclOpOfName("ncclBcast"), NcclOp::Unknown);  // its ncclBroadcast nests inside
-  EXPECT_EQ(ncclOpOfName("ncclSendX"), NcclOp::Unknown);
-  EXPECT_EQ(ncclOpOfName(""), NcclOp::Unknown);
+  EXPECT_EQ(traces::ncclOpOfApiName("ncclSend"), NcclOp::Send);
+  EXPECT_EQ(traces::ncclOpOfApiName("ncclRecv"), NcclOp::Recv);
+  EXPECT_EQ(traces::ncclOpOfApiName("ncclAllReduce"), NcclOp::AllReduce);
+  EXPECT_EQ(traces::ncclOpOfApiName("ncclReduceScatter"), NcclOp::ReduceScatter);
+  EXPECT_EQ(traces::ncclOpOfApiName("ncclGroupEnd"), NcclOp::GroupEnd);
+  EXPECT_EQ(traces::ncclOpOfApiName("ncclCommInitRankConfig"), NcclOp::CommInitRank);
+  EXPECT_EQ(traces::ncclOpOfApiName("ncclCommAbort"), NcclOp::CommDestroy);
+  // ncclBcast: its ncclBroadcast nests inside.
+  EXPECT_EQ(traces::ncclOpOfApiName("ncclBcast"), NcclOp::Unknown);
+  EXPECT_EQ(traces::ncclOpOfApiName("ncclSendX"), NcclOp::Unknown);
+  EXPECT_EQ(traces::ncclOpOfApiName(""), NcclOp::Unknown);
 }
 
 TEST(NcclNames, TypeSizesFollowNcclDataTypeAndSeqClassesSplitSendAndRecv) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "traces/model/nccl_op.h"
 #include "traces/model/string_table.h"
 #include "traces/model/time.h"
 
@@ -151,23 +152,6 @@ struct ApiCalls {
   void forEachColumn(F&& f) {
     f(start), f(end), f(thread), f(name), f(correlation);
   }
-};
-
-enum class NcclOp : uint8_t {
-  Unknown = 0,
-  Send,
-  Recv,
-  AllReduce,
-  AllGather,
-  ReduceScatter,
-  Broadcast,
-  Reduce,
-  AllToAll,
-  GroupStart,
-  GroupEnd,
-  CommInitRank,
-  CommSplit,
-  CommDestroy,
 };
 
 enum class NcclSource : uint8_t { Hook = 0, Nvtx = 1, Import = 2 };

@@ -394,7 +394,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               n.start[i] = st.int64(0);
               n.end[i] = st.int64(1);
               n.thread[i] = ids.thread(st.int64(2));
-              n.op[i] = enumInRange(file, "nccl_calls.op", st.int64(3), NcclOp::CommDestroy);
+              n.op[i] = enumInRange(file, "nccl_calls.op", st.int64(3), kLastNcclOp);
               n.peer[i] =
                   fieldInRange<int32_t>(file, "nccl_calls.peer", st.int64(4), -1, INT32_MAX);
               n.count[i] = static_cast<uint64_t>(st.int64(5));

@@ -227,10 +227,9 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
     std::vector<uint64_t>& members = groupCalls[g->externalId];
     while (it != calls.begin()) {
       --it;
-      const bool p2p = it->op == NcclOp::Send || it->op == NcclOp::Recv;
       const bool ownKernel = std::any_of(it->externalIds.begin(), it->externalIds.end(),
                                          [&](uint64_t e) { return launching.count(e) > 0; });
-      if (it->thread != g->thread || !p2p || ownKernel || it->grouped) break;
+      if (it->thread != g->thread || !isPointToPoint(it->op) || ownKernel || it->grouped) break;
       it->grouped = true;
       members.push_back(static_cast<uint64_t>(it - calls.begin()) + 1);
     }

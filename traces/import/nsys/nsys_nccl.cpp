@@ -18,11 +18,6 @@ bool isNcclKernelName(std::string_view n) {
          n.find("ncclKernel") != std::string_view::npos;
 }
 
-// Sends, receives and collectives: the calls that make device work.
-bool isWork(NcclOp op) {
-  return op > NcclOp::Unknown && op < NcclOp::GroupStart;
-}
-
 // The outermost ncclGroupEnd of a group, and the work calls made inside the group.
 struct Group {
   ThreadIndex thread = 0;
@@ -90,7 +85,7 @@ void NsysReader::linkNcclKernels(Rank& r) {
         groups.push_back({n.thread[i], n.start[i], n.end[i], std::move(members)});
         members.clear();
       }
-    } else if (isWork(n.op[i])) {
+    } else if (movesData(n.op[i])) {
       (depth > 0 ? members : single).push_back(i);
     }
   }

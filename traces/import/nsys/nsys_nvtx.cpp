@@ -114,8 +114,8 @@ void NsysReader::readNvtx() {
     if (!op) continue;
     NcclCalls& calls = b.trace().ncclCalls;
     const std::string_view json = st.text(7);
-    // Sends, receives and collectives (the ops before the group brackets) need their payload.
-    if (*op > NcclOp::Unknown && *op < NcclOp::GroupStart && json.empty()) ++withoutPayload;
+    // Sends, receives and collectives need their payload.
+    if (movesData(*op) && json.empty()) ++withoutPayload;
     // Ranks in a payload are range-checked: a cast would wrap 2^32 + 3 to peer 3.
     auto rank = [&](std::string_view key, const char* field) {
       return fieldInRange<int32_t>(file_, field, payloadNumber(json, key), -1, INT32_MAX);
