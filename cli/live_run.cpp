@@ -126,18 +126,10 @@ traces::Run liveRun(std::vector<LiveRank> ranks, int64_t minWaitNs) {
       const std::optional<bool> done = ledger.answered(r, c);
       if (done.value_or(false) ? !ledger.partnersHold(r, c) : c.startNs > oldEnough) continue;
       traces::NcclCall n;
+      n.fields() = c;
       n.start = c.startNs;
       n.end = c.endNs != 0 ? c.endNs : s.aliveNs;  // not returned yet: in it when last seen
       n.thread = t.threadIndex(c.tid);
-      n.op = c.op;
-      n.peer = c.peer;
-      n.count = c.count;
-      n.dtype = c.dtype;
-      n.bytes = c.bytes;
-      n.comm = c.comm;
-      n.commRank = c.commRank;
-      n.commSize = c.commSize;
-      n.seq = c.seq;
       t.ncclCalls.push(n);
     }
     run.ranks.push_back(std::move(t));

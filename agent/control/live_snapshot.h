@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "agent/control/protocol.h"
-#include "traces/model/events.h"
+#include "traces/model/nccl_call.h"
 
 namespace bubblescope::control {
 
@@ -29,15 +29,8 @@ struct LiveRange {
   std::string name;
 };
 
-struct LiveCall {
-  traces::NcclOp op = traces::NcclOp::Unknown;
-  int32_t peer = -1;  // within the communicator
-  uint64_t count = 0;
-  uint64_t bytes = 0;
-  uint8_t dtype = 0;
-  uint64_t comm = 0;  // hash
-  int32_t commRank = -1, commSize = -1;
-  uint64_t seq = 0;  // collectives: per communicator; send/recv: per communicator and peer
+// seq: collectives per communicator, send/recv per communicator and peer; no groupDepth.
+struct LiveCall : traces::NcclCallFields {
   int64_t startNs = 0, endNs = 0;
   uint64_t tid = 0;
 };

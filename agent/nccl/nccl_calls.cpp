@@ -43,22 +43,13 @@ T field(const NcclNvtxPayload& p, size_t offset) {
 void decodeCall(RecordSink& sink, const RecordView& view) {
   const auto& p = view.as<NcclCallPayload>();
   traces::NcclCallRecord r;
+  r.fields() = p;
   r.id = p.id;
   r.start = sink.toNs(p.start);
   r.end = sink.toNs(p.end);
   r.tid = view.tid;
-  r.op = static_cast<NcclOp>(p.op);
-  r.peer = p.peer;
-  r.count = p.count;
-  r.dtype = p.dtype;
-  r.bytes = p.bytes;
-  r.comm = p.comm;
-  r.commRank = p.commRank;
-  r.commSize = p.commSize;
   r.stream = p.stream;
-  r.groupDepth = p.groupDepth;
-  r.seq = p.seq;
-  r.source = static_cast<traces::NcclSource>(p.source);
+  r.source = traces::NcclSource::Hook;
   sink.trace().add(r);
 }
 

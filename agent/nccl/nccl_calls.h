@@ -10,7 +10,7 @@
 
 #include "agent/core/producer.h"
 #include "traces/format/nccl_ids.h"
-#include "traces/model/events.h"
+#include "traces/model/nccl_call.h"
 
 namespace bubblescope::agent {
 
@@ -18,22 +18,13 @@ inline constexpr uint64_t kGroupIdBit = traces::kNcclGroupIdBit;
 inline constexpr uint64_t kGroupStartIndex = traces::kNcclGroupStartIndex;
 inline constexpr uint8_t kUnknownDtype = 255;  // NVTX payloads carry bytes, not the type
 
-// Written when a call returns (hook) or its NVTX range pops (NVTX route). Ticks.
-struct NcclCallPayload {
+// Written by the hook when a call returns (source Hook). Ticks.
+struct NcclCallPayload : traces::NcclCallFields {
   uint64_t id;
   uint64_t start, end;
-  uint64_t count;
-  uint64_t bytes;
-  uint64_t comm;    // hash
   uint64_t stream;  // cudaStream_t
-  uint64_t seq;
-  int32_t peer;  // send/recv peer, root of a rooted collective, -1
-  int32_t commRank, commSize;
-  uint8_t op;  // traces::NcclOp
-  uint8_t dtype;
-  uint8_t groupDepth;
-  uint8_t source;  // traces::NcclSource
 };
+static_assert(sizeof(NcclCallPayload) == 80, "a ring record of 88 bytes with its header");
 
 // NCCL's NVTX range as it popped: the op (from the range's name) and the payload bytes as NCCL
 // laid them out (nvtx_payload_schemas.h); the writer reads the fields.

@@ -25,7 +25,7 @@ using traces::NcclOp;
 RealNccl<decltype(&pncclCommUserRank)> g_userRank("ncclCommUserRank");
 RealNccl<decltype(&pncclCommCount)> g_count("ncclCommCount");
 
-// What a call is, for its record.
+// The call as NCCL was given it: handles, before the communicator table names them.
 struct Call {
   NcclOp op;
   const void* comm = nullptr;  // ncclComm_t
@@ -48,48 +48,43 @@ void learnRank(const void* comm, CommInfo& info) {
   }
 }
 
+// What the call says, as its record and the live history both keep it.
+traces::NcclCallFields fieldsOf(const Call& c, CommInfo* info) {
+  traces::NcclCallFields f;
+  f.op = c.op;
+  f.peer = c.peer;
+  f.count = c.count;
+  f.dtype = static_cast<uint8_t>(c.dtype);
+  // A GroupEnd's count is the calls of its group: it moves no bytes itself.
+  f.bytes = traces::movesData(c.op) ? c.count * ncclTypeSize(c.dtype) : 0;
+  if (info != nullptr) {
+    if (info->size.load(std::memory_order_relaxed) < 0) learnRank(c.comm, *info);
+    f.comm = info->hash.load(std::memory_order_relaxed);
+    f.commRank = info->rank.load(std::memory_order_relaxed);
+    f.commSize = info->size.load(std::memory_order_relaxed);
+  }
+  return f;
+}
+
 void record(const Call& c, uint64_t id, uint64_t seq, uint64_t start, uint64_t end,
             uint8_t groupDepth, CommInfo* info) {
-  NcclCallPayload p = {};
+  NcclCallPayload p;
+  p.fields() = fieldsOf(c, info);
+  p.seq = seq;
+  p.groupDepth = groupDepth;
   p.id = id;
   p.start = start;
   p.end = end;
-  p.count = c.count;
-  p.dtype = static_cast<uint8_t>(c.dtype);
-  // A GroupEnd's count is the calls of its group: it moves no bytes itself.
-  p.bytes = traces::movesData(c.op) ? c.count * ncclTypeSize(c.dtype) : 0;
   p.stream = reinterpret_cast<uint64_t>(c.stream);
-  p.seq = seq;
-  p.peer = c.peer;
-  p.op = static_cast<uint8_t>(c.op);
-  p.groupDepth = groupDepth;
-  p.source = static_cast<uint8_t>(traces::NcclSource::Hook);
-  p.commRank = p.commSize = -1;
-  if (info != nullptr) {
-    if (info->size.load(std::memory_order_relaxed) < 0) learnRank(c.comm, *info);
-    p.comm = info->hash.load(std::memory_order_relaxed);
-    p.commRank = info->rank.load(std::memory_order_relaxed);
-    p.commSize = info->size.load(std::memory_order_relaxed);
-  }
   append(Source::Nccl, g_ncclTypes.call, p);
 }
 
 // The call as the live `hang` query's history keeps it.
 RecentCall recentCall(NcclThread& t, const Call& c, CommInfo* info, uint64_t start) {
   RecentCall rc;
+  rc.fields() = fieldsOf(c, info);
   rc.startTicks = start;
   rc.tid = osThreadId(t);
-  rc.op = c.op;
-  rc.peer = c.peer;
-  rc.count = c.count;
-  rc.bytes = c.count * ncclTypeSize(c.dtype);
-  rc.dtype = static_cast<uint8_t>(c.dtype);
-  if (info != nullptr) {
-    if (info->size.load(std::memory_order_relaxed) < 0) learnRank(c.comm, *info);
-    rc.comm = info->hash.load(std::memory_order_relaxed);
-    rc.commRank = info->rank.load(std::memory_order_relaxed);
-    rc.commSize = info->size.load(std::memory_order_relaxed);
-  }
   return rc;
 }
 

@@ -10,24 +10,17 @@
 #include <cstdint>
 #include <vector>
 
-#include "traces/model/events.h"
+#include "traces/model/nccl_call.h"
 
 namespace bubblescope::agent {
 
 inline constexpr uint32_t kRecentCalls = 64;
 
-struct RecentCall {
+// seq: collectives the n-th of their communicator, send/recv the n-th to/from that peer.
+struct RecentCall : traces::NcclCallFields {
   uint64_t startTicks = 0;
   uint64_t endTicks = 0;  // 0: the call has not returned
   uint64_t tid = 0;
-  uint64_t comm = 0;  // hash, 0 = unknown communicator
-  uint64_t count = 0;
-  uint64_t bytes = 0;
-  uint64_t seq = 0;   // collectives: n-th of its communicator; send/recv: n-th to/from that peer
-  int32_t peer = -1;  // rank within the communicator (root of a rooted collective), -1
-  int32_t commRank = -1, commSize = -1;
-  traces::NcclOp op = traces::NcclOp::Unknown;
-  uint8_t dtype = 0;
 };
 
 // Calls made so far: per communicator and peer for sends (kind Send) and receives (Recv), per

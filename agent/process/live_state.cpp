@@ -50,15 +50,7 @@ control::LiveSnapshot gatherLiveSnapshot() {
   s.ncclRead = copyRecentCalls(calls, counts);
   for (const RecentCall& rc : calls) {
     control::LiveCall c;
-    c.op = rc.op;
-    c.peer = rc.peer;
-    c.count = rc.count;
-    c.bytes = rc.bytes;
-    c.dtype = rc.dtype;
-    c.comm = rc.comm;
-    c.commRank = rc.commRank;
-    c.commSize = rc.commSize;
-    c.seq = rc.seq;
+    c.fields() = rc;
     c.startNs = ticks.toNs(rc.startTicks);
     c.endNs = rc.endTicks != 0 ? ticks.toNs(rc.endTicks) : 0;
     c.tid = rc.tid;

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "traces/model/nccl_op.h"
+#include "traces/model/nccl_call.h"
 #include "traces/model/string_table.h"
 #include "traces/model/time.h"
 
@@ -154,23 +154,12 @@ struct ApiCalls {
   }
 };
 
-enum class NcclSource : uint8_t { Hook = 0, Nvtx = 1, Import = 2 };
-
 // One NCCL call, for code that builds the table a call at a time (importers, the live query):
 // NcclCalls::push fills every column, so none is forgotten.
-struct NcclCall {
+struct NcclCall : NcclCallFields {
   TimeNs start = 0, end = 0;
   ThreadIndex thread = 0;
-  NcclOp op = NcclOp::Unknown;
-  int32_t peer = -1;
-  uint64_t count = 0;
-  uint8_t dtype = 0;
-  uint64_t bytes = 0;
-  uint64_t comm = 0;
-  int32_t commRank = -1, commSize = -1;
   uint64_t streamHandle = 0;
-  uint8_t groupDepth = 0;
-  uint64_t seq = 0;
   uint64_t id = 0;
   NcclSource source = NcclSource::Hook;
 };
@@ -205,6 +194,14 @@ struct NcclCalls {
     commSize.push_back(c.commSize), streamHandle.push_back(c.streamHandle);
     groupDepth.push_back(c.groupDepth), seq.push_back(c.seq), id.push_back(c.id);
     source.push_back(c.source);
+  }
+  // Row i's fields, as the call's other shapes hold them.
+  NcclCallFields fieldsAt(size_t i) const {
+    NcclCallFields f;
+    f.comm = comm[i], f.count = count[i], f.bytes = bytes[i], f.seq = seq[i], f.peer = peer[i];
+    f.commRank = commRank[i], f.commSize = commSize[i], f.op = op[i], f.dtype = dtype[i];
+    f.groupDepth = groupDepth[i];
+    return f;
   }
 };
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "traces/model/events.h"
+#include "traces/model/nccl_call.h"
 #include "traces/model/string_table.h"
 #include "traces/model/time.h"
 
@@ -86,20 +87,11 @@ struct ApiCallRecord {
   int32_t returnValue = 0;
 };
 
-struct NcclCallRecord {
+struct NcclCallRecord : NcclCallFields {
   uint64_t id = 0;
   TimeNs start = 0, end = 0;
   uint64_t tid = 0;
-  NcclOp op = NcclOp::Unknown;
-  int32_t peer = -1;
-  uint64_t count = 0;
-  uint8_t dtype = 0;
-  uint64_t bytes = 0;
-  uint64_t comm = 0;
-  int32_t commRank = -1, commSize = -1;
-  uint64_t stream = 0;
-  uint8_t groupDepth = 0;
-  uint64_t seq = 0;
+  uint64_t stream = 0;  // the cudaStream_t passed in
   NcclSource source = NcclSource::Hook;
 };
 

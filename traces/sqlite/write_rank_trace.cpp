@@ -67,9 +67,8 @@ void writeRankTrace(const RankTrace& t, const std::filesystem::path& file) {
   }
   const auto& n = t.ncclCalls;
   for (size_t i = 0; i < n.size(); ++i) {
-    w.add(NcclCallRecord{n.id[i], n.start[i], n.end[i], tid(n.thread[i]), n.op[i], n.peer[i],
-                         n.count[i], n.dtype[i], n.bytes[i], n.comm[i], n.commRank[i],
-                         n.commSize[i], n.streamHandle[i], n.groupDepth[i], n.seq[i], n.source[i]});
+    w.add(NcclCallRecord{n.fieldsAt(i), n.id[i], n.start[i], n.end[i], tid(n.thread[i]),
+                         n.streamHandle[i], n.source[i]});
   }
   const auto& c = t.correlations;
   for (size_t i = 0; i < c.size(); ++i) {

@@ -8,16 +8,11 @@
 namespace bubblescope::traces::import {
 namespace {
 
-struct Call {
+// groupDepth 1: one of a coalesced group's calls.
+struct Call : NcclCallFields {
   TimeNs start = 0, end = 0;
   ThreadIndex thread = 0;
-  NcclOp op = NcclOp::Unknown;
-  int32_t peer = -1;
-  uint64_t count = 0, bytes = 0, comm = 0, seq = 0;
-  uint8_t dtype = 0;
-  int32_t commRank = -1, commSize = -1;
   std::vector<uint64_t> externalIds;
-  bool grouped = false;  // one of a coalesced group's calls
 };
 
 template <class T>
@@ -229,8 +224,10 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
       --it;
       const bool ownKernel = std::any_of(it->externalIds.begin(), it->externalIds.end(),
                                          [&](uint64_t e) { return launching.count(e) > 0; });
-      if (it->thread != g->thread || !isPointToPoint(it->op) || ownKernel || it->grouped) break;
-      it->grouped = true;
+      if (it->thread != g->thread || !isPointToPoint(it->op) || ownKernel || it->groupDepth != 0) {
+        break;
+      }
+      it->groupDepth = 1;
       members.push_back(static_cast<uint64_t>(it - calls.begin()) + 1);
     }
   }
@@ -238,19 +235,10 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
   for (size_t i = 0; i < calls.size(); ++i) {
     const Call& c = calls[i];
     NcclCall n;
+    n.fields() = c;
     n.start = c.start;
     n.end = c.end;
     n.thread = c.thread;
-    n.op = c.op;
-    n.peer = c.peer;
-    n.count = c.count;
-    n.dtype = c.dtype;
-    n.bytes = c.bytes;
-    n.comm = c.comm;
-    n.commRank = c.commRank;
-    n.commSize = c.commSize;
-    n.groupDepth = c.grouped ? 1 : 0;
-    n.seq = c.seq;
     n.id = i + 1;
     n.source = NcclSource::Import;
     t.ncclCalls.push(n);
