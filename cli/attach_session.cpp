@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <tuple>
 
 #include "cli/usage_error.h"
 
@@ -37,13 +36,6 @@ std::string seconds(int64_t ns) {
 
 std::string processLabel(const AgentStatus& s) {
   return control::processName(s.pid, s.rank);
-}
-
-bool readingOrder(const AgentStatus& a, const AgentStatus& b) {
-  const auto key = [](const AgentStatus& s) {
-    return std::make_tuple(s.runId, s.rank < 0, s.rank, s.pid);
-  };
-  return key(a) < key(b);
 }
 
 control::DirEnvironment environment() {

@@ -33,8 +33,8 @@ void warn(const std::string& line);
 std::string seconds(int64_t ns);
 // "rank 3 (pid 1234)" or "pid 1234".
 std::string processLabel(const control::AgentStatus& s);
-// Sorted as a person reads a job: by run, rank (ranked processes first), pid.
-bool readingOrder(const control::AgentStatus& a, const control::AgentStatus& b);
+// Sorted as a person reads a job (agent/control/targets.h).
+using control::readingOrder;
 control::DirEnvironment environment();
 // Where the control sockets were looked for, for "no attachable processes (...)".
 std::string looked(const std::vector<std::filesystem::path>& searched);

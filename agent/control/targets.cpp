@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <tuple>
 
 namespace bubblescope::control {
 namespace {
@@ -87,6 +88,13 @@ AgentStatus statusFromReply(const Reply& r, int64_t pid) {
 std::string processName(int64_t pid, int64_t rank) {
   return rank >= 0 ? "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ")"
                    : "pid " + std::to_string(pid);
+}
+
+bool readingOrder(const AgentStatus& a, const AgentStatus& b) {
+  const auto key = [](const AgentStatus& s) {
+    return std::make_tuple(s.runId, s.rank < 0, s.rank, s.pid);
+  };
+  return key(a) < key(b);
 }
 
 }  // namespace bubblescope::control

@@ -46,5 +46,7 @@ AgentStatus statusFromReply(const Reply& reply, int64_t pid);
 
 // "rank 3", or "pid 1234" for a process without a rank: how output names a process.
 std::string processName(int64_t pid, int64_t rank);
+// Sorted as a person reads a job: by run, rank (ranked processes first), pid.
+bool readingOrder(const AgentStatus& a, const AgentStatus& b);
 
 }  // namespace bubblescope::control
