@@ -12,11 +12,11 @@
 
 #include "analyzer/hang/hang_analysis.h"
 #include "analyzer/hang/hang_output.h"
+#include "analyzer/hang/live_run.h"
 #include "cli/attach_session.h"
 #include "cli/exit_codes.h"
 #include "cli/live_answers.h"
 #include "cli/live_query.h"
-#include "cli/live_run.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
 #include "traces/files/output_file.h"
@@ -87,7 +87,8 @@ int runHang(const HangOptions& o) {
   if (live || saved) {
     const std::vector<LiveRank> ranks = oneRun(live ? askLive(o, problem) : readSaved(o, problem));
     if (ranks.empty()) return kBadInput;
-    run = liveRun(ranks, static_cast<int64_t>(std::llround(o.minWaitSeconds * 1e9)));
+    const auto minWaitNs = static_cast<int64_t>(std::llround(o.minWaitSeconds * 1e9));
+    run = analysis::hang::liveRun(ranks, minWaitNs);
   } else {
     run = loadRun(o.runs);
   }

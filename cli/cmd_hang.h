@@ -2,9 +2,9 @@
 // `bubblescope hang RUN`: the post-mortem of a run that hung or mismatched: where each rank
 // stopped, who waits for whom, one diagnosis. `bubblescope hang --all` / `--pid PID...`: the same
 // report for a job that runs (or sits hung) now, from what each process's agent answers on its
-// control socket (cli/live_run.h); `bubblescope hang FILE...` the same from answers each node
-// saved (--save: cli/live_answers.h). Exit 1 when it finds a hang or mismatch, 0 when the run ended
-// cleanly (or, live, nothing has waited long), 2 on bad input.
+// control socket (analyzer/hang/live_run.h); `bubblescope hang FILE...` the same from answers
+// each node saved (--save: cli/live_answers.h). Exit 1 when it finds a hang or mismatch, 0 when
+// the run ended cleanly (or, live, nothing has waited long), 2 on bad input.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -111,7 +111,7 @@ void HangWatch::report() {
   traces::Run run;
   if (!liveRunId_.empty()) {
     // Nothing has moved for the timeout: every wait is at least that old.
-    run = liveRun(lastAnswers_, static_cast<int64_t>(timeoutSeconds_ * 0.5e9));
+    run = analysis::hang::liveRun(lastAnswers_, static_cast<int64_t>(timeoutSeconds_ * 0.5e9));
   } else {
     std::vector<fs::path> files;
     for (const fs::path& f : traces::findTraceFiles(dir_)) {

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/live_run.h"
+#include "analyzer/hang/live_run.h"
 
 namespace bubblescope::cli {
 
@@ -52,7 +52,8 @@ class HangWatch {
   double timeoutSeconds_;
   std::set<std::string> ignore_;
   std::string liveRunId_;
-  std::vector<LiveRank> lastAnswers_;  // live: what the processes said at the last look
+  // Live: what the processes said at the last look.
+  std::vector<analysis::hang::LiveRank> lastAnswers_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;

@@ -6,10 +6,12 @@
 #include <vector>
 
 #include "agent/control/protocol.h"
+#include "analyzer/hang/live_run.h"
 #include "cli/attach_session.h"
-#include "cli/live_run.h"
 
 namespace bubblescope::cli {
+
+using analysis::hang::LiveRank;  // a process's status and answer
 
 struct LiveAnswers {
   std::vector<LiveRank> ranks;          // in the order asked

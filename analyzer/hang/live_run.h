@@ -1,7 +1,7 @@
 #pragma once
 // `bubblescope hang --all`: the answers of a running job's processes (live_snapshot.h) as the run
-// the post-mortem analysis reads (analyzer/hang), so the live and the recorded report are one.
-// Pure.
+// the post-mortem analysis reads (hang_analysis.h), so the live and the recorded report are one.
+// Pure: the command line asks the sockets (cli/live_query.h), this assembles the run.
 //
 // Two things differ from a recorded run, and are settled here:
 // - Histories are cut: each process keeps its last NCCL calls, cut at different places. A call
@@ -18,7 +18,7 @@
 #include "agent/control/targets.h"
 #include "traces/model/trace.h"
 
-namespace bubblescope::cli {
+namespace bubblescope::analysis::hang {
 
 struct LiveRank {
   control::AgentStatus status;
@@ -28,4 +28,4 @@ struct LiveRank {
 // `ranks` in any order: the run holds them as a person reads a job (by rank).
 traces::Run liveRun(std::vector<LiveRank> ranks, int64_t minWaitNs);
 
-}  // namespace bubblescope::cli
+}  // namespace bubblescope::analysis::hang

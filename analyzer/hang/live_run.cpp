@@ -1,4 +1,4 @@
-#include "cli/live_run.h"
+#include "analyzer/hang/live_run.h"
 
 #include <algorithm>
 #include <map>
@@ -7,9 +7,7 @@
 #include <string>
 #include <tuple>
 
-#include "cli/attach_session.h"
-
-namespace bubblescope::cli {
+namespace bubblescope::analysis::hang {
 namespace {
 
 using control::LiveCall;
@@ -88,8 +86,9 @@ class Ledger {
 }  // namespace
 
 traces::Run liveRun(std::vector<LiveRank> ranks, int64_t minWaitNs) {
-  std::sort(ranks.begin(), ranks.end(),
-            [](const LiveRank& a, const LiveRank& b) { return readingOrder(a.status, b.status); });
+  std::sort(ranks.begin(), ranks.end(), [](const LiveRank& a, const LiveRank& b) {
+    return control::readingOrder(a.status, b.status);
+  });
   traces::Run run;
   run.dir = "live";
   const Ledger ledger(ranks);
@@ -137,4 +136,4 @@ traces::Run liveRun(std::vector<LiveRank> ranks, int64_t minWaitNs) {
   return run;
 }
 
-}  // namespace bubblescope::cli
+}  // namespace bubblescope::analysis::hang

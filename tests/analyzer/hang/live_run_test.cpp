@@ -1,13 +1,14 @@
 // `bubblescope hang --all` builds the run the post-mortem analysis reads from the processes'
-// answers (cli/live_run.h). What it must settle: histories cut at different places still pair up,
-// a call whose partner was made is no wait even when the partner's history lost it, and what has
-// not lasted --min-wait is a job at work, not a hang. Checked through the analysis's own verdict.
+// answers (analyzer/hang/live_run.h). What it must settle: histories cut at different places
+// still pair up, a call whose partner was made is no wait even when the partner's history lost
+// it, and what has not lasted --min-wait is a job at work, not a hang. Checked through the
+// analysis's own verdict.
 #include <gtest/gtest.h>
 
 #include "analyzer/hang/hang_analysis.h"
-#include "cli/live_run.h"
+#include "analyzer/hang/live_run.h"
 
-namespace bubblescope::cli {
+namespace bubblescope::analysis::hang {
 namespace {
 
 using control::LiveCall;
@@ -119,4 +120,4 @@ TEST(LiveRun, ACallWhosePeerDidNotAnswerStaysAWait) {
 }
 
 }  // namespace
-}  // namespace bubblescope::cli
+}  // namespace bubblescope::analysis::hang
