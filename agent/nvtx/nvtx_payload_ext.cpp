@@ -1,18 +1,10 @@
-// The agent as a tool of NVTX's payload extension (nvToolsExtPayload.h). Each module using the
-// extension loads the library named by NVTX_INJECTION64_PATH once more and calls
-// InitializeInjectionNvtxExtension. Without it the extension's calls are no-ops, so NCCL's
-// nvtxRangePopPayload (how ncclCommInitRank closes its range) would never pop. Handled: schema
-// and enum registration (ids only: the agent knows NCCL's layouts), push/pop with a payload;
-// NCCL's domain goes to the NCCL route (agent/nccl/nccl_nvtx.h).
-#include <nvtx3/nvToolsExt.h>
-#include <nvtx3/nvToolsExtPayload.h>
+#include "agent/nvtx/nvtx_payload_ext.h"
 
 #include <atomic>
 
 #include "agent/nccl/nccl_nvtx.h"
 #include "agent/nvtx/nvtx_handlers.h"
 #include "agent/nvtx/nvtx_registry.h"
-#include "agent/process/lifecycle.h"
 
 namespace bubblescope::agent {
 namespace {
@@ -53,15 +45,11 @@ uint8_t NVTX_API domainIsEnabled(nvtxDomainHandle_t) {
 }
 
 }  // namespace
-}  // namespace bubblescope::agent
 
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtxExtension(
-    nvtxExtModuleInfo_t* module) {
-  namespace agent = bubblescope::agent;
-  agent::initAgentOnce();
-  if (agent::agentDisabled() || module == nullptr || module->segmentsCount < 1 ||
-      module->segments == nullptr || module->moduleId != NVTX_EXT_PAYLOAD_MODULEID) {
-    return 0;  // other extensions (counters, memory): their calls stay no-ops
+bool installPayloadHandlers(nvtxExtModuleInfo_t* module) {
+  if (module == nullptr || module->segmentsCount < 1 || module->segments == nullptr ||
+      module->moduleId != NVTX_EXT_PAYLOAD_MODULEID) {
+    return false;
   }
   nvtxExtModuleSegment_t& segment = module->segments[0];
   auto install = [&](size_t id, auto fn) {
@@ -69,10 +57,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtxExt
       segment.functionSlots[id] = reinterpret_cast<intptr_t>(fn);
     }
   };
-  install(NVTX3EXT_CBID_nvtxPayloadSchemaRegister, &agent::schemaRegister);
-  install(NVTX3EXT_CBID_nvtxPayloadEnumRegister, &agent::enumRegister);
-  install(NVTX3EXT_CBID_nvtxRangePushPayload, &agent::rangePushPayload);
-  install(NVTX3EXT_CBID_nvtxRangePopPayload, &agent::rangePopPayload);
-  install(NVTX3EXT_CBID_nvtxDomainIsEnabled, &agent::domainIsEnabled);
-  return 1;
+  install(NVTX3EXT_CBID_nvtxPayloadSchemaRegister, &schemaRegister);
+  install(NVTX3EXT_CBID_nvtxPayloadEnumRegister, &enumRegister);
+  install(NVTX3EXT_CBID_nvtxRangePushPayload, &rangePushPayload);
+  install(NVTX3EXT_CBID_nvtxRangePopPayload, &rangePopPayload);
+  install(NVTX3EXT_CBID_nvtxDomainIsEnabled, &domainIsEnabled);
+  return true;
 }
+
+}  // namespace bubblescope::agent
