@@ -20,7 +20,6 @@
 #include "agent/core/clock.h"
 #include "agent/core/log.h"
 #include "agent/core/writer.h"
-#include "agent/process/live_state.h"
 
 namespace bubblescope::agent {
 namespace {
@@ -52,11 +51,11 @@ std::string refusalLine(const std::string& message) {
 
 class ControlServer {
  public:
-  explicit ControlServer(const ControlIdentity& identity)
+  ControlServer(const ControlIdentity& identity, control::LiveSnapshot (*liveSource)())
       : handler_(Recorder::instance(), identity), ownerPid_(static_cast<pid_t>(identity.pid)) {
     for (auto& fd : connFds_) fd.store(-1);
     handler_.setFileLookup([] { return writerStats().file; });
-    handler_.setLiveSnapshotSource(&gatherLiveSnapshot);
+    handler_.setLiveSnapshotSource(liveSource);
   }
 
   bool open(const control::DirEnvironment& env);
@@ -308,9 +307,10 @@ std::atomic<ControlServer*> g_server{nullptr};
 
 }  // namespace
 
-bool startControlServer(const ControlIdentity& identity, const control::DirEnvironment& env) {
+bool startControlServer(const ControlIdentity& identity, const control::DirEnvironment& env,
+                        control::LiveSnapshot (*liveSource)()) {
   if (g_server.load() != nullptr) return false;
-  auto* server = new ControlServer(identity);
+  auto* server = new ControlServer(identity, liveSource);
   if (!server->open(env)) return false;  // leaked with its (closed) descriptors: a few bytes
   // The step counter runs from now on, so an attach can ask every rank for its current step.
   Recorder::instance().trackSteps(true);

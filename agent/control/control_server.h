@@ -9,7 +9,9 @@
 namespace bubblescope::agent {
 
 // Starts the server once per process image; false (after one warning line) if it cannot.
-bool startControlServer(const ControlIdentity& identity, const control::DirEnvironment& env);
+// `liveSource` answers `hang` (agent/process/live_state.h).
+bool startControlServer(const ControlIdentity& identity, const control::DirEnvironment& env,
+                        control::LiveSnapshot (*liveSource)());
 // At exit: the socket file is removed so no client finds a process that cannot answer.
 void stopControlServer();
 // fork(): the child closes the parent's sockets without removing the file (the parent keeps

@@ -186,7 +186,7 @@ void startControl() {
   c.expectedFile = traceFileName(id.rank, c.pid);
   c.env = extraFromEnvironment(env);
   initLiveState();
-  startControlServer(c, control::dirEnvironmentFromProcess());
+  startControlServer(c, control::dirEnvironmentFromProcess(), &gatherLiveSnapshot);
 }
 
 void init() {
