@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "analyzer/comm/comm_match.h"
-#include "analyzer/errors.h"
+#include "analyzer/result/errors.h"
 #include "analyzer/infer/confidence.h"
 #include "analyzer/infer/infer_pipeline.h"
 #include "analyzer/inventory/stage_memory.h"

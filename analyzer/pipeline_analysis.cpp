@@ -5,14 +5,14 @@
 #include <numeric>
 
 #include "analyzer/comm/comm_waits.h"
-#include "analyzer/errors.h"
+#include "analyzer/result/errors.h"
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/classify.h"
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/timeline/step_view.h"
 #include "analyzer/whatif/schedule_match.h"
 #include "analyzer/whatif/what_if.h"
-#include "analyzer/stats.h"
+#include "analyzer/result/stats.h"
 
 namespace bubblescope::analysis {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "analyzer/inventory/bubble_inventory.h"
 #include "analyzer/report/junit_xml.h"
-#include "analyzer/utilization/utilization_result.h"
+#include "analyzer/result/utilization_result.h"
 
 namespace bubblescope::analysis {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

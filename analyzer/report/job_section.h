@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "analyzer/replicas/job_result.h"
+#include "analyzer/result/job_result.h"
 
 namespace bubblescope::analysis {
 

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

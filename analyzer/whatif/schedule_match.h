@@ -1,6 +1,6 @@
 #pragma once
 // Schedule detection: which generator's per-stage order the observed order is.
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "reference_engine/schedule/schedule.h"
 
 namespace bubblescope::analysis {

@@ -1,6 +1,6 @@
 // The idle-class table: one row per class, in enum order, and nothing two classes share that a
 // reader tells them apart by (key, name, labels, colors), so every report and the viewer agree.
-#include "analyzer/idle_class.h"
+#include "analyzer/result/idle_class.h"
 
 #include <gtest/gtest.h>
 

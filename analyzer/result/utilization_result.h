@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/inventory/idle_inventory.h"
+#include "analyzer/result/inventory_result.h"
 #include "traces/model/time.h"
 
 namespace bubblescope::analysis {

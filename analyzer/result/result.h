@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/idle_class.h"
-#include "analyzer/inventory/device_memory.h"
-#include "analyzer/replicas/job_result.h"
-#include "analyzer/utilization/utilization_result.h"
+#include "analyzer/result/idle_class.h"
+#include "analyzer/result/job_result.h"
+#include "analyzer/result/memory_basis.h"
+#include "analyzer/result/utilization_result.h"
 #include "reference_engine/schedule/op.h"
 #include "traces/model/time.h"
 
@@ -145,7 +145,7 @@ struct PipelineResult {
   std::vector<Gap> gaps;
   // Only waits inside the analysed steps' gaps: outside them a wait has no class to be drawn in.
   std::vector<CommWait> commWaits;  // by stage, then start
-  std::vector<int> topGaps;  // indexes into gaps, largest avoidable idle first (at most 5)
+  std::vector<int> topGaps;         // indexes into gaps, largest avoidable idle first (at most 5)
   // The ideal schedule (T_ideal) of one step, times from the step start: for ghost lanes.
   std::vector<OpRecord> idealOps;
   std::vector<WhatIf> whatIf;
