@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <numeric>
 
-#include "analyzer/comm/comm_waits.h"
+#include "analyzer/idle/comm_waits.h"
 #include "analyzer/result/errors.h"
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/classify.h"

@@ -1,4 +1,4 @@
-#include "analyzer/comm/comm_waits.h"
+#include "analyzer/idle/comm_waits.h"
 
 #include <algorithm>
 
