@@ -30,13 +30,6 @@ int kindIndex(OpKind k) {
   return static_cast<int>(k);
 }
 
-// Idle a better schedule or balance could win back: what is not the ideal schedule's own bubble.
-TimeNs avoidable(const Gap& g) {
-  return g.idle - g.byClass[static_cast<int>(IdleClass::Warmup)] -
-         g.byClass[static_cast<int>(IdleClass::Drain)] -
-         g.byClass[static_cast<int>(IdleClass::ScheduleBubble)];
-}
-
 }  // namespace
 
 PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>& warnings) {
@@ -177,11 +170,11 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   std::vector<int> order(out.gaps.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const TimeNs va = avoidable(out.gaps[a]), vb = avoidable(out.gaps[b]);
+    const TimeNs va = avoidableIdle(out.gaps[a]), vb = avoidableIdle(out.gaps[b]);
     return va != vb ? va > vb : out.gaps[a].idle > out.gaps[b].idle;
   });
   for (size_t i = 0; i < order.size() && i < 5; ++i) {
-    if (avoidable(out.gaps[order[i]]) > 0) out.topGaps.push_back(order[i]);
+    if (avoidableIdle(out.gaps[order[i]]) > 0) out.topGaps.push_back(order[i]);
   }
 
   const engine::Schedule first = observedSchedule(pl, views.front());

@@ -1,7 +1,8 @@
 #pragma once
 // The idle classes (analysis.md §3) and everything a report, an export or the viewer says or shows
-// of one: its JSON key, name, short labels, colors and one-line description, in one table so a
-// class reads and looks the same everywhere. Add a class here and every output follows.
+// of one: its JSON key, name, short labels, colors, one-line description and whether the ideal
+// schedule itself leaves it, in one table so a class reads and looks the same everywhere. Add a
+// class here and every output follows.
 #include <array>
 #include <cstdint>
 
@@ -27,6 +28,9 @@ struct Rgb {
 // stalls are red: in the reports, the terminal and the viewer alike.
 struct IdleClassInfo {
   IdleClass cls;
+  // The ideal schedule leaves it too (warm-up, drain, its own mid-step bubbles): no better balance
+  // or steadier op wins it back, so it is not "avoidable" idle.
+  bool scheduleOwn;
   const char* key;          // JSON key: "stall_comm"
   const char* name;         // "stall: comm"
   const char* label;        // table header, ≤ 12 characters: "imbal."
@@ -38,21 +42,23 @@ struct IdleClassInfo {
 };
 
 inline constexpr IdleClassInfo kIdleClassTable[] = {
-    {IdleClass::Warmup, "warmup", "warm-up bubble", "warm-up", "warm-up", {0x93, 0xc5, 0xfd},
-     "\033[34m", "grey", "the pipeline filling, as the ideal schedule also waits"},
-    {IdleClass::Drain, "drain", "drain bubble", "drain", "drain", {0x3b, 0x82, 0xf6}, "\033[34m",
-     "thread_state_sleeping", "the pipeline emptying, as the ideal schedule also waits"},
-    {IdleClass::ScheduleBubble, "schedule", "schedule bubble", "sched.", "sched",
+    {IdleClass::Warmup, true, "warmup", "warm-up bubble", "warm-up", "warm-up",
+     {0x93, 0xc5, 0xfd}, "\033[34m", "grey",
+     "the pipeline filling, as the ideal schedule also waits"},
+    {IdleClass::Drain, true, "drain", "drain bubble", "drain", "drain", {0x3b, 0x82, 0xf6},
+     "\033[34m", "thread_state_sleeping",
+     "the pipeline emptying, as the ideal schedule also waits"},
+    {IdleClass::ScheduleBubble, true, "schedule", "schedule bubble", "sched.", "sched",
      {0xa5, 0xb4, 0xfc}, "\033[34m", "white", "gaps the schedule itself leaves mid-step"},
-    {IdleClass::Imbalance, "imbalance", "imbalance", "imbal.", "imbal", {0xf5, 0x9e, 0x0b},
+    {IdleClass::Imbalance, false, "imbalance", "imbalance", "imbal.", "imbal", {0xf5, 0x9e, 0x0b},
      "\033[33m", "yellow", "idle from unequal per-stage op costs"},
-    {IdleClass::Jitter, "jitter", "jitter", "jitter", "jitter", {0xfc, 0xd3, 0x4d}, "\033[33m",
-     "rail_idle", "idle from op costs varying around their mean"},
-    {IdleClass::CommStall, "stall_comm", "stall: comm", "stall: comm", "st:comm",
+    {IdleClass::Jitter, false, "jitter", "jitter", "jitter", "jitter", {0xfc, 0xd3, 0x4d},
+     "\033[33m", "rail_idle", "idle from op costs varying around their mean"},
+    {IdleClass::CommStall, false, "stall_comm", "stall: comm", "stall: comm", "st:comm",
      {0xef, 0x44, 0x44}, "\033[31m", "bad", "data arrived late although its producer had finished"},
-    {IdleClass::HostStall, "stall_host", "stall: host", "stall: host", "st:host",
+    {IdleClass::HostStall, false, "stall_host", "stall: host", "stall: host", "st:host",
      {0x99, 0x1b, 0x1b}, "\033[31m", "terrible", "the op was ready but the host did not launch it"},
-    {IdleClass::OtherStall, "stall_other", "stall: other", "stall: other", "st:other",
+    {IdleClass::OtherStall, false, "stall_other", "stall: other", "stall: other", "st:other",
      {0xfc, 0xa5, 0xa5}, "\033[31m", "black", "what none of the above explains"},
 };
 inline constexpr int kIdleClasses = static_cast<int>(std::size(kIdleClassTable));
@@ -78,6 +84,9 @@ constexpr const char* idleClassName(IdleClass c) {
 }
 constexpr const char* idleClassKey(IdleClass c) {
   return idleClassInfo(c).key;
+}
+constexpr bool isScheduleOwn(IdleClass c) {
+  return idleClassInfo(c).scheduleOwn;
 }
 
 }  // namespace bubblescope::analysis

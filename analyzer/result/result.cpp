@@ -12,6 +12,22 @@ Split& Split::operator+=(const Split& o) {
   return *this;
 }
 
+TimeNs scheduleOwnIdle(const IdleByClass& byClass) {
+  TimeNs n = 0;
+  for (int c = 0; c < kIdleClasses; ++c) {
+    if (isScheduleOwn(idleClassAt(c))) n += byClass[c];
+  }
+  return n;
+}
+
+TimeNs avoidableIdle(const Gap& g) {
+  return g.idle - scheduleOwnIdle(g.byClass);
+}
+
+TimeNs avoidableIdle(const Split& s) {
+  return s.idle - scheduleOwnIdle(s.idleByClass);
+}
+
 TimeNs Split::classSum() const {
   TimeNs n = 0;
   for (TimeNs v : idleByClass) n += v;

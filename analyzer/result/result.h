@@ -23,6 +23,9 @@ using engine::OpKind;
 
 using IdleByClass = std::array<TimeNs, kIdleClasses>;
 
+// The idle of the classes the ideal schedule leaves too (IdleClassInfo::scheduleOwn).
+TimeNs scheduleOwnIdle(const IdleByClass& byClass);
+
 // The four parts of a span (§2); idle is split further by class. The parts add up to the span
 // and the classes to idle, exactly (integer ns).
 struct Split {
@@ -81,6 +84,10 @@ struct Gap {
 // An NCCL kernel that waited for its peers (analysis.md §2): [start, transferStart) is idle, in
 // the gap `gap` and drawn in that gap's class; [transferStart, end) is the transfer. The viewer
 // draws the kernel on its stream row in these two parts.
+// Idle a better balance or schedule could win back: not the ideal schedule's own bubbles.
+TimeNs avoidableIdle(const Gap& g);
+TimeNs avoidableIdle(const Split& s);
+
 struct CommWait {
   int stage = 0;
   int rank = 0;         // index into the run: the stage's representative, whose kernel it is
