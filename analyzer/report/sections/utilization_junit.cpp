@@ -1,7 +1,7 @@
-#include "analyzer/inventory/inventory_report.h"
+#include "analyzer/report/sections/inventory_section.h"
 #include "analyzer/report/format.h"
 #include "analyzer/report/junit_xml.h"
-#include "analyzer/utilization/utilization_report.h"
+#include "analyzer/report/sections/utilization_report.h"
 
 namespace bubblescope::analysis {
 namespace {

@@ -1,4 +1,4 @@
-#include "analyzer/report/job_section.h"
+#include "analyzer/report/sections/job_section.h"
 
 #include <algorithm>
 #include <iomanip>

@@ -1,4 +1,4 @@
-#include "analyzer/inventory/inventory_report.h"
+#include "analyzer/report/sections/inventory_section.h"
 
 #include <cstdio>
 #include <string_view>

@@ -1,8 +1,8 @@
 #include <cstdio>
 
-#include "analyzer/inventory/inventory_report.h"
+#include "analyzer/report/sections/inventory_section.h"
 #include "analyzer/report/format.h"
-#include "analyzer/utilization/utilization_report.h"
+#include "analyzer/report/sections/utilization_report.h"
 
 namespace bubblescope::analysis {
 namespace {

@@ -1,10 +1,10 @@
 // The utilization in Markdown (a PR comment) and HTML (a self-contained page).
 #include <sstream>
 
-#include "analyzer/inventory/inventory_report.h"
+#include "analyzer/report/sections/inventory_section.h"
 #include "analyzer/report/format.h"
 #include "analyzer/report/markup.h"
-#include "analyzer/utilization/utilization_report.h"
+#include "analyzer/report/sections/utilization_report.h"
 
 namespace bubblescope::analysis {
 namespace {

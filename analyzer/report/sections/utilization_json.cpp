@@ -1,19 +1,11 @@
-#include "analyzer/inventory/inventory_report.h"
-#include "analyzer/utilization/utilization_report.h"
+#include "analyzer/report/sections/inventory_section.h"
+#include "analyzer/report/sections/split_json.h"
+#include "analyzer/report/sections/utilization_report.h"
 
 namespace bubblescope::analysis {
 namespace {
 
 using nlohmann::json;
-
-json splitJson(const UtilizationSplit& s) {
-  return {{"span_ns", s.span},
-          {"compute_ns", s.compute},
-          {"exposed_comm_ns", s.exposedComm},
-          {"comm_wait_ns", s.commWait},
-          {"other_busy_ns", s.otherBusy},
-          {"idle_ns", s.idle}};
-}
 
 json gapJson(const IdleGap& g) {
   json j = {{"rank", g.rank},  {"step", g.step},   {"start_ns", g.start},
