@@ -14,19 +14,16 @@
 #include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
-namespace {}  // namespace
-
 int runAnalyze(const AnalyzeOptions& o) {
-  using analysis::ReportFormat;
-  std::optional<ReportFormat> format;
+  const analysis::ReportFormat* format = nullptr;
   if (!o.format.empty()) {
-    format = analysis::parseReportFormat(o.format);
+    format = analysis::findReportFormat(o.format);
     if (!format) {
       throw UsageError("unknown report format '" + o.format +
-                       "' (known: text, json, md, html, junit)");
+                       "' (known: " + analysis::reportFormatKeys() + ")");
     }
   } else if (!o.output.empty()) {
-    format = analysis::formatForFile(o.output);
+    format = analysis::reportFormatForFile(o.output);
   }
   traces::Run run = loadRun(o.paths);
   analysis::AnalyzeOptions options;
@@ -37,9 +34,9 @@ int runAnalyze(const AnalyzeOptions& o) {
   // The reports need only the result: the run's ranges go as they are recognised.
   const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
 
-  const ReportFormat f = format.value_or(ReportFormat::Text);
+  const analysis::ReportFormat& f = format ? *format : analysis::reportFormats().front();
   if (o.output.empty() || o.output == "-") {
-    analysis::writeReport(result, f, std::cout, f == ReportFormat::Text && isatty(1));
+    analysis::writeReport(result, f, std::cout, f.colors && isatty(1));
     return kOk;
   }
   traces::writeOutputFile(o.output,

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "analyzer/report/report.h"
 #include "bubblescope/version.h"
 #include "cli/cmd_analyze.h"
 #include "cli/cmd_attach.h"
@@ -240,7 +241,7 @@ void addAnalyzeCommand(CLI::App& app, Action& action) {
       "interval is, what caused it, and what a schedule change would buy");
   sub->add_option("run", opts->paths, "Run directory (one trace per rank), or trace files")
       ->required();
-  sub->add_option("--format", opts->format, "text (default), json, md, html or junit");
+  sub->add_option("--format", opts->format, analysis::reportFormatChoices());
   sub->add_option("-o,--output", opts->output,
                   "Write the report here (format from the extension unless --format)");
   sub->add_flag("--no-clock-align", opts->noClockAlign,
