@@ -1,10 +1,8 @@
 #include "analyzer/analyze.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <mutex>
-#include <thread>
 
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/result/errors.h"
@@ -19,6 +17,7 @@
 #include "analyzer/replicas/job_analysis.h"
 #include "analyzer/replicas/tp_groups.h"
 #include "analyzer/utilization/utilization.h"
+#include "traces/parallel/parallel_for.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -42,7 +41,6 @@ std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<cons
                                   std::vector<std::string>& warnings, traces::Run* releasable) {
   std::vector<RankOps> out(run.ranks.size());
   const size_t units = groups.empty() ? run.ranks.size() : groups.size();
-  std::atomic<size_t> next{0};
   std::mutex mutex;
   auto recognizeRank = [&](size_t i) {
     out[i] = recognize(run.ranks[i], sets);
@@ -57,40 +55,32 @@ std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<cons
   auto release = [&](size_t i) {
     if (releasable && !out[i].ops.empty()) releaseRanges(releasable->ranks[i]);
   };
-  auto work = [&] {
-    for (size_t u; (u = next.fetch_add(1)) < units;) {
-      if (groups.empty()) {
-        recognizeRank(u);
-        release(u);
-        continue;
-      }
-      for (size_t i : groups[u]) recognizeRank(i);
-      if (groups[u].size() < 2) {
-        for (size_t i : groups[u]) release(i);
-        continue;
-      }
-      // Folding moves the members' ops into the group's: which ranks were labelled is known
-      // before.
-      std::vector<size_t> labelled;
-      for (size_t i : groups[u]) {
-        if (!out[i].ops.empty()) labelled.push_back(i);
-      }
-      std::vector<std::string> said;
-      TpGroupResult g = foldEarly(run, out, groups[u], said);
-      if (releasable) {
-        for (size_t i : labelled) releaseRanges(releasable->ranks[i]);
-      }
-      std::lock_guard lock(mutex);
-      folded.push_back(std::move(g));
-      for (auto& w : said) warnings.push_back(std::move(w));
+  traces::parallelFor(units, threads, [&](size_t u) {
+    if (groups.empty()) {
+      recognizeRank(u);
+      release(u);
+      return;
     }
-  };
-  threads = std::clamp<unsigned>(threads ? threads : std::thread::hardware_concurrency(), 1,
-                                 static_cast<unsigned>(std::max<size_t>(1, units)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+    for (size_t i : groups[u]) recognizeRank(i);
+    if (groups[u].size() < 2) {
+      for (size_t i : groups[u]) release(i);
+      return;
+    }
+    // Folding moves the members' ops into the group's: which ranks were labelled is known
+    // before.
+    std::vector<size_t> labelled;
+    for (size_t i : groups[u]) {
+      if (!out[i].ops.empty()) labelled.push_back(i);
+    }
+    std::vector<std::string> said;
+    TpGroupResult g = foldEarly(run, out, groups[u], said);
+    if (releasable) {
+      for (size_t i : labelled) releaseRanges(releasable->ranks[i]);
+    }
+    std::lock_guard lock(mutex);
+    folded.push_back(std::move(g));
+    for (auto& w : said) warnings.push_back(std::move(w));
+  });
   return out;
 }
 

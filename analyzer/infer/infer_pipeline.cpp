@@ -1,9 +1,7 @@
 #include "analyzer/infer/infer_pipeline.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
-#include <thread>
 #include <unordered_map>
 
 #include "analyzer/comm/comm_match.h"
@@ -17,24 +15,10 @@
 #include "analyzer/infer/v_schedule.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
+#include "traces/parallel/parallel_for.h"
 
 namespace bubblescope::analysis {
 namespace {
-
-// Runs work(i) for i in [0, n) on up to one thread per core, as op recognition does.
-template <class Work>
-void forEachRank(size_t n, Work&& work) {
-  std::atomic<size_t> next{0};
-  auto loop = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) work(i);
-  };
-  const unsigned threads = std::clamp<unsigned>(std::thread::hardware_concurrency(), 1,
-                                                static_cast<unsigned>(std::max<size_t>(1, n)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(loop);
-  loop();
-  for (auto& t : pool) t.join();
-}
 
 // The rank's matched transfers: call row -> what it tells.
 std::map<int32_t, CutKind> typedCalls(uint32_t rank, const CommMatches& matches, int prevRank,
@@ -124,7 +108,7 @@ bool buildV(const traces::Run& run, const std::vector<uint32_t>& chain, const Co
   const size_t p = chain.size();
   std::vector<VStage> stages(p);
   std::vector<int64_t> slack(p);
-  forEachRank(p, [&](size_t s) {
+  traces::parallelFor(p, 0, [&](size_t s) {
     const uint32_t r = chain[s];
     stages[s] = vStageOf(run.ranks[r], marks[r], launches[r], typed[s], onHost[s], poster[s]);
     slack[s] = onHost[s] ? kPostedTogether : 0;
@@ -132,7 +116,7 @@ bool buildV(const traces::Run& run, const std::vector<uint32_t>& chain, const Co
   const VPipeline v = readVPipeline(stages, slack);
   if (!v.isV || isKnownChainOrder(chainKinds, 2 * v.m)) return false;
   const int m = v.m;
-  forEachRank(p, [&](size_t s) {
+  traces::parallelFor(p, 0, [&](size_t s) {
     const uint32_t r = chain[s];
     const VStageOps& st = v.stages[s];
     const int stage = static_cast<int>(s);
@@ -176,7 +160,7 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
   std::vector<RankOps> marks(n);
   std::vector<std::vector<int8_t>> nccl(n);
   std::vector<Launches> launches(n);
-  forEachRank(n, [&](size_t r) {
+  traces::parallelFor(n, 0, [&](size_t r) {
     marks[r] = recognizeWith(run.ranks[r], commonMarkers(), false);
     nccl[r] = ncclNames(run.ranks[r]);
     launches[r] = launchesOf(run.ranks[r]);
@@ -201,7 +185,7 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
     std::vector<char> onHost(p, 0);
     std::vector<traces::ThreadIndex> poster(p, 0);
     std::vector<HostSegmentation> hostSegs(p);
-    forEachRank(static_cast<size_t>(p), [&](size_t s) {
+    traces::parallelFor(static_cast<size_t>(p), 0, [&](size_t s) {
       const uint32_t r = chain[s];
       computeLaunches(run.ranks[r], marks[r], nccl[r], launches[r]);
       typed[s] = typedCalls(r, matches, s > 0 ? static_cast<int>(chain[s - 1]) : -1,
@@ -302,7 +286,7 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
       for (const SegmentOp& o : segs[0].ops) firstStage.push_back(o.kind);
     }
     const int m = microbatchesPerStep(firstStage);
-    forEachRank(static_cast<size_t>(p), [&](size_t s) {
+    traces::parallelFor(static_cast<size_t>(p), 0, [&](size_t s) {
       const uint32_t r = chain[s];
       marks[r] = onHost[s] ? withHostOps(run.ranks[r], std::move(marks[r]), hostSegs[s], typed[s],
                                          poster[s], static_cast<int>(s), m)

@@ -1,51 +1,26 @@
 #include "traces/import/run_import.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include "traces/errors.h"
 #include "traces/files/input_path.h"
 #include "traces/import/kineto/chrome_trace_import.h"
 #include "traces/import/nsys/nsys_import.h"
+#include "traces/parallel/parallel_for.h"
 #include "traces/sqlite/run_reader.h"
 
 namespace bubblescope::traces::import {
 namespace fs = std::filesystem;
 namespace {
 
-// Runs `work(i)` for every file on a small pool; the first error wins.
+// Runs `work(i)` for every file in parallel; the first error wins.
 template <class Work>
 void forEachFile(size_t n, const LoadOptions& options, Work work) {
-  std::atomic<size_t> next{0};
-  std::mutex mutex;
-  size_t done = 0;
-  std::exception_ptr error;
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) {
-      try {
-        work(i);
-      } catch (...) {
-        std::lock_guard lock(mutex);
-        if (!error) error = std::current_exception();
-        next = n;
-        return;
-      }
-      std::lock_guard lock(mutex);
-      ++done;
-      if (options.progress) options.progress(done, n);
-    }
-  };
-  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
-  threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(std::max<size_t>(n, 1)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  parallelFor(n, options.threads, work, [&](size_t done) {
+    if (options.progress) options.progress(done, n);
+  });
 }
 
 }  // namespace
