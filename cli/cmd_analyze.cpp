@@ -9,7 +9,6 @@
 #include "cli/cmd_analyze.h"
 #include "cli/exit_codes.h"
 #include "cli/run_loading.h"
-#include "cli/step_range.h"
 #include "cli/usage_error.h"
 #include "traces/files/output_file.h"
 
@@ -26,11 +25,8 @@ int runAnalyze(const AnalyzeOptions& o) {
     format = analysis::reportFormatForFile(o.output);
   }
   traces::Run run = loadRun(o.paths);
-  analysis::AnalyzeOptions options;
-  options.alignClocks = !o.noClockAlign;
+  analysis::AnalyzeOptions options = analyzeOptions(o.analysis);
   options.utilizationWithoutPipeline = true;  // every job gets an answer
-  parseStepRange(o.steps, options);
-  for (const auto& r : o.rules) options.ruleFiles.emplace_back(r);
   // The reports need only the result: the run's ranges go as they are recognised.
   const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
 

@@ -3,6 +3,7 @@
 // every file that includes it (docs/benchmarks.md), so the commands (cmd_*.cpp) take plain structs.
 #include "cli/command_line.h"
 
+#include <cctype>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include "analyzer/report/report.h"
 #include "bubblescope/version.h"
+#include "cli/analysis_flags.h"
 #include "cli/cmd_analyze.h"
 #include "cli/cmd_attach.h"
 #include "cli/cmd_check.h"
@@ -233,6 +235,30 @@ void addPsCommand(CLI::App& app, Action& action) {
   ps->callback([p, &action] { action = [p] { return runPs(*p); }; });
 }
 
+// The flags of every command that analyses a run (cli/analysis_flags.h). `when`: the condition
+// they apply under, for a command that may not analyse ("When analysing a run"); `steps`: whether
+// the command takes --steps.
+void addAnalysisFlags(CLI::App* sub, AnalysisFlags& flags, const std::string& when = "",
+                      bool steps = true) {
+  // The help sentence, after the condition if there is one.
+  const auto help = [&when](std::string text) {
+    if (when.empty()) return text;
+    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+    return when + ": " + text;
+  };
+  sub->add_flag("--no-clock-align", flags.noClockAlign,
+                help("Take every rank's clock as it is (no skew correction)"));
+  if (steps) {
+    sub->add_option("--steps", flags.steps,
+                    help("Steps to analyse by number: N, A:B, A: or :B (e.g. 1: leaves step 0 "
+                         "out)"));
+  }
+  sub->add_option("--rules", flags.rules,
+                  help("A JSON rule set for your framework's labels, tried before the built-in "
+                       "ones"))
+      ->check(CLI::ExistingFile);
+}
+
 void addAnalyzeCommand(CLI::App& app, Action& action) {
   auto opts = std::make_shared<AnalyzeOptions>();
   auto* sub = app.add_subcommand(
@@ -244,13 +270,7 @@ void addAnalyzeCommand(CLI::App& app, Action& action) {
   sub->add_option("--format", opts->format, analysis::reportFormatChoices());
   sub->add_option("-o,--output", opts->output,
                   "Write the report here (format from the extension unless --format)");
-  sub->add_flag("--no-clock-align", opts->noClockAlign,
-                "Take every rank's clock as it is (no skew correction)");
-  sub->add_option("--steps", opts->steps,
-                  "Steps to analyse by number: N, A:B, A: or :B (e.g. 1: leaves step 0 out)");
-  sub->add_option("--rules", opts->rules,
-                  "A JSON rule set for your framework's labels, tried before the built-in ones")
-      ->check(CLI::ExistingFile);
+  addAnalysisFlags(sub, opts->analysis);
   sub->callback([&action, opts] { action = [opts] { return runAnalyze(*opts); }; });
 }
 
@@ -284,13 +304,7 @@ void addCheckCommand(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("--junit", opts->junit,
                   "Also write the verdict as JUnit XML (a test case per gated metric) for CI");
-  sub->add_flag("--no-clock-align", opts->noClockAlign,
-                "When analysing a run: take every rank's clock as it is");
-  sub->add_option("--steps", opts->steps,
-                  "When analysing a run: the steps to analyse, N, A:B, A: or :B (as for analyze)");
-  sub->add_option("--rules", opts->rules,
-                  "When analysing a run: a JSON rule set for your framework's labels")
-      ->check(CLI::ExistingFile);
+  addAnalysisFlags(sub, opts->analysis, "When analysing a run");
   sub->callback([&action, opts] { action = [opts] { return runCheck(*opts); }; });
 }
 
@@ -363,10 +377,7 @@ void addExportCommand(CLI::App& app, Action& action) {
       ->add_option("run", args->paths, "Run directory or trace files (any format analyze reads)")
       ->required();
   perfetto->add_option("-o,--output", args->output, "The JSON file to write")->required();
-  perfetto->add_flag("--no-clock-align", args->noClockAlign,
-                     "Take every rank's clock as it is (no skew correction)");
-  perfetto->add_option("--rules", args->rules, "A JSON rule set for your framework's labels")
-      ->check(CLI::ExistingFile);
+  addAnalysisFlags(perfetto, args->analysis, "", false);
   perfetto->callback([&action, args] { action = [args] { return runExportPerfetto(*args); }; });
 }
 
@@ -391,11 +402,7 @@ void addViewCommand(CLI::App& app, Action& action) {
   sub->add_option("--dp", opts->dp, "DP replica to show first")->capture_default_str();
   sub->add_flag("--expand", opts->expand,
                 "Open every stage's GPU stream, NCCL, CUDA API and NVTX rows");
-  sub->add_option("--steps", opts->steps, "Steps to analyse by number: N, A:B, A: or :B");
-  sub->add_flag("--no-clock-align", opts->noClockAlign,
-                "Take every rank's clock as it is (no skew correction)");
-  sub->add_option("--rules", opts->rules, "A JSON rule set for your framework's labels")
-      ->check(CLI::ExistingFile);
+  addAnalysisFlags(sub, opts->analysis);
   sub->callback([&action, opts] { action = [opts] { return runView(*opts); }; });
 }
 
