@@ -1,6 +1,7 @@
 // The idle-class table: one row per class, in enum order, and nothing two classes share that a
 // reader tells them apart by (key, name, labels, colors), so every report and the viewer agree.
 #include "analyzer/result/idle_class.h"
+#include "analyzer/result/result.h"
 
 #include <gtest/gtest.h>
 
@@ -42,6 +43,31 @@ TEST(IdleClassTable, JsonKeysAndNamesStayWhatReportsAndBaselinesUse) {
   EXPECT_STREQ(idleClassKey(IdleClass::OtherStall), "stall_other");
   EXPECT_STREQ(idleClassName(IdleClass::Drain), "drain bubble");
   EXPECT_STREQ(idleClassName(IdleClass::HostStall), "stall: host");
+}
+
+TEST(IdleClassTable, ScheduleOwnIdleIsWarmupDrainAndScheduleBubbles) {
+  for (int c = 0; c < kIdleClasses; ++c) {
+    const IdleClass cls = idleClassAt(c);
+    EXPECT_EQ(isScheduleOwn(cls), cls == IdleClass::Warmup || cls == IdleClass::Drain ||
+                                      cls == IdleClass::ScheduleBubble)
+        << idleClassName(cls);
+  }
+}
+
+TEST(AvoidableIdle, IsTheIdleTheIdealScheduleDoesNotLeave) {
+  Gap g;
+  g.idle = 100;
+  g.byClass[static_cast<int>(IdleClass::Warmup)] = 10;
+  g.byClass[static_cast<int>(IdleClass::Drain)] = 20;
+  g.byClass[static_cast<int>(IdleClass::ScheduleBubble)] = 5;
+  g.byClass[static_cast<int>(IdleClass::Imbalance)] = 40;
+  g.byClass[static_cast<int>(IdleClass::HostStall)] = 25;
+  EXPECT_EQ(scheduleOwnIdle(g.byClass), 35);
+  EXPECT_EQ(avoidableIdle(g), 65);
+  Split s;
+  s.idle = g.idle;
+  s.idleByClass = g.byClass;
+  EXPECT_EQ(avoidableIdle(s), 65);
 }
 
 }  // namespace
