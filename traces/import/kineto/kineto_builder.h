@@ -26,8 +26,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "traces/import/chrome_json/kineto/kineto_comms.h"
 #include "traces/import/imported.h"
-#include "traces/import/kineto/kineto_comms.h"
 #include "traces/import/kineto/trace_event.h"
 #include "traces/import/rank_builder.h"
 
