@@ -9,7 +9,7 @@
 
 #include "traces/errors.h"
 #include "traces/files/input_path.h"
-#include "traces/import/kineto/chrome_trace_import.h"
+#include "traces/import/chrome_json/chrome_trace_import.h"
 #include "traces/import/nsys/nsys_import.h"
 #include "traces/sqlite/run_reader.h"
 

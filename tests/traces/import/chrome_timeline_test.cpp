@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "traces/import/kineto/chrome_trace_import.h"
+#include "traces/import/chrome_json/chrome_trace_import.h"
 #include "traces/import/kineto/timeline_builder.h"
 
 namespace bubblescope::traces::import {

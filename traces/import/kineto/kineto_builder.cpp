@@ -5,9 +5,9 @@
 #include <charconv>
 
 #include "traces/errors.h"
+#include "traces/import/chrome_json/microseconds.h"
 #include "traces/import/collectives.h"
 #include "traces/import/kineto/distributed_info.h"
-#include "traces/import/kineto/microseconds.h"
 
 namespace bubblescope::traces::import {
 namespace {

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "traces/import/chrome_json/kineto/kineto_comms.h"
+#include "traces/import/chrome_json/trace_event.h"
 #include "traces/import/imported.h"
-#include "traces/import/kineto/trace_event.h"
 #include "traces/import/rank_builder.h"
 
 namespace bubblescope::traces::import {

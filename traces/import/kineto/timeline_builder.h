@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "traces/import/chrome_json/trace_event.h"
 #include "traces/import/imported.h"
-#include "traces/import/kineto/trace_event.h"
 #include "traces/import/rank_builder.h"
 
 namespace bubblescope::traces::import {

@@ -14,8 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "traces/import/chrome_json/trace_event.h"
 #include "traces/import/imported.h"
-#include "traces/import/kineto/trace_event.h"
 
 namespace bubblescope::traces::import::ndtimeline {
 

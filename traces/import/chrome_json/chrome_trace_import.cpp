@@ -1,13 +1,13 @@
-#include "traces/import/kineto/chrome_trace_import.h"
+#include "traces/import/chrome_json/chrome_trace_import.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "traces/errors.h"
+#include "traces/import/chrome_json/trace_event_stream.h"
 #include "traces/import/kineto/kineto_builder.h"
 #include "traces/import/kineto/timeline_builder.h"
-#include "traces/import/kineto/trace_event_stream.h"
 #include "traces/import/ndtimeline/ndtimeline_builder.h"
 #include "traces/import/ndtimeline/ndtimeline_names.h"
 
