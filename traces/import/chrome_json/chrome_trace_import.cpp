@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "traces/errors.h"
+#include "traces/import/chrome_json/kineto/kineto_builder.h"
 #include "traces/import/chrome_json/trace_event_stream.h"
-#include "traces/import/kineto/kineto_builder.h"
 #include "traces/import/kineto/timeline_builder.h"
 #include "traces/import/ndtimeline/ndtimeline_builder.h"
 #include "traces/import/ndtimeline/ndtimeline_names.h"

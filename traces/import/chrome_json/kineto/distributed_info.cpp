@@ -1,4 +1,4 @@
-#include "traces/import/kineto/distributed_info.h"
+#include "traces/import/chrome_json/kineto/distributed_info.h"
 
 #include <simdjson.h>
 
