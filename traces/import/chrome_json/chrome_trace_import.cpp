@@ -6,10 +6,10 @@
 
 #include "traces/errors.h"
 #include "traces/import/chrome_json/kineto/kineto_builder.h"
+#include "traces/import/chrome_json/ndtimeline/ndtimeline_builder.h"
+#include "traces/import/chrome_json/ndtimeline/ndtimeline_names.h"
 #include "traces/import/chrome_json/trace_event_stream.h"
 #include "traces/import/kineto/timeline_builder.h"
-#include "traces/import/ndtimeline/ndtimeline_builder.h"
-#include "traces/import/ndtimeline/ndtimeline_names.h"
 
 namespace bubblescope::traces::import {
 namespace {
