@@ -8,8 +8,8 @@
 #include "traces/import/chrome_json/kineto/kineto_builder.h"
 #include "traces/import/chrome_json/ndtimeline/ndtimeline_builder.h"
 #include "traces/import/chrome_json/ndtimeline/ndtimeline_names.h"
+#include "traces/import/chrome_json/timeline/timeline_builder.h"
 #include "traces/import/chrome_json/trace_event_stream.h"
-#include "traces/import/kineto/timeline_builder.h"
 
 namespace bubblescope::traces::import {
 namespace {
