@@ -1,10 +1,8 @@
 #pragma once
-// Imports a Chrome-trace JSON file: a Kineto / PyTorch profiler trace (one rank), or a generic
-// op-level timeline (one rank per pid), or an NDTimeline timeline (one rank per thread group,
-// told by its "PP rank S, TP rank T, ..." thread names before the first timed event). Plain, gzip
-// or zstd; streamed, so memory stays near the size of the model it builds. Kineto is told by its
-// top-level keys (schemaVersion, deviceProperties, distributedInfo, baseTimeNanoseconds) or its
-// event categories.
+// Imports a Chrome-trace JSON file in whichever dialect it is (dialects.h): a Kineto / PyTorch
+// profiler trace (one rank), an NDTimeline timeline (one rank per thread group) or a plain
+// op-level timeline (one rank per pid). Plain, gzip or zstd; streamed, so memory stays near the
+// size of the model it builds.
 #include <filesystem>
 #include <string_view>
 
