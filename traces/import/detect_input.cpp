@@ -32,7 +32,7 @@ std::string joined(const std::vector<const char*>& names, const char* last) {
 
 // The first format of `container` that says Yes, else the first that says Maybe; else Unknown,
 // with what the first format that could tell says the file is instead.
-Detection byTheFormats(Container container, const FileHead& head) {
+Detection recognise(Container container, const FileHead& head) {
   const InputFormatRow* maybe = nullptr;
   const char* notATrace = nullptr;
   for (const InputFormatRow& row : inputFormats()) {
@@ -51,7 +51,7 @@ Detection detectSqlite(const fs::path& file) {
     sqlite::Database db(file, sqlite::Database::Mode::ReadOnly);
     FileHead head;
     head.db = &db;
-    Detection d = byTheFormats(Container::Sqlite, head);
+    Detection d = recognise(Container::Sqlite, head);
     if (d.format == InputFormat::Unknown && d.why.empty()) {
       std::vector<const char*> formats;
       for (const InputFormatRow& row : inputFormats()) {
@@ -86,7 +86,7 @@ Detection sniff(const fs::path& file) {
   FileHead start;
   start.text = std::string_view(prefix).substr(i);
   start.whole = prefix.size() < kSniffBytes;
-  Detection d = byTheFormats(Container::Text, start);
+  Detection d = recognise(Container::Text, start);
   if (d.format != InputFormat::Unknown || !d.why.empty()) return d;
   const bool compressed = compressionOf(std::string_view(head, 4)) != Compression::None;
   if (compressed && prefix.empty()) {

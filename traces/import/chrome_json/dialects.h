@@ -13,8 +13,8 @@
 
 namespace bubblescope::traces::import {
 
-// One dialect. Its clues (nullptr: none of that kind) are looked at only until the first timed
-// event ("X", "B", "i", "I"), since that event is routed to the dialect's builder.
+// One dialect. Its clues (nullptr: none of that kind) count only until the first timed event
+// ("X", "B", "i", "I"): from that event on, events go straight to the chosen builder.
 struct ChromeDialect {
   bool (*byTopLevelKey)(std::string_view key);
   bool (*byMetadata)(const TraceEvent& e, TraceEventParser& parser);  // an "M" event
