@@ -27,6 +27,7 @@
 #include "cli/cmd_simulate.h"
 #include "cli/cmd_view.h"
 #include "cli/exit_codes.h"
+#include "traces/import/input_formats.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -334,32 +335,25 @@ void addHangCommand(CLI::App& app, Action& action) {
   sub->callback([&action, opts] { action = [opts] { return runHang(*opts); }; });
 }
 
+// One subcommand per format that input_formats.h gives an import command.
 void addImportCommand(CLI::App& app, Action& action) {
+  std::string formats;
+  for (const traces::import::InputFormatRow& row : traces::import::inputFormats()) {
+    if (!row.command) continue;
+    formats += (formats.empty() ? "" : ", ") + std::string(row.command->what);
+  }
   auto* sub = app.add_subcommand(
-      "import",
-      "Convert other recorders' traces (PyTorch profiler / Kineto JSON, Nsight Systems "
-      "SQLite) into a run directory");
+      "import", "Convert other recorders' traces (" + formats + ") into a run directory");
   sub->require_subcommand(1);
-  struct Variant {
-    const char* name;
-    const char* help;
-    const char* inputsHelp;
-    InputFormat format;
-  };
-  for (const Variant& v :
-       {Variant{"kineto",
-                "PyTorch profiler (Kineto) JSON, plain or .gz, one file per rank, or a Chrome-"
-                "trace timeline",
-                "Trace files, or a directory of them", InputFormat::ChromeTrace},
-        Variant{"nsys", "Nsight Systems SQLite exports ('nsys export --type sqlite')",
-                "Export files: one per rank, or one with every process", InputFormat::Nsys}}) {
+  for (const traces::import::InputFormatRow& row : traces::import::inputFormats()) {
+    if (!row.command) continue;
     auto args = std::make_shared<ImportArgs>();
-    auto* cmd = sub->add_subcommand(v.name, v.help);
-    cmd->add_option("inputs", args->inputs, v.inputsHelp)->required();
+    auto* cmd = sub->add_subcommand(row.command->key, row.command->help);
+    cmd->add_option("inputs", args->inputs, row.command->inputsHelp)->required();
     cmd->add_option("-o,--output", args->output, "The run directory to write (new or empty)")
         ->required();
     cmd->add_option("--threads", args->threads, "Files imported at once (default: one per core)");
-    const InputFormat format = v.format;
+    const InputFormat format = row.format;
     cmd->callback(
         [&action, args, format] { action = [args, format] { return runImport(format, *args); }; });
   }

@@ -1,4 +1,4 @@
-#include "traces/import/kineto/microseconds.h"
+#include "traces/import/chrome_json/microseconds.h"
 
 #include <charconv>
 

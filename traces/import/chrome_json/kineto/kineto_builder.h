@@ -26,21 +26,22 @@
 #include <unordered_set>
 #include <vector>
 
+#include "traces/import/chrome_json/dialect_builder.h"
+#include "traces/import/chrome_json/kineto/kineto_comms.h"
+#include "traces/import/chrome_json/trace_event.h"
 #include "traces/import/imported.h"
-#include "traces/import/kineto/kineto_comms.h"
-#include "traces/import/kineto/trace_event.h"
 #include "traces/import/rank_builder.h"
 
 namespace bubblescope::traces::import {
 
-class KinetoBuilder {
+class KinetoBuilder : public DialectBuilder {
  public:
   explicit KinetoBuilder(const std::filesystem::path& file);
 
-  void topLevel(std::string_view key, std::string_view json, size_t capacity);
-  void event(const TraceEvent& e, TraceEventParser& parser);
+  void topLevel(std::string_view key, std::string_view json, size_t capacity) override;
+  void event(const TraceEvent& e, TraceEventParser& parser) override;
   // Throws TraceError when the file held no events at all.
-  ImportedFile finish();
+  ImportedFile finish() override;
 
  private:
   struct Open {  // a "B" event waiting for its "E"

@@ -14,18 +14,19 @@
 #include <unordered_map>
 #include <vector>
 
+#include "traces/import/chrome_json/dialect_builder.h"
+#include "traces/import/chrome_json/trace_event.h"
 #include "traces/import/imported.h"
-#include "traces/import/kineto/trace_event.h"
 
 namespace bubblescope::traces::import::ndtimeline {
 
-class NdTimelineBuilder {
+class NdTimelineBuilder : public DialectBuilder {
  public:
   explicit NdTimelineBuilder(const std::filesystem::path& file);
 
-  void event(const TraceEvent& e, TraceEventParser& parser);
+  void event(const TraceEvent& e, TraceEventParser& parser) override;
   // Throws TraceError naming the file: no timed events, a rank whose threads say no place.
-  ImportedFile finish();
+  ImportedFile finish() override;
 
   // An event as buffered (32 bytes: a 1024-rank job keeps ~1 M of them until the end).
   struct Event {

@@ -1,11 +1,11 @@
-#include "traces/import/kineto/trace_event.h"
+#include "traces/import/chrome_json/trace_event.h"
 
 #include <simdjson.h>
 
 #include <charconv>
 #include <cmath>
 
-#include "traces/import/kineto/microseconds.h"
+#include "traces/import/chrome_json/microseconds.h"
 
 namespace bubblescope::traces::import {
 namespace {

@@ -1,13 +1,13 @@
-#include "traces/import/kineto/kineto_builder.h"
+#include "traces/import/chrome_json/kineto/kineto_builder.h"
 
 #include <simdjson.h>
 
 #include <charconv>
 
 #include "traces/errors.h"
+#include "traces/import/chrome_json/kineto/distributed_info.h"
+#include "traces/import/chrome_json/microseconds.h"
 #include "traces/import/collectives.h"
-#include "traces/import/kineto/distributed_info.h"
-#include "traces/import/kineto/microseconds.h"
 
 namespace bubblescope::traces::import {
 namespace {

@@ -1,4 +1,4 @@
-#include "traces/import/input_format.h"
+#include "traces/import/detect_input.h"
 
 #include <algorithm>
 #include <cctype>
@@ -20,44 +20,51 @@ bool isSpace(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+// "A", "A or B", "A, B or C" (`last` joins the last two).
+std::string joined(const std::vector<const char*>& names, const char* last) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? std::string(" ") + last + " " : std::string(", ");
+    out += names[i];
+  }
+  return out;
+}
+
+// The first format of `container` that says Yes, else the first that says Maybe; else Unknown,
+// with what the first format that could tell says the file is instead.
+Detection recognise(Container container, const FileHead& head) {
+  const InputFormatRow* maybe = nullptr;
+  const char* notATrace = nullptr;
+  for (const InputFormatRow& row : inputFormats()) {
+    if (row.container != container) continue;
+    const Sniff s = row.sniff(head);
+    if (s.verdict == Sniff::Yes) return {row.format, {}};
+    if (s.verdict == Sniff::Maybe && !maybe) maybe = &row;
+    if (s.verdict == Sniff::No && !notATrace) notATrace = s.notATrace;
+  }
+  if (maybe) return {maybe->format, {}};
+  return {InputFormat::Unknown, notATrace ? notATrace : ""};
+}
+
 Detection detectSqlite(const fs::path& file) {
   try {
     sqlite::Database db(file, sqlite::Database::Mode::ReadOnly);
-    if (db.hasTable("meta")) {
-      auto st = db.prepare("SELECT value FROM meta WHERE key = 'format'");
-      if (st.step() && st.text(0) == "bubblescope-trace") return {InputFormat::Bubblescope, {}};
+    FileHead head;
+    head.db = &db;
+    Detection d = recognise(Container::Sqlite, head);
+    if (d.format == InputFormat::Unknown && d.why.empty()) {
+      std::vector<const char*> formats;
+      for (const InputFormatRow& row : inputFormats()) {
+        if (row.container == Container::Sqlite) formats.push_back(row.phrase);
+      }
+      d.why = "a SQLite database, but neither " + joined(formats, "nor");
     }
-    auto st = db.prepare(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND (name = 'NVTX_EVENTS' OR "
-        "name LIKE 'CUPTI_ACTIVITY_KIND_%' OR name = 'META_DATA_EXPORT' OR name = "
-        "'TARGET_INFO_SESSION_START_TIME')");
-    if (st.step() && st.int64(0) > 0) return {InputFormat::Nsys, {}};
-    if (db.hasTable("meta")) return {InputFormat::Bubblescope, {}};  // ours, damaged: say so later
-    return {InputFormat::Unknown,
-            "a SQLite database, but neither a bubblescope trace nor an Nsight Systems export"};
+    return d;
   } catch (const sqlite::SqliteError& e) {
     // Damaged: if it was ours, our reader says exactly how (truncated, corrupt).
     return {InputFormat::Bubblescope, std::string("a damaged SQLite database (") + e.what() + ")"};
   }
 }
-
-}  // namespace
-
-const char* formatName(InputFormat f) {
-  switch (f) {
-    case InputFormat::Bubblescope:
-      return "bubblescope trace";
-    case InputFormat::ChromeTrace:
-      return "Kineto JSON";
-    case InputFormat::Nsys:
-      return "Nsight Systems export";
-    case InputFormat::Unknown:
-      break;
-  }
-  return "unknown";
-}
-
-namespace {
 
 Detection sniff(const fs::path& file) {
   checkInputFile(file);
@@ -76,15 +83,12 @@ Detection sniff(const fs::path& file) {
   size_t i = 0;
   if (prefix.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;
   while (i < prefix.size() && isSpace(prefix[i])) ++i;
+  FileHead start;
+  start.text = std::string_view(prefix).substr(i);
+  start.whole = prefix.size() < kSniffBytes;
+  Detection d = recognise(Container::Text, start);
+  if (d.format != InputFormat::Unknown || !d.why.empty()) return d;
   const bool compressed = compressionOf(std::string_view(head, 4)) != Compression::None;
-  if (i < prefix.size() && prefix[i] == '[') return {InputFormat::ChromeTrace, {}};
-  if (i < prefix.size() && prefix[i] == '{') {
-    if (prefix.find("\"traceEvents\"") != std::string::npos) return {InputFormat::ChromeTrace, {}};
-    if (prefix.size() < kSniffBytes) {
-      return {InputFormat::Unknown, "JSON, but not a trace: it has no \"traceEvents\" array"};
-    }
-    return {InputFormat::ChromeTrace, {}};  // a huge header: the import will tell
-  }
   if (compressed && prefix.empty()) {
     return {InputFormat::Unknown, "compressed data that does not decompress (truncated?)"};
   }
@@ -93,20 +97,6 @@ Detection sniff(const fs::path& file) {
 }
 
 }  // namespace
-
-const char* formatPhrase(InputFormat f) {
-  switch (f) {
-    case InputFormat::Bubblescope:
-      return "a bubblescope trace";
-    case InputFormat::ChromeTrace:
-      return "Kineto JSON";
-    case InputFormat::Nsys:
-      return "an Nsight Systems export";
-    case InputFormat::Unknown:
-      break;
-  }
-  return "an unknown format";
-}
 
 Detection detectFile(const fs::path& file) {
   Detection d = sniff(file);
@@ -150,8 +140,8 @@ DirectoryContents scanDirectory(const fs::path& dir) {
   std::sort(entries.begin(), entries.end(), [](const fs::path& a, const fs::path& b) {
     return naturalLess(a.filename().string(), b.filename().string());
   });
-  DirectoryContents out;
-  std::vector<fs::path> byFormat[3];
+  const std::span<const InputFormatRow> formats = inputFormats();
+  std::vector<std::vector<fs::path>> byFormat(formats.size());  // by row of the table
   for (const fs::path& p : entries) {
     // Sidecar files of a SQLite database are not traces of their own.
     const std::string name = p.filename().string();
@@ -162,33 +152,34 @@ DirectoryContents scanDirectory(const fs::path& dir) {
     } catch (const TraceError&) {
       continue;  // vanished or unreadable: not ours to judge here
     }
-    if (d.format != InputFormat::Unknown) byFormat[static_cast<int>(d.format)].push_back(p);
+    const InputFormatRow* row = findInputFormat(d.format);
+    if (row) byFormat[static_cast<size_t>(row - formats.data())].push_back(p);
   }
-  int formats = 0;
-  for (int f = 0; f < 3; ++f) {
-    if (byFormat[f].empty()) continue;
-    ++formats;
-    out.format = static_cast<InputFormat>(f);
-    out.files = byFormat[f];
+  std::vector<size_t> found;  // rows with files
+  for (size_t f = 0; f < formats.size(); ++f) {
+    if (!byFormat[f].empty()) found.push_back(f);
   }
-  if (formats == 0) {
-    throw TraceError(dir, entries.empty() ? "an empty directory, so no traces to read"
-                                          : "no traces here (no bubblescope *.sqlite, Kineto "
-                                            "JSON or Nsight Systems export among its " +
-                                                std::to_string(entries.size()) + " files)");
+  if (found.empty()) {
+    std::vector<const char*> listing;
+    for (const InputFormatRow& row : formats) listing.push_back(row.listing);
+    throw TraceError(dir, entries.empty()
+                              ? "an empty directory, so no traces to read"
+                              : "no traces here (no " + joined(listing, "or") + " among its " +
+                                    std::to_string(entries.size()) + " files)");
   }
-  if (formats > 1) {
+  size_t chosen = found.front();
+  if (found.size() > 1) {
     // Our own traces win: a run directory may hold the raw recordings it was imported from.
-    if (!byFormat[0].empty()) {
-      out.format = InputFormat::Bubblescope;
-      out.files = byFormat[0];
-      return out;
+    const auto ours = std::find_if(found.begin(), found.end(), [&](size_t f) {
+      return formats[f].format == InputFormat::Bubblescope;
+    });
+    if (ours == found.end()) {
+      throw TraceError(dir, std::string("holds both ") + formats[found[0]].plural + " and " +
+                                formats[found[1]].plural + "; give each its own directory");
     }
-    throw TraceError(dir,
-                     "holds both Kineto JSON and Nsight Systems exports; give each its own "
-                     "directory");
+    chosen = *ours;
   }
-  return out;
+  return {formats[chosen].format, std::move(byFormat[chosen])};
 }
 
 }  // namespace bubblescope::traces::import

@@ -1,4 +1,4 @@
-#include "traces/import/kineto/kineto_comms.h"
+#include "traces/import/chrome_json/kineto/kineto_comms.h"
 
 #include <algorithm>
 #include <cstdint>

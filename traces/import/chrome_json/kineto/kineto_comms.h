@@ -16,7 +16,7 @@ struct CommRecord {  // one record_param_comms
   TimeNs start = 0, end = 0;
   ThreadIndex thread = 0;
   uint64_t externalId = 0;
-  bool named = false;  // it had a "Collective name" (newer PyTorch)
+  bool named = false;      // it had a "Collective name" (newer PyTorch)
   bool coalesced = false;  // "coalesced": the end of a group whose one kernel serves its calls
   std::optional<NcclOp> op;
   int32_t peer = -1;

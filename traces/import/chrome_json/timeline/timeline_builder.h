@@ -13,8 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "traces/import/chrome_json/dialect_builder.h"
+#include "traces/import/chrome_json/trace_event.h"
 #include "traces/import/imported.h"
-#include "traces/import/kineto/trace_event.h"
 #include "traces/import/rank_builder.h"
 
 namespace bubblescope::traces::import {
@@ -24,12 +25,12 @@ namespace bubblescope::traces::import {
 std::optional<std::string> conventionLabel(std::string_view name, const TraceEventArgs& args,
                                            int peerStage);
 
-class TimelineBuilder {
+class TimelineBuilder : public DialectBuilder {
  public:
   explicit TimelineBuilder(const std::filesystem::path& file);
 
-  void event(const TraceEvent& e, TraceEventParser& parser);
-  ImportedFile finish();
+  void event(const TraceEvent& e, TraceEventParser& parser) override;
+  ImportedFile finish() override;
 
  private:
   struct PendingTransfer {  // a transfer whose peer stage is known only at the end

@@ -1,4 +1,4 @@
-#include "traces/import/ndtimeline/ndtimeline_names.h"
+#include "traces/import/chrome_json/ndtimeline/ndtimeline_names.h"
 
 #include <charconv>
 

@@ -1,4 +1,4 @@
-#include "traces/import/kineto/distributed_info.h"
+#include "traces/import/chrome_json/kineto/distributed_info.h"
 
 #include <simdjson.h>
 
@@ -8,7 +8,7 @@
 
 #include "traces/errors.h"
 #include "traces/format/field_range.h"
-#include "traces/import/kineto/kineto_comms.h"
+#include "traces/import/chrome_json/kineto/kineto_comms.h"
 
 namespace bubblescope::traces::import {
 namespace {

@@ -1,25 +1,14 @@
 #pragma once
-// What a path holds, told by content, never by name: a gzip/zstd magic number is looked through,
-// JSON whose top level has "traceEvents" (or is an array of events) is a Chrome/Kineto trace, and
-// a SQLite database is ours when its meta table says format = bubblescope-trace, an Nsight
-// Systems export when it has nsys's tables (NVTX_EVENTS, CUPTI_ACTIVITY_KIND_*, ...).
+// What a path holds, told by content, never by name (input_formats.h lists the formats and how
+// each is told): a gzip/zstd magic number is looked through, and a directory is read for the
+// traces among its files.
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "traces/import/input_formats.h"
+
 namespace bubblescope::traces::import {
-
-enum class InputFormat {
-  Bubblescope,  // our per-rank SQLite trace
-  ChromeTrace,  // Kineto / PyTorch profiler JSON, or a generic Chrome-trace timeline
-  Nsys,         // Nsight Systems SQLite export
-  Unknown,
-};
-
-const char* formatName(
-    InputFormat f);  // "bubblescope trace", "Kineto JSON", "Nsight Systems export"
-// The same in a sentence: "a bubblescope trace", "Kineto JSON", "an Nsight Systems export".
-const char* formatPhrase(InputFormat f);
 
 struct Detection {
   InputFormat format = InputFormat::Unknown;

@@ -1,4 +1,4 @@
-#include "traces/import/kineto/timeline_builder.h"
+#include "traces/import/chrome_json/timeline/timeline_builder.h"
 
 #include "traces/errors.h"
 #include "traces/import/collectives.h"

@@ -1,10 +1,10 @@
-#include "traces/import/ndtimeline/ndtimeline_builder.h"
+#include "traces/import/chrome_json/ndtimeline/ndtimeline_builder.h"
 
 #include <algorithm>
 #include <set>
 
 #include "traces/errors.h"
-#include "traces/import/ndtimeline/ndtimeline_names.h"
+#include "traces/import/chrome_json/ndtimeline/ndtimeline_names.h"
 #include "traces/import/rank_builder.h"
 
 namespace bubblescope::traces::import::ndtimeline {

@@ -1,4 +1,4 @@
-#include "traces/import/kineto/trace_event_stream.h"
+#include "traces/import/chrome_json/trace_event_stream.h"
 
 #include <cstring>
 #include <string>
