@@ -6,7 +6,8 @@
 namespace bubblescope::engine {
 namespace {
 
-// Each generator's file says why its pattern keeps its bound.
+// The paper formulas: Qi et al., "Zero Bubble Pipeline Parallelism" (ICLR'24) Table 1 and §6;
+// Narayanan et al. (SC'21) §2.2. Each generator's file says why its pattern keeps its bound.
 constexpr NamedSchedule kRows[] = {
     {.kind = ScheduleKind::GPipe,
      .key = "gpipe",
@@ -15,7 +16,16 @@ constexpr NamedSchedule kRows[] = {
      .takesChunks = false,
      .splitsBackward = false,
      .generate = [](int p, int m, int) { return Schedule::gpipe(p, m); },
-     .inFlightBound = [](int, int m, int) { return m; }},
+     .inFlightBound = [](int, int m, int) { return m; },
+     .paper =
+         [](int p, int m, int, const PaperCosts& c) {
+           return PaperPrediction{.bubbleFormula = "(p-1)(T_F+T_B+T_W)",
+                                  .bubble = (p - 1) * (c.f + c.bw),
+                                  .conditions = "",
+                                  .conditionsHold = true,
+                                  .memoryFormula = "mM_B",
+                                  .peakActivations = static_cast<double>(m)};
+         }},
     {.kind = ScheduleKind::OneF1B,
      .key = "1f1b",
      .name = "1F1B",
@@ -23,7 +33,16 @@ constexpr NamedSchedule kRows[] = {
      .takesChunks = false,
      .splitsBackward = false,
      .generate = [](int p, int m, int) { return Schedule::oneF1B(p, m); },
-     .inFlightBound = [](int p, int m, int) { return std::min(p, m); }},
+     .inFlightBound = [](int p, int m, int) { return std::min(p, m); },
+     .paper =
+         [](int p, int m, int, const PaperCosts& c) {
+           return PaperPrediction{.bubbleFormula = "(p-1)(T_F+T_B+T_W)",
+                                  .bubble = (p - 1) * (c.f + c.bw),
+                                  .conditions = "",
+                                  .conditionsHold = true,
+                                  .memoryFormula = "pM_B",
+                                  .peakActivations = static_cast<double>(std::min(p, m))};
+         }},
     {.kind = ScheduleKind::Interleaved1F1B,
      .key = "interleaved",
      .name = "interleaved 1F1B",
@@ -35,6 +54,18 @@ constexpr NamedSchedule kRows[] = {
          [](int p, int m, int v) {
            // Megatron: stage 0 warms up 2(p-1) + (v-1)p chunk forwards, then holds one more.
            return std::min(2 * (p - 1) + (v - 1) * p + 1, m * v);
+         },
+     .paper =
+         [](int p, int m, int v, const PaperCosts& c) {
+           // Narayanan et al.: the bubble shrinks by v, each chunk costing 1/v of the stage.
+           return PaperPrediction{
+               .bubbleFormula = "(p-1)(T_F+T_B+T_W)/v",
+               .bubble = (p - 1) * (c.f + c.bw) / v,
+               .conditions = "T_F and T_B+T_W divisible by v",
+               .conditionsHold = c.f % v == 0 && c.bw % v == 0,
+               .memoryFormula = "(2(p-1)+(v-1)p+1)M_B/v",
+               .peakActivations =
+                   static_cast<double>(std::min(2 * (p - 1) + (v - 1) * p + 1, m * v)) / v};
          }},
     {.kind = ScheduleKind::ZbH1,
      .key = "zb-h1",
@@ -43,7 +74,16 @@ constexpr NamedSchedule kRows[] = {
      .takesChunks = false,
      .splitsBackward = true,
      .generate = [](int p, int m, int) { return Schedule::zbH1(p, m); },
-     .inFlightBound = [](int p, int m, int) { return std::min(p, m); }},
+     .inFlightBound = [](int p, int m, int) { return std::min(p, m); },
+     .paper =
+         [](int p, int m, int, const PaperCosts& c) {
+           return PaperPrediction{.bubbleFormula = "(p-1)(T_F+T_B-T_W)",
+                                  .bubble = (p - 1) * (c.f + c.b - c.w),
+                                  .conditions = "T_W <= T_F and m >= p",
+                                  .conditionsHold = c.w <= c.f && m >= p,
+                                  .memoryFormula = "pM_B",
+                                  .peakActivations = static_cast<double>(std::min(p, m))};
+         }},
     {.kind = ScheduleKind::ZbH2,
      .key = "zb-h2",
      .name = "ZB-H2",
@@ -51,7 +91,16 @@ constexpr NamedSchedule kRows[] = {
      .takesChunks = false,
      .splitsBackward = true,
      .generate = [](int p, int m, int) { return Schedule::zbH2(p, m); },
-     .inFlightBound = [](int p, int m, int) { return std::min(2 * p - 1, m); }},
+     .inFlightBound = [](int p, int m, int) { return std::min(2 * p - 1, m); },
+     .paper =
+         [](int p, int m, int, const PaperCosts& c) {
+           return PaperPrediction{.bubbleFormula = "(p-1)(T_F+T_B-2T_W)",
+                                  .bubble = (p - 1) * (c.f + c.b - 2 * c.w),
+                                  .conditions = "T_W <= T_F, T_W <= T_B and m >= 2p-1",
+                                  .conditionsHold = c.w <= c.f && c.w <= c.b && m >= 2 * p - 1,
+                                  .memoryFormula = "(2p-1)M_B",
+                                  .peakActivations = static_cast<double>(std::min(2 * p - 1, m))};
+         }},
     {.kind = ScheduleKind::ZbV,
      .key = "zb-v",
      .name = "ZB-V",
@@ -60,7 +109,16 @@ constexpr NamedSchedule kRows[] = {
      .splitsBackward = true,
      .generate = [](int p, int m, int) { return Schedule::zbV(p, m); },
      // 2 chunks per stage: p M_B is 2p chunk activations.
-     .inFlightBound = [](int p, int m, int) { return 2 * std::min(p, m); }},
+     .inFlightBound = [](int p, int m, int) { return 2 * std::min(p, m); },
+     .paper =
+         [](int p, int m, int, const PaperCosts& c) {
+           return PaperPrediction{.bubbleFormula = "0",
+                                  .bubble = 0,
+                                  .conditions = "T_F = T_B = T_W and m >= 2p-1",
+                                  .conditionsHold = c.f == c.b && c.b == c.w && m >= 2 * p - 1,
+                                  .memoryFormula = "pM_B",
+                                  .peakActivations = static_cast<double>(std::min(p, m))};
+         }},
 };
 
 bool equalIgnoringCase(std::string_view a, std::string_view b) {

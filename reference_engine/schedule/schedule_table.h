@@ -1,10 +1,11 @@
 #pragma once
-// Every named schedule in one table: the names it goes by, what it takes, its generator and its
-// activation bound. Adding a schedule is adding a row here.
+// Every named schedule in one table: the names it goes by, what it takes, its generator, its
+// activation bound and what the papers predict. Adding a schedule is adding a row here.
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "reference_engine/schedule/paper_prediction.h"
 #include "reference_engine/schedule/schedule.h"
 
 namespace bubblescope::engine {
@@ -19,6 +20,8 @@ struct NamedSchedule {
   Schedule (*generate)(int p, int m, int v);
   // The most chunk activations a stage holds at once (validate.h's inFlightBound).
   int (*inFlightBound)(int p, int m, int v);
+  // What the literature predicts with equal stages; null when no paper gives a formula.
+  PaperPrediction (*paper)(int p, int m, int v, const PaperCosts& costs);
 };
 
 // In the order the help lists them, the what-if table shows them and matching tries them (the
