@@ -27,6 +27,7 @@
 #include "cli/cmd_simulate.h"
 #include "cli/cmd_view.h"
 #include "cli/exit_codes.h"
+#include "reference_engine/schedule/schedule_table.h"
 #include "traces/import/input_formats.h"
 
 namespace bubblescope::cli {
@@ -42,8 +43,7 @@ void addSimulateCommand(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
       "simulate",
       "simulate a pipeline schedule: timeline, bubbles, peak memory (reference simulator)");
-  sub->add_option("--schedule", args->schedule, "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or zb-v")
-      ->required();
+  sub->add_option("--schedule", args->schedule, engine::scheduleKeyList(" or "))->required();
   sub->add_option("-p,--stages", args->p, "pipeline stages")->required();
   sub->add_option("-m,--microbatches", args->m, "microbatches per step")->required();
   auto* v =
@@ -69,8 +69,7 @@ void addRun(CLI::App& engineCmd, Action& action) {
   auto o = std::make_shared<RunOptions>();
   auto* run = engineCmd.add_subcommand(
       "run", "Run a pipeline schedule as one process per stage, annotated with NVTX");
-  run->add_option("--schedule", o->schedule, "gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v")
-      ->required();
+  run->add_option("--schedule", o->schedule, engine::scheduleKeyList())->required();
   run->add_option("-p,--stages", o->p, "Pipeline stages (processes)")->required();
   run->add_option("-m,--microbatches", o->m, "Microbatches per step")->required();
   auto* v =
