@@ -1,13 +1,11 @@
 #include "analyzer/analyze.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <mutex>
-#include <thread>
 
 #include "analyzer/comm/comm_match.h"
-#include "analyzer/errors.h"
+#include "analyzer/result/errors.h"
 #include "analyzer/infer/confidence.h"
 #include "analyzer/infer/infer_pipeline.h"
 #include "analyzer/inventory/stage_memory.h"
@@ -19,6 +17,7 @@
 #include "analyzer/replicas/job_analysis.h"
 #include "analyzer/replicas/tp_groups.h"
 #include "analyzer/utilization/utilization.h"
+#include "traces/parallel/parallel_for.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -42,7 +41,6 @@ std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<cons
                                   std::vector<std::string>& warnings, traces::Run* releasable) {
   std::vector<RankOps> out(run.ranks.size());
   const size_t units = groups.empty() ? run.ranks.size() : groups.size();
-  std::atomic<size_t> next{0};
   std::mutex mutex;
   auto recognizeRank = [&](size_t i) {
     out[i] = recognize(run.ranks[i], sets);
@@ -57,40 +55,32 @@ std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<cons
   auto release = [&](size_t i) {
     if (releasable && !out[i].ops.empty()) releaseRanges(releasable->ranks[i]);
   };
-  auto work = [&] {
-    for (size_t u; (u = next.fetch_add(1)) < units;) {
-      if (groups.empty()) {
-        recognizeRank(u);
-        release(u);
-        continue;
-      }
-      for (size_t i : groups[u]) recognizeRank(i);
-      if (groups[u].size() < 2) {
-        for (size_t i : groups[u]) release(i);
-        continue;
-      }
-      // Folding moves the members' ops into the group's: which ranks were labelled is known
-      // before.
-      std::vector<size_t> labelled;
-      for (size_t i : groups[u]) {
-        if (!out[i].ops.empty()) labelled.push_back(i);
-      }
-      std::vector<std::string> said;
-      TpGroupResult g = foldEarly(run, out, groups[u], said);
-      if (releasable) {
-        for (size_t i : labelled) releaseRanges(releasable->ranks[i]);
-      }
-      std::lock_guard lock(mutex);
-      folded.push_back(std::move(g));
-      for (auto& w : said) warnings.push_back(std::move(w));
+  traces::parallelFor(units, threads, [&](size_t u) {
+    if (groups.empty()) {
+      recognizeRank(u);
+      release(u);
+      return;
     }
-  };
-  threads = std::clamp<unsigned>(threads ? threads : std::thread::hardware_concurrency(), 1,
-                                 static_cast<unsigned>(std::max<size_t>(1, units)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+    for (size_t i : groups[u]) recognizeRank(i);
+    if (groups[u].size() < 2) {
+      for (size_t i : groups[u]) release(i);
+      return;
+    }
+    // Folding moves the members' ops into the group's: which ranks were labelled is known
+    // before.
+    std::vector<size_t> labelled;
+    for (size_t i : groups[u]) {
+      if (!out[i].ops.empty()) labelled.push_back(i);
+    }
+    std::vector<std::string> said;
+    TpGroupResult g = foldEarly(run, out, groups[u], said);
+    if (releasable) {
+      for (size_t i : labelled) releaseRanges(releasable->ranks[i]);
+    }
+    std::lock_guard lock(mutex);
+    folded.push_back(std::move(g));
+    for (auto& w : said) warnings.push_back(std::move(w));
+  });
   return out;
 }
 
@@ -122,31 +112,24 @@ std::string usWithSign(TimeNs t) {
   return buf;
 }
 
-// The analysis; with `releasable`, recognition frees the ranges it has turned into ops.
-AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
-                       traces::Run* releasable) {
+// The user's rule sets (loaded here: a bad file is an error before any work), then the built-ins.
+struct RuleSets {
   std::vector<RuleSet> user;
-  for (const auto& f : options.ruleFiles) user.push_back(loadRuleSet(f));
-  std::vector<const RuleSet*> sets;
-  for (const auto& s : user) sets.push_back(&s);
-  for (const auto& s : builtinRuleSets()) sets.push_back(&s);
+  std::vector<const RuleSet*> all;
 
-  // Op-level timelines of TP groups (no device kernels, whose NCCL kernels would be matched
-  // across every rank): each group is folded as soon as it is recognised.
-  const bool kernels = std::any_of(run.ranks.begin(), run.ranks.end(),
-                                   [](const traces::RankTrace& t) { return t.kernels.size() > 0; });
-  const std::vector<std::vector<size_t>> groups =
-      kernels ? std::vector<std::vector<size_t>>{} : tpGroupsFromMetadata(run);
-  std::vector<TpGroupResult> foldedGroups;
-  std::vector<std::string> foldWarnings;
-  std::vector<RankOps> ops =
-      recognizeAll(run, sets, options.threads, groups, foldedGroups, foldWarnings, releasable);
-  const bool any =
-      std::any_of(ops.begin(), ops.end(), [](const RankOps& o) { return !o.ops.empty(); });
-  // Nobody labelled the ops: read the pipeline off the NCCL point-to-point traffic.
-  P2pInference inferred;
-  if (!any) inferred = inferFromP2p(run, ops);
-  if (!any && !inferred.found && options.utilizationWithoutPipeline && hasDeviceWork(run)) {
+  explicit RuleSets(const std::vector<std::filesystem::path>& files) {
+    for (const auto& f : files) user.push_back(loadRuleSet(f));
+    for (const auto& s : user) all.push_back(&s);
+    for (const auto& s : builtinRuleSets()) all.push_back(&s);
+  }
+};
+
+// A run with neither recognised ops nor a pipeline in its traffic: its utilization when the
+// caller takes that and something ran on a device, else an AnalysisInputError saying what was
+// tried.
+AnalysisResult withoutPipeline(const traces::Run& run, const AnalyzeOptions& options,
+                               const RuleSets& rules, const P2pInference& inferred) {
+  if (options.utilizationWithoutPipeline && hasDeviceWork(run)) {
     AnalysisResult result;
     result.runDir = run.dir.string();
     result.ranks = static_cast<int>(run.ranks.size());
@@ -159,32 +142,34 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
     result.clock.enabled = options.alignClocks;
     result.utilization = utilizationOf(run, options.alignClocks);
     result.warnings = inferred.notes;
-    result.warnings.push_back("no pipeline: no rule set recognised an op and the NCCL traffic forms "
-                              "no pipeline; utilization only (to analyse a pipeline, " +
-                              std::string(annotationHint()) + ")");
+    result.warnings.push_back(
+        "no pipeline: no rule set recognised an op and the NCCL traffic forms no pipeline; "
+        "utilization only (to analyse a pipeline, " +
+        std::string(annotationHint()) + ")");
     return result;
   }
-  if (!any && !inferred.found) {
-    std::string tried;
-    for (const RuleSet* s : sets) tried += (tried.empty() ? "" : ", ") + s->name;
-    // Why the traffic gave no pipeline either, when it was there to read.
-    std::string traffic;
-    if (inferred.notChains > 0) {
-      traffic = "; their NCCL point-to-point traffic forms no chain in " +
-                std::to_string(inferred.notChains) +
-                " rank set(s) (a ring or a V, as interleaved and ZB-V schedules send: inferring "
-                "those is not supported)";
-    }
-    for (const std::string& n : inferred.notes) traffic += "; " + n;
-    throw AnalysisInputError(
-        run.dir.string() + ": no pipeline ops recognised in " + std::to_string(run.ranks.size()) +
-        " trace(s) (rule sets tried: " + tried + ")" + traffic + "; " + annotationHint());
+  std::string tried;
+  for (const RuleSet* s : rules.all) tried += (tried.empty() ? "" : ", ") + s->name;
+  // Why the traffic gave no pipeline either, when it was there to read.
+  std::string traffic;
+  if (inferred.notChains > 0) {
+    traffic = "; their NCCL point-to-point traffic forms no chain in " +
+              std::to_string(inferred.notChains) +
+              " rank set(s) (a ring or a V, as interleaved and ZB-V schedules send: inferring "
+              "those is not supported)";
   }
+  for (const std::string& n : inferred.notes) traffic += "; " + n;
+  throw AnalysisInputError(run.dir.string() + ": no pipeline ops recognised in " +
+                           std::to_string(run.ranks.size()) + " trace(s) (rule sets tried: " +
+                           tried + ")" + traffic + "; " + annotationHint());
+}
 
+// What the run says of itself: its ranks, the command (`bubblescope record` keeps the one the
+// user launched; without it, a rank's own) and the events the agent dropped.
+AnalysisResult describeRun(const traces::Run& run) {
   AnalysisResult result;
   result.runDir = run.dir.string();
   result.ranks = static_cast<int>(run.ranks.size());
-  // `bubblescope record` keeps the command the user launched; without it, a rank's own.
   std::string launched;
   for (const auto& r : run.ranks) {
     if (auto it = r.meta.extra.find("BUBBLESCOPE_COMMAND");
@@ -195,8 +180,12 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
     result.droppedEvents += r.meta.droppedTotal();
   }
   if (!launched.empty()) result.command = launched;
-  Topology topo = buildTopology(run, ops);
-  restoreFoldedMembers(topo, groups);
+  return result;
+}
+
+// The job's shape and how its ops were found, with what the reader should know about both.
+void describeTopology(const Topology& topo, const std::vector<RankOps>& ops,
+                      const P2pInference& inferred, AnalysisResult& result) {
   result.pp = topo.pp;
   result.dp = topo.dp;
   result.tp = topo.tp;
@@ -221,17 +210,19 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
     result.warnings.push_back("the agent dropped " + std::to_string(result.droppedEvents) +
                               " events (its buffers were full): some ops may be missing");
   }
+}
 
-  // NCCL kernels matched across ranks: their ends align the clocks, and their last starts split
-  // each into waiting (idle) and transfer.
-  const CommMatches comms = matchComms(run, ops);
+// NCCL kernels matched across ranks: their ends align the clocks (the offsets applied to `ops`
+// are returned; none when alignment is off), and their last starts split each into waiting (idle)
+// and transfer. A kernel that cannot be matched is communication whole: say how many, and why.
+std::vector<TimeNs> alignAndSplitComms(const CommMatches& comms, std::vector<RankOps>& ops,
+                                       bool alignClocks, std::vector<std::string>& warnings) {
   std::vector<TimeNs> offsets;
-  if (options.alignClocks) offsets = clockOffsetsFromComms(comms, ops);
+  if (alignClocks) offsets = clockOffsetsFromComms(comms, ops);
   for (size_t r = 0; r < offsets.size(); ++r) shiftTimes(ops[r], offsets[r]);
   splitCommKernels(comms, ops);
-  // A kernel that cannot be matched is communication whole: say how many, and why.
   if (comms.p2pWithoutPeer > 0) {
-    result.warnings.push_back(
+    warnings.push_back(
         std::to_string(comms.p2pWithoutPeer) +
         " NCCL send/receive call(s) name no peer (an nsys export made without "
         "--include-json=true drops NCCL's payloads): their kernels are counted as communication "
@@ -239,26 +230,79 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   }
   if (const int n = comms.p2pUnmatched - comms.p2pWithoutPeer + comms.collectiveUnmatched;
       n > 0) {
-    result.warnings.push_back(std::to_string(n) +
-                              " NCCL call(s) have a peer that is not in the run (a rank not "
-                              "traced?): counted as communication whole, their waiting unknown");
+    warnings.push_back(std::to_string(n) +
+                       " NCCL call(s) have a peer that is not in the run (a rank not "
+                       "traced?): counted as communication whole, their waiting unknown");
   }
   if (comms.withoutCall > 0) {
     // Without its call a kernel has no peer: a wait inside it cannot be told from its transfer.
-    result.warnings.push_back(std::to_string(comms.withoutCall) +
-                              " NCCL kernel(s) are tied to no NCCL call (NCCL not hooked, or its "
-                              "ranges not traced): counted as communication whole, the waiting "
-                              "inside them unknown");
+    warnings.push_back(std::to_string(comms.withoutCall) +
+                       " NCCL kernel(s) are tied to no NCCL call (NCCL not hooked, or its "
+                       "ranges not traced): counted as communication whole, the waiting "
+                       "inside them unknown");
+  }
+  return offsets;
+}
+
+// One DP replica's pipeline, built and analysed into `result`; its stages' clock corrections are
+// recorded and the large ones said. Returns the pipeline, for the job-wide analysis.
+PipelineTrace analyzeReplica(const traces::Run& run, const Topology& topo, size_t replica,
+                             std::vector<RankOps>& ops, const PipelineOptions& options,
+                             AnalysisResult& result) {
+  PipelineTrace pl = buildPipeline(topo, replica, ops, options);
+  for (const StageTrace& st : pl.stages) {
+    result.clock.offsets[st.ranks.front()] = st.clockOffset;
+    result.clock.maxCorrection = std::max(result.clock.maxCorrection, std::abs(st.clockOffset));
+    if (std::abs(st.clockOffset) >= 1000) {
+      result.warnings.push_back(
+          "clock skew corrected: rank " + std::to_string(run.ranks[st.ranks.front()].meta.rank) +
+          " (stage " + std::to_string(st.stage) + ") shifted by " + usWithSign(st.clockOffset));
+    }
+  }
+  result.pipelines.push_back(analyzePipeline(pl, result.warnings));
+  attachFreeMemory(run, pl, result.pipelines.back());
+  return pl;
+}
+
+// The analysis, in the order the data flows: recognise ops (or infer them from the p2p traffic),
+// the topology, comm matching and clock alignment, each replica's pipeline, the job across
+// replicas. With `releasable`, recognition frees the ranges it has turned into ops.
+AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
+                       traces::Run* releasable) {
+  const RuleSets rules(options.ruleFiles);
+  // Op-level timelines of TP groups (no device kernels, whose NCCL kernels would be matched
+  // across every rank): each group is folded as soon as it is recognised.
+  const bool kernels = std::any_of(run.ranks.begin(), run.ranks.end(),
+                                   [](const traces::RankTrace& t) { return t.kernels.size() > 0; });
+  const std::vector<std::vector<size_t>> groups =
+      kernels ? std::vector<std::vector<size_t>>{} : tpGroupsFromMetadata(run);
+  std::vector<TpGroupResult> foldedGroups;
+  std::vector<std::string> foldWarnings;
+  std::vector<RankOps> ops =
+      recognizeAll(run, rules.all, options.threads, groups, foldedGroups, foldWarnings, releasable);
+  // Nobody labelled the ops: read the pipeline off the NCCL point-to-point traffic.
+  P2pInference inferred;
+  if (std::none_of(ops.begin(), ops.end(), [](const RankOps& o) { return !o.ops.empty(); })) {
+    inferred = inferFromP2p(run, ops);
+    if (!inferred.found) return withoutPipeline(run, options, rules, inferred);
   }
 
-  result.clock.enabled = options.alignClocks;
-  result.clock.offsets.assign(run.ranks.size(), 0);
+  AnalysisResult result = describeRun(run);
+  Topology topo = buildTopology(run, ops);
+  restoreFoldedMembers(topo, groups);
+  describeTopology(topo, ops, inferred, result);
+
+  const CommMatches comms = matchComms(run, ops);
   PipelineOptions pipelineOptions;
   pipelineOptions.alignClocks = options.alignClocks;
   pipelineOptions.comms = &comms;
-  pipelineOptions.appliedOffsets = offsets;
+  pipelineOptions.appliedOffsets = alignAndSplitComms(comms, ops, options.alignClocks,
+                                                      result.warnings);
   pipelineOptions.firstStep = options.firstStep;
   pipelineOptions.lastStep = options.lastStep;
+  result.clock.enabled = options.alignClocks;
+  result.clock.offsets.assign(run.ranks.size(), 0);
+
   // The ranks of a TP group are one stage: the representative's ops take the group's spans.
   const bool wholeJob = topo.dp > 1 || topo.tp > 1;
   if (!groups.empty()) {
@@ -272,18 +316,7 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   }
   std::vector<PipelineTrace> pipelines;  // kept for the job-wide analysis
   for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
-    PipelineTrace pl = buildPipeline(topo, replica, ops, pipelineOptions);
-    for (const StageTrace& st : pl.stages) {
-      result.clock.offsets[st.ranks.front()] = st.clockOffset;
-      result.clock.maxCorrection = std::max(result.clock.maxCorrection, std::abs(st.clockOffset));
-      if (std::abs(st.clockOffset) >= 1000) {
-        result.warnings.push_back(
-            "clock skew corrected: rank " + std::to_string(run.ranks[st.ranks.front()].meta.rank) +
-            " (stage " + std::to_string(st.stage) + ") shifted by " + usWithSign(st.clockOffset));
-      }
-    }
-    result.pipelines.push_back(analyzePipeline(pl, result.warnings));
-    attachFreeMemory(run, pl, result.pipelines.back());
+    PipelineTrace pl = analyzeReplica(run, topo, replica, ops, pipelineOptions, result);
     if (wholeJob) pipelines.push_back(std::move(pl));
   }
   if (wholeJob) analyzeJob(pipelines, result.job);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::analysis {

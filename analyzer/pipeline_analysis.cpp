@@ -4,15 +4,15 @@
 #include <cstdio>
 #include <numeric>
 
-#include "analyzer/comm/comm_waits.h"
-#include "analyzer/errors.h"
+#include "analyzer/idle/comm_waits.h"
+#include "analyzer/result/errors.h"
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/classify.h"
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/timeline/step_view.h"
 #include "analyzer/whatif/schedule_match.h"
 #include "analyzer/whatif/what_if.h"
-#include "analyzer/stats.h"
+#include "analyzer/result/stats.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -30,11 +30,136 @@ int kindIndex(OpKind k) {
   return static_cast<int>(k);
 }
 
-// Idle a better schedule or balance could win back: what is not the ideal schedule's own bubble.
-TimeNs avoidable(const Gap& g) {
-  return g.idle - g.byClass[static_cast<int>(IdleClass::Warmup)] -
-         g.byClass[static_cast<int>(IdleClass::Drain)] -
-         g.byClass[static_cast<int>(IdleClass::ScheduleBubble)];
+// Per step, the measured step time and the simulated ones (each with the measured tail), and per
+// stage the step time when only that stage keeps its measured costs.
+struct StepTimes {
+  std::vector<TimeNs> measured, ideal, stage, ops;
+  std::vector<std::vector<TimeNs>> onlyStage;
+};
+
+// One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
+// classified per stage, its gaps blamed, its ops and transfers recorded. Returns why the simulator
+// could not re-run it ("" when it could); such a step is left out.
+std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const MeanCosts& costs,
+                        PipelineResult& out, StepTimes& times) {
+  const engine::Schedule order = observedSchedule(pl, view);
+  std::string why;
+  auto ideal = simulateStep(pl, view, order, costs, Scenario::Ideal, out.transferMedian, -1, &why);
+  auto stage = simulateStep(pl, view, order, costs, Scenario::Stage, out.transferMedian, -1, &why);
+  auto ops = simulateStep(pl, view, order, costs, Scenario::Ops, out.transferMedian, -1, &why);
+  if (!ideal || !stage || !ops) return why;
+  const int stepIndex = static_cast<int>(out.steps.size());
+  out.steps.push_back({view.number, view.start, view.end});
+  times.measured.push_back(view.end - view.start);
+  times.ideal.push_back(ideal->makespan + out.tailMedian);
+  times.stage.push_back(stage->makespan + out.tailMedian);
+  times.ops.push_back(ops->makespan + out.tailMedian);
+  if (out.idealOps.empty()) {
+    for (int s = 0; s < pl.p; ++s) {
+      for (size_t j = 0; j < order.stages[s].size(); ++j) {
+        const auto& t = ideal->stages[s].ops[j];
+        out.idealOps.push_back(
+            {order.stages[s][j], s, stepIndex, t.start, t.end, costs.idealOf(order.stages[s][j])});
+      }
+    }
+  }
+  for (int s = 0; s < pl.p; ++s) {
+    if (auto only = simulateStep(pl, view, order, costs, Scenario::Ops, out.transferMedian, s)) {
+      times.onlyStage[s].push_back(only->makespan + out.tailMedian);
+    }
+  }
+
+  StepView indexed = view;
+  indexed.index = stepIndex;
+  const BlameWalker blame(pl, indexed, costs, out.transferMedian, *ops);
+  const StepSims sims{*ideal, *stage, *ops};
+  const size_t firstGap = out.gaps.size();
+  for (int s = 0; s < pl.p; ++s) {
+    const Split split = classifyStageStep(pl, indexed, s, sims, blame, out.gaps);
+    out.stages[s].perStep.push_back(split);
+    out.stages[s].total += split;
+    out.total += split;
+  }
+  // Gaps name the op that ended them by its index in `ops` below.
+  std::vector<std::vector<int>> recordOf(pl.p);
+  for (const StageStep& ss : indexed.stages) {
+    for (int i : ss.ops) {
+      const auto& o = pl.stages[ss.stage].ops.ops[i];
+      if (recordOf[ss.stage].size() <= static_cast<size_t>(i)) recordOf[ss.stage].resize(i + 1, -1);
+      recordOf[ss.stage][i] = static_cast<int>(out.ops.size());
+      out.ops.push_back({o.op, ss.stage, stepIndex, o.start, o.end, costs.idealOf(o.op)});
+    }
+  }
+  for (size_t g = firstGap; g < out.gaps.size(); ++g) {
+    Gap& gap = out.gaps[g];
+    if (gap.nextOp >= 0) gap.nextOp = recordOf[gap.stage][gap.nextOp];
+  }
+  for (const Transfer& t : pl.transfers) {
+    const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
+    const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
+    if (recv.step != pl.stepIndex[t.toStage][view.index]) continue;
+    out.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, stepIndex, send.start,
+                             send.end, recv.start, recv.end});
+  }
+  return "";
+}
+
+// A first step far slower than the rest is usually warm-up (allocation, connection setup), not
+// the steady state people tune for: say so, and how to leave it out.
+void warnSlowFirstStep(const std::vector<TimeNs>& measured, const std::vector<StepInfo>& steps,
+                       std::vector<std::string>& warnings) {
+  if (measured.size() < 3) return;
+  const TimeNs rest = median(std::vector<TimeNs>(measured.begin() + 1, measured.end()));
+  if (rest > 0 && measured[0] * 10 > rest * 13) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.1fx", double(measured[0]) / double(rest));
+    warnings.push_back("step " + std::to_string(steps[0].number) + " took " + ratio +
+                       " the median step (a warm-up step?); --steps " +
+                       std::to_string(steps[1].number) + ": leaves it out");
+  }
+}
+
+// The step times and slowdowns over the analysed steps, and each stage's mean op cost per kind.
+void summarize(const PipelineTrace& pl, const StepTimes& times, PipelineResult& out) {
+  out.stepTimeMeasured = mean(times.measured);
+  out.stepTimeIdeal = mean(times.ideal);
+  out.stepTimeStage = mean(times.stage);
+  out.stepTimeOps = mean(times.ops);
+  out.slowdown = out.stepTimeIdeal > 0 ? static_cast<double>(out.stepTimeMeasured) /
+                                             static_cast<double>(out.stepTimeIdeal)
+                                       : 1.0;
+  for (int s = 0; s < pl.p; ++s) {
+    auto& sr = out.stages[s];
+    if (!times.onlyStage[s].empty() && out.stepTimeIdeal > 0) {
+      sr.slowdown =
+          static_cast<double>(mean(times.onlyStage[s])) / static_cast<double>(out.stepTimeIdeal);
+    }
+    std::array<std::pair<TimeNs, int64_t>, 4> sums{};
+    for (const auto& o : out.ops) {
+      if (o.stage != s) continue;
+      sums[kindIndex(o.op.kind)].first += o.end - o.start;
+      sums[kindIndex(o.op.kind)].second += 1;
+    }
+    for (int k = 0; k < 4; ++k) {
+      sr.meanCost[k] = sums[k].second ? sums[k].first / sums[k].second : 0;
+    }
+  }
+}
+
+// The gaps a user should look at first: the largest avoidable idle (ties: the largest idle), at
+// most five, none that a better balance or schedule would not shorten.
+std::vector<int> topGapsOf(const std::vector<Gap>& gaps) {
+  std::vector<int> order(gaps.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const TimeNs va = avoidableIdle(gaps[a]), vb = avoidableIdle(gaps[b]);
+    return va != vb ? va > vb : gaps[a].idle > gaps[b].idle;
+  });
+  std::vector<int> top;
+  for (size_t i = 0; i < order.size() && i < 5; ++i) {
+    if (avoidableIdle(gaps[order[i]]) > 0) top.push_back(order[i]);
+  }
+  return top;
 }
 
 }  // namespace
@@ -49,7 +174,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   }
   const MeanCosts costs = meanCosts(pl, views);
   out.transferMedian = median(transferLags(pl, views));
-  std::vector<TimeNs> tails, measured, idealSteps, stageSteps, opsSteps;
+  std::vector<TimeNs> tails;
   for (const StepView& v : views) tails.push_back(tailOf(pl, v));
   out.tailMedian = median(tails);
 
@@ -60,129 +185,26 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     for (size_t r : pl.stages[s].ranks) sr.ranks.push_back(static_cast<int>(r));
     sr.rank = sr.ranks.front();
   }
-  std::vector<std::vector<TimeNs>> onlyStageSteps(pl.p);
+
+  StepTimes times;
+  times.onlyStage.resize(pl.p);
   std::string firstRefusal;  // the simulator's reason for the first step it could not re-run
-
   for (const StepView& view : views) {
-    const engine::Schedule order = observedSchedule(pl, view);
-    std::string why;
-    auto ideal = simulateStep(pl, view, order, costs, Scenario::Ideal, out.transferMedian, -1, &why);
-    auto stage = simulateStep(pl, view, order, costs, Scenario::Stage, out.transferMedian, -1, &why);
-    auto ops = simulateStep(pl, view, order, costs, Scenario::Ops, out.transferMedian, -1, &why);
-    if (!ideal || !stage || !ops) {
-      warnings.push_back("step " + std::to_string(view.number) +
-                         ": its op order cannot be re-run by the simulator (" + why +
-                         "; a partial capture?); left out");
-      if (firstRefusal.empty()) firstRefusal = "step " + std::to_string(view.number) + ": " + why;
-      continue;
-    }
-    const int stepIndex = static_cast<int>(out.steps.size());
-    out.steps.push_back({view.number, view.start, view.end});
-    measured.push_back(view.end - view.start);
-    idealSteps.push_back(ideal->makespan + out.tailMedian);
-    stageSteps.push_back(stage->makespan + out.tailMedian);
-    opsSteps.push_back(ops->makespan + out.tailMedian);
-    if (out.idealOps.empty()) {
-      for (int s = 0; s < pl.p; ++s) {
-        for (size_t j = 0; j < order.stages[s].size(); ++j) {
-          const auto& t = ideal->stages[s].ops[j];
-          out.idealOps.push_back({order.stages[s][j], s, stepIndex, t.start, t.end,
-                                  costs.idealOf(order.stages[s][j])});
-        }
-      }
-    }
-    for (int s = 0; s < pl.p; ++s) {
-      if (auto only = simulateStep(pl, view, order, costs, Scenario::Ops, out.transferMedian, s)) {
-        onlyStageSteps[s].push_back(only->makespan + out.tailMedian);
-      }
-    }
-
-    StepView indexed = view;
-    indexed.index = stepIndex;
-    const BlameWalker blame(pl, indexed, costs, out.transferMedian, *ops);
-    const StepSims sims{*ideal, *stage, *ops};
-    const size_t firstGap = out.gaps.size();
-    for (int s = 0; s < pl.p; ++s) {
-      const Split split = classifyStageStep(pl, indexed, s, sims, blame, out.gaps);
-      out.stages[s].perStep.push_back(split);
-      out.stages[s].total += split;
-      out.total += split;
-    }
-    // Gaps name the op that ended them by its index in `ops` below.
-    std::vector<std::vector<int>> recordOf(pl.p);
-    for (const StageStep& ss : indexed.stages) {
-      for (int i : ss.ops) {
-        const auto& o = pl.stages[ss.stage].ops.ops[i];
-        if (recordOf[ss.stage].size() <= static_cast<size_t>(i))
-          recordOf[ss.stage].resize(i + 1, -1);
-        recordOf[ss.stage][i] = static_cast<int>(out.ops.size());
-        out.ops.push_back({o.op, ss.stage, stepIndex, o.start, o.end, costs.idealOf(o.op)});
-      }
-    }
-    for (size_t g = firstGap; g < out.gaps.size(); ++g) {
-      Gap& gap = out.gaps[g];
-      if (gap.nextOp >= 0) gap.nextOp = recordOf[gap.stage][gap.nextOp];
-    }
-    for (const Transfer& t : pl.transfers) {
-      const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
-      const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
-      if (recv.step != pl.stepIndex[t.toStage][view.index]) continue;
-      out.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, stepIndex, send.start,
-                               send.end, recv.start, recv.end});
-    }
+    const std::string why = analyzeStep(pl, view, costs, out, times);
+    if (why.empty()) continue;
+    warnings.push_back("step " + std::to_string(view.number) +
+                       ": its op order cannot be re-run by the simulator (" + why +
+                       "; a partial capture?); left out");
+    if (firstRefusal.empty()) firstRefusal = "step " + std::to_string(view.number) + ": " + why;
   }
   if (out.steps.empty()) {
     throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) +
                              ": no step could be re-run by the simulator (" + firstRefusal + ")");
   }
-
-  // A first step far slower than the rest is usually warm-up (allocation, connection setup),
-  // not the steady state people tune for: say so, and how to leave it out.
-  if (measured.size() >= 3) {
-    const TimeNs rest = median(std::vector<TimeNs>(measured.begin() + 1, measured.end()));
-    if (rest > 0 && measured[0] * 10 > rest * 13) {
-      char ratio[32];
-      std::snprintf(ratio, sizeof ratio, "%.1fx", double(measured[0]) / double(rest));
-      warnings.push_back("step " + std::to_string(out.steps[0].number) + " took " + ratio +
-                         " the median step (a warm-up step?); --steps " +
-                         std::to_string(out.steps[1].number) + ": leaves it out");
-    }
-  }
-  out.stepTimeMeasured = mean(measured);
-  out.stepTimeIdeal = mean(idealSteps);
-  out.stepTimeStage = mean(stageSteps);
-  out.stepTimeOps = mean(opsSteps);
-  out.slowdown = out.stepTimeIdeal > 0 ? static_cast<double>(out.stepTimeMeasured) /
-                                             static_cast<double>(out.stepTimeIdeal)
-                                       : 1.0;
-  for (int s = 0; s < pl.p; ++s) {
-    auto& sr = out.stages[s];
-    if (!onlyStageSteps[s].empty() && out.stepTimeIdeal > 0) {
-      sr.slowdown =
-          static_cast<double>(mean(onlyStageSteps[s])) / static_cast<double>(out.stepTimeIdeal);
-    }
-    std::array<std::pair<TimeNs, int64_t>, 4> sums{};
-    for (const auto& o : out.ops) {
-      if (o.stage != s) continue;
-      sums[kindIndex(o.op.kind)].first += o.end - o.start;
-      sums[kindIndex(o.op.kind)].second += 1;
-    }
-    for (int k = 0; k < 4; ++k) {
-      sr.meanCost[k] = sums[k].second ? sums[k].first / sums[k].second : 0;
-    }
-  }
-
+  warnSlowFirstStep(times.measured, out.steps, warnings);
+  summarize(pl, times, out);
   out.commWaits = commWaitsOf(pl, out.gaps);
-
-  std::vector<int> order(out.gaps.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const TimeNs va = avoidable(out.gaps[a]), vb = avoidable(out.gaps[b]);
-    return va != vb ? va > vb : out.gaps[a].idle > out.gaps[b].idle;
-  });
-  for (size_t i = 0; i < order.size() && i < 5; ++i) {
-    if (avoidable(out.gaps[order[i]]) > 0) out.topGaps.push_back(order[i]);
-  }
+  out.topGaps = topGapsOf(out.gaps);
 
   const engine::Schedule first = observedSchedule(pl, views.front());
   out.schedule = detectSchedule(first);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "analyzer/pipeline/pipeline_trace.h"
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

@@ -9,37 +9,30 @@
 #include "cli/cmd_analyze.h"
 #include "cli/exit_codes.h"
 #include "cli/run_loading.h"
-#include "cli/step_range.h"
 #include "cli/usage_error.h"
 #include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
-namespace {}  // namespace
-
 int runAnalyze(const AnalyzeOptions& o) {
-  using analysis::ReportFormat;
-  std::optional<ReportFormat> format;
+  const analysis::ReportFormat* format = nullptr;
   if (!o.format.empty()) {
-    format = analysis::parseReportFormat(o.format);
+    format = analysis::findReportFormat(o.format);
     if (!format) {
       throw UsageError("unknown report format '" + o.format +
-                       "' (known: text, json, md, html, junit)");
+                       "' (known: " + analysis::reportFormatKeys() + ")");
     }
   } else if (!o.output.empty()) {
-    format = analysis::formatForFile(o.output);
+    format = analysis::reportFormatForFile(o.output);
   }
   traces::Run run = loadRun(o.paths);
-  analysis::AnalyzeOptions options;
-  options.alignClocks = !o.noClockAlign;
+  analysis::AnalyzeOptions options = analyzeOptions(o.analysis);
   options.utilizationWithoutPipeline = true;  // every job gets an answer
-  parseStepRange(o.steps, options);
-  for (const auto& r : o.rules) options.ruleFiles.emplace_back(r);
   // The reports need only the result: the run's ranges go as they are recognised.
   const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
 
-  const ReportFormat f = format.value_or(ReportFormat::Text);
+  const analysis::ReportFormat& f = format ? *format : analysis::reportFormats().front();
   if (o.output.empty() || o.output == "-") {
-    analysis::writeReport(result, f, std::cout, f == ReportFormat::Text && isatty(1));
+    analysis::writeReport(result, f, std::cout, f.colors && isatty(1));
     return kOk;
   }
   traces::writeOutputFile(o.output,

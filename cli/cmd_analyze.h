@@ -4,15 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "cli/analysis_flags.h"
+
 namespace bubblescope::cli {
 
 struct AnalyzeOptions {
   std::vector<std::string> paths;
   std::string format;
   std::string output;
-  bool noClockAlign = false;
-  std::vector<std::string> rules;
-  std::string steps;
+  AnalysisFlags analysis;
 };
 
 int runAnalyze(const AnalyzeOptions& o);

@@ -14,7 +14,6 @@
 #include "cli/cmd_check.h"
 #include "cli/exit_codes.h"
 #include "cli/run_loading.h"
-#include "cli/step_range.h"
 #include "cli/usage_error.h"
 #include "traces/files/output_file.h"
 
@@ -39,11 +38,9 @@ analysis::ReportFigures currentFigures(const std::string& current,
 }  // namespace
 
 int runCheck(const CheckOptions& o) {
-  analysis::AnalyzeOptions options;
-  options.alignClocks = !o.noClockAlign;
+  // A bad --steps is a usage error even when not analysing.
+  analysis::AnalyzeOptions options = analyzeOptions(o.analysis);
   options.utilizationWithoutPipeline = true;  // a job with no pipeline is gated on utilization
-  parseStepRange(o.steps, options);  // a bad range is a usage error even when not analysing
-  for (const auto& r : o.rules) options.ruleFiles.emplace_back(r);
   const analysis::ReportFigures base = analysis::readReportFile(o.baseline);
   const analysis::ReportFigures current = currentFigures(o.current, options);
   const analysis::CheckResult result = analysis::compareReports(base, current, o.thresholds);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analyzer/check/compare.h"
+#include "cli/analysis_flags.h"
 
 namespace bubblescope::cli {
 
@@ -13,9 +14,7 @@ struct CheckOptions {
   std::string current;
   analysis::CheckThresholds thresholds;
   std::string junit;
-  bool noClockAlign = false;
-  std::vector<std::string> rules;
-  std::string steps;
+  AnalysisFlags analysis;
 };
 
 int runCheck(const CheckOptions& o);

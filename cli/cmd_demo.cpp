@@ -103,20 +103,18 @@ int runDemo(const DemoOptions& o) {
             << engine::renderTimeline(measuredStep(pl, step), style);
   std::cout << "\nThe same order with ideal costs (balanced stages, no stalls):\n"
             << engine::renderTimeline(idealStep(pl), style) << "\n";
-  analysis::writeReport(result, analysis::ReportFormat::Text, std::cout, isatty(1));
+  analysis::writeReport(result, analysis::reportFormat("text"), std::cout, isatty(1));
 
   std::cout << "\nFiles:\n  traces   " << dir.string() << " (" << run.ranks.size()
             << " rank files, truth.json)\n";
-  for (auto [format, name] : {std::pair{analysis::ReportFormat::Json, "report.json"},
-                              std::pair{analysis::ReportFormat::Html, "report.html"},
-                              std::pair{analysis::ReportFormat::Markdown, "report.md"}}) {
+  for (const char* name : {"report.json", "report.html", "report.md"}) {
     try {
       traces::writeOutputFile(dir / name, [&](std::ostream& out) {
-        analysis::writeReport(result, format, out, false);
+        analysis::writeReport(result, *analysis::reportFormatForFile(name), out, false);
       });
       std::cout << "  report   " << (dir / name).string() << "\n";
     } catch (const std::invalid_argument&) {
-      // This build has no writer for that format: nothing was written.
+      // A writer that refuses this result: nothing was written.
     }
   }
   std::cout << "\nNext: bubblescope analyze " << dir.string() << " --steps 1: --format html -o "

@@ -11,14 +11,9 @@
 #include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
-namespace {}  // namespace
-
 int runExportPerfetto(const ExportArgs& a) {
   const traces::Run run = loadRun(a.paths);
-  analysis::AnalyzeOptions options;
-  options.alignClocks = !a.noClockAlign;
-  for (const auto& r : a.rules) options.ruleFiles.emplace_back(r);
-  const analysis::AnalysisResult result = analysis::analyzeRun(run, options);
+  const analysis::AnalysisResult result = analysis::analyzeRun(run, analyzeOptions(a.analysis));
 
   analysis::PerfettoStats stats;
   traces::writeOutputFile(

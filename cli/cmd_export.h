@@ -4,13 +4,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/analysis_flags.h"
+
 namespace bubblescope::cli {
 
 struct ExportArgs {
   std::vector<std::string> paths;
   std::string output;
-  bool noClockAlign = false;
-  std::vector<std::string> rules;
+  AnalysisFlags analysis;  // no --steps: every step is exported
 };
 
 int runExportPerfetto(const ExportArgs& a);

@@ -48,11 +48,13 @@ int runImport(InputFormat wanted, const ImportArgs& a) {
                                  ": no import needed, 'bubblescope analyze' reads it");
   }
   if (inputs.format != wanted) {
-    const char* command = inputs.format == InputFormat::Nsys ? "bubblescope import nsys"
-                                                             : "bubblescope import kineto";
-    throw traces::TraceError(inputs.files.front(),
-                             std::string(traces::import::formatPhrase(inputs.format)) + ", not " +
-                                 traces::import::formatPhrase(wanted) + " (use '" + command + "')");
+    std::string why = std::string(traces::import::formatPhrase(inputs.format)) + ", not " +
+                      traces::import::formatPhrase(wanted);
+    const traces::import::InputFormatRow* format = traces::import::findInputFormat(inputs.format);
+    if (format && format->command) {
+      why += std::string(" (use 'bubblescope import ") + format->command->key + "')";
+    }
+    throw traces::TraceError(inputs.files.front(), why);
   }
   const fs::path out(a.output);
   std::error_code ec;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "traces/import/input_format.h"
+#include "traces/import/input_formats.h"
 
 namespace bubblescope::cli {
 

@@ -1,6 +1,5 @@
 // `bubblescope simulate`: runs the reference simulator on a named schedule and prints its
 // timeline and summary (text) or every number of it (JSON), beside what the papers predict.
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -14,7 +13,7 @@
 #include "cli/cmd_simulate.h"
 #include "cli/exit_codes.h"
 #include "cli/usage_error.h"
-#include "reference_engine/schedule/schedule.h"
+#include "reference_engine/schedule/schedule_table.h"
 #include "reference_engine/sim/paper_formulas.h"
 #include "reference_engine/sim/result_json.h"
 #include "reference_engine/sim/simulate.h"
@@ -218,6 +217,15 @@ void printJson(const engine::Schedule& s, const engine::SimCosts& costs,
   std::cout << doc.dump() << "\n";
 }
 
+// The --schedule keys --v applies to ("interleaved").
+std::string keysTakingChunks() {
+  std::string keys;
+  for (const engine::NamedSchedule& named : engine::kSchedules) {
+    if (named.takesChunks) keys += (keys.empty() ? "" : " and ") + std::string(named.key);
+  }
+  return keys;
+}
+
 }  // namespace
 
 int runSimulate(const SimulateArgs& a) {
@@ -225,11 +233,9 @@ int runSimulate(const SimulateArgs& a) {
     throw UsageError("--format must be text or json (got '" + a.format + "')");
   }
   if (a.width < 20) throw UsageError("--width must be at least 20 columns");
-  std::string key = a.schedule;
-  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool interleaved = key == "interleaved" || key == "interleaved-1f1b";
-  if (a.vGiven && !interleaved) {
-    throw UsageError("--v applies to the interleaved schedule only ('" + a.schedule +
+  const engine::NamedSchedule* named = engine::scheduleByKey(a.schedule);
+  if (a.vGiven && !(named && named->takesChunks)) {
+    throw UsageError("--v applies to the " + keysTakingChunks() + " schedule only ('" + a.schedule +
                      "' has a fixed number of chunks)");
   }
   if (a.p >= 1 && a.m >= 1 && static_cast<int64_t>(a.p) * a.m * std::max(a.v, 2) * 3 > kMaxOps) {

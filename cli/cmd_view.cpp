@@ -15,7 +15,6 @@
 #include "cli/exit_codes.h"
 #include "cli/run_loading.h"
 #include "cli/self_exe.h"
-#include "cli/step_range.h"
 #include "cli/usage_error.h"
 #if BUBBLESCOPE_HAVE_VIEWER
 #include "gui/app/viewer.h"
@@ -107,10 +106,8 @@ std::optional<int> screenshotUnderXvfb(const ViewOptions& o) {
   add("--step", o.step ? std::to_string(*o.step) : "");
   add("--compare-step", o.compareStep ? std::to_string(*o.compareStep) : "");
   add("--range", o.range);
-  add("--steps", o.steps);
-  for (const auto& r : o.rules) add("--rules", r);
   if (o.expand) argv.push_back("--expand");
-  if (o.noClockAlign) argv.push_back("--no-clock-align");
+  appendAnalysisArgs(o.analysis, argv);
   setenv("BUBBLESCOPE_VIEW_UNDER_XVFB", "1", 1);  // the child must not try again
   return runChild(argv);
 }
@@ -131,9 +128,7 @@ int runView(const ViewOptions& o) {
   v.dp = o.dp;
   v.expandAll = o.expand;
   v.load = [](const std::string& path) { return loadRun({path}); };
-  v.analyze.alignClocks = !o.noClockAlign;
-  parseStepRange(o.steps, v.analyze);
-  for (const auto& r : o.rules) v.analyze.ruleFiles.emplace_back(r);
+  v.analyze = analyzeOptions(o.analysis);
   return gui::runViewer(v);
 #else
   (void)o;

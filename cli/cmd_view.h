@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/analysis_flags.h"
+
 namespace bubblescope::cli {
 
 struct ViewOptions {
@@ -18,9 +20,7 @@ struct ViewOptions {
   std::string size = "1600x900";
   int dp = 0;
   bool expand = false;
-  std::string steps;
-  bool noClockAlign = false;
-  std::vector<std::string> rules;
+  AnalysisFlags analysis;
 };
 
 int runView(const ViewOptions& o);

@@ -3,6 +3,7 @@
 // every file that includes it (docs/benchmarks.md), so the commands (cmd_*.cpp) take plain structs.
 #include "cli/command_line.h"
 
+#include <cctype>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -10,7 +11,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "analyzer/report/report.h"
 #include "bubblescope/version.h"
+#include "cli/analysis_flags.h"
 #include "cli/cmd_analyze.h"
 #include "cli/cmd_attach.h"
 #include "cli/cmd_check.h"
@@ -24,6 +27,8 @@
 #include "cli/cmd_simulate.h"
 #include "cli/cmd_view.h"
 #include "cli/exit_codes.h"
+#include "reference_engine/schedule/schedule_table.h"
+#include "traces/import/input_formats.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -38,8 +43,7 @@ void addSimulateCommand(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
       "simulate",
       "simulate a pipeline schedule: timeline, bubbles, peak memory (reference simulator)");
-  sub->add_option("--schedule", args->schedule, "gpipe, 1f1b, interleaved, zb-h1, zb-h2 or zb-v")
-      ->required();
+  sub->add_option("--schedule", args->schedule, engine::scheduleKeyList(" or "))->required();
   sub->add_option("-p,--stages", args->p, "pipeline stages")->required();
   sub->add_option("-m,--microbatches", args->m, "microbatches per step")->required();
   auto* v =
@@ -65,8 +69,7 @@ void addRun(CLI::App& engineCmd, Action& action) {
   auto o = std::make_shared<RunOptions>();
   auto* run = engineCmd.add_subcommand(
       "run", "Run a pipeline schedule as one process per stage, annotated with NVTX");
-  run->add_option("--schedule", o->schedule, "gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v")
-      ->required();
+  run->add_option("--schedule", o->schedule, engine::scheduleKeyList())->required();
   run->add_option("-p,--stages", o->p, "Pipeline stages (processes)")->required();
   run->add_option("-m,--microbatches", o->m, "Microbatches per step")->required();
   auto* v =
@@ -232,6 +235,30 @@ void addPsCommand(CLI::App& app, Action& action) {
   ps->callback([p, &action] { action = [p] { return runPs(*p); }; });
 }
 
+// The flags of every command that analyses a run (cli/analysis_flags.h). `when`: the condition
+// they apply under, for a command that may not analyse ("When analysing a run"); `steps`: whether
+// the command takes --steps.
+void addAnalysisFlags(CLI::App* sub, AnalysisFlags& flags, const std::string& when = "",
+                      bool steps = true) {
+  // The help sentence, after the condition if there is one.
+  const auto help = [&when](std::string text) {
+    if (when.empty()) return text;
+    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+    return when + ": " + text;
+  };
+  sub->add_flag("--no-clock-align", flags.noClockAlign,
+                help("Take every rank's clock as it is (no skew correction)"));
+  if (steps) {
+    sub->add_option("--steps", flags.steps,
+                    help("Steps to analyse by number: N, A:B, A: or :B (e.g. 1: leaves step 0 "
+                         "out)"));
+  }
+  sub->add_option("--rules", flags.rules,
+                  help("A JSON rule set for your framework's labels, tried before the built-in "
+                       "ones"))
+      ->check(CLI::ExistingFile);
+}
+
 void addAnalyzeCommand(CLI::App& app, Action& action) {
   auto opts = std::make_shared<AnalyzeOptions>();
   auto* sub = app.add_subcommand(
@@ -240,16 +267,10 @@ void addAnalyzeCommand(CLI::App& app, Action& action) {
       "interval is, what caused it, and what a schedule change would buy");
   sub->add_option("run", opts->paths, "Run directory (one trace per rank), or trace files")
       ->required();
-  sub->add_option("--format", opts->format, "text (default), json, md, html or junit");
+  sub->add_option("--format", opts->format, analysis::reportFormatChoices());
   sub->add_option("-o,--output", opts->output,
                   "Write the report here (format from the extension unless --format)");
-  sub->add_flag("--no-clock-align", opts->noClockAlign,
-                "Take every rank's clock as it is (no skew correction)");
-  sub->add_option("--steps", opts->steps,
-                  "Steps to analyse by number: N, A:B, A: or :B (e.g. 1: leaves step 0 out)");
-  sub->add_option("--rules", opts->rules,
-                  "A JSON rule set for your framework's labels, tried before the built-in ones")
-      ->check(CLI::ExistingFile);
+  addAnalysisFlags(sub, opts->analysis);
   sub->callback([&action, opts] { action = [opts] { return runAnalyze(*opts); }; });
 }
 
@@ -283,13 +304,7 @@ void addCheckCommand(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("--junit", opts->junit,
                   "Also write the verdict as JUnit XML (a test case per gated metric) for CI");
-  sub->add_flag("--no-clock-align", opts->noClockAlign,
-                "When analysing a run: take every rank's clock as it is");
-  sub->add_option("--steps", opts->steps,
-                  "When analysing a run: the steps to analyse, N, A:B, A: or :B (as for analyze)");
-  sub->add_option("--rules", opts->rules,
-                  "When analysing a run: a JSON rule set for your framework's labels")
-      ->check(CLI::ExistingFile);
+  addAnalysisFlags(sub, opts->analysis, "When analysing a run");
   sub->callback([&action, opts] { action = [opts] { return runCheck(*opts); }; });
 }
 
@@ -319,32 +334,25 @@ void addHangCommand(CLI::App& app, Action& action) {
   sub->callback([&action, opts] { action = [opts] { return runHang(*opts); }; });
 }
 
+// One subcommand per format that input_formats.h gives an import command.
 void addImportCommand(CLI::App& app, Action& action) {
+  std::string formats;
+  for (const traces::import::InputFormatRow& row : traces::import::inputFormats()) {
+    if (!row.command) continue;
+    formats += (formats.empty() ? "" : ", ") + std::string(row.command->what);
+  }
   auto* sub = app.add_subcommand(
-      "import",
-      "Convert other recorders' traces (PyTorch profiler / Kineto JSON, Nsight Systems "
-      "SQLite) into a run directory");
+      "import", "Convert other recorders' traces (" + formats + ") into a run directory");
   sub->require_subcommand(1);
-  struct Variant {
-    const char* name;
-    const char* help;
-    const char* inputsHelp;
-    InputFormat format;
-  };
-  for (const Variant& v :
-       {Variant{"kineto",
-                "PyTorch profiler (Kineto) JSON, plain or .gz, one file per rank, or a Chrome-"
-                "trace timeline",
-                "Trace files, or a directory of them", InputFormat::ChromeTrace},
-        Variant{"nsys", "Nsight Systems SQLite exports ('nsys export --type sqlite')",
-                "Export files: one per rank, or one with every process", InputFormat::Nsys}}) {
+  for (const traces::import::InputFormatRow& row : traces::import::inputFormats()) {
+    if (!row.command) continue;
     auto args = std::make_shared<ImportArgs>();
-    auto* cmd = sub->add_subcommand(v.name, v.help);
-    cmd->add_option("inputs", args->inputs, v.inputsHelp)->required();
+    auto* cmd = sub->add_subcommand(row.command->key, row.command->help);
+    cmd->add_option("inputs", args->inputs, row.command->inputsHelp)->required();
     cmd->add_option("-o,--output", args->output, "The run directory to write (new or empty)")
         ->required();
     cmd->add_option("--threads", args->threads, "Files imported at once (default: one per core)");
-    const InputFormat format = v.format;
+    const InputFormat format = row.format;
     cmd->callback(
         [&action, args, format] { action = [args, format] { return runImport(format, *args); }; });
   }
@@ -362,10 +370,7 @@ void addExportCommand(CLI::App& app, Action& action) {
       ->add_option("run", args->paths, "Run directory or trace files (any format analyze reads)")
       ->required();
   perfetto->add_option("-o,--output", args->output, "The JSON file to write")->required();
-  perfetto->add_flag("--no-clock-align", args->noClockAlign,
-                     "Take every rank's clock as it is (no skew correction)");
-  perfetto->add_option("--rules", args->rules, "A JSON rule set for your framework's labels")
-      ->check(CLI::ExistingFile);
+  addAnalysisFlags(perfetto, args->analysis, "", false);
   perfetto->callback([&action, args] { action = [args] { return runExportPerfetto(*args); }; });
 }
 
@@ -390,11 +395,7 @@ void addViewCommand(CLI::App& app, Action& action) {
   sub->add_option("--dp", opts->dp, "DP replica to show first")->capture_default_str();
   sub->add_flag("--expand", opts->expand,
                 "Open every stage's GPU stream, NCCL, CUDA API and NVTX rows");
-  sub->add_option("--steps", opts->steps, "Steps to analyse by number: N, A:B, A: or :B");
-  sub->add_flag("--no-clock-align", opts->noClockAlign,
-                "Take every rank's clock as it is (no skew correction)");
-  sub->add_option("--rules", opts->rules, "A JSON rule set for your framework's labels")
-      ->check(CLI::ExistingFile);
+  addAnalysisFlags(sub, opts->analysis);
   sub->callback([&action, opts] { action = [opts] { return runView(*opts); }; });
 }
 

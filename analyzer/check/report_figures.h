@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

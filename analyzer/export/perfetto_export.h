@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::analysis {

@@ -14,7 +14,7 @@
 
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/scenarios.h"
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

@@ -2,7 +2,7 @@
 // How sure an inferred pipeline is (analysis.md §1b): whether every step holds each microbatch's
 // forward and backward on every stage, and whether their order is a known schedule's. Pure.
 #include "analyzer/infer/infer_pipeline.h"
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

@@ -1,9 +1,7 @@
 #include "analyzer/infer/infer_pipeline.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
-#include <thread>
 #include <unordered_map>
 
 #include "analyzer/comm/comm_match.h"
@@ -16,24 +14,10 @@
 #include "analyzer/infer/v_schedule.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
+#include "traces/parallel/parallel_for.h"
 
 namespace bubblescope::analysis {
 namespace {
-
-// Runs work(i) for i in [0, n) on up to one thread per core, as op recognition does.
-template <class Work>
-void forEachRank(size_t n, Work&& work) {
-  std::atomic<size_t> next{0};
-  auto loop = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) work(i);
-  };
-  const unsigned threads = std::clamp<unsigned>(std::thread::hardware_concurrency(), 1,
-                                                static_cast<unsigned>(std::max<size_t>(1, n)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(loop);
-  loop();
-  for (auto& t : pool) t.join();
-}
 
 // The rank's matched transfers: call row -> what it tells.
 std::map<int32_t, CutKind> typedCalls(uint32_t rank, const CommMatches& matches, int prevRank,
@@ -123,7 +107,7 @@ bool buildV(const traces::Run& run, const std::vector<uint32_t>& chain, const Co
   const size_t p = chain.size();
   std::vector<VStage> stages(p);
   std::vector<int64_t> slack(p);
-  forEachRank(p, [&](size_t s) {
+  traces::parallelFor(p, 0, [&](size_t s) {
     const uint32_t r = chain[s];
     stages[s] = vStageOf(run.ranks[r], marks[r], launches[r], typed[s], onHost[s], poster[s]);
     slack[s] = onHost[s] ? kPostedTogether : 0;
@@ -131,7 +115,7 @@ bool buildV(const traces::Run& run, const std::vector<uint32_t>& chain, const Co
   const VPipeline v = readVPipeline(stages, slack);
   if (!v.isV || isKnownChainOrder(chainKinds, 2 * v.m)) return false;
   const int m = v.m;
-  forEachRank(p, [&](size_t s) {
+  traces::parallelFor(p, 0, [&](size_t s) {
     const uint32_t r = chain[s];
     const VStageOps& st = v.stages[s];
     const int stage = static_cast<int>(s);
@@ -167,22 +151,183 @@ bool buildV(const traces::Run& run, const std::vector<uint32_t>& chain, const Co
   return true;
 }
 
+// What each stage of a chain reads as: its transfers typed by direction, then cut points and op
+// segments of its device launches, or, for a stage that launched no compute (a CPU job), of the
+// host time of the thread that posts its calls.
+struct ChainStages {
+  std::vector<std::map<int32_t, CutKind>> typed;
+  std::vector<char> onHost;
+  std::vector<traces::ThreadIndex> poster;
+  std::vector<std::vector<Cut>> cuts;
+  std::vector<Segmentation> segs;
+  std::vector<HostSegmentation> hostSegs;
+
+  explicit ChainStages(int p)
+      : typed(p), onHost(p, 0), poster(p, 0), cuts(p), segs(p), hostSegs(p) {}
+  int p() const { return static_cast<int>(typed.size()); }
+  std::vector<OpKind> kinds(int s) const {
+    std::vector<OpKind> out;
+    if (onHost[s]) {
+      for (const HostOp& o : hostSegs[s].ops) out.push_back(o.kind);
+    } else {
+      for (const SegmentOp& o : segs[s].ops) out.push_back(o.kind);
+    }
+    return out;
+  }
+};
+
+// What every rank's own trace says before the chains are known: step and optimizer markers,
+// NCCL call names, launches and NCCL kernels.
+struct RankReadings {
+  std::vector<RankOps> marks;
+  std::vector<std::vector<int8_t>> nccl;
+  std::vector<Launches> launches;
+};
+
+RankReadings readRanks(const traces::Run& run) {
+  const size_t n = run.ranks.size();
+  RankReadings ranks{std::vector<RankOps>(n), std::vector<std::vector<int8_t>>(n),
+                     std::vector<Launches>(n)};
+  traces::parallelFor(n, 0, [&](size_t r) {
+    ranks.marks[r] = recognizeWith(run.ranks[r], commonMarkers(), false);
+    ranks.nccl[r] = ncclNames(run.ranks[r]);
+    ranks.launches[r] = launchesOf(run.ranks[r]);
+    ncclKernelsOf(run.ranks[r], ranks.nccl[r], ranks.launches[r], ranks.marks[r]);
+  });
+  return ranks;
+}
+
+std::vector<TimeNs> computeLaunchTimes(const Launches& launches) {
+  std::vector<TimeNs> times;
+  for (const LaunchCall& l : launches.compute) times.push_back(l.start);
+  return times;
+}
+
+// Each stage of the chain cut into ops by its typed transfers.
+ChainStages readChain(const traces::Run& run, const std::vector<uint32_t>& chain,
+                      const CommMatches& matches, RankReadings& ranks) {
+  const int p = static_cast<int>(chain.size());
+  ChainStages c(p);
+  traces::parallelFor(static_cast<size_t>(p), 0, [&](size_t s) {
+    const uint32_t r = chain[s];
+    computeLaunches(run.ranks[r], ranks.marks[r], ranks.nccl[r], ranks.launches[r]);
+    c.typed[s] = typedCalls(r, matches, s > 0 ? static_cast<int>(chain[s - 1]) : -1,
+                            s + 1 < static_cast<size_t>(p) ? static_cast<int>(chain[s + 1]) : -1);
+    if (ranks.launches[r].compute.empty()) {
+      c.onHost[s] = 1;
+      c.poster[s] = postingThread(run.ranks[r]);
+      c.hostSegs[s] =
+          segmentHostStage(run.ranks[r], ranks.marks[r], c.typed[s], c.poster[s], {0, 0});
+      return;
+    }
+    c.cuts[s] = cutsOf(run.ranks[r], ranks.marks[r], c.typed[s]);
+    c.segs[s] = segmentOps(computeLaunchTimes(ranks.launches[r]), c.cuts[s], {0, 0});
+  });
+  return c;
+}
+
+// A stage with no run of one op (the last, in 1F1B) splits by its neighbour's kernel counts
+// (or, on the host, its neighbour's proportions of F and B).
+void resplitGuessedStages(const traces::Run& run, const std::vector<uint32_t>& chain,
+                          const RankReadings& ranks, ChainStages& c) {
+  const int p = c.p();
+  for (int s = 0; s < p; ++s) {
+    const bool guessed =
+        c.onHost[s] ? c.hostSegs[s].splitsGuessed > 0 : c.segs[s].splitsGuessed > 0;
+    if (!guessed) continue;
+    std::array<size_t, 2> fallback{};
+    std::array<TimeNs, 2> hostFallback{};
+    for (int d = 1; d < p; ++d) {
+      for (int q : {s - d, s + d}) {
+        if (q < 0 || q >= p) continue;
+        for (int k = 0; k < 2; ++k) {
+          if (fallback[k] == 0) fallback[k] = c.segs[q].kernelsPerOp[k];
+        }
+        // Both from one stage: a proportion of two stages' durations means nothing.
+        if (c.onHost[q] && hostFallback[0] == 0 && c.hostSegs[q].nsPerOp[0] > 0 &&
+            c.hostSegs[q].nsPerOp[1] > 0) {
+          hostFallback = c.hostSegs[q].nsPerOp;
+        }
+      }
+    }
+    const uint32_t r = chain[s];
+    if (c.onHost[s]) {
+      c.hostSegs[s] =
+          segmentHostStage(run.ranks[r], ranks.marks[r], c.typed[s], c.poster[s], hostFallback);
+      continue;
+    }
+    c.segs[s] = segmentOps(computeLaunchTimes(ranks.launches[r]), c.cuts[s], fallback);
+  }
+}
+
+// A pipeline runs every microbatch's forward and backward on every stage: as many of each,
+// everywhere. Traffic that gives anything else is not a pipeline's (an all-to-all made of
+// sends and receives, a halo exchange). And a microbatch's backward never comes before its
+// forward. Returns why the chain is not a pipeline, "" when it is one.
+std::string notAPipeline(const ChainStages& c) {
+  const int p = c.p();
+  std::vector<size_t> forwards(p, 0), backwards(p, 0);
+  bool pipeline = true;
+  for (int s = 0; s < p; ++s) {
+    for (OpKind kind : c.kinds(s)) {
+      ++(kind == OpKind::F ? forwards : backwards)[s];
+      pipeline = pipeline && backwards[s] <= forwards[s];
+    }
+  }
+  pipeline = pipeline && forwards[0] > 0;
+  for (int s = 0; s < p; ++s) {
+    pipeline = pipeline && forwards[s] == forwards[0] && backwards[s] == forwards[0];
+  }
+  if (pipeline) return "";
+  std::string counts;
+  for (int s = 0; s < p; ++s) {
+    counts += (s ? ", " : "") + std::to_string(forwards[s]) + "F/" + std::to_string(backwards[s]) +
+              "B";
+  }
+  return "the p2p traffic of " + std::to_string(p) +
+         " ranks forms a chain but not a pipeline (forwards/backwards per rank: " + counts + ")";
+}
+
+// Every stage of a chain that is a pipeline given its ops, and the counts added to `out`.
+void buildChain(const traces::Run& run, const std::vector<uint32_t>& chain, const ChainStages& c,
+                RankReadings& ranks, P2pInference& out) {
+  const int p = c.p();
+  // Where nothing marks or ends the steps, the first stage's microbatch count cuts them.
+  const int m = microbatchesPerStep(c.kinds(0));
+  traces::parallelFor(static_cast<size_t>(p), 0, [&](size_t s) {
+    const uint32_t r = chain[s];
+    ranks.marks[r] = c.onHost[s] ? withHostOps(run.ranks[r], std::move(ranks.marks[r]),
+                                               c.hostSegs[s], c.typed[s], c.poster[s],
+                                               static_cast<int>(s), m)
+                                 : withOps(run.ranks[r], std::move(ranks.marks[r]),
+                                           ranks.launches[r], ranks.nccl[r], c.segs[s],
+                                           static_cast<int>(s), m);
+  });
+  for (int s = 0; s < p; ++s) {
+    if (c.onHost[s]) {
+      ++out.hostStages;
+      out.stretches += c.hostSegs[s].stretches;
+      out.unclassified += c.hostSegs[s].unclassified;
+      out.splits += c.hostSegs[s].splits;
+      out.splitsGuessed += c.hostSegs[s].splitsGuessed;
+      continue;
+    }
+    out.stretches += c.segs[s].stretches;
+    out.unclassified += c.segs[s].unclassified;
+    out.splits += c.segs[s].splits;
+    out.splitsGuessed += c.segs[s].splitsGuessed;
+  }
+  ++out.pipelines;
+}
+
 }  // namespace
 
 P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
   P2pInference out;
   const size_t n = run.ranks.size();
-  std::vector<RankOps> marks(n);
-  std::vector<std::vector<int8_t>> nccl(n);
-  std::vector<Launches> launches(n);
-  forEachRank(n, [&](size_t r) {
-    marks[r] = recognizeWith(run.ranks[r], commonMarkers(), false);
-    nccl[r] = ncclNames(run.ranks[r]);
-    launches[r] = launchesOf(run.ranks[r]);
-    ncclKernelsOf(run.ranks[r], nccl[r], launches[r], marks[r]);
-  });
-  CommMatches matches = matchComms(run, marks);
-  addHostMatches(run, marks, matches);
+  RankReadings ranks = readRanks(run);
+  CommMatches matches = matchComms(run, ranks.marks);
+  addHostMatches(run, ranks.marks, matches);
   std::vector<P2pEdge> edges;
   for (const P2pMatch& m : matches.p2p)
     edges.push_back({m.sendKernel.rank, m.recvKernel.rank, m.sendPosted});
@@ -192,143 +337,29 @@ P2pInference inferFromP2p(const traces::Run& run, std::vector<RankOps>& ops) {
 
   std::vector<int> built(n, 0);  // 1: rank's ops inferred
   for (const auto& chain : chains.chains) {
-    const int p = static_cast<int>(chain.size());
-    std::vector<std::vector<Cut>> cuts(p);
-    std::vector<Segmentation> segs(p);
-    std::vector<std::map<int32_t, CutKind>> typed(p);
-    // Stages that launched no compute (a CPU job) have their host time read instead.
-    std::vector<char> onHost(p, 0);
-    std::vector<traces::ThreadIndex> poster(p, 0);
-    std::vector<HostSegmentation> hostSegs(p);
-    forEachRank(static_cast<size_t>(p), [&](size_t s) {
-      const uint32_t r = chain[s];
-      computeLaunches(run.ranks[r], marks[r], nccl[r], launches[r]);
-      typed[s] = typedCalls(r, matches, s > 0 ? static_cast<int>(chain[s - 1]) : -1,
-                            s + 1 < static_cast<size_t>(p) ? static_cast<int>(chain[s + 1]) : -1);
-      if (launches[r].compute.empty()) {
-        onHost[s] = 1;
-        poster[s] = postingThread(run.ranks[r]);
-        hostSegs[s] = segmentHostStage(run.ranks[r], marks[r], typed[s], poster[s], {0, 0});
-        return;
-      }
-      cuts[s] = cutsOf(run.ranks[r], marks[r], typed[s]);
-      std::vector<TimeNs> times;
-      for (const LaunchCall& l : launches[chain[s]].compute) times.push_back(l.start);
-      segs[s] = segmentOps(times, cuts[s], {0, 0});
-    });
+    ChainStages c = readChain(run, chain, matches, ranks);
     // A V (ZB-V) crosses the chain's links both ways; its traffic says so where a chain's
     // cannot be read that way (v_reading.h).
-    std::vector<std::vector<OpKind>> chainKinds(p);
-    for (int s = 0; s < p; ++s) {
-      if (onHost[s]) {
-        for (const HostOp& o : hostSegs[s].ops) chainKinds[s].push_back(o.kind);
-      } else {
-        for (const SegmentOp& o : segs[s].ops) chainKinds[s].push_back(o.kind);
-      }
-    }
-    if (buildV(run, chain, matches, typed, onHost, poster, launches, nccl, chainKinds, marks,
-               out)) {
-      for (int s = 0; s < p; ++s) built[chain[s]] = 1;
+    std::vector<std::vector<OpKind>> chainKinds(chain.size());
+    for (int s = 0; s < c.p(); ++s) chainKinds[s] = c.kinds(s);
+    if (buildV(run, chain, matches, c.typed, c.onHost, c.poster, ranks.launches, ranks.nccl,
+               chainKinds, ranks.marks, out)) {
+      for (uint32_t r : chain) built[r] = 1;
       continue;
     }
-    // A stage with no run of one op (the last, in 1F1B) splits by its neighbour's kernel counts
-    // (or, on the host, its neighbour's proportions of F and B).
-    for (int s = 0; s < p; ++s) {
-      const bool guessed = onHost[s] ? hostSegs[s].splitsGuessed > 0 : segs[s].splitsGuessed > 0;
-      if (!guessed) continue;
-      std::array<size_t, 2> fallback{};
-      std::array<TimeNs, 2> hostFallback{};
-      for (int d = 1; d < p; ++d) {
-        for (int q : {s - d, s + d}) {
-          if (q < 0 || q >= p) continue;
-          for (int k = 0; k < 2; ++k) {
-            if (fallback[k] == 0) fallback[k] = segs[q].kernelsPerOp[k];
-          }
-          // Both from one stage: a proportion of two stages' durations means nothing.
-          if (onHost[q] && hostFallback[0] == 0 && hostSegs[q].nsPerOp[0] > 0 &&
-              hostSegs[q].nsPerOp[1] > 0) {
-            hostFallback = hostSegs[q].nsPerOp;
-          }
-        }
-      }
-      const uint32_t r = chain[s];
-      if (onHost[s]) {
-        hostSegs[s] = segmentHostStage(run.ranks[r], marks[r], typed[s], poster[s], hostFallback);
-        continue;
-      }
-      std::vector<TimeNs> times;
-      for (const LaunchCall& l : launches[r].compute) times.push_back(l.start);
-      segs[s] = segmentOps(times, cuts[s], fallback);
-    }
-    // A pipeline runs every microbatch's forward and backward on every stage: as many of each,
-    // everywhere. Traffic that gives anything else is not a pipeline's (an all-to-all made of
-    // sends and receives, a halo exchange).
-    // And a microbatch's backward never comes before its forward.
-    std::vector<size_t> forwards(p, 0), backwards(p, 0);
-    bool pipeline = true;
-    auto count = [&](int s, OpKind kind) {
-      ++(kind == OpKind::F ? forwards : backwards)[s];
-      pipeline = pipeline && backwards[s] <= forwards[s];
-    };
-    for (int s = 0; s < p; ++s) {
-      if (onHost[s]) {
-        for (const HostOp& o : hostSegs[s].ops) count(s, o.kind);
-      } else {
-        for (const SegmentOp& o : segs[s].ops) count(s, o.kind);
-      }
-    }
-    pipeline = pipeline && forwards[0] > 0;
-    for (int s = 0; s < p; ++s) {
-      pipeline = pipeline && forwards[s] == forwards[0] && backwards[s] == forwards[0];
-    }
-    if (!pipeline) {
-      std::string counts;
-      for (int s = 0; s < p; ++s) {
-        counts += (s ? ", " : "") + std::to_string(forwards[s]) + "F/" +
-                  std::to_string(backwards[s]) + "B";
-      }
-      out.notes.push_back(
-          "the p2p traffic of " + std::to_string(p) +
-          " ranks forms a chain but not a pipeline (forwards/backwards per rank: " + counts + ")");
+    resplitGuessedStages(run, chain, ranks, c);
+    if (std::string why = notAPipeline(c); !why.empty()) {
+      out.notes.push_back(std::move(why));
       continue;
     }
-    for (int s = 0; s < p; ++s) built[chain[s]] = 1;
-    // Where nothing marks or ends the steps, the first stage's microbatch count cuts them.
-    std::vector<OpKind> firstStage;
-    if (onHost[0]) {
-      for (const HostOp& o : hostSegs[0].ops) firstStage.push_back(o.kind);
-    } else {
-      for (const SegmentOp& o : segs[0].ops) firstStage.push_back(o.kind);
-    }
-    const int m = microbatchesPerStep(firstStage);
-    forEachRank(static_cast<size_t>(p), [&](size_t s) {
-      const uint32_t r = chain[s];
-      marks[r] = onHost[s] ? withHostOps(run.ranks[r], std::move(marks[r]), hostSegs[s], typed[s],
-                                         poster[s], static_cast<int>(s), m)
-                           : withOps(run.ranks[r], std::move(marks[r]), launches[r], nccl[r],
-                                     segs[s], static_cast<int>(s), m);
-    });
-    for (int s = 0; s < p; ++s) {
-      if (onHost[s]) {
-        ++out.hostStages;
-        out.stretches += hostSegs[s].stretches;
-        out.unclassified += hostSegs[s].unclassified;
-        out.splits += hostSegs[s].splits;
-        out.splitsGuessed += hostSegs[s].splitsGuessed;
-        continue;
-      }
-      out.stretches += segs[s].stretches;
-      out.unclassified += segs[s].unclassified;
-      out.splits += segs[s].splits;
-      out.splitsGuessed += segs[s].splitsGuessed;
-    }
-    ++out.pipelines;
+    for (uint32_t r : chain) built[r] = 1;
+    buildChain(run, chain, c, ranks, out);
   }
   if (out.pipelines == 0) return out;
   out.found = true;
   // Ranks outside every pipeline keep no ops (launchers, data workers): the topology leaves them.
   for (size_t r = 0; r < n; ++r) {
-    if (built[r]) ops[r] = std::move(marks[r]);
+    if (built[r]) ops[r] = std::move(ranks.marks[r]);
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "analyzer/inventory/bubble_inventory.h"
 
+#include "analyzer/inventory/idle_inventory.h"
+
 namespace bubblescope::analysis {
 
 std::vector<StageInventory> bubbleInventory(const PipelineResult& pl) {

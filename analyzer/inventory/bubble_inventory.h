@@ -4,14 +4,10 @@
 // Pure: a view of a PipelineResult (whose gaps carry the free memory stage_memory.h found).
 #include <vector>
 
-#include "analyzer/inventory/idle_inventory.h"
-#include "analyzer/result.h"
+#include "analyzer/result/inventory_result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
-
-struct StageInventory : IdleInventory {
-  int stage = 0;
-};
 
 // Bubbles: each gap's idle (transfers inside it left out).
 std::vector<StageInventory> bubbleInventory(const PipelineResult& pipeline);

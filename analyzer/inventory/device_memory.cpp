@@ -5,18 +5,6 @@
 
 namespace bubblescope::analysis {
 
-const char* memoryBasisName(MemoryBasis basis) {
-  switch (basis) {
-    case MemoryBasis::Reserved:
-      return "reserved";
-    case MemoryBasis::Allocated:
-      return "allocated";
-    case MemoryBasis::NotRecorded:
-      break;
-  }
-  return "not recorded";
-}
-
 int64_t DeviceMemorySeries::leastFree(TimeNs start, TimeNs end) const {
   if (!freeKnown() || time.empty() || end < time.front()) return traces::kBytesUnknown;
   // The sample in force at start (or the first one, for an interval that starts before any).

@@ -6,16 +6,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/result/memory_basis.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::analysis {
-
-// What "in use" means: the allocator's reserve (what the job took from the device: Kineto's
-// Total Reserved, or the sum of cudaMalloc less cudaFree that Nsight Systems and CUPTI record)
-// when the trace has it, else the bytes in live tensors (Kineto's Total Allocated), which
-// overstates free memory by the allocator's cache.
-enum class MemoryBasis : uint8_t { NotRecorded, Reserved, Allocated };
-const char* memoryBasisName(MemoryBasis basis);  // "not recorded", "reserved", "allocated"
 
 struct DeviceMemorySeries {
   MemoryBasis basis = MemoryBasis::NotRecorded;

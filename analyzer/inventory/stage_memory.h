@@ -6,7 +6,7 @@
 // so the windows are the parts of the gap that no compute kernel covers (NCCL kernels, which
 // wait or move data, do not count as compute).
 #include "analyzer/pipeline/pipeline_trace.h"
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::analysis {

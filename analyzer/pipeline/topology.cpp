@@ -6,7 +6,7 @@
 #include <optional>
 #include <set>
 
-#include "analyzer/errors.h"
+#include "analyzer/result/errors.h"
 
 namespace bubblescope::analysis {
 namespace {

@@ -2,7 +2,7 @@
 // The one sentence a report leads with for a job of several replicas or TP ranks: which DP
 // replica, stage and op type to fix, and by how much the step would shrink. Pure: reads the
 // decomposition (S_s, S_d, S_k), the TP groups and the sequence-length findings.
-#include "analyzer/replicas/job_result.h"
+#include "analyzer/result/job_result.h"
 
 namespace bubblescope::analysis {
 

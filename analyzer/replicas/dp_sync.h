@@ -4,7 +4,7 @@
 // there for the one that arrived last. That waiting is blamed on the last replica and stage.
 #include <vector>
 
-#include "analyzer/replicas/job_result.h"
+#include "analyzer/result/job_result.h"
 #include "analyzer/replicas/job_whatif.h"
 
 namespace bubblescope::analysis {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "analyzer/pipeline/pipeline_trace.h"
-#include "analyzer/replicas/job_result.h"
+#include "analyzer/result/job_result.h"
 
 namespace bubblescope::analysis {
 

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "analyzer/idle/scenarios.h"
-#include "analyzer/stats.h"
+#include "analyzer/result/stats.h"
 
 namespace bubblescope::analysis {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analyzer/pipeline/pipeline_trace.h"
-#include "analyzer/replicas/job_result.h"
+#include "analyzer/result/job_result.h"
 #include "analyzer/timeline/step_view.h"
 
 namespace bubblescope::analysis {

@@ -5,7 +5,7 @@
 // no other stage shares). Pure: reads the replicas' ops, writes findings.
 #include <vector>
 
-#include "analyzer/replicas/job_result.h"
+#include "analyzer/result/job_result.h"
 #include "analyzer/replicas/job_whatif.h"
 
 namespace bubblescope::analysis {

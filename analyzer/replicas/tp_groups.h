@@ -7,7 +7,7 @@
 
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/recognize/recognized.h"
-#include "analyzer/replicas/job_result.h"
+#include "analyzer/result/job_result.h"
 
 namespace bubblescope::analysis {
 

@@ -6,11 +6,6 @@
 namespace bubblescope::analysis {
 namespace {
 
-TimeNs scheduleOwn(const IdleByClass& c) {
-  return c[static_cast<int>(IdleClass::Warmup)] + c[static_cast<int>(IdleClass::Drain)] +
-         c[static_cast<int>(IdleClass::ScheduleBubble)];
-}
-
 bool exact(const Split& s) {
   return s.compute + s.exposedComm + s.otherBusy + s.idle == s.span && s.classSum() == s.idle;
 }
@@ -19,14 +14,6 @@ bool exact(const Split& s) {
 
 double bubbleShare(const Split& s) {
   return s.span > 0 ? static_cast<double>(s.idle) / static_cast<double>(s.span) : 0.0;
-}
-
-TimeNs avoidableIdle(const Gap& g) {
-  return g.idle - scheduleOwn(g.byClass);
-}
-
-TimeNs avoidableIdle(const Split& s) {
-  return s.idle - scheduleOwn(s.idleByClass);
 }
 
 bool partsAddUp(const PipelineResult& pl) {
@@ -73,7 +60,8 @@ const PipelineResult* slowestPipeline(const AnalysisResult& r) {
 
 int largestAvoidableClass(const Split& s) {
   int best = -1;
-  for (int c = static_cast<int>(IdleClass::Imbalance); c < kIdleClasses; ++c) {
+  for (int c = 0; c < kIdleClasses; ++c) {
+    if (isScheduleOwn(idleClassAt(c))) continue;
     if (s.idleByClass[c] > 0 && (best < 0 || s.idleByClass[c] > s.idleByClass[best])) best = c;
   }
   return best;

@@ -4,15 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 
 // Idle as a fraction of the span (0 for an empty span).
 double bubbleShare(const Split& s);
-// Idle a better balance or schedule could win back: not the ideal schedule's own bubbles.
-TimeNs avoidableIdle(const Gap& g);
-TimeNs avoidableIdle(const Split& s);
 // compute + comm + other + idle = span and the classes = idle, on every stage and step and in the
 // totals (exact, integer ns).
 bool partsAddUp(const PipelineResult& pipeline);

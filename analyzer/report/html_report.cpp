@@ -1,6 +1,6 @@
 #include "analyzer/report/html_report.h"
 
-#include "analyzer/report/job_section.h"
+#include "analyzer/report/sections/job_section.h"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include "analyzer/report/svg_breakdown.h"
 #include "analyzer/report/svg_timeline.h"
 #include "analyzer/report/ops_source.h"
-#include "analyzer/inventory/inventory_report.h"
+#include "analyzer/report/sections/inventory_section.h"
 
 namespace bubblescope::analysis {
 namespace {

@@ -5,7 +5,7 @@
 // the what-if table.
 #include <ostream>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

@@ -1,8 +1,9 @@
 #include "analyzer/report/json_report.h"
 
-#include "analyzer/report/job_section.h"
-#include "analyzer/utilization/utilization_report.h"
-#include "analyzer/inventory/inventory_report.h"
+#include "analyzer/report/sections/inventory_section.h"
+#include "analyzer/report/sections/job_section.h"
+#include "analyzer/report/sections/split_json.h"
+#include "analyzer/report/sections/utilization_report.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -11,17 +12,6 @@ using nlohmann::json;
 
 json opJson(const Op& op) {
   return {{"kind", engine::kindName(op.kind)}, {"mb", op.mb}, {"chunk", op.chunk}};
-}
-
-json splitJson(const Split& s) {
-  json classes = json::object();
-  for (int c = 0; c < kIdleClasses; ++c) classes[idleClassKey(idleClassAt(c))] = s.idleByClass[c];
-  return {{"span_ns", s.span},
-          {"compute_ns", s.compute},
-          {"exposed_comm_ns", s.exposedComm},
-          {"other_busy_ns", s.otherBusy},
-          {"idle_ns", s.idle},
-          {"idle_by_class_ns", classes}};
 }
 
 json blameJson(const Blame& b) {

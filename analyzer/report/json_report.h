@@ -2,7 +2,7 @@
 // The JSON report: `schema_version` and every number of the analysis (times in ns).
 #include <nlohmann/json.hpp>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

@@ -7,7 +7,7 @@
 #include "analyzer/report/figures.h"
 #include "analyzer/report/format.h"
 #include "analyzer/report/junit_xml.h"
-#include "analyzer/inventory/inventory_report.h"
+#include "analyzer/report/sections/inventory_section.h"
 
 namespace bubblescope::analysis {
 namespace {

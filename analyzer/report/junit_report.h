@@ -5,7 +5,7 @@
 // fails (`bubblescope check` is the gate).
 #include <ostream>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

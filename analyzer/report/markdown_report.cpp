@@ -1,6 +1,6 @@
 #include "analyzer/report/markdown_report.h"
 
-#include "analyzer/report/job_section.h"
+#include "analyzer/report/sections/job_section.h"
 
 #include <algorithm>
 #include <string>
@@ -10,7 +10,7 @@
 #include "analyzer/report/format.h"
 #include "analyzer/report/markup.h"
 #include "analyzer/report/ops_source.h"
-#include "analyzer/inventory/inventory_report.h"
+#include "analyzer/report/sections/inventory_section.h"
 
 namespace bubblescope::analysis {
 namespace {

@@ -5,7 +5,7 @@
 // full stage table folds into a <details> block behind the stages that matter most.
 #include <ostream>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

@@ -3,7 +3,7 @@
 // traffic with its confidence (analysis.md §1b).
 #include <string>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

@@ -7,58 +7,80 @@
 #include "analyzer/report/junit_report.h"
 #include "analyzer/report/markdown_report.h"
 #include "analyzer/report/text_report.h"
-#include "analyzer/utilization/utilization_report.h"
+#include "analyzer/report/sections/utilization_report.h"
 
 namespace bubblescope::analysis {
+namespace {
 
-std::optional<ReportFormat> parseReportFormat(const std::string& name) {
-  if (name == "text") return ReportFormat::Text;
-  if (name == "json") return ReportFormat::Json;
-  if (name == "md" || name == "markdown") return ReportFormat::Markdown;
-  if (name == "html") return ReportFormat::Html;
-  if (name == "junit") return ReportFormat::Junit;
-  return std::nullopt;
+// Both jobs' JSON is one document (toJson writes the utilization of a job with no pipeline).
+void writeJson(const AnalysisResult& r, std::ostream& out, bool) {
+  out << toJson(r).dump(2) << "\n";
 }
 
-std::optional<ReportFormat> formatForFile(const std::string& path) {
-  auto ends = [&](const char* ext) { return path.ends_with(ext); };
-  if (ends(".json")) return ReportFormat::Json;
-  if (ends(".md")) return ReportFormat::Markdown;
-  if (ends(".html") || ends(".htm")) return ReportFormat::Html;
-  if (ends(".xml")) return ReportFormat::Junit;
-  if (ends(".txt")) return ReportFormat::Text;
-  return std::nullopt;
+// Add a format here, with its writers in files of their own.
+constexpr ReportFormat kReportFormats[] = {
+    {"text", {}, {".txt"}, true, writeTextReport,
+     [](const AnalysisResult& r, std::ostream& out, bool) { writeUtilizationText(r, out); }},
+    {"json", {}, {".json"}, false, writeJson, writeJson},
+    {"md", {"markdown"}, {".md"}, false,
+     [](const AnalysisResult& r, std::ostream& out, bool) { writeMarkdownReport(r, out); },
+     [](const AnalysisResult& r, std::ostream& out, bool) { writeUtilizationMarkdown(r, out); }},
+    {"html", {}, {".html", ".htm"}, false,
+     [](const AnalysisResult& r, std::ostream& out, bool) { writeHtmlReport(r, out); },
+     [](const AnalysisResult& r, std::ostream& out, bool) { writeUtilizationHtml(r, out); }},
+    {"junit", {}, {".xml"}, false,
+     [](const AnalysisResult& r, std::ostream& out, bool) { writeJunitReport(r, out); },
+     [](const AnalysisResult& r, std::ostream& out, bool) { writeUtilizationJunit(r, out); }},
+};
+
+}  // namespace
+
+std::span<const ReportFormat> reportFormats() {
+  return kReportFormats;
 }
 
-void writeReport(const AnalysisResult& result, ReportFormat format, std::ostream& out,
-                 bool color) {
-  if (result.utilization) {  // a job with no pipeline
-    switch (format) {
-      case ReportFormat::Text: return writeUtilizationText(result, out);
-      case ReportFormat::Json: out << toJson(result).dump(2) << "\n"; return;
-      case ReportFormat::Markdown: return writeUtilizationMarkdown(result, out);
-      case ReportFormat::Html: return writeUtilizationHtml(result, out);
-      case ReportFormat::Junit: return writeUtilizationJunit(result, out);
+const ReportFormat* findReportFormat(std::string_view name) {
+  for (const ReportFormat& f : kReportFormats) {
+    if (name == f.key) return &f;
+    for (const char* alias : f.aliases) {
+      if (alias && name == alias) return &f;
     }
   }
-  switch (format) {
-    case ReportFormat::Text:
-      writeTextReport(result, out, color);
-      return;
-    case ReportFormat::Json:
-      out << toJson(result).dump(2) << "\n";
-      return;
-    case ReportFormat::Markdown:
-      writeMarkdownReport(result, out);
-      return;
-    case ReportFormat::Html:
-      writeHtmlReport(result, out);
-      return;
-    case ReportFormat::Junit:
-      writeJunitReport(result, out);
-      return;
+  return nullptr;
+}
+
+const ReportFormat* reportFormatForFile(std::string_view path) {
+  for (const ReportFormat& f : kReportFormats) {
+    for (const char* ext : f.extensions) {
+      if (ext && path.ends_with(ext)) return &f;
+    }
   }
-  throw std::invalid_argument("unknown report format");
+  return nullptr;
+}
+
+const ReportFormat& reportFormat(std::string_view key) {
+  if (const ReportFormat* f = findReportFormat(key)) return *f;
+  throw std::invalid_argument("unknown report format '" + std::string(key) + "'");
+}
+
+std::string reportFormatKeys() {
+  std::string out;
+  for (const ReportFormat& f : kReportFormats) out += (out.empty() ? "" : ", ") + std::string(f.key);
+  return out;
+}
+
+std::string reportFormatChoices() {
+  const std::span<const ReportFormat> all = kReportFormats;
+  std::string out = std::string(all.front().key) + " (default)";
+  for (size_t i = 1; i < all.size(); ++i) {
+    out += (i + 1 == all.size() ? " or " : ", ") + std::string(all[i].key);
+  }
+  return out;
+}
+
+void writeReport(const AnalysisResult& result, const ReportFormat& format, std::ostream& out,
+                 bool color) {
+  (result.utilization ? format.utilization : format.pipeline)(result, out, color);
 }
 
 }  // namespace bubblescope::analysis

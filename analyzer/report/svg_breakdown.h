@@ -4,7 +4,7 @@
 // each as a share of the span. Same colors as the timeline.
 #include <string>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

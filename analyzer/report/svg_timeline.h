@@ -6,7 +6,7 @@
 #include <string>
 
 #include "analyzer/report/timeline_layout.h"
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

@@ -4,9 +4,9 @@
 #include <sstream>
 
 #include "analyzer/report/format.h"
-#include "analyzer/report/job_section.h"
+#include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/ops_source.h"
-#include "analyzer/inventory/inventory_report.h"
+#include "analyzer/report/sections/inventory_section.h"
 
 namespace bubblescope::analysis {
 namespace {

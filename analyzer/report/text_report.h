@@ -2,7 +2,7 @@
 // The terminal report: readable tables, color when the output is a terminal.
 #include <ostream>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

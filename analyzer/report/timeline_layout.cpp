@@ -161,6 +161,142 @@ std::string gapDescription(const Gap& g) {
   return s;
 }
 
+// The step's ops and the ideal schedule's per stage, by start, and what they cover.
+struct StepOps {
+  std::vector<std::vector<const OpRecord*>> ops, ghosts;
+  TimeNs lastOpEnd = 0;  // the step's tail (gradient sync, optimizer) follows
+  TimeNs idealEnd = 0;
+  std::array<bool, 4> kindSeen{};
+};
+
+StepOps stepOps(const PipelineResult& pl, int step) {
+  const int p = static_cast<int>(pl.stages.size());
+  StepOps out;
+  out.ops.resize(p);
+  out.ghosts.resize(p);
+  out.lastOpEnd = pl.steps[step].start;
+  for (const OpRecord& o : pl.ops) {
+    if (o.step != step || o.stage < 0 || o.stage >= p) continue;
+    out.ops[o.stage].push_back(&o);
+    out.lastOpEnd = std::max(out.lastOpEnd, o.end);
+    out.kindSeen[static_cast<int>(o.op.kind)] = true;
+  }
+  for (const OpRecord& o : pl.idealOps) {
+    if (o.stage < 0 || o.stage >= p) continue;
+    out.ghosts[o.stage].push_back(&o);
+    out.idealEnd = std::max(out.idealEnd, o.end);
+    out.kindSeen[static_cast<int>(o.op.kind)] = true;
+  }
+  const auto byStart = [](const OpRecord* a, const OpRecord* b) { return a->start < b->start; };
+  for (int s = 0; s < p; ++s) {
+    std::sort(out.ops[s].begin(), out.ops[s].end(), byStart);
+    std::sort(out.ghosts[s].begin(), out.ghosts[s].end(), byStart);
+  }
+  return out;
+}
+
+// What the colors mean: only what this step shows.
+std::vector<LegendItem> legendOf(const PipelineResult& pl, int step, const StepOps& so) {
+  std::vector<LegendItem> legend;
+  std::vector<bool> classSeen(kIdleClasses, false);
+  for (const Gap& g : pl.gaps) {
+    if (g.step == step && g.idle > 0) classSeen[static_cast<int>(g.dominant)] = true;
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (so.kindSeen[k]) {
+      legend.push_back({opKindRgb(static_cast<OpKind>(k)), kindLegend(static_cast<OpKind>(k))});
+    }
+  }
+  if (!pl.idealOps.empty()) {
+    legend.push_back({opKindRgb(OpKind::F), "ideal schedule (thin lane)", true});
+  }
+  for (int c = 0; c < kIdleClasses; ++c) {
+    if (classSeen[c]) {
+      legend.push_back(
+          {idleClassRgb(idleClassAt(c)), std::string("idle: ") + idleClassName(idleClassAt(c))});
+    }
+  }
+  if (pl.steps[step].end > so.lastOpEnd) {
+    legend.push_back({otherBusyRgb(), "grad sync + optimizer"});
+  }
+  return legend;
+}
+
+// How many lines the legend takes, wrapped at the width.
+constexpr double kLegendFont = 12, kSwatch = 12, kLegendRow = 18;
+int legendLines(const std::vector<LegendItem>& legend, double x0, double width) {
+  double x = x0;
+  int lines = 1;
+  for (const LegendItem& item : legend) {
+    const double w = kSwatch + 6 + textWidth(item.text, kLegendFont) + 14;
+    if (x + w > width && x > x0) {
+      x = x0;
+      ++lines;
+    }
+    x += w;
+  }
+  return lines;
+}
+
+// Per row and dominant class: how many gaps, how much idle, and the largest one's blame.
+void addIdleSummaries(const PipelineResult& pl, int step, std::vector<TimelineRow>& rows) {
+  const int p = static_cast<int>(rows.size());
+  std::vector<std::array<const Gap*, kIdleClasses>> largest(p);
+  std::vector<std::array<std::pair<int, TimeNs>, kIdleClasses>> sums(p);
+  for (const Gap& g : pl.gaps) {
+    if (g.step != step || g.idle <= 0 || g.stage < 0 || g.stage >= p) continue;
+    const int c = static_cast<int>(g.dominant);
+    sums[g.stage][c].first += 1;
+    sums[g.stage][c].second += g.idle;
+    if (!largest[g.stage][c] || g.idle > largest[g.stage][c]->idle) largest[g.stage][c] = &g;
+  }
+  for (int s = 0; s < p; ++s) {
+    for (int c = 0; c < kIdleClasses; ++c) {
+      if (!largest[s][c]) continue;
+      rows[s].idleSummary[c] = "stage " + std::to_string(rows[s].stage) + ", mostly " +
+                               idleClassName(idleClassAt(c)) + ": " +
+                               std::to_string(sums[s][c].first) + " gap(s), " +
+                               formatMs(sums[s][c].second, 2) +
+                               " ms idle in all. Largest: " + gapDescription(*largest[s][c]);
+    }
+  }
+}
+
+// The step's idle gaps, each shaded by its dominant class, and its tail after the last op.
+void addIdleAndTail(const PipelineResult& pl, int step, TimeNs lastOpEnd, const TimeAxis& axis,
+                    double boxFont, TimelineLayout& L) {
+  const StepInfo& info = pl.steps[step];
+  const int p = static_cast<int>(L.rows.size());
+  const auto x = [&](TimeNs t) { return axis.x(t - info.start); };
+  for (const Gap& g : pl.gaps) {
+    if (g.step != step || g.idle <= 0 || g.stage < 0 || g.stage >= p) continue;
+    // A drain gap runs to the step's end; the tail after the last op is drawn on its own.
+    const TimeNs end = g.nextOp < 0 ? std::min(g.end, lastOpEnd) : g.end;
+    const double x0 = x(g.start), x1 = x(end);
+    if (x1 - x0 < kMinGapPx) continue;
+    const TimelineRow& row = L.rows[g.stage];
+    L.boxes.push_back({BoxKind::Idle, g.stage, x0, row.y + std::round(row.opHeight * 0.25),
+                       x1 - x0, std::max(1.0, std::round(row.opHeight * 0.5)),
+                       idleClassRgb(g.dominant), "", gapDescription(g), 1,
+                       static_cast<int>(g.dominant)});
+  }
+  if (info.end <= lastOpEnd) return;
+  const double x0 = x(lastOpEnd), x1 = x(info.end);
+  const std::string tip = "gradient sync + optimizer (and waiting for them): " +
+                          formatMs(info.end - lastOpEnd, 2) + " ms";
+  for (int s = 0; s < p; ++s) {
+    std::string label;
+    for (const char* candidate : {"sync + optimizer", "opt"}) {
+      if (boxFont >= kMinLabelFont && textWidth(candidate, boxFont) <= x1 - x0) {
+        label = candidate;
+        break;
+      }
+    }
+    L.boxes.push_back({BoxKind::Tail, s, x0, L.rows[s].y, std::max(x1 - x0, kMinBoxPx),
+                       L.rows[s].opHeight, otherBusyRgb(), label, tip, 1});
+  }
+}
+
 }  // namespace
 
 int pickStepToDraw(const PipelineResult& pl) {
@@ -181,30 +317,8 @@ TimelineLayout layoutTimeline(const PipelineResult& pl, int step, double width) 
   if (pl.steps.empty() || step < 0 || step >= static_cast<int>(pl.steps.size())) return L;
   const StepInfo& info = pl.steps[step];
   const int p = static_cast<int>(pl.stages.size());
-
-  // The step's ops per stage, by start.
-  std::vector<std::vector<const OpRecord*>> ops(p), ghosts(p);
-  TimeNs lastOpEnd = info.start;
-  std::array<bool, 4> kindSeen{};
-  for (const OpRecord& o : pl.ops) {
-    if (o.step != step || o.stage < 0 || o.stage >= p) continue;
-    ops[o.stage].push_back(&o);
-    lastOpEnd = std::max(lastOpEnd, o.end);
-    kindSeen[static_cast<int>(o.op.kind)] = true;
-  }
-  TimeNs idealEnd = 0;
-  for (const OpRecord& o : pl.idealOps) {
-    if (o.stage < 0 || o.stage >= p) continue;
-    ghosts[o.stage].push_back(&o);
-    idealEnd = std::max(idealEnd, o.end);
-    kindSeen[static_cast<int>(o.op.kind)] = true;
-  }
-  const auto byStart = [](const OpRecord* a, const OpRecord* b) { return a->start < b->start; };
-  for (int s = 0; s < p; ++s) {
-    std::sort(ops[s].begin(), ops[s].end(), byStart);
-    std::sort(ghosts[s].begin(), ghosts[s].end(), byStart);
-  }
-  const TimeNs range = std::max({info.duration(), pl.stepTimeIdeal, idealEnd, TimeNs{1}});
+  const StepOps so = stepOps(pl, step);
+  const TimeNs range = std::max({info.duration(), pl.stepTimeIdeal, so.idealEnd, TimeNs{1}});
 
   // Vertical rhythm: rows share a budget, each between a thin and a comfortable height.
   const double perRow =
@@ -215,27 +329,8 @@ TimelineLayout layoutTimeline(const PipelineResult& pl, int step, double width) 
   const double boxFont = std::min(11.0, opHeight * 0.55);
   const bool thin = perRow < 18;
 
-  // Legend first: what the colors mean (only what this step shows).
-  std::vector<bool> classSeen(kIdleClasses, false);
-  for (const Gap& g : pl.gaps) {
-    if (g.step == step && g.idle > 0) classSeen[static_cast<int>(g.dominant)] = true;
-  }
-  for (int k = 0; k < 4; ++k) {
-    if (kindSeen[k]) {
-      L.legend.push_back({opKindRgb(static_cast<OpKind>(k)), kindLegend(static_cast<OpKind>(k))});
-    }
-  }
-  if (!pl.idealOps.empty()) {
-    L.legend.push_back({opKindRgb(OpKind::F), "ideal schedule (thin lane)", true});
-  }
-  for (int c = 0; c < kIdleClasses; ++c) {
-    if (classSeen[c]) {
-      L.legend.push_back(
-          {idleClassRgb(idleClassAt(c)), std::string("idle: ") + idleClassName(idleClassAt(c))});
-    }
-  }
-  if (info.end > lastOpEnd) L.legend.push_back({otherBusyRgb(), "grad sync + optimizer"});
-
+  // Legend first: its lines push the rows down.
+  L.legend = legendOf(pl, step, so);
   double labelWidth = 0;
   std::vector<std::string> rowLabels(p);
   for (int s = 0; s < p; ++s) {
@@ -245,23 +340,8 @@ TimelineLayout layoutTimeline(const PipelineResult& pl, int step, double width) 
   }
   L.plotX0 = std::ceil(labelWidth + 8);
   L.plotX1 = width - 16;
-
-  // Legend rows, wrapped at the width.
-  constexpr double kLegendFont = 12, kSwatch = 12, kLegendRow = 18;
   L.legendY = 4;
-  {
-    double x = L.plotX0;
-    int lines = 1;
-    for (const LegendItem& item : L.legend) {
-      const double w = kSwatch + 6 + textWidth(item.text, kLegendFont) + 14;
-      if (x + w > width && x > L.plotX0) {
-        x = L.plotX0;
-        ++lines;
-      }
-      x += w;
-    }
-    L.plotY0 = L.legendY + lines * kLegendRow + 10;
-  }
+  L.plotY0 = L.legendY + legendLines(L.legend, L.plotX0, width) * kLegendRow + 10;
 
   const TimeAxis axis{0, range, L.plotX0, L.plotX1};
   for (int s = 0; s < p; ++s) {
@@ -272,75 +352,24 @@ TimelineLayout layoutTimeline(const PipelineResult& pl, int step, double width) 
     row.opHeight = opHeight;
     row.ghostY = row.y + opHeight + 1;
     row.ghostHeight = ghostHeight;
+    for (int k = 0; k < 4; ++k) {
+      row.opSummary[k] = opSummary(row.stage, static_cast<OpKind>(k), so.ops[s]);
+    }
     L.rows.push_back(row);
   }
   L.plotY1 = L.plotY0 + p * perRow;
-  for (int s = 0; s < p; ++s) {
-    for (int k = 0; k < 4; ++k) {
-      L.rows[s].opSummary[k] = opSummary(L.rows[s].stage, static_cast<OpKind>(k), ops[s]);
-    }
-  }
-  {
-    // Per row and dominant class: how many gaps, how much idle, and the largest one's blame.
-    std::vector<std::array<const Gap*, kIdleClasses>> largest(p);
-    std::vector<std::array<std::pair<int, TimeNs>, kIdleClasses>> sums(p);
-    for (const Gap& g : pl.gaps) {
-      if (g.step != step || g.idle <= 0 || g.stage < 0 || g.stage >= p) continue;
-      const int c = static_cast<int>(g.dominant);
-      sums[g.stage][c].first += 1;
-      sums[g.stage][c].second += g.idle;
-      if (!largest[g.stage][c] || g.idle > largest[g.stage][c]->idle) largest[g.stage][c] = &g;
-    }
-    for (int s = 0; s < p; ++s) {
-      for (int c = 0; c < kIdleClasses; ++c) {
-        if (!largest[s][c]) continue;
-        L.rows[s].idleSummary[c] = "stage " + std::to_string(L.rows[s].stage) + ", mostly " +
-                                   idleClassName(idleClassAt(c)) + ": " +
-                                   std::to_string(sums[s][c].first) + " gap(s), " +
-                                   formatMs(sums[s][c].second, 2) +
-                                   " ms idle in all. Largest: " + gapDescription(*largest[s][c]);
-      }
-    }
-  }
+  addIdleSummaries(pl, step, L.rows);
 
   // Paint order: ghosts, idle and tail beneath, ops on top.
   for (int s = 0; s < p; ++s) {
-    addOpLane(ghosts[s], BoxKind::Ghost, L.rows[s], axis, 0, boxFont, s, L.boxes);
+    addOpLane(so.ghosts[s], BoxKind::Ghost, L.rows[s], axis, 0, boxFont, s, L.boxes);
   }
-  const auto x = [&](TimeNs t) { return axis.x(t - info.start); };
-  for (const Gap& g : pl.gaps) {
-    if (g.step != step || g.idle <= 0 || g.stage < 0 || g.stage >= p) continue;
-    // A drain gap runs to the step's end; the tail after the last op is drawn on its own.
-    const TimeNs end = g.nextOp < 0 ? std::min(g.end, lastOpEnd) : g.end;
-    const double x0 = x(g.start), x1 = x(end);
-    if (x1 - x0 < kMinGapPx) continue;
-    const TimelineRow& row = L.rows[g.stage];
-    L.boxes.push_back({BoxKind::Idle, g.stage, x0, row.y + std::round(opHeight * 0.25), x1 - x0,
-                       std::max(1.0, std::round(opHeight * 0.5)), idleClassRgb(g.dominant), "",
-                       gapDescription(g), 1, static_cast<int>(g.dominant)});
-  }
-  if (info.end > lastOpEnd) {
-    const double x0 = x(lastOpEnd), x1 = x(info.end);
-    const std::string tip =
-        "gradient sync + optimizer (and waiting for them): " + formatMs(info.end - lastOpEnd, 2) +
-        " ms";
-    for (int s = 0; s < p; ++s) {
-      std::string label;
-      for (const char* candidate : {"sync + optimizer", "opt"}) {
-        if (boxFont >= kMinLabelFont && textWidth(candidate, boxFont) <= x1 - x0) {
-          label = candidate;
-          break;
-        }
-      }
-      L.boxes.push_back({BoxKind::Tail, s, x0, L.rows[s].y, std::max(x1 - x0, kMinBoxPx), opHeight,
-                         otherBusyRgb(), label, tip, 1});
-    }
-  }
+  addIdleAndTail(pl, step, so.lastOpEnd, axis, boxFont, L);
   for (int s = 0; s < p; ++s) {
-    addOpLane(ops[s], BoxKind::Op, L.rows[s], axis, info.start, boxFont, s, L.boxes);
+    addOpLane(so.ops[s], BoxKind::Op, L.rows[s], axis, info.start, boxFont, s, L.boxes);
   }
 
-  L.measuredEndX = x(info.end);
+  L.measuredEndX = axis.x(info.end - info.start);
   if (pl.stepTimeIdeal > 0) L.idealEndX = axis.x(pl.stepTimeIdeal);
   L.axisY = L.plotY1 + 4;
   const int maxTicks = std::max(2, static_cast<int>((L.plotX1 - L.plotX0) / 70));

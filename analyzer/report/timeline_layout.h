@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analyzer/report/palette.h"
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 

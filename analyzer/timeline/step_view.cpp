@@ -118,12 +118,182 @@ void overlapping(const std::vector<Work>& list, TimeNs longestItem, TimeNs from,
   for (; it != list.end() && it->start < to; ++it) f(*it);
 }
 
+// The stage's ops in step k, and how far they and the rest of its step's work stretch the step.
+void addStageOps(const PipelineTrace& pl, const Index& index, const StageTrace& st, size_t k,
+                 StepView& view) {
+  auto& ss = view.stages[st.stage];
+  ss.stage = st.stage;
+  const int stepIdx = pl.stepIndex[st.stage][k];
+  const StepMarker& marker = st.ops.steps[stepIdx];
+  const Index::Stage& x = index.stages[st.stage];
+  for (int i : x.ops[stepIdx]) {
+    const auto& o = st.ops.ops[i];
+    ss.ops.push_back(i);
+    view.start = std::min(view.start, o.start);
+    view.end = std::max(view.end, o.end);
+  }
+  // Host ranges stand for device work only in traces without kernels: with kernels, a
+  // CPU-bound optimizer's range outlasts what it ran on the device.
+  if (!st.ops.hasKernels) {
+    for (const auto* list : {&st.ops.optimizer, &st.ops.gradSync, &st.ops.otherBusy}) {
+      inMarker(marker, *list, x.hostRangesSorted,
+               [&](const Interval& i) { view.end = std::max(view.end, i.end); });
+    }
+  }
+  for (int ci : x.comms[stepIdx]) view.end = std::max(view.end, st.ops.comms[ci].end);
+  // Device work the step's host launched (the optimizer's kernels run after its range ends).
+  // Without its launch a kernel's step is a guess from its own time: it does not stretch one.
+  for (int w : x.otherKernels[stepIdx]) {
+    const DeviceWork& d = st.ops.otherKernels[w];
+    if (d.launch != kNoLaunch) view.end = std::max(view.end, d.end);
+  }
+  for (int w : x.commKernels[stepIdx]) {
+    const CommKernel& d = st.ops.commKernels[w];
+    if (d.launch != kNoLaunch) view.end = std::max(view.end, d.end);
+  }
+}
+
+// The step's collectives (gradient sync) per stage, and how many every stage has: the j-th of
+// each is one collective, whose transfer starts when the last stage joins.
+struct StepSyncs {
+  std::vector<std::vector<Interval>> byStage;
+  size_t common = SIZE_MAX;
+};
+
+StepSyncs stepSyncs(const PipelineTrace& pl, const Index& index, size_t k) {
+  StepSyncs syncs;
+  syncs.byStage.resize(pl.p);
+  for (const auto& st : pl.stages) {
+    const StepMarker& marker = st.ops.steps[pl.stepIndex[st.stage][k]];
+    inMarker(marker, st.ops.gradSync, index.stages[st.stage].hostRangesSorted,
+             [&](const Interval& i) { syncs.byStage[st.stage].push_back(i); });
+    syncs.common = std::min(syncs.common, syncs.byStage[st.stage].size());
+  }
+  return syncs;
+}
+
+// The stage's busy time in the step by part (compute, then exposed communication, then other
+// device work, each without what the ones before cover) and what its host was doing.
+void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace& st, size_t k,
+                  const StepSyncs& syncs, const StepView& view, StageStep& ss) {
+  const int stepIdx = pl.stepIndex[st.stage][k];
+  const StepMarker& marker = st.ops.steps[stepIdx];
+  IntervalList compute, comm, other;
+  for (int i : ss.ops) {
+    const auto& o = st.ops.ops[i];
+    if (st.ops.hasKernels && o.kernelEnd > o.kernelBegin) {
+      compute.insert(compute.end(), st.ops.computeKernels.begin() + o.kernelBegin,
+                     st.ops.computeKernels.begin() + o.kernelEnd);
+    } else {
+      compute.push_back({o.start, o.end});
+    }
+  }
+  // Communication on the device is the transfer part of each NCCL kernel (the wait before
+  // it is idle); labelled transfers and syncs without kernels split the same way by label.
+  const Index::Stage& x = index.stages[st.stage];
+  for (int cIdx : x.comms[stepIdx]) {
+    const auto ci = static_cast<size_t>(cIdx);
+    const auto& c = st.ops.comms[ci];
+    if (c.onDevice) continue;
+    TimeNs from = c.start;
+    if (auto it = index.peerOf.find({st.stage, ci}); it != index.peerOf.end()) {
+      from = std::max(from, pl.stages[it->second.first].ops.comms[it->second.second].start);
+    }
+    if (from < c.end) comm.push_back({from, c.end});
+  }
+  const auto& mine = syncs.byStage[st.stage];
+  for (size_t j = 0; j < mine.size(); ++j) {
+    TimeNs joined = mine[j].start;
+    if (j < syncs.common) {
+      for (int s = 0; s < pl.p; ++s) joined = std::max(joined, syncs.byStage[s][j].start);
+    }
+    if (joined < mine[j].end) comm.push_back({joined, mine[j].end});
+  }
+  // Kernels by device time: a receive posted in the step before can wait into this one.
+  overlapping(st.ops.commKernels, x.longestComm, view.start, view.end, [&](const CommKernel& w) {
+    if (w.end > view.start && w.transferStart < view.end) comm.push_back({w.transferStart, w.end});
+  });
+  overlapping(st.ops.otherKernels, x.longestOther, view.start, view.end,
+              [&](const DeviceWork& w) {
+                if (w.end > view.start) other.push_back({w.start, w.end});
+              });
+  if (!st.ops.hasKernels) {
+    for (const auto* list : {&st.ops.optimizer, &st.ops.otherBusy}) {
+      inMarker(marker, *list, x.hostRangesSorted, [&](const Interval& i) { other.push_back(i); });
+    }
+  }
+  ss.compute = clip(unite(std::move(compute)), view.start, view.end);
+  ss.comm = subtract(clip(unite(std::move(comm)), view.start, view.end), ss.compute);
+  ss.other =
+      subtract(subtract(clip(unite(std::move(other)), view.start, view.end), ss.compute), ss.comm);
+  IntervalList host;
+  inMarker(marker, st.ops.hostActivity, x.hostRangesSorted,
+           [&](const Interval& i) { host.push_back(i); });
+  ss.hostActivity = unite(std::move(host));
+}
+
+// Each op's input: the matched receive's end, else the producer's end; when the receive waited
+// on the device, when the data moved.
+void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::Schedule& layout,
+                    const StageTrace& st, size_t k, StageStep& ss) {
+  const int lastVs = layout.virtualStages() - 1;
+  const int stepIdx = pl.stepIndex[st.stage][k];
+  TimeNs prevOpEnd = kNoArrival;
+  for (int i : ss.ops) {
+    const auto& o = st.ops.ops[i];
+    TimeNs arrival = kNoArrival, waitStart = kNoArrival, moved = kNoArrival;
+    bool onDevice = false;
+    int pStage = -1, pOp = -1;
+    const int vs = layout.virtualStage(st.stage, o.op.chunk);
+    const bool forward = o.op.kind == OpKind::F;
+    const bool hasInput = o.op.kind != OpKind::W && (forward ? vs > 0 : vs < lastVs);
+    if (hasInput) {
+      const int pvs = forward ? vs - 1 : vs + 1;
+      pStage = layout.stageOf(pvs);
+      const int pStepIdx = pl.stepIndex[pStage][k];
+      auto it =
+          index.ops[pStage].find(opKey(pStepIdx, forward ? 0 : 1, o.op.mb, layout.chunkOf(pvs)));
+      if (it != index.ops[pStage].end()) {
+        pOp = it->second;
+        arrival = pl.stages[pStage].ops.ops[pOp].end;
+      }
+      // The receive that brought the input (the first that carries it).
+      if (auto r = index.recvs[st.stage].find(opKey(stepIdx, forward ? 0 : 1, o.op.mb, o.op.chunk));
+          r != index.recvs[st.stage].end()) {
+        const size_t ci = r->second;
+        const auto& c = st.ops.comms[ci];
+        arrival = c.end;
+        waitStart = c.start;
+        // NCCL moves data only while both kernels run (a rendezvous); a host-side
+        // receive may find the data already there (sent eagerly), so its start says
+        // nothing about when the data moved.
+        onDevice = c.onDevice;
+        if (auto peer = index.peerOf.find({st.stage, ci}); onDevice && peer != index.peerOf.end()) {
+          const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
+          moved = std::min(c.end, std::max(c.start, send.start));
+        }
+      }
+    }
+    // Posted with the previous op's output: its receive started when that op ended (noise
+    // of a launch aside), not before.
+    constexpr TimeNs kPostSlack = 20'000;
+    ss.receiveAfterPrevious.push_back(onDevice && waitStart != kNoArrival &&
+                                      prevOpEnd != kNoArrival &&
+                                      waitStart + kPostSlack >= prevOpEnd);
+    prevOpEnd = o.end;
+    ss.arrival.push_back(arrival);
+    ss.waitStart.push_back(waitStart);
+    ss.moved.push_back(moved);
+    ss.producerStage.push_back(pOp >= 0 ? pStage : -1);
+    ss.producerOp.push_back(pOp);
+  }
+}
+
 }  // namespace
 
 std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
   const Index index(pl);
   const engine::Schedule layout = layoutOf(pl);
-  const int lastVs = layout.virtualStages() - 1;
   std::vector<StepView> views;
   for (size_t k = 0; k < pl.stepNumbers.size(); ++k) {
     StepView view;
@@ -132,162 +302,13 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
     view.start = INT64_MAX;
     view.end = INT64_MIN;
     view.stages.resize(pl.p);
-
-    // Ops, and the span over every stage.
+    // The span first: every stage's busy time is clipped to it.
+    for (const auto& st : pl.stages) addStageOps(pl, index, st, k, view);
+    const StepSyncs syncs = stepSyncs(pl, index, k);
     for (const auto& st : pl.stages) {
-      auto& ss = view.stages[st.stage];
-      ss.stage = st.stage;
-      const int stepIdx = pl.stepIndex[st.stage][k];
-      const StepMarker& marker = st.ops.steps[stepIdx];
-      const Index::Stage& x = index.stages[st.stage];
-      for (int i : x.ops[stepIdx]) {
-        const auto& o = st.ops.ops[i];
-        ss.ops.push_back(i);
-        view.start = std::min(view.start, o.start);
-        view.end = std::max(view.end, o.end);
-      }
-      // Host ranges stand for device work only in traces without kernels: with kernels, a
-      // CPU-bound optimizer's range outlasts what it ran on the device.
-      if (!st.ops.hasKernels) {
-        for (const auto* list : {&st.ops.optimizer, &st.ops.gradSync, &st.ops.otherBusy}) {
-          inMarker(marker, *list, x.hostRangesSorted,
-                   [&](const Interval& i) { view.end = std::max(view.end, i.end); });
-        }
-      }
-      for (int ci : x.comms[stepIdx]) view.end = std::max(view.end, st.ops.comms[ci].end);
-      // Device work the step's host launched (the optimizer's kernels run after its range ends).
-      // Without its launch a kernel's step is a guess from its own time: it does not stretch one.
-      for (int w : x.otherKernels[stepIdx]) {
-        const DeviceWork& d = st.ops.otherKernels[w];
-        if (d.launch != kNoLaunch) view.end = std::max(view.end, d.end);
-      }
-      for (int w : x.commKernels[stepIdx]) {
-        const CommKernel& d = st.ops.commKernels[w];
-        if (d.launch != kNoLaunch) view.end = std::max(view.end, d.end);
-      }
-    }
-
-    // The step's collectives (gradient sync): transfer starts when the last stage joins.
-    std::vector<std::vector<Interval>> syncs(pl.p);
-    size_t nSync = SIZE_MAX;
-    for (const auto& st : pl.stages) {
-      const StepMarker& marker = st.ops.steps[pl.stepIndex[st.stage][k]];
-      inMarker(marker, st.ops.gradSync, index.stages[st.stage].hostRangesSorted,
-               [&](const Interval& i) { syncs[st.stage].push_back(i); });
-      nSync = std::min(nSync, syncs[st.stage].size());
-    }
-
-    for (const auto& st : pl.stages) {
-      auto& ss = view.stages[st.stage];
-      const int stepIdx = pl.stepIndex[st.stage][k];
-      const StepMarker& marker = st.ops.steps[stepIdx];
-      IntervalList compute, comm, other;
-      for (int i : ss.ops) {
-        const auto& o = st.ops.ops[i];
-        if (st.ops.hasKernels && o.kernelEnd > o.kernelBegin) {
-          compute.insert(compute.end(), st.ops.computeKernels.begin() + o.kernelBegin,
-                         st.ops.computeKernels.begin() + o.kernelEnd);
-        } else {
-          compute.push_back({o.start, o.end});
-        }
-      }
-      // Communication on the device is the transfer part of each NCCL kernel (the wait before
-      // it is idle); labelled transfers and syncs without kernels split the same way by label.
-      const Index::Stage& x = index.stages[st.stage];
-      for (int cIdx : x.comms[stepIdx]) {
-        const auto ci = static_cast<size_t>(cIdx);
-        const auto& c = st.ops.comms[ci];
-        if (c.onDevice) continue;
-        TimeNs from = c.start;
-        if (auto it = index.peerOf.find({st.stage, ci}); it != index.peerOf.end()) {
-          from = std::max(from, pl.stages[it->second.first].ops.comms[it->second.second].start);
-        }
-        if (from < c.end) comm.push_back({from, c.end});
-      }
-      for (size_t j = 0; j < syncs[st.stage].size(); ++j) {
-        TimeNs joined = syncs[st.stage][j].start;
-        if (j < nSync) {
-          for (int s = 0; s < pl.p; ++s) joined = std::max(joined, syncs[s][j].start);
-        }
-        if (joined < syncs[st.stage][j].end) comm.push_back({joined, syncs[st.stage][j].end});
-      }
-      // Kernels by device time: a receive posted in the step before can wait into this one.
-      overlapping(st.ops.commKernels, x.longestComm, view.start, view.end,
-                  [&](const CommKernel& w) {
-                    if (w.end > view.start && w.transferStart < view.end)
-                      comm.push_back({w.transferStart, w.end});
-                  });
-      overlapping(st.ops.otherKernels, x.longestOther, view.start, view.end,
-                  [&](const DeviceWork& w) {
-                    if (w.end > view.start) other.push_back({w.start, w.end});
-                  });
-      if (!st.ops.hasKernels) {
-        for (const auto* list : {&st.ops.optimizer, &st.ops.otherBusy}) {
-          inMarker(marker, *list, x.hostRangesSorted,
-                   [&](const Interval& i) { other.push_back(i); });
-        }
-      }
-      ss.compute = clip(unite(std::move(compute)), view.start, view.end);
-      ss.comm = subtract(clip(unite(std::move(comm)), view.start, view.end), ss.compute);
-      ss.other = subtract(subtract(clip(unite(std::move(other)), view.start, view.end), ss.compute),
-                          ss.comm);
-      IntervalList host;
-      inMarker(marker, st.ops.hostActivity, x.hostRangesSorted,
-               [&](const Interval& i) { host.push_back(i); });
-      ss.hostActivity = unite(std::move(host));
-
-      // Inputs: the matched receive's end, else the producer's end.
-      TimeNs prevOpEnd = kNoArrival;
-      for (int i : ss.ops) {
-        const auto& o = st.ops.ops[i];
-        TimeNs arrival = kNoArrival, waitStart = kNoArrival, moved = kNoArrival;
-        bool onDevice = false;
-        int pStage = -1, pOp = -1;
-        const int vs = layout.virtualStage(st.stage, o.op.chunk);
-        const bool forward = o.op.kind == OpKind::F;
-        const bool hasInput = o.op.kind != OpKind::W && (forward ? vs > 0 : vs < lastVs);
-        if (hasInput) {
-          const int pvs = forward ? vs - 1 : vs + 1;
-          pStage = layout.stageOf(pvs);
-          const int pStepIdx = pl.stepIndex[pStage][k];
-          auto it = index.ops[pStage].find(
-              opKey(pStepIdx, forward ? 0 : 1, o.op.mb, layout.chunkOf(pvs)));
-          if (it != index.ops[pStage].end()) {
-            pOp = it->second;
-            arrival = pl.stages[pStage].ops.ops[pOp].end;
-          }
-          // The receive that brought the input (the first that carries it).
-          if (auto r =
-                  index.recvs[st.stage].find(opKey(stepIdx, forward ? 0 : 1, o.op.mb, o.op.chunk));
-              r != index.recvs[st.stage].end()) {
-            const size_t ci = r->second;
-            const auto& c = st.ops.comms[ci];
-            arrival = c.end;
-            waitStart = c.start;
-            // NCCL moves data only while both kernels run (a rendezvous); a host-side
-            // receive may find the data already there (sent eagerly), so its start says
-            // nothing about when the data moved.
-            onDevice = c.onDevice;
-            if (auto peer = index.peerOf.find({st.stage, ci});
-                onDevice && peer != index.peerOf.end()) {
-              const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
-              moved = std::min(c.end, std::max(c.start, send.start));
-            }
-          }
-        }
-        // Posted with the previous op's output: its receive started when that op ended (noise
-        // of a launch aside), not before.
-        constexpr TimeNs kPostSlack = 20'000;
-        ss.receiveAfterPrevious.push_back(onDevice && waitStart != kNoArrival &&
-                                          prevOpEnd != kNoArrival &&
-                                          waitStart + kPostSlack >= prevOpEnd);
-        prevOpEnd = o.end;
-        ss.arrival.push_back(arrival);
-        ss.waitStart.push_back(waitStart);
-        ss.moved.push_back(moved);
-        ss.producerStage.push_back(pOp >= 0 ? pStage : -1);
-        ss.producerOp.push_back(pOp);
-      }
+      StageStep& ss = view.stages[st.stage];
+      addStageBusy(pl, index, st, k, syncs, view, ss);
+      addStageInputs(pl, index, layout, st, k, ss);
     }
     views.push_back(std::move(view));
   }

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "analyzer/utilization/utilization_result.h"
+#include "analyzer/result/utilization_result.h"
 
 namespace bubblescope::analysis {
 

@@ -6,8 +6,9 @@
 #include <unordered_map>
 
 #include "analyzer/comm/comm_match.h"
-#include "analyzer/errors.h"
+#include "analyzer/result/errors.h"
 #include "analyzer/inventory/device_memory.h"
+#include "analyzer/inventory/idle_inventory.h"
 #include "analyzer/pipeline/clock_align.h"
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"

@@ -1,31 +1,22 @@
 #include "analyzer/whatif/schedule_match.h"
 
-#include <functional>
 #include <stdexcept>
+
+#include "reference_engine/schedule/schedule_table.h"
 
 namespace bubblescope::analysis {
 
 ScheduleMatch detectSchedule(const engine::Schedule& observed) {
-  using engine::Schedule;
   ScheduleMatch out;
   out.p = observed.p;
   out.m = observed.m;
   out.v = observed.v;
   out.splitsBackward = observed.splitsBackward();
-  const int p = observed.p, m = observed.m, v = observed.v;
-  const std::vector<std::function<Schedule()>> candidates = {
-      [&] { return Schedule::gpipe(p, m); },
-      [&] { return Schedule::oneF1B(p, m); },
-      [&] { return Schedule::interleaved1F1B(p, m, v); },
-      [&] { return Schedule::zbH1(p, m); },
-      [&] { return Schedule::zbH2(p, m); },
-      [&] { return Schedule::zbV(p, m); },
-  };
-  for (const auto& make : candidates) {
+  for (const engine::NamedSchedule& named : engine::kSchedules) {
     try {
-      const Schedule s = make();
-      if (s.v == v && s.stages == observed.stages) {
-        out.name = engine::scheduleName(s.kind);
+      const engine::Schedule s = named.generate(observed.p, observed.m, observed.v);
+      if (s.v == observed.v && s.stages == observed.stages) {
+        out.name = named.name;
         out.exact = true;
         return out;
       }

@@ -4,11 +4,14 @@
 #include <functional>
 #include <string>
 
-#include "reference_engine/schedule/schedule.h"
+#include "reference_engine/schedule/schedule_table.h"
 #include "reference_engine/sim/simulate.h"
 
 namespace bubblescope::analysis {
 namespace {
+
+// Model chunks per stage of the schedules that take them (interleaved 1F1B), Megatron's usual.
+constexpr int kChunks = 2;
 
 // T_F, T_B, T_W of one microbatch through a whole stage: chunk means added up.
 struct StageCosts {
@@ -85,26 +88,24 @@ std::vector<WhatIf> whatIfTable(const WhatIfInput& in) {
     }
   };
   const int p = in.p, m = in.m;
-  using engine::Schedule;
-  rows.push_back(simulated(
-      "GPipe", [&] { return Schedule::gpipe(p, m); }, c.f, c.b, c.w));
-  rows.push_back(simulated(
-      "1F1B", [&] { return Schedule::oneF1B(p, m); }, c.f, c.b, c.w));
-  rows.push_back(simulated(
-      "interleaved 1F1B (v=2)", [&] { return Schedule::interleaved1F1B(p, m, 2); }, c.f, c.b, c.w));
-  rows.push_back(simulated(
-      "ZB-H1", [&] { return Schedule::zbH1(p, m); }, c.f, c.b, c.w));
-  rows.push_back(simulated(
-      "ZB-H2", [&] { return Schedule::zbH2(p, m); }, c.f, c.b, c.w));
-  rows.push_back(simulated(
-      "ZB-V", [&] { return Schedule::zbV(p, m); }, c.f, c.b, c.w));
+  for (const engine::NamedSchedule& named : engine::kSchedules) {
+    const std::string name = named.takesChunks
+                                 ? std::string(named.name) + " (v=" + std::to_string(kChunks) + ")"
+                                 : std::string(named.name);
+    rows.push_back(simulated(
+        name, [&] { return named.generate(p, m, kChunks); }, c.f, c.b, c.w));
+  }
   // Twice the microbatches at half the size keep the global batch: each op costs half.
-  const std::string current = in.schedule.exact ? in.schedule.name : "1F1B";
+  const std::string current =
+      in.schedule.exact ? in.schedule.name : engine::scheduleName(engine::ScheduleKind::OneF1B);
   auto twice = simulated(
       "2x microbatches (" + current + ", m=" + std::to_string(2 * m) + ")",
       [&] {
-        return Schedule::byName(current == "interleaved 1F1B" ? "interleaved" : current, p, 2 * m,
-                                std::max(2, in.schedule.v));
+        const int v = std::max(kChunks, in.schedule.v);
+        // A name no row has is tried as a --schedule key, which says why it is not one.
+        const engine::NamedSchedule* named = engine::scheduleByName(current);
+        return named ? named->generate(p, 2 * m, v)
+                     : engine::Schedule::byName(current, p, 2 * m, v);
       },
       c.f / 2, c.b / 2, c.w / 2);
   if (twice.available && twice.note.empty()) {

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "bench/support/heap_counter.h"
-#include "traces/import/kineto/chrome_trace_import.h"
-#include "traces/import/kineto/trace_event.h"
+#include "traces/import/chrome_json/chrome_trace_import.h"
+#include "traces/import/chrome_json/trace_event.h"
 #include "traces/model/memory.h"
 
 // Every heap allocation is counted (heap_counter.h): the import's peak against the model it

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "analyzer/hang/hang.h"
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "gui/app/viewer.h"
 #include "gui/model/hang_overlay.h"
 #include "gui/model/timeline_model.h"

@@ -134,15 +134,10 @@ void drawHangBanner(const std::vector<HungRun>& runs, const Rect& r) {
 
 int defaultStep(const analysis::PipelineResult& pl) {
   if (pl.steps.empty()) return 0;
-  using analysis::IdleClass;
   std::vector<TimeNs> avoidable(pl.steps.size(), 0);
   for (const auto& g : pl.gaps) {
     if (g.step < 0 || g.step >= static_cast<int>(avoidable.size())) continue;
-    TimeNs a = g.idle;
-    for (IdleClass c : {IdleClass::Warmup, IdleClass::Drain, IdleClass::ScheduleBubble}) {
-      a -= g.byClass[static_cast<int>(c)];
-    }
-    avoidable[g.step] += a;
+    avoidable[g.step] += analysis::avoidableIdle(g);
   }
   // The first of three or more steps pays one-time costs (connections, first allocations): a
   // user asking where the bubbles are means the steady steps.

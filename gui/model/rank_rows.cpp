@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "analyzer/errors.h"
+#include "analyzer/result/errors.h"
 
 namespace bubblescope::gui {
 

@@ -7,7 +7,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/hang/hang.h"
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::gui {

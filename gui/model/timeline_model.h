@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "gui/timeline/kind_totals.h"
 #include "gui/timeline/track.h"
 #include "traces/model/trace.h"

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "analyzer/report/palette.h"
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 
 namespace bubblescope::gui {
 

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "reference_engine/schedule/schedule_table.h"
+
 namespace bubblescope::engine {
 
 using nlohmann::json;
@@ -16,11 +18,8 @@ OpKind kindFromName(const std::string& name) {
 }
 
 ScheduleKind scheduleKindFromName(const std::string& name) {
-  for (ScheduleKind k : {ScheduleKind::GPipe, ScheduleKind::OneF1B, ScheduleKind::Interleaved1F1B,
-                         ScheduleKind::ZbH1, ScheduleKind::ZbH2, ScheduleKind::ZbV}) {
-    if (name == scheduleName(k)) return k;
-  }
-  return ScheduleKind::Custom;
+  const NamedSchedule* named = scheduleByName(name);
+  return named ? named->kind : ScheduleKind::Custom;
 }
 
 json stallToJson(const Stall& s) {

@@ -1,7 +1,6 @@
 #include "reference_engine/schedule/schedule.h"
 
-#include <algorithm>
-#include <cctype>
+#include "reference_engine/schedule/schedule_table.h"
 
 namespace bubblescope::engine {
 
@@ -30,37 +29,22 @@ bool Schedule::splitsBackward() const {
 }
 
 const char* scheduleName(ScheduleKind kind) {
-  switch (kind) {
-    case ScheduleKind::GPipe: return "GPipe";
-    case ScheduleKind::OneF1B: return "1F1B";
-    case ScheduleKind::Interleaved1F1B: return "interleaved 1F1B";
-    case ScheduleKind::ZbH1: return "ZB-H1";
-    case ScheduleKind::ZbH2: return "ZB-H2";
-    case ScheduleKind::ZbV: return "ZB-V";
-    case ScheduleKind::Custom: return "custom";
-  }
-  return "?";
+  const NamedSchedule* named = scheduleOfKind(kind);
+  return named ? named->name : "custom";
 }
 
 const std::vector<std::string>& scheduleNames() {
-  static const std::vector<std::string> names = {"gpipe", "1f1b",  "interleaved",
-                                                 "zb-h1", "zb-h2", "zb-v"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> keys;
+    for (const NamedSchedule& s : kSchedules) keys.emplace_back(s.key);
+    return keys;
+  }();
   return names;
 }
 
 Schedule Schedule::byName(const std::string& name, int p, int m, int v) {
-  std::string key = name;
-  std::transform(key.begin(), key.end(), key.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (key == "gpipe") return gpipe(p, m);
-  if (key == "1f1b") return oneF1B(p, m);
-  if (key == "interleaved" || key == "interleaved-1f1b") return interleaved1F1B(p, m, v);
-  if (key == "zb-h1" || key == "zbh1") return zbH1(p, m);
-  if (key == "zb-h2" || key == "zbh2") return zbH2(p, m);
-  if (key == "zb-v" || key == "zbv") return zbV(p, m);
-  std::string known;
-  for (const auto& n : scheduleNames()) known += (known.empty() ? "" : ", ") + n;
-  throw ScheduleError("unknown schedule '" + name + "' (known: " + known + ")");
+  if (const NamedSchedule* named = scheduleByKey(name)) return named->generate(p, m, v);
+  throw ScheduleError("unknown schedule '" + name + "' (known: " + scheduleKeyList() + ")");
 }
 
 }  // namespace bubblescope::engine

@@ -10,6 +10,7 @@
 
 namespace bubblescope::engine {
 
+// One per row of kSchedules (schedule_table.h), whose names, bounds and formulas go with it.
 enum class ScheduleKind { GPipe, OneF1B, Interleaved1F1B, ZbH1, ZbH2, ZbV, Custom };
 
 // Parameters a schedule cannot serve (p < 1, interleaved with m % p != 0, ...). The message is one
@@ -46,12 +47,12 @@ struct Schedule {
   static Schedule zbH1(int p, int m);
   static Schedule zbH2(int p, int m);
   static Schedule zbV(int p, int m);
-  // By command-line name: gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v (case-insensitive).
+  // By command-line key or alias (case-insensitive), as kSchedules lists them.
   static Schedule byName(const std::string& name, int p, int m, int v = 2);
 };
 
-const char* scheduleName(ScheduleKind kind);  // "1F1B", "ZB-H1", ...
-// The names byName() accepts, for help texts and error messages.
+const char* scheduleName(ScheduleKind kind);  // "1F1B", "ZB-H1", ..., "custom"
+// The keys byName() accepts, in kSchedules' order.
 const std::vector<std::string>& scheduleNames();
 
 }  // namespace bubblescope::engine

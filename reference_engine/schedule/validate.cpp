@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "reference_engine/schedule/dependency_walk.h"
+#include "reference_engine/schedule/schedule_table.h"
 
 namespace bubblescope::engine {
 namespace {
@@ -136,24 +137,9 @@ std::vector<Problem> validate(const Schedule& s) {
 }
 
 std::optional<int> inFlightBound(const Schedule& s) {
-  const int p = s.p;
-  const int m = s.m;
-  switch (s.kind) {
-    case ScheduleKind::GPipe:
-      return m;
-    case ScheduleKind::OneF1B:
-    case ScheduleKind::ZbH1:
-      return std::min(p, m);
-    case ScheduleKind::ZbH2:
-      return std::min(2 * p - 1, m);
-    case ScheduleKind::Interleaved1F1B:
-      return std::min(2 * (p - 1) + (s.v - 1) * p + 1, m * s.v);
-    case ScheduleKind::ZbV:
-      return 2 * std::min(p, m);
-    case ScheduleKind::Custom:
-      return std::nullopt;
-  }
-  return std::nullopt;
+  const NamedSchedule* named = scheduleOfKind(s.kind);
+  if (!named) return std::nullopt;
+  return named->inFlightBound(s.p, s.m, s.v);
 }
 
 std::vector<int> peakInFlight(const Schedule& s) {

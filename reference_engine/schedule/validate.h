@@ -32,9 +32,8 @@ std::optional<Problem> describeDeadlock(const Schedule& schedule, const OpGraph&
                                         const std::vector<int32_t>& position);
 
 // The most activations a stage of this named schedule holds at once, in chunk activations (one
-// microbatch's forward through one chunk; v of them make M_B): GPipe m, 1F1B and ZB-H1 min(p, m),
-// ZB-H2 min(2p-1, m), interleaved Megatron's warm-up of stage 0 plus one, ZB-V 2 min(p, m).
-// Empty for Custom.
+// microbatch's forward through one chunk; v of them make M_B), as its row of kSchedules
+// (schedule_table.h) gives it: 1F1B min(p, m), ZB-V 2 min(p, m), ... Empty for Custom.
 std::optional<int> inFlightBound(const Schedule& schedule);
 
 // The most chunk activations each stage holds at once in the given order (F adds one, B or BW

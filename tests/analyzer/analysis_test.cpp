@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "analyzer/analyze.h"
-#include "analyzer/errors.h"
+#include "analyzer/result/errors.h"
 #include "reference_engine/sim/simulate.h"
 #include "tests/analyzer/synthetic_run.h"
 #include "traces/model/sort.h"

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "analyzer/analyze.h"
-#include "analyzer/errors.h"
+#include "analyzer/result/errors.h"
 #include "reference_engine/executor/range_names.h"
 #include "tests/support/engine_recording.h"
 #include "tests/support/temp_dir.h"

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "analyzer/analyze.h"
-#include "analyzer/errors.h"
+#include "analyzer/result/errors.h"
 #include "analyzer/hang/diagnose.h"
 #include "gui/draw/hang_records.h"
 #include "gui/draw/row_layout.h"

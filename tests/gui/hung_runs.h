@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/hang/hang.h"
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "gui/model/hang_overlay.h"
 #include "gui/model/timeline_model.h"
 #include "tests/support/subprocess.h"

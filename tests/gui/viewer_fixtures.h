@@ -5,7 +5,7 @@
 #include <memory>
 #include <string_view>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "gui/model/timeline_model.h"
 #include "tests/analyzer/synthetic_run.h"
 

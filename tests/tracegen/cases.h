@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/idle_class.h"
+#include "analyzer/result/idle_class.h"
 #include "tests/tracegen/pp_job.h"
 
 namespace bubblescope::tracegen {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "tests/tracegen/truth.h"
 
 namespace bubblescope::tracegen {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "tests/support/temp_dir.h"
-#include "traces/import/input_format.h"
+#include "traces/import/detect_input.h"
 #include "traces/sqlite/trace_reader.h"
 #include "traces/sqlite/trace_writer.h"
 

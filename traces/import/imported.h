@@ -13,7 +13,7 @@ namespace bubblescope::traces::import {
 
 struct ImportedFile {
   std::filesystem::path file;
-  std::string format;  // "kineto", "chrome-trace", "nsys"
+  std::string format;  // "kineto", "ndtimeline", "chrome-trace", "nsys"
   std::vector<RankTrace> ranks;
   std::map<std::string, uint64_t> skipped;  // events not imported, by what they were
   std::vector<std::string> notes;           // one sentence each, for the import summary

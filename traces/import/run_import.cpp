@@ -1,51 +1,25 @@
 #include "traces/import/run_import.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include "traces/errors.h"
 #include "traces/files/input_path.h"
-#include "traces/import/kineto/chrome_trace_import.h"
-#include "traces/import/nsys/nsys_import.h"
+#include "traces/import/detect_input.h"
+#include "traces/parallel/parallel_for.h"
 #include "traces/sqlite/run_reader.h"
 
 namespace bubblescope::traces::import {
 namespace fs = std::filesystem;
 namespace {
 
-// Runs `work(i)` for every file on a small pool; the first error wins.
+// Runs `work(i)` for every file in parallel; the first error wins.
 template <class Work>
 void forEachFile(size_t n, const LoadOptions& options, Work work) {
-  std::atomic<size_t> next{0};
-  std::mutex mutex;
-  size_t done = 0;
-  std::exception_ptr error;
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) {
-      try {
-        work(i);
-      } catch (...) {
-        std::lock_guard lock(mutex);
-        if (!error) error = std::current_exception();
-        next = n;
-        return;
-      }
-      std::lock_guard lock(mutex);
-      ++done;
-      if (options.progress) options.progress(done, n);
-    }
-  };
-  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
-  threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(std::max<size_t>(n, 1)));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  parallelFor(n, options.threads, work, [&](size_t done) {
+    if (options.progress) options.progress(done, n);
+  });
 }
 
 }  // namespace
@@ -120,16 +94,12 @@ void numberRanks(std::vector<RankClaim>& claims, InputFormat format,
                                    ": cannot tell which rank it is; import it on its own");
     }
   }
+  const RankPolicy& policy = rankPolicy(format);
   if (claimed.empty()) {
-    if (claims.size() > 1) {
-      notes.push_back(format == InputFormat::Nsys
-                          ? "no rank ids in the exports: ranks numbered by GPU, then process id, "
-                            "file by file"
-                          : "no rank ids in the traces: ranks numbered in file name order");
-    }
+    if (claims.size() > 1) notes.push_back(policy.note);
     for (size_t i = 0; i < claims.size(); ++i) claims[i].rank = static_cast<int>(i);
   }
-  if (format == InputFormat::Nsys) {
+  if (policy.worldIsRanksFound) {
     for (RankClaim& c : claims) {
       if (c.worldSize < 0) c.worldSize = static_cast<int>(claims.size());
     }
@@ -141,19 +111,13 @@ std::vector<ImportedFile> importEach(const Inputs& inputs, const LoadOptions& op
   std::vector<ImportedFile> files(inputs.files.size());
   // Ranks are indexed by file, then process: a file holds at most this many.
   constexpr size_t kPerFile = size_t{1} << 20;
+  const InputFormatRow* format = findInputFormat(inputs.format);
   forEachFile(inputs.files.size(), options, [&](size_t i) {
     const fs::path& f = inputs.files[i];
-    switch (inputs.format) {
-      case InputFormat::ChromeTrace:
-        files[i] = importChromeTraceFile(f);
-        break;
-      case InputFormat::Nsys:
-        files[i] = importNsysFile(f);
-        break;
-      case InputFormat::Bubblescope:
-      case InputFormat::Unknown:
-        throw TraceError(f, std::string(formatPhrase(inputs.format)) + ", nothing to import");
+    if (!format || !format->import) {
+      throw TraceError(f, std::string(formatPhrase(inputs.format)) + ", nothing to import");
     }
+    files[i] = format->import(f);
     for (size_t k = 0; k < files[i].ranks.size(); ++k) {
       sink(i * kPerFile + k, std::move(files[i].ranks[k]));
     }

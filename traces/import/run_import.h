@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "traces/import/imported.h"
-#include "traces/import/input_format.h"
+#include "traces/import/input_formats.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::traces::import {
@@ -54,7 +54,7 @@ struct RankClaim {
 };
 // Checks that the traces are of one job (TraceError naming both files: two claim one rank, their
 // world sizes differ, or some say their rank and some do not), numbers the ranks in input order
-// when no trace says (nsys: the world is every rank found), and says how in `notes`.
+// when no trace says (as the format's RankPolicy has it), and says how in `notes`.
 void numberRanks(std::vector<RankClaim>& claims, InputFormat format,
                  std::vector<std::string>& notes);
 

@@ -1,14 +1,11 @@
 #include "traces/sqlite/run_reader.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 #include "traces/errors.h"
 #include "traces/files/input_path.h"
+#include "traces/parallel/parallel_for.h"
 #include "traces/sqlite/trace_reader.h"
 
 namespace bubblescope::traces {
@@ -43,33 +40,12 @@ Run readRunFiles(const std::vector<fs::path>& files, const RunReadOptions& optio
   if (!files.empty()) run.dir = files.front().parent_path();
   run.ranks.resize(files.size());
 
-  // Files are independent: read them on a small pool, first error wins.
-  std::atomic<size_t> next{0};
-  std::mutex mutex;
-  size_t done = 0;
-  std::exception_ptr error;
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-      try {
-        run.ranks[i] = readRankTrace(files[i]);
-      } catch (...) {
-        std::lock_guard lock(mutex);
-        if (!error) error = std::current_exception();
-        next = files.size();
-        return;
-      }
-      std::lock_guard lock(mutex);
-      ++done;
-      if (options.progress) options.progress(done, files.size());
-    }
-  };
-  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
-  threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(files.size()));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  // Files are independent: read them in parallel, first error wins.
+  parallelFor(
+      files.size(), options.threads, [&](size_t i) { run.ranks[i] = readRankTrace(files[i]); },
+      [&](size_t done) {
+        if (options.progress) options.progress(done, files.size());
+      });
 
   // Order by rank; files without one keep their name order after the ranked ones.
   std::stable_sort(run.ranks.begin(), run.ranks.end(), [](const RankTrace& a, const RankTrace& b) {

@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-#include "analyzer/errors.h"
+#include "analyzer/result/errors.h"
 
 namespace bubblescope::analysis {
 namespace {

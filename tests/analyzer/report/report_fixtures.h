@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/result.h"
+#include "analyzer/result/result.h"
 #include "tests/analyzer/synthetic_run.h"
 
 namespace bubblescope::testing {

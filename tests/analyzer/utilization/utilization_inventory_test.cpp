@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "analyzer/inventory/inventory_report.h"
+#include "analyzer/report/sections/inventory_section.h"
 #include "analyzer/utilization/utilization.h"
 
 namespace bubblescope::analysis {

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "traces/import/kineto/chrome_trace_import.h"
-#include "traces/import/kineto/timeline_builder.h"
+#include "traces/import/chrome_json/chrome_trace_import.h"
+#include "traces/import/chrome_json/timeline/timeline_builder.h"
 
 namespace bubblescope::traces::import {
 namespace {

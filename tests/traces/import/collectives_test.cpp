@@ -2,8 +2,8 @@
 // ncclDataType_t.
 #include <gtest/gtest.h>
 
+#include "traces/import/chrome_json/kineto/kineto_comms.h"
 #include "traces/import/collectives.h"
-#include "traces/import/kineto/kineto_comms.h"
 
 namespace bubblescope::traces::import {
 namespace {

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "traces/errors.h"
-#include "traces/import/kineto/trace_event_stream.h"
+#include "traces/import/chrome_json/trace_event_stream.h"
 
 namespace bubblescope::traces::import {
 namespace {

@@ -6,7 +6,7 @@
 #include "tests/support/temp_dir.h"
 #include "tests/traces/import/compress.h"
 #include "traces/errors.h"
-#include "traces/import/input_format.h"
+#include "traces/import/detect_input.h"
 #include "traces/import/run_import.h"
 #include "traces/sqlite/trace_writer.h"
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "traces/errors.h"
-#include "traces/import/kineto/chrome_trace_import.h"
+#include "traces/import/chrome_json/chrome_trace_import.h"
 
 namespace bubblescope::traces::import {
 namespace {

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "tests/traces/import/shared_data.h"
+#include "traces/import/chrome_json/chrome_trace_import.h"
 #include "traces/import/import_summary.h"
-#include "traces/import/kineto/chrome_trace_import.h"
 #include "traces/import/run_import.h"
 
 namespace bubblescope::traces::import {

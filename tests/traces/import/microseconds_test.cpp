@@ -1,7 +1,7 @@
 // Chrome-trace microseconds become int64 ns exactly, from the digits (never through a double).
 #include <gtest/gtest.h>
 
-#include "traces/import/kineto/microseconds.h"
+#include "traces/import/chrome_json/microseconds.h"
 
 namespace bubblescope::traces::import {
 namespace {

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "traces/errors.h"
-#include "traces/import/kineto/chrome_trace_import.h"
-#include "traces/import/ndtimeline/ndtimeline_names.h"
+#include "traces/import/chrome_json/chrome_trace_import.h"
+#include "traces/import/chrome_json/ndtimeline/ndtimeline_names.h"
 
 namespace bubblescope::traces::import {
 namespace {

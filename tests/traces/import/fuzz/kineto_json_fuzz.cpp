@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "traces/errors.h"
-#include "traces/import/kineto/chrome_trace_import.h"
+#include "traces/import/chrome_json/chrome_trace_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace bubblescope::traces;

@@ -1,0 +1,208 @@
+#include "analyzer/report/sections/job_section.h"
+
+#include <algorithm>
+#include <iomanip>
+
+#include "analyzer/report/format.h"
+#include "analyzer/report/markup.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+// TP groups listed one by one: those with a slow rank, then the widest spreads, at most this many.
+constexpr size_t kTpGroupsListed = 8;
+constexpr size_t kDpSyncListed = 5;
+
+std::vector<const TpGroupResult*> groupsToList(const JobResult& job) {
+  std::vector<const TpGroupResult*> out;
+  for (const auto& g : job.tpGroups) out.push_back(&g);
+  std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) {
+    if ((a->slowRank >= 0) != (b->slowRank >= 0)) return a->slowRank >= 0;
+    return a->meanSpread > b->meanSpread;
+  });
+  if (out.size() > kTpGroupsListed) out.resize(kTpGroupsListed);
+  return out;
+}
+
+std::string groupText(const TpGroupResult& g) {
+  std::string s = "DP " + std::to_string(g.dp) + ", stage " + std::to_string(g.stage) + " (" +
+                  std::to_string(g.ranks.size()) + " TP ranks): members end " +
+                  formatMs(g.meanSpread, 3) + " ms apart on average (at most " +
+                  formatMs(g.maxSpread, 3) + " ms)";
+  if (g.slowRank >= 0) {
+    s += "; rank " + std::to_string(g.slowRank) + " ends last in " + formatPercent(g.slowShare, 0) +
+         " of " + std::to_string(g.ops) + " ops, " + formatMs(g.slowLag, 3) +
+         " ms after the others";
+  }
+  return s;
+}
+
+std::string syncText(const DpSyncBlame& b, int steps) {
+  return "DP replica " + std::to_string(b.dp) + ", stage " + std::to_string(b.stage) + ": " +
+         formatMs(b.waitCaused / std::max(1, steps), 2) + " ms per step (last in " +
+         std::to_string(b.stepsLast) + " of " + std::to_string(steps) + " steps)";
+}
+
+void table(std::ostream& out, const char* title, const char* symbol,
+           const std::vector<PartSlowdown>& parts) {
+  out << "  " << std::left << std::setw(24) << title << std::right << std::setw(8) << symbol
+      << std::setw(12) << "step (ms)"
+      << "\n";
+  for (const auto& p : parts) {
+    out << "  " << std::left << std::setw(24) << p.name << std::right << std::setw(8)
+        << formatRatio(p.slowdown) << std::setw(12) << formatMs(p.stepTime) << "\n";
+  }
+}
+
+void mdTable(std::ostream& out, const char* title, const char* symbol,
+             const std::vector<PartSlowdown>& parts) {
+  out << "\n| " << title << " | " << symbol << " | step (ms) |\n|---|---:|---:|\n";
+  for (const auto& p : parts) {
+    out << "| " << escapeMarkdownCell(p.name) << " | " << formatRatio(p.slowdown) << " | "
+        << formatMs(p.stepTime) << " |\n";
+  }
+}
+
+nlohmann::json parts(const std::vector<PartSlowdown>& ps, const char* idKey) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& p : ps) {
+    a.push_back(
+        {{idKey, p.id}, {"name", p.name}, {"slowdown", p.slowdown}, {"step_ns", p.stepTime}});
+  }
+  return a;
+}
+
+}  // namespace
+
+void writeJobText(const JobResult& job, std::ostream& out) {
+  if (!job.present) return;
+  out << "\nThe job (all replicas):\n";
+  out << "culprit:  " << job.culprit << "\n";
+  out << "step time " << formatMs(job.stepTimeMeasured) << " ms measured, "
+      << formatMs(job.stepTimeIdeal) << " ms ideal (every op at the job-wide mean of its kind, "
+      << "transfers " << formatMs(job.transfer, 3) << " ms, tail " << formatMs(job.tail, 2)
+      << " ms): S = " << formatRatio(job.slowdown) << " over " << job.steps << " step(s)\n";
+  out << "What if only this part kept its measured costs (the rest ideal):\n";
+  table(out, "stage", "S_s", job.stages);
+  table(out, "DP replica", "S_d", job.dpRanks);
+  table(out, "op type", "S_k", job.opTypes);
+  if (!job.dpSync.empty()) {
+    out << "DP sync: the replicas wait " << formatMs(job.dpWaitPerStep, 2)
+        << " ms per step in the DP collectives for the last to arrive:\n";
+    for (size_t i = 0; i < job.dpSync.size() && i < kDpSyncListed; ++i) {
+      out << "  " << syncText(job.dpSync[i], job.steps) << "\n";
+    }
+  }
+  if (!job.tpGroups.empty()) {
+    out << "TP groups (" << job.tpGroups.size() << "), each folded into its stage:\n";
+    for (const TpGroupResult* g : groupsToList(job)) out << "  " << groupText(*g) << "\n";
+  }
+  for (const auto& s : job.sequenceImbalance) out << "finding:  " << s.text << "\n";
+  for (const auto& n : job.notes) out << "note:     " << n << "\n";
+}
+
+void writeJobMarkdown(const JobResult& job, std::ostream& out) {
+  if (!job.present) return;
+  out << "\n## The job (all replicas)\n\n**Culprit:** " << escapeMarkdownCell(job.culprit)
+      << "\n\nStep time " << formatMs(job.stepTimeMeasured) << " ms measured, "
+      << formatMs(job.stepTimeIdeal) << " ms ideal: **S = " << formatRatio(job.slowdown)
+      << "** over " << job.steps << " step(s).\n";
+  mdTable(out, "stage", "S_s", job.stages);
+  mdTable(out, "DP replica", "S_d", job.dpRanks);
+  mdTable(out, "op type", "S_k", job.opTypes);
+  if (!job.dpSync.empty()) {
+    out << "\nDP sync: the replicas wait " << formatMs(job.dpWaitPerStep, 2)
+        << " ms per step for the last to arrive.\n\n";
+    for (size_t i = 0; i < job.dpSync.size() && i < kDpSyncListed; ++i) {
+      out << "- " << syncText(job.dpSync[i], job.steps) << "\n";
+    }
+  }
+  if (!job.tpGroups.empty()) {
+    out << "\nTP groups (" << job.tpGroups.size() << "):\n\n";
+    for (const TpGroupResult* g : groupsToList(job)) out << "- " << groupText(*g) << "\n";
+  }
+  for (const auto& s : job.sequenceImbalance) out << "\n- " << escapeMarkdownCell(s.text) << "\n";
+}
+
+void writeJobHtml(const JobResult& job, std::ostream& out) {
+  if (!job.present) return;
+  out << "<section id=\"job\">\n<h2>The job (all replicas)</h2>\n<p><strong>Culprit:</strong> "
+      << escapeXml(job.culprit) << "</p>\n<p>Step time " << formatMs(job.stepTimeMeasured)
+      << " ms measured, " << formatMs(job.stepTimeIdeal)
+      << " ms ideal: <strong>S = " << formatRatio(job.slowdown) << "</strong> over " << job.steps
+      << " step(s).</p>\n";
+  auto htmlTable = [&](const char* title, const char* symbol, const std::vector<PartSlowdown>& ps) {
+    out << "<table><tr><th class=\"l\">" << title << "</th><th>" << symbol
+        << "</th><th>step (ms)</th></tr>\n";
+    for (const auto& p : ps) {
+      out << "<tr><td class=\"l\">" << escapeXml(p.name) << "</td><td>" << formatRatio(p.slowdown)
+          << "</td><td>" << formatMs(p.stepTime) << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  };
+  htmlTable("stage", "S_s", job.stages);
+  htmlTable("DP replica", "S_d", job.dpRanks);
+  htmlTable("op type", "S_k", job.opTypes);
+  out << "<ul>";
+  if (!job.dpSync.empty()) {
+    out << "<li>DP sync: the replicas wait " << formatMs(job.dpWaitPerStep, 2)
+        << " ms per step for the last to arrive; most for "
+        << escapeXml(syncText(job.dpSync.front(), job.steps)) << "</li>";
+  }
+  for (const TpGroupResult* g : groupsToList(job)) {
+    if (g->slowRank >= 0) out << "<li>" << escapeXml(groupText(*g)) << "</li>";
+  }
+  for (const auto& q : job.sequenceImbalance) out << "<li>" << escapeXml(q.text) << "</li>";
+  out << "</ul>\n</section>\n";
+}
+
+nlohmann::json jobJson(const JobResult& job) {
+  nlohmann::json j;
+  j["steps"] = job.steps;
+  j["step_time_measured_ns"] = job.stepTimeMeasured;
+  j["step_time_ideal_ns"] = job.stepTimeIdeal;
+  j["step_time_ops_ns"] = job.stepTimeOps;
+  j["tail_ns"] = job.tail;
+  j["transfer_ns"] = job.transfer;
+  j["slowdown"] = job.slowdown;
+  j["culprit"] = job.culprit;
+  j["culprit_gain_ns"] = job.culpritGain;
+  j["stages"] = parts(job.stages, "stage");
+  j["dp_ranks"] = parts(job.dpRanks, "dp_rank");
+  j["op_types"] = parts(job.opTypes, "kind");
+  nlohmann::json sync = nlohmann::json::array();
+  for (const auto& b : job.dpSync) {
+    sync.push_back({{"dp_rank", b.dp},
+                    {"stage", b.stage},
+                    {"wait_caused_ns", b.waitCaused},
+                    {"steps_last", b.stepsLast}});
+  }
+  j["dp_sync"] = {{"wait_per_step_ns", job.dpWaitPerStep}, {"last_to_arrive", sync}};
+  nlohmann::json tp = nlohmann::json::array();
+  for (const auto& g : job.tpGroups) {
+    tp.push_back({{"dp_rank", g.dp},
+                  {"stage", g.stage},
+                  {"ranks", g.ranks},
+                  {"ops", g.ops},
+                  {"mean_spread_ns", g.meanSpread},
+                  {"max_spread_ns", g.maxSpread},
+                  {"slow_rank", g.slowRank},
+                  {"slow_share", g.slowShare},
+                  {"slow_lag_ns", g.slowLag}});
+  }
+  j["tp_groups"] = tp;
+  nlohmann::json seq = nlohmann::json::array();
+  for (const auto& s : job.sequenceImbalance) {
+    seq.push_back({{"dp_rank", s.dp},
+                   {"correlation", s.correlation},
+                   {"spread", s.spread},
+                   {"longest_mb", s.longestMb},
+                   {"longest_factor", s.longestFactor},
+                   {"text", s.text}});
+  }
+  j["sequence_imbalance"] = seq;
+  j["notes"] = job.notes;
+  return j;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,196 @@
+#pragma once
+// What an analysis finds (analysis.md §2-6): per pipeline, stage and step, the exact split of the
+// step span into compute, exposed communication, other busy and idle, idle split by class, the
+// gaps with their causes, the slowdown against the ideal schedule and the what-if table. Every
+// report is a view of this struct; the JSON report carries all of it.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/result/idle_class.h"
+#include "analyzer/result/job_result.h"
+#include "analyzer/result/memory_basis.h"
+#include "analyzer/result/utilization_result.h"
+#include "reference_engine/schedule/op.h"
+#include "traces/model/time.h"
+
+namespace bubblescope::analysis {
+
+using engine::Op;
+using engine::OpKind;
+
+using IdleByClass = std::array<TimeNs, kIdleClasses>;
+
+// The idle of the classes the ideal schedule leaves too (IdleClassInfo::scheduleOwn).
+TimeNs scheduleOwnIdle(const IdleByClass& byClass);
+
+// The four parts of a span (§2); idle is split further by class. The parts add up to the span
+// and the classes to idle, exactly (integer ns).
+struct Split {
+  TimeNs span = 0;
+  TimeNs compute = 0;
+  TimeNs exposedComm = 0;
+  TimeNs otherBusy = 0;
+  TimeNs idle = 0;
+  IdleByClass idleByClass{};
+
+  Split& operator+=(const Split& o);
+  TimeNs classSum() const;
+};
+
+// An op as it ran (clock-aligned), for timelines.
+struct OpRecord {
+  Op op;
+  int stage = 0;
+  int step = 0;  // index into PipelineResult::steps
+  TimeNs start = 0, end = 0;
+  TimeNs idealCost = 0;  // the mean cost of its kind and chunk over all stages and steps
+};
+
+// A transfer between stages, matched send to receive.
+struct TransferRecord {
+  OpKind pass = OpKind::F;  // F: activations, B: gradients
+  int mb = 0;
+  int fromStage = 0, toStage = 0;
+  int step = 0;
+  TimeNs sendStart = 0, sendEnd = 0;
+  TimeNs recvStart = 0, recvEnd = 0;
+};
+
+// What caused a gap: the place the dependency chain behind it leads to.
+struct Blame {
+  IdleClass cause = IdleClass::OtherStall;
+  int stage = -1;        // where the cause is (-1: none, e.g. a pure warm-up)
+  Op op;                 // the op there
+  double costRatio = 0;  // the op's measured cost / its ideal cost, when it ran long
+  std::string text;      // "stage 2 waited 3.1 ms for F mb=5 on stage 1, which ran 1.6x its ideal"
+};
+
+// One idle interval on one stage.
+struct Gap {
+  int stage = 0;
+  int step = 0;
+  TimeNs start = 0, end = 0;  // the interval; its idle time may be less (transfers inside)
+  TimeNs idle = 0;
+  IdleByClass byClass{};
+  IdleClass dominant = IdleClass::Warmup;
+  int nextOp = -1;  // index into PipelineResult::ops of the op that ended it; -1 for the drain
+  Blame blame;
+  int64_t freeMemory = traces::kBytesUnknown;  // least device bytes free in it (stage_memory.h)
+};
+
+// An NCCL kernel that waited for its peers (analysis.md §2): [start, transferStart) is idle, in
+// the gap `gap` and drawn in that gap's class; [transferStart, end) is the transfer. The viewer
+// draws the kernel on its stream row in these two parts.
+// Idle a better balance or schedule could win back: not the ideal schedule's own bubbles.
+TimeNs avoidableIdle(const Gap& g);
+TimeNs avoidableIdle(const Split& s);
+
+struct CommWait {
+  int stage = 0;
+  int rank = 0;         // index into the run: the stage's representative, whose kernel it is
+  uint32_t kernel = 0;  // index into that rank's kernels
+  TimeNs start = 0, transferStart = 0, end = 0;
+  int gap = -1;  // index into PipelineResult::gaps
+};
+
+struct StepInfo {
+  int64_t number = 0;
+  TimeNs start = 0, end = 0;  // S and E: earliest op start, latest end (optimizer included)
+  TimeNs duration() const { return end - start; }
+};
+
+struct StageResult {
+  int stage = 0;
+  int rank = 0;            // the rank that represents the stage (the slowest of a TP group)
+  std::vector<int> ranks;  // every rank of the stage
+  Split total;             // over all analysed steps
+  std::vector<Split> perStep;
+  double slowdown = 1;  // S_s: step time when only this stage keeps its measured costs / ideal
+  std::array<TimeNs, 4> meanCost{};  // mean measured op cost per kind (F, B, W, BW), 0 if absent
+  // What its gaps' free memory measures (device_memory.h) and the device's capacity (0 unknown).
+  MemoryBasis memoryBasis = MemoryBasis::NotRecorded;
+  uint64_t deviceMemory = 0;
+};
+
+// One row of the what-if table.
+struct WhatIf {
+  std::string scenario;  // "measured", "balanced stages", "ZB-H1", "2x microbatches", ...
+  std::string note;      // assumptions ("W taken as 50% of the measured BW"), or why n/a
+  bool available = true;
+  TimeNs stepTime = 0;
+  double bubbleRate = 0;  // 1 - compute / (p * step time)
+  double speedup = 1;     // measured step time / this step time
+};
+
+struct ScheduleMatch {
+  std::string name = "custom";  // the generator whose order matches ("1F1B", ...), else "custom"
+  int p = 0, m = 0, v = 1;
+  bool exact = false;
+  bool splitsBackward = false;
+};
+
+struct PipelineResult {
+  int dpRank = 0;
+  std::vector<StageResult> stages;
+  std::vector<StepInfo> steps;
+  Split total;  // all stages, all steps
+  ScheduleMatch schedule;
+
+  TimeNs stepTimeMeasured = 0;  // mean over steps
+  TimeNs stepTimeIdeal = 0;     // T_ideal: mean costs everywhere, median transfers, measured tail
+  TimeNs stepTimeStage = 0;     // T_stage: stage means
+  TimeNs stepTimeOps = 0;       // T_ops: measured op costs, no stalls (mean over steps)
+  double slowdown = 1;          // S = measured / ideal
+  TimeNs transferMedian = 0;
+  TimeNs tailMedian = 0;  // gradient sync + optimizer
+
+  std::vector<OpRecord> ops;
+  std::vector<TransferRecord> transfers;
+  std::vector<Gap> gaps;
+  // Only waits inside the analysed steps' gaps: outside them a wait has no class to be drawn in.
+  std::vector<CommWait> commWaits;  // by stage, then start
+  std::vector<int> topGaps;         // indexes into gaps, largest avoidable idle first (at most 5)
+  // The ideal schedule (T_ideal) of one step, times from the step start: for ghost lanes.
+  std::vector<OpRecord> idealOps;
+  std::vector<WhatIf> whatIf;
+};
+
+struct ClockInfo {
+  bool enabled = true;
+  std::vector<TimeNs> offsets;  // per rank (index into the run), added to its times
+  TimeNs maxCorrection = 0;
+};
+
+// How the ops were found when no rule set recognised any (analysis.md §1b).
+struct OpInference {
+  bool fromP2p = false;    // "ops inferred from p2p traffic"
+  std::string confidence;  // "high", "medium", "low"
+  std::string evidence;    // "3 of 3 step(s) hold every microbatch's F and B ...; every step ..."
+};
+
+struct AnalysisResult {
+  // 2: the bubble inventory's free device memory became an object per stage (`free_memory`:
+  // basis, least and median bytes), where 1 had `free_memory_bytes`, always null.
+  static constexpr int kSchemaVersion = 2;
+  std::string runDir;
+  std::string command;
+  int ranks = 0;
+  int pp = 0, dp = 0, tp = 1;
+  std::string topologySource;  // "metadata", "labels", "p2p", "rank order"
+  std::string ruleSet;         // which rule set recognised the ops
+  bool opsInferred = false;
+  OpInference inference;
+  uint64_t droppedEvents = 0;
+  ClockInfo clock;
+  std::vector<PipelineResult> pipelines;
+  // Across replicas and TP ranks (present only for jobs of more than one of either).
+  JobResult job;
+  // A job with no pipeline (pipelines empty): where each rank's device time went (§7).
+  std::optional<UtilizationResult> utilization;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,103 @@
+#include "traces/import/chrome_json/chrome_trace_import.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "traces/errors.h"
+#include "traces/import/chrome_json/dialects.h"
+#include "traces/import/chrome_json/trace_event_stream.h"
+
+namespace bubblescope::traces::import {
+namespace {
+
+constexpr size_t kPadding = 64;
+
+bool isTimed(char ph) {
+  return ph == 'X' || ph == 'B' || ph == 'i' || ph == 'I';
+}
+
+// Routes events to one dialect's builder, once the first timed event says which (dialects.h).
+class ChromeTraceSink : public TraceEventSink {
+ public:
+  explicit ChromeTraceSink(const std::filesystem::path& file) : file_(file) {
+    // Every dialect's builder hears the top-level keys, which may come before the choice.
+    for (const ChromeDialect& d : chromeDialects()) builders_.push_back(d.builder(file));
+  }
+
+  void topLevel(std::string_view key, std::string_view json, size_t capacity) override {
+    clues_.topLevelKey(key);
+    for (auto& b : builders_) b->topLevel(key, json, capacity);
+  }
+  void eventsBegin(bool) override {}
+
+  void event(std::string_view json, size_t capacity) override {
+    ++events_;
+    TraceEvent e;
+    if (!parser_.parse(json, capacity, e)) {
+      ++malformed_;
+      return;
+    }
+    if (!chosen_) {
+      if (!isTimed(e.ph)) {
+        // Metadata usually comes first: keep it until the dialect is known.
+        if (e.ph == 'M') {
+          clues_.metadata(e, parser_);
+          pending_.emplace_back(std::string(json) + std::string(kPadding, ' '));
+        }
+        return;
+      }
+      const bool replays = !pending_.empty();
+      choose(clues_.detectDialect(&e));
+      // Replaying re-parsed the pending events: parse this one again.
+      if (replays && !parser_.parse(json, capacity, e)) return;
+    }
+    chosen_->event(e, parser_);
+  }
+
+  ImportedFile finish() {
+    if (events_ > 0 && malformed_ == events_) {
+      throw TraceError(file_, "none of its " + std::to_string(events_) +
+                                  " trace events is a JSON object with the expected fields");
+    }
+    if (!chosen_) choose(clues_.detectDialect(nullptr));
+    ImportedFile out = chosen_->finish();
+    if (malformed_ > 0) out.skipped["malformed events"] += malformed_;
+    return out;
+  }
+
+ private:
+  void choose(size_t dialect) {
+    chosen_ = builders_[dialect].get();
+    for (const std::string& json : pending_) {
+      TraceEvent e;
+      if (parser_.parse(std::string_view(json).substr(0, json.size() - kPadding), json.size(), e)) {
+        chosen_->event(e, parser_);
+      }
+    }
+    pending_.clear();
+  }
+
+  std::filesystem::path file_;
+  TraceEventParser parser_;
+  DialectClues clues_;
+  std::vector<std::unique_ptr<DialectBuilder>> builders_;  // by dialect
+  DialectBuilder* chosen_ = nullptr;
+  std::vector<std::string> pending_;
+  size_t events_ = 0, malformed_ = 0;
+};
+
+}  // namespace
+
+ImportedFile importChromeTrace(ByteSource& source) {
+  ChromeTraceSink sink(source.name());
+  streamTraceEvents(source, sink);
+  return sink.finish();
+}
+
+ImportedFile importChromeTraceFile(const std::filesystem::path& file) {
+  ByteSource source(file);
+  return importChromeTrace(source);
+}
+
+}  // namespace bubblescope::traces::import

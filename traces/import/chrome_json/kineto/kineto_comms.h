@@ -1,0 +1,57 @@
+#pragma once
+// NCCL calls from a Kineto trace: each record_param_comms CPU op (c10d's collective metadata) and
+// each ProcessGroupNCCL "nccl:*" range becomes one NcclCalls row, and the NCCL kernels it launched
+// are tied to it through the correlations table.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "traces/import/collectives.h"
+#include "traces/model/trace.h"
+
+namespace bubblescope::traces::import {
+
+struct CommRecord {  // one record_param_comms
+  TimeNs start = 0, end = 0;
+  ThreadIndex thread = 0;
+  uint64_t externalId = 0;
+  bool named = false;      // it had a "Collective name" (newer PyTorch)
+  bool coalesced = false;  // "coalesced": the end of a group whose one kernel serves its calls
+  std::optional<NcclOp> op;
+  int32_t peer = -1;
+  uint64_t inNelems = 0, outNelems = 0;
+  std::optional<DataType> dtype;
+  std::string pgName;
+  std::vector<int> pgRanks;
+  int32_t groupSize = -1;
+  uint64_t seq = 0;
+};
+
+struct CommTitle {  // one "nccl:all_reduce", "nccl:send 0->1", ... range
+  TimeNs start = 0, end = 0;
+  ThreadIndex thread = 0;
+  uint64_t externalId = 0;
+  NcclTitle title;
+};
+
+struct NcclKernelRef {  // an NCCL kernel: what launched it
+  uint64_t externalId = 0;
+  uint32_t correlation = 0;
+};
+
+// The integers in a list written as text ("[0, 1]", "0,1") or as a JSON array.
+std::vector<int> parseRankList(std::string_view text);
+
+// The kernel launches inside a record_param_comms (their call's, or their group's) that have no
+// kernel record: CUPTI records a kernel once it finished, so these had not when the profiler
+// collected (a hung job). Each is returned as a kernel of that record's external id, for
+// buildNcclCalls to tie to its call like a recorded one. Few: one per call at most.
+std::vector<NcclKernelRef> unrecordedCommLaunches(const RankTrace& trace,
+                                                  const std::vector<CommRecord>& records);
+
+// Fills trace.ncclCalls and trace.correlations (times still relative, as the records are).
+void buildNcclCalls(RankTrace& trace, std::vector<CommRecord> records,
+                    std::vector<CommTitle> titles, const std::vector<NcclKernelRef>& kernels);
+
+}  // namespace bubblescope::traces::import

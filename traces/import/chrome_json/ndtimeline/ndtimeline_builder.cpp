@@ -1,0 +1,352 @@
+#include "traces/import/chrome_json/ndtimeline/ndtimeline_builder.h"
+
+#include <algorithm>
+#include <set>
+
+#include "traces/errors.h"
+#include "traces/import/chrome_json/ndtimeline/ndtimeline_names.h"
+#include "traces/import/rank_builder.h"
+
+namespace bubblescope::traces::import::ndtimeline {
+namespace {
+
+using Event = NdTimelineBuilder::Event;
+
+std::string withThousands(uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+struct Place {
+  int dp = -1, pp = -1, tp = -1;
+};
+
+struct Sizes {
+  int dp = 0, pp = 0, tp = 0, chunks = 1;
+};
+
+// A transfer's peer stage: virtual stages (chunk * p + stage) are looped over the ranks, and
+// activations flow to the next virtual stage, gradients to the previous one.
+int peerStage(const Sizes& n, int stage, int chunk, bool towardsLater) {
+  const int vs = chunk * n.pp + stage + (towardsLater ? 1 : -1);
+  if (vs < 0 || vs >= n.pp * n.chunks) return -1;
+  return vs % n.pp;
+}
+
+std::string opLabel(const char* kind, int mb, int chunk) {
+  std::string s = std::string(kind) + " mb=" + std::to_string(mb);
+  if (chunk > 0) s += " ch=" + std::to_string(chunk);
+  return s;
+}
+
+std::string transferLabel(bool send, bool forward, int mb, int chunk, int peer) {
+  std::string s = send ? "SEND " : "RECV ";
+  s += opLabel(forward ? "F" : "B", mb, chunk);
+  if (peer >= 0) s += (send ? " to=" : " from=") + std::to_string(peer);
+  return s;
+}
+
+// One rank's events (sorted by start) as the bubblescope convention names them; several labels
+// for a fused send+receive. Pure: the caller adds them to the trace.
+class RankLabeler {
+ public:
+  RankLabeler(const std::vector<const Event*>& events, const std::vector<Meaning>& meanings,
+              const std::vector<std::string>& names, const Place& place, const Sizes& sizes)
+      : events_(events), meanings_(meanings), names_(names), place_(place), sizes_(sizes) {
+    for (const Event* e : events) {
+      const Meaning m = meanings[e->name];
+      splitBackward_ = splitBackward_ || m == Meaning::WeightGrad;
+      if ((m == Meaning::Forward || m == Meaning::Backward || m == Meaning::WeightGrad) &&
+          e->mb < 0) {
+        counted_ = true;
+      }
+    }
+  }
+
+  // Whether the compute events lack microbatch ids (they then keep Megatron's names, which the
+  // analyzer's Megatron rule set counts in order).
+  bool counted() const { return counted_; }
+
+  template <class Add>
+  void label(size_t i, Add add) const {
+    const Event& e = *events_[i];
+    const Meaning m = meanings_[e.name];
+    const std::string& name = names_[e.name];
+    if (counted_) {
+      add(name);
+      return;
+    }
+    const int stage = place_.pp;
+    switch (m) {
+      case Meaning::Forward:
+        return add(opLabel("F", e.mb, e.chunk));
+      case Meaning::Backward:
+        return add(opLabel(splitBackward_ ? "B" : "BW", e.mb, e.chunk));
+      case Meaning::WeightGrad:
+        return add(opLabel("W", e.mb, e.chunk));
+      case Meaning::SendF:
+      case Meaning::RecvF:
+      case Meaning::SendB:
+      case Meaning::RecvB: {
+        if (e.mb < 0) return add(name);
+        const bool send = m == Meaning::SendF || m == Meaning::SendB;
+        const bool forward = m == Meaning::SendF || m == Meaning::RecvF;
+        return add(transferLabel(send, forward, e.mb, e.chunk,
+                                 peerStage(sizes_, stage, e.chunk, forward == send)));
+      }
+      case Meaning::SendFRecvB:
+      case Meaning::SendBRecvF: {
+        if (e.mb < 0) return add(name);
+        // args name the microbatch sent; the one received is the next of its pass this rank
+        // computes (Megatron receives exactly what its next op needs).
+        const bool sendsF = m == Meaning::SendFRecvB;
+        add(transferLabel(true, sendsF, e.mb, e.chunk, peerStage(sizes_, stage, e.chunk, sendsF)));
+        int mb = e.mb, chunk = e.chunk;
+        nextCompute(i, sendsF ? Meaning::Backward : Meaning::Forward, mb, chunk);
+        return add(
+            transferLabel(false, !sendsF, mb, chunk, peerStage(sizes_, stage, chunk, sendsF)));
+      }
+      case Meaning::DpCollective:
+        return add("grad_sync " + name);
+      case Meaning::Optimizer:
+        return add(name == "optimizer" ? name : "optimizer " + name);
+      case Meaning::TpCollective:
+      case Meaning::HostWork:
+      case Meaning::Unknown:
+        return add(name);
+    }
+  }
+
+ private:
+  void nextCompute(size_t i, Meaning kind, int& mb, int& chunk) const {
+    for (size_t j = i + 1; j < events_.size(); ++j) {
+      const Event& n = *events_[j];
+      if (meanings_[n.name] == kind && n.mb >= 0) {
+        mb = n.mb;
+        chunk = n.chunk;
+        return;
+      }
+    }
+  }
+
+  const std::vector<const Event*>& events_;
+  const std::vector<Meaning>& meanings_;
+  const std::vector<std::string>& names_;
+  Place place_;
+  Sizes sizes_;
+  bool splitBackward_ = false, counted_ = false;
+};
+
+int32_t clampInt(int64_t v) {
+  return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN + 1, INT32_MAX));
+}
+
+}  // namespace
+
+NdTimelineBuilder::NdTimelineBuilder(const std::filesystem::path& file) : file_(file) {}
+
+uint32_t NdTimelineBuilder::nameId(std::string_view name) {
+  auto [it, added] = nameIds_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
+  if (added) names_.emplace_back(name);
+  return it->second;
+}
+
+void NdTimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
+  if (e.ph == 'M') {
+    TraceEventArgs a;
+    if (!parser.parseArgs(e, a) || a.name.empty() || e.pidIsText) return;
+    if (e.name == "thread_name" && !e.tidIsText) threadNames_[{e.pid, e.tid}] = a.name;
+    if (e.name == "process_name") processNames_[e.pid] = a.name;
+    return;  // thread_sort_index and the like say nothing we use
+  }
+  if (e.ph != 'X') {
+    ++skipped_[std::string("'") + e.ph + "' events (NDTimeline writes complete 'X' events)"];
+    return;
+  }
+  if (!e.ts || e.name.empty()) {
+    ++skipped_["events without a name or time"];
+    return;
+  }
+  if (e.pidIsText || e.tidIsText || e.pid < 0 || e.pid > INT32_MAX || e.tid < 0) {
+    ++skipped_["events whose pid or tid is not a rank number"];
+    return;
+  }
+  TraceEventArgs a;
+  if (!parser.parseArgs(e, a)) ++skipped_["events with malformed args (imported without them)"];
+  Event ev;
+  ev.start = *e.ts;
+  ev.end = ev.start + std::max<TimeNs>(0, e.dur.value_or(0));
+  ev.name = nameId(e.name);
+  ev.category = static_cast<uint8_t>(e.tid % kCategories);
+  if (a.mb) ev.mb = clampInt(*a.mb);
+  if (a.chunk) ev.chunk = static_cast<int16_t>(std::clamp<int64_t>(*a.chunk, 0, INT16_MAX));
+  if (a.step) ev.step = clampInt(*a.step);
+  const int64_t rank = e.tid / kCategories;
+  auto [it, added] = ranks_.try_emplace(rank);
+  RankBuffer& r = it->second;
+  if (added) r.pid = static_cast<int32_t>(e.pid);
+  if (r.pid != e.pid && conflict_.empty()) {
+    conflict_ = "rank " + std::to_string(rank) + " (tid " + std::to_string(e.tid) +
+                ") appears under two DP processes, pid " + std::to_string(r.pid) + " and " +
+                std::to_string(e.pid);
+  }
+  r.events.push_back(ev);
+}
+
+ImportedFile NdTimelineBuilder::finish() {
+  if (ranks_.empty()) throw TraceError(file_, "an NDTimeline timeline with no timed events");
+  if (!conflict_.empty()) throw TraceError(file_, conflict_);
+  std::vector<Meaning> meanings;
+  for (const std::string& n : names_) meanings.push_back(meaningOf(n));
+
+  std::map<int64_t, Place> places;
+  Sizes sizes;
+  std::set<int> dps;
+  bool dpFromPid = false;
+  for (auto& [rank, buffer] : ranks_) {
+    const int32_t pid = buffer.pid;
+    Place pl;
+    for (int c = 0; c < kCategories && pl.pp < 0; ++c) {
+      auto it = threadNames_.find({pid, rank * kCategories + c});
+      if (it == threadNames_.end()) continue;
+      if (auto t = parseThreadName(it->second)) pl.pp = t->pp, pl.tp = t->tp;
+    }
+    if (pl.pp < 0) {
+      throw TraceError(file_,
+                       "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ", tid " +
+                           std::to_string(rank * kCategories + buffer.events.front().category) +
+                           ") has no thread_name metadata of the form 'PP rank S, TP rank "
+                           "T, <category>', so its stage is unknown");
+    }
+    auto proc = processNames_.find(pid);
+    std::optional<int> dp =
+        proc == processNames_.end() ? std::nullopt : parseProcessName(proc->second);
+    dpFromPid = dpFromPid || !dp;
+    pl.dp = dp.value_or(pid);
+    places[rank] = pl;
+    dps.insert(pl.dp);
+    sizes.pp = std::max(sizes.pp, pl.pp + 1);
+    sizes.tp = std::max(sizes.tp, pl.tp + 1);
+    sizes.dp = std::max(sizes.dp, pl.dp + 1);
+    for (const Event& e : buffer.events) sizes.chunks = std::max(sizes.chunks, e.chunk + 1);
+  }
+
+  ImportedFile out;
+  out.file = file_;
+  out.format = "ndtimeline";
+  out.skipped = std::move(skipped_);
+  std::map<Category, uint64_t> recognised;
+  std::map<std::string, uint64_t> unknown;
+  const int world = static_cast<int>(ranks_.size());
+  out.ranks.reserve(ranks_.size());  // RankTrace copies when a vector grows: never let it grow
+  bool counted = false;
+  for (auto& [rank, buffer] : ranks_) {
+    const Place& place = places[rank];
+    std::vector<const Event*> events;
+    events.reserve(buffer.events.size());
+    for (const Event& e : buffer.events) events.push_back(&e);
+    std::stable_sort(events.begin(), events.end(), [](const Event* a, const Event* b) {
+      return a->start != b->start ? a->start < b->start : a->end > b->end;
+    });
+    RankBuilder b;
+    RankMeta& meta = b.meta();
+    meta.source = "ndtimeline";
+    meta.agentVersion.clear();
+    meta.rank = static_cast<int>(rank);
+    meta.worldSize = world;
+    meta.pid = buffer.pid;
+    meta.extra["BUBBLESCOPE_DP_RANK"] = std::to_string(place.dp);
+    meta.extra["BUBBLESCOPE_PP_RANK"] = std::to_string(place.pp);
+    meta.extra["BUBBLESCOPE_TP_RANK"] = std::to_string(place.tp);
+    meta.extra["BUBBLESCOPE_DP_SIZE"] = std::to_string(sizes.dp);
+    meta.extra["BUBBLESCOPE_PP_SIZE"] = std::to_string(sizes.pp);
+    meta.extra["BUBBLESCOPE_TP_SIZE"] = std::to_string(sizes.tp);
+    for (int c = 0; c < kCategories; ++c) {
+      const int64_t tid = rank * kCategories + c;
+      auto it = threadNames_.find({meta.pid, tid});
+      b.nameThread(static_cast<uint64_t>(tid), it != threadNames_.end()
+                                                   ? std::string_view(it->second)
+                                                   : std::string_view(categoryName(Category(c))));
+    }
+    const RankLabeler labeler(events, meanings, names_, place, sizes);
+    counted = counted || labeler.counted();
+    std::map<int32_t, Interval> steps;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const Event& e = *events[i];
+      const ThreadIndex thread = b.thread(static_cast<uint64_t>(rank * kCategories + e.category));
+      labeler.label(i, [&](const std::string& label) {
+        b.addRange(e.start, e.end, thread, 0, b.intern(label));
+      });
+      const Meaning m = meanings[e.name];
+      if (m == Meaning::Unknown) {
+        ++unknown[names_[e.name]];
+      } else {
+        ++recognised[categoryOf(m)];
+      }
+      if (e.step != INT32_MIN) {
+        auto [it, added] = steps.try_emplace(e.step, Interval{e.start, e.end});
+        it->second.start = std::min(it->second.start, e.start);
+        it->second.end = std::max(it->second.end, e.end);
+      }
+    }
+    const ThreadIndex main = b.thread(static_cast<uint64_t>(rank * kCategories));
+    for (const auto& [step, span] : steps) {
+      b.addRange(span.start, span.end, main, 0, b.intern("step " + std::to_string(step)));
+    }
+    RankTrace done = b.finish(0);
+    done.file = file_;
+    done.meta.startNs = traceSpan(done).start;
+    out.ranks.push_back(std::move(done));
+    events = {};
+    std::deque<Event>().swap(buffer.events);  // the rank is built: its buffer goes
+  }
+
+  // What was read, for the import summary.
+  uint64_t total = 0;
+  std::string parts;
+  for (const auto& [c, n] : recognised) {
+    total += n;
+    parts += std::string(parts.empty() ? "" : ", ") + categoryName(c) + " " + withThousands(n);
+  }
+  out.notes.push_back(
+      "NDTimeline timeline: " + std::to_string(world) + " ranks (PP " + std::to_string(sizes.pp) +
+      " x TP " + std::to_string(sizes.tp) + " x DP " + std::to_string(dps.size()) +
+      (sizes.chunks > 1 ? ", " + std::to_string(sizes.chunks) + " model chunks" : std::string()) +
+      "); " + withThousands(total) + " events recognised (" + parts + ")");
+  if (!unknown.empty()) {
+    uint64_t n = 0;
+    std::string which;
+    for (const auto& [name, count] : unknown) {
+      n += count;
+      if (which.size() < 200) {
+        which += (which.empty() ? "" : ", ") + name + " (" + withThousands(count) + ")";
+      }
+    }
+    out.notes.push_back(withThousands(n) +
+                        " events of names NDTimeline's Megatron timers do not have, kept under "
+                        "their own names: " +
+                        which);
+  }
+  if (static_cast<int64_t>(world) !=
+      int64_t{sizes.pp} * sizes.tp * static_cast<int64_t>(dps.size())) {
+    out.notes.push_back("the timeline holds " + std::to_string(world) +
+                        " ranks, not all PP x TP x "
+                        "DP = " +
+                        std::to_string(sizes.pp * sizes.tp * static_cast<int>(dps.size())) +
+                        ": some ranks were not traced");
+  }
+  if (dpFromPid) {
+    out.notes.push_back(
+        "some processes have no 'DP rank d' process_name: their pid is taken as "
+        "the DP rank");
+  }
+  if (counted) {
+    out.notes.push_back(
+        "compute events without args.mb_id keep Megatron's timer names: the "
+        "analysis numbers their microbatches in order");
+  }
+  return out;
+}
+
+}  // namespace bubblescope::traces::import::ndtimeline
