@@ -63,4 +63,5 @@ top
 check analyzer 0:result 1:recognize 2:comm 3:infer 4:pipeline 5:timeline 6:idle 7:whatif \
   8:pipeline_analysis 9:replicas 10:inventory 11:utilization 12:hang 13:export 14:analyze \
   15:report 16:check
+check agent 0:core 1:control 1:cupti 2:nccl 3:nvtx 4:process 5:entry
 exit $failed
