@@ -2,8 +2,9 @@
 // NCCL's operations, one row each: the model's key, NCCL's function name, the name a report gives
 // it, and what kind of call it is. Everything that names an op or asks what kind it is reads here.
 //
-// To add an op: a value at the end of NcclOp, its row at the end of kNcclOps (the rows follow the
-// enum), its wrapper in agent/nccl/nccl_hooks.cpp and its symbol in agent/agent.map.
+// To add an op: a value at the end of NcclOp (and in docs/trace-format.md), its row at the end of
+// kNcclOps (the rows follow the enum), its wrapper in agent/nccl/nccl_hooks.cpp and its symbol in
+// agent/agent.map.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
