@@ -26,15 +26,7 @@ void drawSidePanel(ViewerState& s, const Rect& r) {
     if (ImGui::SmallButton("dismiss")) s.message.clear();
     ImGui::Separator();
   }
-  hangSection(s);
-  runSection(s);
-  breakdownSection(s);
-  whatIfSection(s);
-  searchSection(s);
-  rangeSection(s);
-  gapsSection(s);
-  legendSection();
-  warningsSection(s);
+  for (const PanelSection& section : kPanelSections) section.draw(s);
   ImGui::EndChild();
   ImGui::End();
 }

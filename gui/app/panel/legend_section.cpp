@@ -10,7 +10,7 @@ namespace bubblescope::gui {
 
 using analysis::kIdleClasses;
 
-void legendSection() {
+void legendSection(ViewerState&) {  // the same for every run
   if (!ImGui::CollapsingHeader("Legend")) return;
   using analysis::OpKind;
   const std::pair<OpKind, const char*> kinds[] = {{OpKind::F, "F  forward"},

@@ -7,7 +7,7 @@
 
 namespace bubblescope::gui {
 
-void warningsSection(const ViewerState& s) {
+void warningsSection(ViewerState& s) {
   for (size_t k = 0; k < s.panes.size(); ++k) {
     const auto& w = s.panes[k].run->result.warnings;
     if (w.empty()) continue;

@@ -51,7 +51,7 @@ void whatIfTable(const Pane& p) {
 
 }  // namespace
 
-void whatIfSection(const ViewerState& s) {
+void whatIfSection(ViewerState& s) {
   if (!ImGui::CollapsingHeader("What if", ImGuiTreeNodeFlags_DefaultOpen)) return;
   for (size_t k = 0; k < s.panes.size(); ++k) {
     if (s.panes.size() > 1) ImGui::TextDisabled("%s", k ? "B" : "A");
