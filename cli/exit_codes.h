@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes of the bubblescope program (architecture.md).
+// Exit codes of the bubblescope program (docs/architecture.md).
 namespace bubblescope::cli {
 
 enum ExitCode : int {
