@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The layering of docs/architecture.md holds: every #include of one folder from another points down
-# (to a folder listed before it), at the top level and inside analyzer/ and agent/. A folder or
+# (to a folder listed before it), at the top level and inside each component. A folder or
 # top-level file missing from a list fails too, so a new one is placed on purpose.
 #   layering_test.sh SOURCE_DIR
 set -euo pipefail
@@ -60,8 +60,11 @@ top() {
 }
 
 top
+check traces 0:errors 0:model 1:files 1:format 1:parallel 2:sqlite 3:import
+check reference_engine 0:schedule 1:sim 1:executor
 check analyzer 0:result 1:recognize 2:comm 3:infer 4:pipeline 5:timeline 6:idle 7:whatif \
   8:pipeline_analysis 9:replicas 10:inventory 11:utilization 12:hang 13:export 14:analyze \
   15:report 16:check
 check agent 0:core 1:control 1:cupti 2:nccl 3:nvtx 4:process 5:entry
+check gui 0:timeline 1:model 2:draw 3:app
 exit $failed
