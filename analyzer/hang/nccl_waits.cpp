@@ -98,33 +98,50 @@ std::vector<std::vector<uint64_t>> collectiveNumbers(const traces::Run& run) {
   return out;
 }
 
-}  // namespace
+// What every finding reads: the run's calls matched across ranks, each communicator's members and
+// each collective's number.
+struct MatchedCalls {
+  const traces::Run& run;
+  std::vector<int> global;
+  CallMatches m;
+  Members members;
+  std::vector<std::vector<uint64_t>> numbers;
 
-NcclFindings ncclFindings(const traces::Run& run) {
-  NcclFindings out;
-  out.waits.resize(run.ranks.size());
-  const std::vector<int> global = globalRanks(run);
-  std::vector<std::vector<int32_t>> calls(run.ranks.size());
-  for (size_t r = 0; r < run.ranks.size(); ++r) {
-    for (size_t i = 0; i < run.ranks[r].ncclCalls.size(); ++i)
-      calls[r].push_back(static_cast<int32_t>(i));
+  explicit MatchedCalls(const traces::Run& r)
+      : run(r), global(globalRanks(r)), m(matchAll(r)), members(r), numbers(collectiveNumbers(r)) {}
+  const NcclCalls& callsOf(const CallRef& c) const { return run.ranks[c.rank].ncclCalls; }
+  // "all-reduce #42 of comm 0x...": a collective call as the report names it.
+  std::string collectiveWhat(uint32_t rank, int32_t call) const {
+    const NcclCalls& c = run.ranks[rank].ncclCalls;
+    return std::string(callName(c.op[call])) + " #" + std::to_string(numbers[rank][call]) +
+           " of comm " + hex(c.comm[call]);
   }
-  const CallMatches m = matchCalls(run, calls);
-  const Members members(run);
-  const auto numbers = collectiveNumbers(run);
-  auto callsOf = [&](const CallRef& c) -> const NcclCalls& { return run.ranks[c.rank].ncclCalls; };
 
-  // Matched point-to-point calls whose sides disagree.
+ private:
+  static CallMatches matchAll(const traces::Run& run) {
+    std::vector<std::vector<int32_t>> calls(run.ranks.size());
+    for (size_t r = 0; r < run.ranks.size(); ++r) {
+      for (size_t i = 0; i < run.ranks[r].ncclCalls.size(); ++i)
+        calls[r].push_back(static_cast<int32_t>(i));
+    }
+    return matchCalls(run, calls);
+  }
+};
+
+// Matched calls whose sides disagree: point-to-point calls of different sizes, collectives whose
+// members give different amounts or call different ops. One sentence each, in posting order.
+void addMismatches(const MatchedCalls& mc, NcclFindings& out) {
   std::map<std::tuple<uint64_t, uint32_t, uint32_t>, int> p2pCount;
   std::vector<std::pair<TimeNs, size_t>> order;  // mismatches in posting order
   std::vector<std::string> sentences;
   std::vector<std::vector<int>> involved;
-  for (const auto& [s, r] : m.p2p) {
-    const NcclCalls& sc = callsOf(s);
-    const NcclCalls& rc = callsOf(r);
+  const std::vector<int>& global = mc.global;
+  for (const auto& [s, r] : mc.m.p2p) {
+    const NcclCalls& sc = mc.callsOf(s);
+    const NcclCalls& rc = mc.callsOf(r);
     // A live query's calls are a cut history: they carry their number per peer (live_run.h).
     const int counted = ++p2pCount[{sc.comm[s.call], s.rank, r.rank}];
-    const int n = run.ranks[s.rank].meta.source == "live" && sc.seq[s.call] > 0
+    const int n = mc.run.ranks[s.rank].meta.source == "live" && sc.seq[s.call] > 0
                       ? static_cast<int>(sc.seq[s.call])
                       : counted;
     // A side that says nothing of its size (a receive asked live before its message came: NCCL's
@@ -142,19 +159,16 @@ NcclFindings ncclFindings(const traces::Run& run) {
     involved.push_back({static_cast<int>(s.rank), static_cast<int>(r.rank)});
     order.push_back({std::min(sc.start[s.call], rc.start[r.call]), sentences.size() - 1});
   }
-  // Matched collectives whose members give different amounts, and members that disagree on the op.
   auto checkCollective = [&](const std::vector<CallRef>& refs, bool opsDiffer) {
     const CallRef& a = refs.front();
-    const NcclCalls& ac = callsOf(a);
+    const NcclCalls& ac = mc.callsOf(a);
     for (const CallRef& b : refs) {
-      const NcclCalls& bc = callsOf(b);
+      const NcclCalls& bc = mc.callsOf(b);
       const bool differs =
           opsDiffer ? bc.op[b.call] != ac.op[a.call]
                     : bc.count[b.call] != ac.count[a.call] || bc.bytes[b.call] != ac.bytes[a.call];
       if (!differs) continue;
-      std::string s = std::string(callName(ac.op[a.call])) + " #" +
-                      std::to_string(numbers[a.rank][a.call]) + " of comm " + hex(ac.comm[a.call]) +
-                      ": ";
+      std::string s = mc.collectiveWhat(a.rank, a.call) + ": ";
       if (opsDiffer) {
         s += "rank " + std::to_string(global[a.rank]) + " calls " + callName(ac.op[a.call]) +
              " where rank " + std::to_string(global[b.rank]) + " calls " + callName(bc.op[b.call]);
@@ -168,50 +182,55 @@ NcclFindings ncclFindings(const traces::Run& run) {
       return;
     }
   };
-  for (const auto& refs : m.collectives) checkCollective(refs, false);
-  for (const auto& refs : m.collectiveDisagree) checkCollective(refs, true);
+  for (const auto& refs : mc.m.collectives) checkCollective(refs, false);
+  for (const auto& refs : mc.m.collectiveDisagree) checkCollective(refs, true);
   std::stable_sort(order.begin(), order.end());
   for (const auto& [t, k] : order) {
     out.mismatches.push_back(sentences[k]);
     out.mismatchRanks.push_back(involved[k]);
   }
+}
 
-  // Collectives some members never entered.
+using MissingOf = std::map<std::pair<uint32_t, int32_t>, std::vector<int>>;  // (rank, call)
+
+// Collectives some members never entered: the members that did wait on the others (each rank in
+// its first incomplete collective only). Returns, per call of such a collective, who is missing.
+MissingOf addMissingMembers(const MatchedCalls& mc, NcclFindings& out) {
   std::set<CallRef, bool (*)(const CallRef&, const CallRef&)> disagreeing(
       [](const CallRef& a, const CallRef& b) {
         return std::tie(a.rank, a.call) < std::tie(b.rank, b.call);
       });
-  for (const auto& refs : m.collectiveDisagree) disagreeing.insert(refs.begin(), refs.end());
+  for (const auto& refs : mc.m.collectiveDisagree) disagreeing.insert(refs.begin(), refs.end());
   std::map<std::pair<uint64_t, uint64_t>, std::vector<CallRef>> incomplete;  // (comm, number)
-  for (const CallRef& c : m.collectiveLeft) {
+  for (const CallRef& c : mc.m.collectiveLeft) {
     if (disagreeing.count(c) != 0) continue;
-    incomplete[{callsOf(c).comm[c.call], numbers[c.rank][c.call]}].push_back(c);
+    incomplete[{mc.callsOf(c).comm[c.call], mc.numbers[c.rank][c.call]}].push_back(c);
   }
-  std::set<int> reported;  // a rank waits in its first incomplete collective only
-  std::map<std::pair<uint32_t, int32_t>, std::vector<int>> missingOf;  // (rank, call) -> missing
+  std::set<int> reported;
+  MissingOf missingOf;
   for (const auto& [key, refs] : incomplete) {
     std::set<int> entered;
     TimeNs since = INT64_MAX;
     for (const CallRef& c : refs) {
       entered.insert(static_cast<int>(c.rank));
-      since = std::min(since, callsOf(c).start[c.call]);
+      since = std::min(since, mc.callsOf(c).start[c.call]);
     }
     MissingMember mm;
-    for (int r : members.of(key.first)) {
+    for (int r : mc.members.of(key.first)) {
       if (entered.count(r) == 0) mm.missing.push_back(r);
     }
     if (mm.missing.empty()) continue;
     for (const CallRef& c : refs) missingOf[{c.rank, c.call}] = mm.missing;
     mm.waiting.assign(entered.begin(), entered.end());
     const CallRef& first = refs.front();
-    mm.what = std::string(callName(callsOf(first).op[first.call])) + " #" +
+    mm.what = std::string(callName(mc.callsOf(first).op[first.call])) + " #" +
               std::to_string(key.second) + " of comm " + hex(key.first);
     mm.since = since;
     for (const CallRef& c : refs) {
       if (!reported.insert(static_cast<int>(c.rank)).second) continue;
       Wait w;
       w.what = mm.what;
-      w.since = callsOf(c).start[c.call];
+      w.since = mc.callsOf(c).start[c.call];
       w.on = mm.missing;
       w.nccl = true;
       out.waits[c.rank].push_back(std::move(w));
@@ -220,32 +239,37 @@ NcclFindings ncclFindings(const traces::Run& run) {
   }
   std::sort(out.missing.begin(), out.missing.end(),
             [](const auto& a, const auto& b) { return a.since < b.since; });
+  return missingOf;
+}
 
-  // Sends and receives whose other side never came: the first per rank.
-  std::vector<CallRef> left = m.p2pLeft;
+// Sends and receives whose other side never came: the first per rank that waits on nothing else.
+void addUnpairedP2p(const MatchedCalls& mc, NcclFindings& out) {
+  std::vector<CallRef> left = mc.m.p2pLeft;
   std::sort(left.begin(), left.end(), [&](const CallRef& a, const CallRef& b) {
-    return callsOf(a).start[a.call] < callsOf(b).start[b.call];
+    return mc.callsOf(a).start[a.call] < mc.callsOf(b).start[b.call];
   });
   for (const CallRef& c : left) {
-    const NcclCalls& nc = callsOf(c);
+    const NcclCalls& nc = mc.callsOf(c);
     if (!out.waits[c.rank].empty()) continue;
     Wait w;
     w.what = p2pWhat(nc, c.call);
     w.since = nc.start[c.call];
-    if (const int p = members.peer(nc, c.call); p >= 0) w.on.push_back(p);
+    if (const int p = mc.members.peer(nc, c.call); p >= 0) w.on.push_back(p);
     w.nccl = true;
     out.waits[c.rank].push_back(std::move(w));
   }
+}
 
-  // Calls whose kernels never finished: where each stuck stream stopped comes first, whether or
-  // not the call's other sides came (if they did, the rank still waits on them: their kernels
-  // hold it).
+// Calls whose kernels never finished: where each stuck stream stopped comes first, whether or
+// not the call's other sides came (if they did, the rank still waits on them: their kernels
+// hold it).
+void putStuckCallsFirst(const MatchedCalls& mc, const MissingOf& missingOf, NcclFindings& out) {
   std::map<std::pair<uint32_t, int32_t>, std::vector<int>> partners;  // matched (rank, call)
-  for (const auto& [s, r] : m.p2p) {
+  for (const auto& [s, r] : mc.m.p2p) {
     partners[{s.rank, s.call}] = {static_cast<int>(r.rank)};
     partners[{r.rank, r.call}] = {static_cast<int>(s.rank)};
   }
-  for (const auto& refs : m.collectives) {
+  for (const auto& refs : mc.m.collectives) {
     for (const CallRef& a : refs) {
       auto& on = partners[{a.rank, a.call}];
       for (const CallRef& b : refs) {
@@ -253,10 +277,10 @@ NcclFindings ncclFindings(const traces::Run& run) {
       }
     }
   }
-  const auto stuck = stuckOnDevice(run);
-  for (size_t r = 0; r < run.ranks.size() && r < stuck.size(); ++r) {
+  const auto stuck = stuckOnDevice(mc.run);
+  for (size_t r = 0; r < mc.run.ranks.size() && r < stuck.size(); ++r) {
     if (stuck[r].empty()) continue;
-    const NcclCalls& nc = run.ranks[r].ncclCalls;
+    const NcclCalls& nc = mc.run.ranks[r].ncclCalls;
     std::vector<Wait> first;
     std::vector<Wait>& host = out.waits[r];
     for (const StuckLaunch& s : stuck[r]) {
@@ -266,17 +290,14 @@ NcclFindings ncclFindings(const traces::Run& run) {
         w.nccl = true;
         const bool collective = traces::isCollective(nc.op[call]);
         if (!traces::movesData(nc.op[call])) continue;
-        w.what = collective
-                     ? std::string(callName(nc.op[call])) + " #" +
-                           std::to_string(numbers[r][call]) + " of comm " + hex(nc.comm[call])
-                     : p2pWhat(nc, call);
+        w.what = collective ? mc.collectiveWhat(static_cast<uint32_t>(r), call) : p2pWhat(nc, call);
         const std::pair<uint32_t, int32_t> key{static_cast<uint32_t>(r), call};
         if (auto p = partners.find(key); p != partners.end()) {
           w.on = p->second;
           w.partnerPosted = true;
         } else if (auto mm = missingOf.find(key); mm != missingOf.end()) {
           w.on = mm->second;
-        } else if (const int peer = collective ? -1 : members.peer(nc, call); peer >= 0) {
+        } else if (const int peer = collective ? -1 : mc.members.peer(nc, call); peer >= 0) {
           w.on.push_back(peer);
         }
         w.kernelLaunch = s.launch;
@@ -288,6 +309,18 @@ NcclFindings ncclFindings(const traces::Run& run) {
     first.insert(first.end(), host.begin(), host.end());
     host = std::move(first);
   }
+}
+
+}  // namespace
+
+NcclFindings ncclFindings(const traces::Run& run) {
+  NcclFindings out;
+  out.waits.resize(run.ranks.size());
+  const MatchedCalls mc(run);
+  addMismatches(mc, out);
+  const MissingOf missingOf = addMissingMembers(mc, out);
+  addUnpairedP2p(mc, out);
+  putStuckCallsFirst(mc, missingOf, out);
   return out;
 }
 
