@@ -149,15 +149,17 @@ void summarize(const PipelineTrace& pl, const StepTimes& times, PipelineResult& 
 // The gaps a user should look at first: the largest avoidable idle (ties: the largest idle), at
 // most five, none that a better balance or schedule would not shorten.
 std::vector<int> topGapsOf(const std::vector<Gap>& gaps) {
+  std::vector<TimeNs> avoidable(gaps.size());  // once per gap, not once per comparison
+  for (size_t i = 0; i < gaps.size(); ++i) avoidable[i] = avoidableIdle(gaps[i]);
   std::vector<int> order(gaps.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const TimeNs va = avoidableIdle(gaps[a]), vb = avoidableIdle(gaps[b]);
-    return va != vb ? va > vb : gaps[a].idle > gaps[b].idle;
+    return avoidable[a] != avoidable[b] ? avoidable[a] > avoidable[b]
+                                        : gaps[a].idle > gaps[b].idle;
   });
   std::vector<int> top;
   for (size_t i = 0; i < order.size() && i < 5; ++i) {
-    if (avoidableIdle(gaps[order[i]]) > 0) top.push_back(order[i]);
+    if (avoidable[order[i]] > 0) top.push_back(order[i]);
   }
   return top;
 }
