@@ -17,15 +17,6 @@
 namespace bubblescope::analysis {
 namespace {
 
-// Gradient sync and optimizer: from the last op on any stage to the end of the step.
-TimeNs tailOf(const PipelineTrace& pl, const StepView& view) {
-  TimeNs lastOp = view.start;
-  for (const StageStep& ss : view.stages) {
-    for (int i : ss.ops) lastOp = std::max(lastOp, pl.stages[ss.stage].ops.ops[i].end);
-  }
-  return view.end - lastOp;
-}
-
 int kindIndex(OpKind k) {
   return static_cast<int>(k);
 }
@@ -35,7 +26,30 @@ int kindIndex(OpKind k) {
 struct StepTimes {
   std::vector<TimeNs> measured, ideal, stage, ops;
   std::vector<std::vector<TimeNs>> onlyStage;
+  // The model's check: each step re-run with its measured op costs and its own measured tail,
+  // and the op the replay starts latest against when it ran.
+  std::vector<TimeNs> replayed;
+  TimeNs latest = 0;
+  std::string latestOp;
 };
+
+// The op whose replay starts latest against when it ran, if later than any before.
+void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::Schedule& order,
+                   const engine::SimResult& replay, StepTimes& times) {
+  for (const StageStep& ss : view.stages) {
+    for (size_t j = 0; j < ss.ops.size(); ++j) {
+      const TimeNs ran = pl.stages[ss.stage].ops.ops[ss.ops[j]].start - view.start;
+      const TimeNs late = replay.stages[ss.stage].ops[j].start - ran;
+      if (late <= times.latest) continue;
+      times.latest = late;
+      char ms[32];
+      std::snprintf(ms, sizeof ms, "%.2f", static_cast<double>(late) / 1e6);
+      times.latestOp = "the replay starts " + engine::label(order.stages[ss.stage][j]) +
+                       " on stage " + std::to_string(ss.stage) + " in step " +
+                       std::to_string(view.number) + " " + ms + " ms later than it ran";
+    }
+  }
+}
 
 // One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
 // classified per stage, its gaps blamed, its ops and transfers recorded. Returns why the simulator
@@ -54,6 +68,8 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
   times.ideal.push_back(ideal->makespan + out.tailMedian);
   times.stage.push_back(stage->makespan + out.tailMedian);
   times.ops.push_back(ops->makespan + out.tailMedian);
+  times.replayed.push_back(ops->makespan + tailOf(pl, view));
+  noteReplayLag(pl, view, order, *ops, times);
   if (out.idealOps.empty()) {
     for (int s = 0; s < pl.p; ++s) {
       for (size_t j = 0; j < order.stages[s].size(); ++j) {
@@ -207,6 +223,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   summarize(pl, times, out);
   out.commWaits = commWaitsOf(pl, out.gaps);
   out.topGaps = topGapsOf(out.gaps);
+  out.model = checkModel(mean(times.measured), mean(times.replayed), times.latestOp);
 
   const engine::Schedule first = observedSchedule(pl, views.front());
   out.schedule = detectSchedule(first);
@@ -220,6 +237,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   in.tail = out.tailMedian;
   in.transfer = out.transferMedian;
   out.whatIf = whatIfTable(in);
+  for (WhatIf& w : out.whatIf) w.trusted = out.model.reproduces;
   for (const auto& w : pl.warnings) warnings.push_back(w);
   return out;
 }

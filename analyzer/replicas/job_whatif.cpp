@@ -59,14 +59,6 @@ std::optional<TimeNs> makespan(const PipelineTrace& pl, const StepView& view, in
   }
 }
 
-TimeNs tailOf(const PipelineTrace& pl, const StepView& view) {
-  TimeNs lastOp = view.start;
-  for (const StageStep& ss : view.stages) {
-    for (int i : ss.ops) lastOp = std::max(lastOp, pl.stages[ss.stage].ops.ops[i].end);
-  }
-  return view.end - lastOp;
-}
-
 }  // namespace
 
 const char* opTypeName(OpKind kind) {
@@ -98,17 +90,14 @@ void decomposeSlowdown(const std::vector<ReplicaSteps>& replicas, JobResult& job
                         " step(s) missing on some replica: left out of the job's slowdown");
   }
 
-  // The job-wide ideal: means of kind and chunk, the median transfer, the tail's work (the
-  // replica that waited least in the sync shows it).
+  // The job-wide ideal: means of kind and chunk, the median transfer; the tail's work is taken
+  // step by step below.
   std::map<CostKey, std::pair<TimeNs, int64_t>> sums;
   std::vector<TimeNs> lags;
-  TimeNs tail = INT64_MAX;
   std::vector<int> kinds;
   for (const ReplicaSteps& r : replicas) {
     const PipelineTrace& pl = *r.pipeline;
-    std::vector<TimeNs> tails;
     for (const StepView& v : r.views) {
-      tails.push_back(tailOf(pl, v));
       for (const StageStep& ss : v.stages) {
         for (int i : ss.ops) {
           const RecognizedOp& o = pl.stages[ss.stage].ops.ops[i];
@@ -121,13 +110,11 @@ void decomposeSlowdown(const std::vector<ReplicaSteps>& replicas, JobResult& job
       }
     }
     for (TimeNs lag : transferLags(pl, r.views)) lags.push_back(lag);
-    tail = std::min(tail, median(tails));
   }
   std::sort(kinds.begin(), kinds.end());
   std::map<CostKey, TimeNs> ideal;
   for (const auto& [key, s] : sums) ideal[key] = s.first / s.second;
   job.transfer = median(lags);
-  job.tail = tail == INT64_MAX ? 0 : tail;
 
   const int p = replicas.front().pipeline->p;
   std::vector<Keep> scenarios = {{Keep::None, 0}, {Keep::All, 0}};
@@ -138,7 +125,9 @@ void decomposeSlowdown(const std::vector<ReplicaSteps>& replicas, JobResult& job
   for (int k : kinds) scenarios.push_back({Keep::Kind, k});
 
   std::vector<std::vector<TimeNs>> stepTimes(scenarios.size());
-  std::vector<TimeNs> measured;
+  std::vector<TimeNs> measured, tails;
+  TimeNs worst = 0;  // the step whose replay of measured costs overshoots it most
+  std::string worstStep;
   for (const auto& views : steps) {
     std::vector<TimeNs> row(scenarios.size(), 0);
     bool ok = true;
@@ -162,13 +151,32 @@ void decomposeSlowdown(const std::vector<ReplicaSteps>& replicas, JobResult& job
       last = std::max(last, v->end);
     }
     measured.push_back(last - first);
-    for (size_t c = 0; c < scenarios.size(); ++c) stepTimes[c].push_back(row[c] + job.tail);
+    // The tail's work (DP sync, optimizer), step by step: the replica that arrived last at the
+    // sync waited least, so its tail is the work; the others' hold their wait for it. When a
+    // different replica is last in each step, every replica's median tail holds a wait.
+    TimeNs tail = INT64_MAX;
+    for (size_t d = 0; d < replicas.size(); ++d) {
+      tail = std::min(tail, tailOf(*replicas[d].pipeline, *views[d]));
+    }
+    tails.push_back(tail);
+    for (size_t c = 0; c < scenarios.size(); ++c) stepTimes[c].push_back(row[c] + tail);
+    if (const TimeNs over = stepTimes[1].back() - measured.back(); over > worst) {
+      worst = over;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "step %lld is replayed in %.1f ms against %.1f ms measured",
+                    static_cast<long long>(views[0]->number),
+                    static_cast<double>(stepTimes[1].back()) / 1e6,
+                    static_cast<double>(measured.back()) / 1e6);
+      worstStep = buf;
+    }
   }
   job.steps = static_cast<int>(measured.size());
   if (measured.empty()) return;
+  job.tail = mean(tails);
   job.stepTimeMeasured = mean(measured);
   job.stepTimeIdeal = mean(stepTimes[0]);
   job.stepTimeOps = mean(stepTimes[1]);
+  job.model = checkModel(job.stepTimeMeasured, job.stepTimeOps, worstStep);
   const double ideal0 = static_cast<double>(std::max<TimeNs>(1, job.stepTimeIdeal));
   job.slowdown = static_cast<double>(job.stepTimeMeasured) / ideal0;
   auto part = [&](size_t c, int id, std::string name) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/result/model_check.h"
 #include "traces/model/time.h"
 
 namespace bubblescope::analysis {
@@ -55,6 +56,7 @@ struct JobResult {
   int steps = 0;         // steps analysed on every replica
   TimeNs stepTimeMeasured = 0, stepTimeIdeal = 0, stepTimeOps = 0, tail = 0, transfer = 0;
   double slowdown = 1;  // S = measured / ideal
+  ModelCheck model;     // whether every replica's replay of measured op costs reproduces the job
   std::vector<PartSlowdown> stages, dpRanks, opTypes;
   std::string culprit;     // one sentence naming what to fix and by how much the step would shrink
   TimeNs culpritGain = 0;  // how much shorter the step would be with the culprit ideal

@@ -12,6 +12,7 @@
 #include "analyzer/result/idle_class.h"
 #include "analyzer/result/job_result.h"
 #include "analyzer/result/memory_basis.h"
+#include "analyzer/result/model_check.h"
 #include "analyzer/result/utilization_result.h"
 #include "reference_engine/schedule/op.h"
 #include "traces/model/time.h"
@@ -123,6 +124,7 @@ struct WhatIf {
   TimeNs stepTime = 0;
   double bubbleRate = 0;  // 1 - compute / (p * step time)
   double speedup = 1;     // measured step time / this step time
+  bool trusted = true;    // false: built on a model that does not reproduce the job
 };
 
 struct ScheduleMatch {
@@ -146,6 +148,7 @@ struct PipelineResult {
   double slowdown = 1;          // S = measured / ideal
   TimeNs transferMedian = 0;
   TimeNs tailMedian = 0;  // gradient sync + optimizer
+  ModelCheck model;       // whether the replay of measured op costs reproduces the job
 
   std::vector<OpRecord> ops;
   std::vector<TransferRecord> transfers;

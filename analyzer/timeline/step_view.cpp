@@ -315,6 +315,14 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
   return views;
 }
 
+TimeNs tailOf(const PipelineTrace& pl, const StepView& view) {
+  TimeNs lastOp = view.start;
+  for (const StageStep& ss : view.stages) {
+    for (int i : ss.ops) lastOp = std::max(lastOp, pl.stages[ss.stage].ops.ops[i].end);
+  }
+  return view.end - lastOp;
+}
+
 std::vector<TimeNs> transferLags(const PipelineTrace& pl, const std::vector<StepView>& steps) {
   std::vector<TimeNs> lags;
   for (const StepView& view : steps) {

@@ -40,6 +40,10 @@ struct StepView {
 
 std::vector<StepView> buildStepViews(const PipelineTrace& pipeline);
 
+// The step's tail (gradient sync and optimizer, and any wait in them): from the last op on any
+// stage to the end of the step.
+TimeNs tailOf(const PipelineTrace& pipeline, const StepView& step);
+
 // Lag between a producer's end and its consumer's input arriving, per matched transfer where the
 // receiver was already waiting (else the arrival time is unknown). Used for T_ideal's transfers.
 std::vector<TimeNs> transferLags(const PipelineTrace& pipeline, const std::vector<StepView>& steps);

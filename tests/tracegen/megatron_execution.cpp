@@ -200,7 +200,10 @@ class Model {
     double c = static_cast<double>(pass == 'F' ? job_.costF : job_.costB);
     if (ideal_) return static_cast<TimeNs>(c);
     if (job_.slowStage && *job_.slowStage == s) c *= job_.slowStageFactor;
-    if (job_.slowReplica && *job_.slowReplica == d) c *= job_.slowReplicaFactor;
+    if (job_.slowReplica &&
+        (job_.slowReplicaRotates ? (*job_.slowReplica + step) % job_.dp : *job_.slowReplica) == d) {
+      c *= job_.slowReplicaFactor;
+    }
     if (job_.slowTpRank && job_.slowTpRank->dp == d && job_.slowTpRank->pp == s &&
         job_.slowTpRank->tp == t) {
       c *= job_.slowTpFactor;

@@ -31,6 +31,9 @@ struct MegatronJob {
   double slowStageFactor = 1.0;
   std::optional<int> slowReplica;  // every stage of it
   double slowReplicaFactor = 1.0;
+  // The slow replica moves on each step ((slowReplica + step) % dp), so a different replica
+  // arrives last at the DP sync in each step, as in ByteDance's published 128-rank job.
+  bool slowReplicaRotates = false;
   struct TpRank {
     int dp = 0, pp = 0, tp = 0;
   };
