@@ -1,6 +1,7 @@
 #include "analyzer/report/html_report.h"
 
 #include "analyzer/report/sections/job_section.h"
+#include "analyzer/report/sections/model_section.h"
 
 #include <algorithm>
 #include <array>
@@ -81,6 +82,7 @@ class HtmlWriter {
     if (worst) out_ << " (S = " << formatRatio(worst->slowdown) << ")";
     out_ << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n<main>\n";
     header();
+    modelDoubtsBox();
     warnings();
     writeJobHtml(r_.job, out_);  // several replicas or TP ranks: the culprit first
     if (r_.pipelines.size() > 1) pipelinesSummary();
@@ -107,6 +109,16 @@ class HtmlWriter {
       out_ << "aligned, no skew found";
     }
     out_ << "</p>\n";
+  }
+
+  // Before anything else: a model that does not reproduce the job makes every figure doubtful.
+  void modelDoubtsBox() {
+    const std::vector<std::string> doubts = modelDoubts(r_);
+    if (doubts.empty()) return;
+    out_ << "<div class=\"warnings model\"><strong>The model does not reproduce this job</strong>"
+         << "<ul>";
+    for (const auto& d : doubts) out_ << "<li>" << esc(d) << "</li>";
+    out_ << "</ul></div>\n";
   }
 
   void warnings() {
@@ -178,7 +190,8 @@ class HtmlWriter {
       }
     }
     if (best && best->speedup > 1.005) {
-      card("best what-if", formatRatio(best->speedup), esc(best->scenario));
+      card("best what-if", formatRatio(best->speedup),
+           esc(best->scenario) + (best->trusted ? "" : " (the model does not reproduce the job)"));
     }
     out_ << "</div>\n";
   }
@@ -280,7 +293,10 @@ class HtmlWriter {
       if (w.available) best = std::max(best, w.speedup);
     }
     out_ << "<h3>What if</h3>\n<p class=\"note\">The reference simulator at the measured op "
-            "costs (transfers at their median, gradient sync and optimizer as measured).</p>\n"
+            "costs (transfers at their median, gradient sync and optimizer as measured)."
+         << (pl.model.reproduces ? "" : std::string(" <strong>What-ifs ") + kUntrustedWhatIf +
+                                            ".</strong>")
+         << "</p>\n"
          << "<table><tr><th class=\"l\">scenario</th><th>step (ms)</th><th>bubble</th>"
          << "<th>speedup</th><th class=\"l\">note</th></tr>\n";
     for (const auto& w : pl.whatIf) {

@@ -2,6 +2,7 @@
 
 #include "analyzer/report/sections/inventory_section.h"
 #include "analyzer/report/sections/job_section.h"
+#include "analyzer/report/sections/model_section.h"
 #include "analyzer/report/sections/split_json.h"
 #include "analyzer/report/sections/utilization_report.h"
 
@@ -132,10 +133,12 @@ json pipelineJson(const PipelineResult& pl) {
       wj["step_time_ns"] = w.stepTime;
       wj["bubble_rate"] = w.bubbleRate;
       wj["speedup"] = w.speedup;
+      wj["trusted"] = w.trusted;
     }
     whatIf.push_back(wj);
   }
   j["what_if"] = whatIf;
+  j["model_check"] = modelCheckJson(pl.model);
   j["bubble_inventory"] = inventoryJson(bubbleInventory(pl));
   return j;
 }

@@ -54,6 +54,27 @@ std::string splitLine(const Split& s) {
   return out.str();
 }
 
+// The model's check as a case's properties, and its failure when the model does not reproduce
+// the job.
+void addModelCheck(const ModelCheck& m, JunitCase& c) {
+  c.properties.emplace_back("model_replayed_step_ms", ms(m.replayed));
+  c.properties.emplace_back("model_reproduces", m.reproduces ? "true" : "false");
+  if (!m.reproduces) c.failure = JunitFailure{modelCheckSentence(m), "model", m.largest};
+}
+
+JunitCase jobCase(const JobResult& job) {
+  JunitCase c;
+  c.classname = "bubblescope.job";
+  c.name = "job";
+  c.seconds = seconds(job.stepTimeMeasured);
+  c.properties.emplace_back("slowdown", number(job.slowdown, 4));
+  c.properties.emplace_back("step_time_measured_ms", ms(job.stepTimeMeasured));
+  c.properties.emplace_back("step_time_ideal_ms", ms(job.stepTimeIdeal));
+  addModelCheck(job.model, c);
+  c.systemOut = job.culprit + "\n";
+  return c;
+}
+
 JunitCase pipelineCase(const PipelineResult& pl) {
   JunitCase c;
   c.classname = "bubblescope.pipeline" + std::to_string(pl.dpRank);
@@ -67,6 +88,7 @@ JunitCase pipelineCase(const PipelineResult& pl) {
   p.emplace_back("v", std::to_string(pl.schedule.v));
   p.emplace_back("steps", std::to_string(pl.steps.size()));
   p.emplace_back("step_time_measured_ms", ms(pl.stepTimeMeasured));
+  addModelCheck(pl.model, c);
   p.emplace_back("step_time_ideal_ms", ms(pl.stepTimeIdeal));
   p.emplace_back("step_time_stage_means_ms", ms(pl.stepTimeStage));
   p.emplace_back("step_time_measured_op_costs_ms", ms(pl.stepTimeOps));
@@ -151,6 +173,8 @@ void writeJunitReport(const AnalysisResult& r, std::ostream& out) {
   if (r.inference.fromP2p) p.emplace_back("ops_confidence", r.inference.confidence);
   p.emplace_back("dropped_events", std::to_string(r.droppedEvents));
   p.emplace_back("clock_max_correction_ms", ms(r.clock.maxCorrection));
+  // A model that does not reproduce the job fails its case, so CI shows it.
+  if (r.job.present && r.job.steps > 0) suite.cases.push_back(jobCase(r.job));
   for (const auto& pl : r.pipelines) {
     suite.cases.push_back(pipelineCase(pl));
     const std::vector<StageInventory> inventory = bubbleInventory(pl);

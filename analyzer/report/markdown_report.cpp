@@ -1,6 +1,7 @@
 #include "analyzer/report/markdown_report.h"
 
 #include "analyzer/report/sections/job_section.h"
+#include "analyzer/report/sections/model_section.h"
 
 #include <algorithm>
 #include <string>
@@ -29,6 +30,8 @@ class MarkdownWriter {
 
   void write() {
     headline();
+    // Before anything else: a model that does not reproduce the job makes every figure doubtful.
+    for (const auto& d : modelDoubts(r_)) out_ << "> ⚠️ **" << escapeMarkdownCell(d) << "**\n\n";
     identity();
     writeJobMarkdown(r_.job, out_);  // several replicas or TP ranks: the culprit first
     for (const auto& pl : r_.pipelines) pipeline(pl);
@@ -162,7 +165,8 @@ class MarkdownWriter {
 
   void whatIf(const PipelineResult& pl) {
     if (pl.whatIf.empty()) return;
-    out_ << "\n**What if** (reference simulator, measured op costs):\n\n"
+    out_ << "\n**What if** (reference simulator, measured op costs)"
+         << (pl.model.reproduces ? "" : std::string(": **") + kUntrustedWhatIf + "**") << ":\n\n"
          << "| scenario | step (ms) | bubble | speedup | note |\n|---|---:|---:|---:|---|\n";
     double best = 0;
     for (const auto& w : pl.whatIf) {

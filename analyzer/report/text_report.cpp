@@ -7,6 +7,7 @@
 #include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/ops_source.h"
 #include "analyzer/report/sections/inventory_section.h"
+#include "analyzer/report/sections/model_section.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -22,6 +23,8 @@ class Writer {
 
   void header(const AnalysisResult& r) {
     out_ << bold("bubblescope analysis of " + r.runDir) << "\n";
+    // Before anything else: a model that does not reproduce the job makes every figure doubtful.
+    for (const auto& d : modelDoubts(r)) out_ << bold("MODEL:    " + d) << "\n";
     if (!r.command.empty()) out_ << "command:  " << r.command << "\n";
     out_ << "ranks:    " << r.ranks << " (PP " << r.pp << " x DP " << r.dp;
     if (r.tp > 1) out_ << " x TP " << r.tp;
@@ -131,7 +134,8 @@ class Writer {
   }
 
   void whatIf(const PipelineResult& pl) {
-    out_ << "\nWhat if (reference simulator, measured op costs):\n";
+    out_ << "\nWhat if (reference simulator, measured op costs)"
+         << (pl.model.reproduces ? "" : std::string(": ") + kUntrustedWhatIf) << ":\n";
     out_ << "  " << std::left << std::setw(44) << "scenario" << std::right << std::setw(12)
          << "step (ms)" << std::setw(9) << "bubble" << std::setw(9) << "speedup"
          << "  note\n";

@@ -1,5 +1,7 @@
 #include "analyzer/report/sections/job_section.h"
 
+#include "analyzer/report/sections/model_section.h"
+
 #include <algorithm>
 #include <iomanip>
 
@@ -82,7 +84,8 @@ void writeJobText(const JobResult& job, std::ostream& out) {
       << formatMs(job.stepTimeIdeal) << " ms ideal (every op at the job-wide mean of its kind, "
       << "transfers " << formatMs(job.transfer, 3) << " ms, tail " << formatMs(job.tail, 2)
       << " ms): S = " << formatRatio(job.slowdown) << " over " << job.steps << " step(s)\n";
-  out << "What if only this part kept its measured costs (the rest ideal):\n";
+  out << "What if only this part kept its measured costs (the rest ideal)"
+      << (job.model.reproduces ? "" : std::string(": ") + kUntrustedWhatIf) << ":\n";
   table(out, "stage", "S_s", job.stages);
   table(out, "DP replica", "S_d", job.dpRanks);
   table(out, "op type", "S_k", job.opTypes);
@@ -107,6 +110,7 @@ void writeJobMarkdown(const JobResult& job, std::ostream& out) {
       << "\n\nStep time " << formatMs(job.stepTimeMeasured) << " ms measured, "
       << formatMs(job.stepTimeIdeal) << " ms ideal: **S = " << formatRatio(job.slowdown)
       << "** over " << job.steps << " step(s).\n";
+  if (!job.model.reproduces) out << "\nWhat-ifs " << kUntrustedWhatIf << ".\n";
   mdTable(out, "stage", "S_s", job.stages);
   mdTable(out, "DP replica", "S_d", job.dpRanks);
   mdTable(out, "op type", "S_k", job.opTypes);
@@ -131,6 +135,9 @@ void writeJobHtml(const JobResult& job, std::ostream& out) {
       << " ms measured, " << formatMs(job.stepTimeIdeal)
       << " ms ideal: <strong>S = " << formatRatio(job.slowdown) << "</strong> over " << job.steps
       << " step(s).</p>\n";
+  if (!job.model.reproduces) {
+    out << "<p class=\"note\"><strong>What-ifs " << kUntrustedWhatIf << ".</strong></p>\n";
+  }
   auto htmlTable = [&](const char* title, const char* symbol, const std::vector<PartSlowdown>& ps) {
     out << "<table><tr><th class=\"l\">" << title << "</th><th>" << symbol
         << "</th><th>step (ms)</th></tr>\n";
@@ -165,6 +172,7 @@ nlohmann::json jobJson(const JobResult& job) {
   j["tail_ns"] = job.tail;
   j["transfer_ns"] = job.transfer;
   j["slowdown"] = job.slowdown;
+  j["model_check"] = modelCheckJson(job.model);
   j["culprit"] = job.culprit;
   j["culprit_gain_ns"] = job.culpritGain;
   j["stages"] = parts(job.stages, "stage");
