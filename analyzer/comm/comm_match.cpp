@@ -263,7 +263,10 @@ void splitCommKernels(const CommMatches& matches, std::vector<RankOps>& ops) {
         first = std::min(first, s);
         last = std::max(last, s);
       }
-      const TimeNs joined = matches.collective[r][k] ? last : first;
+      TimeNs joined = matches.collective[r][k] ? last : first;
+      // A send that ended before its receiver began did not wait for it: NCCL buffered the
+      // message (it fits the peer's FIFO), so the kernel moved data from its start.
+      if (!matches.collective[r][k] && ck.end <= first) joined = ck.start;
       ck.transferStart = std::min(std::max(ck.start, joined), ck.end);
       ck.matched = true;
     }

@@ -242,7 +242,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
   for (int i : ss.ops) {
     const auto& o = st.ops.ops[i];
     TimeNs arrival = kNoArrival, waitStart = kNoArrival, moved = kNoArrival;
-    bool onDevice = false;
+    bool onDevice = false, buffered = false;
     int pStage = -1, pOp = -1;
     const int vs = layout.virtualStage(st.stage, o.op.chunk);
     const bool forward = o.op.kind == OpKind::F;
@@ -271,13 +271,16 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
         if (auto peer = index.peerOf.find({st.stage, ci}); onDevice && peer != index.peerOf.end()) {
           const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
           moved = std::min(c.end, std::max(c.start, send.start));
+          // The send was done before the receive began: NCCL had buffered the message (it fits
+          // the receiver's FIFO), so the data did not wait for this receive to be posted.
+          buffered = send.end <= c.start;
         }
       }
     }
     // Posted with the previous op's output: its receive started when that op ended (noise
-    // of a launch aside), not before.
+    // of a launch aside), not before, and its data moved only then, unless it was buffered.
     constexpr TimeNs kPostSlack = 20'000;
-    ss.receiveAfterPrevious.push_back(onDevice && waitStart != kNoArrival &&
+    ss.receiveAfterPrevious.push_back(onDevice && !buffered && waitStart != kNoArrival &&
                                       prevOpEnd != kNoArrival &&
                                       waitStart + kPostSlack >= prevOpEnd);
     prevOpEnd = o.end;

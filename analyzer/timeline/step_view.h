@@ -24,7 +24,9 @@ struct StageStep {
   // unknown). arrival - moved is the transfer itself; a late move is a late side, not the link.
   std::vector<TimeNs> moved;
   // Its receive was posted only once the op before it had finished (fused with that op's send,
-  // as batch_isend_irecv does): the input could not move earlier, whatever the producer did.
+  // as batch_isend_irecv does) and its data waited for it: the input could not move earlier,
+  // whatever the producer did. Not where the send ended before the receive began (NCCL buffered
+  // the message): each transfer's rendezvous is read off its kernels.
   std::vector<uint8_t> receiveAfterPrevious;
   std::vector<int> producerStage, producerOp;
   IntervalList compute, comm, other;  // merged, clipped to [S, E]; comm and other exclude compute

@@ -26,10 +26,11 @@ class HandPipeline {
   HandPipeline& stageStep(int stage, int64_t number, TimeNs start, TimeNs end);
   // An op that ran [start, end], launched at `start` unless `launch` is given.
   HandPipeline& op(int stage, Op op, TimeNs start, TimeNs end, TimeNs launch = -1);
+  // Transfers: labelled host ranges, or with `onDevice` their NCCL kernels' times.
   HandPipeline& send(int stage, OpKind pass, int mb, int to, TimeNs start, TimeNs end,
-                     int chunk = 0);
+                     int chunk = 0, bool onDevice = false);
   HandPipeline& recv(int stage, OpKind pass, int mb, int from, TimeNs start, TimeNs end,
-                     int chunk = 0);
+                     int chunk = 0, bool onDevice = false);
   HandPipeline& optimizer(int stage, TimeNs start, TimeNs end);
   // Unrecognised host work (data loading, Python): stall evidence.
   HandPipeline& host(int stage, TimeNs start, TimeNs end,

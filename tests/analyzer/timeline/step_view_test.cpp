@@ -57,6 +57,28 @@ TEST(StepView, InputArrivesAtTheEndOfItsMatchedReceiveAndNamesItsProducer) {
   EXPECT_EQ(s0.producerOp[1], 1);
 }
 
+// Stage 1 posts F1's receive only once F0 is done (batched with F0's send, as torch does). Its
+// data then waits for that post, unless the send was already over when the receive began: NCCL
+// buffered it, and it could have moved any time after F1 on stage 0.
+HandPipeline receivePostedAfterF0(TimeNs sendF1End) {
+  constexpr Op F1{OpKind::F, 1, 0};
+  HandPipeline h(2);
+  h.op(0, F0, 0, 2 * kMs).send(0, OpKind::F, 0, 1, 2 * kMs, 2 * kMs + kMs / 5, 0, true);
+  h.op(0, F1, 2 * kMs, 4 * kMs).send(0, OpKind::F, 1, 1, 4 * kMs, sendF1End, 0, true);
+  h.recv(1, OpKind::F, 0, 0, 2 * kMs, 2 * kMs + kMs / 5, 0, true).op(1, F0, 3 * kMs, 5 * kMs);
+  h.recv(1, OpKind::F, 1, 0, 5 * kMs, 6 * kMs, 0, true).op(1, F1, 6 * kMs, 8 * kMs);
+  return h;
+}
+
+TEST(StepView, AReceivePostedAfterThePreviousOpHoldsItsDataUnlessTheSendWasBuffered) {
+  // Rendezvous: the send waited for the receive, both ending together.
+  const PipelineTrace met = receivePostedAfterF0(6 * kMs).build();
+  EXPECT_TRUE(buildStepViews(met).at(0).stages[1].receiveAfterPrevious[1]);
+  // Buffered: the send was over (at 4.2 ms) before the receive began (5 ms).
+  const PipelineTrace buffered = receivePostedAfterF0(4 * kMs + kMs / 5).build();
+  EXPECT_FALSE(buildStepViews(buffered).at(0).stages[1].receiveAfterPrevious[1]);
+}
+
 TEST(StepView, FirstForwardAndLastStagesBackwardHaveNoCrossStageInput) {
   const PipelineTrace pl = twoStagesOneMicrobatch().build();
   const StepView view = buildStepViews(pl).at(0);
