@@ -65,4 +65,33 @@ std::vector<Case> zbVCases() {
   return cases;
 }
 
+std::vector<Case> bufferedCases() {
+  std::vector<Case> out;
+  for (const std::vector<Case>& family : {standardCases(), zbVCases()}) {
+    for (Case c : family) {
+      if (c.name != "FaultFree" && c.name != "SlowStage" && c.name != "HostStall") continue;
+      const bool zbV = c.spec.schedule == JobSchedule::ZbV;
+      c.name = std::string(zbV ? "ZbV" : "OneF1B") + c.name;
+      c.spec.bufferedBytes = 2 * c.spec.activationBytes;
+      out.push_back(c);
+      // The same with every receive posted behind the compute before it, as torch's stream
+      // sync makes it: a buffered send is then often over before its receive begins.
+      c.name += "StreamSync";
+      c.spec.p2pWaitsForCompute = true;
+      out.push_back(c);
+    }
+  }
+  // Stage 1's host late to launch F0 of step 1 posts the receive of F1 late too: stage 0's send
+  // of F1, buffered, is over before that receive begins.
+  Case late{"OneF1BLateReceiver", realistic(), IdleClass::HostStall, 1,
+            {"host launched F0 on stage 1"}};
+  late.spec.bufferedBytes = 2 * late.spec.activationBytes;
+  late.spec.lateLaunches.push_back({OpId{1, 1, PassKind::F, 0}, 6'000'000});
+  out.push_back(late);
+  late.name += "StreamSync";
+  late.spec.p2pWaitsForCompute = true;
+  out.push_back(late);
+  return out;
+}
+
 }  // namespace bubblescope::tracegen

@@ -35,4 +35,9 @@ std::vector<Case> standardCases();
 // F, B and W), p = 4, m = 8.
 std::vector<Case> zbVCases();
 
+// Fault-free, slow-stage and host-stall jobs, 1F1B and ZB-V, whose messages fit NCCL's buffer:
+// a send that goes alone ends without waiting for its receiver, whose receive only copies it
+// out when it starts (pp_job.h, bufferedBytes).
+std::vector<Case> bufferedCases();
+
 }  // namespace bubblescope::tracegen

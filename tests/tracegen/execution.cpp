@@ -15,6 +15,7 @@ constexpr TimeNs kUnknown = -1;
 constexpr TimeNs kCallHost = 40'000;      // record_param_comms around one NCCL call
 constexpr TimeNs kCallLaunchAt = 10'000;  // where in it NCCL launches its kernel
 constexpr TimeNs kSyncReturn = 15'000;    // the CPU wakes this long after the event completes
+constexpr TimeNs kBufferCopy = 5'000;     // a receive copies a buffered message out
 
 // Deterministic across platforms: the jitter of one op from the seed and the op alone.
 double unitNoise(uint64_t seed, const OpId& op) {
@@ -37,6 +38,8 @@ struct Item {
   TimeNs launch = 0;    // device-side: the call began + launch latency
   std::vector<int> waitOn;
   int partner = -1;  // P2P: the matching item on the peer
+  bool buffered = false;  // P2P: sends only, each fitting NCCL's buffer: no wait for the peer
+  bool receives = false;  // P2P: the batch receives
   int group = -1;    // Coll: index into groups
   int prev = -1;     // the item before it on its stream
   TimeNs start = kUnknown, transferStart = kUnknown, end = kUnknown;
@@ -248,10 +251,22 @@ class Model {
               transfer = std::max(transfer, spec_.transfer + l.extra);
           }
         }
+        if (spec_.p2pWaitsForCompute) {
+          if (auto last = lastOpItem_.find(r); last != lastOpItem_.end()) {
+            wait.push_back(last->second);
+          }
+        }
         const int peer = tl.calls[batch.front()].peer;
         const int stream = spec_.sharedP2pStream ? 2 : 2 + peer;
         const int item = launch(r, cpu + kCallLaunchAt, Item::P2P, stream, transfer, wait);
         cpu += kCallHost;
+        items_[item].receives = std::any_of(batch.begin(), batch.end(), [&](int ci) {
+          return tl.calls[ci].kind == CallKind::Recv;
+        });
+        items_[item].buffered =
+            !items_[item].receives && std::all_of(batch.begin(), batch.end(), [&](int ci) {
+              return tl.calls[ci].bytes <= spec_.bufferedBytes;
+            });
         items_[item].kernel = addKernel(r, KernelKind::SendRecv, stream, a.index, item);
         for (int ci : batch) {
           NcclCall& c = tl.calls[ci];
@@ -378,10 +393,22 @@ class Model {
         if (it.kind == Item::Compute) {
           it.transferStart = it.start;
           it.end = it.start + it.duration;
+        } else if (it.kind == Item::P2P && it.buffered) {
+          it.transferStart = it.start;  // into the peer's buffer, whether it receives yet or not
+          it.end = it.start + it.duration;
         } else if (it.kind == Item::P2P) {
           if (it.partner < 0 || items_[it.partner].start == kUnknown) continue;
-          it.transferStart = std::max(it.start, items_[it.partner].start);
-          it.end = it.transferStart + it.duration;
+          const Item& other = items_[it.partner];
+          if (other.buffered) {
+            // The data streams into this rank's buffer while the send runs: a receive already
+            // posted takes it as it comes, one posted later only copies it out.
+            if (other.end == kUnknown) continue;
+            it.transferStart = std::max(it.start, other.transferStart);
+            it.end = std::max(it.start, other.end) + kBufferCopy;
+          } else {
+            it.transferStart = std::max(it.start, other.start);
+            it.end = it.transferStart + it.duration;
+          }
         } else {
           TimeNs last = 0;
           bool all = static_cast<int>(groups_[it.group].size()) == spec_.p;

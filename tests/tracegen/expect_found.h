@@ -56,6 +56,10 @@ inline void expectFound(const StackRun& run, const Case& c) {
   std::snprintf(figure, sizeof figure, "%.4f / %.4f", pl.slowdown, run.truth.slowdown);
   ::testing::Test::RecordProperty("slowdown_found_truth", figure);
   EXPECT_NEAR(pl.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown) << what;
+  // The model reproduces the job it measured (result/model_check.h).
+  EXPECT_TRUE(pl.model.reproduces) << analysis::modelCheckSentence(pl.model) << "; "
+                                   << pl.model.largest << "\n"
+                                   << what;
   // One label per gap: its explanation names the class every report and the viewer show.
   for (const analysis::Gap& g : pl.gaps) {
     EXPECT_NE(g.blame.text.find(analysis::idleClassName(g.dominant)), std::string::npos)

@@ -1,5 +1,7 @@
 #include "tests/tracegen/op_labels.h"
 
+#include <algorithm>
+
 namespace bubblescope::tracegen {
 namespace {
 
@@ -17,6 +19,13 @@ const char* passName(PassKind pass) {
   return "?";
 }
 
+// The microbatch the labels name (JobSpec::mislabelledStages).
+int labelledMb(const JobSpec& spec, const OpId& id) {
+  const auto& bad = spec.mislabelledStages;
+  if (id.mb > 1 || std::find(bad.begin(), bad.end(), id.stage) == bad.end()) return id.mb;
+  return 1 - id.mb;
+}
+
 }  // namespace
 
 std::string torchOpLabel(const JobSpec& spec, const OpId& id) {
@@ -25,11 +34,11 @@ std::string torchOpLabel(const JobSpec& spec, const OpId& id) {
                        : id.pass == PassKind::B ? "I"
                                                 : passName(id.pass);
   return "PP:" + std::to_string(virtualStage(spec, id.stage, id.chunk)) + action +
-         std::to_string(id.mb);
+         std::to_string(labelledMb(spec, id));
 }
 
 std::string bubblescopeOpLabel(const JobSpec& spec, const OpId& id) {
-  std::string s = std::string(passName(id.pass)) + " mb=" + std::to_string(id.mb);
+  std::string s = std::string(passName(id.pass)) + " mb=" + std::to_string(labelledMb(spec, id));
   if (spec.schedule == JobSchedule::ZbV) s += " ch=" + std::to_string(id.chunk);
   return s;
 }

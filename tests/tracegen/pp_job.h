@@ -73,6 +73,9 @@ struct JobSpec {
   // ("PP:3SEND_F1", as torch.distributed.pipelining's action runtime names them), not only
   // around the ops.
   bool labelP2p = false;
+  // A labelling bug: these stages' op labels swap microbatches 0 and 1, so the dependencies the
+  // labels imply are not the ones the job had.
+  std::vector<int> mislabelledStages;
   int kernelsPerOp = 4;
   // Host side: what one kernel launch costs the CPU thread (Python + dispatcher + launch).
   TimeNs launchCpu = 25'000;
@@ -80,6 +83,16 @@ struct JobSpec {
   // Point-to-point transfers: latency + bytes / bandwidth, the same for activations and gradients.
   TimeNs transfer = 150'000;
   uint64_t activationBytes = 8u << 20;
+  // NCCL delivers a message of at most this many bytes without waiting for its receiver (into the
+  // peer's buffer: NCCL_BUFFSIZE, 4 MiB by default): a batch of such sends only ends once its data
+  // is out, and the receive, whenever it starts, only copies it out. 0: every message waits for
+  // its receiver (a rendezvous), as larger ones do. Batches that also receive always wait.
+  uint64_t bufferedBytes = 0;
+  // ProcessGroupNCCL's stream sync: a batch's kernel waits for the compute enqueued before it,
+  // so a receive posted after an op starts only once that op is done (torch >= 2.x with
+  // batch_isend_irecv from the default stream). false: receives wait for nothing but their
+  // stream.
+  bool p2pWaitsForCompute = false;
   // Where a rank's p2p kernels run: a stream per peer (ProcessGroupNCCL's communicator per pair),
   // or one stream for both peers (torch >= 2.1 batches p2p on the group's communicator: its one
   // NCCL stream serialises the batches to the previous and the next stage).
