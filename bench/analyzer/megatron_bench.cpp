@@ -4,8 +4,11 @@
 //   megatron_bench [--pp 8] [--tp 8] [--dp 16] [--m 16] [--steps 10] [--threads 2]
 //                  [--budget-s 30] [--budget-bytes 64] [--out FILE (write only)]
 //                  [--fault replica|stage|tp|sequence|none (default replica: DP 3 at 1.2x)]
+//                  [--metadata first|last|interleaved (where the thread names go; first)]
+//                  [--in FILE (a timeline already written, e.g. a published one, instead)]
 // Two budgets of the issue: PP4 x TP1 x DP32 (128 ranks) x 30 steps, about 100 k events, in 2 s;
-// PP8 x TP8 x DP16 (1024 ranks) x 10 steps in 30 s within 64 B/event.
+// PP8 x TP8 x DP16 (1024 ranks) x 10 steps in 30 s within 64 B/event. Issue 27's: the 128-rank
+// job and ByteDance's published SE timeline (metadata last) in 1 s and 64 MB.
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
@@ -40,7 +43,7 @@ int main(int argc, char** argv) {
   job.slowReplica = 3, job.slowReplicaFactor = 1.2;
   unsigned threads = 2;
   double budgetS = 30, budgetBytes = 64;
-  std::string out, fault = "replica";
+  std::string out, in, fault = "replica", metadata = "first";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
@@ -64,7 +67,15 @@ int main(int argc, char** argv) {
       out = v;
     else if (k == "--fault")
       fault = v;
+    else if (k == "--metadata")
+      metadata = v;
+    else if (k == "--in")
+      in = v;
   }
+  const tracegen::NdMetadata placement = metadata == "last" ? tracegen::NdMetadata::Last
+                                         : metadata == "interleaved"
+                                             ? tracegen::NdMetadata::Interleaved
+                                             : tracegen::NdMetadata::First;
   if (fault != "replica") job.slowReplica.reset();
   if (fault == "stage") job.slowStage = job.pp - 1, job.slowStageFactor = 1.3;
   if (fault == "tp") job.slowTpRank = {0, job.pp / 2, job.tp - 1}, job.slowTpFactor = 1.3;
@@ -72,17 +83,20 @@ int main(int argc, char** argv) {
     for (int k = 0; k < job.m; ++k) job.seqFactor.push_back(k % 4 == 2 ? 1.8 : 1.0);
   }
   if (job.slowReplica && *job.slowReplica >= job.dp) job.slowReplica = job.dp - 1;
-  const tracegen::MegatronTimeline tl = tracegen::executeMegatron(job);
   size_t events = 0;
-  for (const auto& r : tl.ranks) events += r.events.size();
-  const std::filesystem::path file =
-      out.empty() ? std::filesystem::temp_directory_path() /
-                        ("megatron_bench_" + std::to_string(getpid()) + ".json")
-                  : std::filesystem::path(out);
-  tracegen::writeNdTimeline(tl, file);
-  if (!out.empty()) {
-    std::printf("wrote %s: %d ranks, %zu events\n", out.c_str(), job.ranks(), events);
-    return 0;
+  std::filesystem::path file = in;
+  if (in.empty()) {
+    const tracegen::MegatronTimeline tl = tracegen::executeMegatron(job);
+    for (const auto& r : tl.ranks) events += r.events.size();
+    file = out.empty() ? std::filesystem::temp_directory_path() /
+                             ("megatron_bench_" + std::to_string(getpid()) + ".json")
+                       : std::filesystem::path(out);
+    tracegen::writeNdTimeline(tl, file, /*gzip=*/false, placement);
+    if (!out.empty()) {
+      std::printf("wrote %s: %d ranks, %zu events, metadata %s\n", out.c_str(), job.ranks(), events,
+                  metadata.c_str());
+      return 0;
+    }
   }
   const int64_t before = bench::restartHeapPeak();
   const auto t0 = Clock::now();
@@ -90,18 +104,25 @@ int main(int argc, char** argv) {
   load.threads = threads;
   traces::Run run = traces::import::loadAnyRun({file}, load);
   const auto t1 = Clock::now();
-  const int64_t importPeak = bench::heapPeakBytes() - before, model = bench::heapLiveBytes() - before;
+  const size_t ranks = run.ranks.size();
+  if (!in.empty()) events = run.eventCount();  // the imported ranges, steps included
+  const int64_t importPeak = bench::heapPeakBytes() - before,
+                model = bench::heapLiveBytes() - before;
   analysis::AnalyzeOptions options;
   options.threads = threads;
   // As `bubblescope analyze` does: the run is given up, its ranges freed once recognised.
   const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
   const auto t2 = Clock::now();
-  std::filesystem::remove(file);
+  if (in.empty()) std::filesystem::remove(file);
   const double total = seconds(t0, t2);
   const double perEvent =
       static_cast<double>(bench::heapPeakBytes() - before) / static_cast<double>(events);
-  std::printf("PP%d x TP%d x DP%d (%d ranks), m=%d, %d steps: %zu events\n", job.pp, job.tp, job.dp,
-              job.ranks(), job.m, job.steps, events);
+  if (in.empty()) {
+    std::printf("PP%d x TP%d x DP%d (%d ranks), m=%d, %d steps: %zu events, metadata %s\n", job.pp,
+                job.tp, job.dp, job.ranks(), job.m, job.steps, events, metadata.c_str());
+  } else {
+    std::printf("%s: %zu ranks, %zu events imported\n", in.c_str(), ranks, events);
+  }
   std::printf(
       "import %.2f s, analysis %.2f s, total %.2f s on %u threads: %.2f of the %.0f s "
       "budget\n",

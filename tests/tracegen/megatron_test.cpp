@@ -2,6 +2,10 @@
 // replica's pipeline is analysed as one, and the analysis agrees with the execution model's truth.
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "analyzer/analyze.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_report.h"
@@ -92,6 +96,45 @@ TEST(MegatronImport, Pp4Dp2TimelineIsAnalysedReplicaByReplica) {
   EXPECT_EQ(a.result.pipelines[1].dpRank, 1);
   // Stage s of replica d is global rank d + 2s (Megatron's order).
   EXPECT_EQ(a.result.pipelines[1].stages[2].rank, 5);
+}
+
+// NDTimeline publishes its thread names after all the events; where the metadata sits must change
+// nothing the analysis says, to the byte.
+TEST(MegatronImport, MetadataFirstLastOrInterleavedGiveByteIdenticalReports) {
+  MegatronJob job;
+  job.jitter = 0.02;
+  job.slowStage = 3, job.slowStageFactor = 1.3;
+  const MegatronTimeline tl = executeMegatron(job);
+  testing::TempDir dir;
+  const auto file = dir.path() / "timeline.json.gz";  // one name: the reports quote it
+  std::vector<std::string> texts, jsons, notes;
+  for (NdMetadata m : {NdMetadata::First, NdMetadata::Last, NdMetadata::Interleaved}) {
+    const std::string written = ndTimelineJson(tl, m);
+    const size_t firstMeta = written.find(R"("ph":"M")"), firstTimed = written.find(R"("ph":"X")");
+    // What each placement is: all names before every event, after every event, or among them.
+    const size_t lastTimed = written.rfind(R"("ph":"X")");
+    EXPECT_EQ(firstMeta < firstTimed, m == NdMetadata::First);
+    EXPECT_EQ(firstMeta > lastTimed, m == NdMetadata::Last);
+    writeNdTimeline(tl, file, /*gzip=*/true, m);
+    const auto imported = traces::import::importRun(traces::import::resolveInputs({file}));
+    ASSERT_EQ(imported.files.size(), 1u);
+    EXPECT_EQ(imported.files[0].format, "ndtimeline");
+    EXPECT_EQ(imported.run.ranks.size(), 8u);
+    std::string n;
+    for (const std::string& note : imported.files[0].notes) n += note + "\n";
+    notes.push_back(n);
+    const analysis::AnalysisResult result = analysis::analyzeRun(imported.run);
+    std::ostringstream text;
+    analysis::writeTextReport(result, text, false);
+    texts.push_back(text.str());
+    jsons.push_back(analysis::toJson(result).dump(1));
+  }
+  EXPECT_NE(texts[0].find("culprit:  stage 3: S_s = "), std::string::npos) << texts[0];
+  for (size_t i = 1; i < texts.size(); ++i) {
+    EXPECT_EQ(notes[i], notes[0]) << i;
+    EXPECT_EQ(texts[i], texts[0]) << i;
+    EXPECT_EQ(jsons[i], jsons[0]) << i;
+  }
 }
 
 struct JobCase {

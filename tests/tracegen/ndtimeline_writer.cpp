@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 namespace bubblescope::tracegen {
 namespace {
@@ -20,19 +21,19 @@ void microseconds(std::string& out, TimeNs ns) {
 
 }  // namespace
 
-std::string ndTimelineJson(const MegatronTimeline& tl) {
+std::string ndTimelineJson(const MegatronTimeline& tl, NdMetadata metadata) {
   std::string out = "[\n";
   bool first = true;
   auto sep = [&] {
     if (!first) out += ",\n";
     first = false;
   };
-  for (int d = 0; d < tl.job.dp; ++d) {
+  auto processName = [&](int d) {
     sep();
     out += R"({"ph":"M","name":"process_name","pid":)" + std::to_string(d) +
            R"(,"tid":0,"args":{"name":"DP rank )" + std::to_string(d) + "\"}}";
-  }
-  for (const NdRank& r : tl.ranks) {
+  };
+  auto threadNames = [&](const NdRank& r) {
     for (int c = 0; c < 5; ++c) {
       const std::string tid = std::to_string(r.rank * 5 + c);
       sep();
@@ -43,8 +44,12 @@ std::string ndTimelineJson(const MegatronTimeline& tl) {
       out += R"({"ph":"M","name":"thread_sort_index","pid":)" + std::to_string(r.dp) +
              R"(,"tid":)" + tid + R"(,"args":{"sort_index":)" + tid + "}}";
     }
-  }
-  for (const NdRank& r : tl.ranks) {
+  };
+  auto allMetadata = [&] {
+    for (int d = 0; d < tl.job.dp; ++d) processName(d);
+    for (const NdRank& r : tl.ranks) threadNames(r);
+  };
+  auto events = [&](const NdRank& r) {
     for (const NdEvent& e : r.events) {
       sep();
       out += R"({"ph":"X","name":")";
@@ -61,13 +66,24 @@ std::string ndTimelineJson(const MegatronTimeline& tl) {
       }
       out += "}}";
     }
+  };
+  if (metadata == NdMetadata::First) allMetadata();
+  std::vector<bool> named(static_cast<size_t>(tl.job.dp), false);
+  for (const NdRank& r : tl.ranks) {
+    events(r);
+    if (metadata != NdMetadata::Interleaved) continue;
+    threadNames(r);
+    if (!named[static_cast<size_t>(r.dp)]) processName(r.dp);
+    named[static_cast<size_t>(r.dp)] = true;
   }
+  if (metadata == NdMetadata::Last) allMetadata();
   out += "\n]\n";
   return out;
 }
 
-void writeNdTimeline(const MegatronTimeline& tl, const std::filesystem::path& file, bool gzip) {
-  const std::string json = ndTimelineJson(tl);
+void writeNdTimeline(const MegatronTimeline& tl, const std::filesystem::path& file, bool gzip,
+                     NdMetadata metadata) {
+  const std::string json = ndTimelineJson(tl, metadata);
   if (gzip) {
     gzFile f = gzopen(file.c_str(), "wb1");
     if (!f || gzwrite(f, json.data(), static_cast<unsigned>(json.size())) !=

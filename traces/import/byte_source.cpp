@@ -82,6 +82,11 @@ ByteSource::~ByteSource() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+std::unique_ptr<ByteSource> ByteSource::reopen() const {
+  if (fd_ < 0) return std::make_unique<ByteSource>(memory_, name_);
+  return std::make_unique<ByteSource>(name_);
+}
+
 size_t ByteSource::readRaw(char* out, size_t n) {
   if (fd_ < 0) {
     const size_t k = std::min(n, memory_.size() - memoryPos_);

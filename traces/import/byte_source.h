@@ -25,6 +25,11 @@ class ByteSource {
   ByteSource(const ByteSource&) = delete;
   ByteSource& operator=(const ByteSource&) = delete;
 
+  // A new source over the same input from its first byte (the file opened again, the same
+  // memory): for a look ahead that must not disturb this one's position. Throws as the
+  // constructor does.
+  std::unique_ptr<ByteSource> reopen() const;
+
   // Up to `n` decompressed bytes into `out`; 0 only at the end. Throws TraceError for a truncated
   // or corrupt compressed stream.
   size_t read(char* out, size_t n);

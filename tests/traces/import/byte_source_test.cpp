@@ -2,6 +2,7 @@
 // error naming the file.
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.h"
 #include "tests/traces/import/compress.h"
 #include "traces/errors.h"
 #include "traces/import/byte_source.h"
@@ -74,6 +75,28 @@ TEST(ByteSource, ZstdDecompressesAndATruncatedFrameIsAnError) {
   EXPECT_EQ(readAll(whole, 1000), data);
   ByteSource cut(std::string_view(z).substr(0, z.size() - 10), "trace.json.zst");
   EXPECT_THROW(readAll(cut, 1000), TraceError);
+}
+
+// The metadata look-ahead reads a second source over the same input, leaving the first where it is.
+TEST(ByteSource, AReopenedSourceReadsTheSameBytesFromTheStartWithoutMovingTheFirst) {
+  const std::string data = sample();
+  const std::string gz = gzipped(data);
+  ByteSource memory(gz, "trace.json.gz");
+  std::string head(100, '\0');
+  ASSERT_EQ(memory.read(head.data(), head.size()), head.size());
+  EXPECT_EQ(readAll(*memory.reopen(), 4096), data);
+  EXPECT_EQ(head + readAll(memory, 4096), data);
+
+  testing::TempDir dir;
+  const auto file = dir / "trace.json.gz";
+  testing::writeFile(file, gz);
+  ByteSource onDisk(file);
+  ASSERT_EQ(onDisk.read(head.data(), head.size()), head.size());
+  const auto again = onDisk.reopen();
+  EXPECT_EQ(again->name(), file);
+  EXPECT_EQ(again->compression(), Compression::Gzip);
+  EXPECT_EQ(readAll(*again, 4096), data);
+  EXPECT_EQ(head + readAll(onDisk, 4096), data);
 }
 
 TEST(ByteSource, AMissingFileIsAnError) {

@@ -83,5 +83,19 @@ TEST(ChromeTimeline, TransfersWithoutStagesKeepNoPeerAndSaySo) {
   EXPECT_NE(f.notes[0].find("without their peer stage"), std::string::npos);
 }
 
+// Metadata after the events is read ahead for NDTimeline's thread names; names of another form
+// leave the file a plain timeline, its threads named as they say.
+TEST(ChromeTimeline, ThreadNamesAfterTheEventsThatAreNotNdTimelinesKeepAPlainTimeline) {
+  const ImportedFile f = importText(R"J([
+    {"ph": "X", "name": "forward-compute", "pid": 0, "tid": 1, "ts": 0, "dur": 10},
+    {"ph": "X", "name": "forward-compute", "pid": 1, "tid": 6, "ts": 0, "dur": 10},
+    {"ph": "M", "name": "thread_name", "pid": 0, "tid": 1, "args": {"name": "Main thread"}},
+    {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "python3"}}])J");
+  EXPECT_EQ(f.format, "chrome-trace");
+  ASSERT_EQ(f.ranks.size(), 2u);
+  EXPECT_EQ(f.ranks[0].strings.at(f.ranks[0].threads[0].name), "Main thread");
+  EXPECT_EQ(f.ranks[1].meta.extra.at("chrome.process_name"), "python3");
+}
+
 }  // namespace
 }  // namespace bubblescope::traces::import

@@ -96,6 +96,22 @@ TEST(TraceEventStream, ATruncatedFileSaysSo) {
   EXPECT_NE(err.find("truncated"), std::string::npos) << err;
 }
 
+// The metadata look-ahead stops reading once it knows enough: what follows is not read, so not
+// even a truncation there is seen.
+TEST(TraceEventStream, ASatisfiedSinkStopsTheReadingThere) {
+  struct UntilSecond : Collect {
+    bool satisfied() const override { return events.size() == 2; }
+  } c;
+  ByteSource source(std::string_view("{\"traceEvents\": [{\"ph\": \"X\"}, {\"ph\": \"M\"}, "
+                                     "{\"ph\": \"X\"}, {\"ph\": \"X\", \"na"),
+                    "t.json");
+  const EventStreamStats stats = streamTraceEvents(source, c);
+  EXPECT_TRUE(stats.stopped);
+  EXPECT_EQ(stats.events, 2u);
+  EXPECT_EQ(c.events.size(), 2u);
+  EXPECT_EQ(c.events[1], "{\"ph\": \"M\"}");
+}
+
 // Found by kineto_json_fuzz (issue 19): a lone 0xEF was taken for a whole byte order mark and the
 // scanner stepped past the end of its window (ASan: negative-size-param in memmove).
 TEST(TraceEventStream, ByteOrderMarkCutShortIsNotJsonNotACrash) {

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 
 #include "tests/support/subprocess.h"
@@ -44,6 +45,28 @@ TEST(ImportCli, KinetoFilesBecomeARunDirectoryWithASummary) {
   EXPECT_EQ(run.ranks[0].kernels.size(), 1154u);
   EXPECT_EQ(run.ranks[1].kernels.size(), 1104u);
   EXPECT_EQ(run.ranks[1].meta.worldSize, 128);
+}
+
+// NDTimeline as ByteDance publishes it: thread names after all the events, one file of 8 ranks.
+TEST(ImportCli, ThePublishedNdTimelineBecomesOneRankFilePerPipelineRank) {
+  SKIP_WITHOUT_SHARED_DATA();
+  TempDir dir;
+  const auto r = runBubblescope({"import", "kineto",
+                                 sharedData("ndtimeline/bytedance-st-timeline.json.gz").string(),
+                                 "-o", (dir / "run").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("NDTimeline timeline: 8 ranks (PP 4 x TP 1 x DP 2)"), std::string::npos)
+      << r.out;
+  const traces::Run run = traces::readRun(dir / "run");
+  ASSERT_EQ(run.ranks.size(), 8u);
+  for (int i = 0; i < 8; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "rank-%05d.sqlite", i);
+    EXPECT_TRUE(std::filesystem::exists(dir / "run" / name)) << name;
+    EXPECT_EQ(run.ranks[i].meta.source, "ndtimeline");
+    EXPECT_EQ(run.ranks[i].meta.extra.at("BUBBLESCOPE_PP_SIZE"), "4");
+    EXPECT_EQ(run.ranks[i].meta.extra.at("BUBBLESCOPE_DP_SIZE"), "2");
+  }
 }
 
 TEST(ImportCli, TracesWithoutRankIdsAreNumberedInNameOrderInTheirFiles) {

@@ -55,10 +55,11 @@ TEST(NdTimelineNames, TimerNamesAndTheirNonOverlappingVariants) {
   EXPECT_EQ(meaningOf("checkpoint-save"), Meaning::Unknown);
 }
 
-// PP2 x TP2 x DP2 in miniature: rank = tp + 2 * (dp + 2 * pp), as Megatron numbers them.
-std::string grid() {
-  std::string s = R"([{"ph":"M","name":"process_name","pid":0,"args":{"name":"DP rank 0"}},
-                      {"ph":"M","name":"process_name","pid":1,"args":{"name":"DP rank 1"}},)";
+// PP2 x TP2 x DP2 in miniature: rank = tp + 2 * (dp + 2 * pp), as Megatron numbers them. The
+// metadata events, each followed by a comma.
+std::string gridMetadata() {
+  std::string s = R"({"ph":"M","name":"process_name","pid":0,"args":{"name":"DP rank 0"}},
+                     {"ph":"M","name":"process_name","pid":1,"args":{"name":"DP rank 1"}},)";
   for (int pp = 0; pp < 2; ++pp) {
     for (int dp = 0; dp < 2; ++dp) {
       for (int tp = 0; tp < 2; ++tp) {
@@ -75,6 +76,11 @@ std::string grid() {
   return s;
 }
 
+// A timeline's opening: "[" and the grid's metadata, ready for its events.
+std::string grid() {
+  return "[" + gridMetadata();
+}
+
 std::string x(const std::string& name, int dp, int rank, int cat, double ts, double dur,
               const std::string& args) {
   return R"({"ph":"X","name":")" + name + R"(","pid":)" + std::to_string(dp) + R"(,"tid":)" +
@@ -82,8 +88,9 @@ std::string x(const std::string& name, int dp, int rank, int cat, double ts, dou
          std::to_string(dur) + R"(,"args":{)" + args + "}}";
 }
 
-TEST(NdTimelineImport, EveryRankIsATraceWithItsCoordinates) {
-  std::string json = grid();
+// Rank 6's and rank 1's events (see below), comma-separated.
+std::string gridEvents() {
+  std::string json;
   // Rank 6 = (dp 1, pp 1, tp 0): its forward of mb 0, the fused send/recv, a backward.
   json += x("forward-recv", 1, 6, 1, 5, 1, R"("step":3,"mb_id":0,"model_chunk":0)") + ",";
   json += x("forward-compute", 1, 6, 0, 10, 20, R"("step":3,"mb_id":0,"model_chunk":0)") + ",";
@@ -98,8 +105,11 @@ TEST(NdTimelineImport, EveryRankIsATraceWithItsCoordinates) {
   // Rank 1 = (dp 0, pp 0, tp 1).
   json += x("forward-compute", 0, 1, 0, 0, 20, R"("step":3,"mb_id":0,"model_chunk":0)") + ",";
   json += x("forward-send", 0, 1, 1, 20, 1, R"("step":3,"mb_id":0,"model_chunk":0)");
-  json += "]";
-  const ImportedFile f = importText(json);
+  return json;
+}
+
+TEST(NdTimelineImport, EveryRankIsATraceWithItsCoordinates) {
+  const ImportedFile f = importText(grid() + gridEvents() + "]");
   EXPECT_EQ(f.format, "ndtimeline");
   ASSERT_EQ(f.ranks.size(), 2u);
   const RankTrace& r1 = f.ranks[0];
@@ -134,6 +144,36 @@ TEST(NdTimelineImport, EveryRankIsATraceWithItsCoordinates) {
   EXPECT_NE(f.notes[2].find("not all PP x TP x DP = 8"), std::string::npos) << f.notes[2];
 }
 
+// NDTimeline's published timelines name their threads after all the events: the ranks, their
+// places and labels are the same wherever the metadata sits.
+TEST(NdTimelineImport, ThreadNamesAfterOrAmongTheEventsPlaceTheRanksAsBefore) {
+  std::string metadata = gridMetadata();
+  metadata.pop_back();  // its last comma
+  const std::string events = gridEvents();
+  const size_t half = events.find(R"({"ph":"X","name":"forward-compute","pid":0)");
+  ASSERT_NE(half, std::string::npos);
+  const ImportedFile first = importText("[" + metadata + "," + events + "]");
+  const ImportedFile last = importText("[" + events + "," + metadata + "]");
+  const ImportedFile among =
+      importText("[" + events.substr(0, half) + metadata + "," + events.substr(half) + "]");
+  ASSERT_EQ(first.ranks.size(), 2u);
+  EXPECT_EQ(first.ranks[1].strings.at(first.ranks[1].threads[0].name),
+            "PP rank 1, TP rank 0, compute");
+  for (const ImportedFile* f : {&last, &among}) {
+    EXPECT_EQ(f->format, "ndtimeline");
+    EXPECT_EQ(f->notes, first.notes);
+    ASSERT_EQ(f->ranks.size(), first.ranks.size());
+    for (size_t i = 0; i < first.ranks.size(); ++i) {
+      EXPECT_EQ(f->ranks[i].meta.rank, first.ranks[i].meta.rank);
+      EXPECT_EQ(f->ranks[i].meta.extra, first.ranks[i].meta.extra);
+      EXPECT_EQ(names(f->ranks[i]), names(first.ranks[i]));
+      EXPECT_EQ(f->ranks[i].ranges.start, first.ranks[i].ranges.start);
+      EXPECT_EQ(f->ranks[i].strings.at(f->ranks[i].threads[0].name),
+                first.ranks[i].strings.at(first.ranks[i].threads[0].name));
+    }
+  }
+}
+
 TEST(NdTimelineImport, WeightGradientsSplitTheBackward) {
   std::string json = grid();
   json += x("backward-compute", 0, 0, 0, 0, 10, R"("step":0,"mb_id":2)") + ",";
@@ -151,9 +191,8 @@ TEST(NdTimelineImport, TimersWithoutMicrobatchesKeepMegatronsNames) {
   json += x("backward-compute", 0, 0, 0, 20, 10, R"("step":0)") + "]";
   const ImportedFile f = importText(json);
   ASSERT_EQ(f.ranks.size(), 1u);
-  EXPECT_EQ(names(f.ranks[0]),
-            (std::set<std::string>{"forward-compute", "forward-send", "backward-compute",
-                                   "step 0"}));
+  EXPECT_EQ(names(f.ranks[0]), (std::set<std::string>{"forward-compute", "forward-send",
+                                                      "backward-compute", "step 0"}));
   ASSERT_FALSE(f.notes.empty());
   EXPECT_NE(f.notes.back().find("keep Megatron's timer names"), std::string::npos);
 }

@@ -6,6 +6,7 @@
 
 #include "traces/errors.h"
 #include "traces/import/chrome_json/dialects.h"
+#include "traces/import/chrome_json/metadata_lookahead.h"
 #include "traces/import/chrome_json/trace_event_stream.h"
 
 namespace bubblescope::traces::import {
@@ -20,9 +21,9 @@ bool isTimed(char ph) {
 // Routes events to one dialect's builder, once the first timed event says which (dialects.h).
 class ChromeTraceSink : public TraceEventSink {
  public:
-  explicit ChromeTraceSink(const std::filesystem::path& file) : file_(file) {
+  explicit ChromeTraceSink(const ByteSource& source) : source_(source), file_(source.name()) {
     // Every dialect's builder hears the top-level keys, which may come before the choice.
-    for (const ChromeDialect& d : chromeDialects()) builders_.push_back(d.builder(file));
+    for (const ChromeDialect& d : chromeDialects()) builders_.push_back(d.builder(file_));
   }
 
   void topLevel(std::string_view key, std::string_view json, size_t capacity) override {
@@ -47,8 +48,15 @@ class ChromeTraceSink : public TraceEventSink {
         }
         return;
       }
+      size_t dialect = clues_.detectDialect(&e);
+      if (clues_.metadataCouldOverrule(dialect)) {
+        // Metadata after the events (NDTimeline's) may yet name the dialect: read it ahead, in a
+        // pass of its own, rather than keep the events until the end.
+        readMetadataAhead(*source_.reopen(), clues_, dialect);
+        dialect = clues_.detectDialect(&e);
+      }
       const bool replays = !pending_.empty();
-      choose(clues_.detectDialect(&e));
+      choose(dialect);
       // Replaying re-parsed the pending events: parse this one again.
       if (replays && !parser_.parse(json, capacity, e)) return;
     }
@@ -78,6 +86,7 @@ class ChromeTraceSink : public TraceEventSink {
     pending_.clear();
   }
 
+  const ByteSource& source_;
   std::filesystem::path file_;
   TraceEventParser parser_;
   DialectClues clues_;
@@ -90,7 +99,7 @@ class ChromeTraceSink : public TraceEventSink {
 }  // namespace
 
 ImportedFile importChromeTrace(ByteSource& source) {
-  ChromeTraceSink sink(source.name());
+  ChromeTraceSink sink(source);
   streamTraceEvents(source, sink);
   return sink.finish();
 }

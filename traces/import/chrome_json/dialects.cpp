@@ -69,4 +69,11 @@ size_t DialectClues::detectDialect(const TraceEvent* firstTimed) const {
   return told_.size() - 1;
 }
 
+bool DialectClues::metadataCouldOverrule(size_t chosen) const {
+  for (size_t i = 0; i < chosen && i < told_.size(); ++i) {
+    if (kDialects[i].byMetadata && !told_[i]) return true;
+  }
+  return false;
+}
+
 }  // namespace bubblescope::traces::import

@@ -209,6 +209,10 @@ void streamEvents(Scanner& in, TraceEventSink& sink, EventStreamStats& stats) {
     }
     if (v.front() == '{') sink.event(v, in.capacityFrom(v.data()));
     ++stats.events;
+    if (sink.satisfied()) {
+      stats.stopped = true;
+      return;
+    }
   }
 }
 
@@ -258,6 +262,7 @@ EventStreamStats streamTraceEvents(ByteSource& source, TraceEventSink& sink) {
       stats.sawEvents = true;
       sink.eventsBegin(false);
       streamEvents(in, sink, stats);
+      if (stats.stopped) return stats;
     } else {
       const std::string_view v = in.take(kMaxValue);
       if (!v.empty()) sink.topLevel(key, v, in.capacityFrom(v.data()));

@@ -20,15 +20,18 @@ class TraceEventSink {
   virtual void eventsBegin(bool bareArray) = 0;
   // One element of the events array (an object; other values are skipped).
   virtual void event(std::string_view json, size_t capacity) = 0;
+  // True once the sink needs nothing more: the stream stops there, the rest of the file unread.
+  virtual bool satisfied() const { return false; }
 };
 
 struct EventStreamStats {
   bool sawEvents = false;  // the file had an events array
   size_t events = 0;
+  bool stopped = false;  // the sink was satisfied before the end
 };
 
 // Throws TraceError naming the file: not JSON, JSON that is not a trace (no traceEvents array),
-// or a file that ends in the middle.
+// or a file that ends in the middle (of what was read: a satisfied sink stops the reading).
 EventStreamStats streamTraceEvents(ByteSource& source, TraceEventSink& sink);
 
 }  // namespace bubblescope::traces::import
