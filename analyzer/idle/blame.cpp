@@ -20,6 +20,14 @@ std::string ratio(double r) {
 
 }  // namespace
 
+std::string waitedText(int stage, TimeNs gapIdle) {
+  char buf[32];
+  // A gap under a millisecond with two decimals: "waited 0.0 ms" says nothing.
+  std::snprintf(buf, sizeof buf, gapIdle < 1'000'000 ? "%.2f ms" : "%.1f ms",
+                static_cast<double>(gapIdle) / 1e6);
+  return "stage " + std::to_string(stage) + " waited " + buf;
+}
+
 BlameWalker::BlameWalker(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
                          TimeNs transfer, const engine::SimResult& measuredCosts)
     : pl_(pl),
@@ -227,7 +235,7 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
 
 Blame BlameWalker::startOf(int stage, int pos, IdleClass baseline, TimeNs gapIdle) const {
   Blame b = walk(stage, pos, baseline);
-  b.text = "stage " + std::to_string(stage) + " waited " + ms(gapIdle) + " " + b.text;
+  b.text = waitedText(stage, gapIdle) + " " + b.text;
   return b;
 }
 
@@ -245,7 +253,7 @@ Blame BlameWalker::drainOf(int stage, TimeNs gapIdle) const {
       }
     }
   }
-  const std::string who = "stage " + std::to_string(stage) + " waited " + ms(gapIdle);
+  const std::string who = waitedText(stage, gapIdle);
   Blame b;
   b.cause = IdleClass::Drain;
   b.text = who + " for the other stages to drain (drain bubble)";

@@ -14,6 +14,9 @@
 
 namespace bubblescope::analysis {
 
+// "stage 2 waited 3.1 ms": how every gap's sentence begins.
+std::string waitedText(int stage, TimeNs gapIdle);
+
 class BlameWalker {
  public:
   // `measuredCosts` is the step simulated with measured op costs and no stalls (T_ops): how far

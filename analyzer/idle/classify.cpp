@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analyzer/idle/gap_label.h"
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -22,23 +24,6 @@ TimeNs simulatedGap(const engine::SimResult& sim, int stage, int pos) {
   }
   if (pos >= static_cast<int>(ops.size())) return sim.makespan - prevEnd;
   return std::max<TimeNs>(0, ops[pos].start - prevEnd);
-}
-
-// One label per gap, the same in every report and the viewer: the class its explanation names
-// when that class holds part of the gap, else the largest part, which the explanation then
-// names too ("(stall: host; counted as jitter)").
-IdleClass labelOf(const IdleByClass& byClass, Blame& blame) {
-  if (byClass[at(blame.cause)] > 0) return blame.cause;
-  const IdleClass largest = idleClassAt(
-      static_cast<int>(std::max_element(byClass.begin(), byClass.end()) - byClass.begin()));
-  const std::string tag = std::string("(") + idleClassName(blame.cause) + ")";
-  if (blame.text.ends_with(tag)) {
-    blame.text.insert(blame.text.size() - 1,
-                      std::string("; counted as ") + idleClassName(largest));
-  } else {
-    blame.text += std::string(" (counted as ") + idleClassName(largest) + ")";
-  }
-  return largest;
 }
 
 }  // namespace
@@ -115,7 +100,9 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
     gap.byClass =
         fillLevels(g, simulatedGap(sims.ideal, stage, pos), simulatedGap(sims.stage, stage, pos),
                    simulatedGap(sims.ops, stage, pos), baseline, stallKind);
-    gap.dominant = labelOf(gap.byClass, gap.blame);
+    labelGap(gap, stallKind == IdleClass::HostStall && !isStall(gap.blame.cause)
+                      ? blame.hostRangeDuring(stage, from, to)
+                      : std::string());
     for (int c = 0; c < kIdleClasses; ++c) split.idleByClass[c] += gap.byClass[c];
     gaps.push_back(std::move(gap));
   }

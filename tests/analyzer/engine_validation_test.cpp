@@ -11,6 +11,7 @@
 
 #include "analyzer/analyze.h"
 #include "reference_engine/sim/simulate.h"
+#include "tests/analyzer/idle/gap_invariants.h"
 #include "tests/support/engine_recording.h"
 #include "tests/support/temp_dir.h"
 #include "traces/sqlite/run_reader.h"
@@ -39,7 +40,10 @@ class EngineRuns {
     EXPECT_EQ(r.exitCode, 0) << r.err;
     AnalyzeOptions options;
     options.firstStep = 1;
-    return runs.results_.emplace(key, analyzeRun(traces::readRun(dir), options)).first->second;
+    const AnalysisResult& result =
+        runs.results_.emplace(key, analyzeRun(traces::readRun(dir), options)).first->second;
+    for (const auto& pl : result.pipelines) testing::expectGapInvariants(pl, key);
+    return result;
   }
 
  private:

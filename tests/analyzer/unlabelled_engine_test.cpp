@@ -19,6 +19,7 @@
 #include "analyzer/analyze.h"
 #include "analyzer/result/errors.h"
 #include "reference_engine/executor/range_names.h"
+#include "tests/analyzer/idle/gap_invariants.h"
 #include "tests/support/engine_recording.h"
 #include "tests/support/temp_dir.h"
 #include "traces/model/sort.h"
@@ -93,6 +94,9 @@ const Runs& runs(const std::vector<std::string>& args) {
     out.truth = json::parse(in);
     out.unlabelled = analyzeRun(run, options);
     out.sameRun = analyzeRun(withEngineLabels(std::move(run), out.truth), options);
+    for (const AnalysisResult* result : {&out.labelled, &out.unlabelled, &out.sameRun}) {
+      for (const auto& pl : result->pipelines) testing::expectGapInvariants(pl);
+    }
   }
   return cache.emplace(args, std::move(out)).first->second;
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "analyzer/report/figures.h"
+#include "tests/analyzer/idle/gap_invariants.h"
 #include "tests/tracegen/cases.h"
 #include "tests/tracegen/stack_analysis.h"
 
@@ -60,11 +61,8 @@ inline void expectFound(const StackRun& run, const Case& c) {
   EXPECT_TRUE(pl.model.reproduces) << analysis::modelCheckSentence(pl.model) << "; "
                                    << pl.model.largest << "\n"
                                    << what;
-  // One label per gap: its explanation names the class every report and the viewer show.
-  for (const analysis::Gap& g : pl.gaps) {
-    EXPECT_NE(g.blame.text.find(analysis::idleClassName(g.dominant)), std::string::npos)
-        << g.blame.text << " labelled " << analysis::idleClassName(g.dominant);
-  }
+  // One label per gap, its largest piece, and its sentence names it first: on every gap.
+  testing::expectGapInvariants(pl, what);
   const int dominant = analysis::largestAvoidableClass(pl.total);
   if (!c.dominant) {
     // Anything avoidable left is noise: under 1% of the span.
@@ -95,6 +93,8 @@ inline void expectFound(const StackRun& run, const Case& c) {
 // test holds idle and S to its own bound.)
 inline void expectTheLabelledAnswer(const analysis::PipelineResult& got,
                                     const analysis::PipelineResult& want, bool sameDominant) {
+  testing::expectGapInvariants(got, "(unlabelled)");
+  testing::expectGapInvariants(want, "(labelled)");
   ASSERT_EQ(got.stages.size(), want.stages.size());
   for (size_t s = 0; s < got.stages.size(); ++s) {
     const auto& g = got.stages[s].total;
@@ -111,7 +111,10 @@ inline void expectTheLabelledAnswer(const analysis::PipelineResult& got,
               analysis::largestAvoidableClass(want.total));
   }
   ASSERT_EQ(got.topGaps.empty(), want.topGaps.empty());
-  if (!want.topGaps.empty()) {
+  // A largest gap of a few microseconds (a fault-free job's) is scheduling noise: its class
+  // (host or other stall, by which host ranges the labels leave) says nothing to compare.
+  constexpr TimeNs kNoise = 100'000;
+  if (!want.topGaps.empty() && analysis::avoidableIdle(want.gaps[want.topGaps.front()]) >= kNoise) {
     const auto& gw = want.gaps[want.topGaps.front()];
     const auto& gg = got.gaps[got.topGaps.front()];
     EXPECT_EQ(gg.stage, gw.stage);

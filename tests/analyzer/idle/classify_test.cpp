@@ -90,10 +90,15 @@ TEST(ClassifyStageStep, WaitingBehindASlowerStageIsWarmupAsFarAsTheIdealThenImba
   EXPECT_EQ(first.nextOp, 2);  // BW0, stage 0's third op
   EXPECT_EQ(first.byClass,
             classes({{IdleClass::Warmup, 9 * kMs}, {IdleClass::Imbalance, 5 * kMs}}));
-  // One label per gap: the class its explanation names, which holds part of it (issue 14).
-  EXPECT_EQ(first.dominant, IdleClass::Imbalance);
+  // One label per gap, its largest piece (issue 26): the warm-up the ideal run also has. The
+  // sentence leads with it and keeps the walk's explanation of the imbalance for its piece.
+  EXPECT_EQ(first.dominant, IdleClass::Warmup);
   EXPECT_EQ(first.blame.cause, IdleClass::Imbalance);
   EXPECT_EQ(first.blame.stage, 1);
+  EXPECT_TRUE(first.blame.text.starts_with(
+      "stage 0 waited 14.0 ms, 9.0 ms of it for the pipeline to fill (warm-up bubble); of the "
+      "rest, 5.0 ms "))
+      << first.blame.text;
   // After its last forward the stage is in its drain phase: what the ideal run lacks is imbalance.
   const Gap& second = gaps[1];
   EXPECT_EQ(second.start, 22 * kMs);
