@@ -300,6 +300,12 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
                                                       result.warnings);
   pipelineOptions.firstStep = options.firstStep;
   pipelineOptions.lastStep = options.lastStep;
+  if (options.leaveOutWarmupStep) {
+    if (const auto warmup = warmupStep(ops, options.firstStep, options.lastStep)) {
+      result.warmupStepLeftOut = warmup;
+      pipelineOptions.firstStep = *warmup + 1;
+    }
+  }
   result.clock.enabled = options.alignClocks;
   result.clock.offsets.assign(run.ranks.size(), 0);
 

@@ -15,6 +15,10 @@ struct AnalyzeOptions {
   bool alignClocks = true;
   // Only steps whose number is in [firstStep, lastStep] (e.g. to leave warm-up steps out).
   int64_t firstStep = INT64_MIN, lastStep = INT64_MAX;
+  // The capture's first step warms up (the allocator, NCCL's connections, first launches): left
+  // out of the figures when another step follows it in the range (the CLI's default; --steps
+  // keeps what it names). AnalysisResult::warmupStepLeftOut says which.
+  bool leaveOutWarmupStep = false;
   std::vector<std::filesystem::path> ruleFiles;  // user rule sets, tried before the built-ins
   unsigned threads = 0;                          // 0 = one per core
   // A run with no pipeline (none labelled, none in its p2p traffic) gets the utilization of

@@ -7,6 +7,8 @@ namespace bubblescope::cli {
 analysis::AnalyzeOptions analyzeOptions(const AnalysisFlags& flags) {
   analysis::AnalyzeOptions options;
   options.alignClocks = !flags.noClockAlign;
+  // No --steps: every step but the capture's first, which warms up; --steps all keeps it.
+  options.leaveOutWarmupStep = flags.steps.empty();
   parseStepRange(flags.steps, options);
   for (const auto& r : flags.rules) options.ruleFiles.emplace_back(r);
   return options;

@@ -10,7 +10,7 @@ namespace bubblescope::cli {
 
 struct AnalysisFlags {
   bool noClockAlign = false;       // --no-clock-align
-  std::string steps;               // --steps N, A:B, A: or :B; "" = every step
+  std::string steps;  // --steps N, A:B, A: or :B, all; "" = every step but the warm-up
   std::vector<std::string> rules;  // --rules FILE (repeatable)
 };
 

@@ -91,7 +91,7 @@ int runDemo(const DemoOptions& o) {
 
   const traces::Run run = traces::readRun(dir);
   analysis::AnalyzeOptions options;
-  options.firstStep = 1;  // step 0 warms up (allocation, first connections): leave it out
+  options.leaveOutWarmupStep = true;  // as analyze does: step 0 warms up
   const analysis::AnalysisResult result = analysis::analyzeRun(run, options);
   const auto& pl = result.pipelines.front();
 
@@ -117,7 +117,7 @@ int runDemo(const DemoOptions& o) {
       // A writer that refuses this result: nothing was written.
     }
   }
-  std::cout << "\nNext: bubblescope analyze " << dir.string() << " --steps 1: --format html -o "
+  std::cout << "\nNext: bubblescope analyze " << dir.string() << " --format html -o "
             << "report.html\n";
   return kOk;
 }

@@ -15,9 +15,9 @@ bool parseNumber(const std::string& s, int64_t* out) {
 }  // namespace
 
 void parseStepRange(const std::string& spec, analysis::AnalyzeOptions& options) {
-  if (spec.empty()) return;
+  if (spec.empty() || spec == "all") return;
   const auto bad = [&] {
-    return UsageError("--steps '" + spec + "' is not N, A:B, A: or :B with step numbers >= 0");
+    return UsageError("--steps '" + spec + "' is not N, A:B, A: or :B with step numbers >= 0, or all");
   };
   const auto colon = spec.find(':');
   if (colon == std::string::npos) {

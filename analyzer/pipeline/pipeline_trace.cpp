@@ -126,6 +126,25 @@ void findCommonSteps(PipelineTrace& pl, const PipelineOptions& options) {
 
 }  // namespace
 
+std::optional<int64_t> warmupStep(const std::vector<RankOps>& ops, int64_t first, int64_t last) {
+  std::optional<int64_t> lowest, next;
+  for (const RankOps& r : ops) {
+    for (const auto& o : r.ops) {
+      if (o.step < 0) continue;
+      const int64_t n = r.steps[o.step].number;
+      if (n < first || n > last || n == lowest) continue;
+      if (!lowest || n < *lowest) {
+        next = lowest;
+        lowest = n;
+      } else if (!next || n < *next) {
+        next = n;
+      }
+    }
+  }
+  if (!next) return std::nullopt;
+  return lowest;
+}
+
 engine::Schedule layoutOf(const PipelineTrace& pl) {
   engine::Schedule layout;
   layout.p = pl.p;

@@ -2,6 +2,7 @@
 // One pipeline (a DP replica) ready for analysis: each stage's recognised ops, clock-aligned,
 // with sends matched to receives and steps numbered alike on every stage.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ struct PipelineOptions {
 // The pipeline's p, v and chunk layout (no ops): for the virtual-stage arithmetic, and the
 // frame of the schedule a step observed.
 engine::Schedule layoutOf(const PipelineTrace& pl);
+
+// The capture's first step in [first, last]: the smallest step number any rank's ops hold, when
+// the range holds another after it (a capture of one step keeps it); none otherwise.
+std::optional<int64_t> warmupStep(const std::vector<RankOps>& ops, int64_t first, int64_t last);
 
 // Moves the stages' representatives' ops out of `ops` (each rank belongs to one pipeline).
 PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<RankOps>& ops,

@@ -15,6 +15,7 @@
 #include "analyzer/report/svg_breakdown.h"
 #include "analyzer/report/svg_timeline.h"
 #include "analyzer/report/ops_source.h"
+#include "analyzer/report/steps_source.h"
 #include "analyzer/report/sections/inventory_section.h"
 
 namespace bubblescope::analysis {
@@ -108,6 +109,7 @@ class HtmlWriter {
     } else {
       out_ << "aligned, no skew found";
     }
+    if (const std::string s = warmupLeftOut(r_); !s.empty()) out_ << "<br>" << esc(s);
     out_ << "</p>\n";
   }
 

@@ -162,7 +162,10 @@ json toJson(const AnalysisResult& r) {
                {{"from_p2p", r.inference.fromP2p},
                 {"confidence", r.inference.confidence},
                 {"evidence", r.inference.evidence}}},
-              {"dropped_events", r.droppedEvents}};
+              {"dropped_events", r.droppedEvents},
+              // The capture's first step, left out as warm-up (null: every step in range).
+              {"warmup_step_left_out",
+               r.warmupStepLeftOut ? json(*r.warmupStepLeftOut) : json(nullptr)}};
   j["clock"] = {{"aligned", r.clock.enabled},
                 {"offsets_ns", r.clock.offsets},
                 {"max_correction_ns", r.clock.maxCorrection}};

@@ -172,6 +172,9 @@ void writeJunitReport(const AnalysisResult& r, std::ostream& out) {
   p.emplace_back("ops_from_p2p", r.inference.fromP2p ? "true" : "false");
   if (r.inference.fromP2p) p.emplace_back("ops_confidence", r.inference.confidence);
   p.emplace_back("dropped_events", std::to_string(r.droppedEvents));
+  if (r.warmupStepLeftOut) {
+    p.emplace_back("warmup_step_left_out", std::to_string(*r.warmupStepLeftOut));
+  }
   p.emplace_back("clock_max_correction_ms", ms(r.clock.maxCorrection));
   // A model that does not reproduce the job fails its case, so CI shows it.
   if (r.job.present && r.job.steps > 0) suite.cases.push_back(jobCase(r.job));

@@ -11,6 +11,7 @@
 #include "analyzer/report/format.h"
 #include "analyzer/report/markup.h"
 #include "analyzer/report/ops_source.h"
+#include "analyzer/report/steps_source.h"
 #include "analyzer/report/sections/inventory_section.h"
 
 namespace bubblescope::analysis {
@@ -65,6 +66,9 @@ class MarkdownWriter {
       out_ << "aligned (largest correction " << formatMs(r_.clock.maxCorrection, 3) << " ms)";
     } else {
       out_ << "aligned, no skew found";
+    }
+    if (const std::string s = warmupLeftOut(r_); !s.empty()) {
+      out_ << " · " << escapeMarkdownCell(s);
     }
     out_ << "\n";
   }

@@ -6,6 +6,7 @@
 #include "analyzer/report/format.h"
 #include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/ops_source.h"
+#include "analyzer/report/steps_source.h"
 #include "analyzer/report/sections/inventory_section.h"
 #include "analyzer/report/sections/model_section.h"
 
@@ -39,6 +40,7 @@ class Writer {
     } else {
       out_ << "clocks:   alignment off\n";
     }
+    if (const std::string s = warmupLeftOut(r); !s.empty()) out_ << "steps:    " << s << "\n";
     for (const auto& w : r.warnings) out_ << "warning:  " << w << "\n";
   }
 

@@ -188,6 +188,8 @@ struct AnalysisResult {
   OpInference inference;
   uint64_t droppedEvents = 0;
   ClockInfo clock;
+  // The capture's first step, left out as warm-up (AnalyzeOptions::leaveOutWarmupStep).
+  std::optional<int64_t> warmupStepLeftOut;
   std::vector<PipelineResult> pipelines;
   // Across replicas and TP ranks (present only for jobs of more than one of either).
   JobResult job;
