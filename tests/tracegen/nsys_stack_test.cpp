@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 
+#include "analyzer/report/report.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
 #include "tests/tracegen/expect_found.h"
@@ -100,7 +102,7 @@ TEST(NsysLayouts, BubblescopeLabelsInsteadOfEmitNvtx) {
 TEST(NsysLayouts, WithoutPayloadsTheUnsplitKernelsAreCountedAndExplained) {
   testing::TempDir dir;
   NsysOptions o;
-  o.payloads = false;
+  o.payloads = NsysPayloads::None;
   const StackRun run = analyseNsys(caseNamed("FaultFree"), o, dir);
   ASSERT_EQ(run.result.pipelines.size(), 1u);
   std::string warnings;
@@ -119,6 +121,36 @@ TEST(NsysLayouts, WithoutPayloadsTheUnsplitKernelsAreCountedAndExplained) {
             std::string::npos)
       << warnings;
 }
+
+// With --include-blobs=true nsys keeps NCCL's payloads as bytes, which give the JSON export's
+// report byte for byte, on every case.
+class NsysPayloadShapes : public ::testing::TestWithParam<Case> {};
+
+StackRun analyseShape(const Case& c, NsysPayloads shape, const testing::TempDir& dir) {
+  NsysOptions o;
+  o.payloads = shape;
+  return analyseNsys(c, o, dir);
+}
+
+// The JSON report, with the one line that names the files' directory made alike.
+std::string jsonReport(analysis::AnalysisResult result) {
+  result.runDir = "run";
+  std::ostringstream out;
+  analysis::writeReport(result, analysis::reportFormat("json"), out, false);
+  return out.str();
+}
+
+TEST_P(NsysPayloadShapes, BlobsGiveTheJsonExportsReport) {
+  testing::TempDir jsonDir, blobDir;
+  const StackRun json = analyseShape(GetParam(), NsysPayloads::Json, jsonDir);
+  const StackRun blobs = analyseShape(GetParam(), NsysPayloads::Blobs, blobDir);
+  EXPECT_EQ(blobs.importNotes, json.importNotes);
+  EXPECT_EQ(jsonReport(blobs.result), jsonReport(json.result));
+  expectFound(blobs, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, NsysPayloadShapes, ::testing::ValuesIn(standardCases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 // What the importer reads back: every rank a process of its host's file, its kernels on the true
 // time plus its host's skew, and each p2p batch's one fused kernel tied to all its calls.
