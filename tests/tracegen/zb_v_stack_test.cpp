@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <tuple>
 
+#include "analyzer/report/report.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
 #include "tests/tracegen/expect_found.h"
+#include "tests/tracegen/nsys_stack.h"
 #include "tests/tracegen/stack_analysis.h"
 
 namespace bubblescope::tracegen {
@@ -125,6 +128,44 @@ INSTANTIATE_TEST_SUITE_P(StackAnalysis, ZbVOpsLabelled,
                          ::testing::Combine(::testing::ValuesIn(stacks()),
                                             ::testing::ValuesIn(zbVCases())),
                          paramName);
+
+// nsys's three payload shapes on ZB-V, only the ops labelled (the transfers come from the NCCL
+// kernels): with --include-blobs=true the JSON export's report; with neither, the sends and
+// receives paired by posting order along the V the ops show (a receive, posted when its sender
+// sends, by the stream of its pair), the truth's idle per stage and S.
+class ZbVNsysPayloads : public ::testing::TestWithParam<Case> {};
+
+StackRun analyseNsysShape(const Case& c, NsysPayloads shape, const testing::TempDir& dir) {
+  const JobTimeline job = execute(c.spec);
+  NsysOptions o;
+  o.payloads = shape;
+  writeNsysExports(job, dir.path(), o);
+  return analyseWritten(job, dir.path());
+}
+
+std::string jsonReport(analysis::AnalysisResult result) {
+  result.runDir = "run";  // the one line that names the files' directory
+  std::ostringstream out;
+  analysis::writeReport(result, analysis::reportFormat("json"), out, false);
+  return out.str();
+}
+
+TEST_P(ZbVNsysPayloads, BlobsGiveTheJsonReportAndNoPayloadTheTruthsPipeline) {
+  const Case& c = GetParam();
+  testing::TempDir jsonDir, blobDir, noneDir;
+  const StackRun json = analyseNsysShape(c, NsysPayloads::Json, jsonDir);
+  const StackRun blobs = analyseNsysShape(c, NsysPayloads::Blobs, blobDir);
+  EXPECT_EQ(jsonReport(blobs.result), jsonReport(json.result));
+  const StackRun none = analyseNsysShape(c, NsysPayloads::None, noneDir);
+  expectTheTruthsPipeline(none, c.spec);
+  std::string warnings;
+  for (const std::string& w : none.result.warnings) warnings += w + "\n";
+  EXPECT_EQ(warnings.find("call(s) name no peer"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("confidence high"), std::string::npos) << warnings;
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, ZbVNsysPayloads, ::testing::ValuesIn(zbVCases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 }  // namespace
 }  // namespace bubblescope::tracegen
