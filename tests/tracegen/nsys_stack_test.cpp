@@ -15,6 +15,7 @@
 #include "tests/tracegen/expect_found.h"
 #include "tests/tracegen/nsys_stack.h"
 #include "tests/tracegen/stack_analysis.h"
+#include "tests/tracegen/unlabelled.h"
 #include "traces/import/run_import.h"
 
 namespace bubblescope::tracegen {
@@ -129,6 +130,17 @@ StackRun analyseShape(const Case& c, NsysPayloads shape, const testing::TempDir&
   return analyseNsys(c, o, dir);
 }
 
+// The same job as nobody labelled it (unlabelled.h), in one shape; the truth is the labelled job's.
+StackRun analyseUnlabelledShape(const Case& c, Labels labels, NsysPayloads shape,
+                                const testing::TempDir& dir) {
+  const JobTimeline job = execute(c.spec);
+  NsysOptions o;
+  o.payloads = shape;
+  writeNsysExports(labels == Labels::Bare ? withoutAnyMarkers(job) : withoutOpLabels(job),
+                   dir.path(), o);
+  return analyseWritten(job, dir.path());
+}
+
 // The JSON report, with the one line that names the files' directory made alike.
 std::string jsonReport(analysis::AnalysisResult result) {
   result.runDir = "run";
@@ -202,6 +214,27 @@ TEST_P(NsysPayloadShapes, WithoutPayloadsPostingOrderGivesTheJsonExportsAnswer) 
 }
 
 INSTANTIATE_TEST_SUITE_P(StackAnalysis, NsysPayloadShapes, ::testing::ValuesIn(standardCases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+// Unlabelled jobs take their stages from the p2p traffic the payloads' peers give, so the blob
+// export must give the JSON export's report there too, with and without step ranges. (With
+// neither, nothing gives the stages: posting order needs the labels.)
+class NsysUnlabelledPayloadShapes : public ::testing::TestWithParam<Case> {};
+
+TEST_P(NsysUnlabelledPayloadShapes, BlobsGiveTheJsonExportsReport) {
+  for (const Labels labels : {Labels::Unlabelled, Labels::Bare}) {
+    SCOPED_TRACE(labels == Labels::Bare ? "no op labels, no step ranges" : "no op labels");
+    testing::TempDir jsonDir, blobDir;
+    const StackRun json = analyseUnlabelledShape(GetParam(), labels, NsysPayloads::Json, jsonDir);
+    const StackRun blobs = analyseUnlabelledShape(GetParam(), labels, NsysPayloads::Blobs, blobDir);
+    ASSERT_TRUE(json.result.inference.fromP2p) << describe(json);
+    EXPECT_EQ(blobs.importNotes, json.importNotes);
+    EXPECT_EQ(jsonReport(blobs.result), jsonReport(json.result));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, NsysUnlabelledPayloadShapes,
+                         ::testing::ValuesIn(standardCases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 // What the importer reads back: every rank a process of its host's file, its kernels on the true
