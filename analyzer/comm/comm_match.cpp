@@ -18,7 +18,8 @@ struct Entry {
   uint64_t comm = 0;
   int32_t peer = -1, commRank = -1, commSize = -1;
   uint64_t seq = 0;
-  TimeNs posted = 0;  // the call's host start: NCCL matches in posting order
+  TimeNs posted = 0;      // the call's host start: NCCL matches in posting order
+  int32_t assigned = -1;  // the global peer given to a call that names none
 };
 
 // (communicator, rank in it) -> global rank, and each communicator's traced members.
@@ -53,7 +54,8 @@ std::vector<int> globalRanks(const traces::Run& run) {
   return g;
 }
 
-CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls) {
+CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls,
+                       const AssignedPeers* assigned) {
   CallMatches out;
   const std::vector<int> global = globalRanks(run);
   std::map<int, uint32_t> indexOfGlobal;
@@ -74,6 +76,10 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
               nc.seq[c],
               nc.start[c]};
       if (!traces::movesData(e.op)) continue;
+      if (assigned && e.peer < 0 && r < assigned->size() &&
+          static_cast<size_t>(c) < (*assigned)[r].size()) {
+        e.assigned = (*assigned)[r][c];
+      }
       members.members[e.comm].insert(global[r]);
       if (e.commRank >= 0) members.global.emplace(std::pair{e.comm, e.commRank}, global[r]);
       entries.push_back(e);
@@ -90,10 +96,9 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   for (const Entry& e : entries) {
     const int self = global[e.ref.rank];
     if (traces::isPointToPoint(e.op)) {
-      const int peer = members.peerOf(e, self);
+      const int peer = e.assigned >= 0 ? e.assigned : members.peerOf(e, self);
       if (peer < 0 || !indexOfGlobal.count(peer)) {
         out.p2pLeft.push_back(e.ref);
-        if (peer < 0 && e.peer < 0) ++out.p2pWithoutPeer;
         continue;
       }
       if (e.op == NcclOp::Send) {
@@ -117,6 +122,10 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   }
   for (const auto& [key, list] : recvs) {
     for (const Entry* e : list) out.p2pLeft.push_back(e->ref);
+  }
+  // Those that named no peer (given one by posting order or not) say why they are left.
+  for (const CallRef& c : out.p2pLeft) {
+    out.p2pWithoutPeer += run.ranks[c.rank].ncclCalls.peer[c.call] < 0;
   }
 
   for (auto& [comm, byMember] : colls) {
@@ -163,7 +172,8 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   return out;
 }
 
-CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) {
+CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
+                       const AssignedPeers* assigned) {
   CommMatches out;
   // The calls each kernel ran, and the kernel of each call.
   std::vector<std::vector<int32_t>> calls(ops.size());
@@ -185,11 +195,14 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) 
       }
     }
   }
-  const CallMatches cm = matchCalls(run, calls);
+  const CallMatches cm = matchCalls(run, calls, assigned);
   auto kernel = [&](const CallRef& c) { return kernelOf.at({c.rank, c.call}); };
   auto posted = [&](const CallRef& c) { return run.ranks[c.rank].ncclCalls.start[c.call]; };
   for (const auto& [s, r] : cm.p2p) {
-    out.p2p.push_back({kernel(s), kernel(r), s.call, r.call, posted(s), posted(r)});
+    // Only a peer given by posting order matches a call that names none.
+    const bool byOrder = run.ranks[s.rank].ncclCalls.peer[s.call] < 0;
+    out.p2p.push_back({kernel(s), kernel(r), s.call, r.call, posted(s), posted(r), byOrder});
+    if (byOrder) out.p2pByPostingOrder += 2;
     addPartner(out, kernel(s), kernel(r));
     addPartner(out, kernel(r), kernel(s));
   }

@@ -27,6 +27,8 @@ struct P2pMatch {
   KernelRef sendKernel, recvKernel;
   int32_t sendCall = -1, recvCall = -1;
   TimeNs sendPosted = 0, recvPosted = 0;
+  bool byPostingOrder =
+      false;  // its calls named no peer: paired by posting order (posting_order.h)
 };
 
 struct CommMatches {
@@ -39,6 +41,7 @@ struct CommMatches {
   std::vector<std::vector<bool>> collective;
   int p2pUnmatched = 0;         // send/recv calls whose other side is not in the run
   int p2pWithoutPeer = 0;       // of those, the calls that name no peer at all
+  int p2pByPostingOrder = 0;    // calls that named no peer, paired by posting order
   int collectiveUnmatched = 0;  // collective calls with a member not in the run
   int withoutCall = 0;          // NCCL kernels the trace ties to no call
 
@@ -67,9 +70,14 @@ struct CallMatches {
   std::vector<std::vector<CallRef>> collectiveDisagree;
 };
 
+// Peers given to calls that name none (posting_order.h): peers[rank][call], a global rank or -1.
+using AssignedPeers = std::vector<std::vector<int32_t>>;
+
 // Matches the given calls of each rank (`calls[rank]`: rows of its ncclCalls; calls other than
-// sends, receives and collectives are ignored) as matchComms() describes.
-CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls);
+// sends, receives and collectives are ignored) as matchComms() describes; a call that names no
+// peer takes the one `assigned` gives it, if any.
+CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls,
+                       const AssignedPeers* assigned = nullptr);
 
 // The global rank of each trace: its recorded rank, else its place in the run.
 std::vector<int> globalRanks(const traces::Run& run);
@@ -78,8 +86,10 @@ std::vector<int> globalRanks(const traces::Run& run);
 // communicator by sequence number (in posting order when a trace has none). A p2p peer is the
 // rank within the communicator, translated to a global rank through the communicator's members
 // as the traces record them (their own rank in it); a communicator two traced ranks share is
-// taken as theirs alone; a call that knows no rank of its own names a global peer.
-CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops);
+// taken as theirs alone; a call that knows no rank of its own names a global peer. A call that
+// names no peer takes the one `assigned` gives it (a global rank), if any.
+CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
+                       const AssignedPeers* assigned = nullptr);
 
 // Offsets to add to each rank's times so that matched kernels end together (median per pair of
 // ranks, chained from the lowest rank of each connected set). Empty when nothing is matched.

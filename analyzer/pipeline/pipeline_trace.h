@@ -53,6 +53,12 @@ struct PipelineOptions {
 // frame of the schedule a step observed.
 engine::Schedule layoutOf(const PipelineTrace& pl);
 
+// The same before the pipeline is built, from a replica's stages as the topology places them (v
+// from the ops' chunks, a V as buildPipeline detects it): what the sends and receives that name
+// no peer follow (comm/posting_order.h).
+engine::Schedule chunkLayoutOf(const Topology& topo, size_t replica,
+                               const std::vector<RankOps>& ops);
+
 // Moves the stages' representatives' ops out of `ops` (each rank belongs to one pipeline).
 PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<RankOps>& ops,
                             const PipelineOptions& options);
