@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "analyzer/comm/comm_match.h"
+#include "analyzer/comm/comm_warnings.h"
 #include "analyzer/result/errors.h"
 #include "analyzer/infer/confidence.h"
 #include "analyzer/infer/infer_pipeline.h"
@@ -214,33 +215,15 @@ void describeTopology(const Topology& topo, const std::vector<RankOps>& ops,
 
 // NCCL kernels matched across ranks: their ends align the clocks (the offsets applied to `ops`
 // are returned; none when alignment is off), and their last starts split each into waiting (idle)
-// and transfer. A kernel that cannot be matched is communication whole: say how many, and why.
+// and transfer. A kernel that cannot be matched is communication whole: say how many, and why
+// (comm_warnings.h).
 std::vector<TimeNs> alignAndSplitComms(const CommMatches& comms, std::vector<RankOps>& ops,
                                        bool alignClocks, std::vector<std::string>& warnings) {
   std::vector<TimeNs> offsets;
   if (alignClocks) offsets = clockOffsetsFromComms(comms, ops);
   for (size_t r = 0; r < offsets.size(); ++r) shiftTimes(ops[r], offsets[r]);
   splitCommKernels(comms, ops);
-  if (comms.p2pWithoutPeer > 0) {
-    warnings.push_back(
-        std::to_string(comms.p2pWithoutPeer) +
-        " NCCL send/receive call(s) name no peer (an nsys export made without "
-        "--include-json=true drops NCCL's payloads): their kernels are counted as communication "
-        "whole, the waiting inside them unknown");
-  }
-  if (const int n = comms.p2pUnmatched - comms.p2pWithoutPeer + comms.collectiveUnmatched;
-      n > 0) {
-    warnings.push_back(std::to_string(n) +
-                       " NCCL call(s) have a peer that is not in the run (a rank not "
-                       "traced?): counted as communication whole, their waiting unknown");
-  }
-  if (comms.withoutCall > 0) {
-    // Without its call a kernel has no peer: a wait inside it cannot be told from its transfer.
-    warnings.push_back(std::to_string(comms.withoutCall) +
-                       " NCCL kernel(s) are tied to no NCCL call (NCCL not hooked, or its "
-                       "ranges not traced): counted as communication whole, the waiting "
-                       "inside them unknown");
-  }
+  for (std::string& w : commWarnings(comms)) warnings.push_back(std::move(w));
   return offsets;
 }
 

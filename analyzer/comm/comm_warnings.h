@@ -1,0 +1,14 @@
+#pragma once
+// What the reader should know of the NCCL matching, in one sentence each: calls that name no
+// peer, calls whose other side is not in the run, kernels tied to no call (the waiting inside
+// them unknown).
+#include <string>
+#include <vector>
+
+#include "analyzer/comm/comm_match.h"
+
+namespace bubblescope::analysis {
+
+std::vector<std::string> commWarnings(const CommMatches& matches);
+
+}  // namespace bubblescope::analysis
