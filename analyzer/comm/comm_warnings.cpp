@@ -23,6 +23,22 @@ std::vector<std::string> commWarnings(const CommMatches& m) {
                   "traced, and no collective args on the kernel): counted as communication whole, "
                   "the waiting inside them unknown");
   }
+  int partial = 0;
+  bool alike = true;    // every partial collective traced as many of as many members
+  TracedMembers least;  // the smallest share of members traced (TracedMembers::widen)
+  for (const TracedMembers& t : m.collectiveMembers) {
+    if (!t.partial()) continue;
+    alike = alike && (partial == 0 || (t.traced == least.traced && t.of == least.of));
+    ++partial;
+    least.widen(t);
+  }
+  if (partial > 0) {
+    out.push_back(std::to_string(partial) +
+                  " NCCL collective(s) ran on communicators with members the run does not hold (" +
+                  (alike ? "" : "as few as ") + tracedMembersText(least) +
+                  "): their waiting is for the traced members only, a lower bound "
+                  "on the job's, and every wait figure that holds it says so");
+  }
   return out;
 }
 

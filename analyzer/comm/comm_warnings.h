@@ -1,7 +1,8 @@
 #pragma once
 // What the reader should know of the NCCL matching, in one sentence each: calls that name no
-// peer, calls whose other side is not in the run, kernels tied to no call (the waiting inside
-// them unknown).
+// peer or whose other side is not in the run, kernels tied to no call (the waiting inside them
+// unknown), collectives with members the run does not trace (their waiting is the traced
+// members' only).
 #include <string>
 #include <vector>
 
