@@ -141,8 +141,8 @@ AnalysisResult withoutPipeline(const traces::Run& run, const AnalyzeOptions& opt
     result.topologySource = "none";
     result.ruleSet = "none";
     result.clock.enabled = options.alignClocks;
-    result.utilization = utilizationOf(run, options.alignClocks);
     result.warnings = inferred.notes;
+    result.utilization = utilizationOf(run, options.alignClocks, &result.warnings);
     result.warnings.push_back(
         "no pipeline: no rule set recognised an op and the NCCL traffic forms no pipeline; "
         "utilization only (to analyse a pipeline, " +

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analyzer/comm/comm_match.h"
+#include "analyzer/comm/comm_warnings.h"
 #include "analyzer/result/errors.h"
 #include "analyzer/inventory/device_memory.h"
 #include "analyzer/inventory/idle_inventory.h"
@@ -76,7 +77,8 @@ std::string commKinds(const traces::Run& run) {
 
 }  // namespace
 
-UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks) {
+UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks,
+                                std::vector<std::string>* warnings) {
   const size_t n = run.ranks.size();
   std::vector<RankOps> ops(n);
   for (size_t r = 0; r < n; ++r) ops[r] = recognizeWith(run.ranks[r], commonMarkers());
@@ -86,6 +88,9 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks) {
   offsets.resize(n, 0);
   for (size_t r = 0; r < n; ++r) shiftTimes(ops[r], offsets[r]);
   splitCommKernels(comms, ops);
+  if (warnings) {
+    for (std::string& w : commWarnings(comms)) warnings->push_back(std::move(w));
+  }
 
   UtilizationResult out;
   out.commKinds = commKinds(run);
