@@ -50,6 +50,7 @@ RankDevice deviceOf(const traces::RankTrace& t, const RankOps& aligned, TimeNs o
     c.end = k.end - offset;
     c.launch = k.launch == kNoLaunch ? INT64_MIN : k.launch - offset;
     c.transferStart = k.transferStart - offset;
+    c.members = k.members;
     d.comms.push_back(c);
   }
   for (const StepMarker& s : aligned.steps) {
