@@ -1,7 +1,8 @@
 // A job with no pipeline whose all-reduces have 2 of their 128 members traced: every report says
 // so on the wait figures that hold such waiting (text: a mark and a note under the table; JSON:
 // "comm_wait_members"; Markdown and HTML: beside the figure; JUnit: a property) and warns once.
-// The same job with every member traced says nothing of the kind.
+// The same job with every member traced says nothing of the kind. A pipeline's NCCL waits carry
+// their members in the JSON's "comm_waits".
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "analyzer/analyze.h"
 #include "analyzer/report/report.h"
 #include "tests/analyzer/comm/collective_run.h"
+#include "tests/analyzer/report/report_fixtures.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -84,6 +86,24 @@ TEST(PartialMembersReport, EveryMemberTracedSaysNothingOfMembers) {
     EXPECT_EQ(out.find("members traced"), std::string::npos) << format << "\n" << out;
     EXPECT_EQ(out.find("comm_wait_members"), std::string::npos) << format;
   }
+}
+
+// A pipeline's NCCL waits: the one in a partial collective carries its members, the other none.
+TEST(PartialMembersReport, PipelineCommWaitsInPartialCollectivesCarryTheirMembersInJson) {
+  AnalysisResult r = testing::analyzeJob(testing::oneF1BJob(2, 4));
+  ASSERT_FALSE(r.pipelines.empty());
+  CommWait full;
+  full.start = 0;
+  full.transferStart = 3 * kCollectiveMs;
+  full.end = 4 * kCollectiveMs;
+  CommWait partial = full;
+  partial.members = {2, 128};
+  r.pipelines.front().commWaits = {full, partial};
+  const json waits = json::parse(report(r, "json"))["pipelines"][0]["comm_waits"];
+  ASSERT_EQ(waits.size(), 2u);
+  EXPECT_FALSE(waits[0].contains("members"));
+  EXPECT_EQ(waits[1]["members"],
+            json({{"traced", 2}, {"of", 128}, {"text", "2 of 128 members traced"}}));
 }
 
 }  // namespace
