@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "analyzer/comm/comm_match.h"
+#include "analyzer/comm/comm_warnings.h"
 #include "analyzer/comm/posting_order.h"
 #include "analyzer/result/errors.h"
 #include "analyzer/infer/confidence.h"
@@ -141,8 +142,8 @@ AnalysisResult withoutPipeline(const traces::Run& run, const AnalyzeOptions& opt
     result.topologySource = "none";
     result.ruleSet = "none";
     result.clock.enabled = options.alignClocks;
-    result.utilization = utilizationOf(run, options.alignClocks);
     result.warnings = inferred.notes;
+    result.utilization = utilizationOf(run, options.alignClocks, &result.warnings);
     result.warnings.push_back(
         "no pipeline: no rule set recognised an op and the NCCL traffic forms no pipeline; "
         "utilization only (to analyse a pipeline, " +
@@ -246,7 +247,8 @@ std::string postingOrderWarning(const PostingOrderJudgement& j) {
 
 // NCCL kernels matched across ranks: their ends align the clocks (the offsets applied to `ops`
 // are returned; none when alignment is off), and their last starts split each into waiting (idle)
-// and transfer. A kernel that cannot be matched is communication whole: say how many, and why.
+// and transfer. A kernel that cannot be matched is communication whole: say how many, and why
+// (comm_warnings.h).
 std::vector<TimeNs> alignAndSplitComms(const CommMatches& comms, std::vector<RankOps>& ops,
                                        bool alignClocks, std::vector<std::string>& warnings) {
   std::vector<TimeNs> offsets;
@@ -259,26 +261,7 @@ std::vector<TimeNs> alignAndSplitComms(const CommMatches& comms, std::vector<Ran
   }
   for (size_t r = 0; r < offsets.size(); ++r) shiftTimes(ops[r], offsets[r]);
   splitCommKernels(comms, ops);
-  if (comms.p2pWithoutPeer > 0) {
-    warnings.push_back(
-        std::to_string(comms.p2pWithoutPeer) +
-        " NCCL send/receive call(s) name no peer (an nsys export made without "
-        "--include-json=true drops NCCL's payloads): their kernels are counted as communication "
-        "whole, the waiting inside them unknown");
-  }
-  if (const int n = comms.p2pUnmatched - comms.p2pWithoutPeer + comms.collectiveUnmatched;
-      n > 0) {
-    warnings.push_back(std::to_string(n) +
-                       " NCCL call(s) have a peer that is not in the run (a rank not "
-                       "traced?): counted as communication whole, their waiting unknown");
-  }
-  if (comms.withoutCall > 0) {
-    // Without its call a kernel has no peer: a wait inside it cannot be told from its transfer.
-    warnings.push_back(std::to_string(comms.withoutCall) +
-                       " NCCL kernel(s) are tied to no NCCL call (NCCL not hooked, or its "
-                       "ranges not traced): counted as communication whole, the waiting "
-                       "inside them unknown");
-  }
+  for (std::string& w : commWarnings(comms)) warnings.push_back(std::move(w));
   return offsets;
 }
 

@@ -39,6 +39,14 @@ struct Membership {
   }
 };
 
+// How many of a communicator's members the run traced, when it holds more (of = 0 otherwise):
+// its size is what its calls say, else the job's world size, which a run of every rank of the
+// world holds whole (a sub-group whose calls give no size is then not taken for a partial one).
+TracedMembers tracedOf(int traced, int size, int world, size_t runRanks) {
+  if (size <= 0) size = static_cast<size_t>(std::max(world, 0)) > runRanks ? world : 0;
+  return {traced, size > traced ? size : 0};
+}
+
 void addPartner(CommMatches& m, const KernelRef& a, const KernelRef& b) {
   auto& list = m.partners[a.rank][a.kernel];
   if (std::find(list.begin(), list.end(), b) == list.end()) list.push_back(b);
@@ -61,6 +69,9 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   std::map<int, uint32_t> indexOfGlobal;
   for (size_t i = 0; i < global.size(); ++i) indexOfGlobal.emplace(global[i], static_cast<uint32_t>(i));
 
+  // A communicator whose size no call gives holds, for all the traces know, the whole job.
+  int world = 0;
+  for (const auto& t : run.ranks) world = std::max(world, t.meta.worldSize);
   std::vector<Entry> entries;
   Membership members;
   for (size_t r = 0; r < calls.size() && r < run.ranks.size(); ++r) {
@@ -143,11 +154,14 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
                          [](const Entry* a, const Entry* b) { return a->seq < b->seq; });
       }
     }
-    // A member not in the run: nobody knows when it joined, so none of them is matched.
-    const bool complete = size <= 0 || static_cast<int>(byMember.size()) >= size;
+    // A member not in the run: nobody knows when it joined, so the traced members are matched
+    // among themselves (what they waited for each other), their collectives marked partial; one
+    // traced member alone waited for nobody the run holds.
+    const TracedMembers partial =
+        tracedOf(static_cast<int>(byMember.size()), size, world, run.ranks.size());
     size_t n = SIZE_MAX;
     for (const auto& [member, list] : byMember) n = std::min(n, list.size());
-    if (!complete) n = 0;
+    if (partial.partial() && partial.traced < 2) n = 0;
     for (size_t i = 0; i < n; ++i) {
       std::vector<CallRef> refs;
       const Entry* first = byMember.begin()->second[i];
@@ -162,6 +176,7 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
         continue;
       }
       out.collectives.push_back(std::move(refs));
+      out.collectiveMembers.push_back(partial);
     }
     for (const auto& [member, list] : byMember) {
       for (size_t i = std::min(n, list.size()); i < list.size(); ++i) {
@@ -206,6 +221,7 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
     addPartner(out, kernel(s), kernel(r));
     addPartner(out, kernel(r), kernel(s));
   }
+  out.collectiveMembers = cm.collectiveMembers;
   for (const auto& members : cm.collectives) {
     std::vector<KernelRef> refs;
     for (const CallRef& c : members) refs.push_back(kernel(c));
@@ -282,6 +298,12 @@ void splitCommKernels(const CommMatches& matches, std::vector<RankOps>& ops) {
       if (!matches.collective[r][k] && ck.end <= first) joined = ck.start;
       ck.transferStart = std::min(std::max(ck.start, joined), ck.end);
       ck.matched = true;
+    }
+  }
+  for (size_t c = 0; c < matches.collectives.size() && c < matches.collectiveMembers.size(); ++c) {
+    if (!matches.collectiveMembers[c].partial()) continue;
+    for (const KernelRef& k : matches.collectives[c]) {
+      ops[k.rank].commKernels[k.kernel].members = matches.collectiveMembers[c];
     }
   }
 }
