@@ -5,6 +5,8 @@
 #include <mutex>
 
 #include "analyzer/comm/comm_match.h"
+#include "analyzer/comm/comm_warnings.h"
+#include "analyzer/comm/posting_order.h"
 #include "analyzer/result/errors.h"
 #include "analyzer/infer/confidence.h"
 #include "analyzer/infer/infer_pipeline.h"
@@ -140,8 +142,8 @@ AnalysisResult withoutPipeline(const traces::Run& run, const AnalyzeOptions& opt
     result.topologySource = "none";
     result.ruleSet = "none";
     result.clock.enabled = options.alignClocks;
-    result.utilization = utilizationOf(run, options.alignClocks);
     result.warnings = inferred.notes;
+    result.utilization = utilizationOf(run, options.alignClocks, &result.warnings);
     result.warnings.push_back(
         "no pipeline: no rule set recognised an op and the NCCL traffic forms no pipeline; "
         "utilization only (to analyse a pipeline, " +
@@ -212,35 +214,54 @@ void describeTopology(const Topology& topo, const std::vector<RankOps>& ops,
   }
 }
 
+// Sends and receives that name no peer, where labels give the pipeline: given their neighbours'
+// in posting order (posting_order.h). None for a pipeline read off the traffic, which has peers.
+PostingOrderPeers peersOfUnnamedCalls(const traces::Run& run, const std::vector<RankOps>& ops,
+                                      const Topology& topo, const P2pInference& inferred) {
+  const bool unnamed = std::any_of(run.ranks.begin(), run.ranks.end(), [](const auto& t) {
+    const auto& nc = t.ncclCalls;
+    for (size_t c = 0; c < nc.size(); ++c) {
+      if (traces::isPointToPoint(nc.op[c]) && nc.peer[c] < 0) return true;
+    }
+    return false;
+  });
+  if (inferred.found || !unnamed) return {};
+  PipelinePlaces places;
+  places.ranksOf = topo.ranksOf;
+  for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
+    places.layouts.push_back(chunkLayoutOf(topo, replica, ops));
+  }
+  return peersByPostingOrder(run, ops, places);
+}
+
+// What the pairing by posting order did, and how sure it is.
+std::string postingOrderWarning(const PostingOrderJudgement& j) {
+  return std::to_string(j.calls) + " of " + std::to_string(j.withoutPeer) +
+         " NCCL send/receive call(s) that name no peer (an nsys export made without "
+         "--include-json=true drops NCCL's payloads) were paired with their neighbours' in "
+         "posting order, each by the labelled op it follows or feeds (a forward's output goes to "
+         "the next stage, a backward's to the previous): confidence " +
+         j.confidence + ": " + std::to_string(j.together) + " of " + std::to_string(j.pairs) +
+         " kernel pair(s) ran at the same time once clocks were aligned";
+}
+
 // NCCL kernels matched across ranks: their ends align the clocks (the offsets applied to `ops`
 // are returned; none when alignment is off), and their last starts split each into waiting (idle)
-// and transfer. A kernel that cannot be matched is communication whole: say how many, and why.
+// and transfer. A kernel that cannot be matched is communication whole: say how many, and why
+// (comm_warnings.h).
 std::vector<TimeNs> alignAndSplitComms(const CommMatches& comms, std::vector<RankOps>& ops,
                                        bool alignClocks, std::vector<std::string>& warnings) {
   std::vector<TimeNs> offsets;
   if (alignClocks) offsets = clockOffsetsFromComms(comms, ops);
+  if (comms.p2pByPostingOrder > 0) {
+    // Judged on the clocks the pairs give, aligned or not.
+    const PostingOrderJudgement j =
+        judgePostingOrder(comms, ops, alignClocks ? offsets : clockOffsetsFromComms(comms, ops));
+    warnings.push_back(postingOrderWarning(j));
+  }
   for (size_t r = 0; r < offsets.size(); ++r) shiftTimes(ops[r], offsets[r]);
   splitCommKernels(comms, ops);
-  if (comms.p2pWithoutPeer > 0) {
-    warnings.push_back(
-        std::to_string(comms.p2pWithoutPeer) +
-        " NCCL send/receive call(s) name no peer (an nsys export made without "
-        "--include-json=true drops NCCL's payloads): their kernels are counted as communication "
-        "whole, the waiting inside them unknown");
-  }
-  if (const int n = comms.p2pUnmatched - comms.p2pWithoutPeer + comms.collectiveUnmatched;
-      n > 0) {
-    warnings.push_back(std::to_string(n) +
-                       " NCCL call(s) have a peer that is not in the run (a rank not "
-                       "traced?): counted as communication whole, their waiting unknown");
-  }
-  if (comms.withoutCall > 0) {
-    // Without its call a kernel has no peer: a wait inside it cannot be told from its transfer.
-    warnings.push_back(std::to_string(comms.withoutCall) +
-                       " NCCL kernel(s) are tied to no NCCL call (NCCL not hooked, or its "
-                       "ranges not traced): counted as communication whole, the waiting "
-                       "inside them unknown");
-  }
+  for (std::string& w : commWarnings(comms)) warnings.push_back(std::move(w));
   return offsets;
 }
 
@@ -292,7 +313,8 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   restoreFoldedMembers(topo, groups);
   describeTopology(topo, ops, inferred, result);
 
-  const CommMatches comms = matchComms(run, ops);
+  const PostingOrderPeers byOrder = peersOfUnnamedCalls(run, ops, topo, inferred);
+  const CommMatches comms = matchComms(run, ops, byOrder.given > 0 ? &byOrder.peerOf : nullptr);
   PipelineOptions pipelineOptions;
   pipelineOptions.alignClocks = options.alignClocks;
   pipelineOptions.comms = &comms;

@@ -18,7 +18,8 @@ struct Entry {
   uint64_t comm = 0;
   int32_t peer = -1, commRank = -1, commSize = -1;
   uint64_t seq = 0;
-  TimeNs posted = 0;  // the call's host start: NCCL matches in posting order
+  TimeNs posted = 0;      // the call's host start: NCCL matches in posting order
+  int32_t assigned = -1;  // the global peer given to a call that names none
 };
 
 // (communicator, rank in it) -> global rank, and each communicator's traced members.
@@ -38,6 +39,14 @@ struct Membership {
   }
 };
 
+// How many of a communicator's members the run traced, when it holds more (of = 0 otherwise):
+// its size is what its calls say, else the job's world size, which a run of every rank of the
+// world holds whole (a sub-group whose calls give no size is then not taken for a partial one).
+TracedMembers tracedOf(int traced, int size, int world, size_t runRanks) {
+  if (size <= 0) size = static_cast<size_t>(std::max(world, 0)) > runRanks ? world : 0;
+  return {traced, size > traced ? size : 0};
+}
+
 void addPartner(CommMatches& m, const KernelRef& a, const KernelRef& b) {
   auto& list = m.partners[a.rank][a.kernel];
   if (std::find(list.begin(), list.end(), b) == list.end()) list.push_back(b);
@@ -53,12 +62,16 @@ std::vector<int> globalRanks(const traces::Run& run) {
   return g;
 }
 
-CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls) {
+CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls,
+                       const AssignedPeers* assigned) {
   CallMatches out;
   const std::vector<int> global = globalRanks(run);
   std::map<int, uint32_t> indexOfGlobal;
   for (size_t i = 0; i < global.size(); ++i) indexOfGlobal.emplace(global[i], static_cast<uint32_t>(i));
 
+  // A communicator whose size no call gives holds, for all the traces know, the whole job.
+  int world = 0;
+  for (const auto& t : run.ranks) world = std::max(world, t.meta.worldSize);
   std::vector<Entry> entries;
   Membership members;
   for (size_t r = 0; r < calls.size() && r < run.ranks.size(); ++r) {
@@ -74,6 +87,10 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
               nc.seq[c],
               nc.start[c]};
       if (!traces::movesData(e.op)) continue;
+      if (assigned && e.peer < 0 && r < assigned->size() &&
+          static_cast<size_t>(c) < (*assigned)[r].size()) {
+        e.assigned = (*assigned)[r][c];
+      }
       members.members[e.comm].insert(global[r]);
       if (e.commRank >= 0) members.global.emplace(std::pair{e.comm, e.commRank}, global[r]);
       entries.push_back(e);
@@ -90,10 +107,9 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   for (const Entry& e : entries) {
     const int self = global[e.ref.rank];
     if (traces::isPointToPoint(e.op)) {
-      const int peer = members.peerOf(e, self);
+      const int peer = e.assigned >= 0 ? e.assigned : members.peerOf(e, self);
       if (peer < 0 || !indexOfGlobal.count(peer)) {
         out.p2pLeft.push_back(e.ref);
-        if (peer < 0 && e.peer < 0) ++out.p2pWithoutPeer;
         continue;
       }
       if (e.op == NcclOp::Send) {
@@ -118,6 +134,10 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   for (const auto& [key, list] : recvs) {
     for (const Entry* e : list) out.p2pLeft.push_back(e->ref);
   }
+  // Those that named no peer (given one by posting order or not) say why they are left.
+  for (const CallRef& c : out.p2pLeft) {
+    out.p2pWithoutPeer += run.ranks[c.rank].ncclCalls.peer[c.call] < 0;
+  }
 
   for (auto& [comm, byMember] : colls) {
     int size = 0;
@@ -134,11 +154,14 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
                          [](const Entry* a, const Entry* b) { return a->seq < b->seq; });
       }
     }
-    // A member not in the run: nobody knows when it joined, so none of them is matched.
-    const bool complete = size <= 0 || static_cast<int>(byMember.size()) >= size;
+    // A member not in the run: nobody knows when it joined, so the traced members are matched
+    // among themselves (what they waited for each other), their collectives marked partial; one
+    // traced member alone waited for nobody the run holds.
+    const TracedMembers partial =
+        tracedOf(static_cast<int>(byMember.size()), size, world, run.ranks.size());
     size_t n = SIZE_MAX;
     for (const auto& [member, list] : byMember) n = std::min(n, list.size());
-    if (!complete) n = 0;
+    if (partial.partial() && partial.traced < 2) n = 0;
     for (size_t i = 0; i < n; ++i) {
       std::vector<CallRef> refs;
       const Entry* first = byMember.begin()->second[i];
@@ -153,6 +176,7 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
         continue;
       }
       out.collectives.push_back(std::move(refs));
+      out.collectiveMembers.push_back(partial);
     }
     for (const auto& [member, list] : byMember) {
       for (size_t i = std::min(n, list.size()); i < list.size(); ++i) {
@@ -163,7 +187,8 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   return out;
 }
 
-CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) {
+CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
+                       const AssignedPeers* assigned) {
   CommMatches out;
   // The calls each kernel ran, and the kernel of each call.
   std::vector<std::vector<int32_t>> calls(ops.size());
@@ -185,14 +210,18 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops) 
       }
     }
   }
-  const CallMatches cm = matchCalls(run, calls);
+  const CallMatches cm = matchCalls(run, calls, assigned);
   auto kernel = [&](const CallRef& c) { return kernelOf.at({c.rank, c.call}); };
   auto posted = [&](const CallRef& c) { return run.ranks[c.rank].ncclCalls.start[c.call]; };
   for (const auto& [s, r] : cm.p2p) {
-    out.p2p.push_back({kernel(s), kernel(r), s.call, r.call, posted(s), posted(r)});
+    // Only a peer given by posting order matches a call that names none.
+    const bool byOrder = run.ranks[s.rank].ncclCalls.peer[s.call] < 0;
+    out.p2p.push_back({kernel(s), kernel(r), s.call, r.call, posted(s), posted(r), byOrder});
+    if (byOrder) out.p2pByPostingOrder += 2;
     addPartner(out, kernel(s), kernel(r));
     addPartner(out, kernel(r), kernel(s));
   }
+  out.collectiveMembers = cm.collectiveMembers;
   for (const auto& members : cm.collectives) {
     std::vector<KernelRef> refs;
     for (const CallRef& c : members) refs.push_back(kernel(c));
@@ -269,6 +298,12 @@ void splitCommKernels(const CommMatches& matches, std::vector<RankOps>& ops) {
       if (!matches.collective[r][k] && ck.end <= first) joined = ck.start;
       ck.transferStart = std::min(std::max(ck.start, joined), ck.end);
       ck.matched = true;
+    }
+  }
+  for (size_t c = 0; c < matches.collectives.size() && c < matches.collectiveMembers.size(); ++c) {
+    if (!matches.collectiveMembers[c].partial()) continue;
+    for (const KernelRef& k : matches.collectives[c]) {
+      ops[k.rank].commKernels[k.kernel].members = matches.collectiveMembers[c];
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyzer/recognize/recognized.h"
+#include "analyzer/result/traced_members.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::analysis {
@@ -27,11 +28,15 @@ struct P2pMatch {
   KernelRef sendKernel, recvKernel;
   int32_t sendCall = -1, recvCall = -1;
   TimeNs sendPosted = 0, recvPosted = 0;
+  bool byPostingOrder =
+      false;  // its calls named no peer: paired by posting order (posting_order.h)
 };
 
 struct CommMatches {
   std::vector<P2pMatch> p2p;
   std::vector<std::vector<KernelRef>> collectives;  // the members' kernels of each collective
+  // Per collective, its communicator's members when the run traces fewer (of = 0 otherwise).
+  std::vector<TracedMembers> collectiveMembers;
   // partners[rank][kernel]: the kernels it waited for (the other sides of its calls).
   std::vector<std::vector<std::vector<KernelRef>>> partners;
   // collective[rank][kernel]: it ran a collective, which moves data once every member is there
@@ -39,6 +44,7 @@ struct CommMatches {
   std::vector<std::vector<bool>> collective;
   int p2pUnmatched = 0;         // send/recv calls whose other side is not in the run
   int p2pWithoutPeer = 0;       // of those, the calls that name no peer at all
+  int p2pByPostingOrder = 0;    // calls that named no peer, paired by posting order
   int collectiveUnmatched = 0;  // collective calls with a member not in the run
   int withoutCall = 0;          // NCCL kernels the trace ties to no call
 
@@ -58,7 +64,10 @@ struct CallRef {
 struct CallMatches {
   std::vector<std::pair<CallRef, CallRef>> p2p;   // (send, receive)
   std::vector<std::vector<CallRef>> collectives;  // the members' calls of one collective
-  std::vector<CallRef> p2pLeft;                   // no other side in the run
+  // Per collective: how many members its communicator holds when the run traces fewer (of = 0
+  // otherwise). Its traced members are matched among themselves: their wait is theirs only.
+  std::vector<TracedMembers> collectiveMembers;
+  std::vector<CallRef> p2pLeft;  // no other side in the run
   // Of those, the calls that name no peer at all (an nsys export without --include-json).
   size_t p2pWithoutPeer = 0;
   std::vector<CallRef> collectiveLeft;  // a member never made its call, or the members disagree
@@ -67,19 +76,28 @@ struct CallMatches {
   std::vector<std::vector<CallRef>> collectiveDisagree;
 };
 
+// Peers given to calls that name none (posting_order.h): peers[rank][call], a global rank or -1.
+using AssignedPeers = std::vector<std::vector<int32_t>>;
+
 // Matches the given calls of each rank (`calls[rank]`: rows of its ncclCalls; calls other than
-// sends, receives and collectives are ignored) as matchComms() describes.
-CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls);
+// sends, receives and collectives are ignored) as matchComms() describes; a call that names no
+// peer takes the one `assigned` gives it, if any.
+CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls,
+                       const AssignedPeers* assigned = nullptr);
 
 // The global rank of each trace: its recorded rank, else its place in the run.
 std::vector<int> globalRanks(const traces::Run& run);
 
 // Matches p2p calls per (communicator, sender, receiver) in posting order and collectives per
-// communicator by sequence number (in posting order when a trace has none). A p2p peer is the
+// communicator by sequence number (in posting order when a trace has none). A communicator of
+// more members than the run traces (its size as the calls give it, else the job's world size)
+// has its traced members' collectives matched among them, marked partial. A p2p peer is the
 // rank within the communicator, translated to a global rank through the communicator's members
 // as the traces record them (their own rank in it); a communicator two traced ranks share is
-// taken as theirs alone; a call that knows no rank of its own names a global peer.
-CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops);
+// taken as theirs alone; a call that knows no rank of its own names a global peer. A call that
+// names no peer takes the one `assigned` gives it (a global rank), if any.
+CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
+                       const AssignedPeers* assigned = nullptr);
 
 // Offsets to add to each rank's times so that matched kernels end together (median per pair of
 // ranks, chained from the lowest rank of each connected set). Empty when nothing is matched.
@@ -87,7 +105,8 @@ std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches,
                                           const std::vector<RankOps>& ops);
 
 // Sets each matched kernel's transferStart: when it and the first of its partners had both
-// started (at most its own end). Times must be aligned first.
+// started (at most its own end), and, for a partial collective's, its traced members. Times must
+// be aligned first.
 void splitCommKernels(const CommMatches& matches, std::vector<RankOps>& ops);
 
 }  // namespace bubblescope::analysis

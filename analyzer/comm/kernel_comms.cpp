@@ -46,18 +46,23 @@ void commsFromKernels(RankOps& ops, uint32_t rank, int stage, const CommMatches&
     const int peer = other.rank < stageOfRank.size() ? stageOfRank[other.rank] : -1;
     if (peer < 0 || peer == stage) continue;
     const auto& owners = (side.send ? makesFor : needsFrom)[peer];
-    const size_t n = seen[{side.send, peer}]++;
+    size_t& n = seen[{side.send, peer}];
     if (n >= owners.size()) continue;
     const CommKernel& ck = ops.commKernels[mine.kernel];
+    // A send carries what an op made, so it starts after that op's work ended: one that starts
+    // before the n-th such op ended carries the output of an op the trace does not hold (a
+    // capture window that opened after it, with the send's kernel inside).
+    if (side.send && ck.start < owners[n]->end) continue;
+    const RecognizedOp* owner = owners[n++];
     RecognizedComm c;
     c.send = side.send;
-    c.pass = owners[n]->op.kind == OpKind::F ? OpKind::F : OpKind::B;
-    c.mb = owners[n]->op.mb;
-    c.chunk = owners[n]->op.chunk;
+    c.pass = owner->op.kind == OpKind::F ? OpKind::F : OpKind::B;
+    c.mb = owner->op.mb;
+    c.chunk = owner->op.chunk;
     c.peer = peer;
     c.start = ck.start;
     c.end = ck.end;
-    c.step = owners[n]->step;
+    c.step = owner->step;
     c.onDevice = true;
     c.launch = ck.launch;
     added.push_back(c);

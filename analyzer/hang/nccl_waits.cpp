@@ -269,10 +269,13 @@ void putStuckCallsFirst(const MatchedCalls& mc, const MissingOf& missingOf, Nccl
     partners[{s.rank, s.call}] = {static_cast<int>(r.rank)};
     partners[{r.rank, r.call}] = {static_cast<int>(s.rank)};
   }
-  for (const auto& refs : mc.m.collectives) {
-    for (const CallRef& a : refs) {
+  for (size_t k = 0; k < mc.m.collectives.size(); ++k) {
+    // Members the run does not trace may never have come: the traced ones' calls do not say
+    // every other side posted, so a stuck kernel there is not called NCCL's fault.
+    if (k < mc.m.collectiveMembers.size() && mc.m.collectiveMembers[k].partial()) continue;
+    for (const CallRef& a : mc.m.collectives[k]) {
       auto& on = partners[{a.rank, a.call}];
-      for (const CallRef& b : refs) {
+      for (const CallRef& b : mc.m.collectives[k]) {
         if (b.rank != a.rank) on.push_back(static_cast<int>(b.rank));
       }
     }

@@ -32,7 +32,7 @@ std::vector<CommWait> commWaitsOf(const PipelineTrace& pl, const std::vector<Gap
       }
       if (best < 0) continue;
       out.push_back({st.stage, static_cast<int>(st.ranks.front()), k.kernel, k.start,
-                     k.transferStart, k.end, best});
+                     k.transferStart, k.end, best, k.members});
     }
   }
   return out;

@@ -12,33 +12,43 @@
 namespace bubblescope::analysis {
 namespace {
 
-int chunksOf(const PipelineTrace& pl) {
+// Each stage's ops, in stage order.
+using StageOps = std::vector<const RankOps*>;
+
+StageOps stageOps(const PipelineTrace& pl) {
+  StageOps out;
+  for (const auto& st : pl.stages) out.push_back(&st.ops);
+  return out;
+}
+
+int chunksOf(const StageOps& stages) {
   int v = 1;
-  for (const auto& st : pl.stages) {
-    for (const auto& o : st.ops.ops) v = std::max(v, o.op.chunk + 1);
+  for (const RankOps* st : stages) {
+    for (const auto& o : st->ops) v = std::max(v, o.op.chunk + 1);
   }
   return v;
 }
 
 // ZB-V sends chunk 1's activations back towards stage 0; interleaving sends every chunk forward.
 // Without peers in the labels, V shows in who runs chunk 1's first forward first: the last stage.
-bool detectV(const PipelineTrace& pl) {
-  if (pl.v != 2 || pl.p < 2) return false;
+bool detectV(const StageOps& stages, int v) {
+  const int p = static_cast<int>(stages.size());
+  if (v != 2 || p < 2) return false;
   int votes = 0;
-  for (const auto& st : pl.stages) {
-    for (const auto& c : st.ops.comms) {
-      if (c.peer >= 0 && c.send && c.pass == OpKind::F && c.chunk == 1 && c.peer != st.stage) {
-        votes += c.peer < st.stage ? 1 : -1;
+  for (int s = 0; s < p; ++s) {
+    for (const auto& c : stages[s]->comms) {
+      if (c.peer >= 0 && c.send && c.pass == OpKind::F && c.chunk == 1 && c.peer != s) {
+        votes += c.peer < s ? 1 : -1;
       }
     }
   }
   if (votes != 0) return votes > 0;
   TimeNs first0 = INT64_MAX, firstLast = INT64_MAX;
-  for (const auto& st : pl.stages) {
-    for (const auto& o : st.ops.ops) {
+  for (int s = 0; s < p; ++s) {
+    for (const auto& o : stages[s]->ops) {
       if (o.op.kind != OpKind::F || o.op.chunk != 1 || o.step < 0) continue;
-      if (st.stage == 0) first0 = std::min(first0, o.start);
-      if (st.stage == pl.p - 1) firstLast = std::min(firstLast, o.start);
+      if (s == 0) first0 = std::min(first0, o.start);
+      if (s == p - 1) firstLast = std::min(firstLast, o.start);
     }
   }
   return firstLast < first0;
@@ -153,6 +163,17 @@ engine::Schedule layoutOf(const PipelineTrace& pl) {
   return layout;
 }
 
+engine::Schedule chunkLayoutOf(const Topology& topo, size_t replica,
+                               const std::vector<RankOps>& ops) {
+  StageOps stages;
+  for (const auto& ranks : topo.ranksOf[replica]) stages.push_back(&ops[ranks.front()]);
+  engine::Schedule layout;
+  layout.p = topo.pp;
+  layout.v = chunksOf(stages);
+  layout.layout = detectV(stages, layout.v) ? engine::ChunkLayout::V : engine::ChunkLayout::Looped;
+  return layout;
+}
+
 PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<RankOps>& ops,
                             const PipelineOptions& options) {
   PipelineTrace pl;
@@ -169,8 +190,8 @@ PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<Ra
     if (!options.appliedOffsets.empty()) st.clockOffset = options.appliedOffsets[row[s].front()];
     pl.stages.push_back(std::move(st));
   }
-  pl.v = chunksOf(pl);
-  pl.vLayout = detectV(pl);
+  pl.v = chunksOf(stageOps(pl));
+  pl.vLayout = detectV(stageOps(pl), pl.v);
   // Stages whose labels name no transfer take theirs from their NCCL kernels, by the chunk
   // layout the ops (and the other stages' labelled transfers) show; which may then say more.
   if (options.comms) {
@@ -181,7 +202,7 @@ PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<Ra
                        stageOfRank, layoutOf(pl));
       added = true;
     }
-    if (added) pl.vLayout = detectV(pl);
+    if (added) pl.vLayout = detectV(stageOps(pl), pl.v);
   }
   inferPeers(pl);
   pl.transfers = matchTransfers(pl);

@@ -54,6 +54,12 @@ struct PipelineOptions {
 // frame of the schedule a step observed.
 engine::Schedule layoutOf(const PipelineTrace& pl);
 
+// The same before the pipeline is built, from a replica's stages as the topology places them (v
+// from the ops' chunks, a V as buildPipeline detects it): what the sends and receives that name
+// no peer follow (comm/posting_order.h).
+engine::Schedule chunkLayoutOf(const Topology& topo, size_t replica,
+                               const std::vector<RankOps>& ops);
+
 // The capture's first step in [first, last]: the smallest step number any rank's ops hold, when
 // the range holds another after it (a capture of one step keeps it); none otherwise.
 std::optional<int64_t> warmupStep(const std::vector<RankOps>& ops, int64_t first, int64_t last);

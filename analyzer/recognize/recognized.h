@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/result/traced_members.h"
 #include "reference_engine/schedule/op.h"
 #include "traces/model/events.h"
 #include "traces/model/time.h"
@@ -79,7 +80,8 @@ struct CommKernel : DeviceWork {
   // The NCCL calls it serves (one, or a group's): RankOps::commCalls[callBegin, callEnd).
   uint32_t callBegin = 0, callEnd = 0;
   bool matched = false;
-  uint32_t kernel = 0;  // index into the rank's kernel table, for the viewer's stream rows
+  uint32_t kernel = 0;    // index into the rank's kernel table, for the viewer's stream rows
+  TracedMembers members;  // a collective with members the run does not trace: its wait is partial
 };
 
 struct StepMarker {

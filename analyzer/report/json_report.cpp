@@ -124,6 +124,7 @@ json pipelineJson(const PipelineResult& pl) {
                      {"transfer_start_ns", w.transferStart},
                      {"end_ns", w.end},
                      {"gap", w.gap}});
+    if (w.members.partial()) waits.back()["members"] = tracedMembersJson(w.members);
   }
   j["comm_waits"] = waits;
   json whatIf = json::array();

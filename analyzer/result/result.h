@@ -94,7 +94,8 @@ struct CommWait {
   int rank = 0;         // index into the run: the stage's representative, whose kernel it is
   uint32_t kernel = 0;  // index into that rank's kernels
   TimeNs start = 0, transferStart = 0, end = 0;
-  int gap = -1;  // index into PipelineResult::gaps
+  int gap = -1;           // index into PipelineResult::gaps
+  TracedMembers members;  // a collective with members not traced: the wait for the traced ones
 };
 
 struct StepInfo {

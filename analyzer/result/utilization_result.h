@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/result/inventory_result.h"
+#include "analyzer/result/traced_members.h"
 #include "traces/model/time.h"
 
 namespace bubblescope::analysis {
@@ -18,8 +19,11 @@ struct UtilizationSplit {
   TimeNs compute = 0;      // compute kernels
   TimeNs exposedComm = 0;  // NCCL kernels moving data while no compute ran
   TimeNs commWait = 0;     // NCCL kernels waiting for their peers (matched across ranks)
-  TimeNs otherBusy = 0;    // copies and sets while nothing above ran
-  TimeNs idle = 0;         // no device work at all
+  // Some of commWait is waiting inside collectives with members the run does not trace: the wait
+  // for the traced members only (traced_members.h); every report marks the figure.
+  TracedMembers waitMembers;
+  TimeNs otherBusy = 0;  // copies and sets while nothing above ran
+  TimeNs idle = 0;       // no device work at all
 
   UtilizationSplit& operator+=(const UtilizationSplit& o);
   TimeNs sum() const { return compute + exposedComm + commWait + otherBusy + idle; }

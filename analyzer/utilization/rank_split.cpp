@@ -36,6 +36,7 @@ UtilizationSplit& UtilizationSplit::operator+=(const UtilizationSplit& o) {
   compute += o.compute;
   exposedComm += o.exposedComm;
   commWait += o.commWait;
+  waitMembers.widen(o.waitMembers);
   otherBusy += o.otherBusy;
   idle += o.idle;
   return *this;
@@ -51,12 +52,14 @@ RankSplit splitRank(const RankDevice& d) {
 
   // Exclusive layers, in the order that claims time first.
   IntervalList compute, transfer, copies, wait;
+  std::vector<const CommSpan*> partial;  // waits of collectives with members not traced
   for (const DeviceSpan& s : d.compute) compute.push_back({s.start, s.end});
   for (const DeviceSpan& s : d.copies) copies.push_back({s.start, s.end});
   for (const CommSpan& s : d.comms) {
     const TimeNs split = std::clamp(s.transferStart, s.start, s.end);
     wait.push_back({s.start, split});
     transfer.push_back({split, s.end});
+    if (s.members.partial() && split > s.start) partial.push_back(&s);
   }
   compute = unite(std::move(compute));
   const IntervalList exposed = subtract(unite(std::move(transfer)), compute);
@@ -91,6 +94,11 @@ RankSplit splitRank(const RankDevice& d) {
     sp.exposedComm = coveredLength(exposed, lo, hi);
     sp.otherBusy = coveredLength(other, lo, hi);
     sp.commWait = coveredLength(waiting, lo, hi);
+    // The step's wait holds a partial collective's when some of that wait is left in it.
+    for (const CommSpan* s : partial) {
+      const TimeNs from = std::max(lo, s->start), to = std::min(hi, s->transferStart);
+      if (from < to && coveredLength(waiting, from, to) > 0) sp.waitMembers.widen(s->members);
+    }
     sp.idle = sp.span - sp.compute - sp.exposedComm - sp.otherBusy - sp.commWait;
     for (const Interval& g : subtract({{lo, hi}}, clip(claimed, lo, hi))) {
       out.gaps.push_back(IdleGap{0, st.number, g.start, g.end, {}, {}});

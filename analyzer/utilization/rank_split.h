@@ -15,6 +15,7 @@ struct DeviceSpan {
 
 struct CommSpan : DeviceSpan {
   TimeNs transferStart = 0;  // [start, transferStart) waits for peers
+  TracedMembers members;     // of a collective with members not traced: its wait is partial
 };
 
 struct RankDevice {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analyzer/comm/comm_match.h"
+#include "analyzer/comm/comm_warnings.h"
 #include "analyzer/result/errors.h"
 #include "analyzer/inventory/device_memory.h"
 #include "analyzer/inventory/idle_inventory.h"
@@ -49,6 +50,7 @@ RankDevice deviceOf(const traces::RankTrace& t, const RankOps& aligned, TimeNs o
     c.end = k.end - offset;
     c.launch = k.launch == kNoLaunch ? INT64_MIN : k.launch - offset;
     c.transferStart = k.transferStart - offset;
+    c.members = k.members;
     d.comms.push_back(c);
   }
   for (const StepMarker& s : aligned.steps) {
@@ -76,7 +78,8 @@ std::string commKinds(const traces::Run& run) {
 
 }  // namespace
 
-UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks) {
+UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks,
+                                std::vector<std::string>* warnings) {
   const size_t n = run.ranks.size();
   std::vector<RankOps> ops(n);
   for (size_t r = 0; r < n; ++r) ops[r] = recognizeWith(run.ranks[r], commonMarkers());
@@ -86,6 +89,9 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks) {
   offsets.resize(n, 0);
   for (size_t r = 0; r < n; ++r) shiftTimes(ops[r], offsets[r]);
   splitCommKernels(comms, ops);
+  if (warnings) {
+    for (std::string& w : commWarnings(comms)) warnings->push_back(std::move(w));
+  }
 
   UtilizationResult out;
   out.commKinds = commKinds(run);

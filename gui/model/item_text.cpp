@@ -183,8 +183,9 @@ std::string itemTooltip(const TimelineModel& model, const PipelineRows& p, const
           if (const analysis::CommWait* w = p.commWaitOf(row.rank, i); w && w->gap >= 0) {
             const auto cls = p.result->gaps[static_cast<size_t>(w->gap)].dominant;
             s += "\nwaited " + formatDuration(w->transferStart - w->start) +
-                 " for its peers (idle: " + analysis::idleClassName(cls) + "), then moved data for " +
-                 formatDuration(w->end - w->transferStart);
+                 " for its peers (idle: " + analysis::idleClassName(cls) +
+                 "), then moved data for " + formatDuration(w->end - w->transferStart);
+            if (w->members.partial()) s += " (" + analysis::tracedMembersText(w->members) + ")";
           }
           return s;
         }

@@ -1,6 +1,7 @@
 // The viewer on a trace shaped as PyTorch's profiler writes it (tests/tracegen): an NCCL kernel
 // that spun waiting for its peer is drawn as its wait, in the idle color of the gap it lies in,
-// and its transfer, in the communication color (issue 14, point 7).
+// and its transfer, in the communication color (issue 14, point 7); its tooltip says both, and
+// from how many members a partial collective's wait comes (issue 27, part 5).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -110,6 +111,35 @@ TEST(CommWaitView, SpinningNcclKernelIsDrawnAsItsWaitAndItsTransfer) {
   EXPECT_NE(tip.find("for its peers (idle: " + std::string(analysis::idleClassName(cls))),
             std::string::npos)
       << tip;
+}
+
+// A wait inside a collective with members the run does not hold says from how many it comes.
+TEST(CommWaitView, TooltipOfAPartialCollectivesWaitSaysHowManyMembersWereTraced) {
+  testing::TempDir dir;
+  auto run = load(commDelay(), dir);
+  analysis::PipelineResult& pl = run->result.pipelines.front();
+  ASSERT_FALSE(pl.commWaits.empty());
+  analysis::CommWait& w = pl.commWaits.front();
+  ASSERT_GE(w.gap, 0);
+  w.members = {2, 128};
+  run->model = buildTimelineModel(run->imported.run, run->result);
+  const PipelineRows& rows = run->model.pipelines.front();
+  for (const StageRows& stage : rows.stages) {
+    for (const Row& row : stage.detail) {
+      if (row.kind != RowKind::Stream || row.rank != w.rank) continue;
+      for (const Track& lane : row.lanes) {
+        for (const uint32_t item : lane.item) {
+          if (streamTableOf(item) != StreamTable::Kernel || streamIndexOf(item) != w.kernel)
+            continue;
+          const std::string tip = itemTooltip(run->model, rows, row, item, w.start);
+          EXPECT_NE(tip.find("then moved data for "), std::string::npos) << tip;
+          EXPECT_NE(tip.find("(2 of 128 members traced)"), std::string::npos) << tip;
+          return;
+        }
+      }
+    }
+  }
+  ADD_FAILURE() << "no stream row holds the waiting kernel";
 }
 
 TEST(CommWaitView, FoldedKernelBoxesNeverTakeAWaitsColor) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -57,10 +58,15 @@ class Writer {
   std::string json() {
     head();
     for (const HostRange& h : tl_.ranges) {
+      if (!inWindow(h.start)) {
+        if (h.kind == HostKind::CommCall) callsBeforeWindow_.insert(h.index);
+        if (h.kind == HostKind::Coalesced) batchesBeforeWindow_.insert(h.index);
+        continue;
+      }
       if (before(h.end)) range(h);
     }
     for (const ApiCall& a : tl_.api) {
-      if (!a.launch && before(a.end)) {
+      if (!a.launch && before(a.end) && inWindow(a.start)) {
         event("cuda_runtime", "cudaStreamSynchronize", pid_, pid_, a.start, a.end,
               "\"correlation\": " + std::to_string(90'000'000 + syncs_++) + ", \"cbid\": 131");
       }
@@ -71,7 +77,9 @@ class Writer {
           "\"tid\": \"\", \"ts\": " +
           ts(o_.hangAt + o_.collectedAfter) + "}");
     }
-    for (const AllocatorCall& c : allocatorCalls(job_, tl_.rank)) memory(c);
+    for (const AllocatorCall& c : allocatorCalls(job_, tl_.rank)) {
+      if (inWindow(c.time)) memory(c);
+    }
     std::ostringstream doc;
     doc << "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": " << device_
         << ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": " << job_.spec.deviceMemory
@@ -98,6 +106,8 @@ class Writer {
 
   // Whether something that ended (or happened) at `t` is in the trace: before the job hung.
   bool before(TimeNs t) const { return o_.hangAt == 0 || t <= o_.hangAt; }
+  // Whether something that began at `t` is in the trace: inside the profiler's window.
+  bool inWindow(TimeNs t) const { return o_.windowStart == 0 || t >= o_.windowStart; }
 
   void add(const std::string& e) {
     events_ << (first_ ? "\n    " : ",\n    ") << e;
@@ -251,6 +261,8 @@ class Writer {
   void kernel(const Kernel& k) {
     const ApiCall* launch = launches_.at(k.correlation);
     if (!before(launch->end)) return;  // launched after the hang: never
+    if (!inWindow(k.start)) return;    // ran before the profiler's window
+    const bool launchKept = inWindow(launch->start);
     uint64_t ext = nextExternal_++;
     std::string name;
     std::string extra;
@@ -259,10 +271,12 @@ class Writer {
         const int i = static_cast<int>(k.correlation % 4);
         name = kComputeKernels[i];
         // The aten op that launched it, inside the PP range.
-        event("cpu_op", kComputeOps[i], pid_, launchTid(k), launch->start - 3'000,
-              launch->end + 2'000,
-              "\"External id\": " + std::to_string(ext) +
-                  ", \"Sequence number\": " + std::to_string(k.correlation));
+        if (inWindow(launch->start - 3'000)) {
+          event("cpu_op", kComputeOps[i], pid_, launchTid(k), launch->start - 3'000,
+                launch->end + 2'000,
+                "\"External id\": " + std::to_string(ext) +
+                    ", \"Sequence number\": " + std::to_string(k.correlation));
+        }
         break;
       }
       case KernelKind::Optimizer:
@@ -273,29 +287,33 @@ class Writer {
         const std::vector<int>& batch = tl_.batches[k.owner];
         // The call (or group) that launched it is in the trace unless it was still open.
         if (batch.size() == 1) {
-          if (!commExternal_.count(batch.front())) return;
-          ext = commExternal_.at(batch.front());
+          if (!commExternal_.count(batch.front()) && !callsBeforeWindow_.count(batch.front())) {
+            return;
+          }
+          if (commExternal_.count(batch.front())) ext = commExternal_.at(batch.front());
           extra = ", " + commArgs(tl_.calls[batch.front()]);
         } else {
-          if (!coalescedExternal_.count(k.owner)) return;
-          ext = coalescedExternal_.at(k.owner);
+          if (!coalescedExternal_.count(k.owner) && !batchesBeforeWindow_.count(k.owner)) return;
+          if (coalescedExternal_.count(k.owner)) ext = coalescedExternal_.at(k.owner);
           extra = ", \"Collective name\": \"coalesced\"";
         }
         break;
       }
       case KernelKind::AllReduce:
         name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
-        if (!commExternal_.count(k.owner)) return;
-        ext = commExternal_.at(k.owner);
+        if (!commExternal_.count(k.owner) && !callsBeforeWindow_.count(k.owner)) return;
+        if (commExternal_.count(k.owner)) ext = commExternal_.at(k.owner);
         extra = ", " + commArgs(tl_.calls[k.owner]);
         break;
     }
     const std::string corr = "\"correlation\": " + std::to_string(k.correlation);
     const bool nccl = k.kind == KernelKind::SendRecv || k.kind == KernelKind::AllReduce;
-    event(nccl ? "cuda_driver" : "cuda_runtime", nccl ? "cuLaunchKernelEx" : "cudaLaunchKernel",
-          pid_, launchTid(k), launch->start, launch->end,
-          corr + ", \"External id\": " + std::to_string(ext) +
-              ", \"cbid\": " + (nccl ? "652" : "211"));
+    if (launchKept) {
+      event(nccl ? "cuda_driver" : "cuda_runtime", nccl ? "cuLaunchKernelEx" : "cudaLaunchKernel",
+            pid_, launchTid(k), launch->start, launch->end,
+            corr + ", \"External id\": " + std::to_string(ext) +
+                ", \"cbid\": " + (nccl ? "652" : "211"));
+    }
     if (!before(k.end)) return;  // still running when the job hung: CUPTI never recorded it
     event("kernel", name, device_, streamId(k.stream), k.start, k.end,
           "\"External id\": " + std::to_string(ext) + ", \"device\": " + std::to_string(device_) +
@@ -312,6 +330,7 @@ class Writer {
   uint64_t nextExternal_ = 1;
   int syncs_ = 0;
   std::map<int, uint64_t> commExternal_, coalescedExternal_;
+  std::set<int> callsBeforeWindow_, batchesBeforeWindow_;  // made before the profiler's window
   std::unordered_map<uint32_t, const ApiCall*> launches_;
 };
 

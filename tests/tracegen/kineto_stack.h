@@ -25,6 +25,12 @@ struct KinetoOptions {
   // record (their launches stay), and "Record Window End" says when the collection ended.
   TimeNs hangAt = 0;
   TimeNs collectedAfter = 5'000'000'000;
+  // Not 0: the profiler's active window opened at this true time, mid-step (torch.profiler's
+  // schedule records from its warm-up and keeps what began inside the window). What began before
+  // it is not in the trace: the step's range, ranges, CPU ops, launches and NCCL calls made
+  // before it, kernels that started before it. The kernels those calls launched that started
+  // inside it are, with no call and no launch: only the collective's args Kineto copies onto them.
+  TimeNs windowStart = 0;
 };
 
 std::string kinetoRankJson(const JobTimeline& job, int rank, const KinetoOptions& options = {});

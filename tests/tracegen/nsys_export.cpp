@@ -8,6 +8,73 @@ namespace {
 constexpr int64_t kVm = int64_t{1} << 48;  // VM id 1, as in every export we have seen
 constexpr int kNvtxPushPop = 59, kNvtxStartEnd = 60, kNvtxDomainCreate = 75;
 
+// NCCL's static payload schemas as the exports in shared/data/nsys hold them, row for row (domain
+// 1 is NCCL's in every process there and here); nsys writes them once per process. The first
+// entry's offset is NULL there: 0, where the struct begins.
+constexpr const char* kNcclSchemas = R"(
+INSERT INTO NVTX_PAYLOAD_SCHEMAS VALUES (1, 16777218, NULL, 1, NULL, 4, 24, NULL),
+  (1, 16777230, NULL, 1, NULL, 1, 8, NULL), (1, 16777223, NULL, 1, NULL, 3, 24, NULL),
+  (1, 16777220, NULL, 1, NULL, 2, 16, NULL), (1, 16777226, NULL, 1, NULL, 3, 24, NULL),
+  (1, 16777225, NULL, 1, NULL, 3, 24, NULL), (1, 16777222, NULL, 1, NULL, 3, 24, NULL),
+  (1, 16777227, NULL, 1, NULL, 4, 24, NULL);
+INSERT INTO NVTX_PAYLOAD_SCHEMA_ENTRIES VALUES
+  (1, 16777218, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
+  (1, 16777218, 1, NULL, 5, 'No. of ranks', NULL, NULL, 8),
+  (1, 16777218, 2, NULL, 5, 'Rank', NULL, NULL, 12),
+  (1, 16777218, 3, NULL, 5, 'CUDA device', NULL, NULL, 16),
+  (1, 16777230, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
+  (1, 16777223, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
+  (1, 16777223, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),
+  (1, 16777223, 2, NULL, 16777232, 'Reduction operation', NULL, NULL, 16),
+  (1, 16777220, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
+  (1, 16777220, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),
+  (1, 16777226, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
+  (1, 16777226, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),
+  (1, 16777226, 2, NULL, 5, 'Peer rank', NULL, NULL, 16),
+  (1, 16777225, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
+  (1, 16777225, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),
+  (1, 16777225, 2, NULL, 5, 'Peer rank', NULL, NULL, 16),
+  (1, 16777222, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
+  (1, 16777222, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),
+  (1, 16777222, 2, NULL, 5, 'Root', NULL, NULL, 16),
+  (1, 16777227, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
+  (1, 16777227, 1, NULL, 5, 'No. of ranks', NULL, NULL, 8),
+  (1, 16777227, 2, NULL, 5, 'Rank', NULL, NULL, 12),
+  (1, 16777227, 3, NULL, 5, 'CUDA device', NULL, NULL, 16);
+)";
+
+// Bytes of an entry type (nvToolsExtPayload.h's NVTX_PAYLOAD_ENTRY_TYPE_*, LP64); an id past
+// them is a registered enum, which C stores as an int.
+size_t entrySize(uint64_t type) {
+  switch (type) {
+    case 1:
+    case 2:
+    case 11:
+    case 12:
+      return 1;  // char, uchar, int8, uint8
+    case 3:
+    case 4:
+    case 13:
+    case 14:
+      return 2;  // short, ushort, int16, uint16
+    case 5:
+    case 6:
+    case 15:
+    case 16:
+      return 4;  // int, uint, int32, uint32
+    default:
+      return type >= 256 ? 4 : 8;  // long, long long, (u)int64, size, address
+  }
+}
+
+std::string json(const NvtxPayload& p) {
+  std::string s = "{";
+  for (const auto& [name, value] : p.fields) {
+    s += (s.size() > 1 ? ", \"" : "\"") + name + "\": " + std::to_string(value);
+  }
+  return s + "}";
+}
+
 // The tables, with nsys 2026.2's columns in its order (nsys creates no indexes).
 constexpr const char* kSchema = R"(
 CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
@@ -94,24 +161,6 @@ INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (0, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE
   (2, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT', 'Stream wait sync'),
   (3, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE', 'Stream sync'),
   (4, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE', 'Context sync');
--- NCCL's static payload schemas (domain 1 is NCCL's in every process here).
-INSERT INTO NVTX_PAYLOAD_SCHEMAS VALUES (1, 16777218, NULL, 1, NULL, 4, 24, NULL),
-  (1, 16777223, NULL, 1, NULL, 3, 24, NULL), (1, 16777225, NULL, 1, NULL, 3, 24, NULL),
-  (1, 16777226, NULL, 1, NULL, 3, 24, NULL);
-INSERT INTO NVTX_PAYLOAD_SCHEMA_ENTRIES VALUES
-  (1, 16777218, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
-  (1, 16777218, 1, NULL, 5, 'No. of ranks', NULL, NULL, 8),
-  (1, 16777218, 2, NULL, 5, 'Rank', NULL, NULL, 12),
-  (1, 16777218, 3, NULL, 5, 'CUDA device', NULL, NULL, 16),
-  (1, 16777223, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
-  (1, 16777223, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),
-  (1, 16777223, 2, NULL, 16777232, 'Reduction operation', NULL, NULL, 16),
-  (1, 16777225, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
-  (1, 16777225, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),
-  (1, 16777225, 2, NULL, 5, 'Peer rank', NULL, NULL, 16),
-  (1, 16777226, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),
-  (1, 16777226, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),
-  (1, 16777226, 2, NULL, 5, 'Peer rank', NULL, NULL, 16);
 )";
 
 }  // namespace
@@ -131,9 +180,32 @@ int64_t globalTid(int pid, int tid) {
   return globalPid(pid) | tid;
 }
 
-NsysExport::NsysExport(const std::filesystem::path& file, const NsysSession& session)
+std::string payloadBlob(const NvtxPayload& payload, const std::vector<NvtxSchemaEntry>& entries,
+                        size_t payloadSize) {
+  std::string bytes(16 + payloadSize, '\0');
+  auto put = [&](size_t at, uint64_t v, size_t n) {
+    for (size_t i = 0; i < n && at + i < bytes.size(); ++i)
+      bytes[at + i] = static_cast<char>(v >> (8 * i));
+  };
+  put(0, payload.schemaId, 8);
+  put(8, payloadSize, 8);
+  size_t next = 0;  // where the previous entry ended
+  for (const NvtxSchemaEntry& e : entries) {
+    const size_t n = entrySize(e.type);
+    const size_t at = e.offset >= 0 ? static_cast<size_t>(e.offset) : (next + n - 1) / n * n;
+    next = at + n;
+    for (const auto& [name, value] : payload.fields) {
+      if (name == e.name) put(16 + at, value, n);
+    }
+  }
+  return bytes;
+}
+
+NsysExport::NsysExport(const std::filesystem::path& file, const NsysSession& session,
+                       NsysPayloads payloads)
     : db_(file, traces::sqlite::Database::Mode::CreateNew),
       tables_(createTables(db_)),
+      payloads_(payloads),
       stringRow_(db_.prepare("INSERT INTO StringIds VALUES (?, ?)")),
       kernelRow_(db_.prepare(
           "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?1, ?2, ?3, ?3 + 1, NULL, ?4, ?5, ?6, "
@@ -149,7 +221,9 @@ NsysExport::NsysExport(const std::filesystem::path& file, const NsysSession& ses
           db_.prepare("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId, "
                       "domainId, jsonText) VALUES (?, ?, ?, ?, ?, ?, ?)")),
       bareRange_(db_.prepare("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId, "
-                             "domainId) VALUES (?, ?, ?, ?, ?, ?)")) {
+                             "domainId) VALUES (?, ?, ?, ?, ?, ?)")),
+      blobRange_(db_.prepare("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId, "
+                             "domainId, binaryData) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
   meta(session);
 }
 
@@ -204,7 +278,8 @@ void NsysExport::meta(const NsysSession& s) {
   pair("EXPORT_PRODUCT_VERSION", "2026.2.1.210");
   pair("EXPORT_SCHEMA_VERSION", "3.25.0");
   pair("EXPORT_PARAM_EXPORT_TYPE", "SQLite");
-  pair("EXPORT_PARAM_INCLUDE_JSON", "true");
+  pair("EXPORT_PARAM_INCLUDE_JSON", payloads_ == NsysPayloads::Json ? "true" : "false");
+  pair("EXPORT_PARAM_INCLUDE_BLOBS", payloads_ == NsysPayloads::Blobs ? "true" : "false");
 }
 
 void NsysExport::process(int pid, std::string_view name) {
@@ -213,6 +288,7 @@ void NsysExport::process(int pid, std::string_view name) {
   st.bind(2, pid);
   st.bind(3, name);
   st.run();
+  db_.exec(kNcclSchemas);
   st = db_.prepare("INSERT INTO ThreadNames VALUES (?, 20, ?)");
   st.bind(1, string(name));
   st.bind(2, globalTid(pid, pid));
@@ -347,18 +423,46 @@ void NsysExport::startEndRange(TimeNs start, TimeNs end, int pid, int tid, std::
   st.run();
 }
 
+const std::string& NsysExport::blob(int domainId, const NvtxPayload& payload) {
+  const std::pair<int, uint64_t> key{domainId, payload.schemaId};
+  auto it = schemas_.find(key);
+  if (it == schemas_.end()) {
+    // The schema as this file's rows give it (the first process's: they are alike).
+    Schema sc;
+    auto size = db_.prepare(
+        "SELECT payloadSize FROM NVTX_PAYLOAD_SCHEMAS WHERE domainId = ? AND schemaId = ?");
+    size.bind(1, domainId);
+    size.bind(2, static_cast<int64_t>(payload.schemaId));
+    if (size.step()) sc.payloadSize = static_cast<size_t>(size.int64(0));
+    auto rows = db_.prepare(
+        "SELECT type, name, coalesce(offset, -1), idx FROM NVTX_PAYLOAD_SCHEMA_ENTRIES WHERE "
+        "domainId = ? AND schemaId = ? GROUP BY idx ORDER BY idx");
+    rows.bind(1, domainId);
+    rows.bind(2, static_cast<int64_t>(payload.schemaId));
+    while (rows.step()) {
+      sc.entries.push_back(
+          {static_cast<uint64_t>(rows.int64(0)), std::string(rows.text(1)), rows.int64(2)});
+    }
+    it = schemas_.emplace(key, std::move(sc)).first;
+  }
+  blob_ = payloadBlob(payload, it->second.entries, it->second.payloadSize);
+  return blob_;
+}
+
 void NsysExport::registeredRange(TimeNs start, TimeNs end, int pid, int tid, int domainId,
-                                 std::string_view name, std::string_view json) {
+                                 std::string_view name, const NvtxPayload& payload) {
   const int64_t textId = string(name);
-  // A payload-less range (ncclGroupStart) has NULL for its JSON, as nsys writes it.
-  auto& st = json.empty() ? bareRange_ : registeredRange_;
+  // A payload-less range (ncclGroupStart), or a payload the export drops, has NULL for both.
+  const bool none = payload.schemaId == 0 || payloads_ == NsysPayloads::None;
+  auto& st = none ? bareRange_ : payloads_ == NsysPayloads::Json ? registeredRange_ : blobRange_;
   st.bind(1, start);
   st.bind(2, end);
   st.bind(3, kNvtxPushPop);
   st.bind(4, globalTid(pid, tid));
   st.bind(5, textId);
   st.bind(6, domainId);
-  if (!json.empty()) st.bind(7, json);
+  if (!none && payloads_ == NsysPayloads::Json) st.bind(7, json(payload));
+  if (!none && payloads_ == NsysPayloads::Blobs) st.bindBlob(7, blob(domainId, payload));
   st.run();
 }
 

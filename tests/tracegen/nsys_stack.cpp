@@ -91,9 +91,9 @@ uint64_t pairComm(int a, int b) {
   return commHash(1000 + 100 * std::min(a, b) + std::max(a, b));
 }
 
-std::string payload(uint64_t comm, uint64_t bytes, const std::string& last) {
-  return "{\"NCCL communicator ID\": " + std::to_string(comm) +
-         ", \"Message size [bytes]\": " + std::to_string(bytes) + ", " + last + "}";
+NvtxPayload payload(uint64_t schema, uint64_t comm, uint64_t bytes, const char* last,
+                    uint64_t value) {
+  return {schema, {{"NCCL communicator ID", comm}, {"Message size [bytes]", bytes}, {last, value}}};
 }
 
 // One rank's process in its host's export.
@@ -156,9 +156,8 @@ class ProcessWriter {
     return o_.p2p == P2pComms::Pairs ? (peer < tl_.rank ? 0 : 1) : peer;
   }
 
-  void nccl(TimeNs start, TimeNs end, const char* name, const std::string& json = "") {
-    out_.registeredRange(t(start), t(end), pid_, pid_, kNcclDomain, name,
-                         o_.payloads ? json : std::string());
+  void nccl(TimeNs start, TimeNs end, const char* name, const NvtxPayload& payload = {}) {
+    out_.registeredRange(t(start), t(end), pid_, pid_, kNcclDomain, name, payload);
   }
 
   void communicators() {
@@ -167,9 +166,11 @@ class ProcessWriter {
     out_.domain(t(at - 1'000), pid_, pid_, kNcclDomain, "NCCL");
     auto init = [&](uint64_t comm, int size, int rank) {
       nccl(at, at + 2'000'000, "ncclCommInitRankConfig",
-           "{\"NCCL communicator ID\": " + std::to_string(comm) + ", \"No. of ranks\": " +
-               std::to_string(size) + ", \"Rank\": " + std::to_string(rank) +
-               ", \"CUDA device\": " + std::to_string(device_) + "}");
+           {kNcclCommInitSchema,
+            {{"NCCL communicator ID", comm},
+             {"No. of ranks", static_cast<uint64_t>(size)},
+             {"Rank", static_cast<uint64_t>(rank)},
+             {"CUDA device", static_cast<uint64_t>(device_)}}});
       at += 3'000'000;
     };
     init(groupComm(), job_.spec.p, tl_.rank);
@@ -257,19 +258,20 @@ class ProcessWriter {
     const NcclCall& c = tl_.calls[h.index];
     if (c.kind == CallKind::AllReduce) {
       nccl(h.start + 2'000, h.end - 2'000, "ncclAllReduce",
-           payload(groupComm(), c.bytes, "\"Reduction operation\": 0"));
+           payload(kNcclAllReduceSchema, groupComm(), c.bytes, "Reduction operation", 0));
       return;
     }
     const std::vector<int>& batch = tl_.batches[c.batch];
     if (batch.front() == h.index) nccl(h.start - 700, h.start - 300, "ncclGroupStart");
-    const std::string json =
-        payload(p2pComm(c.peer), c.bytes, "\"Peer rank\": " + std::to_string(p2pPeer(c.peer)));
-    const char* name = c.kind == CallKind::Send ? "ncclSend" : "ncclRecv";
+    const bool send = c.kind == CallKind::Send;
+    const NvtxPayload p = payload(send ? kNcclSendSchema : kNcclRecvSchema, p2pComm(c.peer),
+                                  c.bytes, "Peer rank", static_cast<uint64_t>(p2pPeer(c.peer)));
+    const char* name = send ? "ncclSend" : "ncclRecv";
     if (batch.size() > 1) {
-      nccl(h.start + 300, h.end - 100, name, json);
+      nccl(h.start + 300, h.end - 100, name, p);
       return;
     }
-    nccl(h.start + 3'000, h.start + 8'000, name, json);
+    nccl(h.start + 3'000, h.start + 8'000, name, p);
     groupEnd(h.start + 9'000, h.end - 2'000);
   }
 
@@ -377,7 +379,7 @@ std::vector<std::filesystem::path> writeNsysExports(const JobTimeline& job,
     session.command = {"torchrun", "--nnodes=" + std::to_string((p + perHost - 1) / perHost),
                        "--nproc-per-node=" + std::to_string(perHost), "train_pp.py"};
     files.push_back(dir / ("node" + std::to_string(host) + ".sqlite"));
-    NsysExport out(files.back(), session);
+    NsysExport out(files.back(), session, o.payloads);
     for (int r = first; r < std::min(p, first + perHost); ++r) {
       out.gpu(r - first, "NVIDIA H100 80GB HBM3",
               "GPU-5f0e" + std::to_string(host) + "c1a-9b2d-4e7f-8a10-" + std::to_string(r),

@@ -1,8 +1,8 @@
 #pragma once
 // A generated job as Nsight Systems records torch.distributed.pipelining on ProcessGroupNCCL:
 // `nsys profile --trace=cuda,nvtx torchrun ...` on every host, then
-// `nsys export --type sqlite --include-json=true` (without --include-json nsys drops NCCL's
-// payloads, and with them every peer).
+// `nsys export --type sqlite --include-json=true` (without --include-json or --include-blobs nsys
+// drops NCCL's payloads, and with them every peer).
 //
 // Files: one export per host, each local rank a process of it. nsys captures the process tree it
 // launched, so over torchrun one report holds all of a host's ranks (the public 2-GPU torchrun
@@ -31,7 +31,8 @@
 //   Steps: the training loop's own torch.cuda.nvtx start/end range "step 3" (ProfilerStep#N
 //   exists only while torch.profiler records), opening a little into the step's first op as
 //   JobSpec::stepRangeLag says.
-// - NCCL's own NVTX (domain "NCCL", registered names, JSON payloads): ncclCommInitRankConfig per
+// - NCCL's own NVTX (domain "NCCL", registered names, payloads of NCCL's static schemas, as JSON,
+//   as blobs or dropped: NsysOptions::payloads): ncclCommInitRankConfig per
 //   communicator before the first step ({communicator, No. of ranks, Rank, CUDA device}); per
 //   batch (batch_isend_irecv) ncclGroupStart, one ncclSend/ncclRecv per call ({communicator,
 //   Message size, Peer rank}), ncclGroupEnd holding the fused kernel's launch; ncclAllReduce
@@ -46,6 +47,7 @@
 #include <vector>
 
 #include "tests/tracegen/execution.h"
+#include "tests/tracegen/nsys_export.h"
 
 namespace bubblescope::tracegen {
 
@@ -61,9 +63,10 @@ struct NsysOptions {
   // The backward's launches (and emit_nvtx's aten ranges around them) on the autograd engine's
   // device thread, as torch runs them; its PP range stays on the main thread.
   bool autogradThread = true;
-  // false: exported without --include-json=true (nsys's default): NCCL's ranges lose their
-  // payloads, and with them every peer, communicator and size.
-  bool payloads = true;
+  // Json: exported with --include-json=true; Blobs: with --include-blobs=true; None: with neither
+  // (nsys's default): NCCL's ranges lose their payloads, and with them every peer, communicator
+  // and size.
+  NsysPayloads payloads = NsysPayloads::Json;
 };
 
 // Writes one export per host into `dir` ("node0.sqlite", "node1.sqlite", ...) and returns them.

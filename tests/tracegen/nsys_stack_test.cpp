@@ -4,13 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
+#include <sstream>
 
+#include "analyzer/report/report.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
 #include "tests/tracegen/expect_found.h"
 #include "tests/tracegen/nsys_stack.h"
 #include "tests/tracegen/stack_analysis.h"
+#include "tests/tracegen/unlabelled.h"
 #include "traces/import/run_import.h"
 
 namespace bubblescope::tracegen {
@@ -75,6 +80,23 @@ TEST_P(NsysSharedStreamCases, AnalysisFindsWhatTheGeneratorDid) {
   expectFound(analyseNsys(c, o, dir), c);
 }
 
+// No payload there either: one stream serves both neighbours, so each receive is told by the op
+// it feeds.
+TEST_P(NsysSharedStreamCases, WithoutPayloadsPostingOrderPairsEveryCall) {
+  testing::TempDir dir;
+  Case c = GetParam();
+  c.spec.sharedP2pStream = true;
+  NsysOptions o;
+  o.p2p = NsysOptions::P2pComms::Group;
+  o.payloads = NsysPayloads::None;
+  const StackRun run = analyseNsys(c, o, dir);
+  expectFound(run, c);
+  std::string warnings;
+  for (const std::string& w : run.result.warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("confidence high"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("call(s) name no peer"), std::string::npos) << warnings;
+}
+
 INSTANTIATE_TEST_SUITE_P(StackAnalysis, NsysSharedStreamCases,
                          ::testing::ValuesIn(standardCases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
@@ -95,30 +117,125 @@ TEST(NsysLayouts, BubblescopeLabelsInsteadOfEmitNvtx) {
   expectFound(analyseNsys(caseNamed("HostStall"), o, dir), caseNamed("HostStall"));
 }
 
-// nsys's default export drops NCCL's payloads: no call knows its peer, so no kernel can be
-// split. The analysis still runs and says how many kernels it could not split and why.
-TEST(NsysLayouts, WithoutPayloadsTheUnsplitKernelsAreCountedAndExplained) {
-  testing::TempDir dir;
+// The three shapes nsys exports NCCL's payloads in give one answer, on every case: with
+// --include-blobs=true the JSON export's report, byte for byte; with neither (nsys's default)
+// each labelled stage's sends and receives are paired with its neighbours' by posting order, so
+// its kernels are matched and split as usual: per stage and class the idle of the JSON export
+// within 2% of the span, S within 2%.
+class NsysPayloadShapes : public ::testing::TestWithParam<Case> {};
+
+StackRun analyseShape(const Case& c, NsysPayloads shape, const testing::TempDir& dir) {
   NsysOptions o;
-  o.payloads = false;
-  const StackRun run = analyseNsys(caseNamed("FaultFree"), o, dir);
-  ASSERT_EQ(run.result.pipelines.size(), 1u);
-  std::string warnings;
-  for (const std::string& w : run.result.warnings) warnings += w + "\n";
-  EXPECT_NE(warnings.find("call(s) name no peer (an nsys export made without "
-                          "--include-json=true"),
-            std::string::npos)
-      << warnings;
-  EXPECT_EQ(warnings.find("not in the run"), std::string::npos) << warnings;
-  // Every send and receive of the job, counted once.
+  o.payloads = shape;
+  return analyseNsys(c, o, dir);
+}
+
+// The same job as nobody labelled it (unlabelled.h), in one shape; the truth is the labelled job's.
+StackRun analyseUnlabelledShape(const Case& c, Labels labels, NsysPayloads shape,
+                                const testing::TempDir& dir) {
+  const JobTimeline job = execute(c.spec);
+  NsysOptions o;
+  o.payloads = shape;
+  writeNsysExports(labels == Labels::Bare ? withoutAnyMarkers(job) : withoutOpLabels(job),
+                   dir.path(), o);
+  return analyseWritten(job, dir.path());
+}
+
+// The JSON report, with the one line that names the files' directory made alike.
+std::string jsonReport(analysis::AnalysisResult result) {
+  result.runDir = "run";
+  std::ostringstream out;
+  analysis::writeReport(result, analysis::reportFormat("json"), out, false);
+  return out.str();
+}
+
+std::string warningsOf(const StackRun& run) {
+  std::string all;
+  for (const std::string& w : run.result.warnings) all += w + "\n";
+  return all;
+}
+
+TEST_P(NsysPayloadShapes, BlobsGiveTheJsonExportsReport) {
+  testing::TempDir jsonDir, blobDir;
+  const StackRun json = analyseShape(GetParam(), NsysPayloads::Json, jsonDir);
+  const StackRun blobs = analyseShape(GetParam(), NsysPayloads::Blobs, blobDir);
+  EXPECT_EQ(blobs.importNotes, json.importNotes);
+  EXPECT_EQ(jsonReport(blobs.result), jsonReport(json.result));
+  expectFound(blobs, GetParam());
+}
+
+TEST_P(NsysPayloadShapes, WithoutPayloadsPostingOrderGivesTheJsonExportsAnswer) {
+  testing::TempDir jsonDir, noneDir;
+  const StackRun json = analyseShape(GetParam(), NsysPayloads::Json, jsonDir);
+  const StackRun none = analyseShape(GetParam(), NsysPayloads::None, noneDir);
+  const std::string warnings = warningsOf(none);
+  // Every send and receive of the job paired, and the report says how and how sure.
   size_t p2p = 0;
-  for (const RankTimeline& tl : execute(caseNamed("FaultFree").spec).ranks) {
+  for (const RankTimeline& tl : execute(GetParam().spec).ranks) {
     for (const NcclCall& c : tl.calls) p2p += c.kind != CallKind::AllReduce;
   }
-  EXPECT_NE(warnings.find(std::to_string(p2p) + " NCCL send/receive call(s) name no peer"),
+  const std::string n = std::to_string(p2p);
+  EXPECT_NE(warnings.find(n + " of " + n +
+                          " NCCL send/receive call(s) that name no peer (an nsys export made "
+                          "without --include-json=true drops NCCL's payloads) were paired with "
+                          "their neighbours' in posting order"),
             std::string::npos)
       << warnings;
+  EXPECT_NE(warnings.find("confidence high"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("call(s) name no peer"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("not in the run"), std::string::npos) << warnings;
+
+  ASSERT_EQ(none.result.pipelines.size(), 1u);
+  ASSERT_EQ(json.result.pipelines.size(), 1u);
+  const analysis::PipelineResult& got = none.result.pipelines[0];
+  const analysis::PipelineResult& want = json.result.pipelines[0];
+  ASSERT_EQ(got.stages.size(), want.stages.size());
+  double worst = 0;  // the largest difference of any class on any stage, % of its span
+  for (size_t s = 0; s < want.stages.size(); ++s) {
+    const analysis::Split& a = got.stages[s].total;
+    const analysis::Split& b = want.stages[s].total;
+    for (size_t k = 0; k < b.idleByClass.size(); ++k) {
+      EXPECT_NEAR(a.idleByClass[k], b.idleByClass[k], 0.02 * b.span)
+          << "stage " << s << " "
+          << analysis::idleClassName(analysis::idleClassAt(static_cast<int>(k))) << "\n"
+          << describe(none);
+      worst = std::max(
+          worst, 100.0 * std::abs(double(a.idleByClass[k] - b.idleByClass[k])) / double(b.span));
+    }
+    EXPECT_NEAR(a.idle, b.idle, 0.02 * b.span) << "stage " << s << "\n" << describe(none);
+  }
+  EXPECT_NEAR(got.slowdown, want.slowdown, 0.02 * want.slowdown) << describe(none);
+  char figure[64];
+  std::snprintf(figure, sizeof figure, "%.4f", worst);
+  ::testing::Test::RecordProperty("worst_class_idle_difference_pct_of_span", figure);
+  std::snprintf(figure, sizeof figure, "%.4f / %.4f", got.slowdown, want.slowdown);
+  ::testing::Test::RecordProperty("slowdown_none_json", figure);
+  expectFound(none, GetParam());
 }
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, NsysPayloadShapes, ::testing::ValuesIn(standardCases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+// Unlabelled jobs take their stages from the p2p traffic the payloads' peers give, so the blob
+// export must give the JSON export's report there too, with and without step ranges. (With
+// neither, nothing gives the stages: posting order needs the labels.)
+class NsysUnlabelledPayloadShapes : public ::testing::TestWithParam<Case> {};
+
+TEST_P(NsysUnlabelledPayloadShapes, BlobsGiveTheJsonExportsReport) {
+  for (const Labels labels : {Labels::Unlabelled, Labels::Bare}) {
+    SCOPED_TRACE(labels == Labels::Bare ? "no op labels, no step ranges" : "no op labels");
+    testing::TempDir jsonDir, blobDir;
+    const StackRun json = analyseUnlabelledShape(GetParam(), labels, NsysPayloads::Json, jsonDir);
+    const StackRun blobs = analyseUnlabelledShape(GetParam(), labels, NsysPayloads::Blobs, blobDir);
+    ASSERT_TRUE(json.result.inference.fromP2p) << describe(json);
+    EXPECT_EQ(blobs.importNotes, json.importNotes);
+    EXPECT_EQ(jsonReport(blobs.result), jsonReport(json.result));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, NsysUnlabelledPayloadShapes,
+                         ::testing::ValuesIn(standardCases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 // What the importer reads back: every rank a process of its host's file, its kernels on the true
 // time plus its host's skew, and each p2p batch's one fused kernel tied to all its calls.

@@ -7,13 +7,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <tuple>
 
+#include "analyzer/report/report.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
 #include "tests/tracegen/expect_found.h"
+#include "tests/tracegen/nsys_stack.h"
 #include "tests/tracegen/stack_analysis.h"
+#include "tests/tracegen/unlabelled.h"
 
 namespace bubblescope::tracegen {
 namespace {
@@ -125,6 +129,70 @@ INSTANTIATE_TEST_SUITE_P(StackAnalysis, ZbVOpsLabelled,
                          ::testing::Combine(::testing::ValuesIn(stacks()),
                                             ::testing::ValuesIn(zbVCases())),
                          paramName);
+
+// nsys's three payload shapes on ZB-V, only the ops labelled (the transfers come from the NCCL
+// kernels): with --include-blobs=true the JSON export's report; with neither, the sends and
+// receives paired by posting order along the V the ops show (a receive, posted when its sender
+// sends, by the stream of its pair), the truth's idle per stage and S, and the JSON export's
+// within 2%.
+class ZbVNsysPayloads : public ::testing::TestWithParam<Case> {};
+
+StackRun analyseNsysShape(const Case& c, NsysPayloads shape, const testing::TempDir& dir,
+                          Labels labels = Labels::Labelled) {
+  const JobTimeline job = execute(c.spec);
+  NsysOptions o;
+  o.payloads = shape;
+  writeNsysExports(labels == Labels::Unlabelled ? withoutOpLabels(job) : job, dir.path(), o);
+  return analyseWritten(job, dir.path());
+}
+
+std::string jsonReport(analysis::AnalysisResult result) {
+  result.runDir = "run";  // the one line that names the files' directory
+  std::ostringstream out;
+  analysis::writeReport(result, analysis::reportFormat("json"), out, false);
+  return out.str();
+}
+
+TEST_P(ZbVNsysPayloads, BlobsGiveTheJsonReportAndNoPayloadTheTruthsPipeline) {
+  const Case& c = GetParam();
+  testing::TempDir jsonDir, blobDir, noneDir;
+  const StackRun json = analyseNsysShape(c, NsysPayloads::Json, jsonDir);
+  const StackRun blobs = analyseNsysShape(c, NsysPayloads::Blobs, blobDir);
+  EXPECT_EQ(jsonReport(blobs.result), jsonReport(json.result));
+  const StackRun none = analyseNsysShape(c, NsysPayloads::None, noneDir);
+  expectTheTruthsPipeline(none, c.spec);
+  ASSERT_EQ(none.result.pipelines.size(), 1u);
+  ASSERT_EQ(json.result.pipelines.size(), 1u);
+  const analysis::PipelineResult& got = none.result.pipelines[0];
+  const analysis::PipelineResult& want = json.result.pipelines[0];
+  ASSERT_EQ(got.stages.size(), want.stages.size());
+  for (size_t s = 0; s < want.stages.size(); ++s) {
+    EXPECT_NEAR(got.stages[s].total.idle, want.stages[s].total.idle,
+                0.02 * want.stages[s].total.idle)
+        << "stage " << s << "\n"
+        << describe(none);
+  }
+  EXPECT_NEAR(got.slowdown, want.slowdown, 0.02 * want.slowdown) << describe(none);
+  std::string warnings;
+  for (const std::string& w : none.result.warnings) warnings += w + "\n";
+  EXPECT_EQ(warnings.find("call(s) name no peer"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("confidence high"), std::string::npos) << warnings;
+}
+
+// Nobody labelled the V: its stages come from the p2p traffic the payloads' peers give, so the
+// blob export gives the JSON export's report (zb_v_unlabelled_test checks that one).
+TEST_P(ZbVNsysPayloads, UnlabelledBlobsGiveTheJsonReport) {
+  const Case& c = GetParam();
+  testing::TempDir jsonDir, blobDir;
+  const StackRun json = analyseNsysShape(c, NsysPayloads::Json, jsonDir, Labels::Unlabelled);
+  const StackRun blobs = analyseNsysShape(c, NsysPayloads::Blobs, blobDir, Labels::Unlabelled);
+  ASSERT_TRUE(json.result.inference.fromP2p) << describe(json);
+  EXPECT_EQ(blobs.importNotes, json.importNotes);
+  EXPECT_EQ(jsonReport(blobs.result), jsonReport(json.result));
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, ZbVNsysPayloads, ::testing::ValuesIn(zbVCases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 }  // namespace
 }  // namespace bubblescope::tracegen

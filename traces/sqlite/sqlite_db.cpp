@@ -50,6 +50,12 @@ std::string_view Statement::text(int column) const {
   return {p, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
 }
 
+std::string_view Statement::blob(int column) const {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, column));
+  if (!p) return {};
+  return {p, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
+}
+
 std::string_view Statement::columnName(int column) const {
   const char* name = sqlite3_column_name(stmt_, column);
   return name ? std::string_view(name) : std::string_view();

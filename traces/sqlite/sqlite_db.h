@@ -36,6 +36,10 @@ class Statement {
     check(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()),
                             SQLITE_TRANSIENT));
   }
+  void bindBlob(int index, std::string_view bytes) {
+    check(sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()),
+                            SQLITE_TRANSIENT));
+  }
   // Runs one step: true while it yields a row, false when done.
   bool step();
   // Runs a statement that yields no rows and makes it ready for the next bindings.
@@ -48,6 +52,8 @@ class Statement {
   // Columns are 0-based.
   int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
   std::string_view text(int column) const;
+  // A column's bytes as stored (a BLOB's, or a TEXT's without conversion); empty for NULL.
+  std::string_view blob(int column) const;
   bool isNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
   int type(int column) const { return sqlite3_column_type(stmt_, column); }  // SQLITE_INTEGER, ...
   int columns() const { return sqlite3_column_count(stmt_); }

@@ -27,7 +27,12 @@ json splitJson(const Split& s) {
 json splitJson(const UtilizationSplit& s) {
   json j = partsJson(s.span, s.compute, s.exposedComm, s.otherBusy, s.idle);
   j["comm_wait_ns"] = s.commWait;
+  if (s.waitMembers.partial()) j["comm_wait_members"] = tracedMembersJson(s.waitMembers);
   return j;
+}
+
+json tracedMembersJson(const TracedMembers& m) {
+  return {{"traced", m.traced}, {"of", m.of}, {"text", tracedMembersText(m)}};
 }
 
 }  // namespace bubblescope::analysis

@@ -9,7 +9,10 @@ namespace bubblescope::analysis {
 
 // {"span_ns", "compute_ns", "exposed_comm_ns", "other_busy_ns", "idle_ns", "idle_by_class_ns"}
 nlohmann::json splitJson(const Split& s);
-// The same parts, with "comm_wait_ns" where a pipeline has idle by class.
+// The same parts, with "comm_wait_ns" where a pipeline has idle by class, and, when some of that
+// wait is in collectives with members not traced, "comm_wait_members".
 nlohmann::json splitJson(const UtilizationSplit& s);
+// {"traced": 2, "of": 128, "text": "2 of 128 members traced"}: a wait figure's traced members.
+nlohmann::json tracedMembersJson(const TracedMembers& m);
 
 }  // namespace bubblescope::analysis

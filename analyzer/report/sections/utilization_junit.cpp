@@ -11,6 +11,8 @@ void splitProperties(const UtilizationSplit& s, JunitProperties& p) {
   p.emplace_back("compute_ms", formatMs(s.compute, 3));
   p.emplace_back("exposed_comm_ms", formatMs(s.exposedComm, 3));
   p.emplace_back("comm_wait_ms", formatMs(s.commWait, 3));
+  if (s.waitMembers.partial())
+    p.emplace_back("comm_wait_members", tracedMembersText(s.waitMembers));
   p.emplace_back("other_busy_ms", formatMs(s.otherBusy, 3));
   p.emplace_back("idle_ms", formatMs(s.idle, 3));
   p.emplace_back("idle_share_pct", formatPercent(share(s.idle, s.span), 3));

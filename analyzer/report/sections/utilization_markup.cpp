@@ -15,9 +15,12 @@ constexpr size_t kStepRows = 20;
 std::vector<std::vector<std::string>> splitRows(const UtilizationResult& u) {
   std::vector<std::vector<std::string>> rows;
   auto add = [&](const std::string& name, const UtilizationSplit& s) {
-    rows.push_back({name, formatMs(s.span), formatMs(s.compute), formatMs(s.exposedComm),
-                    formatMs(s.commWait), formatMs(s.otherBusy), formatMs(s.idle),
-                    formatPercent(share(s.idle, s.span))});
+    // A wait that holds a partial collective's says from how many members it was measured.
+    const std::string wait =
+        formatMs(s.commWait) +
+        (s.waitMembers.partial() ? " (" + tracedMembersText(s.waitMembers) + ")" : "");
+    rows.push_back({name, formatMs(s.span), formatMs(s.compute), formatMs(s.exposedComm), wait,
+                    formatMs(s.otherBusy), formatMs(s.idle), formatPercent(share(s.idle, s.span))});
   };
   for (const RankUtilization& ru : u.ranks) {
     add("rank " + std::to_string(ru.rank), ru.total);

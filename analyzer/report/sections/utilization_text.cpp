@@ -11,12 +11,13 @@ namespace {
 constexpr size_t kStepRows = 20;
 
 std::string row(const std::string& name, const UtilizationSplit& s) {
+  // A wait that holds a partial collective's is marked; the note under the table says how.
+  const std::string wait = formatMs(s.commWait) + (s.waitMembers.partial() ? "*" : "");
   char buf[256];
   std::snprintf(buf, sizeof buf, "%-14s %9s %9s %9s %9s %9s %9s %7s\n", name.c_str(),
                 formatMs(s.span).c_str(), formatMs(s.compute).c_str(),
-                formatMs(s.exposedComm).c_str(), formatMs(s.commWait).c_str(),
-                formatMs(s.otherBusy).c_str(), formatMs(s.idle).c_str(),
-                formatPercent(share(s.idle, s.span)).c_str());
+                formatMs(s.exposedComm).c_str(), wait.c_str(), formatMs(s.otherBusy).c_str(),
+                formatMs(s.idle).c_str(), formatPercent(share(s.idle, s.span)).c_str());
   return buf;
 }
 
@@ -52,6 +53,11 @@ void writeUtilizationText(const AnalysisResult& r, std::ostream& out) {
     }
   }
   out << row("all", u.total);
+  if (u.total.waitMembers.partial()) {
+    out << "* wait in collectives with members the run does not hold, for the traced ones only\n"
+        << "  (" << tracedMembersText(u.total.waitMembers)
+        << "): a lower bound, not the job's wait\n";
+  }
   out << "\nIdle by what the host was doing:\n";
   for (const IdleCause& c : u.idleByCause) {
     out << "  " << c.cause << ": " << formatMs(c.idle) << " ms in " << c.gaps << " gap(s) ("

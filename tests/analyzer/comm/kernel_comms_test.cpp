@@ -105,5 +105,30 @@ TEST(KernelComms, AChainSendsForwardsOnAndBackwardsBack) {
   EXPECT_EQ(ops.comms[2].peer, 0);
 }
 
+// A capture window that opened after F0 and F1 were launched holds their sends' kernels but not
+// the ops: the sends that start before F2 (the first op the trace holds) ended carry ops it does
+// not hold, and F2's output is the third send, not the first.
+TEST(KernelComms, SendsOfOpsBeforeTheCaptureAreNotGivenToTheFirstOpItHolds) {
+  RankOps ops;
+  RecognizedOp f2 = op(OpKind::F, 0, 20, 30);
+  f2.op.mb = 2;
+  ops.ops = {f2};
+  ops.commKernels = {kernel(12, 14), kernel(16, 18), kernel(30, 32)};
+  CommMatches matches;
+  for (uint32_t k = 0; k < 3; ++k) {
+    P2pMatch m;
+    m.sendKernel = {0, k};
+    m.recvKernel = {1, k};
+    m.sendPosted = static_cast<TimeNs>(k);
+    matches.p2p.push_back(m);
+  }
+  engine::Schedule layout;
+  layout.p = 2;
+  commsFromKernels(ops, 0, 0, matches, {0, 1}, layout);
+  ASSERT_EQ(ops.comms.size(), 1u);
+  EXPECT_EQ(ops.comms[0].mb, 2);
+  EXPECT_EQ(ops.comms[0].start, 30);
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

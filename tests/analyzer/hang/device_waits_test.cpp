@@ -219,5 +219,25 @@ TEST(HangDeviceWaits, StuckReceiveWhosePeerNeverSentWaitsOnThatPeer) {
       << rep.diagnosis;
 }
 
+// An all-reduce of 4 members of which the run holds 2, stuck on both: the members not traced may
+// never have come, so the traced two are not said to have matched calls NCCL failed to finish.
+TEST(HangDeviceWaits, CollectiveWithMembersNotTracedStuckOnTheTracedOnesIsNotNcclStuck) {
+  traces::Run run;
+  for (int r = 0; r < 2; ++r) {
+    RankTrace t = rankTrace(r, kT0 + 10 * kSecond);
+    addCall(t, NcclOp::AllReduce, -1, kT0 + 100 * kMs, 1, kT0 + 120 * kMs, 1);
+    addCall(t, NcclOp::AllReduce, -1, kT0 + kSecond, 2, 0, 2);
+    for (int32_t& size : t.ncclCalls.commSize) size = 4;
+    run.ranks.push_back(std::move(t));
+  }
+  const HangReport rep = analyzeHang(run);
+  EXPECT_NE(rep.verdict, Verdict::NcclStuck) << rep.diagnosis;
+  for (const RankStop& r : rep.ranks) {
+    ASSERT_FALSE(r.waits.empty()) << r.label;
+    EXPECT_EQ(r.waits.front().kernelLaunch, kT0 + kSecond + 1'000) << r.label;
+    EXPECT_FALSE(r.waits.front().partnerPosted) << r.label;
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis::hang

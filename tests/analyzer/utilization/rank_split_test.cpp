@@ -77,5 +77,55 @@ TEST(RankSplit, WorkOutsideEveryStepIsLeftOut) {
   EXPECT_EQ(s.steps[0].split.idle, 0);
 }
 
+// A wait inside a collective with members the run does not hold is marked on the step it falls
+// in; a step whose such wait all ran under compute, or whose waits are all in full collectives,
+// is not.
+TEST(RankSplit, OnlyStepsHoldingAPartialCollectivesWaitSayHowManyMembersWereTraced) {
+  RankDevice d;
+  d.stepMarkers = {{0, 100}, {100, 200}, {200, 300}};
+  d.stepNumbers = {1, 2, 3};
+  d.compute = {{0, 10, 0}, {100, 130, 100}, {200, 210, 200}};
+  auto comm = [](TimeNs start, TimeNs transferStart, TimeNs end, TracedMembers members) {
+    CommSpan c;
+    c.start = start;
+    c.transferStart = transferStart;
+    c.end = end;
+    c.launch = start;
+    c.members = members;
+    return c;
+  };
+  d.comms = {comm(10, 14, 20, {2, 128}),     // step 1: waits 10..14, partial
+             comm(110, 120, 140, {2, 128}),  // step 2: its wait under compute
+             comm(210, 215, 220, {})};       // step 3: a full collective's wait
+  const RankSplit s = splitRank(d);
+  ASSERT_EQ(s.steps.size(), 3u);
+  EXPECT_EQ(s.steps[0].split.commWait, 4);
+  EXPECT_TRUE(s.steps[0].split.waitMembers.partial());
+  EXPECT_EQ(tracedMembersText(s.steps[0].split.waitMembers), "2 of 128 members traced");
+  EXPECT_EQ(s.steps[1].split.commWait, 0);
+  EXPECT_FALSE(s.steps[1].split.waitMembers.partial());
+  EXPECT_EQ(s.steps[2].split.commWait, 5);
+  EXPECT_FALSE(s.steps[2].split.waitMembers.partial());
+}
+
+// A total over steps (or ranks) rests on no more than its least traced part: the smallest share
+// of members traced, the larger communicator on a tie; full parts leave the mark alone.
+TEST(RankSplit, ATotalSaysTheSmallestShareOfMembersTraced) {
+  UtilizationSplit total, a, b, c, full;
+  a.waitMembers = {4, 8};
+  b.waitMembers = {2, 128};
+  c.waitMembers = {1, 64};
+  total += a;
+  EXPECT_EQ(tracedMembersText(total.waitMembers), "4 of 8 members traced");
+  total += b;
+  total += full;
+  EXPECT_EQ(tracedMembersText(total.waitMembers), "2 of 128 members traced");
+  total += c;  // 1 of 64 is as small a share as 2 of 128: the larger communicator stays
+  EXPECT_EQ(tracedMembersText(total.waitMembers), "2 of 128 members traced");
+  UtilizationSplit none;
+  none += full;
+  EXPECT_FALSE(none.waitMembers.partial());
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

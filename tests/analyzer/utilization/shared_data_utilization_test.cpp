@@ -93,6 +93,46 @@ TEST(SharedDataUtilization, EveryRankHasAnInventoryAndNoFreeMemory) {
   }
 }
 
+// The two sampled ranks of HTA's 128-rank job together: their collectives (no group size on the
+// calls: the job's world) are matched between the two and their waits said to be from 2 of 128
+// members, in the JSON and the text, with one warning.
+TEST(SharedDataUtilization, TwoSampledRanksOfA128RankJobSayTheirWaitsAreFrom2Of128Members) {
+  SKIP_WITHOUT_SHARED_DATA();
+  const std::string rank0 = testing::sharedData("kineto/hta-ws128-sampled-rank0.json.gz").string();
+  const std::string rank1 = testing::sharedData("kineto/hta-ws128-sampled-rank1.json.gz").string();
+  const auto r = testing::runBubblescope({"analyze", rank0, rank1, "--format", "json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json doc = json::parse(r.out);
+  const json& total = doc["utilization"]["total"];
+  EXPECT_EQ(total["comm_wait_ns"].get<int64_t>(), 140'164'000);
+  EXPECT_EQ(total["comm_wait_members"],
+            json({{"traced", 2}, {"of", 128}, {"text", "2 of 128 members traced"}}));
+  for (const json& rank : doc["utilization"]["ranks"]) {
+    EXPECT_EQ(rank["total"]["comm_wait_members"]["text"], "2 of 128 members traced");
+  }
+  int partial = 0;
+  for (const json& w : doc["warnings"]) {
+    const std::string s = w.get<std::string>();
+    if (s.find("2 of 128 members traced") == std::string::npos) continue;
+    ++partial;
+    EXPECT_EQ(s.rfind("8 NCCL collective(s) ran on communicators with members the run does not "
+                      "hold",
+                      0),
+              0u)
+        << s;
+  }
+  EXPECT_EQ(partial, 1) << doc["warnings"].dump(2);
+
+  const auto text = testing::runBubblescope({"analyze", rank0, rank1});
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("all               2454.0     482.3     496.4    140.2*"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("(2 of 128 members traced): a lower bound, not the job's wait"),
+            std::string::npos)
+      << text.out;
+}
+
 // The raw Kineto events, read with nothing of the importer but its decompression.
 json rawKineto(const std::filesystem::path& file) {
   traces::import::ByteSource src(file);

@@ -1,12 +1,14 @@
 // NCCL in nsys exports: a group's one fused kernel tied to every call of the group, a call's rank
-// in its communicator from the communicator's creation, emit_nvtx's name decorations, and what
-// an export without NCCL payloads is told.
+// in its communicator from the communicator's creation, payloads kept as blobs (binaryData) read
+// as their JSON would be, emit_nvtx's name decorations, and what an export without NCCL payloads
+// (or with blobs that cannot be decoded) is told.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <algorithm>
 
 #include "tests/support/temp_dir.h"
+#include "traces/errors.h"
 #include "traces/import/nsys/nsys_import.h"
 #include "traces/import/nsys/torch_nvtx_names.h"
 
@@ -26,7 +28,15 @@ struct Nvtx {
   std::string name;
   std::string json;  // NCCL domain only; "" = no payload
   bool nccl = true;
+  std::string blob = {};  // the payload's binaryData instead ("" = none)
 };
+
+std::string hex(const std::string& bytes) {
+  static const char* digits = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : bytes) out += {digits[c >> 4], digits[c & 15]};
+  return out;
+}
 
 // An export of one process: NCCL's domain (unless the capture began after it was made), the
 // ranges, and an NCCL kernel per launch (correlation 100 + i, cuLaunchKernelEx at launches[i],
@@ -41,22 +51,39 @@ std::filesystem::path makeExport(const TempDir& dir, const std::vector<Nvtx>& ra
       "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER, end INTEGER, eventClass INTEGER,"
       " globalTid INTEGER, correlationId INTEGER, nameId INTEGER);"
       "CREATE TABLE NVTX_EVENTS(start INTEGER, end INTEGER, eventType INTEGER, text TEXT,"
-      " globalTid INTEGER, textId INTEGER, domainId INTEGER, jsonText TEXT);"
+      " globalTid INTEGER, textId INTEGER, domainId INTEGER, jsonText TEXT, binaryData TEXT);"
+      // NCCL's send and receive schemas, as the public exports in shared/data hold them.
+      "CREATE TABLE NVTX_PAYLOAD_SCHEMAS(domainId INTEGER, schemaId INTEGER, name TEXT,"
+      " type INTEGER, flags INTEGER, numEntries INTEGER, payloadSize INTEGER, alignTo INTEGER);"
+      "CREATE TABLE NVTX_PAYLOAD_SCHEMA_ENTRIES(domainId INTEGER, schemaId INTEGER,"
+      " idx INTEGER, flags INTEGER, type INTEGER, name TEXT, description TEXT,"
+      " arrayOrUnionDetail INTEGER, offset INTEGER);"
+      "INSERT INTO NVTX_PAYLOAD_SCHEMAS VALUES (1, 16777225, NULL, 1, NULL, 3, 24, NULL),"
+      " (1, 16777226, NULL, 1, NULL, 3, 24, NULL);"
+      "INSERT INTO NVTX_PAYLOAD_SCHEMA_ENTRIES VALUES"
+      " (1, 16777225, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),"
+      " (1, 16777225, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),"
+      " (1, 16777225, 2, NULL, 5, 'Peer rank', NULL, NULL, 16),"
+      " (1, 16777226, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),"
+      " (1, 16777226, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),"
+      " (1, 16777226, 2, NULL, 5, 'Peer rank', NULL, NULL, 16);"
       "INSERT INTO StringIds VALUES (1, 'ncclDevKernel_SendRecv'), (2, 'cuLaunchKernelEx');";
   if (domainCreated) {
-    sql += "INSERT INTO NVTX_EVENTS VALUES (0, NULL, 75, 'NCCL', " + kGtid + ", NULL, 1, NULL);";
+    sql +=
+        "INSERT INTO NVTX_EVENTS VALUES (0, NULL, 75, 'NCCL', " + kGtid + ", NULL, 1, NULL, NULL);";
   }
   int64_t id = 10;
   for (const Nvtx& r : ranges) {
     const std::string json = r.json.empty() ? "NULL" : "'" + r.json + "'";
+    const std::string blob = r.blob.empty() ? "NULL" : "X'" + hex(r.blob) + "'";
     if (r.nccl) {
       sql += "INSERT INTO StringIds VALUES (" + std::to_string(id) + ", '" + r.name + "');";
       sql += "INSERT INTO NVTX_EVENTS VALUES (" + std::to_string(r.start) + ", " +
              std::to_string(r.end) + ", 59, NULL, " + kGtid + ", " + std::to_string(id++) +
-             ", 1, " + json + ");";
+             ", 1, " + json + ", " + blob + ");";
     } else {
       sql += "INSERT INTO NVTX_EVENTS VALUES (" + std::to_string(r.start) + ", " +
-             std::to_string(r.end) + ", 59, '" + r.name + "', " + kGtid + ", NULL, 0, NULL);";
+             std::to_string(r.end) + ", 59, '" + r.name + "', " + kGtid + ", NULL, 0, NULL, NULL);";
     }
   }
   for (size_t i = 0; i < launches.size(); ++i) {
@@ -208,9 +235,82 @@ TEST(NsysNccl, CallsWithoutTheirPayloadSayHowToExportIt) {
   ASSERT_EQ(f.notes.size(), 1u);
   EXPECT_EQ(f.notes[0],
             "2 NCCL calls have no payload (peer, size, communicator), so their kernels cannot be "
-            "matched across ranks: export with 'nsys export --type sqlite --include-json=true'");
+            "matched across ranks: export with 'nsys export --type sqlite --include-json=true' (or "
+            "--include-blobs=true)");
   // Still one group of one (unknown) communicator: the kernel serves both calls.
   EXPECT_EQ(f.ranks.at(0).correlations.size(), 2u);
+}
+
+// NcclNvtxParamsSendRecv as --include-blobs=true keeps it: the schema id and size, then
+// {uint64_t comm; size_t bytes; int peer;} (binaryData, nvtx_payload_blob.h).
+std::string sendRecvBlob(uint64_t schema, uint64_t comm, uint64_t bytes, int32_t peer) {
+  std::string b(40, '\0');
+  auto put = [&](size_t at, uint64_t v, size_t n) {
+    for (size_t i = 0; i < n; ++i) b[at + i] = static_cast<char>(v >> (8 * i));
+  };
+  put(0, schema, 8);
+  put(8, 24, 8);
+  put(16, comm, 8);
+  put(24, bytes, 8);
+  put(32, static_cast<uint32_t>(peer), 4);
+  return b;
+}
+
+TEST(NsysNccl, BlobPayloadsGiveTheCallsWhatJsonWould) {
+  TempDir dir;
+  const uint64_t comm = 17'293'822'569'102'704'642ull;
+  const auto file =
+      makeExport(dir,
+                 {{1000, 1500, "ncclGroupStart", ""},
+                  {2000, 3000, "ncclSend", "", true, sendRecvBlob(16777225, comm, 4096, 1)},
+                  {3500, 4500, "ncclRecv", "", true, sendRecvBlob(16777226, comm, 4096, 1)},
+                  {5000, 9000, "ncclGroupEnd", ""}},
+                 {6000});
+  const ImportedFile f = importNsysFile(file);
+  EXPECT_TRUE(f.notes.empty());
+  const auto& n = f.ranks.at(0).ncclCalls;
+  ASSERT_EQ(n.size(), 4u);
+  for (size_t i : {1, 2}) {
+    EXPECT_EQ(n.comm[i], comm);
+    EXPECT_EQ(n.bytes[i], 4096u);
+    EXPECT_EQ(n.peer[i], 1);
+  }
+}
+
+TEST(NsysNccl, ABadBlobLeavesItsCallWithoutPayloadAndSaysSo) {
+  TempDir dir;
+  const std::string good = sendRecvBlob(16777225, 5, 64, 1);
+  const auto file = makeExport(dir,
+                               {{2000, 3000, "ncclSend", "", true, good.substr(0, 30)},
+                                {12000, 13000, "ncclSend", "", true, sendRecvBlob(77, 5, 64, 1)},
+                                {22000, 23000, "ncclSend", "", true, good}},
+                               {2100, 12100, 22100});
+  const ImportedFile f = importNsysFile(file);
+  const auto& n = f.ranks.at(0).ncclCalls;
+  ASSERT_EQ(n.size(), 3u);
+  EXPECT_EQ(n.peer[0], -1);
+  EXPECT_EQ(n.peer[1], -1);
+  EXPECT_EQ(n.peer[2], 1);
+  ASSERT_EQ(f.notes.size(), 2u);
+  EXPECT_EQ(f.notes[0],
+            "2 NCCL payloads in NVTX_EVENTS.binaryData could not be decoded (a schema "
+            "NVTX_PAYLOAD_SCHEMAS does not hold, or too short): those calls keep no payload");
+  EXPECT_EQ(f.notes[1].find("2 NCCL calls have no payload"), 0u) << f.notes[1];
+}
+
+TEST(NsysNccl, ANegativePeerInABlobIsRefusedNamingTheField) {
+  TempDir dir;
+  const auto file = makeExport(
+      dir, {{2000, 3000, "ncclRecv", "", true, sendRecvBlob(16777226, 5, 64, -7)}}, {2100});
+  try {
+    importNsysFile(file);
+    FAIL() << "the peer was accepted";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("NVTX_EVENTS.binaryData \"Peer rank\" = -7 is out of "
+                                         "range"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(NsysNccl, EmitNvtxDecorationsLeaveTheRecordFunctionsName) {

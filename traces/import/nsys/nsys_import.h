@@ -3,8 +3,9 @@
 // activity becomes a rank (one file per rank, or one multi-process file split by process),
 // ordered by its GPU, then pid. Kernels (names via StringIds), memcpy/memset, synchronisations,
 // CUDA runtime/driver calls (correlationId joins them to the kernels within a process), NVTX
-// ranges and marks with their domains (NCCL's own included, which also become ncclCalls) and
-// thread names. Times become epoch ns through TARGET_INFO_SESSION_START_TIME.
+// ranges and marks with their domains (NCCL's own included, which also become ncclCalls with
+// what their payloads say, as JSON or as blobs: nvtx_payload_blob.h) and thread names. Times
+// become epoch ns through TARGET_INFO_SESSION_START_TIME.
 #include <filesystem>
 
 #include "traces/import/imported.h"

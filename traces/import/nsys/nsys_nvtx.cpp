@@ -1,12 +1,12 @@
 // NVTX from an nsys export: ranges and marks with their domains, and NCCL's own ranges as NCCL
 // calls with what their payloads say (nsys_nccl.cpp ties the calls to their kernels).
 #include <algorithm>
-#include <charconv>
 #include <map>
 
 #include "traces/format/field_range.h"
 #include "traces/import/collectives.h"
 #include "traces/import/nsys/nsys_reader.h"
+#include "traces/import/nsys/nvtx_payload_blob.h"
 #include "traces/import/nsys/torch_nvtx_names.h"
 
 namespace bubblescope::traces::import {
@@ -14,31 +14,36 @@ namespace {
 
 constexpr int64_t kPidBits = 0xFFFFFF;
 
-// Where the value of `"<key>":` starts in an NVTX payload's JSON rendering, or npos.
-size_t payloadValue(std::string_view json, std::string_view key) {
-  const size_t k = json.find(key);
-  if (k == std::string_view::npos) return k;
-  size_t p = json.find(':', k + key.size());
-  if (p == std::string_view::npos) return p;
-  ++p;
-  while (p < json.size() && (json[p] == ' ' || json[p] == '"')) ++p;
-  return p;
-}
-
-// A signed number in the payload, or -1.
-int64_t payloadNumber(std::string_view json, std::string_view key) {
-  const size_t p = payloadValue(json, key);
-  int64_t v = -1;
-  if (p != std::string_view::npos) std::from_chars(json.data() + p, json.data() + json.size(), v);
-  return v;
-}
-
-// An unsigned 64-bit number (a communicator hash uses all 64 bits), or 0.
-uint64_t payloadUnsigned(std::string_view json, std::string_view key) {
-  const size_t p = payloadValue(json, key);
-  uint64_t v = 0;
-  if (p != std::string_view::npos) std::from_chars(json.data() + p, json.data() + json.size(), v);
-  return v;
+// The payload schemas the export holds (with --include-blobs=true, or whenever NCCL registered
+// them), for decoding binaryData.
+PayloadSchemas payloadSchemas(sqlite::Database& db, const NsysSchema& schema) {
+  PayloadSchemas out;
+  const char* s = "NVTX_PAYLOAD_SCHEMAS";
+  const char* e = "NVTX_PAYLOAD_SCHEMA_ENTRIES";
+  if (!schema.has(e, "schemaId") || !schema.has(e, "idx") || !schema.has(e, "type")) return out;
+  if (schema.has(s, "schemaId") && schema.has(s, "payloadSize")) {
+    auto st =
+        db.prepare("SELECT " + schema.column(s, "domainId", "0") + ", schemaId, payloadSize FROM " +
+                   s + " WHERE schemaId IS NOT NULL AND payloadSize IS NOT NULL");
+    while (st.step()) {
+      out.addSchema(st.int64(0), static_cast<uint64_t>(st.int64(1)),
+                    static_cast<uint64_t>(std::max<int64_t>(0, st.int64(2))));
+    }
+  }
+  auto st = db.prepare("SELECT " + schema.column(e, "domainId", "0") + ", schemaId, idx, type, " +
+                       "coalesce(" + schema.column(e, "flags", "0") + ", 0), " +
+                       schema.column(e, "name", "''") + ", coalesce(" +
+                       schema.column(e, "offset", "-1") + ", -1) FROM " + e +
+                       " WHERE schemaId IS NOT NULL AND idx IS NOT NULL AND type IS NOT NULL");
+  while (st.step()) {
+    PayloadEntryRow row;
+    row.type = static_cast<uint64_t>(st.int64(3));
+    row.flags = static_cast<uint64_t>(st.int64(4));
+    row.name = std::string(st.text(5));
+    row.offset = st.int64(6);
+    out.addEntry(st.int64(0), static_cast<uint64_t>(st.int64(1)), st.int64(2), row);
+  }
+  return out;
 }
 
 }  // namespace
@@ -67,11 +72,13 @@ void NsysReader::readNvtx() {
 
   auto st = db_.prepare("SELECT start, end, eventType, globalTid, " + domain + ", " + text + ", " +
                         (registered ? "textId" : "NULL") + ", " + schema_.column(t, "jsonText") +
-                        " FROM " + t + " WHERE eventType IN (" + std::to_string(pushPop) + ", " +
+                        ", " + schema_.column(t, "binaryData") + " FROM " + t +
+                        " WHERE eventType IN (" + std::to_string(pushPop) + ", " +
                         std::to_string(startEnd) + ", " + std::to_string(mark) + ", " +
                         std::to_string(textPushPop) + ", " + std::to_string(textStartEnd) + ")");
   std::vector<std::map<int64_t, StringId>> domainIds(ranks_.size());
-  uint64_t outside = 0, withoutPayload = 0;
+  const PayloadSchemas schemas = payloadSchemas(db_, schema_);
+  uint64_t outside = 0, withoutPayload = 0, undecoded = 0;
   while (st.step()) {
     const int64_t gtid = st.int64(3);
     Rank* r = rankOf(gtid >> 24);
@@ -113,25 +120,40 @@ void NsysReader::readNvtx() {
     const auto op = ncclApiOp(b.trace().strings.at(label));
     if (!op) continue;
     NcclCalls& calls = b.trace().ncclCalls;
+    // Only a communicator's creation says which rank this process is in it, and of how many.
+    const bool init = *op == NcclOp::CommInitRank || *op == NcclOp::CommSplit;
+    const PayloadNeeds needs{movesData(*op), isPointToPoint(*op), init};
     const std::string_view json = st.text(7);
+    NcclPayload payload = ncclPayloadFromJson(json, needs);
+    bool said = !json.empty();
+    const char* column = "NVTX_EVENTS.jsonText";
+    if (!said && !st.isNull(8)) {
+      if (auto p = schemas.decode(domainId, st.blob(8), needs)) {
+        payload = *p;
+        said = true;
+        column = "NVTX_EVENTS.binaryData";
+      } else {
+        ++undecoded;
+      }
+    }
     // Sends, receives and collectives need their payload.
-    if (movesData(*op) && json.empty()) ++withoutPayload;
+    if (movesData(*op) && !said) ++withoutPayload;
     // Ranks in a payload are range-checked: a cast would wrap 2^32 + 3 to peer 3.
-    auto rank = [&](std::string_view key, const char* field) {
-      return fieldInRange<int32_t>(file_, field, payloadNumber(json, key), -1, INT32_MAX);
+    auto rank = [&](int64_t value, const char* field) {
+      if (value >= -1 && value <= INT32_MAX) return static_cast<int32_t>(value);
+      return fieldInRange<int32_t>(file_, std::string(column) + " \"" + field + "\"", value, -1,
+                                   INT32_MAX);  // throws, naming the field
     };
     NcclCall n;
     n.start = start;
     n.end = end;
     n.thread = thread;
     n.op = *op;
-    n.peer = rank("Peer rank", "NVTX_EVENTS.jsonText \"Peer rank\"");
-    n.bytes = static_cast<uint64_t>(std::max<int64_t>(0, payloadNumber(json, "Message size")));
-    n.comm = payloadUnsigned(json, "communicator");
-    // Only a communicator's creation says which rank this process is in it, and of how many.
-    const bool init = *op == NcclOp::CommInitRank || *op == NcclOp::CommSplit;
-    n.commRank = init ? rank("\"Rank\"", "NVTX_EVENTS.jsonText \"Rank\"") : -1;
-    n.commSize = init ? rank("No. of ranks", "NVTX_EVENTS.jsonText \"No. of ranks\"") : -1;
+    n.peer = rank(payload.peer, "Peer rank");
+    n.bytes = static_cast<uint64_t>(std::max<int64_t>(0, payload.bytes));
+    n.comm = payload.comm;
+    n.commRank = init ? rank(payload.rank, "Rank") : -1;
+    n.commSize = init ? rank(payload.ranks, "No. of ranks") : -1;
     n.id = calls.size() + 1;
     n.source = NcclSource::Nvtx;
     calls.push(n);
@@ -139,11 +161,17 @@ void NsysReader::readNvtx() {
   if (outside > 0) {
     out_.skipped["NVTX events of processes without GPU work"] += outside;
   }
+  if (undecoded > 0) {
+    out_.notes.push_back(std::to_string(undecoded) +
+                         " NCCL payloads in NVTX_EVENTS.binaryData could not be decoded (a schema "
+                         "NVTX_PAYLOAD_SCHEMAS does not hold, or too short): those calls keep no "
+                         "payload");
+  }
   if (withoutPayload > 0) {
     out_.notes.push_back(std::to_string(withoutPayload) +
                          " NCCL calls have no payload (peer, size, communicator), so their kernels "
                          "cannot be matched across ranks: export with 'nsys export --type sqlite "
-                         "--include-json=true'");
+                         "--include-json=true' (or --include-blobs=true)");
   }
 }
 

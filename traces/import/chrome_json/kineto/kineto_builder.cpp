@@ -54,6 +54,32 @@ uint32_t u32(std::optional<int64_t> v) {
   return v && *v > 0 && *v <= UINT32_MAX ? static_cast<uint32_t>(*v) : 0;
 }
 
+// What c10d's collective args say: on a record_param_comms, and copied onto its kernels by newer
+// Kineto. Times, thread and external id are the caller's.
+CommRecord collectiveArgs(const TraceEventArgs& a) {
+  CommRecord r;
+  r.named = !a.collective.empty();
+  if (r.named) r.op = collectiveOp(a.collective);
+  r.coalesced = a.collective == "coalesced";
+  r.peer = static_cast<int32_t>(a.dstRank.value_or(a.srcRank.value_or(-1)));
+  r.inNelems = static_cast<uint64_t>(std::max<int64_t>(0, a.inNelems.value_or(0)));
+  r.outNelems = static_cast<uint64_t>(std::max<int64_t>(0, a.outNelems.value_or(0)));
+  r.dtype = torchDataType(a.dtype);
+  r.pgName = a.pgName;
+  r.pgRanks = parseRankList(a.pgRanks);
+  r.groupSize = static_cast<int32_t>(a.groupSize.value_or(-1));
+  r.seq = static_cast<uint64_t>(std::max<int64_t>(0, a.seq.value_or(0)));
+  return r;
+}
+
+// NCCL's send/receive kernels: ncclDevKernel_SendRecv, ncclKernel_SendRecv_RING_..., and the
+// Send / Recv kernels of older NCCL.
+bool pointToPointKernel(std::string_view name) {
+  return name.find("SendRecv") != std::string_view::npos ||
+         name.find("_Send") != std::string_view::npos ||
+         name.find("_Recv") != std::string_view::npos;
+}
+
 }  // namespace
 
 KinetoBuilder::KinetoBuilder(const std::filesystem::path& file) : file_(file) {
@@ -188,22 +214,11 @@ void KinetoBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
     case Category::CpuOp:
       if (e.name == kRecordParamComms) {
         if (!parser.parseArgs(e, a)) ++malformed_;
-        CommRecord r;
+        CommRecord r = collectiveArgs(a);
         r.start = start;
         r.end = end;
         r.thread = cpuThread(e);
         r.externalId = static_cast<uint64_t>(a.externalId.value_or(0));
-        r.named = !a.collective.empty();
-        if (r.named) r.op = collectiveOp(a.collective);
-        r.coalesced = a.collective == "coalesced";
-        r.peer = static_cast<int32_t>(a.dstRank.value_or(a.srcRank.value_or(-1)));
-        r.inNelems = static_cast<uint64_t>(std::max<int64_t>(0, a.inNelems.value_or(0)));
-        r.outNelems = static_cast<uint64_t>(std::max<int64_t>(0, a.outNelems.value_or(0)));
-        r.dtype = torchDataType(a.dtype);
-        r.pgName = a.pgName;
-        r.pgRanks = parseRankList(a.pgRanks);
-        r.groupSize = static_cast<int32_t>(a.groupSize.value_or(-1));
-        r.seq = static_cast<uint64_t>(std::max<int64_t>(0, a.seq.value_or(0)));
         comms_.push_back(std::move(r));
         rank_.addRange(start, end, cpuThread(e), domainNccl_, rank_.intern(e.name));
         return;
@@ -266,7 +281,14 @@ void KinetoBuilder::gpuActivity(const TraceEvent& e, const TraceEventArgs& a, Ti
       rank_.addKernel(start, end, stream, rank_.intern(e.name), corr);
       if (e.name.starts_with("nccl") || e.name.find("ncclDevKernel") != std::string_view::npos ||
           e.name.find("ncclKernel") != std::string_view::npos) {
-        ncclKernels_.push_back({static_cast<uint64_t>(a.externalId.value_or(0)), corr});
+        NcclKernelRef k;
+        k.externalId = static_cast<uint64_t>(a.externalId.value_or(0));
+        k.correlation = corr;
+        k.start = start;
+        k.stream = stream;
+        k.pointToPointName = pointToPointKernel(e.name);
+        if (!a.collective.empty()) k.args = collectiveArgs(a);
+        ncclKernels_.push_back(std::move(k));
       }
       break;
     }

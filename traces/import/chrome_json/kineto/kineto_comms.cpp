@@ -5,13 +5,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "traces/import/chrome_json/kineto/untied_kernels.h"
+
 namespace bubblescope::traces::import {
 namespace {
 
 // groupDepth 1: one of a coalesced group's calls.
-struct Call : NcclCallFields {
-  TimeNs start = 0, end = 0;
-  ThreadIndex thread = 0;
+struct Call : ImportCall {
   std::vector<uint64_t> externalIds;
 };
 
@@ -28,11 +28,10 @@ uint64_t countOf(const CommRecord& r, NcclOp op) {
   return first ? first : (out ? r.inNelems : r.outNelems);
 }
 
-Call fromRecord(const CommRecord& r, int rank) {
-  Call c;
-  c.start = r.start;
-  c.end = r.end;
-  c.thread = r.thread;
+}  // namespace
+
+NcclCallFields callFieldsOf(const CommRecord& r, int rank) {
+  NcclCallFields c;
   c.op = r.op.value_or(NcclOp::Unknown);
   c.peer = r.peer;
   c.count = countOf(r, c.op);
@@ -59,6 +58,17 @@ Call fromRecord(const CommRecord& r, int rank) {
     }
   }
   c.seq = r.seq;
+  return c;
+}
+
+namespace {
+
+Call fromRecord(const CommRecord& r, int rank) {
+  Call c;
+  c.fields() = callFieldsOf(r, rank);
+  c.start = r.start;
+  c.end = r.end;
+  c.thread = r.thread;
   c.externalIds.push_back(r.externalId);
   return c;
 }
@@ -131,7 +141,12 @@ std::vector<NcclKernelRef> unrecordedCommLaunches(const RankTrace& t,
   }
   for (uint32_t c : t.kernels.correlation) launched.erase(c);
   std::vector<NcclKernelRef> out;
-  for (const auto& [correlation, external] : launched) out.push_back({external, correlation});
+  for (const auto& [correlation, external] : launched) {
+    NcclKernelRef k;
+    k.externalId = external;
+    k.correlation = correlation;
+    out.push_back(std::move(k));
+  }
   std::sort(out.begin(), out.end(), [](const NcclKernelRef& x, const NcclKernelRef& y) {
     return x.correlation < y.correlation;
   });
@@ -200,11 +215,13 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
   for (const auto& k : kernels) {
     if (!callOfExternal.count(k.externalId)) unmatched.insert(k.correlation);
   }
-  std::unordered_map<uint32_t, std::pair<ThreadIndex, TimeNs>> launches;
+  std::unordered_map<uint32_t, Launch> launches;
   if (!unmatched.empty()) {
     const auto& a = t.apiCalls;
     for (size_t i = 0; i < a.size(); ++i) {
-      if (unmatched.count(a.correlation[i])) launches[a.correlation[i]] = {a.thread[i], a.start[i]};
+      if (unmatched.count(a.correlation[i])) {
+        launches[a.correlation[i]] = {a.thread[i], a.start[i], a.end[i]};
+      }
     }
   }
 
@@ -232,6 +249,38 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
     }
   }
 
+  // Each kernel's calls (ids: index into `calls` + 1).
+  std::vector<std::vector<uint64_t>> idsOf(kernels.size());
+  std::vector<KernelTie> ties(kernels.size());
+  for (size_t j = 0; j < kernels.size(); ++j) {
+    const NcclKernelRef& k = kernels[j];
+    KernelTie& tie = ties[j];
+    tie.kernel = &k;
+    if (auto l = launches.find(k.correlation); l != launches.end()) tie.launch = l->second;
+    if (auto g = groupCalls.find(k.externalId); g != groupCalls.end() && !g->second.empty()) {
+      idsOf[j] = g->second;
+      tie.group = true;
+    } else if (auto it = callOfExternal.find(k.externalId); it != callOfExternal.end()) {
+      idsOf[j].push_back(it->second);
+    } else if (tie.launch) {
+      if (const Call* c = enclosing(calls, tie.launch->thread, tie.launch->start)) {
+        idsOf[j].push_back(static_cast<uint64_t>(c - calls.data()) + 1);
+      }
+    }
+    // A group's members were found walking back from it: the first posted is the last found.
+    if (!idsOf[j].empty())
+      tie.call = &calls[*std::min_element(idsOf[j].begin(), idsOf[j].end()) - 1];
+  }
+  // Kernels no call of the trace launched stand for calls of their own.
+  const std::vector<std::optional<ImportCall>> own = callsOfUntiedKernels(ties, t.meta.rank);
+  for (size_t j = 0; j < kernels.size(); ++j) {
+    if (!own[j]) continue;
+    Call c;
+    static_cast<ImportCall&>(c) = *own[j];
+    calls.push_back(std::move(c));
+    idsOf[j].push_back(calls.size());
+  }
+
   for (size_t i = 0; i < calls.size(); ++i) {
     const Call& c = calls[i];
     NcclCall n;
@@ -244,27 +293,13 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
     t.ncclCalls.push(n);
   }
   auto& corr = t.correlations;
-  for (const auto& k : kernels) {
-    if (auto g = groupCalls.find(k.externalId); g != groupCalls.end() && k.correlation != 0) {
-      for (uint64_t id : g->second) {
-        corr.correlation.push_back(k.correlation);
-        corr.externalKind.push_back(ExternalKind::NcclCall);
-        corr.externalId.push_back(id);
-      }
-      continue;
+  for (size_t j = 0; j < kernels.size(); ++j) {
+    if (kernels[j].correlation == 0) continue;
+    for (uint64_t id : idsOf[j]) {
+      corr.correlation.push_back(kernels[j].correlation);
+      corr.externalKind.push_back(ExternalKind::NcclCall);
+      corr.externalId.push_back(id);
     }
-    uint64_t id = 0;
-    if (auto it = callOfExternal.find(k.externalId); it != callOfExternal.end()) {
-      id = it->second;
-    } else if (auto l = launches.find(k.correlation); l != launches.end()) {
-      if (const Call* c = enclosing(calls, l->second.first, l->second.second)) {
-        id = static_cast<uint64_t>(c - calls.data()) + 1;
-      }
-    }
-    if (id == 0 || k.correlation == 0) continue;
-    corr.correlation.push_back(k.correlation);
-    corr.externalKind.push_back(ExternalKind::NcclCall);
-    corr.externalId.push_back(id);
   }
 }
 

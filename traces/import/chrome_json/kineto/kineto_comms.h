@@ -1,7 +1,8 @@
 #pragma once
 // NCCL calls from a Kineto trace: each record_param_comms CPU op (c10d's collective metadata) and
 // each ProcessGroupNCCL "nccl:*" range becomes one NcclCalls row, and the NCCL kernels it launched
-// are tied to it through the correlations table.
+// are tied to it through the correlations table. A kernel no call launched stands for one of its
+// own, from the collective args Kineto copied onto it (untied_kernels.h).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,10 +36,20 @@ struct CommTitle {  // one "nccl:all_reduce", "nccl:send 0->1", ... range
   NcclTitle title;
 };
 
-struct NcclKernelRef {  // an NCCL kernel: what launched it
+struct NcclKernelRef {  // an NCCL kernel: what launched it, and what it says of its call
   uint64_t externalId = 0;
   uint32_t correlation = 0;
+  TimeNs start = 0;                // on the device; 0 for a launch whose kernel never finished
+  StreamIndex stream = kNoStream;  // kNoStream likewise
+  bool pointToPointName = false;   // its name says send/receive ("ncclDevKernel_SendRecv")
+  // The collective's args newer Kineto copies onto the kernel ("Collective name", "Process Group
+  // Ranks", sizes, dtype); nullopt when it carries none. Times, thread and external id unset.
+  std::optional<CommRecord> args;
 };
+
+// What a record says of its call: op (Unknown if none), peer and own rank within the group (from
+// its ranks, with the trace's global `rank`), element count, bytes, dtype, communicator, sequence.
+NcclCallFields callFieldsOf(const CommRecord& r, int rank);
 
 // The integers in a list written as text ("[0, 1]", "0,1") or as a JSON array.
 std::vector<int> parseRankList(std::string_view text);
