@@ -4,11 +4,11 @@
 
 namespace bubblescope::cli {
 
-analysis::AnalyzeOptions analyzeOptions(const AnalysisFlags& flags) {
+analysis::AnalyzeOptions analyzeOptions(const AnalysisFlags& flags, WarmupStep warmup) {
   analysis::AnalyzeOptions options;
   options.alignClocks = !flags.noClockAlign;
   // No --steps: every step but the capture's first, which warms up; --steps all keeps it.
-  options.leaveOutWarmupStep = flags.steps.empty();
+  options.leaveOutWarmupStep = flags.steps.empty() && warmup == WarmupStep::LeftOut;
   parseStepRange(flags.steps, options);
   for (const auto& r : flags.rules) options.ruleFiles.emplace_back(r);
   return options;

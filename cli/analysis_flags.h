@@ -14,8 +14,13 @@ struct AnalysisFlags {
   std::vector<std::string> rules;  // --rules FILE (repeatable)
 };
 
+// Whether a command without --steps leaves the capture's first step out: the reports (analyze,
+// check) do, as warm-up; what draws the run (view, export) shows every step it holds.
+enum class WarmupStep { LeftOut, Shown };
+
 // Throws UsageError for a bad --steps.
-analysis::AnalyzeOptions analyzeOptions(const AnalysisFlags& flags);
+analysis::AnalyzeOptions analyzeOptions(const AnalysisFlags& flags,
+                                        WarmupStep warmup = WarmupStep::LeftOut);
 // The same flags as arguments of another bubblescope process ("--rules=FILE", ...).
 void appendAnalysisArgs(const AnalysisFlags& flags, std::vector<std::string>& argv);
 

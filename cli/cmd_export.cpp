@@ -13,7 +13,7 @@
 namespace bubblescope::cli {
 int runExportPerfetto(const ExportArgs& a) {
   const traces::Run run = loadRun(a.paths);
-  const analysis::AnalysisResult result = analysis::analyzeRun(run, analyzeOptions(a.analysis));
+  const analysis::AnalysisResult result = analysis::analyzeRun(run, analyzeOptions(a.analysis, WarmupStep::Shown));
 
   analysis::PerfettoStats stats;
   traces::writeOutputFile(

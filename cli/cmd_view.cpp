@@ -128,7 +128,7 @@ int runView(const ViewOptions& o) {
   v.dp = o.dp;
   v.expandAll = o.expand;
   v.load = [](const std::string& path) { return loadRun({path}); };
-  v.analyze = analyzeOptions(o.analysis);
+  v.analyze = analyzeOptions(o.analysis, WarmupStep::Shown);
   return gui::runViewer(v);
 #else
   (void)o;

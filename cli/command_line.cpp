@@ -250,8 +250,8 @@ void addAnalysisFlags(CLI::App* sub, AnalysisFlags& flags, const std::string& wh
                 help("Take every rank's clock as it is (no skew correction)"));
   if (steps) {
     sub->add_option("--steps", flags.steps,
-                    help("Steps to analyse by number: N, A:B, A: or :B, or all (default: every "
-                         "step but the capture's first, which warms up)"));
+                    help("Steps to analyse by number: N, A:B, A: or :B, or all (analyze and "
+                         "check leave the capture's first step out by default: it warms up)"));
   }
   sub->add_option("--rules", flags.rules,
                   help("A JSON rule set for your framework's labels, tried before the built-in "
