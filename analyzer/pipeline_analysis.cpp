@@ -11,6 +11,7 @@
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/timeline/step_view.h"
 #include "analyzer/whatif/schedule_match.h"
+#include "analyzer/whatif/pipeline_culprit.h"
 #include "analyzer/whatif/what_if.h"
 #include "analyzer/result/stats.h"
 
@@ -238,6 +239,10 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   in.transfer = out.transferMedian;
   out.whatIf = whatIfTable(in);
   for (WhatIf& w : out.whatIf) w.trusted = out.model.reproduces;
+  const PipelineCulprit culprit = pipelineCulprit(out);
+  out.culprit = culprit.text;
+  out.culpritStage = culprit.stage;
+  out.culpritGain = culprit.gain;
   for (const auto& w : pl.warnings) warnings.push_back(w);
   return out;
 }

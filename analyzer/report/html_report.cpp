@@ -154,6 +154,9 @@ class HtmlWriter {
     if (r_.pipelines.size() > 1) out_ << "Pipeline " << pl.dpRank << " · ";
     out_ << esc(scheduleDescription(pl.schedule)) << " · " << pl.steps.size()
          << (pl.steps.size() == 1 ? " step" : " steps") << "</h2>\n";
+    if (!pl.culprit.empty()) {
+      out_ << "<p class=\"culprit\"><strong>Culprit:</strong> " << esc(pl.culprit) << "</p>\n";
+    }
     cards(pl);
     timeline(pl);
     breakdown(pl);

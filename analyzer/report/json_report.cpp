@@ -36,6 +36,7 @@ json pipelineJson(const PipelineResult& pl) {
                        {"stage_means", pl.stepTimeStage},
                        {"measured_op_costs", pl.stepTimeOps}};
   j["slowdown"] = pl.slowdown;
+  j["culprit"] = {{"text", pl.culprit}, {"stage", pl.culpritStage}, {"gain_ns", pl.culpritGain}};
   j["transfer_median_ns"] = pl.transferMedian;
   j["tail_median_ns"] = pl.tailMedian;
   j["total"] = splitJson(pl.total);

@@ -93,6 +93,7 @@ JunitCase pipelineCase(const PipelineResult& pl) {
   p.emplace_back("step_time_stage_means_ms", ms(pl.stepTimeStage));
   p.emplace_back("step_time_measured_op_costs_ms", ms(pl.stepTimeOps));
   p.emplace_back("slowdown", number(pl.slowdown, 4));
+  p.emplace_back("culprit", pl.culprit);
   p.emplace_back("transfer_median_ms", ms(pl.transferMedian));
   p.emplace_back("tail_median_ms", ms(pl.tailMedian));
   splitProperties(pl.total, p);

@@ -78,6 +78,7 @@ class MarkdownWriter {
     if (r_.pipelines.size() > 1) out_ << "Pipeline " << pl.dpRank << ": ";
     out_ << escapeMarkdownCell(scheduleDescription(pl.schedule)) << ", " << pl.steps.size()
          << (pl.steps.size() == 1 ? " step" : " steps") << "\n\n";
+    if (!pl.culprit.empty()) out_ << "**Culprit:** " << escapeMarkdownCell(pl.culprit) << "\n\n";
     out_ << "| step time | measured | ideal | slowdown S | idle share |\n"
          << "|---|---:|---:|---:|---:|\n"
          << "| mean per step | **" << formatMs(pl.stepTimeMeasured) << " ms** | "

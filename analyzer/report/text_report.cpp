@@ -52,6 +52,7 @@ class Writer {
              (pl.schedule.v > 1 ? ", v=" + std::to_string(pl.schedule.v) : "") + "), " +
              std::to_string(pl.steps.size()) + " step(s)";
     out_ << bold(title) << "\n";
+    if (!pl.culprit.empty()) out_ << "culprit:  " << pl.culprit << "\n";
     out_ << "step time " << formatMs(pl.stepTimeMeasured) << " ms measured, "
          << formatMs(pl.stepTimeIdeal)
          << " ms ideal (balanced stages, no stalls): slowdown S = " << formatRatio(pl.slowdown)

@@ -160,6 +160,10 @@ struct PipelineResult {
   // The ideal schedule (T_ideal) of one step, times from the step start: for ghost lanes.
   std::vector<OpRecord> idealOps;
   std::vector<WhatIf> whatIf;
+  // What to fix first, as the job's culprit line (whatif/pipeline_culprit.h).
+  std::string culprit;
+  int culpritStage = -1;
+  TimeNs culpritGain = 0;
 };
 
 struct ClockInfo {

@@ -64,6 +64,16 @@ inline void expectFound(const StackRun& run, const Case& c) {
   // One label per gap, its largest piece, and its sentence names it first: on every gap.
   testing::expectGapInvariants(pl, what);
   const int dominant = analysis::largestAvoidableClass(pl.total);
+  // Every pipeline names its culprit (or none), as the job does.
+  if (!c.dominant) {
+    EXPECT_EQ(pl.culprit.rfind("none: ", 0), 0u) << pl.culprit << "\n" << what;
+  } else if (*c.dominant == analysis::IdleClass::Imbalance && c.culpritStage >= 0) {
+    EXPECT_EQ(pl.culpritStage, c.culpritStage) << pl.culprit << "\n" << what;
+  } else if (*c.dominant != analysis::IdleClass::Imbalance &&
+             *c.dominant != analysis::IdleClass::Jitter) {
+    EXPECT_NE(pl.culprit.find(analysis::idleClassName(*c.dominant)), std::string::npos)
+        << pl.culprit << "\n" << what;
+  }
   if (!c.dominant) {
     // Anything avoidable left is noise: under 1% of the span.
     const TimeNs avoidable = analysis::avoidableIdle(pl.total);

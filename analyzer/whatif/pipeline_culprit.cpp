@@ -1,0 +1,88 @@
+#include "analyzer/whatif/pipeline_culprit.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+
+namespace bubblescope::analysis {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string shrink(TimeNs gain, TimeNs measured) {
+  return "; the step would shrink by about " + fmt("%.1f ms", static_cast<double>(gain) / 1e6) +
+         " (" +
+         fmt("%.0f%%", 100.0 * static_cast<double>(gain) /
+                           static_cast<double>(std::max<TimeNs>(1, measured))) +
+         ")";
+}
+
+bool isStall(IdleClass c) {
+  return c == IdleClass::CommStall || c == IdleClass::HostStall || c == IdleClass::OtherStall;
+}
+
+}  // namespace
+
+PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
+  PipelineCulprit c;
+  const TimeNs measured = pl.stepTimeMeasured, ideal = pl.stepTimeIdeal;
+  // Half a percent of the step: a host stall of 12 ms in a 1 s step is worth naming, though it
+  // keeps S within the job's 3% (kStragglerExcess); less is run-to-run noise.
+  if (ideal <= 0 || (measured - ideal) * 200 < measured) {
+    c.text = "none: the pipeline is as good as its schedule (S = " + fmt("%.2fx", pl.slowdown) +
+             "); its idle is the schedule's own bubbles";
+    return c;
+  }
+  const TimeNs excess = measured - ideal;
+  const TimeNs imbalance = std::max<TimeNs>(0, pl.stepTimeStage - ideal);
+  const TimeNs jitter = std::max<TimeNs>(0, pl.stepTimeOps - pl.stepTimeStage);
+  const TimeNs stalls = std::max<TimeNs>(0, measured - pl.stepTimeOps);
+  if (imbalance >= jitter && imbalance >= stalls) {
+    const auto worst = std::max_element(
+        pl.stages.begin(), pl.stages.end(),
+        [](const StageResult& a, const StageResult& b) { return a.slowdown < b.slowdown; });
+    c.stage = worst->stage;
+    c.gain = std::clamp<TimeNs>(static_cast<TimeNs>((worst->slowdown - 1) * ideal), 0, excess);
+    c.text = "stage " + std::to_string(c.stage) + ": S_s = " + fmt("%.2fx", worst->slowdown) +
+             " (imbalance: its ops run longer than the other stages')" + shrink(c.gain, measured) +
+             " with it at the ideal";
+    return c;
+  }
+  if (stalls >= jitter) {
+    // The stall that cost the most idle over all steps, by where the walk found it (the stage
+    // and class its sentences name); a stall with no place found is the gap's own stage's.
+    std::map<std::pair<int, IdleClass>, TimeNs> cost;
+    for (const Gap& g : pl.gaps) {
+      if (!isStall(g.dominant)) continue;
+      const int at = g.blame.stage >= 0 && g.blame.cause == g.dominant ? g.blame.stage : g.stage;
+      cost[{at, g.dominant}] += g.byClass[static_cast<int>(g.dominant)];
+    }
+    c.gain = std::min(stalls, excess);
+    if (cost.empty()) {
+      c.text = "stalls: the step runs " + fmt("%.1f ms", static_cast<double>(stalls) / 1e6) +
+               " longer than its measured op costs allow" + shrink(c.gain, measured) +
+               " without them";
+      return c;
+    }
+    const auto worst = std::max_element(
+        cost.begin(), cost.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    c.stage = worst->first.first;
+    c.text = std::string(idleClassName(worst->first.second)) + " on stage " +
+             std::to_string(c.stage) + ": " +
+             fmt("%.1f ms", static_cast<double>(worst->second) / 1e6) +
+             " of idle over the steps analysed; stalls together" + shrink(c.gain, measured) +
+             " without them";
+    return c;
+  }
+  c.gain = std::min(jitter, excess);
+  c.text = "jitter: op costs vary around their stage's mean (no stage stands out)" +
+           shrink(c.gain, measured) + " with every op at its stage's mean";
+  return c;
+}
+
+}  // namespace bubblescope::analysis

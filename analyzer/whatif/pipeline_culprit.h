@@ -1,0 +1,23 @@
+#pragma once
+// Every pipeline's culprit line (issue 26, item 4), as the job section has one: what to fix first
+// and by how much the step would shrink, or that the pipeline is as good as its schedule. The
+// measured step's excess over T_ideal splits into imbalance (T_stage - T_ideal), jitter
+// (T_ops - T_stage) and stalls (measured - T_ops); the largest names the culprit: the stage with
+// the largest S_s, op-to-op variation, or the stall that cost the most idle (by stage and class).
+// Under half a percent of the step, there is none.
+#include <string>
+
+#include "analyzer/result/result.h"
+
+namespace bubblescope::analysis {
+
+struct PipelineCulprit {
+  std::string text;  // "stage 2: S_s = 1.30x (imbalance); the step would shrink by about ..."
+  int stage = -1;    // the stage it names (-1: none)
+  TimeNs gain = 0;   // how much shorter the step would be without it (per step)
+};
+
+// Reads the pipeline's step times, stages' S_s and gaps (all set before).
+PipelineCulprit pipelineCulprit(const PipelineResult& pl);
+
+}  // namespace bubblescope::analysis
