@@ -9,7 +9,8 @@
 namespace bubblescope::analysis {
 namespace {
 
-// Chrome's reserved color names (chrome://tracing honours "cname"; Perfetto colors by name).
+// Chrome's reserved color names: chrome://tracing honours "cname", the Perfetto UI ignores it and
+// colors a slice by a hash of its name with the digits left out (google/perfetto#208, #624).
 const char* kindColor(OpKind k) {
   switch (k) {
     case OpKind::F:
@@ -38,9 +39,11 @@ struct Flow {
   size_t fromIndex = 0, toIndex = 0;  // the send and receive slices
 };
 
-std::string opLabel(const Op& op) {
+// "F mb=3", or "F mb=3 ch=0" in a job with chunks: every op of a kind has one name once Perfetto
+// drops the digits, so one color.
+std::string opLabel(const Op& op, bool chunked) {
   std::string s = std::string(engine::kindName(op.kind)) + " mb=" + std::to_string(op.mb);
-  if (op.chunk) s += " ch=" + std::to_string(op.chunk);
+  if (chunked) s += " ch=" + std::to_string(op.chunk);
   return s;
 }
 
@@ -116,6 +119,9 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
   std::vector<Flow> flows;
   std::map<int, std::string> processNames;
   const bool manyPipelines = result.pipelines.size() > 1;
+  const bool chunked = std::ranges::any_of(result.pipelines, [](const PipelineResult& pl) {
+    return std::ranges::any_of(pl.ops, [](const OpRecord& o) { return o.op.chunk != 0; });
+  });
   auto pidOf = [](size_t pipeline, int stage) {
     return static_cast<int>(pipeline * 1000) + stage + 1;
   };
@@ -150,12 +156,14 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
                                             : -1) +
                          ",\"duration_us\":" + microsText(o.end - o.start) +
                          ",\"ideal_cost_us\":" + microsText(o.idealCost);
-      slices.push_back({pidOf(d, o.stage), "ops", opLabel(o.op), engine::kindName(o.op.kind),
-                        kindColor(o.op.kind), std::move(args), o.start, o.end});
+      slices.push_back({pidOf(d, o.stage), "ops", opLabel(o.op, chunked),
+                        engine::kindName(o.op.kind), kindColor(o.op.kind), std::move(args), o.start,
+                        o.end});
     }
     for (const Gap& g : pl.gaps) {
-      std::string args =
-          "\"idle_us\":" + microsText(g.idle) + ",\"class\":\"" + idleClassKey(g.dominant) + "\"";
+      std::string args = "\"idle_us\":" + microsText(g.idle) + ",\"class\":\"" +
+                         idleClassKey(g.dominant) + "\",\"class_name\":\"" +
+                         idleClassName(g.dominant) + "\"";
       for (int c = 0; c < kIdleClasses; ++c) {
         if (g.byClass[c] > 0) {
           args += ",\"" + std::string(idleClassKey(idleClassAt(c))) +
@@ -163,7 +171,7 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
         }
       }
       if (!g.blame.text.empty()) args += ",\"blame\":" + jsonString(g.blame.text);
-      slices.push_back({pidOf(d, g.stage), "idle", idleClassName(g.dominant), "idle",
+      slices.push_back({pidOf(d, g.stage), "idle", idleClassKey(g.dominant), "idle",
                         idleClassInfo(g.dominant).chromeColor, std::move(args), g.start, g.end});
     }
     for (const TransferRecord& t : pl.transfers) {

@@ -1,9 +1,9 @@
 #pragma once
 // The analysis as a Chrome-trace JSON file the Perfetto UI (ui.perfetto.dev) and chrome://tracing
 // open: one process per stage ("stage 2 (rank 5)"), its ops (F/B/W/BW) as slices, its idle gaps
-// as slices named by their class with the blame in args, transfers as send and receive slices
-// joined by flow arrows, and the steps. Perfetto colors a slice by its name with the digits
-// left out, so every kind and every idle class gets one color.
+// as slices named by their class's key ("stall_comm") with the blame in args, transfers as send
+// and receive slices joined by flow arrows, and the steps. Perfetto colors a slice by its name
+// with the digits left out, so every op kind and every idle class gets one color of its own.
 #include <cstddef>
 #include <ostream>
 #include <string>
