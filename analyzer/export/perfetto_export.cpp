@@ -74,45 +74,6 @@ void assignThreads(std::vector<Slice>& slices, std::map<std::pair<int, int>, std
 
 }  // namespace
 
-std::string jsonString(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string microsText(TimeNs ns) {
-  const bool negative = ns < 0;
-  const uint64_t v = negative ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%s%llu.%03llu", negative ? "-" : "",
-                static_cast<unsigned long long>(v / 1000),
-                static_cast<unsigned long long>(v % 1000));
-  return buf;
-}
-
 PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& result,
                                  std::ostream& out) {
   std::vector<Slice> slices;
@@ -209,47 +170,19 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
   out << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"bubblescope\",\"origin_ns\":"
       << jsonString(std::to_string(origin)) << ",\"run\":" << jsonString(result.runDir)
       << "},\n\"traceEvents\":[\n";
-  bool first = true;
-  auto sep = [&] {
-    if (!first) out << ",\n";
-    first = false;
-  };
-  for (const auto& [pid, name] : processNames) {
-    sep();
-    out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid
-        << ",\"tid\":0,\"args\":{\"name\":" << jsonString(name) << "}},\n"
-        << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
-        << ",\"tid\":0,\"args\":{\"sort_index\":" << pid << "}}";
-  }
-  for (const auto& [key, name] : threadNames) {
-    sep();
-    out << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << key.first
-        << ",\"tid\":" << key.second << ",\"args\":{\"name\":" << jsonString(name) << "}},\n"
-        << "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" << key.first
-        << ",\"tid\":" << key.second << ",\"args\":{\"sort_index\":" << key.second << "}}";
-  }
+  TraceEventWriter events(out, origin);
+  for (const auto& [pid, name] : processNames) events.process(pid, name);
+  for (const auto& [key, name] : threadNames) events.thread(key.first, key.second, name);
   for (const Slice& s : slices) {
-    sep();
-    out << "{\"ph\":\"X\",\"name\":" << jsonString(s.name) << ",\"cat\":\"" << s.cat
-        << "\",\"pid\":" << s.pid << ",\"tid\":" << s.tid
-        << ",\"ts\":" << microsText(s.start - origin) << ",\"dur\":" << microsText(s.end - s.start)
-        << ",\"cname\":\"" << s.color << "\",\"args\":{" << s.args << "}}";
+    events.slice(s.pid, s.tid, s.name, s.cat, s.start, s.end, s.color, s.args);
   }
-  // Flow arrows from the send slice to the receive slice, each end at its slice's middle ("bp":
-  // "e": bind to the enclosing slice).
-  auto middle = [&](const Slice& s) {
-    return microsText(s.start + (s.end - s.start) / 2 - origin);
-  };
+  // Flow arrows from the send slice to the receive slice, each end at its slice's middle.
+  auto middle = [](const Slice& s) { return s.start + (s.end - s.start) / 2; };
   for (const Flow& f : flows) {
     const Slice& a = slices[f.fromIndex];
     const Slice& b = slices[f.toIndex];
-    sep();
-    out << "{\"ph\":\"s\",\"id\":" << f.id << ",\"name\":" << jsonString(f.name)
-        << ",\"cat\":\"transfer\",\"pid\":" << a.pid << ",\"tid\":" << a.tid
-        << ",\"ts\":" << middle(a) << "},\n"
-        << "{\"ph\":\"f\",\"bp\":\"e\",\"id\":" << f.id << ",\"name\":" << jsonString(f.name)
-        << ",\"cat\":\"transfer\",\"pid\":" << b.pid << ",\"tid\":" << b.tid
-        << ",\"ts\":" << middle(b) << "}";
+    events.flow(false, f.id, f.name, a.pid, a.tid, middle(a));
+    events.flow(true, f.id, f.name, b.pid, b.tid, middle(b));
   }
   out << "\n]}\n";
   return {slices.size(), flows.size(), processNames.size()};

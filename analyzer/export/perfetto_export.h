@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "analyzer/export/trace_events.h"
 #include "analyzer/result/result.h"
 #include "traces/model/trace.h"
 
@@ -24,11 +25,5 @@ struct PerfettoStats {
 // otherData.origin_ns gives as epoch ns.
 PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& result,
                                  std::ostream& out);
-
-// A JSON string literal (quoted, escaped) for `s`.
-std::string jsonString(std::string_view s);
-
-// ns as microseconds with exactly three decimals: 1234567 -> "1234.567".
-std::string microsText(TimeNs ns);
 
 }  // namespace bubblescope::analysis
