@@ -1,13 +1,18 @@
 #include "analyzer/export/perfetto_export.h"
 
+#include "analyzer/export/device_tracks.h"
+
 #include <algorithm>
-#include <cstdio>
+#include <climits>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace bubblescope::analysis {
 namespace {
+
+// Processes of ranks in no stage, after every stage's (pipeline * 1000 + stage + 1).
+constexpr int kRankPidBase = 1'000'000;
 
 // Chrome's reserved color names: chrome://tracing honours "cname", the Perfetto UI ignores it and
 // colors a slice by a hash of its name with the digits left out (google/perfetto#208, #624).
@@ -48,21 +53,21 @@ std::string opLabel(const Op& op, bool chunked) {
 }
 
 // Lanes per (process, lane name), so slices that overlap go to separate threads: the JSON
-// importers need the slices of one thread to nest.
-void assignThreads(std::vector<Slice>& slices, std::map<std::pair<int, int>, std::string>& names) {
+// importers need the slices of one thread to nest. nextTid: each process's next free thread id.
+void assignThreads(std::vector<Slice>& slices, std::map<std::pair<int, int>, std::string>& names,
+                   std::map<int, int>& nextTid) {
   std::vector<size_t> order(slices.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return slices[a].start < slices[b].start; });
   std::map<std::pair<int, std::string>, std::vector<std::pair<int, TimeNs>>> lanes;  // tid, end
-  std::map<int, int> nextTid;
   for (size_t i : order) {
     Slice& s = slices[i];
     auto& list = lanes[{s.pid, s.lane}];
     auto free =
         std::find_if(list.begin(), list.end(), [&](const auto& l) { return l.second <= s.start; });
     if (free == list.end()) {
-      const int tid = ++nextTid[s.pid];
+      const int tid = nextTid.try_emplace(s.pid, 1).first->second++;
       names[{s.pid, tid}] = list.empty() ? s.lane : s.lane + " #" + std::to_string(list.size() + 1);
       list.push_back({tid, s.end});
       free = list.end() - 1;
@@ -75,7 +80,7 @@ void assignThreads(std::vector<Slice>& slices, std::map<std::pair<int, int>, std
 }  // namespace
 
 PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& result,
-                                 std::ostream& out) {
+                                 std::ostream& out, const PerfettoOptions& options) {
   std::vector<Slice> slices;
   std::vector<Flow> flows;
   std::map<int, std::string> processNames;
@@ -86,6 +91,7 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
   auto pidOf = [](size_t pipeline, int stage) {
     return static_cast<int>(pipeline * 1000) + stage + 1;
   };
+  std::vector<int> pidOfRank(run.ranks.size(), 0);  // the process holding a rank's device tracks
 
   for (size_t d = 0; d < result.pipelines.size(); ++d) {
     const PipelineResult& pl = result.pipelines[d];
@@ -97,6 +103,9 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
       std::string name = "stage " + std::to_string(st.stage) + " (rank " + std::to_string(rank);
       if (manyPipelines) name += ", pipeline " + std::to_string(pl.dpRank);
       processNames[pidOf(d, st.stage)] = name + ")";
+      for (int r : st.ranks) {
+        if (r >= 0 && static_cast<size_t>(r) < pidOfRank.size()) pidOfRank[r] = pidOf(d, st.stage);
+      }
     }
     for (size_t k = 0; k < pl.steps.size(); ++k) {
       const StepInfo& step = pl.steps[k];
@@ -158,14 +167,24 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
     }
   }
 
+  const size_t stages = processNames.size();
   std::map<std::pair<int, int>, std::string> threadNames;
-  assignThreads(slices, threadNames);
-  TimeNs origin = 0;
-  if (!slices.empty()) {
-    origin = std::min_element(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
-               return a.start < b.start;
-             })->start;
+  std::map<int, int> nextTid;
+  assignThreads(slices, threadNames, nextTid);
+  TimeNs origin = INT64_MAX;
+  for (const Slice& s : slices) origin = std::min(origin, s.start);
+  if (options.deviceTracks) {
+    // A rank in no stage (a job with no pipeline, a rank the pipelines left out): its own process.
+    for (size_t r = 0; r < run.ranks.size(); ++r) {
+      const traces::RankTrace& t = run.ranks[r];
+      if (pidOfRank[r] != 0 || (t.kernels.size() == 0 && t.ncclCalls.size() == 0)) continue;
+      pidOfRank[r] = kRankPidBase + static_cast<int>(r);
+      processNames[pidOfRank[r]] =
+          "rank " + std::to_string(t.meta.rank >= 0 ? t.meta.rank : static_cast<int>(r));
+    }
+    origin = std::min(origin, earliestDeviceTime(run, result.clock.offsets));
   }
+  if (origin == INT64_MAX) origin = 0;
 
   out << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"bubblescope\",\"origin_ns\":"
       << jsonString(std::to_string(origin)) << ",\"run\":" << jsonString(result.runDir)
@@ -184,8 +203,15 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
     events.flow(false, f.id, f.name, a.pid, a.tid, middle(a));
     events.flow(true, f.id, f.name, b.pid, b.tid, middle(b));
   }
+  PerfettoStats stats{slices.size(), flows.size(), stages};
+  if (options.deviceTracks) {
+    const DeviceTrackCounts device =
+        writeDeviceTracks(run, result.clock.offsets, pidOfRank, nextTid, events);
+    stats.kernels = device.kernels;
+    stats.ncclCalls = device.ncclCalls;
+  }
   out << "\n]}\n";
-  return {slices.size(), flows.size(), processNames.size()};
+  return stats;
 }
 
 }  // namespace bubblescope::analysis

@@ -10,6 +10,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/export/perfetto_export.h"
+#include "tests/analyzer/export/slices_nest.h"
 #include "tests/analyzer/synthetic_run.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -225,21 +226,7 @@ TEST(PerfettoExport, TimesAreExactAndSlicesOfOneThreadNest) {
     ++n;
   }
   EXPECT_GT(n, 100u);
-  // The JSON importers drop slices that overlap on one thread without nesting.
-  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> lanes;
-  for (const json& ev : e.doc["traceEvents"]) {
-    if (ev["ph"] != "X") continue;
-    const double ts = ev["ts"], dur = ev["dur"];
-    lanes[{ev["pid"], ev["tid"]}].push_back({ts, ts + dur});
-  }
-  for (auto& [lane, slices] : lanes) {
-    std::sort(slices.begin(), slices.end());
-    for (size_t i = 1; i < slices.size(); ++i) {
-      const bool disjoint = slices[i].first >= slices[i - 1].second - 1e-6;
-      const bool nested = slices[i].second <= slices[i - 1].second + 1e-6;
-      EXPECT_TRUE(disjoint || nested) << "pid " << lane.first << " tid " << lane.second;
-    }
-  }
+  testing::expectSlicesOfOneThreadNest(e.doc);
   EXPECT_EQ(e.doc["otherData"]["origin_ns"].get<std::string>().size(), 19u);
 }
 
