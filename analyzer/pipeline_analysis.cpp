@@ -163,8 +163,8 @@ void summarize(const PipelineTrace& pl, const StepTimes& times, PipelineResult& 
   }
 }
 
-// The gaps a user should look at first: the largest avoidable idle (ties: the largest idle), at
-// most five, none that a better balance or schedule would not shorten.
+}  // namespace
+
 std::vector<int> topGapsOf(const std::vector<Gap>& gaps) {
   std::vector<TimeNs> avoidable(gaps.size());  // once per gap, not once per comparison
   for (size_t i = 0; i < gaps.size(); ++i) avoidable[i] = avoidableIdle(gaps[i]);
@@ -176,12 +176,10 @@ std::vector<int> topGapsOf(const std::vector<Gap>& gaps) {
   });
   std::vector<int> top;
   for (size_t i = 0; i < order.size() && i < 5; ++i) {
-    if (avoidable[order[i]] > 0) top.push_back(order[i]);
+    if (avoidable[order[i]] >= kLeastListedGap) top.push_back(order[i]);
   }
   return top;
 }
-
-}  // namespace
 
 PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>& warnings) {
   PipelineResult out;

@@ -12,4 +12,8 @@ namespace bubblescope::analysis {
 // Throws AnalysisInputError when the pipeline has no step complete on every stage.
 PipelineResult analyzePipeline(const PipelineTrace& pipeline, std::vector<std::string>& warnings);
 
+// The gaps a user should look at first (PipelineResult::topGaps): the largest avoidable idle
+// (ties: the largest idle), at most five, none with less than kLeastListedGap of it.
+std::vector<int> topGapsOf(const std::vector<Gap>& gaps);
+
 }  // namespace bubblescope::analysis

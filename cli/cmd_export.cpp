@@ -13,14 +13,23 @@
 namespace bubblescope::cli {
 int runExportPerfetto(const ExportArgs& a) {
   const traces::Run run = loadRun(a.paths);
-  const analysis::AnalysisResult result = analysis::analyzeRun(run, analyzeOptions(a.analysis, WarmupStep::Shown));
+  analysis::AnalyzeOptions analyze = analyzeOptions(a.analysis, WarmupStep::Shown);
+  // With the kernels a job with no pipeline still has something to show: each rank's device work.
+  analyze.utilizationWithoutPipeline = a.withKernels;
+  const analysis::AnalysisResult result = analysis::analyzeRun(run, analyze);
 
+  analysis::PerfettoOptions options;
+  options.deviceTracks = a.withKernels;
   analysis::PerfettoStats stats;
-  traces::writeOutputFile(
-      a.output, [&](std::ostream& out) { stats = analysis::writePerfettoTrace(run, result, out); });
-  std::cerr << "bubblescope: wrote " << stats.processes << " stages, " << stats.slices
-            << " slices and " << stats.flows << " transfer arrows to " << a.output
-            << " (open it at https://ui.perfetto.dev)\n";
+  traces::writeOutputFile(a.output, [&](std::ostream& out) {
+    stats = analysis::writePerfettoTrace(run, result, out, options);
+  });
+  std::cerr << "bubblescope: wrote " << stats.stages << " stages, " << stats.slices
+            << " slices and " << stats.flows << " transfer arrows";
+  if (a.withKernels) {
+    std::cerr << ", " << stats.kernels << " kernels and " << stats.ncclCalls << " NCCL calls";
+  }
+  std::cerr << " to " << a.output << " (open it at https://ui.perfetto.dev)\n";
   return kOk;
 }
 

@@ -11,7 +11,8 @@ namespace bubblescope::cli {
 struct ExportArgs {
   std::vector<std::string> paths;
   std::string output;
-  AnalysisFlags analysis;  // no --steps: every step is exported
+  AnalysisFlags analysis;    // no --steps: every step is exported
+  bool withKernels = false;  // each rank's kernels and NCCL calls too
 };
 
 int runExportPerfetto(const ExportArgs& a);

@@ -370,6 +370,9 @@ void addExportCommand(CLI::App& app, Action& action) {
       ->add_option("run", args->paths, "Run directory or trace files (any format analyze reads)")
       ->required();
   perfetto->add_option("-o,--output", args->output, "The JSON file to write")->required();
+  perfetto->add_flag("--with-kernels", args->withKernels,
+                     "Also each rank's GPU kernels (a track per stream) and NCCL calls, beside "
+                     "its stage's lanes");
   addAnalysisFlags(perfetto, args->analysis, "", false);
   perfetto->callback([&action, args] { action = [args] { return runExportPerfetto(*args); }; });
 }

@@ -1,7 +1,9 @@
 #include "analyzer/export/perfetto_export.h"
 
+#include "analyzer/export/device_tracks.h"
+
 #include <algorithm>
-#include <cstdio>
+#include <climits>
 #include <map>
 #include <string>
 #include <vector>
@@ -9,7 +11,11 @@
 namespace bubblescope::analysis {
 namespace {
 
-// Chrome's reserved color names (chrome://tracing honours "cname"; Perfetto colors by name).
+// Processes of ranks in no stage, after every stage's (pipeline * 1000 + stage + 1).
+constexpr int kRankPidBase = 1'000'000;
+
+// Chrome's reserved color names: chrome://tracing honours "cname", the Perfetto UI ignores it and
+// colors a slice by a hash of its name with the digits left out (google/perfetto#208, #624).
 const char* kindColor(OpKind k) {
   switch (k) {
     case OpKind::F:
@@ -38,28 +44,30 @@ struct Flow {
   size_t fromIndex = 0, toIndex = 0;  // the send and receive slices
 };
 
-std::string opLabel(const Op& op) {
+// "F mb=3", or "F mb=3 ch=0" in a job with chunks: every op of a kind has one name once Perfetto
+// drops the digits, so one color.
+std::string opLabel(const Op& op, bool chunked) {
   std::string s = std::string(engine::kindName(op.kind)) + " mb=" + std::to_string(op.mb);
-  if (op.chunk) s += " ch=" + std::to_string(op.chunk);
+  if (chunked) s += " ch=" + std::to_string(op.chunk);
   return s;
 }
 
 // Lanes per (process, lane name), so slices that overlap go to separate threads: the JSON
-// importers need the slices of one thread to nest.
-void assignThreads(std::vector<Slice>& slices, std::map<std::pair<int, int>, std::string>& names) {
+// importers need the slices of one thread to nest. nextTid: each process's next free thread id.
+void assignThreads(std::vector<Slice>& slices, std::map<std::pair<int, int>, std::string>& names,
+                   std::map<int, int>& nextTid) {
   std::vector<size_t> order(slices.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return slices[a].start < slices[b].start; });
   std::map<std::pair<int, std::string>, std::vector<std::pair<int, TimeNs>>> lanes;  // tid, end
-  std::map<int, int> nextTid;
   for (size_t i : order) {
     Slice& s = slices[i];
     auto& list = lanes[{s.pid, s.lane}];
     auto free =
         std::find_if(list.begin(), list.end(), [&](const auto& l) { return l.second <= s.start; });
     if (free == list.end()) {
-      const int tid = ++nextTid[s.pid];
+      const int tid = nextTid.try_emplace(s.pid, 1).first->second++;
       names[{s.pid, tid}] = list.empty() ? s.lane : s.lane + " #" + std::to_string(list.size() + 1);
       list.push_back({tid, s.end});
       free = list.end() - 1;
@@ -71,54 +79,19 @@ void assignThreads(std::vector<Slice>& slices, std::map<std::pair<int, int>, std
 
 }  // namespace
 
-std::string jsonString(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string microsText(TimeNs ns) {
-  const bool negative = ns < 0;
-  const uint64_t v = negative ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%s%llu.%03llu", negative ? "-" : "",
-                static_cast<unsigned long long>(v / 1000),
-                static_cast<unsigned long long>(v % 1000));
-  return buf;
-}
-
 PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& result,
-                                 std::ostream& out) {
+                                 std::ostream& out, const PerfettoOptions& options) {
   std::vector<Slice> slices;
   std::vector<Flow> flows;
   std::map<int, std::string> processNames;
   const bool manyPipelines = result.pipelines.size() > 1;
+  const bool chunked = std::ranges::any_of(result.pipelines, [](const PipelineResult& pl) {
+    return std::ranges::any_of(pl.ops, [](const OpRecord& o) { return o.op.chunk != 0; });
+  });
   auto pidOf = [](size_t pipeline, int stage) {
     return static_cast<int>(pipeline * 1000) + stage + 1;
   };
+  std::vector<int> pidOfRank(run.ranks.size(), 0);  // the process holding a rank's device tracks
 
   for (size_t d = 0; d < result.pipelines.size(); ++d) {
     const PipelineResult& pl = result.pipelines[d];
@@ -130,6 +103,9 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
       std::string name = "stage " + std::to_string(st.stage) + " (rank " + std::to_string(rank);
       if (manyPipelines) name += ", pipeline " + std::to_string(pl.dpRank);
       processNames[pidOf(d, st.stage)] = name + ")";
+      for (int r : st.ranks) {
+        if (r >= 0 && static_cast<size_t>(r) < pidOfRank.size()) pidOfRank[r] = pidOf(d, st.stage);
+      }
     }
     for (size_t k = 0; k < pl.steps.size(); ++k) {
       const StepInfo& step = pl.steps[k];
@@ -150,12 +126,14 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
                                             : -1) +
                          ",\"duration_us\":" + microsText(o.end - o.start) +
                          ",\"ideal_cost_us\":" + microsText(o.idealCost);
-      slices.push_back({pidOf(d, o.stage), "ops", opLabel(o.op), engine::kindName(o.op.kind),
-                        kindColor(o.op.kind), std::move(args), o.start, o.end});
+      slices.push_back({pidOf(d, o.stage), "ops", opLabel(o.op, chunked),
+                        engine::kindName(o.op.kind), kindColor(o.op.kind), std::move(args), o.start,
+                        o.end});
     }
     for (const Gap& g : pl.gaps) {
-      std::string args =
-          "\"idle_us\":" + microsText(g.idle) + ",\"class\":\"" + idleClassKey(g.dominant) + "\"";
+      std::string args = "\"idle_us\":" + microsText(g.idle) + ",\"class\":\"" +
+                         idleClassKey(g.dominant) + "\",\"class_name\":\"" +
+                         idleClassName(g.dominant) + "\"";
       for (int c = 0; c < kIdleClasses; ++c) {
         if (g.byClass[c] > 0) {
           args += ",\"" + std::string(idleClassKey(idleClassAt(c))) +
@@ -163,7 +141,7 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
         }
       }
       if (!g.blame.text.empty()) args += ",\"blame\":" + jsonString(g.blame.text);
-      slices.push_back({pidOf(d, g.stage), "idle", idleClassName(g.dominant), "idle",
+      slices.push_back({pidOf(d, g.stage), "idle", idleClassKey(g.dominant), "idle",
                         idleClassInfo(g.dominant).chromeColor, std::move(args), g.start, g.end});
     }
     for (const TransferRecord& t : pl.transfers) {
@@ -189,62 +167,51 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
     }
   }
 
+  const size_t stages = processNames.size();
   std::map<std::pair<int, int>, std::string> threadNames;
-  assignThreads(slices, threadNames);
-  TimeNs origin = 0;
-  if (!slices.empty()) {
-    origin = std::min_element(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
-               return a.start < b.start;
-             })->start;
+  std::map<int, int> nextTid;
+  assignThreads(slices, threadNames, nextTid);
+  TimeNs origin = INT64_MAX;
+  for (const Slice& s : slices) origin = std::min(origin, s.start);
+  if (options.deviceTracks) {
+    // A rank in no stage (a job with no pipeline, a rank the pipelines left out): its own process.
+    for (size_t r = 0; r < run.ranks.size(); ++r) {
+      const traces::RankTrace& t = run.ranks[r];
+      if (pidOfRank[r] != 0 || (t.kernels.size() == 0 && t.ncclCalls.size() == 0)) continue;
+      pidOfRank[r] = kRankPidBase + static_cast<int>(r);
+      processNames[pidOfRank[r]] =
+          "rank " + std::to_string(t.meta.rank >= 0 ? t.meta.rank : static_cast<int>(r));
+    }
+    origin = std::min(origin, earliestDeviceTime(run, result.clock.offsets));
   }
+  if (origin == INT64_MAX) origin = 0;
 
   out << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"bubblescope\",\"origin_ns\":"
       << jsonString(std::to_string(origin)) << ",\"run\":" << jsonString(result.runDir)
       << "},\n\"traceEvents\":[\n";
-  bool first = true;
-  auto sep = [&] {
-    if (!first) out << ",\n";
-    first = false;
-  };
-  for (const auto& [pid, name] : processNames) {
-    sep();
-    out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid
-        << ",\"tid\":0,\"args\":{\"name\":" << jsonString(name) << "}},\n"
-        << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
-        << ",\"tid\":0,\"args\":{\"sort_index\":" << pid << "}}";
-  }
-  for (const auto& [key, name] : threadNames) {
-    sep();
-    out << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << key.first
-        << ",\"tid\":" << key.second << ",\"args\":{\"name\":" << jsonString(name) << "}},\n"
-        << "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" << key.first
-        << ",\"tid\":" << key.second << ",\"args\":{\"sort_index\":" << key.second << "}}";
-  }
+  TraceEventWriter events(out, origin);
+  for (const auto& [pid, name] : processNames) events.process(pid, name);
+  for (const auto& [key, name] : threadNames) events.thread(key.first, key.second, name);
   for (const Slice& s : slices) {
-    sep();
-    out << "{\"ph\":\"X\",\"name\":" << jsonString(s.name) << ",\"cat\":\"" << s.cat
-        << "\",\"pid\":" << s.pid << ",\"tid\":" << s.tid
-        << ",\"ts\":" << microsText(s.start - origin) << ",\"dur\":" << microsText(s.end - s.start)
-        << ",\"cname\":\"" << s.color << "\",\"args\":{" << s.args << "}}";
+    events.slice(s.pid, s.tid, s.name, s.cat, s.start, s.end, s.color, s.args);
   }
-  // Flow arrows from the send slice to the receive slice, each end at its slice's middle ("bp":
-  // "e": bind to the enclosing slice).
-  auto middle = [&](const Slice& s) {
-    return microsText(s.start + (s.end - s.start) / 2 - origin);
-  };
+  // Flow arrows from the send slice to the receive slice, each end at its slice's middle.
+  auto middle = [](const Slice& s) { return s.start + (s.end - s.start) / 2; };
   for (const Flow& f : flows) {
     const Slice& a = slices[f.fromIndex];
     const Slice& b = slices[f.toIndex];
-    sep();
-    out << "{\"ph\":\"s\",\"id\":" << f.id << ",\"name\":" << jsonString(f.name)
-        << ",\"cat\":\"transfer\",\"pid\":" << a.pid << ",\"tid\":" << a.tid
-        << ",\"ts\":" << middle(a) << "},\n"
-        << "{\"ph\":\"f\",\"bp\":\"e\",\"id\":" << f.id << ",\"name\":" << jsonString(f.name)
-        << ",\"cat\":\"transfer\",\"pid\":" << b.pid << ",\"tid\":" << b.tid
-        << ",\"ts\":" << middle(b) << "}";
+    events.flow(false, f.id, f.name, a.pid, a.tid, middle(a));
+    events.flow(true, f.id, f.name, b.pid, b.tid, middle(b));
+  }
+  PerfettoStats stats{slices.size(), flows.size(), stages};
+  if (options.deviceTracks) {
+    const DeviceTrackCounts device =
+        writeDeviceTracks(run, result.clock.offsets, pidOfRank, nextTid, events);
+    stats.kernels = device.kernels;
+    stats.ncclCalls = device.ncclCalls;
   }
   out << "\n]}\n";
-  return {slices.size(), flows.size(), processNames.size()};
+  return stats;
 }
 
 }  // namespace bubblescope::analysis

@@ -129,7 +129,7 @@ class Writer {
     for (int gi : pl.topGaps) {
       const Gap& g = pl.gaps[gi];
       out_ << "  " << n++ << ". step " << pl.steps[g.step].number << ", stage " << g.stage << ", "
-           << formatMs(g.idle) << " ms idle"
+           << formatMs(g.idle, 2) << " ms idle"
            << (g.nextOp >= 0 ? " before " + engine::label(pl.ops[g.nextOp].op) : " at the end")
            << " (" << colored(g.dominant, idleClassName(g.dominant)) << ")\n     " << g.blame.text
            << "\n";

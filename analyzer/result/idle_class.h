@@ -31,13 +31,13 @@ struct IdleClassInfo {
   // The ideal schedule leaves it too (warm-up, drain, its own mid-step bubbles): no better balance
   // or steadier op wins it back, so it is not "avoidable" idle.
   bool scheduleOwn;
-  const char* key;          // JSON key: "stall_comm"
+  const char* key;          // JSON key and Perfetto slice name: "stall_comm"
   const char* name;         // "stall: comm"
   const char* label;        // table header, ≤ 12 characters: "imbal."
   const char* column;       // text report column, ≤ 8 characters: "st:comm"
   Rgb rgb;                  // reports, SVG and the viewer
   const char* ansi;         // terminal color escape
-  const char* chromeColor; // Chrome/Perfetto reserved color name ("cname")
+  const char* chromeColor;  // chrome://tracing's reserved color name ("cname"; Perfetto ignores it)
   const char* description;  // one line, for legends and tooltips
 };
 

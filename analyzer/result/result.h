@@ -82,13 +82,17 @@ struct Gap {
   int64_t freeMemory = traces::kBytesUnknown;  // least device bytes free in it (stage_memory.h)
 };
 
-// An NCCL kernel that waited for its peers (analysis.md §2): [start, transferStart) is idle, in
-// the gap `gap` and drawn in that gap's class; [transferStart, end) is the transfer. The viewer
-// draws the kernel on its stream row in these two parts.
 // Idle a better balance or schedule could win back: not the ideal schedule's own bubbles.
 TimeNs avoidableIdle(const Gap& g);
 TimeNs avoidableIdle(const Split& s);
 
+// The gap lists (the top gaps, a job's largest idle gaps) print milliseconds with two decimals:
+// a gap with less than this to rank it by would read "0.00 ms", so no list holds one.
+inline constexpr TimeNs kLeastListedGap = 5'000;
+
+// An NCCL kernel that waited for its peers (analysis.md §2): [start, transferStart) is idle, in
+// the gap `gap` and drawn in that gap's class; [transferStart, end) is the transfer. The viewer
+// draws the kernel on its stream row in these two parts.
 struct CommWait {
   int stage = 0;
   int rank = 0;         // index into the run: the stage's representative, whose kernel it is

@@ -63,7 +63,7 @@ struct IdleCause {
 struct UtilizationResult {
   std::vector<RankUtilization> ranks;
   UtilizationSplit total;
-  std::vector<IdleGap> largestGaps;    // largest first, at most 10
+  std::vector<IdleGap> largestGaps;    // largest first, at most 10, none under kLeastListedGap
   std::vector<IdleCause> idleByCause;  // largest first; adds up to total.idle
   bool stepsFromMarkers = false;       // ProfilerStep#N / step N, else the capture is one step
   // The slowest (rank, step) by its device window, against the median of all of them.

@@ -8,6 +8,7 @@
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/comm/comm_warnings.h"
 #include "analyzer/result/errors.h"
+#include "analyzer/result/result.h"
 #include "analyzer/inventory/device_memory.h"
 #include "analyzer/inventory/idle_inventory.h"
 #include "analyzer/pipeline/clock_align.h"
@@ -137,6 +138,7 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks,
     throw AnalysisInputError(run.dir.string() + ": no GPU kernels, copies or NCCL kernels in " +
                              std::to_string(n) + " trace(s): nothing to measure utilization on");
   }
+  std::erase_if(gaps, [](const IdleGap& g) { return g.length() < kLeastListedGap; });
   const size_t top = std::min(kLargestGaps, gaps.size());
   std::partial_sort(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(top), gaps.end(),
                     [](const IdleGap& a, const IdleGap& b) { return a.length() > b.length(); });

@@ -10,6 +10,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/export/perfetto_export.h"
+#include "tests/analyzer/export/slices_nest.h"
 #include "tests/analyzer/synthetic_run.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -99,9 +100,94 @@ TEST(PerfettoExport, GapsAreNamedByTheirClassWithTheBlameInArgs) {
     blamed = blamed || (ev["args"].contains("blame") && ev["args"]["blame"].get<std::string>().find(
                                                             "stage 2") != std::string::npos);
   }
-  EXPECT_GT(names["warm-up bubble"], 0u);
-  EXPECT_GT(names["drain bubble"], 0u);
+  EXPECT_GT(names["warmup"], 0u);
+  EXPECT_GT(names["drain"], 0u);
   EXPECT_TRUE(blamed) << "the slow stage 2 is named in some gap's blame";
+}
+
+// The Perfetto UI's color for a slice (ui/src/components/colorizer.ts, getColorForSlice, and
+// ui/src/base/hash.ts): the name less its digits and a space before them, hashed (FNV-1a with
+// JavaScript's double multiply) to an HSLuv hue and lightness. It ignores "cname".
+std::string perfettoColorSeed(const std::string& name) {
+  return std::regex_replace(name, std::regex("( )?[0-9]+"), "");
+}
+int perfettoHash(const std::string& s, int max) {
+  int32_t h = 0x811c9dc5 & 0xfffffff;
+  for (unsigned char c : s) {
+    h ^= c;
+    const double product = static_cast<double>(h) * 16777619.0;
+    h = static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(product)));
+  }
+  return static_cast<int>(std::abs(static_cast<int64_t>(h)) % max);
+}
+std::pair<int, int> perfettoHueAndLightness(const std::string& name) {
+  const std::string seed = perfettoColorSeed(name);
+  return {perfettoHash(seed, 360), perfettoHash(seed + "x", 40) + 40};
+}
+
+TEST(PerfettoExport, EveryIdleSliceIsNamedByItsClass) {
+  const Exported e = exportOneF1B();
+  size_t idle = 0;
+  for (const json& ev : e.doc["traceEvents"]) {
+    if (ev["ph"] != "X" || ev["cat"] != "idle") continue;
+    ++idle;
+    const std::string key = ev["args"]["class"];
+    EXPECT_EQ(ev["name"], key);
+    bool known = false;
+    for (const IdleClassInfo& c : kIdleClassTable) {
+      if (key != c.key) continue;
+      known = true;
+      EXPECT_EQ(ev["args"]["class_name"], c.name);
+    }
+    EXPECT_TRUE(known) << key;
+  }
+  EXPECT_EQ(idle, e.result.pipelines.at(0).gaps.size());
+}
+
+// Perfetto colors by name alone, so the names must hash apart: a hue 20 degrees off or a
+// lightness 12 off. The classes' display names do not ("warm-up bubble" and "drain bubble" get
+// hues 8 apart at one lightness); their keys do.
+TEST(PerfettoExport, PerfettoColorsEachIdleClassApart) {
+  EXPECT_EQ(perfettoColorSeed("F mb=12 ch=1"), "F mb= ch=");
+  EXPECT_EQ(perfettoColorSeed("step 3"), "step");
+  for (int a = 0; a < kIdleClasses; ++a) {
+    for (int b = a + 1; b < kIdleClasses; ++b) {
+      const auto [hueA, lightA] = perfettoHueAndLightness(kIdleClassTable[a].key);
+      const auto [hueB, lightB] = perfettoHueAndLightness(kIdleClassTable[b].key);
+      const int hue = std::min(std::abs(hueA - hueB), 360 - std::abs(hueA - hueB));
+      EXPECT_TRUE(hue >= 20 || std::abs(lightA - lightB) >= 12)
+          << kIdleClassTable[a].key << " " << hueA << "/" << lightA << " and "
+          << kIdleClassTable[b].key << " " << hueB << "/" << lightB;
+    }
+  }
+}
+
+// In a job with chunks every op carries "ch=", so the ops of one kind reduce to one name (one
+// color) once Perfetto drops the digits, and the kinds to different ones.
+TEST(PerfettoExport, OpsOfOneKindShareOneColorWithChunks) {
+  testing::SyntheticJob job;
+  job.schedule = engine::Schedule::interleaved1F1B(4, 8, 2);
+  job.steps = 2;
+  const traces::Run run = testing::synthesize(job);
+  const AnalysisResult result = analyzeRun(run);
+  std::ostringstream out;
+  writePerfettoTrace(run, result, out);
+  std::map<std::string, std::set<std::string>> seedsOfKind;
+  std::set<std::string> chunks;
+  const json doc = json::parse(out.str());
+  for (const json& ev : doc["traceEvents"]) {
+    if (ev["ph"] != "X" || !ev["args"].contains("kind")) continue;
+    seedsOfKind[ev["args"]["kind"]].insert(perfettoColorSeed(ev["name"]));
+    chunks.insert(std::to_string(ev["args"]["chunk"].get<int>()));
+  }
+  EXPECT_EQ(chunks, (std::set<std::string>{"0", "1"}));
+  ASSERT_EQ(seedsOfKind.size(), 2u);  // F and BW
+  std::set<std::string> seeds;
+  for (const auto& [kind, set] : seedsOfKind) {
+    ASSERT_EQ(set.size(), 1u) << kind;
+    seeds.insert(*set.begin());
+  }
+  EXPECT_EQ(seeds, (std::set<std::string>{"F mb= ch=", "BW mb= ch="}));
 }
 
 TEST(PerfettoExport, EachIdleClassHasItsOwnColorAndArrowsJoinSendToReceive) {
@@ -140,21 +226,7 @@ TEST(PerfettoExport, TimesAreExactAndSlicesOfOneThreadNest) {
     ++n;
   }
   EXPECT_GT(n, 100u);
-  // The JSON importers drop slices that overlap on one thread without nesting.
-  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> lanes;
-  for (const json& ev : e.doc["traceEvents"]) {
-    if (ev["ph"] != "X") continue;
-    const double ts = ev["ts"], dur = ev["dur"];
-    lanes[{ev["pid"], ev["tid"]}].push_back({ts, ts + dur});
-  }
-  for (auto& [lane, slices] : lanes) {
-    std::sort(slices.begin(), slices.end());
-    for (size_t i = 1; i < slices.size(); ++i) {
-      const bool disjoint = slices[i].first >= slices[i - 1].second - 1e-6;
-      const bool nested = slices[i].second <= slices[i - 1].second + 1e-6;
-      EXPECT_TRUE(disjoint || nested) << "pid " << lane.first << " tid " << lane.second;
-    }
-  }
+  testing::expectSlicesOfOneThreadNest(e.doc);
   EXPECT_EQ(e.doc["otherData"]["origin_ns"].get<std::string>().size(), 19u);
 }
 
