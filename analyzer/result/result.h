@@ -125,6 +125,9 @@ struct WhatIf {
   double bubbleRate = 0;  // 1 - compute / (p * step time)
   double speedup = 1;     // measured step time / this step time
   bool trusted = true;    // false: built on a model that does not reproduce the job
+  // Per stage, the most activations the scenario holds at once, in microbatches of the measured
+  // job (held_activations.h: each until its W or BW ends; a half-size microbatch counts half).
+  std::vector<double> activations;
 };
 
 struct ScheduleMatch {
@@ -159,6 +162,8 @@ struct PipelineResult {
   // The ideal schedule (T_ideal) of one step, times from the step start: for ghost lanes.
   std::vector<OpRecord> idealOps;
   std::vector<WhatIf> whatIf;
+  // Why the what-if table is empty: no step finished, or the run hung ("" when it is not).
+  std::string whatIfWithheld;
 };
 
 struct ClockInfo {
