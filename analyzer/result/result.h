@@ -128,6 +128,15 @@ struct WhatIf {
   // Per stage, the most activations the scenario holds at once, in microbatches of the measured
   // job (held_activations.h: each until its W or BW ends; a half-size microbatch counts half).
   std::vector<double> activations;
+  // The same in bytes, where the trace measured a microbatch's (ActivationSize); else empty.
+  std::vector<int64_t> activationBytes;
+};
+
+// What one microbatch's activations take on each stage, read off the trace's live-tensor samples
+// (analyzer/inventory/activation_size.h).
+struct ActivationSize {
+  std::vector<int64_t> perMicrobatch;  // bytes, per stage; empty when not measured
+  std::string unknown;                 // why not: "no memory records", ...
 };
 
 struct ScheduleMatch {
@@ -164,6 +173,7 @@ struct PipelineResult {
   std::vector<WhatIf> whatIf;
   // Why the what-if table is empty: no step finished, or the run hung ("" when it is not).
   std::string whatIfWithheld;
+  ActivationSize activationSize;
 };
 
 struct ClockInfo {

@@ -134,6 +134,8 @@ TEST(WhatIfTable, EachRowHoldsItsSchedulesActivationsInMicrobatchesOfTheMeasured
   const auto rows = whatIfTable(oneF1BInput());
   for (const HeldCase& c : cases) {
     EXPECT_EQ(rowStarting(rows, c.scenario).activations, c.perStage) << c.scenario;
+    EXPECT_TRUE(rowStarting(rows, c.scenario).activationBytes.empty())
+        << "bytes come from the trace's memory records, not the table";
   }
   WhatIfInput in = oneF1BInput();
   in.m = 6;
