@@ -10,6 +10,7 @@
 #include "analyzer/result/errors.h"
 #include "analyzer/infer/confidence.h"
 #include "analyzer/infer/infer_pipeline.h"
+#include "analyzer/inventory/activation_size.h"
 #include "analyzer/inventory/stage_memory.h"
 #include "analyzer/pipeline/clock_align.h"
 #include "analyzer/pipeline/pipeline_trace.h"
@@ -282,6 +283,7 @@ PipelineTrace analyzeReplica(const traces::Run& run, const Topology& topo, size_
   }
   result.pipelines.push_back(analyzePipeline(pl, result.warnings));
   attachFreeMemory(run, pl, result.pipelines.back());
+  attachActivationSize(run, pl, result.pipelines.back());
   return pl;
 }
 

@@ -3,17 +3,19 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 
-#include "analyzer/idle/comm_waits.h"
-#include "analyzer/result/errors.h"
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/classify.h"
+#include "analyzer/idle/comm_waits.h"
 #include "analyzer/idle/scenarios.h"
-#include "analyzer/timeline/step_view.h"
-#include "analyzer/whatif/schedule_match.h"
-#include "analyzer/whatif/pipeline_culprit.h"
-#include "analyzer/whatif/what_if.h"
+#include "analyzer/result/errors.h"
 #include "analyzer/result/stats.h"
+#include "analyzer/timeline/step_view.h"
+#include "analyzer/whatif/pipeline_culprit.h"
+#include "analyzer/whatif/schedule_match.h"
+#include "analyzer/whatif/what_if.h"
+#include "reference_engine/schedule/validate.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -32,6 +34,11 @@ struct StepTimes {
   std::vector<TimeNs> replayed;
   TimeNs latest = 0;
   std::string latestOp;
+  // Per step, whether it finished: every microbatch it holds ran all its passes on every stage.
+  // The what-ifs compare finished steps only; a hang or the capture's end cuts the others.
+  std::vector<uint8_t> finished;
+  std::optional<engine::Schedule> firstFinished;  // its order
+  std::string firstUnfinished;                    // "step 3: B4 of virtual stage 1 ... never runs"
 };
 
 // The op whose replay starts latest against when it ran, if later than any before.
@@ -71,6 +78,12 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
   times.ops.push_back(ops->makespan + out.tailMedian);
   times.replayed.push_back(ops->makespan + tailOf(pl, view));
   noteReplayLag(pl, view, order, *ops, times);
+  const std::vector<engine::Problem> missing = engine::missingOps(order);
+  times.finished.push_back(missing.empty());
+  if (missing.empty() && !times.firstFinished) times.firstFinished = order;
+  if (!missing.empty() && times.firstUnfinished.empty()) {
+    times.firstUnfinished = "step " + std::to_string(view.number) + ": " + missing.front().message;
+  }
   if (out.idealOps.empty()) {
     for (int s = 0; s < pl.p; ++s) {
       for (size_t j = 0; j < order.stages[s].size(); ++j) {
@@ -163,16 +176,56 @@ void summarize(const PipelineTrace& pl, const StepTimes& times, PipelineResult& 
   }
 }
 
+// The mean over the finished steps.
+TimeNs meanOfFinished(const std::vector<TimeNs>& perStep, const std::vector<uint8_t>& finished) {
+  std::vector<TimeNs> kept;
+  for (size_t i = 0; i < perStep.size(); ++i) {
+    if (finished[i]) kept.push_back(perStep[i]);
+  }
+  return mean(kept);
+}
+
+// The what-if table over the finished steps; withheld, saying why, when none finished.
+void whatIfs(const PipelineTrace& pl, const StepTimes& times, const MeanCosts& costs,
+             PipelineResult& out, std::vector<std::string>& warnings) {
+  if (!times.firstFinished) {
+    out.whatIfWithheld = "no step finished (" + times.firstUnfinished +
+                         "): a run that hung or was cut short has no step to compare a schedule "
+                         "with";
+    return;
+  }
+  const size_t finished =
+      static_cast<size_t>(std::count(times.finished.begin(), times.finished.end(), uint8_t{1}));
+  if (finished < times.finished.size()) {
+    warnings.push_back(std::to_string(times.finished.size() - finished) +
+                       " step(s) did not finish (" + times.firstUnfinished +
+                       "): the what-ifs compare the " + std::to_string(finished) + " that did");
+  }
+  WhatIfInput in;
+  in.p = pl.p;
+  in.m = times.firstFinished->m;
+  in.schedule = out.schedule;
+  in.observed = *times.firstFinished;
+  in.costs = costs;
+  in.measuredStep = meanOfFinished(times.measured, times.finished);
+  in.idealStep = meanOfFinished(times.ideal, times.finished);
+  in.tail = out.tailMedian;
+  in.transfer = out.transferMedian;
+  out.whatIf = whatIfTable(in);
+  for (WhatIf& w : out.whatIf) w.trusted = out.model.reproduces;
+}
+
 }  // namespace
 
+// The gaps a user should look at first: the largest avoidable idle (ties: the largest idle), at
+// most five, none that a better balance or schedule would not shorten.
 std::vector<int> topGapsOf(const std::vector<Gap>& gaps) {
   std::vector<TimeNs> avoidable(gaps.size());  // once per gap, not once per comparison
   for (size_t i = 0; i < gaps.size(); ++i) avoidable[i] = avoidableIdle(gaps[i]);
   std::vector<int> order(gaps.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return avoidable[a] != avoidable[b] ? avoidable[a] > avoidable[b]
-                                        : gaps[a].idle > gaps[b].idle;
+    return avoidable[a] != avoidable[b] ? avoidable[a] > avoidable[b] : gaps[a].idle > gaps[b].idle;
   });
   std::vector<int> top;
   for (size_t i = 0; i < order.size() && i < 5; ++i) {
@@ -224,19 +277,10 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   out.topGaps = topGapsOf(out.gaps);
   out.model = checkModel(mean(times.measured), mean(times.replayed), times.latestOp);
 
-  const engine::Schedule first = observedSchedule(pl, views.front());
-  out.schedule = detectSchedule(first);
-  WhatIfInput in;
-  in.p = pl.p;
-  in.m = first.m;
-  in.schedule = out.schedule;
-  in.costs = costs;
-  in.measuredStep = out.stepTimeMeasured;
-  in.idealStep = out.stepTimeIdeal;
-  in.tail = out.tailMedian;
-  in.transfer = out.transferMedian;
-  out.whatIf = whatIfTable(in);
-  for (WhatIf& w : out.whatIf) w.trusted = out.model.reproduces;
+  // The schedule is read off a finished step: one cut short matches no generator.
+  out.schedule = detectSchedule(times.firstFinished ? *times.firstFinished
+                                                    : observedSchedule(pl, views.front()));
+  whatIfs(pl, times, costs, out, warnings);
   const PipelineCulprit culprit = pipelineCulprit(out);
   out.culprit = culprit.text;
   out.culpritStage = culprit.stage;

@@ -23,10 +23,17 @@ struct DeviceMemorySeries {
   // in force at start, and every change inside), or traces::kBytesUnknown when free memory is
   // not known then (no capacity, or no sample at or before end).
   int64_t leastFree(TimeNs start, TimeNs end) const;
+  // The most and the least in use at any moment of [start, end], the same way; kBytesUnknown when
+  // no sample is at or before end.
+  int64_t mostUsed(TimeNs start, TimeNs end) const;
+  int64_t leastUsed(TimeNs start, TimeNs end) const;
 };
 
 // The series of the device with the most memory samples on this rank (a rank drives one device),
 // its times shifted by `offset` into the analysis' clock.
 DeviceMemorySeries deviceMemoryOf(const traces::RankTrace& trace, TimeNs offset);
+// The same device's bytes in live tensors (basis Allocated), which fall as tensors are freed;
+// basis NotRecorded when the trace does not record them (CUDA-level recorders see the reserve).
+DeviceMemorySeries liveTensorsOf(const traces::RankTrace& trace, TimeNs offset);
 
 }  // namespace bubblescope::analysis

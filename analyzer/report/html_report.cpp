@@ -2,6 +2,7 @@
 
 #include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/sections/model_section.h"
+#include "analyzer/report/sections/what_if_section.h"
 
 #include <algorithm>
 #include <array>
@@ -188,15 +189,13 @@ class HtmlWriter {
       card("slowest stage", "stage " + std::to_string(st.stage),
            "S_s = " + formatRatio(st.slowdown) + " if only it kept its costs");
     }
-    const WhatIf* best = nullptr;
-    for (const auto& w : pl.whatIf) {
-      if (w.available && w.scenario != "measured" && (!best || w.speedup > best->speedup)) {
-        best = &w;
-      }
-    }
+    const WhatIf* best = bestWhatIf(pl);
     if (best && best->speedup > 1.005) {
       card("best what-if", formatRatio(best->speedup),
-           esc(best->scenario) + (best->trusted ? "" : " (the model does not reproduce the job)"));
+           esc(best->scenario) + (best->trusted ? "" : " (the model does not reproduce the job)") +
+               "<br>assumes: " + esc(whatIfAssumptions(pl, *best)));
+    } else if (!pl.whatIfWithheld.empty()) {
+      card("what-if", "none", esc(pl.whatIfWithheld));
     }
     out_ << "</div>\n";
   }
@@ -292,31 +291,45 @@ class HtmlWriter {
   }
 
   void whatIf(const PipelineResult& pl) {
-    if (pl.whatIf.empty()) return;
-    double best = 0;
-    for (const auto& w : pl.whatIf) {
-      if (w.available) best = std::max(best, w.speedup);
+    if (!pl.whatIfWithheld.empty()) {
+      out_ << "<h3>What if</h3>\n<p class=\"note\">None: " << esc(pl.whatIfWithheld) << ".</p>\n";
+      return;
     }
+    if (pl.whatIf.empty()) return;
+    const WhatIf* best = bestWhatIf(pl);
+    const bool winner = best && best->speedup > 1.005;
     out_ << "<h3>What if</h3>\n<p class=\"note\">The reference simulator at the measured op "
             "costs (transfers at their median, gradient sync and optimizer as measured)."
          << (pl.model.reproduces ? "" : std::string(" <strong>What-ifs ") + kUntrustedWhatIf +
                                             ".</strong>")
          << "</p>\n"
          << "<table><tr><th class=\"l\">scenario</th><th>step (ms)</th><th>bubble</th>"
-         << "<th>speedup</th><th class=\"l\">note</th></tr>\n";
+         << "<th>speedup</th><th>activations</th><th class=\"l\">note</th></tr>\n";
     for (const auto& w : pl.whatIf) {
-      const bool top = w.available && w.speedup == best && best > 1.005;
+      const bool top = winner && w.available && w.speedup == best->speedup;
       out_ << "<tr><td class=\"l\">" << esc(w.scenario) << "</td>";
       if (w.available) {
         out_ << "<td>" << formatMs(w.stepTime) << "</td><td>" << formatPercent(w.bubbleRate)
              << "</td><td" << (top ? " class=\"best\"" : "") << ">" << formatRatio(w.speedup)
+             << "</td><td title=\"" << esc(perStageTitle(w)) << "\">" << esc(activationCell(w))
              << "</td>";
       } else {
-        out_ << "<td>n/a</td><td></td><td></td>";
+        out_ << "<td>n/a</td><td></td><td></td><td></td>";
       }
       out_ << "<td class=\"l\">" << esc(w.note) << "</td></tr>\n";
     }
-    out_ << "</table>\n";
+    out_ << "</table>\n<p class=\"note\">" << esc(activationColumnNote(pl)) << ".</p>\n";
+  }
+
+  // The activations per stage, for a cell's tooltip: "per stage: 4, 3, 2, 1".
+  static std::string perStageTitle(const WhatIf& w) {
+    if (w.activations.empty()) return "";
+    std::string t = "per stage:";
+    for (size_t s = 0; s < w.activations.size(); ++s) {
+      t += (s ? ", " : " ") + formatCount(w.activations[s]);
+      if (s < w.activationBytes.size()) t += " (" + formatBytes(w.activationBytes[s]) + ")";
+    }
+    return t;
   }
 
   const AnalysisResult& r_;

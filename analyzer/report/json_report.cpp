@@ -5,6 +5,7 @@
 #include "analyzer/report/sections/model_section.h"
 #include "analyzer/report/sections/split_json.h"
 #include "analyzer/report/sections/utilization_report.h"
+#include "analyzer/report/sections/what_if_section.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -136,10 +137,16 @@ json pipelineJson(const PipelineResult& pl) {
       wj["bubble_rate"] = w.bubbleRate;
       wj["speedup"] = w.speedup;
       wj["trusted"] = w.trusted;
+      wj["activation_memory"] = activationMemoryJson(w);
     }
     whatIf.push_back(wj);
   }
   j["what_if"] = whatIf;
+  j["what_if_withheld"] = pl.whatIfWithheld.empty() ? json(nullptr) : json(pl.whatIfWithheld);
+  const ActivationSize& size = pl.activationSize;
+  j["activation_bytes_per_microbatch"] =
+      size.perMicrobatch.empty() ? json({{"stages", nullptr}, {"unknown", size.unknown}})
+                                 : json({{"stages", size.perMicrobatch}, {"unknown", nullptr}});
   j["model_check"] = modelCheckJson(pl.model);
   j["bubble_inventory"] = inventoryJson(bubbleInventory(pl));
   return j;

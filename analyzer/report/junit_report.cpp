@@ -8,6 +8,7 @@
 #include "analyzer/report/format.h"
 #include "analyzer/report/junit_xml.h"
 #include "analyzer/report/sections/inventory_section.h"
+#include "analyzer/report/sections/what_if_section.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -101,6 +102,14 @@ JunitCase pipelineCase(const PipelineResult& pl) {
   for (const auto& w : pl.whatIf) {
     if (!w.available) continue;
     p.emplace_back("what_if: " + w.scenario + ": step_ms", ms(w.stepTime));
+    if (w.activations.empty()) continue;
+    p.emplace_back("what_if: " + w.scenario + ": activations_microbatches",
+                   number(*std::max_element(w.activations.begin(), w.activations.end()), 2));
+    if (!w.activationBytes.empty()) {
+      p.emplace_back(
+          "what_if: " + w.scenario + ": activations_bytes",
+          std::to_string(*std::max_element(w.activationBytes.begin(), w.activationBytes.end())));
+    }
   }
 
   std::ostringstream out;
@@ -117,10 +126,12 @@ JunitCase pipelineCase(const PipelineResult& pl) {
         << formatMs(avoidableIdle(g), 2) << " ms avoidable (" << idleClassName(g.dominant)
         << "): " << g.blame.text << "\n";
   }
-  out << "what if:\n";
+  out << "what if:" << (pl.whatIfWithheld.empty() ? "" : " none, " + pl.whatIfWithheld) << "\n";
   for (const auto& w : pl.whatIf) {
+    const std::string held = activationCell(w);
     out << "  " << w.scenario << ": "
         << (w.available ? formatMs(w.stepTime) + " ms, " + formatRatio(w.speedup) : "n/a")
+        << (held.empty() ? "" : ", activations " + held)
         << (w.note.empty() ? "" : " (" + w.note + ")") << "\n";
   }
   c.systemOut = out.str();

@@ -2,6 +2,7 @@
 
 #include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/sections/model_section.h"
+#include "analyzer/report/sections/what_if_section.h"
 
 #include <algorithm>
 #include <string>
@@ -169,24 +170,35 @@ class MarkdownWriter {
   }
 
   void whatIf(const PipelineResult& pl) {
+    if (!pl.whatIfWithheld.empty()) {
+      out_ << "\n**What if**: none, " << escapeMarkdownCell(pl.whatIfWithheld) << ".\n";
+      return;
+    }
     if (pl.whatIf.empty()) return;
     out_ << "\n**What if** (reference simulator, measured op costs)"
          << (pl.model.reproduces ? "" : std::string(": **") + kUntrustedWhatIf + "**") << ":\n\n"
-         << "| scenario | step (ms) | bubble | speedup | note |\n|---|---:|---:|---:|---|\n";
-    double best = 0;
-    for (const auto& w : pl.whatIf) {
-      if (w.available) best = std::max(best, w.speedup);
-    }
+         << "| scenario | step (ms) | bubble | speedup | activations | note |\n"
+            "|---|---:|---:|---:|---:|---|\n";
+    const WhatIf* best = bestWhatIf(pl);
+    const bool winner = best && best->speedup > 1.005;
     for (const auto& w : pl.whatIf) {
       out_ << "| " << escapeMarkdownCell(w.scenario) << " | ";
       if (w.available) {
-        const bool top = w.speedup == best && best > 1.005;
+        const bool top = winner && w.speedup == best->speedup;
         out_ << formatMs(w.stepTime) << " | " << formatPercent(w.bubbleRate) << " | "
-             << (top ? "**" : "") << formatRatio(w.speedup) << (top ? "**" : "");
+             << (top ? "**" : "") << formatRatio(w.speedup) << (top ? "**" : "") << " | "
+             << activationCell(w);
       } else {
-        out_ << "n/a | | ";
+        out_ << "n/a | | | ";
       }
       out_ << " | " << escapeMarkdownCell(w.note) << " |\n";
+    }
+    out_ << "\n" << escapeMarkdownCell(activationColumnNote(pl)) << ".\n";
+    if (winner) {
+      out_ << "\n**Best what-if: " << escapeMarkdownCell(best->scenario) << ", "
+           << formatRatio(best->speedup) << "**"
+           << (best->trusted ? "" : " (the model does not reproduce the job)")
+           << ". Assumes: " << escapeMarkdownCell(whatIfAssumptions(pl, *best)) << ".\n";
     }
   }
 

@@ -9,6 +9,7 @@
 #include "analyzer/report/steps_source.h"
 #include "analyzer/report/sections/inventory_section.h"
 #include "analyzer/report/sections/model_section.h"
+#include "analyzer/report/sections/what_if_section.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -137,20 +138,31 @@ class Writer {
   }
 
   void whatIf(const PipelineResult& pl) {
+    if (!pl.whatIfWithheld.empty()) {
+      out_ << "\nWhat if: none, " << pl.whatIfWithheld << "\n";
+      return;
+    }
     out_ << "\nWhat if (reference simulator, measured op costs)"
          << (pl.model.reproduces ? "" : std::string(": ") + kUntrustedWhatIf) << ":\n";
     out_ << "  " << std::left << std::setw(44) << "scenario" << std::right << std::setw(12)
-         << "step (ms)" << std::setw(9) << "bubble" << std::setw(9) << "speedup"
+         << "step (ms)" << std::setw(9) << "bubble" << std::setw(9) << "speedup" << std::setw(16)
+         << "activations"
          << "  note\n";
     for (const auto& w : pl.whatIf) {
       out_ << "  " << std::left << std::setw(44) << w.scenario << std::right;
       if (w.available) {
         out_ << std::setw(12) << formatMs(w.stepTime) << std::setw(9) << formatPercent(w.bubbleRate)
-             << std::setw(9) << formatRatio(w.speedup);
+             << std::setw(9) << formatRatio(w.speedup) << std::setw(16) << activationCell(w);
       } else {
-        out_ << std::setw(12) << "n/a" << std::setw(9) << "" << std::setw(9) << "";
+        out_ << std::setw(12) << "n/a" << std::setw(9) << "" << std::setw(9) << "" << std::setw(16)
+             << "";
       }
       out_ << "  " << w.note << "\n";
+    }
+    out_ << "  " << activationColumnNote(pl) << "\n";
+    if (const WhatIf* best = bestWhatIf(pl); best && best->speedup > 1.005) {
+      out_ << "  best: " << best->scenario << ", " << formatRatio(best->speedup) << "; "
+           << whatIfAssumptions(pl, *best) << "\n";
     }
   }
 

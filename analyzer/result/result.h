@@ -130,6 +130,18 @@ struct WhatIf {
   double bubbleRate = 0;  // 1 - compute / (p * step time)
   double speedup = 1;     // measured step time / this step time
   bool trusted = true;    // false: built on a model that does not reproduce the job
+  // Per stage, the most activations the scenario holds at once, in microbatches of the measured
+  // job (held_activations.h: each until its W or BW ends; a half-size microbatch counts half).
+  std::vector<double> activations;
+  // The same in bytes, where the trace measured a microbatch's (ActivationSize); else empty.
+  std::vector<int64_t> activationBytes;
+};
+
+// What one microbatch's activations take on each stage, read off the trace's live-tensor samples
+// (analyzer/inventory/activation_size.h).
+struct ActivationSize {
+  std::vector<int64_t> perMicrobatch;  // bytes, per stage; empty when not measured
+  std::string unknown;                 // why not: "no memory records", ...
 };
 
 struct ScheduleMatch {
@@ -164,6 +176,9 @@ struct PipelineResult {
   // The ideal schedule (T_ideal) of one step, times from the step start: for ghost lanes.
   std::vector<OpRecord> idealOps;
   std::vector<WhatIf> whatIf;
+  // Why the what-if table is empty: no step finished, or the run hung ("" when it is not).
+  std::string whatIfWithheld;
+  ActivationSize activationSize;
   // What to fix first, as the job's culprit line (whatif/pipeline_culprit.h).
   std::string culprit;
   int culpritStage = -1;

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "reference_engine/schedule/held_activations.h"
 #include "reference_engine/schedule/schedule_table.h"
 #include "reference_engine/sim/simulate.h"
 
@@ -65,11 +66,17 @@ std::vector<WhatIf> whatIfTable(const WhatIfInput& in) {
   rows.push_back(row("measured", in.measuredStep, compute, in.measuredStep));
   rows.push_back(row("balanced stages, no stalls (" + in.schedule.name + ")", in.idealStep, compute,
                      in.measuredStep));
+  // Balancing the stages keeps the order, so it holds what the measured job does.
+  if (!in.observed.stages.empty()) {
+    rows[0].activations = engine::heldActivations(in.observed);
+    rows[1].activations = rows[0].activations;
+  }
   char split[96];
   std::snprintf(split, sizeof split, "B and W not timed apart: each taken as half of BW (%.2f ms)",
                 static_cast<double>(c.b) / 1e6);
+  // `size`: the scenario's microbatch in measured ones (half, for twice as many).
   auto simulated = [&](const std::string& name, const std::function<engine::Schedule()>& make,
-                       TimeNs f, TimeNs b, TimeNs w) {
+                       TimeNs f, TimeNs b, TimeNs w, double size) {
     try {
       const engine::Schedule s = make();
       engine::SimCosts costs;
@@ -78,6 +85,8 @@ std::vector<WhatIf> whatIfTable(const WhatIfInput& in) {
       const engine::SimResult r = engine::simulate(s, costs);
       WhatIf out = row(name, r.makespan + in.tail, compute, in.measuredStep);
       if (c.assumedSplit && s.splitsBackward()) out.note = split;
+      out.activations = engine::heldActivations(s);
+      for (double& held : out.activations) held *= size;
       return out;
     } catch (const std::invalid_argument& e) {
       WhatIf out;
@@ -93,7 +102,7 @@ std::vector<WhatIf> whatIfTable(const WhatIfInput& in) {
                                  ? std::string(named.name) + " (v=" + std::to_string(kChunks) + ")"
                                  : std::string(named.name);
     rows.push_back(simulated(
-        name, [&] { return named.generate(p, m, kChunks); }, c.f, c.b, c.w));
+        name, [&] { return named.generate(p, m, kChunks); }, c.f, c.b, c.w, 1.0));
   }
   // Twice the microbatches at half the size keep the global batch: each op costs half.
   const std::string current =
@@ -107,7 +116,7 @@ std::vector<WhatIf> whatIfTable(const WhatIfInput& in) {
         return named ? named->generate(p, 2 * m, v)
                      : engine::Schedule::byName(current, p, 2 * m, v);
       },
-      c.f / 2, c.b / 2, c.w / 2);
+      c.f / 2, c.b / 2, c.w / 2, 0.5);
   if (twice.available && twice.note.empty()) {
     twice.note = "same global batch: each op takes half the measured time";
   }

@@ -28,6 +28,7 @@ analysis::AnalysisResult oneRowPerRank(const traces::Run& run,
   });
   analysis::PipelineResult pl;
   pl.schedule.name = "none recognised";
+  pl.whatIfWithheld = "the run hung before the analysis could read a step of it";
   for (int i : order) {
     analysis::StageResult st;
     st.stage = report.ranks[i].stage;
@@ -43,7 +44,17 @@ analysis::AnalysisResult analyzeForView(const traces::Run& run,
                                         const analysis::hang::HangReport& report,
                                         const analysis::AnalyzeOptions& options) {
   try {
-    return analysis::analyzeRun(run, options);
+    analysis::AnalysisResult r = analysis::analyzeRun(run, options);
+    if (report.found() && report.verdict != analysis::hang::Verdict::Stopped) {
+      for (analysis::PipelineResult& pl : r.pipelines) {
+        pl.whatIf.clear();
+        pl.whatIfWithheld = std::string("the run hung (") +
+                            analysis::hang::verdictName(report.verdict) +
+                            "): what it waits for is in the Hang section, and no schedule "
+                            "shortens a wait that never ends";
+      }
+    }
+    return r;
   } catch (const analysis::AnalysisInputError& e) {
     // A hang often stops a job before any step completes: what the ranks did is still worth
     // seeing, with where they stopped.

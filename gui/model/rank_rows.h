@@ -19,7 +19,9 @@ analysis::AnalysisResult oneRowPerRank(const traces::Run& run,
                                        const std::string& why);
 
 // What the viewer shows of a run: analyzeRun's result or, when that finds no pipeline (or misses
-// ranks) in a run `report` says hung, oneRowPerRank. Throws what analyzeRun throws otherwise.
+// ranks) in a run `report` says hung, oneRowPerRank. Throws what analyzeRun throws otherwise. A
+// run that hung (any verdict but clean or stopped) gets no what-if: its last step is the hang,
+// not a step another schedule would run faster; whatIfWithheld says so.
 analysis::AnalysisResult analyzeForView(const traces::Run& run,
                                         const analysis::hang::HangReport& report,
                                         const analysis::AnalyzeOptions& options);

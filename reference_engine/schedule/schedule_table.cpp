@@ -17,6 +17,8 @@ constexpr NamedSchedule kRows[] = {
      .splitsBackward = false,
      .generate = [](int p, int m, int) { return Schedule::gpipe(p, m); },
      .inFlightBound = [](int, int m, int) { return m; },
+     .stageActivations = [](int, int m, int, int) -> double { return m; },
+     .stageActivationsFormula = "m",
      .paper =
          [](int p, int m, int, const PaperCosts& c) {
            return PaperPrediction{.bubbleFormula = "(p-1)(T_F+T_B+T_W)",
@@ -34,6 +36,9 @@ constexpr NamedSchedule kRows[] = {
      .splitsBackward = false,
      .generate = [](int p, int m, int) { return Schedule::oneF1B(p, m); },
      .inFlightBound = [](int p, int m, int) { return std::min(p, m); },
+     // Megatron: stage s warms up p-s-1 forwards, then holds one more.
+     .stageActivations = [](int p, int m, int, int s) -> double { return std::min(p - s, m); },
+     .stageActivationsFormula = "min(p-s, m)",
      .paper =
          [](int p, int m, int, const PaperCosts& c) {
            return PaperPrediction{.bubbleFormula = "(p-1)(T_F+T_B+T_W)",
@@ -55,6 +60,12 @@ constexpr NamedSchedule kRows[] = {
            // Megatron: stage 0 warms up 2(p-1) + (v-1)p chunk forwards, then holds one more.
            return std::min(2 * (p - 1) + (v - 1) * p + 1, m * v);
          },
+     // The same on stage s, 2(p-s-1) + (v-1)p + 1 chunk forwards, each 1/v of the stage's M_B.
+     .stageActivations =
+         [](int p, int m, int v, int s) {
+           return static_cast<double>(std::min(2 * (p - s - 1) + (v - 1) * p + 1, m * v)) / v;
+         },
+     .stageActivationsFormula = "min(2(p-s-1)+(v-1)p+1, mv)/v",
      .paper =
          [](int p, int m, int v, const PaperCosts& c) {
            // Narayanan et al.: the bubble shrinks by v, each chunk costing 1/v of the stage.
@@ -75,6 +86,10 @@ constexpr NamedSchedule kRows[] = {
      .splitsBackward = true,
      .generate = [](int p, int m, int) { return Schedule::zbH1(p, m); },
      .inFlightBound = [](int p, int m, int) { return std::min(p, m); },
+     // Every stage: the ZB paper's pM_B (Table 1), the ZB implementation's memory limit; the
+     // later stages reach it through the W they run late.
+     .stageActivations = [](int p, int m, int, int) -> double { return std::min(p, m); },
+     .stageActivationsFormula = "min(p, m)",
      .paper =
          [](int p, int m, int, const PaperCosts& c) {
            return PaperPrediction{.bubbleFormula = "(p-1)(T_F+T_B-T_W)",
@@ -92,6 +107,9 @@ constexpr NamedSchedule kRows[] = {
      .splitsBackward = true,
      .generate = [](int p, int m, int) { return Schedule::zbH2(p, m); },
      .inFlightBound = [](int p, int m, int) { return std::min(2 * p - 1, m); },
+     // Every stage: the ZB paper's (2p-1)M_B (Table 1), on the last stages through their late W.
+     .stageActivations = [](int p, int m, int, int) -> double { return std::min(2 * p - 1, m); },
+     .stageActivationsFormula = "min(2p-1, m)",
      .paper =
          [](int p, int m, int, const PaperCosts& c) {
            return PaperPrediction{.bubbleFormula = "(p-1)(T_F+T_B-2T_W)",
@@ -110,6 +128,13 @@ constexpr NamedSchedule kRows[] = {
      .generate = [](int p, int m, int) { return Schedule::zbV(p, m); },
      // 2 chunks per stage: p M_B is 2p chunk activations.
      .inFlightBound = [](int p, int m, int) { return 2 * std::min(p, m); },
+     // The ZB paper's pM_B (§6) on every stage once m >= 2p-1; with fewer microbatches stage s
+     // holds at most m+s+1 chunk activations (half an M_B each), and never more than all 2m.
+     .stageActivations =
+         [](int p, int m, int, int s) {
+           return std::min({2 * p, m + s + 1, 2 * m}) / 2.0;
+         },
+     .stageActivationsFormula = "min(2p, m+s+1, 2m)/2",
      .paper =
          [](int p, int m, int, const PaperCosts& c) {
            return PaperPrediction{.bubbleFormula = "0",

@@ -1,6 +1,7 @@
 #pragma once
 // Every named schedule in one table: the names it goes by, what it takes, its generator, its
-// activation bound and what the papers predict. Adding a schedule is adding a row here.
+// activation bound, the activations it holds per stage and what the papers predict. Adding a
+// schedule is adding a row here.
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +21,11 @@ struct NamedSchedule {
   Schedule (*generate)(int p, int m, int v);
   // The most chunk activations a stage holds at once (validate.h's inFlightBound).
   int (*inFlightBound)(int p, int m, int v);
+  // The most microbatches' activations (M_B) stage s holds at once, each until its W or BW ends,
+  // as heldActivations() (held_activations.h) counts them on the generated order; and the formula
+  // as text, "min(p-s, m)".
+  double (*stageActivations)(int p, int m, int v, int s);
+  const char* stageActivationsFormula;
   // What the literature predicts with equal stages; null when no paper gives a formula.
   PaperPrediction (*paper)(int p, int m, int v, const PaperCosts& costs);
 };

@@ -136,6 +136,18 @@ std::vector<Problem> validate(const Schedule& s) {
   return capped(std::move(out));
 }
 
+std::vector<Problem> missingOps(const Schedule& s) {
+  std::vector<Problem> out;
+  if (!checkShapeAndRanges(s, out)) return capped(std::move(out));
+  std::vector<Problem> inputProblems;
+  const OpGraph g = buildOpGraph(s, &inputProblems);
+  for (auto& p : inputProblems) {
+    if (p.kind == ProblemKind::Duplicate) out.push_back(std::move(p));
+  }
+  checkComplete(s, g, out);
+  return capped(std::move(out));
+}
+
 std::optional<int> inFlightBound(const Schedule& s) {
   const NamedSchedule* named = scheduleOfKind(s.kind);
   if (!named) return std::nullopt;

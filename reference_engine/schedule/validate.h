@@ -18,6 +18,12 @@ namespace bubblescope::engine {
 // W or one BW. The activation bound is checked for named schedules (see inFlightBound()).
 std::vector<Problem> validate(const Schedule& schedule);
 
+// Whether the order is a whole step: each (virtual stage, microbatch < m) runs F, and B and W or
+// one BW. One problem per op that never runs (capped like validate()), or the shape, range and
+// duplicate problems that keep it from being read; empty for a whole step. An observed step that
+// lacks ops did not finish (a hang) or was cut by the capture.
+std::vector<Problem> missingOps(const Schedule& schedule);
+
 // What must hold for an order to run at all, complete or not (an observed window may lack ops):
 // shape, ranges, no duplicates, every awaited op present, no deadlock. The simulator's check.
 std::vector<Problem> runnabilityProblems(const Schedule& schedule);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "reference_engine/sim/costs.h"
 #include "traces/model/sort.h"
 
 namespace bubblescope::testing {
@@ -65,6 +66,17 @@ traces::Run synthesize(const SyntheticJob& job) {
     return st < static_cast<int>(job.clockSkew.size()) ? job.clockSkew[st] : 0;
   };
   const int last = s.virtualStages() - 1;
+  std::vector<int64_t> live(p, job.weightBytes);
+  auto sample = [&](int st, TimeNs at, int64_t change) {
+    if (job.activationBytes == 0) return;
+    live[st] += change;
+    traces::MemoryUsage& m = run.ranks[st].memory;
+    m.start.push_back(at + skew(st));
+    m.device.push_back(0);
+    m.allocated.push_back(live[st]);
+    m.reserved.push_back(traces::kBytesUnknown);
+  };
+  for (int st = 0; st < p; ++st) sample(st, job.start, 0);
 
   TimeNs stepStart = job.start;
   for (int step = 0; step < job.steps; ++step) {
@@ -115,6 +127,9 @@ traces::Run synthesize(const SyntheticJob& job) {
           const TimeNs cost = job.cost ? job.cost(st, step, op) : defaultCost(op);
           const TimeNs finish = start + cost;
           addRange(t, 0, start + skew(st), finish + skew(st), opName(op), 1);
+          const int64_t share = engine::chunkShare(job.activationBytes, op.chunk, s.v);
+          if (op.kind == OpKind::F) sample(st, start, share);
+          if (op.kind == OpKind::W || op.kind == OpKind::BW) sample(st, finish, -share);
           end[st][next[st]] = finish;
           free[st] = finish;
           if (op.kind == OpKind::F) produced[{vs, op.mb, false}] = {finish, st};

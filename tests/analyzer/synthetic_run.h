@@ -29,6 +29,11 @@ struct SyntheticJob {
   bool hostBusy = false;
   std::map<int, TimeNs> commDelay;  // sender stage -> extra transfer time of its messages
   std::vector<TimeNs> clockSkew;    // per stage, added to every recorded time
+  // Live-tensor samples (Kineto's Total Allocated; no reserve): the weights from the start, and
+  // each microbatch's activations for the stage (1/v per chunk) from its F's start to its W's or
+  // BW's end. 0: the trace records no memory.
+  int64_t activationBytes = 0;
+  int64_t weightBytes = 0;
 };
 
 traces::Run synthesize(const SyntheticJob& job);

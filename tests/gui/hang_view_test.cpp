@@ -3,18 +3,21 @@
 // `bubblescope hang` says each rank had open, from their starts to its last sign of life; the red
 // arrows are its wait-for graph's edges, from the waiting stage at the wait's start to the stage it
 // waits on; a run with no pipeline recognised is still shown, a row per rank; a clean run has none.
+// A hung run gets no what-if, only why.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
 #include "analyzer/analyze.h"
-#include "analyzer/result/errors.h"
 #include "analyzer/hang/diagnose.h"
+#include "analyzer/result/errors.h"
 #include "gui/draw/hang_records.h"
 #include "gui/draw/row_layout.h"
+#include "gui/model/rank_rows.h"
 #include "gui/timeline/frame_geometry.h"
 #include "gui/timeline/ruler.h"
+#include "tests/analyzer/synthetic_run.h"
 #include "tests/gui/hung_runs.h"
 
 namespace bubblescope::gui {
@@ -292,6 +295,43 @@ TEST(HangView, CleanRunHasNoMarks) {
   EXPECT_EQ(v.overlay.verdict, "clean");
   ASSERT_EQ(v.overlay.pipelines.size(), v.model.pipelines.size());
   for (const PipelineHang& h : v.overlay.pipelines) EXPECT_TRUE(h.empty());
+}
+
+TEST(HangView, HungRunsGetNoWhatIfButSayWhyAndTheCleanRunGetsIt) {
+  // None of these finished a step; negative bubbles and 0.6x speedups came of comparing their cut
+  // step with whole schedules.
+  for (const ViewedRun* v :
+       {&testing::mismatchRun(), &testing::crashRun(), &testing::hangBeforeAnyOpRun()}) {
+    ASSERT_NO_FATAL_FAILURE(expectRecorded(*v));
+    for (const analysis::PipelineResult& pl : v->result.pipelines) {
+      EXPECT_TRUE(pl.whatIf.empty()) << v->run;
+      EXPECT_NE(pl.whatIfWithheld, "") << v->run;
+    }
+  }
+  const ViewedRun& clean = testing::cleanRun();
+  ASSERT_NO_FATAL_FAILURE(expectRecorded(clean));
+  EXPECT_FALSE(clean.result.pipelines.front().whatIf.empty());
+  EXPECT_EQ(clean.result.pipelines.front().whatIfWithheld, "");
+}
+
+// Steps that finished before the hang are not the run's answer either: the viewer shows the hang.
+// A run the hang analysis finds only stopped (killed, no rank waiting) keeps its what-ifs.
+TEST(HangView, RunThatHungAfterFinishedStepsGetsNoWhatIfUnlessItWasOnlyStopped) {
+  testing::SyntheticJob job;
+  job.schedule = engine::Schedule::oneF1B(4, 8);
+  const traces::Run run = testing::synthesize(job);
+  analysis::hang::HangReport report;
+  report.verdict = analysis::hang::Verdict::Deadlock;
+  const analysis::AnalysisResult hung = analyzeForView(run, report, {});
+  ASSERT_EQ(hung.pipelines.size(), 1u);
+  EXPECT_TRUE(hung.pipelines[0].whatIf.empty());
+  EXPECT_EQ(hung.pipelines[0].whatIfWithheld.rfind("the run hung (deadlock): ", 0), 0u)
+      << hung.pipelines[0].whatIfWithheld;
+
+  report.verdict = analysis::hang::Verdict::Stopped;
+  const analysis::AnalysisResult stopped = analyzeForView(run, report, {});
+  EXPECT_FALSE(stopped.pipelines[0].whatIf.empty());
+  EXPECT_EQ(stopped.pipelines[0].whatIfWithheld, "");
 }
 
 // A hand-made report (the shapes the engine runs above do not make): rank 0 posted an ncclRecv

@@ -1,9 +1,11 @@
-// The "What if" section: each run's what-if scenarios, their step time, bubble and speedup.
+// The "What if" section: each run's what-if scenarios, their step time, bubble, speedup and the
+// activations they hold; for a run that hung, why there are none.
 #include <imgui.h>
 
 #include <string>
 
 #include "analyzer/report/format.h"
+#include "analyzer/report/sections/what_if_section.h"
 #include "gui/app/panel/panel_sections.h"
 #include "gui/app/panel/panel_widgets.h"
 
@@ -13,8 +15,23 @@ namespace {
 using analysis::formatPercent;
 using analysis::formatRatio;
 
+// "per stage: 4, 3, 2, 1" (with bytes where known), for a tooltip.
+std::string perStage(const analysis::WhatIf& w) {
+  std::string t = "activations per stage, in microbatches of the measured job:";
+  for (size_t s = 0; s < w.activations.size(); ++s) {
+    t += (s ? ", " : " ") + analysis::formatCount(w.activations[s]);
+    if (s < w.activationBytes.size()) t += " (" + analysis::formatBytes(w.activationBytes[s]) + ")";
+  }
+  return t;
+}
+
 void whatIfTable(const Pane& p) {
-  if (!ImGui::BeginTable(("whatif" + p.run->path).c_str(), 4,
+  const analysis::PipelineResult& pl = p.result();
+  if (!pl.whatIfWithheld.empty()) {
+    ImGui::TextWrapped("None: %s.", pl.whatIfWithheld.c_str());
+    return;
+  }
+  if (!ImGui::BeginTable(("whatif" + p.run->path).c_str(), 5,
                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                              ImGuiTableFlags_SizingStretchProp)) {
     return;
@@ -23,8 +40,9 @@ void whatIfTable(const Pane& p) {
   ImGui::TableSetupColumn("step", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("bubble", ImGuiTableColumnFlags_WidthStretch, 0.9f);
   ImGui::TableSetupColumn("speedup", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+  ImGui::TableSetupColumn("act.", ImGuiTableColumnFlags_WidthStretch, 0.9f);
   ImGui::TableHeadersRow();
-  for (const auto& w : p.result().whatIf) {
+  for (const auto& w : pl.whatIf) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     if (w.available) {
@@ -38,6 +56,7 @@ void whatIfTable(const Pane& p) {
       ImGui::TextDisabled("n/a");
       ImGui::TableNextColumn();
       ImGui::TableNextColumn();
+      ImGui::TableNextColumn();
       continue;
     }
     ImGui::TextUnformatted(ms(w.stepTime).c_str());
@@ -45,8 +64,22 @@ void whatIfTable(const Pane& p) {
     ImGui::TextUnformatted(formatPercent(w.bubbleRate).c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(formatRatio(w.speedup).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(analysis::activationCell(w).c_str());
+    if (!w.activations.empty() && ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("%s", perStage(w).c_str());
+    }
   }
   ImGui::EndTable();
+  if (const analysis::WhatIf* best = analysis::bestWhatIf(pl); best && best->speedup > 1.005) {
+    ImGui::TextWrapped("best: %s, %s; %s", best->scenario.c_str(),
+                       formatRatio(best->speedup).c_str(),
+                       analysis::whatIfAssumptions(pl, *best).c_str());
+  }
+  ImGui::TextDisabled("%s", "act.: the most activations a stage holds, in measured microbatches");
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("%s", analysis::activationColumnNote(pl).c_str());
+  }
 }
 
 }  // namespace

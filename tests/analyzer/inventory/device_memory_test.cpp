@@ -1,6 +1,6 @@
 // Free device memory over an interval: capacity less the most the job held in it, from the value
-// in force at its start through every change inside; reserved bytes before allocated ones; the
-// device the rank used most.
+// in force at its start through every change inside; reserved bytes before allocated ones (live
+// tensors on request); the device the rank used most.
 #include <gtest/gtest.h>
 
 #include "analyzer/inventory/device_memory.h"
@@ -62,6 +62,22 @@ TEST(DeviceMemory, AllocatedWhenReserveIsNotRecordedAndUnknownWithoutCapacity) {
   EXPECT_EQ(noCapacity.leastFree(0, 1000), traces::kBytesUnknown);
 
   EXPECT_EQ(deviceMemoryOf(traces::RankTrace{}, 0).basis, MemoryBasis::NotRecorded);
+}
+
+TEST(DeviceMemory, LiveTensorsAreTheAllocatedBytesEvenWhereTheReserveIsRecorded) {
+  const auto t = rankWith({{100, 0, 5 * kGiB, 10 * kGiB},
+                           {200, 0, 25 * kGiB, 30 * kGiB},
+                           {300, 0, 15 * kGiB, 30 * kGiB}},
+                          80 * kGiB);
+  const DeviceMemorySeries live = liveTensorsOf(t, 0);
+  EXPECT_EQ(live.basis, MemoryBasis::Allocated);
+  EXPECT_EQ(live.mostUsed(150, 350), 25 * kGiB);
+  EXPECT_EQ(live.leastUsed(150, 350), 5 * kGiB);  // in force at 150
+  EXPECT_EQ(live.leastUsed(250, 350), 15 * kGiB);
+  EXPECT_EQ(live.mostUsed(0, 50), traces::kBytesUnknown);
+  EXPECT_EQ(deviceMemoryOf(t, 0).mostUsed(250, 350), 30 * kGiB) << "the reserve";
+  const auto reserveOnly = rankWith({{100, 0, traces::kBytesUnknown, 10 * kGiB}}, 80 * kGiB);
+  EXPECT_EQ(liveTensorsOf(reserveOnly, 0).basis, MemoryBasis::NotRecorded);
 }
 
 TEST(DeviceMemory, TheDeviceWithMostSamplesIsTheRanks) {

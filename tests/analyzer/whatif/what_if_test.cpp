@@ -1,11 +1,13 @@
 // The what-if table: the measured step, the balanced-stages step (T_ideal), each schedule of the
-// literature at the measured mean costs, and twice the microbatches, from the simulator. Costs
+// literature at the measured mean costs, and twice the microbatches, from the simulator, each
+// with the activations it holds per stage; none for a run whose steps did not finish. Costs
 // here: F 2 ms, BW 4 ms on 4 stages, 8 microbatches, no transfer time, a 1 ms tail.
 #include "analyzer/whatif/what_if.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "analyzer/pipeline_analysis.h"
 #include "analyzer/whatif/schedule_match.h"
 #include "reference_engine/sim/simulate.h"
 #include "tests/analyzer/hand_pipeline.h"
@@ -24,6 +26,8 @@ WhatIfInput oneF1BInput() {
   in.schedule.exact = true;
   in.schedule.p = 4;
   in.schedule.m = 8;
+  in.observed = engine::Schedule::oneF1B(4, 8);
+  in.observed.kind = engine::ScheduleKind::Custom;  // as a trace shows it
   in.costs.ideal = {{{OpKind::F, 0}, 2 * kMs}, {{OpKind::BW, 0}, 4 * kMs}};
   in.measuredStep = 80 * kMs;
   in.idealStep = 67 * kMs;
@@ -106,6 +110,85 @@ TEST(WhatIfTable, TwiceTheMicrobatchesKeepsTheDetectedScheduleElse1F1B) {
   in.schedule.name = "custom";
   in.schedule.exact = false;
   EXPECT_EQ(whatIfTable(in).back().scenario, "2x microbatches (1F1B, m=16)");
+}
+
+struct HeldCase {
+  const char* scenario;
+  std::vector<double> perStage;
+};
+
+TEST(WhatIfTable, EachRowHoldsItsSchedulesActivationsInMicrobatchesOfTheMeasuredJob) {
+  // Each held from its F until its W or BW ends. Twice the microbatches are each half the size,
+  // so 1F1B's count at m=16 (4 3 2 1 again) is half the measured memory.
+  const HeldCase cases[] = {
+      {"measured", {4, 3, 2, 1}},
+      {"balanced stages, no stalls (1F1B)", {4, 3, 2, 1}},
+      {"GPipe", {8, 8, 8, 8}},
+      {"1F1B", {4, 3, 2, 1}},
+      {"interleaved 1F1B (v=2)", {5.5, 4.5, 3.5, 2.5}},
+      {"ZB-H1", {4, 4, 4, 4}},
+      {"ZB-H2", {7, 7, 7, 7}},
+      {"ZB-V", {4, 4, 4, 4}},
+      {"2x microbatches (1F1B, m=16)", {2, 1.5, 1, 0.5}},
+  };
+  const auto rows = whatIfTable(oneF1BInput());
+  for (const HeldCase& c : cases) {
+    EXPECT_EQ(rowStarting(rows, c.scenario).activations, c.perStage) << c.scenario;
+    EXPECT_TRUE(rowStarting(rows, c.scenario).activationBytes.empty())
+        << "bytes come from the trace's memory records, not the table";
+  }
+  WhatIfInput in = oneF1BInput();
+  in.m = 6;
+  EXPECT_TRUE(rowStarting(whatIfTable(in), "interleaved").activations.empty()) << "n/a row";
+}
+
+// A 1F1B pipeline of `steps` steps written from the simulator's timeline (2 ms per op, 1 ms
+// between steps), the last cut at `cut` ms into it: what a hang leaves, every op that had ended.
+PipelineTrace oneF1BSteps(int steps, TimeNs cut) {
+  const engine::Schedule schedule = engine::Schedule::oneF1B(4, 8);
+  engine::SimCosts costs;
+  costs.perKind = {2 * kMs, 2 * kMs, 2 * kMs, -1};
+  const engine::SimResult run = engine::simulate(schedule, costs);
+  testing::HandPipeline h(4);
+  for (int k = 0; k < steps; ++k) {
+    const TimeNs at = k * (run.makespan + kMs);
+    const bool last = k == steps - 1;
+    h.step(k, at, at + run.makespan + kMs / 2);
+    for (int s = 0; s < 4; ++s) {
+      for (size_t i = 0; i < schedule.stages[s].size(); ++i) {
+        const auto& t = run.stages[s].ops[i];
+        if (last && t.end > cut) continue;
+        h.op(s, schedule.stages[s][i], at + t.start, at + t.end);
+      }
+    }
+  }
+  return h.build();
+}
+
+TEST(WhatIfTable, ARunWhoseOnlyStepDidNotFinishGetsNoWhatIfAndSaysWhy) {
+  // Cut 30 ms into the 66 ms step: stage 0 has run the backward of microbatches 0 and 1 only.
+  std::vector<std::string> warnings;
+  const PipelineResult r = analyzePipeline(oneF1BSteps(1, 30 * kMs), warnings);
+  EXPECT_TRUE(r.whatIf.empty());
+  EXPECT_THAT(r.whatIfWithheld, HasSubstr("no step finished (step 0: "));
+  EXPECT_THAT(r.whatIfWithheld, HasSubstr("never runs): a run that hung or was cut short"));
+  EXPECT_EQ(r.steps.size(), 1u) << "the rest of the analysis still reads the step";
+}
+
+TEST(WhatIfTable, StepsThatDidNotFinishAreLeftOutOfTheWhatIfsWithAWarning) {
+  std::vector<std::string> warnings;
+  const PipelineResult r = analyzePipeline(oneF1BSteps(3, 30 * kMs), warnings);
+  ASSERT_FALSE(r.whatIf.empty()) << r.whatIfWithheld;
+  EXPECT_EQ(r.schedule.name, "1F1B");
+  // The measured row is the finished steps' 66 ms ((8 + 3) * 6 ms), not the mean with the cut one.
+  EXPECT_EQ(r.whatIf[0].stepTime, 66 * kMs);
+  EXPECT_EQ(rowStarting(r.whatIf, "1F1B").stepTime, 66 * kMs);
+  EXPECT_EQ(r.whatIf[0].activations, (std::vector<double>{4, 3, 2, 1}));
+  bool warned = false;
+  for (const auto& w : warnings) {
+    warned = warned || w.rfind("1 step(s) did not finish (step 2: ", 0) == 0;
+  }
+  EXPECT_TRUE(warned) << ::testing::PrintToString(warnings);
 }
 
 // A fault-free 1F1B step written from the simulator's timeline: its T_ideal (the observed order at

@@ -113,6 +113,27 @@ TEST(Validate, IncompleteForwardOnlyOrderIsRunnableButNotValid) {
   EXPECT_TRUE(has(validate(s), ProblemKind::Missing, "B0 of virtual stage 1 (stage 1) never runs"));
 }
 
+TEST(Validate, MissingOpsNamesWhatAStepThatDidNotFinishNeverRan) {
+  // 1F1B on 2 stages, 3 microbatches: stage 1 stopped before its BW2 (a hang), so stage 0 never
+  // got to BW2 either.
+  Schedule s = Schedule::oneF1B(2, 3);
+  for (auto& ops : s.stages) ops.pop_back();
+  const auto problems = missingOps(s);
+  // A missing BW is its two halves.
+  EXPECT_EQ(
+      dump(problems),
+      "B2 of virtual stage 0 (stage 0) never runs\nW2 of virtual stage 0 (stage 0) never runs\n"
+      "B2 of virtual stage 1 (stage 1) never runs\nW2 of virtual stage 1 (stage 1) never "
+      "runs\n");
+  EXPECT_EQ(problems[0].kind, ProblemKind::Missing);
+  for (const char* name : {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zb-v"}) {
+    EXPECT_EQ(dump(missingOps(Schedule::byName(name, 4, 8))), "") << name;
+  }
+  // Whole but deadlocked: every op is there, so nothing is missing (validate() finds the rest).
+  EXPECT_EQ(
+      dump(missingOps(custom(2, 2, {{F(0), BW(0), F(1), BW(1)}, {F(0), F(1), BW(0), BW(1)}}))), "");
+}
+
 TEST(Validate, RunnabilityCatchesAnInputThatNoStageRuns) {
   const Schedule s = custom(2, 1, {{}, {F(0)}});
   EXPECT_TRUE(has(runnabilityProblems(s), ProblemKind::MissingInput,
