@@ -1,16 +1,11 @@
 #include "analyzer/replicas/culprit.h"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "analyzer/result/printed.h"
 
 namespace bubblescope::analysis {
 namespace {
-
-std::string fmt(const char* f, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, x);
-  return buf;
-}
 
 // The part whose excess stands out in its table, or null.
 const PartSlowdown* standsOut(const std::vector<PartSlowdown>& parts) {
@@ -46,39 +41,39 @@ void nameCulprit(JobResult& job) {
     worst = replica->slowdown >= stage->slowdown ? replica : stage;
     job.culpritDp = replica->id;
     job.culpritStage = stage->id;
-    text = replica->name + ", " + stage->name + ": S_d = " + fmt("%.2fx", replica->slowdown) +
-           ", S_s = " + fmt("%.2fx", stage->slowdown);
+    text = replica->name + ", " + stage->name + ": S_d = " + printed("%.2fx", replica->slowdown) +
+           ", S_s = " + printed("%.2fx", stage->slowdown);
     if (kind) text += ", " + kind->name;
     for (const TpGroupResult& g : job.tpGroups) {
       if (g.dp == replica->id && g.stage == stage->id && g.slowRank >= 0) {
         text += "; rank " + std::to_string(g.slowRank) + " of its TP group ends last in " +
-                fmt("%.0f%%", 100 * g.slowShare) + " of the ops";
+                printed("%.0f%%", 100 * g.slowShare) + " of the ops";
       }
     }
   } else if (replica) {
     worst = replica;
     job.culpritDp = replica->id;
-    text = replica->name + ", every stage: S_d = " + fmt("%.2fx", replica->slowdown);
+    text = replica->name + ", every stage: S_d = " + printed("%.2fx", replica->slowdown);
   } else if (stage) {
     worst = stage;
     job.culpritStage = stage->id;
-    text = stage->name + ": S_s = " + fmt("%.2fx", stage->slowdown);
+    text = stage->name + ": S_s = " + printed("%.2fx", stage->slowdown);
     if (kind) text += ", " + kind->name;
   } else if (!job.sequenceImbalance.empty() && job.slowdown - 1 >= kStragglerExcess) {
     const SequenceImbalance& s = job.sequenceImbalance.front();
     text = "sequence-length imbalance (" + std::to_string(job.sequenceImbalance.size()) +
            " replica(s), e.g. DP replica " + std::to_string(s.dp) + ": mb " +
-           std::to_string(s.longestMb) + " ran " + fmt("%.2fx", s.longestFactor) +
+           std::to_string(s.longestMb) + " ran " + printed("%.2fx", s.longestFactor) +
            " the mean on every stage), not a slow stage or replica";
     worst = kind;
   } else if (kind && kind->slowdown - 1 >= kStragglerExcess) {
     worst = kind;
-    text = kind->name + " everywhere: S_k = " + fmt("%.2fx", kind->slowdown) +
+    text = kind->name + " everywhere: S_k = " + printed("%.2fx", kind->slowdown) +
            " (no single stage or replica stands out: op-to-op variation)";
   } else {
-    job.culprit = "no straggler: S = " + fmt("%.2fx", job.slowdown) +
+    job.culprit = "no straggler: S = " + printed("%.2fx", job.slowdown) +
                   "; no stage, DP replica or op type is more than " +
-                  fmt("%.0f%%", 100 * kStragglerExcess) + " above the ideal";
+                  printed("%.0f%%", 100 * kStragglerExcess) + " above the ideal";
     return;
   }
   if (worst && ideal > 0) {
@@ -86,9 +81,9 @@ void nameCulprit(JobResult& job) {
     job.culpritGain = std::min(job.culpritGain, job.stepTimeMeasured - job.stepTimeIdeal);
     job.culpritGain = std::max<TimeNs>(0, job.culpritGain);
     text += "; the step would shrink by about " +
-            fmt("%.1f ms", static_cast<double>(job.culpritGain) / 1e6) + " (" +
-            fmt("%.0f%%", 100.0 * static_cast<double>(job.culpritGain) /
-                              static_cast<double>(std::max<TimeNs>(1, job.stepTimeMeasured))) +
+            printed("%.1f ms", static_cast<double>(job.culpritGain) / 1e6) + " (" +
+            printed("%.0f%%", 100.0 * static_cast<double>(job.culpritGain) /
+                                  static_cast<double>(std::max<TimeNs>(1, job.stepTimeMeasured))) +
             ") with it at the ideal";
   }
   job.culprit = text;

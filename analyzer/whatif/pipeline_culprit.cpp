@@ -1,24 +1,18 @@
 #include "analyzer/whatif/pipeline_culprit.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
+#include "analyzer/result/printed.h"
 
 namespace bubblescope::analysis {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 std::string shrink(TimeNs gain, TimeNs measured) {
-  return "; the step would shrink by about " + fmt("%.1f ms", static_cast<double>(gain) / 1e6) +
+  return "; the step would shrink by about " + printed("%.1f ms", static_cast<double>(gain) / 1e6) +
          " (" +
-         fmt("%.0f%%", 100.0 * static_cast<double>(gain) /
-                           static_cast<double>(std::max<TimeNs>(1, measured))) +
+         printed("%.0f%%", 100.0 * static_cast<double>(gain) /
+                               static_cast<double>(std::max<TimeNs>(1, measured))) +
          ")";
 }
 
@@ -34,7 +28,7 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
   // Half a percent of the step: a host stall of 12 ms in a 1 s step is worth naming, though it
   // keeps S within the job's 3% (kStragglerExcess); less is run-to-run noise.
   if (ideal <= 0 || (measured - ideal) * 200 < measured) {
-    c.text = "none: the pipeline is as good as its schedule (S = " + fmt("%.2fx", pl.slowdown) +
+    c.text = "none: the pipeline is as good as its schedule (S = " + printed("%.2fx", pl.slowdown) +
              "); its idle is the schedule's own bubbles";
     return c;
   }
@@ -48,7 +42,7 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
         [](const StageResult& a, const StageResult& b) { return a.slowdown < b.slowdown; });
     c.stage = worst->stage;
     c.gain = std::clamp<TimeNs>(static_cast<TimeNs>((worst->slowdown - 1) * ideal), 0, excess);
-    c.text = "stage " + std::to_string(c.stage) + ": S_s = " + fmt("%.2fx", worst->slowdown) +
+    c.text = "stage " + std::to_string(c.stage) + ": S_s = " + printed("%.2fx", worst->slowdown) +
              " (imbalance: its ops run longer than the other stages')" + shrink(c.gain, measured) +
              " with it at the ideal";
     return c;
@@ -64,7 +58,7 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
     }
     c.gain = std::min(stalls, excess);
     if (cost.empty()) {
-      c.text = "stalls: the step runs " + fmt("%.1f ms", static_cast<double>(stalls) / 1e6) +
+      c.text = "stalls: the step runs " + printed("%.1f ms", static_cast<double>(stalls) / 1e6) +
                " longer than its measured op costs allow" + shrink(c.gain, measured) +
                " without them";
       return c;
@@ -74,7 +68,7 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
     c.stage = worst->first.first;
     c.text = std::string(idleClassName(worst->first.second)) + " on stage " +
              std::to_string(c.stage) + ": " +
-             fmt("%.1f ms", static_cast<double>(worst->second) / 1e6) +
+             printed("%.1f ms", static_cast<double>(worst->second) / 1e6) +
              " of idle over the steps analysed; stalls together" + shrink(c.gain, measured) +
              " without them";
     return c;
