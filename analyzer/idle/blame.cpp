@@ -20,12 +20,15 @@ std::string ratio(double r) {
 
 }  // namespace
 
-std::string waitedText(int stage, TimeNs gapIdle) {
+std::string gapMs(TimeNs t) {
   char buf[32];
-  // A gap under a millisecond with two decimals: "waited 0.0 ms" says nothing.
-  std::snprintf(buf, sizeof buf, gapIdle < 1'000'000 ? "%.2f ms" : "%.1f ms",
-                static_cast<double>(gapIdle) / 1e6);
-  return "stage " + std::to_string(stage) + " waited " + buf;
+  std::snprintf(buf, sizeof buf, t < 1'000'000 ? "%.2f ms" : "%.1f ms",
+                static_cast<double>(t) / 1e6);
+  return buf;
+}
+
+std::string waitedText(int stage, TimeNs gapIdle) {
+  return "stage " + std::to_string(stage) + " waited " + gapMs(gapIdle);
 }
 
 BlameWalker::BlameWalker(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,

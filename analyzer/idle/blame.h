@@ -14,6 +14,9 @@
 
 namespace bubblescope::analysis {
 
+// A gap or a piece of one: "3.1 ms", under a millisecond with two decimals ("0.15 ms", not
+// "0.1 ms" or "0.0 ms").
+std::string gapMs(TimeNs t);
 // "stage 2 waited 3.1 ms": how every gap's sentence begins.
 std::string waitedText(int stage, TimeNs gapIdle);
 

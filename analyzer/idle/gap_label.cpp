@@ -1,19 +1,9 @@
 #include "analyzer/idle/gap_label.h"
 
-#include <cstdio>
-
 #include "analyzer/idle/blame.h"
 
 namespace bubblescope::analysis {
 namespace {
-
-std::string ms(TimeNs t) {
-  char buf[32];
-  // Pieces of a gap can be tens of microseconds: under a millisecond, two decimals.
-  std::snprintf(buf, sizeof buf, t < 1'000'000 ? "%.2f ms" : "%.1f ms",
-                static_cast<double>(t) / 1e6);
-  return buf;
-}
 
 // What a class's piece of a gap is, when no dependency walk explains it: how the fill levels
 // (classify.h) found it.
@@ -59,11 +49,11 @@ void labelGap(Gap& gap, const std::string& hostRange) {
   const std::string waited = waitedText(gap.stage, gap.idle);
   const std::string walk =
       b.text.starts_with(waited + " ") ? b.text.substr(waited.size() + 1) : b.text;
-  std::string text = waited + ", " + ms(gap.byClass[static_cast<int>(largest)]) + " of it " +
+  std::string text = waited + ", " + gapMs(gap.byClass[static_cast<int>(largest)]) + " of it " +
                      reasonOf(largest, hostRange) + " (" + idleClassName(largest) + ")";
   const TimeNs walked = gap.byClass[static_cast<int>(b.cause)];
   if (walked > 0) {
-    text += "; of the rest, " + ms(walked) + " " + walk;
+    text += "; of the rest, " + gapMs(walked) + " " + walk;
     b.text = std::move(text);
     return;
   }

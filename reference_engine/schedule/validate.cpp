@@ -108,16 +108,28 @@ std::vector<Problem> runnabilityProblems(const Schedule& s) {
   return problems;
 }
 
-std::vector<Problem> validate(const Schedule& s) {
-  std::vector<Problem> out;
-  if (!checkShapeAndRanges(s, out)) return capped(std::move(out));
+namespace {
+
+// The shape, then every op once: repeated and missing ops. False when the shape is unusable
+// (no op graph to speak of); else `g` is the schedule's op graph, for the checks that follow.
+bool checkOpSet(const Schedule& s, OpGraph& g, std::vector<Problem>& out) {
+  if (!checkShapeAndRanges(s, out)) return false;
   // Missing inputs are not reported here: each is also a missing op, reported once as such.
   std::vector<Problem> inputProblems;
-  const OpGraph g = buildOpGraph(s, &inputProblems);
+  g = buildOpGraph(s, &inputProblems);
   for (auto& p : inputProblems) {
     if (p.kind == ProblemKind::Duplicate) out.push_back(std::move(p));
   }
   checkComplete(s, g, out);
+  return true;
+}
+
+}  // namespace
+
+std::vector<Problem> validate(const Schedule& s) {
+  std::vector<Problem> out;
+  OpGraph g;
+  if (!checkOpSet(s, g, out)) return capped(std::move(out));
   // A deadlock walk over an incomplete or repeated op set would only restate those problems.
   if (out.empty()) {
     if (auto deadlock = deadlockIn(s, g)) out.push_back(std::move(*deadlock));
@@ -138,13 +150,8 @@ std::vector<Problem> validate(const Schedule& s) {
 
 std::vector<Problem> missingOps(const Schedule& s) {
   std::vector<Problem> out;
-  if (!checkShapeAndRanges(s, out)) return capped(std::move(out));
-  std::vector<Problem> inputProblems;
-  const OpGraph g = buildOpGraph(s, &inputProblems);
-  for (auto& p : inputProblems) {
-    if (p.kind == ProblemKind::Duplicate) out.push_back(std::move(p));
-  }
-  checkComplete(s, g, out);
+  OpGraph g;
+  checkOpSet(s, g, out);
   return capped(std::move(out));
 }
 
