@@ -48,9 +48,10 @@ struct Item {
 
 // A CPU-side action of one rank's program.
 struct Action {
-  enum Kind { Begin, End, LaunchOp, Post, AllReduce, Sync, Optimizer } kind;
+  enum Kind { Begin, End, LaunchOp, Post, AllReduce, Sync, Optimizer, HostDelay } kind;
   HostKind range = HostKind::PipelineOp;
-  int index = 0;  // Begin/End: the range's index; LaunchOp: the op; Post: the call
+  // Begin/End: the range's index; LaunchOp: the op; Post: the call; HostDelay: the late launch
+  int index = 0;
 };
 
 class Model {
@@ -98,6 +99,15 @@ class Model {
     for (int k = 0; k < spec_.steps; ++k) {
       const int stepRange = addRange(r, HostKind::ProfilerStep, k);
       prog.push_back({Action::Begin, HostKind::ProfilerStep, stepRange});
+      // The host's lost time before it posts `o`'s receive (LateLaunch::beforeInputPost).
+      auto lateBeforePost = [&](const StageOp& o) {
+        for (size_t i = 0; i < spec_.lateLaunches.size(); ++i) {
+          const LateLaunch& late = spec_.lateLaunches[i];
+          if (late.beforeInputPost && late.op == OpId{r, k, o.pass, o.mb, o.chunk}) {
+            prog.push_back({Action::HostDelay, HostKind::PipelineOp, static_cast<int>(i)});
+          }
+        }
+      };
       auto call = [&](CallKind kind, int peer, const StageOp& o) {
         return addCall(r, kind, peer, o.pass, o.mb, o.chunk, k);
       };
@@ -135,6 +145,7 @@ class Model {
             run(a.op);
             continue;
           }
+          if (a.kind == RankAction::Recv) lateBeforePost(a.op);
           const int c =
               call(a.kind == RankAction::Send ? CallKind::Send : CallKind::Recv, a.peer, a.op);
           const int label = spec_.labelP2p ? addRange(r, HostKind::PipelineComm, c) : -1;
@@ -150,13 +161,18 @@ class Model {
         for (size_t i = 0; i < order.size(); ++i) {
           const StageOp& o = order[i];
           const int from = inputPeer(spec_, r, o);
-          if (from >= 0 && !inputPosted) post({call(CallKind::Recv, from, o)});
+          if (from >= 0 && !inputPosted) {
+            lateBeforePost(o);
+            post({call(CallKind::Recv, from, o)});
+          }
           inputPosted = false;
           run(o);
           const int to = outputPeer(spec_, r, o);
           if (to < 0) continue;
+          const bool fuse = i + 1 < order.size() && inputPeer(spec_, r, order[i + 1]) == to;
+          if (fuse) lateBeforePost(order[i + 1]);
           std::vector<int> batch{call(CallKind::Send, to, o)};
-          if (i + 1 < order.size() && inputPeer(spec_, r, order[i + 1]) == to) {
+          if (fuse) {
             batch.push_back(call(CallKind::Recv, to, order[i + 1]));
             inputPosted = true;
           }
@@ -212,8 +228,10 @@ class Model {
         return true;
       case Action::LaunchOp: {
         OpRun& op = tl.ops[a.index];
+        const StageOp self{op.id.pass, op.id.mb, op.id.chunk};
         for (const LateLaunch& late : spec_.lateLaunches) {
-          if (late.op == op.id) cpu += late.delay;
+          const bool atPost = late.beforeInputPost && inputPeer(spec_, r, self) >= 0;
+          if (late.op == op.id && !atPost) cpu += late.delay;
         }
         const TimeNs cost = opCost(spec_, op.id);
         const int n = spec_.kernelsPerOp;
@@ -318,6 +336,9 @@ class Model {
         tl.api.push_back({begin, cpu, false, 0});
         return true;
       }
+      case Action::HostDelay:
+        cpu += spec_.lateLaunches[a.index].delay;
+        return true;
       case Action::Optimizer: {
         const int k = a.index;
         const int n = spec_.optimizerKernels;

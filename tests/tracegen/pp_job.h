@@ -48,10 +48,14 @@ struct StageOp {
 };
 
 // The host launched this op's kernels `delay` after it would have (a GC pause, a data-loader
-// hiccup: nothing on the CPU timeline says so).
+// hiccup: nothing on the CPU timeline says so). `beforeInputPost`: the host lost that time before
+// it posted the op's receive (with 1F1B's fused posts, the batch that also sends the op before's
+// output), so the receive, the data and the op all come late while the sender's data waits; an
+// op without a receive is delayed before its launch either way.
 struct LateLaunch {
   OpId op;
   TimeNs delay = 0;
+  bool beforeInputPost = false;
 };
 
 // Every transfer on the link from -> to takes `extra` longer (a congested or degraded link).
