@@ -116,6 +116,55 @@ std::optional<Blame> BlameWalker::ranLong(int stage, int pos) const {
   return b;
 }
 
+std::optional<Blame> BlameWalker::latePost(int stage, int pos, TimeNs stageFree,
+                                           TimeNs dataFrom) const {
+  const TimeNs posted = step_.stages[stage].posted[pos];
+  const TimeNs ready = std::max(stageFree, dataFrom);
+  const RecognizedOp& o = op(stage, pos);
+  if (posted == kNoLaunch || posted - ready <= tolerance(o.op)) return std::nullopt;
+  Blame b;
+  b.stage = stage;
+  b.op = o.op;
+  b.cause = IdleClass::HostStall;
+  b.text = "because the host posted the receive of " + describe(stage, pos) + " " +
+           ms(posted - ready) + " after " +
+           (stageFree >= dataFrom ? "the stage was free" : "its input was ready");
+  if (const std::string busy = hostRangeDuring(stage, ready, posted); !busy.empty()) {
+    b.text += ", while it was in '" + busy + "'";
+  }
+  b.text += " (stall: host)";
+  return b;
+}
+
+std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp) const {
+  const StageStep& ss = step_.stages[stage];
+  const RecognizedOp& producer = op(ps, pp);
+  const TimeNs sent = ss.sent[pos];
+  if (sent == kNoArrival) return std::nullopt;
+  const TimeNs late = sent - producer.end;
+  // The producer's own lateness is upstream's: only what the send adds after it is the sender's.
+  const TimeNs overrun = (producer.end - producer.start) - costs_.idealOf(producer.op);
+  if (late <= tolerance(producer.op) || late < overrun) return std::nullopt;
+  const TimeNs posted = ss.sendPosted[pos];
+  const std::string what = std::string(op(stage, pos).op.kind == OpKind::F ? "activations"
+                                                                            : "gradients") +
+                           " of " + describe(ps, pp);
+  // Posted in time but begun late: its stream held it (a transfer queued before it), which is
+  // what the walk follows next, not the sender's.
+  if (posted == kNoLaunch || posted - producer.end <= tolerance(producer.op)) return std::nullopt;
+  Blame b;
+  b.stage = ps;
+  b.op = producer.op;
+  b.cause = IdleClass::HostStall;
+  b.text = "because the host of stage " + std::to_string(ps) + " posted the send of the " + what +
+           " " + ms(posted - producer.end) + " after it ended";
+  if (const std::string busy = hostRangeDuring(ps, producer.end, posted); !busy.empty()) {
+    b.text += ", while it was in '" + busy + "'";
+  }
+  b.text += " (stall: host)";
+  return b;
+}
+
 Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
   // The chain visits each op at most once: it only ever moves to earlier ops.
   int limit = 1;
@@ -176,10 +225,18 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
       const int ps = ss.producerStage[pos];
       const int pp = posOf_[ps].at(ss.producerOp[pos]);
       const RecognizedOp& producer = op(ps, pp);
+      // Readiness comes from the producers, never from this stage's own receive: the data could
+      // move once its producer had ended and its send had begun. A receive the host posted
+      // later than that, and later than the stage was free, is the host's delay, however soon
+      // the data came once it was posted.
+      const TimeNs sent = ss.sent[pos];
+      const TimeNs dataFrom = sent != kNoArrival ? std::max(producer.end, sent) : producer.end;
+      if (auto b = latePost(stage, pos, prevEnd, dataFrom)) return *b;
+      if (auto b = lateSend(stage, pos, ps, pp)) return *b;
       // With both sides' start known, the transfer itself is what the link did; else what the
       // producer's end leaves of the arrival.
       const TimeNs moved = ss.moved[pos];
-      const TimeNs from = moved != kNoArrival ? moved : producer.end;
+      const TimeNs from = moved != kNoArrival ? moved : dataFrom;
       const TimeNs lateness = arrival - (from + transfer_);
       // Several causes can stack up along a chain: follow the largest. A producer that itself
       // started far behind its stall-free time points further upstream.

@@ -48,6 +48,13 @@ class BlameWalker {
   // How much later than in T_ops the op started: delay that stalls before it caused.
   TimeNs upstreamDelay(int stage, int pos) const;
   Blame walk(int stage, int pos, IdleClass baseline) const;
+  // The host posted the receive of the op at pos after the stage was free (`stageFree`) and its
+  // data could move (`dataFrom`): a host stall on this stage, however soon the data then came.
+  std::optional<Blame> latePost(int stage, int pos, TimeNs stageFree, TimeNs dataFrom) const;
+  // The send that carried its input began after its producer (ps, pp) ended, by more than the
+  // producer itself ran long, because the sender's host posted it late (stall: host on the
+  // sender). One posted in time that its stream held is left to the walk.
+  std::optional<Blame> lateSend(int stage, int pos, int ps, int pp) const;
   // The op at pos ran longer than its ideal (and that, not a late start, is what made it late):
   // imbalance or jitter blamed on it, "behind F3 on stage 2, which ran 1.3x its ideal".
   std::optional<Blame> ranLong(int stage, int pos) const;

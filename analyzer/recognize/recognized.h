@@ -63,7 +63,7 @@ struct RecognizedComm {
   traces::ThreadIndex thread = 0;
   int step = -1;
   bool onDevice = false;  // start/end are its NCCL kernels' (their wait/transfer split is theirs)
-  TimeNs launch = 0;      // when its range began on the host
+  TimeNs launch = kNoLaunch;  // when the host posted it (its range began, or its kernel's launch)
 };
 
 // Device work outside the ops' compute: an NCCL kernel, or another kernel, copy or set.

@@ -242,6 +242,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
   for (int i : ss.ops) {
     const auto& o = st.ops.ops[i];
     TimeNs arrival = kNoArrival, waitStart = kNoArrival, moved = kNoArrival;
+    TimeNs posted = kNoLaunch, sent = kNoArrival, sendPosted = kNoLaunch;
     bool onDevice = false, buffered = false;
     int pStage = -1, pOp = -1;
     const int vs = layout.virtualStage(st.stage, o.op.chunk);
@@ -268,7 +269,14 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
         // receive may find the data already there (sent eagerly), so its start says
         // nothing about when the data moved.
         onDevice = c.onDevice;
-        if (auto peer = index.peerOf.find({st.stage, ci}); onDevice && peer != index.peerOf.end()) {
+        posted = c.launch;
+        const auto peer = index.peerOf.find({st.stage, ci});
+        if (peer != index.peerOf.end()) {
+          const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
+          sent = send.start;
+          sendPosted = send.launch;
+        }
+        if (onDevice && peer != index.peerOf.end()) {
           const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
           moved = std::min(c.end, std::max(c.start, send.start));
           // The send was done before the receive began: NCCL had buffered the message (it fits
@@ -287,6 +295,9 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
     ss.arrival.push_back(arrival);
     ss.waitStart.push_back(waitStart);
     ss.moved.push_back(moved);
+    ss.posted.push_back(posted);
+    ss.sent.push_back(sent);
+    ss.sendPosted.push_back(sendPosted);
     ss.producerStage.push_back(pOp >= 0 ? pStage : -1);
     ss.producerOp.push_back(pOp);
   }

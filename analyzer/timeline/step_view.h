@@ -28,6 +28,11 @@ struct StageStep {
   // whatever the producer did. Not where the send ended before the receive began (NCCL buffered
   // the message): each transfer's rendezvous is read off its kernels.
   std::vector<uint8_t> receiveAfterPrevious;
+  // When the host posted its receive (kNoLaunch: no receive, or the trace does not say), and
+  // when the matched send began and was posted on the producer's side (kNoArrival / kNoLaunch:
+  // unknown). A receive posted after the stage and its data were ready is the host's delay; a
+  // send that began after its producer ended, the sender's.
+  std::vector<TimeNs> posted, sent, sendPosted;
   std::vector<int> producerStage, producerOp;
   IntervalList compute, comm, other;  // merged, clipped to [S, E]; comm and other exclude compute
   IntervalList hostActivity;          // unrecognised host ranges (stall evidence), merged

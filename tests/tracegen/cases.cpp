@@ -29,6 +29,14 @@ std::vector<Case> standardCases() {
   host.spec.lateLaunches.push_back({OpId{0, 1, PassKind::F, 1}, 12'000'000});
   cases.push_back(host);
 
+  // The host lost 40 ms before posting the batch that sends BW2's gradients back and receives
+  // F5 (1F1B's bwd_send_fwd_recv): the receive and F5 come late, stage 0's data long there.
+  // The host ran about 33 ms ahead of its device there, so the device lost the rest.
+  Case post{"HostStallBeforePost", realistic(), IdleClass::HostStall, 1,
+            {"host posted the receive of F5 on stage 1", "host of stage 1 posted the send"}};
+  post.spec.lateLaunches.push_back({OpId{1, 1, PassKind::F, 5}, 40'000'000, true});
+  cases.push_back(post);
+
   // A fused send/receive kernel ends when both directions are done: either may show the link.
   Case link{"CommDelay",
             realistic(),

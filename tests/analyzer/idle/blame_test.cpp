@@ -65,6 +65,48 @@ TEST(Blame, InputArrivingLateAfterItsProducerEndedIsACommStallAtTheProducer) {
             "than a median transfer on the link stage 0 -> stage 1 (stall: comm)");
 }
 
+TEST(Blame, ReceivePostedLateIsAHostStallOfTheReceiverNotASchedulesBubble) {
+  // Stage 1 is free at 4 ms and stage 0's send of F1 runs 4-5, but stage 1's host, in the data
+  // loader 4-7, posts the receive only at 7: F1's input comes at 7.1, F1 runs 7.1-9.1. The
+  // receive's own readiness (7.1) hides nothing: the producers' data was there at 4.
+  HandPipeline h(2);
+  h.op(0, kF0, 0, 2 * kMs).op(0, kF1, 2 * kMs, 4 * kMs);
+  h.send(0, OpKind::F, 1, 1, 4 * kMs, 5 * kMs);
+  h.op(0, kBW0, 13 * kMs, 17 * kMs).op(0, kBW1, 17 * kMs, 21 * kMs);
+  h.op(1, kF0, 2 * kMs, 4 * kMs).recv(1, OpKind::F, 1, 0, 7 * kMs, 7 * kMs + 100'000);
+  h.op(1, kF1, 7 * kMs + 100'000, 9 * kMs + 100'000);
+  h.op(1, kBW0, 9 * kMs + 100'000, 13 * kMs).op(1, kBW1, 13 * kMs, 17 * kMs);
+  h.host(1, 4 * kMs, 7 * kMs);
+  const StepAnalysis a(h.build());
+  const Blame b = a.blame->startOf(1, 1, IdleClass::Warmup, 3 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::HostStall);
+  EXPECT_EQ(b.stage, 1);
+  EXPECT_EQ(b.op, kF1);
+  EXPECT_EQ(b.text,
+            "stage 1 waited 3.0 ms because the host posted the receive of F1 on stage 1 3.0 ms "
+            "after the stage was free, while it was in 'dataloader' (stall: host)");
+}
+
+TEST(Blame, SendPostedLateIsTheSendersHostStallNotTheLinks) {
+  // F1 ends on stage 0 at 4 ms, but its host posts the send only at 6; stage 1, waiting in its
+  // receive since 4, gets the activations at 6.1. The link took 0.1 ms: the sender was late.
+  HandPipeline h(2);
+  h.op(0, kF0, 0, 2 * kMs).op(0, kF1, 2 * kMs, 4 * kMs);
+  h.send(0, OpKind::F, 1, 1, 6 * kMs, 6 * kMs + 100'000);
+  h.op(0, kBW0, 15 * kMs, 19 * kMs).op(0, kBW1, 19 * kMs, 23 * kMs);
+  h.op(1, kF0, 2 * kMs, 4 * kMs).recv(1, OpKind::F, 1, 0, 4 * kMs, 6 * kMs + 100'000);
+  h.op(1, kF1, 6 * kMs + 100'000, 8 * kMs + 100'000);
+  h.op(1, kBW0, 8 * kMs + 100'000, 12 * kMs).op(1, kBW1, 12 * kMs, 16 * kMs);
+  const StepAnalysis a(h.build(), 100'000);
+  const Blame b = a.blame->startOf(1, 1, IdleClass::Warmup, 2 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::HostStall);
+  EXPECT_EQ(b.stage, 0);
+  EXPECT_EQ(b.op, kF1);
+  EXPECT_EQ(b.text,
+            "stage 1 waited 2.0 ms because the host of stage 0 posted the send of the activations "
+            "of F1 on stage 0 2.0 ms after it ended (stall: host)");
+}
+
 TEST(Blame, ReadyOpLaunchedLateIsAHostStallWhenTheHostWasBusy) {
   const StepAnalysis a(testing::lateLaunchOnSecondStage(/*hostBusy=*/true).build());
   EXPECT_EQ(a.blame->readyTime(1, 1), 4 * kMs);
