@@ -243,7 +243,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
                              ": no step has ops on every stage, so there is nothing to compare");
   }
   const MeanCosts costs = meanCosts(pl, views);
-  out.transferMedian = median(transferLags(pl, views));
+  out.transferMedian = healthyTransfer(transferLagsByLink(pl, views));
   std::vector<TimeNs> tails;
   for (const StepView& v : views) tails.push_back(tailOf(pl, v));
   out.tailMedian = median(tails);

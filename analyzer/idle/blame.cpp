@@ -146,9 +146,22 @@ std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp) c
   const TimeNs overrun = (producer.end - producer.start) - costs_.idealOf(producer.op);
   if (late <= tolerance(producer.op) || late < overrun) return std::nullopt;
   const TimeNs posted = ss.sendPosted[pos];
+  const TimeNs queuedBehind = ss.sendQueuedBehind[pos];
   const std::string what = std::string(op(stage, pos).op.kind == OpKind::F ? "activations"
                                                                             : "gradients") +
                            " of " + describe(ps, pp);
+  // It began as the transfer before it on the link ended: queued behind that one, so the link
+  // (the transfers before it ran long), not the sender, held it.
+  if (queuedBehind != kNoArrival && queuedBehind > producer.end + tolerance(producer.op)) {
+    Blame b;
+    b.stage = ps;
+    b.op = producer.op;
+    b.cause = IdleClass::CommStall;
+    b.text = "because the " + what + " waited " + ms(queuedBehind - producer.end) +
+             " behind the transfer before them on the link stage " + std::to_string(ps) +
+             " -> stage " + std::to_string(stage) + " (stall: comm)";
+    return b;
+  }
   // Posted in time but begun late: its stream held it (a transfer queued before it), which is
   // what the walk follows next, not the sender's.
   if (posted == kNoLaunch || posted - producer.end <= tolerance(producer.op)) return std::nullopt;
@@ -249,7 +262,7 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
         b.text = "because the " +
                  std::string(o.op.kind == OpKind::F ? "activations" : "gradients") + " of " +
                  describe(ps, pp) + " took " + ms(lateness) +
-                 " longer than a median transfer on the link stage " + std::to_string(ps) +
+                 " longer than a healthy link takes, on the link stage " + std::to_string(ps) +
                  " -> stage " + std::to_string(stage) + " (stall: comm)";
         return b;
       }

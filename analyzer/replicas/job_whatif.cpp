@@ -93,7 +93,7 @@ void decomposeSlowdown(const std::vector<ReplicaSteps>& replicas, JobResult& job
   // The job-wide ideal: means of kind and chunk, the median transfer; the tail's work is taken
   // step by step below.
   std::map<CostKey, std::pair<TimeNs, int64_t>> sums;
-  std::vector<TimeNs> lags;
+  LinkLags lags;
   std::vector<int> kinds;
   for (const ReplicaSteps& r : replicas) {
     const PipelineTrace& pl = *r.pipeline;
@@ -109,12 +109,14 @@ void decomposeSlowdown(const std::vector<ReplicaSteps>& replicas, JobResult& job
         }
       }
     }
-    for (TimeNs lag : transferLags(pl, r.views)) lags.push_back(lag);
+    for (auto& [link, v] : transferLagsByLink(pl, r.views)) {
+      lags[link].insert(lags[link].end(), v.begin(), v.end());
+    }
   }
   std::sort(kinds.begin(), kinds.end());
   std::map<CostKey, TimeNs> ideal;
   for (const auto& [key, s] : sums) ideal[key] = s.first / s.second;
-  job.transfer = median(lags);
+  job.transfer = healthyTransfer(lags);
 
   const int p = replicas.front().pipeline->p;
   std::vector<Keep> scenarios = {{Keep::None, 0}, {Keep::All, 0}};

@@ -4,6 +4,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analyzer/result/stats.h"
 #include "reference_engine/schedule/schedule.h"
 
 namespace bubblescope::analysis {
@@ -232,6 +233,21 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
   ss.hostActivity = unite(std::move(host));
 }
 
+// When the transfer before comms[i] on its thread ended, if comms[i] began right then (it queued
+// behind it: one link thread, one stream); kNoArrival if it began later or nothing ran before.
+// The comms are by start: the one before on the thread is a short walk back.
+TimeNs queuedBehind(const std::vector<RecognizedComm>& comms, size_t i) {
+  constexpr TimeNs kQueueSlack = 50'000;  // a thread's hand-over takes microseconds
+  const RecognizedComm& c = comms[i];
+  for (size_t n = 0, j = i; j > 0 && n < 64; ++n) {
+    const RecognizedComm& before = comms[--j];
+    if (before.thread != c.thread || before.onDevice) continue;
+    const bool queued = before.end <= c.start + kQueueSlack && c.start - before.end <= kQueueSlack;
+    return queued ? before.end : kNoArrival;
+  }
+  return kNoArrival;
+}
+
 // Each op's input: the matched receive's end, else the producer's end; when the receive waited
 // on the device, when the data moved.
 void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::Schedule& layout,
@@ -242,7 +258,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
   for (int i : ss.ops) {
     const auto& o = st.ops.ops[i];
     TimeNs arrival = kNoArrival, waitStart = kNoArrival, moved = kNoArrival;
-    TimeNs posted = kNoLaunch, sent = kNoArrival, sendPosted = kNoLaunch;
+    TimeNs posted = kNoLaunch, sent = kNoArrival, sendPosted = kNoLaunch, queued = kNoArrival;
     bool onDevice = false, buffered = false;
     int pStage = -1, pOp = -1;
     const int vs = layout.virtualStage(st.stage, o.op.chunk);
@@ -275,6 +291,9 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
           const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
           sent = send.start;
           sendPosted = send.launch;
+          if (!send.onDevice) {
+            queued = queuedBehind(pl.stages[peer->second.first].ops.comms, peer->second.second);
+          }
         }
         if (onDevice && peer != index.peerOf.end()) {
           const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
@@ -298,6 +317,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
     ss.posted.push_back(posted);
     ss.sent.push_back(sent);
     ss.sendPosted.push_back(sendPosted);
+    ss.sendQueuedBehind.push_back(queued);
     ss.producerStage.push_back(pOp >= 0 ? pStage : -1);
     ss.producerOp.push_back(pOp);
   }
@@ -337,8 +357,8 @@ TimeNs tailOf(const PipelineTrace& pl, const StepView& view) {
   return view.end - lastOp;
 }
 
-std::vector<TimeNs> transferLags(const PipelineTrace& pl, const std::vector<StepView>& steps) {
-  std::vector<TimeNs> lags;
+LinkLags transferLagsByLink(const PipelineTrace& pl, const std::vector<StepView>& steps) {
+  LinkLags lags;
   for (const StepView& view : steps) {
     for (const StageStep& ss : view.stages) {
       for (size_t j = 0; j < ss.ops.size(); ++j) {
@@ -347,12 +367,32 @@ std::vector<TimeNs> transferLags(const PipelineTrace& pl, const std::vector<Step
         // Only where the receiver was already waiting does the arrival time show the lag.
         if (ss.waitStart[j] != kNoArrival && ss.waitStart[j] <= producer.end &&
             ss.arrival[j] >= producer.end) {
-          lags.push_back(ss.arrival[j] - producer.end);
+          lags[{ss.producerStage[j], ss.stage}].push_back(ss.arrival[j] - producer.end);
         }
       }
     }
   }
   return lags;
+}
+
+std::vector<TimeNs> transferLags(const PipelineTrace& pl, const std::vector<StepView>& steps) {
+  std::vector<TimeNs> all;
+  for (const auto& [link, lags] : transferLagsByLink(pl, steps)) {
+    all.insert(all.end(), lags.begin(), lags.end());
+  }
+  return all;
+}
+
+TimeNs healthyTransfer(const LinkLags& lags) {
+  std::vector<TimeNs> perLink;
+  for (const auto& [link, v] : lags) {
+    if (!v.empty()) perLink.push_back(median(v));
+  }
+  if (perLink.empty()) return 0;
+  // The lower median of the links' medians: a fault on up to half the links does not own it,
+  // and, unlike the fastest link's, it is not pulled down by the noise of many healthy links.
+  std::sort(perLink.begin(), perLink.end());
+  return perLink[(perLink.size() - 1) / 2];
 }
 
 }  // namespace bubblescope::analysis

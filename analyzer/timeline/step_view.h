@@ -4,6 +4,8 @@
 // communication, other work). Waiting inside a receive (before its send started) or inside a
 // collective (before the last rank joined) is not busy: it is idle (analysis.md §2).
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "analyzer/pipeline/pipeline_trace.h"
@@ -33,6 +35,10 @@ struct StageStep {
   // unknown). A receive posted after the stage and its data were ready is the host's delay; a
   // send that began after its producer ended, the sender's.
   std::vector<TimeNs> posted, sent, sendPosted;
+  // The matched send began as the transfer before it on the sender's thread ended (within noise):
+  // it queued behind that transfer, and this is when that one ended (kNoArrival: it did not
+  // queue). Host-side sends (ranges) only: a kernel's queueing shows in its launch instead.
+  std::vector<TimeNs> sendQueuedBehind;
   std::vector<int> producerStage, producerOp;
   IntervalList compute, comm, other;  // merged, clipped to [S, E]; comm and other exclude compute
   IntervalList hostActivity;          // unrecognised host ranges (stall evidence), merged
@@ -52,7 +58,15 @@ std::vector<StepView> buildStepViews(const PipelineTrace& pipeline);
 TimeNs tailOf(const PipelineTrace& pipeline, const StepView& step);
 
 // Lag between a producer's end and its consumer's input arriving, per matched transfer where the
-// receiver was already waiting (else the arrival time is unknown). Used for T_ideal's transfers.
+// receiver was already waiting (else the arrival time is unknown), by link (from, to stage).
+using LinkLags = std::map<std::pair<int, int>, std::vector<TimeNs>>;
+LinkLags transferLagsByLink(const PipelineTrace& pipeline, const std::vector<StepView>& steps);
 std::vector<TimeNs> transferLags(const PipelineTrace& pipeline, const std::vector<StepView>& steps);
+
+// What a healthy link takes: the lower median of the links' median lags. A median over all
+// transfers is owned by a fault as soon as the slow links carry half of them (a comm delay on
+// half the links of a short pipeline), and the ideal built on it runs slower than the job.
+// 0 without any lag.
+TimeNs healthyTransfer(const LinkLags& lags);
 
 }  // namespace bubblescope::analysis

@@ -256,6 +256,33 @@ TEST(EngineValidation, CommDelayIsACommStall) {
   for (int s : {-1, 0, 2, 3}) EXPECT_GT(blamed[1], blamed[s]) << "stage " << s;
 }
 
+// A comm delay on one stage of a p = 3 ZB-V holds half the pipeline's transfers: the ideal takes
+// what a healthy link takes, so S stays at or above 1, and the stall is the link's, on every stage
+// (the sends that queue behind the slow ones on the link's thread are the link's too).
+TEST(EngineValidation, ZbVCommDelayOnAnyStageIsTheLinksAndNeverBelowTheIdeal) {
+  for (const char* stage : {"0", "1", "2"}) {
+    const std::string fault = std::string(stage) + ":3";
+    const auto& r = EngineRuns::get(
+        {"--schedule", "zb-v", "-p", "3", "-m", "6", "--comm-delay", fault.c_str()});
+    const auto& pl = r.pipelines[0];
+    EXPECT_GE(pl.slowdown, 0.99) << "comm delay " << fault;
+    const Split all = total(pl);
+    EXPECT_GT(cls(all, IdleClass::CommStall),
+              cls(all, IdleClass::HostStall) + cls(all, IdleClass::OtherStall))
+        << "comm delay " << fault;
+    std::map<int, TimeNs> blamed;
+    for (const Gap& g : pl.gaps) {
+      blamed[g.blame.stage] += g.byClass[static_cast<int>(IdleClass::CommStall)];
+    }
+    const int s = std::stoi(stage);
+    for (int other = -1; other < 3; ++other) {
+      if (other != s) {
+        EXPECT_GT(blamed[s], blamed[other]) << "comm delay " << fault << ", stage " << other;
+      }
+    }
+  }
+}
+
 TEST(EngineValidation, JitterIsJitter) {
   const auto& r = EngineRuns::get({"--schedule", "1f1b", "-p", "4", "-m", "8", "--jitter", "40"});
   const auto& pl = r.pipelines[0];

@@ -52,7 +52,7 @@ TEST(Blame, ProducerLongForOneMicrobatchOnlyIsJitter) {
 }
 
 TEST(Blame, InputArrivingLateAfterItsProducerEndedIsACommStallAtTheProducer) {
-  // F1's activations arrive at 7 ms; F1 ended at 4 and a median transfer takes 1 ms: 2 ms late.
+  // F1's activations arrive at 7 ms; F1 ended at 4 and a healthy link takes 1 ms: 2 ms late.
   const StepAnalysis a(testing::lateActivationsToSecondStage().build(), 1 * kMs);
   EXPECT_EQ(a.blame->readyTime(1, 1), 7 * kMs);
   const Blame b = a.blame->startOf(1, 1, IdleClass::Warmup, 3 * kMs);
@@ -62,7 +62,7 @@ TEST(Blame, InputArrivingLateAfterItsProducerEndedIsACommStallAtTheProducer) {
   EXPECT_EQ(b.costRatio, 0);
   EXPECT_EQ(b.text,
             "stage 1 waited 3.0 ms because the activations of F1 on stage 0 took 2.0 ms longer "
-            "than a median transfer on the link stage 0 -> stage 1 (stall: comm)");
+            "than a healthy link takes, on the link stage 0 -> stage 1 (stall: comm)");
 }
 
 TEST(Blame, ReceivePostedLateIsAHostStallOfTheReceiverNotASchedulesBubble) {
@@ -105,6 +105,28 @@ TEST(Blame, SendPostedLateIsTheSendersHostStallNotTheLinks) {
   EXPECT_EQ(b.text,
             "stage 1 waited 2.0 ms because the host of stage 0 posted the send of the activations "
             "of F1 on stage 0 2.0 ms after it ended (stall: host)");
+}
+
+TEST(Blame, SendQueuedBehindASlowTransferOnItsLinkIsTheLinksNotTheSenders) {
+  // Stage 0's link thread moves F0's activations 2-5 ms (held 3 ms) and only then F1's, 5-8,
+  // although F1 ended at 4: the send began late because it queued behind the slow one.
+  //   stage 0: F0 0-2, F1 2-4, SEND F0 2-5, SEND F1 5-8
+  //   stage 1: RECV F0 2-5, F0 5-7, RECV F1 7-8, F1 8-10
+  HandPipeline h(2);
+  h.op(0, kF0, 0, 2 * kMs).op(0, kF1, 2 * kMs, 4 * kMs);
+  h.send(0, OpKind::F, 0, 1, 2 * kMs, 5 * kMs).send(0, OpKind::F, 1, 1, 5 * kMs, 8 * kMs);
+  h.op(0, kBW0, 14 * kMs, 18 * kMs).op(0, kBW1, 18 * kMs, 22 * kMs);
+  h.recv(1, OpKind::F, 0, 0, 2 * kMs, 5 * kMs).op(1, kF0, 5 * kMs, 7 * kMs);
+  h.recv(1, OpKind::F, 1, 0, 7 * kMs, 8 * kMs).op(1, kF1, 8 * kMs, 10 * kMs);
+  h.op(1, kBW0, 10 * kMs, 14 * kMs).op(1, kBW1, 14 * kMs, 18 * kMs);
+  const StepAnalysis a(h.build(), 100'000);
+  const Blame b = a.blame->startOf(1, 1, IdleClass::Warmup, 1 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::CommStall);
+  EXPECT_EQ(b.stage, 0);
+  EXPECT_EQ(b.op, kF1);
+  EXPECT_EQ(b.text,
+            "stage 1 waited 1.0 ms because the activations of F1 on stage 0 waited 1.0 ms behind "
+            "the transfer before them on the link stage 0 -> stage 1 (stall: comm)");
 }
 
 TEST(Blame, ReadyOpLaunchedLateIsAHostStallWhenTheHostWasBusy) {

@@ -126,6 +126,25 @@ TEST(TransferLags, LagIsArrivalMinusProducerEndWhereTheReceiverWasWaiting) {
   EXPECT_EQ(lags, (std::vector<TimeNs>{1 * kMs, 1 * kMs}));
 }
 
+TEST(HealthyTransfer, IsTheLowerMedianOfTheLinksMediansSoHalfTheLinksSlowDoNotOwnIt) {
+  // Two of four links carry a 4 ms delay: the median of all transfers would be a delayed one.
+  const LinkLags lags{{{0, 1}, {100, 100, 120}},
+                      {{1, 0}, {110, 90}},
+                      {{1, 2}, {4100, 4000, 4200, 4100}},
+                      {{2, 1}, {4100, 4050, 4150, 4100}}};
+  EXPECT_EQ(healthyTransfer(lags), 110);
+  EXPECT_EQ(healthyTransfer({{{0, 1}, {300}}}), 300) << "one link: its own median";
+  EXPECT_EQ(healthyTransfer({}), 0);
+}
+
+TEST(TransferLags, ByLinkAreTheLagsOfEachLinkAlone) {
+  const PipelineTrace pl = twoStagesOneMicrobatch().build();
+  const LinkLags byLink = transferLagsByLink(pl, buildStepViews(pl));
+  EXPECT_EQ(byLink.size(), 2u);
+  EXPECT_EQ(byLink.at({0, 1}), (std::vector<TimeNs>{1 * kMs}));
+  EXPECT_EQ(byLink.at({1, 0}), (std::vector<TimeNs>{1 * kMs}));
+}
+
 TEST(TransferLags, ReceivePostedAfterItsProducerEndedShowsNoLag) {
   // The receive starts at 2.5 ms, after F mb=0 ended at 2 ms: its end says nothing of the lag.
   HandPipeline h(2);
