@@ -84,6 +84,9 @@ struct UtilizationResult {
   std::string commKinds;            // what the NCCL calls were ("all-reduce, send/recv"), "" = none
   std::vector<CopyTraffic> copies;  // per direction, the longest alone first
   CollectiveCoverage collectives;   // how many of the collectives' members the run traced
+  // The sentences the report opens with (utilization/headline.h): copies that dominate the
+  // device time, a wait measured among a minority of the members. Empty: nothing to say first.
+  std::vector<std::string> headline;
 };
 
 }  // namespace bubblescope::analysis

@@ -17,6 +17,7 @@
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
 #include "analyzer/utilization/copy_traffic.h"
+#include "analyzer/utilization/headline.h"
 #include "analyzer/utilization/host_cause.h"
 #include "analyzer/utilization/rank_split.h"
 
@@ -177,6 +178,7 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks,
     out.medianStepTime = times[times.size() / 2];
     out.meanStepTime = sum / static_cast<TimeNs>(times.size());
   }
+  out.headline = utilizationHeadline(out);
   return out;
 }
 
