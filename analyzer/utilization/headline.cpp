@@ -61,7 +61,9 @@ std::string copiesSentence(const UtilizationSplit& total, const std::vector<Copy
 }
 
 std::string membersSentence(const CollectiveCoverage& c, const UtilizationSplit& total) {
-  const std::string in = c.partial == c.collectives
+  // "in all 1 collective" would read oddly: one collective is "the one".
+  const std::string in = c.collectives == 1 ? "the one"
+                         : c.partial == c.collectives
                              ? "all " + std::to_string(c.collectives)
                              : std::to_string(c.partial) + " of " + std::to_string(c.collectives);
   return "most members of the NCCL collectives are not traced: " +

@@ -89,6 +89,12 @@ TEST(UtilizationHeadline, MembersSentenceSaysHowFewAndWhatTheWaitRestsOn) {
             "most members of the NCCL collectives are not traced: as few as 2 of 16 members traced "
             "in 2 of 3 collectives (29.2% of their members); the wait figures (140.2 ms) come from "
             "that minority, a lower bound on the job's wait");
+  EXPECT_EQ(
+      membersSentence({1, 1, 2, 128, {2, 128}, true}, s)
+          .rfind("most members of the NCCL collectives are not traced: 2 of 128 members traced in "
+                 "the one collective (1.6% of their members);",
+                 0),
+      0u);
 }
 
 TEST(UtilizationHeadline, SaysCopiesFirstThenMembersAndNothingWhenNeitherApplies) {
