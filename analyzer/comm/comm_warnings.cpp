@@ -1,5 +1,7 @@
 #include "analyzer/comm/comm_warnings.h"
 
+#include "analyzer/comm/collective_coverage.h"
+
 namespace bubblescope::analysis {
 
 std::vector<std::string> commWarnings(const CommMatches& m) {
@@ -23,19 +25,10 @@ std::vector<std::string> commWarnings(const CommMatches& m) {
                   "traced, and no collective args on the kernel): counted as communication whole, "
                   "the waiting inside them unknown");
   }
-  int partial = 0;
-  bool alike = true;    // every partial collective traced as many of as many members
-  TracedMembers least;  // the smallest share of members traced (TracedMembers::widen)
-  for (const TracedMembers& t : m.collectiveMembers) {
-    if (!t.partial()) continue;
-    alike = alike && (partial == 0 || (t.traced == least.traced && t.of == least.of));
-    ++partial;
-    least.widen(t);
-  }
-  if (partial > 0) {
-    out.push_back(std::to_string(partial) +
+  if (const CollectiveCoverage c = collectiveCoverage(m); c.partial > 0) {
+    out.push_back(std::to_string(c.partial) +
                   " NCCL collective(s) ran on communicators with members the run does not hold (" +
-                  (alike ? "" : "as few as ") + tracedMembersText(least) +
+                  (c.alike ? "" : "as few as ") + tracedMembersText(c.least) +
                   "): their waiting is for the traced members only, a lower bound "
                   "on the job's, and every wait figure that holds it says so");
   }

@@ -1,6 +1,7 @@
 #pragma once
 // One number printed into the sentences the analysis writes (culprit lines): printf's format,
 // so "%.2fx" and "%.0f%%" read the same wherever a sentence is made.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -10,6 +11,15 @@ inline std::string printed(const char* format, double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, value);
   return buf;
+}
+
+// Bytes in binary units, as the reports print memory: "37.2 GiB", "384 MiB", "12 KiB", "96 B".
+inline std::string printedBytes(uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (b >= 0x1p30) return printed("%.1f GiB", b / 0x1p30);
+  if (b >= 0x1p20) return printed("%.0f MiB", b / 0x1p20);
+  if (b >= 0x1p10) return printed("%.0f KiB", b / 0x1p10);
+  return printed("%.0f B", b);
 }
 
 }  // namespace bubblescope::analysis

@@ -22,6 +22,17 @@ struct TracedMembers {
   }
 };
 
+// The collectives the run matched, and how many of their members it traced, each collective
+// counted once: a run holding few of the members measures its waits among those few.
+struct CollectiveCoverage {
+  int collectives = 0;
+  int partial = 0;      // of them, on communicators with members the run does not hold
+  int64_t traced = 0;   // members traced, summed over the collectives
+  int64_t members = 0;  // their communicators' members, summed likewise
+  TracedMembers least;  // the smallest share traced among the partial ones (widen())
+  bool alike = true;    // every partial one traced as many of as many members
+};
+
 // "2 of 128 members traced": how every report marks a figure that holds such a wait.
 inline std::string tracedMembersText(const TracedMembers& m) {
   return std::to_string(m.traced) + " of " + std::to_string(m.of) + " members traced";

@@ -54,6 +54,16 @@ struct RankUtilization {
   IdleInventory inventory;  // its idle gaps, as the bubble inventory of a pipeline stage
 };
 
+// The copies and sets of one direction over the ranks: how long they ran while no compute or NCCL
+// transfer did (the split's otherBusy, by direction; directions that ran at once on separate copy
+// engines count in each) and the bytes they moved (or set).
+struct CopyTraffic {
+  std::string direction;  // copyDirection(): "HtoD", "DtoH", "DtoD", "PtoP", "memset", ...
+  TimeNs alone = 0;
+  uint64_t bytes = 0;
+  int64_t count = 0;
+};
+
 struct IdleCause {
   std::string cause;
   TimeNs idle = 0;
@@ -71,7 +81,12 @@ struct UtilizationResult {
   int64_t slowestStep = 0;
   TimeNs slowestStepTime = 0, medianStepTime = 0;
   TimeNs meanStepTime = 0;
-  std::string commKinds;  // what the NCCL calls were ("all-reduce, send/recv"), "" = none
+  std::string commKinds;            // what the NCCL calls were ("all-reduce, send/recv"), "" = none
+  std::vector<CopyTraffic> copies;  // per direction, the longest alone first
+  CollectiveCoverage collectives;   // how many of the collectives' members the run traced
+  // The sentences the report opens with (utilization/headline.h): copies that dominate the
+  // device time, a wait measured among a minority of the members. Empty: nothing to say first.
+  std::vector<std::string> headline;
 };
 
 }  // namespace bubblescope::analysis

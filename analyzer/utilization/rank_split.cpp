@@ -54,7 +54,7 @@ RankSplit splitRank(const RankDevice& d) {
   IntervalList compute, transfer, copies, wait;
   std::vector<const CommSpan*> partial;  // waits of collectives with members not traced
   for (const DeviceSpan& s : d.compute) compute.push_back({s.start, s.end});
-  for (const DeviceSpan& s : d.copies) copies.push_back({s.start, s.end});
+  for (const CopySpan& s : d.copies) copies.push_back({s.start, s.end});
   for (const CommSpan& s : d.comms) {
     const TimeNs split = std::clamp(s.transferStart, s.start, s.end);
     wait.push_back({s.start, split});
@@ -104,6 +104,10 @@ RankSplit splitRank(const RankDevice& d) {
       out.gaps.push_back(IdleGap{0, st.number, g.start, g.end, {}, {}});
     }
     out.steps.push_back(st);
+  }
+  // The windows are back to back, so they clip as one.
+  if (!out.steps.empty()) {
+    out.copiesAlone = clip(other, out.steps.front().start, out.steps.back().end);
   }
   return out;
 }

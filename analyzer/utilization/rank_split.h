@@ -18,8 +18,14 @@ struct CommSpan : DeviceSpan {
   TracedMembers members;     // of a collective with members not traced: its wait is partial
 };
 
+struct CopySpan : DeviceSpan {
+  const char* direction = "unknown";  // copyDirection() (copy_traffic.h)
+  uint64_t bytes = 0;
+};
+
 struct RankDevice {
-  std::vector<DeviceSpan> compute, copies;
+  std::vector<DeviceSpan> compute;
+  std::vector<CopySpan> copies;  // memcpys and memsets
   std::vector<CommSpan> comms;
   std::vector<Interval> stepMarkers;  // host ranges of the steps, sorted; empty: one step
   std::vector<int64_t> stepNumbers;   // per marker
@@ -28,6 +34,9 @@ struct RankDevice {
 struct RankSplit {
   std::vector<UtilizationStep> steps;
   std::vector<IdleGap> gaps;  // rank and cause unset
+  // Where copies ran while nothing above did, inside the steps' windows: the otherBusy of every
+  // step, kept so the copies can be told apart by direction (copy_traffic.h).
+  std::vector<Interval> copiesAlone;
 };
 
 RankSplit splitRank(const RankDevice& device);

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "analyzer/comm/collective_coverage.h"
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/comm/comm_warnings.h"
 #include "analyzer/result/errors.h"
@@ -15,6 +16,8 @@
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
+#include "analyzer/utilization/copy_traffic.h"
+#include "analyzer/utilization/headline.h"
 #include "analyzer/utilization/host_cause.h"
 #include "analyzer/utilization/rank_split.h"
 
@@ -40,10 +43,14 @@ RankDevice deviceOf(const traces::RankTrace& t, const RankOps& aligned, TimeNs o
     d.compute.push_back({t.kernels.start[i], t.kernels.end[i], launchOf(t.kernels.correlation[i])});
   }
   for (size_t i = 0; i < t.memcpys.size(); ++i) {
-    d.copies.push_back({t.memcpys.start[i], t.memcpys.end[i], launchOf(t.memcpys.correlation[i])});
+    d.copies.push_back({{t.memcpys.start[i], t.memcpys.end[i], launchOf(t.memcpys.correlation[i])},
+                        copyDirection(t.memcpys.copyKind[i]),
+                        t.memcpys.bytes[i]});
   }
   for (size_t i = 0; i < t.memsets.size(); ++i) {
-    d.copies.push_back({t.memsets.start[i], t.memsets.end[i], launchOf(t.memsets.correlation[i])});
+    d.copies.push_back({{t.memsets.start[i], t.memsets.end[i], launchOf(t.memsets.correlation[i])},
+                        kMemsetDirection,
+                        t.memsets.bytes[i]});
   }
   for (const CommKernel& k : aligned.commKernels) {
     CommSpan c;
@@ -96,6 +103,7 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks,
 
   UtilizationResult out;
   out.commKinds = commKinds(run);
+  out.collectives = collectiveCoverage(comms);
   const std::vector<int> global = globalRanks(run);
   std::vector<IdleGap> gaps;
   std::map<std::string, IdleCause> causes;
@@ -105,6 +113,10 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks,
     if (device.compute.empty() && device.comms.empty() && device.copies.empty()) continue;
     out.stepsFromMarkers = out.stepsFromMarkers || !device.stepMarkers.empty();
     RankSplit split = splitRank(device);
+    if (!split.steps.empty()) {
+      addCopyTraffic(out.copies, copyTraffic(device.copies, split.copiesAlone,
+                                             split.steps.front().start, split.steps.back().end));
+    }
     RankUtilization ru;
     ru.rank = global[r];
     ru.file = t.file.filename().string();
@@ -166,6 +178,7 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks,
     out.medianStepTime = times[times.size() / 2];
     out.meanStepTime = sum / static_cast<TimeNs>(times.size());
   }
+  out.headline = utilizationHeadline(out);
   return out;
 }
 

@@ -36,7 +36,21 @@ json utilizationJson(const UtilizationResult& u) {
   for (const IdleCause& c : u.idleByCause) {
     causes.push_back({{"cause", c.cause}, {"idle_ns", c.idle}, {"gaps", c.gaps}});
   }
-  return {{"total", splitJson(u.total)},
+  json copies = json::array();
+  for (const CopyTraffic& c : u.copies) {
+    copies.push_back({{"direction", c.direction},
+                      {"alone_ns", c.alone},
+                      {"bytes", c.bytes},
+                      {"count", c.count}});
+  }
+  const CollectiveCoverage& cc = u.collectives;
+  json collectives = {{"collectives", cc.collectives},
+                      {"partial", cc.partial},
+                      {"traced_members", cc.traced},
+                      {"members", cc.members}};
+  if (cc.partial > 0) collectives["least_traced"] = tracedMembersJson(cc.least);
+  return {{"headline", u.headline},
+          {"total", splitJson(u.total)},
           {"steps_from_markers", u.stepsFromMarkers},
           {"comm_kinds", u.commKinds},
           {"mean_step_time_ns", u.meanStepTime},
@@ -45,6 +59,8 @@ json utilizationJson(const UtilizationResult& u) {
            {{"rank", u.slowestRank}, {"step", u.slowestStep}, {"step_time_ns", u.slowestStepTime}}},
           {"idle_by_cause", causes},
           {"largest_gaps", gaps},
+          {"copies", copies},
+          {"collectives", collectives},
           {"ranks", ranks},
           {"bubble_inventory", rankInventoryJson(u.ranks)}};
 }

@@ -60,8 +60,11 @@ void writeUtilizationMarkdown(const AnalysisResult& r, std::ostream& out) {
   const UtilizationResult& u = *r.utilization;
   out << "## bubblescope: utilization (no pipeline)\n\n**Run** " << markdownCode(r.runDir) << " · "
       << r.ranks << " ranks"
-      << (u.commKinds.empty() ? "" : " · NCCL " + escapeMarkdownCell(u.commKinds)) << "\n\n"
-      << escapeMarkdownCell(slowest(u)) << "\n\n|";
+      << (u.commKinds.empty() ? "" : " · NCCL " + escapeMarkdownCell(u.commKinds)) << "\n\n";
+  for (const std::string& h : u.headline) {
+    out << "**Headline:** " << escapeMarkdownCell(h) << "\n\n";
+  }
+  out << escapeMarkdownCell(slowest(u)) << "\n\n|";
   for (const auto& h : kHeads) out << " " << h << " |";
   out << "\n|";
   for (size_t i = 0; i < kHeads.size(); ++i) out << (i ? " ---: |" : " --- |");
@@ -95,8 +98,11 @@ void writeUtilizationHtml(const AnalysisResult& r, std::ostream& out) {
       << "td{text-align:right}td:first-child{text-align:left}</style></head><body>\n"
       << "<h1>bubblescope <small>utilization (no pipeline)</small></h1>\n<p>run <code>"
       << escapeXml(r.runDir) << "</code> · " << r.ranks << " ranks"
-      << (u.commKinds.empty() ? "" : " · NCCL " + escapeXml(u.commKinds)) << "</p>\n<p>"
-      << escapeXml(slowest(u)) << "</p>\n<table><tr>";
+      << (u.commKinds.empty() ? "" : " · NCCL " + escapeXml(u.commKinds)) << "</p>\n";
+  for (const std::string& h : u.headline) {
+    out << "<p class=\"headline\"><strong>Headline:</strong> " << escapeXml(h) << "</p>\n";
+  }
+  out << "<p>" << escapeXml(slowest(u)) << "</p>\n<table><tr>";
   for (const auto& h : kHeads) out << "<th>" << escapeXml(h) << "</th>";
   out << "</tr>\n";
   for (const auto& row : splitRows(u)) {

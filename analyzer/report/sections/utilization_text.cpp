@@ -32,6 +32,7 @@ void writeUtilizationText(const AnalysisResult& r, std::ostream& out) {
   out << ")\n";
   out << "steps:    "
       << (u.stepsFromMarkers ? "from step ranges" : "none marked: the capture is one step") << "\n";
+  for (const std::string& h : u.headline) out << "headline: " << h << "\n";
   out << "step time " << formatMs(u.meanStepTime) << " ms mean, " << formatMs(u.medianStepTime)
       << " ms median; slowest rank " << u.slowestRank << " step " << u.slowestStep << " at "
       << formatMs(u.slowestStepTime) << " ms ("
