@@ -8,6 +8,7 @@
 #include "analyzer/report/format.h"
 #include "analyzer/report/junit_xml.h"
 #include "analyzer/report/sections/inventory_section.h"
+#include "analyzer/report/sections/root_cause_section.h"
 #include "analyzer/report/sections/what_if_section.h"
 
 namespace bubblescope::analysis {
@@ -119,12 +120,13 @@ JunitCase pipelineCase(const PipelineResult& pl) {
       << "\nall stages: " << splitLine(pl.total) << "\n"
       << (partsAddUp(pl) ? "the parts add up exactly (compute + comm + other + idle = span)\n"
                          : "the parts do NOT add up exactly: please report\n");
-  if (!pl.topGaps.empty()) out << "top gaps:\n";
-  for (int gi : pl.topGaps) {
-    const Gap& g = pl.gaps[gi];
-    out << "  step " << pl.steps[g.step].number << ", stage " << g.stage << ": "
-        << formatMs(avoidableIdle(g), 2) << " ms avoidable (" << idleClassName(g.dominant)
-        << "): " << g.blame.text << "\n";
+  if (!pl.rootCauses.empty()) out << "root causes:\n";
+  for (size_t i = 0; i < pl.rootCauses.size() && i < kRootCausesShown; ++i) {
+    const RootCause& rc = pl.rootCauses[i];
+    out << "  " << i + 1 << ". " << rc.text << "\n     " << rootCauseCost(pl, rc) << "\n";
+    for (const std::string& line : {rootCauseOwn(pl, rc), knockOnLine(pl, rc)}) {
+      if (!line.empty()) out << "     " << line << "\n";
+    }
   }
   out << "what if:" << (pl.whatIfWithheld.empty() ? "" : " none, " + pl.whatIfWithheld) << "\n";
   for (const auto& w : pl.whatIf) {
