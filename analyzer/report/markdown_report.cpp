@@ -80,16 +80,15 @@ class MarkdownWriter {
     if (r_.pipelines.size() > 1) out_ << "Pipeline " << pl.dpRank << ": ";
     out_ << escapeMarkdownCell(scheduleDescription(pl.schedule)) << ", " << pl.steps.size()
          << (pl.steps.size() == 1 ? " step" : " steps") << "\n\n";
+    // First, as the text and HTML reports open a pipeline: what to fix, or that nothing needs it.
+    if (!pl.culprit.empty()) out_ << "**Culprit:** " << escapeMarkdownCell(pl.culprit) << "\n\n";
     out_ << "| step time | measured | ideal | slowdown S | idle share |\n"
          << "|---|---:|---:|---:|---:|\n"
          << "| mean per step | **" << formatMs(pl.stepTimeMeasured) << " ms** | "
          << formatMs(pl.stepTimeIdeal) << " ms | **" << formatRatio(pl.slowdown) << "** | "
          << formatPercent(bubbleShare(pl.total)) << " |\n\n";
     out_ << "Ideal = the same schedule with every op at its mean cost (balanced stages) and no "
-            "stalls; S = measured / ideal.";
-    // In the same paragraph: a pull-request comment has few lines to spare.
-    if (!pl.culprit.empty()) out_ << " **Culprit:** " << escapeMarkdownCell(pl.culprit);
-    out_ << "\n";
+            "stalls; S = measured / ideal.\n";
     stageTables(pl);
     rootCauses(pl);
     whatIf(pl);

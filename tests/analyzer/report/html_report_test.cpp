@@ -51,7 +51,8 @@ TEST(HtmlReport, HasTheHeadlineTimelineChartsAndTables) {
                            "<h3>What if</h3>", "ZB-H1", "slowest stage", "stage 2"}) {
     EXPECT_TRUE(has(page, part)) << part;
   }
-  // The slow stage's knock-ons fold under it.
+  // The culprit opens the pipeline's section; the slow stage's knock-ons fold under it.
+  EXPECT_LT(page.find("<p class=\"culprit\">"), page.find("<div class=\"cards\">"));
   EXPECT_TRUE(has(page, "<details><summary>Knock-ons: ")) << page;
   // The class colors in the table headers are the timeline's.
   EXPECT_TRUE(has(page, hexColor(idleClassRgb(IdleClass::Imbalance))));

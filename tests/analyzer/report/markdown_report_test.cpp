@@ -30,6 +30,8 @@ TEST(MarkdownReport, FourStageRunFitsAPullRequestComment) {
   EXPECT_TRUE(has(md, "### 1F1B (p=4, m=8), 3 steps")) << md;
   EXPECT_TRUE(has(md, "| mean per step | **")) << md;
   EXPECT_TRUE(has(md, "slowdown S")) << md;
+  // The culprit opens the pipeline's section, before its figures.
+  EXPECT_LT(md.find("**Culprit:** stage 2"), md.find("| step time |")) << md;
   // One row per stage and the total, with the classes that occur and S_s.
   for (const char* row : {"\n| 0 | ", "\n| 1 | ", "\n| 2 | ", "\n| 3 | ", "\n| **all** | "}) {
     EXPECT_TRUE(has(md, row)) << row << "\n" << md;
