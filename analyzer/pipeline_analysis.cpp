@@ -2,16 +2,19 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <optional>
 
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/classify.h"
 #include "analyzer/idle/comm_waits.h"
+#include "analyzer/idle/root_causes.h"
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/result/errors.h"
 #include "analyzer/result/stats.h"
 #include "analyzer/timeline/step_view.h"
+#include "analyzer/whatif/cause_wins.h"
 #include "analyzer/whatif/pipeline_culprit.h"
 #include "analyzer/whatif/schedule_match.h"
 #include "analyzer/whatif/what_if.h"
@@ -41,6 +44,26 @@ struct StepTimes {
   std::string firstUnfinished;                    // "step 3: B4 of virtual stage 1 ... never runs"
 };
 
+// Each gap's root cause (parallel to PipelineResult::gaps) and what removing each cause wins,
+// summed over the steps so far.
+struct CauseTally {
+  int imbalancedStage = -1;  // where imbalance the walk found no op for goes (mostImbalancedStage)
+  std::vector<std::optional<CauseId>> ofGap;
+  std::map<CauseId, TimeNs> wins;
+};
+
+// The causes of one step's gaps (from `firstGap` on) and what removing each wins in the step.
+void tallyCauses(const StepReplay& replay, const PipelineResult& out, size_t firstGap,
+                 size_t firstTransfer, CauseTally& tally) {
+  const Links links(out.transfers, firstTransfer);
+  std::map<CauseId, TimeNs> idleInStep;
+  for (size_t g = firstGap; g < out.gaps.size(); ++g) {
+    tally.ofGap.push_back(causeOf(out.gaps[g], links, tally.imbalancedStage));
+    if (tally.ofGap.back()) idleInStep[*tally.ofGap.back()] += avoidableIdle(out.gaps[g]);
+  }
+  addStepWins(replay, idleInStep, tally.wins);
+}
+
 // The op whose replay starts latest against when it ran, if later than any before.
 void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::Schedule& order,
                    const engine::SimResult& replay, StepTimes& times) {
@@ -63,7 +86,7 @@ void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::
 // classified per stage, its gaps blamed, its ops and transfers recorded. Returns why the simulator
 // could not re-run it ("" when it could); such a step is left out.
 std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const MeanCosts& costs,
-                        PipelineResult& out, StepTimes& times) {
+                        PipelineResult& out, StepTimes& times, CauseTally& causes) {
   const engine::Schedule order = observedSchedule(pl, view);
   std::string why;
   auto ideal = simulateStep(pl, view, order, costs, Scenario::Ideal, out.transferMedian, -1, &why);
@@ -124,6 +147,7 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
     Gap& gap = out.gaps[g];
     if (gap.nextOp >= 0) gap.nextOp = recordOf[gap.stage][gap.nextOp];
   }
+  const size_t firstTransfer = out.transfers.size();
   for (const Transfer& t : pl.transfers) {
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
     const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
@@ -131,6 +155,15 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
     out.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, stepIndex, send.start,
                              send.end, recv.start, recv.end});
   }
+  const StepReplay replay{.pipeline = pl,
+                          .step = indexed,
+                          .order = order,
+                          .costs = costs,
+                          .transfer = out.transferMedian,
+                          .measuredCosts = *ops,
+                          .measured = times.measured.back(),
+                          .replayed = times.replayed.back()};
+  tallyCauses(replay, out, firstGap, firstTransfer, causes);
   return "";
 }
 
@@ -258,9 +291,11 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
 
   StepTimes times;
   times.onlyStage.resize(pl.p);
+  CauseTally causes;
+  causes.imbalancedStage = mostImbalancedStage(costs);
   std::string firstRefusal;  // the simulator's reason for the first step it could not re-run
   for (const StepView& view : views) {
-    const std::string why = analyzeStep(pl, view, costs, out, times);
+    const std::string why = analyzeStep(pl, view, costs, out, times, causes);
     if (why.empty()) continue;
     warnings.push_back("step " + std::to_string(view.number) +
                        ": its op order cannot be re-run by the simulator (" + why +
@@ -275,6 +310,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   summarize(pl, times, out);
   out.commWaits = commWaitsOf(pl, out.gaps);
   out.topGaps = topGapsOf(out.gaps);
+  out.rootCauses = groupRootCauses(out.gaps, causes.ofGap, out.ops, causes.wins);
   out.model = checkModel(mean(times.measured), mean(times.replayed), times.latestOp);
 
   // The schedule is read off a finished step: one cut short matches no generator.

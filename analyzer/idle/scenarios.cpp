@@ -1,5 +1,7 @@
 #include "analyzer/idle/scenarios.h"
 
+#include <algorithm>
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -47,6 +49,28 @@ MeanCosts meanCosts(const PipelineTrace& pl, const std::vector<StepView>& steps)
   return out;
 }
 
+int mostImbalancedStage(const MeanCosts& costs) {
+  int worst = -1;
+  TimeNs worstExcess = 0;
+  for (size_t s = 0; s < costs.stage.size(); ++s) {
+    TimeNs excess = 0;
+    bool beyondNoise = false;
+    for (const auto& [key, mean] : costs.stage[s]) {
+      const auto ideal = costs.ideal.find(key);
+      if (ideal == costs.ideal.end()) continue;
+      excess += std::max<TimeNs>(0, mean - ideal->second);
+      // The blame walk's noise bound (blame.cpp): less is no imbalance it would name either.
+      beyondNoise =
+          beyondNoise || mean - ideal->second > std::max<TimeNs>(50'000, ideal->second / 20);
+    }
+    if (beyondNoise && excess > worstExcess) {
+      worst = static_cast<int>(s);
+      worstExcess = excess;
+    }
+  }
+  return worst;
+}
+
 engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step) {
   engine::Schedule s = layoutOf(pl);
   s.kind = engine::ScheduleKind::Custom;
@@ -61,10 +85,8 @@ engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step)
   return s;
 }
 
-std::optional<engine::SimResult> simulateStep(const PipelineTrace& pl, const StepView& step,
-                                              const engine::Schedule& order, const MeanCosts& costs,
-                                              Scenario scenario, TimeNs transfer, int onlyStage,
-                                              std::string* why) {
+engine::SimCosts stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
+                           Scenario scenario, TimeNs transfer, int onlyStage) {
   engine::SimCosts sim;
   sim.transfer = transfer;
   sim.perOp.resize(pl.p);
@@ -87,8 +109,15 @@ std::optional<engine::SimResult> simulateStep(const PipelineTrace& pl, const Ste
       row.push_back(c);
     }
   }
+  return sim;
+}
+
+std::optional<engine::SimResult> simulateStep(const PipelineTrace& pl, const StepView& step,
+                                              const engine::Schedule& order, const MeanCosts& costs,
+                                              Scenario scenario, TimeNs transfer, int onlyStage,
+                                              std::string* why) {
   try {
-    return engine::simulate(order, sim);
+    return engine::simulate(order, stepCosts(pl, step, costs, scenario, transfer, onlyStage));
   } catch (const std::invalid_argument& e) {
     if (why) *why = e.what();  // ScheduleError or CostError: the order cannot be re-run
     return std::nullopt;

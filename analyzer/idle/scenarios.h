@@ -28,10 +28,20 @@ struct MeanCosts {
 
 MeanCosts meanCosts(const PipelineTrace& pipeline, const std::vector<StepView>& steps);
 
+// The stage whose mean op costs exceed the ideal the most (summed over kinds and chunks), if one
+// kind's does by more than noise (a twentieth of its ideal, at least 50 us); else -1.
+int mostImbalancedStage(const MeanCosts& costs);
+
 // The step's per-stage op order as a schedule the simulator runs.
 engine::Schedule observedSchedule(const PipelineTrace& pipeline, const StepView& step);
 
 enum class Scenario { Ideal, Stage, Ops };
+
+// The simulator's costs for one step under `scenario` (or, with `onlyStage`, measured costs on
+// that stage and ideal ones elsewhere): per op, in the order of observedSchedule.
+engine::SimCosts stepCosts(const PipelineTrace& pipeline, const StepView& step,
+                           const MeanCosts& costs, Scenario scenario, TimeNs transfer,
+                           int onlyStage = -1);
 
 // Simulates one step with the costs of `scenario` (or, with `onlyStage`, measured costs on that
 // stage and ideal ones elsewhere). Empty if the observed order cannot run (a partial capture);

@@ -2,6 +2,7 @@
 
 #include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/sections/model_section.h"
+#include "analyzer/report/sections/root_cause_section.h"
 #include "analyzer/report/sections/what_if_section.h"
 
 #include <algorithm>
@@ -52,7 +53,7 @@ td .pct{color:#9ca3af;font-size:11px;margin-left:3px}
 .ok{color:#047857}.bad{color:#b91c1c;font-weight:650}
 .warnings{border:1px solid #f59e0b;background:#fffbeb;border-radius:8px;padding:8px 14px;margin:10px 0}
 .warnings ul{margin:4px 0;padding-left:20px}
-ol.gaps li{margin:3px 0}ol.gaps .amount{font-weight:650}
+ol.gaps li{margin:3px 0}ol.gaps .amount{font-weight:650}ol.gaps details{font-size:13px}
 .stagewrap{display:inline-block;max-width:100%;max-height:640px;overflow:auto;border:1px solid #eef0f3;border-radius:6px}
 .stagewrap table{margin:0}
 footer{margin-top:28px;color:#9ca3af;font-size:12px}
@@ -162,7 +163,7 @@ class HtmlWriter {
     timeline(pl);
     breakdown(pl);
     stageTable(pl);
-    topGaps(pl);
+    rootCauses(pl);
     whatIf(pl);
     writeInventoryHtml(bubbleInventory(pl), out_);
     out_ << "</section>\n";
@@ -271,23 +272,40 @@ class HtmlWriter {
          << "</p>\n";
   }
 
-  void topGaps(const PipelineResult& pl) {
-    out_ << "<h3>Top gaps</h3>\n";
-    if (pl.topGaps.empty()) {
+  // The gaps grouped by root cause, each cause's knock-ons folded under it (opened on a click).
+  void rootCauses(const PipelineResult& pl) {
+    out_ << "<h3>Root causes</h3>\n";
+    if (pl.rootCauses.empty()) {
       out_ << "<p>None: every idle gap is the schedule's own bubble.</p>\n";
       return;
     }
-    out_ << "<p class=\"note\">Idle a better balance or schedule could win back, largest "
-            "first.</p>\n<ol class=\"gaps\">\n";
-    for (int gi : pl.topGaps) {
-      const Gap& g = pl.gaps[gi];
-      out_ << "<li>" << swatch(idleClassRgb(g.dominant)) << "<span class=\"amount\">"
-           << formatMs(avoidableIdle(g), 2) << " ms</span> avoidable, step "
-           << pl.steps[g.step].number << ", stage " << g.stage << ", "
-           << (g.nextOp >= 0 ? "before " + esc(engine::label(pl.ops[g.nextOp].op)) : "at the end")
-           << " (" << esc(idleClassName(g.dominant)) << "): " << esc(g.blame.text) << "</li>\n";
+    out_ << "<p class=\"note\">Idle a better balance or schedule could win back, by what caused "
+            "it, the largest win first.</p>\n<ol class=\"gaps\">\n";
+    for (size_t i = 0; i < pl.rootCauses.size() && i < kRootCausesShown; ++i) {
+      const RootCause& rc = pl.rootCauses[i];
+      out_ << "<li>" << swatch(idleClassRgb(rc.id.cause)) << "<strong>" << esc(rc.text)
+           << "</strong>: " << esc(rootCauseCost(pl, rc)) << ".";
+      if (const std::string own = rootCauseOwn(pl, rc); !own.empty()) {
+        out_ << "<div class=\"note\">" << esc(own) << ".</div>";
+      }
+      knockOns(pl, rc);
+      out_ << "</li>\n";
     }
     out_ << "</ol>\n";
+  }
+
+  void knockOns(const PipelineResult& pl, const RootCause& rc) {
+    if (rc.knockOns.empty()) return;
+    out_ << "<details><summary>" << esc(knockOnSummary(pl, rc)) << "</summary><ul>";
+    const size_t listed = std::min(kKnockOnsListed, knockOnsListable(pl, rc));
+    for (size_t k = 0; k < listed; ++k) {
+      const Gap& g = pl.gaps[rc.knockOns[k]];
+      out_ << "<li>" << esc(gapPlace(pl, g)) << ": " << esc(g.blame.text) << "</li>";
+    }
+    if (rc.knockOns.size() > listed) {
+      out_ << "<li>and " << rc.knockOns.size() - listed << " more</li>";
+    }
+    out_ << "</ul></details>";
   }
 
   void whatIf(const PipelineResult& pl) {

@@ -3,6 +3,7 @@
 #include "analyzer/report/sections/inventory_section.h"
 #include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/sections/model_section.h"
+#include "analyzer/report/sections/root_cause_section.h"
 #include "analyzer/report/sections/split_json.h"
 #include "analyzer/report/sections/utilization_report.h"
 #include "analyzer/report/sections/what_if_section.h"
@@ -85,7 +86,8 @@ json pipelineJson(const PipelineResult& pl) {
     gaps.push_back(gj);
   }
   j["gaps"] = gaps;
-  j["top_gaps"] = pl.topGaps;
+  j["top_gaps"] = pl.topGaps;  // kept beside root_causes: gates read it
+  j["root_causes"] = rootCausesJson(pl);
   json ops = json::array();
   for (const auto& o : pl.ops) {
     json oj = opJson(o.op);

@@ -8,6 +8,7 @@
 #include "analyzer/report/format.h"
 #include "analyzer/report/junit_xml.h"
 #include "analyzer/report/sections/inventory_section.h"
+#include "analyzer/report/sections/root_cause_section.h"
 #include "analyzer/report/sections/what_if_section.h"
 
 namespace bubblescope::analysis {
@@ -82,6 +83,7 @@ JunitCase pipelineCase(const PipelineResult& pl) {
   c.name = "pipeline " + std::to_string(pl.dpRank);
   c.seconds = seconds(pl.stepTimeMeasured);  // CI trend charts then plot the step time
   auto& p = c.properties;
+  p.emplace_back("culprit", pl.culprit);  // first, as every report opens a pipeline with it
   p.emplace_back("schedule", pl.schedule.name);
   p.emplace_back("schedule_exact", pl.schedule.exact ? "true" : "false");
   p.emplace_back("p", std::to_string(pl.schedule.p));
@@ -94,7 +96,6 @@ JunitCase pipelineCase(const PipelineResult& pl) {
   p.emplace_back("step_time_stage_means_ms", ms(pl.stepTimeStage));
   p.emplace_back("step_time_measured_op_costs_ms", ms(pl.stepTimeOps));
   p.emplace_back("slowdown", number(pl.slowdown, 4));
-  p.emplace_back("culprit", pl.culprit);
   p.emplace_back("transfer_median_ms", ms(pl.transferMedian));
   p.emplace_back("tail_median_ms", ms(pl.tailMedian));
   splitProperties(pl.total, p);
@@ -113,18 +114,20 @@ JunitCase pipelineCase(const PipelineResult& pl) {
   }
 
   std::ostringstream out;
-  out << scheduleDescription(pl.schedule) << ", " << pl.steps.size() << " step(s)\n"
+  out << "culprit: " << pl.culprit << "\n"
+      << scheduleDescription(pl.schedule) << ", " << pl.steps.size() << " step(s)\n"
       << "step time " << formatMs(pl.stepTimeMeasured) << " ms measured, "
       << formatMs(pl.stepTimeIdeal) << " ms ideal: slowdown S = " << formatRatio(pl.slowdown)
       << "\nall stages: " << splitLine(pl.total) << "\n"
       << (partsAddUp(pl) ? "the parts add up exactly (compute + comm + other + idle = span)\n"
                          : "the parts do NOT add up exactly: please report\n");
-  if (!pl.topGaps.empty()) out << "top gaps:\n";
-  for (int gi : pl.topGaps) {
-    const Gap& g = pl.gaps[gi];
-    out << "  step " << pl.steps[g.step].number << ", stage " << g.stage << ": "
-        << formatMs(avoidableIdle(g), 2) << " ms avoidable (" << idleClassName(g.dominant)
-        << "): " << g.blame.text << "\n";
+  if (!pl.rootCauses.empty()) out << "root causes:\n";
+  for (size_t i = 0; i < pl.rootCauses.size() && i < kRootCausesShown; ++i) {
+    const RootCause& rc = pl.rootCauses[i];
+    out << "  " << i + 1 << ". " << rc.text << "\n     " << rootCauseCost(pl, rc) << "\n";
+    for (const std::string& line : {rootCauseOwn(pl, rc), knockOnLine(pl, rc)}) {
+      if (!line.empty()) out << "     " << line << "\n";
+    }
   }
   out << "what if:" << (pl.whatIfWithheld.empty() ? "" : " none, " + pl.whatIfWithheld) << "\n";
   for (const auto& w : pl.whatIf) {

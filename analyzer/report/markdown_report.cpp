@@ -2,6 +2,7 @@
 
 #include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/sections/model_section.h"
+#include "analyzer/report/sections/root_cause_section.h"
 #include "analyzer/report/sections/what_if_section.h"
 
 #include <algorithm>
@@ -79,18 +80,17 @@ class MarkdownWriter {
     if (r_.pipelines.size() > 1) out_ << "Pipeline " << pl.dpRank << ": ";
     out_ << escapeMarkdownCell(scheduleDescription(pl.schedule)) << ", " << pl.steps.size()
          << (pl.steps.size() == 1 ? " step" : " steps") << "\n\n";
+    // First, as the text and HTML reports open a pipeline: what to fix, or that nothing needs it.
+    if (!pl.culprit.empty()) out_ << "**Culprit:** " << escapeMarkdownCell(pl.culprit) << "\n\n";
     out_ << "| step time | measured | ideal | slowdown S | idle share |\n"
          << "|---|---:|---:|---:|---:|\n"
          << "| mean per step | **" << formatMs(pl.stepTimeMeasured) << " ms** | "
          << formatMs(pl.stepTimeIdeal) << " ms | **" << formatRatio(pl.slowdown) << "** | "
          << formatPercent(bubbleShare(pl.total)) << " |\n\n";
     out_ << "Ideal = the same schedule with every op at its mean cost (balanced stages) and no "
-            "stalls; S = measured / ideal.";
-    // In the same paragraph: a pull-request comment has few lines to spare.
-    if (!pl.culprit.empty()) out_ << " **Culprit:** " << escapeMarkdownCell(pl.culprit);
-    out_ << "\n";
+            "stalls; S = measured / ideal.\n";
     stageTables(pl);
-    topGaps(pl);
+    rootCauses(pl);
     whatIf(pl);
     writeInventoryMarkdown(bubbleInventory(pl), out_);
   }
@@ -154,20 +154,25 @@ class MarkdownWriter {
     if (withTotal) row("**all**", pl.total, "**" + formatRatio(pl.slowdown) + "**");
   }
 
-  void topGaps(const PipelineResult& pl) {
-    out_ << "\n**Top gaps** (idle a better balance or schedule could win back):\n\n";
-    if (pl.topGaps.empty()) {
+  // One line per root cause, its knock-ons folded into it: a stall and what it caused elsewhere
+  // read as one finding.
+  void rootCauses(const PipelineResult& pl) {
+    out_ << "\n**Root causes** (" << kRootCausesNote << "):\n\n";
+    if (pl.rootCauses.empty()) {
       out_ << "None: every idle gap is the schedule's own bubble.\n";
       return;
     }
-    int n = 1;
-    for (int gi : pl.topGaps) {
-      const Gap& g = pl.gaps[gi];
-      out_ << n++ << ". **" << formatMs(avoidableIdle(g), 2) << " ms** avoidable, step "
-           << pl.steps[g.step].number << ", stage " << g.stage << ", "
-           << (g.nextOp >= 0 ? "before " + engine::label(pl.ops[g.nextOp].op) : "at the end")
-           << " (" << idleClassName(g.dominant) << "): " << escapeMarkdownCell(g.blame.text)
-           << "\n";
+    for (size_t i = 0; i < pl.rootCauses.size() && i < kRootCausesShown; ++i) {
+      const RootCause& rc = pl.rootCauses[i];
+      out_ << i + 1 << ". **" << escapeMarkdownCell(rc.text)
+           << "**: " << escapeMarkdownCell(rootCauseCost(pl, rc)) << ".";
+      if (const std::string own = rootCauseOwn(pl, rc); !own.empty()) {
+        out_ << " " << escapeMarkdownCell(own) << ".";
+      }
+      if (const std::string k = knockOnLine(pl, rc); !k.empty()) {
+        out_ << " " << escapeMarkdownCell(k) << ".";
+      }
+      out_ << "\n";
     }
   }
 

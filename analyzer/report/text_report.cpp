@@ -4,12 +4,13 @@
 #include <sstream>
 
 #include "analyzer/report/format.h"
-#include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/ops_source.h"
-#include "analyzer/report/steps_source.h"
 #include "analyzer/report/sections/inventory_section.h"
+#include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/sections/model_section.h"
+#include "analyzer/report/sections/root_cause_section.h"
 #include "analyzer/report/sections/what_if_section.h"
+#include "analyzer/report/steps_source.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -61,7 +62,7 @@ class Writer {
     out_ << "transfers take " << formatMs(pl.transferMedian, 3) << " ms (median); gradient sync + "
          << "optimizer " << formatMs(pl.tailMedian, 2) << " ms\n\n";
     stageTable(pl);
-    topGaps(pl);
+    rootCauses(pl);
     whatIf(pl);
     writeInventoryText(bubbleInventory(pl), out_);
   }
@@ -120,20 +121,20 @@ class Writer {
     return true;
   }
 
-  void topGaps(const PipelineResult& pl) {
-    out_ << "\nTop gaps (idle a better balance or schedule could win back):\n";
-    if (pl.topGaps.empty()) {
+  // The gaps grouped by root cause: a stall first and its knock-ons under it, not apart.
+  void rootCauses(const PipelineResult& pl) {
+    out_ << "\nRoot causes (" << kRootCausesNote << "):\n";
+    if (pl.rootCauses.empty()) {
       out_ << "  none: every idle gap is the schedule's own bubble\n";
       return;
     }
-    int n = 1;
-    for (int gi : pl.topGaps) {
-      const Gap& g = pl.gaps[gi];
-      out_ << "  " << n++ << ". step " << pl.steps[g.step].number << ", stage " << g.stage << ", "
-           << formatMs(g.idle, 2) << " ms idle"
-           << (g.nextOp >= 0 ? " before " + engine::label(pl.ops[g.nextOp].op) : " at the end")
-           << " (" << colored(g.dominant, idleClassName(g.dominant)) << ")\n     " << g.blame.text
-           << "\n";
+    for (size_t i = 0; i < pl.rootCauses.size() && i < kRootCausesShown; ++i) {
+      const RootCause& rc = pl.rootCauses[i];
+      out_ << "  " << i + 1 << ". " << colored(rc.id.cause, rc.text) << "\n     "
+           << rootCauseCost(pl, rc) << "\n";
+      for (const std::string& line : {rootCauseOwn(pl, rc), knockOnLine(pl, rc)}) {
+        if (!line.empty()) out_ << "     " << line << "\n";
+      }
     }
   }
 

@@ -13,6 +13,7 @@
 #include "analyzer/result/job_result.h"
 #include "analyzer/result/memory_basis.h"
 #include "analyzer/result/model_check.h"
+#include "analyzer/result/root_cause.h"
 #include "analyzer/result/utilization_result.h"
 #include "reference_engine/schedule/op.h"
 #include "traces/model/time.h"
@@ -173,6 +174,9 @@ struct PipelineResult {
   // Only waits inside the analysed steps' gaps: outside them a wait has no class to be drawn in.
   std::vector<CommWait> commWaits;  // by stage, then start
   std::vector<int> topGaps;         // indexes into gaps, largest avoidable idle first (at most 5)
+  // The gaps' avoidable idle by root cause, the largest win first (idle/root_causes.h); none
+  // with less idle than kLeastListedGap.
+  std::vector<RootCause> rootCauses;
   // The ideal schedule (T_ideal) of one step, times from the step start: for ghost lanes.
   std::vector<OpRecord> idealOps;
   std::vector<WhatIf> whatIf;

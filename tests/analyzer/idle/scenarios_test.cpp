@@ -113,5 +113,20 @@ TEST(SimulateStep, OrderThatCannotRunGivesNothing) {
   EXPECT_FALSE(simulateStep(pl, views[0], order, meanCosts(pl, views), Scenario::Ideal, 0));
 }
 
+// Imbalance the blame walk finds no op for is blamed on the stage whose means exceed the ideal
+// most; a stage within noise of the ideal is no such stage.
+TEST(MeanCosts, MostImbalancedStageIsTheOneWhoseMeansExceedTheIdealMost) {
+  MeanCosts costs;
+  costs.ideal = {{{OpKind::F, 0}, 2 * kMs}, {{OpKind::BW, 0}, 4 * kMs}};
+  costs.stage = {{{{OpKind::F, 0}, 2 * kMs}, {{OpKind::BW, 0}, 3 * kMs}},
+                 {{{OpKind::F, 0}, 2 * kMs + kMs / 2}, {{OpKind::BW, 0}, 4 * kMs}},
+                 {{{OpKind::F, 0}, 2 * kMs + kMs / 5}, {{OpKind::BW, 0}, 5 * kMs}}};
+  EXPECT_EQ(mostImbalancedStage(costs), 2);
+  costs.stage[2] = costs.ideal;
+  EXPECT_EQ(mostImbalancedStage(costs), 1);
+  costs.stage[1][{OpKind::F, 0}] = 2 * kMs + 50'000;  // within a twentieth of the ideal
+  EXPECT_EQ(mostImbalancedStage(costs), -1);
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

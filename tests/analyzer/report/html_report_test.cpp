@@ -47,10 +47,13 @@ TEST(HtmlReport, HasTheHeadlineTimelineChartsAndTables) {
   const std::string page = html(analyzeJob(oneF1BJob(4, 8, 2)));
   for (const char* part : {"<h1>bubblescope", "slowdown S", "ideal step", "<h3>Timeline of step ",
                            "class=\"bubblescope-timeline\"", "class=\"bubblescope-breakdown\"",
-                           "<th>S_s</th>", "The parts add up", "<h3>Top gaps</h3>",
+                           "<th>S_s</th>", "The parts add up", "<h3>Root causes</h3>",
                            "<h3>What if</h3>", "ZB-H1", "slowest stage", "stage 2"}) {
     EXPECT_TRUE(has(page, part)) << part;
   }
+  // The culprit opens the pipeline's section; the slow stage's knock-ons fold under it.
+  EXPECT_LT(page.find("<p class=\"culprit\">"), page.find("<div class=\"cards\">"));
+  EXPECT_TRUE(has(page, "<details><summary>Knock-ons: ")) << page;
   // The class colors in the table headers are the timeline's.
   EXPECT_TRUE(has(page, hexColor(idleClassRgb(IdleClass::Imbalance))));
   EXPECT_TRUE(has(page, hexColor(opKindRgb(OpKind::BW))));

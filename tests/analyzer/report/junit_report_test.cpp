@@ -58,7 +58,9 @@ TEST(JunitReport, OneSuiteWithACasePerPipelineAndStage) {
   const auto out = cases[0]->all("system-out");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_NE(out[0]->text.find("slowdown S = "), std::string::npos) << out[0]->text;
-  EXPECT_NE(out[0]->text.find("top gaps:"), std::string::npos) << out[0]->text;
+  EXPECT_TRUE(out[0]->text.starts_with("culprit: stage 2")) << out[0]->text;
+  EXPECT_NE(out[0]->text.find("root causes:\n  1. stage 2: its ops run"), std::string::npos)
+      << out[0]->text;
 }
 
 TEST(JunitReport, EscapesEverythingFromTheTrace) {

@@ -30,6 +30,8 @@ TEST(MarkdownReport, FourStageRunFitsAPullRequestComment) {
   EXPECT_TRUE(has(md, "### 1F1B (p=4, m=8), 3 steps")) << md;
   EXPECT_TRUE(has(md, "| mean per step | **")) << md;
   EXPECT_TRUE(has(md, "slowdown S")) << md;
+  // The culprit opens the pipeline's section, before its figures.
+  EXPECT_LT(md.find("**Culprit:** stage 2"), md.find("| step time |")) << md;
   // One row per stage and the total, with the classes that occur and S_s.
   for (const char* row : {"\n| 0 | ", "\n| 1 | ", "\n| 2 | ", "\n| 3 | ", "\n| **all** | "}) {
     EXPECT_TRUE(has(md, row)) << row << "\n" << md;
@@ -38,10 +40,12 @@ TEST(MarkdownReport, FourStageRunFitsAPullRequestComment) {
   EXPECT_TRUE(has(md, " S_s |")) << md;
   EXPECT_FALSE(has(md, " stall: host |")) << "a class that never occurs gets no column";
   EXPECT_TRUE(has(md, "✅ The parts add up")) << md;
-  // Top gaps name the slow stage (1.5x the others: 1.3x the mean of all), the what-if rows.
-  EXPECT_TRUE(has(md, "**Top gaps**")) << md;
-  EXPECT_TRUE(has(md, "1. **")) << md;
-  EXPECT_TRUE(has(md, "on stage 2, which ran 1.3x its ideal")) << md;
+  // The root causes name the slow stage (1.5x the others: 1.3x the mean of all), its knock-ons
+  // under it; the what-if rows.
+  EXPECT_TRUE(has(md, "**Root causes**")) << md;
+  EXPECT_TRUE(has(md, "1. **stage 2: its ops run up to 1.3x their ideal")) << md;
+  EXPECT_TRUE(has(md, "Knock-ons: ")) << md;
+  EXPECT_FALSE(has(md, "\n2. **")) << "the slow stage is the one cause";
   EXPECT_TRUE(has(md, "| ZB-H1 | ")) << md;
   EXPECT_TRUE(has(md, "| balanced stages, no stalls (1F1B) | ")) << md;
   EXPECT_FALSE(has(md, "<details>")) << "4 stages are shown open";

@@ -1,0 +1,57 @@
+#pragma once
+// Root cause first (issue 26, item 4): the gaps' avoidable idle grouped by the cause the blame
+// walk found for each, so a stall and the knock-ons it caused on other stages read as one entry
+// instead of five rows that outrank each other. Pure: gaps, ops and transfers in, causes out; what
+// removing a cause wins comes from the simulator (whatif/cause_wins.h) and is passed in.
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "analyzer/result/result.h"
+
+namespace bubblescope::analysis {
+
+// Where each stage's messages went, per step: a comm stall's blame names the producer op, and
+// its link is that op's output's way to the receiver.
+class Links {
+ public:
+  // The transfers from `first` on (one step's, as analyzeStep appends them).
+  explicit Links(const std::vector<TransferRecord>& transfers, size_t first = 0);
+  // The stage that received `producer`'s output in `step`; -1 when no transfer of it is recorded.
+  // Two chunks of one stage sending the same microbatch's output elsewhere (rare: interleaved
+  // orders send both chunks to the next stage) give the first recorded.
+  int receiverOf(int step, int fromStage, const Op& producer) const;
+
+ private:
+  struct Entry {
+    int step, from, pass, mb, to;
+    auto operator<=>(const Entry&) const = default;
+  };
+  std::vector<Entry> entries_;  // sorted
+};
+
+// The cause a gap's avoidable idle is blamed on (CauseId says what makes two the same); none for
+// a gap without avoidable idle. A gap whose walk found no place goes to its largest avoidable
+// class: a stall on the gap's own stage (where its evidence is); imbalance on `imbalancedStage`
+// (the stage whose means make the stage-mean replay differ from the ideal: scenarios.h,
+// mostImbalancedStage), or nowhere when it is -1; jitter nowhere.
+std::optional<CauseId> causeOf(const Gap& gap, const Links& links, int imbalancedStage = -1);
+
+// A step's stalls together cost `excess`: its measured time beyond the replay of its measured op
+// costs, which has no stalls. Adds to `wins` each stall cause's share of it, in proportion to the
+// idle it caused in the step (`idleInStep`, all of the step's causes; the others are skipped).
+void addStallWins(TimeNs excess, const std::map<CauseId, TimeNs>& idleInStep,
+                  std::map<CauseId, TimeNs>& wins);
+
+// "F5 on stage 1 started late (stall: other)", "the link stage 2 -> stage 3 (stall: comm)".
+std::string causeText(const RootCause& cause);
+
+// Groups gaps by cause (`causes[i]` is causeOf(gaps[i])), each cause's gaps split into its own
+// and its knock-ons, largest first; `wins` holds what removing each wins (absent: nothing). Leaves
+// out causes with less idle than kLeastListedGap; orders by win, ties by idle, then by id.
+std::vector<RootCause> groupRootCauses(const std::vector<Gap>& gaps,
+                                       const std::vector<std::optional<CauseId>>& causes,
+                                       const std::vector<OpRecord>& ops,
+                                       const std::map<CauseId, TimeNs>& wins);
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,115 @@
+#include "analyzer/report/sections/root_cause_section.h"
+
+#include <algorithm>
+#include <set>
+
+#include "analyzer/report/format.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+using nlohmann::json;
+
+std::string gaps(size_t n) {
+  return std::to_string(n) + (n == 1 ? " gap" : " gaps");
+}
+
+// "in step 2", "over 3 steps"
+std::string stepsOf(const PipelineResult& pl, const RootCause& rc) {
+  if (rc.steps.size() == 1) return "in step " + std::to_string(pl.steps[rc.steps[0]].number);
+  return "over " + std::to_string(rc.steps.size()) + " steps";
+}
+
+}  // namespace
+
+bool listable(const PipelineResult& pl, int gap) {
+  return avoidableIdle(pl.gaps[gap]) >= kLeastListedGap;
+}
+
+size_t knockOnsListable(const PipelineResult& pl, const RootCause& rc) {
+  size_t n = 0;  // largest first: the listable ones lead
+  while (n < rc.knockOns.size() && listable(pl, rc.knockOns[n])) ++n;
+  return n;
+}
+
+std::string rootCauseCost(const PipelineResult& pl, const RootCause& rc) {
+  const TimeNs analysed = pl.stepTimeMeasured * static_cast<TimeNs>(pl.steps.size());
+  const std::string idle =
+      "it cost " + formatMs(rc.idle) + " ms of idle in " + gaps(rc.own.size() + rc.knockOns.size());
+  if (rc.win <= 0) {
+    return idle + " " + stepsOf(pl, rc) + "; the simulator finds no step it would shorten";
+  }
+  return "removing it wins " + formatMs(rc.win) + " ms " + stepsOf(pl, rc) + " (" +
+         formatPercent(share(rc.win, analysed)) + " of the time analysed); " + idle;
+}
+
+std::string gapPlace(const PipelineResult& pl, const Gap& g) {
+  return "step " + std::to_string(pl.steps[g.step].number) + ", stage " + std::to_string(g.stage) +
+         ", " + formatMs(avoidableIdle(g), 2) + " ms " +
+         (g.nextOp >= 0 ? "before " + engine::label(pl.ops[g.nextOp].op) : "at the end");
+}
+
+std::string rootCauseOwn(const PipelineResult& pl, const RootCause& rc) {
+  if (rc.own.empty() || !listable(pl, rc.own.front())) return "";
+  const Gap& g = pl.gaps[rc.own.front()];
+  std::string s = "In step " + std::to_string(pl.steps[g.step].number) + ", " + g.blame.text;
+  if (rc.own.size() > 1) s += "; and " + std::to_string(rc.own.size() - 1) + " more like it";
+  return s;
+}
+
+std::string knockOnSummary(const PipelineResult& pl, const RootCause& rc) {
+  if (rc.knockOns.empty()) return "";
+  std::set<int> stages;
+  for (int gi : rc.knockOns) stages.insert(pl.gaps[gi].stage);
+  std::string s = "Knock-ons: " + gaps(rc.knockOns.size()) +
+                  (stages.size() == 1 ? " on stage " : " on stages ");
+  bool first = true;
+  for (int st : stages) {
+    s += (first ? "" : ", ") + std::to_string(st);
+    first = false;
+  }
+  return s + ", " + formatMs(rc.knockOnIdle) + " ms";
+}
+
+std::string knockOnLine(const PipelineResult& pl, const RootCause& rc) {
+  if (rc.knockOns.empty()) return "";
+  const size_t named = std::min(kKnockOnsNamed, knockOnsListable(pl, rc));
+  if (named == 0) return knockOnSummary(pl, rc);
+  std::string s = knockOnSummary(pl, rc) + "; largest ";
+  for (size_t i = 0; i < named; ++i) s += (i ? "; " : "") + gapPlace(pl, pl.gaps[rc.knockOns[i]]);
+  if (rc.knockOns.size() > named) {
+    s += "; and " + std::to_string(rc.knockOns.size() - named) + " more";
+  }
+  return s;
+}
+
+json rootCausesJson(const PipelineResult& pl) {
+  json out = json::array();
+  for (const RootCause& rc : pl.rootCauses) {
+    json j = {
+        {"cause", idleClassKey(rc.id.cause)},
+        {"text", rc.text},
+        {"win_ns", rc.win},
+        {"idle_ns", rc.idle},
+        {"steps", rc.steps},
+        {"gaps", rc.own},
+        {"knock_ons",
+         {{"count", rc.knockOns.size()}, {"idle_ns", rc.knockOnIdle}, {"gaps", rc.knockOns}}}};
+    if (rc.id.cause == IdleClass::CommStall) {
+      j["link"] = {{"from", rc.id.stage >= 0 ? json(rc.id.stage) : json()},
+                   {"to", rc.id.toStage >= 0 ? json(rc.id.toStage) : json()}};
+    } else if (rc.id.stage >= 0) {
+      j["stage"] = rc.id.stage;
+    }
+    if (rc.id.hasOp) {
+      j["op"] = {{"kind", engine::kindName(rc.id.op.kind)},
+                 {"mb", rc.id.op.mb},
+                 {"chunk", rc.id.op.chunk}};
+    }
+    if (rc.costRatio > 0) j["cost_ratio"] = rc.costRatio;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace bubblescope::analysis
