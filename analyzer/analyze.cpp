@@ -16,6 +16,7 @@
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/pipeline_analysis.h"
+#include "analyzer/replicas/dp_waits.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/replicas/job_analysis.h"
 #include "analyzer/replicas/tp_groups.h"
@@ -266,11 +267,11 @@ std::vector<TimeNs> alignAndSplitComms(const CommMatches& comms, std::vector<Ran
   return offsets;
 }
 
-// One DP replica's pipeline, built and analysed into `result`; its stages' clock corrections are
-// recorded and the large ones said. Returns the pipeline, for the job-wide analysis.
-PipelineTrace analyzeReplica(const traces::Run& run, const Topology& topo, size_t replica,
-                             std::vector<RankOps>& ops, const PipelineOptions& options,
-                             AnalysisResult& result) {
+// One DP replica's pipeline, built; its stages' clock corrections are recorded and the large
+// ones said.
+PipelineTrace buildReplica(const traces::Run& run, const Topology& topo, size_t replica,
+                           std::vector<RankOps>& ops, const PipelineOptions& options,
+                           AnalysisResult& result) {
   PipelineTrace pl = buildPipeline(topo, replica, ops, options);
   for (const StageTrace& st : pl.stages) {
     result.clock.offsets[st.ranks.front()] = st.clockOffset;
@@ -281,10 +282,15 @@ PipelineTrace analyzeReplica(const traces::Run& run, const Topology& topo, size_
           " (stage " + std::to_string(st.stage) + ") shifted by " + usWithSign(st.clockOffset));
     }
   }
-  result.pipelines.push_back(analyzePipeline(pl, result.warnings));
+  return pl;
+}
+
+// One replica's pipeline analysed into `result`, its drain gaps holding `dpWaits` if given.
+void analyzeReplica(const traces::Run& run, const PipelineTrace& pl, const DpWaits* dpWaits,
+                    AnalysisResult& result) {
+  result.pipelines.push_back(analyzePipeline(pl, result.warnings, dpWaits));
   attachFreeMemory(run, pl, result.pipelines.back());
   attachActivationSize(run, pl, result.pipelines.back());
-  return pl;
 }
 
 // The analysis, in the order the data flows: recognise ops (or infer them from the p2p traffic),
@@ -345,9 +351,21 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
     result.job.tpGroups = foldTpGroups(topo, run, ops, result.warnings);
   }
   std::vector<PipelineTrace> pipelines;  // kept for the job-wide analysis
-  for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
-    PipelineTrace pl = analyzeReplica(run, topo, replica, ops, pipelineOptions, result);
-    if (wholeJob) pipelines.push_back(std::move(pl));
+  if (topo.ranksOf.size() > 1) {
+    // Every replica first: each one's wait at the DP sync is the others' arrival.
+    for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
+      pipelines.push_back(buildReplica(run, topo, replica, ops, pipelineOptions, result));
+    }
+    std::vector<const PipelineTrace*> all;
+    for (const PipelineTrace& pl : pipelines) all.push_back(&pl);
+    const std::vector<DpWaits> waits = dpWaitsOf(all);
+    for (size_t d = 0; d < pipelines.size(); ++d) analyzeReplica(run, pipelines[d], &waits[d], result);
+  } else {
+    for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
+      PipelineTrace pl = buildReplica(run, topo, replica, ops, pipelineOptions, result);
+      analyzeReplica(run, pl, nullptr, result);
+      if (wholeJob) pipelines.push_back(std::move(pl));
+    }
   }
   if (wholeJob) analyzeJob(pipelines, result.job);
   if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);

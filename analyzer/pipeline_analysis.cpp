@@ -86,7 +86,8 @@ void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::
 // classified per stage, its gaps blamed, its ops and transfers recorded. Returns why the simulator
 // could not re-run it ("" when it could); such a step is left out.
 std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const MeanCosts& costs,
-                        PipelineResult& out, StepTimes& times, CauseTally& causes) {
+                        const DpWaits* dpWaits, PipelineResult& out, StepTimes& times,
+                        CauseTally& causes) {
   const engine::Schedule order = observedSchedule(pl, view);
   std::string why;
   auto ideal = simulateStep(pl, view, order, costs, Scenario::Ideal, out.transferMedian, -1, &why);
@@ -128,7 +129,8 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
   const StepSims sims{*ideal, *stage, *ops};
   const size_t firstGap = out.gaps.size();
   for (int s = 0; s < pl.p; ++s) {
-    const Split split = classifyStageStep(pl, indexed, s, sims, blame, out.gaps);
+    const DpWait* dp = dpWaits ? dpWaits->at(view.number, s) : nullptr;
+    const Split split = classifyStageStep(pl, indexed, s, sims, blame, out.gaps, dp);
     out.stages[s].perStep.push_back(split);
     out.stages[s].total += split;
     out.total += split;
@@ -267,7 +269,8 @@ std::vector<int> topGapsOf(const std::vector<Gap>& gaps) {
   return top;
 }
 
-PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>& warnings) {
+PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>& warnings,
+                               const DpWaits* dpWaits) {
   PipelineResult out;
   out.dpRank = pl.dpRank;
   const std::vector<StepView> views = buildStepViews(pl);
@@ -295,7 +298,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   causes.imbalancedStage = mostImbalancedStage(costs);
   std::string firstRefusal;  // the simulator's reason for the first step it could not re-run
   for (const StepView& view : views) {
-    const std::string why = analyzeStep(pl, view, costs, out, times, causes);
+    const std::string why = analyzeStep(pl, view, costs, dpWaits, out, times, causes);
     if (why.empty()) continue;
     warnings.push_back("step " + std::to_string(view.number) +
                        ": its op order cannot be re-run by the simulator (" + why +

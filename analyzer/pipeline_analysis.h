@@ -5,12 +5,15 @@
 #include <vector>
 
 #include "analyzer/pipeline/pipeline_trace.h"
+#include "analyzer/result/dp_wait.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 
-// Throws AnalysisInputError when the pipeline has no step complete on every stage.
-PipelineResult analyzePipeline(const PipelineTrace& pipeline, std::vector<std::string>& warnings);
+// Throws AnalysisInputError when the pipeline has no step complete on every stage. `dpWaits`: its
+// stages' waits at the DP sync (a job of several replicas), held by their drain gaps.
+PipelineResult analyzePipeline(const PipelineTrace& pipeline, std::vector<std::string>& warnings,
+                               const DpWaits* dpWaits = nullptr);
 
 // The gaps a user should look at first (PipelineResult::topGaps): the largest avoidable idle
 // (ties: the largest idle), at most five, none with less than kLeastListedGap of it.

@@ -41,8 +41,31 @@ IdleByClass fillLevels(TimeNs g, TimeNs ideal, TimeNs stageMeans, TimeNs measure
   return out;
 }
 
+TimeNs chargeDpWait(Gap& gap, const DpWait& dp) {
+  TimeNs left = dp.wait;
+  for (IdleClass from : {IdleClass::OtherStall, IdleClass::HostStall}) {
+    const TimeNs moved = std::min(left, gap.byClass[at(from)]);
+    gap.byClass[at(from)] -= moved;
+    gap.byClass[at(IdleClass::DpSync)] += moved;
+    left -= moved;
+  }
+  const TimeNs charged = dp.wait - left;
+  if (charged > 0 && largestClass(gap.byClass, gap.blame.cause) == IdleClass::DpSync) {
+    Blame b;
+    b.cause = IdleClass::DpSync;
+    b.stage = gap.stage;
+    b.text = waitedText(gap.stage, gap.idle) + " at the DP sync for DP replica " +
+             std::to_string(dp.lastDp) + ", whose stage " + std::to_string(gap.stage) +
+             " finished its ops " + gapMs(dp.wait) + " later (" +
+             idleClassName(IdleClass::DpSync) + ")";
+    gap.blame = std::move(b);
+  }
+  return charged;
+}
+
 Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage,
-                        const StepSims& sims, const BlameWalker& blame, std::vector<Gap>& gaps) {
+                        const StepSims& sims, const BlameWalker& blame, std::vector<Gap>& gaps,
+                        const DpWait* dpWait) {
   const StageStep& ss = step.stages[stage];
   const auto& ops = pl.stages[stage].ops.ops;
   Split split;
@@ -100,6 +123,7 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
     gap.byClass =
         fillLevels(g, simulatedGap(sims.ideal, stage, pos), simulatedGap(sims.stage, stage, pos),
                    simulatedGap(sims.ops, stage, pos), baseline, stallKind);
+    if (drain && dpWait != nullptr && dpWait->wait > 0) chargeDpWait(gap, *dpWait);
     labelGap(gap, stallKind == IdleClass::HostStall && !isStall(gap.blame.cause)
                       ? blame.hostRangeDuring(stage, from, to)
                       : std::string());

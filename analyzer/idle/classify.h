@@ -14,6 +14,7 @@
 
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/scenarios.h"
+#include "analyzer/result/dp_wait.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
@@ -28,7 +29,14 @@ IdleByClass fillLevels(TimeNs measured, TimeNs ideal, TimeNs stageMeans, TimeNs 
                        IdleClass baseline, IdleClass stallKind);
 
 // Splits `stage` of the step and appends its gaps (stage, step index, op positions, blame).
+// `dpWait`: how long the stage waited at the DP sync for a later replica (none: one replica).
 Split classifyStageStep(const PipelineTrace& pipeline, const StepView& step, int stage,
-                        const StepSims& sims, const BlameWalker& blame, std::vector<Gap>& gaps);
+                        const StepSims& sims, const BlameWalker& blame, std::vector<Gap>& gaps,
+                        const DpWait* dpWait = nullptr);
+
+// Moves up to `dpWait.wait` of a drain gap's stall (other, then host: what the pipeline's own
+// replays leave unexplained) into "wait: DP sync", and blames the gap on the later replica when
+// that is now its largest piece. Returns what it moved.
+TimeNs chargeDpWait(Gap& drainGap, const DpWait& dpWait);
 
 }  // namespace bubblescope::analysis

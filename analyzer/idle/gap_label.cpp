@@ -25,6 +25,8 @@ std::string reasonOf(IdleClass c, const std::string& hostRange) {
       return hostRange.empty() ? "beyond what the op costs explain, while the host was busy"
                                : "beyond what the op costs explain, while the host was in '" +
                                      hostRange + "'";
+    case IdleClass::DpSync:
+      return "at the DP sync, waiting for a replica that arrived later";
     case IdleClass::OtherStall:
       return "beyond what the op costs explain, with nothing in the trace to say why";
   }

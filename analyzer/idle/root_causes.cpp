@@ -78,7 +78,8 @@ std::optional<CauseId> causeOf(const Gap& g, const Links& links, int imbalancedS
     id.stage = b.stage;
     if (b.cause == IdleClass::CommStall) {
       id.toStage = links.receiverOf(g.step, b.stage, b.op);
-    } else if (b.cause != IdleClass::Imbalance) {  // imbalance is the stage's, whichever op bound
+    } else if (b.cause != IdleClass::Imbalance && b.cause != IdleClass::DpSync) {
+      // Imbalance is the stage's, whichever op bound; a DP wait is the stage's at the sync.
       id.hasOp = true;
       id.op = b.op;
     }
@@ -133,6 +134,8 @@ std::string causeText(const RootCause& rc) {
       if (id.stage < 0) return "the stages' mean op costs differ, no one stage found" + cls;
       return stage + ": its ops run " + upTo + printed("%.1fx", rc.costRatio) +
              " their ideal, longer than the other stages'" + cls;
+    case IdleClass::DpSync:
+      return stage + " waiting at the DP sync for a replica that arrived later" + cls;
     case IdleClass::Jitter:
       if (!id.hasOp) return "ops ran longer than their stage's mean, no one op found" + cls;
       return op + " ran " + upTo + printed("%.1fx", rc.costRatio) + " its ideal" + cls;

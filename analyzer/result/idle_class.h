@@ -16,6 +16,7 @@ enum class IdleClass : uint8_t {
   Jitter,          // extra idle explained by per-op costs around the stage means
   CommStall,       // data arrived late although its producer had finished
   HostStall,       // the op was ready but the host did not launch it (busy elsewhere)
+  DpSync,          // waiting at the DP gradient sync for a replica that arrived later
   OtherStall,      // what none of the above explains
 };
 
@@ -58,6 +59,9 @@ inline constexpr IdleClassInfo kIdleClassTable[] = {
      {0xef, 0x44, 0x44}, "\033[31m", "bad", "data arrived late although its producer had finished"},
     {IdleClass::HostStall, false, "stall_host", "stall: host", "stall: host", "st:host",
      {0x99, 0x1b, 0x1b}, "\033[31m", "terrible", "the op was ready but the host did not launch it"},
+    {IdleClass::DpSync, false, "dp_sync", "wait: DP sync", "DP sync", "dp-sync",
+     {0xa7, 0x8b, 0xfa}, "\033[35m", "olive",
+     "waiting at the DP gradient sync for a replica that arrived later"},
     {IdleClass::OtherStall, false, "stall_other", "stall: other", "stall: other", "st:other",
      {0xfc, 0xa5, 0xa5}, "\033[31m", "black", "what none of the above explains"},
 };

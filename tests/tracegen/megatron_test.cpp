@@ -259,6 +259,31 @@ TEST(MegatronJob, TheDpSyncWaitIsBlamedOnTheSlowReplica) {
   // at least the slow replica's extra compute of the steady state.
   EXPECT_GT(r.dpWaitPerStep, job.pp * job.m * (job.costF + job.costB) / 4);
   EXPECT_EQ(r.dpSync.front().stepsLast, job.steps);
+  // In the faster replica's own tables that wait is its own class, not a stall nothing in the
+  // pipeline explains, and its drain gaps name the later replica.
+  const analysis::PipelineResult* fast = nullptr;
+  for (const auto& pl : a.result.pipelines) {
+    if (pl.dpRank == 0) fast = &pl;
+  }
+  ASSERT_NE(fast, nullptr);
+  const auto& idle = fast->total.idleByClass;
+  const TimeNs dpSync = idle[static_cast<int>(analysis::IdleClass::DpSync)];
+  EXPECT_GT(dpSync, r.dpWaitPerStep * static_cast<TimeNs>(fast->steps.size()) / 2);
+  EXPECT_GT(dpSync, idle[static_cast<int>(analysis::IdleClass::OtherStall)] +
+                        idle[static_cast<int>(analysis::IdleClass::HostStall)]);
+  bool named = false;
+  for (const analysis::Gap& g : fast->gaps) {
+    if (g.dominant != analysis::IdleClass::DpSync) continue;
+    EXPECT_EQ(g.blame.cause, analysis::IdleClass::DpSync) << g.blame.text;
+    named = named || g.blame.text.find("at the DP sync for DP replica 1") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
+  // The slow replica waits for nobody.
+  for (const auto& pl : a.result.pipelines) {
+    if (pl.dpRank == 1) {
+      EXPECT_EQ(pl.total.idleByClass[static_cast<int>(analysis::IdleClass::DpSync)], 0);
+    }
+  }
 }
 
 TEST(MegatronJob, ASlowTpRankIsNamedAndItsGroupSpansIt) {

@@ -66,6 +66,36 @@ TEST(FillLevels, BaselineAndStallKindNameTheClassesFilled) {
   EXPECT_EQ(got, classes({{IdleClass::ScheduleBubble, 4}, {IdleClass::HostStall, 6}}));
 }
 
+TEST(ChargeDpWait, TakesTheUnexplainedStallUpToTheWaitAndBlamesTheLaterReplica) {
+  Gap g;
+  g.stage = 2;
+  g.idle = 10 * kMs;
+  g.byClass[static_cast<int>(IdleClass::Drain)] = 2 * kMs;
+  g.byClass[static_cast<int>(IdleClass::HostStall)] = 1 * kMs;
+  g.byClass[static_cast<int>(IdleClass::OtherStall)] = 7 * kMs;
+  g.blame.cause = IdleClass::OtherStall;
+  g.blame.text = "stage 2 waited 10.0 ms, with nothing to say why";
+  // The later replica arrived 7.5 ms after: the other stall first, then the host's.
+  EXPECT_EQ(chargeDpWait(g, DpWait{7'500'000, 3}), 7'500'000);
+  EXPECT_EQ(g.byClass[static_cast<int>(IdleClass::DpSync)], 7'500'000);
+  EXPECT_EQ(g.byClass[static_cast<int>(IdleClass::OtherStall)], 0);
+  EXPECT_EQ(g.byClass[static_cast<int>(IdleClass::HostStall)], 500'000);
+  EXPECT_EQ(g.byClass[static_cast<int>(IdleClass::Drain)], 2 * kMs) << "the schedule's own stays";
+  EXPECT_EQ(g.blame.cause, IdleClass::DpSync);
+  EXPECT_EQ(g.blame.text,
+            "stage 2 waited 10.0 ms at the DP sync for DP replica 3, whose stage 2 finished its "
+            "ops 7.5 ms later (wait: DP sync)");
+  // A wait longer than the unexplained stall takes only that: no bubble becomes a DP wait.
+  Gap small;
+  small.stage = 0;
+  small.idle = 3 * kMs;
+  small.byClass[static_cast<int>(IdleClass::Drain)] = 2 * kMs;
+  small.byClass[static_cast<int>(IdleClass::OtherStall)] = 1 * kMs;
+  small.blame.cause = IdleClass::Drain;
+  EXPECT_EQ(chargeDpWait(small, DpWait{5 * kMs, 1}), 1 * kMs);
+  EXPECT_EQ(small.blame.cause, IdleClass::Drain) << "not its largest piece: the walk stays";
+}
+
 TEST(ClassifyStageStep, WaitingBehindASlowerStageIsWarmupAsFarAsTheIdealThenImbalance) {
   // Stage 0 idles 4-18 ms (the ideal run: 9 ms) and 22-26 ms (ideal: none).
   const StepAnalysis a(testing::slowSecondStage().build());

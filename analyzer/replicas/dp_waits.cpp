@@ -1,0 +1,65 @@
+#include "analyzer/replicas/dp_waits.h"
+
+#include <algorithm>
+
+namespace bubblescope::analysis {
+namespace {
+
+// When each stage of the pipeline finished its ops in each step: per step number, per stage
+// (INT64_MIN: no op). One pass over the ops.
+std::map<int64_t, std::vector<TimeNs>> arrivals(const PipelineTrace& pl) {
+  std::map<int64_t, std::vector<TimeNs>> out;
+  for (const StageTrace& st : pl.stages) {
+    // The stage's step markers -> the common step they are (-1: not common).
+    std::vector<int64_t> numberOf(st.ops.steps.size(), -1);
+    std::vector<bool> common(st.ops.steps.size(), false);
+    for (size_t k = 0; k < pl.stepNumbers.size(); ++k) {
+      const int marker = pl.stepIndex[st.stage][k];
+      if (marker < 0 || static_cast<size_t>(marker) >= numberOf.size()) continue;
+      numberOf[marker] = pl.stepNumbers[k];
+      common[marker] = true;
+    }
+    for (const RecognizedOp& o : st.ops.ops) {
+      if (o.step < 0 || static_cast<size_t>(o.step) >= common.size() || !common[o.step]) continue;
+      auto& row = out[numberOf[o.step]];
+      if (row.empty()) row.assign(pl.p, INT64_MIN);
+      row[st.stage] = std::max(row[st.stage], o.end);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<DpWaits> dpWaitsOf(const std::vector<const PipelineTrace*>& pipelines) {
+  std::vector<DpWaits> out(pipelines.size());
+  if (pipelines.size() < 2) return out;
+  std::vector<std::map<int64_t, std::vector<TimeNs>>> arrived;
+  for (const PipelineTrace* pl : pipelines) arrived.push_back(arrivals(*pl));
+  const int p = pipelines.front()->p;
+  for (const auto& [number, first] : arrived.front()) {
+    std::vector<const std::vector<TimeNs>*> rows;
+    for (const auto& a : arrived) {
+      auto it = a.find(number);
+      if (it == a.end() || static_cast<int>(it->second.size()) != p) break;
+      rows.push_back(&it->second);
+    }
+    if (rows.size() != pipelines.size()) continue;  // not on every replica
+    for (auto& w : out) w.byStep[number].assign(p, DpWait{});
+    for (int s = 0; s < p; ++s) {
+      size_t last = 0;
+      for (size_t d = 1; d < rows.size(); ++d) {
+        if ((*rows[d])[s] > (*rows[last])[s]) last = d;
+      }
+      const TimeNs lastArrival = (*rows[last])[s];
+      if (lastArrival == INT64_MIN) continue;
+      for (size_t d = 0; d < rows.size(); ++d) {
+        if ((*rows[d])[s] == INT64_MIN || d == last) continue;
+        out[d].byStep[number][s] = {lastArrival - (*rows[d])[s], pipelines[last]->dpRank};
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace bubblescope::analysis
