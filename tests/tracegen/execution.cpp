@@ -154,8 +154,9 @@ class Model {
           if (label >= 0) prog.push_back({Action::End, HostKind::PipelineComm, label});
         }
       } else {
-        // 1F1B: a receive just before its op; an op's output fused with the next op's input when
-        // that comes from the same peer (fwd_send_bwd_recv, bwd_send_fwd_recv), else alone.
+        // 1F1B: a receive just before its op; an op's output posted with the next op's input when
+        // that comes from the same peer (fwd_send_bwd_recv, bwd_send_fwd_recv: fused, or each
+        // alone without fuseP2p), else alone.
         const std::vector<StageOp> order = stageOrder(spec_, r);
         bool inputPosted = false;  // the next op's receive went out with the last send
         for (size_t i = 0; i < order.size(); ++i) {
@@ -169,14 +170,27 @@ class Model {
           run(o);
           const int to = outputPeer(spec_, r, o);
           if (to < 0) continue;
-          const bool fuse = i + 1 < order.size() && inputPeer(spec_, r, order[i + 1]) == to;
-          if (fuse) lateBeforePost(order[i + 1]);
-          std::vector<int> batch{call(CallKind::Send, to, o)};
-          if (fuse) {
-            batch.push_back(call(CallKind::Recv, to, order[i + 1]));
-            inputPosted = true;
+          const bool pair = i + 1 < order.size() && inputPeer(spec_, r, order[i + 1]) == to;
+          if (!pair) {
+            post({call(CallKind::Send, to, o)});
+            continue;
           }
-          post(batch);
+          const StageOp& next = order[i + 1];
+          inputPosted = true;
+          if (spec_.fuseP2p) {
+            lateBeforePost(next);
+            post({call(CallKind::Send, to, o), call(CallKind::Recv, to, next)});
+          } else if (r % 2 == 0) {
+            // Alone, rendezvous sends on one stream per pair: the sides must agree on which
+            // message goes first or each waits on the other's.
+            post({call(CallKind::Send, to, o)});
+            lateBeforePost(next);
+            post({call(CallKind::Recv, to, next)});
+          } else {
+            lateBeforePost(next);
+            post({call(CallKind::Recv, to, next)});
+            post({call(CallKind::Send, to, o)});
+          }
         }
       }
       const int ar = addCall(r, CallKind::AllReduce, -1, PassKind::F, 0, 0, k);

@@ -5,7 +5,7 @@
 // - the CPU thread runs ahead of the GPU: it enqueues each op's kernels on the compute stream
 //   and its sends and receives in batches (batch_isend_irecv). 1F1B: an op's output is sent
 //   together with the next op's input when both go to the same peer (fwd_send_bwd_recv,
-//   bwd_send_fwd_recv), else alone. ZB-V: each send and receive alone, a pair's messages in the
+//   bwd_send_fwd_recv), else alone (and always alone without JobSpec::fuseP2p). ZB-V: each send and receive alone, a pair's messages in the
 //   order both sides share (p2p_order.h). A batch is one NCCL group: one call per send or
 //   receive, then one fused ncclDevKernel_SendRecv on the stream of that pair of ranks;
 // - a batch's kernel starts when its stream is free and, if it sends, when the compute that made

@@ -33,6 +33,29 @@ TEST(TracegenModel, EveryReceiveWaitsUntilItsSenderStartedAndEndsWithIt) {
   EXPECT_EQ(matched, spec.steps * spec.m * 2 * (spec.p - 1));
 }
 
+// torch's older P2POp path: each send and receive its own kernel, the pair's sides agreeing on
+// their order, so the job runs and each receive meets its send; a pair's two messages then queue
+// one behind the other, a few transfers a step slower than the (fused) ideal.
+TEST(TracegenModel, UnfusedPostsEachCallAloneAndStillMeetTheirPeers) {
+  JobSpec spec;
+  spec.fuseP2p = false;
+  const JobTimeline job = execute(spec);
+  for (const RankTimeline& tl : job.ranks) {
+    for (const std::vector<int>& batch : tl.batches) EXPECT_EQ(batch.size(), 1u);
+  }
+  EXPECT_EQ(expectReceivesMeetTheirSends(job), spec.steps * spec.m * 2 * (spec.p - 1));
+  const Truth t = truthOf(job);
+  EXPECT_GT(t.measuredStep, t.idealStep + 2 * spec.transfer);
+  EXPECT_LT(t.measuredStep, t.idealStep + 2 * spec.m * spec.transfer);
+  // Fused, the stages between the ends post some of theirs in twos.
+  size_t fusedBatches = 0, calls = 0;
+  for (const RankTimeline& tl : execute(JobSpec{}).ranks) {
+    fusedBatches += tl.batches.size();
+    for (const std::vector<int>& batch : tl.batches) calls += batch.size();
+  }
+  EXPECT_LT(fusedBatches, calls);
+}
+
 TEST(TracegenModel, SlowStageAndLateLaunchCostTime) {
   JobSpec slow;
   slow.slowStage = 2;

@@ -97,6 +97,11 @@ struct JobSpec {
   // batch_isend_irecv from the default stream). false: receives wait for nothing but their
   // stream.
   bool p2pWaitsForCompute = false;
+  // 1F1B: an op's output and the next op's input, when both go to the same peer, posted as one
+  // batch (torch's fwd_send_bwd_recv / bwd_send_fwd_recv: one fused kernel), or each alone (torch's
+  // older P2POp path, Megatron-LM's non-batched _p2p_ops): two kernels on the pair's stream, in
+  // the order both sides of the pair share (even ranks send first, odd ranks receive first).
+  bool fuseP2p = true;
   // Where a rank's p2p kernels run: a stream per peer (ProcessGroupNCCL's communicator per pair),
   // or one stream for both peers (torch >= 2.1 batches p2p on the group's communicator: its one
   // NCCL stream serialises the batches to the previous and the next stage).

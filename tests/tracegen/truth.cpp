@@ -103,6 +103,10 @@ JobSpec idealSpec(const JobSpec& spec) {
   ideal.lateLaunches.clear();
   ideal.slowLinks.clear();
   ideal.transfer = median(transfers);
+  // As the ideal schedule moves data (analysis.md §3, §5): each transfer in its transfer time from
+  // when both sides are ready. Posted alone, a pair's two messages queue one behind the other on
+  // the pair's stream, which fused posts would win back: that is the job's, not the ideal's.
+  ideal.fuseP2p = true;
   return ideal;
 }
 

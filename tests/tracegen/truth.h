@@ -28,7 +28,7 @@ struct Truth {
 };
 
 // The spec of the ideal run: every op at its kind's mean cost over all stages and steps,
-// transfers at their median, no late launch.
+// transfers at their median, no late launch, p2p posts fused.
 JobSpec idealSpec(const JobSpec& spec);
 
 Truth truthOf(const JobTimeline& job);
