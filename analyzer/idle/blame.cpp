@@ -178,7 +178,7 @@ std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp) c
   return b;
 }
 
-Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
+Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) const {
   // The chain visits each op at most once: it only ever moves to earlier ops.
   int limit = 1;
   for (const StageStep& ss : step_.stages) limit += static_cast<int>(ss.ops.size());
@@ -289,8 +289,10 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline) const {
       pos = pp;
       continue;
     }
-    // The previous op on the stage held it: did that one run long, or start late itself?
-    if (pos > 0 && depth > 0) {
+    // The previous op on the stage held it: did that one run long, or start late itself? (The op
+    // a gap ends with cannot have been held by the op before it, or there would be no gap; the
+    // step's last op, which a drain waits for, can.)
+    if (pos > 0 && (depth > 0 || fromDrain)) {
       if (auto b = ranLong(stage, pos - 1)) return *b;
       --pos;
       continue;
@@ -345,7 +347,7 @@ Blame BlameWalker::drainOf(int stage, TimeNs gapIdle) const {
              ratio(b.costRatio) + " its ideal (" + idleClassName(b.cause) + ")";
     return b;
   }
-  Blame chain = walk(lastStage, lastPos, IdleClass::Drain);
+  Blame chain = walk(lastStage, lastPos, IdleClass::Drain, /*fromDrain=*/true);
   if (chain.cause != IdleClass::Drain) {
     chain.text = who + " for the step's last op (" + describe(lastStage, lastPos) + "), held up " +
                  chain.text;

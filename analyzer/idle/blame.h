@@ -47,7 +47,9 @@ class BlameWalker {
   std::string describe(int stage, int pos) const;  // "F mb=5 on stage 1"
   // How much later than in T_ops the op started: delay that stalls before it caused.
   TimeNs upstreamDelay(int stage, int pos) const;
-  Blame walk(int stage, int pos, IdleClass baseline) const;
+  // `fromDrain`: the walk starts at the step's last op, for a drain: the op before it on its
+  // stage may be what held it.
+  Blame walk(int stage, int pos, IdleClass baseline, bool fromDrain = false) const;
   // The host posted the receive of the op at pos after the stage was free (`stageFree`) and its
   // data could move (`dataFrom`): a host stall on this stage, however soon the data then came.
   std::optional<Blame> latePost(int stage, int pos, TimeNs stageFree, TimeNs dataFrom) const;

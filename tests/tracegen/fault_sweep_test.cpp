@@ -50,24 +50,6 @@ struct KnownFailure {
 
 const std::vector<KnownFailure>& knownFailures() {
   static const std::vector<KnownFailure> known = {
-      // A host stall in the drain (every stack; the same sentences): the other stages' wait for
-      // the stalled one at the step's end reads "N ms of it beyond what the op costs explain,
-      // with nothing in the trace to say why (stall: other)", not the stalled stage's host, so
-      // stall: other outweighs stall: host (the culprit and the largest gap are right).
-      // BW4 of step 0 on stage 0, 60.7 ms: stall: host 16.1 ms, stall: other 28.1 ms.
-      {"OneF1BFused_HostStall_Stage0_Drain", {"dominant"}},
-      // BW6 of step 0, 69.5 ms: stall: host 11.3 ms, stall: other 32.3 ms.
-      {"OneF1BUnfused_HostStall_Stage0_Drain", {"dominant"}},
-      // BW5 of step 2, 69.9 ms: stall: host 16.9 ms, stall: other 41.0 ms.
-      {"OneF1BUnfused_HostStallAtPost_Stage0_Drain", {"dominant"}},
-      // BW6 of step 2 on stage 1, 67.4 ms: stall: host 25.0 ms, stall: other 25.8 ms.
-      {"OneF1BUnfused_HostStallAtPost_Stage1_Drain", {"dominant"}},
-      // B5 of step 0 on stage 0, 42.9 ms: stall: host 6.1 ms, stall: other 12.3 ms.
-      {"ZbV_HostStall_Stage0_Drain", {"dominant"}},
-      // W6 of step 2 on stage 2, 54.9 ms: stall: host 13.2 ms, stall: other 38.5 ms.
-      {"ZbV_HostStall_Stage2_Drain", {"dominant"}},
-      // B7 of step 2 on stage 0, 53.2 ms: stall: host 11.1 ms, stall: other 30.3 ms.
-      {"ZbV_HostStallAtPost_Stage0_Drain", {"dominant"}},
       // ZB-V, a host stall's knock-on through a pair's stream: stage 3's B0 of chunk 1 waits for
       // a receive queued behind the late messages, and the walk stops there: "stage 3 waited
       // 7.9 ms because B0.1 on stage 3 started 8.0 ms after it was ready although the host
