@@ -59,8 +59,8 @@ class Writer {
          << formatMs(pl.stepTimeIdeal)
          << " ms ideal (balanced stages, no stalls): slowdown S = " << formatRatio(pl.slowdown)
          << "\n";
-    out_ << "transfers take " << formatMs(pl.transferMedian, 3) << " ms (median); gradient sync + "
-         << "optimizer " << formatMs(pl.tailMedian, 2) << " ms\n\n";
+    out_ << "a healthy link takes " << formatMs(pl.transferMedian, 3)
+         << " ms a transfer; gradient sync + optimizer " << formatMs(pl.tailMedian, 2) << " ms\n\n";
     stageTable(pl);
     rootCauses(pl);
     whatIf(pl);
