@@ -18,28 +18,7 @@ void sortByTimeAlone(std::vector<CopyTraffic>& v) {
 }  // namespace
 
 const char* copyDirection(traces::MemcpyKind kind) {
-  using traces::MemcpyKind;
-  switch (kind) {
-    case MemcpyKind::HostToDevice:
-      return "HtoD";
-    case MemcpyKind::DeviceToHost:
-      return "DtoH";
-    case MemcpyKind::DeviceToDevice:
-      return "DtoD";
-    case MemcpyKind::PeerToPeer:
-      return "PtoP";
-    case MemcpyKind::HostToHost:
-      return "HtoH";
-    case MemcpyKind::HostToArray:
-    case MemcpyKind::ArrayToHost:
-    case MemcpyKind::ArrayToArray:
-    case MemcpyKind::ArrayToDevice:
-    case MemcpyKind::DeviceToArray:
-      return "array";
-    case MemcpyKind::Unknown:
-      break;
-  }
-  return "unknown";
+  return traces::memcpyDirection(kind, "unknown");
 }
 
 std::vector<CopyTraffic> copyTraffic(const std::vector<CopySpan>& copies,

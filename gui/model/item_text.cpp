@@ -62,28 +62,7 @@ const char* ncclOpName(traces::NcclOp op) {
 }
 
 const char* memcpyKindName(traces::MemcpyKind k) {
-  using traces::MemcpyKind;
-  switch (k) {
-    case MemcpyKind::HostToDevice:
-      return "HtoD";
-    case MemcpyKind::DeviceToHost:
-      return "DtoH";
-    case MemcpyKind::DeviceToDevice:
-      return "DtoD";
-    case MemcpyKind::PeerToPeer:
-      return "PtoP";
-    case MemcpyKind::HostToHost:
-      return "HtoH";
-    case MemcpyKind::HostToArray:
-    case MemcpyKind::ArrayToHost:
-    case MemcpyKind::ArrayToArray:
-    case MemcpyKind::ArrayToDevice:
-    case MemcpyKind::DeviceToArray:
-      return "array";
-    case MemcpyKind::Unknown:
-      break;
-  }
-  return "?";
+  return traces::memcpyDirection(k, "?");
 }
 
 std::string itemName(const TimelineModel& model, const PipelineRows& p, const Row& row,

@@ -91,6 +91,32 @@ enum class MemcpyKind : uint8_t {
   PeerToPeer = 10,
 };
 
+// A copy's direction as CUPTI and Nsight Systems abbreviate it ("HtoD"); the array kinds are
+// "array"; `unknown` for a copy whose kind the trace does not say.
+constexpr const char* memcpyDirection(MemcpyKind kind, const char* unknown) {
+  switch (kind) {
+    case MemcpyKind::HostToDevice:
+      return "HtoD";
+    case MemcpyKind::DeviceToHost:
+      return "DtoH";
+    case MemcpyKind::DeviceToDevice:
+      return "DtoD";
+    case MemcpyKind::PeerToPeer:
+      return "PtoP";
+    case MemcpyKind::HostToHost:
+      return "HtoH";
+    case MemcpyKind::HostToArray:
+    case MemcpyKind::ArrayToHost:
+    case MemcpyKind::ArrayToArray:
+    case MemcpyKind::ArrayToDevice:
+    case MemcpyKind::DeviceToArray:
+      return "array";
+    case MemcpyKind::Unknown:
+      break;
+  }
+  return unknown;
+}
+
 struct Memcpys {
   std::vector<TimeNs> start, end;
   std::vector<StreamIndex> stream;
