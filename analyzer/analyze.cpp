@@ -350,24 +350,18 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   } else if (topo.tp > 1) {
     result.job.tpGroups = foldTpGroups(topo, run, ops, result.warnings);
   }
-  std::vector<PipelineTrace> pipelines;  // kept for the job-wide analysis
-  if (topo.ranksOf.size() > 1) {
-    // Every replica first: each one's wait at the DP sync is the others' arrival.
-    for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
-      pipelines.push_back(buildReplica(run, topo, replica, ops, pipelineOptions, result));
-    }
-    std::vector<const PipelineTrace*> all;
-    for (const PipelineTrace& pl : pipelines) all.push_back(&pl);
-    const std::vector<DpWaits> waits = dpWaitsOf(all);
-    for (size_t d = 0; d < pipelines.size(); ++d) analyzeReplica(run, pipelines[d], &waits[d], result);
-  } else {
-    for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
-      PipelineTrace pl = buildReplica(run, topo, replica, ops, pipelineOptions, result);
-      analyzeReplica(run, pl, nullptr, result);
-      if (wholeJob) pipelines.push_back(std::move(pl));
-    }
+  // Every replica first: each one's wait at the DP sync is the others' arrival.
+  std::vector<PipelineTrace> pipelines;
+  for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
+    pipelines.push_back(buildReplica(run, topo, replica, ops, pipelineOptions, result));
   }
-  if (wholeJob) analyzeJob(pipelines, result.job);
+  std::vector<const PipelineTrace*> all;
+  for (const PipelineTrace& pl : pipelines) all.push_back(&pl);
+  const std::vector<DpWaits> waits = dpWaitsOf(all);
+  for (size_t d = 0; d < pipelines.size(); ++d) {
+    analyzeReplica(run, pipelines[d], &waits[d], result);
+  }
+  if (wholeJob) analyzeJob(pipelines, waits, result.job);
   if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);
   return result;
 }

@@ -5,11 +5,12 @@
 #include <vector>
 
 #include "analyzer/result/job_result.h"
-#include "analyzer/replicas/job_whatif.h"
+#include "analyzer/result/dp_wait.h"
 
 namespace bubblescope::analysis {
 
-// Fills job.dpSync (largest waiting first) and job.dpWaitPerStep, over the steps every replica has.
-void blameDpSync(const std::vector<ReplicaSteps>& replicas, JobResult& job);
+// Fills job.dpSync (largest waiting first) and job.dpWaitPerStep from each replica's waits
+// (dpWaitsOf, replicas/dp_waits.h), over the steps every replica has.
+void blameDpSync(const std::vector<DpWaits>& waits, JobResult& job);
 
 }  // namespace bubblescope::analysis

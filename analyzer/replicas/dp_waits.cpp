@@ -5,10 +5,11 @@
 namespace bubblescope::analysis {
 namespace {
 
-// When each stage of the pipeline finished its ops in each step: per step number, per stage
-// (INT64_MIN: no op). One pass over the ops.
+// When each stage of the pipeline finished its ops in each of its steps: per step number, per
+// stage (INT64_MIN: no op). One pass over the ops.
 std::map<int64_t, std::vector<TimeNs>> arrivals(const PipelineTrace& pl) {
   std::map<int64_t, std::vector<TimeNs>> out;
+  for (int64_t number : pl.stepNumbers) out[number].assign(pl.p, INT64_MIN);
   for (const StageTrace& st : pl.stages) {
     // The stage's step markers -> the common step they are (-1: not common).
     std::vector<int64_t> numberOf(st.ops.steps.size(), -1);
@@ -22,7 +23,6 @@ std::map<int64_t, std::vector<TimeNs>> arrivals(const PipelineTrace& pl) {
     for (const RecognizedOp& o : st.ops.ops) {
       if (o.step < 0 || static_cast<size_t>(o.step) >= common.size() || !common[o.step]) continue;
       auto& row = out[numberOf[o.step]];
-      if (row.empty()) row.assign(pl.p, INT64_MIN);
       row[st.stage] = std::max(row[st.stage], o.end);
     }
   }
@@ -54,8 +54,9 @@ std::vector<DpWaits> dpWaitsOf(const std::vector<const PipelineTrace*>& pipeline
       const TimeNs lastArrival = (*rows[last])[s];
       if (lastArrival == INT64_MIN) continue;
       for (size_t d = 0; d < rows.size(); ++d) {
-        if ((*rows[d])[s] == INT64_MIN || d == last) continue;
-        out[d].byStep[number][s] = {lastArrival - (*rows[d])[s], pipelines[last]->dpRank};
+        const TimeNs arrival = (*rows[d])[s];
+        out[d].byStep[number][s] = {arrival == INT64_MIN ? 0 : lastArrival - arrival,
+                                    pipelines[last]->dpRank};
       }
     }
   }

@@ -7,12 +7,13 @@
 
 namespace bubblescope::analysis {
 
-void analyzeJob(const std::vector<PipelineTrace>& pipelines, JobResult& job) {
+void analyzeJob(const std::vector<PipelineTrace>& pipelines, const std::vector<DpWaits>& dpWaits,
+                JobResult& job) {
   std::vector<ReplicaSteps> replicas;
   for (const PipelineTrace& pl : pipelines) replicas.push_back({&pl, buildStepViews(pl)});
   job.present = true;
   decomposeSlowdown(replicas, job);
-  blameDpSync(replicas, job);
+  blameDpSync(dpWaits, job);
   findSequenceImbalance(replicas, job);
   nameCulprit(job);
 }

@@ -4,12 +4,14 @@
 #include <vector>
 
 #include "analyzer/pipeline/pipeline_trace.h"
+#include "analyzer/result/dp_wait.h"
 #include "analyzer/result/job_result.h"
 
 namespace bubblescope::analysis {
 
 // Fills everything of `job` but the TP groups (foldTpGroups does those, before the pipelines are
-// built).
-void analyzeJob(const std::vector<PipelineTrace>& pipelines, JobResult& job);
+// built). `dpWaits`: each pipeline's waits at the DP sync (dpWaitsOf), in the same order.
+void analyzeJob(const std::vector<PipelineTrace>& pipelines, const std::vector<DpWaits>& dpWaits,
+                JobResult& job);
 
 }  // namespace bubblescope::analysis

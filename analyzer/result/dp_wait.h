@@ -13,8 +13,8 @@
 namespace bubblescope::analysis {
 
 struct DpWait {
-  TimeNs wait = 0;  // how long after this replica's stage the last one arrived
-  int lastDp = -1;  // the DP rank of the replica whose stage arrived last
+  TimeNs wait = 0;  // how long after this replica's stage the last one arrived (0: it was last)
+  int lastDp = -1;  // the DP rank of the replica whose stage arrived last (-1: no stage had ops)
 };
 
 // One pipeline's waits: per step number, per stage (no entry where a step is not on every
