@@ -18,7 +18,17 @@ std::string ratio(double r) {
   return buf;
 }
 
+std::string payload(OpKind consumer) {
+  return consumer == OpKind::F ? "activations" : "gradients";
+}
+
 }  // namespace
+
+void BlameWalker::Passed::offer(TimeNs delay, Blame b) {
+  if (blame && delay <= most) return;
+  most = delay;
+  blame = std::move(b);
+}
 
 std::string gapMs(TimeNs t) {
   char buf[32];
@@ -136,7 +146,8 @@ std::optional<Blame> BlameWalker::latePost(int stage, int pos, TimeNs stageFree,
   return b;
 }
 
-std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp) const {
+std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
+                                           TimeNs& delay) const {
   const StageStep& ss = step_.stages[stage];
   const RecognizedOp& producer = op(ps, pp);
   const TimeNs sent = ss.sent[pos];
@@ -157,6 +168,8 @@ std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp) c
     b.stage = ps;
     b.op = producer.op;
     b.cause = IdleClass::CommStall;
+    b.toStage = stage;
+    delay = queuedBehind - producer.end;
     b.text = "because the " + what + " waited " + ms(queuedBehind - producer.end) +
              " behind the transfer before them on the link stage " + std::to_string(ps) +
              " -> stage " + std::to_string(stage) + " (stall: comm)";
@@ -165,6 +178,7 @@ std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp) c
   // Posted in time but begun late: its stream held it (a transfer queued before it), which is
   // what the walk follows next, not the sender's.
   if (posted == kNoLaunch || posted - producer.end <= tolerance(producer.op)) return std::nullopt;
+  delay = posted - producer.end;
   Blame b;
   b.stage = ps;
   b.op = producer.op;
@@ -178,10 +192,61 @@ std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp) c
   return b;
 }
 
+std::optional<Blame> BlameWalker::heldBehind(int stage, int pos, TimeNs waited,
+                                             bool& decisive, TimeNs& cost) const {
+  const StageStep& ss = step_.stages[stage];
+  const HeldBehind& h = ss.heldBehind[pos];
+  if (h.from < 0) return std::nullopt;
+  const TimeNs tol = tolerance(op(stage, pos).op);
+  // The earlier transfer's own time on its link, from when both its sides had started.
+  const TimeNs own = h.end - h.moved;
+  const TimeNs slow = own - transfer_;
+  // Healthy but in the way: the pair's messages ran one after the other (posted apart, on one
+  // stream). That costs the wait only when the earlier one's own transfer is most of it; one
+  // that waited for its peer is that peer's delay, which the walk follows instead.
+  const bool queued = std::min(own, waited) > tol && own * 2 >= waited;
+  // Less than that, it is still what the transfer cost beyond moving alone: the walk's answer
+  // where the chain finds nothing else.
+  decisive = slow > tol || queued;
+  cost = decisive ? waited : std::min(own, waited);
+  if (!decisive && cost <= tol) return std::nullopt;
+  const int ps = ss.producerStage[pos];
+  const RecognizedOp& producer = op(ps, posOf_[ps].at(ss.producerOp[pos]));
+  Blame b;
+  b.cause = IdleClass::CommStall;
+  b.op = producer.op;
+  std::string behind = "a transfer";
+  if (h.producerStage >= 0) {
+    const RecognizedOp& held = pl_.stages[h.producerStage].ops.ops[h.producerOp];
+    behind = "the " + payload(held.op.kind) + " of " + engine::label(held.op) + " on stage " +
+             std::to_string(h.producerStage);
+    if (slow > tol) b.op = held.op;
+  }
+  b.text = "because the " + payload(op(stage, pos).op.kind) + " of " + engine::label(producer.op) +
+           " on stage " + std::to_string(ps) + " waited " + ms(cost) + " on their stream behind " +
+           behind;
+  if (slow > tol) {
+    // A slow link holds up what queues behind it, whichever way it runs: the link's.
+    b.stage = h.from;
+    b.toStage = h.to;
+    b.text += ", which took " + ms(slow) + " longer than a healthy link takes, on the link stage " +
+              std::to_string(h.from) + " -> stage " + std::to_string(h.to) + " (stall: comm)";
+  } else {
+    b.stage = ps;
+    b.toStage = stage;
+    b.text += ", the link stage " + std::to_string(ps) + " -> stage " + std::to_string(stage) +
+              " moving one message at a time (stall: comm)";
+  }
+  return b;
+}
+
 Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) const {
   // The chain visits each op at most once: it only ever moves to earlier ops.
   int limit = 1;
   for (const StageStep& ss : step_.stages) limit += static_cast<int>(ss.ops.size());
+  // A late transfer the chain passed by because its producer was further behind: where the chain
+  // ends in the schedule's own bubble, that transfer is the delay it found.
+  Passed passed;
   for (int depth = 0; depth < limit; ++depth) {
     const RecognizedOp& o = op(stage, pos);
     const StageStep& ss = step_.stages[stage];
@@ -245,26 +310,40 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) 
       const TimeNs sent = ss.sent[pos];
       const TimeNs dataFrom = sent != kNoArrival ? std::max(producer.end, sent) : producer.end;
       if (auto b = latePost(stage, pos, prevEnd, dataFrom)) return *b;
-      if (auto b = lateSend(stage, pos, ps, pp)) return *b;
+      // Several causes can stack up along a chain: follow the largest. A producer that itself
+      // started far behind its stall-free time points further upstream.
+      const TimeNs behind = upstreamDelay(ps, pp);
+      TimeNs sendDelay = 0;
+      if (auto b = lateSend(stage, pos, ps, pp, sendDelay)) {
+        if (sendDelay >= behind) return *b;
+        passed.offer(sendDelay, std::move(*b));
+      }
       // With both sides' start known, the transfer itself is what the link did; else what the
       // producer's end leaves of the arrival.
       const TimeNs moved = ss.moved[pos];
       const TimeNs from = moved != kNoArrival ? moved : dataFrom;
       const TimeNs lateness = arrival - (from + transfer_);
-      // Several causes can stack up along a chain: follow the largest. A producer that itself
-      // started far behind its stall-free time points further upstream.
-      const TimeNs behind = upstreamDelay(ps, pp);
-      if (lateness > tol && lateness >= behind) {
+      if (lateness > tol) {
         Blame b;
         b.stage = ps;
+        b.toStage = stage;
         b.op = producer.op;
         b.cause = IdleClass::CommStall;
-        b.text = "because the " +
-                 std::string(o.op.kind == OpKind::F ? "activations" : "gradients") + " of " +
-                 describe(ps, pp) + " took " + ms(lateness) +
-                 " longer than a healthy link takes, on the link stage " + std::to_string(ps) +
-                 " -> stage " + std::to_string(stage) + " (stall: comm)";
-        return b;
+        b.text = "because the " + payload(o.op.kind) + " of " + describe(ps, pp) + " took " +
+                 ms(lateness) + " longer than a healthy link takes, on the link stage " +
+                 std::to_string(ps) + " -> stage " + std::to_string(stage) + " (stall: comm)";
+        if (lateness >= behind) return b;
+        passed.offer(lateness, std::move(b));
+      }
+      // The data moved late because a side's kernel queued behind an earlier transfer on its
+      // stream: a slow one there is its link's stall, in whichever direction it ran.
+      if (moved != kNoArrival && moved - producer.end > tol) {
+        bool decisive = false;
+        TimeNs cost = 0;
+        if (auto b = heldBehind(stage, pos, moved - producer.end, decisive, cost)) {
+          if (decisive && cost >= behind) return *b;
+          passed.offer(cost, std::move(*b));
+        }
       }
       if (ownStream && moved != kNoArrival && moved > producer.end + tol) {
         --pos;
@@ -299,6 +378,7 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) 
     }
     break;
   }
+  if (passed.blame) return *passed.blame;
   Blame b;
   b.cause = baseline;
   b.text = baseline == IdleClass::Warmup ? "for the pipeline to fill (warm-up bubble)"

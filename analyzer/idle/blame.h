@@ -56,7 +56,21 @@ class BlameWalker {
   // The send that carried its input began after its producer (ps, pp) ended, by more than the
   // producer itself ran long, because the sender's host posted it late (stall: host on the
   // sender). One posted in time that its stream held is left to the walk.
-  std::optional<Blame> lateSend(int stage, int pos, int ps, int pp) const;
+  // `delay`: how long after the producer ended the send began (queued) or was posted (host).
+  std::optional<Blame> lateSend(int stage, int pos, int ps, int pp, TimeNs& delay) const;
+  // The input of the op at pos moved `waited` after its producer ended because one side's kernel
+  // queued behind a slow transfer on its stream (StageStep::heldBehind): a comm stall on that
+  // transfer's link, whichever way it ran. `decisive`: that transfer was slow, or its own time
+  // is most of the wait; else the blame is only what the walk says where it finds nothing else.
+  // `cost`: the part of the wait the queue explains.
+  std::optional<Blame> heldBehind(int stage, int pos, TimeNs waited, bool& decisive,
+                                  TimeNs& cost) const;
+  // The largest late transfer a walk passed by.
+  struct Passed {
+    TimeNs most = 0;
+    std::optional<Blame> blame;
+    void offer(TimeNs delay, Blame b);
+  };
   // The op at pos ran longer than its ideal (and that, not a late start, is what made it late):
   // imbalance or jitter blamed on it, "behind F3 on stage 2, which ran 1.3x its ideal".
   std::optional<Blame> ranLong(int stage, int pos) const;

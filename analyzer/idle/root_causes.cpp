@@ -77,7 +77,8 @@ std::optional<CauseId> causeOf(const Gap& g, const Links& links, int imbalancedS
     id.cause = b.cause;
     id.stage = b.stage;
     if (b.cause == IdleClass::CommStall) {
-      id.toStage = links.receiverOf(g.step, b.stage, b.op);
+      // The walk names the link; a blame from elsewhere (a test's, an older one) its producer.
+      id.toStage = b.toStage >= 0 ? b.toStage : links.receiverOf(g.step, b.stage, b.op);
     } else if (b.cause != IdleClass::Imbalance && b.cause != IdleClass::DpSync) {
       // Imbalance is the stage's, whichever op bound; a DP wait is the stage's at the sync.
       id.hasOp = true;

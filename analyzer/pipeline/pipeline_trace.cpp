@@ -195,14 +195,15 @@ PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<Ra
   // Stages whose labels name no transfer take theirs from their NCCL kernels, by the chunk
   // layout the ops (and the other stages' labelled transfers) show; which may then say more.
   if (options.comms) {
-    bool added = false;
+    std::vector<KernelCommStage> unlabelled;
     for (StageTrace& st : pl.stages) {
       if (!st.ops.comms.empty()) continue;
-      commsFromKernels(st.ops, static_cast<uint32_t>(st.ranks.front()), st.stage, *options.comms,
-                       stageOfRank, layoutOf(pl));
-      added = true;
+      unlabelled.push_back({&st.ops, static_cast<uint32_t>(st.ranks.front()), st.stage});
     }
-    if (added) pl.vLayout = detectV(stageOps(pl), pl.v);
+    if (!unlabelled.empty()) {
+      commsFromKernels(unlabelled, *options.comms, stageOfRank, layoutOf(pl));
+      pl.vLayout = detectV(stageOps(pl), pl.v);
+    }
   }
   inferPeers(pl);
   pl.transfers = matchTransfers(pl);

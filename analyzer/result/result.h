@@ -65,6 +65,7 @@ struct TransferRecord {
 struct Blame {
   IdleClass cause = IdleClass::OtherStall;
   int stage = -1;        // where the cause is (-1: none, e.g. a pure warm-up)
+  int toStage = -1;      // a comm stall: the link's receiver (its sender is `stage`)
   Op op;                 // the op there
   double costRatio = 0;  // the op's measured cost / its ideal cost, when it ran long
   std::string text;      // "stage 2 waited 3.1 ms for F mb=5 on stage 1, which ran 1.6x its ideal"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "analyzer/result/stats.h"
@@ -248,6 +249,45 @@ TimeNs queuedBehind(const std::vector<RecognizedComm>& comms, size_t i) {
   return kNoArrival;
 }
 
+// The transfer on a stage that ended as `t` came (within a hand-over's noise), other than the
+// comm at `self`: what a kernel launched earlier but started only at `t` waited behind on its
+// stream. The comms are by start: the one that ended then began shortly before (a short walk back).
+std::optional<size_t> endedAt(const std::vector<RecognizedComm>& comms, TimeNs t, size_t self) {
+  constexpr TimeNs kHandOver = 50'000;
+  auto it = std::lower_bound(comms.begin(), comms.end(), t,
+                             [](const RecognizedComm& c, TimeNs x) { return c.start < x; });
+  for (int n = 0; it != comms.begin() && n < 64; ++n) {
+    --it;
+    const auto i = static_cast<size_t>(it - comms.begin());
+    if (i != self && it->onDevice && it->end <= t + kHandOver && t - it->end <= kHandOver) return i;
+  }
+  return std::nullopt;
+}
+
+// The transfer of the comm at (stage, i), as an input held behind it sees it.
+HeldBehind heldBehindOf(const PipelineTrace& pl, const Index& index, int stage, size_t i) {
+  HeldBehind h;
+  const auto peer = index.peerOf.find({stage, i});
+  if (peer == index.peerOf.end()) return h;
+  const RecognizedComm& q = pl.stages[stage].ops.comms[i];
+  const RecognizedComm& other = pl.stages[peer->second.first].ops.comms[peer->second.second];
+  const RecognizedComm& send = q.send ? q : other;
+  const RecognizedComm& recv = q.send ? other : q;
+  h.from = q.send ? stage : peer->second.first;
+  h.to = q.send ? peer->second.first : stage;
+  h.moved = std::max(q.start, other.start);
+  h.end = recv.end;
+  if (send.step >= 0) {
+    const auto& ops = index.ops[h.from];
+    if (auto it = ops.find(opKey(send.step, send.pass == OpKind::F ? 0 : 1, send.mb, send.chunk));
+        it != ops.end()) {
+      h.producerStage = h.from;
+      h.producerOp = it->second;
+    }
+  }
+  return h;
+}
+
 // Each op's input: the matched receive's end, else the producer's end; when the receive waited
 // on the device, when the data moved.
 void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::Schedule& layout,
@@ -261,6 +301,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
     TimeNs posted = kNoLaunch, sent = kNoArrival, sendPosted = kNoLaunch, queued = kNoArrival;
     bool onDevice = false, buffered = false;
     int pStage = -1, pOp = -1;
+    HeldBehind held;
     const int vs = layout.virtualStage(st.stage, o.op.chunk);
     const bool forward = o.op.kind == OpKind::F;
     const bool hasInput = o.op.kind != OpKind::W && (forward ? vs > 0 : vs < lastVs);
@@ -301,6 +342,18 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
           // The send was done before the receive began: NCCL had buffered the message (it fits
           // the receiver's FIFO), so the data did not wait for this receive to be posted.
           buffered = send.end <= c.start;
+          // The side that started last, if it was launched well before: it waited on its stream.
+          constexpr TimeNs kQueued = 50'000;
+          const bool receiverLast = c.start >= send.start;
+          const int side = receiverLast ? st.stage : peer->second.first;
+          const size_t sideComm = receiverLast ? ci : peer->second.second;
+          const RecognizedComm& late = receiverLast ? c : send;
+          if (!buffered && late.launch != kNoLaunch &&
+              late.start - late.launch > kQueued) {
+            if (auto q = endedAt(pl.stages[side].ops.comms, late.start, sideComm)) {
+              held = heldBehindOf(pl, index, side, *q);
+            }
+          }
         }
       }
     }
@@ -320,6 +373,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
     ss.sendQueuedBehind.push_back(queued);
     ss.producerStage.push_back(pOp >= 0 ? pStage : -1);
     ss.producerOp.push_back(pOp);
+    ss.heldBehind.push_back(held);
   }
 }
 

@@ -15,6 +15,17 @@ namespace bubblescope::analysis {
 
 inline constexpr TimeNs kNoArrival = INT64_MIN;
 
+// An input's data moved late because the kernel of one side (its receive's, or its send's) was
+// launched in time but started only as an earlier transfer on its stream ended (NCCL runs a pair's
+// messages on one stream, in order): that transfer's link, when its own data moved and when it
+// ended, and the op whose output it carried (producerStage -1: unknown). A slow link holds up
+// every message queued behind it, in both directions.
+struct HeldBehind {
+  int from = -1, to = -1;  // its link, sender -> receiver (-1: not held behind anything)
+  TimeNs moved = 0, end = 0;
+  int producerStage = -1, producerOp = -1;  // index into that stage's StageTrace::ops.ops
+};
+
 struct StageStep {
   int stage = 0;
   std::vector<int> ops;  // indexes into StageTrace::ops.ops, in start order
@@ -40,6 +51,8 @@ struct StageStep {
   // queue). Host-side sends (ranges) only: a kernel's queueing shows in its launch instead.
   std::vector<TimeNs> sendQueuedBehind;
   std::vector<int> producerStage, producerOp;
+  // The earlier transfer its input's data queued behind (HeldBehind::from < 0: none found).
+  std::vector<HeldBehind> heldBehind;
   IntervalList compute, comm, other;  // merged, clipped to [S, E]; comm and other exclude compute
   IntervalList hostActivity;          // unrecognised host ranges (stall evidence), merged
 };

@@ -37,12 +37,21 @@ bool haveXvfb() {
 }
 
 ProcessResult screenshot(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"/usr/bin/xvfb-run", "-a",  "-s", "-screen 0 1920x1080x24",
-                                   BUBBLESCOPE_BIN,     "view"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  ProcessOptions o;
-  o.timeout = std::chrono::seconds(90);
-  return runProcess(argv, o);
+  // xvfb-run -a takes the first free display from its --server-num on, but two started at once
+  // (ctest -j) can both find the same one free and one server fails to start: each test process
+  // starts its search at its own number, and a server that did not start is tried again.
+  ProcessResult r;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const int first = 100 + static_cast<int>(getpid() % 2000) * 4 + attempt * 9000;
+    std::vector<std::string> argv = {"/usr/bin/xvfb-run", "-a", "-n", std::to_string(first),
+                                     "-s", "-screen 0 1920x1080x24", BUBBLESCOPE_BIN, "view"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessOptions o;
+    o.timeout = std::chrono::seconds(90);
+    r = runProcess(argv, o);
+    if (r.exitCode == 0 || r.err.find("Xvfb failed to start") == std::string::npos) return r;
+  }
+  return r;
 }
 
 }  // namespace bubblescope::testing

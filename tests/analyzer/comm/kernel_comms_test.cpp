@@ -130,5 +130,66 @@ TEST(KernelComms, SendsOfOpsBeforeTheCaptureAreNotGivenToTheFirstOpItHolds) {
   EXPECT_EQ(ops.comms[0].start, 30);
 }
 
+// NCCL pairs a pair's n-th send with its n-th receive, in the sender's order: a 2-stage V whose
+// stage 1 runs B0 (chunk 1) before F1 (chunk 0) still receives F1's activations first, because
+// stage 0 sent them first. Read alone, stage 1 would give its second receive to B0 (its op order);
+// with stage 0 read beside it, each receive takes what its send carried.
+TEST(KernelComms, AReceiveCarriesWhatItsSendCarriedNotTheNextOpsInput) {
+  auto at = [](OpKind kind, int mb, int chunk, TimeNs start, TimeNs end) {
+    RecognizedOp o = op(kind, chunk, start, end);
+    o.op.mb = mb;
+    return o;
+  };
+  RankOps s0, s1;
+  //   stage 0: F0.0 0-1, F1.0 1-2, F0.1 4-5, B0.1 5-6; sends F0.0, F1.0, B0.1; receives F0.1
+  //   stage 1: F0.0 1.5-2.5, F0.1 2.5-3.5, B0.1 6.5-7.5, F1.0 8-9
+  s0.ops = {at(OpKind::F, 0, 0, 0, 10), at(OpKind::F, 1, 0, 10, 20), at(OpKind::F, 0, 1, 40, 50),
+            at(OpKind::B, 0, 1, 50, 60)};
+  s0.commKernels = {kernel(10, 12), kernel(20, 22), kernel(35, 37), kernel(60, 62)};
+  s1.ops = {at(OpKind::F, 0, 0, 15, 25), at(OpKind::F, 0, 1, 25, 35), at(OpKind::B, 0, 1, 65, 75),
+            at(OpKind::F, 1, 0, 80, 90)};
+  s1.commKernels = {kernel(10, 12), kernel(20, 22), kernel(35, 37), kernel(60, 62)};
+  CommMatches matches;
+  auto match = [&](uint32_t from, uint32_t sendKernel, uint32_t recvKernel, TimeNs posted) {
+    P2pMatch m;
+    m.sendKernel = {from, sendKernel};
+    m.recvKernel = {1 - from, recvKernel};
+    m.sendPosted = m.recvPosted = posted;
+    matches.p2p.push_back(m);
+  };
+  match(0, 0, 0, 10);
+  match(0, 1, 1, 20);
+  match(1, 2, 2, 35);
+  match(0, 3, 3, 60);
+  engine::Schedule layout;
+  layout.p = 2;
+  layout.v = 2;
+  layout.layout = engine::ChunkLayout::V;
+  commsFromKernels({KernelCommStage{&s0, 0, 0}, KernelCommStage{&s1, 1, 1}}, matches, {0, 1},
+                   layout);
+  ASSERT_EQ(s1.comms.size(), 4u);
+  // By start: receive F0.0, receive F1.0, send F0.1, receive B0.1.
+  EXPECT_FALSE(s1.comms[1].send);
+  EXPECT_EQ(s1.comms[1].pass, OpKind::F);
+  EXPECT_EQ(s1.comms[1].mb, 1);
+  EXPECT_EQ(s1.comms[1].chunk, 0);
+  EXPECT_FALSE(s1.comms[3].send);
+  EXPECT_EQ(s1.comms[3].pass, OpKind::B);
+  EXPECT_EQ(s1.comms[3].mb, 0);
+  EXPECT_EQ(s1.comms[3].chunk, 1);
+  // Stage 0's receive of F0.1 (chunk 1's forward coming back up the V) is what stage 1 sent.
+  ASSERT_EQ(s0.comms.size(), 4u);
+  EXPECT_FALSE(s0.comms[2].send);
+  EXPECT_EQ(s0.comms[2].pass, OpKind::F);
+  EXPECT_EQ(s0.comms[2].chunk, 1);
+
+  // Stage 1 read alone gives its second receive to the next op that takes an input from stage 0.
+  RankOps alone = s1;
+  alone.comms.clear();
+  commsFromKernels(alone, 1, 1, matches, {0, 1}, layout);
+  ASSERT_EQ(alone.comms.size(), 4u);
+  EXPECT_EQ(alone.comms[1].pass, OpKind::B);
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis
