@@ -1,36 +1,51 @@
 #include "analyzer/idle/gap_label.h"
 
+#include <string_view>
+
 #include "analyzer/idle/blame.h"
 
 namespace bubblescope::analysis {
 namespace {
 
 // What a class's piece of a gap is, when no dependency walk explains it: how the fill levels
-// (classify.h) found it.
-std::string reasonOf(IdleClass c, const std::string& hostRange) {
+// (classify.h) found it. Appended to `out`: a label is written for most gaps of a run, so it
+// builds one string, not a string per phrase.
+void appendReason(std::string& out, IdleClass c, const std::string& hostRange) {
   switch (c) {
     case IdleClass::Warmup:
-      return "for the pipeline to fill";
+      out += "for the pipeline to fill";
+      return;
     case IdleClass::Drain:
-      return "while the pipeline drains, as the schedule itself does";
+      out += "while the pipeline drains, as the schedule itself does";
+      return;
     case IdleClass::ScheduleBubble:
-      return "in a gap the schedule itself leaves";
+      out += "in a gap the schedule itself leaves";
+      return;
     case IdleClass::Imbalance:
-      return "because the stages' mean op costs differ (balanced stages would not wait)";
+      out += "because the stages' mean op costs differ (balanced stages would not wait)";
+      return;
     case IdleClass::Jitter:
-      return "because ops ran longer than their stage's mean";
+      out += "because ops ran longer than their stage's mean";
+      return;
     case IdleClass::CommStall:
-      return "beyond what the op costs explain, in late transfers";
+      out += "beyond what the op costs explain, in late transfers";
+      return;
     case IdleClass::HostStall:
-      return hostRange.empty() ? "beyond what the op costs explain, while the host was busy"
-                               : "beyond what the op costs explain, while the host was in '" +
-                                     hostRange + "'";
+      if (hostRange.empty()) {
+        out += "beyond what the op costs explain, while the host was busy";
+      } else {
+        out += "beyond what the op costs explain, while the host was in '";
+        out += hostRange;
+        out += '\'';
+      }
+      return;
     case IdleClass::DpSync:
-      return "at the DP sync, waiting for a replica that arrived later";
+      out += "at the DP sync, waiting for a replica that arrived later";
+      return;
     case IdleClass::OtherStall:
-      return "beyond what the op costs explain, with nothing in the trace to say why";
+      out += "beyond what the op costs explain, with nothing in the trace to say why";
+      return;
   }
-  return {};
 }
 
 }  // namespace
@@ -49,13 +64,26 @@ void labelGap(Gap& gap, const std::string& hostRange) {
   gap.dominant = largest;
   if (largest == b.cause) return;
   const std::string waited = waitedText(gap.stage, gap.idle);
-  const std::string walk =
-      b.text.starts_with(waited + " ") ? b.text.substr(waited.size() + 1) : b.text;
-  std::string text = waited + ", " + gapMs(gap.byClass[static_cast<int>(largest)]) + " of it " +
-                     reasonOf(largest, hostRange) + " (" + idleClassName(largest) + ")";
+  std::string_view walk = b.text;
+  if (walk.size() > waited.size() && walk.starts_with(waited) && walk[waited.size()] == ' ') {
+    walk.remove_prefix(waited.size() + 1);
+  }
   const TimeNs walked = gap.byClass[static_cast<int>(b.cause)];
+  std::string text;
+  text.reserve(waited.size() + 120 + hostRange.size() + (walked > 0 ? walk.size() + 24 : 0));
+  text += waited;
+  text += ", ";
+  text += gapMs(gap.byClass[static_cast<int>(largest)]);
+  text += " of it ";
+  appendReason(text, largest, hostRange);
+  text += " (";
+  text += idleClassName(largest);
+  text += ')';
   if (walked > 0) {
-    text += "; of the rest, " + gapMs(walked) + " " + walk;
+    text += "; of the rest, ";
+    text += gapMs(walked);
+    text += ' ';
+    text += walk;
     b.text = std::move(text);
     return;
   }
