@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -109,7 +110,17 @@ std::optional<int> screenshotUnderXvfb(const ViewOptions& o) {
   if (o.expand) argv.push_back("--expand");
   appendAnalysisArgs(o.analysis, argv);
   setenv("BUBBLESCOPE_VIEW_UNDER_XVFB", "1", 1);  // the child must not try again
-  return runChild(argv);
+  const int code = runChild(argv);
+  // xvfb-run exits 1 when its X server did not start (it has said why above); view itself never
+  // exits 1, the code `check` gives a regression. The screenshot was not taken: an environment
+  // failure, not the user's input.
+  if (code == kCheckFailed) {
+    std::cerr << "bubblescope: view: Xvfb could not start a virtual display for the screenshot ("
+              << xvfb << " failed; its message is above), so " << o.screenshot
+              << " was not written\n";
+    return kInternalError;
+  }
+  return code;
 }
 
 }  // namespace

@@ -37,9 +37,9 @@ bool haveXvfb() {
 }
 
 ProcessResult screenshot(const std::vector<std::string>& args) {
-  // xvfb-run -a takes the first free display from its --server-num on, but two started at once
-  // (ctest -j) can both find the same one free and one server fails to start: each test process
-  // starts its search at its own number, and a server that did not start is tried again.
+  // xvfb-run -a tries displays from its --server-num on, ten at most; test processes started at
+  // once (ctest -j) all begin at 99 and race for the same few: each starts its search at its own
+  // number, and a server that did not start is tried again.
   ProcessResult r;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const int first = 100 + static_cast<int>(getpid() % 2000) * 4 + attempt * 9000;

@@ -68,6 +68,27 @@ TEST(ViewCli, NoDisplaySuggestsScreenshotUnderXvfbOrAnalyze) {
   EXPECT_NE(r.err.find("bubblescope analyze"), std::string::npos) << r.err;
 }
 
+// An X server that cannot start is the machine's failure, not the user's input nor a
+// regression: exit 3 and say so, not xvfb-run's own exit 1 (check's regression code).
+TEST(ViewCli, XvfbThatCannotStartIsExitThreeAndSaysSo) {
+  TempDir tmp;
+  writeRun(tmp / "run");
+  const auto bin = tmp / "bin";
+  std::filesystem::create_directories(bin);
+  writeFile(bin / "xvfb-run",
+            "#!/bin/sh\necho 'xvfb-run: error: Xvfb failed to start' >&2\nexit 1\n");
+  std::filesystem::permissions(bin / "xvfb-run", std::filesystem::perms::owner_all);
+  ProcessOptions o;
+  o.unsetEnv = {"DISPLAY", "WAYLAND_DISPLAY", "BUBBLESCOPE_VIEW_UNDER_XVFB"};
+  o.env = {{"PATH", bin.string() + ":/usr/bin:/bin"}};
+  const auto png = tmp / "x.png";
+  const ProcessResult r = view({(tmp / "run").string(), "--screenshot", png.string()}, o);
+  EXPECT_EQ(r.exitCode, 3) << r.err;
+  EXPECT_NE(r.err.find("Xvfb could not start"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(png.string()), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(png));
+}
+
 TEST(ViewCli, DisplayThatCannotBeOpenedIsExitTwo) {
   TempDir tmp;
   writeRun(tmp / "run");
