@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -93,19 +92,19 @@ int runHang(const HangOptions& o) {
     run = loadRun(o.runs);
   }
   const analysis::hang::HangReport report = analysis::hang::analyzeHang(run);
-  std::ofstream file;
-  if (!o.output.empty()) {
-    file.open(o.output, std::ios::binary);
-    if (!file) throw UsageError(o.output + ": cannot be written");
-  }
-  std::ostream& out = o.output.empty() ? std::cout : file;
-  if (o.format == "json") {
-    out << analysis::hang::hangReportJson(report).dump(1) << "\n";
+  const auto write = [&](std::ostream& out) {
+    if (o.format == "json") {
+      out << analysis::hang::hangReportJson(report).dump(1) << "\n";
+    } else {
+      analysis::hang::printHangReport(report, out);
+    }
+  };
+  if (o.output.empty() || o.output == "-") {
+    write(std::cout);
   } else {
-    analysis::hang::printHangReport(report, out);
+    // The one writer: whole or not at all, never into a FIFO or a device node.
+    traces::writeOutputFile(o.output, write);
   }
-  out.flush();
-  if (!out) throw UsageError(o.output + ": cannot be written (disk full?)");
   return report.found() ? kCheckFailed : kOk;
 }
 

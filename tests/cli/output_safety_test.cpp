@@ -122,5 +122,40 @@ TEST(OutputSafety, ReportOntoAFifoIsRefusedWithoutBlocking) {
   EXPECT_TRUE(fs::is_fifo(tmp / "report.md"));
 }
 
+// `hang -o` goes through the same writer as every report (issue 28, rule 4): a FIFO is refused
+// without blocking, a device node is left alone, a full disk leaves no file.
+TEST(OutputSafety, HangReportOntoAFifoOrADeviceIsRefusedAndOnAFullDiskLeavesNoFile) {
+  TempDir tmp;
+  writeRun(tmp / "run");
+  ASSERT_EQ(::mkfifo((tmp / "hang.txt").c_str(), 0600), 0);
+  ProcessOptions o;
+  o.timeout = std::chrono::seconds(20);
+  const ProcessResult fifo =
+      runBubblescope({"hang", (tmp / "run").string(), "-o", (tmp / "hang.txt").string()}, o);
+  EXPECT_FALSE(fifo.timedOut);
+  expectRefused(fifo, tmp / "hang.txt");
+  EXPECT_TRUE(fs::is_fifo(tmp / "hang.txt"));
+
+  const ProcessResult device =
+      runBubblescope({"hang", (tmp / "run").string(), "-o", "/dev/null"}, o);
+  expectRefused(device, "/dev/null");
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+
+  fs::create_directory(tmp / "out");
+  const fs::path out = tmp / "out" / "hang.json";
+  const ProcessResult full = runProcess(underFileSizeLimit(
+      bubblescopeArgv({"hang", (tmp / "run").string(), "--format", "json", "-o", out.string()}),
+      0));
+  EXPECT_EQ(full.exitCode, 2) << full.err;
+  EXPECT_NE(full.err.find(out.string() + ": cannot be written"), std::string::npos) << full.err;
+  EXPECT_TRUE(namesIn(tmp / "out").empty());
+
+  // And a plain path gets the whole report.
+  const ProcessResult ok =
+      runBubblescope({"hang", (tmp / "run").string(), "-o", (tmp / "out" / "h.txt").string()});
+  EXPECT_EQ(ok.exitCode, 0) << ok.err;
+  EXPECT_GT(fs::file_size(tmp / "out" / "h.txt"), 0u);
+}
+
 }  // namespace
 }  // namespace bubblescope::testing

@@ -1,5 +1,7 @@
 #include "traces/import/run_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -49,7 +51,10 @@ WrittenRun importToDirectory(const Inputs& inputs, const fs::path& dir,
   WrittenRun out;
   try {
     out.files = importEach(inputs, options, [&](size_t index, RankTrace&& t) {
-      const fs::path temp = dir / (".importing-" + std::to_string(index) + ".sqlite");
+      // This process's own temporary name: two imports into one directory must not write into
+      // each other's files (each then publishes whole files, the last one's kept).
+      const fs::path temp = dir / (".importing-" + std::to_string(::getpid()) + "-" +
+                                   std::to_string(index) + ".sqlite");
       try {
         writeRankTrace(t, temp);
       } catch (...) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <future>
 
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -86,7 +87,44 @@ TEST(ImportCli, TracesWithoutRankIdsAreNumberedInNameOrderInTheirFiles) {
   EXPECT_EQ(run.ranks[0].file.filename(), "rank-00000.sqlite");
   EXPECT_EQ(run.ranks[0].meta.rank, 0);
   EXPECT_EQ(run.ranks[1].meta.rank, 1);
-  EXPECT_FALSE(std::filesystem::exists(dir / "run" / ".importing-0.sqlite"));
+  for (const auto& e : std::filesystem::directory_iterator(dir / "run")) {
+    EXPECT_FALSE(e.path().filename().string().starts_with(".importing")) << e.path();
+  }
+}
+
+// Two identical imports started at once into one new directory each write their own temporary
+// files (they shared `.importing-0.sqlite` and broke each other with "disk I/O error", issue 28):
+// both succeed and the run holds whole rank files.
+TEST(ImportCli, TwoImportsIntoOneDirectoryAtOnceBothSucceed) {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "in");
+  std::string events;
+  for (int i = 0; i < 20000; ++i) {
+    events += R"J(,{"ph": "X", "cat": "user_annotation", "name": "work", "pid": 7, "tid": 7,
+                  "ts": )J" + std::to_string(10 + 3 * i) + R"J(, "dur": 2})J";
+  }
+  const std::string trace =
+      R"J({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "user_annotation",
+          "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1, "dur": 1})J" + events + "]}";
+  writeFile(dir / "in" / "worker0.json", trace);
+  writeFile(dir / "in" / "worker1.json", trace);
+  const std::vector<std::string> args = {"import", "kineto", (dir / "in").string(), "-o",
+                                         (dir / "run").string()};
+  auto first = std::async(std::launch::async, [&] { return runBubblescope(args); });
+  auto second = std::async(std::launch::async, [&] { return runBubblescope(args); });
+  const auto a = first.get(), b = second.get();
+  // The second may find the first's files already there ("exists and is not empty"): refused
+  // cleanly, or both went through; never a broken file.
+  for (const auto* r : {&a, &b}) {
+    EXPECT_TRUE(r->exitCode == 0 || r->exitCode == 2) << r->err;
+    EXPECT_EQ(r->err.find("disk I/O error"), std::string::npos) << r->err;
+  }
+  EXPECT_TRUE(a.exitCode == 0 || b.exitCode == 0) << a.err << b.err;
+  const traces::Run run = traces::readRun(dir / "run");
+  EXPECT_EQ(run.ranks.size(), 2u);
+  for (const auto& e : std::filesystem::directory_iterator(dir / "run")) {
+    EXPECT_FALSE(e.path().filename().string().starts_with(".importing")) << e.path();
+  }
 }
 
 TEST(ImportCli, TheNsysFixturesTwoGpusBecomeTwoRankFiles) {
