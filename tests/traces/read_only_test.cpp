@@ -12,7 +12,9 @@
 #include <string>
 
 #include "tests/support/temp_dir.h"
+#include "traces/errors.h"
 #include "traces/import/detect_input.h"
+#include "traces/sqlite/read_only_open.h"
 #include "traces/sqlite/trace_reader.h"
 #include "traces/sqlite/trace_writer.h"
 
@@ -119,12 +121,39 @@ TEST_F(ReadOnlyTrace, ReadingAndDetectingLeaveTheDirectoryAsItWas) {
   EXPECT_EQ(listing(dir_), before);
 }
 
-TEST_F(ReadOnlyTrace, KilledWritersTraceIsReadWithoutAddingFiles) {
+// Not a file added, nor one changed: the killed writer's -shm is not rebuilt (its mtime moved on
+// every read, issue 28).
+TEST_F(ReadOnlyTrace, KilledWritersTraceIsReadWithoutAddingOrChangingFiles) {
   writeKilled(file_);
+  EXPECT_FALSE(sqlite::writerHolds(file_.string() + "-shm"));
   const auto before = listing(dir_);
   EXPECT_EQ(readRankTrace(file_).ranges.size(), 3000u);
-  EXPECT_EQ(listing(dir_).size(), before.size());
-  EXPECT_EQ(listing(dir_).count("rank-00000.sqlite"), 1u);
+  EXPECT_EQ(readRankMeta(file_).rank, 0);
+  EXPECT_EQ(listing(dir_), before);
+}
+
+// A running writer holds its -shm: its committed rows are read in place, through SQLite's WAL
+// protocol.
+TEST_F(ReadOnlyTrace, RunningWritersTraceIsReadInPlace) {
+  RankMeta meta;
+  meta.rank = 0;
+  TraceWriter w(file_, meta);
+  writeRanges(w, 2);
+  // This process holds the lock, which its own probe cannot see: a child reads.
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const bool held = sqlite::writerHolds(file_.string() + "-shm");
+    const auto plan = sqlite::planRead(file_);
+    ::_exit(held && plan.how == sqlite::ReadPlan::InPlace
+                ? static_cast<int>(readRankTrace(file_).ranges.size() / 1000)
+                : 100);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  w.close();
 }
 
 TEST_F(ReadOnlyTrace, CleanTraceReadsFromAReadOnlyDirectory) {
@@ -150,6 +179,23 @@ TEST_F(ReadOnlyTrace, WalWithoutItsShmReadsFromAReadOnlyDirectory) {
   const auto before = listing(dir_);
   EXPECT_EQ(thousandsReadFromReadOnly(file_), 3);
   EXPECT_EQ(listing(dir_), before);
+}
+
+// A killed writer's file copied without its -wal holds nothing yet: say the -wal is missing,
+// not that the file is not a trace (issue 28).
+TEST_F(ReadOnlyTrace, KilledWritersFileWithoutItsWalSaysTheWalIsMissing) {
+  writeKilled(file_);
+  fs::remove(file_.string() + "-wal");
+  fs::remove(file_.string() + "-shm");
+  try {
+    readRankTrace(file_);
+    FAIL() << "read a trace whose data is in a missing WAL";
+  } catch (const TraceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(file_.string()), std::string::npos) << what;
+    EXPECT_NE(what.find("rank-00000.sqlite-wal, which is missing"), std::string::npos) << what;
+    EXPECT_EQ(what.find("no meta table"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

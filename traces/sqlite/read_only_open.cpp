@@ -1,7 +1,9 @@
 #include "traces/sqlite/read_only_open.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <system_error>
@@ -28,12 +30,31 @@ std::string fileUri(const fs::path& file, const std::string& query) {
   return uri + "?" + query;
 }
 
+bool writerHolds(const fs::path& shm) {
+  // Every connection to a WAL database holds a read lock on the -shm's "dead man switch" byte
+  // while it is open (SQLite's os_unix.c: UNIX_SHM_DMS, byte 128 with 8 lock slots); a killed
+  // writer's locks went with its process.
+  constexpr off_t kDeadManSwitch = 128;
+  const int fd = ::open(shm.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct flock probe{};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  probe.l_start = kDeadManSwitch;
+  probe.l_len = 1;
+  const bool held = ::fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+  ::close(fd);
+  return held;
+}
+
 ReadPlan planRead(const fs::path& file) {
   std::error_code ec;
   const fs::path wal = file.string() + "-wal", shm = file.string() + "-shm";
   const auto walBytes = fs::file_size(wal, ec);
   if (ec || walBytes == 0) return {ReadPlan::InPlace, fileUri(file, "immutable=1")};
-  if (fs::exists(shm, ec)) return {ReadPlan::InPlace, fileUri(file, "mode=ro")};
+  // A running writer's WAL is read through its -shm, SQLite's own protocol. A killed writer's
+  // -shm would be rebuilt by the reader (written, its mtime changed): read a private copy.
+  if (fs::exists(shm, ec) && writerHolds(shm)) return {ReadPlan::InPlace, fileUri(file, "mode=ro")};
   return {ReadPlan::Snapshot, {}};
 }
 

@@ -93,8 +93,23 @@ void requireIntegers(const Statement& st, const fs::path& file, std::string_view
   }
 }
 
+// A WAL-mode database (file header bytes 18 and 19 are 2) keeps what was written since its last
+// checkpoint in its -wal file: without it, a trace copied alone looks empty.
+bool walModeWithoutItsWal(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  char header[20] = {};
+  if (!in.read(header, sizeof header)) return false;
+  std::error_code ec;
+  return header[18] == 2 && header[19] == 2 && !fs::exists(file.string() + "-wal", ec);
+}
+
 RankMeta loadMeta(Database& db, const fs::path& file) {
   if (!db.hasTable("meta")) {
+    if (walModeWithoutItsWal(file)) {
+      throw TraceError(file, "holds no trace yet: what its writer wrote is in its write-ahead log " +
+                                 file.filename().string() +
+                                 "-wal, which is missing (copy the -wal file with the trace)");
+    }
     throw TraceError(file, "a SQLite database but not a bubblescope trace (no meta table)");
   }
   std::unordered_map<std::string, std::string> kv;
