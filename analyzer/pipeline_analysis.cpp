@@ -82,12 +82,36 @@ void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::
   }
 }
 
+// Each common step's transfers (by index into pl.transfers), by the step their receive is in:
+// found once, so that a step costs what it holds (10^5 steps: a scan of every transfer per step
+// is quadratic, issue 28).
+std::vector<std::vector<int>> transfersByStepOf(const PipelineTrace& pl) {
+  std::vector<std::vector<int>> byStep(pl.stepNumbers.size());
+  std::vector<std::vector<int>> commonOf(pl.p);  // per stage: its step index -> common step
+  for (int s = 0; s < pl.p; ++s) {
+    commonOf[s].assign(pl.stages[s].ops.steps.size(), -1);
+    for (size_t k = 0; k < pl.stepNumbers.size(); ++k) {
+      const int local = pl.stepIndex[s][k];
+      if (local >= 0) commonOf[s][static_cast<size_t>(local)] = static_cast<int>(k);
+    }
+  }
+  for (size_t i = 0; i < pl.transfers.size(); ++i) {
+    const Transfer& t = pl.transfers[i];
+    const int local = pl.stages[t.toStage].ops.comms[t.recv].step;
+    if (local < 0 || static_cast<size_t>(local) >= commonOf[t.toStage].size()) continue;
+    if (const int k = commonOf[t.toStage][static_cast<size_t>(local)]; k >= 0) {
+      byStep[static_cast<size_t>(k)].push_back(static_cast<int>(i));
+    }
+  }
+  return byStep;
+}
+
 // One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
 // classified per stage, its gaps blamed, its ops and transfers recorded. Returns why the simulator
 // could not re-run it ("" when it could); such a step is left out.
 std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const MeanCosts& costs,
-                        const DpWaits* dpWaits, PipelineResult& out, StepTimes& times,
-                        CauseTally& causes) {
+                        const DpWaits* dpWaits, const std::vector<int>& transfersOfStep,
+                        PipelineResult& out, StepTimes& times, CauseTally& causes) {
   const engine::Schedule order = observedSchedule(pl, view);
   std::string why;
   auto ideal = simulateStep(pl, view, order, costs, Scenario::Ideal, out.transferMedian, -1, &why);
@@ -135,25 +159,30 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
     out.stages[s].total += split;
     out.total += split;
   }
-  // Gaps name the op that ended them by its index in `ops` below.
+  // Gaps name the op that ended them by its index in `ops` below. A step's ops are a stretch of
+  // the stage's: indexed from the first, so a step costs what it holds, not the steps before it.
   std::vector<std::vector<int>> recordOf(pl.p);
+  std::vector<int> firstOp(pl.p, 0);
   for (const StageStep& ss : indexed.stages) {
+    if (ss.ops.empty()) continue;
+    const auto [lo, hi] = std::minmax_element(ss.ops.begin(), ss.ops.end());
+    firstOp[ss.stage] = *lo;
+    recordOf[ss.stage].assign(static_cast<size_t>(*hi - *lo + 1), -1);
     for (int i : ss.ops) {
       const auto& o = pl.stages[ss.stage].ops.ops[i];
-      if (recordOf[ss.stage].size() <= static_cast<size_t>(i)) recordOf[ss.stage].resize(i + 1, -1);
-      recordOf[ss.stage][i] = static_cast<int>(out.ops.size());
+      recordOf[ss.stage][i - *lo] = static_cast<int>(out.ops.size());
       out.ops.push_back({o.op, ss.stage, stepIndex, o.start, o.end, costs.idealOf(o.op)});
     }
   }
   for (size_t g = firstGap; g < out.gaps.size(); ++g) {
     Gap& gap = out.gaps[g];
-    if (gap.nextOp >= 0) gap.nextOp = recordOf[gap.stage][gap.nextOp];
+    if (gap.nextOp >= 0) gap.nextOp = recordOf[gap.stage][gap.nextOp - firstOp[gap.stage]];
   }
   const size_t firstTransfer = out.transfers.size();
-  for (const Transfer& t : pl.transfers) {
+  for (int ti : transfersOfStep) {
+    const Transfer& t = pl.transfers[ti];
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
     const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
-    if (recv.step != pl.stepIndex[t.toStage][view.index]) continue;
     out.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, stepIndex, send.start,
                              send.end, recv.start, recv.end});
   }
@@ -297,8 +326,10 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   CauseTally causes;
   causes.imbalancedStage = mostImbalancedStage(costs);
   std::string firstRefusal;  // the simulator's reason for the first step it could not re-run
+  const std::vector<std::vector<int>> transfersByStep = transfersByStepOf(pl);
   for (const StepView& view : views) {
-    const std::string why = analyzeStep(pl, view, costs, dpWaits, out, times, causes);
+    const std::string why =
+        analyzeStep(pl, view, costs, dpWaits, transfersByStep[view.index], out, times, causes);
     if (why.empty()) continue;
     warnings.push_back("step " + std::to_string(view.number) +
                        ": its op order cannot be re-run by the simulator (" + why +

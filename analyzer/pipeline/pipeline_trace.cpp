@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "analyzer/comm/kernel_comms.h"
 #include "analyzer/pipeline/clock_align.h"
@@ -122,13 +123,17 @@ void findCommonSteps(PipelineTrace& pl, const PipelineOptions& options) {
                           " step(s) not present on every stage were left out");
   }
   pl.stepIndex.assign(pl.p, std::vector<int>(pl.stepNumbers.size(), -1));
+  // Each stage's first marker of each number, looked up once per step (10^6 steps: a scan of the
+  // markers per step is quadratic, issue 28).
   for (const auto& st : pl.stages) {
+    std::unordered_map<int64_t, int> first;
+    first.reserve(st.ops.steps.size());
+    for (size_t i = 0; i < st.ops.steps.size(); ++i) {
+      first.try_emplace(st.ops.steps[i].number, static_cast<int>(i));
+    }
     for (size_t k = 0; k < pl.stepNumbers.size(); ++k) {
-      for (size_t i = 0; i < st.ops.steps.size(); ++i) {
-        if (st.ops.steps[i].number == pl.stepNumbers[k]) {
-          pl.stepIndex[st.stage][k] = static_cast<int>(i);
-          break;
-        }
+      if (auto it = first.find(pl.stepNumbers[k]); it != first.end()) {
+        pl.stepIndex[st.stage][k] = it->second;
       }
     }
   }
