@@ -48,9 +48,16 @@ BlameWalker::BlameWalker(const PipelineTrace& pl, const StepView& step, const Me
       costs_(costs),
       transfer_(transfer),
       measuredCosts_(measuredCosts),
-      posOf_(pl.p) {
+      posOf_(pl.p),
+      freeAt_(pl.p) {
   for (const StageStep& ss : step.stages) {
-    for (size_t j = 0; j < ss.ops.size(); ++j) posOf_[ss.stage][ss.ops[j]] = static_cast<int>(j);
+    auto& free = freeAt_[ss.stage];
+    free.reserve(ss.ops.size() + 1);
+    free.push_back(step.start);
+    for (size_t j = 0; j < ss.ops.size(); ++j) {
+      posOf_[ss.stage][ss.ops[j]] = static_cast<int>(j);
+      free.push_back(std::max(free.back(), op(ss.stage, static_cast<int>(j)).end));
+    }
   }
 }
 
@@ -75,8 +82,7 @@ TimeNs BlameWalker::upstreamDelay(int stage, int pos) const {
 
 TimeNs BlameWalker::readyTime(int stage, int pos) const {
   const StageStep& ss = step_.stages[stage];
-  TimeNs prevEnd = step_.start;
-  for (int j = 0; j < pos; ++j) prevEnd = std::max(prevEnd, op(stage, j).end);
+  const TimeNs prevEnd = freeAt_[stage][pos];
   const TimeNs arrival = ss.arrival[pos];
   return arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
 }
@@ -250,8 +256,7 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) 
   for (int depth = 0; depth < limit; ++depth) {
     const RecognizedOp& o = op(stage, pos);
     const StageStep& ss = step_.stages[stage];
-    TimeNs prevEnd = step_.start;
-    for (int j = 0; j < pos; ++j) prevEnd = std::max(prevEnd, op(stage, j).end);
+    const TimeNs prevEnd = freeAt_[stage][pos];
     const TimeNs arrival = ss.arrival[pos];
     const TimeNs ready = arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
     const TimeNs tol = tolerance(o.op);

@@ -81,6 +81,9 @@ class BlameWalker {
   TimeNs transfer_;
   const engine::SimResult& measuredCosts_;
   std::vector<std::unordered_map<int, int>> posOf_;  // per stage: op index -> position
+  // Per stage: when it was free of the ops before each position (the step's start, then the
+  // latest end so far), so a walk's step costs the same at any position.
+  std::vector<std::vector<TimeNs>> freeAt_;
 };
 
 }  // namespace bubblescope::analysis
