@@ -82,6 +82,7 @@ Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) 
   // (dp, stage) of every rank, from the best source that covers them all.
   std::vector<std::pair<int, int>> place(run.ranks.size(), {-1, -1});
   std::optional<int> ppSize;
+  size_t ppSizeFrom = 0;  // the rank that said it
   bool all = true;
   for (size_t i : piped) {
     auto s = extraInt(run.ranks[i], "BUBBLESCOPE_PP_RANK");
@@ -90,7 +91,10 @@ Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) 
       break;
     }
     place[i] = {extraInt(run.ranks[i], "BUBBLESCOPE_DP_RANK").value_or(0), *s};
-    if (auto p = extraInt(run.ranks[i], "BUBBLESCOPE_PP_SIZE")) ppSize = *p;
+    if (auto p = extraInt(run.ranks[i], "BUBBLESCOPE_PP_SIZE")) {
+      ppSize = *p;
+      ppSizeFrom = i;
+    }
   }
   topo.source = "metadata";
   auto fromPerRank = [&](const char* source, auto stageOf) {
@@ -123,27 +127,41 @@ Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) 
   for (size_t i : piped) grid[place[i].first][place[i].second].push_back(i);
   int maxStage = 0;
   for (auto& [dp, stages] : grid) maxStage = std::max(maxStage, stages.rbegin()->first);
-  topo.pp = ppSize.value_or(maxStage + 1);
+  // A size read from a trace is checked before it sizes anything (issue 28): a pipeline's stages
+  // are checked against the ranks that say they hold them, and only a pipeline with a rank for
+  // every stage (so no longer than the run's ranks) is laid out.
+  const int64_t pp = ppSize ? int64_t{*ppSize} : int64_t{maxStage} + 1;
+  if (pp < 1) {
+    throw AnalysisInputError(run.dir.string() + ": " + fileName(run.ranks[ppSizeFrom]) +
+                             " says extra.BUBBLESCOPE_PP_SIZE = " + std::to_string(pp) +
+                             ": a pipeline has at least one stage");
+  }
+  for (auto& [dp, stages] : grid) {
+    int64_t next = 0;  // the first stage not yet seen
+    for (auto& [stage, ranks] : stages) {
+      if (stage < 0 || stage >= pp) {
+        throw AnalysisInputError(run.dir.string() + ": " + fileName(run.ranks[ranks[0]]) +
+                                 " says stage " + std::to_string(stage) + " of a " +
+                                 std::to_string(pp) + "-stage pipeline");
+      }
+      if (stage > next) break;
+      next = stage + 1;
+    }
+    if (next < pp) {
+      throw AnalysisInputError(run.dir.string() + ": missing ranks: pipeline " +
+                               std::to_string(dp) + " has no trace for stage " +
+                               std::to_string(next) + " of " + std::to_string(pp));
+    }
+  }
+  topo.pp = static_cast<int>(pp);  // every stage has a rank: pp <= the run's ranks
   for (auto& [dp, stages] : grid) {
     std::vector<std::vector<size_t>> row(topo.pp);
     for (auto& [stage, ranks] : stages) {
-      if (stage < 0 || stage >= topo.pp) {
-        throw AnalysisInputError(run.dir.string() + ": " + fileName(run.ranks[ranks[0]]) +
-                                 " says stage " + std::to_string(stage) + " of a " +
-                                 std::to_string(topo.pp) + "-stage pipeline");
-      }
       // The slowest rank of a TP group represents the stage.
       std::stable_sort(ranks.begin(), ranks.end(),
                        [&](size_t a, size_t b) { return busyTime(ops[a]) > busyTime(ops[b]); });
       topo.tp = std::max<int>(topo.tp, static_cast<int>(ranks.size()));
       row[stage] = ranks;
-    }
-    for (int s = 0; s < topo.pp; ++s) {
-      if (row[s].empty()) {
-        throw AnalysisInputError(run.dir.string() + ": missing ranks: pipeline " +
-                                 std::to_string(dp) + " has no trace for stage " +
-                                 std::to_string(s) + " of " + std::to_string(topo.pp));
-      }
     }
     topo.ranksOf.push_back(std::move(row));
     topo.dpRanks.push_back(dp);
