@@ -7,6 +7,7 @@
 
 #include "tests/analyzer/hand_pipeline.h"
 #include "tests/analyzer/idle/hand_steps.h"
+#include "tests/analyzer/idle/step_analysis.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -15,6 +16,7 @@ using testing::HandPipeline;
 using testing::kBW0;
 using testing::kF0;
 using testing::kMs;
+using testing::StepAnalysis;
 
 TEST(MeanCosts, IdealIsTheMeanOverAllStagesAndStageTheMeanOnEachStage) {
   const PipelineTrace pl = testing::slowSecondStage().build();
@@ -61,6 +63,33 @@ struct SimCase {
   TimeNs transfer;
   TimeNs makespan;
 };
+
+// Microbatch ids are labels, not a count (issue 28): ids 0 and 5,000,000 are two microbatches,
+// not a 5,000,001-microbatch schedule; a step cut short keeps the count its ids span.
+TEST(ObservedSchedule, SparseMicrobatchIdsAreNumberedNotCounted) {
+  HandPipeline h(2);
+  const Op f0{OpKind::F, 0, 0}, fFar{OpKind::F, 5'000'000, 0};
+  const Op b0{OpKind::BW, 0, 0}, bFar{OpKind::BW, 5'000'000, 0};
+  h.op(0, f0, 0, 2 * kMs).op(0, fFar, 2 * kMs, 4 * kMs);
+  h.op(0, b0, 12 * kMs, 16 * kMs).op(0, bFar, 16 * kMs, 20 * kMs);
+  h.op(1, f0, 2 * kMs, 4 * kMs).op(1, fFar, 4 * kMs, 6 * kMs);
+  h.op(1, b0, 6 * kMs, 10 * kMs).op(1, bFar, 10 * kMs, 14 * kMs);
+  const StepAnalysis sparse(h.build());
+  const engine::Schedule order = observedSchedule(sparse.pl, sparse.view());
+  EXPECT_EQ(order.m, 2);
+  EXPECT_EQ(order.stages[0][1].mb, 1);
+  EXPECT_EQ(order.stages[1][3].mb, 1);
+
+  // A step holding microbatches 1 and 2 only (its start cut off) still counts 3.
+  HandPipeline cut(2);
+  const Op f1{OpKind::F, 1, 0}, f2{OpKind::F, 2, 0}, b1{OpKind::BW, 1, 0}, b2{OpKind::BW, 2, 0};
+  cut.op(0, f1, 0, 2 * kMs).op(0, f2, 2 * kMs, 4 * kMs);
+  cut.op(0, b1, 12 * kMs, 16 * kMs).op(0, b2, 16 * kMs, 20 * kMs);
+  cut.op(1, f1, 2 * kMs, 4 * kMs).op(1, f2, 4 * kMs, 6 * kMs);
+  cut.op(1, b1, 6 * kMs, 10 * kMs).op(1, b2, 10 * kMs, 14 * kMs);
+  const StepAnalysis partial(cut.build());
+  EXPECT_EQ(observedSchedule(partial.pl, partial.view()).m, 3);
+}
 
 TEST(SimulateStep, EachScenarioRunsTheObservedOrderWithItsCosts) {
   // GPipe 2x2, stage 0 at F 2 / BW 4 ms, stage 1 at F 4 / BW 8 ms; ideal F 3 / BW 6 ms.
