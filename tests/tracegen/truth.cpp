@@ -5,6 +5,8 @@
 #include <numeric>
 #include <utility>
 
+#include "tests/tracegen/p2p_order.h"
+
 namespace bubblescope::tracegen {
 namespace {
 
@@ -64,16 +66,16 @@ TimeNs median(std::vector<TimeNs> v) {
 }  // namespace
 
 JobSpec idealSpec(const JobSpec& spec) {
-  // Per kind, over both chunks under ZB-V: the chunks' costs differ only by jitter.
-  const bool v = spec.schedule == JobSchedule::ZbV;
-  const std::vector<PassKind> kinds = v ? std::vector{PassKind::F, PassKind::B, PassKind::W}
-                                        : std::vector{PassKind::F, PassKind::BW};
+  // Per kind, over every chunk: the chunks' costs differ only by jitter.
+  const std::vector<PassKind> kinds = spec.schedule == JobSchedule::ZbV
+                                          ? std::vector{PassKind::F, PassKind::B, PassKind::W}
+                                          : std::vector{PassKind::F, PassKind::BW};
   std::map<PassKind, TimeNs> sum;
   int64_t n = 0;
   for (int s = 0; s < spec.p; ++s) {
     for (int k = 0; k < spec.steps; ++k) {
       for (int mb = 0; mb < spec.m; ++mb) {
-        for (int chunk = 0; chunk < (v ? 2 : 1); ++chunk) {
+        for (int chunk = 0; chunk < chunksPerStage(spec); ++chunk) {
           for (PassKind pass : kinds) sum[pass] += opCost(spec, {s, k, pass, mb, chunk});
           ++n;
         }
@@ -81,14 +83,12 @@ JobSpec idealSpec(const JobSpec& spec) {
     }
   }
   std::vector<TimeNs> transfers;
-  for (int s = 0; s + 1 < spec.p; ++s) {
-    for (auto [from, to] : {std::pair{s, s + 1}, std::pair{s + 1, s}}) {
-      TimeNs t = spec.transfer;
-      for (const SlowLink& l : spec.slowLinks) {
-        if (l.from == from && l.to == to) t += l.extra;
-      }
-      transfers.push_back(t);  // every link carries m transfers a step: one entry stands for all
+  for (auto [from, to] : links(spec)) {
+    TimeNs t = spec.transfer;
+    for (const SlowLink& l : spec.slowLinks) {
+      if (l.from == from && l.to == to) t += l.extra;
     }
+    transfers.push_back(t);  // one entry stands for all the link carries
   }
   JobSpec ideal = spec;
   for (PassKind pass : kinds) {
