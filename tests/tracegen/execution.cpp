@@ -297,7 +297,9 @@ class Model {
           }
         }
         const int peer = tl.calls[batch.front()].peer;
-        const int stream = spec_.sharedP2pStream ? 2 : 2 + peer;
+        const int stream = !spec_.p2pStreamsQueue ? 2 + spec_.p + a.index
+                           : spec_.sharedP2pStream ? 2
+                                                   : 2 + peer;
         const int item = launch(r, cpu + kCallLaunchAt, Item::P2P, stream, transfer, wait);
         cpu += kCallHost;
         items_[item].receives = std::any_of(batch.begin(), batch.end(), [&](int ci) {

@@ -52,7 +52,8 @@ enum class KernelKind : uint8_t { Compute, SendRecv, AllReduce, Optimizer };
 struct Kernel {
   TimeNs start = 0, end = 0;
   KernelKind kind = KernelKind::Compute;
-  int stream = 0;  // 0 compute, 1 collectives, 2 + peer rank: that pair's p2p stream
+  int stream = 0;  // 0 compute, 1 collectives, 2 + peer rank: that pair's p2p stream (2 + p +
+                   // batch: the batch's own, JobSpec::p2pStreamsQueue)
   uint32_t correlation = 0;
   int owner = -1;            // Compute: into ops; SendRecv: into batches; AllReduce: into calls;
                              // Optimizer: the step

@@ -64,11 +64,14 @@ TEST(InterleavedModel, SendsAndReceivesPairUpInOrderOnEveryLinkAndTheWrap) {
             spec.steps * spec.m * 2 * (2 * spec.p - 1));
 }
 
-// Interleaving's point: the bubble of 1F1B on the same model, (p - 1)(t_f + t_b), divided by v.
-TEST(InterleavedModel, FaultFreeJobIsItsOwnIdealWithAFractionOfOneF1BsBubble) {
+// A fault-free job is its ideal but for its pairs' messages, posted alone, queueing on each pair's
+// stream (the ideal moves each on its own: truth.h): about 1% at p = 4. Interleaving's point: the
+// bubble of 1F1B on the same model, (p - 1)(t_f + t_b), divided by v.
+TEST(InterleavedModel, FaultFreeJobLosesOnlyItsQueuedTransfersAndAFractionOfOneF1BsBubble) {
   const JobSpec spec = interleavedSpec(4, 8);
   const Truth t = truthOf(execute(spec));
-  EXPECT_NEAR(t.slowdown, 1.0, 1e-6);
+  EXPECT_GT(t.slowdown, 1.005);
+  EXPECT_LT(t.slowdown, 1.02);
   JobSpec chain = spec;
   chain.schedule = JobSchedule::OneF1B;
   chain.costF = 2 * spec.costF;  // one stage of the chain holds both chunks

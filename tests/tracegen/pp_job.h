@@ -111,6 +111,9 @@ struct JobSpec {
   // or one stream for both peers (torch >= 2.1 batches p2p on the group's communicator: its one
   // NCCL stream serialises the batches to the previous and the next stage).
   bool sharedP2pStream = false;
+  // false: every message on a stream of its own, none waiting behind another (the truth's ideal
+  // of a schedule that posts each message alone, truth.h).
+  bool p2pStreamsQueue = true;
   // The step's tail: the grad-norm all-reduce across the pipeline's stages (transfer part), then
   // the optimizer's kernels.
   TimeNs allReduce = 300'000;

@@ -106,7 +106,11 @@ JobSpec idealSpec(const JobSpec& spec) {
   // As the ideal schedule moves data (analysis.md §3, §5): each transfer in its transfer time from
   // when both sides are ready. Posted alone, a pair's two messages queue one behind the other on
   // the pair's stream, which fused posts would win back: that is the job's, not the ideal's.
+  // ZB-V and interleaved 1F1B post each message alone whatever fuseP2p says: their ideal moves each
+  // on a stream of its own, none waiting behind another. One stream for both peers queues them
+  // whatever the posts: that stays the stack's, in the ideal too, as under 1F1B.
   ideal.fuseP2p = true;
+  ideal.p2pStreamsQueue = chunksPerStage(spec) == 1 || spec.sharedP2pStream;
   return ideal;
 }
 
