@@ -2,6 +2,7 @@
 
 #include "tests/tracegen/memory_model.h"
 #include "tests/tracegen/op_labels.h"
+#include "tests/tracegen/p2p_order.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -40,11 +41,10 @@ class Planner {
     plan_.rank = rank;
     plan_.worldSize = s.p;
     plan_.device = static_cast<uint32_t>(rank % 8);
-    // The pipeline's communicator, then one per neighbour: ranks within a pair are ordered by
+    // The pipeline's communicator, then one per peer: ranks within a pair are ordered by
     // global rank, as torch orders a p2p communicator's two members.
     plan_.comms.push_back({"pipeline", s.p, rank});
-    for (int peer : {rank - 1, rank + 1}) {
-      if (peer < 0 || peer >= s.p) continue;
+    for (int peer : peers(s, rank)) {
       const int lo = std::min(rank, peer), hi = std::max(rank, peer);
       commOfPeer_[peer] = static_cast<int>(plan_.comms.size());
       plan_.comms.push_back(

@@ -30,6 +30,13 @@ double unitNoise(uint64_t seed, const OpId& op) {
   return static_cast<double>(x >> 11) / static_cast<double>(1ull << 53);  // [0, 1)
 }
 
+// The chunk a message left from: a receive names its own op, whose input the looped layout's
+// wrap sends from the other chunk.
+int sentFromChunk(const JobSpec& spec, int rank, const NcclCall& c) {
+  if (c.kind == CallKind::Send) return c.chunk;
+  return inputOf(spec, rank, {c.pass, c.mb, c.chunk}).op.chunk;
+}
+
 // One piece of GPU work.
 struct Item {
   enum Kind { Compute, P2P, Coll } kind = Compute;
@@ -94,8 +101,9 @@ class Model {
   void plan(int r) {
     auto& prog = programs_[r];
     auto& tl = out_.ranks[r];
-    const bool v = spec_.schedule == JobSchedule::ZbV;
-    const std::vector<RankAction> zbV = v ? zbVProgram(spec_, r) : std::vector<RankAction>{};
+    const bool multiChunk = chunksPerStage(spec_) > 1;
+    const std::vector<RankAction> program =
+        multiChunk ? multiChunkProgram(spec_, r) : std::vector<RankAction>{};
     for (int k = 0; k < spec_.steps; ++k) {
       const int stepRange = addRange(r, HostKind::ProfilerStep, k);
       prog.push_back({Action::Begin, HostKind::ProfilerStep, stepRange});
@@ -138,9 +146,9 @@ class Model {
         prog.push_back({Action::LaunchOp, HostKind::PipelineOp, op});
         prog.push_back({Action::End, HostKind::PipelineOp, opRange});
       };
-      if (v) {
+      if (multiChunk) {
         // Each send and receive alone, in the order its pair shares (p2p_order.h).
-        for (const RankAction& a : zbV) {
+        for (const RankAction& a : program) {
           if (a.kind == RankAction::Run) {
             run(a.op);
             continue;
@@ -289,7 +297,9 @@ class Model {
           }
         }
         const int peer = tl.calls[batch.front()].peer;
-        const int stream = spec_.sharedP2pStream ? 2 : 2 + peer;
+        const int stream = !spec_.p2pStreamsQueue ? 2 + spec_.p + a.index
+                           : spec_.sharedP2pStream ? 2
+                                                   : 2 + peer;
         const int item = launch(r, cpu + kCallLaunchAt, Item::P2P, stream, transfer, wait);
         cpu += kCallHost;
         items_[item].receives = std::any_of(batch.begin(), batch.end(), [&](int ci) {
@@ -312,7 +322,8 @@ class Model {
           if (auto it = pending_.find(k); it != pending_.end()) {
             const auto [otherItem, otherRank, otherCall] = it->second;
             const NcclCall& o = out_.ranks[otherRank].calls[otherCall];
-            if (o.step != c.step || o.pass != c.pass || o.mb != c.mb || o.chunk != c.chunk) {
+            if (o.step != c.step || o.pass != c.pass || o.mb != c.mb ||
+                sentFromChunk(spec_, otherRank, o) != sentFromChunk(spec_, r, c)) {
               throw std::logic_error(
                   "tracegen: a pair's sends and receives are posted in different orders");
             }

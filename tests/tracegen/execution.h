@@ -1,13 +1,14 @@
 #pragma once
 // The execution model: what every rank's CPU thread and GPU streams did when a JobSpec ran, as
-// PyTorch's Schedule1F1B or ScheduleZBVZeroBubble drives ProcessGroupNCCL (our model of that
-// stack, not a trace of it):
+// PyTorch's Schedule1F1B, ScheduleZBVZeroBubble or ScheduleInterleaved1F1B drives
+// ProcessGroupNCCL (our model of that stack, not a trace of it):
 // - the CPU thread runs ahead of the GPU: it enqueues each op's kernels on the compute stream
 //   and its sends and receives in batches (batch_isend_irecv). 1F1B: an op's output is sent
 //   together with the next op's input when both go to the same peer (fwd_send_bwd_recv,
-//   bwd_send_fwd_recv), else alone (and always alone without JobSpec::fuseP2p). ZB-V: each send and receive alone, a pair's messages in the
-//   order both sides share (p2p_order.h). A batch is one NCCL group: one call per send or
-//   receive, then one fused ncclDevKernel_SendRecv on the stream of that pair of ranks;
+//   bwd_send_fwd_recv), else alone (and always alone without JobSpec::fuseP2p). ZB-V and
+//   interleaved 1F1B: each send and receive alone, a pair's messages in the order both sides
+//   share (p2p_order.h). A batch is one NCCL group: one call per send or receive, then one
+//   fused ncclDevKernel_SendRecv on the stream of that pair of ranks;
 // - a batch's kernel starts when its stream is free and, if it sends, when the compute that made
 //   the data is done; it then spins until the peer's matching batch kernel has started, the
 //   transfer runs, and both kernels end when it is done. The compute that needs received data
@@ -51,7 +52,8 @@ enum class KernelKind : uint8_t { Compute, SendRecv, AllReduce, Optimizer };
 struct Kernel {
   TimeNs start = 0, end = 0;
   KernelKind kind = KernelKind::Compute;
-  int stream = 0;  // 0 compute, 1 collectives, 2 + peer rank: that pair's p2p stream
+  int stream = 0;  // 0 compute, 1 collectives, 2 + peer rank: that pair's p2p stream (2 + p +
+                   // batch: the batch's own, JobSpec::p2pStreamsQueue)
   uint32_t correlation = 0;
   int owner = -1;            // Compute: into ops; SendRecv: into batches; AllReduce: into calls;
                              // Optimizer: the step
@@ -64,7 +66,8 @@ struct NcclCall {
   CallKind kind = CallKind::Send;
   int peer = -1;  // global rank of the other side (send, recv)
   // What a send/recv carries: activations (F) or gradients (BW, or B under ZB-V), of the
-  // microbatch and chunk (the same on both sides: the V turns within the last stage).
+  // microbatch, and the chunk of this side's op (the same on both sides but where interleaving's
+  // loop wraps from the last stage's chunk 0 to stage 0's chunk 1: p2p_order.h's inputOf).
   PassKind pass = PassKind::F;
   int mb = 0, chunk = 0, step = 0;
   uint64_t seq = 0;  // per process group and kind, from 1 (as c10d numbers them)

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "tests/tracegen/interleaved_order.h"
+
 namespace bubblescope::tracegen {
 namespace {
 
@@ -88,18 +90,14 @@ void tail(std::vector<Action>& a) {
 }
 
 // Megatron's forward_backward_pipelining_with_interleaving on stage s: v chunks per stage,
-// virtual stage c * p + s; op k of a pass is chunk (k mod pv) / p (reversed for backward) of
-// microbatch (k / pv) * p + k mod p. Each op receives its input (blocking) and sends its output
-// (asynchronously) on its own.
+// virtual stage c * p + s, in the order interleaved_order.h gives. Each op receives its input
+// (blocking) and sends its output (asynchronously) on its own.
 std::vector<Action> interleavedStep(int s, int p, int m, int v) {
   std::vector<Action> a;
   a.push_back({Action::DataLoad, "data-load"});
-  const int total = m * v;
-  const int warm = std::min(total, (p - s - 1) * 2 + (v - 1) * p);
-  auto op = [&](char pass, int k) {
-    const int group = k % (p * v);
-    const int chunk = pass == 'F' ? group / p : v - 1 - group / p;
-    const int mb = (k / (p * v)) * p + k % p;
+  for (const StageOp& o : interleavedOrder(p, m, v, s)) {
+    const char pass = o.pass == PassKind::F ? 'F' : 'B';
+    const int chunk = o.chunk, mb = o.mb;
     const int vs = chunk * p + s, last = p * v - 1;
     const bool fwd = pass == 'F';
     const int from = fwd ? vs - 1 : vs + 1, to = fwd ? vs + 1 : vs - 1;
@@ -122,13 +120,7 @@ std::vector<Action> interleavedStep(int s, int p, int m, int v) {
                    chunk,
                    true});
     }
-  };
-  for (int k = 0; k < warm; ++k) op('F', k);
-  for (int i = 0; i < total - warm; ++i) {
-    op('F', warm + i);
-    op('B', i);
   }
-  for (int k = total - warm; k < total; ++k) op('B', k);
   return a;
 }
 

@@ -9,6 +9,7 @@
 #include "tests/tracegen/memory_model.h"
 #include "tests/tracegen/nsys_export.h"
 #include "tests/tracegen/op_labels.h"
+#include "tests/tracegen/p2p_order.h"
 
 namespace bubblescope::tracegen {
 namespace {
@@ -175,9 +176,7 @@ class ProcessWriter {
     };
     init(groupComm(), job_.spec.p, tl_.rank);
     if (o_.p2p == P2pComms::Group) return;
-    for (int peer : {tl_.rank - 1, tl_.rank + 1}) {
-      if (peer >= 0 && peer < job_.spec.p) init(pairComm(tl_.rank, peer), 2, peer < tl_.rank);
-    }
+    for (int peer : peers(job_.spec, tl_.rank)) init(pairComm(tl_.rank, peer), 2, peer < tl_.rank);
   }
 
   // A torch range: a record_function (which emit_nvtx decorates with its op id, and an autograd

@@ -39,7 +39,7 @@ std::string torchOpLabel(const JobSpec& spec, const OpId& id) {
 
 std::string bubblescopeOpLabel(const JobSpec& spec, const OpId& id) {
   std::string s = std::string(passName(id.pass)) + " mb=" + std::to_string(labelledMb(spec, id));
-  if (spec.schedule == JobSchedule::ZbV) s += " ch=" + std::to_string(id.chunk);
+  if (chunksPerStage(spec) > 1) s += " ch=" + std::to_string(id.chunk);
   return s;
 }
 
@@ -53,7 +53,7 @@ std::string bubblescopeCommLabel(const JobSpec& spec, const NcclCall& call) {
   const bool send = call.kind == CallKind::Send;
   std::string s = std::string(send ? "SEND " : "RECV ") + (call.pass == PassKind::F ? "F" : "B") +
                   " mb=" + std::to_string(call.mb);
-  if (spec.schedule == JobSchedule::ZbV) s += " ch=" + std::to_string(call.chunk);
+  if (chunksPerStage(spec) > 1) s += " ch=" + std::to_string(call.chunk);
   return s + (send ? " to=" : " from=") + std::to_string(call.peer);
 }
 

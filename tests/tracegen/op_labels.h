@@ -8,10 +8,12 @@
 namespace bubblescope::tracegen {
 
 // "PP:{stage}{action}{mb}" as torch's schedules name an action: stage is the virtual stage (ZB-V
-// rank s runs stages s and 2p - 1 - s), action F, B (the full backward), I (input gradient) or W.
+// rank s runs stages s and 2p - 1 - s, interleaved s and p + s), action F, B (the full backward),
+// I (input gradient) or W.
 std::string torchOpLabel(const JobSpec& spec, const OpId& id);
 
-// "F mb=3", "BW mb=3"; under ZB-V with the chunk: "B mb=3 ch=1" (docs: ch omitted = 0).
+// "F mb=3", "BW mb=3"; with several chunks per stage with the chunk: "B mb=3 ch=1" (docs: ch
+// omitted = 0).
 std::string bubblescopeOpLabel(const JobSpec& spec, const OpId& id);
 
 // A send or receive action on `rank`: torch's "PP:{stage}{SEND|RECV}_{F|B}{mb}" (the stage that

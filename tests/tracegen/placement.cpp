@@ -119,6 +119,8 @@ const char* sweepJobName(SweepJob job) {
       return "OneF1BUnfused";
     case SweepJob::ZbV:
       return "ZbV";
+    case SweepJob::Interleaved:
+      return "Interleaved";
   }
   return "?";
 }
@@ -163,6 +165,12 @@ JobSpec sweepBase(SweepJob job) {
     s.costB = 1'000'000;
     s.costW = 800'000;
   }
+  if (job == SweepJob::Interleaved) {
+    // Each chunk half a 1F1B stage, as on ZB-V.
+    s.schedule = JobSchedule::Interleaved;
+    s.costF = 1'000'000;
+    s.costBW = 2'000'000;
+  }
   return s;
 }
 
@@ -181,7 +189,8 @@ std::vector<StageOp> opsInPhase(const JobSpec& spec, int stage, Phase phase) {
 
 std::vector<Slot> sweepSlots() {
   std::vector<Slot> out;
-  for (SweepJob job : {SweepJob::OneF1BFused, SweepJob::OneF1BUnfused, SweepJob::ZbV}) {
+  for (SweepJob job :
+       {SweepJob::OneF1BFused, SweepJob::OneF1BUnfused, SweepJob::ZbV, SweepJob::Interleaved}) {
     const JobSpec base = sweepBase(job);
     const std::string prefix = std::string(sweepJobName(job)) + "_";
     out.push_back({prefix + "FaultFree", job, FaultKind::None, Phase::Whole, -1, -1});
@@ -200,11 +209,9 @@ std::vector<Slot> sweepSlots() {
         }
       }
     }
-    for (int s = 0; s + 1 < base.p; ++s) {
-      for (auto [from, to] : {std::pair{s, s + 1}, std::pair{s + 1, s}}) {
-        out.push_back({prefix + "SlowLink_" + std::to_string(from) + "to" + std::to_string(to), job,
-                       FaultKind::SlowLink, Phase::Whole, from, to});
-      }
+    for (auto [from, to] : links(base)) {
+      out.push_back({prefix + "SlowLink_" + std::to_string(from) + "to" + std::to_string(to), job,
+                     FaultKind::SlowLink, Phase::Whole, from, to});
     }
   }
   return out;
@@ -224,10 +231,11 @@ Placement place(const Slot& slot, uint64_t seed) {
   switch (slot.kind) {
     case FaultKind::None:
       p.where = "no fault";
-      if (slot.job == SweepJob::OneF1BUnfused) {
+      if (slot.job == SweepJob::OneF1BUnfused || slot.job == SweepJob::Interleaved) {
         // Posted alone, a pair's two messages queue one behind the other on the pair's stream:
         // data comes later than its producer's end and a transfer, on every link (the truth's
-        // ideal posts them fused, truth.h).
+        // ideal posts them fused, or each on its own stream, truth.h). Interleaving's pairs carry
+        // both directions at once through most of the step (ZB-V's seldom do: its S is 1).
         p.cls = IdleClass::CommStall;
         for (int s = 0; s < p.spec.p; ++s) p.culpritStages.push_back(s);
       }

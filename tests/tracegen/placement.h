@@ -1,7 +1,8 @@
 #pragma once
 // Seeded placements of one fault each on a generated job (issue 26's sweep): every fault kind on
 // every stage (every link, both directions) and, for faults of one op, in every phase of the
-// stage's step, on 1F1B with fused and with unfused p2p posts and on ZB-V, clocks skewed. The seed
+// stage's step, on 1F1B with fused and with unfused p2p posts, on ZB-V and on interleaved 1F1B,
+// clocks skewed. The seed
 // draws the op within the phase, its step, the fault's size and the clock skews, so a placement
 // that fails is replayed from the seed alone.
 #include <cstdint>
@@ -14,8 +15,9 @@
 
 namespace bubblescope::tracegen {
 
-// The job shapes swept: torch's 1F1B with fwd_send_bwd_recv fused or each call alone, ZB-V.
-enum class SweepJob : uint8_t { OneF1BFused, OneF1BUnfused, ZbV };
+// The job shapes swept: torch's 1F1B with fwd_send_bwd_recv fused or each call alone, ZB-V,
+// interleaved 1F1B (two chunks per stage, looped).
+enum class SweepJob : uint8_t { OneF1BFused, OneF1BUnfused, ZbV, Interleaved };
 
 enum class FaultKind : uint8_t {
   None,             // the job as it is: the baseline every fault is measured against

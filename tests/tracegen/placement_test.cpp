@@ -17,7 +17,7 @@ namespace bubblescope::tracegen {
 namespace {
 
 TEST(SweepPlacement, PhasesSplitTheStageOrderAtItsFirstBackwardAndLastForward) {
-  for (SweepJob job : {SweepJob::OneF1BFused, SweepJob::ZbV}) {
+  for (SweepJob job : {SweepJob::OneF1BFused, SweepJob::ZbV, SweepJob::Interleaved}) {
     const JobSpec spec = sweepBase(job);
     for (int s = 0; s < spec.p; ++s) {
       const auto warmup = opsInPhase(spec, s, Phase::Warmup);
@@ -51,7 +51,8 @@ TEST(SweepPlacement, EveryFaultKindLandsOnEveryStageAndPhaseOfEveryJob) {
     names.insert(s.name);
   }
   EXPECT_EQ(names.size(), all.size());
-  for (SweepJob job : {SweepJob::OneF1BFused, SweepJob::OneF1BUnfused, SweepJob::ZbV}) {
+  for (SweepJob job :
+       {SweepJob::OneF1BFused, SweepJob::OneF1BUnfused, SweepJob::ZbV, SweepJob::Interleaved}) {
     const JobSpec spec = sweepBase(job);
     EXPECT_TRUE(got.count({job, FaultKind::None, -1, Phase::Whole}));
     for (int s = 0; s < spec.p; ++s) {
@@ -72,9 +73,14 @@ TEST(SweepPlacement, EveryFaultKindLandsOnEveryStageAndPhaseOfEveryJob) {
       }
     }
   }
-  // 3 jobs x (fault-free + 4 slow stages + 12 host stalls + 6 links) + the late posts that have
-  // a receive: 10 on either 1F1B, 12 on ZB-V.
-  EXPECT_EQ(all.size(), 3u * 23u + 10u + 10u + 12u);
+  // Interleaving's loop also wraps from the last stage to the first.
+  EXPECT_TRUE(links.count({SweepJob::Interleaved, 3, 0}));
+  EXPECT_TRUE(links.count({SweepJob::Interleaved, 0, 3}));
+  EXPECT_FALSE(links.count({SweepJob::ZbV, 3, 0}));
+  // 4 jobs x (fault-free + 4 slow stages + 12 host stalls + 6 links) + interleaving's 2 wrapped
+  // links + the late posts that have a receive: 10 on either 1F1B, 12 on ZB-V and interleaved
+  // (stage 0 receives chunk 1's input in its warm-up).
+  EXPECT_EQ(all.size(), 4u * 23u + 2u + 10u + 10u + 12u + 12u);
 }
 
 // The seed draws the op in its phase and a stall the step feels: past the host's lead, grown

@@ -13,8 +13,8 @@
 
 namespace bubblescope::tracegen {
 
-// F forward; BW the full backward of 1F1B (torch: B); B the input gradient and W the weight
-// gradient of the split backward of ZB-V (torch: I and W).
+// F forward; BW the full backward of 1F1B and interleaved 1F1B (torch: B); B the input gradient
+// and W the weight gradient of the split backward of ZB-V (torch: I and W).
 enum class PassKind : uint8_t { F, BW, B, W };
 
 // Ops that autograd runs (from its own thread when the stack models one).
@@ -26,10 +26,15 @@ inline bool isBackward(PassKind pass) {
 enum class JobSchedule : uint8_t {
   OneF1B,  // torch's Schedule1F1B: one chunk per stage on a chain, F and BW
   ZbV,     // torch's ScheduleZBVZeroBubble: two chunks per stage in a V, F, B and W (zb_v_order.h)
+  // torch's ScheduleInterleaved1F1B, Megatron-LM's interleaved 1F1B: two chunks per stage looped
+  // (chunk c of stage s is virtual stage cp + s), F and BW; m a multiple of p
+  // (interleaved_order.h).
+  Interleaved,
 };
 
 // One op of the job: stage (= rank), step (0-based), pass, microbatch and model chunk (ZB-V:
-// chunk 0 is virtual stage `stage`, chunk 1 virtual stage 2p - 1 - stage).
+// chunk 0 is virtual stage `stage`, chunk 1 virtual stage 2p - 1 - stage; interleaved: chunk c is
+// virtual stage cp + stage).
 struct OpId {
   int stage = 0;
   int step = 0;
@@ -70,7 +75,7 @@ struct JobSpec {
   int steps = 3;
   JobSchedule schedule = JobSchedule::OneF1B;
   // Device cost of one op (its kernels back to back) on a healthy stage: F always, BW under
-  // 1F1B, B and W under ZB-V (the same for both chunks).
+  // 1F1B and interleaved 1F1B, B and W under ZB-V (the same for both chunks).
   TimeNs costF = 2'000'000, costBW = 4'000'000;
   TimeNs costB = 2'000'000, costW = 2'000'000;
   // ZB-V: the runtime's record_function around each send and receive action too
@@ -106,6 +111,9 @@ struct JobSpec {
   // or one stream for both peers (torch >= 2.1 batches p2p on the group's communicator: its one
   // NCCL stream serialises the batches to the previous and the next stage).
   bool sharedP2pStream = false;
+  // false: every message on a stream of its own, none waiting behind another (the truth's ideal
+  // of a schedule that posts each message alone, truth.h).
+  bool p2pStreamsQueue = true;
   // The step's tail: the grad-norm all-reduce across the pipeline's stages (transfer part), then
   // the optimizer's kernels.
   TimeNs allReduce = 300'000;
@@ -135,18 +143,31 @@ struct JobSpec {
   TimeNs start = 1'700'000'000'000'000'000;  // epoch ns of the job's first event
 };
 
-// Where the model's pieces sit: 1F1B's chain (virtual stage = stage), or ZB-V's V (stage s holds
-// virtual stages s and 2p - 1 - s, so the loss is on stage 0).
+// Model chunks per stage: one on 1F1B's chain, two in ZB-V's V and in interleaving's loop.
+inline int chunksPerStage(const JobSpec& spec) {
+  return spec.schedule == JobSchedule::OneF1B ? 1 : 2;
+}
+
+// Where the model's pieces sit: 1F1B's chain (virtual stage = stage), ZB-V's V (stage s holds
+// virtual stages s and 2p - 1 - s, so the loss is on stage 0), or interleaving's loop (stage s
+// holds s and p + s: the last stage hands chunk 0's output to stage 0's chunk 1).
 inline int virtualStages(const JobSpec& spec) {
-  return spec.schedule == JobSchedule::ZbV ? 2 * spec.p : spec.p;
+  return chunksPerStage(spec) * spec.p;
 }
 
 inline int virtualStage(const JobSpec& spec, int stage, int chunk) {
-  return chunk == 0 ? stage : 2 * spec.p - 1 - stage;
+  if (spec.schedule == JobSchedule::ZbV) return chunk == 0 ? stage : 2 * spec.p - 1 - stage;
+  return chunk * spec.p + stage;
 }
 
 inline int stageOfVirtual(const JobSpec& spec, int vs) {
-  return vs < spec.p ? vs : 2 * spec.p - 1 - vs;
+  if (spec.schedule == JobSchedule::ZbV) return vs < spec.p ? vs : 2 * spec.p - 1 - vs;
+  return vs % spec.p;
+}
+
+// Which of its stage's chunks virtual stage `vs` is (its stage: stageOfVirtual).
+inline int chunkOfVirtual(const JobSpec& spec, int vs) {
+  return vs / spec.p;
 }
 
 }  // namespace bubblescope::tracegen

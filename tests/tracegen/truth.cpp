@@ -5,6 +5,8 @@
 #include <numeric>
 #include <utility>
 
+#include "tests/tracegen/p2p_order.h"
+
 namespace bubblescope::tracegen {
 namespace {
 
@@ -64,16 +66,16 @@ TimeNs median(std::vector<TimeNs> v) {
 }  // namespace
 
 JobSpec idealSpec(const JobSpec& spec) {
-  // Per kind, over both chunks under ZB-V: the chunks' costs differ only by jitter.
-  const bool v = spec.schedule == JobSchedule::ZbV;
-  const std::vector<PassKind> kinds = v ? std::vector{PassKind::F, PassKind::B, PassKind::W}
-                                        : std::vector{PassKind::F, PassKind::BW};
+  // Per kind, over every chunk: the chunks' costs differ only by jitter.
+  const std::vector<PassKind> kinds = spec.schedule == JobSchedule::ZbV
+                                          ? std::vector{PassKind::F, PassKind::B, PassKind::W}
+                                          : std::vector{PassKind::F, PassKind::BW};
   std::map<PassKind, TimeNs> sum;
   int64_t n = 0;
   for (int s = 0; s < spec.p; ++s) {
     for (int k = 0; k < spec.steps; ++k) {
       for (int mb = 0; mb < spec.m; ++mb) {
-        for (int chunk = 0; chunk < (v ? 2 : 1); ++chunk) {
+        for (int chunk = 0; chunk < chunksPerStage(spec); ++chunk) {
           for (PassKind pass : kinds) sum[pass] += opCost(spec, {s, k, pass, mb, chunk});
           ++n;
         }
@@ -81,14 +83,12 @@ JobSpec idealSpec(const JobSpec& spec) {
     }
   }
   std::vector<TimeNs> transfers;
-  for (int s = 0; s + 1 < spec.p; ++s) {
-    for (auto [from, to] : {std::pair{s, s + 1}, std::pair{s + 1, s}}) {
-      TimeNs t = spec.transfer;
-      for (const SlowLink& l : spec.slowLinks) {
-        if (l.from == from && l.to == to) t += l.extra;
-      }
-      transfers.push_back(t);  // every link carries m transfers a step: one entry stands for all
+  for (auto [from, to] : links(spec)) {
+    TimeNs t = spec.transfer;
+    for (const SlowLink& l : spec.slowLinks) {
+      if (l.from == from && l.to == to) t += l.extra;
     }
+    transfers.push_back(t);  // one entry stands for all the link carries
   }
   JobSpec ideal = spec;
   for (PassKind pass : kinds) {
@@ -106,7 +106,11 @@ JobSpec idealSpec(const JobSpec& spec) {
   // As the ideal schedule moves data (analysis.md §3, §5): each transfer in its transfer time from
   // when both sides are ready. Posted alone, a pair's two messages queue one behind the other on
   // the pair's stream, which fused posts would win back: that is the job's, not the ideal's.
+  // ZB-V and interleaved 1F1B post each message alone whatever fuseP2p says: their ideal moves each
+  // on a stream of its own, none waiting behind another. One stream for both peers queues them
+  // whatever the posts: that stays the stack's, in the ideal too, as under 1F1B.
   ideal.fuseP2p = true;
+  ideal.p2pStreamsQueue = chunksPerStage(spec) == 1 || spec.sharedP2pStream;
   return ideal;
 }
 

@@ -28,7 +28,8 @@ struct Truth {
 };
 
 // The spec of the ideal run: every op at its kind's mean cost over all stages and steps,
-// transfers at their median, no late launch, p2p posts fused.
+// transfers at their median, no late launch, p2p posts fused (ZB-V, interleaved: each message on a
+// stream of its own, unless one stream serves both peers).
 JobSpec idealSpec(const JobSpec& spec);
 
 Truth truthOf(const JobTimeline& job);

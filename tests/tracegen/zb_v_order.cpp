@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tests/tracegen/interleaved_order.h"
+
 namespace bubblescope::tracegen {
 namespace {
 
@@ -83,8 +85,15 @@ std::vector<StageOp> oneF1BOrder(int p, int m, int s) {
 }
 
 std::vector<StageOp> stageOrder(const JobSpec& spec, int s) {
-  return spec.schedule == JobSchedule::ZbV ? zbVOrder(spec.p, spec.m, s)
-                                           : oneF1BOrder(spec.p, spec.m, s);
+  switch (spec.schedule) {
+    case JobSchedule::ZbV:
+      return zbVOrder(spec.p, spec.m, s);
+    case JobSchedule::Interleaved:
+      return interleavedOrder(spec.p, spec.m, chunksPerStage(spec), s);
+    case JobSchedule::OneF1B:
+      break;
+  }
+  return oneF1BOrder(spec.p, spec.m, s);
 }
 
 }  // namespace bubblescope::tracegen

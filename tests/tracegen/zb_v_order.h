@@ -16,7 +16,7 @@ std::vector<StageOp> zbVOrder(int p, int m, int s);
 // 1F1B on stage s: p - s - 1 warm-up forwards, then a forward and a full backward in turn.
 std::vector<StageOp> oneF1BOrder(int p, int m, int s);
 
-// The order of `spec`'s schedule on stage s.
+// The order of `spec`'s schedule on stage s (interleaved 1F1B: interleaved_order.h).
 std::vector<StageOp> stageOrder(const JobSpec& spec, int s);
 
 }  // namespace bubblescope::tracegen
