@@ -112,12 +112,24 @@ void addStallWins(TimeNs excess, const std::map<CauseId, TimeNs>& idleInStep,
   }
 }
 
+// A stage's measured op time over its ideal, for an imbalance the walk found no one op behind
+// (the fill levels found it): the stage's mean, not a 0.0x.
+double stageCostRatio(const std::vector<OpRecord>& ops, int stage) {
+  TimeNs ran = 0, ideal = 0;
+  for (const OpRecord& o : ops) {
+    if (o.stage != stage || o.idealCost <= 0) continue;
+    ran += o.end - o.start;
+    ideal += o.idealCost;
+  }
+  return ideal > 0 ? static_cast<double>(ran) / static_cast<double>(ideal) : 0;
+}
+
 std::string causeText(const RootCause& rc) {
   const CauseId& id = rc.id;
   const std::string cls = std::string(" (") + idleClassName(id.cause) + ")";
   const std::string stage = "stage " + std::to_string(id.stage);
   const std::string op = id.hasOp ? engine::label(id.op) + " on " + stage : "";
-  const std::string upTo = rc.steps.size() > 1 ? "up to " : "";
+  const std::string upTo = rc.meanRatio ? "on average " : rc.steps.size() > 1 ? "up to " : "";
   switch (id.cause) {
     case IdleClass::HostStall:
       return (id.hasOp ? "the host launched " + op + " late" : "the host was busy on " + stage) +
@@ -133,6 +145,7 @@ std::string causeText(const RootCause& rc) {
              cls;
     case IdleClass::Imbalance:
       if (id.stage < 0) return "the stages' mean op costs differ, no one stage found" + cls;
+      if (rc.costRatio <= 0) return stage + ": its ops run longer than the other stages'" + cls;
       return stage + ": its ops run " + upTo + printed("%.1fx", rc.costRatio) +
              " their ideal, longer than the other stages'" + cls;
     case IdleClass::DpSync:
@@ -173,6 +186,10 @@ std::vector<RootCause> groupRootCauses(const std::vector<Gap>& gaps,
     std::stable_sort(rc.own.begin(), rc.own.end(), largestFirst);
     std::stable_sort(rc.knockOns.begin(), rc.knockOns.end(), largestFirst);
     if (auto w = wins.find(rc.id); w != wins.end()) rc.win = w->second;
+    if (rc.id.cause == IdleClass::Imbalance && rc.id.stage >= 0 && rc.costRatio <= 0) {
+      rc.costRatio = stageCostRatio(ops, rc.id.stage);
+      rc.meanRatio = true;
+    }
     rc.text = causeText(rc);
   }
   std::erase_if(out, [](const RootCause& rc) { return rc.idle < kLeastListedGap; });

@@ -43,6 +43,7 @@ struct RootCause {
   std::vector<int> knockOns;
   TimeNs knockOnIdle = 0;
   double costRatio = 0;  // imbalance and jitter: the largest measured / ideal cost behind it
+  bool meanRatio = false;  // costRatio is the stage's mean (no gap's walk named an op)
 };
 
 }  // namespace bubblescope::analysis

@@ -57,14 +57,12 @@ const std::vector<KnownFailure>& knownFailures() {
       // job's, but against the balanced ideal only S 1.0071 (found 1.0071): with stage 0 slow the
       // other stages run below the mean, and T_stage 62.87 ms is under T_ideal 63.77 ms (Kineto's
       // JSON; measured 64.22 ms). Imbalance is dominant (6.7 ms of idle against 2.7 ms of stall:
-      // comm, steps 1-2), and the root causes rank "stage 0: its ops run up to 0.0x their ideal
-      // ... (imbalance)" first (wins 3.3 ms), but the culprit is the larger of the parts of
-      // measured - T_ideal, so "stall: comm on stage 3: 4.0 ms of idle ...; the step would shrink
-      // by about 0.5 ms (1%) without them", and the largest gap "stage 3 waited 1.0 ms because
-      // the gradients of BW1.1 on stage 3 waited 0.3 ms on their stream behind the activations
-      // of F3.1 on stage 2, the link stage 3 -> stage 2 moving one message at a time (stall:
-      // comm)": the pair queueing every interleaved job has (its fault-free S 1.0115).
-      {"Interleaved_SlowStage_Stage0", {"culprit", "blame"}},
+      // comm, steps 1-2), the root causes and the culprit name stage 0's imbalance, but the
+      // largest avoidable gap is "stage 3 waited 1.0 ms because the gradients of BW1.1 on stage
+      // 3 waited 0.3 ms on their stream behind the activations of F3.1 on stage 2, the link
+      // stage 3 -> stage 2 moving one message at a time (stall: comm)": the pair queueing every
+      // interleaved job has (its fault-free S 1.0115), larger here than any one imbalance gap.
+      {"Interleaved_SlowStage_Stage0", {"blame"}},
   };
   return known;
 }
