@@ -306,22 +306,26 @@ bool Writer::openFile() {
   }
   std::filesystem::path path = setup_.dir / setup_.fileName;
   traces::RankMeta meta = setup_.meta;
-  if (std::filesystem::exists(path, ec) && !setup_.fallbackName.empty()) {
-    const auto taken = path;
-    path = setup_.dir / setup_.fallbackName;
-    // Two files must not claim one rank: this one keeps the rank only in extra.
-    if (meta.rank >= 0) meta.extra["claimed_rank"] = std::to_string(meta.rank);
-    meta.rank = -1;
-    warnOnce(Problem::FileExists, "%s exists (another run in this directory?): writing %s",
-             taken.c_str(), path.filename().c_str());
-  }
   if (meta.host.empty()) meta.host = hostName();
   if (meta.command.empty()) meta.command = commandLine();
   if (meta.pid == 0) meta.pid = getpid();
   const auto windows = Recorder::instance().windows();
   meta.startNs = windows.empty() ? realtimeNs() : windows.front().startNs;
   try {
-    file_ = std::make_unique<traces::TraceWriter>(path, meta);
+    try {
+      // No exists() first: another process may take the name between a check and the create.
+      file_ = std::make_unique<traces::TraceWriter>(path, meta);
+    } catch (const traces::TraceFileExists&) {
+      if (setup_.fallbackName.empty()) throw;
+      const auto taken = path;
+      path = setup_.dir / setup_.fallbackName;
+      // Two files must not claim one rank: this one keeps the rank only in extra.
+      if (meta.rank >= 0) meta.extra["claimed_rank"] = std::to_string(meta.rank);
+      meta.rank = -1;
+      warnOnce(Problem::FileExists, "%s exists (another run in this directory?): writing %s",
+               taken.c_str(), path.filename().c_str());
+      file_ = std::make_unique<traces::TraceWriter>(path, meta);
+    }
   } catch (const traces::TraceError& e) {
     fail(Problem::OutputUnwritable,
          std::string(e.what()) + ": nothing is recorded, the job goes on");

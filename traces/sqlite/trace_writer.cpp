@@ -87,7 +87,10 @@ auto guard(const std::filesystem::path& file, F&& f) -> decltype(f()) {
 void createExclusive(const std::filesystem::path& file) {
   int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
-    throw TraceError(file, std::string("cannot create the trace file: ") + std::strerror(errno));
+    const int err = errno;
+    const std::string why = std::string("cannot create the trace file: ") + std::strerror(err);
+    if (err == EEXIST) throw TraceFileExists(file, why);
+    throw TraceError(file, why);
   }
   ::close(fd);
 }

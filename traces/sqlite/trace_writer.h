@@ -29,7 +29,8 @@ struct StringHash {
 class TraceWriter {
  public:
   // Creates `file` (mode 0600; it must not exist) with the schema and the metadata of `meta`
-  // (its clock anchors, windows and drop counts too). Throws TraceError.
+  // (its clock anchors, windows and drop counts too). Throws TraceError; TraceFileExists when
+  // `file` exists.
   TraceWriter(const std::filesystem::path& file, const RankMeta& meta);
   ~TraceWriter();  // close(), errors swallowed: destructors must not throw
   TraceWriter(const TraceWriter&) = delete;

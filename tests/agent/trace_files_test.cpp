@@ -1,0 +1,88 @@
+// The agent's trace files themselves (issue 28, rules 6 and 10): a rank name is claimed without a
+// race, a file is whole or absent, a job that closes its descriptors does not end its recording,
+// and files get the mode the umask gives unless the run asks for private ones.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tests/agent/agent_test_support.h"
+#include "tests/support/temp_dir.h"
+#include "traces/sqlite/trace_reader.h"
+
+namespace bubblescope::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string shellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+bool startsWith(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+// The rank's name taken at the moment of the create, as a racing process would take it: a dangling
+// symbolic link is not there for exists() and is there for O_EXCL.
+TEST(AgentTraceFiles, RankNameTakenAtTheCreateFallsBackToThePidName) {
+  TempDir tmp;
+  const fs::path dir = tmp / "run";
+  fs::create_directories(dir);
+  fs::create_symlink(tmp / "nowhere", dir / "rank-00000.sqlite");
+  const auto r = recordApp(dir, {"ranges", "5"}, {}, cleanEnv({{"RANK", "0"}}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  fs::path written;
+  for (const fs::path& f : traceFiles(dir)) {
+    if (startsWith(f.filename().string(), "rank-0.pid-")) written = f;
+  }
+  ASSERT_FALSE(written.empty()) << r.err;
+  const traces::RankTrace t = traces::readRankTrace(written);
+  EXPECT_EQ(t.ranges.size(), 5u);
+  EXPECT_EQ(t.meta.rank, -1);
+  EXPECT_EQ(t.meta.extra.at("claimed_rank"), "0");
+  const auto lines = agentLines(r.err);
+  EXPECT_EQ(
+      std::count_if(lines.begin(), lines.end(),
+                    [](const std::string& l) { return l.find("exists") != std::string::npos; }),
+      1)
+      << r.err;
+  EXPECT_EQ(r.err.find("File exists"), std::string::npos) << r.err;
+}
+
+// Eight processes of one rank at once (an elastic restart overlapping the old workers): every one
+// is recorded, one under the rank's name and the others under their pid's. The race itself is
+// too narrow to lose on demand; the test above takes the name at the instant that matters.
+TEST(AgentTraceFiles, ProcessesRacingForOneRankAreEachRecorded) {
+  TempDir tmp;
+  const fs::path dir = tmp / "run";
+  fs::create_directories(dir);
+  const int processes = 8;
+  const std::string script =
+      "for i in 1 2 3 4 5 6 7 8; do " + shellQuote(kTestApp) + " ranges 5 >/dev/null & done; wait";
+  ProcessOptions o = cleanEnv(
+      {{"LD_PRELOAD", kAgentLibrary}, {"BUBBLESCOPE_OUTPUT_DIR", dir.string()}, {"RANK", "0"}});
+  const auto r = runProcess({"/bin/sh", "-c", script}, o);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto files = traceFiles(dir);
+  ASSERT_EQ(files.size(), size_t(processes)) << r.err;
+  int ranked = 0;
+  for (const fs::path& f : files) {
+    const traces::RankTrace t = traces::readRankTrace(f);
+    EXPECT_EQ(t.ranges.size(), 5u) << f;
+    if (f.filename() == "rank-00000.sqlite") {
+      ++ranked;
+      EXPECT_EQ(t.meta.rank, 0);
+    } else {
+      EXPECT_TRUE(startsWith(f.filename().string(), "rank-0.pid-")) << f;
+      EXPECT_EQ(t.meta.rank, -1) << f;
+    }
+  }
+  EXPECT_EQ(ranked, 1);
+  EXPECT_EQ(r.err.find("File exists"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace bubblescope::testing
