@@ -28,6 +28,7 @@
 #include "cli/exit_codes.h"
 #include "cli/hang_watch.h"
 #include "cli/usage_error.h"
+#include "traces/sqlite/sqlite_db.h"
 
 extern char** environ;
 
@@ -278,17 +279,40 @@ std::set<std::string> traceNames(const fs::path& dir) {
   return names;
 }
 
+// Whether a file holds a trace: one without its meta table (a process killed while making it)
+// would not load, and counting it would promise a run that `analyze` refuses.
+bool holdsTrace(const fs::path& file) {
+  try {
+    traces::sqlite::Database db(file, traces::sqlite::Database::Mode::ReadOnly);
+    return db.hasTable("meta");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // One line saying where the traces of this run went (files that were there before are not
-// counted).
+// counted), and one naming a file of this run that holds no trace.
 void reportTraces(const fs::path& dir, bool createdDir, const std::set<std::string>& before) {
   int ranks = 0, others = 0;
+  std::vector<std::string> unfinished;
   std::error_code ec;
   for (const std::string& name : traceNames(dir)) {
     if (before.count(name) != 0) continue;
+    if (!holdsTrace(dir / name)) {
+      unfinished.push_back(name);
+      continue;
+    }
     (name.rfind("rank-", 0) == 0 && name.find(".pid-") == std::string::npos ? ranks : others)++;
   }
+  if (!unfinished.empty()) {
+    std::cerr << "bubblescope: " << (dir / unfinished.front()).string();
+    if (unfinished.size() > 1) std::cerr << " (and " << unfinished.size() - 1 << " more)";
+    std::cerr << " holds no trace (no meta table): not counted; remove it before 'bubblescope "
+                 "analyze'\n";
+  }
   if (ranks + others == 0) {
-    std::cerr << "bubblescope: nothing was recorded (no process emitted NVTX ranges)";
+    std::cerr << "bubblescope: nothing was recorded";
+    if (unfinished.empty()) std::cerr << " (no process emitted NVTX ranges)";
     if (createdDir && fs::is_empty(dir, ec) && fs::remove(dir, ec)) {
       std::cerr << "\n";
     } else {

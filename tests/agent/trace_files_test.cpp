@@ -84,5 +84,48 @@ TEST(AgentTraceFiles, ProcessesRacingForOneRankAreEachRecorded) {
   EXPECT_EQ(r.err.find("File exists"), std::string::npos) << r.err;
 }
 
+// 40 KiB left for the file: the agent cannot make its trace, says so once, and leaves nothing that
+// `record` would count or `analyze` would refuse.
+TEST(AgentTraceFiles, NoRoomToMakeTheTraceLeavesNoFileAndNoCount) {
+  TempDir tmp;
+  const fs::path dir = tmp / "run";
+  const auto r = runProcess(
+      underFileSizeLimit(
+          bubblescopeArgv({"record", "-o", dir.string(), "--", kTestApp, "ranges", "10", "3"}), 40),
+      cleanEnv({{"RANK", "4"}}));
+  EXPECT_EQ(r.exitCode, 3) << r.err;
+  EXPECT_NE(r.out.find("emitted 10"), std::string::npos);
+  std::vector<std::string> left;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) left.push_back(e.path().filename());
+  EXPECT_TRUE(left.empty()) << ::testing::PrintToString(left);
+  EXPECT_EQ(r.err.find("1 rank"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was recorded"), std::string::npos) << r.err;
+  const auto lines = agentLines(r.err);
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const std::string& l) {
+                            return l.find("rank-00004.sqlite") != std::string::npos;
+                          }),
+            1)
+      << r.err;
+}
+
+// A file without a meta table made during the run (a process killed while making its trace) is
+// named once and not counted as a rank.
+TEST(AgentTraceFiles, RecordDoesNotCountAFileWithoutMeta) {
+  TempDir tmp;
+  const fs::path dir = tmp / "run";
+  fs::create_directories(dir);
+  const std::string script = ": > " + shellQuote((dir / "rank-00009.sqlite").string()) + "; exec " +
+                             shellQuote(kTestApp) + " ranges 5";
+  const auto r =
+      runBubblescope({"record", "-o", dir.string(), "--", "/bin/sh", "-c", script}, cleanEnv());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("traces in " + dir.string() + ": 1 process (no launcher rank)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("rank-00009.sqlite holds no trace"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace bubblescope::testing

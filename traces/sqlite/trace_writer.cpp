@@ -95,12 +95,32 @@ void createExclusive(const std::filesystem::path& file) {
   ::close(fd);
 }
 
+// A trace this writer created and could not finish (the schema or the meta did not fit): with
+// its -wal and -shm, it goes, so no reader or `record` count finds a file without a meta table.
+void removeHalfMade(const std::filesystem::path& file) {
+  std::error_code ignored;
+  for (const char* suffix : {"-wal", "-shm", ""}) {
+    std::filesystem::remove(file.string() + suffix, ignored);
+  }
+}
+
 }  // namespace
 
 TraceWriter::TraceWriter(const std::filesystem::path& file, const RankMeta& meta) : file_(file) {
   createExclusive(file);
+  try {
+    create(meta);
+  } catch (...) {
+    st_.reset();
+    db_.reset();
+    removeHalfMade(file);
+    throw;
+  }
+}
+
+void TraceWriter::create(const RankMeta& meta) {
   guard(file_, [&] {
-    db_ = std::make_unique<Database>(file, Database::Mode::CreateNew);
+    db_ = std::make_unique<Database>(file_, Database::Mode::CreateNew);
     // WAL: a commit appends to the log, readers never see half a batch and a killed process
     // loses only the batch in flight. NORMAL: no fsync per commit (a process kill keeps what the
     // kernel has; only a power loss could drop the last batches).

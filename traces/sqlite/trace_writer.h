@@ -29,8 +29,8 @@ struct StringHash {
 class TraceWriter {
  public:
   // Creates `file` (mode 0600; it must not exist) with the schema and the metadata of `meta`
-  // (its clock anchors, windows and drop counts too). Throws TraceError; TraceFileExists when
-  // `file` exists.
+  // (its clock anchors, windows and drop counts too). Throws TraceError, and then leaves no file;
+  // TraceFileExists when `file` exists.
   TraceWriter(const std::filesystem::path& file, const RankMeta& meta);
   ~TraceWriter();  // close(), errors swallowed: destructors must not throw
   TraceWriter(const TraceWriter&) = delete;
@@ -80,6 +80,7 @@ class TraceWriter {
 
  private:
   struct Statements;
+  void create(const RankMeta& meta);  // the schema and the meta, in the file just created
   void begin();
   template <class... Values>
   void insertRow(sqlite::Statement& st, Values... values);
