@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "tests/agent/agent_test_support.h"
 #include "tests/support/temp_dir.h"
+#include "traces/sqlite/run_reader.h"
 #include "traces/sqlite/trace_reader.h"
 
 namespace bubblescope::testing {
@@ -125,6 +127,63 @@ TEST(AgentTraceFiles, RecordDoesNotCountAFileWithoutMeta) {
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("rank-00009.sqlite holds no trace"), std::string::npos) << r.err;
+}
+
+std::vector<std::string> rangeNames(const traces::RankTrace& t) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < t.ranges.size(); ++i) {
+    names.emplace_back(t.strings.at(t.ranges.name[i]));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// close_range(3, ~0U, 0) in the middle of a run: the job keeps its exit code and its own files
+// (opened on the numbers the agent's descriptors had) untouched, the agent says so in one line,
+// the file closed under it keeps what it committed, and what follows goes to the next part.
+TEST(AgentTraceFiles, JobClosingEveryDescriptorIsRecordedOnInANextPart) {
+  TempDir tmp;
+  const fs::path dir = tmp / "run";
+  const fs::path own = tmp / "own";
+  fs::create_directories(own);
+  const auto began = std::chrono::steady_clock::now();
+  const auto r = recordApp(dir, {"closefds", "20", own.string()}, {"--cuda", "off"},
+                           cleanEnv({{"RANK", "3"}}));
+  const auto took = std::chrono::steady_clock::now() - began;
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("emitted 40"), std::string::npos);
+  // Before, SQLite's lock retries on the closed descriptors held the exit for 10 s.
+  EXPECT_LT(took, std::chrono::seconds(5));
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_EQ(readFile(own / ("own-" + std::to_string(i))), "own file " + std::to_string(i) + "\n");
+  }
+  std::vector<std::string> warnings;
+  for (const std::string& l : agentLines(r.err)) {
+    if (l.find("traces in") == std::string::npos) warnings.push_back(l);
+  }
+  ASSERT_EQ(warnings.size(), 1u) << r.err;
+  EXPECT_NE(warnings[0].find("closed the descriptors of rank-00003.sqlite"), std::string::npos)
+      << warnings[0];
+
+  const traces::RankTrace before = traces::readRankTrace(dir / "rank-00003.sqlite");
+  EXPECT_EQ(before.meta.rank, 3);
+  ASSERT_EQ(before.ranges.size(), 20u);
+  EXPECT_EQ(rangeNames(before).front(), "before 0");
+  fs::path next;
+  for (const fs::path& f : traceFiles(dir)) {
+    if (f.filename().string().find(".part-2.sqlite") != std::string::npos) next = f;
+  }
+  ASSERT_FALSE(next.empty()) << r.err;
+  EXPECT_TRUE(startsWith(next.filename().string(), "rank-3.pid-")) << next;
+  EXPECT_NE(warnings[0].find(next.filename().string()), std::string::npos) << warnings[0];
+  const traces::RankTrace after = traces::readRankTrace(next);
+  EXPECT_EQ(after.meta.rank, -1);
+  EXPECT_EQ(after.meta.extra.at("claimed_rank"), "3");
+  EXPECT_EQ(after.meta.extra.at("continues"), "rank-00003.sqlite");
+  EXPECT_EQ(after.meta.dropped.at("unwritten"), 0u);  // the writer saw it before writing
+  ASSERT_EQ(after.ranges.size(), 20u);
+  EXPECT_EQ(rangeNames(after).front(), "after 0");
+  EXPECT_EQ(traces::readRun(dir).ranks.size(), 2u);
 }
 
 }  // namespace
