@@ -1,6 +1,6 @@
-// `bubblescope record [-o DIR] [--dormant] [--cuda on|off] -- CMD ARGS...`: runs CMD with the
-// capture agent injected through the environment, so every process CMD starts (torchrun's or
-// mpirun's workers included) records its NVTX ranges into DIR/rank-NNNNN.sqlite. The exit code
+// `bubblescope record [-o DIR] [--dormant] [--private] [--cuda on|off] -- CMD ARGS...`: runs CMD
+// with the capture agent injected through the environment, so every process CMD starts (torchrun's
+// or mpirun's workers included) records its NVTX ranges into DIR/rank-NNNNN.sqlite. The exit code
 // is CMD's (128 + signal if a signal ended it). docs/agent.md lists the variables it sets.
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -127,10 +127,12 @@ bool cudaDriverLoads() {
   return true;
 }
 
-// Creates the output directory; false (with the reason) if it cannot be written.
-bool prepareOutput(const fs::path& dir, std::string* why) {
+// Creates the output directory (ownerOnly: 0700, so the hang report is private too); false (with
+// the reason) if it cannot be written.
+bool prepareOutput(const fs::path& dir, bool ownerOnly, std::string* why) {
   std::error_code ec;
   fs::create_directories(dir, ec);
+  if (!ec && ownerOnly) fs::permissions(dir, fs::perms::owner_all, ec);
   if (ec) {
     *why = ec.message();
     return false;
@@ -195,6 +197,8 @@ void injectAgent(Env& env, const fs::path& agent, const fs::path& output, const 
   env["BUBBLESCOPE_OUTPUT_DIR"] = output.string();
   env["BUBBLESCOPE_RUN_ID"] = newRunId();
   env["BUBBLESCOPE_DORMANT"] = args.dormant ? "1" : "0";
+  // Without --private a BUBBLESCOPE_PRIVATE the user set stays: privacy is never taken away.
+  if (args.privateFiles) env["BUBBLESCOPE_PRIVATE"] = "1";
   env["BUBBLESCOPE_COMMAND"] = shellJoin(args.command);
   env["BUBBLESCOPE_CUDA"] = cudaNote.empty() ? "on" : "off";
   if (cudaNote.empty()) {
@@ -369,7 +373,7 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
   const fs::path output = args.output.empty() ? defaultOutput() : fs::absolute(args.output);
   std::string why;
   Env env = currentEnvironment();
-  const bool writable = prepareOutput(output, &why);
+  const bool writable = prepareOutput(output, createdDir && args.privateFiles, &why);
   if (!writable) {
     std::cerr << "bubblescope: cannot write to " << output.string() << " (" << why
               << "): the command runs without capture\n";

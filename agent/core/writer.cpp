@@ -357,10 +357,12 @@ bool Writer::openFile() {
     meta.clockAnchors.push_back(readClockAnchor());
     meta.dropped["unwritten"] = lostWithPrevious_;
   }
+  const auto access =
+      setup_.ownerOnly ? traces::TraceAccess::OwnerOnly : traces::TraceAccess::Umask;
   try {
     try {
       // No exists() first: another process may take the name between a check and the create.
-      file_ = std::make_unique<traces::TraceWriter>(path, meta);
+      file_ = std::make_unique<traces::TraceWriter>(path, meta, access);
     } catch (const traces::TraceFileExists&) {
       if (laterPart || setup_.fallbackName.empty()) throw;
       const auto taken = path;
@@ -368,7 +370,7 @@ bool Writer::openFile() {
       meta = withoutRank(std::move(meta));
       warnOnce(Problem::FileExists, "%s exists (another run in this directory?): writing %s",
                taken.c_str(), path.filename().c_str());
-      file_ = std::make_unique<traces::TraceWriter>(path, meta);
+      file_ = std::make_unique<traces::TraceWriter>(path, meta, access);
     }
   } catch (const traces::TraceError& e) {
     fail(Problem::OutputUnwritable,

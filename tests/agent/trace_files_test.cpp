@@ -1,6 +1,8 @@
 // The agent's trace files themselves (issue 28, rules 6 and 10): a rank name is claimed without a
 // race, a file is whole or absent, a job that closes its descriptors does not end its recording,
 // and files get the mode the umask gives unless the run asks for private ones.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -184,6 +186,46 @@ TEST(AgentTraceFiles, JobClosingEveryDescriptorIsRecordedOnInANextPart) {
   ASSERT_EQ(after.ranges.size(), 20u);
   EXPECT_EQ(rangeNames(after).front(), "after 0");
   EXPECT_EQ(traces::readRun(dir).ranks.size(), 2u);
+}
+
+mode_t modeOf(const fs::path& file) {
+  struct stat st {};
+  EXPECT_EQ(::stat(file.c_str(), &st), 0) << file;
+  return st.st_mode & 0777;
+}
+
+// `record` under umask 022: the teammate who analyses a shared run directory can read it.
+// --private: only the owner, and the directory record made is 0700.
+TEST(AgentTraceFiles, TracesFollowTheUmaskUnlessPrivate) {
+  TempDir tmp;
+  for (const bool ownerOnly : {false, true}) {
+    const fs::path dir = tmp / (ownerOnly ? "private" : "shared");
+    std::string command = "umask 022 && exec " + shellQuote(BUBBLESCOPE_BIN) + " record -o " +
+                          shellQuote(dir.string()) + (ownerOnly ? " --private" : "") + " -- " +
+                          shellQuote(kTestApp) + " ranges 5";
+    const auto r = runProcess({"/bin/sh", "-c", command}, cleanEnv({{"RANK", "0"}}));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(modeOf(dir / "rank-00000.sqlite"), ownerOnly ? 0600u : 0644u);
+    EXPECT_EQ(modeOf(dir), ownerOnly ? 0700u : 0755u);
+    EXPECT_EQ(traces::readRankTrace(dir / "rank-00000.sqlite").ranges.size(), 5u);
+  }
+}
+
+// The agent by hand: BUBBLESCOPE_PRIVATE=1 makes the files 0600 whatever the umask, the -wal and
+// -shm a SIGTERM leaves alike.
+TEST(AgentTraceFiles, PrivateSettingMakesEveryFileOwnerOnly) {
+  TempDir tmp;
+  const fs::path dir = tmp / "run";
+  const std::string command = "umask 0 && exec " + shellQuote(kTestApp) + " raise 5 15";
+  const auto r =
+      runProcess({"/bin/sh", "-c", command}, cleanEnv({{"LD_PRELOAD", kAgentLibrary},
+                                                       {"BUBBLESCOPE_OUTPUT_DIR", dir.string()},
+                                                       {"BUBBLESCOPE_PRIVATE", "1"},
+                                                       {"RANK", "1"}}));
+  EXPECT_EQ(r.exitCode, 128 + 15) << r.err;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    EXPECT_EQ(modeOf(dir / (std::string("rank-00001.sqlite") + suffix)), 0600u) << suffix;
+  }
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// What TraceWriter leaves on disk when it cannot finish making a trace: nothing. A file without
-// its meta table is no trace, and a run directory holding one does not load.
+// What TraceWriter leaves on disk: nothing when it cannot finish making a trace (a file without
+// its meta table is no trace, and a run directory holding one does not load), and otherwise files
+// with the mode the umask gives, or the owner's only when asked.
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +72,47 @@ TEST(TraceWriterFiles, ATakenNameIsTraceFileExistsAndTheFileStays) {
   EXPECT_THROW({ TraceWriter w(dir / "t.sqlite", RankMeta{}); }, TraceFileExists);
   EXPECT_EQ(testing::readFile(dir / "t.sqlite"), "someone else's");
   EXPECT_EQ(filesIn(dir.path()).size(), 1u);
+}
+
+mode_t modeOf(const fs::path& file) {
+  struct stat st {};
+  EXPECT_EQ(::stat(file.c_str(), &st), 0) << file;
+  return st.st_mode & 0777;
+}
+
+// The umask of this process for one scope.
+class Umask {
+ public:
+  explicit Umask(mode_t mask) : saved_(::umask(mask)) {}
+  ~Umask() { ::umask(saved_); }
+
+ private:
+  mode_t saved_;
+};
+
+// A shared run directory is analysed by a teammate: traces are 0644 under umask 022, their -wal
+// and -shm alike (SQLite gives them the file's mode), as any tool's output.
+TEST(TraceWriterFiles, FilesFollowTheUmask) {
+  TempDir dir;
+  const Umask mask(022);
+  TraceWriter w(dir / "t.sqlite", RankMeta{});
+  w.commit();
+  EXPECT_EQ(modeOf(dir / "t.sqlite"), 0644u);
+  EXPECT_EQ(modeOf(dir / "t.sqlite-wal"), 0644u);
+  EXPECT_EQ(modeOf(dir / "t.sqlite-shm"), 0644u);
+  const Umask strict(077);
+  writeRankTrace(RankTrace{}, dir / "u.sqlite");
+  EXPECT_EQ(modeOf(dir / "u.sqlite"), 0600u);
+}
+
+TEST(TraceWriterFiles, OwnerOnlyFilesAre0600WhateverTheUmask) {
+  TempDir dir;
+  const Umask mask(0);
+  TraceWriter w(dir / "t.sqlite", RankMeta{}, TraceAccess::OwnerOnly);
+  w.commit();
+  EXPECT_EQ(modeOf(dir / "t.sqlite"), 0600u);
+  EXPECT_EQ(modeOf(dir / "t.sqlite-wal"), 0600u);
+  EXPECT_EQ(modeOf(dir / "t.sqlite-shm"), 0600u);
 }
 
 }  // namespace

@@ -84,8 +84,9 @@ auto guard(const std::filesystem::path& file, F&& f) -> decltype(f()) {
   }
 }
 
-void createExclusive(const std::filesystem::path& file) {
-  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+void createExclusive(const std::filesystem::path& file, TraceAccess access) {
+  const mode_t mode = access == TraceAccess::OwnerOnly ? 0600 : 0666;  // the umask applies
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) {
     const int err = errno;
     const std::string why = std::string("cannot create the trace file: ") + std::strerror(err);
@@ -106,8 +107,10 @@ void removeHalfMade(const std::filesystem::path& file) {
 
 }  // namespace
 
-TraceWriter::TraceWriter(const std::filesystem::path& file, const RankMeta& meta) : file_(file) {
-  createExclusive(file);
+TraceWriter::TraceWriter(const std::filesystem::path& file, const RankMeta& meta,
+                         TraceAccess access)
+    : file_(file) {
+  createExclusive(file, access);
   try {
     create(meta);
   } catch (...) {
