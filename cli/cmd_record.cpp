@@ -283,30 +283,38 @@ std::set<std::string> traceNames(const fs::path& dir) {
   return names;
 }
 
-// Whether a file holds a trace: one without its meta table (a process killed while making it)
-// would not load, and counting it would promise a run that `analyze` refuses.
-bool holdsTrace(const fs::path& file) {
+// What a file of the run holds. One without its meta table (a process killed while making it)
+// would not load, and counting it would promise a run that `analyze` refuses; a later part of a
+// process's trace (the job closed the descriptors of the first) is not another process.
+enum class FileKind { NoTrace, Trace, LaterPart };
+
+FileKind kindOf(const fs::path& file) {
   try {
     traces::sqlite::Database db(file, traces::sqlite::Database::Mode::ReadOnly);
-    return db.hasTable("meta");
+    if (!db.hasTable("meta")) return FileKind::NoTrace;
+    auto st = db.prepare("SELECT 1 FROM meta WHERE key = 'extra.continues'");
+    return st.step() ? FileKind::LaterPart : FileKind::Trace;
   } catch (const std::exception&) {
-    return false;
+    return FileKind::NoTrace;
   }
 }
 
 // One line saying where the traces of this run went (files that were there before are not
 // counted), and one naming a file of this run that holds no trace.
 void reportTraces(const fs::path& dir, bool createdDir, const std::set<std::string>& before) {
-  int ranks = 0, others = 0;
+  int ranks = 0, others = 0, parts = 0;
   std::vector<std::string> unfinished;
   std::error_code ec;
   for (const std::string& name : traceNames(dir)) {
     if (before.count(name) != 0) continue;
-    if (!holdsTrace(dir / name)) {
+    const FileKind kind = kindOf(dir / name);
+    if (kind == FileKind::NoTrace) {
       unfinished.push_back(name);
-      continue;
+    } else if (kind == FileKind::LaterPart) {
+      ++parts;
+    } else {
+      (name.rfind("rank-", 0) == 0 && name.find(".pid-") == std::string::npos ? ranks : others)++;
     }
-    (name.rfind("rank-", 0) == 0 && name.find(".pid-") == std::string::npos ? ranks : others)++;
   }
   if (!unfinished.empty()) {
     std::cerr << "bubblescope: " << (dir / unfinished.front()).string();
@@ -334,6 +342,7 @@ void reportTraces(const fs::path& dir, bool createdDir, const std::set<std::stri
   } else {
     std::cerr << count(others, "process", "processes") << " (no launcher rank)";
   }
+  if (parts > 0) std::cerr << " in " << count(ranks + others + parts, "file", "files");
   if (!before.empty()) {
     std::cerr << " (beside "
               << count(static_cast<int>(before.size()), "earlier trace", "earlier traces") << ")";

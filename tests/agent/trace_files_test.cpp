@@ -186,6 +186,8 @@ TEST(AgentTraceFiles, JobClosingEveryDescriptorIsRecordedOnInANextPart) {
   ASSERT_EQ(after.ranges.size(), 20u);
   EXPECT_EQ(rangeNames(after).front(), "after 0");
   EXPECT_EQ(traces::readRun(dir).ranks.size(), 2u);
+  EXPECT_NE(r.err.find("traces in " + dir.string() + ": 1 rank in 2 files"), std::string::npos)
+      << r.err;
 }
 
 mode_t modeOf(const fs::path& file) {
