@@ -1,6 +1,6 @@
-// `bubblescope record [-o DIR] [--dormant] [--cuda on|off] -- CMD ARGS...`: runs CMD with the
-// capture agent injected through the environment, so every process CMD starts (torchrun's or
-// mpirun's workers included) records its NVTX ranges into DIR/rank-NNNNN.sqlite. The exit code
+// `bubblescope record [-o DIR] [--dormant] [--private] [--cuda on|off] -- CMD ARGS...`: runs CMD
+// with the capture agent injected through the environment, so every process CMD starts (torchrun's
+// or mpirun's workers included) records its NVTX ranges into DIR/rank-NNNNN.sqlite. The exit code
 // is CMD's (128 + signal if a signal ended it). docs/agent.md lists the variables it sets.
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -28,6 +28,7 @@
 #include "cli/exit_codes.h"
 #include "cli/hang_watch.h"
 #include "cli/usage_error.h"
+#include "traces/sqlite/sqlite_db.h"
 
 extern char** environ;
 
@@ -126,10 +127,12 @@ bool cudaDriverLoads() {
   return true;
 }
 
-// Creates the output directory; false (with the reason) if it cannot be written.
-bool prepareOutput(const fs::path& dir, std::string* why) {
+// Creates the output directory (ownerOnly: 0700, so the hang report is private too); false (with
+// the reason) if it cannot be written.
+bool prepareOutput(const fs::path& dir, bool ownerOnly, std::string* why) {
   std::error_code ec;
   fs::create_directories(dir, ec);
+  if (!ec && ownerOnly) fs::permissions(dir, fs::perms::owner_all, ec);
   if (ec) {
     *why = ec.message();
     return false;
@@ -194,6 +197,8 @@ void injectAgent(Env& env, const fs::path& agent, const fs::path& output, const 
   env["BUBBLESCOPE_OUTPUT_DIR"] = output.string();
   env["BUBBLESCOPE_RUN_ID"] = newRunId();
   env["BUBBLESCOPE_DORMANT"] = args.dormant ? "1" : "0";
+  // Without --private a BUBBLESCOPE_PRIVATE the user set stays: privacy is never taken away.
+  if (args.privateFiles) env["BUBBLESCOPE_PRIVATE"] = "1";
   env["BUBBLESCOPE_COMMAND"] = shellJoin(args.command);
   env["BUBBLESCOPE_CUDA"] = cudaNote.empty() ? "on" : "off";
   if (cudaNote.empty()) {
@@ -278,17 +283,48 @@ std::set<std::string> traceNames(const fs::path& dir) {
   return names;
 }
 
+// What a file of the run holds. One without its meta table (a process killed while making it)
+// would not load, and counting it would promise a run that `analyze` refuses; a later part of a
+// process's trace (the job closed the descriptors of the first) is not another process.
+enum class FileKind { NoTrace, Trace, LaterPart };
+
+FileKind kindOf(const fs::path& file) {
+  try {
+    traces::sqlite::Database db(file, traces::sqlite::Database::Mode::ReadOnly);
+    if (!db.hasTable("meta")) return FileKind::NoTrace;
+    auto st = db.prepare("SELECT 1 FROM meta WHERE key = 'extra.continues'");
+    return st.step() ? FileKind::LaterPart : FileKind::Trace;
+  } catch (const std::exception&) {
+    return FileKind::NoTrace;
+  }
+}
+
 // One line saying where the traces of this run went (files that were there before are not
-// counted).
+// counted), and one naming a file of this run that holds no trace.
 void reportTraces(const fs::path& dir, bool createdDir, const std::set<std::string>& before) {
-  int ranks = 0, others = 0;
+  int ranks = 0, others = 0, parts = 0;
+  std::vector<std::string> unfinished;
   std::error_code ec;
   for (const std::string& name : traceNames(dir)) {
     if (before.count(name) != 0) continue;
-    (name.rfind("rank-", 0) == 0 && name.find(".pid-") == std::string::npos ? ranks : others)++;
+    const FileKind kind = kindOf(dir / name);
+    if (kind == FileKind::NoTrace) {
+      unfinished.push_back(name);
+    } else if (kind == FileKind::LaterPart) {
+      ++parts;
+    } else {
+      (name.rfind("rank-", 0) == 0 && name.find(".pid-") == std::string::npos ? ranks : others)++;
+    }
+  }
+  if (!unfinished.empty()) {
+    std::cerr << "bubblescope: " << (dir / unfinished.front()).string();
+    if (unfinished.size() > 1) std::cerr << " (and " << unfinished.size() - 1 << " more)";
+    std::cerr << " holds no trace (no meta table): not counted; remove it before 'bubblescope "
+                 "analyze'\n";
   }
   if (ranks + others == 0) {
-    std::cerr << "bubblescope: nothing was recorded (no process emitted NVTX ranges)";
+    std::cerr << "bubblescope: nothing was recorded";
+    if (unfinished.empty()) std::cerr << " (no process emitted NVTX ranges)";
     if (createdDir && fs::is_empty(dir, ec) && fs::remove(dir, ec)) {
       std::cerr << "\n";
     } else {
@@ -306,6 +342,7 @@ void reportTraces(const fs::path& dir, bool createdDir, const std::set<std::stri
   } else {
     std::cerr << count(others, "process", "processes") << " (no launcher rank)";
   }
+  if (parts > 0) std::cerr << " in " << count(ranks + others + parts, "file", "files");
   if (!before.empty()) {
     std::cerr << " (beside "
               << count(static_cast<int>(before.size()), "earlier trace", "earlier traces") << ")";
@@ -345,7 +382,7 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
   const fs::path output = args.output.empty() ? defaultOutput() : fs::absolute(args.output);
   std::string why;
   Env env = currentEnvironment();
-  const bool writable = prepareOutput(output, &why);
+  const bool writable = prepareOutput(output, createdDir && args.privateFiles, &why);
   if (!writable) {
     std::cerr << "bubblescope: cannot write to " << output.string() << " (" << why
               << "): the command runs without capture\n";

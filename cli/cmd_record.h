@@ -9,6 +9,7 @@ namespace bubblescope::cli {
 struct RecordArgs {
   std::string output;
   bool dormant = false;
+  bool privateFiles = false;  // traces 0600 (and the directory 0700 if record makes it)
   std::string cuda = "on";
   double hangTimeout = 0;  // > 0: write a hang report when no rank finishes an op for this long
   std::vector<std::string> command;

@@ -167,6 +167,9 @@ void addRecordCommand(CLI::App& app, Action& action) {
                   "Directory for the per-rank traces (default: bubblescope-run-<timestamp>)");
   sub->add_flag("--dormant", args->dormant,
                 "Install the hooks but record nothing until capture is started");
+  sub->add_flag("--private", args->privateFiles,
+                "Traces readable by you only (0600, and DIR 0700 if record creates it); without "
+                "it they follow the umask, so a shared run directory can be analysed by others");
   sub->add_option("--cuda", args->cuda, "CUDA kernel capture: on (default) or off")
       ->check(CLI::IsMember({"on", "off"}));
   sub->add_option("--hang-timeout", args->hangTimeout,

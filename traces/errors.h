@@ -17,4 +17,11 @@ class TraceError : public std::runtime_error {
   std::filesystem::path file_;
 };
 
+// A new trace's name was taken (its exclusive create failed with EEXIST): a writer that has another
+// name to use tries it, instead of checking first and racing whoever takes the name meanwhile.
+class TraceFileExists : public TraceError {
+ public:
+  using TraceError::TraceError;
+};
+
 }  // namespace bubblescope::traces

@@ -19,6 +19,7 @@
 #include "agent/core/agent_thread.h"
 #include "agent/core/clock.h"
 #include "agent/core/log.h"
+#include "agent/core/owned_fd.h"
 #include "agent/core/writer.h"
 
 namespace bubblescope::agent {
@@ -74,6 +75,8 @@ class ControlServer {
   void closeSlot(int slot);
   void fail(const std::string& what);
   void closeDescriptors();
+  bool descriptorsIntact() const;
+  void forgetDescriptors();
 
   ControlHandler handler_;
   pid_t ownerPid_;
@@ -81,6 +84,10 @@ class ControlServer {
   std::atomic<int> listenFd_{-1};
   std::atomic<int> wakeFd_{-1};
   std::atomic<int> connFds_[kMaxConnections];
+  // What each descriptor was opened on, set before it is published: a number the job closed and
+  // opened again is its file, never polled, written or closed here.
+  OwnedFd listenOwned_, wakeOwned_;
+  OwnedFd connOwned_[kMaxConnections];
   Connection conns_[kMaxConnections];
   std::atomic<bool> stopping_{false};
 };
@@ -140,6 +147,8 @@ bool ControlServer::open(const control::DirEnvironment& env) {
     fail(std::string("cannot create the control thread's event (") + std::strerror(errno) + ")");
     return false;
   }
+  listenOwned_ = OwnedFd::of(fd);
+  wakeOwned_ = OwnedFd::of(wake);
   listenFd_.store(fd);
   wakeFd_.store(wake);
   return true;
@@ -178,6 +187,12 @@ void ControlServer::run() {
 void ControlServer::loop() {
   int64_t lastTick = 0;
   while (!stopping_.load(std::memory_order_acquire)) {
+    if (!descriptorsIntact()) {
+      // The job closed the agent's descriptors (close_range): attach ends in this process, and
+      // the numbers, perhaps the job's files now, are left alone.
+      forgetDescriptors();
+      return;
+    }
     pollfd fds[2 + kMaxConnections];
     int slotOf[2 + kMaxConnections];
     int n = 0;
@@ -242,6 +257,7 @@ void ControlServer::acceptAll(int64_t nowNs) {
     }
     conns_[slot] = Connection{};
     conns_[slot].deadlineNs = nowNs + kConnectionTimeoutNs;
+    connOwned_[slot] = OwnedFd::of(fd);
     connFds_[slot].store(fd, std::memory_order_relaxed);
   }
 }
@@ -275,15 +291,32 @@ bool ControlServer::service(int slot, short revents, int64_t nowNs) {
 
 void ControlServer::closeSlot(int slot) {
   const int fd = connFds_[slot].exchange(-1);
-  if (fd >= 0) ::close(fd);
+  if (fd >= 0 && connOwned_[slot].intact()) ::close(fd);
   conns_[slot] = Connection{};
+}
+
+bool ControlServer::descriptorsIntact() const {
+  if (!listenOwned_.intact() || !wakeOwned_.intact()) return false;
+  for (int slot = 0; slot < kMaxConnections; ++slot) {
+    if (connFds_[slot].load(std::memory_order_relaxed) >= 0 && !connOwned_[slot].intact()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void ControlServer::forgetDescriptors() {
+  listenFd_.store(-1);
+  wakeFd_.store(-1);
+  for (int slot = 0; slot < kMaxConnections; ++slot) closeSlot(slot);  // the intact ones only
+  if (::getpid() == ownerPid_) ::unlink(path_.c_str());  // nobody listens on it any more
 }
 
 void ControlServer::stop() {
   if (::getpid() == ownerPid_) ::unlink(path_.c_str());
   stopping_.store(true, std::memory_order_release);
   const int wake = wakeFd_.load();
-  if (wake >= 0) {
+  if (wake >= 0 && wakeOwned_.intact()) {
     const uint64_t one = 1;
     ssize_t ignored = ::write(wake, &one, sizeof one);
     (void)ignored;
@@ -292,13 +325,14 @@ void ControlServer::stop() {
 
 void ControlServer::closeDescriptors() {
   stopping_.store(true);
-  for (auto* fd : {&listenFd_, &wakeFd_}) {
+  for (auto [fd, owned] :
+       {std::pair{&listenFd_, &listenOwned_}, std::pair{&wakeFd_, &wakeOwned_}}) {
     const int old = fd->exchange(-1);
-    if (old >= 0) ::close(old);
+    if (old >= 0 && owned->intact()) ::close(old);
   }
-  for (auto& c : connFds_) {
-    const int old = c.exchange(-1);
-    if (old >= 0) ::close(old);
+  for (int slot = 0; slot < kMaxConnections; ++slot) {
+    const int old = connFds_[slot].exchange(-1);
+    if (old >= 0 && connOwned_[slot].intact()) ::close(old);
   }
 }
 

@@ -11,6 +11,7 @@ enum class Problem : uint8_t {
   OutputUnwritable,     // cannot create the directory or the trace file
   WriteFailed,          // disk full or I/O error while recording
   FileExists,           // the trace file name was taken: another name is used
+  TraceClosed,          // the job closed the trace's descriptors: a next part goes on
   ForkDuringWrite,      // a child forked while the writer was busy is not recorded
   ShutdownTimeout,      // the final flush did not finish in time
   ControlMessage,       // a malformed control mark

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -22,6 +23,8 @@
 #include "agent/core/record_sink.h"
 #include "agent/core/recorder.h"
 #include "agent/core/thread_state.h"
+#include "agent/core/trace_file_names.h"
+#include "agent/core/trace_handles.h"
 #include "traces/errors.h"
 #include "traces/sqlite/trace_writer.h"
 
@@ -40,6 +43,9 @@ constexpr size_t kRecordsPerDrainCall = 4096;
 // be written (full disk) loses at most this many, and SQLite's cache stays small.
 constexpr uint64_t kMaxBatchEvents = 65536;
 constexpr int kForkWaitMs = 200;  // how long fork() waits for the writer to leave SQLite
+// A job that keeps closing every descriptor gets this many files (each closed one's connection is
+// left allocated), then capture stops.
+constexpr int kMaxFiles = 8;
 
 // futex on a std::atomic<uint32_t> (same layout as uint32_t): async-signal-safe waiting.
 void futexWait(std::atomic<uint32_t>* word, uint32_t expected, int64_t timeoutNs) {
@@ -125,9 +131,10 @@ class Writer {
   std::atomic<uint64_t> eventsWritten_{0};
   std::atomic<uint64_t> recordsDrained_{0};
   std::atomic<pid_t> threadId_{0};
-  pthread_mutex_t io_;    // held while the writer is inside SQLite (fork waits for it)
-  std::string fileName_;  // set once the file exists (read by writerStats)
-  std::atomic<bool> fileReady_{false};
+  pthread_mutex_t io_;  // held while the writer is inside SQLite (fork waits for it)
+  // The file written now, once there is one (read by writerStats); each is leaked, not freed,
+  // when the next replaces it, so a reader never holds a freed one.
+  std::atomic<const std::string*> fileName_{nullptr};
 
  private:
   void cycle(bool final);
@@ -136,6 +143,9 @@ class Writer {
   bool openFile();
   void closeFile();
   void fail(Problem problem, const std::string& message);
+  void writeFailed(const traces::TraceError& e, uint64_t recordsLost);
+  void abandonFile(uint64_t recordsLost);
+  void dropFile();
   void commit();
   void commitIfDue();
   void noteThread(uint64_t tid);
@@ -147,15 +157,22 @@ class Writer {
   FileSetup setup_;
   TickConverter clock_;
   std::unique_ptr<traces::TraceWriter> file_;
+  TraceHandles handles_;  // file_'s descriptors
   std::optional<RecordSink> sink_;
   bool failed_ = false;
+  int files_ = 0;                  // files opened so far
+  std::string previousFile_;       // the file whose descriptors the job closed, if any
+  uint64_t lostWithPrevious_ = 0;  // events and records it could not take
+  int64_t fileStartNs_ = 0;        // when a later part began (0 for the first file)
   int64_t lastCommitNs_ = 0;
   uint64_t eventsAtCommit_ = 0;
   uint64_t recorderVersion_ = UINT64_MAX;
   int endSignalWritten_ = 0;
-  std::vector<int64_t> windowIds_;   // file ids of the windows written so far
-  std::vector<int64_t> windowEnds_;  // their end as written (0 = open)
-  uint64_t droppedWritten_[kSourceCount];
+  std::vector<int64_t> windowIds_;           // file ids of the windows written so far
+  std::vector<int64_t> windowEnds_;          // their end as written (0 = open)
+  uint64_t droppedWritten_[kSourceCount];    // the process's totals as last written (or UINT64_MAX)
+  uint64_t droppedCommitted_[kSourceCount];  // ... as last committed
+  uint64_t droppedBefore_[kSourceCount] = {};  // totals the earlier parts hold: not this file's
   std::unordered_set<uint64_t> tidsSeen_;
   std::unordered_map<uint64_t, std::string> nvtxNames_;  // tid → name from the registry
   const ThreadName* namesSeen_ = nullptr;                // newest registry entry applied
@@ -168,6 +185,7 @@ bool g_childMayNotRecord = false;
 
 bool Writer::start() {
   for (auto& d : droppedWritten_) d = UINT64_MAX;
+  for (auto& d : droppedCommitted_) d = UINT64_MAX;
   pthread_t thread;
   const int rc = startAgentThread(
       [](void* self) -> void* {
@@ -220,6 +238,7 @@ void Writer::cycle(bool final) {
     drainAll(true);
     return;
   }
+  if (file_ != nullptr && !handles_.intact()) abandonFile(0);
   if (file_ == nullptr) {
     // A rank blocked in its first receive has finished nothing, but where it waits must be in a
     // trace: open ranges alone are reason enough for the file.
@@ -241,8 +260,7 @@ void Writer::cycle(bool final) {
     }
     commit();
   } catch (const traces::TraceError& e) {
-    fail(Problem::WriteFailed,
-         std::string("cannot write the trace: ") + e.what() + ": capture stopped, the job goes on");
+    writeFailed(e, 0);
   }
 }
 
@@ -272,25 +290,42 @@ void Writer::drainRing(ThreadState& s, uint64_t upTo) {
     noteThread(tid);
     RecordView view;
     view.tid = tid;
+    // A failed write ends the decoding, not the drain call: the call frees every record it
+    // visited, so none is decoded twice (a CUPTI buffer would be released twice). The records
+    // after it in the call are counted as lost.
+    std::optional<traces::TraceError> error;
+    uint64_t skipped = 0;
     auto visit = [&](const RecordHeader& h, const uint8_t* payload, const char* text) {
       const Decoder decoder = decoderOf(h.type);
       if (decoder == nullptr) return;
+      if (error) {
+        ++skipped;
+        return;
+      }
       view.type = h.type;
       view.payload = payload;
       view.payloadSize = h.payloadSize;
       view.text = std::string_view(text, h.textSize);
-      decoder(*sink_, view);
+      try {
+        decoder(*sink_, view);
+      } catch (const traces::TraceError& e) {
+        error.emplace(e);
+        ++skipped;
+      }
     };
     while (s.ring.consumed() < upTo) {
       recordsDrained_.fetch_add(s.ring.drain(visit, kRecordsPerDrainCall, upTo),
                                 std::memory_order_relaxed);
+      if (error) {
+        writeFailed(*error, skipped);
+        break;
+      }
       commitIfDue();
     }
   } catch (const traces::TraceError& e) {
-    fail(Problem::WriteFailed,
-         std::string("cannot write the trace: ") + e.what() + ": capture stopped, the job goes on");
-    s.ring.discard();
+    writeFailed(e, 0);
   }
+  if (failed_) s.ring.discard();
 }
 
 bool Writer::openFile() {
@@ -306,29 +341,45 @@ bool Writer::openFile() {
   }
   std::filesystem::path path = setup_.dir / setup_.fileName;
   traces::RankMeta meta = setup_.meta;
-  if (std::filesystem::exists(path, ec) && !setup_.fallbackName.empty()) {
-    const auto taken = path;
-    path = setup_.dir / setup_.fallbackName;
-    // Two files must not claim one rank: this one keeps the rank only in extra.
-    if (meta.rank >= 0) meta.extra["claimed_rank"] = std::to_string(meta.rank);
-    meta.rank = -1;
-    warnOnce(Problem::FileExists, "%s exists (another run in this directory?): writing %s",
-             taken.c_str(), path.filename().c_str());
-  }
   if (meta.host.empty()) meta.host = hostName();
   if (meta.command.empty()) meta.command = commandLine();
   if (meta.pid == 0) meta.pid = getpid();
   const auto windows = Recorder::instance().windows();
   meta.startNs = windows.empty() ? realtimeNs() : windows.front().startNs;
+  const bool laterPart = !previousFile_.empty();
+  if (laterPart) {
+    // Goes on from now where the previous part, whose descriptors the job closed, stopped.
+    path = setup_.dir / partName(setup_.fileName, setup_.fallbackName, files_ + 1);
+    meta = withoutRank(std::move(meta));
+    meta.extra["continues"] = previousFile_;
+    fileStartNs_ = realtimeNs();
+    meta.startNs = fileStartNs_;
+    meta.clockAnchors.push_back(readClockAnchor());
+    meta.dropped["unwritten"] = lostWithPrevious_;
+  }
+  const auto access =
+      setup_.ownerOnly ? traces::TraceAccess::OwnerOnly : traces::TraceAccess::Umask;
   try {
-    file_ = std::make_unique<traces::TraceWriter>(path, meta);
+    try {
+      // No exists() first: another process may take the name between a check and the create.
+      file_ = std::make_unique<traces::TraceWriter>(path, meta, access);
+    } catch (const traces::TraceFileExists&) {
+      if (laterPart || setup_.fallbackName.empty()) throw;
+      const auto taken = path;
+      path = setup_.dir / setup_.fallbackName;
+      meta = withoutRank(std::move(meta));
+      warnOnce(Problem::FileExists, "%s exists (another run in this directory?): writing %s",
+               taken.c_str(), path.filename().c_str());
+      file_ = std::make_unique<traces::TraceWriter>(path, meta, access);
+    }
   } catch (const traces::TraceError& e) {
     fail(Problem::OutputUnwritable,
          std::string(e.what()) + ": nothing is recorded, the job goes on");
     return false;
   }
-  fileName_ = path.string();
-  fileReady_.store(true, std::memory_order_release);
+  ++files_;
+  handles_ = TraceHandles::of(path);
+  fileName_.store(new std::string(path.string()), std::memory_order_release);
   sink_.emplace(*file_, clock_);
   lastCommitNs_ = monotonicNs();
   runHooks(&WriterHooks::fileOpened);
@@ -336,6 +387,7 @@ bool Writer::openFile() {
 }
 
 void Writer::closeFile() {
+  if (file_ != nullptr && !failed_ && !handles_.intact()) abandonFile(0);
   if (file_ == nullptr || failed_) return;
   try {
     runHooks(&WriterHooks::closing);
@@ -355,14 +407,64 @@ void Writer::fail(Problem problem, const std::string& message) {
   failed_ = true;
   warnOnce(problem, "%s", message.c_str());
   Recorder::instance().disable();
+  dropFile();
+}
+
+// Closing tries a last commit; on a full disk it fails quietly and the file stays at its last
+// committed batch. A file whose descriptors the job closed is not closed: that would close, and
+// its last commit write, descriptor numbers the job may have opened again.
+void Writer::dropFile() {
   sink_.reset();
-  // Closing tries a last commit; on a full disk it fails quietly and the file stays at its
-  // last committed batch.
+  if (file_ != nullptr && !handles_.intact()) (void)file_.release();  // left allocated on purpose
   file_.reset();
+  handles_ = TraceHandles();
+}
+
+// A write failed: because the job closed the file's descriptors (the writer goes on in a new
+// file), or for want of room (capture stops).
+void Writer::writeFailed(const traces::TraceError& e, uint64_t recordsLost) {
+  if (file_ != nullptr && !handles_.intact()) {
+    abandonFile(recordsLost);
+    return;
+  }
+  fail(Problem::WriteFailed,
+       std::string("cannot write the trace: ") + e.what() + ": capture stopped, the job goes on");
+}
+
+// The job closed the descriptors of the file (close_range): the file keeps every committed
+// batch, the batch in flight is lost and counted, and the next record opens the next part.
+void Writer::abandonFile(uint64_t recordsLost) {
+  const std::string closed = file_->file().filename().string();
+  const uint64_t lost = file_->eventsWritten() - eventsAtCommit_ + recordsLost;
+  if (files_ >= kMaxFiles) {  // the first closing was said; this is the end of capture
+    fail(Problem::WriteFailed, "the job closed the descriptors of its trace again (" + closed +
+                                   ", part " + std::to_string(files_) +
+                                   "): capture stopped, the job goes on");
+    return;
+  }
+  const std::string next = partName(setup_.fileName, setup_.fallbackName, files_ + 1);
+  warnOnce(Problem::TraceClosed,
+           "the job closed the descriptors of %s (close_range?): it holds every batch committed "
+           "until then (%llu events after them are lost); what follows goes to %s",
+           closed.c_str(), static_cast<unsigned long long>(lost), next.c_str());
+  dropFile();
+  previousFile_ = closed;
+  lostWithPrevious_ = lost;
+  // What the earlier parts hold is not this file's.
+  windowIds_.clear();
+  windowEnds_.clear();
+  recorderVersion_ = UINT64_MAX;
+  endSignalWritten_ = 0;
+  tidsSeen_.clear();
+  for (int i = 0; i < kSourceCount; ++i) {
+    if (droppedCommitted_[i] != UINT64_MAX) droppedBefore_[i] = droppedCommitted_[i];
+    droppedWritten_[i] = droppedCommitted_[i] = UINT64_MAX;
+  }
 }
 
 void Writer::commit() {
   file_->commit();
+  std::copy(std::begin(droppedWritten_), std::end(droppedWritten_), droppedCommitted_);
   eventsWritten_.store(file_->eventsWritten(), std::memory_order_relaxed);
   lastCommitNs_ = monotonicNs();
   eventsAtCommit_ = file_->eventsWritten();
@@ -406,10 +508,16 @@ void Writer::syncWindows(bool final) {
   for (size_t i = 0; i < windows.size(); ++i) {
     const WindowRecord& w = windows[i];
     if (i == windowIds_.size()) {
-      windowIds_.push_back(file_->openCaptureWindow(w.startNs, w.reason));
+      if (w.endNs != 0 && w.endNs < fileStartNs_) {  // over before this part began
+        windowIds_.push_back(-1);
+        windowEnds_.push_back(w.endNs);
+        continue;
+      }
+      windowIds_.push_back(file_->openCaptureWindow(std::max(w.startNs, fileStartNs_), w.reason));
       windowEnds_.push_back(0);
       file_->addClockAnchor(w.anchor);
     }
+    if (windowIds_[i] < 0) continue;
     int64_t end = w.endNs;
     if (end == 0 && final) end = realtimeNs();  // the process is exiting with it open
     if (end != 0 && windowEnds_[i] == 0) {
@@ -427,10 +535,11 @@ void Writer::syncDrops() {
     }
   }
   for (int i = 0; i < kSourceCount; ++i) {
+    const uint64_t here = totals[i] - droppedBefore_[i];
     // NVTX always gets a row: "0 dropped" is worth stating.
-    const bool show = totals[i] != 0 || static_cast<Source>(i) == Source::Nvtx;
+    const bool show = here != 0 || static_cast<Source>(i) == Source::Nvtx;
     if (show && totals[i] != droppedWritten_[i]) {
-      file_->setDropped(sourceName(static_cast<Source>(i)), totals[i]);
+      file_->setDropped(sourceName(static_cast<Source>(i)), here);
       droppedWritten_[i] = totals[i];
     }
   }
@@ -547,7 +656,7 @@ WriterStats writerStats() {
   s.running = w->finished_.load(std::memory_order_acquire) == 0;
   s.eventsWritten = w->eventsWritten_.load(std::memory_order_relaxed);
   s.recordsDrained = w->recordsDrained_.load(std::memory_order_relaxed);
-  if (w->fileReady_.load(std::memory_order_acquire)) s.file = w->fileName_;
+  if (const std::string* file = w->fileName_.load(std::memory_order_acquire)) s.file = *file;
   return s;
 }
 

@@ -21,6 +21,7 @@ struct FileSetup {
   std::filesystem::path dir;
   std::string fileName;               // "rank-00003.sqlite"
   std::string fallbackName;           // used when fileName exists already
+  bool ownerOnly = false;             // files 0600 (BUBBLESCOPE_PRIVATE), else the umask's
   traces::RankMeta meta;              // identity and extra; host, command filled in if empty
   std::vector<std::string> warnings;  // printed (once each kind) when the file is created
 };

@@ -151,6 +151,7 @@ AgentConfig configFromEnvironment(const Environment& env, const std::filesystem:
   c.dormant = switchSetting(env, "BUBBLESCOPE_DORMANT", false, &c.warnings);
   c.controlSocket = switchSetting(env, "BUBBLESCOPE_CONTROL", true, &c.warnings);
   c.openOps = switchSetting(env, "BUBBLESCOPE_OPEN_OPS", true, &c.warnings);
+  c.privateFiles = switchSetting(env, "BUBBLESCOPE_PRIVATE", false, &c.warnings);
   if (const std::string* v = find(env, "BUBBLESCOPE_RUN_ID")) c.runId = *v;
   if (const std::string* v = find(env, "BUBBLESCOPE_CUDA"))
     c.cudaRequested = *v != "off" && *v != "0";

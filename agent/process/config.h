@@ -26,6 +26,7 @@ struct AgentConfig {
   // BUBBLESCOPE_OPEN_OPS=0: a dormant agent keeps no open ranges (a live `hang` query then
   // sees only NCCL calls). Only matters with a control socket.
   bool openOps = true;
+  bool privateFiles = false;  // BUBBLESCOPE_PRIVATE=1: traces 0600 whatever the umask
   std::string runId;
   bool cudaRequested = true;
   std::string cudaNote;

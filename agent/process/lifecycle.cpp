@@ -96,6 +96,7 @@ FileSetup buildFileSetup() {
   const Identity id = identityFromEnvironment(env);
   const int64_t pid = getpid();
   s.dir = config().outputDir;
+  s.ownerOnly = config().privateFiles;
   s.meta.source = "bubblescope-agent";
   s.meta.runId = config().runId;
   s.meta.pid = pid;

@@ -29,7 +29,8 @@ ProcessOptions cleanEnv(std::map<std::string, std::string> env) {
                 "BUBBLESCOPE_RUN_ID",
                 "BUBBLESCOPE_CONTROL",
                 "BUBBLESCOPE_CUDA",
-                "BUBBLESCOPE_CUDA_NOTE"};
+                "BUBBLESCOPE_CUDA_NOTE",
+                "BUBBLESCOPE_PRIVATE"};
   o.env = std::move(env);
   return o;
 }

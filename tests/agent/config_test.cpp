@@ -108,6 +108,15 @@ TEST(AgentConfig, OnOffSettingsReadEitherWay) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+// Traces follow the umask unless the run asks for private ones.
+TEST(AgentConfig, PrivateFilesOnlyWhenAsked) {
+  EXPECT_FALSE(configFromEnvironment({}, "/").privateFiles);
+  EXPECT_TRUE(configFromEnvironment({{"BUBBLESCOPE_PRIVATE", "1"}}, "/").privateFiles);
+  const AgentConfig typo = configFromEnvironment({{"BUBBLESCOPE_PRIVATE", "please"}}, "/");
+  EXPECT_FALSE(typo.privateFiles);
+  EXPECT_EQ(typo.warnings.size(), 1u);
+}
+
 TEST(AgentExtra, KeepsBubblescopeAndLauncherVariablesOnly) {
   const auto extra = extraFromEnvironment({{"BUBBLESCOPE_PP_SIZE", "4"},
                                            {"RANK", "1"},

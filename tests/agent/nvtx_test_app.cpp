@@ -10,6 +10,8 @@
 //   steps STEPS                    STEPS steps ("step k" with two ops each); a control mark
 //                                  asks for 2 steps from step 3
 //   modules N                      "outer" here around N ranges of a second NVTX module
+//   closefds N [DIR]               N ranges "before i", close_range(3, ~0U, 0), 16 files of its
+//                                  own in DIR (kept open), then N ranges "after i"
 //   none                           no NVTX at all
 // It prints what it emitted on stdout ("emitted N"), so tests compare against it.
 #include <dlfcn.h>
@@ -134,6 +136,31 @@ int steps(int count) {
   return 0;
 }
 
+// Closes every descriptor above stderr, the agent's trace files included, between two runs of
+// ranges, as daemonising code does; then, with DIR, opens files of its own there (taking the
+// descriptor numbers the agent had) and keeps them open to the end: the test checks that nobody
+// else wrote to them. The pauses let the writer see the closed descriptors.
+int closeFds(int n, const char* dir) {
+  ranges("before", n);
+  usleep(100'000);
+  if (close_range(3, ~0U, 0) != 0) {
+    std::perror("nvtx_test_app: close_range");
+    return 65;
+  }
+  for (int i = 0; dir != nullptr && i < 16; ++i) {
+    const std::string name = std::string(dir) + "/own-" + std::to_string(i);
+    FILE* f = std::fopen(name.c_str(), "w");
+    if (f == nullptr || std::fprintf(f, "own file %d\n", i) < 0 || std::fflush(f) != 0) {
+      std::perror("nvtx_test_app: own file");
+      return 65;
+    }
+  }
+  usleep(100'000);
+  ranges("after", n);
+  std::printf("emitted %d\n", 2 * n);
+  return 0;
+}
+
 int modules(int n) {
   nvtxRangePushA("outer");
   void* module = dlopen(NVTX_TEST_MODULE, RTLD_NOW | RTLD_LOCAL);
@@ -180,6 +207,7 @@ int main(int argc, char** argv) {
   if (mode == "dormant") return dormant();
   if (mode == "steps") return steps(arg(argv, argc, 2, 8));
   if (mode == "modules") return modules(arg(argv, argc, 2, 10));
+  if (mode == "closefds") return closeFds(arg(argv, argc, 2, 10), argc > 3 ? argv[3] : nullptr);
   if (mode == "none") return 0;
   std::fprintf(stderr, "nvtx_test_app: unknown mode '%s'\n", mode.c_str());
   return 64;

@@ -84,20 +84,46 @@ auto guard(const std::filesystem::path& file, F&& f) -> decltype(f()) {
   }
 }
 
-void createExclusive(const std::filesystem::path& file) {
-  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+void createExclusive(const std::filesystem::path& file, TraceAccess access) {
+  const mode_t mode = access == TraceAccess::OwnerOnly ? 0600 : 0666;  // the umask applies
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) {
-    throw TraceError(file, std::string("cannot create the trace file: ") + std::strerror(errno));
+    const int err = errno;
+    const std::string why = std::string("cannot create the trace file: ") + std::strerror(err);
+    if (err == EEXIST) throw TraceFileExists(file, why);
+    throw TraceError(file, why);
   }
   ::close(fd);
 }
 
+// A trace this writer created and could not finish (the schema or the meta did not fit): with
+// its -wal and -shm, it goes, so no reader or `record` count finds a file without a meta table.
+void removeHalfMade(const std::filesystem::path& file) {
+  std::error_code ignored;
+  for (const char* suffix : {"-wal", "-shm", ""}) {
+    std::filesystem::remove(file.string() + suffix, ignored);
+  }
+}
+
 }  // namespace
 
-TraceWriter::TraceWriter(const std::filesystem::path& file, const RankMeta& meta) : file_(file) {
-  createExclusive(file);
+TraceWriter::TraceWriter(const std::filesystem::path& file, const RankMeta& meta,
+                         TraceAccess access)
+    : file_(file) {
+  createExclusive(file, access);
+  try {
+    create(meta);
+  } catch (...) {
+    st_.reset();
+    db_.reset();
+    removeHalfMade(file);
+    throw;
+  }
+}
+
+void TraceWriter::create(const RankMeta& meta) {
   guard(file_, [&] {
-    db_ = std::make_unique<Database>(file, Database::Mode::CreateNew);
+    db_ = std::make_unique<Database>(file_, Database::Mode::CreateNew);
     // WAL: a commit appends to the log, readers never see half a batch and a killed process
     // loses only the batch in flight. NORMAL: no fsync per commit (a process kill keeps what the
     // kernel has; only a power loss could drop the last batches).

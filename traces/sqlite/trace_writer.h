@@ -26,11 +26,18 @@ struct StringHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+// Who may read a new trace: what the process's umask leaves of 0666, like any tool's output (a
+// teammate analyses a shared run directory), or its owner only (0600), for a run that asks.
+// SQLite gives the -wal and -shm the file's mode.
+enum class TraceAccess { Umask, OwnerOnly };
+
 class TraceWriter {
  public:
-  // Creates `file` (mode 0600; it must not exist) with the schema and the metadata of `meta`
-  // (its clock anchors, windows and drop counts too). Throws TraceError.
-  TraceWriter(const std::filesystem::path& file, const RankMeta& meta);
+  // Creates `file` (it must not exist) with the schema and the metadata of `meta` (its clock
+  // anchors, windows and drop counts too). Throws TraceError, and then leaves no file;
+  // TraceFileExists when `file` exists.
+  TraceWriter(const std::filesystem::path& file, const RankMeta& meta,
+              TraceAccess access = TraceAccess::Umask);
   ~TraceWriter();  // close(), errors swallowed: destructors must not throw
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
@@ -79,6 +86,7 @@ class TraceWriter {
 
  private:
   struct Statements;
+  void create(const RankMeta& meta);  // the schema and the meta, in the file just created
   void begin();
   template <class... Values>
   void insertRow(sqlite::Statement& st, Values... values);

@@ -92,6 +92,26 @@ TEST(ImportCli, TracesWithoutRankIdsAreNumberedInNameOrderInTheirFiles) {
   }
 }
 
+// Imported traces are read by whoever analyses the run: under umask 022 they are 0644, as any
+// tool's output (they were 0600).
+TEST(ImportCli, ImportedTracesFollowTheUmask) {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "in");
+  writeFile(dir / "in" / "worker0.json",
+            R"J({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "user_annotation",
+                "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1, "dur": 1}]})J");
+  std::vector<std::string> argv = {"/bin/sh", "-c", "umask 022 && exec \"$@\"", "sh"};
+  for (const std::string& a : testing::bubblescopeArgv(
+           {"import", "kineto", (dir / "in").string(), "-o", (dir / "run").string()})) {
+    argv.push_back(a);
+  }
+  const auto r = testing::runProcess(argv);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(std::filesystem::status(dir / "run" / "rank-00000.sqlite").permissions() &
+                std::filesystem::perms::all,
+            std::filesystem::perms(0644));
+}
+
 // Two identical imports started at once into one new directory each write their own temporary
 // files (they shared `.importing-0.sqlite` and broke each other with "disk I/O error", issue 28):
 // both succeed and the run holds whole rank files.
@@ -101,11 +121,13 @@ TEST(ImportCli, TwoImportsIntoOneDirectoryAtOnceBothSucceed) {
   std::string events;
   for (int i = 0; i < 20000; ++i) {
     events += R"J(,{"ph": "X", "cat": "user_annotation", "name": "work", "pid": 7, "tid": 7,
-                  "ts": )J" + std::to_string(10 + 3 * i) + R"J(, "dur": 2})J";
+                  "ts": )J" +
+              std::to_string(10 + 3 * i) + R"J(, "dur": 2})J";
   }
   const std::string trace =
       R"J({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "user_annotation",
-          "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1, "dur": 1})J" + events + "]}";
+          "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1, "dur": 1})J" +
+      events + "]}";
   writeFile(dir / "in" / "worker0.json", trace);
   writeFile(dir / "in" / "worker1.json", trace);
   const std::vector<std::string> args = {"import", "kineto", (dir / "in").string(), "-o",
