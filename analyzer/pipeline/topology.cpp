@@ -5,8 +5,10 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "analyzer/result/errors.h"
+#include "traces/files/path_names.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -28,8 +30,9 @@ void requireOneRun(const traces::Run& run, const std::vector<size_t>& ranks) {
     if ((runIds && first->meta.runId != t.meta.runId) ||
         (first->meta.worldSize > 0 && t.meta.worldSize > 0 &&
          first->meta.worldSize != t.meta.worldSize)) {
-      throw AnalysisInputError(run.dir.string() + ": traces of two runs are mixed here (" +
-                               fileName(*first) + " and " + fileName(t) +
+      const auto [a, b] = traces::distinctNames(first->file, t.file);
+      throw AnalysisInputError(run.dir.string() + ": traces of two runs are mixed here (" + a +
+                               " and " + b +
                                " differ in run id or world size); give each run its own directory");
     }
   }
@@ -41,7 +44,8 @@ std::optional<int> stageFromPeers(const RankOps& ops) {
   std::map<int, int> votes;
   for (const auto& c : ops.comms) {
     if (c.peer < 0 || c.chunk != 0 || c.pass != OpKind::F) continue;
-    ++votes[c.send ? c.peer - 1 : c.peer + 1];
+    const int64_t stage = c.send ? int64_t{c.peer} - 1 : int64_t{c.peer} + 1;
+    if (stage >= 0 && stage <= kMaxGridRank) ++votes[static_cast<int>(stage)];
   }
   if (votes.empty()) return std::nullopt;
   return std::max_element(votes.begin(), votes.end(),
@@ -57,14 +61,35 @@ TimeNs busyTime(const RankOps& ops) {
 
 }  // namespace
 
-std::optional<int> extraInt(const traces::RankTrace& t, const char* key) {
+std::optional<int> extraInt(const traces::RankTrace& t, const char* key, int lo, int hi) {
   auto it = t.meta.extra.find(key);
   if (it == t.meta.extra.end()) return std::nullopt;
-  int v = 0;
+  int64_t v = 0;
   const std::string& s = it->second;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty() || v < lo || v > hi) {
+    throw AnalysisInputError(t.file.string() + ": meta " + key + " = '" + s +
+                             "' is not a whole number from " + std::to_string(lo) + " to " +
+                             std::to_string(hi));
+  }
+  return static_cast<int>(v);
+}
+
+void requireOnePlaceEach(const traces::Run& run, const std::vector<size_t>& ranks) {
+  std::map<std::tuple<int, int, int>, size_t> at;  // (dp, pp, tp) -> rank index
+  for (size_t i : ranks) {
+    const auto pp = gridRank(run.ranks[i], "BUBBLESCOPE_PP_RANK");
+    const auto tp = gridRank(run.ranks[i], "BUBBLESCOPE_TP_RANK");
+    if (!pp || !tp) continue;
+    const int dp = gridRank(run.ranks[i], "BUBBLESCOPE_DP_RANK").value_or(0);
+    auto [it, fresh] = at.try_emplace({dp, *pp, *tp}, i);
+    if (fresh) continue;
+    const auto [a, b] = traces::distinctNames(run.ranks[it->second].file, run.ranks[i].file);
+    throw AnalysisInputError(run.dir.string() + ": " + a + " and " + b + " both say DP rank " +
+                             std::to_string(dp) + ", PP rank " + std::to_string(*pp) +
+                             ", TP rank " + std::to_string(*tp) +
+                             " (BUBBLESCOPE_DP_RANK, _PP_RANK and _TP_RANK)");
+  }
 }
 
 Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) {
@@ -84,15 +109,16 @@ Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) 
   std::optional<int> ppSize;
   bool all = true;
   for (size_t i : piped) {
-    auto s = extraInt(run.ranks[i], "BUBBLESCOPE_PP_RANK");
+    auto s = gridRank(run.ranks[i], "BUBBLESCOPE_PP_RANK");
     if (!s) {
       all = false;
       break;
     }
-    place[i] = {extraInt(run.ranks[i], "BUBBLESCOPE_DP_RANK").value_or(0), *s};
-    if (auto p = extraInt(run.ranks[i], "BUBBLESCOPE_PP_SIZE")) ppSize = *p;
+    place[i] = {gridRank(run.ranks[i], "BUBBLESCOPE_DP_RANK").value_or(0), *s};
+    if (auto p = extraInt(run.ranks[i], "BUBBLESCOPE_PP_SIZE", 1, INT32_MAX)) ppSize = *p;
   }
   topo.source = "metadata";
+  if (all) requireOnePlaceEach(run, piped);
   auto fromPerRank = [&](const char* source, auto stageOf) {
     for (size_t i : piped) {
       auto s = stageOf(i);
@@ -123,27 +149,32 @@ Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) 
   for (size_t i : piped) grid[place[i].first][place[i].second].push_back(i);
   int maxStage = 0;
   for (auto& [dp, stages] : grid) maxStage = std::max(maxStage, stages.rbegin()->first);
-  topo.pp = ppSize.value_or(maxStage + 1);
+  // A stage of INT32_MAX (from a label) has no size that fits: it is refused below as beyond it.
+  topo.pp = ppSize.value_or(maxStage < INT32_MAX ? maxStage + 1 : INT32_MAX);
   for (auto& [dp, stages] : grid) {
-    std::vector<std::vector<size_t>> row(topo.pp);
+    // Every stage needs a trace: the first without one, found before a row of pp is made (a
+    // PP size of 2^31 - 1 would be 48 GB of empty stages).
+    int missing = 0;
     for (auto& [stage, ranks] : stages) {
       if (stage < 0 || stage >= topo.pp) {
         throw AnalysisInputError(run.dir.string() + ": " + fileName(run.ranks[ranks[0]]) +
                                  " says stage " + std::to_string(stage) + " of a " +
                                  std::to_string(topo.pp) + "-stage pipeline");
       }
+      if (stage == missing) ++missing;
+    }
+    if (missing < topo.pp) {
+      throw AnalysisInputError(run.dir.string() + ": missing ranks: pipeline " +
+                               std::to_string(dp) + " has no trace for stage " +
+                               std::to_string(missing) + " of " + std::to_string(topo.pp));
+    }
+    std::vector<std::vector<size_t>> row(topo.pp);
+    for (auto& [stage, ranks] : stages) {
       // The slowest rank of a TP group represents the stage.
       std::stable_sort(ranks.begin(), ranks.end(),
                        [&](size_t a, size_t b) { return busyTime(ops[a]) > busyTime(ops[b]); });
       topo.tp = std::max<int>(topo.tp, static_cast<int>(ranks.size()));
       row[stage] = ranks;
-    }
-    for (int s = 0; s < topo.pp; ++s) {
-      if (row[s].empty()) {
-        throw AnalysisInputError(run.dir.string() + ": missing ranks: pipeline " +
-                                 std::to_string(dp) + " has no trace for stage " +
-                                 std::to_string(s) + " of " + std::to_string(topo.pp));
-      }
     }
     topo.ranksOf.push_back(std::move(row));
     topo.dpRanks.push_back(dp);
