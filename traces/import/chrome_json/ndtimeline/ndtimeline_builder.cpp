@@ -146,10 +146,6 @@ class RankLabeler {
   bool splitBackward_ = false, counted_ = false;
 };
 
-int32_t clampInt(int64_t v) {
-  return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN + 1, INT32_MAX));
-}
-
 }  // namespace
 
 NdTimelineBuilder::NdTimelineBuilder(const std::filesystem::path& file) : file_(file) {}
@@ -189,9 +185,11 @@ void NdTimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
   ev.end = ev.start + std::max<TimeNs>(0, e.dur.value_or(0));
   ev.name = nameId(e.name);
   ev.category = static_cast<uint8_t>(e.tid % kCategories);
-  if (a.mb) ev.mb = clampInt(*a.mb);
-  if (a.chunk) ev.chunk = static_cast<int16_t>(std::clamp<int64_t>(*a.chunk, 0, INT16_MAX));
-  if (a.step) ev.step = clampInt(*a.step);
+  // INT32_MIN is the event's "no step".
+  if (a.mb) ev.mb = fieldInRange<int32_t>(file_, "args.mb_id", *a.mb, INT32_MIN + 1, INT32_MAX);
+  if (a.chunk) ev.chunk = fieldInRange<int16_t>(file_, "args.model_chunk", *a.chunk, 0, INT16_MAX);
+  if (a.step)
+    ev.step = fieldInRange<int32_t>(file_, "args.step", *a.step, INT32_MIN + 1, INT32_MAX);
   auto [it, added] = ranks_.try_emplace(rank);
   RankBuffer& r = it->second;
   if (added) r.pid = static_cast<int32_t>(e.pid);
