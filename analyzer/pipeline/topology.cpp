@@ -75,6 +75,13 @@ std::optional<int> extraInt(const traces::RankTrace& t, const char* key, int lo,
   return static_cast<int>(v);
 }
 
+void checkGridMetadata(const traces::RankTrace& t) {
+  for (const char* key : {"BUBBLESCOPE_DP_RANK", "BUBBLESCOPE_PP_RANK", "BUBBLESCOPE_TP_RANK"}) {
+    gridRank(t, key);
+  }
+  extraInt(t, "BUBBLESCOPE_PP_SIZE", 1, INT32_MAX);
+}
+
 void requireOnePlaceEach(const traces::Run& run, const std::vector<size_t>& ranks) {
   std::map<std::tuple<int, int, int>, size_t> at;  // (dp, pp, tp) -> rank index
   for (size_t i : ranks) {

@@ -34,6 +34,10 @@ Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops);
 std::optional<int> extraInt(const traces::RankTrace& t, const char* key, int lo, int hi);
 // The largest DP, PP or TP rank: its size, one more, fits an int.
 inline constexpr int kMaxGridRank = INT32_MAX - 1;
+// Throws as extraInt does when the trace's BUBBLESCOPE_DP_RANK, _PP_RANK, _TP_RANK or _PP_SIZE is
+// out of range (a hang answer's, read before its run is built).
+void checkGridMetadata(const traces::RankTrace& t);
+
 // Throws AnalysisInputError when two of `ranks` (indexes into run.ranks) say one DP, PP and TP rank
 // in their metadata: they would be folded into one TP group as two TP ranks without a word.
 void requireOnePlaceEach(const traces::Run& run, const std::vector<size_t>& ranks);
