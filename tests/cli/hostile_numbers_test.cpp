@@ -10,8 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "reference_engine/schedule/schedule.h"
+#include "tests/analyzer/synthetic_run.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
+#include "traces/sqlite/trace_writer.h"
 
 namespace bubblescope::testing {
 namespace {
@@ -83,6 +86,180 @@ TEST(HostileNumbers, SavedHangAnswersOutOfRangeAreRefusedNamingTheFileAndField) 
     SCOPED_TRACE(c.to);
     writeFile(file, replaced(kAnswers, c.from, c.to));
     expectOneLine(runBubblescope({"hang", file.string()}, quick()), c.says);
+  }
+}
+
+// A 1F1B run of 2 stages x 4 microbatches; with `slowStage`, that stage's ops take twice as long.
+void writeRun(const fs::path& dir, int slowStage = -1) {
+  SyntheticJob job;
+  job.schedule = engine::Schedule::oneF1B(2, 4);
+  job.steps = 3;
+  job.cost = [slowStage](int stage, int, const engine::Op& op) -> TimeNs {
+    const TimeNs ms = op.kind == engine::OpKind::BW ? 4'000'000 : 2'000'000;
+    return stage == slowStage ? 2 * ms : ms;
+  };
+  fs::create_directories(dir);
+  for (const auto& t : synthesize(job).ranks) {
+    traces::writeRankTrace(t, dir / ("rank-0000" + std::to_string(t.meta.rank) + ".sqlite"));
+  }
+}
+
+// Every numeric option refuses what is not a number in its range, naming the option and what was
+// typed: nan and inf passed CLI11's checks (nan compares false with every bound), and its bound
+// was DBL_MAX in 300 digits.
+TEST(HostileNumbers, EveryNumericOptionRefusesWhatIsNotANumberInItsRange) {
+  const std::vector<std::string> check = {"check", "--baseline", "b.json", "c.json"};
+  struct Option {
+    std::vector<std::string> command;    // all the command needs but the option
+    std::string option, name;            // as typed, as named in the message
+    std::vector<std::string> bad;        // beyond the values every option refuses
+    std::vector<std::string> tail = {};  // after the option
+  };
+  const std::vector<std::string> whole = {"1.5", "2147483648", "4294967297", "-1"};
+  const Option options[] = {
+      {{"simulate", "--schedule", "1f1b", "-m", "8"}, "-p", "--stages", whole},
+      {{"simulate", "--schedule", "1f1b", "-p", "4"}, "-m", "--microbatches", {"0", "1.5"}},
+      {{"simulate", "--schedule", "interleaved", "-p", "4", "-m", "8"}, "--v", "--v", {"0"}},
+      {{"simulate", "--schedule", "1f1b", "-p", "4", "-m", "8"},
+       "--transfer",
+       "--transfer",
+       {"-1", "1e400"}},
+      {{"simulate", "--schedule", "1f1b", "-p", "4", "-m", "8"}, "--width", "--width", {"19"}},
+      {{"engine", "run", "--schedule", "1f1b", "-m", "8"}, "-p", "--stages", {"0", "257"}},
+      {{"engine", "run", "--schedule", "1f1b", "-p", "4"}, "-m", "--microbatches", whole},
+      {{"engine", "run", "--schedule", "1f1b", "-p", "4", "-m", "8"}, "--steps", "--steps", {"0"}},
+      {{"engine", "run", "--schedule", "1f1b", "-p", "4", "-m", "8"},
+       "--optimizer-ms",
+       "--optimizer-ms",
+       {"-1"}},
+      {{"engine", "run", "--schedule", "1f1b", "-p", "4", "-m", "8"},
+       "--payload-bytes",
+       "--payload-bytes",
+       {"-1", "1073741825"}},
+      {{"engine", "run", "--schedule", "1f1b", "-p", "4", "-m", "8"}, "--seed", "--seed", {"-1"}},
+      {{"engine", "run", "--schedule", "1f1b", "-p", "4", "-m", "8"},
+       "--timeout",
+       "--timeout",
+       {"0", "-1"}},
+      {{"engine", "run", "--schedule", "1f1b", "-p", "4", "-m", "8"},
+       "--jitter",
+       "--jitter",
+       {"-1", "101"}},
+      {{"engine", "run", "--schedule", "1f1b", "-p", "4", "-m", "8"},
+       "--mlp-width",
+       "--mlp-width",
+       {"0", "4097"}},
+      {{"engine", "run", "--schedule", "1f1b", "-p", "4", "-m", "8"},
+       "--mlp-batch",
+       "--mlp-batch",
+       {"0"}},
+      {{"engine", "run", "--schedule", "1f1b", "-p", "4", "-m", "8"},
+       "--mlp-lr",
+       "--mlp-lr",
+       {"0", "-1"}},
+      {{"demo"}, "-p", "-p", {"1", "17"}},
+      {{"demo"}, "-m", "-m", {"0", "257"}},
+      {{"demo"}, "--steps", "--steps", {"2", "51"}},
+      {{"record"}, "--hang-timeout", "--hang-timeout", {"0", "-1"}, {"--", "true"}},
+      {{"attach", "--all"}, "--steps", "--steps", {"0", "1.5"}},
+      {{"attach", "--all"}, "--duration", "--duration", {"0", "31622401"}},
+      {{"attach"}, "", "pid", {"0", "-1", "1.5"}},
+      {{"detach"}, "", "pid", {"0"}},
+      {check, "--max-bubble-pp", "--max-bubble-pp", {"-1", "101"}},
+      {check, "--max-idle-pp", "--max-idle-pp", {"-1"}},
+      {check, "--max-slowdown", "--max-slowdown", {"-1"}},
+      {check, "--max-step-time-pct", "--max-step-time-pct", {"-1"}},
+      {{"hang", "--all"}, "--min-wait", "--min-wait", {"-1"}},
+      {{"hang"}, "--pid", "--pid", {"0", "1.5", "7,abc"}},
+      {{"import", "kineto", "t.json", "-o", "out"}, "--threads", "--threads", {"0", "1025"}},
+      {{"view", "run"}, "--step", "--step", {"-1", "1.5"}},
+      {{"view", "run"}, "--compare-step", "--compare-step", {"-1"}},
+      {{"view", "run"}, "--dp", "--dp", {"-1", "2147483647"}},
+  };
+  int runs = 0;
+  for (const Option& o : options) {
+    std::vector<std::string> values = {"nan", "inf", "abc", "1e400"};
+    values.insert(values.end(), o.bad.begin(), o.bad.end());
+    for (const std::string& v : values) {
+      std::vector<std::string> args = o.command;
+      // "--opt=-inf": a value starting with '-' is not taken for an option.
+      if (o.option.empty()) {
+        args.push_back(v);
+      } else if (o.option.starts_with("--")) {
+        args.push_back(o.option + "=" + v);
+      } else {
+        args.insert(args.end(), {o.option, v});
+      }
+      args.insert(args.end(), o.tail.begin(), o.tail.end());
+      std::string line;
+      for (const std::string& a : args) line += a + " ";
+      SCOPED_TRACE(line);
+      const ProcessResult r = runBubblescope(args, quick());
+      expectOneLine(r, o.name + ": must be ");
+      // A list (--pid 7,abc) names its bad item.
+      EXPECT_NE(r.err.find("(got " + v.substr(v.rfind(',') + 1) + ")"), std::string::npos) << r.err;
+      EXPECT_LT(r.err.size(), 200u) << r.err;
+      ++runs;
+    }
+  }
+  EXPECT_GT(runs, 150);
+}
+
+// check --max-slowdown nan --max-bubble-pp nan --max-step-time-pct nan passed a run twice as
+// slow ("OK: no regression", exit 0).
+TEST(HostileNumbers, CheckWithNanThresholdsIsRefusedNotPassed) {
+  TempDir tmp;
+  writeRun(tmp / "base");
+  writeRun(tmp / "slow", 1);
+  const std::string base = (tmp / "base.json").string();
+  ASSERT_EQ(
+      runBubblescope({"analyze", (tmp / "base").string(), "--format", "json", "-o", base}, quick())
+          .exitCode,
+      0);
+  const ProcessResult gated =
+      runBubblescope({"check", "--baseline", base, (tmp / "slow").string()}, quick());
+  ASSERT_EQ(gated.exitCode, 1) << gated.out << gated.err;  // it is slower
+  expectOneLine(
+      runBubblescope({"check", "--baseline", base, (tmp / "slow").string(), "--max-slowdown", "nan",
+                      "--max-bubble-pp", "nan", "--max-step-time-pct", "nan"},
+                     quick()),
+      "--max-bubble-pp: must be a number from 0 to 100 (got nan)");
+}
+
+// A report with "slowdown": 1e400 or "schedule": {"m": "eight"} given to check was "internal
+// error: [json.exception...]", exit 3, no file named.
+TEST(HostileNumbers, CheckNamesTheReportAndFieldOfAValueItCannotRead) {
+  TempDir tmp;
+  writeRun(tmp / "run");
+  const fs::path base = tmp / "base.json";
+  ASSERT_EQ(
+      runBubblescope({"analyze", (tmp / "run").string(), "--format", "json", "-o", base.string()},
+                     quick())
+          .exitCode,
+      0);
+  const std::string report = readFile(base);
+  struct Case {
+    std::string from, to, says;
+  };
+  const fs::path bad = tmp / "current.json";
+  const std::string f = bad.string();
+  const Case cases[] = {
+      {"\"slowdown\": ", "\"slowdown\": 1e400, \"was\": ",
+       f + ": not a valid bubblescope report (\"slowdown\" holds a number beyond a double's "
+           "range)"},
+      {"\"m\": ", "\"m\": \"eight\", \"was\": ",
+       f + ": not a valid bubblescope report (pipelines[0].schedule.m is not an integer)"},
+      {"\"schema_version\": ", "\"schema_version\": 4294967298, \"was\": ",
+       f + ": written by a newer bubblescope (report schema_version 4294967298"},
+      {"\"dp_rank\": ", "\"dp_rank\": 4294967296, \"was\": ",
+       f + ": not a valid bubblescope report (pipelines[0].dp_rank = 4294967296 is out of range"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.to);
+    writeFile(bad, replaced(report, c.from, c.to));
+    expectOneLine(runBubblescope({"check", "--baseline", base.string(), f}, quick()), c.says);
+    // As the baseline too.
+    expectOneLine(runBubblescope({"check", "--baseline", f, base.string()}, quick()), c.says);
   }
 }
 

@@ -70,8 +70,9 @@ TEST(SimulateCli, BadInputIsOneLineOnStderrWithExitCode2) {
   // Each case is complete; "-p 4 -m 8" are added unless the case names its own.
   const BadInput cases[] = {
       {{"--schedule", "pipedream"}, "unknown schedule 'pipedream'"},
-      {{"--schedule", "1f1b", "-p", "0", "-m", "8"}, "p=0"},
-      {{"--schedule", "1f1b", "-p", "4", "-m", "0"}, "m=0"},
+      {{"--schedule", "1f1b", "-p", "0", "-m", "8"}, "--stages: must be a whole number from 1"},
+      {{"--schedule", "1f1b", "-p", "4", "-m", "0"},
+       "--microbatches: must be a whole number from 1"},
       {{"--schedule", "interleaved", "-p", "4", "-m", "6"}, "multiple of p (m=6, p=4)"},
       {{"--schedule", "interleaved", "--v", "1"}, "v=1"},
       {{"--schedule", "zb-h1", "--v", "3"}, "--v applies to the interleaved schedule only"},
