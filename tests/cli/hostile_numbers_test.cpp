@@ -263,5 +263,57 @@ TEST(HostileNumbers, CheckNamesTheReportAndFieldOfAValueItCannotRead) {
   }
 }
 
+// The fuzz seeds of these cases are the inputs as the probes wrote them: an nsys export whose
+// start is text, NDTimeline timelines whose tid is beyond int's ranks, whose DP and TP ranks
+// overflow their size, and two processes named "DP rank 0" (folded into a TP group of two).
+TEST(HostileNumbers, ImportedIntegersThatDoNotFitAreRefusedInOneLine) {
+  const fs::path src = BUBBLESCOPE_SOURCE_DIR;
+  const fs::path nsys = src / "tests/fuzz/corpus/nsys_sqlite";
+  const fs::path nd = src / "tests/traces/import/fuzz/corpus";
+  TempDir tmp;
+  struct Case {
+    fs::path file;
+    std::string says;
+  };
+  const Case cases[] = {
+      {nsys / "text-start.sqlite",
+       "corrupt: CUPTI_ACTIVITY_KIND_KERNEL.start holds text, not an integer"},
+      {nsys / "real-start.sqlite",
+       "corrupt: CUPTI_ACTIVITY_KIND_KERNEL.start holds a real number, not an integer"},
+      {nsys / "null-start.sqlite",
+       "corrupt: CUPTI_ACTIVITY_KIND_RUNTIME.start holds NULL, not an integer"},
+      {nsys / "text-correlation.sqlite",
+       "corrupt: CUPTI_ACTIVITY_KIND_MEMCPY.correlationId holds text, not an integer"},
+      {nsys / "text-mpi-rank.sqlite", "corrupt: MPI_RANKS.rank holds text, not an integer"},
+      {nd / "ndtimeline_tid_beyond_int.json",
+       "tid (rank * 5 + category) = 21474836485 is out of range (0 to 10737418239)"},
+      {nd / "ndtimeline_dp_rank_max.json",
+       "process_name 'DP rank 2147483647' (pid 0): DP rank 2147483647 is out of range (0 to "
+       "2147483646)"},
+      {nd / "ndtimeline_tp_rank_max.json",
+       "thread_name 'PP rank 0, TP rank 2147483647, compute' (pid 0, tid 0): TP rank 2147483647 is "
+       "out of range (0 to 2147483646)"},
+      {nd / "ndtimeline_two_dp_rank_0.json",
+       "pids 0 and 1 both stand for DP rank 0, so ranks 0 and 1 would both be its PP rank 0, TP "
+       "rank 0"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file.filename().string());
+    expectOneLine(runBubblescope({"analyze", c.file.string()}, quick()),
+                  c.file.string() + ": " + c.says);
+  }
+}
+
+// "two traces claim rank 0: rank-00000.sqlite and rank-00000.sqlite" named one file twice.
+TEST(HostileNumbers, TwoFilesOfOneNameAreToldApartByTheirDirectories) {
+  TempDir tmp;
+  writeRun(tmp / "node-a");
+  writeRun(tmp / "node-b");
+  expectOneLine(runBubblescope({"analyze", (tmp / "node-a" / "rank-00000.sqlite").string(),
+                                (tmp / "node-b" / "rank-00000.sqlite").string()},
+                               quick()),
+                "two traces claim rank 0: node-a/rank-00000.sqlite and node-b/rank-00000.sqlite");
+}
+
 }  // namespace
 }  // namespace bubblescope::testing
