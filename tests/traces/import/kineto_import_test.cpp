@@ -347,4 +347,27 @@ TEST(KinetoImport, ArgsBeyondWhatTheirFieldHoldsAreRefusedNamingTheField) {
   }
 }
 
+// A float where an integer belongs was rounded: "Dst Rank": 2.5 was peer 3, "pid": 1.5 process 2.
+// Whole floats (3.0) are integers as some tools write them; the rest make the event's args, or the
+// event, malformed: counted and said in the summary, not read as another number.
+TEST(KinetoImport, NumbersThatAreNoIntegersAreMalformedNotRounded) {
+  const ImportedFile f = importText(R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 7, "tid": 7, "ts": 100,
+     "dur": 20, "args": {"Collective name": "send", "Dst Rank": 2.5}},
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 7, "tid": 7, "ts": 200,
+     "dur": 20, "args": {"Collective name": "send", "Dst Rank": 3.0}},
+    {"ph": "X", "cat": "user_annotation", "name": "F mb=0", "pid": 1.5, "tid": 7, "ts": 300,
+     "dur": 10},
+    {"ph": "X", "cat": "user_annotation", "name": "F mb=1", "pid": 7, "tid": 7, "ts": 400,
+     "dur": 10}]})J");
+  ASSERT_EQ(f.ranks.size(), 1u);
+  const RankTrace& t = f.ranks[0];
+  // The first call's args were malformed: no call of peer 3 from them.
+  ASSERT_EQ(t.ncclCalls.size(), 1u);
+  EXPECT_EQ(t.ncclCalls.peer[0], 3);
+  EXPECT_EQ(f.skipped.at("events with malformed args"), 1u);
+  EXPECT_EQ(f.skipped.at("malformed events"), 1u);
+  for (StringId n : t.ranges.name) EXPECT_NE(t.strings.at(n), "F mb=0");
+}
+
 }  // namespace bubblescope::traces::import
