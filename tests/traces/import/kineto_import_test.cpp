@@ -319,11 +319,11 @@ TEST(KinetoImport, ArgsBeyondWhatTheirFieldHoldsAreRefusedNamingTheField) {
           "args": {"mb_id": 0, "stage": 4294967296}}])J",
        "args.stage = 4294967296 is out of range (0 to 2147483646)"},
       {R"J([{"ph": "X", "name": "forward-compute", "pid": 0, "tid": 1, "ts": 0, "dur": 10,
-          "args": {"mb_id": 0, "stage": 0, "dp_rank": -1}}])J",
-       "args.dp_rank = -1 is out of range (0 to 2147483646)"},
+          "args": {"mb_id": 0, "stage": 0, "dp_rank": -2}}])J",
+       "args.dp_rank = -2 is out of range (0 to 2147483646)"},
       {R"J([{"ph": "X", "name": "forward-compute", "pid": 0, "tid": 1, "ts": 0, "dur": 10,
           "args": {"mb_id": 0, "model_chunk": 65536}}])J",
-       "args.model_chunk = 65536 is out of range (0 to 32767)"},
+       "args.model_chunk = 65536 is out of range (-1 to 32767)"},
       // NDTimeline: a microbatch or step beyond int was clamped, a chunk beyond int16 too.
       {R"J([{"ph": "M", "name": "thread_name", "pid": 0, "tid": 0,
            "args": {"name": "PP rank 0, TP rank 0, compute"}},
@@ -333,8 +333,8 @@ TEST(KinetoImport, ArgsBeyondWhatTheirFieldHoldsAreRefusedNamingTheField) {
       {R"J([{"ph": "M", "name": "thread_name", "pid": 0, "tid": 0,
            "args": {"name": "PP rank 0, TP rank 0, compute"}},
           {"ph": "X", "name": "forward-compute", "pid": 0, "tid": 0, "ts": 0, "dur": 1,
-           "args": {"mb_id": 0, "model_chunk": -1}}])J",
-       "args.model_chunk = -1 is out of range (0 to 32767)"},
+           "args": {"mb_id": 0, "model_chunk": -2}}])J",
+       "args.model_chunk = -2 is out of range (-1 to 32767)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.says);

@@ -187,7 +187,11 @@ void NdTimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
   ev.category = static_cast<uint8_t>(e.tid % kCategories);
   // INT32_MIN is the event's "no step".
   if (a.mb) ev.mb = fieldInRange<int32_t>(file_, "args.mb_id", *a.mb, INT32_MIN + 1, INT32_MAX);
-  if (a.chunk) ev.chunk = fieldInRange<int16_t>(file_, "args.model_chunk", *a.chunk, 0, INT16_MAX);
+  // The exporter writes model_chunk -1 (and mb_id -1) for "none": chunk 0.
+  if (a.chunk) {
+    ev.chunk = std::max<int16_t>(
+        0, fieldInRange<int16_t>(file_, "args.model_chunk", *a.chunk, -1, INT16_MAX));
+  }
   if (a.step)
     ev.step = fieldInRange<int32_t>(file_, "args.step", *a.step, INT32_MIN + 1, INT32_MAX);
   auto [it, added] = ranks_.try_emplace(rank);

@@ -137,16 +137,18 @@ void TimelineBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
   }
   if (r.builder.trace().ranges.size() == 0) r.firstThread = thread;
   // A stage or DP rank's size, one more, must fit an int; a chunk times the stages, an int64.
+  // Megatron's exporters write -1 for "none" (a chunk, a microbatch): a DP rank of -1 is none.
   if (a.stage) {
     const int64_t stage = fieldInRange<int64_t>(file_, "args.stage", *a.stage, 0, INT32_MAX - 1);
     if (r.stage && *r.stage != stage) r.stageConflict = true;
     r.stage = stage;
   }
-  if (a.dpRank)
+  if (a.dpRank && *a.dpRank != -1) {
     r.dpRank = fieldInRange<int64_t>(file_, "args.dp_rank", *a.dpRank, 0, INT32_MAX - 1);
+  }
   if (a.chunk) {
     r.maxChunk =
-        std::max(r.maxChunk, fieldInRange<int>(file_, "args.model_chunk", *a.chunk, 0, INT16_MAX));
+        std::max(r.maxChunk, fieldInRange<int>(file_, "args.model_chunk", *a.chunk, -1, INT16_MAX));
   }
   if (a.step) {
     auto [it, added] = r.steps.try_emplace(*a.step, Interval{start, end});
