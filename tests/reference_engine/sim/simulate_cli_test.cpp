@@ -83,6 +83,10 @@ TEST(SimulateCli, BadInputIsOneLineOnStderrWithExitCode2) {
       {{"--schedule", "1f1b", "--stage-costs", "one:1,1,1"}, "STAGE:F,B,W"},
       {{"--schedule", "1f1b", "--transfer=-1"}, "--transfer"},
       {{"--schedule", "1f1b", "--memory", "0"}, "--memory"},
+      // 1e300 ms wrapped to a negative cost ("op costs must not be negative"), 1e300 MiB silently.
+      {{"--schedule", "1f1b", "--costs", "1e300,1,1"}, "--costs expects F,B,W"},
+      {{"--schedule", "1f1b", "--stage-costs", "0:1,1e300,1"}, "--stage-costs expects F,B,W"},
+      {{"--schedule", "1f1b", "--memory", "1e300"}, "--memory expects M_B[,M_W] in MiB"},
       {{"--schedule", "1f1b", "--format", "xml"}, "--format must be text or json"},
       {{"--schedule", "1f1b", "-p", "100000", "-m", "100000"}, "too large to simulate"},
       {{"-p", "4", "-m", "8"}, "schedule"},
