@@ -12,12 +12,14 @@
 #include "analyzer/hang/hang_analysis.h"
 #include "analyzer/hang/hang_output.h"
 #include "analyzer/hang/live_run.h"
+#include "analyzer/pipeline/topology.h"
 #include "cli/attach_session.h"
 #include "cli/exit_codes.h"
 #include "cli/live_answers.h"
 #include "cli/live_query.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
+#include "traces/errors.h"
 #include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
@@ -41,13 +43,24 @@ std::string hostName() {
   return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
 }
 
-// Answers saved on each node (`--save`), read as one job.
-std::vector<LiveRank> readSaved(const HangOptions& o, Problems& problem) {
+// Answers saved on each node (`--save`), read as one job. A saved file is input: an answer it
+// holds that cannot be read refuses the file, naming it.
+std::vector<LiveRank> readSaved(const HangOptions& o) {
   std::vector<LiveRank> ranks;
   for (const std::string& file : o.runs) {
     for (const control::Reply& reply : readAnswers(file)) {
       LiveRank r;
-      if (!liveRankFromReply(reply, reply.integer("pid", 0), &r, problem)) continue;
+      const std::string which =
+          reply.find("pid") ? "the answer of pid " + reply.text("pid") : "an answer without a pid";
+      if (const std::string error = liveRankFromReply(reply, reply.integer("pid", 0), &r);
+          !error.empty()) {
+        throw traces::TraceError(file, which + ": " + error);
+      }
+      // Its grid metadata (env.BUBBLESCOPE_PP_RANK, ...) is checked here, where the file is known.
+      traces::RankTrace t;
+      t.file = file + " (" + which + ")";
+      t.meta.extra = r.snapshot.env;
+      analysis::checkGridMetadata(t);
       if (!o.runId.empty() && r.status.runId != o.runId) continue;
       ranks.push_back(std::move(r));
     }
@@ -84,7 +97,7 @@ int runHang(const HangOptions& o) {
   Problems problem;
   traces::Run run;
   if (live || saved) {
-    const std::vector<LiveRank> ranks = oneRun(live ? askLive(o, problem) : readSaved(o, problem));
+    const std::vector<LiveRank> ranks = oneRun(live ? askLive(o, problem) : readSaved(o));
     if (ranks.empty()) return kBadInput;
     const auto minWaitNs = static_cast<int64_t>(std::llround(o.minWaitSeconds * 1e9));
     run = analysis::hang::liveRun(ranks, minWaitNs);

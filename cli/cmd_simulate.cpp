@@ -42,11 +42,16 @@ std::vector<std::string_view> splitCommas(std::string_view text) {
   }
 }
 
-// A non-negative decimal number, or nothing.
+// A cost in ms or a size in MiB, at most a billion: nanoseconds and bytes then fit an int64 (1e300
+// wrapped to a negative cost).
+constexpr double kMaxAmount = 1e9;
+
+// A non-negative decimal number up to kMaxAmount, or nothing.
 std::optional<double> parseAmount(std::string_view text) {
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) {
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0 ||
+      value > kMaxAmount) {
     return std::nullopt;
   }
   return value;
@@ -67,7 +72,8 @@ KindCosts parseKindCosts(std::string_view text, const std::string& option) {
   }
   if (ms.size() != parts.size() || (ms.size() != 3 && ms.size() != 4)) {
     throw UsageError(option +
-                     " expects F,B,W (or F,B,W,BW) in ms, non-negative, e.g. 2,2,1; got '" +
+                     " expects F,B,W (or F,B,W,BW) in ms, non-negative and at most 1000000000, "
+                     "e.g. 2,2,1; got '" +
                      std::string(text) + "'");
   }
   KindCosts k{msToNs(ms[0]), msToNs(ms[1]), msToNs(ms[2]), -1};
@@ -109,8 +115,10 @@ engine::SimCosts buildCosts(const SimulateArgs& a, int p) {
   const auto mB = parseAmount(parts[0]);
   const auto mW = parts.size() == 2 ? parseAmount(parts[1]) : std::optional<double>(0);
   if (parts.size() > 2 || !mB || !mW || *mB <= 0) {
-    throw UsageError("--memory expects M_B[,M_W] in MiB with M_B > 0, e.g. 1024,128; got '" +
-                     a.memory + "'");
+    throw UsageError(
+        "--memory expects M_B[,M_W] in MiB with M_B > 0, at most 1000000000, e.g. "
+        "1024,128; got '" +
+        a.memory + "'");
   }
   costs.memory.mB = std::llround(*mB * kBytesPerMiB);
   costs.memory.mW = std::llround(*mW * kBytesPerMiB);

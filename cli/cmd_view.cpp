@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -24,9 +25,10 @@
 namespace bubblescope::cli {
 namespace {
 
+// A finite number: "0:inf" is no range to show.
 bool parseDouble(const std::string& s, double* out) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && ptr == s.data() + s.size();
+  return ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(*out);
 }
 
 // "A:B" in ms from the step's start, A < B.

@@ -27,6 +27,7 @@
 #include "cli/cmd_simulate.h"
 #include "cli/cmd_view.h"
 #include "cli/exit_codes.h"
+#include "cli/number_option.h"
 #include "reference_engine/schedule/schedule_table.h"
 #include "traces/import/input_formats.h"
 
@@ -38,27 +39,46 @@ namespace {
 using Action = std::function<int()>;
 using traces::import::InputFormat;
 
+// Every numeric option is checked by one rule (cli/number_option.h): CLI11's own checks let nan
+// through and name DBL_MAX in 300 digits.
+CLI::Validator inRange(const NumberRange& range) {
+  return CLI::Validator([range](std::string& value) { return numberProblem(value, range); },
+                        rangeHint(range));
+}
+
+constexpr double kDayMs = 86'400'000;      // a time in ms beyond a day is a typo
+constexpr double kYearS = 366.0 * 86'400;  // a time in seconds beyond a year, too
+constexpr int64_t kMaxPid = INT32_MAX;
+
 void addSimulateCommand(CLI::App& app, Action& action) {
   auto args = std::make_shared<SimulateArgs>();
   auto* sub = app.add_subcommand(
       "simulate",
       "simulate a pipeline schedule: timeline, bubbles, peak memory (reference simulator)");
   sub->add_option("--schedule", args->schedule, engine::scheduleKeyList(" or "))->required();
-  sub->add_option("-p,--stages", args->p, "pipeline stages")->required();
-  sub->add_option("-m,--microbatches", args->m, "microbatches per step")->required();
+  // Each at most a million: p * m * v * 3 ops is then counted in an int64 before the op limit.
+  sub->add_option("-p,--stages", args->p, "pipeline stages")
+      ->required()
+      ->check(inRange(wholeFrom(1, 1'000'000)));
+  sub->add_option("-m,--microbatches", args->m, "microbatches per step")
+      ->required()
+      ->check(inRange(wholeFrom(1, 1'000'000)));
   auto* v =
-      sub->add_option("--v,--chunks", args->v, "model chunks per stage (interleaved; default 2)");
+      sub->add_option("--v,--chunks", args->v, "model chunks per stage (interleaved; default 2)")
+          ->check(inRange(wholeFrom(1, 1'000'000)));
   sub->add_option("--costs", args->costs,
                   "T_F,T_B,T_W[,T_BW] in ms for one microbatch through one stage (default 1,1,1)");
   sub->add_option("--stage-costs", args->stageCosts,
                   "S:T_F,T_B,T_W in ms for stage S (repeatable), e.g. 3:1.5,1.5,1");
   sub->add_option("--transfer", args->transferMs,
-                  "latency in ms added to every cross-stage dependency (default 0)");
+                  "latency in ms added to every cross-stage dependency (default 0)")
+      ->check(inRange(numberFrom(0, kDayMs)));
   sub->add_option("--memory", args->memory,
                   "M_B[,M_W] in MiB: activations per microbatch and stage, and what W needs "
                   "(default 1024,0)");
   sub->add_option("--format", args->format, "text or json (default text)");
-  sub->add_option("--width", args->width, "timeline width in columns (default 120)");
+  sub->add_option("--width", args->width, "timeline width in columns (default 120)")
+      ->check(inRange(wholeFrom(20, 100'000)));
   sub->callback([&action, args, v] {
     args->vGiven = v->count() > 0;
     action = [args] { return runSimulate(*args); };
@@ -70,22 +90,34 @@ void addRun(CLI::App& engineCmd, Action& action) {
   auto* run = engineCmd.add_subcommand(
       "run", "Run a pipeline schedule as one process per stage, annotated with NVTX");
   run->add_option("--schedule", o->schedule, engine::scheduleKeyList())->required();
-  run->add_option("-p,--stages", o->p, "Pipeline stages (processes)")->required();
-  run->add_option("-m,--microbatches", o->m, "Microbatches per step")->required();
-  auto* v =
-      run->add_option("--v", o->v, "Model chunks per stage (interleaved)")->capture_default_str();
-  run->add_option("--steps", o->steps, "Training steps")->capture_default_str();
+  run->add_option("-p,--stages", o->p, "Pipeline stages (processes)")
+      ->required()
+      ->check(inRange(wholeFrom(1, 256)));
+  run->add_option("-m,--microbatches", o->m, "Microbatches per step")
+      ->required()
+      ->check(inRange(wholeFrom(1, 1'000'000)));
+  auto* v = run->add_option("--v", o->v, "Model chunks per stage (interleaved)")
+                ->capture_default_str()
+                ->check(inRange(wholeFrom(1, 1000)));
+  run->add_option("--steps", o->steps, "Training steps")
+      ->capture_default_str()
+      ->check(inRange(wholeFrom(1, 1'000'000)));
   run->add_option("--compute", o->compute, "sleep, mlp or cuda")->capture_default_str();
   run->add_option("--op-ms", o->opMs, "Op costs in ms for sleep mode: F,B,W (BW = B+W) [2,2,2]");
   run->add_option("--optimizer-ms", o->optimizerMs, "Optimizer cost in ms (sleep mode)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(inRange(numberFrom(0, kDayMs)));
   run->add_option("--payload-bytes", o->payloadBytes,
                   "Bytes of each activation and gradient (sleep mode)")
-      ->capture_default_str();
-  run->add_option("--seed", o->seed, "Seed of jitter, weights and data")->capture_default_str();
+      ->capture_default_str()
+      ->check(inRange(wholeFrom(0, int64_t{1} << 30)));
+  run->add_option("--seed", o->seed, "Seed of jitter, weights and data")
+      ->capture_default_str()
+      ->check(inRange(wholeFrom(0)));
   run->add_option("--truth", o->truth, "Where truth.json goes")->capture_default_str();
   run->add_option("--timeout", o->timeout, "Stop a run that takes longer (seconds)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(inRange(numberAbove(0, kYearS)));
   run->add_option("--slow-stage", o->faults.slowStage, "S:FACTOR  stage S's ops take FACTOR×");
   run->add_option("--stall", o->faults.stall,
                   "S:MB:MS[:STEP]  stage S idles MS ms before its first op of MB");
@@ -93,16 +125,22 @@ void addRun(CLI::App& engineCmd, Action& action) {
                   "S:MB:MS[:STEP]  same place, host busy in a `dataloader` range");
   run->add_option("--comm-delay", o->faults.commDelay,
                   "S:MS  every activation/gradient stage S sends is held MS ms");
-  run->add_option("--jitter", o->faults.jitterPct, "PCT  each op cost × (1+u), |u| ≤ PCT%");
+  run->add_option("--jitter", o->faults.jitterPct, "PCT  each op cost × (1+u), |u| ≤ PCT%")
+      ->check(inRange(numberFrom(0, 100)));
   run->add_option("--crash", o->faults.crash, "S:MB[:STEP]  stage S aborts before MB (tests)");
   run->add_option("--mismatch", o->faults.mismatch,
                   "S:MB  stage S runs its op on MB late: the stages' orders disagree (deadlock)");
   run->add_option("--hang", o->faults.hang,
                   "S:MB[:STEP]  stage S stops before its first op of MB and never returns");
-  run->add_option("--mlp-width", o->mlpWidth, "mlp mode: layer width")->capture_default_str();
+  run->add_option("--mlp-width", o->mlpWidth, "mlp mode: layer width")
+      ->capture_default_str()
+      ->check(inRange(wholeFrom(1, 4096)));
   run->add_option("--mlp-batch", o->mlpBatch, "mlp mode: samples per microbatch")
-      ->capture_default_str();
-  run->add_option("--mlp-lr", o->mlpLr, "mlp mode: SGD learning rate")->capture_default_str();
+      ->capture_default_str()
+      ->check(inRange(wholeFrom(1, 4096)));
+  run->add_option("--mlp-lr", o->mlpLr, "mlp mode: SGD learning rate")
+      ->capture_default_str()
+      ->check(inRange(numberAbove(0, 1e6)));
   run->add_flag("--no-labels", o->noLabels,
                 "None of the engine's own NVTX labels (ops, SEND/RECV, steps, grad_sync, "
                 "optimizer): its transfers and all-reduces show only as NCCL's own ranges would "
@@ -125,7 +163,7 @@ void addWorker(CLI::App& engineCmd, Action& action) {
   auto o = std::make_shared<WorkerOptions>();
   auto* worker = engineCmd.add_subcommand("worker", "One stage process (started by engine run)");
   worker->group("");  // hidden: only the launcher starts it
-  worker->add_option("--stage", o->stage)->required();
+  worker->add_option("--stage", o->stage)->required()->check(inRange(wholeFrom(0, 255)));
   worker->add_option("--config", o->config)->required();
   worker->add_option("--part", o->part)->required();
   worker->add_option("--channel", o->channels);
@@ -148,11 +186,13 @@ void addDemoCommand(CLI::App& app, Action& action) {
   sub->add_option("-o,--output", opts->output, "Directory for the traces and reports")
       ->capture_default_str();
   sub->add_option("--schedule", opts->schedule, "Schedule the engine runs")->capture_default_str();
-  sub->add_option("-p", opts->p, "Stages")->capture_default_str()->check(CLI::Range(2, 16));
+  sub->add_option("-p", opts->p, "Stages")->capture_default_str()->check(inRange(wholeFrom(2, 16)));
   sub->add_option("-m", opts->m, "Microbatches per step")
       ->capture_default_str()
-      ->check(CLI::Range(1, 256));
-  sub->add_option("--steps", opts->steps, "Steps")->capture_default_str()->check(CLI::Range(3, 50));
+      ->check(inRange(wholeFrom(1, 256)));
+  sub->add_option("--steps", opts->steps, "Steps")
+      ->capture_default_str()
+      ->check(inRange(wholeFrom(3, 50)));
   sub->add_flag(
       "--no-faults", [opts](int64_t) { opts->faults = false; },
       "Run the pipeline without injected faults");
@@ -175,7 +215,7 @@ void addRecordCommand(CLI::App& app, Action& action) {
   sub->add_option("--hang-timeout", args->hangTimeout,
                   "SEC: when no rank has finished an op for SEC seconds, write the hang report "
                   "(hang.txt, hang.json) beside the traces, once; the job is left alone")
-      ->check(CLI::PositiveNumber);
+      ->check(inRange(numberAbove(0, kYearS)));
   sub->add_option("command", args->command, "The command to run, after --");
   sub->footer("Example: bubblescope record -o run -- torchrun --nproc-per-node 4 train.py");
   sub->callback([sub, args, &action] {
@@ -186,26 +226,10 @@ void addRecordCommand(CLI::App& app, Action& action) {
 }
 
 void addTargetOptions(CLI::App* sub, TargetArgs& t) {
-  sub->add_option("pid", t.pids, "Process ids (see 'bubblescope ps')");
+  sub->add_option("pid", t.pids, "Process ids (see 'bubblescope ps')")
+      ->check(inRange(wholeFrom(1, kMaxPid)));
   sub->add_flag("--all", t.all, "Every attachable process of this user");
   sub->add_option("--run-id", t.runId, "Only processes of this run (BUBBLESCOPE_RUN_ID)");
-}
-
-// CLI::PositiveNumber names its bound, DBL_MAX, in 300 digits.
-CLI::Validator positive() {
-  return CLI::Validator(
-      [](std::string& value) -> std::string {
-        double v = 0;
-        try {
-          size_t used = 0;
-          v = std::stod(value, &used);
-          if (used != value.size()) return "must be a positive number, not '" + value + "'";
-        } catch (const std::exception&) {
-          return "must be a positive number, not '" + value + "'";
-        }
-        return v > 0 ? std::string() : "must be a positive number, not " + value;
-      },
-      "POSITIVE");
 }
 
 void addAttachCommands(CLI::App& app, Action& action) {
@@ -214,11 +238,11 @@ void addAttachCommands(CLI::App& app, Action& action) {
   auto a = std::make_shared<AttachArgs>();
   addTargetOptions(attach, a->targets);
   attach->add_option("--steps", a->steps, "Capture N steps, the same steps on every rank")
-      ->check(positive());
+      ->check(inRange(wholeFrom(1, 1'000'000)));
   attach
       ->add_option("--duration", a->duration,
                    "Capture this many seconds, from the same step on every rank")
-      ->check(positive());
+      ->check(inRange(numberAbove(0, kYearS)));
   attach->add_flag("--wait", a->wait,
                    "Wait until every window closed, then say where the files are");
   attach->footer("Example: bubblescope attach --all --steps 2 --wait");
@@ -291,19 +315,19 @@ void addCheckCommand(CLI::App& app, Action& action) {
       ->required();
   sub->add_option("--max-bubble-pp", opts->thresholds.bubblePp,
                   "Largest allowed rise of the bubble share (idle / span), in percentage points")
-      ->check(CLI::NonNegativeNumber)
+      ->check(inRange(numberFrom(0, 100)))
       ->capture_default_str();
   sub->add_option("--max-idle-pp", opts->thresholds.bubblePp,
                   "For a job with no pipeline (utilization): largest allowed rise of the idle "
                   "share, in percentage points (the same limit as --max-bubble-pp)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(inRange(numberFrom(0, 100)));
   sub->add_option("--max-slowdown", opts->thresholds.slowdown,
                   "Largest allowed rise of the slowdown S (measured / ideal step time)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(inRange(numberFrom(0)))
       ->capture_default_str();
   sub->add_option("--max-step-time-pct", opts->thresholds.stepTimePct,
                   "Largest allowed rise of the measured step time, in percent")
-      ->check(CLI::NonNegativeNumber)
+      ->check(inRange(numberFrom(0)))
       ->capture_default_str();
   sub->add_option("--junit", opts->junit,
                   "Also write the verdict as JUnit XML (a test case per gated metric) for CI");
@@ -324,11 +348,13 @@ void addHangCommand(CLI::App& app, Action& action) {
   sub->add_flag("--all", opts->all,
                 "Ask every attachable process of this user (a running or hung job) instead");
   sub->add_option("--pid", opts->pids, "Ask these processes instead (PID, repeatable)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(inRange(wholeFrom(1, kMaxPid)));
   sub->add_option("--run-id", opts->runId, "With --all or --pid: only processes of this run");
   sub->add_option("--min-wait", opts->minWaitSeconds,
                   "With --all or --pid: a wait counts once it has lasted this many seconds")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(inRange(numberFrom(0, kYearS)));
   sub->add_option("--save", opts->save,
                   "With --all or --pid: also save the answers to this file (a job on several "
                   "nodes: save on each, then 'bubblescope hang FILE...')");
@@ -354,7 +380,8 @@ void addImportCommand(CLI::App& app, Action& action) {
     cmd->add_option("inputs", args->inputs, row.command->inputsHelp)->required();
     cmd->add_option("-o,--output", args->output, "The run directory to write (new or empty)")
         ->required();
-    cmd->add_option("--threads", args->threads, "Files imported at once (default: one per core)");
+    cmd->add_option("--threads", args->threads, "Files imported at once (default: one per core)")
+        ->check(inRange(wholeFrom(1, 1024)));
     const InputFormat format = row.format;
     cmd->callback(
         [&action, args, format] { action = [args, format] { return runImport(format, *args); }; });
@@ -390,15 +417,19 @@ void addViewCommand(CLI::App& app, Action& action) {
       ->required();
   sub->add_option("--compare", opts->compare, "A second run, shown under the first");
   sub->add_option("--step", opts->step,
-                  "Step number to open at (default: the one with the most avoidable idle)");
+                  "Step number to open at (default: the one with the most avoidable idle)")
+      ->check(inRange(wholeFrom(0)));
   sub->add_option("--compare-step", opts->compareStep,
-                  "The compared run's step aligned with --step (default: the same number)");
+                  "The compared run's step aligned with --step (default: the same number)")
+      ->check(inRange(wholeFrom(0)));
   sub->add_option("--range", opts->range, "View A:B, in ms from the step's start");
   sub->add_option(
       "--screenshot", opts->screenshot,
       "Render one frame to this PNG and exit (under xvfb-run when there is no display)");
   sub->add_option("--size", opts->size, "Window size WxH")->capture_default_str();
-  sub->add_option("--dp", opts->dp, "DP replica to show first")->capture_default_str();
+  sub->add_option("--dp", opts->dp, "DP replica to show first")
+      ->capture_default_str()
+      ->check(inRange(wholeFrom(0, INT32_MAX - 1)));
   sub->add_flag("--expand", opts->expand,
                 "Open every stage's GPU stream, NCCL, CUDA API and NVTX rows");
   addAnalysisFlags(sub, opts->analysis);

@@ -1,6 +1,8 @@
 #include "cli/live_query.h"
 
+#include <charconv>
 #include <chrono>
+#include <cstdint>
 
 #include "agent/control/client.h"
 #include "agent/control/live_snapshot.h"
@@ -16,16 +18,30 @@ using control::Outcome;
 // is reported as not answering rather than holding up the others' report.
 constexpr auto kLiveTimeout = std::chrono::seconds(3);
 
+// What is wrong with the reply's `key`, or "" when it is absent or a whole number from lo to hi.
+std::string identityProblem(const control::Reply& reply, const char* key, int64_t lo, int64_t hi) {
+  const std::string* v = reply.find(key);
+  if (v == nullptr) return "";
+  int64_t n = 0;
+  const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (ec == std::errc() && ptr == v->data() + v->size() && !v->empty() && n >= lo && n <= hi) {
+    return "";
+  }
+  return "field '" + std::string(key) + "' = '" + *v + "' is not a whole number from " +
+         std::to_string(lo) + " to " + std::to_string(hi);
+}
+
 }  // namespace
 
-bool liveRankFromReply(const control::Reply& reply, int64_t pid, LiveRank* out, Problems& problem) {
+std::string liveRankFromReply(const control::Reply& reply, int64_t pid, LiveRank* out) {
+  for (const char* key : {"rank", "local_rank", "world_size"}) {
+    if (std::string p = identityProblem(reply, key, -1, INT32_MAX); !p.empty()) return p;
+  }
+  if (std::string p = identityProblem(reply, "pid", 1, INT32_MAX); !p.empty()) return p;
   out->status = control::statusFromReply(reply, pid);
   std::string error;
-  if (!control::snapshotFromReply(reply, &out->snapshot, &error)) {
-    problem("pid " + std::to_string(pid) + ": " + error + " (an agent of another version?)");
-    return false;
-  }
-  return true;
+  if (!control::snapshotFromReply(reply, &out->snapshot, &error)) return error;
+  return "";
 }
 
 LiveAnswers askProcesses(bool all, const std::vector<int64_t>& pids, const std::string& runId,
@@ -53,7 +69,10 @@ LiveAnswers askProcesses(bool all, const std::vector<int64_t>& pids, const std::
       continue;
     }
     LiveRank r;
-    if (!liveRankFromReply(x.reply, pidNumber, &r, problem)) continue;
+    if (const std::string error = liveRankFromReply(x.reply, pidNumber, &r); !error.empty()) {
+      problem(pid + ": " + error + " (an agent of another version?)");
+      continue;
+    }
     if (!runId.empty() && r.status.runId != runId) {
       if (!all) problem(pid + ": belongs to run " + r.status.runId + ", not " + runId);
       continue;

@@ -24,7 +24,9 @@ struct LiveAnswers {
 LiveAnswers askProcesses(bool all, const std::vector<int64_t>& pids, const std::string& runId,
                          Problems& problem);
 
-// A process's answer as the run builder takes it; false (with a problem line) if malformed.
-bool liveRankFromReply(const control::Reply& reply, int64_t pid, LiveRank* out, Problems& problem);
+// A process's answer as the run builder takes it, or what is wrong with it (a phrase the caller
+// puts after the process or file it names). Its rank, local rank, world size and pid are whole
+// numbers in range: the run narrows them to int ("rank": "4294967297" was rank 1).
+std::string liveRankFromReply(const control::Reply& reply, int64_t pid, LiveRank* out);
 
 }  // namespace bubblescope::cli

@@ -10,6 +10,7 @@
 
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/hang/receive_ranges.h"
+#include "analyzer/pipeline/topology.h"
 
 namespace bubblescope::analysis::hang {
 namespace {
@@ -91,10 +92,10 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
     const RankTrace& t = run.ranks[i];
     RankStop& s = out[i];
     s.rank = global[i];
-    s.stage = extraInt(t.meta, "BUBBLESCOPE_PP_RANK", -1);
+    s.stage = gridRank(t, "BUBBLESCOPE_PP_RANK").value_or(-1);
     s.label = s.stage >= 0 ? "stage " + std::to_string(s.stage) : "rank " + std::to_string(s.rank);
     if (s.stage < 0) s.stage = s.rank;
-    dp[i] = extraInt(t.meta, "BUBBLESCOPE_DP_RANK", 0);
+    dp[i] = gridRank(t, "BUBBLESCOPE_DP_RANK").value_or(0);
     s.file = t.file.filename().string();
     s.aliveNs = lastSeen(t);
     latest = std::max(latest, s.aliveNs);

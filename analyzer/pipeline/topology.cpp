@@ -5,8 +5,10 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "analyzer/result/errors.h"
+#include "traces/files/path_names.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -28,8 +30,9 @@ void requireOneRun(const traces::Run& run, const std::vector<size_t>& ranks) {
     if ((runIds && first->meta.runId != t.meta.runId) ||
         (first->meta.worldSize > 0 && t.meta.worldSize > 0 &&
          first->meta.worldSize != t.meta.worldSize)) {
-      throw AnalysisInputError(run.dir.string() + ": traces of two runs are mixed here (" +
-                               fileName(*first) + " and " + fileName(t) +
+      const auto [a, b] = traces::distinctNames(first->file, t.file);
+      throw AnalysisInputError(run.dir.string() + ": traces of two runs are mixed here (" + a +
+                               " and " + b +
                                " differ in run id or world size); give each run its own directory");
     }
   }
@@ -41,7 +44,8 @@ std::optional<int> stageFromPeers(const RankOps& ops) {
   std::map<int, int> votes;
   for (const auto& c : ops.comms) {
     if (c.peer < 0 || c.chunk != 0 || c.pass != OpKind::F) continue;
-    ++votes[c.send ? c.peer - 1 : c.peer + 1];
+    const int64_t stage = c.send ? int64_t{c.peer} - 1 : int64_t{c.peer} + 1;
+    if (stage >= 0 && stage <= kMaxGridRank) ++votes[static_cast<int>(stage)];
   }
   if (votes.empty()) return std::nullopt;
   return std::max_element(votes.begin(), votes.end(),
@@ -57,14 +61,42 @@ TimeNs busyTime(const RankOps& ops) {
 
 }  // namespace
 
-std::optional<int> extraInt(const traces::RankTrace& t, const char* key) {
+std::optional<int> extraInt(const traces::RankTrace& t, const char* key, int lo, int hi) {
   auto it = t.meta.extra.find(key);
   if (it == t.meta.extra.end()) return std::nullopt;
-  int v = 0;
+  int64_t v = 0;
   const std::string& s = it->second;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty() || v < lo || v > hi) {
+    throw AnalysisInputError(t.file.string() + ": meta " + key + " = '" + s +
+                             "' is not a whole number from " + std::to_string(lo) + " to " +
+                             std::to_string(hi));
+  }
+  return static_cast<int>(v);
+}
+
+void checkGridMetadata(const traces::RankTrace& t) {
+  for (const char* key : {"BUBBLESCOPE_DP_RANK", "BUBBLESCOPE_PP_RANK", "BUBBLESCOPE_TP_RANK"}) {
+    gridRank(t, key);
+  }
+  extraInt(t, "BUBBLESCOPE_PP_SIZE", 1, INT32_MAX);
+}
+
+void requireOnePlaceEach(const traces::Run& run, const std::vector<size_t>& ranks) {
+  std::map<std::tuple<int, int, int>, size_t> at;  // (dp, pp, tp) -> rank index
+  for (size_t i : ranks) {
+    const auto pp = gridRank(run.ranks[i], "BUBBLESCOPE_PP_RANK");
+    const auto tp = gridRank(run.ranks[i], "BUBBLESCOPE_TP_RANK");
+    if (!pp || !tp) continue;
+    const int dp = gridRank(run.ranks[i], "BUBBLESCOPE_DP_RANK").value_or(0);
+    auto [it, fresh] = at.try_emplace({dp, *pp, *tp}, i);
+    if (fresh) continue;
+    const auto [a, b] = traces::distinctNames(run.ranks[it->second].file, run.ranks[i].file);
+    throw AnalysisInputError(run.dir.string() + ": " + a + " and " + b + " both say DP rank " +
+                             std::to_string(dp) + ", PP rank " + std::to_string(*pp) +
+                             ", TP rank " + std::to_string(*tp) +
+                             " (BUBBLESCOPE_DP_RANK, _PP_RANK and _TP_RANK)");
+  }
 }
 
 Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) {
@@ -82,21 +114,18 @@ Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) 
   // (dp, stage) of every rank, from the best source that covers them all.
   std::vector<std::pair<int, int>> place(run.ranks.size(), {-1, -1});
   std::optional<int> ppSize;
-  size_t ppSizeFrom = 0;  // the rank that said it
   bool all = true;
   for (size_t i : piped) {
-    auto s = extraInt(run.ranks[i], "BUBBLESCOPE_PP_RANK");
+    auto s = gridRank(run.ranks[i], "BUBBLESCOPE_PP_RANK");
     if (!s) {
       all = false;
       break;
     }
-    place[i] = {extraInt(run.ranks[i], "BUBBLESCOPE_DP_RANK").value_or(0), *s};
-    if (auto p = extraInt(run.ranks[i], "BUBBLESCOPE_PP_SIZE")) {
-      ppSize = *p;
-      ppSizeFrom = i;
-    }
+    place[i] = {gridRank(run.ranks[i], "BUBBLESCOPE_DP_RANK").value_or(0), *s};
+    if (auto p = extraInt(run.ranks[i], "BUBBLESCOPE_PP_SIZE", 1, INT32_MAX)) ppSize = *p;
   }
   topo.source = "metadata";
+  if (all) requireOnePlaceEach(run, piped);
   auto fromPerRank = [&](const char* source, auto stageOf) {
     for (size_t i : piped) {
       auto s = stageOf(i);
@@ -127,34 +156,25 @@ Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) 
   for (size_t i : piped) grid[place[i].first][place[i].second].push_back(i);
   int maxStage = 0;
   for (auto& [dp, stages] : grid) maxStage = std::max(maxStage, stages.rbegin()->first);
-  // A size read from a trace is checked before it sizes anything (issue 28): a pipeline's stages
-  // are checked against the ranks that say they hold them, and only a pipeline with a rank for
-  // every stage (so no longer than the run's ranks) is laid out.
-  const int64_t pp = ppSize ? int64_t{*ppSize} : int64_t{maxStage} + 1;
-  if (pp < 1) {
-    throw AnalysisInputError(run.dir.string() + ": " + fileName(run.ranks[ppSizeFrom]) +
-                             " says extra.BUBBLESCOPE_PP_SIZE = " + std::to_string(pp) +
-                             ": a pipeline has at least one stage");
-  }
+  // A stage of INT32_MAX (from a label) has no size that fits: it is refused below as beyond it.
+  topo.pp = ppSize.value_or(maxStage < INT32_MAX ? maxStage + 1 : INT32_MAX);
   for (auto& [dp, stages] : grid) {
-    int64_t next = 0;  // the first stage not yet seen
+    // Every stage needs a trace: the first without one, found before a row of pp is made (a
+    // PP size of 2^31 - 1 would be 48 GB of empty stages).
+    int missing = 0;
     for (auto& [stage, ranks] : stages) {
-      if (stage < 0 || stage >= pp) {
+      if (stage < 0 || stage >= topo.pp) {
         throw AnalysisInputError(run.dir.string() + ": " + fileName(run.ranks[ranks[0]]) +
                                  " says stage " + std::to_string(stage) + " of a " +
-                                 std::to_string(pp) + "-stage pipeline");
+                                 std::to_string(topo.pp) + "-stage pipeline");
       }
-      if (stage > next) break;
-      next = stage + 1;
+      if (stage == missing) ++missing;
     }
-    if (next < pp) {
+    if (missing < topo.pp) {
       throw AnalysisInputError(run.dir.string() + ": missing ranks: pipeline " +
                                std::to_string(dp) + " has no trace for stage " +
-                               std::to_string(next) + " of " + std::to_string(pp));
+                               std::to_string(missing) + " of " + std::to_string(topo.pp));
     }
-  }
-  topo.pp = static_cast<int>(pp);  // every stage has a rank: pp <= the run's ranks
-  for (auto& [dp, stages] : grid) {
     std::vector<std::vector<size_t>> row(topo.pp);
     for (auto& [stage, ranks] : stages) {
       // The slowest rank of a TP group represents the stage.

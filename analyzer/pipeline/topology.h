@@ -3,6 +3,7 @@
 // ranks of one TP group share a stage. Taken from the traces' metadata (BUBBLESCOPE_PP_RANK...),
 // else from stage ids in the labels, else from who sends activations to whom, else rank order.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,7 +28,23 @@ struct Topology {
 Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops);
 
 // An integer the trace's metadata carries under `key` (meta.extra: BUBBLESCOPE_PP_RANK, ...), or
-// none when absent or not a whole number.
-std::optional<int> extraInt(const traces::RankTrace& t, const char* key);
+// none when absent. AnalysisInputError naming the file and the key when it is not a whole number
+// from `lo` to `hi`: a cast would wrap it, and a rank whose size (one more) is beyond int would
+// make a negative size.
+std::optional<int> extraInt(const traces::RankTrace& t, const char* key, int lo, int hi);
+// The largest DP, PP or TP rank: its size, one more, fits an int.
+inline constexpr int kMaxGridRank = INT32_MAX - 1;
+// Throws as extraInt does when the trace's BUBBLESCOPE_DP_RANK, _PP_RANK, _TP_RANK or _PP_SIZE is
+// out of range (a hang answer's, read before its run is built).
+void checkGridMetadata(const traces::RankTrace& t);
+
+// Throws AnalysisInputError when two of `ranks` (indexes into run.ranks) say one DP, PP and TP rank
+// in their metadata: they would be folded into one TP group as two TP ranks without a word.
+void requireOnePlaceEach(const traces::Run& run, const std::vector<size_t>& ranks);
+
+// A DP, PP or TP rank under `key` (BUBBLESCOPE_DP_RANK, ...): extraInt from 0 to kMaxGridRank.
+inline std::optional<int> gridRank(const traces::RankTrace& t, const char* key) {
+  return extraInt(t, key, 0, kMaxGridRank);
+}
 
 }  // namespace bubblescope::analysis

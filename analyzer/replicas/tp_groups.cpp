@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <optional>
 
 #include "analyzer/pipeline/topology.h"
@@ -20,7 +21,7 @@ bool sameOps(const RankOps& a, const RankOps& b) {
 }
 
 int tpRankOf(const traces::RankTrace& t, int fallback) {
-  return extraInt(t, "BUBBLESCOPE_TP_RANK").value_or(fallback);
+  return gridRank(t, "BUBBLESCOPE_TP_RANK").value_or(fallback);
 }
 
 TpGroupResult foldGroup(const traces::Run& run, std::vector<RankOps>& ops,
@@ -112,12 +113,15 @@ std::vector<TpGroupResult> foldTpGroups(const Topology& topo, const traces::Run&
 std::vector<std::vector<size_t>> tpGroupsFromMetadata(const traces::Run& run) {
   std::map<std::pair<int, int>, std::vector<std::pair<int, size_t>>> byPlace;
   for (size_t i = 0; i < run.ranks.size(); ++i) {
-    const auto dp = extraInt(run.ranks[i], "BUBBLESCOPE_DP_RANK");
-    const auto pp = extraInt(run.ranks[i], "BUBBLESCOPE_PP_RANK");
-    const auto tp = extraInt(run.ranks[i], "BUBBLESCOPE_TP_RANK");
+    const auto dp = gridRank(run.ranks[i], "BUBBLESCOPE_DP_RANK");
+    const auto pp = gridRank(run.ranks[i], "BUBBLESCOPE_PP_RANK");
+    const auto tp = gridRank(run.ranks[i], "BUBBLESCOPE_TP_RANK");
     if (!dp || !pp || !tp) return {};
     byPlace[{*dp, *pp}].push_back({*tp, i});
   }
+  std::vector<size_t> all(run.ranks.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  requireOnePlaceEach(run, all);
   std::vector<std::vector<size_t>> out;
   bool any = false;
   for (auto& [place, members] : byPlace) {
@@ -134,8 +138,8 @@ TpGroupResult foldEarly(const traces::Run& run, std::vector<RankOps>& ops,
                         const std::vector<size_t>& members, std::vector<std::string>& warnings) {
   const traces::RankTrace& first = run.ranks[members.front()];
   TpGroupResult g = foldGroup(run, ops, members, members.front(),
-                              extraInt(first, "BUBBLESCOPE_DP_RANK").value_or(0),
-                              extraInt(first, "BUBBLESCOPE_PP_RANK").value_or(0), warnings);
+                              gridRank(first, "BUBBLESCOPE_DP_RANK").value_or(0),
+                              gridRank(first, "BUBBLESCOPE_PP_RANK").value_or(0), warnings);
   for (size_t k = 1; k < members.size(); ++k) ops[members[k]] = RankOps{};
   return g;
 }

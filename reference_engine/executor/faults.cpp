@@ -86,13 +86,17 @@ double Faults::commDelayMs(int stage) const {
   return 0.0;
 }
 
+// Beyond these a fault is a typo, and its nanoseconds would overflow (1e300 ms slept forever).
+constexpr double kMaxFactor = 1000;
+constexpr double kMaxFaultMs = 86'400'000;
+
 SlowStage parseSlowStage(std::string_view text, const FaultBounds& bounds) {
   FlagParser in("--slow-stage", text, "STAGE:FACTOR, e.g. 2:1.5");
   in.requireFieldCount(2, 2);
   SlowStage s;
   s.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
   s.factor = in.number(1, "factor");
-  if (s.factor <= 0) in.fail("the factor must be above 0");
+  if (s.factor <= 0 || s.factor > kMaxFactor) in.fail("the factor must be above 0, at most 1000");
   return s;
 }
 
@@ -103,7 +107,7 @@ Stall parseStall(std::string_view flag, std::string_view text, const FaultBounds
   s.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
   s.mb = in.inRange(in.integer(1, "microbatch"), bounds.m, "microbatch", "m");
   s.ms = in.number(2, "duration");
-  if (s.ms <= 0) in.fail("the duration must be above 0 ms");
+  if (s.ms <= 0 || s.ms > kMaxFaultMs) in.fail("the duration must be above 0 ms, at most a day");
   if (in.fieldCount() == 4)
     s.step = in.inRange(in.integer(3, "step"), bounds.steps, "step", "steps");
   return s;
@@ -115,7 +119,7 @@ CommDelay parseCommDelay(std::string_view text, const FaultBounds& bounds) {
   CommDelay d;
   d.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
   d.ms = in.number(1, "delay");
-  if (d.ms <= 0) in.fail("the delay must be above 0 ms");
+  if (d.ms <= 0 || d.ms > kMaxFaultMs) in.fail("the delay must be above 0 ms, at most a day");
   return d;
 }
 

@@ -188,7 +188,7 @@ TEST(HostileInput, ImportOfOurOwnTraceSaysNoImportIsNeeded) {
 // CLI::PositiveNumber printed its bound, DBL_MAX, in 300 digits.
 TEST(HostileInput, AttachStepsZeroSaysPositiveInOneShortLine) {
   const ProcessResult r = runBubblescope({"attach", "--all", "--steps", "0"}, quick());
-  expectOneLine(r, "--steps: must be a positive number, not 0");
+  expectOneLine(r, "--steps: must be a whole number from 1 to 1000000 (got 0)");
   EXPECT_LT(r.err.size(), 120u) << r.err;
 }
 

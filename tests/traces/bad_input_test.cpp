@@ -161,6 +161,23 @@ TEST(BadRunInput, TwoFilesClaimingOneRank) {
   }
 }
 
+// Two directories' rank-00001.sqlite were named "rank-00001.sqlite and rank-00001.sqlite".
+TEST(BadRunInput, TwoFilesOfOneNameClaimingOneRankAreToldApartByTheirDirectories) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "node-a");
+  std::filesystem::create_directories(dir / "node-b");
+  writeRankTrace(sampleTrace(1), dir / "node-a" / "rank-00001.sqlite");
+  writeRankTrace(sampleTrace(1), dir / "node-b" / "rank-00001.sqlite");
+  try {
+    readRunFiles({dir / "node-a" / "rank-00001.sqlite", dir / "node-b" / "rank-00001.sqlite"});
+    FAIL() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "node-a").string() +
+                                         ": two traces claim rank 1: node-a/rank-00001.sqlite and "
+                                         "node-b/rank-00001.sqlite");
+  }
+}
+
 TEST(BadRunInput, OneBadFileFailsTheRunAndIsNamed) {
   TempDir dir;
   writeRankTrace(sampleTrace(0), dir / "rank-00000.sqlite");

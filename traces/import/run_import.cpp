@@ -6,6 +6,7 @@
 
 #include "traces/errors.h"
 #include "traces/files/input_path.h"
+#include "traces/files/path_names.h"
 #include "traces/import/detect_input.h"
 #include "traces/parallel/parallel_for.h"
 #include "traces/sqlite/run_reader.h"
@@ -68,7 +69,7 @@ void numberRanks(std::vector<RankClaim>& claims, InputFormat format,
       const bool sameFile = it->second->file == c.file;
       throw TraceError(c.file, "claims rank " + std::to_string(c.rank) + ", as " +
                                    (sameFile ? std::string("another process in it")
-                                             : it->second->file.filename().string()) +
+                                             : distinctNames(c.file, it->second->file).second) +
                                    " does; give each run its own directory");
     }
   }
@@ -79,7 +80,7 @@ void numberRanks(std::vector<RankClaim>& claims, InputFormat format,
     if (c.worldSize <= 0) continue;
     if (sized && sized->worldSize != c.worldSize) {
       throw TraceError(c.file, "is of a world of " + std::to_string(c.worldSize) + " ranks, " +
-                                   sized->file.filename().string() + " of " +
+                                   distinctNames(c.file, sized->file).second + " of " +
                                    std::to_string(sized->worldSize) +
                                    ": traces of two jobs; give each run its own directory");
     }
@@ -89,7 +90,7 @@ void numberRanks(std::vector<RankClaim>& claims, InputFormat format,
     for (const RankClaim& c : claims) {
       if (c.rank >= 0) continue;
       const RankClaim& first = *claimed.begin()->second;
-      throw TraceError(c.file, "says no rank, while " + first.file.filename().string() +
+      throw TraceError(c.file, "says no rank, while " + distinctNames(c.file, first.file).second +
                                    " claims rank " + std::to_string(first.rank) +
                                    ": cannot tell which rank it is; import it on its own");
     }

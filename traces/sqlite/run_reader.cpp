@@ -5,6 +5,7 @@
 
 #include "traces/errors.h"
 #include "traces/files/input_path.h"
+#include "traces/files/path_names.h"
 #include "traces/parallel/parallel_for.h"
 #include "traces/sqlite/trace_reader.h"
 
@@ -57,9 +58,9 @@ Run readRunFiles(const std::vector<fs::path>& files, const RunReadOptions& optio
     const auto& a = run.ranks[i - 1];
     const auto& b = run.ranks[i];
     if (a.meta.rank >= 0 && a.meta.rank == b.meta.rank) {
+      const auto [nameA, nameB] = distinctNames(a.file, b.file);
       throw TraceError(run.dir, "two traces claim rank " + std::to_string(a.meta.rank) + ": " +
-                                    a.file.filename().string() + " and " +
-                                    b.file.filename().string());
+                                    nameA + " and " + nameB);
     }
   }
   return run;

@@ -14,12 +14,14 @@
 #include "traces/format/schema.h"
 #include "traces/model/sort.h"
 #include "traces/sqlite/group_correlations.h"
+#include "traces/sqlite/integer_columns.h"
 #include "traces/sqlite/sqlite_db.h"
 
 namespace bubblescope::traces {
 namespace {
 
 using sqlite::Database;
+using sqlite::requireIntegers;
 using sqlite::SqliteError;
 using sqlite::Statement;
 namespace fs = std::filesystem;
@@ -74,23 +76,6 @@ int64_t parseInt(const fs::path& file, const std::string& key, const std::string
     throw TraceError(file, "metadata '" + key + "' is not a number: '" + value + "'");
   }
   return v;
-}
-
-// Every column of the row `st` stands on holds an integer: SQLite's int64() would read NULL, text
-// and reals as 0 or a truncation without a word. `table` names the table in the message.
-void requireIntegers(const Statement& st, const fs::path& file, std::string_view table,
-                     int fromColumn = 0, int toColumn = -1) {
-  const int end = toColumn < 0 ? st.columns() : toColumn;
-  for (int c = fromColumn; c < end; ++c) {
-    const int type = st.type(c);
-    if (type == SQLITE_INTEGER) continue;
-    const char* what = type == SQLITE_NULL    ? "NULL"
-                       : type == SQLITE_FLOAT ? "a real number"
-                       : type == SQLITE_TEXT  ? "text"
-                                              : "a blob";
-    throw TraceError(file, "corrupt: " + std::string(table) + "." + std::string(st.columnName(c)) +
-                               " holds " + what + ", not an integer");
-  }
 }
 
 // A WAL-mode database (file header bytes 18 and 19 are 2) keeps what was written since its last

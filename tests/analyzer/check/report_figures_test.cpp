@@ -2,6 +2,8 @@
 // file for anything that is not a bubblescope report it can read.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "analyzer/analyze.h"
 #include "analyzer/check/report_figures.h"
 #include "analyzer/report/json_report.h"
@@ -89,6 +91,61 @@ TEST(ReportFigures, NamesTheMissingField) {
             "r.json: not a valid bubblescope report (pipelines[0].slowdown is not a number)");
 }
 
+// Integers were cast where they were narrowed (schema_version 4294967298 read as 2, dp_rank 2^32
+// as pipeline 0) and a field of the wrong type ended in "internal error: [json.exception...]".
+TEST(ReportFigures, FieldsOutOfRangeOrOfTheWrongTypeAreNamed) {
+  struct Case {
+    std::function<void(json&)> spoil;
+    std::string says;
+  };
+  const Case cases[] = {
+      {[](json& d) { d["schema_version"] = 4294967298; },
+       "r.json: written by a newer bubblescope (report schema_version 4294967298; this one reads "
+       "up "
+       "to 2): upgrade bubblescope"},
+      {[](json& d) { d["schema_version"] = uint64_t{18446744073709551615u}; },
+       "r.json: written by a newer bubblescope (report schema_version 18446744073709551615;"},
+      {[](json& d) { d["schema_version"] = 0; },
+       "r.json: not a bubblescope report (schema_version is not a positive integer)"},
+      {[](json& d) { d["pipelines"][0]["dp_rank"] = 4294967296; },
+       "r.json: not a valid bubblescope report (pipelines[0].dp_rank = 4294967296 is out of range "
+       "0 "
+       "to 2147483647)"},
+      {[](json& d) { d["pipelines"][0]["dp_rank"] = -1; },
+       "r.json: not a valid bubblescope report (pipelines[0].dp_rank = -1 is out of range"},
+      {[](json& d) { d["pipelines"][0]["schedule"]["m"] = "eight"; },
+       "r.json: not a valid bubblescope report (pipelines[0].schedule.m is not an integer)"},
+      {[](json& d) { d["pipelines"][0]["schedule"]["m"] = 4294967304; },
+       "r.json: not a valid bubblescope report (pipelines[0].schedule.m = 4294967304 is out of "
+       "range 0 to 2147483647)"},
+      {[](json& d) { d["pipelines"][0]["schedule"]["name"] = 7; },
+       "r.json: not a valid bubblescope report (pipelines[0].schedule.name is not text)"},
+      {[](json& d) { d["pipelines"][0]["total"]["span_ns"] = uint64_t{9223372036854775808u}; },
+       "r.json: not a valid bubblescope report (pipelines[0].total.span_ns = 9223372036854775808 "
+       "is "
+       "out of range 0 to 9223372036854775807)"},
+      {[](json& d) { d["pipelines"][0]["step_time_ns"]["measured"] = -5; },
+       "r.json: not a valid bubblescope report (pipelines[0].step_time_ns.measured = -5 is out of "
+       "range"},
+  };
+  for (const Case& c : cases) {
+    json doc = reportJson({PipelineNumbers{}});
+    c.spoil(doc);
+    EXPECT_EQ(errorOf(doc).rfind(c.says, 0), 0u) << c.says << " <- " << errorOf(doc);
+  }
+  // A utilization report's figures are JSON numbers of any kind: beyond int64, refused.
+  json u = {{"tool", "bubblescope"},
+            {"schema_version", 2},
+            {"pipelines", json::array()},
+            {"utilization",
+             {{"ranks", json::array({1})},
+              {"total", {{"span_ns", 1e300}, {"idle_ns", 0}}},
+              {"mean_step_time_ns", 1}}}};
+  EXPECT_EQ(errorOf(u),
+            "r.json: not a valid bubblescope report (utilization.total.span_ns = 1e+300 is not a "
+            "duration in nanoseconds)");
+}
+
 TEST(ReportFigures, FileErrorsNameTheFile) {
   testing::TempDir dir;
   auto errorOfFile = [](const std::filesystem::path& p) -> std::string {
@@ -99,7 +156,8 @@ TEST(ReportFigures, FileErrorsNameTheFile) {
     }
     return "";
   };
-  EXPECT_EQ(errorOfFile(dir / "none.json"), (dir / "none.json").string() + ": no such file or directory");
+  EXPECT_EQ(errorOfFile(dir / "none.json"),
+            (dir / "none.json").string() + ": no such file or directory");
   EXPECT_EQ(errorOfFile(dir.path()).rfind(dir.path().string() + ": is a directory", 0), 0u);
   testing::writeFile(dir / "bad.json", "{\"tool\": ");
   EXPECT_EQ(errorOfFile(dir / "bad.json"),
@@ -107,6 +165,12 @@ TEST(ReportFigures, FileErrorsNameTheFile) {
   testing::writeFile(dir / "empty.json", "");
   EXPECT_EQ(errorOfFile(dir / "empty.json").rfind((dir / "empty.json").string() + ": not JSON", 0),
             0u);
+  // nlohmann refuses a number beyond a double's range while parsing: named by its key.
+  testing::writeFile(dir / "huge.json", R"({"tool": "bubblescope", "slowdown": 1e400})");
+  EXPECT_EQ(errorOfFile(dir / "huge.json"),
+            (dir / "huge.json").string() +
+                ": not a valid bubblescope report (\"slowdown\" holds a number beyond a double's "
+                "range)");
   testing::writeFile(dir / "good.json", reportJson({PipelineNumbers{}}).dump());
   EXPECT_EQ(errorOfFile(dir / "good.json"), "");
 }

@@ -114,6 +114,19 @@ TEST(BuildTopology, ActivationTrafficGivesStagesWhenNothingElseDoes) {
   EXPECT_EQ(t.ranksOf, (Ranks{{{1}, {2}, {0}}}));
 }
 
+TEST(BuildTopology, FilesOfOneNameAreToldApartByTheirDirectories) {
+  Job job(2);
+  job.run.ranks[0].file = "node-a/rank-0.sqlite";
+  job.run.ranks[1].file = "node-b/rank-0.sqlite";
+  job.run.ranks[1].meta.runId = "job-2";
+  try {
+    job.build();
+    FAIL() << "accepted";
+  } catch (const AnalysisInputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("(node-a/rank-0.sqlite and node-b/rank-0.sqlite differ"));
+  }
+}
+
 TEST(BuildTopology, RankOrderIsTheLastResortAndSaysSo) {
   Job job(2);
   const Topology t = job.build();
@@ -153,8 +166,44 @@ TEST(BuildTopology, RefusesInputThatCannotFormAPipeline) {
       {"a stage id no run could hold",
        [](Job& j) { j.grid(0, 0, 0, 2'000'000'000).grid(1, 2'000'000'000 - 1, 0, 2'000'000'000); },
        "run: missing ranks: pipeline 0 has no trace for stage 1 of 2000000000"},
-      {"a pipeline of no stages", [](Job& j) { j.grid(0, 0, 0, 0).grid(1, 0, 1, 0); },
-       "extra.BUBBLESCOPE_PP_SIZE = 0: a pipeline has at least one stage"},
+      // Metadata numbers that do not fit were cast (2^32 + 1 read as 1) or overflowed a size.
+      {"a PP rank beyond int",
+       [](Job& j) {
+         j.grid(0, 0, 0, 2).meta(1, {{"BUBBLESCOPE_PP_RANK", "4294967297"}});
+       },
+       "run/rank-1.sqlite: meta BUBBLESCOPE_PP_RANK = '4294967297' is not a whole number from 0 "
+       "to 2147483646"},
+      {"a PP rank whose size overflows",
+       [](Job& j) {
+         j.meta(0, {{"BUBBLESCOPE_PP_RANK", "2147483647"}});
+       },
+       "meta BUBBLESCOPE_PP_RANK = '2147483647' is not a whole number from 0 to 2147483646"},
+      {"a negative DP rank", [](Job& j) { j.grid(0, 0, -1, 2); },
+       "run/rank-0.sqlite: meta BUBBLESCOPE_DP_RANK = '-1' is not a whole number"},
+      {"a DP rank that is text",
+       [](Job& j) {
+         j.grid(0, 0, 0, 2).meta(0, {{"BUBBLESCOPE_DP_RANK", "zero"}});
+       },
+       "meta BUBBLESCOPE_DP_RANK = 'zero' is not a whole number"},
+      {"a PP size of 0", [](Job& j) { j.grid(0, 0, 0, 0); },
+       "meta BUBBLESCOPE_PP_SIZE = '0' is not a whole number from 1 to 2147483647"},
+      // A row of 2^31 - 1 empty stages would be 48 GB: the missing stage is named first.
+      {"a PP size of 2^31 - 1",
+       [](Job& j) { j.grid(0, 0, 0, 2147483647).grid(1, 1, 0, 2147483647); },
+       "run: missing ranks: pipeline 0 has no trace for stage 2 of 2147483647"},
+      {"a stage id of INT32_MAX in the labels",
+       [](Job& j) {
+         j.ops[0].stageFromLabels = 0;
+         j.ops[1].stageFromLabels = INT32_MAX;
+       },
+       "run: rank-1.sqlite says stage 2147483647 of a 2147483647-stage pipeline"},
+      // Two ranks in one place were folded into one TP group of two.
+      {"two ranks in one place",
+       [](Job& j) {
+         j.grid(0, 0, 0, 1).grid(1, 0, 0, 1);
+         j.meta(0, {{"BUBBLESCOPE_TP_RANK", "0"}}).meta(1, {{"BUBBLESCOPE_TP_RANK", "0"}});
+       },
+       "run: rank-0.sqlite and rank-1.sqlite both say DP rank 0, PP rank 0, TP rank 0"},
   };
   for (const auto& c : cases) {
     Job job(2);

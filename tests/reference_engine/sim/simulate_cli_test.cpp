@@ -70,8 +70,9 @@ TEST(SimulateCli, BadInputIsOneLineOnStderrWithExitCode2) {
   // Each case is complete; "-p 4 -m 8" are added unless the case names its own.
   const BadInput cases[] = {
       {{"--schedule", "pipedream"}, "unknown schedule 'pipedream'"},
-      {{"--schedule", "1f1b", "-p", "0", "-m", "8"}, "p=0"},
-      {{"--schedule", "1f1b", "-p", "4", "-m", "0"}, "m=0"},
+      {{"--schedule", "1f1b", "-p", "0", "-m", "8"}, "--stages: must be a whole number from 1"},
+      {{"--schedule", "1f1b", "-p", "4", "-m", "0"},
+       "--microbatches: must be a whole number from 1"},
       {{"--schedule", "interleaved", "-p", "4", "-m", "6"}, "multiple of p (m=6, p=4)"},
       {{"--schedule", "interleaved", "--v", "1"}, "v=1"},
       {{"--schedule", "zb-h1", "--v", "3"}, "--v applies to the interleaved schedule only"},
@@ -82,6 +83,10 @@ TEST(SimulateCli, BadInputIsOneLineOnStderrWithExitCode2) {
       {{"--schedule", "1f1b", "--stage-costs", "one:1,1,1"}, "STAGE:F,B,W"},
       {{"--schedule", "1f1b", "--transfer=-1"}, "--transfer"},
       {{"--schedule", "1f1b", "--memory", "0"}, "--memory"},
+      // 1e300 ms wrapped to a negative cost ("op costs must not be negative"), 1e300 MiB silently.
+      {{"--schedule", "1f1b", "--costs", "1e300,1,1"}, "--costs expects F,B,W"},
+      {{"--schedule", "1f1b", "--stage-costs", "0:1,1e300,1"}, "--stage-costs expects F,B,W"},
+      {{"--schedule", "1f1b", "--memory", "1e300"}, "--memory expects M_B[,M_W] in MiB"},
       {{"--schedule", "1f1b", "--format", "xml"}, "--format must be text or json"},
       {{"--schedule", "1f1b", "-p", "100000", "-m", "100000"}, "too large to simulate"},
       {{"-p", "4", "-m", "8"}, "schedule"},

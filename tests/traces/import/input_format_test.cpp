@@ -150,6 +150,12 @@ TEST(InputFormat, TracesOfTwoJobsAreRefusedNamingBothFiles) {
        "it on its own"},
       {{{"a.json", 1, 4}, {"d/b.json", 1, 4}},
        "d/b.json: claims rank 1, as a.json does; give each run its own directory"},
+      // One name in two directories: the other is named by enough of its path to tell it apart.
+      {{{"n0/t.json", 1, 4}, {"n1/t.json", 1, 4}},
+       "n1/t.json: claims rank 1, as n0/t.json does; give each run its own directory"},
+      {{{"n0/t.json", 0, 2}, {"n1/t.json", 1, 128}},
+       "n1/t.json: is of a world of 128 ranks, n0/t.json of 2: traces of two jobs; give each run "
+       "its own directory"},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(numberingError(c.claims), c.error) << c.claims[1].file;

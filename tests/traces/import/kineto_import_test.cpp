@@ -286,4 +286,88 @@ TEST(KinetoImport, DistributedRankOutOfRangeIsRefusedNamingTheField) {
             3);
 }
 
+// Integers in args were cast where they were narrowed: "Dst Rank" 2^32 + 3 was peer 3, a GPU event
+// of pid 2^32 was device 0, "bytes": -1 was 16 EiB. Each is refused naming the field; the
+// op-level timelines' args (stage, DP rank, chunk, microbatch, step) alike.
+TEST(KinetoImport, ArgsBeyondWhatTheirFieldHoldsAreRefusedNamingTheField) {
+  const std::string comms =
+      R"J({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 7, "tid": 7, "ts": 100,
+          "dur": 50, "args": {"Collective name": "send", )J";
+  struct Case {
+    std::string json;
+    std::string says;
+  };
+  const std::string kineto = R"J({"schemaVersion": 1, "traceEvents": [)J";
+  const Case cases[] = {
+      {kineto + comms + R"J("Dst Rank": 4294967299}}]})J",
+       "args.\"Dst Rank\" = 4294967299 is out of range (-1 to 2147483647)"},
+      {kineto + comms + R"J("Src Rank": -2}}]})J",
+       "args.\"Src Rank\" = -2 is out of range (-1 to 2147483647)"},
+      {kineto + comms + R"J("Group size": 4294967298}}]})J",
+       "args.\"Group size\" = 4294967298 is out of range (-1 to 2147483647)"},
+      {kineto + R"J({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
+          "args": {"device": -1, "stream": 7, "correlation": 1}}]})J",
+       "args.device = -1 is out of range (0 to 4294967295)"},
+      {kineto + R"J({"ph": "X", "cat": "kernel", "name": "k", "pid": 4294967296, "tid": 7,
+          "ts": 1, "dur": 1, "args": {"stream": 7, "correlation": 1}}]})J",
+       "pid of a GPU event = 4294967296 is out of range (0 to 4294967295)"},
+      {kineto + R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)",
+          "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"device": 0, "bytes": -1}}]})J",
+       "args.bytes = -1 is out of range (0 to 9223372036854775807)"},
+      // Op-level timelines (pid = rank).
+      {R"J([{"ph": "X", "name": "forward-compute", "pid": 0, "tid": 1, "ts": 0, "dur": 10,
+          "args": {"mb_id": 0, "stage": 4294967296}}])J",
+       "args.stage = 4294967296 is out of range (0 to 2147483646)"},
+      {R"J([{"ph": "X", "name": "forward-compute", "pid": 0, "tid": 1, "ts": 0, "dur": 10,
+          "args": {"mb_id": 0, "stage": 0, "dp_rank": -2}}])J",
+       "args.dp_rank = -2 is out of range (0 to 2147483646)"},
+      {R"J([{"ph": "X", "name": "forward-compute", "pid": 0, "tid": 1, "ts": 0, "dur": 10,
+          "args": {"mb_id": 0, "model_chunk": 65536}}])J",
+       "args.model_chunk = 65536 is out of range (-1 to 32767)"},
+      // NDTimeline: a microbatch or step beyond int was clamped, a chunk beyond int16 too.
+      {R"J([{"ph": "M", "name": "thread_name", "pid": 0, "tid": 0,
+           "args": {"name": "PP rank 0, TP rank 0, compute"}},
+          {"ph": "X", "name": "forward-compute", "pid": 0, "tid": 0, "ts": 0, "dur": 1,
+           "args": {"mb_id": 4294967296}}])J",
+       "args.mb_id = 4294967296 is out of range (-2147483647 to 2147483647)"},
+      {R"J([{"ph": "M", "name": "thread_name", "pid": 0, "tid": 0,
+           "args": {"name": "PP rank 0, TP rank 0, compute"}},
+          {"ph": "X", "name": "forward-compute", "pid": 0, "tid": 0, "ts": 0, "dur": 1,
+           "args": {"mb_id": 0, "model_chunk": -2}}])J",
+       "args.model_chunk = -2 is out of range (-1 to 32767)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.says);
+    try {
+      importText(c.json);
+      ADD_FAILURE() << "imported";
+    } catch (const TraceError& e) {
+      EXPECT_EQ(std::string(e.what()), "t.json: " + c.says);
+    }
+  }
+}
+
+// A float where an integer belongs was rounded: "Dst Rank": 2.5 was peer 3, "pid": 1.5 process 2.
+// Whole floats (3.0) are integers as some tools write them; the rest make the event's args, or the
+// event, malformed: counted and said in the summary, not read as another number.
+TEST(KinetoImport, NumbersThatAreNoIntegersAreMalformedNotRounded) {
+  const ImportedFile f = importText(R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 7, "tid": 7, "ts": 100,
+     "dur": 20, "args": {"Collective name": "send", "Dst Rank": 2.5}},
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 7, "tid": 7, "ts": 200,
+     "dur": 20, "args": {"Collective name": "send", "Dst Rank": 3.0}},
+    {"ph": "X", "cat": "user_annotation", "name": "F mb=0", "pid": 1.5, "tid": 7, "ts": 300,
+     "dur": 10},
+    {"ph": "X", "cat": "user_annotation", "name": "F mb=1", "pid": 7, "tid": 7, "ts": 400,
+     "dur": 10}]})J");
+  ASSERT_EQ(f.ranks.size(), 1u);
+  const RankTrace& t = f.ranks[0];
+  // The first call's args were malformed: no call of peer 3 from them.
+  ASSERT_EQ(t.ncclCalls.size(), 1u);
+  EXPECT_EQ(t.ncclCalls.peer[0], 3);
+  EXPECT_EQ(f.skipped.at("events with malformed args"), 1u);
+  EXPECT_EQ(f.skipped.at("malformed events"), 1u);
+  for (StringId n : t.ranges.name) EXPECT_NE(t.strings.at(n), "F mb=0");
+}
+
 }  // namespace bubblescope::traces::import

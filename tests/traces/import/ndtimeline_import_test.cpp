@@ -24,7 +24,7 @@ std::set<std::string> names(const RankTrace& t) {
   return out;
 }
 
-std::string meta(int pid, int tid, const std::string& name) {
+std::string meta(int pid, int64_t tid, const std::string& name) {
   return R"({"ph":"M","name":"thread_name","pid":)" + std::to_string(pid) + R"(,"tid":)" +
          std::to_string(tid) + R"(,"args":{"name":")" + name + "\"}},";
 }
@@ -210,6 +210,68 @@ TEST(NdTimelineImport, ARankWithoutThreadNamesIsOneClearError) {
     EXPECT_NE(what.find("ndtimeline.json"), std::string::npos) << what;
     EXPECT_NE(what.find("rank 3 (pid 0, tid 15) has no thread_name"), std::string::npos) << what;
   }
+}
+
+std::string processName(int pid, const std::string& name) {
+  return R"({"ph":"M","name":"process_name","pid":)" + std::to_string(pid) +
+         R"(,"args":{"name":")" + name + "\"}},";
+}
+
+// Numbers that do not fit where they go were narrowed without a word: a tid of 5 * (2^32 + 1)
+// was rank 1, "DP rank 2147483647" made the DP size 0 (rank + 1 overflowed), and two processes
+// named "DP rank 0" were folded into one TP group of two. Each is refused naming what says it.
+TEST(NdTimelineImport, NumbersBeyondTheirRangeAndTwoRanksInOnePlaceAreRefused) {
+  const std::string place0 = meta(0, 0, "PP rank 0, TP rank 0, compute");
+  const std::string event0 = x("forward-compute", 0, 0, 0, 0, 10, R"("mb_id":0)");
+  struct Case {
+    std::string json;
+    std::string says;
+  };
+  const Case cases[] = {
+      {"[" + place0 +
+           R"({"ph":"X","name":"forward-compute","pid":0,"tid":21474836485,"ts":0,"dur":1}])",
+       "tid (rank * 5 + category) = 21474836485 is out of range (0 to 10737418239)"},
+      {"[" + processName(0, "DP rank 2147483647") + place0 + event0 + "]",
+       "process_name 'DP rank 2147483647' (pid 0): DP rank 2147483647 is out of range (0 to "
+       "2147483646)"},
+      {"[" + meta(0, 0, "PP rank 0, TP rank 2147483647, compute") + event0 + "]",
+       "thread_name 'PP rank 0, TP rank 2147483647, compute' (pid 0, tid 0): TP rank 2147483647 "
+       "is out of range (0 to 2147483646)"},
+      {"[" + meta(0, 0, "PP rank 99999999999999999999, TP rank 0, compute") + event0 + "]",
+       "thread_name 'PP rank 99999999999999999999, TP rank 0, compute' (pid 0, tid 0): PP rank "
+       "9223372036854775807 is out of range (0 to 2147483646)"},
+      {"[" + meta(2147483647, 0, "PP rank 0, TP rank 0, compute") +
+           x("forward-compute", 2147483647, 0, 0, 0, 10, R"("mb_id":0)") + "]",
+       "pid 2147483647 (the DP rank, for want of a 'DP rank d' process_name): DP rank 2147483647 "
+       "is out of range (0 to 2147483646)"},
+      {"[" + processName(0, "DP rank 0") + processName(1, "DP rank 0") + place0 +
+           meta(1, 5, "PP rank 0, TP rank 0, compute") + event0 + "," +
+           x("forward-compute", 1, 1, 0, 0, 10, R"("mb_id":0)") + "]",
+       "pids 0 and 1 both stand for DP rank 0, so ranks 0 and 1 would both be its PP rank 0, TP "
+       "rank 0"},
+      {"[" + place0 + meta(0, 5, "PP rank 0, TP rank 0, compute") + event0 + "," +
+           x("forward-compute", 0, 1, 0, 0, 10, R"("mb_id":0)") + "]",
+       "ranks 0 and 1 (pid 0) both say they are PP rank 0, TP rank 0 of DP rank 0 in their "
+       "thread_name"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.says);
+    try {
+      importText(c.json);
+      ADD_FAILURE() << "imported";
+    } catch (const TraceError& e) {
+      EXPECT_EQ(std::string(e.what()), "ndtimeline.json: " + c.says) << e.what();
+    }
+  }
+  // The largest place that fits is read as itself.
+  const ImportedFile f = importText("[" + processName(0, "DP rank 2147483646") +
+                                    meta(0, 10737418235, "PP rank 0, TP rank 2147483646, compute") +
+                                    R"({"ph":"X","name":"forward-compute","pid":0,)"
+                                    R"("tid":10737418235,"ts":0,"dur":1}])");
+  ASSERT_EQ(f.ranks.size(), 1u);
+  EXPECT_EQ(f.ranks[0].meta.rank, 2147483647);
+  EXPECT_EQ(f.ranks[0].meta.extra.at("BUBBLESCOPE_DP_SIZE"), "2147483647");
+  EXPECT_EQ(f.ranks[0].meta.extra.at("BUBBLESCOPE_TP_SIZE"), "2147483647");
 }
 
 }  // namespace

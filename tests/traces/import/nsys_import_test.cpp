@@ -277,5 +277,98 @@ TEST(NsysImport, PeerRankInAnNcclPayloadBeyondIntIsRefused) {
   }
 }
 
+// A one-process export with a copy and MPI_RANKS (rank 0), to spoil one field at a time.
+std::string fullExport() {
+  const std::string gpid = std::to_string((int64_t{1} << 48) + (int64_t{7} << 24));
+  const std::string gtid = std::to_string((int64_t{1} << 48) + (int64_t{7} << 24) + 7);
+  return ncclExport(7, 0) +
+         "CREATE TABLE MPI_RANKS(globalTid INTEGER, rank INTEGER);"
+         "INSERT INTO MPI_RANKS VALUES (" +
+         gtid +
+         ", 0);"
+         "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INTEGER, end INTEGER, deviceId INTEGER,"
+         " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, bytes INTEGER,"
+         " copyKind INTEGER);"
+         "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (3000, 3500, 0, 21, 56, " +
+         gpid + ", 4096, 1);";
+}
+
+// SQLite's int64() read NULL, text and reals as 0 or a truncation: start = 'abc' or NULL became
+// the capture's start, 1.5 became 1, correlationId = 'corr' became 0, MPI_RANKS.rank = 'zero' a
+// rank. Every integer the importer reads is an integer in range, or the file is refused naming
+// the column.
+TEST(NsysImport, NonIntegerOrOutOfRangeFieldsAreRefusedNamingTheColumn) {
+  struct Case {
+    const char* update;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'abc'",
+       "corrupt: CUPTI_ACTIVITY_KIND_KERNEL.start holds text, not an integer"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = NULL",
+       "corrupt: CUPTI_ACTIVITY_KIND_KERNEL.start holds NULL, not an integer"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = 1.5",
+       "corrupt: CUPTI_ACTIVITY_KIND_KERNEL.end holds a real number, not an integer"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = 'corr'",
+       "corrupt: CUPTI_ACTIVITY_KIND_KERNEL.correlationId holds text, not an integer"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = 'p'",
+       "corrupt: CUPTI_ACTIVITY_KIND_KERNEL.globalPid holds text, not an integer"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET streamId = -5",
+       "CUPTI_ACTIVITY_KIND_KERNEL.streamId = -5 is out of range (0 to 9223372036854775807)"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = 4294967297",
+       "CUPTI_ACTIVITY_KIND_KERNEL.correlationId = 4294967297 is out of range (0 to 4294967295)"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = -1",
+       "CUPTI_ACTIVITY_KIND_MEMCPY.bytes = -1 is out of range (0 to 9223372036854775807)"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = 'big'",
+       "corrupt: CUPTI_ACTIVITY_KIND_MEMCPY.bytes holds text, not an integer"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET deviceId = 2147483648.5",
+       "corrupt: CUPTI_ACTIVITY_KIND_MEMCPY.deviceId holds a real number, not an integer"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET correlationId = 'corr'",
+       "corrupt: CUPTI_ACTIVITY_KIND_RUNTIME.correlationId holds text, not an integer"},
+      {"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = NULL",
+       "corrupt: CUPTI_ACTIVITY_KIND_RUNTIME.start holds NULL, not an integer"},
+      {"UPDATE MPI_RANKS SET rank = 'zero'", "corrupt: MPI_RANKS.rank holds text, not an integer"},
+      {"UPDATE MPI_RANKS SET rank = 1.5", "corrupt: MPI_RANKS.rank holds a real number"},
+      {"UPDATE MPI_RANKS SET rank = NULL", "corrupt: MPI_RANKS.rank holds NULL"},
+      {"UPDATE MPI_RANKS SET rank = -1", "MPI_RANKS.rank = -1 is out of range (0 to 2147483647)"},
+      {"UPDATE MPI_RANKS SET rank = 2147483648",
+       "MPI_RANKS.rank = 2147483648 is out of range (0 to 2147483647)"},
+      {"UPDATE NVTX_EVENTS SET start = 'abc' WHERE eventType = 59",
+       "corrupt: NVTX_EVENTS.start holds text, not an integer"},
+      {"UPDATE NVTX_EVENTS SET globalTid = 1.5 WHERE eventType = 59",
+       "corrupt: NVTX_EVENTS.globalTid holds a real number, not an integer"},
+      {"UPDATE NVTX_EVENTS SET end = 'later' WHERE eventType = 59",
+       "corrupt: NVTX_EVENTS.end holds text, not an integer"},
+      {"UPDATE NVTX_EVENTS SET domainId = 'nccl' WHERE eventType = 75",
+       "corrupt: NVTX_EVENTS.domainId holds text, not an integer"},
+      {"UPDATE ThreadNames SET globalTid = 'main'",
+       "corrupt: ThreadNames.globalTid holds text, not an integer"},
+      {"UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = 'now'",
+       "corrupt: TARGET_INFO_SESSION_START_TIME.utcEpochNs holds text, not an integer"},
+      {"UPDATE TARGET_INFO_SESSION_START_TIME SET systemClockNs = -1",
+       "TARGET_INFO_SESSION_START_TIME.systemClockNs = -1 is out of range"},
+  };
+  TempDir dir;
+  {
+    makeDb(dir / "good.sqlite", fullExport());
+    const ImportedFile f = importNsysFile(dir / "good.sqlite");
+    ASSERT_EQ(f.ranks.size(), 1u);
+    EXPECT_EQ(f.ranks[0].meta.rank, 0);
+    EXPECT_EQ(f.ranks[0].memcpys.size(), 1u);
+  }
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.update);
+    const auto file = dir / ("case" + std::to_string(n++) + ".sqlite");
+    makeDb(file, fullExport() + c.update + ";");
+    try {
+      importNsysFile(file);
+      ADD_FAILURE() << "imported";
+    } catch (const TraceError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(file.string() + ": " + c.says, 0), 0u) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::traces::import

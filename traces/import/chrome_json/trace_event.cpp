@@ -21,22 +21,25 @@ std::string_view trimmed(std::string_view s) {
   return s;
 }
 
-// Integers as numbers, floats (rounded) or numeric strings: tools disagree on which.
 json_type typeOf(value& v) {
   json_type t = json_type::null;
   if (v.type().get(t)) return json_type::null;
   return t;
 }
 
-std::optional<int64_t> toInt(value v) {
+// Integers as numbers, whole floats (3.0) or numeric strings: tools disagree on which. A number
+// that is no integer (1.5, 1e30) sets `*notInteger`: read as 1 or 2 it would be another id.
+std::optional<int64_t> toInt(value v, bool* notInteger) {
   switch (typeOf(v)) {
     case json_type::number: {
       int64_t i = 0;
       if (!v.get_int64().get(i)) return i;
       double d = 0;
-      if (!v.get_double().get(d) && std::isfinite(d) && std::fabs(d) < 9.2e18) {
-        return static_cast<int64_t>(std::llround(d));
+      if (!v.get_double().get(d) && std::isfinite(d) && std::fabs(d) < 9.2e18 &&
+          d == std::floor(d)) {
+        return static_cast<int64_t>(d);
       }
+      *notInteger = true;
       return std::nullopt;
     }
     case json_type::string: {
@@ -132,7 +135,9 @@ bool TraceEventParser::parse(std::string_view json, size_t capacity, TraceEvent&
         bool& isText = isPid ? out.pidIsText : out.tidIsText;
         const json_type t = typeOf(v);
         if (t == json_type::number) {
-          if (auto i = toInt(v)) id = *i;
+          bool notInteger = false;
+          if (auto i = toInt(v, &notInteger)) id = *i;
+          if (notInteger) return false;  // a malformed event: pid 1.5 is no process
         } else if (t == json_type::string) {
           text = v.get_string();
           int64_t i = 0;
@@ -160,6 +165,7 @@ bool TraceEventParser::parse(std::string_view json, size_t capacity, TraceEvent&
 bool TraceEventParser::parseArgs(const TraceEvent& e, TraceEventArgs& a) {
   a = TraceEventArgs{};
   if (e.args.empty()) return true;
+  bool notInteger = false;  // an integer arg given as 1.5: the args are malformed
   try {
     auto doc = impl_->args.iterate(e.args.data(), e.args.size(), e.argsCapacity);
     for (auto field : doc.get_object()) {
@@ -169,31 +175,31 @@ bool TraceEventParser::parseArgs(const TraceEvent& e, TraceEventArgs& a) {
       switch (key[0]) {
         case 'c':
           if (key == "correlation")
-            a.correlation = toInt(v);
+            a.correlation = toInt(v, &notInteger);
           else if (key == "chunk")
-            a.chunk = toInt(v);
+            a.chunk = toInt(v, &notInteger);
           break;
         case 'E':
-          if (key == "External id") a.externalId = toInt(v);
+          if (key == "External id") a.externalId = toInt(v, &notInteger);
           break;
         case 'd':
           if (key == "device")
-            a.device = toInt(v);
+            a.device = toInt(v, &notInteger);
           else if (key == "dtype")
             a.dtype = toText(v);
           else if (key == "dp_rank")
-            a.dpRank = toInt(v);
+            a.dpRank = toInt(v, &notInteger);
           break;
         case 's':
           if (key == "stream")
-            a.stream = toInt(v);
+            a.stream = toInt(v, &notInteger);
           else if (key == "step")
-            a.step = toInt(v);
+            a.step = toInt(v, &notInteger);
           else if (key == "stage" || key == "stage_id")
-            a.stage = toInt(v);
+            a.stage = toInt(v, &notInteger);
           break;
         case 'b':
-          if (key == "bytes") a.bytes = toInt(v);
+          if (key == "bytes") a.bytes = toInt(v, &notInteger);
           break;
         case 'C':
           if (key == "Collective name") a.collective = toText(v);
@@ -209,33 +215,33 @@ bool TraceEventParser::parseArgs(const TraceEvent& e, TraceEventArgs& a) {
             a.pgName = toText(v);
           break;
         case 'I':
-          if (key == "In msg nelems") a.inNelems = toInt(v);
+          if (key == "In msg nelems") a.inNelems = toInt(v, &notInteger);
           break;
         case 'O':
-          if (key == "Out msg nelems") a.outNelems = toInt(v);
+          if (key == "Out msg nelems") a.outNelems = toInt(v, &notInteger);
           break;
         case 'G':
-          if (key == "Group size") a.groupSize = toInt(v);
+          if (key == "Group size") a.groupSize = toInt(v, &notInteger);
           break;
         case 'S':
           if (key == "Src Rank")
-            a.srcRank = toInt(v);
+            a.srcRank = toInt(v, &notInteger);
           else if (key == "Seq")
-            a.seq = toInt(v);
+            a.seq = toInt(v, &notInteger);
           break;
         case 'D':
           if (key == "Dst Rank")
-            a.dstRank = toInt(v);
+            a.dstRank = toInt(v, &notInteger);
           else if (key == "Device Type")
-            a.deviceType = toInt(v);
+            a.deviceType = toInt(v, &notInteger);
           else if (key == "Device Id")
-            a.deviceId = toInt(v);
+            a.deviceId = toInt(v, &notInteger);
           break;
         case 'T':
           if (key == "Total Allocated")
-            a.totalAllocated = toInt(v);
+            a.totalAllocated = toInt(v, &notInteger);
           else if (key == "Total Reserved")
-            a.totalReserved = toInt(v);
+            a.totalReserved = toInt(v, &notInteger);
           break;
         case 'n':
           if (key == "name") a.name = toText(v);
@@ -245,28 +251,29 @@ bool TraceEventParser::parseArgs(const TraceEvent& e, TraceEventArgs& a) {
           break;
         case 'm':
           if (key == "mb_id" || key == "mb" || key == "microbatch" || key == "micro_batch") {
-            a.mb = toInt(v);
+            a.mb = toInt(v, &notInteger);
           } else if (key == "model_chunk") {
-            a.chunk = toInt(v);
+            a.chunk = toInt(v, &notInteger);
           }
           break;
         case 'i':
-          if (key == "iteration") a.step = toInt(v);
+          if (key == "iteration") a.step = toInt(v, &notInteger);
           break;
         case 'v':
-          if (key == "vpp_rank" || key == "virtual_pp_rank") a.chunk = toInt(v);
+          if (key == "vpp_rank" || key == "virtual_pp_rank") a.chunk = toInt(v, &notInteger);
           break;
         case 'p':
-          if (key == "pp_rank" || key == "pp_stage") a.stage = toInt(v);
+          if (key == "pp_rank" || key == "pp_stage") a.stage = toInt(v, &notInteger);
           break;
         default:
           break;
       }
     }
-    return true;
   } catch (const simdjson::simdjson_error&) {
     return false;
   }
+  if (notInteger) a = TraceEventArgs{};
+  return !notInteger;
 }
 
 }  // namespace bubblescope::traces::import

@@ -64,9 +64,11 @@ class TraceEventParser {
   TraceEventParser(const TraceEventParser&) = delete;
   TraceEventParser& operator=(const TraceEventParser&) = delete;
 
-  // False for text that is not a JSON object of the expected shape. Strings point into the
-  // parser (valid until the next parse) or into `json`.
+  // False for text that is not a JSON object of the expected shape, or whose pid or tid is a
+  // number but no integer (1.5). Strings point into the parser (valid until the next parse) or
+  // into `json`.
   bool parse(std::string_view json, size_t capacity, TraceEvent& out);
+  // False, and no args, when they are not an object or an integer arg is a number but no integer.
   bool parseArgs(const TraceEvent& event, TraceEventArgs& out);
 
  private:

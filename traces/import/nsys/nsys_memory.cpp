@@ -7,6 +7,7 @@
 
 #include "traces/format/field_range.h"
 #include "traces/import/nsys/nsys_reader.h"
+#include "traces/sqlite/integer_columns.h"
 
 namespace bubblescope::traces::import {
 
@@ -18,21 +19,21 @@ void NsysReader::readMemory() {
   }
   // ENUM_CUDA_MEM_KIND and ENUM_CUDA_DEV_MEM_EVENT_OPER, with the ids of the exports we know
   // when the tables are missing.
-  const int device = schema_.enumId("ENUM_CUDA_MEM_KIND", "CUDA_MEMOPR_MEMORY_KIND_DEVICE", 2);
-  const int deviceStatic =
+  const int64_t device = schema_.enumId("ENUM_CUDA_MEM_KIND", "CUDA_MEMOPR_MEMORY_KIND_DEVICE", 2);
+  const int64_t deviceStatic =
       schema_.enumId("ENUM_CUDA_MEM_KIND", "CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC", 5);
-  const int allocation =
+  const int64_t allocation =
       schema_.enumId("ENUM_CUDA_DEV_MEM_EVENT_OPER", "CUDA_DEV_MEM_EVENT_OPR_ALLOCATION", 0);
-  const int release =
+  const int64_t release =
       schema_.enumId("ENUM_CUDA_DEV_MEM_EVENT_OPER", "CUDA_DEV_MEM_EVENT_OPR_DEALLOCATION", 1);
   const std::string kind = schema_.column(kTable, "memKind", std::to_string(device));
-  auto st =
-      db_.prepare("SELECT start, globalPid >> 24, deviceId, bytes, memoryOperationType FROM " +
-                  std::string(kTable) + " WHERE " + kind + " IN (" + std::to_string(device) + ", " +
-                  std::to_string(deviceStatic) + ") ORDER BY start");
+  auto st = db_.prepare("SELECT start, globalPid, deviceId, bytes, memoryOperationType FROM " +
+                        std::string(kTable) + " WHERE " + kind + " IN (" + std::to_string(device) +
+                        ", " + std::to_string(deviceStatic) + ") ORDER BY start");
   std::map<std::pair<int64_t, uint32_t>, int64_t> reserved;  // (process, device) -> bytes
   while (st.step()) {
-    Rank* r = rankOf(st.int64(1));
+    sqlite::requireIntegers(st, file_, kTable);
+    Rank* r = rankOf(st.int64(1) >> 24);
     if (!r) continue;  // a process without GPU work is not a rank
     const auto dev = fieldInRange<uint32_t>(file_, std::string(kTable) + ".deviceId", st.int64(2));
     const int64_t bytes =

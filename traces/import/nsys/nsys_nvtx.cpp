@@ -8,15 +8,19 @@
 #include "traces/import/nsys/nsys_reader.h"
 #include "traces/import/nsys/nvtx_payload_blob.h"
 #include "traces/import/nsys/torch_nvtx_names.h"
+#include "traces/sqlite/integer_columns.h"
 
 namespace bubblescope::traces::import {
 namespace {
 
 constexpr int64_t kPidBits = 0xFFFFFF;
+using sqlite::integerOrNull;
+using sqlite::requireIntegers;
 
 // The payload schemas the export holds (with --include-blobs=true, or whenever NCCL registered
 // them), for decoding binaryData.
-PayloadSchemas payloadSchemas(sqlite::Database& db, const NsysSchema& schema) {
+PayloadSchemas payloadSchemas(sqlite::Database& db, const NsysSchema& schema,
+                              const std::filesystem::path& file) {
   PayloadSchemas out;
   const char* s = "NVTX_PAYLOAD_SCHEMAS";
   const char* e = "NVTX_PAYLOAD_SCHEMA_ENTRIES";
@@ -26,6 +30,7 @@ PayloadSchemas payloadSchemas(sqlite::Database& db, const NsysSchema& schema) {
         db.prepare("SELECT " + schema.column(s, "domainId", "0") + ", schemaId, payloadSize FROM " +
                    s + " WHERE schemaId IS NOT NULL AND payloadSize IS NOT NULL");
     while (st.step()) {
+      requireIntegers(st, file, s);
       out.addSchema(st.int64(0), static_cast<uint64_t>(st.int64(1)),
                     static_cast<uint64_t>(std::max<int64_t>(0, st.int64(2))));
     }
@@ -36,6 +41,8 @@ PayloadSchemas payloadSchemas(sqlite::Database& db, const NsysSchema& schema) {
                        schema.column(e, "offset", "-1") + ", -1) FROM " + e +
                        " WHERE schemaId IS NOT NULL AND idx IS NOT NULL AND type IS NOT NULL");
   while (st.step()) {
+    requireIntegers(st, file, e, 0, 5);
+    requireIntegers(st, file, e, 6, 7);
     PayloadEntryRow row;
     row.type = static_cast<uint64_t>(st.int64(3));
     row.flags = static_cast<uint64_t>(st.int64(4));
@@ -51,12 +58,12 @@ PayloadSchemas payloadSchemas(sqlite::Database& db, const NsysSchema& schema) {
 void NsysReader::readNvtx() {
   const char* t = "NVTX_EVENTS";
   if (!schema_.has(t, "eventType") || !schema_.has(t, "globalTid")) return;
-  const int pushPop = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxPushPopRange", 59);
-  const int startEnd = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxStartEndRange", 60);
-  const int mark = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxMark", 34);
-  const int domainCreate = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxDomainCreate", 75);
-  const int textPushPop = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxtPushPopRange", 70);
-  const int textStartEnd = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxtStartEndRange", 71);
+  const int64_t pushPop = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxPushPopRange", 59);
+  const int64_t startEnd = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxStartEndRange", 60);
+  const int64_t mark = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxMark", 34);
+  const int64_t domainCreate = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxDomainCreate", 75);
+  const int64_t textPushPop = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxtPushPopRange", 70);
+  const int64_t textStartEnd = schema_.enumId("ENUM_NSYS_EVENT_TYPE", "NvtxtStartEndRange", 71);
   const bool registered = schema_.has(t, "textId") && schema_.has("StringIds");
   const std::string text =
       registered ? "coalesce(text, (SELECT value FROM StringIds WHERE id = textId))" : "text";
@@ -65,9 +72,13 @@ void NsysReader::readNvtx() {
   // Domain names, per process: a domain id means nothing outside the process that created it.
   std::map<std::pair<int64_t, int64_t>, std::string> domains;
   {
-    auto st = db_.prepare("SELECT globalTid >> 24, " + domain + ", " + text + " FROM " + t +
+    auto st = db_.prepare("SELECT globalTid, " + domain + ", " + text + " FROM " + t +
                           " WHERE eventType = " + std::to_string(domainCreate));
-    while (st.step()) domains[{st.int64(0), st.int64(1)}] = std::string(st.text(2));
+    while (st.step()) {
+      requireIntegers(st, file_, t, 0, 1);
+      const int64_t domainId = integerOrNull(st, 1, file_, t).value_or(0);
+      domains[{st.int64(0) >> 24, domainId}] = std::string(st.text(2));
+    }
   }
 
   auto st = db_.prepare("SELECT start, end, eventType, globalTid, " + domain + ", " + text + ", " +
@@ -77,9 +88,14 @@ void NsysReader::readNvtx() {
                         std::to_string(startEnd) + ", " + std::to_string(mark) + ", " +
                         std::to_string(textPushPop) + ", " + std::to_string(textStartEnd) + ")");
   std::vector<std::map<int64_t, StringId>> domainIds(ranks_.size());
-  const PayloadSchemas schemas = payloadSchemas(db_, schema_);
+  const PayloadSchemas schemas = payloadSchemas(db_, schema_, file_);
   uint64_t outside = 0, withoutPayload = 0, undecoded = 0;
   while (st.step()) {
+    requireIntegers(st, file_, t, 0, 1);
+    requireIntegers(st, file_, t, 2, 4);
+    const std::optional<int64_t> ended = integerOrNull(st, 1, file_, t);  // NULL: still open
+    const int64_t domainId = integerOrNull(st, 4, file_, t).value_or(0);
+    integerOrNull(st, 6, file_, t);  // textId: a StringIds id, or NULL for inline text
     const int64_t gtid = st.int64(3);
     Rank* r = rankOf(gtid >> 24);
     if (!r) {
@@ -88,9 +104,8 @@ void NsysReader::readNvtx() {
     }
     RankBuilder& b = r->builder;
     const TimeNs start = st.int64(0);
-    const int type = static_cast<int>(st.int64(2));
+    const int64_t type = st.int64(2);
     const ThreadIndex thread = b.thread(static_cast<uint64_t>(gtid & kPidBits));
-    const int64_t domainId = st.int64(4);
     // torch's emit_nvtx decorates record_function names: the model keeps the name alone.
     const StringId label =
         st.isNull(6) ? b.intern(withoutEmitNvtxSuffix(st.text(5))) : name(*r, st, 6, 5);
@@ -112,7 +127,7 @@ void NsysReader::readNvtx() {
       continue;
     }
     // A range still open when the capture stopped ends with the capture.
-    const TimeNs end = st.isNull(1) ? std::max(start, lastTime_) : st.int64(1);
+    const TimeNs end = ended.value_or(std::max(start, lastTime_));
     const RangeKind kind =
         type == startEnd || type == textStartEnd ? RangeKind::StartEnd : RangeKind::PushPop;
     b.addRange(start, end, thread, d->second, label, kind);

@@ -1,13 +1,18 @@
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "traces/errors.h"
 #include "traces/format/field_range.h"
 #include "traces/import/nsys/nsys_import.h"
 #include "traces/import/nsys/nsys_reader.h"
+#include "traces/sqlite/integer_columns.h"
 
 namespace bubblescope::traces::import {
 namespace {
+
+using sqlite::integerOrNull;
+using sqlite::requireIntegers;
 
 constexpr const char* kKernel = "CUPTI_ACTIVITY_KIND_KERNEL";
 constexpr const char* kMemcpy = "CUPTI_ACTIVITY_KIND_MEMCPY";
@@ -100,9 +105,10 @@ void NsysReader::findProcesses() {
   }
   // MPI ranks, when nsys recorded them (--trace=mpi).
   if (schema_.has("MPI_RANKS", "globalTid") && schema_.has("MPI_RANKS", "rank")) {
-    auto st = db_.prepare("SELECT globalTid >> 24, rank FROM MPI_RANKS");
+    auto st = db_.prepare("SELECT globalTid, rank FROM MPI_RANKS");
     while (st.step()) {
-      if (Rank* r = rankOf(st.int64(0))) {
+      requireIntegers(st, file_, "MPI_RANKS");
+      if (Rank* r = rankOf(st.int64(0) >> 24)) {
         r->builder.meta().rank =
             fieldInRange<int>(file_, "MPI_RANKS.rank", st.int64(1), 0, INT32_MAX);
       }
@@ -118,16 +124,18 @@ void NsysReader::readKernels() {
   const std::string key = schema_.column(kKernel, "globalPid", "0");
   auto st = db_.prepare(
       "SELECT start, end, deviceId, streamId, " + schema_.column(kKernel, "correlationId", "0") +
-      ", " + key + " >> 24, " + "CASE typeof(" + id + ") WHEN 'integer' THEN " + id + " END, " +
+      ", " + key + ", " + "CASE typeof(" + id + ") WHEN 'integer' THEN " + id + " END, " +
       (nameCol.empty() ? std::string("''") : schema_.text(nameCol)) + " FROM " + kKernel);
   while (st.step()) {
-    Rank* r = rankOf(st.int64(5));
+    requireIntegers(st, file_, kKernel, 0, 6);
+    Rank* r = rankOf(st.int64(5) >> 24);
     if (!r) continue;
     const auto device =
         fieldInRange<uint32_t>(file_, "CUPTI_ACTIVITY_KIND_KERNEL.deviceId", st.int64(2));
+    const auto stream = fieldInRange<uint64_t>(file_, "CUPTI_ACTIVITY_KIND_KERNEL.streamId",
+                                               st.int64(3), 0, INT64_MAX);
     r->builder.addKernel(
-        st.int64(0), st.int64(1), r->builder.stream(device, static_cast<uint64_t>(st.int64(3))),
-        name(*r, st, 6, 7),
+        st.int64(0), st.int64(1), r->builder.stream(device, stream), name(*r, st, 6, 7),
         fieldInRange<uint32_t>(file_, "CUPTI_ACTIVITY_KIND_KERNEL.correlationId", st.int64(4)));
     note(st.int64(1));
   }
@@ -137,21 +145,21 @@ void NsysReader::readCopies() {
   for (const char* table : {kMemcpy, kMemset}) {
     if (!schema_.has(table)) continue;
     const bool memcpy = table == kMemcpy;
-    const std::string key = schema_.has(table, "globalPid") ? "globalPid >> 24" : "0";
+    const std::string key = schema_.column(table, "globalPid", "0");
     auto st = db_.prepare(
         "SELECT start, end, deviceId, streamId, " + schema_.column(table, "correlationId", "0") +
         ", " + key + ", " + schema_.column(table, "bytes", "0") + ", " +
         (memcpy ? schema_.column(table, "copyKind", "0") : "0") + " FROM " + table);
-    const std::string deviceField = std::string(table) + ".deviceId";
-    const std::string correlationField = std::string(table) + ".correlationId";
+    const std::string field = std::string(table) + ".";
     while (st.step()) {
-      Rank* r = rankOf(st.int64(5));
+      requireIntegers(st, file_, table);
+      Rank* r = rankOf(st.int64(5) >> 24);
       if (!r) continue;
-      const StreamIndex s =
-          r->builder.stream(fieldInRange<uint32_t>(file_, deviceField, st.int64(2)),
-                            static_cast<uint64_t>(st.int64(3)));
-      const auto corr = fieldInRange<uint32_t>(file_, correlationField, st.int64(4));
-      const auto bytes = static_cast<uint64_t>(st.int64(6));
+      const StreamIndex s = r->builder.stream(
+          fieldInRange<uint32_t>(file_, field + "deviceId", st.int64(2)),
+          fieldInRange<uint64_t>(file_, field + "streamId", st.int64(3), 0, INT64_MAX));
+      const auto corr = fieldInRange<uint32_t>(file_, field + "correlationId", st.int64(4));
+      const auto bytes = fieldInRange<uint64_t>(file_, field + "bytes", st.int64(6), 0, INT64_MAX);
       if (memcpy) {
         r->builder.addMemcpy(st.int64(0), st.int64(1), s, corr, bytes, memcpyKind(st.int64(7)));
       } else {
@@ -180,18 +188,21 @@ void NsysReader::readSyncs() {
   if (!schema_.has(kSync) || !schema_.has(kSync, "globalPid")) return;
   const std::string type = schema_.firstOf(kSync, {"syncType", "deprecatedSyncType"});
   auto st = db_.prepare("SELECT start, end, deviceId, streamId, " +
-                        schema_.column(kSync, "correlationId", "0") + ", globalPid >> 24, " +
-                        (type.empty() ? std::string("0") : "coalesce(" + type + ", 0)") + " FROM " +
-                        kSync);
+                        schema_.column(kSync, "correlationId", "0") + ", globalPid, " +
+                        (type.empty() ? std::string("0") : "coalesce(" + type + ", 0)") +
+                        " AS syncType FROM " + kSync);
   while (st.step()) {
-    Rank* r = rankOf(st.int64(5));
+    requireIntegers(st, file_, kSync, 0, 2);
+    requireIntegers(st, file_, kSync, 4, 7);
+    // The device is only a hint (syncStream), the stream may be missing: NULL is allowed.
+    const int64_t device = integerOrNull(st, 2, file_, kSync).value_or(-1);
+    const std::optional<int64_t> stream = integerOrNull(st, 3, file_, kSync);
+    Rank* r = rankOf(st.int64(5) >> 24);
     if (!r) continue;
-    const int64_t stream = st.int64(3);
     const int64_t kind = st.int64(6);
     // Context-wide synchronisation has no stream (CUPTI writes UINT32_MAX, nsys NULL or -1).
-    const bool none = st.isNull(3) || stream < 0 || stream == UINT32_MAX || kind == 4;
-    r->builder.addSync(st.int64(0), st.int64(1),
-                       none ? kNoStream : syncStream(*r, st.int64(2), stream),
+    const bool none = !stream || *stream < 0 || *stream == UINT32_MAX || kind == 4;
+    r->builder.addSync(st.int64(0), st.int64(1), none ? kNoStream : syncStream(*r, device, *stream),
                        fieldInRange<uint32_t>(
                            file_, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION.correlationId", st.int64(4)),
                        kind >= 0 && kind <= 4 ? static_cast<SyncKind>(kind) : SyncKind::Unknown);
@@ -208,6 +219,7 @@ void NsysReader::readRuntime() {
       (nameCol.empty() ? std::string("''") : schema_.text(nameCol)) + " FROM " + kRuntime);
   std::vector<std::unordered_map<int64_t, StringId>> apiNames(ranks_.size());
   while (st.step()) {
+    requireIntegers(st, file_, kRuntime, 0, 4);
     const int64_t gtid = st.int64(2);
     Rank* r = rankOf(gtid >> 24);
     if (!r) continue;
@@ -232,6 +244,7 @@ void NsysReader::readThreadNames() {
   auto st = db_.prepare("SELECT globalTid, " + schema_.text("nameId") +
                         " FROM ThreadNames ORDER BY priority");
   while (st.step()) {
+    requireIntegers(st, file_, "ThreadNames", 0, 1);
     const int64_t gtid = st.int64(0);
     if (Rank* r = rankOf(gtid >> 24)) {
       r->builder.nameThread(static_cast<uint64_t>(gtid & kPidBits), st.text(1));
@@ -251,8 +264,9 @@ void NsysReader::readDevices() {
                           schema_.column("TARGET_INFO_GPU", "totalMemory", "0") +
                           " FROM TARGET_INFO_GPU");
     while (st.step()) {
+      requireIntegers(st, file_, "TARGET_INFO_GPU", 0, 1);
       gpus[st.int64(0)] = {std::string(st.text(1)), std::string(st.text(2)),
-                           st.isNull(3) ? 0 : st.int64(3)};
+                           integerOrNull(st, 3, file_, "TARGET_INFO_GPU").value_or(0)};
     }
   }
   for (Rank& r : ranks_) {
@@ -280,15 +294,20 @@ TimeNs NsysReader::epochOffset() {
   const char* t = "TARGET_INFO_SESSION_START_TIME";
   if (!schema_.has(t, "utcEpochNs")) return 0;
   auto st = db_.prepare("SELECT utcEpochNs, " + schema_.column(t, "systemClockNs") + " FROM " + t);
-  if (!st.step() || st.isNull(0)) return 0;
-  TimeNs sessionStart = 0;
-  if (!st.isNull(1)) {
-    sessionStart = st.int64(1);
-  } else if (schema_.has("ANALYSIS_DETAILS", "startTime")) {
+  if (!st.step()) return 0;
+  const std::optional<int64_t> utc = integerOrNull(st, 0, file_, t);
+  if (!utc) return 0;
+  std::optional<TimeNs> sessionStart = integerOrNull(st, 1, file_, t);
+  std::string sessionField = std::string(t) + ".systemClockNs";
+  if (!sessionStart && schema_.has("ANALYSIS_DETAILS", "startTime")) {
     auto a = db_.prepare("SELECT startTime FROM ANALYSIS_DETAILS");
-    if (a.step()) sessionStart = a.int64(0);
+    if (a.step()) sessionStart = integerOrNull(a, 0, file_, "ANALYSIS_DETAILS");
+    sessionField = "ANALYSIS_DETAILS.startTime";
   }
-  return st.int64(0) - sessionStart;
+  // Clock readings are not negative; two that are not cannot wrap their difference.
+  fieldInRange<int64_t>(file_, std::string(t) + ".utcEpochNs", *utc, 0, INT64_MAX);
+  fieldInRange<int64_t>(file_, sessionField, sessionStart.value_or(0), 0, INT64_MAX);
+  return *utc - sessionStart.value_or(0);
 }
 
 void NsysReader::fillMeta(TimeNs offset) {

@@ -38,11 +38,12 @@ std::string NsysSchema::column(std::string_view table, std::string_view column,
   return std::string(has(table, column) ? column : fallback);
 }
 
-int NsysSchema::enumId(std::string_view table, std::string_view name, int fallback) const {
+int64_t NsysSchema::enumId(std::string_view table, std::string_view name, int64_t fallback) const {
   if (!has(table, "id") || !has(table, "name")) return fallback;
-  auto st = db_.prepare("SELECT id FROM \"" + std::string(table) + "\" WHERE name = ?");
+  auto st = db_.prepare("SELECT id FROM \"" + std::string(table) +
+                        "\" WHERE name = ? AND typeof(id) = 'integer'");
   st.bind(1, name);
-  return st.step() ? static_cast<int>(st.int64(0)) : fallback;
+  return st.step() ? st.int64(0) : fallback;
 }
 
 std::map<std::string, std::string> NsysSchema::pairs(std::string_view table,

@@ -1,6 +1,7 @@
 #pragma once
 // What an Nsight Systems SQLite export holds. Its tables appear only when they have data and
 // their columns change across versions, so every query is built from what the file has.
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -27,8 +28,9 @@ class NsysSchema {
   std::string column(std::string_view table, std::string_view column,
                      std::string_view fallback = "NULL") const;
 
-  // An enum table's id for a name (ENUM_NSYS_EVENT_TYPE 'NvtxPushPopRange' -> 59), or `fallback`.
-  int enumId(std::string_view table, std::string_view name, int fallback) const;
+  // An enum table's id for a name (ENUM_NSYS_EVENT_TYPE 'NvtxPushPopRange' -> 59), or `fallback`
+  // when the table has no integer id for it.
+  int64_t enumId(std::string_view table, std::string_view name, int64_t fallback) const;
 
   // A META_DATA_* / TARGET_INFO_SYSTEM_ENV style name -> value table, as a map.
   std::map<std::string, std::string> pairs(std::string_view table, std::string_view nameColumn,

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "traces/errors.h"
+#include "traces/format/field_range.h"
 #include "traces/import/chrome_json/kineto/distributed_info.h"
 #include "traces/import/chrome_json/microseconds.h"
 #include "traces/import/collectives.h"
@@ -55,19 +56,24 @@ uint32_t u32(std::optional<int64_t> v) {
 }
 
 // What c10d's collective args say: on a record_param_comms, and copied onto its kernels by newer
-// Kineto. Times, thread and external id are the caller's.
-CommRecord collectiveArgs(const TraceEventArgs& a) {
+// Kineto. Times, thread and external id are the caller's. Ranks are range-checked: a cast would
+// wrap "Dst Rank" 2^32 + 3 to peer 3.
+CommRecord collectiveArgs(const TraceEventArgs& a, const std::filesystem::path& file) {
   CommRecord r;
   r.named = !a.collective.empty();
   if (r.named) r.op = collectiveOp(a.collective);
   r.coalesced = a.collective == "coalesced";
-  r.peer = static_cast<int32_t>(a.dstRank.value_or(a.srcRank.value_or(-1)));
+  r.peer = a.dstRank   ? fieldInRange<int32_t>(file, "args.\"Dst Rank\"", *a.dstRank, -1, INT32_MAX)
+           : a.srcRank ? fieldInRange<int32_t>(file, "args.\"Src Rank\"", *a.srcRank, -1, INT32_MAX)
+                       : -1;
   r.inNelems = static_cast<uint64_t>(std::max<int64_t>(0, a.inNelems.value_or(0)));
   r.outNelems = static_cast<uint64_t>(std::max<int64_t>(0, a.outNelems.value_or(0)));
   r.dtype = torchDataType(a.dtype);
   r.pgName = a.pgName;
   r.pgRanks = parseRankList(a.pgRanks);
-  r.groupSize = static_cast<int32_t>(a.groupSize.value_or(-1));
+  r.groupSize =
+      a.groupSize ? fieldInRange<int32_t>(file, "args.\"Group size\"", *a.groupSize, -1, INT32_MAX)
+                  : -1;
   r.seq = static_cast<uint64_t>(std::max<int64_t>(0, a.seq.value_or(0)));
   return r;
 }
@@ -214,7 +220,7 @@ void KinetoBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
     case Category::CpuOp:
       if (e.name == kRecordParamComms) {
         if (!parser.parseArgs(e, a)) ++malformed_;
-        CommRecord r = collectiveArgs(a);
+        CommRecord r = collectiveArgs(a, file_);
         r.start = start;
         r.end = end;
         r.thread = cpuThread(e);
@@ -269,13 +275,16 @@ void KinetoBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
 
 void KinetoBuilder::gpuActivity(const TraceEvent& e, const TraceEventArgs& a, TimeNs start,
                                 TimeNs end) {
-  const auto device = static_cast<uint32_t>(a.device.value_or(e.pid));
+  // A GPU event's device is args.device, else its pid.
+  const auto device = a.device ? fieldInRange<uint32_t>(file_, "args.device", *a.device)
+                               : fieldInRange<uint32_t>(file_, "pid of a GPU event", e.pid);
   const bool contextWide = e.cat == Category::CudaSync && e.name.starts_with("Context Sync");
   const StreamIndex stream =
       contextWide ? kNoStream
                   : rank_.stream(device, static_cast<uint64_t>(a.stream.value_or(e.tid)));
   gpuPids_.insert(e.pid);
   const uint32_t corr = u32(a.correlation);
+  const auto bytes = fieldInRange<uint64_t>(file_, "args.bytes", a.bytes.value_or(0), 0, INT64_MAX);
   switch (e.cat) {
     case Category::Kernel: {
       rank_.addKernel(start, end, stream, rank_.intern(e.name), corr);
@@ -287,17 +296,16 @@ void KinetoBuilder::gpuActivity(const TraceEvent& e, const TraceEventArgs& a, Ti
         k.start = start;
         k.stream = stream;
         k.pointToPointName = pointToPointKernel(e.name);
-        if (!a.collective.empty()) k.args = collectiveArgs(a);
+        if (!a.collective.empty()) k.args = collectiveArgs(a, file_);
         ncclKernels_.push_back(std::move(k));
       }
       break;
     }
     case Category::Memcpy:
-      rank_.addMemcpy(start, end, stream, corr, static_cast<uint64_t>(a.bytes.value_or(0)),
-                      memcpyKindOf(e.name));
+      rank_.addMemcpy(start, end, stream, corr, bytes, memcpyKindOf(e.name));
       break;
     case Category::Memset:
-      rank_.addMemset(start, end, stream, corr, static_cast<uint64_t>(a.bytes.value_or(0)));
+      rank_.addMemset(start, end, stream, corr, bytes);
       break;
     default:
       rank_.addSync(start, end, stream, corr, syncKindOf(e.name));
@@ -341,7 +349,8 @@ void KinetoBuilder::metadata(const TraceEvent& e, TraceEventParser& parser) {
   if (!parser.parseArgs(e, a)) ++malformed_;
   if (e.name == "thread_name" && !a.name.empty()) {
     const std::string_view name = trimmed(a.name);
-    if (gpuPids_.count(e.pid) || name.starts_with("stream ")) {
+    if (gpuPids_.count(e.pid) ||
+        (name.starts_with("stream ") && e.pid >= 0 && e.pid <= UINT32_MAX)) {
       rank_.nameStream(static_cast<uint32_t>(e.pid), static_cast<uint64_t>(e.tid), name);
     } else if (!e.tidIsText) {
       rank_.nameThread(static_cast<uint64_t>(e.tid), threadName(name));

@@ -1,9 +1,12 @@
 #include "traces/import/chrome_json/ndtimeline/ndtimeline_builder.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include "traces/errors.h"
+#include "traces/format/field_range.h"
 #include "traces/import/chrome_json/ndtimeline/ndtimeline_names.h"
 #include "traces/import/rank_builder.h"
 
@@ -22,6 +25,11 @@ struct Place {
   int dp = -1, pp = -1, tp = -1;
 };
 
+// A grid coordinate's largest value: the size it implies, one more, must fit an int.
+constexpr int64_t kMaxCoordinate = INT32_MAX - 1;
+// tid = rank * 5 + category, and the rank must fit an int (2^32 + 1 was read as rank 1).
+constexpr int64_t kMaxTid = (int64_t{INT32_MAX} + 1) * kCategories - 1;
+
 struct Sizes {
   int dp = 0, pp = 0, tp = 0, chunks = 1;
 };
@@ -29,9 +37,9 @@ struct Sizes {
 // A transfer's peer stage: virtual stages (chunk * p + stage) are looped over the ranks, and
 // activations flow to the next virtual stage, gradients to the previous one.
 int peerStage(const Sizes& n, int stage, int chunk, bool towardsLater) {
-  const int vs = chunk * n.pp + stage + (towardsLater ? 1 : -1);
-  if (vs < 0 || vs >= n.pp * n.chunks) return -1;
-  return vs % n.pp;
+  const int64_t vs = int64_t{chunk} * n.pp + stage + (towardsLater ? 1 : -1);
+  if (vs < 0 || vs >= int64_t{n.pp} * n.chunks) return -1;
+  return static_cast<int>(vs % n.pp);
 }
 
 std::string opLabel(const char* kind, int mb, int chunk) {
@@ -138,10 +146,6 @@ class RankLabeler {
   bool splitBackward_ = false, counted_ = false;
 };
 
-int32_t clampInt(int64_t v) {
-  return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN + 1, INT32_MAX));
-}
-
 }  // namespace
 
 NdTimelineBuilder::NdTimelineBuilder(const std::filesystem::path& file) : file_(file) {}
@@ -172,6 +176,8 @@ void NdTimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
     ++skipped_["events whose pid or tid is not a rank number"];
     return;
   }
+  const int64_t rank =
+      fieldInRange<int64_t>(file_, "tid (rank * 5 + category)", e.tid, 0, kMaxTid) / kCategories;
   TraceEventArgs a;
   if (!parser.parseArgs(e, a)) ++skipped_["events with malformed args (imported without them)"];
   Event ev;
@@ -179,10 +185,15 @@ void NdTimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
   ev.end = ev.start + std::max<TimeNs>(0, e.dur.value_or(0));
   ev.name = nameId(e.name);
   ev.category = static_cast<uint8_t>(e.tid % kCategories);
-  if (a.mb) ev.mb = clampInt(*a.mb);
-  if (a.chunk) ev.chunk = static_cast<int16_t>(std::clamp<int64_t>(*a.chunk, 0, INT16_MAX));
-  if (a.step) ev.step = clampInt(*a.step);
-  const int64_t rank = e.tid / kCategories;
+  // INT32_MIN is the event's "no step".
+  if (a.mb) ev.mb = fieldInRange<int32_t>(file_, "args.mb_id", *a.mb, INT32_MIN + 1, INT32_MAX);
+  // The exporter writes model_chunk -1 (and mb_id -1) for "none": chunk 0.
+  if (a.chunk) {
+    ev.chunk = std::max<int16_t>(
+        0, fieldInRange<int16_t>(file_, "args.model_chunk", *a.chunk, -1, INT16_MAX));
+  }
+  if (a.step)
+    ev.step = fieldInRange<int32_t>(file_, "args.step", *a.step, INT32_MIN + 1, INT32_MAX);
   auto [it, added] = ranks_.try_emplace(rank);
   RankBuffer& r = it->second;
   if (added) r.pid = static_cast<int32_t>(e.pid);
@@ -204,13 +215,25 @@ ImportedFile NdTimelineBuilder::finish() {
   Sizes sizes;
   std::set<int> dps;
   bool dpFromPid = false;
+  // A coordinate as an int, or the error naming the metadata that says it.
+  auto coordinate = [&](int64_t v, const std::string& what, const std::string& says) {
+    if (v <= kMaxCoordinate) return static_cast<int>(v);
+    throw TraceError(file_, says + ": " + what + " " + std::to_string(v) +
+                                " is out of range (0 to " + std::to_string(kMaxCoordinate) + ")");
+  };
+  std::map<std::tuple<int, int, int>, int64_t> rankAt;  // (dp, pp, tp) -> rank
   for (auto& [rank, buffer] : ranks_) {
     const int32_t pid = buffer.pid;
     Place pl;
     for (int c = 0; c < kCategories && pl.pp < 0; ++c) {
       auto it = threadNames_.find({pid, rank * kCategories + c});
       if (it == threadNames_.end()) continue;
-      if (auto t = parseThreadName(it->second)) pl.pp = t->pp, pl.tp = t->tp;
+      if (auto t = parseThreadName(it->second)) {
+        const std::string says = "thread_name '" + it->second + "' (pid " + std::to_string(pid) +
+                                 ", tid " + std::to_string(rank * kCategories + c) + ")";
+        pl.pp = coordinate(t->pp, "PP rank", says);
+        pl.tp = coordinate(t->tp, "TP rank", says);
+      }
     }
     if (pl.pp < 0) {
       throw TraceError(file_,
@@ -220,10 +243,29 @@ ImportedFile NdTimelineBuilder::finish() {
                            "T, <category>', so its stage is unknown");
     }
     auto proc = processNames_.find(pid);
-    std::optional<int> dp =
+    const std::optional<int64_t> dp =
         proc == processNames_.end() ? std::nullopt : parseProcessName(proc->second);
     dpFromPid = dpFromPid || !dp;
-    pl.dp = dp.value_or(pid);
+    pl.dp = coordinate(dp.value_or(pid), "DP rank",
+                       dp ? "process_name '" + proc->second + "' (pid " + std::to_string(pid) + ")"
+                          : "pid " + std::to_string(pid) +
+                                " (the DP rank, for want of a 'DP rank "
+                                "d' process_name)");
+    // Two ranks in one place would be folded into one TP group without a word.
+    auto [at, fresh] = rankAt.try_emplace({pl.dp, pl.pp, pl.tp}, rank);
+    if (!fresh) {
+      const int32_t otherPid = ranks_.at(at->second).pid;
+      const std::string ranks = std::to_string(at->second) + " and " + std::to_string(rank);
+      const std::string place = "PP rank " + std::to_string(pl.pp) + ", TP rank " +
+                                std::to_string(pl.tp) + " of DP rank " + std::to_string(pl.dp);
+      throw TraceError(file_, otherPid != pid
+                                  ? "pids " + std::to_string(otherPid) + " and " +
+                                        std::to_string(pid) + " both stand for DP rank " +
+                                        std::to_string(pl.dp) + ", so ranks " + ranks +
+                                        " would both be its " + place.substr(0, place.find(" of"))
+                                  : "ranks " + ranks + " (pid " + std::to_string(pid) +
+                                        ") both say they are " + place + " in their thread_name");
+    }
     places[rank] = pl;
     dps.insert(pl.dp);
     sizes.pp = std::max(sizes.pp, pl.pp + 1);
@@ -330,11 +372,12 @@ ImportedFile NdTimelineBuilder::finish() {
   }
   if (static_cast<int64_t>(world) !=
       int64_t{sizes.pp} * sizes.tp * static_cast<int64_t>(dps.size())) {
-    out.notes.push_back("the timeline holds " + std::to_string(world) +
-                        " ranks, not all PP x TP x "
-                        "DP = " +
-                        std::to_string(sizes.pp * sizes.tp * static_cast<int>(dps.size())) +
-                        ": some ranks were not traced");
+    out.notes.push_back(
+        "the timeline holds " + std::to_string(world) +
+        " ranks, not all PP x TP x "
+        "DP = " +
+        std::to_string(int64_t{sizes.pp} * sizes.tp * static_cast<int64_t>(dps.size())) +
+        ": some ranks were not traced");
   }
   if (dpFromPid) {
     out.notes.push_back(

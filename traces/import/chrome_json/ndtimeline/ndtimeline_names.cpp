@@ -13,11 +13,15 @@ bool consume(std::string_view& s, std::string_view prefix) {
   return true;
 }
 
-std::optional<int> consumeInt(std::string_view& s) {
-  int v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || v < 0) return std::nullopt;
-  s.remove_prefix(static_cast<size_t>(ptr - s.data()));
+// Digits as a number; beyond int64 it reads as INT64_MAX, which no range takes: a rank too large
+// is still a rank of that form, refused by its range and not taken for another name.
+std::optional<int64_t> consumeInt(std::string_view& s) {
+  size_t digits = 0;
+  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
+  if (digits == 0) return std::nullopt;
+  int64_t v = 0;
+  if (std::from_chars(s.data(), s.data() + digits, v).ec != std::errc()) v = INT64_MAX;
+  s.remove_prefix(digits);
   return v;
 }
 
@@ -90,7 +94,7 @@ std::optional<ThreadPlace> parseThreadName(std::string_view s) {
   return out;
 }
 
-std::optional<int> parseProcessName(std::string_view s) {
+std::optional<int64_t> parseProcessName(std::string_view s) {
   if (!consume(s, "DP rank ")) return std::nullopt;
   const bool bracket = consume(s, "[");
   auto d = consumeInt(s);

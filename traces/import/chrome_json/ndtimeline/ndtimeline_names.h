@@ -14,15 +14,16 @@ enum class Category : uint8_t { Compute, PpComm, TpComm, DpComm, Misc };
 inline constexpr int kCategories = 5;
 const char* categoryName(Category c);  // "compute", "pp-comm", ...
 
+// Numbers as written (int64, INT64_MAX beyond it): the importer checks their range.
 struct ThreadPlace {
-  int pp = 0, tp = 0;
+  int64_t pp = 0, tp = 0;
   std::optional<Category> category;  // when the name's last part is one of the five
 };
 
 // "PP rank 3, TP rank 1, compute" -> {3, 1, Compute}; nullopt when the name is not of that form.
 std::optional<ThreadPlace> parseThreadName(std::string_view name);
 // "DP rank 2" or "DP rank [2]" -> 2.
-std::optional<int> parseProcessName(std::string_view name);
+std::optional<int64_t> parseProcessName(std::string_view name);
 
 // What a timer name stands for in a pipeline.
 enum class Meaning : uint8_t {

@@ -1,6 +1,7 @@
 #include "traces/import/chrome_json/timeline/timeline_builder.h"
 
 #include "traces/errors.h"
+#include "traces/format/field_range.h"
 #include "traces/import/collectives.h"
 
 namespace bubblescope::traces::import {
@@ -135,12 +136,20 @@ void TimelineBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
     r.builder.nameThread(tid, e.tidText);
   }
   if (r.builder.trace().ranges.size() == 0) r.firstThread = thread;
+  // A stage or DP rank's size, one more, must fit an int; a chunk times the stages, an int64.
+  // Megatron's exporters write -1 for "none" (a chunk, a microbatch): a DP rank of -1 is none.
   if (a.stage) {
-    if (r.stage && *r.stage != *a.stage) r.stageConflict = true;
-    r.stage = *a.stage;
+    const int64_t stage = fieldInRange<int64_t>(file_, "args.stage", *a.stage, 0, INT32_MAX - 1);
+    if (r.stage && *r.stage != stage) r.stageConflict = true;
+    r.stage = stage;
   }
-  if (a.dpRank) r.dpRank = *a.dpRank;
-  if (a.chunk) r.maxChunk = std::max<int>(r.maxChunk, static_cast<int>(*a.chunk));
+  if (a.dpRank && *a.dpRank != -1) {
+    r.dpRank = fieldInRange<int64_t>(file_, "args.dp_rank", *a.dpRank, 0, INT32_MAX - 1);
+  }
+  if (a.chunk) {
+    r.maxChunk =
+        std::max(r.maxChunk, fieldInRange<int>(file_, "args.model_chunk", *a.chunk, -1, INT16_MAX));
+  }
   if (a.step) {
     auto [it, added] = r.steps.try_emplace(*a.step, Interval{start, end});
     it->second.start = std::min(it->second.start, start);
