@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "analyzer/hang/hang_analysis.h"
@@ -45,10 +46,22 @@ std::string hostName() {
 
 // Answers saved on each node (`--save`), read as one job. A saved file is input: an answer it
 // holds that cannot be read refuses the file, naming it.
-std::vector<LiveRank> readSaved(const HangOptions& o) {
+struct Saved {
   std::vector<LiveRank> ranks;
+  std::optional<double> minWaitSeconds;  // the largest the files were saved with
+  size_t answers = 0;                    // before --run-id chose
+};
+
+Saved readSaved(const HangOptions& o) {
+  Saved saved;
+  std::vector<LiveRank>& ranks = saved.ranks;
   for (const std::string& file : o.runs) {
-    for (const control::Reply& reply : readAnswers(file)) {
+    const SavedAnswers answers = readAnswers(file);
+    if (answers.minWaitSeconds) {
+      saved.minWaitSeconds = std::max(saved.minWaitSeconds.value_or(0), *answers.minWaitSeconds);
+    }
+    saved.answers += answers.replies.size();
+    for (const control::Reply& reply : answers.replies) {
       LiveRank r;
       const std::string which =
           reply.find("pid") ? "the answer of pid " + reply.text("pid") : "an answer without a pid";
@@ -65,13 +78,24 @@ std::vector<LiveRank> readSaved(const HangOptions& o) {
       ranks.push_back(std::move(r));
     }
   }
-  return ranks;
+  return saved;
+}
+
+// "a.json and b.json", "a.json, b.json and c.json".
+std::string listed(const std::vector<std::string>& files) {
+  std::string out;
+  for (size_t i = 0; i < files.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == files.size() ? " and " : ", ") + files[i];
+  }
+  return out;
 }
 
 // Asks the processes where they are; keeps their answers in --save's file.
 std::vector<LiveRank> askLive(const HangOptions& o, Problems& problem) {
   LiveAnswers answers = askProcesses(o.all, o.pids, o.runId, problem);
-  if (!o.save.empty()) traces::writeOutputFile(o.save, answersJson(answers.replies, hostName()));
+  if (!o.save.empty()) {
+    traces::writeOutputFile(o.save, answersJson(answers.replies, hostName(), o.minWaitSeconds));
+  }
   return std::move(answers.ranks);
 }
 
@@ -97,9 +121,26 @@ int runHang(const HangOptions& o) {
   Problems problem;
   traces::Run run;
   if (live || saved) {
-    const std::vector<LiveRank> ranks = oneRun(live ? askLive(o, problem) : readSaved(o));
+    double minWait = o.minWaitSeconds;
+    std::vector<LiveRank> ranks;
+    if (live) {
+      ranks = askLive(o, problem);
+    } else {
+      Saved s = readSaved(o);
+      // The answers are judged as they were taken, unless the user says otherwise now.
+      if (!o.minWaitGiven && s.minWaitSeconds) minWait = *s.minWaitSeconds;
+      if (s.ranks.empty()) {
+        throw UsageError(s.answers == 0
+                             ? listed(o.runs) + (o.runs.size() > 1 ? " hold" : " holds") +
+                                   " no saved answers"
+                             : "no answer of run '" + o.runId + "' among the " +
+                                   std::to_string(s.answers) + " saved in " + listed(o.runs));
+      }
+      ranks = std::move(s.ranks);
+    }
+    ranks = oneRun(std::move(ranks));
     if (ranks.empty()) return kBadInput;
-    const auto minWaitNs = static_cast<int64_t>(std::llround(o.minWaitSeconds * 1e9));
+    const auto minWaitNs = static_cast<int64_t>(std::llround(minWait * 1e9));
     run = analysis::hang::liveRun(ranks, minWaitNs);
   } else {
     run = loadRun(o.runs);

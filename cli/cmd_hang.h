@@ -17,6 +17,7 @@ struct HangOptions {
   std::vector<int64_t> pids;    // live: these processes
   std::string runId;            // live: only this run's processes
   double minWaitSeconds = 5;    // live: a wait counts once it has lasted this long
+  bool minWaitGiven = false;    // --min-wait was given (else saved answers keep their own)
   std::string save;             // live: also keep the answers in this file (live_answers.h)
   std::string format = "text";  // text or json
   std::string output;           // file, "" = stdout

@@ -351,8 +351,9 @@ void addHangCommand(CLI::App& app, Action& action) {
       ->delimiter(',')
       ->check(inRange(wholeFrom(1, kMaxPid)));
   sub->add_option("--run-id", opts->runId, "With --all or --pid: only processes of this run");
-  sub->add_option("--min-wait", opts->minWaitSeconds,
-                  "With --all or --pid: a wait counts once it has lasted this many seconds")
+  auto* minWait = sub->add_option("--min-wait", opts->minWaitSeconds,
+                  "With --all or --pid: a wait counts once it has lasted this many seconds "
+                  "(saved answers keep it; given with them, it replaces theirs)")
       ->capture_default_str()
       ->check(inRange(numberFrom(0, kYearS)));
   sub->add_option("--save", opts->save,
@@ -360,7 +361,10 @@ void addHangCommand(CLI::App& app, Action& action) {
                   "nodes: save on each, then 'bubblescope hang FILE...')");
   sub->add_option("--format", opts->format, "text or json")->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write the report to this file");
-  sub->callback([&action, opts] { action = [opts] { return runHang(*opts); }; });
+  sub->callback([&action, opts, minWait] {
+    opts->minWaitGiven = minWait->count() > 0;
+    action = [opts] { return runHang(*opts); };
+  });
 }
 
 // One subcommand per format that input_formats.h gives an import command.

@@ -15,29 +15,90 @@ constexpr size_t kMaxBytes = size_t{256} << 20;  // 4096 processes' full replies
 
 }  // namespace
 
-std::string answersJson(const std::vector<control::Reply>& replies, const std::string& host) {
+std::string answersJson(const std::vector<control::Reply>& replies, const std::string& host,
+                        double minWaitSeconds) {
   nlohmann::json answers = nlohmann::json::array();
   for (const control::Reply& r : replies) answers.push_back(r.fields);
-  // In this order: isAnswersFile() looks for the kind in the first bytes.
   nlohmann::ordered_json file;
   file["tool"] = "bubblescope";
   file["kind"] = kKind;
   file["host"] = host;
+  file["min_wait_s"] = minWaitSeconds;
   file["answers"] = answers;
   return file.dump(1) + "\n";
 }
 
-bool isAnswersFile(const std::filesystem::path& path) {
+namespace {
+
+// The file's text when it may be saved answers: a regular file no larger than any such file,
+// starting (after blanks) with '{'; empty otherwise.
+std::string jsonObjectText(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  if (!std::filesystem::is_regular_file(path, ec)) return {};
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxBytes) return {};
   std::ifstream in(path, std::ios::binary);
-  std::string head(256, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  return head.find(std::string("\"kind\": \"") + kKind + "\"") != std::string::npos;
+  std::string text;
+  text.assign(std::istreambuf_iterator<char>(in), {});
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] != '{') return {};
+  return text;
 }
 
-std::vector<control::Reply> readAnswers(const std::filesystem::path& path) {
+// Stops at the top-level "kind": answers files are told from traces by it, wherever it is.
+struct KindProbe : nlohmann::json::json_sax_t {
+  int depth = 0;
+  bool atKind = false;
+  bool found = false;
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t& s) override {
+    if (atKind) {
+      found = s == kKind;
+      return false;  // the answer is known: stop
+    }
+    return true;
+  }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    atKind = depth == 1 && k == "kind";
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool value() { return !atKind; }  // a "kind" that is not a string: not ours
+  bool open() {
+    if (atKind) return false;
+    ++depth;
+    return true;
+  }
+  bool close() {
+    --depth;
+    return true;
+  }
+};
+
+}  // namespace
+
+bool isAnswersFile(const std::filesystem::path& path) {
+  const std::string text = jsonObjectText(path);
+  if (text.empty()) return false;
+  KindProbe probe;
+  nlohmann::json::sax_parse(text, &probe);
+  return probe.found;
+}
+
+SavedAnswers readAnswers(const std::filesystem::path& path) {
   traces::checkInputFile(path);
   std::ifstream in(path, std::ios::binary);
   std::string text;
@@ -49,7 +110,14 @@ std::vector<control::Reply> readAnswers(const std::filesystem::path& path) {
       !j.contains("answers") || !j["answers"].is_array()) {
     throw traces::TraceError(path, "is not a file of answers saved by 'bubblescope hang --save'");
   }
-  std::vector<control::Reply> out;
+  SavedAnswers out;
+  if (j.contains("min_wait_s")) {
+    const nlohmann::json& w = j["min_wait_s"];
+    if (!w.is_number() || !(w.get<double>() >= 0) || w.get<double>() > 365.0 * 86400) {
+      throw traces::TraceError(path, "min_wait_s is not a number of seconds, 0 or more");
+    }
+    out.minWaitSeconds = w.get<double>();
+  }
   for (const nlohmann::json& a : j["answers"]) {
     if (!a.is_object()) throw traces::TraceError(path, "holds an answer that is not an object");
     control::Reply r;
@@ -60,7 +128,7 @@ std::vector<control::Reply> readAnswers(const std::filesystem::path& path) {
       }
       r.fields[key] = value.get<std::string>();
     }
-    out.push_back(std::move(r));
+    out.replies.push_back(std::move(r));
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // reads the files of all nodes as one live job, so the wait-for graph crosses nodes (control
 // sockets are local to a node; NCCL communicators are not).
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,20 @@
 
 namespace bubblescope::cli {
 
-// The file's text: {"tool": "bubblescope", "kind": "hang-answers", "host": ..., "answers": [...]}.
-std::string answersJson(const std::vector<control::Reply>& replies, const std::string& host);
-// Whether `path` is such a file (a regular file whose first bytes say so). Never throws.
+// The file's text: {"tool": "bubblescope", "kind": "hang-answers", "host": ..., "min_wait_s": ...,
+// "answers": [...]}. `minWaitSeconds`: the --min-wait the answers were taken with, so that reading
+// them later finds the same hang.
+std::string answersJson(const std::vector<control::Reply>& replies, const std::string& host,
+                        double minWaitSeconds);
+// Whether `path` is such a file: a regular JSON file whose top-level "kind" says so, wherever the
+// key is (a file re-serialised with sorted keys or without spaces is still one). Never throws.
 bool isAnswersFile(const std::filesystem::path& path);
+
+struct SavedAnswers {
+  std::vector<control::Reply> replies;
+  std::optional<double> minWaitSeconds;  // absent in files saved before it was kept
+};
 // The replies saved in `path`. Throws TraceError naming the file when it is not such a file.
-std::vector<control::Reply> readAnswers(const std::filesystem::path& path);
+SavedAnswers readAnswers(const std::filesystem::path& path);
 
 }  // namespace bubblescope::cli

@@ -208,6 +208,24 @@ TEST(HangLive, NcclCollectiveOneRankNeverEntersAfterALongHistory) {
             0u)
       << both["diagnosis"];
 
+  // The files keep the --min-wait they were taken with (issue 28): read without one, they find
+  // the same hang (the default 5 s had called these waits of a second or two no hang).
+  const ProcessResult kept = job.hang({a, b, "--format", "json"});
+  EXPECT_EQ(kept.exitCode, 1) << kept.out << kept.err;
+  // Re-serialised (compact, keys sorted: "answers" first, "kind" far from the start) a file is
+  // still saved answers, not "JSON, but not a trace".
+  const std::string sorted = (saved / "node-a-sorted.json").string();
+  writeFile(sorted, json::parse(readFile(a)).dump());
+  const ProcessResult resorted = job.hang({sorted, b, "--format", "json"});
+  EXPECT_EQ(resorted.exitCode, 1) << resorted.out << resorted.err;
+
+  // A --run-id no saved answer has is one line and exit 2.
+  const ProcessResult noRun = job.hang({a, b, "--run-id", "no-such-run"});
+  EXPECT_EQ(noRun.exitCode, 2);
+  EXPECT_NE(noRun.err.find("no answer of run 'no-such-run' among the 4 saved in " + a + " and " + b),
+            std::string::npos)
+      << noRun.err;
+
   // A file that is not saved answers is read as a run, and refused as one.
   const ProcessResult bad = job.hang({(saved / "nothing.json").string()});
   EXPECT_EQ(bad.exitCode, 2);
@@ -277,6 +295,12 @@ TEST(HangLive, UsageIsCheckedWithOneLine) {
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_EQ(r.err, "bubblescope: " + broken +
                        ": is not a file of answers saved by 'bubblescope hang --save'\n");
+  // Nothing to judge is one line and exit 2, not a silent exit 2 (issue 28).
+  const std::string empty = (dir / "empty.json").string();
+  std::ofstream(empty) << R"({"tool": "bubblescope", "kind": "hang-answers", "answers": []})";
+  r = job.hang({empty});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_EQ(r.err.rfind("bubblescope: " + empty + " holds no saved answers", 0), 0u) << r.err;
 }
 
 }  // namespace
