@@ -60,6 +60,16 @@ std::string waitClause(const RankStop& r) {
   return r.label + " waits in " + w.what + " since " + clockTime(w.since);
 }
 
+bool waitsOnMissing(const RankStop& r) {
+  return !r.waits.empty() && r.waits.front().on.empty() && r.waits.front().missingStage >= 0;
+}
+
+// "stage 1 waits in RECV B mb=2 from=2 since ... on stage 2, whose trace is not in the run".
+std::string missingClause(const RankStop& r) {
+  return waitClause(r) + " on stage " + std::to_string(r.waits.front().missingStage) +
+         ", whose trace is not in the run (give every rank's trace to see why it never sent)";
+}
+
 // A two-rank cycle names first the stage that holds back an activation while it waits for a
 // gradient: in a pipeline the forward data must flow first, so its order is the one out of step.
 std::vector<int> culpritFirst(const std::vector<RankStop>& ranks, std::vector<int> cycle) {
@@ -276,7 +286,11 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
       std::string waiters;
       for (int w : waiting) waiters += "; " + waitClause(ranks[static_cast<size_t>(w)]);
       rep.culprits = {s};
-      if (d.end == RankEnd::Died) {
+      if (waitsOnMissing(d)) {
+        // The chain goes on past the run's traces: say so, not that it stopped outside a wait.
+        rep.verdict = Verdict::NeverArrived;
+        rep.diagnosis = missingClause(d) + waiters;
+      } else if (d.end == RankEnd::Died) {
         rep.verdict = Verdict::DeadRank;
         rep.diagnosis = died(d, latest) + waiters;
       } else {
@@ -302,6 +316,16 @@ HangReport diagnose(std::vector<RankStop> ranks, const NcclFindings& nccl) {
         }
       }
       break;
+    }
+  }
+  if (!rep.found()) {
+    // A rank blocked on a stage the run has no trace of, with no chain of waits to it.
+    for (int i = 0; i < n && !rep.found(); ++i) {
+      const RankStop& r = ranks[static_cast<size_t>(i)];
+      if (!waitsOnMissing(r)) continue;
+      rep.verdict = Verdict::NeverArrived;
+      rep.culprits = {i};
+      rep.diagnosis = missingClause(r);
     }
   }
   if (!rep.found() && !nccl.missing.empty()) {

@@ -30,6 +30,9 @@ struct Wait {
   // rank's stream is stuck on the device there.
   TimeNs kernelLaunch = 0;
   bool partnerPosted = false;  // an NCCL call whose other sides all made the matching call
+  // A receive from a stage no trace of the run holds (ranks copied in part): that stage, which
+  // `on` cannot name; -1 otherwise.
+  int missingStage = -1;
 };
 
 struct RankStop {

@@ -34,6 +34,8 @@ void printHangReport(const HangReport& rep, std::ostream& out) {
         waits += " (on";
         for (int to : w.on) waits += " " + rep.ranks[static_cast<size_t>(to)].label;
         waits += ")";
+      } else if (w.missingStage >= 0) {
+        waits += " (on stage " + std::to_string(w.missingStage) + ", not in the run)";
       }
     }
     out << pad(r.label, 10) << pad(rankEndName(r.end), 9) << pad(clockTime(r.aliveNs), 14)
@@ -72,7 +74,8 @@ nlohmann::json hangReportJson(const HangReport& rep) {
                        {"unwound_ns", w.unwoundAt},
                        {"kernel_never_finished", w.kernelLaunch != 0},
                        {"kernel_launch_ns", w.kernelLaunch},
-                       {"partner_posted", w.partnerPosted}});
+                       {"partner_posted", w.partnerPosted},
+                       {"missing_stage", w.missingStage}});
     }
     j["ranks"].push_back({{"rank", r.rank},
                           {"stage", r.stage},

@@ -102,13 +102,17 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
     byStage.emplace(std::pair{dp[i], s.stage}, static_cast<int>(i));
     ++stages[dp[i]];
   }
-  // The rank a receive range of run index i waits on, -1 if the run has none there.
-  auto sender = [&](size_t i, std::string_view name) {
+  // Who a receive range of run index i waits on: the rank, or the stage its name says when the
+  // run holds no trace of it (Wait::missingStage).
+  auto waitOn = [&](size_t i, std::string_view name, Wait& w) {
     const auto recv = receiveRange(name);
-    if (!recv) return -1;
+    if (!recv) return;
     const int from = senderStage(*recv, out[i].stage, stages[dp[i]]);
-    auto peer = byStage.find({dp[i], from});
-    return peer == byStage.end() ? -1 : peer->second;
+    if (auto peer = byStage.find({dp[i], from}); peer != byStage.end()) {
+      w.on.push_back(peer->second);
+    } else if (from >= 0 && from != out[i].stage) {
+      w.missingStage = from;
+    }
   };
   for (size_t i = 0; i < run.ranks.size(); ++i) {
     const RankTrace& t = run.ranks[i];
@@ -146,7 +150,7 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
       Wait w;
       w.what = std::string(name);
       w.since = o.start[*it];
-      if (const int peer = sender(i, name); peer >= 0) w.on.push_back(peer);
+      waitOn(i, name, w);
       s.waits.push_back(std::move(w));
     }
     // The last op finished, and those of the step it stopped in.
@@ -186,7 +190,7 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
           w.what = std::string(name);
           w.since = r.start[recv];
           w.unwoundAt = r.end[recv];
-          if (const int peer = sender(i, name); peer >= 0) w.on.push_back(peer);
+          waitOn(i, name, w);
           s.waits.push_back(std::move(w));
         }
       }

@@ -5,6 +5,7 @@
 // says; a clean run reports no hang.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -173,6 +174,35 @@ TEST(HangEngine, StagesThatFinishedNothingStillSayWhereTheyWait) {
   ASSERT_EQ(last["waits"].size(), 1u);
   EXPECT_EQ(last["waits"][0]["what"], "RECV F mb=0 from=2");
   EXPECT_EQ(last["waits"][0]["on"], json::array({2}));
+}
+
+// Two of four ranks' traces copied: stage 1 waits on stage 2, whose trace is not there. The
+// report says so, not that stage 1 "stopped outside any wait" (issue 28).
+TEST(HangEngine, AWaitOnARankNotInTheRunSaysItsTraceIsMissing) {
+  TempDir dir;
+  const Debugged d =
+      recordAndDebug(dir, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--hang", "2:1"});
+  ASSERT_EQ(d.record.exitCode, 3) << d.record.err;
+  const auto part = dir / "part";
+  std::filesystem::create_directories(part);
+  for (const char* name : {"rank-00000.sqlite", "rank-00001.sqlite"}) {
+    for (const std::string suffix : {"", "-wal"}) {
+      const auto from = dir / "run" / (name + suffix);
+      if (std::filesystem::exists(from)) std::filesystem::copy_file(from, part / (name + suffix));
+    }
+  }
+  const ProcessResult r = runBubblescope({"hang", part.string(), "--format", "json"});
+  ASSERT_EQ(r.exitCode, 1) << r.err << r.out;
+  const json rep = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(rep.is_discarded()) << r.out;
+  EXPECT_EQ(rep["verdict"], "never-arrived") << rep["diagnosis"];
+  EXPECT_EQ(rep["culprits"], json::array({1}));
+  const std::string diagnosis = rep["diagnosis"];
+  EXPECT_EQ(diagnosis.rfind("stage 1 waits in RECV B mb=0 from=2 since ", 0), 0u) << diagnosis;
+  EXPECT_NE(diagnosis.find("on stage 2, whose trace is not in the run"), std::string::npos)
+      << diagnosis;
+  EXPECT_EQ(diagnosis.find("stopped outside any wait"), std::string::npos) << diagnosis;
+  EXPECT_EQ(rankOfStage(rep, 1)["waits"][0]["missing_stage"], 2);
 }
 
 TEST(HangEngine, HungStageStoppedBySigkillIsFound) {
