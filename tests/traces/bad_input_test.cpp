@@ -124,6 +124,33 @@ TEST(BadTraceInput, CorruptPages) {
   EXPECT_NE(readError(file).find("corrupt"), std::string::npos);
 }
 
+// A valid header over pages that are not a database: SQLite's own word for it, not that a
+// private copy of a WAL (there is none) could not be made (issue 28).
+TEST(BadTraceInput, ValidHeaderOverRandomPagesIsCorrupt) {
+  TempDir dir;
+  const fs::path good = bigTrace(dir);
+  std::string bytes(16384 * 4, '\0');
+  {
+    std::ifstream in(good, std::ios::binary);
+    in.read(bytes.data(), 100);
+  }
+  // Its page size and page count say the four pages the file holds (header bytes 16-17, 28-31).
+  bytes[16] = 0x40;
+  bytes[17] = 0x00;
+  bytes[28] = bytes[29] = bytes[30] = 0;
+  bytes[31] = 4;
+  uint32_t x = 12345;
+  for (size_t i = 100; i < bytes.size(); ++i) {
+    x = x * 1103515245 + 12345;
+    bytes[i] = static_cast<char>(x >> 24);
+  }
+  const fs::path file = dir / "random-pages.sqlite";
+  writeFile(file, bytes);
+  const std::string msg = readError(file);
+  EXPECT_NE(msg.find("corrupt"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("private copy"), std::string::npos) << msg;
+}
+
 TEST(BadTraceInput, StringIdMissingFromTheStringsTable) {
   TempDir dir;
   writeRankTrace(sampleTrace(0), dir / "s.sqlite");

@@ -47,11 +47,16 @@ bool writerHolds(const fs::path& shm) {
   return held;
 }
 
+bool hasWal(const fs::path& file) {
+  std::error_code ec;
+  const auto walBytes = fs::file_size(file.string() + "-wal", ec);
+  return !ec && walBytes > 0;
+}
+
 ReadPlan planRead(const fs::path& file) {
   std::error_code ec;
-  const fs::path wal = file.string() + "-wal", shm = file.string() + "-shm";
-  const auto walBytes = fs::file_size(wal, ec);
-  if (ec || walBytes == 0) return {ReadPlan::InPlace, fileUri(file, "immutable=1")};
+  const fs::path shm = file.string() + "-shm";
+  if (!hasWal(file)) return {ReadPlan::InPlace, fileUri(file, "immutable=1")};
   // A running writer's WAL is read through its -shm, SQLite's own protocol. A killed writer's
   // -shm would be rebuilt by the reader (written, its mtime changed): read a private copy.
   if (fs::exists(shm, ec) && writerHolds(shm)) return {ReadPlan::InPlace, fileUri(file, "mode=ro")};

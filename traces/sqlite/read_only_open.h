@@ -17,6 +17,9 @@ struct ReadPlan {
 };
 ReadPlan planRead(const std::filesystem::path& file);
 
+// Whether `file` has a non-empty -wal beside it.
+bool hasWal(const std::filesystem::path& file);
+
 // Whether a live process holds the WAL-index `shm` open (its dead-man-switch lock).
 bool writerHolds(const std::filesystem::path& shm);
 

@@ -74,9 +74,15 @@ Database::Database(const std::filesystem::path& file, Mode mode) {
   if (plan.how == ReadPlan::InPlace) {
     open(plan.uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
     // SQLite opens lazily: a WAL it cannot use (no -shm it may map) shows only on first read.
-    if (sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) ==
-        SQLITE_OK) {
-      return;
+    const int rc = sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    // Without a WAL there is nothing a private copy could read better: the file itself is what
+    // failed (a valid header over pages that are not a database), and SQLite says how.
+    if (!hasWal(file)) {
+      const std::string msg = sqlite3_errmsg(db_);
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      throw SqliteError(rc & 0xff, msg);
     }
     sqlite3_close_v2(db_);
     db_ = nullptr;
