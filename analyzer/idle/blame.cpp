@@ -132,6 +132,11 @@ std::optional<Blame> BlameWalker::ranLong(int stage, int pos) const {
   return b;
 }
 
+std::string BlameWalker::hostStallEnding(int stage, TimeNs from, TimeNs to) const {
+  const std::string busy = hostRangeDuring(stage, from, to);
+  return (busy.empty() ? "" : ", while it was in '" + busy + "'") + std::string(" (stall: host)");
+}
+
 std::optional<Blame> BlameWalker::latePost(int stage, int pos, TimeNs stageFree,
                                            TimeNs dataFrom) const {
   const TimeNs posted = step_.stages[stage].posted[pos];
@@ -145,10 +150,7 @@ std::optional<Blame> BlameWalker::latePost(int stage, int pos, TimeNs stageFree,
   b.text = "because the host posted the receive of " + describe(stage, pos) + " " +
            ms(posted - ready) + " after " +
            (stageFree >= dataFrom ? "the stage was free" : "its input was ready");
-  if (const std::string busy = hostRangeDuring(stage, ready, posted); !busy.empty()) {
-    b.text += ", while it was in '" + busy + "'";
-  }
-  b.text += " (stall: host)";
+  b.text += hostStallEnding(stage, ready, posted);
   return b;
 }
 
@@ -191,10 +193,7 @@ std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
   b.cause = IdleClass::HostStall;
   b.text = "because the host of stage " + std::to_string(ps) + " posted the send of the " + what +
            " " + ms(posted - producer.end) + " after it ended";
-  if (const std::string busy = hostRangeDuring(ps, producer.end, posted); !busy.empty()) {
-    b.text += ", while it was in '" + busy + "'";
-  }
-  b.text += " (stall: host)";
+  b.text += hostStallEnding(ps, producer.end, posted);
   return b;
 }
 
@@ -271,10 +270,7 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) 
       b.cause = IdleClass::HostStall;
       b.text = "because the host launched " + describe(stage, pos) + " " +
                ms(o.firstLaunch - ready) + " after it was ready";
-      if (const std::string busy = hostRangeDuring(stage, ready, o.firstLaunch); !busy.empty()) {
-        b.text += ", while it was in '" + busy + "'";
-      }
-      b.text += " (stall: host)";
+      b.text += hostStallEnding(stage, ready, o.firstLaunch);
       return b;
     }
     if (o.firstLaunch != kNoLaunch && o.start - std::max(ready, o.firstLaunch) > tol &&

@@ -40,6 +40,9 @@ class BlameWalker {
   // The host range that covered most of [from, to) on the stage, if it covered at least half
   // of it ("dataloader"); empty when none did.
   std::string hostRangeDuring(int stage, TimeNs from, TimeNs to) const;
+  // How a host stall's sentence ends: the host range that covered [from, to) on the stage, if
+  // any (", while it was in 'dataloader'"), then " (stall: host)".
+  std::string hostStallEnding(int stage, TimeNs from, TimeNs to) const;
 
  private:
   const RecognizedOp& op(int stage, int pos) const;

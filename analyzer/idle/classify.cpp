@@ -11,10 +11,6 @@ int at(IdleClass c) {
   return static_cast<int>(c);
 }
 
-bool isStall(IdleClass c) {
-  return c == IdleClass::CommStall || c == IdleClass::HostStall || c == IdleClass::OtherStall;
-}
-
 // The gap before the op at `pos` in a simulated stage timeline (the drain gap when pos == n).
 TimeNs simulatedGap(const engine::SimResult& sim, int stage, int pos) {
   const auto& ops = sim.stages[stage].ops;

@@ -8,10 +8,6 @@
 namespace bubblescope::analysis {
 namespace {
 
-bool isStall(IdleClass c) {
-  return c == IdleClass::CommStall || c == IdleClass::HostStall || c == IdleClass::OtherStall;
-}
-
 // Transfers carry activations (F) or gradients (B); W sends nothing.
 int passOf(OpKind producer) {
   return producer == OpKind::F ? static_cast<int>(OpKind::F) : static_cast<int>(OpKind::B);

@@ -92,5 +92,9 @@ constexpr const char* idleClassKey(IdleClass c) {
 constexpr bool isScheduleOwn(IdleClass c) {
   return idleClassInfo(c).scheduleOwn;
 }
+// A stall: idle beyond what the op costs explain, with a comm, host or other cause.
+constexpr bool isStall(IdleClass c) {
+  return c == IdleClass::CommStall || c == IdleClass::HostStall || c == IdleClass::OtherStall;
+}
 
 }  // namespace bubblescope::analysis

@@ -234,16 +234,19 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
   ss.hostActivity = unite(std::move(host));
 }
 
+// A hand-over from one transfer to the next on a thread or stream takes microseconds: a start
+// within this of an end is that end, and a kernel that started this much after its launch waited.
+constexpr TimeNs kHandOver = 50'000;
+
 // When the transfer before comms[i] on its thread ended, if comms[i] began right then (it queued
 // behind it: one link thread, one stream); kNoArrival if it began later or nothing ran before.
 // The comms are by start: the one before on the thread is a short walk back.
 TimeNs queuedBehind(const std::vector<RecognizedComm>& comms, size_t i) {
-  constexpr TimeNs kQueueSlack = 50'000;  // a thread's hand-over takes microseconds
   const RecognizedComm& c = comms[i];
   for (size_t n = 0, j = i; j > 0 && n < 64; ++n) {
     const RecognizedComm& before = comms[--j];
     if (before.thread != c.thread || before.onDevice) continue;
-    const bool queued = before.end <= c.start + kQueueSlack && c.start - before.end <= kQueueSlack;
+    const bool queued = before.end <= c.start + kHandOver && c.start - before.end <= kHandOver;
     return queued ? before.end : kNoArrival;
   }
   return kNoArrival;
@@ -253,7 +256,6 @@ TimeNs queuedBehind(const std::vector<RecognizedComm>& comms, size_t i) {
 // comm at `self`: what a kernel launched earlier but started only at `t` waited behind on its
 // stream. The comms are by start: the one that ended then began shortly before (a short walk back).
 std::optional<size_t> endedAt(const std::vector<RecognizedComm>& comms, TimeNs t, size_t self) {
-  constexpr TimeNs kHandOver = 50'000;
   auto it = std::lower_bound(comms.begin(), comms.end(), t,
                              [](const RecognizedComm& c, TimeNs x) { return c.start < x; });
   for (int n = 0; it != comms.begin() && n < 64; ++n) {
@@ -343,13 +345,12 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
           // the receiver's FIFO), so the data did not wait for this receive to be posted.
           buffered = send.end <= c.start;
           // The side that started last, if it was launched well before: it waited on its stream.
-          constexpr TimeNs kQueued = 50'000;
           const bool receiverLast = c.start >= send.start;
           const int side = receiverLast ? st.stage : peer->second.first;
           const size_t sideComm = receiverLast ? ci : peer->second.second;
           const RecognizedComm& late = receiverLast ? c : send;
           if (!buffered && late.launch != kNoLaunch &&
-              late.start - late.launch > kQueued) {
+              late.start - late.launch > kHandOver) {
             if (auto q = endedAt(pl.stages[side].ops.comms, late.start, sideComm)) {
               held = heldBehindOf(pl, index, side, *q);
             }

@@ -16,10 +16,6 @@ std::string shrink(TimeNs gain, TimeNs measured) {
          ")";
 }
 
-bool isStall(IdleClass c) {
-  return c == IdleClass::CommStall || c == IdleClass::HostStall || c == IdleClass::OtherStall;
-}
-
 }  // namespace
 
 PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
