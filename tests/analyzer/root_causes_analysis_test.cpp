@@ -18,10 +18,6 @@ using testing::SyntheticJob;
 
 constexpr TimeNs kMs = 1'000'000;
 
-bool isStall(IdleClass c) {
-  return c == IdleClass::CommStall || c == IdleClass::HostStall || c == IdleClass::OtherStall;
-}
-
 bool holds(const RootCause& rc, int gap) {
   return std::count(rc.own.begin(), rc.own.end(), gap) +
              std::count(rc.knockOns.begin(), rc.knockOns.end(), gap) >
