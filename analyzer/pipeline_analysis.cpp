@@ -11,6 +11,7 @@
 #include "analyzer/idle/comm_waits.h"
 #include "analyzer/idle/root_causes.h"
 #include "analyzer/idle/scenarios.h"
+#include "analyzer/idle/stage_alone.h"
 #include "analyzer/result/errors.h"
 #include "analyzer/result/stats.h"
 #include "analyzer/timeline/step_view.h"
@@ -32,6 +33,7 @@ int kindIndex(OpKind k) {
 struct StepTimes {
   std::vector<TimeNs> measured, ideal, stage, ops;
   std::vector<std::vector<TimeNs>> onlyStage;
+  std::vector<bool> onlyStageBounded;  // per stage: some step's figure bounded, not replayed
   // The model's check: each step re-run with its measured op costs and its own measured tail,
   // and the op the replay starts latest against when it ran.
   std::vector<TimeNs> replayed;
@@ -113,11 +115,22 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
                         const DpWaits* dpWaits, const std::vector<int>& transfersOfStep,
                         PipelineResult& out, StepTimes& times, CauseTally& causes) {
   const engine::Schedule order = observedSchedule(pl, view);
-  std::string why;
-  auto ideal = simulateStep(pl, view, order, costs, Scenario::Ideal, out.transferMedian, -1, &why);
-  auto stage = simulateStep(pl, view, order, costs, Scenario::Stage, out.transferMedian, -1, &why);
-  auto ops = simulateStep(pl, view, order, costs, Scenario::Ops, out.transferMedian, -1, &why);
-  if (!ideal || !stage || !ops) return why;
+  // One order, checked and made a DAG once, replayed under each cost model (and once per stage).
+  std::optional<engine::PreparedSchedule> prepared;
+  const engine::SimCosts idealCosts =
+      stepCosts(pl, view, costs, Scenario::Ideal, out.transferMedian);
+  const engine::SimCosts measuredCosts =
+      stepCosts(pl, view, costs, Scenario::Ops, out.transferMedian);
+  std::optional<engine::SimResult> ideal, stage, ops;
+  try {
+    prepared.emplace(order);
+    ideal = engine::simulate(*prepared, idealCosts);
+    stage = engine::simulate(*prepared,
+                             stepCosts(pl, view, costs, Scenario::Stage, out.transferMedian));
+    ops = engine::simulate(*prepared, measuredCosts);
+  } catch (const std::invalid_argument& e) {
+    return e.what();  // ScheduleError or CostError: the order cannot be re-run
+  }
   const int stepIndex = static_cast<int>(out.steps.size());
   out.steps.push_back({view.number, view.start, view.end});
   times.measured.push_back(view.end - view.start);
@@ -141,10 +154,11 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
       }
     }
   }
+  const std::vector<StageAlone> alone =
+      stageAloneMakespans(*prepared, idealCosts, measuredCosts, ideal->makespan);
   for (int s = 0; s < pl.p; ++s) {
-    if (auto only = simulateStep(pl, view, order, costs, Scenario::Ops, out.transferMedian, s)) {
-      times.onlyStage[s].push_back(only->makespan + out.tailMedian);
-    }
+    times.onlyStage[s].push_back(alone[s].makespan + out.tailMedian);
+    times.onlyStageBounded[s] = times.onlyStageBounded[s] || !alone[s].replayed;
   }
 
   StepView indexed = view;
@@ -222,20 +236,23 @@ void summarize(const PipelineTrace& pl, const StepTimes& times, PipelineResult& 
   out.slowdown = out.stepTimeIdeal > 0 ? static_cast<double>(out.stepTimeMeasured) /
                                              static_cast<double>(out.stepTimeIdeal)
                                        : 1.0;
+  // Each stage's mean op cost per kind, from one pass over the ops (not one per stage).
+  std::vector<std::array<std::pair<TimeNs, int64_t>, 4>> sums(pl.p);
+  for (const auto& o : out.ops) {
+    auto& [sum, n] = sums[o.stage][kindIndex(o.op.kind)];
+    sum += o.end - o.start;
+    n += 1;
+  }
   for (int s = 0; s < pl.p; ++s) {
     auto& sr = out.stages[s];
     if (!times.onlyStage[s].empty() && out.stepTimeIdeal > 0) {
       sr.slowdown =
           static_cast<double>(mean(times.onlyStage[s])) / static_cast<double>(out.stepTimeIdeal);
-    }
-    std::array<std::pair<TimeNs, int64_t>, 4> sums{};
-    for (const auto& o : out.ops) {
-      if (o.stage != s) continue;
-      sums[kindIndex(o.op.kind)].first += o.end - o.start;
-      sums[kindIndex(o.op.kind)].second += 1;
+      sr.slowdownBounded = times.onlyStageBounded[s];
     }
     for (int k = 0; k < 4; ++k) {
-      sr.meanCost[k] = sums[k].second ? sums[k].first / sums[k].second : 0;
+      const auto& [sum, n] = sums[s][k];
+      sr.meanCost[k] = n ? sum / n : 0;
     }
   }
 }
@@ -323,6 +340,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
 
   StepTimes times;
   times.onlyStage.resize(pl.p);
+  times.onlyStageBounded.assign(pl.p, false);
   CauseTally causes;
   causes.imbalancedStage = mostImbalancedStage(costs);
   std::string firstRefusal;  // the simulator's reason for the first step it could not re-run

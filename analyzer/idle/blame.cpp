@@ -49,14 +49,24 @@ BlameWalker::BlameWalker(const PipelineTrace& pl, const StepView& step, const Me
       transfer_(transfer),
       measuredCosts_(measuredCosts),
       posOf_(pl.p),
-      freeAt_(pl.p) {
+      freeAt_(pl.p),
+      outcomeOf_(pl.p),
+      outcomes_(1) {
+  TimeNs lastEnd = 0;
   for (const StageStep& ss : step.stages) {
+    outcomeOf_[ss.stage].assign(ss.ops.size(), kUnknown);
     auto& free = freeAt_[ss.stage];
     free.reserve(ss.ops.size() + 1);
     free.push_back(step.start);
     for (size_t j = 0; j < ss.ops.size(); ++j) {
       posOf_[ss.stage][ss.ops[j]] = static_cast<int>(j);
-      free.push_back(std::max(free.back(), op(ss.stage, static_cast<int>(j)).end));
+      const TimeNs end = op(ss.stage, static_cast<int>(j)).end;
+      free.push_back(std::max(free.back(), end));
+      if (lastStage_ < 0 || end > lastEnd) {
+        lastEnd = end;
+        lastStage_ = ss.stage;
+        lastPos_ = static_cast<int>(j);
+      }
     }
   }
 }
@@ -245,139 +255,199 @@ std::optional<Blame> BlameWalker::heldBehind(int stage, int pos, TimeNs waited,
   return b;
 }
 
-Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) const {
-  // The chain visits each op at most once: it only ever moves to earlier ops.
-  int limit = 1;
-  for (const StageStep& ss : step_.stages) limit += static_cast<int>(ss.ops.size());
-  // A late transfer the chain passed by because its producer was further behind: where the chain
-  // ends in the schedule's own bubble, that transfer is the delay it found.
-  Passed passed;
-  for (int depth = 0; depth < limit; ++depth) {
-    const RecognizedOp& o = op(stage, pos);
-    const StageStep& ss = step_.stages[stage];
-    const TimeNs prevEnd = freeAt_[stage][pos];
-    const TimeNs arrival = ss.arrival[pos];
-    const TimeNs ready = arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
-    const TimeNs tol = tolerance(o.op);
+BlameWalker::Move BlameWalker::Move::returning(Blame b) {
+  Move m;
+  m.blame = std::move(b);
+  return m;
+}
 
-    const bool hasPredecessor = pos > 0 || arrival != kNoArrival;
-    // Ready but not launched: the trace's launch call says the host was late. Without launch
-    // calls the op's range start stands for its launch, and busy host ranges for the evidence.
-    if (o.firstLaunch != kNoLaunch && o.firstLaunch - ready > tol && hasPredecessor) {
+BlameWalker::Move BlameWalker::Move::next(int stage, int pos, Passed offers) {
+  Move m;
+  m.stage = stage;
+  m.pos = pos;
+  m.offers = std::move(offers);
+  return m;
+}
+
+void BlameWalker::Passed::merge(const Passed& later) {
+  if (later.blame) offer(later.most, *later.blame);
+}
+
+BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromDrain) const {
+  Move m;
+  const RecognizedOp& o = op(stage, pos);
+  const StageStep& ss = step_.stages[stage];
+  const TimeNs prevEnd = freeAt_[stage][pos];
+  const TimeNs arrival = ss.arrival[pos];
+  const TimeNs ready = arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
+  const TimeNs tol = tolerance(o.op);
+
+  const bool hasPredecessor = pos > 0 || arrival != kNoArrival;
+  // Ready but not launched: the trace's launch call says the host was late. Without launch
+  // calls the op's range start stands for its launch, and busy host ranges for the evidence.
+  if (o.firstLaunch != kNoLaunch && o.firstLaunch - ready > tol && hasPredecessor) {
+    Blame b;
+    b.stage = stage;
+    b.op = o.op;
+    b.cause = IdleClass::HostStall;
+    b.text = "because the host launched " + describe(stage, pos) + " " +
+             ms(o.firstLaunch - ready) + " after it was ready";
+    b.text += hostStallEnding(stage, ready, o.firstLaunch);
+    return Move::returning(std::move(b));
+  }
+  if (o.firstLaunch != kNoLaunch && o.start - std::max(ready, o.firstLaunch) > tol &&
+      hasPredecessor) {
+    Blame b;
+    b.stage = stage;
+    b.op = o.op;
+    b.cause = IdleClass::OtherStall;
+    b.text = "because " + describe(stage, pos) + " started " + ms(o.start - ready) +
+             " after it was ready although the host launched it in time (stall: other)";
+    return Move::returning(std::move(b));
+  }
+  if (o.firstLaunch == kNoLaunch && o.launch - ready > tol && hasPredecessor) {
+    const TimeNs late = o.launch - ready;
+    Blame b;
+    b.stage = stage;
+    b.op = o.op;
+    const bool host = hostBusy(stage, ready, o.launch) * 2 >= late;
+    b.cause = host ? IdleClass::HostStall : IdleClass::OtherStall;
+    const std::string busy = host ? hostRangeDuring(stage, ready, o.launch) : std::string();
+    b.text = "because " + describe(stage, pos) + " started " + ms(late) + " after it was ready" +
+             (!host            ? ", with nothing in the trace to explain it (stall: other)"
+              : busy.empty() ? ", the host was busy elsewhere (stall: host)"
+                             : ", the host was busy in '" + busy + "' (stall: host)");
+    return Move::returning(std::move(b));
+  }
+  // The input from another stage held it, unless its receive was posted only when the op
+  // before ended (fused with that op's send): then the stage's own previous op held it.
+  const bool ownStream = ss.receiveAfterPrevious[pos] && pos > 0;
+  if (arrival != kNoArrival && arrival > prevEnd + tol && ss.producerOp[pos] >= 0) {
+    const int ps = ss.producerStage[pos];
+    const int pp = posOf_[ps].at(ss.producerOp[pos]);
+    const RecognizedOp& producer = op(ps, pp);
+    // Readiness comes from the producers, never from this stage's own receive: the data could
+    // move once its producer had ended and its send had begun. A receive the host posted
+    // later than that, and later than the stage was free, is the host's delay, however soon
+    // the data came once it was posted.
+    const TimeNs sent = ss.sent[pos];
+    const TimeNs dataFrom = sent != kNoArrival ? std::max(producer.end, sent) : producer.end;
+    if (auto b = latePost(stage, pos, prevEnd, dataFrom)) return Move::returning(std::move(*b));
+    // Several causes can stack up along a chain: follow the largest. A producer that itself
+    // started far behind its stall-free time points further upstream.
+    const TimeNs behind = upstreamDelay(ps, pp);
+    TimeNs sendDelay = 0;
+    if (auto b = lateSend(stage, pos, ps, pp, sendDelay)) {
+      if (sendDelay >= behind) return Move::returning(std::move(*b));
+      m.offers.offer(sendDelay, std::move(*b));
+    }
+    // With both sides' start known, the transfer itself is what the link did; else what the
+    // producer's end leaves of the arrival.
+    const TimeNs moved = ss.moved[pos];
+    const TimeNs from = moved != kNoArrival ? moved : dataFrom;
+    const TimeNs lateness = arrival - (from + transfer_);
+    if (lateness > tol) {
       Blame b;
-      b.stage = stage;
-      b.op = o.op;
-      b.cause = IdleClass::HostStall;
-      b.text = "because the host launched " + describe(stage, pos) + " " +
-               ms(o.firstLaunch - ready) + " after it was ready";
-      b.text += hostStallEnding(stage, ready, o.firstLaunch);
-      return b;
+      b.stage = ps;
+      b.toStage = stage;
+      b.op = producer.op;
+      b.cause = IdleClass::CommStall;
+      b.text = "because the " + payload(o.op.kind) + " of " + describe(ps, pp) + " took " +
+               ms(lateness) + " longer than a healthy link takes, on the link stage " +
+               std::to_string(ps) + " -> stage " + std::to_string(stage) + " (stall: comm)";
+      if (lateness >= behind) return Move::returning(std::move(b));
+      m.offers.offer(lateness, std::move(b));
     }
-    if (o.firstLaunch != kNoLaunch && o.start - std::max(ready, o.firstLaunch) > tol &&
-        hasPredecessor) {
+    // The data moved late because a side's kernel queued behind an earlier transfer on its
+    // stream: a slow one there is its link's stall, in whichever direction it ran.
+    if (moved != kNoArrival && moved - producer.end > tol) {
+      bool decisive = false;
+      TimeNs cost = 0;
+      if (auto b = heldBehind(stage, pos, moved - producer.end, decisive, cost)) {
+        if (decisive && cost >= behind) return Move::returning(std::move(*b));
+        m.offers.offer(cost, std::move(*b));
+      }
+    }
+    if (ownStream && moved != kNoArrival && moved > producer.end + tol) {
+      if (auto b = ranLong(stage, pos - 1)) return Move::returning(std::move(*b));
+      return Move::next(stage, pos - 1, std::move(m.offers));
+    }
+    const TimeNs cost = producer.end - producer.start;
+    const TimeNs ideal = costs_.idealOf(producer.op);
+    if (ideal > 0 && cost - ideal > tolerance(producer.op) && cost - ideal >= behind) {
       Blame b;
-      b.stage = stage;
-      b.op = o.op;
-      b.cause = IdleClass::OtherStall;
-      b.text = "because " + describe(stage, pos) + " started " + ms(o.start - ready) +
-               " after it was ready although the host launched it in time (stall: other)";
-      return b;
+      b.stage = ps;
+      b.op = producer.op;
+      b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
+      const TimeNs stageMean = costs_.stageOf(ps, producer.op);
+      b.cause =
+          stageMean - ideal > tolerance(producer.op) ? IdleClass::Imbalance : IdleClass::Jitter;
+      b.text = "for " + describe(ps, pp) + ", which ran " + ratio(b.costRatio) + " its ideal (" +
+               idleClassName(b.cause) + ")";
+      return Move::returning(std::move(b));
     }
-    if (o.firstLaunch == kNoLaunch && o.launch - ready > tol && hasPredecessor) {
-      const TimeNs late = o.launch - ready;
-      Blame b;
-      b.stage = stage;
-      b.op = o.op;
-      const bool host = hostBusy(stage, ready, o.launch) * 2 >= late;
-      b.cause = host ? IdleClass::HostStall : IdleClass::OtherStall;
-      const std::string busy = host ? hostRangeDuring(stage, ready, o.launch) : std::string();
-      b.text = "because " + describe(stage, pos) + " started " + ms(late) + " after it was ready" +
-               (!host            ? ", with nothing in the trace to explain it (stall: other)"
-                : busy.empty() ? ", the host was busy elsewhere (stall: host)"
-                               : ", the host was busy in '" + busy + "' (stall: host)");
-      return b;
+    return Move::next(ps, pp, std::move(m.offers));
+  }
+  // The previous op on the stage held it: did that one run long, or start late itself? (The op
+  // a gap ends with cannot have been held by the op before it, or there would be no gap; the
+  // step's last op, which a drain waits for, can.)
+  if (pos > 0 && (!first || fromDrain)) {
+    if (auto b = ranLong(stage, pos - 1)) return Move::returning(std::move(*b));
+    return Move::next(stage, pos - 1, std::move(m.offers));
+  }
+  return m;
+}
+
+int BlameWalker::outcomeFrom(int stage, int pos) const {
+  // Walk forward to a node already settled (or one that returns, or ends), then settle the
+  // nodes passed on the way in reverse: each takes what follows it, its own offers first.
+  struct Visit {
+    int stage, pos;
+    Move move;
+  };
+  std::vector<Visit> path;
+  int tail = kEndsEmpty;
+  for (;;) {
+    int& seen = outcomeOf_[stage][pos];
+    if (seen >= 0) {
+      tail = seen;
+      break;
     }
-    // The input from another stage held it, unless its receive was posted only when the op
-    // before ended (fused with that op's send): then the stage's own previous op held it.
-    const bool ownStream = ss.receiveAfterPrevious[pos] && pos > 0;
-    if (arrival != kNoArrival && arrival > prevEnd + tol && ss.producerOp[pos] >= 0) {
-      const int ps = ss.producerStage[pos];
-      const int pp = posOf_[ps].at(ss.producerOp[pos]);
-      const RecognizedOp& producer = op(ps, pp);
-      // Readiness comes from the producers, never from this stage's own receive: the data could
-      // move once its producer had ended and its send had begun. A receive the host posted
-      // later than that, and later than the stage was free, is the host's delay, however soon
-      // the data came once it was posted.
-      const TimeNs sent = ss.sent[pos];
-      const TimeNs dataFrom = sent != kNoArrival ? std::max(producer.end, sent) : producer.end;
-      if (auto b = latePost(stage, pos, prevEnd, dataFrom)) return *b;
-      // Several causes can stack up along a chain: follow the largest. A producer that itself
-      // started far behind its stall-free time points further upstream.
-      const TimeNs behind = upstreamDelay(ps, pp);
-      TimeNs sendDelay = 0;
-      if (auto b = lateSend(stage, pos, ps, pp, sendDelay)) {
-        if (sendDelay >= behind) return *b;
-        passed.offer(sendDelay, std::move(*b));
-      }
-      // With both sides' start known, the transfer itself is what the link did; else what the
-      // producer's end leaves of the arrival.
-      const TimeNs moved = ss.moved[pos];
-      const TimeNs from = moved != kNoArrival ? moved : dataFrom;
-      const TimeNs lateness = arrival - (from + transfer_);
-      if (lateness > tol) {
-        Blame b;
-        b.stage = ps;
-        b.toStage = stage;
-        b.op = producer.op;
-        b.cause = IdleClass::CommStall;
-        b.text = "because the " + payload(o.op.kind) + " of " + describe(ps, pp) + " took " +
-                 ms(lateness) + " longer than a healthy link takes, on the link stage " +
-                 std::to_string(ps) + " -> stage " + std::to_string(stage) + " (stall: comm)";
-        if (lateness >= behind) return b;
-        passed.offer(lateness, std::move(b));
-      }
-      // The data moved late because a side's kernel queued behind an earlier transfer on its
-      // stream: a slow one there is its link's stall, in whichever direction it ran.
-      if (moved != kNoArrival && moved - producer.end > tol) {
-        bool decisive = false;
-        TimeNs cost = 0;
-        if (auto b = heldBehind(stage, pos, moved - producer.end, decisive, cost)) {
-          if (decisive && cost >= behind) return *b;
-          passed.offer(cost, std::move(*b));
-        }
-      }
-      if (ownStream && moved != kNoArrival && moved > producer.end + tol) {
-        --pos;
-        if (auto b = ranLong(stage, pos)) return *b;
-        continue;
-      }
-      const TimeNs cost = producer.end - producer.start;
-      const TimeNs ideal = costs_.idealOf(producer.op);
-      if (ideal > 0 && cost - ideal > tolerance(producer.op) && cost - ideal >= behind) {
-        Blame b;
-        b.stage = ps;
-        b.op = producer.op;
-        b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
-        const TimeNs stageMean = costs_.stageOf(ps, producer.op);
-        b.cause =
-            stageMean - ideal > tolerance(producer.op) ? IdleClass::Imbalance : IdleClass::Jitter;
-        b.text = "for " + describe(ps, pp) + ", which ran " + ratio(b.costRatio) + " its ideal (" +
-                 idleClassName(b.cause) + ")";
-        return b;
-      }
-      stage = ps;
-      pos = pp;
-      continue;
+    if (seen == kVisiting) break;  // a cycle (clocks no data could have): it ends here
+    seen = kVisiting;
+    Move m = stepAt(stage, pos, /*first=*/false, /*fromDrain=*/false);
+    const bool onward = !m.blame && m.stage >= 0;
+    const int ns = m.stage, np = m.pos;
+    path.push_back({stage, pos, std::move(m)});
+    if (!onward) break;
+    stage = ns;
+    pos = np;
+  }
+  for (auto v = path.rbegin(); v != path.rend(); ++v) {
+    Move& m = v->move;
+    if (m.blame) {
+      outcomes_.push_back({std::move(m.blame), {}});
+      tail = static_cast<int>(outcomes_.size()) - 1;
+    } else if (!outcomes_[tail].returned && m.offers.blame) {
+      Outcome o;
+      o.passed = std::move(m.offers);
+      o.passed.merge(outcomes_[tail].passed);
+      outcomes_.push_back(std::move(o));
+      tail = static_cast<int>(outcomes_.size()) - 1;
     }
-    // The previous op on the stage held it: did that one run long, or start late itself? (The op
-    // a gap ends with cannot have been held by the op before it, or there would be no gap; the
-    // step's last op, which a drain waits for, can.)
-    if (pos > 0 && (depth > 0 || fromDrain)) {
-      if (auto b = ranLong(stage, pos - 1)) return *b;
-      --pos;
-      continue;
-    }
-    break;
+    outcomeOf_[v->stage][v->pos] = tail;
+  }
+  return tail;
+}
+
+Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) const {
+  Move m = stepAt(stage, pos, /*first=*/true, fromDrain);
+  if (m.blame) return std::move(*m.blame);
+  Passed passed = std::move(m.offers);
+  if (m.stage >= 0) {
+    const Outcome& next = outcomes_[outcomeFrom(m.stage, m.pos)];
+    if (next.returned) return *next.returned;
+    passed.merge(next.passed);
   }
   if (passed.blame) return *passed.blame;
   Blame b;
@@ -397,18 +467,7 @@ Blame BlameWalker::startOf(int stage, int pos, IdleClass baseline, TimeNs gapIdl
 
 Blame BlameWalker::drainOf(int stage, TimeNs gapIdle) const {
   // The step ends with the op that finishes last: why did it finish then?
-  int lastStage = -1, lastPos = -1;
-  TimeNs lastEnd = INT64_MIN;
-  for (const StageStep& ss : step_.stages) {
-    for (size_t j = 0; j < ss.ops.size(); ++j) {
-      const TimeNs e = op(ss.stage, static_cast<int>(j)).end;
-      if (e > lastEnd) {
-        lastEnd = e;
-        lastStage = ss.stage;
-        lastPos = static_cast<int>(j);
-      }
-    }
-  }
+  const int lastStage = lastStage_, lastPos = lastPos_;
   const std::string who = waitedText(stage, gapIdle);
   Blame b;
   b.cause = IdleClass::Drain;

@@ -73,7 +73,29 @@ class BlameWalker {
     TimeNs most = 0;
     std::optional<Blame> blame;
     void offer(TimeNs delay, Blame b);
+    // What a walk passed further on, offered after this one's.
+    void merge(const Passed& later);
   };
+  // One move of the walk at (stage, pos): a blame it returns, or the op it goes on to (stage
+  // and pos; -1 where the chain ends), with the late transfers it passed there.
+  struct Move {
+    std::optional<Blame> blame;
+    int stage = -1, pos = -1;
+    Passed offers;
+    static Move returning(Blame b);
+    static Move next(int stage, int pos, Passed offers);
+  };
+  // `first`: the op a gap ends with, which the op before it on its stage cannot have held.
+  Move stepAt(int stage, int pos, bool first, bool fromDrain) const;
+  // Where a walk that reached (stage, pos) ends: a blame returned on the way, or the largest
+  // late transfer it passed. Every walk of a step crosses the same ops (a warm-up gap's chain
+  // runs back through every stage before it), so each op's outcome is found once per step and
+  // kept: the step's walks cost its ops, not its stages times its ops (issue 28).
+  struct Outcome {
+    std::optional<Blame> returned;
+    Passed passed;
+  };
+  int outcomeFrom(int stage, int pos) const;  // an index into outcomes_
   // The op at pos ran longer than its ideal (and that, not a late start, is what made it late):
   // imbalance or jitter blamed on it, "behind F3 on stage 2, which ran 1.3x its ideal".
   std::optional<Blame> ranLong(int stage, int pos) const;
@@ -87,6 +109,12 @@ class BlameWalker {
   // Per stage: when it was free of the ops before each position (the step's start, then the
   // latest end so far), so a walk's step costs the same at any position.
   std::vector<std::vector<TimeNs>> freeAt_;
+  int lastStage_ = -1, lastPos_ = -1;  // the op that ends the step (the first such, in order)
+  // Per stage and position: the walk's outcome from there, once found (an index into outcomes_,
+  // of which the first is "ends, passing nothing").
+  static constexpr int kUnknown = -1, kVisiting = -2, kEndsEmpty = 0;
+  mutable std::vector<std::vector<int>> outcomeOf_;
+  mutable std::vector<Outcome> outcomes_;
 };
 
 }  // namespace bubblescope::analysis

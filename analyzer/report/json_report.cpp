@@ -65,6 +65,7 @@ json pipelineJson(const PipelineResult& pl) {
                       {"mean_op_cost_ns", means},
                       {"total", splitJson(st.total)},
                       {"per_step", per}});
+    if (st.slowdownBounded) stages.back()["slowdown_bounded"] = true;
   }
   j["stages"] = stages;
   json gaps = json::array();

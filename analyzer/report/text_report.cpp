@@ -1,5 +1,6 @@
 #include "analyzer/report/text_report.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -107,6 +108,13 @@ class Writer {
       row(std::to_string(st.stage) + " r" + std::to_string(st.rank), st.total, st.slowdown);
     }
     row("all", pl.total, 0);
+    const auto bounded = std::count_if(pl.stages.begin(), pl.stages.end(),
+                                       [](const StageResult& st) { return st.slowdownBounded; });
+    if (bounded > 0) {
+      out_ << "S_s of " << bounded << " of the " << pl.stages.size()
+           << " stages, whose ops moved the step by under 0.1%, is the middle of its bounds, not "
+              "a replay (at most 0.05% off).\n";
+    }
     out_ << "Each row adds up: compute + comm + other + idle = span, and the classes = idle ("
          << (addsUp(pl) ? "checked" : "NOT EXACT: please report") << ").\n";
   }

@@ -117,6 +117,9 @@ struct StageResult {
   Split total;             // over all analysed steps
   std::vector<Split> perStep;
   double slowdown = 1;  // S_s: step time when only this stage keeps its measured costs / ideal
+  // S_s from the bounds of a replay rather than one (over kReplayEveryStage stages, a stage
+  // whose ops moved the step by under 0.1%: analyzer/idle/stage_alone.h).
+  bool slowdownBounded = false;
   std::array<TimeNs, 4> meanCost{};  // mean measured op cost per kind (F, B, W, BW), 0 if absent
   // What its gaps' free memory measures (device_memory.h) and the device's capacity (0 unknown).
   MemoryBasis memoryBasis = MemoryBasis::NotRecorded;

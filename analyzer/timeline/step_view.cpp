@@ -160,6 +160,8 @@ void addStageOps(const PipelineTrace& pl, const Index& index, const StageTrace& 
 struct StepSyncs {
   std::vector<std::vector<Interval>> byStage;
   size_t common = SIZE_MAX;
+  // Per sync every stage has: when the last stage joined it (found once, not once per stage).
+  std::vector<TimeNs> lastJoin;
 };
 
 StepSyncs stepSyncs(const PipelineTrace& pl, const Index& index, size_t k) {
@@ -170,6 +172,13 @@ StepSyncs stepSyncs(const PipelineTrace& pl, const Index& index, size_t k) {
     inMarker(marker, st.ops.gradSync, index.stages[st.stage].hostRangesSorted,
              [&](const Interval& i) { syncs.byStage[st.stage].push_back(i); });
     syncs.common = std::min(syncs.common, syncs.byStage[st.stage].size());
+  }
+  if (syncs.common == SIZE_MAX) syncs.common = 0;
+  syncs.lastJoin.assign(syncs.common, INT64_MIN);
+  for (const auto& mine : syncs.byStage) {
+    for (size_t j = 0; j < syncs.common; ++j) {
+      syncs.lastJoin[j] = std::max(syncs.lastJoin[j], mine[j].start);
+    }
   }
   return syncs;
 }
@@ -206,9 +215,7 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
   const auto& mine = syncs.byStage[st.stage];
   for (size_t j = 0; j < mine.size(); ++j) {
     TimeNs joined = mine[j].start;
-    if (j < syncs.common) {
-      for (int s = 0; s < pl.p; ++s) joined = std::max(joined, syncs.byStage[s][j].start);
-    }
+    if (j < syncs.common) joined = std::max(joined, syncs.lastJoin[j]);
     if (joined < mine[j].end) comm.push_back({joined, mine[j].end});
   }
   // Kernels by device time: a receive posted in the step before can wait into this one.

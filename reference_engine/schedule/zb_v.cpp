@@ -19,50 +19,60 @@ Schedule Schedule::zbV(int p, int m) {
   Schedule s;
   s.kind = ScheduleKind::ZbV;
   s.p = p;
-  s.m = n;
+  s.m = m;
   s.v = 2;
   s.layout = ChunkLayout::V;
   s.stages.resize(p);
   for (int stage = 0; stage < p; ++stage) {
     auto& ops = s.stages[stage];
-    ops.reserve(6 * static_cast<size_t>(n));
+    ops.reserve(6 * static_cast<size_t>(m));
+    CutStage cut(ops, m);
     int f0 = 0, f1 = 0, b0 = 0, b1 = 0;  // next microbatch per kind and chunk
-    const auto forward0 = [&] { ops.push_back({OpKind::F, f0++, 0}); };
-    const auto forward1 = [&] { ops.push_back({OpKind::F, f1++, 1}); };
+    const auto forward0 = [&] { cut.push(OpKind::F, f0++, 0); };
+    const auto forward1 = [&] { cut.push(OpKind::F, f1++, 1); };
     // Warm-up: fill the way down the V, then turn at the bottom (chunk 1 starts the backward).
-    for (int i = 0; i < 2 * (p - stage) - 1; ++i) forward0();
-    for (int i = 0; i < stage; ++i) {
+    const int fill = 2 * (p - stage) - 1;
+    for (int i = 0; i < cut.rounds(fill); ++i) forward0();
+    cut.skip(fill, {&f0});
+    for (int i = 0; i < cut.rounds(stage); ++i) {
       forward1();
       forward0();
     }
-    for (int i = 0; i < p - stage; ++i) {
+    cut.skip(stage, {&f1, &f0});
+    for (int i = 0; i < cut.rounds(p - stage); ++i) {
       forward1();
-      ops.push_back({OpKind::B, b1, 1});
-      ops.push_back({OpKind::W, b1++, 1});
+      cut.push(OpKind::B, b1, 1);
+      cut.push(OpKind::W, b1++, 1);
     }
+    cut.skip(p - stage, {&f1, &b1});
     // Steady: F, B, W on chunk 0 then on chunk 1.
     while (f1 < f0 || f0 < n) {
+      // Past m on every counter, the rest of the pattern (the cool-down's Ws included, which
+      // start at b0 and b1) keeps nothing.
+      if (cut.done({f0, f1, b0, b1})) break;
       if (f0 < n) forward0();
-      ops.push_back({OpKind::B, b0, 0});
-      ops.push_back({OpKind::W, b0++, 0});
+      cut.push(OpKind::B, b0, 0);
+      cut.push(OpKind::W, b0++, 0);
       forward1();
-      ops.push_back({OpKind::B, b1, 1});
-      ops.push_back({OpKind::W, b1++, 1});
+      cut.push(OpKind::B, b1, 1);
+      cut.push(OpKind::W, b1++, 1);
     }
+    if (cut.done({f0, f1, b0, b1})) continue;
     // Cool-down: the remaining Bs first, their Ws deferred into the drain.
     int w0 = b0, w1 = b1;
-    for (int i = 0; i < stage; ++i) {
-      ops.push_back({OpKind::B, b0++, 0});
-      ops.push_back({OpKind::B, b1++, 1});
+    for (int i = 0; i < cut.rounds(stage); ++i) {
+      cut.push(OpKind::B, b0++, 0);
+      cut.push(OpKind::B, b1++, 1);
     }
-    for (int i = 0; i < p - stage; ++i) {
-      ops.push_back({OpKind::B, b0++, 0});
-      ops.push_back({OpKind::W, w0++, 0});
+    cut.skip(stage, {&b0, &b1});
+    for (int i = 0; i < cut.rounds(p - stage); ++i) {
+      cut.push(OpKind::B, b0++, 0);
+      cut.push(OpKind::W, w0++, 0);
     }
-    while (w1 < b1) ops.push_back({OpKind::W, w1++, 1});
-    while (w0 < b0) ops.push_back({OpKind::W, w0++, 0});
+    cut.skip(p - stage, {&b0, &w0});
+    while (w1 < std::min(b1, m)) cut.push(OpKind::W, w1++, 1);
+    while (w0 < std::min(b0, m)) cut.push(OpKind::W, w0++, 0);
   }
-  trimToMicrobatches(s, m);
   return s;
 }
 

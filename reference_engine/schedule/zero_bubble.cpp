@@ -56,29 +56,38 @@ Schedule Schedule::zbH1(int p, int m) {
 Schedule Schedule::zbH2(int p, int m) {
   requireBasics("ZB-H2", p, m);
   const int n = std::max(m, 2 * p - 1);
-  Schedule s = splitBackwardSchedule(ScheduleKind::ZbH2, p, n);
+  Schedule s = splitBackwardSchedule(ScheduleKind::ZbH2, p, m);
   for (int stage = 0; stage < p; ++stage) {
     auto& ops = s.stages[stage];
+    CutStage cut(ops, m);
     const int d = p - 1 - stage;
     int nextF = 0;
     int nextW = 0;
-    while (nextF < 2 * d + 1) ops.push_back({OpKind::F, nextF++, 0});
+    for (int i = 0; i < cut.rounds(2 * d + 1); ++i) cut.push(OpKind::F, nextF++, 0);
+    cut.skip(2 * d + 1, {&nextF});
     for (int b = 0; b < n; ++b) {
-      ops.push_back({OpKind::B, b, 0});
+      if (b >= m && cut.done({nextF, nextW})) break;  // the rest keeps nothing
+      if (b >= m && nextF >= m && nextF < n && b > n - 2 * p && b <= n - 2) {
+        // Rounds of a dropped B and a dropped F: skip to the first that keeps a W, or the end.
+        const int k = std::min(n - nextF, n - 1 - b);
+        b += k - 1;
+        nextF += k;
+        continue;
+      }
+      cut.push(OpKind::B, b, 0);
       if (b <= n - 2 * p) {
-        ops.push_back({OpKind::W, nextW++, 0});
-        if (nextF < n) ops.push_back({OpKind::F, nextF++, 0});
+        cut.push(OpKind::W, nextW++, 0);
+        if (nextF < n) cut.push(OpKind::F, nextF++, 0);
       } else if (b <= n - 2) {
         if (nextF < n) {
-          ops.push_back({OpKind::F, nextF++, 0});
+          cut.push(OpKind::F, nextF++, 0);
         } else {
-          ops.push_back({OpKind::W, nextW++, 0});
+          cut.push(OpKind::W, nextW++, 0);
         }
       }
     }
-    while (nextW < n) ops.push_back({OpKind::W, nextW++, 0});
+    while (nextW < m) cut.push(OpKind::W, nextW++, 0);
   }
-  trimToMicrobatches(s, m);
   return s;
 }
 

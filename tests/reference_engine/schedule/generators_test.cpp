@@ -203,5 +203,43 @@ TEST(Generators, ZbH2AndZbVServeFewerMicrobatchesThanTheirWarmupByTrimming) {
   }
 }
 
+// ZB-H2 and ZB-V are laid out for at least 2p - 1 microbatches and cut back to m: cut while
+// walking the pattern (issue 28: never p x 2p ops for a small m), they must keep exactly the ops
+// of microbatches < m of the full pattern, in its order.
+TEST(Generators, ZbPatternsCutToFewMicrobatchesAreTheFullPatternsOpsOfThoseMicrobatches) {
+  for (const auto& [name, make] :
+       std::vector<std::pair<const char*, Schedule (*)(int, int)>>{{"ZB-H2", &Schedule::zbH2},
+                                                                   {"ZB-V", &Schedule::zbV}}) {
+    for (int p = 1; p <= 12; ++p) {
+      const int n = 2 * p - 1;
+      const Schedule full = make(p, n);
+      for (int m = 1; m <= n + 2; ++m) {
+        SCOPED_TRACE(std::string(name) + " p=" + std::to_string(p) + " m=" + std::to_string(m));
+        const Schedule cut = make(p, m);
+        EXPECT_EQ(cut.m, m);
+        const Schedule reference = m <= n ? full : make(p, m);
+        for (int s = 0; s < p; ++s) {
+          std::vector<Op> kept;
+          for (const Op& op : reference.stages[s]) {
+            if (op.mb < m) kept.push_back(op);
+          }
+          EXPECT_EQ(cut.stages[s], kept) << "stage " << s;
+        }
+      }
+    }
+  }
+}
+
+TEST(Generators, ZbPatternsForManyStagesAndFewMicrobatchesHoldOnlyTheirOps) {
+  // 10,000 stages and m = 2: a pattern laid out in full would hold 1.2 * 10^9 ops.
+  const int p = 10'000, m = 2;
+  for (const Schedule& s : {Schedule::zbH2(p, m), Schedule::zbV(p, m)}) {
+    size_t ops = 0;
+    for (const auto& stage : s.stages) ops += stage.size();
+    EXPECT_EQ(ops, static_cast<size_t>(p) * m * (s.v == 2 ? 6 : 3));
+    EXPECT_TRUE(structuralProblems(s).empty());
+  }
+}
+
 }  // namespace
 }  // namespace bubblescope::engine

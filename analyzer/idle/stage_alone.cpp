@@ -1,0 +1,36 @@
+#include "analyzer/idle/stage_alone.h"
+
+#include <algorithm>
+
+namespace bubblescope::analysis {
+
+std::vector<StageAlone> stageAloneMakespans(const engine::PreparedSchedule& order,
+                                            engine::SimCosts ideal,
+                                            const engine::SimCosts& measured,
+                                            TimeNs idealMakespan) {
+  const size_t p = ideal.perOp.size();
+  std::vector<StageAlone> out(p);
+  engine::SimResult replay;  // its storage reused by every replay
+  for (size_t s = 0; s < p; ++s) {
+    TimeNs longer = 0, shorter = 0;
+    const auto& own = measured.perOp[s];
+    const auto& at = ideal.perOp[s];
+    for (size_t i = 0; i < own.size(); ++i) {
+      longer += std::max<TimeNs>(0, own[i] - at[i]);
+      shorter += std::max<TimeNs>(0, at[i] - own[i]);
+    }
+    if (p > static_cast<size_t>(kReplayEveryStage) && (longer + shorter) * 1000 <= idealMakespan) {
+      out[s] = {idealMakespan + (longer - shorter) / 2, false};
+      continue;
+    }
+    // This stage's measured row in place of its ideal one, for one replay.
+    std::vector<TimeNs> row = own;
+    ideal.perOp[s].swap(row);
+    engine::simulate(order, ideal, replay);
+    ideal.perOp[s].swap(row);
+    out[s] = {replay.makespan, true};
+  }
+  return out;
+}
+
+}  // namespace bubblescope::analysis
