@@ -185,6 +185,24 @@ ReportFigures figuresFromJson(const json& doc, const std::string& source) {
   return out;
 }
 
+ReportFigures figuresFromText(std::string_view text, const std::string& source) {
+  json doc;
+  std::string key;  // the last key read: a number beyond a double's range is named by it
+  try {
+    doc = json::parse(text, [&key](int, json::parse_event_t event, json& parsed) {
+      if (event == json::parse_event_t::key) key = parsed.get<std::string>();
+      return true;
+    });
+  } catch (const json::parse_error& e) {
+    throw CheckInputError(source + ": not JSON (syntax error at byte " + std::to_string(e.byte) +
+                          ")");
+  } catch (const json::out_of_range&) {
+    throw CheckInputError(source + ": not a valid bubblescope report (\"" + key +
+                          "\" holds a number beyond a double's range)");
+  }
+  return figuresFromJson(doc, source);
+}
+
 ReportFigures readReportFile(const std::filesystem::path& file) {
   const std::string name = file.string();
   traces::InputKind kind;
@@ -203,21 +221,7 @@ ReportFigures readReportFile(const std::filesystem::path& file) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw CheckInputError(name + ": cannot be read (" + std::strerror(errno) + ")");
-  json doc;
-  std::string key;  // the last key read: a number beyond a double's range is named by it
-  try {
-    doc = json::parse(text.str(), [&key](int, json::parse_event_t event, json& parsed) {
-      if (event == json::parse_event_t::key) key = parsed.get<std::string>();
-      return true;
-    });
-  } catch (const json::parse_error& e) {
-    throw CheckInputError(name + ": not JSON (syntax error at byte " + std::to_string(e.byte) +
-                          ")");
-  } catch (const json::out_of_range&) {
-    throw CheckInputError(name + ": not a valid bubblescope report (\"" + key +
-                          "\" holds a number beyond a double's range)");
-  }
-  return figuresFromJson(doc, name);
+  return figuresFromText(text.str(), name);
 }
 
 }  // namespace bubblescope::analysis

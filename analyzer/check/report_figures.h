@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -48,6 +49,10 @@ struct ReportFigures {
 
 // From a parsed JSON document. Throws CheckInputError naming `source`.
 ReportFigures figuresFromJson(const nlohmann::json& doc, const std::string& source);
+// From a report's text: not JSON, not a bubblescope report or a newer schema each throw
+// CheckInputError with one sentence naming `source` (a number beyond a double's range is named by
+// its key).
+ReportFigures figuresFromText(std::string_view text, const std::string& source);
 // Reads and parses a JSON report file: missing, unreadable, not JSON, not a bubblescope report
 // or a newer schema each throw CheckInputError with one sentence naming the file.
 ReportFigures readReportFile(const std::filesystem::path& file);

@@ -146,6 +146,24 @@ TEST(ReportFigures, FieldsOutOfRangeOrOfTheWrongTypeAreNamed) {
             "duration in nanoseconds)");
 }
 
+TEST(ReportFigures, TextErrorsNameTheFile) {
+  auto errorOfText = [](const std::string& text) -> std::string {
+    try {
+      figuresFromText(text, "r.json");
+    } catch (const CheckInputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(errorOfText("{\"tool\": "), "r.json: not JSON (syntax error at byte 10)");
+  EXPECT_EQ(errorOfText("").rfind("r.json: not JSON", 0), 0u);
+  // nlohmann refuses a number beyond a double's range while parsing: named by its key.
+  EXPECT_EQ(errorOfText(R"({"tool": "bubblescope", "slowdown": 1e400})"),
+            "r.json: not a valid bubblescope report (\"slowdown\" holds a number beyond a double's "
+            "range)");
+  EXPECT_EQ(errorOfText(reportJson({PipelineNumbers{}}).dump()), "");
+}
+
 TEST(ReportFigures, FileErrorsNameTheFile) {
   testing::TempDir dir;
   auto errorOfFile = [](const std::filesystem::path& p) -> std::string {
