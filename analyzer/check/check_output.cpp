@@ -57,6 +57,11 @@ const char* verdictName(MetricVerdict v) {
   return "?";
 }
 
+// "run/ (run directory, analysed)"; a report by its name alone.
+std::string named(const std::string& name, const std::string& what) {
+  return what.empty() ? name : name + " (" + what + ")";
+}
+
 std::string padLeft(const std::string& s, size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }
@@ -193,8 +198,8 @@ std::string checkVerdict(const CheckResult& r) {
 }
 
 void printCheck(const CheckResult& r, const CheckNames& names, std::ostream& out, bool color) {
-  out << "bubblescope check: " << names.current << " against the baseline " << names.baseline
-      << "\n";
+  out << "bubblescope check: " << named(names.current, names.currentWhat)
+      << " against the baseline " << named(names.baseline, names.baselineWhat) << "\n";
   Printer printer(out, color);
   for (const auto& pl : r.pipelines) printer.pipeline(pl);
   for (const auto& n : r.notes) out << "note: " << n << "\n";

@@ -1,15 +1,8 @@
 #include "analyzer/check/report_figures.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <fstream>
 #include <optional>
-#include <sstream>
-
-#include "traces/errors.h"
-#include "traces/files/input_path.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -201,27 +194,6 @@ ReportFigures figuresFromText(std::string_view text, const std::string& source) 
                           "\" holds a number beyond a double's range)");
   }
   return figuresFromJson(doc, source);
-}
-
-ReportFigures readReportFile(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  traces::InputKind kind;
-  try {
-    kind = traces::checkInputPath(file);
-  } catch (const traces::TraceError& e) {
-    throw CheckInputError(e.what());
-  }
-  if (kind == traces::InputKind::Directory) {
-    throw CheckInputError(name +
-                          ": is a directory, not a JSON report (write one with 'bubblescope "
-                          "analyze RUN --format json -o FILE')");
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw CheckInputError(name + ": cannot be read (" + std::strerror(errno) + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw CheckInputError(name + ": cannot be read (" + std::strerror(errno) + ")");
-  return figuresFromText(text.str(), name);
 }
 
 }  // namespace bubblescope::analysis

@@ -141,8 +141,10 @@ TEST(CheckOutput, PrintsEachMetricAndAOneLineVerdict) {
   cur.stageSlowdown = {1.0, 1.05, 1.3, 1.0};
   const CheckResult r = check(PipelineNumbers{}, cur);
   std::ostringstream out;
-  printCheck(r, {"base.json", "cur.json"}, out, false);
+  printCheck(r, {"base.json", "cur.json", "", ""}, out, false);
   const std::string text = out.str();
+  EXPECT_TRUE(text.starts_with("bubblescope check: cur.json against the baseline base.json\n"))
+      << text;
   auto line = [&](const std::string& pattern) {
     EXPECT_TRUE(std::regex_search(text, std::regex(pattern))) << pattern << "\n" << text;
   };
@@ -162,12 +164,23 @@ TEST(CheckOutput, PrintsEachMetricAndAOneLineVerdict) {
             "-20.00%");
 }
 
+TEST(CheckOutput, AnInputAnalysedHereIsSaidToBe) {
+  std::ostringstream out;
+  printCheck(check(PipelineNumbers{}, PipelineNumbers{}),
+             {"base/", "trace.json", "run directory, analysed", "Kineto JSON, analysed"}, out,
+             false);
+  EXPECT_TRUE(
+      out.str().starts_with("bubblescope check: trace.json (Kineto JSON, analysed) "
+                            "against the baseline base/ (run directory, analysed)\n"))
+      << out.str();
+}
+
 TEST(CheckOutput, JunitHasAFailingCasePerRegression) {
   PipelineNumbers cur;
   cur.bubblePct = 30;
   const CheckResult r = check(PipelineNumbers{}, cur);
   std::ostringstream out;
-  writeCheckJunit(r, {"base.json", "cur.json"}, out);
+  writeCheckJunit(r, {"base.json", "cur.json", "", ""}, out);
   const testing::XmlElement root = testing::parseXml(out.str());
   const auto cases = root.all("testcase");
   ASSERT_EQ(cases.size(), 3u);
