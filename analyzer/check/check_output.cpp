@@ -109,7 +109,8 @@ class Printer {
 
   void pipeline(const PipelineCheck& pl) {
     if (pl.utilization) {
-      out_ << "job with no pipeline (" << pl.p << " ranks): utilization\n";
+      out_ << "job with no pipeline (" << pl.p << (pl.p == 1 ? " rank" : " ranks")
+           << "): utilization\n";
     } else {
       out_ << "pipeline " << pl.dpRank << " (" << (pl.schedule.empty() ? "?" : pl.schedule)
            << ", p=" << pl.p << ", m=" << pl.m << ")\n";

@@ -175,6 +175,25 @@ TEST(CheckOutput, AnInputAnalysedHereIsSaidToBe) {
       << out.str();
 }
 
+TEST(CheckOutput, AJobWithNoPipelineCountsItsRanks) {
+  for (const int ranks : {1, 2}) {
+    const nlohmann::json doc = {{"tool", "bubblescope"},
+                                {"schema_version", 2},
+                                {"pipelines", nlohmann::json::array()},
+                                {"utilization",
+                                 {{"ranks", std::vector<int>(static_cast<size_t>(ranks))},
+                                  {"total", {{"span_ns", 1e9}, {"idle_ns", 1e8}}},
+                                  {"mean_step_time_ns", 1e8}}}};
+    const ReportFigures f = figuresFromJson(doc, "u.json");
+    std::ostringstream out;
+    printCheck(compareReports(f, f, {}), {"u.json", "u.json", "", ""}, out, false);
+    EXPECT_NE(out.str().find(ranks == 1 ? "\njob with no pipeline (1 rank): utilization\n"
+                                        : "\njob with no pipeline (2 ranks): utilization\n"),
+              std::string::npos)
+        << out.str();
+  }
+}
+
 TEST(CheckOutput, JunitHasAFailingCasePerRegression) {
   PipelineNumbers cur;
   cur.bubblePct = 30;
