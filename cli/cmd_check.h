@@ -1,6 +1,6 @@
 #pragma once
-// `bubblescope check`: the regression gate, a run against a baseline report. The command line
-// (cli/command_line.cpp) fills CheckOptions.
+// `bubblescope check`: the regression gate, a run against a baseline (each a JSON report, or a run
+// analysed now). The command line (cli/command_line.cpp) fills CheckOptions.
 #include <string>
 #include <vector>
 

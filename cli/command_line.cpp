@@ -305,13 +305,16 @@ void addCheckCommand(CLI::App& app, Action& action) {
   auto opts = std::make_shared<CheckOptions>();
   auto* sub = app.add_subcommand(
       "check",
-      "Regression gate: compare a run (or its JSON report) with a baseline JSON report; exit 1 "
-      "if the bubble share, S or the step time grew beyond the thresholds");
+      "Regression gate: compare a run (or its JSON report) with a baseline run or JSON report; "
+      "exit 1 if the bubble share, S or the step time grew beyond the thresholds");
   sub->add_option("--baseline", opts->baseline,
-                  "The baseline: a JSON report ('bubblescope analyze RUN --format json')")
+                  "The baseline: a JSON report ('bubblescope analyze RUN --format json'), or a "
+                  "run directory or trace file (analysed now, as analyze would)")
       ->required();
   sub->add_option("current", opts->current,
-                  "The run to check: a run directory (analysed now) or its JSON report")
+                  "The run to check: a run directory or trace file (bubblescope, Kineto JSON, "
+                  "NDTimeline, Nsight Systems export; analysed now, as analyze would), or its "
+                  "JSON report")
       ->required();
   sub->add_option("--max-bubble-pp", opts->thresholds.bubblePp,
                   "Largest allowed rise of the bubble share (idle / span), in percentage points")
@@ -331,7 +334,7 @@ void addCheckCommand(CLI::App& app, Action& action) {
       ->capture_default_str();
   sub->add_option("--junit", opts->junit,
                   "Also write the verdict as JUnit XML (a test case per gated metric) for CI");
-  addAnalysisFlags(sub, opts->analysis, "When analysing a run");
+  addAnalysisFlags(sub, opts->analysis, "When analysing a run (either side)");
   sub->callback([&action, opts] { action = [opts] { return runCheck(*opts); }; });
 }
 

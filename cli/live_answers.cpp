@@ -10,7 +10,6 @@
 namespace bubblescope::cli {
 namespace {
 
-constexpr const char* kKind = "hang-answers";
 constexpr size_t kMaxBytes = size_t{256} << 20;  // 4096 processes' full replies, with room
 
 }  // namespace
@@ -21,7 +20,7 @@ std::string answersJson(const std::vector<control::Reply>& replies, const std::s
   for (const control::Reply& r : replies) answers.push_back(r.fields);
   nlohmann::ordered_json file;
   file["tool"] = "bubblescope";
-  file["kind"] = kKind;
+  file["kind"] = kAnswersKind;
   file["host"] = host;
   file["min_wait_s"] = minWaitSeconds;
   file["answers"] = answers;
@@ -57,7 +56,7 @@ struct KindProbe : nlohmann::json::json_sax_t {
   bool number_float(number_float_t, const string_t&) override { return value(); }
   bool string(string_t& s) override {
     if (atKind) {
-      found = s == kKind;
+      found = s == kAnswersKind;
       return false;  // the answer is known: stop
     }
     return true;
@@ -106,7 +105,7 @@ SavedAnswers readAnswers(const std::filesystem::path& path) {
   if (!in.eof() && in.fail()) throw traces::TraceError(path, "cannot be read");
   if (text.size() > kMaxBytes) throw traces::TraceError(path, "is too large for saved answers");
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("kind", "") != kKind ||
+  if (j.is_discarded() || !j.is_object() || j.value("kind", "") != kAnswersKind ||
       !j.contains("answers") || !j["answers"].is_array()) {
     throw traces::TraceError(path, "is not a file of answers saved by 'bubblescope hang --save'");
   }

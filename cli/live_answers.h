@@ -12,6 +12,9 @@
 
 namespace bubblescope::cli {
 
+// The top-level "kind" that makes a JSON file saved answers.
+inline constexpr const char* kAnswersKind = "hang-answers";
+
 // The file's text: {"tool": "bubblescope", "kind": "hang-answers", "host": ..., "min_wait_s": ...,
 // "answers": [...]}. `minWaitSeconds`: the --min-wait the answers were taken with, so that reading
 // them later finds the same hang.

@@ -57,6 +57,11 @@ const char* verdictName(MetricVerdict v) {
   return "?";
 }
 
+// "run/ (run directory, analysed)"; a report by its name alone.
+std::string named(const std::string& name, const std::string& what) {
+  return what.empty() ? name : name + " (" + what + ")";
+}
+
 std::string padLeft(const std::string& s, size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }
@@ -104,7 +109,8 @@ class Printer {
 
   void pipeline(const PipelineCheck& pl) {
     if (pl.utilization) {
-      out_ << "job with no pipeline (" << pl.p << " ranks): utilization\n";
+      out_ << "job with no pipeline (" << pl.p << (pl.p == 1 ? " rank" : " ranks")
+           << "): utilization\n";
     } else {
       out_ << "pipeline " << pl.dpRank << " (" << (pl.schedule.empty() ? "?" : pl.schedule)
            << ", p=" << pl.p << ", m=" << pl.m << ")\n";
@@ -193,8 +199,8 @@ std::string checkVerdict(const CheckResult& r) {
 }
 
 void printCheck(const CheckResult& r, const CheckNames& names, std::ostream& out, bool color) {
-  out << "bubblescope check: " << names.current << " against the baseline " << names.baseline
-      << "\n";
+  out << "bubblescope check: " << named(names.current, names.currentWhat)
+      << " against the baseline " << named(names.baseline, names.baselineWhat) << "\n";
   Printer printer(out, color);
   for (const auto& pl : r.pipelines) printer.pipeline(pl);
   for (const auto& n : r.notes) out << "note: " << n << "\n";

@@ -12,6 +12,9 @@ namespace bubblescope::analysis {
 struct CheckNames {
   std::string baseline;  // as the user named them
   std::string current;
+  // What each was when it was analysed here ("run directory, analysed"); empty for a report.
+  std::string baselineWhat;
+  std::string currentWhat;
 };
 
 void printCheck(const CheckResult& result, const CheckNames& names, std::ostream& out, bool color);

@@ -1,15 +1,8 @@
 #include "analyzer/check/report_figures.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <fstream>
 #include <optional>
-#include <sstream>
-
-#include "traces/errors.h"
-#include "traces/files/input_path.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -185,39 +178,22 @@ ReportFigures figuresFromJson(const json& doc, const std::string& source) {
   return out;
 }
 
-ReportFigures readReportFile(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  traces::InputKind kind;
-  try {
-    kind = traces::checkInputPath(file);
-  } catch (const traces::TraceError& e) {
-    throw CheckInputError(e.what());
-  }
-  if (kind == traces::InputKind::Directory) {
-    throw CheckInputError(name +
-                          ": is a directory, not a JSON report (write one with 'bubblescope "
-                          "analyze RUN --format json -o FILE')");
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw CheckInputError(name + ": cannot be read (" + std::strerror(errno) + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw CheckInputError(name + ": cannot be read (" + std::strerror(errno) + ")");
+ReportFigures figuresFromText(std::string_view text, const std::string& source) {
   json doc;
   std::string key;  // the last key read: a number beyond a double's range is named by it
   try {
-    doc = json::parse(text.str(), [&key](int, json::parse_event_t event, json& parsed) {
+    doc = json::parse(text, [&key](int, json::parse_event_t event, json& parsed) {
       if (event == json::parse_event_t::key) key = parsed.get<std::string>();
       return true;
     });
   } catch (const json::parse_error& e) {
-    throw CheckInputError(name + ": not JSON (syntax error at byte " + std::to_string(e.byte) +
+    throw CheckInputError(source + ": not JSON (syntax error at byte " + std::to_string(e.byte) +
                           ")");
   } catch (const json::out_of_range&) {
-    throw CheckInputError(name + ": not a valid bubblescope report (\"" + key +
+    throw CheckInputError(source + ": not a valid bubblescope report (\"" + key +
                           "\" holds a number beyond a double's range)");
   }
-  return figuresFromJson(doc, name);
+  return figuresFromJson(doc, source);
 }
 
 }  // namespace bubblescope::analysis

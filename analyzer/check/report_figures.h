@@ -3,9 +3,9 @@
 // per pipeline, the bubble share, the idle classes, S, the step time and each stage's S_s.
 // Reading is strict: anything that is not a bubblescope report, or one from a newer schema, is
 // refused with one sentence naming the file.
-#include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -48,8 +48,9 @@ struct ReportFigures {
 
 // From a parsed JSON document. Throws CheckInputError naming `source`.
 ReportFigures figuresFromJson(const nlohmann::json& doc, const std::string& source);
-// Reads and parses a JSON report file: missing, unreadable, not JSON, not a bubblescope report
-// or a newer schema each throw CheckInputError with one sentence naming the file.
-ReportFigures readReportFile(const std::filesystem::path& file);
+// From a report's text: not JSON, not a bubblescope report or a newer schema each throw
+// CheckInputError with one sentence naming `source` (a number beyond a double's range is named by
+// its key).
+ReportFigures figuresFromText(std::string_view text, const std::string& source);
 
 }  // namespace bubblescope::analysis

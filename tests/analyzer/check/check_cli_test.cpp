@@ -128,23 +128,31 @@ TEST_F(CheckCli, MissingFilesAreBadInput) {
                  path("nothing.json"), "no such file");
 }
 
-TEST_F(CheckCli, UnreadableBaselineIsBadInput) {
-  expectBadInput({"check", "--baseline", path("slow-run"), path("slow.json")}, path("slow-run"),
-                 "is a directory, not a JSON report");
+TEST_F(CheckCli, RunDirectoryAsTheBaselineIsAnalysedToo) {
+  const auto r = runBubblescope({"check", "--baseline", path("slow-run"), path("balanced.json")});
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_TRUE(r.out.starts_with("bubblescope check: " + path("balanced.json") +
+                                " against the baseline " + path("slow-run") +
+                                " (run directory, analysed)\n"))
+      << r.out;
+  const auto viaJson =
+      runBubblescope({"check", "--baseline", path("slow.json"), path("balanced.json")});
+  EXPECT_EQ(lastLine(r.out), lastLine(viaJson.out));
 }
 
 TEST_F(CheckCli, NotJsonIsBadInput) {
   testing::TempDir d;
   testing::writeFile(d / "notes.txt", "bubble share was fine\n");
   expectBadInput({"check", "--baseline", path("balanced.json"), (d / "notes.txt").string()},
-                 (d / "notes.txt").string(), "not JSON");
+                 (d / "notes.txt").string(), "neither JSON nor SQLite");
 }
 
 TEST_F(CheckCli, OtherJsonIsBadInput) {
   testing::TempDir d;
   testing::writeFile(d / "package.json", R"({"name": "x", "version": "1.0"})");
   expectBadInput({"check", "--baseline", (d / "package.json").string(), path("slow.json")},
-                 (d / "package.json").string(), "not a bubblescope report");
+                 (d / "package.json").string(),
+                 "JSON, but neither a bubblescope report nor a trace");
 }
 
 TEST_F(CheckCli, NewerSchemaIsBadInput) {

@@ -141,8 +141,10 @@ TEST(CheckOutput, PrintsEachMetricAndAOneLineVerdict) {
   cur.stageSlowdown = {1.0, 1.05, 1.3, 1.0};
   const CheckResult r = check(PipelineNumbers{}, cur);
   std::ostringstream out;
-  printCheck(r, {"base.json", "cur.json"}, out, false);
+  printCheck(r, {"base.json", "cur.json", "", ""}, out, false);
   const std::string text = out.str();
+  EXPECT_TRUE(text.starts_with("bubblescope check: cur.json against the baseline base.json\n"))
+      << text;
   auto line = [&](const std::string& pattern) {
     EXPECT_TRUE(std::regex_search(text, std::regex(pattern))) << pattern << "\n" << text;
   };
@@ -162,12 +164,42 @@ TEST(CheckOutput, PrintsEachMetricAndAOneLineVerdict) {
             "-20.00%");
 }
 
+TEST(CheckOutput, AnInputAnalysedHereIsSaidToBe) {
+  std::ostringstream out;
+  printCheck(check(PipelineNumbers{}, PipelineNumbers{}),
+             {"base/", "trace.json", "run directory, analysed", "Kineto JSON, analysed"}, out,
+             false);
+  EXPECT_TRUE(
+      out.str().starts_with("bubblescope check: trace.json (Kineto JSON, analysed) "
+                            "against the baseline base/ (run directory, analysed)\n"))
+      << out.str();
+}
+
+TEST(CheckOutput, AJobWithNoPipelineCountsItsRanks) {
+  for (const int ranks : {1, 2}) {
+    const nlohmann::json doc = {{"tool", "bubblescope"},
+                                {"schema_version", 2},
+                                {"pipelines", nlohmann::json::array()},
+                                {"utilization",
+                                 {{"ranks", std::vector<int>(static_cast<size_t>(ranks))},
+                                  {"total", {{"span_ns", 1e9}, {"idle_ns", 1e8}}},
+                                  {"mean_step_time_ns", 1e8}}}};
+    const ReportFigures f = figuresFromJson(doc, "u.json");
+    std::ostringstream out;
+    printCheck(compareReports(f, f, {}), {"u.json", "u.json", "", ""}, out, false);
+    EXPECT_NE(out.str().find(ranks == 1 ? "\njob with no pipeline (1 rank): utilization\n"
+                                        : "\njob with no pipeline (2 ranks): utilization\n"),
+              std::string::npos)
+        << out.str();
+  }
+}
+
 TEST(CheckOutput, JunitHasAFailingCasePerRegression) {
   PipelineNumbers cur;
   cur.bubblePct = 30;
   const CheckResult r = check(PipelineNumbers{}, cur);
   std::ostringstream out;
-  writeCheckJunit(r, {"base.json", "cur.json"}, out);
+  writeCheckJunit(r, {"base.json", "cur.json", "", ""}, out);
   const testing::XmlElement root = testing::parseXml(out.str());
   const auto cases = root.all("testcase");
   ASSERT_EQ(cases.size(), 3u);

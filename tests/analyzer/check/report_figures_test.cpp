@@ -9,7 +9,6 @@
 #include "analyzer/report/json_report.h"
 #include "tests/analyzer/check/check_fixtures.h"
 #include "tests/analyzer/report/report_fixtures.h"
-#include "tests/support/temp_dir.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -146,33 +145,22 @@ TEST(ReportFigures, FieldsOutOfRangeOrOfTheWrongTypeAreNamed) {
             "duration in nanoseconds)");
 }
 
-TEST(ReportFigures, FileErrorsNameTheFile) {
-  testing::TempDir dir;
-  auto errorOfFile = [](const std::filesystem::path& p) -> std::string {
+TEST(ReportFigures, TextErrorsNameTheFile) {
+  auto errorOfText = [](const std::string& text) -> std::string {
     try {
-      readReportFile(p);
+      figuresFromText(text, "r.json");
     } catch (const CheckInputError& e) {
       return e.what();
     }
     return "";
   };
-  EXPECT_EQ(errorOfFile(dir / "none.json"),
-            (dir / "none.json").string() + ": no such file or directory");
-  EXPECT_EQ(errorOfFile(dir.path()).rfind(dir.path().string() + ": is a directory", 0), 0u);
-  testing::writeFile(dir / "bad.json", "{\"tool\": ");
-  EXPECT_EQ(errorOfFile(dir / "bad.json"),
-            (dir / "bad.json").string() + ": not JSON (syntax error at byte 10)");
-  testing::writeFile(dir / "empty.json", "");
-  EXPECT_EQ(errorOfFile(dir / "empty.json").rfind((dir / "empty.json").string() + ": not JSON", 0),
-            0u);
+  EXPECT_EQ(errorOfText("{\"tool\": "), "r.json: not JSON (syntax error at byte 10)");
+  EXPECT_EQ(errorOfText("").rfind("r.json: not JSON", 0), 0u);
   // nlohmann refuses a number beyond a double's range while parsing: named by its key.
-  testing::writeFile(dir / "huge.json", R"({"tool": "bubblescope", "slowdown": 1e400})");
-  EXPECT_EQ(errorOfFile(dir / "huge.json"),
-            (dir / "huge.json").string() +
-                ": not a valid bubblescope report (\"slowdown\" holds a number beyond a double's "
-                "range)");
-  testing::writeFile(dir / "good.json", reportJson({PipelineNumbers{}}).dump());
-  EXPECT_EQ(errorOfFile(dir / "good.json"), "");
+  EXPECT_EQ(errorOfText(R"({"tool": "bubblescope", "slowdown": 1e400})"),
+            "r.json: not a valid bubblescope report (\"slowdown\" holds a number beyond a double's "
+            "range)");
+  EXPECT_EQ(errorOfText(reportJson({PipelineNumbers{}}).dump()), "");
 }
 
 }  // namespace

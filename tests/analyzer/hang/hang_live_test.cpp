@@ -218,6 +218,16 @@ TEST(HangLive, NcclCollectiveOneRankNeverEntersAfterALongHistory) {
   writeFile(sorted, json::parse(readFile(a)).dump());
   const ProcessResult resorted = job.hang({sorted, b, "--format", "json"});
   EXPECT_EQ(resorted.exitCode, 1) << resorted.out << resorted.err;
+  // `check` given them, compact or not, says what they are.
+  for (const std::string& answers : {a, sorted}) {
+    const ProcessResult checked =
+        testing::runBubblescope({"check", "--baseline", answers, answers});
+    EXPECT_EQ(checked.exitCode, 2) << checked.out << checked.err;
+    EXPECT_EQ(checked.err, "bubblescope: " + answers +
+                               ": saved hang answers ('bubblescope hang --save'), not a report or "
+                               "a trace; 'bubblescope hang " +
+                               answers + "' reads them\n");
+  }
 
   // A --run-id no saved answer has is one line and exit 2.
   const ProcessResult noRun = job.hang({a, b, "--run-id", "no-such-run"});
