@@ -1,6 +1,7 @@
 // Injected faults leave exactly the evidence a profiler must find: a slow stage's ops are longer,
 // a stall is a gap with the inputs ready, a comm delay lengthens the sends and the receivers'
 // waits, a host stall is a busy `dataloader` range, jitter spreads op costs within its bound.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "tests/reference_engine/executor/engine_run.h"
@@ -133,12 +134,20 @@ TEST(EngineFaults, HostStallIsABusyDataloaderRangeBeforeTheOp) {
   ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
   const json& st = run.truth["stages"][2];
   ASSERT_EQ(test::rangeCount(st, "dataloader"), 2);
+  // A sleep ends late by the machine's timer noise, never early: bound the stall's range by what
+  // this run's own 1 ms ops overran (a loaded machine stretched a 15 ms stall to 56 ms, issue 28).
+  double overrun = 0;
+  for (const json& stage : run.truth["stages"]) {
+    for (const char* kind : {"F", "B"}) {
+      for (double d : test::opDurationsMs(stage, kind)) overrun = std::max(overrun, d - 1.0);
+    }
+  }
   int step = 0;
   for (const json& r : st["nvtx"]) {
     if (r["name"] != "dataloader") continue;
     EXPECT_EQ(r["tid"], st["pid"]);
     EXPECT_GE(test::durationMs(r), 15.0);
-    EXPECT_LT(test::durationMs(r), 25.0);
+    EXPECT_LT(test::durationMs(r), 15.0 + std::max(10.0, 2 * overrun)) << "ops overran " << overrun;
     const json op = test::findOp(st, step, "F", 3);
     const json recv = recvFor(st, step, "F", 3);
     EXPECT_LE(ns(r["end_ns"]), ns(op["start_ns"]));
