@@ -1,0 +1,169 @@
+// No path of the analysis is quadratic in what an input can make large (issue 28, rule 2): steps,
+// DP replicas and pipeline stages. Each is doubled twice on a generated Megatron-LM timeline and
+// its import and analysis are measured in operations, not wall time, so a loaded machine cannot
+// change the verdict: the instructions this thread retires where the CPU's counter is there;
+// else its heap allocations (exact, and the analysis allocates per step, gap, op and transfer)
+// and, for a quadratic path that allocates nothing, its CPU time (the least of two runs). A linear
+// path grows 2x a doubling (less, with the fixed costs), a quadratic one 4x: the bounds are
+// generous, 2.6x for counts and 3.2x for CPU time.
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "analyzer/analyze.h"
+#include "tests/support/temp_dir.h"
+#include "tests/tracegen/megatron_execution.h"
+#include "tests/tracegen/ndtimeline_writer.h"
+#include "traces/import/run_import.h"
+
+// Every heap allocation of this test program counted: a replacement operator new (the program's
+// own, as the language allows), so only this binary's allocations change.
+std::atomic<uint64_t> gAllocations{0};
+
+void* operator new(std::size_t n) {
+  gAllocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace bubblescope::tracegen {
+namespace {
+
+// Runs `work`: the user-space instructions this thread retired meanwhile; empty where the kernel
+// gives no counter (perf_event_paranoid > 2, a container without perf events, no PMU).
+std::optional<uint64_t> instructionsOf(const std::function<void()>& work) {
+  perf_event_attr attr{};
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.size = sizeof attr;
+  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
+  if (fd < 0) {
+    work();
+    return std::nullopt;
+  }
+  ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  work();
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  uint64_t count = 0;
+  const bool read = ::read(fd, &count, sizeof count) == static_cast<ssize_t>(sizeof count);
+  close(fd);
+  if (!read) return std::nullopt;
+  return count;
+}
+
+struct Cost {
+  std::optional<uint64_t> instructions;
+  uint64_t allocations = 0;
+  double cpuSeconds = 0;
+};
+
+double threadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+// Importing and analysing the job's timeline on one thread, twice: the counts of the first, the
+// lesser CPU time of the two.
+Cost analysisCost(const MegatronJob& job) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "timeline.json";
+  writeNdTimeline(executeMegatron(job), file, /*gzip=*/false);
+  Cost cost;
+  for (int run = 0; run < 2; ++run) {
+    const uint64_t allocated = gAllocations.load();
+    const double cpu = threadCpuSeconds();
+    const auto instructions = instructionsOf([&] {
+      traces::import::LoadOptions load;
+      load.threads = 1;
+      analysis::AnalyzeOptions options;
+      options.threads = 1;
+      const auto result = analysis::analyzeRun(traces::import::loadAnyRun({file}, load), options);
+      ASSERT_FALSE(result.pipelines.empty());
+    });
+    const double seconds = threadCpuSeconds() - cpu;
+    if (run == 0) {
+      cost.instructions = instructions;
+      cost.allocations = gAllocations.load() - allocated;
+      cost.cpuSeconds = seconds;
+    }
+    cost.cpuSeconds = std::min(cost.cpuSeconds, seconds);
+  }
+  return cost;
+}
+
+MegatronJob small() {
+  MegatronJob job;
+  job.pp = 2, job.tp = 1, job.dp = 1, job.m = 2, job.steps = 3;
+  job.jitter = 0.02;
+  return job;
+}
+
+void expectNearLinear(const char* what, const std::function<void(MegatronJob&, int)>& size,
+                      int base) {
+  std::optional<Cost> previous;
+  for (int n = base; n <= 4 * base; n *= 2) {
+    MegatronJob job = small();
+    size(job, n);
+    const Cost cost = analysisCost(job);
+    std::printf("%s %d: %s instructions, %.2f M allocations, %.3f s CPU\n", what, n,
+                cost.instructions
+                    ? (std::to_string(static_cast<double>(*cost.instructions) / 1e6) + " M").c_str()
+                    : "no count of",
+                static_cast<double>(cost.allocations) / 1e6, cost.cpuSeconds);
+    if (previous) {
+      const auto growth = [](double now, double before) { return now / before; };
+      const std::string step = std::string(what) + " " + std::to_string(n / 2) + " -> " +
+                               std::to_string(n);
+      if (cost.instructions && previous->instructions) {
+        EXPECT_LE(growth(static_cast<double>(*cost.instructions),
+                         static_cast<double>(*previous->instructions)),
+                  2.6)
+            << step << ": instructions";
+      } else {
+        EXPECT_LE(growth(static_cast<double>(cost.allocations),
+                         static_cast<double>(previous->allocations)),
+                  2.6)
+            << step << ": allocations";
+        EXPECT_LE(growth(cost.cpuSeconds, previous->cpuSeconds), 3.2) << step << ": CPU time";
+      }
+    }
+    previous = cost;
+  }
+}
+
+TEST(Scaling, StepsAreLinear) {
+  expectNearLinear("steps", [](MegatronJob& j, int n) { j.steps = n; }, 1000);
+}
+
+TEST(Scaling, ReplicasAreLinear) {
+  expectNearLinear("DP replicas", [](MegatronJob& j, int n) { j.dp = n; }, 200);
+}
+
+TEST(Scaling, StagesAreLinear) {
+  expectNearLinear("stages", [](MegatronJob& j, int n) { j.pp = n; }, 250);
+}
+
+}  // namespace
+}  // namespace bubblescope::tracegen
