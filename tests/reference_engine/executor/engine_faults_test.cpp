@@ -1,7 +1,6 @@
 // Injected faults leave exactly the evidence a profiler must find: a slow stage's ops are longer,
 // a stall is a gap with the inputs ready, a comm delay lengthens the sends and the receivers'
 // waits, a host stall is a busy `dataloader` range, jitter spreads op costs within its bound.
-#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "tests/reference_engine/executor/engine_run.h"
@@ -134,20 +133,14 @@ TEST(EngineFaults, HostStallIsABusyDataloaderRangeBeforeTheOp) {
   ASSERT_EQ(run.process.exitCode, 0) << run.process.err;
   const json& st = run.truth["stages"][2];
   ASSERT_EQ(test::rangeCount(st, "dataloader"), 2);
-  // A sleep ends late by the machine's timer noise, never early: bound the stall's range by what
-  // this run's own 1 ms ops overran (a loaded machine stretched a 15 ms stall to 56 ms, issue 28).
-  double overrun = 0;
-  for (const json& stage : run.truth["stages"]) {
-    for (const char* kind : {"F", "B"}) {
-      for (double d : test::opDurationsMs(stage, kind)) overrun = std::max(overrun, d - 1.0);
-    }
-  }
+  // A sleep ends late, never early, and on a loaded machine by any amount (a 15 ms stall read
+  // 56 ms at load 8, while 1 ms ops overran by 6 ms): the range's place, not its length, is what
+  // says it was the stall (issue 28, rule 11).
   int step = 0;
   for (const json& r : st["nvtx"]) {
     if (r["name"] != "dataloader") continue;
     EXPECT_EQ(r["tid"], st["pid"]);
     EXPECT_GE(test::durationMs(r), 15.0);
-    EXPECT_LT(test::durationMs(r), 15.0 + std::max(10.0, 2 * overrun)) << "ops overran " << overrun;
     const json op = test::findOp(st, step, "F", 3);
     const json recv = recvFor(st, step, "F", 3);
     EXPECT_LE(ns(r["end_ns"]), ns(op["start_ns"]));
@@ -166,11 +159,11 @@ TEST(EngineFaults, JitterSpreadsOpCostsWithinItsBound) {
     auto d = test::opDurationsMs(st, "F");
     f.insert(f.end(), d.begin(), d.end());
   }
-  // Percentiles, not extremes: on a loaded machine a sleep can end late, never early.
+  // A sleep can end late by any amount on a loaded machine, never early: the draws' upper bound
+  // is op_costs_test's (CostModel), a run can show only the lower one and the spread.
   const double lo = test::quantile(f, 0), p10 = test::quantile(f, 0.1),
                p75 = test::quantile(f, 0.75);
   EXPECT_GE(lo, 2.0 * 0.7 * 0.99);
-  EXPECT_LE(p75, 2.0 * 1.3 + 0.3);
   EXPECT_GT(p75 / p10, 1.15) << p10 << " " << p75;
   EXPECT_EQ(run.truth["faults"]["jitter_pct"], 30);
   EXPECT_EQ(run.truth["seed"], 7);
