@@ -86,6 +86,7 @@ Detection sniff(const fs::path& file) {
   FileHead start;
   start.text = std::string_view(prefix).substr(i);
   start.whole = prefix.size() < kSniffBytes;
+  start.file = &file;
   Detection d = recognise(Container::Text, start);
   if (d.format != InputFormat::Unknown || !d.why.empty()) return d;
   const bool compressed = compressionOf(std::string_view(head, 4)) != Compression::None;
