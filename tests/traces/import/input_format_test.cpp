@@ -85,6 +85,39 @@ TEST(InputFormat, ALargeJsonObjectIsATraceOnlyIfItHasTraceEvents) {
   EXPECT_EQ(c.files[0].filename(), "rank0.json");
 }
 
+// Its layout is not documented: a file that is nothing we read is one by its name, and the
+// message says how to get what bubblescope reads.
+TEST(InputFormat, AnNsightSystemsReportSaysHowToExportIt) {
+  TempDir dir;
+  std::string bytes;
+  for (int i = 0; i < 5000; ++i) bytes += static_cast<char>((i * 7919) % 251);
+  writeFile(dir / "report1.nsys-rep", bytes);
+  writeFile(dir / "old.qdrep", bytes);
+  writeFile(dir / "random.bin", bytes);
+  const Detection rep = detectFile(dir / "report1.nsys-rep");
+  EXPECT_EQ(rep.format, InputFormat::Unknown);
+  EXPECT_TRUE(rep.nsysReport);
+  EXPECT_EQ(rep.why,
+            "an Nsight Systems report (.nsys-rep), not its SQLite export; 'nsys export "
+            "--type sqlite " +
+                (dir / "report1.nsys-rep").string() + "' writes the export bubblescope reads");
+  EXPECT_TRUE(detectFile(dir / "old.qdrep").nsysReport);
+  EXPECT_FALSE(detectFile(dir / "random.bin").nsysReport);
+  // Content still decides: an export named as a report is read as the export it is.
+  sqliteFile(dir / "export.nsys-rep", "CREATE TABLE NVTX_EVENTS(start INTEGER);");
+  EXPECT_EQ(detectFile(dir / "export.nsys-rep").format, InputFormat::Nsys);
+
+  TempDir reports;
+  writeFile(reports / "rank0.nsys-rep", bytes);
+  writeFile(reports / "rank1.nsys-rep", bytes);
+  writeFile(reports / "README.md", "# two ranks");
+  EXPECT_EQ(errorOf({reports.path()}),
+            reports.path().string() +
+                ": no traces here (no bubblescope *.sqlite, Kineto JSON or Nsight Systems export "
+                "among its 3 files), but 2 Nsight Systems reports (.nsys-rep): 'nsys export "
+                "--type sqlite FILE' writes the export of one, which bubblescope reads");
+}
+
 TEST(InputFormat, SqliteIsOursByItsMetaAndNsysByItsTables) {
   TempDir dir;
   RankTrace t;
