@@ -20,7 +20,7 @@ bool isSpace(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-// Nsight Systems' own reports: *.nsys-rep, *.qdrep before 2021.
+// Nsight Systems' own reports: *.nsys-rep (*.qdrep from older versions).
 bool isNsysReportName(const fs::path& file) {
   std::string ext = file.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
