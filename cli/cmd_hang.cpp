@@ -16,6 +16,7 @@
 #include "analyzer/pipeline/topology.h"
 #include "cli/attach_session.h"
 #include "cli/exit_codes.h"
+#include "cli/input_kind.h"
 #include "cli/live_answers.h"
 #include "cli/live_query.h"
 #include "cli/run_loading.h"
@@ -112,8 +113,9 @@ int runHang(const HangOptions& o) {
   if (!(o.minWaitSeconds >= 0) || !std::isfinite(o.minWaitSeconds)) {
     throw UsageError("--min-wait: expected seconds, 0 or more");
   }
-  const bool saved = !live && std::all_of(o.runs.begin(), o.runs.end(),
-                                          [](const std::string& p) { return isAnswersFile(p); });
+  const bool saved = !live && std::all_of(o.runs.begin(), o.runs.end(), [](const std::string& p) {
+    return fileKindOf(p) == FileKind::HangAnswers;
+  });
   if (!live && !saved && !o.runId.empty()) {
     throw UsageError("--run-id goes with --all, --pid or saved answers");
   }

@@ -9,6 +9,7 @@
 
 #include "cli/cmd_import.h"
 #include "cli/exit_codes.h"
+#include "cli/run_loading.h"
 #include "cli/usage_error.h"
 #include "traces/errors.h"
 #include "traces/import/run_writer.h"
@@ -37,6 +38,7 @@ void prepareOutput(const fs::path& dir) {
 }  // namespace
 
 int runImport(InputFormat wanted, const ImportArgs& a) {
+  refuseOwnOutputs(a.inputs);
   const std::vector<fs::path> paths(a.inputs.begin(), a.inputs.end());
   traces::import::Inputs inputs = traces::import::resolveInputs(paths);
   if (inputs.format == InputFormat::Bubblescope) {

@@ -20,9 +20,8 @@ inline constexpr const char* kAnswersKind = "hang-answers";
 // them later finds the same hang.
 std::string answersJson(const std::vector<control::Reply>& replies, const std::string& host,
                         double minWaitSeconds);
-// Whether `path` is such a file: a regular JSON file whose top-level "kind" says so, wherever the
-// key is (a file re-serialised with sorted keys or without spaces is still one). Never throws.
-bool isAnswersFile(const std::filesystem::path& path);
+// cli/input_kind.h tells such a file by its top-level "kind", wherever the key is (a file
+// re-serialised with sorted keys or without spaces is still one).
 
 struct SavedAnswers {
   std::vector<control::Reply> replies;

@@ -20,6 +20,14 @@ bool isSpace(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+// Nsight Systems' own reports: *.nsys-rep (*.qdrep from older versions).
+bool isNsysReportName(const fs::path& file) {
+  std::string ext = file.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".nsys-rep" || ext == ".qdrep";
+}
+
 // "A", "A or B", "A, B or C" (`last` joins the last two).
 std::string joined(const std::vector<const char*>& names, const char* last) {
   std::string out;
@@ -86,8 +94,18 @@ Detection sniff(const fs::path& file) {
   FileHead start;
   start.text = std::string_view(prefix).substr(i);
   start.whole = prefix.size() < kSniffBytes;
+  start.file = &file;
   Detection d = recognise(Container::Text, start);
   if (d.format != InputFormat::Unknown || !d.why.empty()) return d;
+  // By its name, once its content is nothing we read: the report's binary layout is not
+  // documented as its SQLite export's schema is.
+  if (isNsysReportName(file)) {
+    return {InputFormat::Unknown,
+            "an Nsight Systems report (" + file.extension().string() +
+                "), not its SQLite export; 'nsys export --type sqlite " + file.string() +
+                "' writes the export bubblescope reads",
+            true};
+  }
   const bool compressed = compressionOf(std::string_view(head, 4)) != Compression::None;
   if (compressed && prefix.empty()) {
     return {InputFormat::Unknown, "compressed data that does not decompress (truncated?)"};
@@ -142,6 +160,7 @@ DirectoryContents scanDirectory(const fs::path& dir) {
   });
   const std::span<const InputFormatRow> formats = inputFormats();
   std::vector<std::vector<fs::path>> byFormat(formats.size());  // by row of the table
+  size_t nsysReports = 0;
   for (const fs::path& p : entries) {
     // Sidecar files of a SQLite database are not traces of their own.
     const std::string name = p.filename().string();
@@ -154,6 +173,7 @@ DirectoryContents scanDirectory(const fs::path& dir) {
     }
     const InputFormatRow* row = findInputFormat(d.format);
     if (row) byFormat[static_cast<size_t>(row - formats.data())].push_back(p);
+    if (d.nsysReport) ++nsysReports;
   }
   std::vector<size_t> found;  // rows with files
   for (size_t f = 0; f < formats.size(); ++f) {
@@ -162,10 +182,16 @@ DirectoryContents scanDirectory(const fs::path& dir) {
   if (found.empty()) {
     std::vector<const char*> listing;
     for (const InputFormatRow& row : formats) listing.push_back(row.listing);
-    throw TraceError(dir, entries.empty()
-                              ? "an empty directory, so no traces to read"
-                              : "no traces here (no " + joined(listing, "or") + " among its " +
-                                    std::to_string(entries.size()) + " files)");
+    if (entries.empty()) throw TraceError(dir, "an empty directory, so no traces to read");
+    std::string why = "no traces here (no " + joined(listing, "or") + " among its " +
+                      std::to_string(entries.size()) + " files)";
+    if (nsysReports > 0) {
+      why += nsysReports == 1
+                 ? ", but an Nsight Systems report (.nsys-rep)"
+                 : ", but " + std::to_string(nsysReports) + " Nsight Systems reports (.nsys-rep)";
+      why += ": 'nsys export --type sqlite FILE' writes the export of one, which bubblescope reads";
+    }
+    throw TraceError(dir, why);
   }
   size_t chosen = found.front();
   if (found.size() > 1) {

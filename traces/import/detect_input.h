@@ -1,7 +1,8 @@
 #pragma once
-// What a path holds, told by content, never by name (input_formats.h lists the formats and how
+// What a path holds, told by content, not by name (input_formats.h lists the formats and how
 // each is told): a gzip/zstd magic number is looked through, and a directory is read for the
-// traces among its files.
+// traces among its files. A name counts only where the content says nothing we read: a
+// *.sqlite file goes to our reader, which names its problem; a *.nsys-rep is Nsight Systems'.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -12,7 +13,8 @@ namespace bubblescope::traces::import {
 
 struct Detection {
   InputFormat format = InputFormat::Unknown;
-  std::string why;  // for Unknown: what the file is instead ("a SQLite database, but ...")
+  std::string why;          // for Unknown: what the file is instead ("a SQLite database, but ...")
+  bool nsysReport = false;  // an Nsight Systems report (.nsys-rep), read once exported to SQLite
 };
 
 // Throws TraceError for a path that does not exist or cannot be read.

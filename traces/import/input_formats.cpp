@@ -1,11 +1,16 @@
 #include "traces/import/input_formats.h"
 
+#include "traces/errors.h"
+#include "traces/import/byte_source.h"
 #include "traces/import/chrome_json/chrome_trace_import.h"
+#include "traces/import/chrome_json/trace_event_stream.h"
 #include "traces/import/nsys/nsys_import.h"
 #include "traces/sqlite/sqlite_db.h"
 
 namespace bubblescope::traces::import {
 namespace {
+
+constexpr const char* kNoTraceEvents = "JSON, but not a trace: it has no \"traceEvents\" array";
 
 // Ours when the meta table says so; a meta table that does not is ours damaged, unless another
 // format claims the file (our reader then says what is wrong).
@@ -16,13 +21,34 @@ Sniff sniffBubblescope(const FileHead& head) {
   return {Sniff::Maybe};
 }
 
+// Whether a JSON object has "traceEvents", read on from its start until the key or the object's
+// end: a trace with a header over a MiB, or a large JSON file of another kind (a report).
+Sniff readOnForTraceEvents(const std::filesystem::path& file) {
+  struct Probe : TraceEventSink {
+    bool events = false, ended = false;
+    void topLevel(std::string_view, std::string_view, size_t) override {}
+    void eventsBegin(bool) override { events = true; }
+    void event(std::string_view, size_t) override {}
+    bool satisfied() const override { return events; }
+    void objectEnd() override { ended = true; }
+  } probe;
+  try {
+    ByteSource source(file);
+    streamTraceEvents(source, probe);
+  } catch (const TraceError&) {
+    // Broken before the key: the import names the problem.
+  }
+  if (probe.events) return {Sniff::Yes};
+  return probe.ended ? Sniff{Sniff::No, kNoTraceEvents} : Sniff{Sniff::Maybe};
+}
+
 // An array of events, or an object with "traceEvents" (Kineto puts it after small metadata).
 Sniff sniffChromeTrace(const FileHead& head) {
   if (head.text.starts_with('[')) return {Sniff::Yes};
   if (!head.text.starts_with('{')) return {};
   if (head.text.find("\"traceEvents\"") != std::string_view::npos) return {Sniff::Yes};
-  if (head.whole) return {Sniff::No, "JSON, but not a trace: it has no \"traceEvents\" array"};
-  return {Sniff::Maybe};  // a huge header: the import will tell
+  if (head.whole) return {Sniff::No, kNoTraceEvents};
+  return head.file ? readOnForTraceEvents(*head.file) : Sniff{Sniff::Maybe};
 }
 
 // Any of the tables nsys export writes.

@@ -25,6 +25,7 @@ struct FileHead {
   sqlite::Database* db = nullptr;  // the file, opened, when it is a SQLite database
   std::string_view text;  // else its first MiB, decompressed, past a byte-order mark and spaces
   bool whole = false;     // the text is all the file holds
+  const std::filesystem::path* file = nullptr;  // for a sniff the first MiB cannot settle
 };
 
 enum class Container { Sqlite, Text };  // which FileHead a format's sniff reads

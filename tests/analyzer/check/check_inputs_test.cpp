@@ -185,6 +185,9 @@ TEST_F(CheckInputs, WhatIsNeitherAReportNorATraceIsNamedInOneLine) {
   testing::writeFile(d / "empty.json", "");
   testing::writeFile(d / "notes.txt", "the bubbles looked fine\n");
   testing::writeFile(d / "notes.txt.gz", testing::gzipped("the bubbles looked fine\n"));
+  std::string bytes;  // what nsys profile writes is its own binary format
+  for (int i = 0; i < 5000; ++i) bytes += static_cast<char>((i * 7919) % 251);
+  testing::writeFile(d / "profile.nsys-rep", bytes);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((d / "cache.db").c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE blobs (key TEXT)", nullptr, nullptr, nullptr),
@@ -222,6 +225,9 @@ TEST_F(CheckInputs, WhatIsNeitherAReportNorATraceIsNamedInOneLine) {
       {"notes.txt.gz", "compressed, but not a JSON trace inside"},
       {"cache.db",
        "a SQLite database, but neither a bubblescope trace nor an Nsight Systems export"},
+      {"profile.nsys-rep",
+       "an Nsight Systems report (.nsys-rep), not its SQLite export; 'nsys export --type sqlite " +
+           (d / "profile.nsys-rep").string() + "' writes the export bubblescope reads"},
   };
   const std::string base = report("ndtimeline-base.json.gz");
   for (const auto& c : cases) {

@@ -34,7 +34,11 @@ class LiveJob {
     std::filesystem::create_directories(dir_ / "logs");
     std::filesystem::create_directories(dir_ / "rt");
     std::filesystem::permissions(dir_ / "rt", std::filesystem::perms::owner_all);
-    job_ = std::make_unique<BackgroundProcess>(argv, env(), dir_ / "logs");
+    // The job's files (the engine's truth.json and the stages' working folder beside it, which a
+    // killed job leaves) go to its directory, not to wherever the test runs.
+    ProcessOptions job = env();
+    job.workingDir = dir_.path().string();
+    job_ = std::make_unique<BackgroundProcess>(argv, job, dir_ / "logs");
   }
   ~LiveJob() { job_.reset(); }  // kills the job's process group
 
@@ -268,6 +272,7 @@ TEST(HangLive, DormantRecordWithHangTimeoutWritesTheReportFromTheLiveAnswers) {
   ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", (dir / "rt").string()}});
   o.unsetEnv.push_back("XDG_RUNTIME_DIR");
   o.timeout = seconds(60);
+  o.workingDir = dir.path().string();  // the engine's truth.json and working folder
   std::vector<std::string> args = {
       "record", "--dormant", "--hang-timeout", "1", "-o", (dir / "run").string(), "--"};
   std::vector<std::string> job = engine({"--mismatch", "1:4"});

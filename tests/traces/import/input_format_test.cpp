@@ -53,6 +53,71 @@ TEST(InputFormat, ContentDecidesNotTheName) {
   EXPECT_EQ(detectFile(dir / "notes.json.gz").why, "compressed, but not a JSON trace inside");
 }
 
+// Past the first MiB: a report with sorted keys says "tool" at its end, a trace with a large
+// header says "traceEvents" late. Each is read on to tell them apart, compressed or not.
+TEST(InputFormat, ALargeJsonObjectIsATraceOnlyIfItHasTraceEvents) {
+  TempDir dir;
+  const std::string padding = "\"" + std::string(size_t{3} << 20, 'x') + "\"";
+  const std::string report = "{\"pipelines\": [" + padding + "], \"tool\": \"bubblescope\"}";
+  const std::string lateTrace = "{\"deviceProperties\": [" + padding + "], " + kTrace.substr(1);
+  writeFile(dir / "report.json", report);
+  writeFile(dir / "report.json.gz", gzipped(report));
+  writeFile(dir / "late.json", lateTrace);
+  writeFile(dir / "late.json.gz", gzipped(lateTrace));
+  writeFile(dir / "broken.json", report.substr(0, report.size() / 2));
+  for (const char* file : {"report.json", "report.json.gz"}) {
+    const Detection d = detectFile(dir / file);
+    EXPECT_EQ(d.format, InputFormat::Unknown) << file;
+    EXPECT_EQ(d.why, "JSON, but not a trace: it has no \"traceEvents\" array") << file;
+  }
+  EXPECT_EQ(detectFile(dir / "late.json").format, InputFormat::ChromeTrace);
+  EXPECT_EQ(detectFile(dir / "late.json.gz").format, InputFormat::ChromeTrace);
+  // Broken before it says: the import names what is wrong.
+  EXPECT_EQ(detectFile(dir / "broken.json").format, InputFormat::ChromeTrace);
+
+  // A report written beside the traces it was made from is not taken for one of them.
+  TempDir traces;
+  writeFile(traces / "rank0.json", kTrace);
+  writeFile(traces / "report.json", report);
+  const DirectoryContents c = scanDirectory(traces.path());
+  EXPECT_EQ(c.format, InputFormat::ChromeTrace);
+  ASSERT_EQ(c.files.size(), 1u);
+  EXPECT_EQ(c.files[0].filename(), "rank0.json");
+}
+
+// Its layout is not documented: a file that is nothing we read is one by its name, and the
+// message says how to get what bubblescope reads.
+TEST(InputFormat, AnNsightSystemsReportSaysHowToExportIt) {
+  TempDir dir;
+  std::string bytes;
+  for (int i = 0; i < 5000; ++i) bytes += static_cast<char>((i * 7919) % 251);
+  writeFile(dir / "report1.nsys-rep", bytes);
+  writeFile(dir / "old.qdrep", bytes);
+  writeFile(dir / "random.bin", bytes);
+  const Detection rep = detectFile(dir / "report1.nsys-rep");
+  EXPECT_EQ(rep.format, InputFormat::Unknown);
+  EXPECT_TRUE(rep.nsysReport);
+  EXPECT_EQ(rep.why,
+            "an Nsight Systems report (.nsys-rep), not its SQLite export; 'nsys export "
+            "--type sqlite " +
+                (dir / "report1.nsys-rep").string() + "' writes the export bubblescope reads");
+  EXPECT_TRUE(detectFile(dir / "old.qdrep").nsysReport);
+  EXPECT_FALSE(detectFile(dir / "random.bin").nsysReport);
+  // Content still decides: an export named as a report is read as the export it is.
+  sqliteFile(dir / "export.nsys-rep", "CREATE TABLE NVTX_EVENTS(start INTEGER);");
+  EXPECT_EQ(detectFile(dir / "export.nsys-rep").format, InputFormat::Nsys);
+
+  TempDir reports;
+  writeFile(reports / "rank0.nsys-rep", bytes);
+  writeFile(reports / "rank1.nsys-rep", bytes);
+  writeFile(reports / "README.md", "# two ranks");
+  EXPECT_EQ(errorOf({reports.path()}),
+            reports.path().string() +
+                ": no traces here (no bubblescope *.sqlite, Kineto JSON or Nsight Systems export "
+                "among its 3 files), but 2 Nsight Systems reports (.nsys-rep): 'nsys export "
+                "--type sqlite FILE' writes the export of one, which bubblescope reads");
+}
+
 TEST(InputFormat, SqliteIsOursByItsMetaAndNsysByItsTables) {
   TempDir dir;
   RankTrace t;

@@ -242,7 +242,10 @@ EventStreamStats streamTraceEvents(ByteSource& source, TraceEventSink& sink) {
   for (bool first = true;; first = false) {
     c = in.peek();
     if (c < 0) in.truncated();
-    if (c == '}') break;
+    if (c == '}') {
+      sink.objectEnd();
+      break;
+    }
     if (!first) {
       if (c != ',') in.malformed("expected ',' or '}' after a top-level value");
       in.advance();

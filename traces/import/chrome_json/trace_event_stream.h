@@ -22,6 +22,8 @@ class TraceEventSink {
   virtual void event(std::string_view json, size_t capacity) = 0;
   // True once the sink needs nothing more: the stream stops there, the rest of the file unread.
   virtual bool satisfied() const { return false; }
+  // The top-level object closed: every key it has was read.
+  virtual void objectEnd() {}
 };
 
 struct EventStreamStats {
