@@ -29,9 +29,8 @@ std::string answersJson(const std::vector<control::Reply>& replies, const std::s
 
 namespace {
 
-// The file's text when it may be saved answers: a regular file no larger than any such file,
-// starting (after blanks) with '{'; empty otherwise.
-std::string jsonObjectText(const std::filesystem::path& path) {
+// The text of a regular file no larger than any saved answers; empty for any other file.
+std::string smallFileText(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return {};
   const auto size = std::filesystem::file_size(path, ec);
@@ -39,8 +38,6 @@ std::string jsonObjectText(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::string text;
   text.assign(std::istreambuf_iterator<char>(in), {});
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos || text[first] != '{') return {};
   return text;
 }
 
@@ -90,8 +87,12 @@ struct KindProbe : nlohmann::json::json_sax_t {
 }  // namespace
 
 bool isAnswersFile(const std::filesystem::path& path) {
-  const std::string text = jsonObjectText(path);
-  if (text.empty()) return false;
+  return isAnswersText(smallFileText(path));
+}
+
+bool isAnswersText(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] != '{') return false;
   KindProbe probe;
   nlohmann::json::sax_parse(text, &probe);
   return probe.found;
@@ -103,6 +104,10 @@ SavedAnswers readAnswers(const std::filesystem::path& path) {
   std::string text;
   text.assign(std::istreambuf_iterator<char>(in), {});
   if (!in.eof() && in.fail()) throw traces::TraceError(path, "cannot be read");
+  return parseAnswers(text, path);
+}
+
+SavedAnswers parseAnswers(std::string_view text, const std::filesystem::path& path) {
   if (text.size() > kMaxBytes) throw traces::TraceError(path, "is too large for saved answers");
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || j.value("kind", "") != kAnswersKind ||

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/control/protocol.h"
@@ -23,6 +24,8 @@ std::string answersJson(const std::vector<control::Reply>& replies, const std::s
 // Whether `path` is such a file: a regular JSON file whose top-level "kind" says so, wherever the
 // key is (a file re-serialised with sorted keys or without spaces is still one). Never throws.
 bool isAnswersFile(const std::filesystem::path& path);
+// The same for a file's text: a JSON object whose top-level "kind" says so.
+bool isAnswersText(std::string_view text);
 
 struct SavedAnswers {
   std::vector<control::Reply> replies;
@@ -30,5 +33,7 @@ struct SavedAnswers {
 };
 // The replies saved in `path`. Throws TraceError naming the file when it is not such a file.
 SavedAnswers readAnswers(const std::filesystem::path& path);
+// The replies in `text`, read from `path` (named in the TraceError).
+SavedAnswers parseAnswers(std::string_view text, const std::filesystem::path& path);
 
 }  // namespace bubblescope::cli
