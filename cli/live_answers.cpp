@@ -110,7 +110,9 @@ SavedAnswers readAnswers(const std::filesystem::path& path) {
 SavedAnswers parseAnswers(std::string_view text, const std::filesystem::path& path) {
   if (text.size() > kMaxBytes) throw traces::TraceError(path, "is too large for saved answers");
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("kind", "") != kAnswersKind ||
+  // "kind" compared as JSON: value("kind", "") threw on a number, in a file the probe took for
+  // answers by an earlier "kind" (the parser keeps the last of two).
+  if (j.is_discarded() || !j.is_object() || j.value("kind", nlohmann::json()) != kAnswersKind ||
       !j.contains("answers") || !j["answers"].is_array()) {
     throw traces::TraceError(path, "is not a file of answers saved by 'bubblescope hang --save'");
   }
