@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/control/protocol.h"
@@ -29,5 +30,7 @@ struct SavedAnswers {
 };
 // The replies saved in `path`. Throws TraceError naming the file when it is not such a file.
 SavedAnswers readAnswers(const std::filesystem::path& path);
+// The replies in `text`, read from `path` (named in the TraceError).
+SavedAnswers parseAnswers(std::string_view text, const std::filesystem::path& path);
 
 }  // namespace bubblescope::cli

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes every input bubblescope reads, each target for SECONDS (default 25: what .ci/run gives
-# each, all together under 3 minutes; run e.g. `scripts/fuzz.sh 1800` for a longer hunt).
+# each, the nine together about 4 minutes; run e.g. `scripts/fuzz.sh 1800` for a longer hunt).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 # The targets (cmake/fuzzing.cmake) must be built: scripts/build.sh builds them with `all`.
 # New inputs go to $BUILD_DIR/fuzz/corpus/TARGET, crashes to $BUILD_DIR/fuzz/findings/TARGET;

@@ -15,9 +15,18 @@ constexpr double kStageChangeShown = 0.005;
 // At most this many S_s lines per pipeline (largest changes first).
 constexpr size_t kStageLinesShown = 12;
 
+// From here on a double's digits before the point are noise, and %f writes up to 309 of them,
+// which the buffer cut short into another number (an S_s of 1.8e308 read 1.8e46): such a figure
+// is written as 1.798e+308.
+constexpr double kLargestFixed = 1e15;
+
 std::string fixed(double v, int decimals, bool sign = false) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, sign ? "%+.*f" : "%.*f", decimals, v);
+  if (std::abs(v) >= kLargestFixed) {
+    std::snprintf(buf, sizeof buf, sign ? "%+.3e" : "%.3e", v);
+  } else {
+    std::snprintf(buf, sizeof buf, sign ? "%+.*f" : "%.*f", decimals, v);
+  }
   return buf;
 }
 

@@ -194,6 +194,25 @@ TEST(CheckOutput, AJobWithNoPipelineCountsItsRanks) {
   }
 }
 
+// A figure beyond what fits in its column's buffer was cut short into another number: an S_s of
+// 1.8e308 printed as 17976931348623157081452742373170435679807056752x, a limit of 1e300 alike.
+TEST(CheckOutput, FiguresTooLargeForDigitsAreWrittenWholeInScientificNotation) {
+  PipelineNumbers cur;
+  cur.stageSlowdown = {1.0, 1.7976931348623157e308, 1.1, 1.0};
+  CheckThresholds limits;
+  limits.slowdown = 1e300;
+  const CheckResult r = check(PipelineNumbers{}, cur, limits);
+  std::ostringstream out;
+  printCheck(r, {"base.json", "cur.json", "", ""}, out, false);
+  writeCheckJunit(r, {"base.json", "cur.json", "", ""}, out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("S_s stage 1             1.050x → 1.798e+308x  (+1.798e+308)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("limit +1.000e+300\n"), std::string::npos) << text;
+  EXPECT_FALSE(std::regex_search(text, std::regex("[0-9]{20}"))) << text;
+}
+
 TEST(CheckOutput, JunitHasAFailingCasePerRegression) {
   PipelineNumbers cur;
   cur.bubblePct = 30;

@@ -310,6 +310,13 @@ TEST(HangLive, UsageIsCheckedWithOneLine) {
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_EQ(r.err, "bubblescope: " + broken +
                        ": is not a file of answers saved by 'bubblescope hang --save'\n");
+  // The first "kind" says answers, the parser keeps the last: that one was read as text
+  // ('internal error: [json.exception.type_error.302] type must be string', exit 3).
+  std::ofstream(broken) << R"({"kind": "hang-answers", "kind": 1, "answers": []})";
+  r = job.hang({broken});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_EQ(r.err, "bubblescope: " + broken +
+                       ": is not a file of answers saved by 'bubblescope hang --save'\n");
   // Nothing to judge is one line and exit 2, not a silent exit 2 (issue 28).
   const std::string empty = (dir / "empty.json").string();
   std::ofstream(empty) << R"({"tool": "bubblescope", "kind": "hang-answers", "answers": []})";
