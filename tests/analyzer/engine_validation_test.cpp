@@ -12,14 +12,14 @@
 #include "analyzer/analyze.h"
 #include "reference_engine/sim/simulate.h"
 #include "tests/analyzer/idle/gap_invariants.h"
-#include "tests/support/engine_recording.h"
+#include "tests/support/engine_noise.h"
 #include "tests/support/temp_dir.h"
 #include "traces/sqlite/run_reader.h"
 
 namespace bubblescope::analysis {
 namespace {
 
-using testing::recordEngineRun;
+using testing::recordSteadyEngineRun;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
@@ -30,20 +30,28 @@ constexpr TimeNs kF = 4'000'000, kBW = 8'000'000;
 // arguments, and analyses steps 1 onwards (step 0 warms up: connections, first allocations).
 class EngineRuns {
  public:
-  static const AnalysisResult& get(const std::vector<std::string>& args) {
+  struct Recorded {
+    AnalysisResult result;
+    std::string tooLoaded;  // why it is not analysed: the machine stretched the run (engine_noise.h)
+    testing::RunNoise noise;  // what the machine added to the run that is analysed
+  };
+  static const Recorded& get(const std::vector<std::string>& args) {
     static EngineRuns runs;
     const std::string key = join(args);
     auto it = runs.results_.find(key);
     if (it != runs.results_.end()) return it->second;
     const fs::path dir = runs.dir_.path() / ("run" + std::to_string(runs.results_.size()));
-    const auto r = recordEngineRun(dir.string(), (dir / "truth.json").string(), args);
-    EXPECT_EQ(r.exitCode, 0) << r.err;
+    const auto r = recordSteadyEngineRun(dir.string(), (dir / "truth.json").string(), args);
+    EXPECT_EQ(r.process.exitCode, 0) << r.process.err;
+    Recorded& out = runs.results_[key];
+    out.tooLoaded = r.tooLoaded();
+    out.noise = r.noise;
+    if (!out.tooLoaded.empty()) return out;
     AnalyzeOptions options;
     options.firstStep = 1;
-    const AnalysisResult& result =
-        runs.results_.emplace(key, analyzeRun(traces::readRun(dir), options)).first->second;
-    for (const auto& pl : result.pipelines) testing::expectGapInvariants(pl, key);
-    return result;
+    out.result = analyzeRun(traces::readRun(dir), options);
+    for (const auto& pl : out.result.pipelines) testing::expectGapInvariants(pl, key);
+    return out;
   }
 
  private:
@@ -53,8 +61,14 @@ class EngineRuns {
     return s;
   }
   TempDir dir_{"bubblescope-validation"};
-  std::map<std::string, AnalysisResult> results_;
+  std::map<std::string, Recorded> results_;
 };
+
+// The test's run, or the test skipped with the line that says the machine was too loaded.
+#define RECORDED_RUN(name, ...)                                         \
+  const auto& name##Recorded = EngineRuns::get(__VA_ARGS__);            \
+  if (!name##Recorded.tooLoaded.empty()) GTEST_SKIP() << name##Recorded.tooLoaded; \
+  const AnalysisResult& name = name##Recorded.result
 
 TimeNs cls(const Split& s, IdleClass c) {
   return s.idleByClass[static_cast<int>(c)];
@@ -120,7 +134,7 @@ void expectOnlyTheSchedulesBubble(const PipelineResult& pl, const std::string& w
 }
 
 TEST(EngineValidation, FaultFreeOneF1BIdlesInWarmupAndDrain) {
-  const auto& r = EngineRuns::get({"--schedule", "1f1b", "-p", "4", "-m", "8"});
+  RECORDED_RUN(r, {"--schedule", "1f1b", "-p", "4", "-m", "8"});
   // The report names the command the user gave `record`, not the stage workers' command lines.
   EXPECT_EQ(r.command.rfind(BUBBLESCOPE_BIN " engine run --op-ms 4,4,4", 0), 0u) << r.command;
   ASSERT_EQ(r.pipelines.size(), 1u);
@@ -135,7 +149,7 @@ TEST(EngineValidation, FaultFreeOneF1BIdlesInWarmupAndDrain) {
 
 TEST(EngineValidation, FaultFreeInterleavedAndZbH1MatchTheirIdealSchedules) {
   for (const char* s : {"interleaved", "zb-h1"}) {
-    const auto& r = EngineRuns::get({"--schedule", s, "-p", "4", "-m", "8"});
+    RECORDED_RUN(r, {"--schedule", s, "-p", "4", "-m", "8"});
     const auto& pl = r.pipelines[0];
     EXPECT_EQ(pl.schedule.name, s == std::string("zb-h1") ? "ZB-H1" : "interleaved 1F1B") << s;
     expectOnlyTheSchedulesBubble(pl, s);
@@ -143,8 +157,7 @@ TEST(EngineValidation, FaultFreeInterleavedAndZbH1MatchTheirIdealSchedules) {
 }
 
 TEST(EngineValidation, SlowStageIsImbalanceBlamedOnIt) {
-  const auto& r =
-      EngineRuns::get({"--schedule", "1f1b", "-p", "4", "-m", "8", "--slow-stage", "2:1.5"});
+  RECORDED_RUN(r, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--slow-stage", "2:1.5"});
   const auto& pl = r.pipelines[0];
   const Split all = total(pl);
   const TimeNs imbalance = cls(all, IdleClass::Imbalance);
@@ -186,7 +199,7 @@ TEST(EngineValidation, SlowStageIsImbalanceBlamedOnIt) {
 // The stall is located at its stage and microbatch, sized, classed, and its knock-on downstream
 // is blamed on it.
 void expectStallFound(const std::string& schedule, IdleClass expected, const char* flag) {
-  const auto& r = EngineRuns::get({"--schedule", schedule, "-p", "4", "-m", "8", flag, "1:5:20:2"});
+  RECORDED_RUN(r, {"--schedule", schedule, "-p", "4", "-m", "8", flag, "1:5:20:2"});
   const auto& pl = r.pipelines[0];
   const int step = stepIndex(pl, 2);
   bool located = false;
@@ -195,7 +208,11 @@ void expectStallFound(const std::string& schedule, IdleClass expected, const cha
     const TimeNs inClass = g.byClass[static_cast<int>(expected)];
     if (g.nextOp >= 0 && pl.ops[g.nextOp].op.mb == 5 && g.idle > 15'000'000) {
       located = true;
-      EXPECT_NEAR(static_cast<double>(inClass), 20e6, 0.15 * 20e6) << schedule;
+      // A 20 ms sleep ends late, never early: by a few ms on a quiet machine, by what the machine
+      // added to the run's ops on a busier one.
+      EXPECT_GE(static_cast<double>(inClass), 0.85 * 20e6) << schedule;
+      EXPECT_LE(static_cast<double>(inClass), 23e6 + static_cast<double>(rRecorded.noise.perStep))
+          << schedule << ": the machine added " << rRecorded.noise.perStep << " ns a step";
       EXPECT_EQ(g.blame.cause, expected) << g.blame.text;
       EXPECT_EQ(g.blame.stage, 1) << g.blame.text;
       // The engine's host stall is a busy `dataloader` range: the blame names it.
@@ -234,8 +251,7 @@ TEST(EngineValidation, HostStallIsAHostStall) {
 }
 
 TEST(EngineValidation, CommDelayIsACommStall) {
-  const auto& r =
-      EngineRuns::get({"--schedule", "1f1b", "-p", "4", "-m", "8", "--comm-delay", "1:3"});
+  RECORDED_RUN(r, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--comm-delay", "1:3"});
   const auto& pl = r.pipelines[0];
   const Split all = total(pl);
   EXPECT_GT(cls(all, IdleClass::CommStall), 4 * pl.steps.size() * 3'000'000);
@@ -262,8 +278,7 @@ TEST(EngineValidation, CommDelayIsACommStall) {
 TEST(EngineValidation, ZbVCommDelayOnAnyStageIsTheLinksAndNeverBelowTheIdeal) {
   for (const char* stage : {"0", "1", "2"}) {
     const std::string fault = std::string(stage) + ":3";
-    const auto& r = EngineRuns::get(
-        {"--schedule", "zb-v", "-p", "3", "-m", "6", "--comm-delay", fault.c_str()});
+    RECORDED_RUN(r, {"--schedule", "zb-v", "-p", "3", "-m", "6", "--comm-delay", fault.c_str()});
     const auto& pl = r.pipelines[0];
     EXPECT_GE(pl.slowdown, 0.99) << "comm delay " << fault;
     const Split all = total(pl);
@@ -284,7 +299,7 @@ TEST(EngineValidation, ZbVCommDelayOnAnyStageIsTheLinksAndNeverBelowTheIdeal) {
 }
 
 TEST(EngineValidation, JitterIsJitter) {
-  const auto& r = EngineRuns::get({"--schedule", "1f1b", "-p", "4", "-m", "8", "--jitter", "40"});
+  RECORDED_RUN(r, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--jitter", "40"});
   const auto& pl = r.pipelines[0];
   const Split all = total(pl);
   const TimeNs jitter = cls(all, IdleClass::Jitter);

@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/engine_noise.h"
 #include "tests/support/engine_recording.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -28,14 +30,22 @@ using testing::runBubblescope;
 // what a 1.5x stage costs a 4-stage 1F1B (+30% step time, +0.2 S, +10 pp).
 const std::vector<std::string> kLimits = {"--max-bubble-pp",     "5", "--max-slowdown", "0.1",
                                           "--max-step-time-pct", "15"};
-// A recording whose steps differ more than this was disturbed by other work on the machine.
-constexpr double kSteadySpread = 0.15;
 constexpr int kAttempts = 3;
 
 struct Recording {
   fs::path dir;     // the run: one trace per stage
   fs::path report;  // its JSON report, steps 1 on
   double spread = 0;
+  testing::RunNoise noise;  // what the machine added to it (engine_noise.h)
+  bool steady() const { return noise.share() <= testing::kSteadyShare; }
+  std::string tooLoaded(const std::string& name) const {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "the machine was too loaded to time the %s runs: the quietest of %d had its ops "
+                  "and transfers stretched by %.0f%% of its step (a quiet machine: 2%%)",
+                  name.c_str(), kAttempts, 100 * noise.share());
+    return buf;
+  }
 };
 
 // Longest step over the shortest, minus one, from a JSON report.
@@ -51,8 +61,10 @@ double stepSpread(const fs::path& report) {
 }
 
 // 1F1B, p=4, m=8, 4 ms ops, 4 steps, recorded by `bubblescope record`; step 0 (connections,
-// first allocations) is left out. A recording with unsteady steps is made again, and the
-// steadiest of kAttempts is kept: the premise of the comparison is a machine at rest.
+// first allocations) is left out. A recording the machine stretched (its truth says by how much:
+// engine_noise.h) is made again, and the quietest of kAttempts is kept: the premise of the
+// comparison is a machine at rest. (Its step spread, the measure before, misses a machine that
+// slows every step alike: load 8 stretched steps 20-60% with a spread under 15%.)
 Recording record(const testing::TempDir& tmp, const std::string& name,
                  const std::vector<std::string>& faults) {
   Recording best;
@@ -62,16 +74,17 @@ Recording record(const testing::TempDir& tmp, const std::string& name,
     r.report = tmp / (name + "-" + std::to_string(attempt) + ".json");
     std::vector<std::string> engine = {"--schedule", "1f1b", "-p", "4", "-m", "8"};
     engine.insert(engine.end(), faults.begin(), faults.end());
-    const auto rec =
-        recordEngineRun(r.dir.string(), (tmp / (name + ".truth.json")).string(), engine);
+    const fs::path truth = tmp / (name + "-" + std::to_string(attempt) + ".truth.json");
+    const auto rec = recordEngineRun(r.dir.string(), truth.string(), engine);
     EXPECT_EQ(rec.exitCode, 0) << rec.err;
     const auto an = runBubblescope(
         {"analyze", r.dir.string(), "--steps", "1:", "--format", "json", "-o", r.report.string()});
     EXPECT_EQ(an.exitCode, 0) << an.err;
     if (rec.exitCode != 0 || an.exitCode != 0) return r;
     r.spread = stepSpread(r.report);
-    if (best.dir.empty() || r.spread < best.spread) best = r;
-    if (r.spread <= kSteadySpread) break;
+    r.noise = testing::engineRunNoise(truth);
+    if (best.dir.empty() || r.noise.share() < best.noise.share()) best = r;
+    if (r.steady()) break;
   }
   return best;
 }
@@ -99,6 +112,8 @@ TEST(CheckEngineRuns, SlowStageRunRegressesAgainstAFaultFreeBaseline) {
   const Recording base = record(tmp, "base", {});
   const Recording slow = record(tmp, "slow", {"--slow-stage", "2:1.5"});
   ASSERT_TRUE(fs::exists(base.report) && fs::exists(slow.report));
+  if (!base.steady()) GTEST_SKIP() << base.tooLoaded("fault-free");
+  if (!slow.steady()) GTEST_SKIP() << slow.tooLoaded("slow-stage");
 
   const auto r = check(base, slow);
   EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
@@ -117,6 +132,8 @@ TEST(CheckEngineRuns, SecondFaultFreeRunPasses) {
   const Recording base = record(tmp, "base", {});
   const Recording again = record(tmp, "again", {});
   ASSERT_TRUE(fs::exists(base.report) && fs::exists(again.report));
+  if (!base.steady()) GTEST_SKIP() << base.tooLoaded("first fault-free");
+  if (!again.steady()) GTEST_SKIP() << again.tooLoaded("second fault-free");
 
   const auto r = check(base, again);
   EXPECT_EQ(r.exitCode, 0) << r.out << r.err << "(step spread of the runs: " << base.spread << ", "
