@@ -116,8 +116,12 @@ double medianOverSteps(const StageResult& st, F f) {
   return v[v.size() / 2];
 }
 
-void expectOnlyTheSchedulesBubble(const PipelineResult& pl, const std::string& what) {
-  const double tolerance = 0.05 * static_cast<double>(pl.stepTimeMeasured);
+// Within 5% of the step, plus what the machine added to the run's ops and transfers a step (all
+// stages together: no stage's stalls can hold more of it).
+void expectOnlyTheSchedulesBubble(const PipelineResult& pl, const std::string& what,
+                                  const testing::RunNoise& noise) {
+  const double tolerance = 0.05 * static_cast<double>(pl.stepTimeMeasured) +
+                           static_cast<double>(noise.perStep);
   for (const auto& st : pl.stages) {
     ASSERT_EQ(st.perStep.size(), pl.steps.size()) << what;
     const double beyondBubble = medianOverSteps(st, [](const Split& s) {
@@ -141,7 +145,7 @@ TEST(EngineValidation, FaultFreeOneF1BIdlesInWarmupAndDrain) {
   const auto& pl = r.pipelines[0];
   EXPECT_EQ(pl.schedule.name, "1F1B");
   EXPECT_EQ(pl.steps.size(), 3u);
-  expectOnlyTheSchedulesBubble(pl, "1F1B");
+  expectOnlyTheSchedulesBubble(pl, "1F1B", rRecorded.noise);
   // With BW = 2F the 1F1B steady phase has no gaps: the bubble is warm-up and drain.
   const Split all = total(pl);
   EXPECT_LT(cls(all, IdleClass::ScheduleBubble), all.idle / 10);
@@ -152,7 +156,7 @@ TEST(EngineValidation, FaultFreeInterleavedAndZbH1MatchTheirIdealSchedules) {
     RECORDED_RUN(r, {"--schedule", s, "-p", "4", "-m", "8"});
     const auto& pl = r.pipelines[0];
     EXPECT_EQ(pl.schedule.name, s == std::string("zb-h1") ? "ZB-H1" : "interleaved 1F1B") << s;
-    expectOnlyTheSchedulesBubble(pl, s);
+    expectOnlyTheSchedulesBubble(pl, s, rRecorded.noise);
   }
 }
 
