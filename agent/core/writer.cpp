@@ -1,5 +1,6 @@
 #include "agent/core/writer.h"
 
+#include "agent/core/high_descriptors.h"
 #include "agent/core/open_ranges.h"
 
 #include <fcntl.h>
@@ -362,6 +363,7 @@ bool Writer::openFile() {
   try {
     try {
       // No exists() first: another process may take the name between a check and the create.
+      openSqliteFilesHigh();
       file_ = std::make_unique<traces::TraceWriter>(path, meta, access);
     } catch (const traces::TraceFileExists&) {
       if (laterPart || setup_.fallbackName.empty()) throw;

@@ -14,6 +14,7 @@
 //                                  own in DIR (kept open), then N ranges "after i"
 //   none                           no NVTX at all
 // It prints what it emitted on stdout ("emitted N"), so tests compare against it.
+#include <dirent.h>
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 #include <signal.h>
@@ -140,9 +141,33 @@ int steps(int count) {
 // ranges, as daemonising code does; then, with DIR, opens files of its own there (taking the
 // descriptor numbers the agent had) and keeps them open to the end: the test checks that nobody
 // else wrote to them. The pauses let the writer see the closed descriptors.
+// The descriptors of this process open on a trace (*.sqlite, -wal, -shm): the agent's.
+std::vector<int> traceDescriptors() {
+  std::vector<int> out;
+  DIR* fds = opendir("/proc/self/fd");
+  if (fds == nullptr) return out;
+  while (const dirent* e = readdir(fds)) {
+    char target[4096];
+    const std::string link = std::string("/proc/self/fd/") + e->d_name;
+    const ssize_t len = readlink(link.c_str(), target, sizeof target - 1);
+    if (len <= 0) continue;
+    target[len] = '\0';
+    if (std::strstr(target, ".sqlite") != nullptr) out.push_back(std::atoi(e->d_name));
+  }
+  closedir(fds);
+  return out;
+}
+
 int closeFds(int n, const char* dir) {
   ranges("before", n);
   usleep(100'000);
+  // Where the agent's trace descriptors sit (it opens its file with the first batch).
+  std::vector<int> traces;
+  for (int tries = 0; traces.empty() && tries < 50; ++tries) {
+    traces = traceDescriptors();
+    if (traces.empty()) usleep(40'000);
+  }
+  for (int fd : traces) std::printf("trace fd %d\n", fd);
   if (close_range(3, ~0U, 0) != 0) {
     std::perror("nvtx_test_app: close_range");
     return 65;

@@ -1,6 +1,7 @@
 // The agent's trace files themselves (issue 28, rules 6 and 10): a rank name is claimed without a
 // race, a file is whole or absent, a job that closes its descriptors does not end its recording,
 // and files get the mode the umask gives unless the run asks for private ones.
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
@@ -156,6 +157,19 @@ TEST(AgentTraceFiles, JobClosingEveryDescriptorIsRecordedOnInANextPart) {
   EXPECT_NE(r.out.find("emitted 40"), std::string::npos);
   // Before, SQLite's lock retries on the closed descriptors held the exit for 10 s.
   EXPECT_LT(took, std::chrono::seconds(5));
+  // The agent's descriptors sat far above the numbers the job's files took after close_range
+  // (3 on): no moment between the agent's check and its write can give it one of the job's
+  // files (at load 8 one got a WAL frame that way). Half the soft limit, at most 1024.
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  const auto floor = static_cast<long>(std::min<rlim_t>(limit.rlim_cur / 2, 1024));
+  int traceFds = 0;
+  for (size_t at = r.out.find("trace fd "); at != std::string::npos;
+       at = r.out.find("trace fd ", at + 1)) {
+    ++traceFds;
+    EXPECT_GE(std::stol(r.out.substr(at + 9)), floor) << r.out;
+  }
+  EXPECT_GE(traceFds, 1) << r.out;
   for (int i = 0; i < 16; ++i) {
     EXPECT_EQ(readFile(own / ("own-" + std::to_string(i))), "own file " + std::to_string(i) + "\n");
   }
