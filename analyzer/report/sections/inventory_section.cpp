@@ -1,5 +1,6 @@
 #include "analyzer/report/sections/inventory_section.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
 #include <utility>
@@ -111,6 +112,61 @@ nlohmann::json json(std::string_view unit, const std::vector<Row>& rows) {
   return out;
 }
 
+void writeFreeMemoryJson(const IdleInventory& s, JsonWriter& out) {
+  auto bytes = [&](const char* name, int64_t b) {
+    out.key(name);
+    b == traces::kBytesUnknown ? out.null() : out.value(b);
+  };
+  out.beginObject();
+  out.field("basis", memoryBasisName(s.memoryBasis));
+  out.field("bubbles_at_least_1ms_known", s.freeMemoryBubbles);
+  out.key("device_memory_bytes");
+  s.deviceMemory == 0 ? out.null() : out.value(s.deviceMemory);
+  bytes("median_bytes", s.freeMemoryMedian);
+  bytes("min_bytes", s.freeMemoryMin);
+  out.field("note", s.freeMemoryNote);
+  out.endObject();
+}
+
+// `unit` is "stage" or "rank": both sort between "largest_ns" and "steady".
+void writeJson(std::string_view unit, const std::vector<Row>& rows, JsonWriter& out) {
+  out.beginArray();
+  for (const auto& [id, inv] : rows) {
+    const IdleInventory& s = *inv;
+    out.beginObject();
+    out.field("bubbles", s.bubbles);
+    out.key("free_memory");
+    writeFreeMemoryJson(s, out);
+    out.key("histogram").beginArray();
+    for (const BubbleBucket& b : s.histogram) {
+      out.beginObject();
+      out.field("count", b.count);
+      out.field("from_ns", b.from);
+      out.field("idle_ns", b.idle);
+      out.key("to_ns");
+      b.to == 0 ? out.null() : out.value(b.to);
+      out.endObject();
+    }
+    out.endArray();
+    out.field("idle_ns", s.idle);
+    std::vector<std::pair<std::string, double>> shares;
+    for (size_t k = 0; k < kBubbleThresholds.size(); ++k) {
+      shares.emplace_back("at_least_" + std::to_string(kBubbleThresholds[k] / 1'000'000) + "ms",
+                          s.shareAtLeast[k]);
+    }
+    std::sort(shares.begin(), shares.end());  // "at_least_10ms" before "at_least_1ms"
+    out.key("idle_share_in_bubbles").beginObject();
+    for (const auto& [name, share] : shares) out.field(name, share);
+    out.endObject();
+    out.field("largest_ns", s.largest);
+    out.field(unit, id);
+    out.field("steady", s.steady);
+    out.field("steady_note", s.steadyNote);
+    out.endObject();
+  }
+  out.endArray();
+}
+
 void text(std::string_view unit, const std::vector<Row>& rows, std::ostream& out) {
   out << "\nBubble inventory (idle intervals a fill job could use):\n";
   for (const auto& [id, inv] : rows) {
@@ -203,6 +259,14 @@ void inventoryProperties(const IdleInventory& s, JunitProperties& p) {
     p.emplace_back("bubble_free_memory_median_bytes", std::to_string(s.freeMemoryMedian));
     p.emplace_back("bubble_free_memory_basis", memoryBasisName(s.memoryBasis));
   }
+}
+
+void writeInventoryJson(const std::vector<StageInventory>& inventory, JsonWriter& out) {
+  writeJson("stage", rowsOf(inventory), out);
+}
+
+void writeRankInventoryJson(const std::vector<RankUtilization>& ranks, JsonWriter& out) {
+  writeJson("rank", rowsOf(ranks), out);
 }
 
 }  // namespace bubblescope::analysis

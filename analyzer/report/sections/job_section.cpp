@@ -74,6 +74,21 @@ nlohmann::json parts(const std::vector<PartSlowdown>& ps, const char* idKey) {
   return a;
 }
 
+void writeParts(const std::vector<PartSlowdown>& ps, std::string_view idKey, JsonWriter& out) {
+  const bool idFirst = idKey < "name";  // "dp_rank", "kind" lead; "stage" follows "slowdown"
+  out.beginArray();
+  for (const auto& p : ps) {
+    out.beginObject();
+    if (idFirst) out.field(idKey, p.id);
+    out.field("name", p.name);
+    out.field("slowdown", p.slowdown);
+    if (!idFirst) out.field(idKey, p.id);
+    out.field("step_ns", p.stepTime);
+    out.endObject();
+  }
+  out.endArray();
+}
+
 }  // namespace
 
 void writeJobText(const JobResult& job, std::ostream& out) {
@@ -211,6 +226,69 @@ nlohmann::json jobJson(const JobResult& job) {
   j["sequence_imbalance"] = seq;
   j["notes"] = job.notes;
   return j;
+}
+
+void writeJobJson(const JobResult& job, JsonWriter& out) {
+  out.beginObject();
+  out.field("culprit", job.culprit);
+  out.field("culprit_gain_ns", job.culpritGain);
+  out.key("dp_ranks");
+  writeParts(job.dpRanks, "dp_rank", out);
+  out.key("dp_sync").beginObject();
+  out.key("last_to_arrive").beginArray();
+  for (const auto& b : job.dpSync) {
+    out.beginObject();
+    out.field("dp_rank", b.dp);
+    out.field("stage", b.stage);
+    out.field("steps_last", b.stepsLast);
+    out.field("wait_caused_ns", b.waitCaused);
+    out.endObject();
+  }
+  out.endArray();
+  out.field("wait_per_step_ns", job.dpWaitPerStep);
+  out.endObject();
+  out.key("model_check");
+  writeModelCheckJson(job.model, out);
+  out.field("notes", job.notes);
+  out.key("op_types");
+  writeParts(job.opTypes, "kind", out);
+  out.key("sequence_imbalance").beginArray();
+  for (const auto& s : job.sequenceImbalance) {
+    out.beginObject();
+    out.field("correlation", s.correlation);
+    out.field("dp_rank", s.dp);
+    out.field("longest_factor", s.longestFactor);
+    out.field("longest_mb", s.longestMb);
+    out.field("spread", s.spread);
+    out.field("text", s.text);
+    out.endObject();
+  }
+  out.endArray();
+  out.field("slowdown", job.slowdown);
+  out.key("stages");
+  writeParts(job.stages, "stage", out);
+  out.field("step_time_ideal_ns", job.stepTimeIdeal);
+  out.field("step_time_measured_ns", job.stepTimeMeasured);
+  out.field("step_time_ops_ns", job.stepTimeOps);
+  out.field("steps", job.steps);
+  out.field("tail_ns", job.tail);
+  out.key("tp_groups").beginArray();
+  for (const auto& g : job.tpGroups) {
+    out.beginObject();
+    out.field("dp_rank", g.dp);
+    out.field("max_spread_ns", g.maxSpread);
+    out.field("mean_spread_ns", g.meanSpread);
+    out.field("ops", g.ops);
+    out.field("ranks", g.ranks);
+    out.field("slow_lag_ns", g.slowLag);
+    out.field("slow_rank", g.slowRank);
+    out.field("slow_share", g.slowShare);
+    out.field("stage", g.stage);
+    out.endObject();
+  }
+  out.endArray();
+  out.field("transfer_ns", job.transfer);
+  out.endObject();
 }
 
 }  // namespace bubblescope::analysis

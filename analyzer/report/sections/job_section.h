@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "analyzer/report/json_writer.h"
 #include "analyzer/result/job_result.h"
 
 namespace bubblescope::analysis {
@@ -15,5 +16,6 @@ void writeJobHtml(const JobResult& job, std::ostream& out);  // a <section id="j
 // {"slowdown", "culprit", "stages": [{"stage", "slowdown", "step_ns"}], "dp_ranks": [...],
 //  "op_types": [...], "dp_sync": {...}, "tp_groups": [...], "sequence_imbalance": [...]}
 nlohmann::json jobJson(const JobResult& job);
+void writeJobJson(const JobResult& job, JsonWriter& out);
 
 }  // namespace bubblescope::analysis

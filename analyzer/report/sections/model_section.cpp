@@ -34,4 +34,14 @@ nlohmann::json modelCheckJson(const ModelCheck& c) {
           {"largest_disagreement", c.largest}};
 }
 
+void writeModelCheckJson(const ModelCheck& c, JsonWriter& out) {
+  out.beginObject();
+  out.field("excess", c.excess());
+  out.field("largest_disagreement", c.largest);
+  out.field("measured_ns", c.measured);
+  out.field("replayed_ns", c.replayed);
+  out.field("reproduces", c.reproduces);
+  out.endObject();
+}
+
 }  // namespace bubblescope::analysis

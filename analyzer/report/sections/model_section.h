@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/report/json_writer.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
@@ -21,5 +22,6 @@ inline constexpr const char* kUntrustedWhatIf =
 
 // {"measured_ns", "replayed_ns", "excess", "reproduces", "largest_disagreement"}
 nlohmann::json modelCheckJson(const ModelCheck& check);
+void writeModelCheckJson(const ModelCheck& check, JsonWriter& out);
 
 }  // namespace bubblescope::analysis

@@ -112,4 +112,40 @@ json rootCausesJson(const PipelineResult& pl) {
   return out;
 }
 
+void writeRootCausesJson(const PipelineResult& pl, JsonWriter& out) {
+  out.beginArray();
+  for (const RootCause& rc : pl.rootCauses) {
+    out.beginObject();
+    out.field("cause", idleClassKey(rc.id.cause));
+    if (rc.costRatio > 0) out.field("cost_ratio", rc.costRatio);
+    out.field("gaps", rc.own);
+    out.field("idle_ns", rc.idle);
+    out.key("knock_ons").beginObject();
+    out.field("count", rc.knockOns.size());
+    out.field("gaps", rc.knockOns);
+    out.field("idle_ns", rc.knockOnIdle);
+    out.endObject();
+    const bool link = rc.id.cause == IdleClass::CommStall;
+    if (link) {
+      out.key("link").beginObject();
+      out.field("from", rc.id.stage >= 0 ? std::optional<int>(rc.id.stage) : std::nullopt);
+      out.field("to", rc.id.toStage >= 0 ? std::optional<int>(rc.id.toStage) : std::nullopt);
+      out.endObject();
+    }
+    if (rc.id.hasOp) {
+      out.key("op").beginObject();
+      out.field("chunk", rc.id.op.chunk);
+      out.field("kind", engine::kindName(rc.id.op.kind));
+      out.field("mb", rc.id.op.mb);
+      out.endObject();
+    }
+    if (!link && rc.id.stage >= 0) out.field("stage", rc.id.stage);
+    out.field("steps", rc.steps);
+    out.field("text", rc.text);
+    out.field("win_ns", rc.win);
+    out.endObject();
+  }
+  out.endArray();
+}
+
 }  // namespace bubblescope::analysis

@@ -3,6 +3,7 @@
 // class) and a rank's utilization split (the waiting inside communication) share one shape.
 #include <nlohmann/json.hpp>
 
+#include "analyzer/report/json_writer.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
@@ -14,5 +15,17 @@ nlohmann::json splitJson(const Split& s);
 nlohmann::json splitJson(const UtilizationSplit& s);
 // {"traced": 2, "of": 128, "text": "2 of 128 members traced"}: a wait figure's traced members.
 nlohmann::json tracedMembersJson(const TracedMembers& m);
+
+// The same, written as they are made.
+void writeSplitJson(const Split& s, JsonWriter& out);
+// A utilization step's split has its number and window among the parts.
+struct StepFields {
+  int64_t number = 0;
+  TimeNs start = 0, end = 0;
+};
+void writeSplitJson(const UtilizationSplit& s, JsonWriter& out, const StepFields* step = nullptr);
+void writeTracedMembersJson(const TracedMembers& m, JsonWriter& out);
+// {"<idle class key>": ns, ...}; skipZero leaves out the classes with none.
+void writeIdleByClassJson(const IdleByClass& byClass, bool skipZero, JsonWriter& out);
 
 }  // namespace bubblescope::analysis

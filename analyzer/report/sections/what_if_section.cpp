@@ -129,4 +129,18 @@ json activationMemoryJson(const WhatIf& w) {
   return j;
 }
 
+void writeActivationMemoryJson(const WhatIf& w, JsonWriter& out) {
+  if (w.activations.empty()) return out.null();
+  const bool bytes = bytesKnown(w);
+  out.beginObject();
+  out.key("bytes");
+  bytes ? out.value(w.activationBytes) : out.null();
+  out.field("microbatches", w.activations);
+  out.key("most_bytes");
+  bytes ? out.value(*std::max_element(w.activationBytes.begin(), w.activationBytes.end()))
+        : out.null();
+  out.field("most_microbatches", *std::max_element(w.activations.begin(), w.activations.end()));
+  out.endObject();
+}
+
 }  // namespace bubblescope::analysis

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/report/json_writer.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
@@ -29,5 +30,6 @@ std::string whatIfAssumptions(const PipelineResult& pipeline, const WhatIf& row)
 // {"microbatches": per stage, "most_microbatches", "bytes": per stage or null, "most_bytes"};
 // null for a row without them.
 nlohmann::json activationMemoryJson(const WhatIf& row);
+void writeActivationMemoryJson(const WhatIf& row, JsonWriter& out);
 
 }  // namespace bubblescope::analysis
