@@ -70,48 +70,6 @@ const char* kNote =
     "reserve when the trace records it, else its allocated bytes: the column says which); other "
     "processes on the device are not seen.";
 
-nlohmann::json freeMemoryJson(const IdleInventory& s) {
-  auto bytes = [](int64_t b) {
-    return b == traces::kBytesUnknown ? nlohmann::json() : nlohmann::json(b);
-  };
-  return {{"basis", memoryBasisName(s.memoryBasis)},
-          {"device_memory_bytes",
-           s.deviceMemory == 0 ? nlohmann::json() : nlohmann::json(s.deviceMemory)},
-          {"bubbles_at_least_1ms_known", s.freeMemoryBubbles},
-          {"min_bytes", bytes(s.freeMemoryMin)},
-          {"median_bytes", bytes(s.freeMemoryMedian)},
-          {"note", s.freeMemoryNote}};
-}
-
-nlohmann::json json(std::string_view unit, const std::vector<Row>& rows) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& [id, inv] : rows) {
-    const IdleInventory& s = *inv;
-    nlohmann::json hist = nlohmann::json::array();
-    for (const BubbleBucket& b : s.histogram) {
-      hist.push_back({{"from_ns", b.from},
-                      {"to_ns", b.to == 0 ? nlohmann::json() : nlohmann::json(b.to)},
-                      {"count", b.count},
-                      {"idle_ns", b.idle}});
-    }
-    nlohmann::json shares = nlohmann::json::object();
-    for (size_t k = 0; k < kBubbleThresholds.size(); ++k) {
-      shares["at_least_" + std::to_string(kBubbleThresholds[k] / 1'000'000) + "ms"] =
-          s.shareAtLeast[k];
-    }
-    out.push_back({{std::string(unit), id},
-                   {"bubbles", s.bubbles},
-                   {"idle_ns", s.idle},
-                   {"largest_ns", s.largest},
-                   {"histogram", hist},
-                   {"idle_share_in_bubbles", shares},
-                   {"steady", s.steady},
-                   {"steady_note", s.steadyNote},
-                   {"free_memory", freeMemoryJson(s)}});
-  }
-  return out;
-}
-
 void writeFreeMemoryJson(const IdleInventory& s, JsonWriter& out) {
   auto bytes = [&](const char* name, int64_t b) {
     out.key(name);
@@ -219,9 +177,6 @@ std::string formatGiB(int64_t bytes) {
   return buf;
 }
 
-nlohmann::json inventoryJson(const std::vector<StageInventory>& inventory) {
-  return json("stage", rowsOf(inventory));
-}
 void writeInventoryText(const std::vector<StageInventory>& inventory, std::ostream& out) {
   text("stage", rowsOf(inventory), out);
 }
@@ -232,9 +187,6 @@ void writeInventoryHtml(const std::vector<StageInventory>& inventory, std::ostre
   html("stage", rowsOf(inventory), out);
 }
 
-nlohmann::json rankInventoryJson(const std::vector<RankUtilization>& ranks) {
-  return json("rank", rowsOf(ranks));
-}
 void writeRankInventoryText(const std::vector<RankUtilization>& ranks, std::ostream& out) {
   text("rank", rowsOf(ranks), out);
 }

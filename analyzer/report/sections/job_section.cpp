@@ -65,15 +65,6 @@ void mdTable(std::ostream& out, const char* title, const char* symbol,
   }
 }
 
-nlohmann::json parts(const std::vector<PartSlowdown>& ps, const char* idKey) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const auto& p : ps) {
-    a.push_back(
-        {{idKey, p.id}, {"name", p.name}, {"slowdown", p.slowdown}, {"step_ns", p.stepTime}});
-  }
-  return a;
-}
-
 void writeParts(const std::vector<PartSlowdown>& ps, std::string_view idKey, JsonWriter& out) {
   const bool idFirst = idKey < "name";  // "dp_rank", "kind" lead; "stage" follows "slowdown"
   out.beginArray();
@@ -176,56 +167,6 @@ void writeJobHtml(const JobResult& job, std::ostream& out) {
   }
   for (const auto& q : job.sequenceImbalance) out << "<li>" << escapeXml(q.text) << "</li>";
   out << "</ul>\n</section>\n";
-}
-
-nlohmann::json jobJson(const JobResult& job) {
-  nlohmann::json j;
-  j["steps"] = job.steps;
-  j["step_time_measured_ns"] = job.stepTimeMeasured;
-  j["step_time_ideal_ns"] = job.stepTimeIdeal;
-  j["step_time_ops_ns"] = job.stepTimeOps;
-  j["tail_ns"] = job.tail;
-  j["transfer_ns"] = job.transfer;
-  j["slowdown"] = job.slowdown;
-  j["model_check"] = modelCheckJson(job.model);
-  j["culprit"] = job.culprit;
-  j["culprit_gain_ns"] = job.culpritGain;
-  j["stages"] = parts(job.stages, "stage");
-  j["dp_ranks"] = parts(job.dpRanks, "dp_rank");
-  j["op_types"] = parts(job.opTypes, "kind");
-  nlohmann::json sync = nlohmann::json::array();
-  for (const auto& b : job.dpSync) {
-    sync.push_back({{"dp_rank", b.dp},
-                    {"stage", b.stage},
-                    {"wait_caused_ns", b.waitCaused},
-                    {"steps_last", b.stepsLast}});
-  }
-  j["dp_sync"] = {{"wait_per_step_ns", job.dpWaitPerStep}, {"last_to_arrive", sync}};
-  nlohmann::json tp = nlohmann::json::array();
-  for (const auto& g : job.tpGroups) {
-    tp.push_back({{"dp_rank", g.dp},
-                  {"stage", g.stage},
-                  {"ranks", g.ranks},
-                  {"ops", g.ops},
-                  {"mean_spread_ns", g.meanSpread},
-                  {"max_spread_ns", g.maxSpread},
-                  {"slow_rank", g.slowRank},
-                  {"slow_share", g.slowShare},
-                  {"slow_lag_ns", g.slowLag}});
-  }
-  j["tp_groups"] = tp;
-  nlohmann::json seq = nlohmann::json::array();
-  for (const auto& s : job.sequenceImbalance) {
-    seq.push_back({{"dp_rank", s.dp},
-                   {"correlation", s.correlation},
-                   {"spread", s.spread},
-                   {"longest_mb", s.longestMb},
-                   {"longest_factor", s.longestFactor},
-                   {"text", s.text}});
-  }
-  j["sequence_imbalance"] = seq;
-  j["notes"] = job.notes;
-  return j;
 }
 
 void writeJobJson(const JobResult& job, JsonWriter& out) {

@@ -26,14 +26,6 @@ std::vector<std::string> modelDoubts(const AnalysisResult& r) {
   return out;
 }
 
-nlohmann::json modelCheckJson(const ModelCheck& c) {
-  return {{"measured_ns", c.measured},
-          {"replayed_ns", c.replayed},
-          {"excess", c.excess()},
-          {"reproduces", c.reproduces},
-          {"largest_disagreement", c.largest}};
-}
-
 void writeModelCheckJson(const ModelCheck& c, JsonWriter& out) {
   out.beginObject();
   out.field("excess", c.excess());

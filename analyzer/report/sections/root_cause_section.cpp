@@ -8,8 +8,6 @@
 namespace bubblescope::analysis {
 namespace {
 
-using nlohmann::json;
-
 std::string gaps(size_t n) {
   return std::to_string(n) + (n == 1 ? " gap" : " gaps");
 }
@@ -81,35 +79,6 @@ std::string knockOnLine(const PipelineResult& pl, const RootCause& rc) {
     s += "; and " + std::to_string(rc.knockOns.size() - named) + " more";
   }
   return s;
-}
-
-json rootCausesJson(const PipelineResult& pl) {
-  json out = json::array();
-  for (const RootCause& rc : pl.rootCauses) {
-    json j = {
-        {"cause", idleClassKey(rc.id.cause)},
-        {"text", rc.text},
-        {"win_ns", rc.win},
-        {"idle_ns", rc.idle},
-        {"steps", rc.steps},
-        {"gaps", rc.own},
-        {"knock_ons",
-         {{"count", rc.knockOns.size()}, {"idle_ns", rc.knockOnIdle}, {"gaps", rc.knockOns}}}};
-    if (rc.id.cause == IdleClass::CommStall) {
-      j["link"] = {{"from", rc.id.stage >= 0 ? json(rc.id.stage) : json()},
-                   {"to", rc.id.toStage >= 0 ? json(rc.id.toStage) : json()}};
-    } else if (rc.id.stage >= 0) {
-      j["stage"] = rc.id.stage;
-    }
-    if (rc.id.hasOp) {
-      j["op"] = {{"kind", engine::kindName(rc.id.op.kind)},
-                 {"mb", rc.id.op.mb},
-                 {"chunk", rc.id.op.chunk}};
-    }
-    if (rc.costRatio > 0) j["cost_ratio"] = rc.costRatio;
-    out.push_back(std::move(j));
-  }
-  return out;
 }
 
 void writeRootCausesJson(const PipelineResult& pl, JsonWriter& out) {
