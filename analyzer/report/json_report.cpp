@@ -1,5 +1,11 @@
 #include "analyzer/report/json_report.h"
 
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "analyzer/report/json_writer.h"
+
 #include "analyzer/report/sections/inventory_section.h"
 #include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/sections/model_section.h"
@@ -11,183 +17,268 @@
 namespace bubblescope::analysis {
 namespace {
 
-using nlohmann::json;
-
-json opJson(const Op& op) {
-  return {{"kind", engine::kindName(op.kind)}, {"mb", op.mb}, {"chunk", op.chunk}};
+// An op's own members ("chunk", "kind", "mb") go among a record's at their places in key order.
+void writeOpJson(const Op& op, JsonWriter& out) {
+  out.beginObject();
+  out.field("chunk", op.chunk);
+  out.field("kind", engine::kindName(op.kind));
+  out.field("mb", op.mb);
+  out.endObject();
 }
 
-json blameJson(const Blame& b) {
-  json j = {{"cause", idleClassKey(b.cause)}, {"text", b.text}};
+void writeBlameJson(const Blame& b, JsonWriter& out) {
+  out.beginObject();
+  out.field("cause", idleClassKey(b.cause));
   if (b.stage >= 0) {
-    j["stage"] = b.stage;
-    j["op"] = opJson(b.op);
-    if (b.costRatio > 0) j["cost_ratio"] = b.costRatio;
+    if (b.costRatio > 0) out.field("cost_ratio", b.costRatio);
+    out.key("op");
+    writeOpJson(b.op, out);
+    out.field("stage", b.stage);
   }
-  return j;
+  out.field("text", b.text);
+  out.endObject();
 }
 
-json pipelineJson(const PipelineResult& pl) {
-  json j;
-  j["dp_rank"] = pl.dpRank;
-  j["schedule"] = {{"name", pl.schedule.name}, {"exact", pl.schedule.exact},
-                   {"p", pl.schedule.p},       {"m", pl.schedule.m},
-                   {"v", pl.schedule.v},       {"splits_backward", pl.schedule.splitsBackward}};
-  j["step_time_ns"] = {{"measured", pl.stepTimeMeasured},
-                       {"ideal", pl.stepTimeIdeal},
-                       {"stage_means", pl.stepTimeStage},
-                       {"measured_op_costs", pl.stepTimeOps}};
-  j["slowdown"] = pl.slowdown;
-  j["culprit"] = {{"text", pl.culprit}, {"stage", pl.culpritStage}, {"gain_ns", pl.culpritGain}};
-  j["transfer_median_ns"] = pl.transferMedian;
-  j["tail_median_ns"] = pl.tailMedian;
-  j["total"] = splitJson(pl.total);
-  j["bubble_fraction"] =
-      pl.total.span > 0 ? static_cast<double>(pl.total.idle) / static_cast<double>(pl.total.span)
-                        : 0.0;
-  json steps = json::array();
-  for (const auto& s : pl.steps) {
-    steps.push_back({{"number", s.number}, {"start_ns", s.start}, {"end_ns", s.end}});
+void writeStageJson(const StageResult& st, JsonWriter& out) {
+  out.beginObject();
+  // The kinds with a cost, by name ("B", "BW", "F", "W").
+  std::vector<std::pair<const char*, TimeNs>> means;
+  for (int k = 0; k < 4; ++k) {
+    if (st.meanCost[k] > 0)
+      means.emplace_back(engine::kindName(static_cast<OpKind>(k)), st.meanCost[k]);
   }
-  j["steps"] = steps;
-  json stages = json::array();
-  for (const auto& st : pl.stages) {
-    json per = json::array();
-    for (const auto& s : st.perStep) per.push_back(splitJson(s));
-    json means = json::object();
-    for (int k = 0; k < 4; ++k) {
-      if (st.meanCost[k] > 0) means[engine::kindName(static_cast<OpKind>(k))] = st.meanCost[k];
-    }
-    stages.push_back({{"stage", st.stage},
-                      {"rank", st.rank},
-                      {"ranks", st.ranks},
-                      {"slowdown", st.slowdown},
-                      {"mean_op_cost_ns", means},
-                      {"total", splitJson(st.total)},
-                      {"per_step", per}});
-    if (st.slowdownBounded) stages.back()["slowdown_bounded"] = true;
+  std::sort(means.begin(), means.end(),
+            [](const auto& a, const auto& b) { return std::strcmp(a.first, b.first) < 0; });
+  out.key("mean_op_cost_ns").beginObject();
+  for (const auto& [name, cost] : means) out.field(name, cost);
+  out.endObject();
+  out.key("per_step").beginArray();
+  for (const Split& s : st.perStep) writeSplitJson(s, out);
+  out.endArray();
+  out.field("rank", st.rank);
+  out.field("ranks", st.ranks);
+  out.field("slowdown", st.slowdown);
+  if (st.slowdownBounded) out.field("slowdown_bounded", true);
+  out.field("stage", st.stage);
+  out.key("total");
+  writeSplitJson(st.total, out);
+  out.endObject();
+}
+
+void writeGapJson(const Gap& g, JsonWriter& out) {
+  out.beginObject();
+  out.key("blame");
+  writeBlameJson(g.blame, out);
+  out.field("dominant", idleClassKey(g.dominant));
+  out.field("end_ns", g.end);
+  if (g.freeMemory != traces::kBytesUnknown) out.field("free_memory_bytes", g.freeMemory);
+  out.key("idle_by_class_ns");
+  writeIdleByClassJson(g.byClass, true, out);
+  out.field("idle_ns", g.idle);
+  if (g.nextOp >= 0) out.field("next_op", g.nextOp);
+  out.field("stage", g.stage);
+  out.field("start_ns", g.start);
+  out.field("step", g.step);
+  out.endObject();
+}
+
+void writeWhatIfJson(const WhatIf& w, JsonWriter& out) {
+  out.beginObject();
+  if (w.available) {
+    out.key("activation_memory");
+    writeActivationMemoryJson(w, out);
   }
-  j["stages"] = stages;
-  json gaps = json::array();
-  for (const auto& g : pl.gaps) {
-    json classes = json::object();
-    for (int c = 0; c < kIdleClasses; ++c) {
-      if (g.byClass[c]) classes[idleClassKey(idleClassAt(c))] = g.byClass[c];
-    }
-    json gj = {{"stage", g.stage},
-               {"step", g.step},
-               {"start_ns", g.start},
-               {"end_ns", g.end},
-               {"idle_ns", g.idle},
-               {"idle_by_class_ns", classes},
-               {"dominant", idleClassKey(g.dominant)},
-               {"blame", blameJson(g.blame)}};
-    if (g.nextOp >= 0) gj["next_op"] = g.nextOp;
-    if (g.freeMemory != traces::kBytesUnknown) gj["free_memory_bytes"] = g.freeMemory;
-    gaps.push_back(gj);
+  out.field("available", w.available);
+  if (w.available) out.field("bubble_rate", w.bubbleRate);
+  out.field("note", w.note);
+  out.field("scenario", w.scenario);
+  if (w.available) {
+    out.field("speedup", w.speedup);
+    out.field("step_time_ns", w.stepTime);
+    out.field("trusted", w.trusted);
   }
-  j["gaps"] = gaps;
-  j["top_gaps"] = pl.topGaps;  // kept beside root_causes: gates read it
-  j["root_causes"] = rootCausesJson(pl);
-  json ops = json::array();
-  for (const auto& o : pl.ops) {
-    json oj = opJson(o.op);
-    oj["stage"] = o.stage;
-    oj["step"] = o.step;
-    oj["start_ns"] = o.start;
-    oj["end_ns"] = o.end;
-    oj["ideal_cost_ns"] = o.idealCost;
-    ops.push_back(oj);
-  }
-  j["ops"] = ops;
-  json ideal = json::array();
-  for (const auto& o : pl.idealOps) {
-    json oj = opJson(o.op);
-    oj["stage"] = o.stage;
-    oj["start_ns"] = o.start;
-    oj["end_ns"] = o.end;
-    ideal.push_back(oj);
-  }
-  j["ideal_step"] = ideal;
-  json transfers = json::array();
-  for (const auto& t : pl.transfers) {
-    transfers.push_back({{"pass", engine::kindName(t.pass)},
-                         {"mb", t.mb},
-                         {"from_stage", t.fromStage},
-                         {"to_stage", t.toStage},
-                         {"step", t.step},
-                         {"send_ns", {t.sendStart, t.sendEnd}},
-                         {"recv_ns", {t.recvStart, t.recvEnd}}});
-  }
-  j["transfers"] = transfers;
-  json waits = json::array();
-  for (const auto& w : pl.commWaits) {
-    waits.push_back({{"stage", w.stage},
-                     {"rank", w.rank},
-                     {"kernel", w.kernel},
-                     {"start_ns", w.start},
-                     {"transfer_start_ns", w.transferStart},
-                     {"end_ns", w.end},
-                     {"gap", w.gap}});
-    if (w.members.partial()) waits.back()["members"] = tracedMembersJson(w.members);
-  }
-  j["comm_waits"] = waits;
-  json whatIf = json::array();
-  for (const auto& w : pl.whatIf) {
-    json wj = {{"scenario", w.scenario}, {"available", w.available}, {"note", w.note}};
-    if (w.available) {
-      wj["step_time_ns"] = w.stepTime;
-      wj["bubble_rate"] = w.bubbleRate;
-      wj["speedup"] = w.speedup;
-      wj["trusted"] = w.trusted;
-      wj["activation_memory"] = activationMemoryJson(w);
-    }
-    whatIf.push_back(wj);
-  }
-  j["what_if"] = whatIf;
-  j["what_if_withheld"] = pl.whatIfWithheld.empty() ? json(nullptr) : json(pl.whatIfWithheld);
+  out.endObject();
+}
+
+void writePipelineJson(const PipelineResult& pl, JsonWriter& out) {
+  out.beginObject();
   const ActivationSize& size = pl.activationSize;
-  j["activation_bytes_per_microbatch"] =
-      size.perMicrobatch.empty() ? json({{"stages", nullptr}, {"unknown", size.unknown}})
-                                 : json({{"stages", size.perMicrobatch}, {"unknown", nullptr}});
-  j["model_check"] = modelCheckJson(pl.model);
-  j["bubble_inventory"] = inventoryJson(bubbleInventory(pl));
-  return j;
+  out.key("activation_bytes_per_microbatch").beginObject();
+  out.key("stages");
+  size.perMicrobatch.empty() ? out.null() : out.value(size.perMicrobatch);
+  out.key("unknown");
+  size.perMicrobatch.empty() ? out.value(size.unknown) : out.null();
+  out.endObject();
+  out.field("bubble_fraction", pl.total.span > 0 ? static_cast<double>(pl.total.idle) /
+                                                       static_cast<double>(pl.total.span)
+                                                 : 0.0);
+  out.key("bubble_inventory");
+  writeInventoryJson(bubbleInventory(pl), out);
+  out.key("comm_waits").beginArray();
+  for (const auto& w : pl.commWaits) {
+    out.beginObject();
+    out.field("end_ns", w.end);
+    out.field("gap", w.gap);
+    out.field("kernel", w.kernel);
+    if (w.members.partial()) {
+      out.key("members");
+      writeTracedMembersJson(w.members, out);
+    }
+    out.field("rank", w.rank);
+    out.field("stage", w.stage);
+    out.field("start_ns", w.start);
+    out.field("transfer_start_ns", w.transferStart);
+    out.endObject();
+  }
+  out.endArray();
+  out.key("culprit").beginObject();
+  out.field("gain_ns", pl.culpritGain);
+  out.field("stage", pl.culpritStage);
+  out.field("text", pl.culprit);
+  out.endObject();
+  out.field("dp_rank", pl.dpRank);
+  out.key("gaps").beginArray();
+  for (const Gap& g : pl.gaps) writeGapJson(g, out);
+  out.endArray();
+  out.key("ideal_step").beginArray();
+  for (const auto& o : pl.idealOps) {
+    out.beginObject();
+    out.field("chunk", o.op.chunk);
+    out.field("end_ns", o.end);
+    out.field("kind", engine::kindName(o.op.kind));
+    out.field("mb", o.op.mb);
+    out.field("stage", o.stage);
+    out.field("start_ns", o.start);
+    out.endObject();
+  }
+  out.endArray();
+  out.key("model_check");
+  writeModelCheckJson(pl.model, out);
+  out.key("ops").beginArray();
+  for (const auto& o : pl.ops) {
+    out.beginObject();
+    out.field("chunk", o.op.chunk);
+    out.field("end_ns", o.end);
+    out.field("ideal_cost_ns", o.idealCost);
+    out.field("kind", engine::kindName(o.op.kind));
+    out.field("mb", o.op.mb);
+    out.field("stage", o.stage);
+    out.field("start_ns", o.start);
+    out.field("step", o.step);
+    out.endObject();
+  }
+  out.endArray();
+  out.key("root_causes");
+  writeRootCausesJson(pl, out);
+  out.key("schedule").beginObject();
+  out.field("exact", pl.schedule.exact);
+  out.field("m", pl.schedule.m);
+  out.field("name", pl.schedule.name);
+  out.field("p", pl.schedule.p);
+  out.field("splits_backward", pl.schedule.splitsBackward);
+  out.field("v", pl.schedule.v);
+  out.endObject();
+  out.field("slowdown", pl.slowdown);
+  out.key("stages").beginArray();
+  for (const StageResult& st : pl.stages) writeStageJson(st, out);
+  out.endArray();
+  out.key("step_time_ns").beginObject();
+  out.field("ideal", pl.stepTimeIdeal);
+  out.field("measured", pl.stepTimeMeasured);
+  out.field("measured_op_costs", pl.stepTimeOps);
+  out.field("stage_means", pl.stepTimeStage);
+  out.endObject();
+  out.key("steps").beginArray();
+  for (const auto& s : pl.steps) {
+    out.beginObject();
+    out.field("end_ns", s.end);
+    out.field("number", s.number);
+    out.field("start_ns", s.start);
+    out.endObject();
+  }
+  out.endArray();
+  out.field("tail_median_ns", pl.tailMedian);
+  out.field("top_gaps", pl.topGaps);  // kept beside root_causes: gates read it
+  out.key("total");
+  writeSplitJson(pl.total, out);
+  out.field("transfer_median_ns", pl.transferMedian);
+  out.key("transfers").beginArray();
+  for (const auto& t : pl.transfers) {
+    out.beginObject();
+    out.field("from_stage", t.fromStage);
+    out.field("mb", t.mb);
+    out.field("pass", engine::kindName(t.pass));
+    out.key("recv_ns").beginArray();
+    out.value(t.recvStart);
+    out.value(t.recvEnd);
+    out.endArray();
+    out.key("send_ns").beginArray();
+    out.value(t.sendStart);
+    out.value(t.sendEnd);
+    out.endArray();
+    out.field("step", t.step);
+    out.field("to_stage", t.toStage);
+    out.endObject();
+  }
+  out.endArray();
+  out.key("what_if").beginArray();
+  for (const WhatIf& w : pl.whatIf) writeWhatIfJson(w, out);
+  out.endArray();
+  out.key("what_if_withheld");
+  pl.whatIfWithheld.empty() ? out.null() : out.value(pl.whatIfWithheld);
+  out.endObject();
 }
 
 }  // namespace
 
-json toJson(const AnalysisResult& r) {
-  json j;
-  j["schema_version"] = AnalysisResult::kSchemaVersion;
-  j["tool"] = "bubblescope";
-  j["run"] = {{"dir", r.runDir},
-              {"command", r.command},
-              {"ranks", r.ranks},
-              {"pp", r.pp},
-              {"dp", r.dp},
-              {"tp", r.tp},
-              {"topology_source", r.topologySource},
-              {"rule_set", r.ruleSet},
-              {"ops_inferred", r.opsInferred},
-              {"op_inference",
-               {{"from_p2p", r.inference.fromP2p},
-                {"confidence", r.inference.confidence},
-                {"evidence", r.inference.evidence}}},
-              {"dropped_events", r.droppedEvents},
-              // The capture's first step, left out as warm-up (null: every step in range).
-              {"warmup_step_left_out",
-               r.warmupStepLeftOut ? json(*r.warmupStepLeftOut) : json(nullptr)}};
-  j["clock"] = {{"aligned", r.clock.enabled},
-                {"offsets_ns", r.clock.offsets},
-                {"max_correction_ns", r.clock.maxCorrection}};
-  json pipelines = json::array();
-  for (const auto& pl : r.pipelines) pipelines.push_back(pipelineJson(pl));
-  j["pipelines"] = pipelines;
-  if (r.job.present) j["job"] = jobJson(r.job);
-  if (r.utilization) j["utilization"] = utilizationJson(*r.utilization);
-  j["warnings"] = r.warnings;
-  return j;
+void writeJsonReport(const AnalysisResult& r, std::ostream& stream, int indent) {
+  JsonWriter out(stream, indent);
+  out.beginObject();
+  out.key("clock").beginObject();
+  out.field("aligned", r.clock.enabled);
+  out.field("max_correction_ns", r.clock.maxCorrection);
+  out.field("offsets_ns", r.clock.offsets);
+  out.endObject();
+  if (r.job.present) {
+    out.key("job");
+    writeJobJson(r.job, out);
+  }
+  out.key("pipelines").beginArray();
+  for (const PipelineResult& pl : r.pipelines) writePipelineJson(pl, out);
+  out.endArray();
+  out.key("run").beginObject();
+  out.field("command", r.command);
+  out.field("dir", r.runDir);
+  out.field("dp", r.dp);
+  out.field("dropped_events", r.droppedEvents);
+  out.key("op_inference").beginObject();
+  out.field("confidence", r.inference.confidence);
+  out.field("evidence", r.inference.evidence);
+  out.field("from_p2p", r.inference.fromP2p);
+  out.endObject();
+  out.field("ops_inferred", r.opsInferred);
+  out.field("pp", r.pp);
+  out.field("ranks", r.ranks);
+  out.field("rule_set", r.ruleSet);
+  out.field("topology_source", r.topologySource);
+  out.field("tp", r.tp);
+  // The capture's first step, left out as warm-up (null: every step in range).
+  out.field("warmup_step_left_out", r.warmupStepLeftOut);
+  out.endObject();
+  out.field("schema_version", AnalysisResult::kSchemaVersion);
+  out.field("tool", "bubblescope");
+  if (r.utilization) {
+    out.key("utilization");
+    writeUtilizationJson(*r.utilization, out);
+  }
+  out.field("warnings", r.warnings);
+  out.endObject();
+}
+
+std::string jsonReportText(const AnalysisResult& r, int indent) {
+  std::ostringstream out;
+  writeJsonReport(r, out, indent);
+  return out.str();
 }
 
 }  // namespace bubblescope::analysis

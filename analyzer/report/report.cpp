@@ -12,9 +12,10 @@
 namespace bubblescope::analysis {
 namespace {
 
-// Both jobs' JSON is one document (toJson writes the utilization of a job with no pipeline).
+// Both jobs' JSON is one document: writeJsonReport writes a job's utilization too.
 void writeJson(const AnalysisResult& r, std::ostream& out, bool) {
-  out << toJson(r).dump(2) << "\n";
+  writeJsonReport(r, out, 2);
+  out << "\n";
 }
 
 // Add a format here, with its writers in files of their own.

@@ -1,5 +1,6 @@
 #include "analyzer/report/sections/inventory_section.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
 #include <utility>
@@ -69,46 +70,59 @@ const char* kNote =
     "reserve when the trace records it, else its allocated bytes: the column says which); other "
     "processes on the device are not seen.";
 
-nlohmann::json freeMemoryJson(const IdleInventory& s) {
-  auto bytes = [](int64_t b) {
-    return b == traces::kBytesUnknown ? nlohmann::json() : nlohmann::json(b);
+void writeFreeMemoryJson(const IdleInventory& s, JsonWriter& out) {
+  auto bytes = [&](const char* name, int64_t b) {
+    out.key(name);
+    b == traces::kBytesUnknown ? out.null() : out.value(b);
   };
-  return {{"basis", memoryBasisName(s.memoryBasis)},
-          {"device_memory_bytes",
-           s.deviceMemory == 0 ? nlohmann::json() : nlohmann::json(s.deviceMemory)},
-          {"bubbles_at_least_1ms_known", s.freeMemoryBubbles},
-          {"min_bytes", bytes(s.freeMemoryMin)},
-          {"median_bytes", bytes(s.freeMemoryMedian)},
-          {"note", s.freeMemoryNote}};
+  out.beginObject();
+  out.field("basis", memoryBasisName(s.memoryBasis));
+  out.field("bubbles_at_least_1ms_known", s.freeMemoryBubbles);
+  out.key("device_memory_bytes");
+  s.deviceMemory == 0 ? out.null() : out.value(s.deviceMemory);
+  bytes("median_bytes", s.freeMemoryMedian);
+  bytes("min_bytes", s.freeMemoryMin);
+  out.field("note", s.freeMemoryNote);
+  out.endObject();
 }
 
-nlohmann::json json(std::string_view unit, const std::vector<Row>& rows) {
-  nlohmann::json out = nlohmann::json::array();
+// `unit` is "stage" or "rank": both sort between "largest_ns" and "steady".
+void writeJson(std::string_view unit, const std::vector<Row>& rows, JsonWriter& out) {
+  out.beginArray();
   for (const auto& [id, inv] : rows) {
     const IdleInventory& s = *inv;
-    nlohmann::json hist = nlohmann::json::array();
+    out.beginObject();
+    out.field("bubbles", s.bubbles);
+    out.key("free_memory");
+    writeFreeMemoryJson(s, out);
+    out.key("histogram").beginArray();
     for (const BubbleBucket& b : s.histogram) {
-      hist.push_back({{"from_ns", b.from},
-                      {"to_ns", b.to == 0 ? nlohmann::json() : nlohmann::json(b.to)},
-                      {"count", b.count},
-                      {"idle_ns", b.idle}});
+      out.beginObject();
+      out.field("count", b.count);
+      out.field("from_ns", b.from);
+      out.field("idle_ns", b.idle);
+      out.key("to_ns");
+      b.to == 0 ? out.null() : out.value(b.to);
+      out.endObject();
     }
-    nlohmann::json shares = nlohmann::json::object();
+    out.endArray();
+    out.field("idle_ns", s.idle);
+    std::vector<std::pair<std::string, double>> shares;
     for (size_t k = 0; k < kBubbleThresholds.size(); ++k) {
-      shares["at_least_" + std::to_string(kBubbleThresholds[k] / 1'000'000) + "ms"] =
-          s.shareAtLeast[k];
+      shares.emplace_back("at_least_" + std::to_string(kBubbleThresholds[k] / 1'000'000) + "ms",
+                          s.shareAtLeast[k]);
     }
-    out.push_back({{std::string(unit), id},
-                   {"bubbles", s.bubbles},
-                   {"idle_ns", s.idle},
-                   {"largest_ns", s.largest},
-                   {"histogram", hist},
-                   {"idle_share_in_bubbles", shares},
-                   {"steady", s.steady},
-                   {"steady_note", s.steadyNote},
-                   {"free_memory", freeMemoryJson(s)}});
+    std::sort(shares.begin(), shares.end());  // "at_least_10ms" before "at_least_1ms"
+    out.key("idle_share_in_bubbles").beginObject();
+    for (const auto& [name, share] : shares) out.field(name, share);
+    out.endObject();
+    out.field("largest_ns", s.largest);
+    out.field(unit, id);
+    out.field("steady", s.steady);
+    out.field("steady_note", s.steadyNote);
+    out.endObject();
   }
-  return out;
+  out.endArray();
 }
 
 void text(std::string_view unit, const std::vector<Row>& rows, std::ostream& out) {
@@ -163,9 +177,6 @@ std::string formatGiB(int64_t bytes) {
   return buf;
 }
 
-nlohmann::json inventoryJson(const std::vector<StageInventory>& inventory) {
-  return json("stage", rowsOf(inventory));
-}
 void writeInventoryText(const std::vector<StageInventory>& inventory, std::ostream& out) {
   text("stage", rowsOf(inventory), out);
 }
@@ -176,9 +187,6 @@ void writeInventoryHtml(const std::vector<StageInventory>& inventory, std::ostre
   html("stage", rowsOf(inventory), out);
 }
 
-nlohmann::json rankInventoryJson(const std::vector<RankUtilization>& ranks) {
-  return json("rank", rowsOf(ranks));
-}
 void writeRankInventoryText(const std::vector<RankUtilization>& ranks, std::ostream& out) {
   text("rank", rowsOf(ranks), out);
 }
@@ -203,6 +211,14 @@ void inventoryProperties(const IdleInventory& s, JunitProperties& p) {
     p.emplace_back("bubble_free_memory_median_bytes", std::to_string(s.freeMemoryMedian));
     p.emplace_back("bubble_free_memory_basis", memoryBasisName(s.memoryBasis));
   }
+}
+
+void writeInventoryJson(const std::vector<StageInventory>& inventory, JsonWriter& out) {
+  writeJson("stage", rowsOf(inventory), out);
+}
+
+void writeRankInventoryJson(const std::vector<RankUtilization>& ranks, JsonWriter& out) {
+  writeJson("rank", rowsOf(ranks), out);
 }
 
 }  // namespace bubblescope::analysis

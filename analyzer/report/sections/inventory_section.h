@@ -5,21 +5,20 @@
 #include <ostream>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "analyzer/inventory/bubble_inventory.h"
+#include "analyzer/report/json_writer.h"
 #include "analyzer/report/junit_xml.h"
 #include "analyzer/result/utilization_result.h"
 
 namespace bubblescope::analysis {
 
-nlohmann::json inventoryJson(const std::vector<StageInventory>& inventory);
+void writeInventoryJson(const std::vector<StageInventory>& inventory, JsonWriter& out);
 void writeInventoryText(const std::vector<StageInventory>& inventory, std::ostream& out);
 void writeInventoryMarkdown(const std::vector<StageInventory>& inventory, std::ostream& out);
 void writeInventoryHtml(const std::vector<StageInventory>& inventory, std::ostream& out);
 
 // The same per rank of a job with no pipeline.
-nlohmann::json rankInventoryJson(const std::vector<RankUtilization>& ranks);
+void writeRankInventoryJson(const std::vector<RankUtilization>& ranks, JsonWriter& out);
 void writeRankInventoryText(const std::vector<RankUtilization>& ranks, std::ostream& out);
 void writeRankInventoryMarkdown(const std::vector<RankUtilization>& ranks, std::ostream& out);
 void writeRankInventoryHtml(const std::vector<RankUtilization>& ranks, std::ostream& out);

@@ -65,13 +65,19 @@ void mdTable(std::ostream& out, const char* title, const char* symbol,
   }
 }
 
-nlohmann::json parts(const std::vector<PartSlowdown>& ps, const char* idKey) {
-  nlohmann::json a = nlohmann::json::array();
+void writeParts(const std::vector<PartSlowdown>& ps, std::string_view idKey, JsonWriter& out) {
+  const bool idFirst = idKey < "name";  // "dp_rank", "kind" lead; "stage" follows "slowdown"
+  out.beginArray();
   for (const auto& p : ps) {
-    a.push_back(
-        {{idKey, p.id}, {"name", p.name}, {"slowdown", p.slowdown}, {"step_ns", p.stepTime}});
+    out.beginObject();
+    if (idFirst) out.field(idKey, p.id);
+    out.field("name", p.name);
+    out.field("slowdown", p.slowdown);
+    if (!idFirst) out.field(idKey, p.id);
+    out.field("step_ns", p.stepTime);
+    out.endObject();
   }
-  return a;
+  out.endArray();
 }
 
 }  // namespace
@@ -163,54 +169,67 @@ void writeJobHtml(const JobResult& job, std::ostream& out) {
   out << "</ul>\n</section>\n";
 }
 
-nlohmann::json jobJson(const JobResult& job) {
-  nlohmann::json j;
-  j["steps"] = job.steps;
-  j["step_time_measured_ns"] = job.stepTimeMeasured;
-  j["step_time_ideal_ns"] = job.stepTimeIdeal;
-  j["step_time_ops_ns"] = job.stepTimeOps;
-  j["tail_ns"] = job.tail;
-  j["transfer_ns"] = job.transfer;
-  j["slowdown"] = job.slowdown;
-  j["model_check"] = modelCheckJson(job.model);
-  j["culprit"] = job.culprit;
-  j["culprit_gain_ns"] = job.culpritGain;
-  j["stages"] = parts(job.stages, "stage");
-  j["dp_ranks"] = parts(job.dpRanks, "dp_rank");
-  j["op_types"] = parts(job.opTypes, "kind");
-  nlohmann::json sync = nlohmann::json::array();
+void writeJobJson(const JobResult& job, JsonWriter& out) {
+  out.beginObject();
+  out.field("culprit", job.culprit);
+  out.field("culprit_gain_ns", job.culpritGain);
+  out.key("dp_ranks");
+  writeParts(job.dpRanks, "dp_rank", out);
+  out.key("dp_sync").beginObject();
+  out.key("last_to_arrive").beginArray();
   for (const auto& b : job.dpSync) {
-    sync.push_back({{"dp_rank", b.dp},
-                    {"stage", b.stage},
-                    {"wait_caused_ns", b.waitCaused},
-                    {"steps_last", b.stepsLast}});
+    out.beginObject();
+    out.field("dp_rank", b.dp);
+    out.field("stage", b.stage);
+    out.field("steps_last", b.stepsLast);
+    out.field("wait_caused_ns", b.waitCaused);
+    out.endObject();
   }
-  j["dp_sync"] = {{"wait_per_step_ns", job.dpWaitPerStep}, {"last_to_arrive", sync}};
-  nlohmann::json tp = nlohmann::json::array();
-  for (const auto& g : job.tpGroups) {
-    tp.push_back({{"dp_rank", g.dp},
-                  {"stage", g.stage},
-                  {"ranks", g.ranks},
-                  {"ops", g.ops},
-                  {"mean_spread_ns", g.meanSpread},
-                  {"max_spread_ns", g.maxSpread},
-                  {"slow_rank", g.slowRank},
-                  {"slow_share", g.slowShare},
-                  {"slow_lag_ns", g.slowLag}});
-  }
-  j["tp_groups"] = tp;
-  nlohmann::json seq = nlohmann::json::array();
+  out.endArray();
+  out.field("wait_per_step_ns", job.dpWaitPerStep);
+  out.endObject();
+  out.key("model_check");
+  writeModelCheckJson(job.model, out);
+  out.field("notes", job.notes);
+  out.key("op_types");
+  writeParts(job.opTypes, "kind", out);
+  out.key("sequence_imbalance").beginArray();
   for (const auto& s : job.sequenceImbalance) {
-    seq.push_back({{"dp_rank", s.dp},
-                   {"correlation", s.correlation},
-                   {"spread", s.spread},
-                   {"longest_mb", s.longestMb},
-                   {"longest_factor", s.longestFactor},
-                   {"text", s.text}});
+    out.beginObject();
+    out.field("correlation", s.correlation);
+    out.field("dp_rank", s.dp);
+    out.field("longest_factor", s.longestFactor);
+    out.field("longest_mb", s.longestMb);
+    out.field("spread", s.spread);
+    out.field("text", s.text);
+    out.endObject();
   }
-  j["sequence_imbalance"] = seq;
-  j["notes"] = job.notes;
-  return j;
+  out.endArray();
+  out.field("slowdown", job.slowdown);
+  out.key("stages");
+  writeParts(job.stages, "stage", out);
+  out.field("step_time_ideal_ns", job.stepTimeIdeal);
+  out.field("step_time_measured_ns", job.stepTimeMeasured);
+  out.field("step_time_ops_ns", job.stepTimeOps);
+  out.field("steps", job.steps);
+  out.field("tail_ns", job.tail);
+  out.key("tp_groups").beginArray();
+  for (const auto& g : job.tpGroups) {
+    out.beginObject();
+    out.field("dp_rank", g.dp);
+    out.field("max_spread_ns", g.maxSpread);
+    out.field("mean_spread_ns", g.meanSpread);
+    out.field("ops", g.ops);
+    out.field("ranks", g.ranks);
+    out.field("slow_lag_ns", g.slowLag);
+    out.field("slow_rank", g.slowRank);
+    out.field("slow_share", g.slowShare);
+    out.field("stage", g.stage);
+    out.endObject();
+  }
+  out.endArray();
+  out.field("transfer_ns", job.transfer);
+  out.endObject();
 }
 
 }  // namespace bubblescope::analysis

@@ -26,12 +26,14 @@ std::vector<std::string> modelDoubts(const AnalysisResult& r) {
   return out;
 }
 
-nlohmann::json modelCheckJson(const ModelCheck& c) {
-  return {{"measured_ns", c.measured},
-          {"replayed_ns", c.replayed},
-          {"excess", c.excess()},
-          {"reproduces", c.reproduces},
-          {"largest_disagreement", c.largest}};
+void writeModelCheckJson(const ModelCheck& c, JsonWriter& out) {
+  out.beginObject();
+  out.field("excess", c.excess());
+  out.field("largest_disagreement", c.largest);
+  out.field("measured_ns", c.measured);
+  out.field("replayed_ns", c.replayed);
+  out.field("reproduces", c.reproduces);
+  out.endObject();
 }
 
 }  // namespace bubblescope::analysis

@@ -5,8 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "analyzer/report/json_writer.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
@@ -20,6 +19,6 @@ inline constexpr const char* kUntrustedWhatIf =
     "not to be trusted: the model does not reproduce the job (see the model check above)";
 
 // {"measured_ns", "replayed_ns", "excess", "reproduces", "largest_disagreement"}
-nlohmann::json modelCheckJson(const ModelCheck& check);
+void writeModelCheckJson(const ModelCheck& check, JsonWriter& out);
 
 }  // namespace bubblescope::analysis

@@ -8,8 +8,6 @@
 namespace bubblescope::analysis {
 namespace {
 
-using nlohmann::json;
-
 std::string gaps(size_t n) {
   return std::to_string(n) + (n == 1 ? " gap" : " gaps");
 }
@@ -83,33 +81,40 @@ std::string knockOnLine(const PipelineResult& pl, const RootCause& rc) {
   return s;
 }
 
-json rootCausesJson(const PipelineResult& pl) {
-  json out = json::array();
+void writeRootCausesJson(const PipelineResult& pl, JsonWriter& out) {
+  out.beginArray();
   for (const RootCause& rc : pl.rootCauses) {
-    json j = {
-        {"cause", idleClassKey(rc.id.cause)},
-        {"text", rc.text},
-        {"win_ns", rc.win},
-        {"idle_ns", rc.idle},
-        {"steps", rc.steps},
-        {"gaps", rc.own},
-        {"knock_ons",
-         {{"count", rc.knockOns.size()}, {"idle_ns", rc.knockOnIdle}, {"gaps", rc.knockOns}}}};
-    if (rc.id.cause == IdleClass::CommStall) {
-      j["link"] = {{"from", rc.id.stage >= 0 ? json(rc.id.stage) : json()},
-                   {"to", rc.id.toStage >= 0 ? json(rc.id.toStage) : json()}};
-    } else if (rc.id.stage >= 0) {
-      j["stage"] = rc.id.stage;
+    out.beginObject();
+    out.field("cause", idleClassKey(rc.id.cause));
+    if (rc.costRatio > 0) out.field("cost_ratio", rc.costRatio);
+    out.field("gaps", rc.own);
+    out.field("idle_ns", rc.idle);
+    out.key("knock_ons").beginObject();
+    out.field("count", rc.knockOns.size());
+    out.field("gaps", rc.knockOns);
+    out.field("idle_ns", rc.knockOnIdle);
+    out.endObject();
+    const bool link = rc.id.cause == IdleClass::CommStall;
+    if (link) {
+      out.key("link").beginObject();
+      out.field("from", rc.id.stage >= 0 ? std::optional<int>(rc.id.stage) : std::nullopt);
+      out.field("to", rc.id.toStage >= 0 ? std::optional<int>(rc.id.toStage) : std::nullopt);
+      out.endObject();
     }
     if (rc.id.hasOp) {
-      j["op"] = {{"kind", engine::kindName(rc.id.op.kind)},
-                 {"mb", rc.id.op.mb},
-                 {"chunk", rc.id.op.chunk}};
+      out.key("op").beginObject();
+      out.field("chunk", rc.id.op.chunk);
+      out.field("kind", engine::kindName(rc.id.op.kind));
+      out.field("mb", rc.id.op.mb);
+      out.endObject();
     }
-    if (rc.costRatio > 0) j["cost_ratio"] = rc.costRatio;
-    out.push_back(std::move(j));
+    if (!link && rc.id.stage >= 0) out.field("stage", rc.id.stage);
+    out.field("steps", rc.steps);
+    out.field("text", rc.text);
+    out.field("win_ns", rc.win);
+    out.endObject();
   }
-  return out;
+  out.endArray();
 }
 
 }  // namespace bubblescope::analysis

@@ -4,8 +4,7 @@
 // the whole list beside `top_gaps`.
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "analyzer/report/json_writer.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
@@ -45,6 +44,6 @@ std::string knockOnLine(const PipelineResult& pipeline, const RootCause& cause);
 
 // pipelines[].root_causes[]: {cause, stage, op, link {from, to}, text, win_ns, idle_ns, steps,
 // gaps, knock_ons {count, idle_ns, gaps}}; stage, op and link only where the cause has them.
-nlohmann::json rootCausesJson(const PipelineResult& pipeline);
+void writeRootCausesJson(const PipelineResult& pipeline, JsonWriter& out);
 
 }  // namespace bubblescope::analysis

@@ -1,38 +1,73 @@
 #include "analyzer/report/sections/split_json.h"
 
+#include <algorithm>
+#include <string_view>
+
 namespace bubblescope::analysis {
 namespace {
 
-using nlohmann::json;
-
-// The parts both splits have.
-json partsJson(TimeNs span, TimeNs compute, TimeNs exposedComm, TimeNs otherBusy, TimeNs idle) {
-  return {{"span_ns", span},
-          {"compute_ns", compute},
-          {"exposed_comm_ns", exposedComm},
-          {"other_busy_ns", otherBusy},
-          {"idle_ns", idle}};
+// The idle classes in the order of their keys, as a JSON object lists them.
+const std::array<int, kIdleClasses>& classesByKey() {
+  static const std::array<int, kIdleClasses> order = [] {
+    std::array<int, kIdleClasses> o{};
+    for (int c = 0; c < kIdleClasses; ++c) o[c] = c;
+    std::sort(o.begin(), o.end(), [](int a, int b) {
+      return std::string_view(idleClassKey(idleClassAt(a))) <
+             std::string_view(idleClassKey(idleClassAt(b)));
+    });
+    return o;
+  }();
+  return order;
 }
 
 }  // namespace
 
-json splitJson(const Split& s) {
-  json classes = json::object();
-  for (int c = 0; c < kIdleClasses; ++c) classes[idleClassKey(idleClassAt(c))] = s.idleByClass[c];
-  json j = partsJson(s.span, s.compute, s.exposedComm, s.otherBusy, s.idle);
-  j["idle_by_class_ns"] = std::move(classes);
-  return j;
+void writeIdleByClassJson(const IdleByClass& byClass, bool skipZero, JsonWriter& out) {
+  out.beginObject();
+  for (int c : classesByKey()) {
+    if (!skipZero || byClass[c]) out.field(idleClassKey(idleClassAt(c)), byClass[c]);
+  }
+  out.endObject();
 }
 
-json splitJson(const UtilizationSplit& s) {
-  json j = partsJson(s.span, s.compute, s.exposedComm, s.otherBusy, s.idle);
-  j["comm_wait_ns"] = s.commWait;
-  if (s.waitMembers.partial()) j["comm_wait_members"] = tracedMembersJson(s.waitMembers);
-  return j;
+void writeSplitJson(const Split& s, JsonWriter& out) {
+  out.beginObject();
+  out.field("compute_ns", s.compute);
+  out.field("exposed_comm_ns", s.exposedComm);
+  out.key("idle_by_class_ns");
+  writeIdleByClassJson(s.idleByClass, false, out);
+  out.field("idle_ns", s.idle);
+  out.field("other_busy_ns", s.otherBusy);
+  out.field("span_ns", s.span);
+  out.endObject();
 }
 
-json tracedMembersJson(const TracedMembers& m) {
-  return {{"traced", m.traced}, {"of", m.of}, {"text", tracedMembersText(m)}};
+void writeSplitJson(const UtilizationSplit& s, JsonWriter& out, const StepFields* step) {
+  out.beginObject();
+  if (s.waitMembers.partial()) {
+    out.key("comm_wait_members");
+    writeTracedMembersJson(s.waitMembers, out);
+  }
+  out.field("comm_wait_ns", s.commWait);
+  out.field("compute_ns", s.compute);
+  if (step) out.field("end_ns", step->end);
+  out.field("exposed_comm_ns", s.exposedComm);
+  out.field("idle_ns", s.idle);
+  out.field("other_busy_ns", s.otherBusy);
+  out.field("span_ns", s.span);
+  if (step) {
+    out.field("start_ns", step->start);
+    out.field("step", step->number);
+  }
+  out.endObject();
+}
+
+void writeTracedMembersJson(const TracedMembers& m, JsonWriter& out) {
+  out.beginObject();
+  out.field("of", m.of);
+  out.field("text", tracedMembersText(m));
+  out.field("traced", m.traced);
+  out.endObject();
 }
 
 }  // namespace bubblescope::analysis

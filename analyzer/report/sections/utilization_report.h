@@ -4,13 +4,12 @@
 // cause, the largest gaps and the slowest rank and step.
 #include <ostream>
 
-#include <nlohmann/json.hpp>
-
+#include "analyzer/report/json_writer.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 
-nlohmann::json utilizationJson(const UtilizationResult& u);
+void writeUtilizationJson(const UtilizationResult& u, JsonWriter& out);
 void writeUtilizationText(const AnalysisResult& r, std::ostream& out);
 void writeUtilizationMarkdown(const AnalysisResult& r, std::ostream& out);
 void writeUtilizationHtml(const AnalysisResult& r, std::ostream& out);

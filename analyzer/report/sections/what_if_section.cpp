@@ -7,7 +7,6 @@
 namespace bubblescope::analysis {
 namespace {
 
-using nlohmann::json;
 
 // The stage holding the most (the first on a tie), in bytes where known, else in microbatches.
 size_t busiestStage(const WhatIf& w) {
@@ -116,17 +115,18 @@ std::string whatIfAssumptions(const PipelineResult& pl, const WhatIf& w) {
   return out.empty() ? held : out + "; " + held;
 }
 
-json activationMemoryJson(const WhatIf& w) {
-  if (w.activations.empty()) return nullptr;
-  json j = {{"microbatches", w.activations},
-            {"most_microbatches", *std::max_element(w.activations.begin(), w.activations.end())},
-            {"bytes", nullptr},
-            {"most_bytes", nullptr}};
-  if (bytesKnown(w)) {
-    j["bytes"] = w.activationBytes;
-    j["most_bytes"] = *std::max_element(w.activationBytes.begin(), w.activationBytes.end());
-  }
-  return j;
+void writeActivationMemoryJson(const WhatIf& w, JsonWriter& out) {
+  if (w.activations.empty()) return out.null();
+  const bool bytes = bytesKnown(w);
+  out.beginObject();
+  out.key("bytes");
+  bytes ? out.value(w.activationBytes) : out.null();
+  out.field("microbatches", w.activations);
+  out.key("most_bytes");
+  bytes ? out.value(*std::max_element(w.activationBytes.begin(), w.activationBytes.end()))
+        : out.null();
+  out.field("most_microbatches", *std::max_element(w.activations.begin(), w.activations.end()));
+  out.endObject();
 }
 
 }  // namespace bubblescope::analysis

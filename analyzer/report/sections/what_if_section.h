@@ -3,8 +3,7 @@
 // column and its note), what the best scenario assumes, and a row's memory in JSON.
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "analyzer/report/json_writer.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
@@ -28,6 +27,6 @@ std::string whatIfAssumptions(const PipelineResult& pipeline, const WhatIf& row)
 
 // {"microbatches": per stage, "most_microbatches", "bytes": per stage or null, "most_bytes"};
 // null for a row without them.
-nlohmann::json activationMemoryJson(const WhatIf& row);
+void writeActivationMemoryJson(const WhatIf& row, JsonWriter& out);
 
 }  // namespace bubblescope::analysis

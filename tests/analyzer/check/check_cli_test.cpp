@@ -26,10 +26,10 @@ class CheckCli : public ::testing::Test {
     const auto balanced = testing::oneF1BJob(4, 8);
     const auto slow = testing::oneF1BJob(4, 8, 2, 1.5);
     testing::writeFile(*dir_ / "balanced.json",
-                       analysis::toJson(testing::analyzeJob(balanced)).dump(2));
-    testing::writeFile(*dir_ / "slow.json", analysis::toJson(testing::analyzeJob(slow)).dump(2));
+                       analysis::jsonReportText(testing::analyzeJob(balanced), 2));
+    testing::writeFile(*dir_ / "slow.json", analysis::jsonReportText(testing::analyzeJob(slow), 2));
     testing::writeFile(*dir_ / "two-stages.json",
-                       analysis::toJson(testing::analyzeJob(testing::oneF1BJob(2, 8))).dump(2));
+                       analysis::jsonReportText(testing::analyzeJob(testing::oneF1BJob(2, 8)), 2));
     const traces::Run run = testing::synthesize(slow);
     fs::create_directories(*dir_ / "slow-run");
     for (const auto& rank : run.ranks) {

@@ -2,6 +2,8 @@
 // file for anything that is not a bubblescope report it can read.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
 
 #include "analyzer/analyze.h"
@@ -44,7 +46,7 @@ TEST(ReportFigures, ReadsWhatCheckCompares) {
 
 TEST(ReportFigures, ReadsTheAnalyzersOwnJson) {
   const AnalysisResult r = testing::analyzeJob(testing::oneF1BJob(4, 8, 2));
-  const ReportFigures f = figuresFromJson(toJson(r), "run");
+  const ReportFigures f = figuresFromJson(nlohmann::json::parse(jsonReportText(r, -1)), "run");
   ASSERT_EQ(f.pipelines.size(), 1u);
   const PipelineResult& pl = r.pipelines[0];
   EXPECT_EQ(f.pipelines[0].p, 4);

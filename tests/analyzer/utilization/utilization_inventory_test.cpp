@@ -2,6 +2,8 @@
 // device memory free in each (capacity less the most the job reserved during the gap).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <sstream>
 
 #include "analyzer/report/sections/inventory_section.h"
@@ -64,7 +66,12 @@ TEST(UtilizationInventory, EachRankHasItsGapsAndTheFreeMemoryInThem) {
   EXPECT_NE(text.str().find("rank 0: 2 bubbles"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("50.0 GiB / 65.0 GiB of 80.0 GiB (reserved)"), std::string::npos)
       << text.str();
-  const nlohmann::json j = rankInventoryJson(u.ranks);
+  std::ostringstream json;
+  {
+    JsonWriter out(json);
+    writeRankInventoryJson(u.ranks, out);
+  }
+  const nlohmann::json j = nlohmann::json::parse(json.str());
   EXPECT_EQ(j[0]["free_memory"]["min_bytes"], 50 * kGiB);
   EXPECT_EQ(j[0]["free_memory"]["basis"], "reserved");
 }
