@@ -21,13 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ProcessOptions quick() {
-  ProcessOptions o;
-  o.timeout = std::chrono::seconds(20);
-  o.env = {{"DISPLAY", ":987"}};  // view: no window is ever needed to refuse an input
-  return o;
-}
-
 // Exit code 2 and one line that says `mustSay`.
 void expectOneLine(const ProcessResult& r, const std::string& mustSay) {
   EXPECT_FALSE(r.timedOut) << "hung: " << mustSay;
@@ -57,7 +50,7 @@ TEST(HostileNumbers, SavedHangAnswersOutOfRangeAreRefusedNamingTheFileAndField) 
   TempDir tmp;
   const fs::path file = tmp / "answers.json";
   writeFile(file, kAnswers);
-  const ProcessResult good = runBubblescope({"hang", file.string()}, quick());
+  const ProcessResult good = runBubblescope({"hang", file.string()}, refusalOptions());
   ASSERT_EQ(good.exitCode, 0) << good.err;
   struct Case {
     std::string from, to, says;
@@ -85,7 +78,7 @@ TEST(HostileNumbers, SavedHangAnswersOutOfRangeAreRefusedNamingTheFileAndField) 
   for (const Case& c : cases) {
     SCOPED_TRACE(c.to);
     writeFile(file, replaced(kAnswers, c.from, c.to));
-    expectOneLine(runBubblescope({"hang", file.string()}, quick()), c.says);
+    expectOneLine(runBubblescope({"hang", file.string()}, refusalOptions()), c.says);
   }
 }
 
@@ -194,7 +187,7 @@ TEST(HostileNumbers, EveryNumericOptionRefusesWhatIsNotANumberInItsRange) {
       std::string line;
       for (const std::string& a : args) line += a + " ";
       SCOPED_TRACE(line);
-      const ProcessResult r = runBubblescope(args, quick());
+      const ProcessResult r = runBubblescope(args, refusalOptions());
       expectOneLine(r, o.name + ": must be ");
       // A list (--pid 7,abc) names its bad item.
       EXPECT_NE(r.err.find("(got " + v.substr(v.rfind(',') + 1) + ")"), std::string::npos) << r.err;
@@ -213,16 +206,16 @@ TEST(HostileNumbers, CheckWithNanThresholdsIsRefusedNotPassed) {
   writeRun(tmp / "slow", 1);
   const std::string base = (tmp / "base.json").string();
   ASSERT_EQ(
-      runBubblescope({"analyze", (tmp / "base").string(), "--format", "json", "-o", base}, quick())
+      runBubblescope({"analyze", (tmp / "base").string(), "--format", "json", "-o", base}, refusalOptions())
           .exitCode,
       0);
   const ProcessResult gated =
-      runBubblescope({"check", "--baseline", base, (tmp / "slow").string()}, quick());
+      runBubblescope({"check", "--baseline", base, (tmp / "slow").string()}, refusalOptions());
   ASSERT_EQ(gated.exitCode, 1) << gated.out << gated.err;  // it is slower
   expectOneLine(
       runBubblescope({"check", "--baseline", base, (tmp / "slow").string(), "--max-slowdown", "nan",
                       "--max-bubble-pp", "nan", "--max-step-time-pct", "nan"},
-                     quick()),
+                     refusalOptions()),
       "--max-bubble-pp: must be a number from 0 to 100 (got nan)");
 }
 
@@ -234,7 +227,7 @@ TEST(HostileNumbers, CheckNamesTheReportAndFieldOfAValueItCannotRead) {
   const fs::path base = tmp / "base.json";
   ASSERT_EQ(
       runBubblescope({"analyze", (tmp / "run").string(), "--format", "json", "-o", base.string()},
-                     quick())
+                     refusalOptions())
           .exitCode,
       0);
   const std::string report = readFile(base);
@@ -257,9 +250,9 @@ TEST(HostileNumbers, CheckNamesTheReportAndFieldOfAValueItCannotRead) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.to);
     writeFile(bad, replaced(report, c.from, c.to));
-    expectOneLine(runBubblescope({"check", "--baseline", base.string(), f}, quick()), c.says);
+    expectOneLine(runBubblescope({"check", "--baseline", base.string(), f}, refusalOptions()), c.says);
     // As the baseline too.
-    expectOneLine(runBubblescope({"check", "--baseline", f, base.string()}, quick()), c.says);
+    expectOneLine(runBubblescope({"check", "--baseline", f, base.string()}, refusalOptions()), c.says);
   }
 }
 
@@ -299,7 +292,7 @@ TEST(HostileNumbers, ImportedIntegersThatDoNotFitAreRefusedInOneLine) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.file.filename().string());
-    expectOneLine(runBubblescope({"analyze", c.file.string()}, quick()),
+    expectOneLine(runBubblescope({"analyze", c.file.string()}, refusalOptions()),
                   c.file.string() + ": " + c.says);
   }
 }
@@ -311,7 +304,7 @@ TEST(HostileNumbers, TwoFilesOfOneNameAreToldApartByTheirDirectories) {
   writeRun(tmp / "node-b");
   expectOneLine(runBubblescope({"analyze", (tmp / "node-a" / "rank-00000.sqlite").string(),
                                 (tmp / "node-b" / "rank-00000.sqlite").string()},
-                               quick()),
+                               refusalOptions()),
                 "two traces claim rank 0: node-a/rank-00000.sqlite and node-b/rank-00000.sqlite");
 }
 

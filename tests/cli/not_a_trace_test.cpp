@@ -22,13 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ProcessOptions quick() {
-  ProcessOptions o;
-  o.timeout = std::chrono::seconds(20);
-  o.env = {{"DISPLAY", ":987"}};  // view: no window is ever needed to refuse an input
-  return o;
-}
-
 // A run, and what each command that writes something wrote for it, made once.
 class NotATrace : public ::testing::Test {
  protected:
@@ -53,7 +46,7 @@ class NotATrace : public ::testing::Test {
              {"hang", run, "--format", "json", "-o", path("hang.json")},
              {"export", "perfetto", run, "-o", path("perfetto.json")},
          }) {
-      const ProcessResult r = runBubblescope(args, quick());
+      const ProcessResult r = runBubblescope(args, refusalOptions());
       ASSERT_LE(r.exitCode, 1) << args[0] << ": " << r.err;
     }
     // The same report over 1 MiB (a large job's is), its keys sorted as nlohmann writes them:
@@ -97,7 +90,7 @@ void expectRefused(const std::vector<std::string>& args, const std::string& file
   std::string command;
   for (const std::string& a : args) command += a + " ";
   SCOPED_TRACE(command);
-  const ProcessResult r = runBubblescope(args, quick());
+  const ProcessResult r = runBubblescope(args, refusalOptions());
   EXPECT_FALSE(r.timedOut);
   EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
   EXPECT_EQ(r.out, "");
@@ -175,7 +168,7 @@ TEST_F(NotATrace, ARunDirectoryHoldingItsReportsIsStillRead) {
                            "perfetto.json", "answers.json", "profile.nsys-rep"}) {
     fs::copy(*dir_ / file, run / file);
   }
-  const ProcessResult r = runBubblescope({"analyze", run.path().string()}, quick());
+  const ProcessResult r = runBubblescope({"analyze", run.path().string()}, refusalOptions());
   EXPECT_EQ(r.exitCode, 0) << r.err;
 }
 

@@ -32,6 +32,13 @@ std::vector<std::string> buildEnvironment(const ProcessOptions& options) {
 
 }  // namespace
 
+ProcessOptions refusalOptions() {
+  ProcessOptions o;
+  o.timeout = std::chrono::seconds(20);
+  o.env = {{"DISPLAY", ":987"}};
+  return o;
+}
+
 ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options) {
   int outPipe[2], errPipe[2];
   if (pipe2(outPipe, O_CLOEXEC) != 0 || pipe2(errPipe, O_CLOEXEC) != 0) {

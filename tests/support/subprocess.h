@@ -24,6 +24,10 @@ struct ProcessOptions {
 
 ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
+// For a command expected to refuse its input at once: 20 s at most, and a DISPLAY no window can
+// open on (`view` never needs one to refuse an input).
+ProcessOptions refusalOptions();
+
 // `argv` as run under a file size limit of `kib` KiB (SIGXFSZ ignored): its writes beyond the limit
 // fail as they would on a full disk.
 std::vector<std::string> underFileSizeLimit(const std::vector<std::string>& argv, int kib);
