@@ -106,7 +106,7 @@ engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step)
 }
 
 engine::SimCosts stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
-                           Scenario scenario, TimeNs transfer, int onlyStage) {
+                           Scenario scenario, TimeNs transfer) {
   engine::SimCosts sim;
   sim.transfer = transfer;
   sim.perOp.resize(pl.p);
@@ -117,9 +117,7 @@ engine::SimCosts stepCosts(const PipelineTrace& pl, const StepView& step, const 
     for (int i : ss.ops) {
       const Op& op = pl.stages[ss.stage].ops.ops[i].op;
       TimeNs c = 0;
-      if (onlyStage >= 0) {
-        c = ss.stage == onlyStage ? measured(pl, ss.stage, i) : costs.idealOf(op);
-      } else if (scenario == Scenario::Ideal) {
+      if (scenario == Scenario::Ideal) {
         c = costs.idealOf(op);
       } else if (scenario == Scenario::Stage) {
         c = costs.stageOf(ss.stage, op);
@@ -134,10 +132,10 @@ engine::SimCosts stepCosts(const PipelineTrace& pl, const StepView& step, const 
 
 std::optional<engine::SimResult> simulateStep(const PipelineTrace& pl, const StepView& step,
                                               const engine::Schedule& order, const MeanCosts& costs,
-                                              Scenario scenario, TimeNs transfer, int onlyStage,
+                                              Scenario scenario, TimeNs transfer,
                                               std::string* why) {
   try {
-    return engine::simulate(order, stepCosts(pl, step, costs, scenario, transfer, onlyStage));
+    return engine::simulate(order, stepCosts(pl, step, costs, scenario, transfer));
   } catch (const std::invalid_argument& e) {
     if (why) *why = e.what();  // ScheduleError or CostError: the order cannot be re-run
     return std::nullopt;

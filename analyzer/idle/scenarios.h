@@ -37,18 +37,16 @@ engine::Schedule observedSchedule(const PipelineTrace& pipeline, const StepView&
 
 enum class Scenario { Ideal, Stage, Ops };
 
-// The simulator's costs for one step under `scenario` (or, with `onlyStage`, measured costs on
-// that stage and ideal ones elsewhere): per op, in the order of observedSchedule.
+// The simulator's costs for one step under `scenario`: per op, in the order of observedSchedule.
+// (Each stage with only its own measured costs: stage_alone.h.)
 engine::SimCosts stepCosts(const PipelineTrace& pipeline, const StepView& step,
-                           const MeanCosts& costs, Scenario scenario, TimeNs transfer,
-                           int onlyStage = -1);
+                           const MeanCosts& costs, Scenario scenario, TimeNs transfer);
 
-// Simulates one step with the costs of `scenario` (or, with `onlyStage`, measured costs on that
-// stage and ideal ones elsewhere). Empty if the observed order cannot run (a partial capture);
+// Simulates one step with the costs of `scenario`. Empty if the observed order cannot run (a partial capture);
 // then `why` (if given) holds the simulator's reason in one sentence.
 std::optional<engine::SimResult> simulateStep(const PipelineTrace& pipeline, const StepView& step,
                                               const engine::Schedule& order, const MeanCosts& costs,
                                               Scenario scenario, TimeNs transfer,
-                                              int onlyStage = -1, std::string* why = nullptr);
+                                              std::string* why = nullptr);
 
 }  // namespace bubblescope::analysis

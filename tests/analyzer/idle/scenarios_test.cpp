@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analyzer/idle/stage_alone.h"
 #include "tests/analyzer/hand_pipeline.h"
 #include "tests/analyzer/idle/hand_steps.h"
 #include "tests/analyzer/idle/step_analysis.h"
@@ -59,7 +60,6 @@ TEST(ObservedSchedule, IsEachStagesOpOrderInTheStep) {
 struct SimCase {
   const char* what;
   Scenario scenario;
-  int onlyStage;
   TimeNs transfer;
   TimeNs makespan;
 };
@@ -95,25 +95,39 @@ TEST(SimulateStep, EachScenarioRunsTheObservedOrderWithItsCosts) {
   // GPipe 2x2, stage 0 at F 2 / BW 4 ms, stage 1 at F 4 / BW 8 ms; ideal F 3 / BW 6 ms.
   const SimCase cases[] = {
       // 0-3-6 forwards on stage 0, stage 1 6-9 .. BW1 15-21, stage 0's BW1 21-27.
-      {"ideal", Scenario::Ideal, -1, 0, 27 * kMs},
+      {"ideal", Scenario::Ideal, 0, 27 * kMs},
       // The critical path crosses between the stages twice (F0 down, BW1 back): 1 ms each.
-      {"ideal, 1 ms transfers", Scenario::Ideal, -1, 1 * kMs, 29 * kMs},
-      {"stage means (= measured here)", Scenario::Stage, -1, 0, 30 * kMs},
-      {"measured op costs", Scenario::Ops, -1, 0, 30 * kMs},
-      // Stage 1 measured, stage 0 ideal: stage 1's BW1 ends at 27, stage 0's BW1 at 33.
-      {"only stage 1 measured", Scenario::Ops, 1, 0, 33 * kMs},
-      // Stage 0 measured, stage 1 ideal: stage 1's BW1 ends at 20, stage 0's BW1 at 24.
-      {"only stage 0 measured", Scenario::Ops, 0, 0, 24 * kMs},
+      {"ideal, 1 ms transfers", Scenario::Ideal, 1 * kMs, 29 * kMs},
+      {"stage means (= measured here)", Scenario::Stage, 0, 30 * kMs},
+      {"measured op costs", Scenario::Ops, 0, 30 * kMs},
   };
   const PipelineTrace pl = testing::slowSecondStage().build();
   const auto views = buildStepViews(pl);
   const MeanCosts costs = meanCosts(pl, views);
   const engine::Schedule order = observedSchedule(pl, views.at(0));
   for (const auto& c : cases) {
-    const auto r = simulateStep(pl, views[0], order, costs, c.scenario, c.transfer, c.onlyStage);
+    const auto r = simulateStep(pl, views[0], order, costs, c.scenario, c.transfer);
     ASSERT_TRUE(r) << c.what;
     EXPECT_EQ(r->makespan, c.makespan) << c.what;
   }
+}
+
+TEST(SimulateStep, EachStageAloneRunsWithItsMeasuredCostsAndIdealOnesElsewhere) {
+  const PipelineTrace pl = testing::slowSecondStage().build();
+  const auto views = buildStepViews(pl);
+  const MeanCosts costs = meanCosts(pl, views);
+  const engine::Schedule order = observedSchedule(pl, views.at(0));
+  const engine::PreparedSchedule prepared(order);
+  const engine::SimCosts ideal = stepCosts(pl, views[0], costs, Scenario::Ideal, 0);
+  const auto alone = stageAloneMakespans(prepared, ideal,
+                                         stepCosts(pl, views[0], costs, Scenario::Ops, 0),
+                                         engine::simulate(prepared, ideal).makespan);
+  ASSERT_EQ(alone.size(), 2u);
+  // Stage 0 measured, stage 1 ideal: stage 1's BW1 ends at 20, stage 0's BW1 at 24.
+  EXPECT_EQ(alone[0].makespan, 24 * kMs);
+  // Stage 1 measured, stage 0 ideal: stage 1's BW1 ends at 27, stage 0's BW1 at 33.
+  EXPECT_EQ(alone[1].makespan, 33 * kMs);
+  EXPECT_TRUE(alone[0].replayed && alone[1].replayed);
 }
 
 TEST(SimulateStep, IdealRunPlacesEveryOpAtItsIdealCost) {
