@@ -32,11 +32,12 @@ int runAnalyze(const AnalyzeOptions& o) {
 
   const analysis::ReportFormat& f = format ? *format : analysis::reportFormats().front();
   if (o.output.empty() || o.output == "-") {
-    analysis::writeReport(result, f, std::cout, f.colors && isatty(1));
+    analysis::writeReport(result, f, std::cout, {f.colors && isatty(1), o.detail});
     return kOk;
   }
-  traces::writeOutputFile(o.output,
-                          [&](std::ostream& out) { analysis::writeReport(result, f, out, false); });
+  traces::writeOutputFile(o.output, [&](std::ostream& out) {
+    analysis::writeReport(result, f, out, {false, o.detail});
+  });
   std::cerr << "bubblescope: report written to " << o.output << "\n";
   return kOk;
 }

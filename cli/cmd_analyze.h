@@ -12,6 +12,7 @@ struct AnalyzeOptions {
   std::vector<std::string> paths;
   std::string format;
   std::string output;
+  bool detail = false;  // every op, transfer, wait and gap too (analysis::ReportStyle::detail)
   AnalysisFlags analysis;
 };
 

@@ -36,7 +36,7 @@ Side sideOf(const std::string& path, const analysis::AnalyzeOptions& options) {
   std::string what = analysedInputName(input, run) + ", analysed";
   const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
   std::ostringstream report;
-  analysis::writeReport(result, analysis::reportFormat("json"), report, false);
+  analysis::writeReport(result, analysis::reportFormat("json"), report);
   return {analysis::figuresFromText(report.str(), path), std::move(what)};
 }
 

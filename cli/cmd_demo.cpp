@@ -103,14 +103,15 @@ int runDemo(const DemoOptions& o) {
             << engine::renderTimeline(measuredStep(pl, step), style);
   std::cout << "\nThe same order with ideal costs (balanced stages, no stalls):\n"
             << engine::renderTimeline(idealStep(pl), style) << "\n";
-  analysis::writeReport(result, analysis::reportFormat("text"), std::cout, isatty(1));
+  analysis::writeReport(result, analysis::reportFormat("text"), std::cout,
+                        {.color = isatty(1) != 0});
 
   std::cout << "\nFiles:\n  traces   " << dir.string() << " (" << run.ranks.size()
             << " rank files, truth.json)\n";
   for (const char* name : {"report.json", "report.html", "report.md"}) {
     try {
       traces::writeOutputFile(dir / name, [&](std::ostream& out) {
-        analysis::writeReport(result, *analysis::reportFormatForFile(name), out, false);
+        analysis::writeReport(result, *analysis::reportFormatForFile(name), out);
       });
       std::cout << "  report   " << (dir / name).string() << "\n";
     } catch (const std::invalid_argument&) {

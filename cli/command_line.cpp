@@ -297,6 +297,10 @@ void addAnalyzeCommand(CLI::App& app, Action& action) {
   sub->add_option("--format", opts->format, analysis::reportFormatChoices());
   sub->add_option("-o,--output", opts->output,
                   "Write the report here (format from the extension unless --format)");
+  sub->add_flag("--detail", opts->detail,
+                "Every record too: in JSON each op, transfer, comm wait and gap (and the "
+                "indexes into them); in text a line per gap. Without it the report is a summary "
+                "whose size follows the job's shape, not its length");
   addAnalysisFlags(sub, opts->analysis);
   sub->callback([&action, opts] { action = [opts] { return runAnalyze(*opts); }; });
 }

@@ -39,7 +39,7 @@ void writeBlameJson(const Blame& b, JsonWriter& out) {
   out.endObject();
 }
 
-void writeStageJson(const StageResult& st, JsonWriter& out) {
+void writeStageJson(const StageResult& st, bool detail, JsonWriter& out) {
   out.beginObject();
   // The kinds with a cost, by name ("B", "BW", "F", "W").
   std::vector<std::pair<const char*, TimeNs>> means;
@@ -52,9 +52,11 @@ void writeStageJson(const StageResult& st, JsonWriter& out) {
   out.key("mean_op_cost_ns").beginObject();
   for (const auto& [name, cost] : means) out.field(name, cost);
   out.endObject();
-  out.key("per_step").beginArray();
-  for (const Split& s : st.perStep) writeSplitJson(s, out);
-  out.endArray();
+  if (detail) {
+    out.key("per_step").beginArray();
+    for (const Split& s : st.perStep) writeSplitJson(s, out);
+    out.endArray();
+  }
   out.field("rank", st.rank);
   out.field("ranks", st.ranks);
   out.field("slowdown", st.slowdown);
@@ -65,7 +67,11 @@ void writeStageJson(const StageResult& st, JsonWriter& out) {
   out.endObject();
 }
 
-void writeGapJson(const Gap& g, JsonWriter& out) {
+// A gap of gaps[], or (`listed`) one of top_gaps[], which a summary holds without gaps[] and
+// ops[]: it says which gap it is (`index` into the detailed gaps[]), the op that ended it
+// (`next`) and its step's number.
+void writeGapJson(const PipelineResult& pl, int index, bool listed, JsonWriter& out) {
+  const Gap& g = pl.gaps[static_cast<size_t>(index)];
   out.beginObject();
   out.key("blame");
   writeBlameJson(g.blame, out);
@@ -75,10 +81,16 @@ void writeGapJson(const Gap& g, JsonWriter& out) {
   out.key("idle_by_class_ns");
   writeIdleByClassJson(g.byClass, true, out);
   out.field("idle_ns", g.idle);
+  if (listed) out.field("index", index);
+  if (listed && g.nextOp >= 0) {
+    out.key("next");
+    writeOpJson(pl.ops[static_cast<size_t>(g.nextOp)].op, out);
+  }
   if (g.nextOp >= 0) out.field("next_op", g.nextOp);
   out.field("stage", g.stage);
   out.field("start_ns", g.start);
   out.field("step", g.step);
+  if (listed) out.field("step_number", pl.steps[static_cast<size_t>(g.step)].number);
   out.endObject();
 }
 
@@ -100,20 +112,7 @@ void writeWhatIfJson(const WhatIf& w, JsonWriter& out) {
   out.endObject();
 }
 
-void writePipelineJson(const PipelineResult& pl, JsonWriter& out) {
-  out.beginObject();
-  const ActivationSize& size = pl.activationSize;
-  out.key("activation_bytes_per_microbatch").beginObject();
-  out.key("stages");
-  size.perMicrobatch.empty() ? out.null() : out.value(size.perMicrobatch);
-  out.key("unknown");
-  size.perMicrobatch.empty() ? out.value(size.unknown) : out.null();
-  out.endObject();
-  out.field("bubble_fraction", pl.total.span > 0 ? static_cast<double>(pl.total.idle) /
-                                                       static_cast<double>(pl.total.span)
-                                                 : 0.0);
-  out.key("bubble_inventory");
-  writeInventoryJson(bubbleInventory(pl), out);
+void writeCommWaitsJson(const PipelineResult& pl, JsonWriter& out) {
   out.key("comm_waits").beginArray();
   for (const auto& w : pl.commWaits) {
     out.beginObject();
@@ -131,29 +130,9 @@ void writePipelineJson(const PipelineResult& pl, JsonWriter& out) {
     out.endObject();
   }
   out.endArray();
-  out.key("culprit").beginObject();
-  out.field("gain_ns", pl.culpritGain);
-  out.field("stage", pl.culpritStage);
-  out.field("text", pl.culprit);
-  out.endObject();
-  out.field("dp_rank", pl.dpRank);
-  out.key("gaps").beginArray();
-  for (const Gap& g : pl.gaps) writeGapJson(g, out);
-  out.endArray();
-  out.key("ideal_step").beginArray();
-  for (const auto& o : pl.idealOps) {
-    out.beginObject();
-    out.field("chunk", o.op.chunk);
-    out.field("end_ns", o.end);
-    out.field("kind", engine::kindName(o.op.kind));
-    out.field("mb", o.op.mb);
-    out.field("stage", o.stage);
-    out.field("start_ns", o.start);
-    out.endObject();
-  }
-  out.endArray();
-  out.key("model_check");
-  writeModelCheckJson(pl.model, out);
+}
+
+void writeOpsJson(const PipelineResult& pl, JsonWriter& out) {
   out.key("ops").beginArray();
   for (const auto& o : pl.ops) {
     out.beginObject();
@@ -168,40 +147,9 @@ void writePipelineJson(const PipelineResult& pl, JsonWriter& out) {
     out.endObject();
   }
   out.endArray();
-  out.key("root_causes");
-  writeRootCausesJson(pl, out);
-  out.key("schedule").beginObject();
-  out.field("exact", pl.schedule.exact);
-  out.field("m", pl.schedule.m);
-  out.field("name", pl.schedule.name);
-  out.field("p", pl.schedule.p);
-  out.field("splits_backward", pl.schedule.splitsBackward);
-  out.field("v", pl.schedule.v);
-  out.endObject();
-  out.field("slowdown", pl.slowdown);
-  out.key("stages").beginArray();
-  for (const StageResult& st : pl.stages) writeStageJson(st, out);
-  out.endArray();
-  out.key("step_time_ns").beginObject();
-  out.field("ideal", pl.stepTimeIdeal);
-  out.field("measured", pl.stepTimeMeasured);
-  out.field("measured_op_costs", pl.stepTimeOps);
-  out.field("stage_means", pl.stepTimeStage);
-  out.endObject();
-  out.key("steps").beginArray();
-  for (const auto& s : pl.steps) {
-    out.beginObject();
-    out.field("end_ns", s.end);
-    out.field("number", s.number);
-    out.field("start_ns", s.start);
-    out.endObject();
-  }
-  out.endArray();
-  out.field("tail_median_ns", pl.tailMedian);
-  out.field("top_gaps", pl.topGaps);  // kept beside root_causes: gates read it
-  out.key("total");
-  writeSplitJson(pl.total, out);
-  out.field("transfer_median_ns", pl.transferMedian);
+}
+
+void writeTransfersJson(const PipelineResult& pl, JsonWriter& out) {
   out.key("transfers").beginArray();
   for (const auto& t : pl.transfers) {
     out.beginObject();
@@ -221,6 +169,87 @@ void writePipelineJson(const PipelineResult& pl, JsonWriter& out) {
     out.endObject();
   }
   out.endArray();
+}
+
+void writePipelineJson(const PipelineResult& pl, bool detail, JsonWriter& out) {
+  out.beginObject();
+  const ActivationSize& size = pl.activationSize;
+  out.key("activation_bytes_per_microbatch").beginObject();
+  out.key("stages");
+  size.perMicrobatch.empty() ? out.null() : out.value(size.perMicrobatch);
+  out.key("unknown");
+  size.perMicrobatch.empty() ? out.value(size.unknown) : out.null();
+  out.endObject();
+  out.field("bubble_fraction", pl.total.span > 0 ? static_cast<double>(pl.total.idle) /
+                                                       static_cast<double>(pl.total.span)
+                                                 : 0.0);
+  out.key("bubble_inventory");
+  writeInventoryJson(bubbleInventory(pl), out);
+  if (detail) writeCommWaitsJson(pl, out);
+  out.key("culprit").beginObject();
+  out.field("gain_ns", pl.culpritGain);
+  out.field("stage", pl.culpritStage);
+  out.field("text", pl.culprit);
+  out.endObject();
+  out.field("dp_rank", pl.dpRank);
+  if (detail) {
+    out.key("gaps").beginArray();
+    for (size_t i = 0; i < pl.gaps.size(); ++i) writeGapJson(pl, static_cast<int>(i), false, out);
+    out.endArray();
+  }
+  out.key("ideal_step").beginArray();
+  for (const auto& o : pl.idealOps) {
+    out.beginObject();
+    out.field("chunk", o.op.chunk);
+    out.field("end_ns", o.end);
+    out.field("kind", engine::kindName(o.op.kind));
+    out.field("mb", o.op.mb);
+    out.field("stage", o.stage);
+    out.field("start_ns", o.start);
+    out.endObject();
+  }
+  out.endArray();
+  out.key("model_check");
+  writeModelCheckJson(pl.model, out);
+  if (detail) writeOpsJson(pl, out);
+  out.key("root_causes");
+  writeRootCausesJson(pl, detail, out);
+  out.key("schedule").beginObject();
+  out.field("exact", pl.schedule.exact);
+  out.field("m", pl.schedule.m);
+  out.field("name", pl.schedule.name);
+  out.field("p", pl.schedule.p);
+  out.field("splits_backward", pl.schedule.splitsBackward);
+  out.field("v", pl.schedule.v);
+  out.endObject();
+  out.field("slowdown", pl.slowdown);
+  out.key("stages").beginArray();
+  for (const StageResult& st : pl.stages) writeStageJson(st, detail, out);
+  out.endArray();
+  out.key("step_time_ns").beginObject();
+  out.field("ideal", pl.stepTimeIdeal);
+  out.field("measured", pl.stepTimeMeasured);
+  out.field("measured_op_costs", pl.stepTimeOps);
+  out.field("stage_means", pl.stepTimeStage);
+  out.endObject();
+  out.key("steps").beginArray();
+  for (const auto& s : pl.steps) {
+    out.beginObject();
+    out.field("end_ns", s.end);
+    out.field("number", s.number);
+    out.field("start_ns", s.start);
+    out.endObject();
+  }
+  out.endArray();
+  out.field("tail_median_ns", pl.tailMedian);
+  // Kept beside root_causes (gates read it), whole: a summary has no gaps[] to point into.
+  out.key("top_gaps").beginArray();
+  for (int g : pl.topGaps) writeGapJson(pl, g, true, out);
+  out.endArray();
+  out.key("total");
+  writeSplitJson(pl.total, out);
+  out.field("transfer_median_ns", pl.transferMedian);
+  if (detail) writeTransfersJson(pl, out);
   out.key("what_if").beginArray();
   for (const WhatIf& w : pl.whatIf) writeWhatIfJson(w, out);
   out.endArray();
@@ -231,7 +260,7 @@ void writePipelineJson(const PipelineResult& pl, JsonWriter& out) {
 
 }  // namespace
 
-void writeJsonReport(const AnalysisResult& r, std::ostream& stream, int indent) {
+void writeJsonReport(const AnalysisResult& r, std::ostream& stream, int indent, JsonDetail detail) {
   JsonWriter out(stream, indent);
   out.beginObject();
   out.key("clock").beginObject();
@@ -244,7 +273,9 @@ void writeJsonReport(const AnalysisResult& r, std::ostream& stream, int indent) 
     writeJobJson(r.job, out);
   }
   out.key("pipelines").beginArray();
-  for (const PipelineResult& pl : r.pipelines) writePipelineJson(pl, out);
+  for (const PipelineResult& pl : r.pipelines) {
+    writePipelineJson(pl, detail == JsonDetail::Full, out);
+  }
   out.endArray();
   out.key("run").beginObject();
   out.field("command", r.command);
@@ -275,9 +306,9 @@ void writeJsonReport(const AnalysisResult& r, std::ostream& stream, int indent) 
   out.endObject();
 }
 
-std::string jsonReportText(const AnalysisResult& r, int indent) {
+std::string jsonReportText(const AnalysisResult& r, int indent, JsonDetail detail) {
   std::ostringstream out;
-  writeJsonReport(r, out, indent);
+  writeJsonReport(r, out, indent, detail);
   return out.str();
 }
 

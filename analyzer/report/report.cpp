@@ -6,33 +6,35 @@
 #include "analyzer/report/json_report.h"
 #include "analyzer/report/junit_report.h"
 #include "analyzer/report/markdown_report.h"
-#include "analyzer/report/text_report.h"
 #include "analyzer/report/sections/utilization_report.h"
+#include "analyzer/report/text_report.h"
 
 namespace bubblescope::analysis {
 namespace {
 
 // Both jobs' JSON is one document: writeJsonReport writes a job's utilization too.
-void writeJson(const AnalysisResult& r, std::ostream& out, bool) {
-  writeJsonReport(r, out, 2);
+void writeJson(const AnalysisResult& r, std::ostream& out, const ReportStyle& style) {
+  writeJsonReport(r, out, 2, style.detail ? JsonDetail::Full : JsonDetail::Summary);
   out << "\n";
 }
 
 // Add a format here, with its writers in files of their own.
+// clang-format off
 constexpr ReportFormat kReportFormats[] = {
     {"text", {}, {".txt"}, true, writeTextReport,
-     [](const AnalysisResult& r, std::ostream& out, bool) { writeUtilizationText(r, out); }},
+     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationText(r, out); }},
     {"json", {}, {".json"}, false, writeJson, writeJson},
     {"md", {"markdown"}, {".md"}, false,
-     [](const AnalysisResult& r, std::ostream& out, bool) { writeMarkdownReport(r, out); },
-     [](const AnalysisResult& r, std::ostream& out, bool) { writeUtilizationMarkdown(r, out); }},
+     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeMarkdownReport(r, out); },
+     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationMarkdown(r, out); }},
     {"html", {}, {".html", ".htm"}, false,
-     [](const AnalysisResult& r, std::ostream& out, bool) { writeHtmlReport(r, out); },
-     [](const AnalysisResult& r, std::ostream& out, bool) { writeUtilizationHtml(r, out); }},
+     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeHtmlReport(r, out); },
+     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationHtml(r, out); }},
     {"junit", {}, {".xml"}, false,
-     [](const AnalysisResult& r, std::ostream& out, bool) { writeJunitReport(r, out); },
-     [](const AnalysisResult& r, std::ostream& out, bool) { writeUtilizationJunit(r, out); }},
+     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeJunitReport(r, out); },
+     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationJunit(r, out); }},
 };
+// clang-format on
 
 }  // namespace
 
@@ -80,8 +82,8 @@ std::string reportFormatChoices() {
 }
 
 void writeReport(const AnalysisResult& result, const ReportFormat& format, std::ostream& out,
-                 bool color) {
-  (result.utilization ? format.utilization : format.pipeline)(result, out, color);
+                 const ReportStyle& style) {
+  (result.utilization ? format.utilization : format.pipeline)(result, out, style);
 }
 
 }  // namespace bubblescope::analysis

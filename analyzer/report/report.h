@@ -7,18 +7,20 @@
 #include <string>
 #include <string_view>
 
+#include "analyzer/report/report_style.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 
 struct ReportFormat {
-  using Writer = void (*)(const AnalysisResult& result, std::ostream& out, bool color);
+  using Writer = void (*)(const AnalysisResult& result, std::ostream& out,
+                          const ReportStyle& style);
   const char* key;                        // what --format takes: "md"
   std::array<const char*, 1> aliases;     // also taken ("markdown"); nullptr = none
   std::array<const char*, 2> extensions;  // output files it is chosen for (".html", ".htm")
   bool colors;                            // colours a terminal, when the output is one
-  Writer pipeline;     // a pipeline job
-  Writer utilization;  // a job with no pipeline (AnalysisResult::utilization)
+  Writer pipeline;                        // a pipeline job
+  Writer utilization;                     // a job with no pipeline (AnalysisResult::utilization)
 };
 
 // Every format, the default (text) first.
@@ -35,6 +37,6 @@ std::string reportFormatKeys();
 std::string reportFormatChoices();
 
 void writeReport(const AnalysisResult& result, const ReportFormat& format, std::ostream& out,
-                 bool color);
+                 const ReportStyle& style = {});
 
 }  // namespace bubblescope::analysis

@@ -6,6 +6,7 @@
 
 #include "analyzer/report/format.h"
 #include "analyzer/report/ops_source.h"
+#include "analyzer/report/sections/gap_list_section.h"
 #include "analyzer/report/sections/inventory_section.h"
 #include "analyzer/report/sections/job_section.h"
 #include "analyzer/report/sections/model_section.h"
@@ -47,7 +48,7 @@ class Writer {
     for (const auto& w : r.warnings) out_ << "warning:  " << w << "\n";
   }
 
-  void pipeline(const PipelineResult& pl, bool several) {
+  void pipeline(const PipelineResult& pl, bool several, bool detail) {
     out_ << "\n";
     std::string title = several ? "Pipeline " + std::to_string(pl.dpRank) + ": " : "";
     title += "schedule " + pl.schedule.name + " (p=" + std::to_string(pl.schedule.p) +
@@ -66,6 +67,7 @@ class Writer {
     rootCauses(pl);
     whatIf(pl);
     writeInventoryText(bubbleInventory(pl), out_);
+    if (detail) writeGapListText(pl, out_);
   }
 
  private:
@@ -181,11 +183,11 @@ class Writer {
 
 }  // namespace
 
-void writeTextReport(const AnalysisResult& r, std::ostream& out, bool color) {
-  Writer w(out, color);
+void writeTextReport(const AnalysisResult& r, std::ostream& out, const ReportStyle& style) {
+  Writer w(out, style.color);
   w.header(r);
   writeJobText(r.job, out);  // several replicas or TP ranks: the culprit first
-  for (const auto& pl : r.pipelines) w.pipeline(pl, r.pipelines.size() > 1);
+  for (const auto& pl : r.pipelines) w.pipeline(pl, r.pipelines.size() > 1, style.detail);
 }
 
 }  // namespace bubblescope::analysis

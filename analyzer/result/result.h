@@ -209,7 +209,9 @@ struct OpInference {
 struct AnalysisResult {
   // 2: the bubble inventory's free device memory became an object per stage (`free_memory`:
   // basis, least and median bytes), where 1 had `free_memory_bytes`, always null.
-  static constexpr int kSchemaVersion = 2;
+  // 3: a summary by default (json_report.h): ops[], transfers[], gaps[], comm_waits[], per_step
+  // and the root causes' index lists only with --detail; top_gaps holds the gaps themselves.
+  static constexpr int kSchemaVersion = 3;
   std::string runDir;
   std::string command;
   int ranks = 0;

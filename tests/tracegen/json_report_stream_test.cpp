@@ -40,9 +40,12 @@ std::string difference(const std::string& a, const std::string& b) {
 // a key out of nlohmann's order, a number or an escape it writes otherwise, shows.
 void expectSameBytes(const analysis::AnalysisResult& r, const std::string& what) {
   SCOPED_TRACE(what);
-  for (int indent : {2, -1}) {
-    const std::string streamed = analysis::jsonReportText(r, indent);
-    EXPECT_EQ(difference(streamed, nlohmann::json::parse(streamed).dump(indent)), "") << indent;
+  for (auto detail : {analysis::JsonDetail::Summary, analysis::JsonDetail::Full}) {
+    for (int indent : {2, -1}) {
+      const std::string streamed = analysis::jsonReportText(r, indent, detail);
+      EXPECT_EQ(difference(streamed, nlohmann::json::parse(streamed).dump(indent)), "")
+          << indent << (detail == analysis::JsonDetail::Full ? " full" : " summary");
+    }
   }
 }
 

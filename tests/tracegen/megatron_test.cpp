@@ -127,9 +127,9 @@ TEST(MegatronImport, MetadataFirstLastOrInterleavedGiveByteIdenticalReports) {
     notes.push_back(n);
     const analysis::AnalysisResult result = analysis::analyzeRun(imported.run);
     std::ostringstream text;
-    analysis::writeTextReport(result, text, false);
+    analysis::writeTextReport(result, text, {});
     texts.push_back(text.str());
-    jsons.push_back(analysis::jsonReportText(result, 1));
+    jsons.push_back(analysis::jsonReportText(result, 1, analysis::JsonDetail::Full));
   }
   EXPECT_NE(texts[0].find("culprit:  stage 3: S_s = "), std::string::npos) << texts[0];
   for (size_t i = 1; i < texts.size(); ++i) {
@@ -221,10 +221,12 @@ TEST_P(MegatronJobs, CulpritAndSlowdownMatchTheTruth) {
   EXPECT_EQ(job.culpritStage, stage);
   EXPECT_EQ(job.stages.size(), static_cast<size_t>(c.job.pp));
   EXPECT_EQ(job.dpRanks.size(), static_cast<size_t>(c.job.dp));
-  EXPECT_TRUE(job.model.reproduces) << analysis::modelCheckSentence(job.model) << "; " << job.model.largest;
+  EXPECT_TRUE(job.model.reproduces)
+      << analysis::modelCheckSentence(job.model) << "; " << job.model.largest;
   for (const analysis::PipelineResult& pl : a.result.pipelines) {
-    EXPECT_TRUE(pl.model.reproduces) << "pipeline " << pl.dpRank << ": "
-                                     << analysis::modelCheckSentence(pl.model) << "; " << pl.model.largest;
+    EXPECT_TRUE(pl.model.reproduces)
+        << "pipeline " << pl.dpRank << ": " << analysis::modelCheckSentence(pl.model) << "; "
+        << pl.model.largest;
   }
 }
 
@@ -244,7 +246,8 @@ TEST(MegatronJob, WhenADifferentReplicaIsLastEachStepTheTailIsTheLeastWaited) {
   EXPECT_NEAR(job.slowdown, a.truth.slowdown, 0.03 * a.truth.slowdown)
       << "measured " << job.stepTimeMeasured << " ideal " << job.stepTimeIdeal << " truth "
       << a.truth.measuredStep << " / " << a.truth.idealStep;
-  EXPECT_TRUE(job.model.reproduces) << analysis::modelCheckSentence(job.model) << "; " << job.model.largest;
+  EXPECT_TRUE(job.model.reproduces)
+      << analysis::modelCheckSentence(job.model) << "; " << job.model.largest;
   // The tail's work: the DP collectives and the optimizer, without a wait for a slow replica.
   const TimeNs work = j.reduceScatter + j.clipGrad + j.optimizer + j.allGather;
   EXPECT_LT(job.tail, work + j.dataLoad + j.costB) << "tail " << job.tail;
@@ -349,7 +352,8 @@ TEST(MegatronJob, AnalysingARunGivenUpFreesItsRangesAndSaysTheSame) {
   // The overload keeps the run (it only frees what it has recognised), so it can be looked at.
   const analysis::AnalysisResult given = analysis::analyzeRun(std::move(a.imported.run));
   for (const auto& r : a.imported.run.ranks) EXPECT_EQ(r.ranges.size(), 0u) << r.meta.rank;
-  EXPECT_EQ(analysis::jsonReportText(given, -1), analysis::jsonReportText(a.result, -1));
+  EXPECT_EQ(analysis::jsonReportText(given, -1, analysis::JsonDetail::Full),
+            analysis::jsonReportText(a.result, -1, analysis::JsonDetail::Full));
 }
 
 TEST(MegatronJob, ReportsLeadWithTheCulpritAndCarryTheThreeTables) {
@@ -357,14 +361,15 @@ TEST(MegatronJob, ReportsLeadWithTheCulpritAndCarryTheThreeTables) {
   job.slowStage = 2, job.slowStageFactor = 1.5;
   const Analysed a = analyse(job);
   std::ostringstream text;
-  analysis::writeTextReport(a.result, text, false);
+  analysis::writeTextReport(a.result, text, {});
   const std::string t = text.str();
   const size_t culprit = t.find("culprit:  stage 2: S_s = ");
   ASSERT_NE(culprit, std::string::npos) << t;
   EXPECT_LT(culprit, t.find("Pipeline 0:"));
   EXPECT_NE(t.find("DP replica 1"), std::string::npos);
   EXPECT_NE(t.find("backward-compute"), std::string::npos);
-  const nlohmann::json j = nlohmann::json::parse(analysis::jsonReportText(a.result, -1))["job"];
+  const nlohmann::json j = nlohmann::json::parse(
+      analysis::jsonReportText(a.result, -1, analysis::JsonDetail::Summary))["job"];
   ASSERT_EQ(j["stages"].size(), 4u);
   EXPECT_GT(j["stages"][2]["slowdown"].get<double>(), 1.1);
   EXPECT_LT(j["stages"][0]["slowdown"].get<double>(), 1.03);

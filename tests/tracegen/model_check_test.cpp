@@ -1,6 +1,6 @@
 // The analysis checks its own model: on a job whose labels imply dependencies it did not have (a
-// labelling bug: one stage's microbatches 0 and 1 swapped), the replay of measured op costs cannot run
-// the job as fast as it ran, and the report says so, naming the op, before anything else.
+// labelling bug: one stage's microbatches 0 and 1 swapped), the replay of measured op costs cannot
+// run the job as fast as it ran, and the report says so, naming the op, before anything else.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -32,12 +32,12 @@ TEST(ModelCheck, FiresWhenTheLabelsImplyDependenciesTheJobDidNotHave) {
 
   // The text report says so right after its title; the JSON carries the check.
   std::ostringstream text;
-  analysis::writeReport(run.result, analysis::reportFormat("text"), text, false);
+  analysis::writeReport(run.result, analysis::reportFormat("text"), text);
   const std::string t = text.str();
   const size_t title = t.find('\n');
   EXPECT_EQ(t.find("MODEL:    the model does not reproduce the pipeline"), title + 1) << t;
   std::ostringstream json;
-  analysis::writeReport(run.result, analysis::reportFormat("json"), json, false);
+  analysis::writeReport(run.result, analysis::reportFormat("json"), json);
   EXPECT_NE(json.str().find("\"reproduces\": false"), std::string::npos);
 }
 
@@ -46,8 +46,8 @@ TEST(ModelCheck, HoldsOnTheSameJobLabelledRight) {
   const StackRun run = analyseAs(Stack::Kineto, JobSpec{}, dir.path());
   ASSERT_EQ(run.result.pipelines.size(), 1u);
   const analysis::PipelineResult& pl = run.result.pipelines[0];
-  EXPECT_TRUE(pl.model.reproduces) << analysis::modelCheckSentence(pl.model) << "; "
-                                   << pl.model.largest;
+  EXPECT_TRUE(pl.model.reproduces)
+      << analysis::modelCheckSentence(pl.model) << "; " << pl.model.largest;
   EXPECT_LE(pl.model.replayed, pl.model.measured + pl.model.measured / 50);
 }
 

@@ -97,8 +97,7 @@ TEST_P(NsysSharedStreamCases, WithoutPayloadsPostingOrderPairsEveryCall) {
   EXPECT_EQ(warnings.find("call(s) name no peer"), std::string::npos) << warnings;
 }
 
-INSTANTIATE_TEST_SUITE_P(StackAnalysis, NsysSharedStreamCases,
-                         ::testing::ValuesIn(standardCases()),
+INSTANTIATE_TEST_SUITE_P(StackAnalysis, NsysSharedStreamCases, ::testing::ValuesIn(standardCases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 // Without the communicators' creation no call knows its own rank in them: a pair's
@@ -145,7 +144,7 @@ StackRun analyseUnlabelledShape(const Case& c, Labels labels, NsysPayloads shape
 std::string jsonReport(analysis::AnalysisResult result) {
   result.runDir = "run";
   std::ostringstream out;
-  analysis::writeReport(result, analysis::reportFormat("json"), out, false);
+  analysis::writeReport(result, analysis::reportFormat("json"), out, {.detail = true});
   return out.str();
 }
 

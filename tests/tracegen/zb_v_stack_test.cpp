@@ -149,7 +149,7 @@ StackRun analyseNsysShape(const Case& c, NsysPayloads shape, const testing::Temp
 std::string jsonReport(analysis::AnalysisResult result) {
   result.runDir = "run";  // the one line that names the files' directory
   std::ostringstream out;
-  analysis::writeReport(result, analysis::reportFormat("json"), out, false);
+  analysis::writeReport(result, analysis::reportFormat("json"), out, {.detail = true});
   return out.str();
 }
 

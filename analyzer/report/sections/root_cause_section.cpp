@@ -81,17 +81,18 @@ std::string knockOnLine(const PipelineResult& pl, const RootCause& rc) {
   return s;
 }
 
-void writeRootCausesJson(const PipelineResult& pl, JsonWriter& out) {
+void writeRootCausesJson(const PipelineResult& pl, bool detail, JsonWriter& out) {
   out.beginArray();
   for (const RootCause& rc : pl.rootCauses) {
     out.beginObject();
     out.field("cause", idleClassKey(rc.id.cause));
     if (rc.costRatio > 0) out.field("cost_ratio", rc.costRatio);
-    out.field("gaps", rc.own);
+    out.field("gap_count", rc.own.size());
+    if (detail) out.field("gaps", rc.own);
     out.field("idle_ns", rc.idle);
     out.key("knock_ons").beginObject();
     out.field("count", rc.knockOns.size());
-    out.field("gaps", rc.knockOns);
+    if (detail) out.field("gaps", rc.knockOns);
     out.field("idle_ns", rc.knockOnIdle);
     out.endObject();
     const bool link = rc.id.cause == IdleClass::CommStall;
@@ -109,7 +110,8 @@ void writeRootCausesJson(const PipelineResult& pl, JsonWriter& out) {
       out.endObject();
     }
     if (!link && rc.id.stage >= 0) out.field("stage", rc.id.stage);
-    out.field("steps", rc.steps);
+    out.field("step_count", rc.steps.size());
+    if (detail) out.field("steps", rc.steps);
     out.field("text", rc.text);
     out.field("win_ns", rc.win);
     out.endObject();

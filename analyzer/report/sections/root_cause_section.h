@@ -42,8 +42,9 @@ std::string knockOnSummary(const PipelineResult& pipeline, const RootCause& caus
 // The summary and the largest few: "...; largest step 2, stage 3, 15.17 ms before F5; ...".
 std::string knockOnLine(const PipelineResult& pipeline, const RootCause& cause);
 
-// pipelines[].root_causes[]: {cause, stage, op, link {from, to}, text, win_ns, idle_ns, steps,
-// gaps, knock_ons {count, idle_ns, gaps}}; stage, op and link only where the cause has them.
-void writeRootCausesJson(const PipelineResult& pipeline, JsonWriter& out);
+// pipelines[].root_causes[]: {cause, stage, op, link {from, to}, text, win_ns, idle_ns,
+// step_count, gap_count, knock_ons {count, idle_ns}}; stage, op and link only where the cause has
+// them; with `detail` also the indexes: steps, gaps (its own) and knock_ons.gaps.
+void writeRootCausesJson(const PipelineResult& pipeline, bool detail, JsonWriter& out);
 
 }  // namespace bubblescope::analysis

@@ -25,11 +25,15 @@ class CheckCli : public ::testing::Test {
     dir_ = new testing::TempDir("bubblescope-check");
     const auto balanced = testing::oneF1BJob(4, 8);
     const auto slow = testing::oneF1BJob(4, 8, 2, 1.5);
-    testing::writeFile(*dir_ / "balanced.json",
-                       analysis::jsonReportText(testing::analyzeJob(balanced), 2));
-    testing::writeFile(*dir_ / "slow.json", analysis::jsonReportText(testing::analyzeJob(slow), 2));
+    testing::writeFile(
+        *dir_ / "balanced.json",
+        analysis::jsonReportText(testing::analyzeJob(balanced), 2, analysis::JsonDetail::Summary));
+    testing::writeFile(
+        *dir_ / "slow.json",
+        analysis::jsonReportText(testing::analyzeJob(slow), 2, analysis::JsonDetail::Summary));
     testing::writeFile(*dir_ / "two-stages.json",
-                       analysis::jsonReportText(testing::analyzeJob(testing::oneF1BJob(2, 8)), 2));
+                       analysis::jsonReportText(testing::analyzeJob(testing::oneF1BJob(2, 8)), 2,
+                                                analysis::JsonDetail::Summary));
     const traces::Run run = testing::synthesize(slow);
     fs::create_directories(*dir_ / "slow-run");
     for (const auto& rank : run.ranks) {

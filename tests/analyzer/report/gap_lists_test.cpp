@@ -20,7 +20,7 @@ constexpr TimeNs kMs = 1'000'000;
 
 std::string report(const AnalysisResult& r, const char* format) {
   std::ostringstream out;
-  writeReport(r, reportFormat(format), out, false);
+  writeReport(r, reportFormat(format), out);
   return out.str();
 }
 

@@ -29,7 +29,7 @@ AnalysisResult analyzeCollectives(int world, int commSize) {
 
 std::string report(const AnalysisResult& r, const char* format) {
   std::ostringstream out;
-  writeReport(r, reportFormat(format), out, false);
+  writeReport(r, reportFormat(format), out, {.detail = true});  // comm_waits[]
   return out.str();
 }
 

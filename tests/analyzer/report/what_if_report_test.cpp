@@ -21,7 +21,7 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 
 std::string written(const AnalysisResult& r, const char* format) {
   std::ostringstream out;
-  writeReport(r, reportFormat(format), out, false);
+  writeReport(r, reportFormat(format), out);
   return out.str();
 }
 
