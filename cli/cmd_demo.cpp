@@ -2,6 +2,7 @@
 // runs as real processes under the capture agent, with a slow stage and a stall injected; the
 // analysis then finds both and says what they cost and what a schedule change would buy.
 #include <unistd.h>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -76,10 +77,16 @@ int runDemo(const DemoOptions& o) {
             << "capture agent";
   if (o.faults) {
     // Stage 2 runs 1.3x slower (an unbalanced split) and stage 1 stalls 15 ms before microbatch
-    // 5 of step 2 (a host hiccup): the analysis must find and blame both.
-    for (const char* f : {"--slow-stage", "2:1.3", "--stall", "1:5:15:2"}) engine.push_back(f);
-    std::cout << ", with stage 2 made 1.3x slower and a 15 ms stall on stage 1 before "
-                 "microbatch 5 of step 2";
+    // 5 of step 2 (a host hiccup): the analysis must find and blame both. A smaller pipeline
+    // gets them on stages and microbatches it has (-p 2: the last stage is the slow one).
+    const std::string slow = std::to_string(std::min(2, o.p - 1));
+    const std::string mb = std::to_string(std::min(5, o.m - 1));
+    for (const std::string& f : {std::string("--slow-stage"), slow + ":1.3", std::string("--stall"),
+                                 "1:" + mb + ":15:2"}) {
+      engine.push_back(f);
+    }
+    std::cout << ", with stage " << slow << " made 1.3x slower and a 15 ms stall on stage 1 before "
+              << "microbatch " << mb << " of step 2";
   }
   std::cout << ".\n\n" << std::flush;
   std::vector<std::string> record = {self, "record", "-o", dir.string(), "--"};
