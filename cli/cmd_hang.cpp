@@ -150,7 +150,8 @@ int runHang(const HangOptions& o) {
   const analysis::hang::HangReport report = analysis::hang::analyzeHang(run);
   const auto write = [&](std::ostream& out) {
     if (o.format == "json") {
-      out << analysis::hang::hangReportJson(report).dump(1) << "\n";
+      analysis::hang::writeHangReportJson(report, out);
+      out << "\n";
     } else {
       analysis::hang::printHangReport(report, out);
     }
