@@ -26,8 +26,9 @@ class JsonWriter {
   void endObject();
   void beginArray();
   void endArray();
-  // An object's member's name; its value follows. Members must come in ascending byte order of
-  // their names, the order nlohmann's std::map writes them in (the tests parse and compare).
+  // An object's member's name; its value follows. Members are written in the order given: for
+  // nlohmann::json's bytes, ascending byte order of their names (its std::map's, which the tests
+  // check by parsing and dumping); a file of fixed order (saved hang answers) is ordered_json's.
   JsonWriter& key(std::string_view name);
 
   void null();
