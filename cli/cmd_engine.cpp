@@ -78,7 +78,9 @@ int runEngineCommand(const RunOptions& o) {
     std::cerr << "bubblescope: engine: " << outcome.failure << "\n";
     return kInternalError;
   }
-  if (!o.quiet) std::cout << engine::formatSummary(outcome.truth, config.truthPath.string());
+  if (!o.quiet) {
+    std::cout << engine::formatSummary(config, outcome.stages, config.truthPath.string());
+  }
   return kOk;
 }
 

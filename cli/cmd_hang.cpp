@@ -95,7 +95,9 @@ std::string listed(const std::vector<std::string>& files) {
 std::vector<LiveRank> askLive(const HangOptions& o, Problems& problem) {
   LiveAnswers answers = askProcesses(o.all, o.pids, o.runId, problem);
   if (!o.save.empty()) {
-    traces::writeOutputFile(o.save, answersJson(answers.replies, hostName(), o.minWaitSeconds));
+    traces::writeOutputFile(o.save, [&](std::ostream& out) {
+      writeAnswersJson(answers.replies, hostName(), o.minWaitSeconds, out);
+    });
   }
   return std::move(answers.ranks);
 }
@@ -150,7 +152,8 @@ int runHang(const HangOptions& o) {
   const analysis::hang::HangReport report = analysis::hang::analyzeHang(run);
   const auto write = [&](std::ostream& out) {
     if (o.format == "json") {
-      out << analysis::hang::hangReportJson(report).dump(1) << "\n";
+      analysis::hang::writeHangReportJson(report, out);
+      out << "\n";
     } else {
       analysis::hang::printHangReport(report, out);
     }

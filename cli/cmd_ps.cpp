@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cli/attach_session.h"
 #include "cli/cmd_ps.h"
 #include "cli/exit_codes.h"
+#include "cli/ps_json.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -48,22 +48,7 @@ int runPs(const PsArgs& a) {
   std::sort(rows.begin(), rows.end(), readingOrder);
 
   if (a.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const AgentStatus& st : rows) {
-      nlohmann::json j = {{"pid", st.pid},
-                          {"rank", st.rank},
-                          {"local_rank", st.localRank},
-                          {"world_size", st.worldSize},
-                          {"run_id", st.runId},
-                          {"state", st.state},
-                          {"step", st.step},
-                          {"window", st.window},
-                          {"file", st.file},
-                          {"command", st.command}};
-      j["step_seconds"] = st.stepNs > 0 ? nlohmann::json(st.stepNs / 1e9) : nlohmann::json();
-      out.push_back(std::move(j));
-    }
-    std::cout << out.dump(2) << "\n";
+    writeProcessesJson(rows, std::cout);
     return problem.count > 0 ? kBadInput : kOk;
   }
   if (rows.empty() && problem.count == 0) {

@@ -215,14 +215,8 @@ void printText(const engine::Schedule& s, const engine::SimCosts& costs, const e
 
 void printJson(const engine::Schedule& s, const engine::SimCosts& costs,
                const engine::SimResult& r) {
-  nlohmann::json doc = engine::simulationJson(s, costs, r);
-  if (const auto paper = engine::paperPrediction(s, costs.perKind)) {
-    doc["paper"] = {
-        {"bubble_formula", paper->bubbleFormula}, {"bubble_ns", paper->bubble},
-        {"conditions", paper->conditions},        {"conditions_hold", paper->conditionsHold},
-        {"memory_formula", paper->memoryFormula}, {"peak_activations_m_b", paper->peakActivations}};
-  }
-  std::cout << doc.dump() << "\n";
+  engine::writeSimulationJson(s, costs, r, std::cout);
+  std::cout << "\n";
 }
 
 // The --schedule keys --v applies to ("interleaved").

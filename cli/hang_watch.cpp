@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <functional>
 #include <iostream>
-#include <sstream>
 #include <vector>
 
 #include "analyzer/hang/hang_analysis.h"
@@ -98,12 +97,15 @@ int64_t HangWatch::liveProgress() {
   return lastAnswers_.empty() ? 0 : static_cast<int64_t>(h >> 1) | 1;
 }
 
-void HangWatch::writeReport(const std::string& text, const std::string& json,
-                            const std::string& diagnosis) {
-  traces::writeOutputFile(dir_ / "hang.txt", text);
-  traces::writeOutputFile(dir_ / "hang.json", json);
+void HangWatch::writeReport(const analysis::hang::HangReport& rep) {
+  traces::writeOutputFile(dir_ / "hang.txt",
+                          [&](std::ostream& out) { analysis::hang::printHangReport(rep, out); });
+  traces::writeOutputFile(dir_ / "hang.json", [&](std::ostream& out) {
+    analysis::hang::writeHangReportJson(rep, out);
+    out << "\n";
+  });
   std::cerr << "bubblescope: no rank has finished an op for " << timeoutSeconds_
-            << " s: hang report in " << (dir_ / "hang.txt").string() << " (" << diagnosis
+            << " s: hang report in " << (dir_ / "hang.txt").string() << " (" << rep.diagnosis
             << "); the job is left running\n";
 }
 
@@ -119,10 +121,7 @@ void HangWatch::report() {
     }
     run = traces::readRunFiles(files);
   }
-  const auto rep = analysis::hang::analyzeHang(run);
-  std::ostringstream text;
-  analysis::hang::printHangReport(rep, text);
-  writeReport(text.str(), analysis::hang::hangReportJson(rep).dump(1) + "\n", rep.diagnosis);
+  writeReport(analysis::hang::analyzeHang(run));
 }
 
 void HangWatch::run() {

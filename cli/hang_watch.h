@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "analyzer/hang/hang.h"
 #include "analyzer/hang/live_run.h"
 
 namespace bubblescope::cli {
@@ -46,7 +47,7 @@ class HangWatch {
   int64_t progress() const;
   int64_t liveProgress();
   void report();
-  void writeReport(const std::string& text, const std::string& json, const std::string& diagnosis);
+  void writeReport(const analysis::hang::HangReport& report);
 
   std::filesystem::path dir_;
   double timeoutSeconds_;

@@ -6,6 +6,7 @@
 
 #include "traces/errors.h"
 #include "traces/files/input_path.h"
+#include "traces/json/json_writer.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -14,17 +15,26 @@ constexpr size_t kMaxBytes = size_t{256} << 20;  // 4096 processes' full replies
 
 }  // namespace
 
-std::string answersJson(const std::vector<control::Reply>& replies, const std::string& host,
-                        double minWaitSeconds) {
-  nlohmann::json answers = nlohmann::json::array();
-  for (const control::Reply& r : replies) answers.push_back(r.fields);
-  nlohmann::ordered_json file;
-  file["tool"] = "bubblescope";
-  file["kind"] = kAnswersKind;
-  file["host"] = host;
-  file["min_wait_s"] = minWaitSeconds;
-  file["answers"] = answers;
-  return file.dump(1) + "\n";
+void writeAnswersJson(const std::vector<control::Reply>& replies, const std::string& host,
+                      double minWaitSeconds, std::ostream& stream) {
+  // The members in the order the file always had them (nlohmann::ordered_json's), each answer's
+  // fields sorted by name (its std::map).
+  traces::JsonWriter out(stream, 1);
+  out.beginObject();
+  out.field("tool", "bubblescope");
+  out.field("kind", kAnswersKind);
+  out.field("host", host);
+  out.field("min_wait_s", minWaitSeconds);
+  out.key("answers").beginArray();
+  for (const control::Reply& r : replies) {
+    out.beginObject();
+    for (const auto& [name, value] : r.fields) out.field(name, value);
+    out.endObject();
+  }
+  out.endArray();
+  out.endObject();
+  out.flush();
+  stream << "\n";
 }
 
 SavedAnswers readAnswers(const std::filesystem::path& path) {

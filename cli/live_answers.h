@@ -5,6 +5,7 @@
 // sockets are local to a node; NCCL communicators are not).
 #include <filesystem>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,11 +17,11 @@ namespace bubblescope::cli {
 // The top-level "kind" that makes a JSON file saved answers.
 inline constexpr const char* kAnswersKind = "hang-answers";
 
-// The file's text: {"tool": "bubblescope", "kind": "hang-answers", "host": ..., "min_wait_s": ...,
-// "answers": [...]}. `minWaitSeconds`: the --min-wait the answers were taken with, so that reading
-// them later finds the same hang.
-std::string answersJson(const std::vector<control::Reply>& replies, const std::string& host,
-                        double minWaitSeconds);
+// The file, streamed: {"tool": "bubblescope", "kind": "hang-answers", "host": ..., "min_wait_s":
+// ..., "answers": [...]} in that order, one space a level, a newline after. `minWaitSeconds`: the
+// --min-wait the answers were taken with, so that reading them later finds the same hang.
+void writeAnswersJson(const std::vector<control::Reply>& replies, const std::string& host,
+                      double minWaitSeconds, std::ostream& out);
 // cli/input_kind.h tells such a file by its top-level "kind", wherever the key is (a file
 // re-serialised with sorted keys or without spaces is still one).
 

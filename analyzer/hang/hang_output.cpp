@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "analyzer/hang/diagnose.h"
+#include "traces/json/json_writer.h"
 
 namespace bubblescope::analysis::hang {
 namespace {
@@ -52,49 +53,65 @@ void printHangReport(const HangReport& rep, std::ostream& out) {
   }
 }
 
-nlohmann::json hangReportJson(const HangReport& rep) {
-  using nlohmann::json;
+void writeHangReportJson(const HangReport& rep, std::ostream& stream) {
+  // Members in the byte order of their names, as nlohmann wrote the document (json_writer.h).
+  traces::JsonWriter out(stream, 1);
   auto rankOf = [&](int i) { return rep.ranks[static_cast<size_t>(i)].rank; };
-  json j = {{"tool", "bubblescope"}, {"report", "hang"},
-            {"schema_version", 1},   {"verdict", verdictName(rep.verdict)},
-            {"found", rep.found()},  {"diagnosis", rep.diagnosis},
-            {"details", rep.details}};
-  j["culprits"] = json::array();
-  for (int c : rep.culprits) j["culprits"].push_back(rankOf(c));
-  j["ranks"] = json::array();
-  for (const RankStop& r : rep.ranks) {
-    json waits = json::array();
-    for (const Wait& w : r.waits) {
-      json on = json::array();
-      for (int to : w.on) on.push_back(rankOf(to));
-      waits.push_back({{"what", w.what},
-                       {"since_ns", w.since},
-                       {"on", on},
-                       {"nccl", w.nccl},
-                       {"unwound_ns", w.unwoundAt},
-                       {"kernel_never_finished", w.kernelLaunch != 0},
-                       {"kernel_launch_ns", w.kernelLaunch},
-                       {"partner_posted", w.partnerPosted},
-                       {"missing_stage", w.missingStage}});
-    }
-    j["ranks"].push_back({{"rank", r.rank},
-                          {"stage", r.stage},
-                          {"label", r.label},
-                          {"file", r.file},
-                          {"ended", rankEndName(r.end)},
-                          {"alive_ns", r.aliveNs},
-                          {"step", r.step},
-                          {"next_op_index", r.opsInStep},
-                          {"last_op", r.lastOp},
-                          {"last_op_end_ns", r.lastOpEnd},
-                          {"open", r.open},
-                          {"waits", waits}});
-  }
-  j["edges"] = json::array();
+  out.beginObject();
+  out.key("culprits").beginArray();
+  for (int c : rep.culprits) out.value(rankOf(c));
+  out.endArray();
+  out.field("details", rep.details);
+  out.field("diagnosis", rep.diagnosis);
+  out.key("edges").beginArray();
   for (const WaitEdge& e : rep.edges) {
-    j["edges"].push_back({{"from", rankOf(e.from)}, {"to", rankOf(e.to)}, {"what", e.what}});
+    out.beginObject();
+    out.field("from", rankOf(e.from));
+    out.field("to", rankOf(e.to));
+    out.field("what", e.what);
+    out.endObject();
   }
-  return j;
+  out.endArray();
+  out.field("found", rep.found());
+  out.key("ranks").beginArray();
+  for (const RankStop& r : rep.ranks) {
+    out.beginObject();
+    out.field("alive_ns", r.aliveNs);
+    out.field("ended", rankEndName(r.end));
+    out.field("file", r.file);
+    out.field("label", r.label);
+    out.field("last_op", r.lastOp);
+    out.field("last_op_end_ns", r.lastOpEnd);
+    out.field("next_op_index", r.opsInStep);
+    out.field("open", r.open);
+    out.field("rank", r.rank);
+    out.field("stage", r.stage);
+    out.field("step", r.step);
+    out.key("waits").beginArray();
+    for (const Wait& w : r.waits) {
+      out.beginObject();
+      out.field("kernel_launch_ns", w.kernelLaunch);
+      out.field("kernel_never_finished", w.kernelLaunch != 0);
+      out.field("missing_stage", w.missingStage);
+      out.field("nccl", w.nccl);
+      out.key("on").beginArray();
+      for (int to : w.on) out.value(rankOf(to));
+      out.endArray();
+      out.field("partner_posted", w.partnerPosted);
+      out.field("since_ns", w.since);
+      out.field("unwound_ns", w.unwoundAt);
+      out.field("what", w.what);
+      out.endObject();
+    }
+    out.endArray();
+    out.endObject();
+  }
+  out.endArray();
+  out.field("report", "hang");
+  out.field("schema_version", 1);
+  out.field("tool", "bubblescope");
+  out.field("verdict", verdictName(rep.verdict));
+  out.endObject();
 }
 
 }  // namespace bubblescope::analysis::hang

@@ -1,31 +1,60 @@
 #include "reference_engine/executor/config_json.h"
 
-#include <stdexcept>
-
+#include "reference_engine/executor/order_fault.h"
+#include "reference_engine/executor/range_names.h"
 #include "reference_engine/schedule/schedule_table.h"
 
 namespace bubblescope::engine {
 
 using nlohmann::json;
+using traces::JsonWriter;
 
 namespace {
-
-OpKind kindFromName(const std::string& name) {
-  for (OpKind k : {OpKind::F, OpKind::B, OpKind::W, OpKind::BW}) {
-    if (name == kindName(k)) return k;
-  }
-  throw std::invalid_argument("unknown op kind '" + name + "'");
-}
 
 ScheduleKind scheduleKindFromName(const std::string& name) {
   const NamedSchedule* named = scheduleByName(name);
   return named ? named->kind : ScheduleKind::Custom;
 }
 
-json stallToJson(const Stall& s) {
-  json j = {{"stage", s.stage}, {"mb", s.mb}, {"ms", s.ms}, {"step", nullptr}};
-  if (s.step) j["step"] = *s.step;
-  return j;
+void writeStall(const Stall& s, JsonWriter& out) {
+  out.beginObject();
+  out.field("mb", s.mb);
+  out.field("ms", s.ms);
+  out.field("stage", s.stage);
+  out.field("step", s.step);  // null: every step
+  out.endObject();
+}
+
+// Where the mismatch makes its two stages block: what a debugger's answer is checked against.
+void writeMismatch(const Mismatch& mm, const Schedule* effectsOf, JsonWriter& out) {
+  out.beginObject();
+  if (!effectsOf) {
+    out.field("mb", mm.mb);
+    out.field("stage", mm.stage);
+    out.endObject();
+    return;
+  }
+  const MismatchEffect e = planMismatch(*effectsOf, mm);
+  out.field("mb", mm.mb);
+  out.field("op", opRangeName(e.op));
+  out.field("op_index", e.index);
+  out.field("peer", e.peer);
+  out.field("peer_waits", e.peerWaits);
+  out.field("runs_after", opRangeName(e.after));
+  out.field("stage", mm.stage);
+  out.field("stage_waits", e.stageWaits);
+  // The ops it finishes in the step before it blocks: all up to the one it waits for, but the
+  // late one.
+  out.field("stops_at_op", e.afterIndex - 1);
+  out.endObject();
+}
+
+// A list of faults of one kind, each an object of its fields.
+template <class T, class Write>
+void writeList(std::string_view name, const std::vector<T>& list, JsonWriter& out, Write write) {
+  out.key(name).beginArray();
+  for (const T& item : list) write(item);
+  out.endArray();
 }
 
 Stall stallFromJson(const json& j) {
@@ -39,19 +68,27 @@ Stall stallFromJson(const json& j) {
 
 }  // namespace
 
-json scheduleToJson(const Schedule& s) {
-  json stages = json::array();
+void writeScheduleJson(const Schedule& s, JsonWriter& out) {
+  out.beginObject();
+  out.field("kind", scheduleName(s.kind));
+  out.field("layout", s.layout == ChunkLayout::V ? "v" : "looped");
+  out.field("m", s.m);
+  out.field("p", s.p);
+  out.key("stages").beginArray();
   for (const auto& ops : s.stages) {
-    json list = json::array();
-    for (const Op& op : ops) list.push_back({kindName(op.kind), op.mb, op.chunk});
-    stages.push_back(std::move(list));
+    out.beginArray();
+    for (const Op& op : ops) {  // [kind, mb, chunk]
+      out.beginArray();
+      out.value(kindName(op.kind));
+      out.value(op.mb);
+      out.value(op.chunk);
+      out.endArray();
+    }
+    out.endArray();
   }
-  return {{"kind", scheduleName(s.kind)},
-          {"p", s.p},
-          {"m", s.m},
-          {"v", s.v},
-          {"layout", s.layout == ChunkLayout::V ? "v" : "looped"},
-          {"stages", std::move(stages)}};
+  out.endArray();
+  out.field("v", s.v);
+  out.endObject();
 }
 
 Schedule scheduleFromJson(const json& j) {
@@ -63,31 +100,47 @@ Schedule scheduleFromJson(const json& j) {
   s.layout = j.at("layout") == "v" ? ChunkLayout::V : ChunkLayout::Looped;
   for (const auto& list : j.at("stages")) {
     auto& ops = s.stages.emplace_back();
-    for (const auto& op : list) ops.push_back({kindFromName(op.at(0)), op.at(1), op.at(2)});
+    for (const auto& op : list) {
+      ops.push_back({kindFromName(op.at(0).get<std::string>()), op.at(1), op.at(2)});
+    }
   }
   return s;
 }
 
-json faultsToJson(const Faults& f) {
-  json j = {{"slow_stages", json::array()}, {"stalls", json::array()},
-            {"host_stalls", json::array()}, {"comm_delays", json::array()},
-            {"jitter_pct", f.jitterPct},    {"crashes", json::array()}};
-  for (const auto& s : f.slowStages)
-    j["slow_stages"].push_back({{"stage", s.stage}, {"factor", s.factor}});
-  for (const auto& s : f.stalls) j["stalls"].push_back(stallToJson(s));
-  for (const auto& s : f.hostStalls) j["host_stalls"].push_back(stallToJson(s));
-  for (const auto& d : f.commDelays) j["comm_delays"].push_back({{"stage", d.stage}, {"ms", d.ms}});
-  for (const auto& c : f.crashes) {
-    j["crashes"].push_back({{"stage", c.stage}, {"mb", c.mb}, {"step", c.step}});
-  }
-  j["mismatches"] = json::array();
-  for (const auto& mm : f.mismatches)
-    j["mismatches"].push_back({{"stage", mm.stage}, {"mb", mm.mb}});
-  j["hangs"] = json::array();
-  for (const auto& h : f.hangs) {
-    j["hangs"].push_back({{"stage", h.stage}, {"mb", h.mb}, {"step", h.step}});
-  }
-  return j;
+void writeFaultsJson(const Faults& f, JsonWriter& out, const Schedule* effectsOf) {
+  out.beginObject();
+  writeList("comm_delays", f.commDelays, out, [&](const CommDelay& d) {
+    out.beginObject();
+    out.field("ms", d.ms);
+    out.field("stage", d.stage);
+    out.endObject();
+  });
+  writeList("crashes", f.crashes, out, [&](const Crash& c) {
+    out.beginObject();
+    out.field("mb", c.mb);
+    out.field("stage", c.stage);
+    out.field("step", c.step);
+    out.endObject();
+  });
+  writeList("hangs", f.hangs, out, [&](const Hang& h) {
+    out.beginObject();
+    out.field("mb", h.mb);
+    out.field("stage", h.stage);
+    out.field("step", h.step);
+    out.endObject();
+  });
+  writeList("host_stalls", f.hostStalls, out, [&](const Stall& s) { writeStall(s, out); });
+  out.field("jitter_pct", f.jitterPct);
+  writeList("mismatches", f.mismatches, out,
+            [&](const Mismatch& mm) { writeMismatch(mm, effectsOf, out); });
+  writeList("slow_stages", f.slowStages, out, [&](const SlowStage& s) {
+    out.beginObject();
+    out.field("factor", s.factor);
+    out.field("stage", s.stage);
+    out.endObject();
+  });
+  writeList("stalls", f.stalls, out, [&](const Stall& s) { writeStall(s, out); });
+  out.endObject();
 }
 
 Faults faultsFromJson(const json& j) {
@@ -107,33 +160,46 @@ Faults faultsFromJson(const json& j) {
   return f;
 }
 
-json costsToJson(const OpCosts& c) {
-  return {{"F", c.fMs},
-          {"B", c.bMs},
-          {"W", c.wMs},
-          {"BW", c.ms(OpKind::BW)},
-          {"optimizer", c.optimizerMs}};
+void writeCostsJson(const OpCosts& c, JsonWriter& out) {
+  out.beginObject();
+  out.field("B", c.bMs);
+  out.field("BW", c.ms(OpKind::BW));
+  out.field("F", c.fMs);
+  out.field("W", c.wMs);
+  out.field("optimizer", c.optimizerMs);
+  out.endObject();
 }
 
-json engineConfigToJson(const EngineConfig& c) {
-  return {{"schedule_name", c.scheduleName},
-          {"schedule", scheduleToJson(c.schedule)},
-          {"steps", c.steps},
-          {"compute", computeModeName(c.compute)},
-          {"labels", c.labels},
-          {"costs_ms", costsToJson(c.costs)},
-          {"payload_bytes", c.payloadBytes},
-          {"mlp",
-           {{"width", c.mlp.width},
-            {"batch", c.mlp.batch},
-            {"lr", c.mlp.lr},
-            {"max_grad_norm", c.mlp.maxGradNorm}}},
-          {"seed", c.seed},
-          {"faults", faultsToJson(c.faults)},
-          {"truth", c.truthPath.string()},
-          {"timeout_s", c.timeoutSeconds},
-          {"worker_command", c.workerCommand},
-          {"command", c.commandLine}};
+void writeEngineConfigJson(const EngineConfig& c, std::ostream& stream) {
+  {
+    // Members in the byte order of their names, as nlohmann wrote the file (json_writer.h).
+    JsonWriter out(stream, 1);
+    out.beginObject();
+    out.field("command", c.commandLine);
+    out.field("compute", computeModeName(c.compute));
+    out.key("costs_ms");
+    writeCostsJson(c.costs, out);
+    out.key("faults");
+    writeFaultsJson(c.faults, out);
+    out.field("labels", c.labels);
+    out.key("mlp").beginObject();
+    out.field("batch", c.mlp.batch);
+    out.field("lr", c.mlp.lr);
+    out.field("max_grad_norm", c.mlp.maxGradNorm);
+    out.field("width", c.mlp.width);
+    out.endObject();
+    out.field("payload_bytes", c.payloadBytes);
+    out.key("schedule");
+    writeScheduleJson(c.schedule, out);
+    out.field("schedule_name", c.scheduleName);
+    out.field("seed", c.seed);
+    out.field("steps", c.steps);
+    out.field("timeout_s", c.timeoutSeconds);
+    out.field("truth", c.truthPath.string());
+    out.field("worker_command", c.workerCommand);
+    out.endObject();
+  }
+  stream << "\n";
 }
 
 EngineConfig engineConfigFromJson(const json& j) {

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <system_error>
 
+#include <nlohmann/json.hpp>
+
 #include "reference_engine/executor/clock.h"
 #include "reference_engine/executor/config_json.h"
 #include "reference_engine/executor/launcher.h"
@@ -79,7 +81,8 @@ EngineOutcome runEngine(const EngineConfig& config) {
   const int p = config.schedule.p;
   PartsDir parts(config.truthPath);
   const std::filesystem::path configPath = parts / "config.json";
-  writeJsonFile(configPath, engineConfigToJson(config));
+  traces::writeOutputFile(configPath,
+                          [&](std::ostream& out) { writeEngineConfigJson(config, out); });
 
   StageLaunch launch;
   launch.stages = p;
@@ -106,26 +109,26 @@ EngineOutcome runEngine(const EngineConfig& config) {
   const int64_t start = realtimeNs();
   const LaunchOutcome launched = launchStages(launch);
   const int64_t end = realtimeNs();
+  // Through a temporary file and a rename, so a reader never sees half a truth.
+  const auto writeTruth = [&](const std::vector<StageRecord>& stages, const std::string& how) {
+    traces::writeOutputFile(config.truthPath, [&](std::ostream& out) {
+      writeTruthJson(config, stages, start, end, how, out);
+    });
+  };
   if (!launched.ok) {
     outcome.failure = launched.failure;
-    if (config.faults.deadlocks()) {
-      // A run meant to hang still leaves its answer key: the faults and how it ended (the
-      // stages, stopped by the watchdog, left no parts).
-      outcome.truth = buildTruth(config, {}, start, end);
-      outcome.truth["outcome"] = launched.failure;
-      writeJsonFile(config.truthPath, outcome.truth);
-    }
+    // A run meant to hang still leaves its answer key: the faults and how it ended (the stages,
+    // stopped by the watchdog, left no parts).
+    if (config.faults.deadlocks()) writeTruth({}, launched.failure);
     return outcome;
   }
-  std::vector<nlohmann::json> stageParts;
+  // Each part read and let go in turn: the records are a fraction of a parsed document's size.
   for (int s = 0; s < p; ++s) {
     std::ifstream in(partPath(parts, s));
     if (!in) throw std::runtime_error("stage " + std::to_string(s) + " left no truth part");
-    stageParts.push_back(nlohmann::json::parse(in));
+    outcome.stages.push_back(stageRecordFromJson(nlohmann::json::parse(in)));
   }
-  outcome.truth = buildTruth(config, std::move(stageParts), start, end);
-  outcome.truth["outcome"] = "finished";
-  writeJsonFile(config.truthPath, outcome.truth);
+  writeTruth(outcome.stages, "finished");
   outcome.ok = true;
   return outcome;
 }

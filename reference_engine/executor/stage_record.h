@@ -12,6 +12,7 @@
 #include "reference_engine/executor/annotator.h"
 #include "reference_engine/executor/channel.h"
 #include "reference_engine/schedule/op.h"
+#include "traces/json/json_writer.h"
 
 namespace bubblescope::engine {
 
@@ -57,6 +58,11 @@ struct StageRecord {
   std::vector<std::pair<std::string, std::string>> environment;
 };
 
-nlohmann::json stageRecordToJson(const StageRecord& record);
+// The stage's part, as it leaves it for the engine (one line) and as truth.json holds it: members
+// in the byte order of their names, sends and receives in time order.
+void writeStageRecordJson(const StageRecord& record, traces::JsonWriter& out);
+// What writeStageRecordJson wrote. Throws nlohmann::json's exceptions where a member is missing or
+// of the wrong type, std::invalid_argument for an unknown op kind.
+StageRecord stageRecordFromJson(const nlohmann::json& j);
 
 }  // namespace bubblescope::engine

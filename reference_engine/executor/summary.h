@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "reference_engine/executor/engine_config.h"
+#include "reference_engine/executor/stage_record.h"
 
 namespace bubblescope::engine {
 
@@ -16,7 +17,10 @@ struct StepSummary {
   std::optional<double> loss;
 };
 
-std::vector<StepSummary> summarizeSteps(const nlohmann::json& truth);
-std::string formatSummary(const nlohmann::json& truth, const std::string& truthPath);
+// From what each stage did in a run of `config` (the records truth.json holds).
+std::vector<StepSummary> summarizeSteps(const EngineConfig& config,
+                                        const std::vector<StageRecord>& stages);
+std::string formatSummary(const EngineConfig& config, const std::vector<StageRecord>& stages,
+                          const std::string& truthPath);
 
 }  // namespace bubblescope::engine

@@ -1,74 +1,65 @@
 #include "reference_engine/executor/truth.h"
 
-#include <stdexcept>
-
 #include "reference_engine/executor/annotator.h"
 #include "reference_engine/executor/config_json.h"
-#include "reference_engine/executor/order_fault.h"
-#include "reference_engine/executor/range_names.h"
-#include "traces/files/output_file.h"
 
 namespace bubblescope::engine {
 
-using nlohmann::json;
-
-json buildTruth(const EngineConfig& c, std::vector<json> stageParts, int64_t startNs,
-                int64_t endNs) {
+void writeTruthJson(const EngineConfig& c, const std::vector<StageRecord>& stages, int64_t startNs,
+                    int64_t endNs, const std::string& outcome, std::ostream& stream) {
   const Schedule& s = c.schedule;
-  json truth = {{"schema_version", kTruthSchemaVersion},
-                {"clock", "CLOCK_REALTIME"},
-                {"schedule", c.scheduleName},
-                {"schedule_kind", scheduleName(s.kind)},
-                {"p", s.p},
-                {"m", s.m},
-                {"v", s.v},
-                {"layout", s.layout == ChunkLayout::V ? "v" : "looped"},
-                {"steps", c.steps},
-                {"compute", computeModeName(c.compute)},
-                {"costs_ms", costsToJson(c.costs)},
-                {"payload_bytes", c.payloadBytes},
-                {"seed", c.seed},
-                {"faults", faultsToJson(c.faults)},
-                {"nvtx_compiled_in", nvtxCompiledIn()},
-                {"command", c.commandLine},
-                {"start_ns", startNs},
-                {"end_ns", endNs}};
-  // Only a run without labels says so: a labelled run's truth stays as it was.
-  if (!c.labels) truth["labels"] = false;
-  // Where each mismatch makes the two stages block, so a debugger's answer can be checked.
-  for (json& mm : truth["faults"]["mismatches"]) {
-    const MismatchEffect e = planMismatch(s, {mm.at("stage").get<int>(), mm.at("mb").get<int>()});
-    mm["op"] = opRangeName(e.op);
-    mm["runs_after"] = opRangeName(e.after);
-    mm["op_index"] = e.index;
-    // The ops it finishes in the step before it blocks: all up to the one it waits for, but the
-    // late one.
-    mm["stops_at_op"] = e.afterIndex - 1;
-    mm["peer"] = e.peer;
-    mm["stage_waits"] = e.stageWaits;
-    mm["peer_waits"] = e.peerWaits;
-  }
-  if (c.compute == ComputeMode::Mlp) {
-    truth["mlp"] = {{"width", c.mlp.width},
-                    {"batch", c.mlp.batch},
-                    {"lr", c.mlp.lr},
-                    {"max_grad_norm", c.mlp.maxGradNorm},
-                    {"layers", s.virtualStages()}};
-    // Every stage learns the loss through grad_sync; stage 0's copy is the run's.
-    json loss = json::array();
-    if (!stageParts.empty()) {
-      for (const auto& step : stageParts.front().at("steps"))
-        loss.push_back(step.value("loss", 0.0));
+  {
+    // Members in the byte order of their names, as nlohmann wrote the file (json_writer.h).
+    traces::JsonWriter out(stream, 1);
+    out.beginObject();
+    out.field("clock", "CLOCK_REALTIME");
+    out.field("command", c.commandLine);
+    out.field("compute", computeModeName(c.compute));
+    out.key("costs_ms");
+    writeCostsJson(c.costs, out);
+    out.field("end_ns", endNs);
+    out.key("faults");
+    // Where each mismatch makes the two stages block, so a debugger's answer can be checked.
+    writeFaultsJson(c.faults, out, &s);
+    // Only a run without labels says so: a labelled run's truth stays as it was.
+    if (!c.labels) out.field("labels", false);
+    out.field("layout", s.layout == ChunkLayout::V ? "v" : "looped");
+    const bool mlp = c.compute == ComputeMode::Mlp;
+    if (mlp) {
+      // Every stage learns the loss through grad_sync; stage 0's copy is the run's.
+      out.key("loss").beginArray();
+      if (!stages.empty()) {
+        for (const StepRecord& step : stages.front().steps) out.value(step.loss.value_or(0.0));
+      }
+      out.endArray();
     }
-    truth["loss"] = std::move(loss);
+    out.field("m", s.m);
+    if (mlp) {
+      out.key("mlp").beginObject();
+      out.field("batch", c.mlp.batch);
+      out.field("layers", s.virtualStages());
+      out.field("lr", c.mlp.lr);
+      out.field("max_grad_norm", c.mlp.maxGradNorm);
+      out.field("width", c.mlp.width);
+      out.endObject();
+    }
+    out.field("nvtx_compiled_in", nvtxCompiledIn());
+    out.field("outcome", outcome);
+    out.field("p", s.p);
+    out.field("payload_bytes", c.payloadBytes);
+    out.field("schedule", c.scheduleName);
+    out.field("schedule_kind", scheduleName(s.kind));
+    out.field("schema_version", kTruthSchemaVersion);
+    out.field("seed", c.seed);
+    out.key("stages").beginArray();
+    for (const StageRecord& stage : stages) writeStageRecordJson(stage, out);
+    out.endArray();
+    out.field("start_ns", startNs);
+    out.field("steps", c.steps);
+    out.field("v", s.v);
+    out.endObject();
   }
-  truth["stages"] = json::array();
-  for (auto& part : stageParts) truth["stages"].push_back(std::move(part));
-  return truth;
-}
-
-void writeJsonFile(const std::filesystem::path& path, const json& j) {
-  traces::writeOutputFile(path, j.dump(1) + "\n");
+  stream << "\n";
 }
 
 }  // namespace bubblescope::engine

@@ -47,7 +47,10 @@ std::unique_ptr<Compute> makeCompute(const EngineConfig& config, int stage) {
 }
 
 void writePart(const std::filesystem::path& path, const StageRecord& record) {
-  traces::writeOutputFile(path, stageRecordToJson(record).dump());
+  traces::writeOutputFile(path, [&](std::ostream& out) {
+    traces::JsonWriter json(out);
+    writeStageRecordJson(record, json);
+  });
 }
 
 int runStage(const WorkerArgs& args) {

@@ -1,5 +1,7 @@
 #include "reference_engine/schedule/op.h"
 
+#include <stdexcept>
+
 namespace bubblescope::engine {
 
 const char* kindName(OpKind kind) {
@@ -10,6 +12,13 @@ const char* kindName(OpKind kind) {
     case OpKind::BW: return "BW";
   }
   return "?";
+}
+
+OpKind kindFromName(std::string_view name) {
+  for (OpKind k : {OpKind::F, OpKind::B, OpKind::W, OpKind::BW}) {
+    if (name == kindName(k)) return k;
+  }
+  throw std::invalid_argument("unknown op kind '" + std::string(name) + "'");
 }
 
 std::string label(const Op& op) {

@@ -4,6 +4,7 @@
 #include <compare>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace bubblescope::engine {
 
@@ -18,6 +19,8 @@ struct Op {
 };
 
 const char* kindName(OpKind kind);  // "F", "B", "W", "BW"
+// The kind kindName() names; std::invalid_argument for any other text.
+OpKind kindFromName(std::string_view name);
 // "F3" for chunk 0, "F3.1" for chunk 1: the label used in text timelines.
 std::string label(const Op& op);
 

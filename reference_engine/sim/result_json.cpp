@@ -1,59 +1,108 @@
 #include "reference_engine/sim/result_json.h"
 
+#include "reference_engine/sim/paper_formulas.h"
+#include "traces/json/json_writer.h"
+
 namespace bubblescope::engine {
 namespace {
 
-nlohmann::json kindCostsJson(const KindCosts& k) {
-  return {{"f_ns", k.f}, {"b_ns", k.b}, {"w_ns", k.w}, {"bw_ns", k.of(OpKind::BW)}};
+using traces::JsonWriter;
+
+void writeKindCosts(const KindCosts& k, JsonWriter& out) {
+  out.beginObject();
+  out.field("b_ns", k.b);
+  out.field("bw_ns", k.of(OpKind::BW));
+  out.field("f_ns", k.f);
+  out.field("w_ns", k.w);
+  out.endObject();
+}
+
+// perKind's four costs, with what else the costs say sorted in between.
+void writeCosts(const SimCosts& costs, JsonWriter& out) {
+  const KindCosts& k = costs.perKind;
+  out.beginObject();
+  out.field("b_ns", k.b);
+  out.field("bw_ns", k.of(OpKind::BW));
+  out.field("f_ns", k.f);
+  out.key("memory").beginObject();
+  out.field("m_b", costs.memory.mB);
+  out.field("m_w", costs.memory.mW);
+  out.endObject();
+  out.field("per_op", !costs.perOp.empty());
+  if (!costs.perStage.empty()) {
+    out.key("per_stage").beginArray();
+    for (const KindCosts& stage : costs.perStage) writeKindCosts(stage, out);
+    out.endArray();
+  }
+  out.field("transfer_ns", costs.transfer);
+  out.field("w_ns", k.w);
+  out.endObject();
+}
+
+void writePaper(const PaperPrediction& paper, JsonWriter& out) {
+  out.beginObject();
+  out.field("bubble_formula", paper.bubbleFormula);
+  out.field("bubble_ns", paper.bubble);
+  out.field("conditions", paper.conditions);
+  out.field("conditions_hold", paper.conditionsHold);
+  out.field("memory_formula", paper.memoryFormula);
+  out.field("peak_activations_m_b", paper.peakActivations);
+  out.endObject();
+}
+
+void writeStage(const std::vector<Op>& order, const StageTimeline& t, size_t stage,
+                JsonWriter& out) {
+  out.beginObject();
+  out.field("busy_ns", t.busy);
+  out.field("first_start_ns", t.firstStart);
+  out.field("idle_ns", t.idle);
+  out.field("last_end_ns", t.lastEnd);
+  out.key("ops").beginArray();
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = order[i];
+    out.beginObject();
+    out.field("chunk", op.chunk);
+    out.field("end_ns", t.ops[i].end);
+    out.field("kind", kindName(op.kind));
+    out.field("mb", op.mb);
+    out.field("ready_ns", t.ops[i].ready);
+    out.field("start_ns", t.ops[i].start);
+    out.endObject();
+  }
+  out.endArray();
+  out.field("peak_memory", t.peakMemory);
+  out.field("span_ns", t.span());
+  out.field("stage", stage);
+  out.endObject();
 }
 
 }  // namespace
 
-nlohmann::json simulationJson(const Schedule& s, const SimCosts& costs, const SimResult& r) {
-  nlohmann::json costsJson = kindCostsJson(costs.perKind);
-  if (!costs.perStage.empty()) {
-    costsJson["per_stage"] = nlohmann::json::array();
-    for (const auto& k : costs.perStage) costsJson["per_stage"].push_back(kindCostsJson(k));
+void writeSimulationJson(const Schedule& s, const SimCosts& costs, const SimResult& r,
+                         std::ostream& stream) {
+  JsonWriter out(stream);
+  out.beginObject();
+  out.field("bubble_ns", r.stages.empty() ? 0 : r.bubble());
+  out.field("bubble_rate", r.bubbleRate);
+  out.key("costs");
+  writeCosts(costs, out);
+  out.field("idle_fraction", r.idleFraction);
+  out.field("layout", s.layout == ChunkLayout::V ? "v" : "looped");
+  out.field("longest_stage", r.longestStage);
+  out.field("m", s.m);
+  out.field("makespan_ns", r.makespan);
+  out.field("p", s.p);
+  if (const auto paper = paperPrediction(s, costs.perKind)) {
+    out.key("paper");
+    writePaper(*paper, out);
   }
-  costsJson["per_op"] = !costs.perOp.empty();
-  costsJson["transfer_ns"] = costs.transfer;
-  costsJson["memory"] = {{"m_b", costs.memory.mB}, {"m_w", costs.memory.mW}};
-
-  nlohmann::json stages = nlohmann::json::array();
-  for (size_t st = 0; st < r.stages.size(); ++st) {
-    const StageTimeline& t = r.stages[st];
-    nlohmann::json ops = nlohmann::json::array();
-    for (size_t i = 0; i < t.ops.size(); ++i) {
-      const Op& op = s.stages[st][i];
-      ops.push_back({{"kind", kindName(op.kind)},
-                     {"mb", op.mb},
-                     {"chunk", op.chunk},
-                     {"ready_ns", t.ops[i].ready},
-                     {"start_ns", t.ops[i].start},
-                     {"end_ns", t.ops[i].end}});
-    }
-    stages.push_back({{"stage", st},
-                      {"busy_ns", t.busy},
-                      {"idle_ns", t.idle},
-                      {"first_start_ns", t.firstStart},
-                      {"last_end_ns", t.lastEnd},
-                      {"span_ns", t.span()},
-                      {"peak_memory", t.peakMemory},
-                      {"ops", std::move(ops)}});
-  }
-  return {{"schedule", scheduleName(s.kind)},
-          {"p", s.p},
-          {"m", s.m},
-          {"v", s.v},
-          {"layout", s.layout == ChunkLayout::V ? "v" : "looped"},
-          {"costs", std::move(costsJson)},
-          {"makespan_ns", r.makespan},
-          {"bubble_rate", r.bubbleRate},
-          {"bubble_ns", r.stages.empty() ? 0 : r.bubble()},
-          {"idle_fraction", r.idleFraction},
-          {"longest_stage", r.longestStage},
-          {"peak_memory", r.peakMemory},
-          {"stages", std::move(stages)}};
+  out.field("peak_memory", r.peakMemory);
+  out.field("schedule", scheduleName(s.kind));
+  out.key("stages").beginArray();
+  for (size_t st = 0; st < r.stages.size(); ++st) writeStage(s.stages[st], r.stages[st], st, out);
+  out.endArray();
+  out.field("v", s.v);
+  out.endObject();
 }
 
 }  // namespace bubblescope::engine

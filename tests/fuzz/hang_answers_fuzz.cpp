@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const analysis::hang::HangReport report = analysis::hang::analyzeHang(run);
     std::ostringstream out;
     analysis::hang::printHangReport(report, out);
-    out << analysis::hang::hangReportJson(report).dump(1);
+    analysis::hang::writeHangReportJson(report, out);
     if (out.str().empty()) __builtin_trap();
   } catch (const traces::TraceError&) {
     // Not saved answers, or an answer that cannot be read: the file is named.

@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "analyzer/hang/hang_analysis.h"
 #include "analyzer/hang/hang_output.h"
 
@@ -119,7 +122,9 @@ TEST(HangDeviceWaits, BothSidesPostedButKernelsHangIsNcclStuckNotADeadlock) {
   EXPECT_EQ(w.kernelLaunch, kT0 + kSecond + 1'000);
   EXPECT_TRUE(w.partnerPosted);
   EXPECT_TRUE(w.nccl);
-  const nlohmann::json j = hangReportJson(rep);
+  std::ostringstream json;
+  writeHangReportJson(rep, json);
+  const nlohmann::json j = nlohmann::json::parse(json.str());
   EXPECT_EQ(j["verdict"], "nccl-stuck");
   EXPECT_TRUE(j["ranks"][1]["waits"][0]["kernel_never_finished"].get<bool>());
   EXPECT_EQ(j["ranks"][1]["waits"][0]["kernel_launch_ns"], kT0 + kSecond + 1'000);

@@ -1,7 +1,7 @@
 // JsonWriter writes what nlohmann::json::dump writes for the same document: layout at each
 // indent, numbers (Grisu2 doubles, integers at their limits), escaping, and it refuses text that
 // is not UTF-8 as dump() does.
-#include "analyzer/report/json_writer.h"
+#include "traces/json/json_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace bubblescope::analysis {
+namespace bubblescope::traces {
 namespace {
 
 using nlohmann::json;
@@ -164,4 +164,4 @@ TEST(JsonWriter, OptionalsAndArraysAreNullOrTheirValues) {
 }
 
 }  // namespace
-}  // namespace bubblescope::analysis
+}  // namespace bubblescope::traces

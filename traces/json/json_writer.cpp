@@ -1,4 +1,4 @@
-#include "analyzer/report/json_writer.h"
+#include "traces/json/json_writer.h"
 
 #include <charconv>
 #include <cmath>
@@ -8,7 +8,7 @@
 // Its number formatting only: nlohmann's Grisu2, so a double reads as every report wrote it.
 #include <nlohmann/json.hpp>
 
-namespace bubblescope::analysis {
+namespace bubblescope::traces {
 namespace {
 
 std::string hexByte(unsigned char b) {
@@ -205,4 +205,4 @@ void JsonWriter::quoted(std::string_view s) {
   put('"');
 }
 
-}  // namespace bubblescope::analysis
+}  // namespace bubblescope::traces
