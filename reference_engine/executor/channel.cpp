@@ -91,6 +91,12 @@ void Channel::send(OutgoingMessage message) {
   queued_.notify_one();
 }
 
+void Channel::waitUntilWritten() {
+  std::unique_lock lock(mutex_);
+  written_.wait(lock,
+                [&] { return (queue_.empty() && !writing_) || !failure_.empty() || closing_; });
+}
+
 void Channel::finish() {
   stop(/*drain=*/true);
   std::lock_guard lock(mutex_);
@@ -146,31 +152,38 @@ void Channel::sendLoop() {
       if (queue_.empty() || dropQueued_) return;
       m = std::move(queue_.front());
       queue_.pop_front();
+      writing_ = true;
     }
     m.header.bytes = m.payload.size();
     const auto header = encodeHeader(m.header);
     try {
       if (m.rangeName.empty()) {
         writeMessage(fd_, header, m.payload);
-        continue;
+      } else {
+        auto range = annotator_.range(m.rangeName);
+        if (sendDelayNs_ > 0) sleepUntil(monotonicNs() + sendDelayNs_);
+        writeMessage(fd_, header, m.payload);
+        m.record.bytes = m.payload.size();
+        m.record.startNs = range.startNs();
+        m.record.endNs = range.end();
       }
-      auto range = annotator_.range(m.rangeName);
-      if (sendDelayNs_ > 0) sleepUntil(monotonicNs() + sendDelayNs_);
-      writeMessage(fd_, header, m.payload);
-      m.record.bytes = m.payload.size();
-      m.record.startNs = range.startNs();
-      m.record.endNs = range.end();
-      std::lock_guard lock(mutex_);
-      sent_.push_back(m.record);
     } catch (const std::exception& e) {
       const std::string why = "could not send to stage " + std::to_string(peer_) + ": " + e.what();
       {
         std::lock_guard lock(mutex_);
         failure_ = why;
+        writing_ = false;
       }
+      written_.notify_all();
       mailbox_.abort(why);
       return;
     }
+    {
+      std::lock_guard lock(mutex_);
+      if (!m.rangeName.empty()) sent_.push_back(m.record);
+      writing_ = false;
+    }
+    written_.notify_all();
   }
 }
 

@@ -51,6 +51,9 @@ class Channel {
   int peer() const { return peer_; }
   // Returns at once. Throws PeerLost if an earlier send on this channel failed.
   void send(OutgoingMessage message);
+  // Returns once every message sent so far is written (its SEND range closed), or the channel
+  // failed or stopped.
+  void waitUntilWritten();
   // Writes everything queued, then closes the socket both ways and joins the threads. Call only
   // when this stage expects nothing more from the peer.
   void finish();
@@ -69,7 +72,9 @@ class Channel {
 
   mutable std::mutex mutex_;
   std::condition_variable queued_;
+  std::condition_variable written_;
   std::deque<OutgoingMessage> queue_;
+  bool writing_ = false;  // the sender holds a message taken off the queue
   bool closing_ = false;
   bool dropQueued_ = false;
   std::string failure_;

@@ -161,7 +161,11 @@ void StageRunner::sendOutput(int step, const PlannedOp& planned, Payload output)
 void StageRunner::injectFaults(int step, const PlannedOp& planned) {
   const int mb = planned.op.mb;
   for (const Crash& c : config_.faults.crashes) {
-    if (c.stage == stage_ && c.mb == mb && c.step == step) crashOnPurpose();
+    if (c.stage != stage_ || c.mb != mb || c.step != step) continue;
+    // The sends posted before it leave first (their SEND ranges closed): the stage dies outside
+    // any transfer however late a loaded machine runs its sender threads.
+    for (auto& [peer, channel] : channels_) channel->waitUntilWritten();
+    crashOnPurpose();
   }
   for (const Hang& h : config_.faults.hangs) {
     if (h.stage == stage_ && h.mb == mb && h.step == step) hangOnPurpose();

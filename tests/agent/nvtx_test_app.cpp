@@ -141,8 +141,9 @@ int steps(int count) {
 // ranges, as daemonising code does; then, with DIR, opens files of its own there (taking the
 // descriptor numbers the agent had) and keeps them open to the end: the test checks that nobody
 // else wrote to them. The pauses let the writer see the closed descriptors.
-// The descriptors of this process open on a trace (*.sqlite, -wal, -shm): the agent's.
-std::vector<int> traceDescriptors() {
+// The descriptors of this process open on a trace (*.sqlite, -wal, -shm): the agent's. With
+// `paths`, also the files they are open on.
+std::vector<int> traceDescriptors(std::vector<std::string>* paths = nullptr) {
   std::vector<int> out;
   DIR* fds = opendir("/proc/self/fd");
   if (fds == nullptr) return out;
@@ -152,21 +153,42 @@ std::vector<int> traceDescriptors() {
     const ssize_t len = readlink(link.c_str(), target, sizeof target - 1);
     if (len <= 0) continue;
     target[len] = '\0';
-    if (std::strstr(target, ".sqlite") != nullptr) out.push_back(std::atoi(e->d_name));
+    if (std::strstr(target, ".sqlite") == nullptr) continue;
+    out.push_back(std::atoi(e->d_name));
+    if (paths != nullptr) paths->emplace_back(target);
   }
   closedir(fds);
   return out;
 }
 
+// Whether the agent has committed a batch holding `text` (a range name, which its trace keeps as
+// plain text): SQLite writes a batch's pages to the trace's -wal file as it commits. Only the -wal
+// is read: closing a descriptor of the database or its -shm would drop the agent's locks on them.
+bool traceCommitted(const std::string& text) {
+  std::vector<std::string> paths;
+  traceDescriptors(&paths);
+  for (const std::string& path : paths) {
+    if (!path.ends_with("-wal")) continue;
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) continue;
+    std::string bytes;
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes.append(buf, n);
+    std::fclose(f);
+    if (bytes.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
 int closeFds(int n, const char* dir) {
   ranges("before", n);
-  usleep(100'000);
-  // Where the agent's trace descriptors sit (it opens its file with the first batch).
-  std::vector<int> traces;
-  for (int tries = 0; traces.empty() && tries < 50; ++tries) {
-    traces = traceDescriptors();
-    if (traces.empty()) usleep(40'000);
-  }
+  // The agent opens its file with the first batch: the descriptors close once that batch is
+  // committed, not while the writer is still making the file (a loaded machine ran it late, and
+  // the close left it "disk I/O error" and nothing recorded). At most 10 s, then on regardless.
+  const std::string last = "before " + std::to_string(n - 1);
+  for (int tries = 0; !traceCommitted(last) && tries < 500; ++tries) usleep(20'000);
+  // Where the agent's trace descriptors sit.
+  std::vector<int> traces = traceDescriptors();
   for (int fd : traces) std::printf("trace fd %d\n", fd);
   if (close_range(3, ~0U, 0) != 0) {
     std::perror("nvtx_test_app: close_range");

@@ -63,29 +63,43 @@ TEST(HangView, MismatchRunMarksWhatEachStageHadOpenUntilItWasLastSeen) {
             0u)
       << v.overlay.diagnosis;
 
-  // Per rank, the marks are exactly its open ranges (the step aside) as the report names them.
+  // Per rank, the marks are exactly its open ranges (the step aside) as the report names them. A
+  // rank the watchdog's SIGTERM reached late (at load) saw its neighbour's channel close first and
+  // exited on its own: the report has it end cleanly, unwound out of the receive it was blocked in,
+  // and that is what it is marked with.
   const PipelineHang& h = v.hang();
   ASSERT_EQ(v.report.ranks.size(), 4u);
+  size_t stopped = 0;
   for (size_t r = 0; r < v.report.ranks.size(); ++r) {
     const auto& stop = v.report.ranks[r];
     const int stage = stageOfRank(v, static_cast<int>(r));
     ASSERT_GE(stage, 0);
+    ASSERT_FALSE(stop.waits.empty()) << stop.label;
+    const bool unwound = stop.waits[0].unwoundAt != 0;
+    EXPECT_TRUE(unwound || stop.end != analysis::hang::RankEnd::Clean) << stop.label;
+    stopped += stop.end == analysis::hang::RankEnd::Clean ? 0 : 1;
     std::vector<std::string> expected, drawn;
-    for (const std::string& name : stop.open) {
-      if (name != stop.step) expected.push_back(name);
+    if (unwound) {
+      for (const auto& w : stop.waits) expected.push_back(w.what);
+    } else {
+      for (const std::string& name : stop.open) {
+        if (name != stop.step) expected.push_back(name);
+      }
     }
     for (const HangMark& m : h.marks) {
       if (m.rank != static_cast<int>(r)) continue;
       EXPECT_EQ(m.stage, stage);
-      EXPECT_EQ(m.kind, HangMarkKind::OpenRange) << m.tag;
-      EXPECT_EQ(m.end, stop.aliveNs + v.model.clockOffset(static_cast<int>(r))) << m.tag;
-      // Tagged open, for as long as it was open before the rank was last seen.
-      EXPECT_EQ(m.tag, "open " + formatDuration(m.end - m.start) + ": " + m.what);
+      EXPECT_EQ(m.kind, unwound ? HangMarkKind::Unwound : HangMarkKind::OpenRange) << m.tag;
+      const TimeNs end = unwound ? stop.waits[0].unwoundAt : stop.aliveNs;
+      EXPECT_EQ(m.end, end + v.model.clockOffset(static_cast<int>(r))) << m.tag;
+      // Tagged open (or unwound), for as long as it was open before the rank was last seen (or
+      // unwound out of it).
+      EXPECT_EQ(m.tag, std::string(unwound ? "unwound " : "open ") +
+                           formatDuration(m.end - m.start) + ": " + m.what);
       drawn.push_back(m.what);
     }
     EXPECT_EQ(drawn, expected) << stop.label;
     // The receive it is blocked in starts where the report says its wait began.
-    ASSERT_FALSE(stop.waits.empty()) << stop.label;
     const auto it = std::find_if(h.marks.begin(), h.marks.end(), [&](const HangMark& m) {
       return m.rank == static_cast<int>(r) && m.what == stop.waits[0].what;
     });
@@ -101,18 +115,20 @@ TEST(HangView, MismatchRunMarksWhatEachStageHadOpenUntilItWasLastSeen) {
       return m.stage == stageOfRank(v, rankOfStage(v, stage)) && m.what == what;
     });
     ASSERT_NE(it, h.marks.end()) << "stage " << stage << " " << what;
-    EXPECT_NE(it->text.find("it waits there for stage " + std::to_string(on)), std::string::npos)
-        << it->text;
+    // "it waits there for stage 2" on an open box, "it waits for stage 2" on an unwound one.
+    EXPECT_NE(it->text.find("waits"), std::string::npos) << it->text;
+    EXPECT_NE(it->text.find(" for stage " + std::to_string(on)), std::string::npos) << it->text;
   }
-  // Every stage was last seen, once.
-  ASSERT_EQ(h.lastSeen.size(), 4u);
+  // Every stage the watchdog stopped was last seen, once; one that exited has no bar.
+  ASSERT_EQ(h.lastSeen.size(), stopped);
   std::set<int> seen;
   for (const LastSeenMark& m : h.lastSeen) {
     seen.insert(m.stage);
     EXPECT_EQ(m.at, v.report.ranks[m.rank].aliveNs + v.model.clockOffset(m.rank));
     EXPECT_NE(m.text.find("(stopped)"), std::string::npos) << m.text;
   }
-  EXPECT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen.size(), stopped);
+  EXPECT_GE(stopped, 1u);
 }
 
 TEST(HangView, RedArrowsAreTheWaitForGraphsEdgesFromEachWaitsStart) {
@@ -154,10 +170,14 @@ TEST(HangView, HungRunOpensOnTheHangAndItsExtentReachesTheLastSignOfLife) {
   }
   // A quarter of the step past the last wait's start: the boxes run on, the ops stay readable.
   EXPECT_LT(h.focus.end - h.focus.start, 2 * (steps.back().end - steps.back().start));
-  // Fit run reaches the last sign of life, past the step's end: the ranks lived on, waiting.
+  // Fit run reaches the last sign of life, past the step's end: the ranks lived on, waiting. It
+  // is the trace's own extent taken on to the latest last-seen bar: a rank that exited on its own
+  // as its neighbour's channel closed (at load the watchdog's SIGTERM may reach it later) has no
+  // bar, and what it recorded as it went may end later still.
   TimeNs last = 0;
   for (const LastSeenMark& m : h.lastSeen) last = std::max(last, m.at);
-  EXPECT_EQ(v.rows().extent.end, last);
+  const TimeNs traced = buildTimelineModel(v.trace, v.result).pipelines.front().extent.end;
+  EXPECT_EQ(v.rows().extent.end, std::max(last, traced));
   EXPECT_GT(v.rows().extent.end, steps.back().end);
 }
 

@@ -8,8 +8,9 @@
 //
 // CLOCK: `machine` leaves the clocks alone (the agent reads its TSC, as in a real job: host
 // timestamps are when the machine got round to each action); `replay` makes CLOCK_REALTIME the
-// replay's own (replay_clock.h; run the agent with BUBBLESCOPE_CLOCK=realtime), so every host
-// timestamp is the plan's whatever the machine's load.
+// replay's own from the rank's start (replay_clock.h; run the agent with
+// BUBBLESCOPE_CLOCK=realtime), so every host timestamp, and the agent's CUPTI clock anchors, are
+// the plan's whatever the machine's load.
 //
 //   agent_replay_app launch PLAN_DIR FAKE_CUPTI CLOCK
 //       as torchrun: one rank per PLAN_DIR/rank-N.plan, started together (replay_launcher.h);
@@ -26,15 +27,15 @@
 
 #include <cerrno>
 #include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/agent/fake_cupti.h"
@@ -236,6 +237,12 @@ std::string readAll(const char* path) {
 }
 
 int runRank(const char* planFile, int readyFd, int goFd, const char* fakeCupti, bool replayClock) {
+  // On the replay's clock from the start, held at the machine's time until the origin: the
+  // agent's CUPTI clock anchors (at cuInit and when its window opens, maybe before the origin)
+  // are then read on the clock the host times come from. Read on the machine's, a loaded machine
+  // left them 16 ns off (the CLOCK_MONOTONIC read between), which put a launch outside its 3 ns
+  // NCCL call.
+  if (replayClock) startReplayClock(machineRealtimeNs());
   // Wake-ups within microseconds of each action's time, not the default 50 µs slack.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   // Kernel names in CUPTI's records are read by the agent's writer until the process is gone:
@@ -265,9 +272,9 @@ int runRank(const char* planFile, int readyFd, int goFd, const char* fakeCupti, 
         reinterpret_cast<FakeCuptiBlockingCallFn>(dlsym(cupti, "fakeCuptiBlockingCall"));
     r->memory = reinterpret_cast<FakeCuptiMemoryFn>(dlsym(cupti, "fakeCuptiMemory"));
   }
-  auto describeDevice =
-      cupti != nullptr ? reinterpret_cast<FakeCuptiDeviceFn>(dlsym(cupti, "fakeCuptiDevice"))
-                       : nullptr;
+  auto describeDevice = cupti != nullptr
+                            ? reinterpret_cast<FakeCuptiDeviceFn>(dlsym(cupti, "fakeCuptiDevice"))
+                            : nullptr;
   if (r->launchKernel == nullptr || r->blockingCall == nullptr || r->memory == nullptr ||
       describeDevice == nullptr) {
     std::fprintf(stderr, "agent_replay_app: the agent did not load %s\n", fakeCupti);

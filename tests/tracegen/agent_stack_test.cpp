@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "analyzer/report/figures.h"
@@ -159,6 +160,37 @@ TEST(AgentTraceOnReplayClock, HostTimesAreThePlans) {
       ASSERT_NEAR(t.ranges.start[i] - t.ranges.start[0], planned[i] - planned[0], 1'000)
           << "rank " << r << " range " << i;
     }
+  }
+}
+
+// CUPTI's times reach the trace through the agent's clock anchors; on the replay's clock those are
+// read on the clock the host times come from, so each NCCL kernel is launched inside the NCCL call
+// that made it, as in the plan, where a call lasts a few nanoseconds. (Anchors read on the
+// machine's clock before the replay started put a rank's launches 16 ns before their calls, and
+// a job without step markers was then cut into steps 2 ms apart from its labelled twin.)
+TEST(AgentTraceOnReplayClock, NcclKernelsAreLaunchedInsideTheirCalls) {
+  const Recorded& rec = recorded(AgentClock::Replay);
+  for (size_t r = 0; r < rec.run.ranks.size(); ++r) {
+    const traces::RankTrace& t = rec.run.ranks[r];
+    std::set<uint32_t> fromNccl;  // correlation ids of launches an NCCL call made
+    for (size_t i = 0; i < t.correlations.size(); ++i) {
+      if (t.correlations.externalKind[i] == traces::ExternalKind::NcclCall)
+        fromNccl.insert(t.correlations.correlation[i]);
+    }
+    int launches = 0;
+    for (size_t a = 0; a < t.apiCalls.size(); ++a) {
+      if (fromNccl.count(t.apiCalls.correlation[a]) == 0) continue;
+      ++launches;
+      bool inside = false;
+      for (size_t c = 0; c < t.ncclCalls.size() && !inside; ++c) {
+        inside = t.ncclCalls.thread[c] == t.apiCalls.thread[a] &&
+                 t.ncclCalls.start[c] <= t.apiCalls.start[a] &&
+                 t.apiCalls.end[a] <= t.ncclCalls.end[c];
+      }
+      ASSERT_TRUE(inside) << "rank " << r << ": the launch at " << t.apiCalls.start[a]
+                          << " lies in no NCCL call of its thread";
+    }
+    EXPECT_GT(launches, 0) << "rank " << r;
   }
 }
 

@@ -1,5 +1,6 @@
 // A channel between two stages in one process: messages cross in order and land in the peer's
-// mailbox; SEND ranges wrap the writes (and the injected delay); a peer that goes away is noticed.
+// mailbox; SEND ranges wrap the writes (and the injected delay); a sender can wait for its sends
+// to be written; a peer that goes away is noticed.
 #include "reference_engine/executor/channel.h"
 
 #include <sys/socket.h>
@@ -68,6 +69,19 @@ TEST(Channel, SendRangeWrapsTheWriteAndTheInjectedDelay) {
   for (const auto& t : pair.annotA.threads())
     named |= t.tid == ranges[0].tid && t.name == "stage 0 send→1";
   EXPECT_TRUE(named);
+}
+
+// What an injected crash waits for: the sends it posted written, their SEND ranges closed.
+TEST(Channel, WaitUntilWrittenReturnsWhenEverySendPostedHasItsRangeClosed) {
+  Pair pair(msToNs(10));
+  pair.a->send(activation(0, 64));
+  pair.a->send(activation(1, 64));
+  pair.a->waitUntilWritten();
+  EXPECT_EQ(pair.a->sends().size(), 2u);
+  EXPECT_EQ(pair.annotA.ranges().size(), 2u);
+  pair.a->waitUntilWritten();  // nothing posted: at once
+  pair.a->finish();
+  pair.b->finish();
 }
 
 TEST(Channel, UnannotatedTrafficOpensNoRangeAndIsNotRecorded) {
