@@ -30,8 +30,9 @@ RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep = 
 
 // An op the machine made late, not longer: the stage's process began it (or posted its receive)
 // after it could have, or its stage's sender thread began its send after the op had ended and the
-// link was free. The analysis rightly reads that as a host or other stall of that op. From the
-// steps from `firstStep`; throws std::runtime_error if the truth cannot be read.
+// link was free, each by more than 0.1 ms (less is the stage's own overhead between its ranges).
+// The analysis rightly reads that as a host or other stall of that op. From the steps from
+// `firstStep`; throws std::runtime_error if the truth cannot be read.
 struct LateOp {
   int stage = 0;
   int step = 0;  // the step's number
