@@ -34,6 +34,7 @@ class EngineRuns {
     AnalysisResult result;
     std::string tooLoaded;  // why it is not analysed: the machine stretched the run (engine_noise.h)
     testing::RunNoise noise;  // what the machine added to the run that is analysed
+    std::vector<testing::LateOp> late;  // the ops it made late (engine_noise.h)
   };
   static const Recorded& get(const std::vector<std::string>& args) {
     static EngineRuns runs;
@@ -47,6 +48,7 @@ class EngineRuns {
     out.tooLoaded = r.tooLoaded();
     out.noise = r.noise;
     if (!out.tooLoaded.empty()) return out;
+    out.late = testing::engineLateOps(dir / "truth.json");
     AnalyzeOptions options;
     options.firstStep = 1;
     out.result = analyzeRun(traces::readRun(dir), options);
@@ -90,6 +92,24 @@ bool blamedOn(const PipelineResult& pl, int stage, int step, int blameStage, int
   for (const Gap& g : pl.gaps) {
     if (g.stage == stage && g.step == step && g.blame.stage == blameStage && g.blame.op.mb == mb &&
         g.idle > 1'000'000) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A host or other stall the machine made: the gap is blamed on an op that the run's truth says
+// its process (or sender thread) began late, by more than a tenth of a millisecond (the
+// analysis's tolerance is a twentieth of a 4 ms op). A loaded machine descheduling a stage does
+// that; a test of the faults the engine injects excuses it, and only it.
+bool machineMadeLate(const EngineRuns::Recorded& run, const PipelineResult& pl, const Gap& g) {
+  if (g.blame.cause != IdleClass::HostStall && g.blame.cause != IdleClass::OtherStall) {
+    return false;
+  }
+  const int64_t step = pl.steps[static_cast<size_t>(g.step)].number;
+  for (const testing::LateOp& l : run.late) {
+    if (l.stage == g.blame.stage && l.step == step && l.kind == engine::kindName(g.blame.op.kind) &&
+        l.mb == g.blame.op.mb && l.chunk == g.blame.op.chunk && l.ns > 100'000) {
       return true;
     }
   }
@@ -223,21 +243,40 @@ void expectStallFound(const std::string& schedule, IdleClass expected, const cha
       if (expected == IdleClass::HostStall) {
         EXPECT_NE(g.blame.text.find("'dataloader'"), std::string::npos) << g.blame.text;
       }
-    } else if (inClass > 1'000'000) {
+    } else if (inClass > 1'000'000 && !machineMadeLate(rRecorded, pl, g)) {
       // More of the class on this stage is knock-on of the same stall (its chain came back).
       EXPECT_EQ(g.blame.stage, 1) << g.blame.text;
       EXPECT_EQ(g.blame.op.mb, 5) << g.blame.text;
     }
   }
   EXPECT_TRUE(located) << schedule;
-  for (int s : {2, 3}) EXPECT_TRUE(blamedOn(pl, s, step, 1, 5)) << schedule << " stage " << s;
+  // Downstream waits on it, unless the machine began the op it waits before late: the walk
+  // rightly stops at that late start and blames it (a loaded machine, not the analysis).
+  for (int s : {2, 3}) {
+    bool machine = false;
+    for (const Gap& g : pl.gaps) {
+      machine |= g.stage == s && g.step == step && g.idle > 1'000'000 &&
+                 machineMadeLate(rRecorded, pl, g);
+    }
+    EXPECT_TRUE(blamedOn(pl, s, step, 1, 5) || machine) << schedule << " stage " << s;
+  }
   // The other steps have no such stall: stage 1 stalls there less than half as long (a
-  // scheduler hiccup of a few ms on this shared machine is not a 20 ms stall).
+  // scheduler hiccup of a few ms on this shared machine is not a 20 ms stall), less the stalls
+  // of gaps blamed on an op the machine began late.
   const TimeNs stalled = stalls(pl.stages[1].perStep[static_cast<size_t>(step)]);
   for (size_t k = 0; k < pl.steps.size(); ++k) {
-    if (static_cast<int>(k) != step) {
-      EXPECT_LT(stalls(pl.stages[1].perStep[k]), stalled / 2) << schedule << " step " << k;
+    if (static_cast<int>(k) == step) continue;
+    TimeNs machine = 0;
+    for (const Gap& g : pl.gaps) {
+      if (g.stage == 1 && g.step == static_cast<int>(k) && machineMadeLate(rRecorded, pl, g)) {
+        machine += g.byClass[static_cast<int>(IdleClass::CommStall)] +
+                   g.byClass[static_cast<int>(IdleClass::HostStall)] +
+                   g.byClass[static_cast<int>(IdleClass::OtherStall)];
+      }
     }
+    EXPECT_LT(stalls(pl.stages[1].perStep[k]) - machine, stalled / 2)
+        << schedule << " step " << k << ", " << static_cast<double>(machine) / 1e6
+        << " ms of stall in gaps blamed on ops the machine began late";
   }
 }
 
@@ -286,9 +325,20 @@ TEST(EngineValidation, ZbVCommDelayOnAnyStageIsTheLinksAndNeverBelowTheIdeal) {
     const auto& pl = r.pipelines[0];
     EXPECT_GE(pl.slowdown, 0.99) << "comm delay " << fault;
     const Split all = total(pl);
+    // Host and other stalls, less those of gaps blamed on an op the machine began late: a stage
+    // descheduled at load starts an op late, and the walk rightly stops there, so the whole gap,
+    // the link's wait included, is that stall (tens of ms of a loaded run).
+    TimeNs machine = 0;
+    for (const Gap& g : pl.gaps) {
+      if (machineMadeLate(rRecorded, pl, g)) {
+        machine += g.byClass[static_cast<int>(IdleClass::HostStall)] +
+                   g.byClass[static_cast<int>(IdleClass::OtherStall)];
+      }
+    }
     EXPECT_GT(cls(all, IdleClass::CommStall),
-              cls(all, IdleClass::HostStall) + cls(all, IdleClass::OtherStall))
-        << "comm delay " << fault;
+              cls(all, IdleClass::HostStall) + cls(all, IdleClass::OtherStall) - machine)
+        << "comm delay " << fault << ": " << static_cast<double>(machine) / 1e6
+        << " ms of host and other stall is in gaps blamed on ops the machine began late";
     std::map<int, TimeNs> blamed;
     for (const Gap& g : pl.gaps) {
       blamed[g.blame.stage] += g.byClass[static_cast<int>(IdleClass::CommStall)];

@@ -35,14 +35,93 @@ std::set<int> delayedSenders(const json& truth) {
   return out;
 }
 
-}  // namespace
+// Each stage's main thread, from its step's start to its last op's end, neither computing,
+// receiving nor in an injected fault: a descheduled process starting an op, or posting its
+// receive, late (charged to the op). And each send on a healthy link from when it could begin
+// (its op had ended and the link's send before it was written) to when the stage's sender thread
+// began it (charged to the op that sent). The analysis reads both as host or other stalls.
+// Below this an op is not late but on time: a stage's own overheads between its ranges (posting
+// a send, the agent's range push and pop) are tens of microseconds, 1% of a step all told, and
+// the analysis calls no start late by less than a twentieth of a 4 ms op.
+constexpr long long kLateNs = 100'000;
 
-RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
+std::vector<LateOp> lateOps(const json& truth, int firstStep) {
+  std::vector<LateOp> out;
+  const std::set<int> delayed = delayedSenders(truth);
+  for (const json& st : truth.at("stages")) {
+    const int stage = st.at("stage").get<int>();
+    std::map<int, std::vector<std::tuple<long long, long long, const json*>>> busy;  // by step
+    for (const char* list : {"ops", "recvs", "injected"}) {
+      const bool op = std::string(list) == "ops";
+      if (!st.contains(list)) continue;
+      for (const json& x : st.at(list)) {  // by reference: the ops are kept by address
+        busy[x.at("step").get<int>()].emplace_back(ns(x, "start_ns"), ns(x, "end_ns"),
+                                                   op ? &x : nullptr);
+      }
+    }
+    for (const json& step : st.at("steps")) {
+      const int n = step.at("step").get<int>();
+      if (n < firstStep) continue;
+      auto& intervals = busy[n];
+      std::sort(intervals.begin(), intervals.end());
+      long long cursor = ns(step, "start_ns"), pending = 0;
+      for (const auto& [from, to, op] : intervals) {
+        pending += std::max(0LL, from - cursor);
+        cursor = std::max(cursor, to);
+        if (op == nullptr) continue;
+        if (pending > kLateNs) {
+          out.push_back({stage, n, op->at("kind").get<std::string>(), op->at("mb").get<int>(),
+                         op->at("chunk").get<int>(), pending});
+        }
+        pending = 0;
+      }
+    }
+    if (delayed.count(stage)) continue;
+    std::map<std::tuple<int, std::string, int, int>, const json*> sender;  // step, F|B, mb, chunk
+    for (const json& o : st.at("ops")) {
+      const std::string kind = o.at("kind").get<std::string>();
+      if (kind == "W") continue;
+      sender[{o.at("step").get<int>(), kind == "F" ? "F" : "B", o.at("mb").get<int>(),
+              o.at("chunk").get<int>()}] = &o;
+    }
+    std::map<int, long long> linkFree;  // by peer: the end of the send before (sends by start)
+    for (const json& x : st.at("sends")) {
+      const int peer = x.at("peer").get<int>();
+      const long long previous = linkFree.count(peer) ? linkFree[peer] : 0;
+      linkFree[peer] = ns(x, "end_ns");
+      const int n = x.at("step").get<int>();
+      if (n < firstStep) continue;
+      const auto it = sender.find(
+          {n, x.at("kind").get<std::string>(), x.at("mb").get<int>(), x.at("chunk").get<int>()});
+      if (it == sender.end()) continue;
+      const json& o = *it->second;
+      const long long late = ns(x, "start_ns") - std::max(ns(o, "end_ns"), previous);
+      if (late > kLateNs) {
+        out.push_back({stage, n, o.at("kind").get<std::string>(), o.at("mb").get<int>(),
+                       o.at("chunk").get<int>(), late});
+      }
+    }
+  }
+  return out;
+}
+
+json readTruth(const std::filesystem::path& truthJson) {
   std::ifstream in(truthJson);
-  const json truth = json::parse(in, nullptr, false);
+  json truth = json::parse(in, nullptr, false);
   if (truth.is_discarded() || !truth.contains("stages")) {
     throw std::runtime_error(truthJson.string() + ": no engine truth to measure");
   }
+  return truth;
+}
+
+}  // namespace
+
+std::vector<LateOp> engineLateOps(const std::filesystem::path& truthJson, int firstStep) {
+  return lateOps(readTruth(truthJson), firstStep);
+}
+
+RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
+  const json truth = readTruth(truthJson);
   std::vector<long long> samples;
   // Each op against its stage's median for its kind and chunk: a slow stage or a costlier kind
   // moves the median, not the overrun. A run with jitter spreads its ops on purpose: there only
@@ -79,6 +158,9 @@ RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
       samples.push_back(std::max(0LL, ns(r, "end_ns") - std::max(it->second, ns(r, "start_ns"))));
     }
   }
+  long long late = 0;
+  for (const LateOp& l : lateOps(truth, firstStep)) late += l.ns;
+  samples.push_back(late);
   // The steps' spans, from the earliest start to the latest end over the stages.
   std::map<int, std::pair<long long, long long>> spans;
   for (const json& st : truth.at("stages")) {
@@ -99,18 +181,20 @@ RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
   for (const auto& [n, se] : spans) span += se.second - se.first;
   const auto steps = static_cast<long long>(spans.size());
   out.perStep = added / steps;
+  out.late = late / steps;
   out.step = span / steps;
   return out;
 }
 
 std::string SteadyRecording::tooLoaded() const {
   if (steady) return {};
-  char buf[240];
+  char buf[300];
   std::snprintf(buf, sizeof buf,
                 "the machine was too loaded to time this run: %d recordings in a row had their "
-                "ops and transfers stretched by %.1f ms a step, %.0f%% of the %.0f ms step (a "
-                "quiet machine: 2%%)",
-                attempts, static_cast<double>(noise.perStep) / 1e6, 100 * noise.share(),
+                "ops and transfers stretched or begun late by %.1f ms a step (%.1f ms of it late), "
+                "%.0f%% of the %.0f ms step (a quiet machine: 2%%)",
+                attempts, static_cast<double>(noise.perStep) / 1e6,
+                static_cast<double>(noise.late) / 1e6, 100 * noise.share(),
                 static_cast<double>(noise.step) / 1e6);
   return buf;
 }

@@ -15,16 +15,32 @@
 namespace bubblescope::testing {
 
 // What the machine added to the run's ops and transfers, a step: each op's overrun of its stage's
-// median for its kind and chunk and each transfer's time once both its sides had started (links
-// with an injected comm delay left out), summed over the steps from `firstStep` and divided by
+// median for its kind and chunk, each transfer's time once both its sides had started (links
+// with an injected comm delay left out), and the time ops and sends began late (engineLateOps:
+// a descheduled process or sender thread), summed over the steps from `firstStep` and divided by
 // them; and the mean step span, to compare. A quiet machine: 2% of the step.
 struct RunNoise {
   long long perStep = 0;  // ns
+  long long late = 0;     // ns, of perStep: ops, receives and sends begun late (not stretched)
   long long step = 0;     // ns
   double share() const { return step > 0 ? static_cast<double>(perStep) / step : 0; }
 };
 // Throws std::runtime_error if the truth cannot be read.
 RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep = 1);
+
+// An op the machine made late, not longer: the stage's process began it (or posted its receive)
+// after it could have, or its stage's sender thread began its send after the op had ended and the
+// link was free, each by more than 0.1 ms (less is the stage's own overhead between its ranges).
+// The analysis rightly reads that as a host or other stall of that op. From the steps from
+// `firstStep`; throws std::runtime_error if the truth cannot be read.
+struct LateOp {
+  int stage = 0;
+  int step = 0;  // the step's number
+  std::string kind;  // "F", "B", "W", "BW"
+  int mb = 0, chunk = 0;
+  long long ns = 0;
+};
+std::vector<LateOp> engineLateOps(const std::filesystem::path& truthJson, int firstStep = 1);
 
 // A recorded engine run that the machine stretched by at most `bound` of its step
 // (recordEngineRun, up to `attempts` times, the output directory and truth made afresh each
