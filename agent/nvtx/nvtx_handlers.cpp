@@ -144,10 +144,9 @@ BUBBLESCOPE_COLD ThreadState* enterRecording(uint32_t word) {
   ThreadState* ts = currentThreadState();
   if (ts == nullptr) return nullptr;
   if (ts->generation != generationOf(word)) {
-    ts->ranges.beginChange();
-    ts->ranges.depth = ts->ranges.overflow = 0;
+    ts->ranges.clear();
     ts->generation = generationOf(word);
-    ts->ranges.endChange();
+    ts->ranges.setDepth(0);  // a copy that read the old generation is taken again
   }
   if (isRecording(word)) ensureWriter();
   return ts;
@@ -188,7 +187,8 @@ BUBBLESCOPE_HOT int pushRange(uint32_t word, const NvtxDomain* domain, const Mes
     if (ts == nullptr) return 0;
   }
   RangeStack& stack = ts->ranges;
-  const uint32_t depth = stack.depth;
+  const uint64_t state = stack.load();
+  const uint32_t depth = RangeStack::depthOf(state);
   if (__builtin_expect(depth >= kMaxRangeDepth, 0)) {
     // Too deep to track: dropped, and counted when it pops (overflow is 0 below the limit).
     ++stack.overflow;
@@ -200,7 +200,7 @@ BUBBLESCOPE_HOT int pushRange(uint32_t word, const NvtxDomain* domain, const Mes
   uint64_t now = coarseTicks();
   if (isRecording(word)) now = nowTicks();
   OpenRange& e = stack.entries[depth];
-  stack.beginChange();
+  RangeStack::beforeEntryWrite();
   e.startTicks = now;
   e.domain = domain;
   e.registered = m.registered;
@@ -217,8 +217,7 @@ BUBBLESCOPE_HOT int pushRange(uint32_t word, const NvtxDomain* domain, const Mes
   e.textSize = static_cast<uint16_t>(textSize);
   // Pushed while dormant: its pop records nothing, even if a window has opened by then.
   e.flags = isRecording(word) ? 0 : kPushedDormant;
-  stack.depth = depth + 1;
-  stack.endChange();
+  stack.pushed(state);
   return static_cast<int>(depth);
 }
 
@@ -254,18 +253,19 @@ __attribute__((noinline)) int closeRange(ThreadState* ts, const NvtxDomain* doma
   RangeStack& stack = ts->ranges;
   if (__builtin_expect(ts->generation != generationOf(word), 0)) {
     // Opened in an earlier window (or capture was turned off): forget them.
-    stack.beginChange();
-    stack.depth = stack.overflow = 0;
+    stack.clear();
     ts->generation = generationOf(word);
-    stack.endChange();
+    stack.setDepth(0);
     return -1;
   }
+  const uint64_t state = stack.load();
+  const uint32_t depth = RangeStack::depthOf(state);
   if (__builtin_expect(stack.overflow != 0, 0)) {
     --stack.overflow;
     if (isRecording(word)) ts->countDrop(Source::Nvtx);
-    return static_cast<int>(stack.depth + stack.overflow);
+    return static_cast<int>(depth + stack.overflow);
   }
-  uint32_t i = stack.depth - 1;
+  uint32_t i = depth - 1;
   if (__builtin_expect(stack.entries[i].domain != domain, 0)) {
     // Each domain has its own stack: close this domain's innermost range.
     while (i > 0 && stack.entries[i].domain != domain) --i;
@@ -275,14 +275,12 @@ __attribute__((noinline)) int closeRange(ThreadState* ts, const NvtxDomain* doma
   // at its pop, as it always did); one pushed while dormant never is.
   if ((stack.entries[i].flags & kPushedDormant) == 0)
     emitRange(ts, stack.entries[i], nowTicks(), i);
-  if (__builtin_expect(i != stack.depth - 1, 0)) {
-    stack.beginChange();
-    std::memmove(&stack.entries[i], &stack.entries[i + 1],
-                 (stack.depth - 1 - i) * sizeof(OpenRange));
-    stack.depth -= 1;
-    stack.endChange();
+  if (__builtin_expect(i != depth - 1, 0)) {
+    stack.lowerTo(i);
+    std::memmove(&stack.entries[i], &stack.entries[i + 1], (depth - 1 - i) * sizeof(OpenRange));
+    stack.setDepth(depth - 1);
   } else {
-    stack.depth -= 1;  // the innermost: see popRange
+    stack.popped(state);  // the innermost: see popRange
   }
   return static_cast<int>(i);
 }
@@ -291,18 +289,19 @@ BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
   ThreadState* ts = t_thread;
   if (ts == nullptr) return -1;
   RangeStack& stack = ts->ranges;
-  const uint32_t depth = stack.depth;
+  const uint64_t state = stack.load();
+  const uint32_t depth = RangeStack::depthOf(state);
   if (depth == 0) return -1;  // untracked, or pushed before recording (no overflow either)
   const uint32_t word = controlWord();
   const OpenRange& top = stack.entries[depth - 1];
   // The common pop, dormant: this window's innermost range of this domain, pushed while dormant
   // (nothing to write), below the depth limit (so nothing overflowed). Popping the innermost
   // range changes no entry: a copy taken meanwhile holds it or not, and a push that reuses its
-  // slot changes the sequence. No sequence change needed here.
+  // slot changes the count in `state` (RangeStack).
   if (__builtin_expect(ts->generation == generationOf(word) && depth < kMaxRangeDepth &&
                            top.domain == domain && (top.flags & kPushedDormant) != 0,
                        1)) {
-    stack.depth = depth - 1;
+    stack.popped(state);
     return static_cast<int>(depth - 1);
   }
   return closeRange(ts, domain, word);
