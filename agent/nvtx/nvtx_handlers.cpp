@@ -171,11 +171,15 @@ BUBBLESCOPE_HOT bool mayBeStep(const Message& m) {
   return m.registered != nullptr ? m.registered->step >= 0 : m.size != 0 && m.text[0] == 's';
 }
 
-// `word` is the control word the caller read. Laid out for the default dormant push (open ranges
-// kept, steps watched): straight through, no taken branch, no call.
-BUBBLESCOPE_HOT int pushRange(uint32_t word, const NvtxDomain* domain, const Message& m,
-                              uint32_t category, uint32_t color) {
-  if ((word & (kRecordingBit | kWatchStepsBit | kOpenOpsBit)) == 0) return 0;
+// Any push (pushRange takes the common one): recording, a name that may be a step's, the
+// thread's first push in a window, past the depth limit, a long or converted message. The
+// message's fields one by one, so that pushRange reaches it by a jump.
+__attribute__((noinline)) int pushRangeGeneral(uint32_t word, const NvtxDomain* domain,
+                                               const char* text, const NvtxString* registered,
+                                               uint32_t size, uint64_t colorCategory) {
+  const Message m{text, size, registered};
+  const auto category = static_cast<uint32_t>(colorCategory);
+  const auto color = static_cast<uint32_t>(colorCategory >> 32);
   // Steps are watched while dormant (attach wants the current step), so this check runs on
   // every push: only a name that starts "step " can be one.
   if (stepsWatched(word) && __builtin_expect(mayBeStep(m), 0))
@@ -219,6 +223,46 @@ BUBBLESCOPE_HOT int pushRange(uint32_t word, const NvtxDomain* domain, const Mes
   e.flags = isRecording(word) ? 0 : kPushedDormant;
   stack.pushed(state);
   return static_cast<int>(depth);
+}
+
+// `word` is the control word the caller read. The common push, dormant with open ranges kept
+// (the default while a control socket serves live `hang` queries) and a short message or a
+// registered one, is done here straight through: no call (so no registers to save), no loop;
+// every other push goes on to pushRangeGeneral, by a jump.
+BUBBLESCOPE_HOT int pushRange(uint32_t word, const NvtxDomain* domain, const Message& m,
+                              uint32_t category, uint32_t color) {
+  if ((word & (kRecordingBit | kWatchStepsBit | kOpenOpsBit)) == 0) return 0;
+  static_assert(kMaxMessageBytes >= kMessageCopyChunk);
+  ThreadState* ts = t_thread;
+  if (__builtin_expect((word & (kRecordingBit | kOpenOpsBit)) == kOpenOpsBit && ts != nullptr &&
+                           ts->generation == generationOf(word) &&
+                           !(stepsWatched(word) && mayBeStep(m)),
+                       1)) {
+    RangeStack& stack = ts->ranges;
+    const uint64_t state = stack.load();
+    const uint32_t depth = RangeStack::depthOf(state);
+    if (__builtin_expect(depth < kMaxRangeDepth, 1)) {
+      OpenRange& e = stack.entries[depth];
+      RangeStack::beforeEntryWrite();
+      uint32_t textSize = m.size;
+      if (textSize == 0 ||
+          (textSize == kUnmeasured && copyShortMessage(e.text, m.text, &textSize))) {
+        // Dormant, only a live `hang` query reads the start: a tenth of a second is precise
+        // enough there.
+        e.startTicks = coarseTicks();
+        e.domain = domain;
+        e.registered = m.registered;
+        e.category = category;
+        e.color = color;
+        e.textSize = static_cast<uint16_t>(textSize);
+        e.flags = kPushedDormant;  // its pop records nothing, even if a window has opened by then
+        stack.pushed(state);
+        return static_cast<int>(depth);
+      }
+    }
+  }
+  return pushRangeGeneral(word, domain, m.text, m.registered, m.size,
+                          uint64_t{color} << 32 | category);
 }
 
 // Writes the finished range `e` (at stack index `depth`) into the ring, or counts the drop.
