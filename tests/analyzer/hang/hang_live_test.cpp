@@ -160,6 +160,29 @@ TEST(HangLive, AJobAtWorkIsNoHang) {
       << rep["diagnosis"];
 }
 
+// The ranges a dormant agent keeps for this answer, as a live query reads them back: every kind
+// of push (nvtx_test_app open), each by the way its push takes (a short name in one load, a long
+// one, one at a page's end, registered, Ex, wide, cut at the limit), and one range closed from
+// the middle of its thread's stack, which leaves no trace.
+TEST(HangLive, EveryKindOfRangeADormantJobLeftOpenIsNamed) {
+  LiveJob job({kTestApp, "open"});
+  const json expected = json::array({"F mb=3", "a name longer than sixteen bytes, forty",
+                                     "at a page's end", "SEND F mb=3 to=2", "ex ascii",
+                                     "wide \u00e9t\u00e9", std::string(119, 'a'), "above it"});
+  json rep;
+  ASSERT_TRUE(eventually(
+      [&] {
+        const ProcessResult r = job.hang({"--all", "--min-wait", "1", "--format", "json"});
+        rep = json::parse(r.out, nullptr, false);
+        return !rep.is_discarded() && rep["ranks"].size() == 1 &&
+               rep["ranks"][0]["open"].size() == expected.size();
+      },
+      seconds(25)))
+      << rep.dump(1) << job.log();
+  EXPECT_EQ(rep["ranks"][0]["open"], expected) << rep.dump(1);
+  EXPECT_TRUE(job.running()) << "asking must leave the job alone";
+}
+
 TEST(HangLive, NcclCollectiveOneRankNeverEntersAfterALongHistory) {
   // 3 + 100 all-reduces and 101 sends before it: far more than the 64 calls each agent keeps.
   const std::string ranks = std::string("for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 ") +
