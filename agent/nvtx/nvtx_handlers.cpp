@@ -171,15 +171,21 @@ BUBBLESCOPE_HOT bool mayBeStep(const Message& m) {
   return m.registered != nullptr ? m.registered->step >= 0 : m.size != 0 && m.text[0] == 's';
 }
 
+// An Ex push's category and colour (none without attributes).
+BUBBLESCOPE_HOT uint32_t categoryOf(const nvtxEventAttributes_t* a) {
+  return a != nullptr ? a->category : 0;
+}
+BUBBLESCOPE_HOT uint32_t colorOf(const nvtxEventAttributes_t* a) {
+  return a != nullptr && a->colorType == NVTX_COLOR_ARGB ? a->color : 0;
+}
+
 // Any push (pushRange takes the common one): recording, a name that may be a step's, the
 // thread's first push in a window, past the depth limit, a long or converted message. The
 // message's fields one by one, so that pushRange reaches it by a jump.
 __attribute__((noinline)) int pushRangeGeneral(uint32_t word, const NvtxDomain* domain,
                                                const char* text, const NvtxString* registered,
-                                               uint32_t size, uint64_t colorCategory) {
+                                               uint32_t size, const nvtxEventAttributes_t* a) {
   const Message m{text, size, registered};
-  const auto category = static_cast<uint32_t>(colorCategory);
-  const auto color = static_cast<uint32_t>(colorCategory >> 32);
   // Steps are watched while dormant (attach wants the current step), so this check runs on
   // every push: only a name that starts "step " can be one.
   if (stepsWatched(word) && __builtin_expect(mayBeStep(m), 0))
@@ -208,8 +214,8 @@ __attribute__((noinline)) int pushRangeGeneral(uint32_t word, const NvtxDomain* 
   e.startTicks = now;
   e.domain = domain;
   e.registered = m.registered;
-  e.category = category;
-  e.color = color;
+  e.category = categoryOf(a);
+  e.color = colorOf(a);
   uint32_t textSize = m.size;
   if (textSize != 0) {
     if (__builtin_expect(textSize == kUnmeasured, 1)) {
@@ -225,12 +231,13 @@ __attribute__((noinline)) int pushRangeGeneral(uint32_t word, const NvtxDomain* 
   return static_cast<int>(depth);
 }
 
-// `word` is the control word the caller read. The common push, dormant with open ranges kept
+// `word` is the control word the caller read; `a` the attributes of an Ex push (category and
+// colour, read only if recording), else nullptr. The common push, dormant with open ranges kept
 // (the default while a control socket serves live `hang` queries) and a short message or a
 // registered one, is done here straight through: no call (so no registers to save), no loop;
 // every other push goes on to pushRangeGeneral, by a jump.
 BUBBLESCOPE_HOT int pushRange(uint32_t word, const NvtxDomain* domain, const Message& m,
-                              uint32_t category, uint32_t color) {
+                              const nvtxEventAttributes_t* a) {
   if ((word & (kRecordingBit | kWatchStepsBit | kOpenOpsBit)) == 0) return 0;
   static_assert(kMaxMessageBytes >= kMessageCopyChunk);
   ThreadState* ts = t_thread;
@@ -252,8 +259,8 @@ BUBBLESCOPE_HOT int pushRange(uint32_t word, const NvtxDomain* domain, const Mes
         e.startTicks = coarseTicks();
         e.domain = domain;
         e.registered = m.registered;
-        e.category = category;
-        e.color = color;
+        // No category or colour: a range pushed dormant is never written (nor are they part of
+        // what a live `hang` or the file's open_ranges holds).
         e.textSize = static_cast<uint16_t>(textSize);
         e.flags = kPushedDormant;  // its pop records nothing, even if a window has opened by then
         stack.pushed(state);
@@ -261,8 +268,7 @@ BUBBLESCOPE_HOT int pushRange(uint32_t word, const NvtxDomain* domain, const Mes
       }
     }
   }
-  return pushRangeGeneral(word, domain, m.text, m.registered, m.size,
-                          uint64_t{color} << 32 | category);
+  return pushRangeGeneral(word, domain, m.text, m.registered, m.size, a);
 }
 
 // Writes the finished range `e` (at stack index `depth`) into the ring, or counts the drop.
@@ -355,8 +361,7 @@ BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
 __attribute__((noinline)) int pushRangeWide(uint32_t word, const NvtxDomain* domain,
                                             const nvtxEventAttributes_t* attributes) {
   char wide[kMaxMessageBytes];
-  const Attributes a = readAttributes(attributes, wide);
-  return pushRange(word, domain, a.message, a.category, a.color);
+  return pushRange(word, domain, readAttributes(attributes, wide).message, attributes);
 }
 
 // An Ex push (nvtxRangePushEx, nvtxDomainRangePushEx: a registered string or text). The
@@ -366,7 +371,7 @@ BUBBLESCOPE_HOT int pushRangeEx(const NvtxDomain* domain, const nvtxEventAttribu
   const uint32_t word = controlWord();
   if ((word & (kRecordingBit | kWatchStepsBit | kOpenOpsBit)) == 0) return 0;
   if (__builtin_expect(a == nullptr || a->size < kAttributesNeeded, 0)) {
-    return pushRange(word, domain, Message{}, 0, 0);
+    return pushRange(word, domain, Message{}, nullptr);
   }
   Message m;
   if (__builtin_expect(a->messageType == NVTX_MESSAGE_TYPE_REGISTERED, 1)) {
@@ -376,8 +381,7 @@ BUBBLESCOPE_HOT int pushRangeEx(const NvtxDomain* domain, const nvtxEventAttribu
   } else if (a->messageType == NVTX_MESSAGE_TYPE_UNICODE) {
     return pushRangeWide(word, domain, a);
   }
-  const uint32_t color = a->colorType == NVTX_COLOR_ARGB ? a->color : 0;
-  return pushRange(word, domain, m, a->category, color);
+  return pushRange(word, domain, m, a);
 }
 
 // NCCL's API ranges are also NCCL calls (their payload is read now, while it exists).
@@ -466,7 +470,7 @@ int NVTX_API rangePushA(const char* message) {
   if (!rangesTracked(word) && (!stepsWatched(word) || message == nullptr || message[0] != 's')) {
     return 0;
   }
-  return pushRange(word, nullptr, ascii(message), 0, 0);
+  return pushRange(word, nullptr, ascii(message), nullptr);
 }
 
 int NVTX_API rangePushW(const wchar_t* message) {
@@ -474,7 +478,7 @@ int NVTX_API rangePushW(const wchar_t* message) {
   Message m;
   m.text = buf;
   m.size = utf8FromWide(message, buf, sizeof buf);
-  return pushRange(controlWord(), nullptr, m, 0, 0);
+  return pushRange(controlWord(), nullptr, m, nullptr);
 }
 
 int NVTX_API rangePushEx(const nvtxEventAttributes_t* attributes) {
@@ -635,7 +639,7 @@ void install(NvtxFunctionTable table, unsigned size, unsigned id, Fn fn) {
 }  // namespace
 
 int pushRangeForExtension(nvtxDomainHandle_t domain) {
-  return pushRange(controlWord(), asDomain(domain), Message{}, 0, 0);
+  return pushRange(controlWord(), asDomain(domain), Message{}, nullptr);
 }
 
 int popRangeForExtension(nvtxDomainHandle_t domain) {
