@@ -297,8 +297,9 @@ BUBBLESCOPE_HOT void emitRange(ThreadState* ts, const OpenRange& e, uint64_t end
   ts->ring.commit(bytes);
 }
 
-// Every pop but popRange's common one: a range pushed while recording (written now), another
-// domain's, past the depth limit, or on a stack from an earlier window.
+// Every pop popRange does not do itself or pass to closeRecorded: another domain's range under
+// the innermost, past the depth limit, or on a stack from an earlier window (a range pushed
+// while recording is written here too).
 __attribute__((noinline)) int closeRange(ThreadState* ts, const NvtxDomain* domain, uint32_t word) {
   RangeStack& stack = ts->ranges;
   if (__builtin_expect(ts->generation != generationOf(word), 0)) {
@@ -335,6 +336,14 @@ __attribute__((noinline)) int closeRange(ThreadState* ts, const NvtxDomain* doma
   return static_cast<int>(i);
 }
 
+// popRange's common pop of a range pushed while recording: written, then closed.
+__attribute__((noinline)) int closeRecorded(ThreadState* ts, uint64_t state) {
+  const uint32_t i = RangeStack::depthOf(state) - 1;
+  emitRange(ts, ts->ranges.entries[i], nowTicks(), i);
+  ts->ranges.popped(state);
+  return static_cast<int>(i);
+}
+
 BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
   ThreadState* ts = t_thread;
   if (ts == nullptr) return -1;
@@ -344,13 +353,14 @@ BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
   if (depth == 0) return -1;  // untracked, or pushed before recording (no overflow either)
   const uint32_t word = controlWord();
   const OpenRange& top = stack.entries[depth - 1];
-  // The common pop, dormant: this window's innermost range of this domain, pushed while dormant
-  // (nothing to write), below the depth limit (so nothing overflowed). Popping the innermost
+  // The common pop: this window's innermost range of this domain, below the depth limit (so
+  // nothing overflowed). Pushed while dormant, there is nothing to write. Popping the innermost
   // range changes no entry: a copy taken meanwhile holds it or not, and a push that reuses its
   // slot changes the count in `state` (RangeStack).
-  if (__builtin_expect(ts->generation == generationOf(word) && depth < kMaxRangeDepth &&
-                           top.domain == domain && (top.flags & kPushedDormant) != 0,
-                       1)) {
+  if (__builtin_expect(
+          ts->generation == generationOf(word) && depth < kMaxRangeDepth && top.domain == domain,
+          1)) {
+    if (__builtin_expect((top.flags & kPushedDormant) == 0, 0)) return closeRecorded(ts, state);
     stack.popped(state);
     return static_cast<int>(depth - 1);
   }
