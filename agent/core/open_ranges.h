@@ -1,7 +1,8 @@
 #pragma once
 // What each thread of the process is inside right now: a copy of every live thread's stack of
-// open push/pop ranges, taken by the writer thread while the threads keep running (the sequence
-// lock of RangeStack). This is what a rank stopped in (hung, killed) leaves in its trace.
+// open push/pop ranges, taken by the writer thread while the threads keep running (a copy is
+// kept when RangeStack::state did not move meanwhile). This is what a rank stopped in (hung,
+// killed) leaves in its trace.
 #include <cstdint>
 #include <vector>
 

@@ -38,26 +38,44 @@ struct OpenRange {
 };
 
 // Written by its thread only; the writer thread copies the open entries (what a hung rank was
-// doing) under a sequence lock: `seq` is odd while the owner changes an entry, and a copy taken
-// while it changed is retried. A push pays two plain stores, no locked instruction; popping the
-// innermost range only lowers `depth` (it changes no entry).
+// doing) while the thread runs on. `state` holds the depth (low 32 bits) and a count of entry
+// changes (high 32): a push writes the entry above the depth, then publishes depth + 1 and a new
+// count in one store; popping the innermost range only lowers the depth (it changes no entry);
+// whatever else rewrites entries (a pop from the middle, a reset) first counts a change and
+// lowers the depth beneath them. A copy taken between two reads of `state` with the same count
+// holds whole entries below both depths: only pops came meanwhile, and a push under way writes
+// the entry at the depth the second read holds. A push pays one load and one store of `state`,
+// a pop the same: no locked instruction, and no second counter to keep (a sequence lock's two
+// increments per push were a quarter of the dormant push).
 struct RangeStack {
-  uint32_t depth = 0;     // entries in use
+  static constexpr uint64_t kChange = uint64_t{1} << 32;
+  static uint32_t depthOf(uint64_t state) { return static_cast<uint32_t>(state); }
+
+  std::atomic<uint64_t> state{0};
   uint32_t overflow = 0;  // ranges pushed beyond kMaxRangeDepth, still open
-  std::atomic<uint32_t> seq{0};
   OpenRange entries[kMaxRangeDepth];
 
-  void beginChange() {
-    seq.store(seq.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
+  // Owner only (a plain load: nobody else writes it).
+  uint64_t load() const { return state.load(std::memory_order_relaxed); }
+  uint32_t depth() const { return depthOf(load()); }
+  // Before writing entries[depthOf(s)]: the stores that lowered the depth (pops) come first.
+  static void beforeEntryWrite() { std::atomic_thread_fence(std::memory_order_release); }
+  // The entry at depthOf(s) is written: publish it.
+  void pushed(uint64_t s) { state.store(s + kChange + 1, std::memory_order_release); }
+  // The innermost entry is closed.
+  void popped(uint64_t s) { state.store(s - 1, std::memory_order_relaxed); }
+  // Entries from `depth` up are about to change (or go): hide them first.
+  void lowerTo(uint32_t depth) {
+    state.store(((load() >> 32) + 1) << 32 | depth, std::memory_order_relaxed);
+    beforeEntryWrite();
   }
-  void endChange() {
-    seq.store(seq.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  // Sets the depth after entries changed under lowerTo.
+  void setDepth(uint32_t depth) {
+    state.store(((load() >> 32) + 1) << 32 | depth, std::memory_order_release);
   }
   void clear() {
-    beginChange();
-    depth = overflow = 0;
-    endChange();
+    lowerTo(0);
+    overflow = 0;
   }
 };
 

@@ -16,6 +16,7 @@
 #include "agent/core/writer.h"
 #include "agent/nccl/nccl_nvtx.h"
 #include "agent/nvtx/control_marks.h"
+#include "agent/nvtx/message_copy.h"
 #include "agent/nvtx/nvtx_records.h"
 #include "agent/nvtx/step_name.h"
 
@@ -25,10 +26,14 @@ namespace {
 #define BUBBLESCOPE_HOT __attribute__((always_inline)) inline
 #define BUBBLESCOPE_COLD __attribute__((noinline, cold))
 
+// Message::size of a NUL-terminated text not measured yet: a push measures it while copying it
+// (copyMessage); the other events measure it first (measured()).
+inline constexpr uint32_t kUnmeasured = UINT32_MAX;
+
 // What an event is called: inline text (bounded), or a registered string.
 struct Message {
   const char* text = nullptr;
-  uint32_t size = 0;
+  uint32_t size = 0;  // or kUnmeasured
   const NvtxString* registered = nullptr;
 };
 
@@ -42,12 +47,18 @@ BUBBLESCOPE_HOT uint32_t boundedLength(const char* text) {
   return static_cast<uint32_t>(n);
 }
 
+// A NUL-terminated message, measured when it is used.
 BUBBLESCOPE_HOT Message ascii(const char* text) {
   Message m;
   if (text != nullptr) {
     m.text = text;
-    m.size = boundedLength(text);
+    m.size = kUnmeasured;
   }
+  return m;
+}
+
+BUBBLESCOPE_HOT Message measured(Message m) {
+  if (m.size == kUnmeasured) m.size = boundedLength(m.text);
   return m;
 }
 
@@ -87,18 +98,23 @@ uint32_t utf8FromWide(const wchar_t* in, char* out, uint32_t capacity) {
   return n;
 }
 
-// Event attributes (the Ex calls), with room to convert a wide message.
+// Event attributes (the Ex calls). Returned by value; the buffer a wide message is converted
+// into is the caller's: in a struct holding it, category and colour lived in memory and were
+// read back as one 8-byte load after two 4-byte stores, a stall (store forwarding fails).
 struct Attributes {
   Message message;
   uint32_t category = 0;
   uint32_t color = 0;
-  char wide[kMaxMessageBytes];
 };
 
-BUBBLESCOPE_HOT void readAttributes(const nvtxEventAttributes_t* a, Attributes& out) {
-  if (a == nullptr) return;
-  constexpr size_t kNeeded = offsetof(nvtxEventAttributes_t, message) + sizeof(a->message);
-  if (a->size < kNeeded) return;
+// Attributes too short to hold a message are read as none.
+inline constexpr size_t kAttributesNeeded =
+    offsetof(nvtxEventAttributes_t, message) + sizeof(nvtxEventAttributes_t::message);
+
+BUBBLESCOPE_HOT Attributes readAttributes(const nvtxEventAttributes_t* a,
+                                          char (&wide)[kMaxMessageBytes]) {
+  Attributes out;
+  if (a == nullptr || a->size < kAttributesNeeded) return out;
   out.category = a->category;
   if (a->colorType == NVTX_COLOR_ARGB) out.color = a->color;
   switch (a->messageType) {
@@ -106,8 +122,8 @@ BUBBLESCOPE_HOT void readAttributes(const nvtxEventAttributes_t* a, Attributes& 
       out.message = ascii(a->message.ascii);
       break;
     case NVTX_MESSAGE_TYPE_UNICODE:
-      out.message.text = out.wide;
-      out.message.size = utf8FromWide(a->message.unicode, out.wide, kMaxMessageBytes);
+      out.message.text = wide;
+      out.message.size = utf8FromWide(a->message.unicode, wide, kMaxMessageBytes);
       break;
     case NVTX_MESSAGE_TYPE_REGISTERED:
       out.message.registered = reinterpret_cast<const NvtxString*>(a->message.registered);
@@ -115,6 +131,7 @@ BUBBLESCOPE_HOT void readAttributes(const nvtxEventAttributes_t* a, Attributes& 
     default:
       break;
   }
+  return out;
 }
 
 BUBBLESCOPE_HOT const NvtxDomain* asDomain(nvtxDomainHandle_t d) {
@@ -127,10 +144,9 @@ BUBBLESCOPE_COLD ThreadState* enterRecording(uint32_t word) {
   ThreadState* ts = currentThreadState();
   if (ts == nullptr) return nullptr;
   if (ts->generation != generationOf(word)) {
-    ts->ranges.beginChange();
-    ts->ranges.depth = ts->ranges.overflow = 0;
+    ts->ranges.clear();
     ts->generation = generationOf(word);
-    ts->ranges.endChange();
+    ts->ranges.setDepth(0);  // a copy that read the old generation is taken again
   }
   if (isRecording(word)) ensureWriter();
   return ts;
@@ -138,7 +154,11 @@ BUBBLESCOPE_COLD ThreadState* enterRecording(uint32_t word) {
 
 // A "step N" range is opening and step boundaries are watched: tell the recorder, which may
 // open or close a window right here (before this range is recorded).
-BUBBLESCOPE_COLD uint32_t noteStep(uint32_t word, const Message& m) {
+// (The message's fields one by one: a reference, or the struct by value, kept the push's message
+// in memory.)
+BUBBLESCOPE_COLD uint32_t noteStep(uint32_t word, const char* text, uint32_t size,
+                                   const NvtxString* registered) {
+  const Message m = measured(Message{text, size, registered});
   const int64_t step = m.registered != nullptr ? m.registered->step
                        : m.text != nullptr     ? parseStepName(std::string_view(m.text, m.size))
                                                : -1;
@@ -148,47 +168,107 @@ BUBBLESCOPE_COLD uint32_t noteStep(uint32_t word, const Message& m) {
 }
 
 BUBBLESCOPE_HOT bool mayBeStep(const Message& m) {
-  return m.registered != nullptr ? m.registered->step >= 0 : m.size > 0 && m.text[0] == 's';
+  return m.registered != nullptr ? m.registered->step >= 0 : m.size != 0 && m.text[0] == 's';
 }
 
-BUBBLESCOPE_HOT int pushRange(const NvtxDomain* domain, const Message& m, uint32_t category,
-                              uint32_t color) {
-  uint32_t word = controlWord();
-  if (__builtin_expect((word & (kRecordingBit | kWatchStepsBit | kOpenOpsBit)) == 0, 1)) return 0;
+// An Ex push's category and colour (none without attributes).
+BUBBLESCOPE_HOT uint32_t categoryOf(const nvtxEventAttributes_t* a) {
+  return a != nullptr ? a->category : 0;
+}
+BUBBLESCOPE_HOT uint32_t colorOf(const nvtxEventAttributes_t* a) {
+  return a != nullptr && a->colorType == NVTX_COLOR_ARGB ? a->color : 0;
+}
+
+// Any push (pushRange takes the common one): recording, a name that may be a step's, the
+// thread's first push in a window, past the depth limit, a long or converted message. The
+// message's fields one by one, so that pushRange reaches it by a jump.
+__attribute__((noinline)) int pushRangeGeneral(uint32_t word, const NvtxDomain* domain,
+                                               const char* text, const NvtxString* registered,
+                                               uint32_t size, const nvtxEventAttributes_t* a) {
+  const Message m{text, size, registered};
   // Steps are watched while dormant (attach wants the current step), so this check runs on
   // every push: only a name that starts "step " can be one.
-  if (__builtin_expect(stepsWatched(word), 0) && mayBeStep(m)) word = noteStep(word, m);
+  if (stepsWatched(word) && __builtin_expect(mayBeStep(m), 0))
+    word = noteStep(word, m.text, m.size, m.registered);
   if (!rangesTracked(word)) return 0;
   ThreadState* ts = t_thread;
   if (__builtin_expect(ts == nullptr || ts->generation != generationOf(word), 0)) {
     ts = enterRecording(word);
     if (ts == nullptr) return 0;
   }
-  // Stamped after the agent's own work (a thread's first event sets up its ring): the range
-  // starts as late, and ends (popRange) as early, as the agent can make it. Dormant, only a live
-  // `hang` query reads it: a tenth of a second is precise enough there.
-  const uint64_t now = isRecording(word) ? nowTicks() : coarseTicks();
   RangeStack& stack = ts->ranges;
-  const uint32_t depth = stack.depth;
-  if (__builtin_expect(depth >= kMaxRangeDepth || stack.overflow != 0, 0)) {
-    // Too deep to track: dropped, and counted when it pops.
+  const uint64_t state = stack.load();
+  const uint32_t depth = RangeStack::depthOf(state);
+  if (__builtin_expect(depth >= kMaxRangeDepth, 0)) {
+    // Too deep to track: dropped, and counted when it pops (overflow is 0 below the limit).
     ++stack.overflow;
     return static_cast<int>(depth + stack.overflow - 1);
   }
+  // Stamped after the agent's own work (a thread's first event sets up its ring): the range
+  // starts as late, and ends (popRange) as early, as the agent can make it. Dormant, only a live
+  // `hang` query reads it: a tenth of a second is precise enough there.
+  uint64_t now = coarseTicks();
+  if (isRecording(word)) now = nowTicks();
   OpenRange& e = stack.entries[depth];
-  stack.beginChange();
+  RangeStack::beforeEntryWrite();
   e.startTicks = now;
   e.domain = domain;
   e.registered = m.registered;
-  e.category = category;
-  e.color = color;
-  e.textSize = static_cast<uint16_t>(m.size);
+  e.category = categoryOf(a);
+  e.color = colorOf(a);
+  uint32_t textSize = m.size;
+  if (textSize != 0) {
+    if (__builtin_expect(textSize == kUnmeasured, 1)) {
+      textSize = copyMessage(e.text, m.text, kMaxMessageBytes);
+    } else {
+      std::memcpy(e.text, m.text, textSize);
+    }
+  }
+  e.textSize = static_cast<uint16_t>(textSize);
   // Pushed while dormant: its pop records nothing, even if a window has opened by then.
   e.flags = isRecording(word) ? 0 : kPushedDormant;
-  if (m.size != 0) std::memcpy(e.text, m.text, m.size);
-  stack.depth = depth + 1;
-  stack.endChange();
+  stack.pushed(state);
   return static_cast<int>(depth);
+}
+
+// `word` is the control word the caller read; `a` the attributes of an Ex push (category and
+// colour, read only if recording), else nullptr. The common push, dormant with open ranges kept
+// (the default while a control socket serves live `hang` queries) and a short message or a
+// registered one, is done here straight through: no call (so no registers to save), no loop;
+// every other push goes on to pushRangeGeneral, by a jump.
+BUBBLESCOPE_HOT int pushRange(uint32_t word, const NvtxDomain* domain, const Message& m,
+                              const nvtxEventAttributes_t* a) {
+  if ((word & (kRecordingBit | kWatchStepsBit | kOpenOpsBit)) == 0) return 0;
+  static_assert(kMaxMessageBytes >= kMessageCopyChunk);
+  ThreadState* ts = t_thread;
+  if (__builtin_expect((word & (kRecordingBit | kOpenOpsBit)) == kOpenOpsBit && ts != nullptr &&
+                           ts->generation == generationOf(word) &&
+                           !(stepsWatched(word) && mayBeStep(m)),
+                       1)) {
+    RangeStack& stack = ts->ranges;
+    const uint64_t state = stack.load();
+    const uint32_t depth = RangeStack::depthOf(state);
+    if (__builtin_expect(depth < kMaxRangeDepth, 1)) {
+      OpenRange& e = stack.entries[depth];
+      RangeStack::beforeEntryWrite();
+      uint32_t textSize = m.size;
+      if (textSize == 0 ||
+          (textSize == kUnmeasured && copyShortMessage(e.text, m.text, &textSize))) {
+        // Dormant, only a live `hang` query reads the start: a tenth of a second is precise
+        // enough there.
+        e.startTicks = coarseTicks();
+        e.domain = domain;
+        e.registered = m.registered;
+        // No category or colour: a range pushed dormant is never written (nor are they part of
+        // what a live `hang` or the file's open_ranges holds).
+        e.textSize = static_cast<uint16_t>(textSize);
+        e.flags = kPushedDormant;  // its pop records nothing, even if a window has opened by then
+        stack.pushed(state);
+        return static_cast<int>(depth);
+      }
+    }
+  }
+  return pushRangeGeneral(word, domain, m.text, m.registered, m.size, a);
 }
 
 // Writes the finished range `e` (at stack index `depth`) into the ring, or counts the drop.
@@ -217,26 +297,26 @@ BUBBLESCOPE_HOT void emitRange(ThreadState* ts, const OpenRange& e, uint64_t end
   ts->ring.commit(bytes);
 }
 
-BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
-  ThreadState* ts = t_thread;
-  if (ts == nullptr) return -1;
+// Every pop popRange does not do itself or pass to closeRecorded: another domain's range under
+// the innermost, past the depth limit, or on a stack from an earlier window (a range pushed
+// while recording is written here too).
+__attribute__((noinline)) int closeRange(ThreadState* ts, const NvtxDomain* domain, uint32_t word) {
   RangeStack& stack = ts->ranges;
-  if ((stack.depth | stack.overflow) == 0) return -1;  // untracked, or pushed before recording
-  const uint32_t word = controlWord();
   if (__builtin_expect(ts->generation != generationOf(word), 0)) {
     // Opened in an earlier window (or capture was turned off): forget them.
-    stack.beginChange();
-    stack.depth = stack.overflow = 0;
+    stack.clear();
     ts->generation = generationOf(word);
-    stack.endChange();
+    stack.setDepth(0);
     return -1;
   }
+  const uint64_t state = stack.load();
+  const uint32_t depth = RangeStack::depthOf(state);
   if (__builtin_expect(stack.overflow != 0, 0)) {
     --stack.overflow;
     if (isRecording(word)) ts->countDrop(Source::Nvtx);
-    return static_cast<int>(stack.depth + stack.overflow);
+    return static_cast<int>(depth + stack.overflow);
   }
-  uint32_t i = stack.depth - 1;
+  uint32_t i = depth - 1;
   if (__builtin_expect(stack.entries[i].domain != domain, 0)) {
     // Each domain has its own stack: close this domain's innermost range.
     while (i > 0 && stack.entries[i].domain != domain) --i;
@@ -246,18 +326,86 @@ BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
   // at its pop, as it always did); one pushed while dormant never is.
   if ((stack.entries[i].flags & kPushedDormant) == 0)
     emitRange(ts, stack.entries[i], nowTicks(), i);
-  if (__builtin_expect(i != stack.depth - 1, 0)) {
-    stack.beginChange();
-    std::memmove(&stack.entries[i], &stack.entries[i + 1],
-                 (stack.depth - 1 - i) * sizeof(OpenRange));
-    stack.depth -= 1;
-    stack.endChange();
+  if (__builtin_expect(i != depth - 1, 0)) {
+    stack.lowerTo(i);
+    std::memmove(&stack.entries[i], &stack.entries[i + 1], (depth - 1 - i) * sizeof(OpenRange));
+    stack.setDepth(depth - 1);
   } else {
-    // Popping the innermost range changes no entry: a copy taken meanwhile holds it or not,
-    // and a push that reuses its slot changes the sequence. No sequence change needed here.
-    stack.depth -= 1;
+    stack.popped(state);  // the innermost: see popRange
   }
   return static_cast<int>(i);
+}
+
+// popRange's common pop of a range pushed while recording: written, then closed.
+__attribute__((noinline)) int closeRecorded(ThreadState* ts, uint64_t state) {
+  const uint32_t i = RangeStack::depthOf(state) - 1;
+  emitRange(ts, ts->ranges.entries[i], nowTicks(), i);
+  ts->ranges.popped(state);
+  return static_cast<int>(i);
+}
+
+BUBBLESCOPE_HOT int popRange(const NvtxDomain* domain) {
+  ThreadState* ts = t_thread;
+  if (ts == nullptr) return -1;
+  RangeStack& stack = ts->ranges;
+  const uint64_t state = stack.load();
+  const uint32_t depth = RangeStack::depthOf(state);
+  if (depth == 0) return -1;  // untracked, or pushed before recording (no overflow either)
+  const uint32_t word = controlWord();
+  const OpenRange& top = stack.entries[depth - 1];
+  // The common pop: this window's innermost range of this domain, below the depth limit (so
+  // nothing overflowed). Pushed while dormant, there is nothing to write. Popping the innermost
+  // range changes no entry: a copy taken meanwhile holds it or not, and a push that reuses its
+  // slot changes the count in `state` (RangeStack).
+  if (__builtin_expect(
+          ts->generation == generationOf(word) && depth < kMaxRangeDepth && top.domain == domain,
+          1)) {
+    if (__builtin_expect((top.flags & kPushedDormant) == 0, 0)) return closeRecorded(ts, state);
+    stack.popped(state);
+    return static_cast<int>(depth - 1);
+  }
+  return closeRange(ts, domain, word);
+}
+
+// An Ex push whose message is wide: converted here, so that the others need no buffer.
+__attribute__((noinline)) int pushRangeWide(uint32_t word, const NvtxDomain* domain,
+                                            const nvtxEventAttributes_t* attributes) {
+  char wide[kMaxMessageBytes];
+  return pushRange(word, domain, readAttributes(attributes, wide).message, attributes);
+}
+
+// An Ex push (nvtxRangePushEx, nvtxDomainRangePushEx: a registered string or text). The
+// attributes are read only once the control word says the range may be kept, registered
+// strings first.
+BUBBLESCOPE_HOT int pushRangeEx(const NvtxDomain* domain, const nvtxEventAttributes_t* a) {
+  const uint32_t word = controlWord();
+  if ((word & (kRecordingBit | kWatchStepsBit | kOpenOpsBit)) == 0) return 0;
+  if (__builtin_expect(a == nullptr || a->size < kAttributesNeeded, 0)) {
+    return pushRange(word, domain, Message{}, nullptr);
+  }
+  Message m;
+  if (__builtin_expect(a->messageType == NVTX_MESSAGE_TYPE_REGISTERED, 1)) {
+    m.registered = reinterpret_cast<const NvtxString*>(a->message.registered);
+  } else if (a->messageType == NVTX_MESSAGE_TYPE_ASCII) {
+    m = ascii(a->message.ascii);
+  } else if (a->messageType == NVTX_MESSAGE_TYPE_UNICODE) {
+    return pushRangeWide(word, domain, a);
+  }
+  return pushRange(word, domain, m, a);
+}
+
+// NCCL's API ranges are also NCCL calls (their payload is read now, while it exists).
+__attribute__((noinline)) int pushNcclRange(const NvtxDomain* domain,
+                                            const nvtxEventAttributes_t* attributes) {
+  char wide[kMaxMessageBytes];
+  const NvtxString* name = readAttributes(attributes, wide).message.registered;
+  ncclNvtxPush(name != nullptr ? name->ncclOp : traces::NcclOp::Unknown, attributes);
+  return pushRangeEx(domain, attributes);
+}
+
+__attribute__((noinline)) int popNcclRange(const NvtxDomain* domain) {
+  ncclNvtxPop(nullptr, 0);
+  return popRange(domain);
 }
 
 // Writes a fixed payload plus the message text, or counts the drop.
@@ -276,12 +424,13 @@ BUBBLESCOPE_HOT bool emit(ThreadState* ts, RecordType type, const Payload& paylo
   return true;
 }
 
-nvtxRangeId_t startRange(const NvtxDomain* domain, const Message& m, uint32_t category,
+nvtxRangeId_t startRange(const NvtxDomain* domain, const Message& message, uint32_t category,
                          uint32_t color) {
   uint32_t word = controlWord();
   if ((word & (kRecordingBit | kWatchStepsBit)) == 0) return 0;
+  const Message m = measured(message);
   if (stepsWatched(word)) {
-    word = noteStep(word, m);
+    word = noteStep(word, m.text, m.size, m.registered);
     if (!isRecording(word)) return 0;
   }
   ThreadState* ts = t_thread;
@@ -308,9 +457,10 @@ void endRange(nvtxRangeId_t id) {
   emit(ts, g_nvtxTypes.end, NvtxEndPayload{id, now}, Message{});
 }
 
-void mark(const NvtxDomain* domain, const Message& m, uint32_t category, uint32_t color) {
+void mark(const NvtxDomain* domain, const Message& message, uint32_t category, uint32_t color) {
   const uint32_t word = controlWord();
   if (!isRecording(word)) return;
+  const Message m = measured(message);
   ThreadState* ts = t_thread;
   if (ts == nullptr || ts->generation != generationOf(word)) {
     ts = enterRecording(word);
@@ -330,7 +480,7 @@ int NVTX_API rangePushA(const char* message) {
   if (!rangesTracked(word) && (!stepsWatched(word) || message == nullptr || message[0] != 's')) {
     return 0;
   }
-  return pushRange(nullptr, ascii(message), 0, 0);
+  return pushRange(word, nullptr, ascii(message), nullptr);
 }
 
 int NVTX_API rangePushW(const wchar_t* message) {
@@ -338,13 +488,11 @@ int NVTX_API rangePushW(const wchar_t* message) {
   Message m;
   m.text = buf;
   m.size = utf8FromWide(message, buf, sizeof buf);
-  return pushRange(nullptr, m, 0, 0);
+  return pushRange(controlWord(), nullptr, m, nullptr);
 }
 
 int NVTX_API rangePushEx(const nvtxEventAttributes_t* attributes) {
-  Attributes a;
-  readAttributes(attributes, a);
-  return pushRange(nullptr, a.message, a.category, a.color);
+  return pushRangeEx(nullptr, attributes);
 }
 
 int NVTX_API rangePop() {
@@ -364,8 +512,8 @@ nvtxRangeId_t NVTX_API rangeStartW(const wchar_t* message) {
 }
 
 nvtxRangeId_t NVTX_API rangeStartEx(const nvtxEventAttributes_t* attributes) {
-  Attributes a;
-  readAttributes(attributes, a);
+  char wide[kMaxMessageBytes];
+  const Attributes a = readAttributes(attributes, wide);
   return startRange(nullptr, a.message, a.category, a.color);
 }
 
@@ -386,8 +534,8 @@ void NVTX_API markW(const wchar_t* message) {
 }
 
 void NVTX_API markEx(const nvtxEventAttributes_t* attributes) {
-  Attributes a;
-  readAttributes(attributes, a);
+  char wide[kMaxMessageBytes];
+  const Attributes a = readAttributes(attributes, wide);
   mark(nullptr, a.message, a.category, a.color);
 }
 
@@ -412,11 +560,11 @@ void NVTX_API nameCategoryW(uint32_t category, const wchar_t* name) {
 // ---- CORE2: domains ----
 
 void NVTX_API domainMarkEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) {
-  Attributes a;
-  readAttributes(attributes, a);
+  char wide[kMaxMessageBytes];
+  const Attributes a = readAttributes(attributes, wide);
   const NvtxDomain* d = asDomain(domain);
   if (d != nullptr && d->control) {
-    const Message& m = a.message;
+    const Message m = measured(a.message);
     if (m.registered != nullptr) {
       handleControlMark(m.registered->text);
     } else if (m.text != nullptr) {
@@ -428,8 +576,8 @@ void NVTX_API domainMarkEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_
 
 nvtxRangeId_t NVTX_API domainRangeStartEx(nvtxDomainHandle_t domain,
                                           const nvtxEventAttributes_t* attributes) {
-  Attributes a;
-  readAttributes(attributes, a);
+  char wide[kMaxMessageBytes];
+  const Attributes a = readAttributes(attributes, wide);
   return startRange(asDomain(domain), a.message, a.category, a.color);
 }
 
@@ -438,20 +586,14 @@ void NVTX_API domainRangeEnd(nvtxDomainHandle_t /*domain*/, nvtxRangeId_t id) {
 }
 
 int NVTX_API domainRangePushEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) {
-  Attributes a;
-  readAttributes(attributes, a);
   const NvtxDomain* d = asDomain(domain);
-  // NCCL's API ranges are also NCCL calls (their payload is read now, while it exists).
-  if (__builtin_expect(d != nullptr && d->nccl, 0)) {
-    const NvtxString* name = a.message.registered;
-    ncclNvtxPush(name != nullptr ? name->ncclOp : traces::NcclOp::Unknown, attributes);
-  }
-  return pushRange(d, a.message, a.category, a.color);
+  if (d != nullptr && __builtin_expect(d->nccl, 0)) return pushNcclRange(d, attributes);
+  return pushRangeEx(d, attributes);
 }
 
 int NVTX_API domainRangePop(nvtxDomainHandle_t domain) {
   const NvtxDomain* d = asDomain(domain);
-  if (__builtin_expect(d != nullptr && d->nccl, 0)) ncclNvtxPop(nullptr, 0);
+  if (d != nullptr && __builtin_expect(d->nccl, 0)) return popNcclRange(d);
   return popRange(d);
 }
 
@@ -507,7 +649,7 @@ void install(NvtxFunctionTable table, unsigned size, unsigned id, Fn fn) {
 }  // namespace
 
 int pushRangeForExtension(nvtxDomainHandle_t domain) {
-  return pushRange(asDomain(domain), Message{}, 0, 0);
+  return pushRange(controlWord(), asDomain(domain), Message{}, nullptr);
 }
 
 int popRangeForExtension(nvtxDomainHandle_t domain) {

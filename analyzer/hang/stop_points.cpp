@@ -76,8 +76,11 @@ std::vector<size_t> stillOpenRanges(const traces::RankTrace& t) {
     if (!alsoClosed(t, k)) open.push_back(k);
   }
   const auto& o = t.openRanges;
-  std::stable_sort(open.begin(), open.end(),
-                   [&](size_t a, size_t b) { return o.start[a] < o.start[b]; });
+  // Ranges pushed while dormant carry a start a tenth of a second coarse, and a live answer lists
+  // the innermost first: among equal starts, the outer (lower depth) comes first.
+  std::stable_sort(open.begin(), open.end(), [&](size_t a, size_t b) {
+    return o.start[a] != o.start[b] ? o.start[a] < o.start[b] : o.depth[a] < o.depth[b];
+  });
   return open;
 }
 

@@ -3,6 +3,9 @@
 //   stress THREADS RANGES          each thread pushes and pops RANGES ranges as fast as it can
 //   ranges N [EXIT_CODE]           N ranges on the main thread, then exit(EXIT_CODE)
 //   hang N                         N ranges, print "ready", then sleep until killed
+//   open                           leaves open a range of every kind a push can be (short, long,
+//                                  cut and page-edge text, registered, Ex, wide), closes one
+//                                  from the middle of the stack, prints "ready", sleeps
 //   stream                         "range 0", "range 1", ... every 200 us until killed
 //   raise N SIGNAL                 N ranges, then raise(SIGNAL)
 //   fork N                         N ranges "parent i", fork; the child emits N ranges "child i"
@@ -18,6 +21,7 @@
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,6 +128,48 @@ int dormant() {
   controlMark("stop");
   ranges("after", 5);
   return 0;
+}
+
+// The ranges a live `hang` query must name, outermost first (tests/analyzer/hang/hang_live_test).
+int openRanges() {
+  nvtxRangePushA("F mb=3");                                   // short: one 16-byte load
+  nvtxRangePushA("a name longer than sixteen bytes, forty");  // several loads
+  // A name whose last byte is the last of its page, the next page unmapped: read without
+  // touching that page.
+  const long page = sysconf(_SC_PAGESIZE);
+  auto* pages = static_cast<char*>(
+      mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (pages == MAP_FAILED || mprotect(pages + page, page, PROT_NONE) != 0) return 65;
+  const char edge[] = "at a page's end";
+  char* atEdge = pages + page - sizeof edge;
+  std::memcpy(atEdge, edge, sizeof edge);
+  nvtxRangePushA(atEdge);
+  nvtxDomainHandle_t app = nvtxDomainCreateA("app");
+  nvtxEventAttributes_t a = {};
+  a.version = NVTX_VERSION;
+  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+  a.message.registered = nvtxDomainRegisterStringA(app, "SEND F mb=3 to=2");
+  nvtxDomainRangePushEx(app, &a);
+  nvtxEventAttributes_t e = {};
+  e.version = NVTX_VERSION;
+  e.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  e.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  e.message.ascii = "ex ascii";
+  nvtxRangePushEx(&e);
+  nvtxRangePushW(L"wide \u00e9t\u00e9");
+  // 119 bytes, then a 2-byte character across the 120-byte limit: cut before it.
+  nvtxRangePushA((std::string(119, 'a') + "\u00e9 and more").c_str());
+  // Closed from the middle of the stack: its domain's innermost range, under another one.
+  nvtxDomainHandle_t other = nvtxDomainCreateA("other");
+  a.message.registered = nvtxDomainRegisterStringA(other, "closed from the middle");
+  nvtxDomainRangePushEx(other, &a);
+  nvtxRangePushA("above it");
+  nvtxDomainRangePop(other);
+  nvtxRangePushA("closed");
+  nvtxRangePop();
+  std::printf("ready\n");
+  for (;;) pause();
 }
 
 int steps(int count) {
@@ -251,6 +297,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "fork") return forkBoth(arg(argv, argc, 2, 10));
+  if (mode == "open") return openRanges();
   if (mode == "dormant") return dormant();
   if (mode == "steps") return steps(arg(argv, argc, 2, 8));
   if (mode == "modules") return modules(arg(argv, argc, 2, 10));

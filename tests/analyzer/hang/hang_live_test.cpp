@@ -58,8 +58,10 @@ class LiveJob {
   }
 
   // Asks until the report's verdict is `verdict` and `culprits` are named (the job needs a
-  // moment to get stuck, and every rank's wait to outlast --min-wait); the last answer.
-  json until(const std::string& verdict, const json& culprits, bool everyRankWaits = false) {
+  // moment to get stuck, and every rank's wait to outlast --min-wait), and every rank, or those
+  // of the stages `waiting`, has a wait; the last answer.
+  json until(const std::string& verdict, const json& culprits, bool everyRankWaits = false,
+             const std::vector<int>& waiting = {}) {
     json report;
     eventually(
         [&] {
@@ -70,7 +72,9 @@ class LiveJob {
             return false;
           }
           for (const json& r : report["ranks"]) {
-            if (everyRankWaits && r["waits"].empty()) return false;
+            const bool waits = everyRankWaits || std::find(waiting.begin(), waiting.end(),
+                                                           r["stage"].get<int>()) != waiting.end();
+            if (waits && r["waits"].empty()) return false;
           }
           return true;
         },
@@ -132,7 +136,9 @@ TEST(HangLive, DormantEngineDeadlockNamesBothStagesAndWhatEachWaitsFor) {
 
 TEST(HangLive, AStageThatStoppedOutsideAnyWaitNeverSentWhatItsNeighboursWaitFor) {
   LiveJob job(engine({"--hang", "2:3"}));
-  const json rep = job.until("never-arrived", json::array({2}));
+  // Stage 1's receive may start a tick (0.1 s) after stage 3's: wait until it too has lasted
+  // --min-wait (asked as soon as the verdict was in, its waits were once empty).
+  const json rep = job.until("never-arrived", json::array({2}), false, {1});
   ASSERT_EQ(rep["verdict"], "never-arrived") << job.last().out << job.last().err << job.log();
   EXPECT_EQ(rep["culprits"], json::array({2})) << rep["diagnosis"];
   const std::string diagnosis = rep["diagnosis"];
@@ -158,6 +164,29 @@ TEST(HangLive, AJobAtWorkIsNoHang) {
   EXPECT_EQ(rep["verdict"], "clean");
   EXPECT_EQ(rep["diagnosis"].get<std::string>().rfind("no hang: all 4 ranks answered", 0), 0u)
       << rep["diagnosis"];
+}
+
+// The ranges a dormant agent keeps for this answer, as a live query reads them back: every kind
+// of push (nvtx_test_app open), each by the way its push takes (a short name in one load, a long
+// one, one at a page's end, registered, Ex, wide, cut at the limit), and one range closed from
+// the middle of its thread's stack, which leaves no trace.
+TEST(HangLive, EveryKindOfRangeADormantJobLeftOpenIsNamed) {
+  LiveJob job({kTestApp, "open"});
+  const json expected = json::array({"F mb=3", "a name longer than sixteen bytes, forty",
+                                     "at a page's end", "SEND F mb=3 to=2", "ex ascii",
+                                     "wide \u00e9t\u00e9", std::string(119, 'a'), "above it"});
+  json rep;
+  ASSERT_TRUE(eventually(
+      [&] {
+        const ProcessResult r = job.hang({"--all", "--min-wait", "1", "--format", "json"});
+        rep = json::parse(r.out, nullptr, false);
+        return !rep.is_discarded() && rep["ranks"].size() == 1 &&
+               rep["ranks"][0]["open"].size() == expected.size();
+      },
+      seconds(25)))
+      << rep.dump(1) << job.log();
+  EXPECT_EQ(rep["ranks"][0]["open"], expected) << rep.dump(1);
+  EXPECT_TRUE(job.running()) << "asking must leave the job alone";
 }
 
 TEST(HangLive, NcclCollectiveOneRankNeverEntersAfterALongHistory) {

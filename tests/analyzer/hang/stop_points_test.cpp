@@ -65,6 +65,24 @@ TEST(HangStopPoints, OpenReceiveWaitsOnTheRankOfTheStageItNames) {
   EXPECT_EQ(stops[0].end, RankEnd::Stopped);
 }
 
+// A live answer lists a thread's open ranges innermost first, and ranges pushed while dormant
+// within the same tenth of a second share their start: still outermost first.
+TEST(HangStopPoints, RangesOpenedInTheSameTickAreListedOutermostFirst) {
+  traces::Run run;
+  run.ranks.push_back(stageTrace(1, false));
+  run.ranks.push_back(stageTrace(0, false));
+  RankTrace& s1 = run.ranks[0];
+  addOpen(s1, "RECV B mb=0 from=0", kT0, 2);
+  addOpen(s1, "B mb=0", kT0, 1);
+  addOpen(s1, "step 0", kT0, 0);
+  const auto stops = stopPoints(run);
+  ASSERT_EQ(stops.size(), 2u);
+  EXPECT_EQ(stops[0].open, (std::vector<std::string>{"step 0", "B mb=0", "RECV B mb=0 from=0"}));
+  EXPECT_EQ(stops[0].step, "step 0");
+  ASSERT_EQ(stops[0].waits.size(), 1u);
+  EXPECT_EQ(stops[0].waits[0].what, "RECV B mb=0 from=0");
+}
+
 TEST(HangStopPoints, ReceiveUnwoundAtTheEndCountsAsItsWait) {
   traces::Run run;
   run.ranks.push_back(stageTrace(0, true));
