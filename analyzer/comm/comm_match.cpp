@@ -12,14 +12,14 @@ namespace {
 using traces::NcclOp;
 
 // One NCCL call, with what the call says.
-struct Entry {
+struct Entry {  // 56 bytes, no padding: one per call of the run is held while matching
   CallRef ref;
-  NcclOp op = NcclOp::Unknown;
   uint64_t comm = 0;
-  int32_t peer = -1, commRank = -1, commSize = -1;
   uint64_t seq = 0;
-  TimeNs posted = 0;      // the call's host start: NCCL matches in posting order
+  TimeNs posted = 0;  // the call's host start: NCCL matches in posting order
+  int32_t peer = -1, commRank = -1, commSize = -1;
   int32_t assigned = -1;  // the global peer given to a call that names none
+  NcclOp op = NcclOp::Unknown;
 };
 
 // (communicator, rank in it) -> global rank, and each communicator's traced members.
@@ -47,11 +47,6 @@ TracedMembers tracedOf(int traced, int size, int world, size_t runRanks) {
   return {traced, size > traced ? size : 0};
 }
 
-void addPartner(CommMatches& m, const KernelRef& a, const KernelRef& b) {
-  auto& list = m.partners[a.rank][a.kernel];
-  if (std::find(list.begin(), list.end(), b) == list.end()) list.push_back(b);
-}
-
 }  // namespace
 
 std::vector<int> globalRanks(const traces::Run& run) {
@@ -73,19 +68,23 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   int world = 0;
   for (const auto& t : run.ranks) world = std::max(world, t.meta.worldSize);
   std::vector<Entry> entries;
+  size_t total = 0;
+  for (const auto& list : calls) total += list.size();
+  entries.reserve(total);
   Membership members;
   for (size_t r = 0; r < calls.size() && r < run.ranks.size(); ++r) {
     const auto& nc = run.ranks[r].ncclCalls;
     for (const int32_t c : calls[r]) {
       if (c < 0 || static_cast<size_t>(c) >= nc.size()) continue;
-      Entry e{{static_cast<uint32_t>(r), c},
-              nc.op[c],
-              nc.comm[c],
-              nc.peer[c],
-              nc.commRank[c],
-              nc.commSize[c],
-              nc.seq[c],
-              nc.start[c]};
+      Entry e;
+      e.ref = {static_cast<uint32_t>(r), c};
+      e.op = nc.op[c];
+      e.comm = nc.comm[c];
+      e.peer = nc.peer[c];
+      e.commRank = nc.commRank[c];
+      e.commSize = nc.commSize[c];
+      e.seq = nc.seq[c];
+      e.posted = nc.start[c];
       if (!traces::movesData(e.op)) continue;
       if (assigned && e.peer < 0 && r < assigned->size() &&
           static_cast<size_t>(c) < (*assigned)[r].size()) {
@@ -192,12 +191,14 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
   CommMatches out;
   // The calls each kernel ran, and the kernel of each call.
   std::vector<std::vector<int32_t>> calls(ops.size());
-  std::map<std::pair<uint32_t, int32_t>, KernelRef> kernelOf;
-  out.partners.resize(ops.size());
+  // kernelOf[rank][call]: the first kernel that ran the call (kNone: none). A flat column per
+  // rank, where a map held a 64-byte node per call while the whole run was still in memory.
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<std::vector<uint32_t>> kernelOf(ops.size());
   out.collective.resize(ops.size());
   for (size_t r = 0; r < ops.size(); ++r) {
     const auto& nc = run.ranks[r].ncclCalls;
-    out.partners[r].resize(ops[r].commKernels.size());
+    kernelOf[r].assign(nc.size(), kNone);
     out.collective[r].assign(ops[r].commKernels.size(), false);
     for (size_t k = 0; k < ops[r].commKernels.size(); ++k) {
       const CommKernel& ck = ops[r].commKernels[k];
@@ -205,21 +206,28 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
       for (uint32_t j = ck.callBegin; j < ck.callEnd; ++j) {
         const int32_t c = ops[r].commCalls[j];
         if (c < 0 || static_cast<size_t>(c) >= nc.size()) continue;
-        const KernelRef ref{static_cast<uint32_t>(r), static_cast<uint32_t>(k)};
-        if (kernelOf.emplace(std::pair{ref.rank, c}, ref).second) calls[r].push_back(c);
+        if (kernelOf[r][c] != kNone) continue;
+        kernelOf[r][c] = static_cast<uint32_t>(k);
+        calls[r].push_back(c);
       }
     }
   }
   const CallMatches cm = matchCalls(run, calls, assigned);
-  auto kernel = [&](const CallRef& c) { return kernelOf.at({c.rank, c.call}); };
+  // Every call matched is one of `calls`, so it has its kernel.
+  auto kernel = [&](const CallRef& c) {
+    return KernelRef{c.rank, kernelOf[c.rank][static_cast<size_t>(c.call)]};
+  };
   auto posted = [&](const CallRef& c) { return run.ranks[c.rank].ncclCalls.start[c.call]; };
+  out.p2p.reserve(cm.p2p.size());
+  std::vector<std::pair<KernelRef, KernelRef>> waits;  // (a kernel, one it waited for)
+  waits.reserve(2 * cm.p2p.size());
   for (const auto& [s, r] : cm.p2p) {
     // Only a peer given by posting order matches a call that names none.
     const bool byOrder = run.ranks[s.rank].ncclCalls.peer[s.call] < 0;
     out.p2p.push_back({kernel(s), kernel(r), s.call, r.call, posted(s), posted(r), byOrder});
     if (byOrder) out.p2pByPostingOrder += 2;
-    addPartner(out, kernel(s), kernel(r));
-    addPartner(out, kernel(r), kernel(s));
+    waits.emplace_back(kernel(s), kernel(r));
+    waits.emplace_back(kernel(r), kernel(s));
   }
   out.collectiveMembers = cm.collectiveMembers;
   for (const auto& members : cm.collectives) {
@@ -228,11 +236,14 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
     for (const KernelRef& a : refs) {
       out.collective[a.rank][a.kernel] = true;
       for (const KernelRef& b : refs) {
-        if (!(a == b)) addPartner(out, a, b);
+        if (!(a == b)) waits.emplace_back(a, b);
       }
     }
     out.collectives.push_back(std::move(refs));
   }
+  std::vector<size_t> kernelsOfRank;
+  for (const RankOps& o : ops) kernelsOfRank.push_back(o.commKernels.size());
+  out.partners = KernelPartners(std::move(waits), kernelsOfRank);
   out.p2pUnmatched = static_cast<int>(cm.p2pLeft.size());
   out.p2pWithoutPeer = static_cast<int>(cm.p2pWithoutPeer);
   out.collectiveUnmatched = static_cast<int>(cm.collectiveLeft.size());
@@ -243,9 +254,9 @@ std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches, const std:
   if (matches.empty()) return {};
   // deltas[{a, b}]: end_a - end_b per matched pair of kernels: what b's clock lags a's by.
   std::map<std::pair<uint32_t, uint32_t>, std::vector<TimeNs>> deltas;
-  for (size_t r = 0; r < matches.partners.size(); ++r) {
-    for (size_t k = 0; k < matches.partners[r].size(); ++k) {
-      for (const KernelRef& b : matches.partners[r][k]) {
+  for (size_t r = 0; r < matches.partners.ranks(); ++r) {
+    for (size_t k = 0; k < matches.partners.kernels(r); ++k) {
+      for (const KernelRef& b : matches.partners.of(r, k)) {
         if (b.rank == r) continue;
         deltas[{static_cast<uint32_t>(r), b.rank}].push_back(ops[r].commKernels[k].end -
                                                              ops[b.rank].commKernels[b.kernel].end);
@@ -279,9 +290,9 @@ std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches, const std:
 }
 
 void splitCommKernels(const CommMatches& matches, std::vector<RankOps>& ops) {
-  for (size_t r = 0; r < matches.partners.size(); ++r) {
-    for (size_t k = 0; k < matches.partners[r].size(); ++k) {
-      const auto& partners = matches.partners[r][k];
+  for (size_t r = 0; r < matches.partners.ranks(); ++r) {
+    for (size_t k = 0; k < matches.partners.kernels(r); ++k) {
+      const auto partners = matches.partners.of(r, k);
       if (partners.empty()) continue;
       CommKernel& ck = ops[r].commKernels[k];
       // Data moves once the first peer is there too (every member, for a collective: its

@@ -10,17 +10,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/comm/kernel_partners.h"
 #include "analyzer/recognize/recognized.h"
 #include "analyzer/result/traced_members.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::analysis {
-
-struct KernelRef {
-  uint32_t rank = 0;    // index into the run (and into the RankOps list)
-  uint32_t kernel = 0;  // index into that rank's RankOps::commKernels
-  bool operator==(const KernelRef&) const = default;
-};
 
 // A send matched with its receive: their calls (rows of each trace's ncclCalls), the kernels
 // that ran them (a fused group kernel may run several calls) and when each call was posted.
@@ -37,8 +32,8 @@ struct CommMatches {
   std::vector<std::vector<KernelRef>> collectives;  // the members' kernels of each collective
   // Per collective, its communicator's members when the run traces fewer (of = 0 otherwise).
   std::vector<TracedMembers> collectiveMembers;
-  // partners[rank][kernel]: the kernels it waited for (the other sides of its calls).
-  std::vector<std::vector<std::vector<KernelRef>>> partners;
+  // partners.of(rank, kernel): the kernels it waited for (the other sides of its calls).
+  KernelPartners partners;
   // collective[rank][kernel]: it ran a collective, which moves data once every member is there
   // (a point-to-point kernel moves data once its first peer is).
   std::vector<std::vector<bool>> collective;
