@@ -26,19 +26,42 @@
 namespace bubblescope::analysis {
 namespace {
 
-// Recognises every rank, `threads` at a time. With `groups` (TP groups of an op-level timeline),
-// a group's members are recognised together and folded at once (tp_groups.h), their results
-// going to `folded`.
-// With `releasable` (the caller gave up the run), a rank whose ranges were recognised as ops
-// drops them once recognised: nothing after recognition reads the ranges of a labelled rank, and
-// op-level timelines (NDTimeline) are almost nothing but ranges, held twice otherwise.
-void releaseRanges(traces::RankTrace& t) {
-  t.ranges.forEachColumn([](auto& column) {
+// A table of the run emptied, its memory returned.
+template <typename Table>
+void release(Table& table) {
+  table.forEachColumn([](auto& column) {
     column.clear();
     column.shrink_to_fit();
   });
 }
 
+// With `releasable` (the caller gave up the run), a rank whose ranges were recognised as ops
+// drops them once recognised: nothing after recognition reads the ranges of a labelled rank, and
+// op-level timelines (NDTimeline) are almost nothing but ranges, held twice otherwise.
+void releaseRanges(traces::RankTrace& t) { release(t.ranges); }
+
+// Once the comms are matched, what reads on reads the recognised ops, the matches and the ranks'
+// metadata; of the run's events, only the device memory attached to the gaps (a rank's memory
+// samples and, where it has some, its compute kernels). With `releasable` the rest goes before
+// the pipelines are built and their records grow: on the 8-rank Kineto budget job the launches,
+// NCCL calls and kernels still held were a third of the peak.
+void releaseAfterMatching(traces::Run& run) {
+  for (traces::RankTrace& t : run.ranks) {
+    release(t.ranges);
+    release(t.marks);
+    release(t.memcpys);
+    release(t.memsets);
+    release(t.syncs);
+    release(t.apiCalls);
+    release(t.ncclCalls);
+    release(t.correlations);
+    if (t.memory.size() == 0) release(t.kernels);
+  }
+}
+
+// Recognises every rank, `threads` at a time. With `groups` (TP groups of an op-level timeline),
+// a group's members are recognised together and folded at once (tp_groups.h), their results
+// going to `folded`.
 std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<const RuleSet*>& sets,
                                   unsigned threads, const std::vector<std::vector<size_t>>& groups,
                                   std::vector<TpGroupResult>& folded,
@@ -322,7 +345,8 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   describeTopology(topo, ops, inferred, result);
 
   const PostingOrderPeers byOrder = peersOfUnnamedCalls(run, ops, topo, inferred);
-  const CommMatches comms = matchComms(run, ops, byOrder.given > 0 ? &byOrder.peerOf : nullptr);
+  CommMatches comms = matchComms(run, ops, byOrder.given > 0 ? &byOrder.peerOf : nullptr);
+  if (releasable) releaseAfterMatching(*releasable);
   PipelineOptions pipelineOptions;
   pipelineOptions.alignClocks = options.alignClocks;
   pipelineOptions.comms = &comms;
@@ -355,6 +379,8 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   for (size_t replica = 0; replica < topo.ranksOf.size(); ++replica) {
     pipelines.push_back(buildReplica(run, topo, replica, ops, pipelineOptions, result));
   }
+  // The comm matches are read only while the pipelines are built.
+  comms = CommMatches{};
   std::vector<const PipelineTrace*> all;
   for (const PipelineTrace& pl : pipelines) all.push_back(&pl);
   const std::vector<DpWaits> waits = dpWaitsOf(all);

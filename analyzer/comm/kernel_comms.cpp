@@ -97,6 +97,7 @@ void commsFromKernels(const std::vector<KernelCommStage>& stages, const CommMatc
     sides.push_back(sidesOf(matches, s.rank));
   }
   std::vector<std::vector<RecognizedComm>> added(stages.size());
+  for (size_t i = 0; i < stages.size(); ++i) added[i].reserve(sides[i].size());  // at most one each
   // The sends first, by the sender's op order: what each carried, for its receive to take.
   std::unordered_map<const P2pMatch*, MessageKey> carried;
   for (size_t i = 0; i < stages.size(); ++i) {
@@ -154,7 +155,12 @@ void commsFromKernels(const std::vector<KernelCommStage>& stages, const CommMatc
   }
   for (size_t i = 0; i < stages.size(); ++i) {
     auto& comms = stages[i].ops->comms;
-    comms.insert(comms.end(), added[i].begin(), added[i].end());
+    added[i].shrink_to_fit();
+    if (comms.empty()) {
+      comms = std::move(added[i]);  // a stage's comms are held once, not copied
+    } else {
+      comms.insert(comms.end(), added[i].begin(), added[i].end());
+    }
     sortByStart(comms);
   }
 }

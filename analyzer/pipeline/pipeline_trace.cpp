@@ -91,7 +91,15 @@ std::vector<Transfer> matchTransfers(const PipelineTrace& pl) {
       }
     }
   }
+  // Counted first: a pipeline holds its transfers for the whole analysis, without growth slack.
+  size_t pairs = 0;
+  for (const auto& [key, sendList] : sends) {
+    if (auto it = recvs.find(key); it != recvs.end()) {
+      pairs += std::min(sendList.size(), it->second.size());
+    }
+  }
   std::vector<Transfer> out;
+  out.reserve(pairs);
   for (const auto& [key, sendList] : sends) {
     auto it = recvs.find(key);
     if (it == recvs.end()) continue;
