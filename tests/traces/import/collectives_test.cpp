@@ -64,5 +64,40 @@ TEST(Collectives, RankListsParseFromTextOrArrays) {
   EXPECT_EQ(parseRankList("[1, 88888888888888, 2]"), (std::vector<int>{1, 2}));
 }
 
+// A trace names a few process groups on every call: each is held once, and a call's fields
+// read its members from there as from its own copy.
+TEST(Collectives, ProcessGroupsAreHeldOncePerNameAndRanks) {
+  ProcessGroups groups;
+  const ProcessGroup* pp = groups.intern("3", "[2, 6]");
+  ASSERT_NE(pp, nullptr);
+  EXPECT_EQ(pp->name, "3");
+  EXPECT_EQ(pp->ranks, (std::vector<int>{2, 6}));
+  EXPECT_EQ(groups.intern("3", "[2, 6]"), pp);
+  EXPECT_NE(groups.intern("3", "[2, 7]"), pp);
+  EXPECT_NE(groups.intern("4", "[2, 6]"), pp);
+  EXPECT_NE(groups.intern("", "[2, 6]"), nullptr);
+  EXPECT_EQ(groups.intern("", ""), nullptr);
+
+  CommRecord r;
+  r.op = NcclOp::Send;
+  r.peer = 6;  // global, as c10d writes it
+  r.group = pp;
+  const NcclCallFields c = callFieldsOf(r, 2);
+  EXPECT_EQ(c.commRank, 0);
+  EXPECT_EQ(c.peer, 1);  // its place in the group
+  EXPECT_EQ(c.commSize, 2);
+  EXPECT_NE(c.comm, 0u);
+  EXPECT_EQ(callFieldsOf(r, 2).comm, c.comm);
+
+  CommRecord none;  // no group named: the peer stays global, the call knows no rank of its own
+  none.op = NcclOp::Send;
+  none.peer = 6;
+  const NcclCallFields n = callFieldsOf(none, 2);
+  EXPECT_EQ(n.commRank, -1);
+  EXPECT_EQ(n.peer, 6);
+  EXPECT_EQ(n.commSize, -1);
+  EXPECT_EQ(n.comm, 0u);
+}
+
 }  // namespace
 }  // namespace bubblescope::traces::import

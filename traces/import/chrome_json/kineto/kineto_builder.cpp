@@ -58,7 +58,8 @@ uint32_t u32(std::optional<int64_t> v) {
 // What c10d's collective args say: on a record_param_comms, and copied onto its kernels by newer
 // Kineto. Times, thread and external id are the caller's. Ranks are range-checked: a cast would
 // wrap "Dst Rank" 2^32 + 3 to peer 3.
-CommRecord collectiveArgs(const TraceEventArgs& a, const std::filesystem::path& file) {
+CommRecord collectiveArgs(const TraceEventArgs& a, const std::filesystem::path& file,
+                          ProcessGroups& groups) {
   CommRecord r;
   r.named = !a.collective.empty();
   if (r.named) r.op = collectiveOp(a.collective);
@@ -69,8 +70,7 @@ CommRecord collectiveArgs(const TraceEventArgs& a, const std::filesystem::path& 
   r.inNelems = static_cast<uint64_t>(std::max<int64_t>(0, a.inNelems.value_or(0)));
   r.outNelems = static_cast<uint64_t>(std::max<int64_t>(0, a.outNelems.value_or(0)));
   r.dtype = torchDataType(a.dtype);
-  r.pgName = a.pgName;
-  r.pgRanks = parseRankList(a.pgRanks);
+  r.group = groups.intern(a.pgName, a.pgRanks);
   r.groupSize =
       a.groupSize ? fieldInRange<int32_t>(file, "args.\"Group size\"", *a.groupSize, -1, INT32_MAX)
                   : -1;
@@ -220,7 +220,7 @@ void KinetoBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
     case Category::CpuOp:
       if (e.name == kRecordParamComms) {
         if (!parser.parseArgs(e, a)) ++malformed_;
-        CommRecord r = collectiveArgs(a, file_);
+        CommRecord r = collectiveArgs(a, file_, groups_);
         r.start = start;
         r.end = end;
         r.thread = cpuThread(e);
@@ -296,7 +296,7 @@ void KinetoBuilder::gpuActivity(const TraceEvent& e, const TraceEventArgs& a, Ti
         k.start = start;
         k.stream = stream;
         k.pointToPointName = pointToPointKernel(e.name);
-        if (!a.collective.empty()) k.args = collectiveArgs(a, file_);
+        if (!a.collective.empty()) k.args = collectiveArgs(a, file_, groups_);
         ncclKernels_.push_back(std::move(k));
       }
       break;

@@ -67,6 +67,7 @@ class KinetoBuilder : public DialectBuilder {
   std::map<uint32_t, uint64_t> deviceMemory_;  // totalGlobalMem by device id
   std::unordered_set<int64_t> gpuPids_;
   std::map<std::pair<int64_t, int64_t>, std::vector<Open>> open_;
+  ProcessGroups groups_;  // before the records that point into it
   std::vector<CommRecord> comms_;
   std::vector<CommTitle> titles_;
   std::vector<NcclKernelRef> ncclKernels_;

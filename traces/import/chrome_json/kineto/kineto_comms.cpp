@@ -39,20 +39,22 @@ NcclCallFields callFieldsOf(const CommRecord& r, int rank) {
     c.dtype = r.dtype->nccl;
     c.bytes = c.count * r.dtype->bytes;
   }
-  if (!r.pgName.empty()) c.comm = stableHash("pg:" + r.pgName);
-  c.commSize = r.groupSize >= 0 ? r.groupSize : static_cast<int32_t>(r.pgRanks.size());
+  static const std::vector<int> kNoRanks;
+  const std::vector<int>& ranks = r.group ? r.group->ranks : kNoRanks;
+  if (r.group && !r.group->name.empty()) c.comm = stableHash("pg:" + r.group->name);
+  c.commSize = r.groupSize >= 0 ? r.groupSize : static_cast<int32_t>(ranks.size());
   if (c.commSize == 0) c.commSize = -1;
   if (rank >= 0) {
-    auto it = std::find(r.pgRanks.begin(), r.pgRanks.end(), rank);
-    if (it != r.pgRanks.end()) c.commRank = static_cast<int32_t>(it - r.pgRanks.begin());
+    auto it = std::find(ranks.begin(), ranks.end(), rank);
+    if (it != ranks.end()) c.commRank = static_cast<int32_t>(it - ranks.begin());
   }
   // The model's peer is NCCL's: the rank within the communicator. c10d writes the peer's global
   // rank; with the group's ranks known it becomes its place there (else it stays global, and the
   // call knows no rank of its own).
   if (c.commRank >= 0 && c.peer >= 0) {
-    auto it = std::find(r.pgRanks.begin(), r.pgRanks.end(), c.peer);
-    if (it != r.pgRanks.end()) {
-      c.peer = static_cast<int32_t>(it - r.pgRanks.begin());
+    auto it = std::find(ranks.begin(), ranks.end(), c.peer);
+    if (it != ranks.end()) {
+      c.peer = static_cast<int32_t>(it - ranks.begin());
     } else {
       c.commRank = -1;
     }
@@ -88,6 +90,20 @@ const Call* enclosing(const std::vector<Call>& calls, ThreadIndex thread, TimeNs
 }
 
 }  // namespace
+
+const ProcessGroup* ProcessGroups::intern(std::string_view name, std::string_view ranksText) {
+  if (name.empty() && ranksText.empty()) return nullptr;
+  std::string key;
+  key.reserve(name.size() + 1 + ranksText.size());
+  key.append(name).push_back('\0');  // a name holds no NUL: the key splits one way only
+  key.append(ranksText);
+  auto [it, added] = byText_.try_emplace(std::move(key));
+  if (added) {
+    it->second = std::make_unique<ProcessGroup>(
+        ProcessGroup{std::string(name), parseRankList(ranksText)});
+  }
+  return it->second.get();
+}
 
 std::vector<int> parseRankList(std::string_view text) {
   // A number too large for a rank is not one (the file is damaged); it is dropped rather

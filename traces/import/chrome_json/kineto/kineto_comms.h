@@ -4,14 +4,35 @@
 // are tied to it through the correlations table. A kernel no call launched stands for one of its
 // own, from the collective args Kineto copied onto it (untied_kernels.h).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "traces/import/collectives.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::traces::import {
+
+// A process group as c10d names it on a call: its name and its members' global ranks. Interned
+// by the builder (ProcessGroups): a trace has a few groups and a call per op, and a copy of the
+// name and the rank list per call was a fifth of a Kineto import's peak.
+struct ProcessGroup {
+  std::string name;
+  std::vector<int> ranks;
+};
+
+// The distinct process groups of one trace; what intern returns lives as long as this.
+class ProcessGroups {
+ public:
+  // The group named `name` with the ranks written as `ranksText` ("[0, 1]"); null for neither.
+  const ProcessGroup* intern(std::string_view name, std::string_view ranksText);
+
+ private:
+  std::unordered_map<std::string, std::unique_ptr<ProcessGroup>> byText_;
+};
 
 struct CommRecord {  // one record_param_comms
   TimeNs start = 0, end = 0;
@@ -23,8 +44,7 @@ struct CommRecord {  // one record_param_comms
   int32_t peer = -1;
   uint64_t inNelems = 0, outNelems = 0;
   std::optional<DataType> dtype;
-  std::string pgName;
-  std::vector<int> pgRanks;
+  const ProcessGroup* group = nullptr;  // none named
   int32_t groupSize = -1;
   uint64_t seq = 0;
 };
