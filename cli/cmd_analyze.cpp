@@ -8,12 +8,14 @@
 #include "analyzer/report/report.h"
 #include "cli/cmd_analyze.h"
 #include "cli/exit_codes.h"
+#include "cli/malloc_policy.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
 #include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
 int runAnalyze(const AnalyzeOptions& o) {
+  configureMalloc();  // a run held as columns, built and freed phase by phase
   const analysis::ReportFormat* format = nullptr;
   if (!o.format.empty()) {
     format = analysis::findReportFormat(o.format);

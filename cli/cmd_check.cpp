@@ -14,6 +14,7 @@
 #include "cli/check_input.h"
 #include "cli/cmd_check.h"
 #include "cli/exit_codes.h"
+#include "cli/malloc_policy.h"
 #include "cli/run_loading.h"
 #include "traces/files/output_file.h"
 
@@ -43,6 +44,7 @@ Side sideOf(const std::string& path, const analysis::AnalyzeOptions& options) {
 }  // namespace
 
 int runCheck(const CheckOptions& o) {
+  configureMalloc();  // a run held as columns, built and freed phase by phase
   // A bad --steps is a usage error even when not analysing.
   analysis::AnalyzeOptions options = analyzeOptions(o.analysis);
   options.utilizationWithoutPipeline = true;  // a job with no pipeline is gated on utilization

@@ -6,12 +6,14 @@
 #include "analyzer/export/perfetto_export.h"
 #include "cli/cmd_export.h"
 #include "cli/exit_codes.h"
+#include "cli/malloc_policy.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
 #include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
 int runExportPerfetto(const ExportArgs& a) {
+  configureMalloc();  // a run held as columns, built and freed phase by phase
   const traces::Run run = loadRun(a.paths);
   analysis::AnalyzeOptions analyze = analyzeOptions(a.analysis, WarmupStep::Shown);
   // With the kernels a job with no pipeline still has something to show: each rank's device work.

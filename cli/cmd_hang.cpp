@@ -21,6 +21,7 @@
 #include "cli/live_query.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
+#include "cli/malloc_policy.h"
 #include "traces/errors.h"
 #include "traces/files/output_file.h"
 
@@ -105,6 +106,7 @@ std::vector<LiveRank> askLive(const HangOptions& o, Problems& problem) {
 }  // namespace
 
 int runHang(const HangOptions& o) {
+  configureMalloc();  // a run held as columns, built and freed phase by phase
   if (o.format != "text" && o.format != "json") {
     throw UsageError("--format '" + o.format + "': expected text or json");
   }

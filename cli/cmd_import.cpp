@@ -9,6 +9,7 @@
 
 #include "cli/cmd_import.h"
 #include "cli/exit_codes.h"
+#include "cli/malloc_policy.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
 #include "traces/errors.h"
@@ -38,6 +39,7 @@ void prepareOutput(const fs::path& dir) {
 }  // namespace
 
 int runImport(InputFormat wanted, const ImportArgs& a) {
+  configureMalloc();  // a run held as columns, built and freed phase by phase
   refuseOwnOutputs(a.inputs);
   const std::vector<fs::path> paths(a.inputs.begin(), a.inputs.end());
   traces::import::Inputs inputs = traces::import::resolveInputs(paths);

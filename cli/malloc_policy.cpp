@@ -1,0 +1,14 @@
+#include "cli/malloc_policy.h"
+
+#include <malloc.h>
+
+namespace bubblescope::cli {
+
+void configureMalloc() {
+  // Fixing the threshold also turns off glibc's dynamic adjustment of it (mallopt(3)). A setting
+  // refused leaves glibc's default, which only holds more memory.
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+  mallopt(M_ARENA_MAX, 1);
+}
+
+}  // namespace bubblescope::cli
