@@ -21,15 +21,35 @@ uint64_t opKey(int step, int pass, int mb, int chunk) {
          uint64_t(uint8_t(chunk));
 }
 
-// The entries of a list that belong to each step (by index into the stage's markers), in order.
-template <class List, class StepOf>
-std::vector<std::vector<int>> byStep(const List& list, size_t steps, StepOf stepOf) {
-  std::vector<std::vector<int>> out(steps);
+// Where each step's entries of a list are, by index: from its first to past its last. The lists
+// are sorted by start and steps follow one another in time, so a step's span holds its own
+// entries and at most a few others at its edges (a neighbour's, or none's between markers),
+// which the walk skips. 8 bytes a step, where a list of indices cost 4 bytes an entry (400 MB
+// at 10^8 kernels).
+struct StepSpan {
+  int begin = 0, end = 0;
+};
+
+template <class List>
+std::vector<StepSpan> spansByStep(const List& list, size_t steps) {
+  std::vector<StepSpan> out(steps);
   for (size_t i = 0; i < list.size(); ++i) {
-    const int step = stepOf(list[i]);
-    if (step >= 0 && static_cast<size_t>(step) < steps) out[step].push_back(static_cast<int>(i));
+    const int step = list[i].step;
+    if (step < 0 || static_cast<size_t>(step) >= steps) continue;
+    StepSpan& s = out[static_cast<size_t>(step)];
+    if (s.begin == s.end) s.begin = static_cast<int>(i);
+    s.end = static_cast<int>(i) + 1;
   }
   return out;
+}
+
+// Calls f(index) for each entry of `list` in step `step`, in order.
+template <class List, class F>
+void forEachOfStep(const List& list, const std::vector<StepSpan>& spans, int step, F&& f) {
+  const StepSpan s = spans[static_cast<size_t>(step)];
+  for (int i = s.begin; i < s.end; ++i) {
+    if (list[static_cast<size_t>(i)].step == step) f(i);
+  }
 }
 
 // Device work sorted by start, searchable by time: the longest item bounds how far before a
@@ -49,7 +69,7 @@ struct Index {
   std::vector<std::unordered_map<uint64_t, size_t>> recvs;          // per stage: the first
   std::map<std::pair<int, size_t>, std::pair<int, size_t>> peerOf;  // (stage, comm) -> peer
   struct Stage {
-    std::vector<std::vector<int>> ops, comms, otherKernels, commKernels;  // by step
+    std::vector<StepSpan> ops, comms, otherKernels, commKernels;  // by step
     TimeNs longestOther = 0, longestComm = 0;
     // Its host ranges (optimizer, grad sync, other busy, host activity) are by start, as the
     // recognizer writes them: searched, not scanned, per step. Checked once here.
@@ -72,11 +92,10 @@ struct Index {
       }
       Stage& x = stages[st.stage];
       const size_t n = st.ops.steps.size();
-      auto step = [](const auto& e) { return e.step; };
-      x.ops = byStep(st.ops.ops, n, step);
-      x.comms = byStep(st.ops.comms, n, step);
-      x.otherKernels = byStep(st.ops.otherKernels, n, step);
-      x.commKernels = byStep(st.ops.commKernels, n, step);
+      x.ops = spansByStep(st.ops.ops, n);
+      x.comms = spansByStep(st.ops.comms, n);
+      x.otherKernels = spansByStep(st.ops.otherKernels, n);
+      x.commKernels = spansByStep(st.ops.commKernels, n);
       x.longestOther = longest(st.ops.otherKernels);
       x.longestComm = longest(st.ops.commKernels);
       auto byStart = [](const Interval& a, const Interval& b) { return a.start < b.start; };
@@ -128,12 +147,12 @@ void addStageOps(const PipelineTrace& pl, const Index& index, const StageTrace& 
   const int stepIdx = pl.stepIndex[st.stage][k];
   const StepMarker& marker = st.ops.steps[stepIdx];
   const Index::Stage& x = index.stages[st.stage];
-  for (int i : x.ops[stepIdx]) {
-    const auto& o = st.ops.ops[i];
+  forEachOfStep(st.ops.ops, x.ops, stepIdx, [&](int i) {
+    const auto& o = st.ops.ops[static_cast<size_t>(i)];
     ss.ops.push_back(i);
     view.start = std::min(view.start, o.start);
     view.end = std::max(view.end, o.end);
-  }
+  });
   // Host ranges stand for device work only in traces without kernels: with kernels, a
   // CPU-bound optimizer's range outlasts what it ran on the device.
   if (!st.ops.hasKernels) {
@@ -142,17 +161,19 @@ void addStageOps(const PipelineTrace& pl, const Index& index, const StageTrace& 
                [&](const Interval& i) { view.end = std::max(view.end, i.end); });
     }
   }
-  for (int ci : x.comms[stepIdx]) view.end = std::max(view.end, st.ops.comms[ci].end);
+  forEachOfStep(st.ops.comms, x.comms, stepIdx, [&](int ci) {
+    view.end = std::max(view.end, st.ops.comms[static_cast<size_t>(ci)].end);
+  });
   // Device work the step's host launched (the optimizer's kernels run after its range ends).
   // Without its launch a kernel's step is a guess from its own time: it does not stretch one.
-  for (int w : x.otherKernels[stepIdx]) {
-    const DeviceWork& d = st.ops.otherKernels[w];
+  forEachOfStep(st.ops.otherKernels, x.otherKernels, stepIdx, [&](int w) {
+    const DeviceWork& d = st.ops.otherKernels[static_cast<size_t>(w)];
     if (d.launch != kNoLaunch) view.end = std::max(view.end, d.end);
-  }
-  for (int w : x.commKernels[stepIdx]) {
-    const CommKernel& d = st.ops.commKernels[w];
+  });
+  forEachOfStep(st.ops.commKernels, x.commKernels, stepIdx, [&](int w) {
+    const CommKernel& d = st.ops.commKernels[static_cast<size_t>(w)];
     if (d.launch != kNoLaunch) view.end = std::max(view.end, d.end);
-  }
+  });
 }
 
 // The step's collectives (gradient sync) per stage, and how many every stage has: the j-th of
@@ -202,16 +223,16 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
   // Communication on the device is the transfer part of each NCCL kernel (the wait before
   // it is idle); labelled transfers and syncs without kernels split the same way by label.
   const Index::Stage& x = index.stages[st.stage];
-  for (int cIdx : x.comms[stepIdx]) {
+  forEachOfStep(st.ops.comms, x.comms, stepIdx, [&](int cIdx) {
     const auto ci = static_cast<size_t>(cIdx);
     const auto& c = st.ops.comms[ci];
-    if (c.onDevice) continue;
+    if (c.onDevice) return;
     TimeNs from = c.start;
     if (auto it = index.peerOf.find({st.stage, ci}); it != index.peerOf.end()) {
       from = std::max(from, pl.stages[it->second.first].ops.comms[it->second.second].start);
     }
     if (from < c.end) comm.push_back({from, c.end});
-  }
+  });
   const auto& mine = syncs.byStage[st.stage];
   for (size_t j = 0; j < mine.size(); ++j) {
     TimeNs joined = mine[j].start;
