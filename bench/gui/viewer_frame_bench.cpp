@@ -7,8 +7,10 @@
 //
 //   xvfb-run -a -s "-screen 0 1600x900x24" build/bench/gui/viewer_frame_bench [kernels] [frames]
 //   xvfb-run -a -s "-screen 0 1600x900x24" build/bench/gui/viewer_frame_bench RUN [frames]
+// With 0 frames it stops after the load and its peak memory, and needs no display.
 // The second form loads a run (a directory, Kineto/Chrome JSON, NDTimeline, nsys) as
 // `bubblescope view RUN` does instead of making the synthetic one.
+#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -104,6 +106,15 @@ void measure(gui::Window& w, gui::ViewerState& s, const View& v, int frames) {
 }
 
 // The synthetic 64-stage run with `kernels` kernels, analysed and laid out.
+// Peak resident memory of this process so far, bytes.
+double peakRssBytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) * 1024.0;  // kilobytes on Linux
+}
+
+size_t gSyntheticEvents = 0;  // the synthetic run's kernel events, for bytes per event
+
 std::unique_ptr<gui::LoadedRun> syntheticRun(long kernels) {
   const long ops = static_cast<long>(kStages) * kSteps * 2 * kMicrobatches;  // F and BW
   const int perOp = static_cast<int>(std::max(1L, kernels / ops));
@@ -116,6 +127,7 @@ std::unique_ptr<gui::LoadedRun> syntheticRun(long kernels) {
   testing::addKernels(run, perOp);
   size_t events = 0;
   for (const auto& r : run.ranks) events += r.kernels.size();
+  gSyntheticEvents = events;
   std::printf("%d ranks, %zu kernel events (%d per op), %d steps: made in %.1f s\n", kStages,
               events, perOp, kSteps, seconds() - t);
 
@@ -139,6 +151,16 @@ int run(int argc, char** argv) {
       "CPU)%s\n",
       loaded->hangSeconds, loaded->analyzeSeconds, loaded->modelSeconds, seconds() - t,
       cpuSeconds() - c, loaded->hangOverlay.found ? "; the run hung: its marks are drawn" : "");
+  // The generated run counts: it is the input, held as a loaded run holds it.
+  const double peak = peakRssBytes();
+  if (gSyntheticEvents > 0) {
+    std::printf("peak RSS after load: %.0f MiB, %.1f B per kernel event\n", peak / 1048576.0,
+                peak / static_cast<double>(gSyntheticEvents));
+  } else {
+    std::printf("peak RSS after load: %.0f MiB\n", peak / 1048576.0);
+  }
+
+  if (frames == 0) return 0;  // the load alone: for a memory profiler, no window needed
 
   gui::ViewerState s;
   gui::ViewerOptions o;
