@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -150,19 +151,25 @@ TEST(Screenshot, EngineRunShowsOpColorsAndTheStallWhereTheEngineStalled) {
   const EngineRun& e = stalledEngineRun();
   ASSERT_EQ(e.exitCode, 0) << e.err;
   ASSERT_GT(e.stallEnd, e.stallStart) << "no stall in truth.json";
+  const auto& pl = e.result.pipelines.front();
+  const int step = stepIndexOf(pl, 2);
+  ASSERT_GE(step, 0);
+  // The step in view whole, by its own length: on a loaded machine the engine's step outlasts
+  // the 200 ms it takes on a quiet one (at load 8 one op fell past a fixed 200 ms window).
+  const int rangeEnd =
+      std::max(200, static_cast<int>(pl.steps[step].duration() / 1'000'000) + 10);
   TempDir tmp;
   const auto png = tmp / "view.png";
-  const ProcessResult p = screenshot({e.run.string(), "--step", "2", "--range=-5:200", "--size",
-                                      "1600x900", "--screenshot", png.string()});
+  const ProcessResult p =
+      screenshot({e.run.string(), "--step", "2", "--range=-5:" + std::to_string(rangeEnd),
+                  "--size", "1600x900", "--screenshot", png.string()});
   ASSERT_EQ(p.exitCode, 0) << p.err;
   const Image img = readPng(png);
   ASSERT_EQ(img.w, kW);
   ASSERT_EQ(img.h, kH);
 
-  const auto& pl = e.result.pipelines.front();
-  const int step = stepIndexOf(pl, 2);
-  ASSERT_GE(step, 0);
-  const PaneMap pm = paneMap(e.model.pipelines.front(), 0, 1, pl.steps[step].start, -5, 200);
+  const PaneMap pm =
+      paneMap(e.model.pipelines.front(), 0, 1, pl.steps[step].start, -5, rangeEnd);
 
   // Every stage's F and BW ops of the step, sampled at their middle near the row's top edge
   // (labels sit in the middle), wear their kind's color.
