@@ -102,9 +102,18 @@ void buildHangRecords(const PipelineHang& hang, const RowLayout& layout, const T
 
 const std::string* hangTextAt(const PipelineHang& hang, const HangRecords& records, double x,
                               double y) {
+  // The nearest arrow: two waits a few ms apart between the same rows are drawn a few pixels
+  // apart, and the pointer on one must not read the other's text.
+  const WaitArrowRecord* nearest = nullptr;
+  double best = kArrowHitPx;
   for (const WaitArrowRecord& a : records.arrows) {
-    if (distanceToSegment(x, y, a) <= kArrowHitPx) return &hang.arrows[a.arrow].text;
+    const double d = distanceToSegment(x, y, a);
+    if (d <= best && (!nearest || d < best)) {
+      nearest = &a;
+      best = d;
+    }
   }
+  if (nearest) return &hang.arrows[nearest->arrow].text;
   for (const LastSeenBar& b : records.lastSeen) {
     if (std::abs(x - b.x) <= kBarHitPx && y >= b.y0 && y < b.y1) {
       return &hang.lastSeen[b.mark].text;
