@@ -30,7 +30,9 @@ bool Pattern::fullMatch(std::string_view name, std::vector<std::string_view>& ca
                         std::vector<bool>& matched) const {
   if (!re_ || name.size() > kMaxMatchedNameBytes) return false;
   const int n = 1 + re_->NumberOfCapturingGroups();
-  std::vector<re2::StringPiece> pieces(static_cast<size_t>(n));
+  // Reused: a run tries every rule on every range, and a fresh vector a try was an allocation.
+  thread_local std::vector<re2::StringPiece> pieces;
+  pieces.assign(static_cast<size_t>(n), re2::StringPiece());
   const re2::StringPiece text(name.data(), name.size());
   if (!re_->Match(text, 0, text.size(), RE2::ANCHOR_BOTH, pieces.data(), n)) return false;
   captures.assign(static_cast<size_t>(n), {});

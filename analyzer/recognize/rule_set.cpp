@@ -34,7 +34,7 @@ std::optional<int> smallGroup(const Groups& m, int index) {
 }  // namespace
 
 std::optional<Match> Rule::apply(std::string_view name) const {
-  Groups m;
+  thread_local Groups m;  // reused: its vectors keep their room from one range to the next
   if (!pattern.fullMatch(name, m.text, m.matched)) return std::nullopt;
   Match out;
   out.role = role;
