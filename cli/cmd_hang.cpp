@@ -19,9 +19,9 @@
 #include "cli/input_kind.h"
 #include "cli/live_answers.h"
 #include "cli/live_query.h"
+#include "cli/malloc_policy.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
-#include "cli/malloc_policy.h"
 #include "traces/errors.h"
 #include "traces/files/output_file.h"
 

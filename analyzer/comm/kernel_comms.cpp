@@ -155,8 +155,8 @@ void commsFromKernels(const std::vector<KernelCommStage>& stages, const CommMatc
   }
   for (size_t i = 0; i < stages.size(); ++i) {
     auto& comms = stages[i].ops->comms;
-    added[i].shrink_to_fit();
     if (comms.empty()) {
+      added[i].shrink_to_fit();
       comms = std::move(added[i]);  // a stage's comms are held once, not copied
     } else {
       comms.insert(comms.end(), added[i].begin(), added[i].end());

@@ -105,7 +105,6 @@ void measure(gui::Window& w, gui::ViewerState& s, const View& v, int frames) {
               percentile(prep, 0.5), boxes);
 }
 
-// The synthetic 64-stage run with `kernels` kernels, analysed and laid out.
 // Peak resident memory of this process so far, bytes.
 double peakRssBytes() {
   rusage u{};
@@ -115,6 +114,7 @@ double peakRssBytes() {
 
 size_t gSyntheticEvents = 0;  // the synthetic run's kernel events, for bytes per event
 
+// The synthetic 64-stage run with `kernels` kernels, analysed and laid out.
 std::unique_ptr<gui::LoadedRun> syntheticRun(long kernels) {
   const long ops = static_cast<long>(kStages) * kSteps * 2 * kMicrobatches;  // F and BW
   const int perOp = static_cast<int>(std::max(1L, kernels / ops));

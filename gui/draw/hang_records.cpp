@@ -108,10 +108,9 @@ const std::string* hangTextAt(const PipelineHang& hang, const HangRecords& recor
   double best = kArrowHitPx;
   for (const WaitArrowRecord& a : records.arrows) {
     const double d = distanceToSegment(x, y, a);
-    if (d <= best && (!nearest || d < best)) {
-      nearest = &a;
-      best = d;
-    }
+    if (d > best || (nearest != nullptr && d == best)) continue;  // ties: the first drawn
+    nearest = &a;
+    best = d;
   }
   if (nearest) return &hang.arrows[nearest->arrow].text;
   for (const LastSeenBar& b : records.lastSeen) {

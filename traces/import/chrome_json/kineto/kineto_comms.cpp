@@ -41,7 +41,7 @@ NcclCallFields callFieldsOf(const CommRecord& r, int rank) {
   }
   static const std::vector<int> kNoRanks;
   const std::vector<int>& ranks = r.group ? r.group->ranks : kNoRanks;
-  if (r.group && !r.group->name.empty()) c.comm = stableHash("pg:" + r.group->name);
+  if (r.group) c.comm = r.group->comm;
   c.commSize = r.groupSize >= 0 ? r.groupSize : static_cast<int32_t>(ranks.size());
   if (c.commSize == 0) c.commSize = -1;
   if (rank >= 0) {
@@ -93,14 +93,14 @@ const Call* enclosing(const std::vector<Call>& calls, ThreadIndex thread, TimeNs
 
 const ProcessGroup* ProcessGroups::intern(std::string_view name, std::string_view ranksText) {
   if (name.empty() && ranksText.empty()) return nullptr;
-  std::string key;
-  key.reserve(name.size() + 1 + ranksText.size());
-  key.append(name).push_back('\0');  // a name holds no NUL: the key splits one way only
-  key.append(ranksText);
-  auto [it, added] = byText_.try_emplace(std::move(key));
-  if (added) {
-    it->second = std::make_unique<ProcessGroup>(
-        ProcessGroup{std::string(name), parseRankList(ranksText)});
+  key_.assign(name).push_back('\0');  // a name holds no NUL: the key splits one way only
+  key_.append(ranksText);
+  auto it = byText_.find(key_);
+  if (it == byText_.end()) {
+    auto group = std::make_unique<ProcessGroup>(
+        ProcessGroup{std::string(name), parseRankList(ranksText), 0});
+    if (!group->name.empty()) group->comm = stableHash("pg:" + group->name);
+    it = byText_.emplace(key_, std::move(group)).first;
   }
   return it->second.get();
 }

@@ -22,6 +22,7 @@ namespace bubblescope::traces::import {
 struct ProcessGroup {
   std::string name;
   std::vector<int> ranks;
+  uint64_t comm = 0;  // the communicator id its calls get: stableHash("pg:" + name); 0 unnamed
 };
 
 // The distinct process groups of one trace; what intern returns lives as long as this.
@@ -32,6 +33,7 @@ class ProcessGroups {
 
  private:
   std::unordered_map<std::string, std::unique_ptr<ProcessGroup>> byText_;
+  std::string key_;  // the lookup's key, built in place: one allocation per group, not per call
 };
 
 struct CommRecord {  // one record_param_comms
