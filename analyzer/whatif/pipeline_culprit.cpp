@@ -29,6 +29,7 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
     return c;
   }
   const TimeNs excess = measured - ideal;
+  c.none = false;
   TimeNs imbalance = std::max<TimeNs>(0, pl.stepTimeStage - ideal);
   TimeNs jitter = std::max<TimeNs>(0, pl.stepTimeOps - pl.stepTimeStage);
   TimeNs stalls = std::max<TimeNs>(0, measured - pl.stepTimeOps);
@@ -42,9 +43,7 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
       first ? first->win / static_cast<TimeNs>(std::max<size_t>(1, pl.steps.size())) : 0;
   if (first != nullptr && firstWin > 0) {
     const IdleClass k = first->id.cause;
-    TimeNs& its = k == IdleClass::Imbalance ? imbalance
-                  : k == IdleClass::Jitter  ? jitter
-                                            : stalls;
+    TimeNs& its = k == IdleClass::Imbalance ? imbalance : k == IdleClass::Jitter ? jitter : stalls;
     if (k == IdleClass::Imbalance || k == IdleClass::Jitter || isStall(k)) {
       its = std::max(its, std::max({imbalance, jitter, stalls}) + 1);
     }
@@ -59,6 +58,7 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
       }
     }
     c.stage = worst->stage;
+    c.cause = IdleClass::Imbalance;
     c.gain = std::clamp<TimeNs>(static_cast<TimeNs>((worst->slowdown - 1) * ideal), 0, excess);
     if (first != nullptr && first->id.cause == IdleClass::Imbalance) {
       c.gain = std::max(c.gain, std::min(firstWin, excess));
@@ -74,27 +74,42 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
     // gap's stall pieces count, not only the gaps a stall dominates: a transfer that costs
     // 0.15 ms in each of many gaps the schedule mostly explains is still what S pays for.
     std::map<std::pair<int, IdleClass>, TimeNs> cost;
+    std::map<std::pair<int, int>, TimeNs> links;  // comm stall idle by (sender, receiver)
     for (const Gap& g : pl.gaps) {
       for (IdleClass k : {IdleClass::CommStall, IdleClass::HostStall, IdleClass::OtherStall}) {
         const TimeNs piece = g.byClass[static_cast<int>(k)];
         if (piece <= 0) continue;
         const int at = g.blame.stage >= 0 && g.blame.cause == k ? g.blame.stage : g.stage;
         cost[{at, k}] += piece;
+        if (k == IdleClass::CommStall && g.blame.cause == k && g.blame.stage >= 0) {
+          links[{g.blame.stage, g.blame.toStage}] += piece;
+        }
       }
     }
     c.gain = std::min(stalls, excess);
+    c.cause = IdleClass::OtherStall;
     if (cost.empty()) {
       c.text = "stalls: the step runs " + printed("%.1f ms", static_cast<double>(stalls) / 1e6) +
                " longer than its measured op costs allow" + shrink(c.gain, measured) +
                " without them";
       return c;
     }
-    auto worst = std::max_element(
-        cost.begin(), cost.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    auto worst = std::max_element(cost.begin(), cost.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
     if (first != nullptr && isStall(first->id.cause) && first->id.stage >= 0) {
       if (auto it = cost.find({first->id.stage, first->id.cause}); it != cost.end()) worst = it;
     }
     c.stage = worst->first.first;
+    c.cause = worst->first.second;
+    if (c.cause == IdleClass::CommStall) {
+      TimeNs most = 0;
+      for (const auto& [link, idle] : links) {
+        if (link.first == c.stage && idle > most) {
+          most = idle;
+          c.toStage = link.second;
+        }
+      }
+    }
     c.text = std::string(idleClassName(worst->first.second)) + " on stage " +
              std::to_string(c.stage) + ": " +
              printed("%.1f ms", static_cast<double>(worst->second) / 1e6) +
@@ -103,6 +118,7 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
     return c;
   }
   c.gain = std::min(jitter, excess);
+  c.cause = IdleClass::Jitter;
   c.text = "jitter: op costs vary around their stage's mean (no stage stands out)" +
            shrink(c.gain, measured) + " with every op at its stage's mean";
   return c;

@@ -15,6 +15,12 @@ struct PipelineCulprit {
   std::string text;  // "stage 2: S_s = 1.30x (imbalance); the step would shrink by about ..."
   int stage = -1;    // the stage it names (-1: none)
   TimeNs gain = 0;   // how much shorter the step would be without it (per step)
+  // What kind of excess it is (Imbalance, Jitter or a stall class; meaningless while `text`
+  // says none) and, for a comm stall, the link's receiver (`stage` is its sender; -1 unknown):
+  // what a live watch keys a persisting culprit by.
+  IdleClass cause = IdleClass::Imbalance;
+  int toStage = -1;
+  bool none = true;  // within noise of its schedule: nothing to name
 };
 
 // Reads the pipeline's step times, stages' S_s and gaps (all set before).

@@ -1,0 +1,124 @@
+// The Prometheus text a watch writes parses by the exposition format's grammar (0.0.4), holds
+// each family once with its HELP and TYPE before its samples, and its values are the reading's.
+#include "analyzer/watch/prometheus_text.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace bubblescope::analysis::watch {
+namespace {
+
+constexpr TimeNs kMs = 1'000'000;
+
+StepReading aReading(bool withCulprit) {
+  StepReading r;
+  r.step = 41;
+  r.stepTime = 250 * kMs;
+  r.bubble = 0.25;
+  r.slowdown = 1.2;
+  for (int s = 0; s < 2; ++s) {
+    StageReading st;
+    st.stage = s;
+    st.split.span = 250 * kMs;
+    st.split.compute = 180 * kMs;
+    st.split.idle = 70 * kMs;
+    st.split.idleByClass[static_cast<int>(IdleClass::Warmup)] = 40 * kMs;
+    st.split.idleByClass[static_cast<int>(IdleClass::Imbalance)] = 30 * kMs;
+    st.slowdown = s == 1 ? 1.2 : 1.0;
+    r.stages.push_back(st);
+  }
+  if (withCulprit) {
+    StepCulprit c;
+    c.stage = 1;
+    c.op = engine::OpKind::F;
+    c.ratio = 1.3;
+    c.cost = 30 * kMs;
+    r.culprit = c;
+  }
+  return r;
+}
+
+struct Parsed {
+  std::map<std::string, std::string> types;
+  std::map<std::string, double> samples;  // "name{labels}" -> value
+};
+
+// Checks every line against the format's grammar; fails the test on the first that breaks it.
+Parsed parse(const std::string& text) {
+  static const std::regex help(R"(^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) .+$)");
+  static const std::regex type(
+      R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$)");
+  static const std::regex sample(
+      R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*")*)?\})? (-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|NaN|[-+]Inf)$)");
+  Parsed p;
+  std::set<std::string> finished;  // families whose samples ended: none may come back
+  std::string current;
+  std::istringstream in(text);
+  std::string line;
+  EXPECT_TRUE(!text.empty() && text.back() == '\n') << "the text ends with a line feed";
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, m, help)) continue;
+    if (std::regex_match(line, m, type)) {
+      EXPECT_FALSE(p.types.count(m[1])) << "TYPE twice: " << line;
+      p.types[m[1]] = m[2];
+      if (!current.empty()) finished.insert(current);
+      current = m[1];
+      continue;
+    }
+    if (!std::regex_match(line, m, sample)) {
+      ADD_FAILURE() << "not a line of the text format: " << line;
+      continue;
+    }
+    EXPECT_EQ(m[1].str(), current) << "a sample outside its family: " << line;
+    EXPECT_FALSE(finished.count(m[1])) << line;
+    const std::string key = m[1].str() + m[2].str();
+    EXPECT_FALSE(p.samples.count(key)) << "the same series twice: " << line;
+    p.samples[key] = std::stod(m[3]);
+  }
+  return p;
+}
+
+TEST(PrometheusText, ParsesAndSaysTheReadingsFigures) {
+  for (bool culprit : {false, true}) {
+    SCOPED_TRACE(culprit ? "with a culprit" : "without");
+    const std::string text = prometheusText(aReading(culprit), {"run \"7\"\nx", 5, 1});
+    const Parsed p = parse(text);
+    const std::string run = R"(run_id="run \"7\"\nx")";
+    EXPECT_EQ(p.types.at("bubblescope_steps_watched_total"), "counter");
+    EXPECT_EQ(p.types.at("bubblescope_step_time_seconds"), "gauge");
+    EXPECT_DOUBLE_EQ(p.samples.at("bubblescope_step{" + run + "}"), 41);
+    EXPECT_DOUBLE_EQ(p.samples.at("bubblescope_step_time_seconds{" + run + "}"), 0.25);
+    EXPECT_DOUBLE_EQ(p.samples.at("bubblescope_bubble_ratio{" + run + "}"), 0.25);
+    EXPECT_DOUBLE_EQ(p.samples.at("bubblescope_slowdown_ratio{" + run + "}"), 1.2);
+    EXPECT_DOUBLE_EQ(p.samples.at("bubblescope_idle_seconds{" + run +
+                                  R"(,replica="0",stage="1",class="imbalance"})"),
+                     0.03);
+    EXPECT_DOUBLE_EQ(
+        p.samples.at("bubblescope_stage_slowdown_ratio{" + run + R"(,replica="0",stage="1"})"),
+        1.2);
+    EXPECT_DOUBLE_EQ(p.samples.at("bubblescope_steps_watched_total{" + run + "}"), 5);
+    const std::string culpritKey = "bubblescope_culprit_seconds{" + run +
+                                   R"(,class="imbalance",replica="",stage="1",to_stage="",op="F"})";
+    EXPECT_EQ(p.samples.count(culpritKey), culprit ? 1u : 0u);
+    if (culprit) {
+      EXPECT_DOUBLE_EQ(p.samples.at(culpritKey), 0.03);
+    }
+    // Every idle class of every stage is a series: a dashboard stacks them without gaps.
+    int idleSeries = 0;
+    for (const auto& [key, value] : p.samples)
+      idleSeries += key.rfind("bubblescope_idle_seconds{", 0) == 0;
+    EXPECT_EQ(idleSeries, 2 * kIdleClasses);
+  }
+}
+
+TEST(PrometheusText, LabelValuesAreEscaped) {
+  EXPECT_EQ(prometheusLabelValue("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
+}
+
+}  // namespace
+}  // namespace bubblescope::analysis::watch
