@@ -26,6 +26,7 @@
 #include "cli/cmd_record.h"
 #include "cli/cmd_simulate.h"
 #include "cli/cmd_view.h"
+#include "cli/cmd_watch.h"
 #include "cli/exit_codes.h"
 #include "cli/number_option.h"
 #include "reference_engine/schedule/schedule_table.h"
@@ -374,6 +375,20 @@ void addHangCommand(CLI::App& app, Action& action) {
   });
 }
 
+void addWatchCommand(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<WatchOptions>();
+  auto* sub = app.add_subcommand(
+      "watch",
+      "A line per training step: its time, bubble, S against the ideal schedule and the culprit, "
+      "and a line when a culprit starts or ends (RUN: a recorded run, step by step)");
+  sub->add_option("run", opts->runs, "A run directory or trace files of one run");
+  sub->add_option("--prometheus", opts->prometheus,
+                  "Write the newest step's figures to this file in Prometheus' text format after "
+                  "every step (for the node exporter's textfile collector)");
+  addAnalysisFlags(sub, opts->analysis);
+  sub->callback([&action, opts] { action = [opts] { return runWatch(*opts); }; });
+}
+
 // One subcommand per format that input_formats.h gives an import command.
 void addImportCommand(CLI::App& app, Action& action) {
   std::string formats;
@@ -466,6 +481,7 @@ int runCommandLine(int argc, char** argv) {
   addAnalyzeCommand(app, action);
   addCheckCommand(app, action);
   addHangCommand(app, action);
+  addWatchCommand(app, action);
   addImportCommand(app, action);
   addExportCommand(app, action);
   addViewCommand(app, action);

@@ -1,7 +1,7 @@
 #pragma once
 // The test suite's standard recorded engine run: `bubblescope record -o DIR -- bubblescope engine
-// run --op-ms 4,4,4 --steps 4 --truth TRUTH -q ARGS...` (4 ms ops, 4 steps, its own account of
-// what it ran in TRUTH), the way a user records a job.
+// run --op-ms 4,4,4 --steps 4 --truth TRUTH -q ARGS...` (4 ms ops, 4 steps unless ARGS hold
+// --steps, its own account of what it ran in TRUTH), the way a user records a job.
 #include <string>
 #include <vector>
 

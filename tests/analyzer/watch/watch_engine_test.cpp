@@ -1,0 +1,124 @@
+// `bubblescope watch RUN` on real reference-engine runs recorded by the agent (issue 30): a stall
+// and a host stall at seeded steps on seeded stages are named on their step's line, on their
+// stage, and on no other step; the Prometheus file holds the newest step's figures exactly as
+// `bubblescope analyze --steps N` of the same step says them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/engine_noise.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+
+namespace bubblescope {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::runBubblescope;
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// "step N  ..." lines by step number.
+std::map<int, std::string> stepLines(const std::string& text) {
+  std::map<int, std::string> out;
+  static const std::regex step(R"(^step (\d+)  [0-9.]+ ms  bubble .*)");
+  std::smatch m;
+  for (const std::string& line : lines(text)) {
+    if (std::regex_match(line, m, step)) out[std::stoi(m[1])] = line;
+  }
+  return out;
+}
+
+// A sample's value from Prometheus text: the first line starting with `series`.
+double sample(const std::string& text, const std::string& series) {
+  for (const std::string& line : lines(text)) {
+    if (line.rfind(series, 0) == 0) return std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  ADD_FAILURE() << "no sample " << series << " in\n" << text;
+  return -1;
+}
+
+TEST(WatchEngine, StallsAreNamedOnTheirStepAndStageAndPrometheusSaysWhatAnalyzeSays) {
+  std::mt19937 rng(300);
+  const int p = 4, m = 8, steps = 8;
+  std::uniform_int_distribution<int> stage(0, p - 1), mb(1, m - 1), step(1, steps - 2);
+  const int stallStage = stage(rng), stallMb = mb(rng), stallStep = step(rng);
+  int hostStage = stage(rng), hostStep = step(rng);
+  const int hostMb = mb(rng);
+  while (hostStep == stallStep) hostStep = step(rng);
+  SCOPED_TRACE("stall on stage " + std::to_string(stallStage) + " before F" +
+               std::to_string(stallMb) + " of step " + std::to_string(stallStep) +
+               ", host stall on stage " + std::to_string(hostStage) + " before F" +
+               std::to_string(hostMb) + " of step " + std::to_string(hostStep));
+  testing::TempDir tmp("watch-engine");
+  const fs::path run = tmp / "run";
+  const auto rec = testing::recordSteadyEngineRun(
+      run.string(), (tmp / "truth.json").string(),
+      {"--schedule", "1f1b", "-p", std::to_string(p), "-m", std::to_string(m), "--steps",
+       std::to_string(steps), "--stall",
+       std::to_string(stallStage) + ":" + std::to_string(stallMb) +
+           ":30:" + std::to_string(stallStep),
+       "--host-stall",
+       std::to_string(hostStage) + ":" + std::to_string(hostMb) +
+           ":30:" + std::to_string(hostStep)});
+  ASSERT_EQ(rec.process.exitCode, 0) << rec.process.err;
+  if (!rec.steady) GTEST_SKIP() << rec.tooLoaded();
+
+  const fs::path prom = tmp / "watch.prom";
+  const auto watch = runBubblescope({"watch", run.string(), "--prometheus", prom.string()});
+  ASSERT_EQ(watch.exitCode, 0) << watch.err;
+  const std::map<int, std::string> byStep = stepLines(watch.out);
+  ASSERT_EQ(byStep.size(), static_cast<size_t>(steps)) << watch.out;
+  const std::string stallOn = "on stage " + std::to_string(stallStage) + " +";
+  const std::string hostOn = "stall: host on stage " + std::to_string(hostStage) + " +";
+  EXPECT_NE(byStep.at(stallStep).find("stall: "), std::string::npos) << watch.out;
+  EXPECT_NE(byStep.at(stallStep).find(stallOn), std::string::npos) << watch.out;
+  EXPECT_NE(byStep.at(hostStep).find(hostOn), std::string::npos) << watch.out;
+  for (const auto& [n, line] : byStep) {
+    if (n == stallStep || n == hostStep || n == 0) continue;  // step 0 warms up
+    EXPECT_EQ(line.find("stall"), std::string::npos) << "step " << n << "\n" << watch.out;
+  }
+  // One-step faults start nothing: no culprit persisted.
+  EXPECT_EQ(watch.out.find("started:"), std::string::npos) << watch.out;
+
+  // The newest step, as analyze reads that step alone.
+  const auto analyze = runBubblescope(
+      {"analyze", run.string(), "--steps", std::to_string(steps - 1), "--format", "json"});
+  ASSERT_EQ(analyze.exitCode, 0) << analyze.err;
+  const auto pl = nlohmann::json::parse(analyze.out).at("pipelines").at(0);
+  const std::string text = testing::readFile(prom);
+  EXPECT_EQ(sample(text, "bubblescope_step{"), steps - 1);
+  EXPECT_NEAR(sample(text, "bubblescope_step_time_seconds{"),
+              pl.at("step_time_ns").at("measured").get<double>() / 1e9, 1e-9);
+  EXPECT_NEAR(sample(text, "bubblescope_slowdown_ratio{"), pl.at("slowdown").get<double>(), 1e-8);
+  EXPECT_NEAR(sample(text, "bubblescope_bubble_ratio{"), pl.at("bubble_fraction").get<double>(),
+              1e-8);
+  EXPECT_EQ(sample(text, "bubblescope_steps_watched_total{"), steps);
+}
+
+TEST(WatchEngine, ARunThatIsNotATraceIsOneSentenceAndExitTwo) {
+  testing::TempDir tmp("watch-bad");
+  const fs::path junk = tmp / "junk.sqlite";
+  testing::writeFile(junk, "not a trace at all");
+  const auto r = runBubblescope({"watch", junk.string()});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find(junk.filename().string()), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace bubblescope
