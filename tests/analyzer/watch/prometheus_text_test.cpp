@@ -4,10 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 namespace bubblescope::analysis::watch {
 namespace {
@@ -113,6 +117,34 @@ TEST(PrometheusText, ParsesAndSaysTheReadingsFigures) {
     for (const auto& [key, value] : p.samples)
       idleSeries += key.rfind("bubblescope_idle_seconds{", 0) == 0;
     EXPECT_EQ(idleSeries, 2 * kIdleClasses);
+  }
+}
+
+// The dashboard in docs/ and the metric table in docs/watch.md name only what the text holds,
+// and the table names all of it.
+TEST(PrometheusText, TheDashboardAndTheDocsNameTheMetricsTheTextHolds) {
+  const Parsed p = parse(prometheusText(aReading(true), {"r", 1, 0}));
+  std::ifstream dashboardFile(std::string(BUBBLESCOPE_SOURCE_DIR) +
+                              "/docs/grafana/bubblescope-watch.json");
+  ASSERT_TRUE(dashboardFile) << "docs/grafana/bubblescope-watch.json";
+  const auto dashboard = nlohmann::json::parse(dashboardFile);
+  static const std::regex metric(R"(bubblescope_[a-z_]+)");
+  int named = 0;
+  for (const auto& panel : dashboard.at("panels")) {
+    for (const auto& target : panel.at("targets")) {
+      const std::string expr = target.at("expr");
+      for (std::sregex_iterator it(expr.begin(), expr.end(), metric), end; it != end; ++it) {
+        EXPECT_TRUE(p.types.count(it->str())) << panel.at("title") << ": " << it->str();
+        ++named;
+      }
+    }
+  }
+  EXPECT_GT(named, 0);
+  std::ifstream docFile(std::string(BUBBLESCOPE_SOURCE_DIR) + "/docs/watch.md");
+  const std::string doc((std::istreambuf_iterator<char>(docFile)),
+                        std::istreambuf_iterator<char>());
+  for (const auto& [name, type] : p.types) {
+    EXPECT_NE(doc.find("| `" + name + "` | " + type + " |"), std::string::npos) << name;
   }
 }
 
