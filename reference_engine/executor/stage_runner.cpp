@@ -153,6 +153,7 @@ void StageRunner::sendOutput(int step, const PlannedOp& planned, Payload output)
   m.payload = std::move(output);
   m.rangeName = sendRangeName(gradient, op.mb, op.chunk, to.stage);
   m.record = {step, gradient, op.mb, op.chunk, to.stage, to.chunk, 0, 0, 0};
+  m.delayNs = msToNs(config_.faults.commDelayMs(stage_));
   // As with ncclSend, the call posts the transfer and returns; the channel's sender moves it.
   auto call = nccl_.send(pipelineComm_, m.payload.size(), to.stage);
   channels_.at(to.stage)->send(std::move(m));
