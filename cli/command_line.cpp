@@ -119,13 +119,21 @@ void addRun(CLI::App& engineCmd, Action& action) {
   run->add_option("--timeout", o->timeout, "Stop a run that takes longer (seconds)")
       ->capture_default_str()
       ->check(inRange(numberAbove(0, kYearS)));
-  run->add_option("--slow-stage", o->faults.slowStage, "S:FACTOR  stage S's ops take FACTOR×");
+  // @FROM[-TO] on the next four: only steps FROM..TO-1 (TO exclusive), or FROM to the end, as
+  // numbered by the `step N` ranges: a fault with a known onset and end.
+  run->add_option("--slow-stage", o->faults.slowStage,
+                  "S:FACTOR[@FROM[-TO]]  stage S's ops take FACTOR× (in steps FROM..TO-1 only; "
+                  "TO exclusive, to the end if absent); a stage may repeat with ranges that do "
+                  "not overlap");
   run->add_option("--stall", o->faults.stall,
-                  "S:MB:MS[:STEP]  stage S idles MS ms before its first op of MB");
+                  "S:MB:MS[:STEP|@FROM[-TO]]  stage S idles MS ms before its first op of MB (every "
+                  "step, step STEP, or steps FROM..TO-1)");
   run->add_option("--host-stall", o->faults.hostStall,
-                  "S:MB:MS[:STEP]  same place, host busy in a `dataloader` range");
+                  "S:MB:MS[:STEP|@FROM[-TO]]  same place, host busy in a `dataloader` range");
   run->add_option("--comm-delay", o->faults.commDelay,
-                  "S:MS  every activation/gradient stage S sends is held MS ms");
+                  "S:MS[@FROM[-TO]]  every activation/gradient stage S sends is held MS ms (in "
+                  "steps FROM..TO-1 only; TO exclusive); a stage may repeat with ranges that do "
+                  "not overlap");
   run->add_option("--jitter", o->faults.jitterPct, "PCT  each op cost × (1+u), |u| ≤ PCT%")
       ->check(inRange(numberFrom(0, 100)));
   run->add_option("--crash", o->faults.crash, "S:MB[:STEP]  stage S aborts before MB (tests)");

@@ -65,14 +65,8 @@ void writeMessage(int fd, const std::array<std::byte, kHeaderBytes>& header,
 
 }  // namespace
 
-Channel::Channel(int stage, int peer, int fd, Mailbox& mailbox, Annotator& annotator,
-                 int64_t sendDelayNs)
-    : stage_(stage),
-      peer_(peer),
-      fd_(fd),
-      mailbox_(mailbox),
-      annotator_(annotator),
-      sendDelayNs_(sendDelayNs) {
+Channel::Channel(int stage, int peer, int fd, Mailbox& mailbox, Annotator& annotator)
+    : stage_(stage), peer_(peer), fd_(fd), mailbox_(mailbox), annotator_(annotator) {
   reader_ = std::thread([this] { readLoop(); });
   sender_ = std::thread([this] { sendLoop(); });
 }
@@ -161,7 +155,7 @@ void Channel::sendLoop() {
         writeMessage(fd_, header, m.payload);
       } else {
         auto range = annotator_.range(m.rangeName);
-        if (sendDelayNs_ > 0) sleepUntil(monotonicNs() + sendDelayNs_);
+        if (m.delayNs > 0) sleepUntil(monotonicNs() + m.delayNs);
         writeMessage(fd_, header, m.payload);
         m.record.bytes = m.payload.size();
         m.record.startNs = range.startNs();

@@ -37,12 +37,15 @@ struct OutgoingMessage {
   // transfer of the pipeline (no range, no record, no injected delay).
   std::string rangeName;
   TransferRecord record;
+  // An injected comm delay: the write waits this long inside the SEND range. Per message, as the
+  // delay may hold only some steps' sends (--comm-delay S:MS@FROM-TO).
+  int64_t delayNs = 0;
 };
 
 class Channel {
  public:
-  // Takes ownership of `fd`. `sendDelayNs` holds each P2P message inside its SEND range.
-  Channel(int stage, int peer, int fd, Mailbox& mailbox, Annotator& annotator, int64_t sendDelayNs);
+  // Takes ownership of `fd`.
+  Channel(int stage, int peer, int fd, Mailbox& mailbox, Annotator& annotator);
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
   // Without finish(): drops what is queued and stops at once (the stage is failing).
@@ -68,7 +71,6 @@ class Channel {
   const int stage_, peer_, fd_;
   Mailbox& mailbox_;
   Annotator& annotator_;
-  const int64_t sendDelayNs_;
 
   mutable std::mutex mutex_;
   std::condition_variable queued_;

@@ -16,12 +16,32 @@ ScheduleKind scheduleKindFromName(const std::string& name) {
   return named ? named->kind : ScheduleKind::Custom;
 }
 
+// A fault's @FROM[-TO] range as two members, "from_step" (first) and "to_step" (exclusive; null:
+// to the run's end), in the byte order of the members around them: each writes its half where it
+// sorts. A fault without a range has neither, so its bytes are as before ranges existed.
+void writeFromStep(const std::optional<StepRange>& r, JsonWriter& out) {
+  if (r) out.field("from_step", r->from);
+}
+void writeToStep(const std::optional<StepRange>& r, JsonWriter& out) {
+  if (r) out.field("to_step", r->to);
+}
+
+std::optional<StepRange> stepRangeFromJson(const json& j) {
+  if (!j.contains("from_step")) return std::nullopt;
+  StepRange r;
+  r.from = j.at("from_step");
+  if (!j.at("to_step").is_null()) r.to = j.at("to_step").get<int>();
+  return r;
+}
+
 void writeStall(const Stall& s, JsonWriter& out) {
   out.beginObject();
+  writeFromStep(s.steps, out);
   out.field("mb", s.mb);
   out.field("ms", s.ms);
   out.field("stage", s.stage);
-  out.field("step", s.step);  // null: every step
+  out.field("step", s.step);  // null: every step (or the range's)
+  writeToStep(s.steps, out);
   out.endObject();
 }
 
@@ -63,6 +83,7 @@ Stall stallFromJson(const json& j) {
   s.mb = j.at("mb");
   s.ms = j.at("ms");
   if (!j.at("step").is_null()) s.step = j.at("step").get<int>();
+  s.steps = stepRangeFromJson(j);
   return s;
 }
 
@@ -111,8 +132,10 @@ void writeFaultsJson(const Faults& f, JsonWriter& out, const Schedule* effectsOf
   out.beginObject();
   writeList("comm_delays", f.commDelays, out, [&](const CommDelay& d) {
     out.beginObject();
+    writeFromStep(d.steps, out);
     out.field("ms", d.ms);
     out.field("stage", d.stage);
+    writeToStep(d.steps, out);
     out.endObject();
   });
   writeList("crashes", f.crashes, out, [&](const Crash& c) {
@@ -136,7 +159,9 @@ void writeFaultsJson(const Faults& f, JsonWriter& out, const Schedule* effectsOf
   writeList("slow_stages", f.slowStages, out, [&](const SlowStage& s) {
     out.beginObject();
     out.field("factor", s.factor);
+    writeFromStep(s.steps, out);
     out.field("stage", s.stage);
+    writeToStep(s.steps, out);
     out.endObject();
   });
   writeList("stalls", f.stalls, out, [&](const Stall& s) { writeStall(s, out); });
@@ -145,10 +170,12 @@ void writeFaultsJson(const Faults& f, JsonWriter& out, const Schedule* effectsOf
 
 Faults faultsFromJson(const json& j) {
   Faults f;
-  for (const auto& s : j.at("slow_stages")) f.slowStages.push_back({s.at("stage"), s.at("factor")});
+  for (const auto& s : j.at("slow_stages"))
+    f.slowStages.push_back({s.at("stage"), s.at("factor"), stepRangeFromJson(s)});
   for (const auto& s : j.at("stalls")) f.stalls.push_back(stallFromJson(s));
   for (const auto& s : j.at("host_stalls")) f.hostStalls.push_back(stallFromJson(s));
-  for (const auto& d : j.at("comm_delays")) f.commDelays.push_back({d.at("stage"), d.at("ms")});
+  for (const auto& d : j.at("comm_delays"))
+    f.commDelays.push_back({d.at("stage"), d.at("ms"), stepRangeFromJson(d)});
   f.jitterPct = j.at("jitter_pct");
   for (const auto& c : j.at("crashes"))
     f.crashes.push_back({c.at("stage"), c.at("mb"), c.at("step")});

@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <set>
 #include <sstream>
 
 namespace bubblescope::engine {
@@ -19,28 +18,29 @@ std::vector<std::string_view> splitFields(std::string_view text) {
   }
 }
 
-// One flag's parse: every error names the flag, what was typed and the expected form.
+// One flag's parse: every error names the flag, what was typed and the expected form. A flag that
+// `takesSteps` may end in `@FROM[-TO]`, split off before the fields.
 class FlagParser {
  public:
-  FlagParser(std::string_view flag, std::string_view text, std::string_view form)
-      : flag_(flag), text_(text), form_(form), fields_(splitFields(text)) {}
+  FlagParser(std::string_view flag, std::string_view text, std::string_view form,
+             bool takesSteps = false)
+      : flag_(flag), text_(text), form_(form) {
+    std::string_view fields = text;
+    if (const size_t at = text.find('@'); takesSteps && at != std::string_view::npos) {
+      fields = text.substr(0, at);
+      steps_ = text.substr(at + 1);
+    }
+    fields_ = splitFields(fields);
+  }
 
   void requireFieldCount(size_t minimum, size_t maximum) const {
     if (fields_.size() < minimum || fields_.size() > maximum)
       fail("expected " + std::string(form_));
   }
   size_t fieldCount() const { return fields_.size(); }
+  bool hasSteps() const { return steps_.has_value(); }
 
-  int integer(size_t index, const char* what) const {
-    std::string_view f = fields_[index];
-    int value = 0;
-    auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), value);
-    if (f.empty() || ec != std::errc() || end != f.data() + f.size()) {
-      fail(std::string(what) + " '" + std::string(f) + "' is not an integer; expected " +
-           std::string(form_));
-    }
-    return value;
-  }
+  int integer(size_t index, const char* what) const { return integerOf(fields_[index], what); }
 
   double number(size_t index, const char* what) const {
     std::string_view f = fields_[index];
@@ -61,27 +61,95 @@ class FlagParser {
     return value;
   }
 
+  // The `@FROM[-TO]` suffix, if typed: steps FROM..TO-1 (TO exclusive), or FROM to the run's end.
+  std::optional<StepRange> stepRange(int steps) const {
+    if (!steps_) return std::nullopt;
+    const std::string_view s = *steps_;
+    // From the second character: a leading '-' is a negative FROM, reported as out of range.
+    const size_t dash = s.find('-', 1);
+    StepRange r;
+    r.from = inRange(integerOf(s.substr(0, dash), "first step"), steps, "first step", "steps");
+    if (dash == std::string_view::npos) return r;
+    const int to = integerOf(s.substr(dash + 1), "end step");
+    if (to <= r.from) {
+      fail("the step range " + std::string(s) +
+           " is empty: TO is exclusive, so it must be above FROM");
+    }
+    if (to > steps) {
+      fail("end step " + std::to_string(to) + " is beyond the run (steps=" + std::to_string(steps) +
+           "; TO is exclusive, so at most " + std::to_string(steps) + ")");
+    }
+    r.to = to;
+    return r;
+  }
+
   [[noreturn]] void fail(const std::string& problem) const {
     throw FaultSpecError(std::string(flag_) + " '" + std::string(text_) + "': " + problem);
   }
 
  private:
+  int integerOf(std::string_view f, const char* what) const {
+    int value = 0;
+    auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), value);
+    if (f.empty() || ec != std::errc() || end != f.data() + f.size()) {
+      fail(std::string(what) + " '" + std::string(f) + "' is not an integer; expected " +
+           std::string(form_));
+    }
+    return value;
+  }
+
   std::string_view flag_, text_, form_;
   std::vector<std::string_view> fields_;
+  std::optional<std::string_view> steps_;  // after the '@'
 };
+
+std::string describe(const std::optional<StepRange>& r) {
+  if (!r) return "every step";
+  if (!r->to) return "steps " + std::to_string(r->from) + " on";
+  return "steps " + std::to_string(r->from) + ".." + std::to_string(*r->to - 1);
+}
+
+// One stage may be given several times when its step ranges do not overlap: then each step has
+// at most one factor (or delay) for it, and the per-step lookup takes the first that matches.
+template <class Fault>
+void rejectOverlaps(const std::string& flag, const std::vector<std::string>& texts,
+                    const std::vector<Fault>& faults) {
+  for (size_t i = 0; i < faults.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      const Fault& a = faults[j];
+      const Fault& b = faults[i];
+      if (a.stage != b.stage) continue;
+      if (a.steps && b.steps && !a.steps->overlaps(*b.steps)) continue;
+      throw FaultSpecError(flag + " '" + texts[i] + "': stage " + std::to_string(b.stage) +
+                           " is given twice for the same steps ('" + texts[j] + "' covers " +
+                           describe(a.steps) + "); a stage may repeat only with @FROM-TO " +
+                           "ranges that do not overlap");
+    }
+  }
+}
 
 }  // namespace
 
-double Faults::slowFactor(int stage) const {
+bool StepRange::overlaps(const StepRange& other) const {
+  const bool endsBefore = to && *to <= other.from;
+  const bool startsAfter = other.to && *other.to <= from;
+  return !endsBefore && !startsAfter;
+}
+
+bool Stall::hits(int atStage, int atStep, int atMb) const {
+  return stage == atStage && mb == atMb && (!step || *step == atStep) && inSteps(steps, atStep);
+}
+
+double Faults::slowFactor(int stage, int step) const {
   for (const auto& s : slowStages) {
-    if (s.stage == stage) return s.factor;
+    if (s.stage == stage && inSteps(s.steps, step)) return s.factor;
   }
   return 1.0;
 }
 
-double Faults::commDelayMs(int stage) const {
+double Faults::commDelayMs(int stage, int step) const {
   for (const auto& d : commDelays) {
-    if (d.stage == stage) return d.ms;
+    if (d.stage == stage && inSteps(d.steps, step)) return d.ms;
   }
   return 0.0;
 }
@@ -91,35 +159,41 @@ constexpr double kMaxFactor = 1000;
 constexpr double kMaxFaultMs = 86'400'000;
 
 SlowStage parseSlowStage(std::string_view text, const FaultBounds& bounds) {
-  FlagParser in("--slow-stage", text, "STAGE:FACTOR, e.g. 2:1.5");
+  FlagParser in("--slow-stage", text, "STAGE:FACTOR[@FROM[-TO]], e.g. 2:1.5 or 2:1.5@4-8", true);
   in.requireFieldCount(2, 2);
   SlowStage s;
   s.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
   s.factor = in.number(1, "factor");
   if (s.factor <= 0 || s.factor > kMaxFactor) in.fail("the factor must be above 0, at most 1000");
+  s.steps = in.stepRange(bounds.steps);
   return s;
 }
 
 Stall parseStall(std::string_view flag, std::string_view text, const FaultBounds& bounds) {
-  FlagParser in(flag, text, "STAGE:MB:MS[:STEP], e.g. 1:5:20");
+  FlagParser in(flag, text, "STAGE:MB:MS[:STEP] or STAGE:MB:MS@FROM[-TO], e.g. 1:5:20 or 1:5:20@4",
+                true);
   in.requireFieldCount(3, 4);
   Stall s;
   s.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
   s.mb = in.inRange(in.integer(1, "microbatch"), bounds.m, "microbatch", "m");
   s.ms = in.number(2, "duration");
   if (s.ms <= 0 || s.ms > kMaxFaultMs) in.fail("the duration must be above 0 ms, at most a day");
-  if (in.fieldCount() == 4)
+  if (in.fieldCount() == 4) {
+    if (in.hasSteps()) in.fail("give either :STEP (one step) or @FROM[-TO] (a range), not both");
     s.step = in.inRange(in.integer(3, "step"), bounds.steps, "step", "steps");
+  }
+  s.steps = in.stepRange(bounds.steps);
   return s;
 }
 
 CommDelay parseCommDelay(std::string_view text, const FaultBounds& bounds) {
-  FlagParser in("--comm-delay", text, "STAGE:MS, e.g. 1:5");
+  FlagParser in("--comm-delay", text, "STAGE:MS[@FROM[-TO]], e.g. 1:5 or 1:5@4-8", true);
   in.requireFieldCount(2, 2);
   CommDelay d;
   d.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
   d.ms = in.number(1, "delay");
   if (d.ms <= 0 || d.ms > kMaxFaultMs) in.fail("the delay must be above 0 ms, at most a day");
+  d.steps = in.stepRange(bounds.steps);
   return d;
 }
 
@@ -155,26 +229,14 @@ Hang parseHang(std::string_view text, const FaultBounds& bounds) {
 
 Faults parseFaults(const FaultFlags& flags, const FaultBounds& bounds) {
   Faults f;
-  std::set<int> seen;
-  for (const auto& text : flags.slowStage) {
-    f.slowStages.push_back(parseSlowStage(text, bounds));
-    if (!seen.insert(f.slowStages.back().stage).second) {
-      throw FaultSpecError("--slow-stage '" + text + "': stage " +
-                           std::to_string(f.slowStages.back().stage) + " is given twice");
-    }
-  }
+  for (const auto& text : flags.slowStage) f.slowStages.push_back(parseSlowStage(text, bounds));
+  rejectOverlaps("--slow-stage", flags.slowStage, f.slowStages);
   for (const auto& text : flags.stall) f.stalls.push_back(parseStall("--stall", text, bounds));
   for (const auto& text : flags.hostStall) {
     f.hostStalls.push_back(parseStall("--host-stall", text, bounds));
   }
-  seen.clear();
-  for (const auto& text : flags.commDelay) {
-    f.commDelays.push_back(parseCommDelay(text, bounds));
-    if (!seen.insert(f.commDelays.back().stage).second) {
-      throw FaultSpecError("--comm-delay '" + text + "': stage " +
-                           std::to_string(f.commDelays.back().stage) + " is given twice");
-    }
-  }
+  for (const auto& text : flags.commDelay) f.commDelays.push_back(parseCommDelay(text, bounds));
+  rejectOverlaps("--comm-delay", flags.commDelay, f.commDelays);
   for (const auto& text : flags.crash) f.crashes.push_back(parseCrash(text, bounds));
   for (const auto& text : flags.mismatch) f.mismatches.push_back(parseMismatch(text, bounds));
   for (const auto& text : flags.hang) f.hangs.push_back(parseHang(text, bounds));

@@ -72,7 +72,7 @@ double uniformDraw(uint64_t seed, uint64_t a, uint64_t b, uint64_t c) {
 }
 
 double CostModel::scale(int stage, int step, int opIndex) const {
-  double s = faults_.slowFactor(stage);
+  double s = faults_.slowFactor(stage, step);
   if (faults_.jitterPct > 0) {
     s *= 1.0 + faults_.jitterPct / 100.0 *
                    uniformDraw(seed_, static_cast<uint64_t>(stage), static_cast<uint64_t>(step),

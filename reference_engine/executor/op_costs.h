@@ -26,7 +26,8 @@ class CostModel {
   CostModel(const OpCosts& costs, const Faults& faults, uint64_t seed)
       : costs_(costs), faults_(faults), seed_(seed) {}
 
-  // The factor an op's nominal cost is multiplied by: slow stage × (1 + jitter draw).
+  // The factor an op's nominal cost is multiplied by: the stage's slow factor in that step ×
+  // (1 + jitter draw).
   // `opIndex` is the op's position in its stage's order for the step.
   double scale(int stage, int step, int opIndex) const;
   int64_t opNs(int stage, int step, int opIndex, OpKind kind) const;

@@ -19,10 +19,6 @@ bool isBackward(OpKind kind) {
   return kind == OpKind::B || kind == OpKind::BW;
 }
 
-bool appliesTo(const Stall& s, int stage, int step, int mb) {
-  return s.stage == stage && s.mb == mb && (!s.step || *s.step == step);
-}
-
 [[noreturn]] void crashOnPurpose() {
   // An injected crash is a test of the launcher, not a bug: no core file.
   rlimit none{0, 0};
@@ -153,6 +149,7 @@ void StageRunner::sendOutput(int step, const PlannedOp& planned, Payload output)
   m.payload = std::move(output);
   m.rangeName = sendRangeName(gradient, op.mb, op.chunk, to.stage);
   m.record = {step, gradient, op.mb, op.chunk, to.stage, to.chunk, 0, 0, 0};
+  m.delayNs = msToNs(config_.faults.commDelayMs(stage_, step));
   // As with ncclSend, the call posts the transfer and returns; the channel's sender moves it.
   auto call = nccl_.send(pipelineComm_, m.payload.size(), to.stage);
   channels_.at(to.stage)->send(std::move(m));
@@ -171,14 +168,14 @@ void StageRunner::injectFaults(int step, const PlannedOp& planned) {
     if (h.stage == stage_ && h.mb == mb && h.step == step) hangOnPurpose();
   }
   for (const Stall& s : config_.faults.stalls) {
-    if (!appliesTo(s, stage_, step, mb)) continue;
+    if (!s.hits(stage_, step, mb)) continue;
     // Idle with nothing open: the host neither computes nor waits on a visible call.
     const int64_t start = realtimeNs();
     sleepUntil(monotonicNs() + msToNs(s.ms));
     record_.injected.push_back({"stall", step, mb, {start, realtimeNs()}});
   }
   for (const Stall& s : config_.faults.hostStalls) {
-    if (!appliesTo(s, stage_, step, mb)) continue;
+    if (!s.hits(stage_, step, mb)) continue;
     auto range = annotator_.hostWork(kDataloaderRange);
     spinUntil(monotonicNs() + msToNs(s.ms));
     const int64_t end = range.end();

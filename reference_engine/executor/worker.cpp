@@ -9,7 +9,6 @@
 #include <map>
 #include <memory>
 
-#include "reference_engine/executor/clock.h"
 #include "reference_engine/executor/config_json.h"
 #if BUBBLESCOPE_HAVE_CUDA_COMPUTE
 #include "reference_engine/executor/cuda_compute.h"
@@ -72,10 +71,9 @@ int runStage(const WorkerArgs& args) {
   auto compute = makeCompute(config, stage);
   Mailbox mailbox;
   {
-    const int64_t delayNs = msToNs(config.faults.commDelayMs(stage));
     std::map<int, std::unique_ptr<Channel>> channels;
     for (auto [peer, fd] : args.channels) {
-      channels[peer] = std::make_unique<Channel>(stage, peer, fd, mailbox, annotator, delayNs);
+      channels[peer] = std::make_unique<Channel>(stage, peer, fd, mailbox, annotator);
     }
     StageRunner(config, stage, mailbox, channels, annotator, *compute, record, nccl).run();
     for (auto& [peer, channel] : channels) {

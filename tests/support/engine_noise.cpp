@@ -5,7 +5,6 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -25,15 +24,37 @@ long long median(std::vector<long long> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// The stages whose sends the run delayed on purpose (--comm-delay S:MS, in the truth's faults).
-std::set<int> delayedSenders(const json& truth) {
-  std::set<int> out;
-  const json faults = truth.value("faults", json::object());
-  for (const json& d : faults.value("comm_delays", json::array())) {
-    out.insert(d.at("stage").get<int>());
-  }
-  return out;
+// Whether a fault of the truth's applies in `step`: every step, or from_step..to_step-1 when it
+// was given a range (--slow-stage S:FACTOR@FROM-TO; to_step null: to the run's end).
+bool appliesIn(const json& fault, int step) {
+  if (!fault.contains("from_step")) return true;
+  const json& to = fault.at("to_step");
+  return step >= fault.at("from_step").get<int>() && (to.is_null() || step < to.get<int>());
 }
+
+// What the run injected on purpose that changes how long an op or a send should take, step by
+// step, as the engine applies it (Faults::slowFactor, Faults::commDelayMs).
+class InjectedCosts {
+ public:
+  explicit InjectedCosts(const json& truth) : faults_(truth.value("faults", json::object())) {}
+
+  double slowFactor(int stage, int step) const {
+    for (const json& s : faults_.value("slow_stages", json::array())) {
+      if (s.at("stage").get<int>() == stage && appliesIn(s, step)) return s.at("factor");
+    }
+    return 1.0;
+  }
+  // Its sends held by --comm-delay.
+  bool delayed(int stage, int step) const {
+    for (const json& d : faults_.value("comm_delays", json::array())) {
+      if (d.at("stage").get<int>() == stage && appliesIn(d, step)) return true;
+    }
+    return false;
+  }
+
+ private:
+  json faults_;
+};
 
 // Each stage's main thread, from its step's start to its last op's end, neither computing,
 // receiving nor in an injected fault: a descheduled process starting an op, or posting its
@@ -47,7 +68,7 @@ constexpr long long kLateNs = 100'000;
 
 std::vector<LateOp> lateOps(const json& truth, int firstStep) {
   std::vector<LateOp> out;
-  const std::set<int> delayed = delayedSenders(truth);
+  const InjectedCosts injected(truth);
   for (const json& st : truth.at("stages")) {
     const int stage = st.at("stage").get<int>();
     std::map<int, std::vector<std::tuple<long long, long long, const json*>>> busy;  // by step
@@ -76,7 +97,6 @@ std::vector<LateOp> lateOps(const json& truth, int firstStep) {
         pending = 0;
       }
     }
-    if (delayed.count(stage)) continue;
     std::map<std::tuple<int, std::string, int, int>, const json*> sender;  // step, F|B, mb, chunk
     for (const json& o : st.at("ops")) {
       const std::string kind = o.at("kind").get<std::string>();
@@ -90,7 +110,7 @@ std::vector<LateOp> lateOps(const json& truth, int firstStep) {
       const long long previous = linkFree.count(peer) ? linkFree[peer] : 0;
       linkFree[peer] = ns(x, "end_ns");
       const int n = x.at("step").get<int>();
-      if (n < firstStep) continue;
+      if (n < firstStep || injected.delayed(stage, n)) continue;
       const auto it = sender.find(
           {n, x.at("kind").get<std::string>(), x.at("mb").get<int>(), x.at("chunk").get<int>()});
       if (it == sender.end()) continue;
@@ -123,16 +143,20 @@ std::vector<LateOp> engineLateOps(const std::filesystem::path& truthJson, int fi
 RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
   const json truth = readTruth(truthJson);
   std::vector<long long> samples;
-  // Each op against its stage's median for its kind and chunk: a slow stage or a costlier kind
-  // moves the median, not the overrun. A run with jitter spreads its ops on purpose: there only
-  // the transfers say what the machine added.
+  // Each op against its stage's median for its kind, chunk and slow factor in its step: a slow
+  // stage (in the steps it is slow) or a costlier kind moves the median, not the overrun. A run
+  // with jitter spreads its ops on purpose: there only the transfers say what the machine added.
   const bool jitter = truth.value("faults", json::object()).value("jitter_pct", 0.0) > 0;
+  const InjectedCosts injected(truth);
   for (const json& st : jitter ? json::array() : truth.at("stages")) {
-    std::map<std::pair<std::string, int>, std::vector<long long>> byKind;
+    const int stage = st.at("stage").get<int>();
+    std::map<std::tuple<std::string, int, double>, std::vector<long long>> byKind;
     for (const json& o : st.at("ops")) {
-      if (o.at("step").get<int>() < firstStep) continue;
-      byKind[{o.at("kind").get<std::string>(), o.at("chunk").get<int>()}].push_back(
-          ns(o, "end_ns") - ns(o, "start_ns"));
+      const int step = o.at("step").get<int>();
+      if (step < firstStep) continue;
+      byKind[{o.at("kind").get<std::string>(), o.at("chunk").get<int>(),
+              injected.slowFactor(stage, step)}]
+          .push_back(ns(o, "end_ns") - ns(o, "start_ns"));
     }
     for (const auto& [kind, durations] : byKind) {
       const long long typical = median(durations);
@@ -140,7 +164,6 @@ RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
     }
   }
   // Each transfer from when both sides had started to its arrival.
-  const std::set<int> delayed = delayedSenders(truth);
   std::map<std::tuple<int, std::string, int, int, int>, long long> sendStart;
   for (const json& st : truth.at("stages")) {
     for (const json& x : st.at("sends")) {
@@ -151,7 +174,8 @@ RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
   for (const json& st : truth.at("stages")) {
     for (const json& r : st.at("recvs")) {
       const int peer = r.at("peer").get<int>();
-      if (r.at("step").get<int>() < firstStep || delayed.count(peer)) continue;
+      const int step = r.at("step").get<int>();
+      if (step < firstStep || injected.delayed(peer, step)) continue;
       const auto it = sendStart.find({r.at("step").get<int>(), r.at("kind").get<std::string>(),
                                       r.at("mb").get<int>(), peer, st.at("stage").get<int>()});
       if (it == sendStart.end()) continue;

@@ -15,8 +15,9 @@
 namespace bubblescope::testing {
 
 // What the machine added to the run's ops and transfers, a step: each op's overrun of its stage's
-// median for its kind and chunk, each transfer's time once both its sides had started (links
-// with an injected comm delay left out), and the time ops and sends began late (engineLateOps:
+// median for its kind, chunk and slow factor, each transfer's time once both its sides had
+// started (links with an injected comm delay left out in the steps it holds them: faults with an
+// @FROM-TO range apply only there), and the time ops and sends began late (engineLateOps:
 // a descheduled process or sender thread), summed over the steps from `firstStep` and divided by
 // them; and the mean step span, to compare. A quiet machine: 2% of the step.
 struct RunNoise {
@@ -35,7 +36,7 @@ RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep = 
 // `firstStep`; throws std::runtime_error if the truth cannot be read.
 struct LateOp {
   int stage = 0;
-  int step = 0;  // the step's number
+  int step = 0;      // the step's number
   std::string kind;  // "F", "B", "W", "BW"
   int mb = 0, chunk = 0;
   long long ns = 0;

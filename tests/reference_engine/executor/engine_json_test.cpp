@@ -17,7 +17,8 @@ namespace {
 
 using nlohmann::json;
 
-// Every fault kind, each stall with and without its step, and a mismatch that deadlocks 1F1B.
+// Every fault kind, each stall with and without its step, faults with and without a step range,
+// and a mismatch that deadlocks 1F1B.
 EngineConfig everyMemberSet(ComputeMode compute) {
   EngineConfig c;
   c.scheduleName = "1f1b";
@@ -29,10 +30,10 @@ EngineConfig everyMemberSet(ComputeMode compute) {
   c.payloadBytes = 1 << 20;
   c.mlp = {64, 16, 0.5, 1.25};
   c.seed = 18'446'744'073'709'551'615u;
-  c.faults.slowStages = {{2, 1.5}};
-  c.faults.stalls = {{1, 5, 20, std::nullopt}, {2, 1, 7.5, 1}};
+  c.faults.slowStages = {{2, 1.5}, {1, 2, StepRange{1, std::nullopt}}, {1, 3, StepRange{0, 1}}};
+  c.faults.stalls = {{1, 5, 20, std::nullopt}, {2, 1, 7.5, 1}, {0, 2, 4, std::nullopt, {{1, 2}}}};
   c.faults.hostStalls = {{3, 0, 15, 0}};
-  c.faults.commDelays = {{1, 8}};
+  c.faults.commDelays = {{1, 8}, {2, 3, StepRange{0, 1}}};
   c.faults.jitterPct = 30;
   c.faults.crashes = {{2, 1, 0}};
   c.faults.mismatches = {{1, 4}};
@@ -96,10 +97,24 @@ TEST(EngineJson, ConfigurationIsDumpsBytesAndReadsBackAsWritten) {
     EXPECT_EQ(back.costs.wMs, 0.125);
     EXPECT_EQ(back.seed, c.seed);
     EXPECT_EQ(back.mlp.maxGradNorm, 1.25);
-    EXPECT_EQ(back.faults.stalls.size(), 2u);
+    EXPECT_EQ(back.faults.stalls.size(), 3u);
     EXPECT_FALSE(back.faults.stalls[0].step.has_value());
     EXPECT_EQ(back.faults.stalls[1].step, 1);
     EXPECT_EQ(back.faults.hostStalls[0].ms, 15);
+    // Each fault's step range, as the stages apply it.
+    ASSERT_EQ(back.faults.slowStages.size(), 3u);
+    EXPECT_FALSE(back.faults.slowStages[0].steps.has_value());
+    ASSERT_TRUE(back.faults.slowStages[1].steps.has_value());
+    EXPECT_EQ(back.faults.slowStages[1].steps->from, 1);
+    EXPECT_FALSE(back.faults.slowStages[1].steps->to.has_value());
+    EXPECT_EQ(back.faults.slowStages[2].steps->to, 1);
+    EXPECT_FALSE(back.faults.stalls[1].steps.has_value());
+    ASSERT_TRUE(back.faults.stalls[2].steps.has_value());
+    EXPECT_EQ(back.faults.stalls[2].steps->from, 1);
+    EXPECT_EQ(back.faults.stalls[2].steps->to, 2);
+    EXPECT_FALSE(back.faults.commDelays[0].steps.has_value());
+    EXPECT_EQ(back.faults.commDelays[1].steps->from, 0);
+    EXPECT_EQ(back.faults.commDelays[1].steps->to, 1);
     EXPECT_EQ(back.faults.mismatches[0].mb, 4);
     EXPECT_EQ(back.faults.hangs[0].mb, 3);
     EXPECT_EQ(back.faults.jitterPct, 30);
@@ -143,6 +158,20 @@ TEST(EngineJson, TruthIsDumpsBytesWithTheStagesPartsAndTheMismatchsEffect) {
       for (size_t s = 0; s < parts.size(); ++s) {
         EXPECT_EQ(truth["stages"][s], json::parse(partText(parts[s]))) << s;
       }
+      // A fault without a range is written as before ranges existed (tests compare its bytes); a
+      // ranged one adds its first step and its exclusive end (null: to the run's end).
+      const json& faults = truth["faults"];
+      EXPECT_EQ(faults["slow_stages"][0].dump(), R"({"factor":1.5,"stage":2})");
+      EXPECT_EQ(faults["slow_stages"][1].dump(),
+                R"({"factor":2.0,"from_step":1,"stage":1,"to_step":null})");
+      EXPECT_EQ(faults["slow_stages"][2].dump(),
+                R"({"factor":3.0,"from_step":0,"stage":1,"to_step":1})");
+      EXPECT_EQ(faults["comm_delays"][0].dump(), R"({"ms":8.0,"stage":1})");
+      EXPECT_EQ(faults["comm_delays"][1].dump(),
+                R"({"from_step":0,"ms":3.0,"stage":2,"to_step":1})");
+      EXPECT_EQ(faults["stalls"][0].dump(), R"({"mb":5,"ms":20.0,"stage":1,"step":null})");
+      EXPECT_EQ(faults["stalls"][2].dump(),
+                R"({"from_step":1,"mb":2,"ms":4.0,"stage":0,"step":null,"to_step":2})");
       const json& mm = truth["faults"]["mismatches"][0];
       EXPECT_EQ(mm["op"], "F mb=4");
       EXPECT_EQ(mm["stage_waits"], "RECV B mb=3 from=2");

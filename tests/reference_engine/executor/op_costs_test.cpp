@@ -38,6 +38,17 @@ TEST(CostModel, SlowStageMultipliesOnlyItsOwnOps) {
   EXPECT_EQ(model.opNs(2, 0, 1, OpKind::BW), 6'000'000);
 }
 
+TEST(CostModel, SlowStageWithAStepRangeScalesOnlyThoseSteps) {
+  Faults f;
+  f.slowStages = {{1, 2.0, StepRange{4, 6}}};
+  CostModel model(parseOpMs("2,2,2"), f, 1);
+  for (int step = 0; step < 8; ++step) {
+    const int64_t expected = step >= 4 && step < 6 ? 4'000'000 : 2'000'000;
+    EXPECT_EQ(model.opNs(1, step, 0, OpKind::F), expected) << "step " << step;
+    EXPECT_EQ(model.opNs(0, step, 0, OpKind::F), 2'000'000) << "step " << step;
+  }
+}
+
 TEST(CostModel, JitterIsBoundedAndReproducibleFromTheSeed) {
   Faults f;
   f.jitterPct = 20;
