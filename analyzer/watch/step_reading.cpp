@@ -13,14 +13,16 @@ std::string ms(TimeNs t) {
   return printed("%.1f ms", static_cast<double>(t) / 1e6);
 }
 
-// The op kind whose mean cost on `stage` stands furthest above the same kind's mean over the
-// stages that run it: what "stage 2 is slow" means in ops.
+// The op kind on which `stage` loses the most time against the same kind's mean over the stages
+// that run it (its mean cost above theirs, in ns): what "stage 2 is slow" means in ops. A stage
+// slow at every kind alike names the longest kind, every step the same.
 void slowestKind(const PipelineResult& pl, int stage, StepCulprit& c) {
   const StageResult* mine = nullptr;
   for (const StageResult& s : pl.stages) {
     if (s.stage == stage) mine = &s;
   }
   if (mine == nullptr) return;
+  double most = 0;
   for (size_t k = 0; k < mine->meanCost.size(); ++k) {
     if (mine->meanCost[k] <= 0) continue;
     TimeNs sum = 0;
@@ -30,10 +32,12 @@ void slowestKind(const PipelineResult& pl, int stage, StepCulprit& c) {
       sum += s.meanCost[k];
       ++n;
     }
-    const double ratio = static_cast<double>(mine->meanCost[k]) * n / static_cast<double>(sum);
-    if (!c.op || ratio > c.ratio) {
+    const double mean = static_cast<double>(sum) / n;
+    const double excess = static_cast<double>(mine->meanCost[k]) - mean;
+    if (!c.op || excess > most) {
       c.op = static_cast<OpKind>(k);
-      c.ratio = ratio;
+      c.ratio = static_cast<double>(mine->meanCost[k]) / mean;
+      most = excess;
     }
   }
 }
@@ -60,7 +64,6 @@ std::string StepCulprit::key() const {
   if (replica >= 0) k += " replica " + std::to_string(replica);
   if (stage >= 0) k += " stage " + std::to_string(stage);
   if (toStage >= 0) k += "->" + std::to_string(toStage);
-  if (op) k += std::string(" ") + engine::kindName(*op);
   return k;
 }
 

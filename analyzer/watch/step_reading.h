@@ -23,13 +23,14 @@ struct StepCulprit {
   int replica = -1;                        // the DP replica it is on; -1 in a one-replica job
   int stage = -1;                          // -1: no one stage (jitter, stalls with no place)
   int toStage = -1;                        // a comm stall: the link's receiver (stage sends)
-  // Imbalance: the op kind of the stage that ran longest against the same kind on the other
-  // stages, and that ratio.
+  // Imbalance: the op kind on which the stage lost the most time against the same kind's mean
+  // over the stages, and its cost over that mean.
   std::optional<OpKind> op;
   double ratio = 0;
   TimeNs cost = 0;  // how much shorter the step would be without it
 
-  // The same culprit in two steps has the same key (not its cost): "imbalance stage 2 F".
+  // The same culprit in two steps has the same key, whatever its cost and op kind (a stage slow
+  // at F and B alike may lead with either): "imbalance stage 2", "stall_comm stage 1->2".
   std::string key() const;
   // "imbalance: stage 2 F +96.0 ms (1.41x)", "stall: comm on stage 1->2 +12.0 ms".
   std::string text() const;

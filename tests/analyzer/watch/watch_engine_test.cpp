@@ -110,6 +110,56 @@ TEST(WatchEngine, StallsAreNamedOnTheirStepAndStageAndPrometheusSaysWhatAnalyzeS
   EXPECT_EQ(sample(text, "bubblescope_steps_watched_total{"), steps);
 }
 
+// A stage that turns slow at a seeded step and back at a later one: every step between names its
+// imbalance, the change starts within 2 steps of the onset and ends within 2 of the end.
+TEST(WatchEngine, AStageThatTurnsSlowIsReportedWhenItStartsAndWhenItEnds) {
+  std::mt19937 rng(301);
+  const int p = 4, steps = 12;
+  const int slow = std::uniform_int_distribution<int>(0, p - 1)(rng);
+  const int onset = std::uniform_int_distribution<int>(2, 5)(rng);
+  const int end = onset + std::uniform_int_distribution<int>(3, 5)(rng);  // exclusive
+  const std::string range = std::to_string(onset) + "-" + std::to_string(end);
+  SCOPED_TRACE("--slow-stage " + std::to_string(slow) + ":1.6@" + range);
+  testing::TempDir tmp("watch-slow");
+  const fs::path run = tmp / "run";
+  const auto rec = testing::recordSteadyEngineRun(
+      run.string(), (tmp / "truth.json").string(),
+      {"--schedule", "1f1b", "-p", std::to_string(p), "-m", "8", "--steps", std::to_string(steps),
+       "--slow-stage", std::to_string(slow) + ":1.6@" + range});
+  ASSERT_EQ(rec.process.exitCode, 0) << rec.process.err;
+  if (!rec.steady) GTEST_SKIP() << rec.tooLoaded();
+  const auto watch = runBubblescope({"watch", run.string()});
+  ASSERT_EQ(watch.exitCode, 0) << watch.err;
+  const std::map<int, std::string> byStep = stepLines(watch.out);
+  const std::string named = "imbalance: stage " + std::to_string(slow) + " ";
+  for (const auto& [n, line] : byStep) {
+    const bool faulty = n >= onset && n < end;
+    if (n == 0) continue;  // step 0 warms up
+    EXPECT_EQ(line.find(named) != std::string::npos, faulty) << "step " << n << "\n" << watch.out;
+  }
+  static const std::regex started(
+      R"(^step (\d+)  started: imbalance: stage (\d+) .*, from step (\d+)$)");
+  static const std::regex ended(R"(^step (\d+)  ended: imbalance stage (\d+), steps (\d+)-(\d+)$)");
+  int starts = 0, ends = 0;
+  std::smatch m;
+  for (const std::string& line : lines(watch.out)) {
+    if (std::regex_match(line, m, started)) {
+      ++starts;
+      EXPECT_EQ(std::stoi(m[2]), slow) << line;
+      EXPECT_EQ(std::stoi(m[3]), onset) << line;
+      EXPECT_LE(std::stoi(m[1]), onset + 1) << line;
+    } else if (std::regex_match(line, m, ended)) {
+      ++ends;
+      EXPECT_EQ(std::stoi(m[2]), slow) << line;
+      EXPECT_EQ(std::stoi(m[3]), onset) << line;
+      EXPECT_EQ(std::stoi(m[4]), end - 1) << line;
+      EXPECT_LE(std::stoi(m[1]), end + 1) << line;
+    }
+  }
+  EXPECT_EQ(starts, 1) << watch.out;
+  EXPECT_EQ(ends, 1) << watch.out;
+}
+
 TEST(WatchEngine, ARunThatIsNotATraceIsOneSentenceAndExitTwo) {
   testing::TempDir tmp("watch-bad");
   const fs::path junk = tmp / "junk.sqlite";
