@@ -42,7 +42,7 @@ class CulpritChanges {
 };
 
 // "step 14  started: imbalance: stage 1 F +96.0 ms (2.01x), from step 13"
-// "step 20  ended: imbalance stage 1 F, steps 13-18"
+// "step 20  ended: imbalance: stage 1, steps 13-18"
 std::string changeLine(const CulpritChange& change);
 
 }  // namespace bubblescope::analysis::watch

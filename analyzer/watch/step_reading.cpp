@@ -67,7 +67,7 @@ std::string StepCulprit::key() const {
   return k;
 }
 
-std::string StepCulprit::text() const {
+std::string StepCulprit::place() const {
   // "imbalance:" and "jitter:" name the class before the place; a stall's name has its colon
   // ("stall: comm") and reads on into the place.
   std::string t = idleClassName(cause);
@@ -78,6 +78,11 @@ std::string StepCulprit::text() const {
     t += std::to_string(stage);
   }
   if (toStage >= 0) t += "->" + std::to_string(toStage);
+  return t;
+}
+
+std::string StepCulprit::text() const {
+  std::string t = place();
   if (op) t += std::string(" ") + engine::kindName(*op);
   t += " +" + ms(cost);
   if (op && ratio > 0) t += " (" + printed("%.2fx", ratio) + ")";

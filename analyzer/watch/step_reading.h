@@ -34,6 +34,8 @@ struct StepCulprit {
   std::string key() const;
   // "imbalance: stage 2 F +96.0 ms (1.41x)", "stall: comm on stage 1->2 +12.0 ms".
   std::string text() const;
+  // What and where, as a key reads to a person: "imbalance: stage 2", "stall: comm on stage 1->2".
+  std::string place() const;
 };
 
 struct StageReading {

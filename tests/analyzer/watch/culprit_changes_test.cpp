@@ -47,7 +47,7 @@ TEST(CulpritChanges, AStageThatTurnsSlowStartsAfterTwoStepsAndEndsAfterTwoWithou
   EXPECT_TRUE(changes.active().empty());
   EXPECT_EQ(changeLine(seen[0]),
             "step 3  started: imbalance: stage 2 F +10.0 ms (1.50x), from step 2");
-  EXPECT_EQ(changeLine(seen[1]), "step 7  ended: imbalance stage 2, steps 2-5");
+  EXPECT_EQ(changeLine(seen[1]), "step 7  ended: imbalance: stage 2, steps 2-5");
 }
 
 TEST(CulpritChanges, AOneStepHiccupStartsNothing) {

@@ -139,7 +139,8 @@ TEST(WatchEngine, AStageThatTurnsSlowIsReportedWhenItStartsAndWhenItEnds) {
   }
   static const std::regex started(
       R"(^step (\d+)  started: imbalance: stage (\d+) .*, from step (\d+)$)");
-  static const std::regex ended(R"(^step (\d+)  ended: imbalance stage (\d+), steps (\d+)-(\d+)$)");
+  static const std::regex ended(
+      R"(^step (\d+)  ended: imbalance: stage (\d+), steps (\d+)-(\d+)$)");
   int starts = 0, ends = 0;
   std::smatch m;
   for (const std::string& line : lines(watch.out)) {
@@ -155,6 +156,43 @@ TEST(WatchEngine, AStageThatTurnsSlowIsReportedWhenItStartsAndWhenItEnds) {
       EXPECT_EQ(std::stoi(m[4]), end - 1) << line;
       EXPECT_LE(std::stoi(m[1]), end + 1) << line;
     }
+  }
+  EXPECT_EQ(starts, 1) << watch.out;
+  EXPECT_EQ(ends, 1) << watch.out;
+}
+
+// A link that degrades for a seeded range of steps (the stage's sends held 10 ms): every step of
+// the range names a comm stall on a link from that stage, no other step does, and the change
+// starts and ends once.
+TEST(WatchEngine, ALinkThatDegradesIsNamedOnEveryStepOfTheRange) {
+  std::mt19937 rng(302);
+  const int p = 4, steps = 10;
+  const int sender = std::uniform_int_distribution<int>(0, p - 1)(rng);
+  const int onset = std::uniform_int_distribution<int>(2, 4)(rng);
+  const int end = onset + std::uniform_int_distribution<int>(3, 4)(rng);  // exclusive
+  const std::string flag =
+      std::to_string(sender) + ":10@" + std::to_string(onset) + "-" + std::to_string(end);
+  SCOPED_TRACE("--comm-delay " + flag);
+  testing::TempDir tmp("watch-link");
+  const fs::path run = tmp / "run";
+  const auto rec =
+      testing::recordSteadyEngineRun(run.string(), (tmp / "truth.json").string(),
+                                     {"--schedule", "1f1b", "-p", std::to_string(p), "-m", "8",
+                                      "--steps", std::to_string(steps), "--comm-delay", flag});
+  ASSERT_EQ(rec.process.exitCode, 0) << rec.process.err;
+  if (!rec.steady) GTEST_SKIP() << rec.tooLoaded();
+  const auto watch = runBubblescope({"watch", run.string()});
+  ASSERT_EQ(watch.exitCode, 0) << watch.err;
+  const std::string named = "stall: comm on stage " + std::to_string(sender) + "->";
+  for (const auto& [n, line] : stepLines(watch.out)) {
+    if (n == 0) continue;  // step 0 warms up
+    EXPECT_EQ(line.find(named) != std::string::npos, n >= onset && n < end) << "step " << n << "\n"
+                                                                            << watch.out;
+  }
+  int starts = 0, ends = 0;
+  for (const std::string& line : lines(watch.out)) {
+    starts += line.find("started: " + named) != std::string::npos;
+    ends += line.find("ended: " + named) != std::string::npos;
   }
   EXPECT_EQ(starts, 1) << watch.out;
   EXPECT_EQ(ends, 1) << watch.out;
