@@ -1,10 +1,20 @@
 #include "agent/core/memory_window.h"
 
+#include <cstdio>
 #include <utility>
 
 #include "traces/errors.h"
 
 namespace bubblescope::agent {
+namespace {
+
+std::string mebibytes(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
+}  // namespace
 
 std::unique_ptr<traces::TraceWriter> makeMemoryTrace(traces::RankMeta meta, int64_t startNs) {
   meta.startNs = startNs;
@@ -25,9 +35,9 @@ MemorySnapshot imageOf(traces::TraceWriter& trace, uint64_t maxBytes) {
   try {
     const uint64_t bytes = trace.imageBytes();
     if (bytes > maxBytes) {
-      s.error = "the memory window's trace is " + std::to_string(bytes >> 20) +
-                " MiB, more than a snapshot may be (" + std::to_string(maxBytes >> 20) +
-                " MiB): watch with a smaller keep";
+      s.error = "the memory window's trace is " + mebibytes(bytes) +
+                ", more than a snapshot may be (" + mebibytes(maxBytes) +
+                "): watch with a smaller keep";
       return s;
     }
     s.image = trace.image();

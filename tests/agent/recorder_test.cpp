@@ -260,6 +260,18 @@ TEST(AgentRecorder, StopEndsTheMemoryWindow) {
   EXPECT_EQ(r.watchEndReason(), "a stop request ended it");
 }
 
+TEST(AgentRecorder, AForkedChildDoesNotInheritAMemoryWindow) {
+  Recorder r;
+  r.begin(false, "record");
+  ASSERT_TRUE(r.watch(kSecond, realtimeNs()));
+  ASSERT_TRUE(r.lockForFork());
+  r.resetInChild();  // as in the child: nobody could read its memory window there
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_FALSE(r.memoryWindow().open);
+  EXPECT_TRUE(r.windows().empty());
+  EXPECT_FALSE(r.hadFileWindow());
+}
+
 TEST(AgentControlMarks, ParsesStartAndStop) {
   ControlCommand c;
   std::string error;
