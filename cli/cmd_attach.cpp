@@ -259,6 +259,7 @@ int runDetach(const TargetArgs& a) {
     const std::string stopped = x.reply.text("stopped");
     std::string line = stopped == "window"  ? "stopped recording -> " + x.reply.text("file")
                        : stopped == "armed" ? "cancelled the window that was waiting for its step"
+                       : stopped == "watch" ? "ended its memory window (watch); no file"
                                             : "was not recording";
     done.emplace_back(st, line);
   }

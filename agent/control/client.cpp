@@ -85,6 +85,10 @@ struct Connection {
   size_t written = 0;
   std::string in;
   Clock::time_point retryAt{};
+  // A reply with bytes=N (snapshot): the N bytes after its line, as they come.
+  int64_t expected = -1;
+  size_t received = 0;
+  std::string payload;
 };
 
 // Connects without blocking. Returns false when finished (result filled in) or to retry later.
@@ -146,10 +150,37 @@ void finishReply(Connection& c, Exchange& result) {
   if (auto reply = parseReply(line); reply && eol != std::string::npos) {
     result.outcome = Outcome::Answered;
     result.reply = std::move(*reply);
+    if (c.expected >= 0 && c.received < static_cast<size_t>(c.expected)) {
+      result.outcome = Outcome::NotAnswering;
+      result.detail = "sent " + std::to_string(c.received) + " of the " +
+                      std::to_string(c.expected) + " bytes it announced";
+    } else if (c.expected >= 0) {
+      result.payload = std::move(c.payload);
+    }
     return;
   }
   result.outcome = Outcome::BadReply;
   result.detail = "not a bubblescope agent (it answered something else)";
+}
+
+// The reply line is in: whether bytes follow it (an ok reply with bytes=N, when the request
+// expects them), and those already read past the line. False when the reply is complete.
+bool expectPayload(Connection& c, size_t eol, Exchange& result) {
+  const auto reply = parseReply(std::string_view(c.in).substr(0, eol));
+  if (!reply || !reply->ok || reply->find("bytes") == nullptr) return false;
+  const int64_t bytes = reply->integer("bytes", -1);
+  if (bytes < 0 || static_cast<uint64_t>(bytes) > kMaxSnapshotBytes) {
+    result.outcome = Outcome::BadReply;
+    result.detail = "announced " + reply->text("bytes") + " bytes, more than a snapshot may be";
+    return false;
+  }
+  c.expected = bytes;
+  c.payload.resize(static_cast<size_t>(bytes));
+  const size_t early = std::min(c.in.size() - (eol + 1), static_cast<size_t>(bytes));
+  std::memcpy(c.payload.data(), c.in.data() + eol + 1, early);
+  c.received = early;
+  c.in.resize(eol + 1);
+  return c.received < static_cast<size_t>(bytes);
 }
 
 std::vector<Target> socketsIn(const fs::path& dir) {
@@ -184,9 +215,10 @@ const char* outcomeWords(Outcome outcome) {
   return "?";
 }
 
-std::vector<Exchange> exchangeAll(const std::vector<Target>& targets,
-                                  const std::vector<std::string>& requests,
-                                  std::chrono::milliseconds timeout) {
+// exchangeAll, and with `payloads` the bytes that follow a reply announcing them.
+std::vector<Exchange> exchange(const std::vector<Target>& targets,
+                               const std::vector<std::string>& requests,
+                               std::chrono::milliseconds timeout, bool payloads) {
   std::vector<Exchange> results(targets.size());
   const Clock::time_point deadline = Clock::now() + timeout;
   std::vector<Connection> open;
@@ -248,16 +280,29 @@ std::vector<Exchange> exchangeAll(const std::vector<Target>& targets,
           // The server may have refused us and closed: its reply is still there to read.
           c.written = c.out.size();
         }
-      } else if ((fds[i].revents & (POLLIN | POLLERR | POLLHUP)) != 0) {
-        char buf[4096];
-        const ssize_t got = ::recv(c.fd, buf, sizeof buf, MSG_DONTWAIT);
+      } else if ((fds[i].revents & (POLLIN | POLLERR | POLLHUP)) != 0 && c.expected >= 0) {
+        // The payload, straight into its place.
+        const ssize_t got = ::recv(c.fd, c.payload.data() + c.received,
+                                   static_cast<size_t>(c.expected) - c.received, MSG_DONTWAIT);
         if (got > 0) {
-          c.in.append(buf, static_cast<size_t>(got));
-          done = c.in.find('\n') != std::string::npos || c.in.size() > kMaxReplyBytes;
+          c.received += static_cast<size_t>(got);
+          done = c.received == static_cast<size_t>(c.expected);
         } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
           done = true;
         }
         if (done) finishReply(c, result);
+      } else if ((fds[i].revents & (POLLIN | POLLERR | POLLHUP)) != 0) {
+        char buf[65536];
+        const ssize_t got = ::recv(c.fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (got > 0) {
+          c.in.append(buf, static_cast<size_t>(got));
+          const size_t eol = c.in.find('\n');
+          done = eol != std::string::npos || c.in.size() > kMaxReplyBytes;
+          if (payloads && eol != std::string::npos && expectPayload(c, eol, result)) done = false;
+        } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+          done = true;
+        }
+        if (done && result.outcome != Outcome::BadReply) finishReply(c, result);
       }
       if (done) {
         ::close(c.fd);
@@ -270,6 +315,11 @@ std::vector<Exchange> exchangeAll(const std::vector<Target>& targets,
   for (Connection& c : open) {
     results[c.index].outcome = Outcome::NotAnswering;
     results[c.index].detail = "did not answer within " + std::to_string(timeout.count()) + " ms";
+    if (c.expected >= 0) {
+      results[c.index].detail = "sent " + std::to_string(c.received) + " of the " +
+                                std::to_string(c.expected) + " bytes it announced within " +
+                                std::to_string(timeout.count()) + " ms";
+    }
     ::close(c.fd);
   }
   for (Connection& c : waiting) {
@@ -281,6 +331,36 @@ std::vector<Exchange> exchangeAll(const std::vector<Target>& targets,
     results[i].detail = "not reached in time";
   }
   return results;
+}
+
+std::vector<Exchange> exchangeAll(const std::vector<Target>& targets,
+                                  const std::vector<std::string>& requests,
+                                  std::chrono::milliseconds timeout) {
+  return exchange(targets, requests, timeout, false);
+}
+
+std::vector<Exchange> watchAll(const std::vector<Target>& targets, int64_t keepNs,
+                               std::chrono::milliseconds timeout) {
+  Command watch{Command::Verb::Watch};
+  watch.keepNs = keepNs;
+  return exchange(targets, {formatCommand(watch)}, timeout, false);
+}
+
+std::vector<Exchange> fetchSnapshots(const std::vector<Target>& targets,
+                                     std::chrono::milliseconds timeout) {
+  return exchange(targets, {formatCommand(Command{Command::Verb::Snapshot})}, timeout, true);
+}
+
+std::optional<std::string> fetchSnapshot(const Target& target, std::chrono::milliseconds timeout,
+                                         Reply* reply, std::string* error) {
+  Exchange e = std::move(fetchSnapshots({target}, timeout)[0]);
+  if (reply != nullptr) *reply = e.reply;
+  if (e.outcome == Outcome::Answered && e.reply.ok) return std::move(e.payload);
+  if (error != nullptr) {
+    *error = e.outcome != Outcome::Answered ? std::string(outcomeWords(e.outcome)) + ": " + e.detail
+                                            : e.reply.text("message");
+  }
+  return std::nullopt;
 }
 
 Discovery discoverAgents(const DirEnvironment& env, uid_t uid) {

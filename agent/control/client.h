@@ -34,8 +34,9 @@ enum class Outcome {
 
 struct Exchange {
   Outcome outcome = Outcome::NotAnswering;
-  Reply reply;         // when Answered
-  std::string detail;  // otherwise, in words
+  Reply reply;          // when Answered
+  std::string detail;   // otherwise, in words
+  std::string payload;  // the bytes after an ok snapshot reply (bytes=N of them)
 };
 
 // Sends requests[i] to targets[i] (or requests[0] to all when it is the only one), all at once
@@ -43,6 +44,22 @@ struct Exchange {
 std::vector<Exchange> exchangeAll(const std::vector<Target>& targets,
                                   const std::vector<std::string>& requests,
                                   std::chrono::milliseconds timeout);
+
+// `watch keep=SECONDS` (keepNs 0: the agent's default) to every target at once: starts or renews
+// each one's memory window. A reply is err (with message=) where a process records to a file.
+std::vector<Exchange> watchAll(const std::vector<Target>& targets, int64_t keepNs,
+                               std::chrono::milliseconds timeout);
+
+// `snapshot` to every target at once: each ok reply's payload is the SQLite image of that
+// process's memory window (a rank trace: sqlite::Database::fromBytes, then traces::readRankTrace).
+// The agent waits up to 1.5 s for its writer: give `timeout` kSnapshotClientTimeout or more.
+inline constexpr std::chrono::milliseconds kSnapshotClientTimeout{4000};
+std::vector<Exchange> fetchSnapshots(const std::vector<Target>& targets,
+                                     std::chrono::milliseconds timeout);
+// One target: the image and the reply's fields, or nothing with `error` in words (the agent's
+// message, or what went wrong on the way).
+std::optional<std::string> fetchSnapshot(const Target& target, std::chrono::milliseconds timeout,
+                                         Reply* reply, std::string* error);
 
 // Every socket in the user's runtime directories. Directories that are not safe to use are left
 // out with one line each in `problems`.

@@ -1,6 +1,7 @@
 #include "agent/control/control_handler.h"
 
 #include "agent/control/window_request.h"
+#include "agent/core/clock.h"
 
 #include "bubblescope/version.h"
 
@@ -26,7 +27,7 @@ std::string reasonOf(const Command& c) {
 
 }  // namespace
 
-Reply ControlHandler::handle(std::string_view line, int64_t nowNs) {
+Reply ControlHandler::handle(std::string_view line, int64_t nowNs, std::string* payload) {
   Command command;
   std::string error;
   if (!control::parseCommand(line, &command, &error)) return refusal(error);
@@ -40,6 +41,11 @@ Reply ControlHandler::handle(std::string_view line, int64_t nowNs) {
       return stop();
     case Command::Verb::Hang:
       return hang(nowNs);
+    case Command::Verb::Watch:
+      return watch(command, nowNs);
+    case Command::Verb::Snapshot:
+      if (payload == nullptr) return refusal("snapshot needs a connection that takes its bytes");
+      return snapshot(payload);
   }
   return refusal("unknown request");
 }
@@ -99,16 +105,25 @@ Reply ControlHandler::status(int64_t nowNs) {
   }
   addWindow(r);
   const std::string& window = f["window"];
+  const MemoryWindowState memory = recorder_.memoryWindow();
   f["state"] = recorder_.disabled()         ? "off"
+               : memory.open                ? "watching"
                : isRecording(controlWord()) ? "recording"
                : window == "armed"          ? "armed"
                                             : "dormant";
+  if (memory.open) f["keep"] = control::formatSeconds(memory.keepNs);
   return r;
 }
 
 Reply ControlHandler::start(const Command& c) {
   if (recorder_.disabled()) return refusal("capture is off in this process");
   WindowRequest request = windowRequestFor(c, reasonOf(c));
+  if (recorder_.memoryWindow().open) {
+    // A file window wins over a memory window (docs/agent.md): the watcher's next request is told
+    // why, and what the memory window held is taken before the file window opens.
+    recorder_.endWatch("a file window was asked for (" + request.reason + ")");
+    if (flush_ != nullptr) flush_(kSwitchFlushMs);
+  }
   const int64_t step = recorder_.currentStep();
   const size_t index = recorder_.windows().size();
   std::string why;
@@ -144,13 +159,70 @@ Reply ControlHandler::stop() {
   const std::vector<WindowRecord> windows = recorder_.windows();
   const bool armed = armedNow(windows.size());
   const bool open = !windows.empty() && windows.back().endNs == 0 && isRecording(controlWord());
+  const bool memory = recorder_.memoryWindow().open;
   recorder_.stop();
   armedIndex_ = -1;
   Reply r;
   r.ok = true;
-  r.fields["stopped"] = open ? "window" : armed ? "armed" : "nothing";
+  r.fields["stopped"] = memory ? "watch" : open ? "window" : armed ? "armed" : "nothing";
   if (!windows.empty()) r.fields["window_index"] = std::to_string(windows.size() - 1);
   addFile(r);
+  return r;
+}
+
+}  // namespace bubblescope::agent
+
+namespace bubblescope::agent {
+
+// Starts the memory window, or renews the open one (a watcher sends this every so often; the
+// lease also runs from each snapshot). Refused while the process records to a file: the watcher
+// then reads the trace files.
+Reply ControlHandler::watch(const Command& c, int64_t nowNs) {
+  if (recorder_.disabled()) return refusal("capture is off in this process");
+  const int64_t keepNs = c.keepNs > 0 ? c.keepNs : control::kDefaultKeepNs;
+  const bool renewing = recorder_.memoryWindow().open;
+  // A file window that just closed: its last events go to its file, not to the memory window.
+  if (!renewing && flush_ != nullptr && recorder_.hadFileWindow()) flush_(kSwitchFlushMs);
+  std::string why;
+  if (!recorder_.watch(keepNs, realtimeNs(), &why)) {
+    Reply r = refusal(why +
+                      ": no memory window while this process records to a file; read its "
+                      "trace file instead");
+    addFile(r);
+    r.fields["state"] = armedNow(recorder_.windows().size()) ? "armed" : "recording";
+    return r;
+  }
+  Reply r = status(nowNs);
+  r.fields["renewed"] = renewing ? "1" : "0";
+  r.fields["lease_ns"] = std::to_string(watchLeaseNs(keepNs));
+  return r;
+}
+
+// The memory window's trace, as an SQLite image of a rank trace, in `payload`; the reply says how
+// many bytes follow it. Renews the lease.
+Reply ControlHandler::snapshot(std::string* payload) {
+  if (!recorder_.renewWatch(realtimeNs())) {
+    const std::string ended = recorder_.watchEndReason();
+    return refusal("no memory window: send watch first" +
+                   (ended.empty() ? std::string() : " (the last one ended: " + ended + ")"));
+  }
+  if (imageSource_ == nullptr) return refusal("this process cannot take snapshots");
+  MemorySnapshot m = imageSource_(kSnapshotTimeoutMs, control::kMaxSnapshotBytes);
+  if (!m.ok) return refusal(m.error);
+  const MemoryWindowState memory = recorder_.memoryWindow();
+  Reply r;
+  r.ok = true;
+  auto& f = r.fields;
+  f["bytes"] = std::to_string(m.image.size());
+  f["pid"] = std::to_string(identity_.pid);
+  f["rank"] = std::to_string(identity_.rank);
+  f["step"] = std::to_string(recorder_.currentStep());
+  if (const int64_t period = steps_.periodNs(); period > 0) f["step_ns"] = std::to_string(period);
+  f["now_ns"] = std::to_string(m.nowNs);
+  f["held_from_ns"] = std::to_string(m.heldFromNs);
+  f["window_start"] = std::to_string(m.windowStartNs);
+  f["keep"] = control::formatSeconds(memory.keepNs);
+  *payload = std::move(m.image);
   return r;
 }
 

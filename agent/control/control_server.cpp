@@ -27,6 +27,8 @@ namespace {
 
 constexpr int64_t kTickNs = 100'000'000;                 // step counter sampling, longest poll
 constexpr int64_t kConnectionTimeoutNs = 2'000'000'000;  // to send a line and take the reply
+// A snapshot's bytes get this much more time per MiB (a reader slower than 64 MiB/s is given up).
+constexpr int64_t kPayloadNsPerMiB = 1'000'000'000 / 64;
 constexpr int kMaxConnections = 16;
 constexpr int kBacklog = 128;
 
@@ -35,6 +37,8 @@ struct Connection {
   std::string in;
   std::string out;
   size_t written = 0;
+  std::string payload;  // a snapshot's image, sent after `out`
+  size_t payloadWritten = 0;
   bool replied = false;
 };
 
@@ -57,6 +61,8 @@ class ControlServer {
     for (auto& fd : connFds_) fd.store(-1);
     handler_.setFileLookup([] { return writerStats().file; });
     handler_.setLiveSnapshotSource(liveSource);
+    handler_.setMemoryImageSource(&memoryWindowImage);
+    handler_.setWriterFlush(&flushWriter);
   }
 
   bool open(const control::DirEnvironment& env);
@@ -72,6 +78,7 @@ class ControlServer {
   bool peerAllowed(int fd);
   // Reads, answers, writes; false when the connection is finished.
   bool service(int slot, short revents, int64_t nowNs);
+  bool sendingSnapshot() const;
   void closeSlot(int slot);
   void fail(const std::string& what);
   void closeDescriptors();
@@ -277,16 +284,38 @@ bool ControlServer::service(int slot, short revents, int64_t nowNs) {
     if (eol == std::string::npos || eol >= control::kMaxRequestBytes) {
       c.out = refusalLine("request longer than " + std::to_string(control::kMaxRequestBytes) +
                           " bytes");
+    } else if (sendingSnapshot() && std::string_view(c.in).substr(0, eol).find("snapshot") == 0) {
+      // One image in flight at a time: the agent's memory stays bounded whoever asks.
+      c.out = refusalLine("busy: another snapshot is being sent, try again");
     } else {
-      c.out = control::formatReply(handler_.handle(std::string_view(c.in).substr(0, eol), nowNs));
+      c.out = control::formatReply(
+          handler_.handle(std::string_view(c.in).substr(0, eol), nowNs, &c.payload));
+      // The snapshot may have waited for the writer: the bytes get time of their own.
+      const int64_t now = monotonicNs();
+      c.deadlineNs = now + kConnectionTimeoutNs +
+                     static_cast<int64_t>(c.payload.size() >> 20) * kPayloadNsPerMiB;
     }
     c.replied = true;
   }
-  const ssize_t sent =
-      ::send(fd, c.out.data() + c.written, c.out.size() - c.written, MSG_NOSIGNAL | MSG_DONTWAIT);
-  if (sent < 0) return errno == EAGAIN || errno == EINTR;
-  c.written += static_cast<size_t>(sent);
-  return c.written < c.out.size();
+  // The reply line, then the payload (if any), as far as the socket takes them now.
+  for (;;) {
+    const bool line = c.written < c.out.size();
+    const char* data = line ? c.out.data() + c.written : c.payload.data() + c.payloadWritten;
+    const size_t left = line ? c.out.size() - c.written : c.payload.size() - c.payloadWritten;
+    if (left == 0) return false;  // all sent
+    const ssize_t sent = ::send(fd, data, left, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent < 0) return errno == EAGAIN || errno == EINTR;
+    (line ? c.written : c.payloadWritten) += static_cast<size_t>(sent);
+  }
+}
+
+bool ControlServer::sendingSnapshot() const {
+  for (int slot = 0; slot < kMaxConnections; ++slot) {
+    if (connFds_[slot].load(std::memory_order_relaxed) >= 0 && !conns_[slot].payload.empty()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void ControlServer::closeSlot(int slot) {

@@ -69,7 +69,8 @@ int hexValue(char c) {
 
 bool parseCommand(std::string_view line, Command* out, std::string* error) {
   static constexpr const char* kUsage =
-      "start [steps=N | duration=SECONDS] [from=S], stop, status, hang";
+      "start [steps=N | duration=SECONDS] [from=S], stop, status, hang, watch [keep=SECONDS], "
+      "snapshot";
   line = trimLine(line);
   std::string_view rest = line;
   const std::string_view verb = nextWord(rest);
@@ -82,6 +83,10 @@ bool parseCommand(std::string_view line, Command* out, std::string* error) {
     c.verb = Command::Verb::Stop;
   } else if (verb == "hang") {
     c.verb = Command::Verb::Hang;
+  } else if (verb == "watch") {
+    c.verb = Command::Verb::Watch;
+  } else if (verb == "snapshot") {
+    c.verb = Command::Verb::Snapshot;
   } else {
     *error = "unknown request '" + escapeValue(verb.substr(0, 32)) + "' (" + kUsage + ")";
     return false;
@@ -90,8 +95,18 @@ bool parseCommand(std::string_view line, Command* out, std::string* error) {
     const size_t eq = word.find('=');
     const std::string_view key = word.substr(0, eq);
     const std::string_view value = eq == std::string_view::npos ? "" : word.substr(eq + 1);
-    bool good = c.verb == Command::Verb::Start && eq != std::string_view::npos;
-    if (good && key == "steps") {
+    const bool start = c.verb == Command::Verb::Start && eq != std::string_view::npos;
+    const bool watch = c.verb == Command::Verb::Watch && eq != std::string_view::npos;
+    bool good = start;
+    if (watch && key == "keep") {
+      good = parseSeconds(value, &c.keepNs) && c.keepNs <= kMaxKeepNs;
+      if (!good) {
+        *error = "bad argument '" + escapeValue(word.substr(0, 32)) +
+                 "' (keep=SECONDS, more than 0 and at most " +
+                 std::to_string(kMaxKeepNs / 1'000'000'000) + ")";
+        return false;
+      }
+    } else if (good && key == "steps") {
       good = parseCount(value, &c.steps) && c.steps > 0;
     } else if (good && key == "from") {
       good = parseCount(value, &c.fromStep);
@@ -117,6 +132,17 @@ bool parseCommand(std::string_view line, Command* out, std::string* error) {
   return true;
 }
 
+// Exact to the nanosecond, trailing zeros dropped: "1.5", "92.378564444".
+std::string formatSeconds(int64_t ns) {
+  char seconds[48];
+  std::snprintf(seconds, sizeof seconds, "%lld.%09lld", static_cast<long long>(ns / 1'000'000'000),
+                static_cast<long long>(ns % 1'000'000'000));
+  std::string text = seconds;
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
 std::string formatCommand(const Command& c) {
   switch (c.verb) {
     case Command::Verb::Status:
@@ -125,22 +151,16 @@ std::string formatCommand(const Command& c) {
       return "stop\n";
     case Command::Verb::Hang:
       return "hang\n";
+    case Command::Verb::Snapshot:
+      return "snapshot\n";
+    case Command::Verb::Watch:
+      return c.keepNs > 0 ? "watch keep=" + formatSeconds(c.keepNs) + "\n" : "watch\n";
     case Command::Verb::Start:
       break;
   }
   std::string line = "start";
   if (c.steps > 0) line += " steps=" + std::to_string(c.steps);
-  if (c.durationNs > 0) {
-    // Exact to the nanosecond, trailing zeros dropped: "1.5", "92.378564444".
-    char seconds[48];
-    std::snprintf(seconds, sizeof seconds, "%lld.%09lld",
-                  static_cast<long long>(c.durationNs / 1'000'000'000),
-                  static_cast<long long>(c.durationNs % 1'000'000'000));
-    std::string text = seconds;
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-    line += " duration=" + text;
-  }
+  if (c.durationNs > 0) line += " duration=" + formatSeconds(c.durationNs);
   if (c.fromStep >= 0) line += " from=" + std::to_string(c.fromStep);
   return line + "\n";
 }

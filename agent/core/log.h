@@ -19,6 +19,7 @@ enum class Problem : uint8_t {
   NcclUnresolved,       // an NCCL call whose real library cannot be found
   ControlUnavailable,   // no control socket (directory unsafe or unusable): attach is off
   ControlRefused,       // a control connection from another user was refused
+  WatchEnded,           // a memory window could not be written and ended (watch goes on later)
   Internal,             // anything unexpected: capture stops, the job goes on
   kCount
 };

@@ -16,6 +16,7 @@ class RecordSink {
       : trace_(&trace), clock_(&clock) {}
 
   traces::TraceWriter& trace() { return *trace_; }
+  const traces::TraceWriter& trace() const { return *trace_; }
   // A record's tick timestamp as CLOCK_REALTIME ns.
   int64_t toNs(uint64_t ticks) const { return clock_->toNs(ticks); }
   traces::StringId intern(std::string_view s) { return trace_->intern(s); }

@@ -1,5 +1,7 @@
 #include "agent/core/recorder.h"
 
+#include <algorithm>
+
 #include "agent/core/clock.h"
 
 namespace bubblescope::agent {
@@ -13,6 +15,11 @@ traces::ClockAnchor readClockAnchor() {
   a.realtimeNs = realtimeNs();
   a.monotonicNs = monotonicNs();
   return a;
+}
+
+int64_t watchLeaseNs(int64_t keepNs) {
+  constexpr int64_t kMinLeaseNs = 10'000'000'000;
+  return std::max(2 * keepNs, kMinLeaseNs);
 }
 
 Recorder& Recorder::instance() {
@@ -39,7 +46,9 @@ void Recorder::openLocked(std::string reason, int64_t stopAtStep, int64_t stopAt
   w.startNs = w.anchor.realtimeNs;
   w.reason = std::move(reason);
   windows_.push_back(std::move(w));
+  hadFileWindow_ = true;
   open_ = true;
+  memory_ = false;
   stopAtStep_ = stopAtStep;
   stopAtNs_ = stopAtNs;
   createFile_ = createFile_ || createFile;
@@ -49,13 +58,19 @@ void Recorder::openLocked(std::string reason, int64_t stopAtStep, int64_t stopAt
   if (notify && windowOpened_ != nullptr && (stopAtNs >= 0 || createFile)) windowOpened_();
 }
 
-void Recorder::closeLocked(int64_t nowNs) {
+void Recorder::closeLocked(int64_t nowNs, std::string_view memoryEndReason) {
   if (!open_) return;
   windows_.back().endNs = nowNs;
   open_ = false;
   stopAtStep_ = -1;
   stopAtNs_ = -1;
-  publishLocked(false, false);
+  const bool memory = memory_;
+  if (memory) watchEndReason_ = memoryEndReason;
+  memory_ = false;
+  keepNs_ = 0;
+  // After a memory window, a new generation: ranges it opened are forgotten when they close, so
+  // none of them reaches a file (the memory trace is gone by then).
+  publishLocked(false, memory);
 }
 
 // Runs `body` under the lock, then (outside it) the capture-wanted hook if a window was armed
@@ -102,6 +117,8 @@ bool Recorder::requestLocked(const WindowRequest& r, std::string* whyNot) {
     return false;
   };
   if (disabled_) return refuse("capture is off in this process");
+  // A file window wins over a memory window: the watcher's next snapshot is told why.
+  if (open_ && memory_) closeLocked(realtimeNs(), "a file window was asked for (" + r.reason + ")");
   if (open_) return refuse("already recording");
   if (armed_) return refuse("a window is already waiting for its first step");
   if (r.steps > 0 || r.atStepBoundary) {
@@ -122,6 +139,71 @@ void Recorder::stop() {
   } else {
     publishLocked(false, false);
   }
+}
+
+bool Recorder::watch(int64_t keepNs, int64_t nowNs, std::string* whyNot) {
+  return lockedThenNotify([&] {
+    auto refuse = [&](const char* why) {
+      if (whyNot != nullptr) *whyNot = why;
+      return false;
+    };
+    if (disabled_) return refuse("capture is off in this process");
+    if (open_ && !memory_) return refuse("recording to a file");
+    if (armed_) return refuse("a file window is waiting for its first step");
+    if (open_) {
+      keepNs_ = keepNs;
+      stopAtNs_ = std::max(stopAtNs_, nowNs + watchLeaseNs(keepNs));
+      return true;
+    }
+    WindowRecord w;
+    w.anchor = readClockAnchor();
+    w.startNs = w.anchor.realtimeNs;
+    w.reason = "watch";
+    w.memory = true;
+    windows_.push_back(std::move(w));
+    open_ = true;
+    memory_ = true;
+    keepNs_ = keepNs;
+    stopAtStep_ = -1;
+    stopAtNs_ = nowNs + watchLeaseNs(keepNs);
+    publishLocked(true, true);
+    // The writer must run to keep the lease and the memory trace, event or not.
+    if (windowOpened_ != nullptr) windowOpened_();
+    return true;
+  });
+}
+
+bool Recorder::renewWatch(int64_t nowNs) {
+  std::lock_guard lock(mutex_);
+  if (!open_ || !memory_) return false;
+  stopAtNs_ = std::max(stopAtNs_, nowNs + watchLeaseNs(keepNs_));
+  return true;
+}
+
+void Recorder::endWatch(const std::string& why) {
+  std::lock_guard lock(mutex_);
+  if (open_ && memory_) closeLocked(realtimeNs(), why);
+}
+
+MemoryWindowState Recorder::memoryWindow() const {
+  std::lock_guard lock(mutex_);
+  MemoryWindowState m;
+  if (!open_ || !memory_) return m;
+  m.open = true;
+  m.index = static_cast<int64_t>(windows_.size()) - 1;
+  m.keepNs = keepNs_;
+  m.leaseEndNs = stopAtNs_;
+  return m;
+}
+
+std::string Recorder::watchEndReason() const {
+  std::lock_guard lock(mutex_);
+  return watchEndReason_;
+}
+
+bool Recorder::hadFileWindow() const {
+  std::lock_guard lock(mutex_);
+  return hadFileWindow_;
 }
 
 void Recorder::onStepBoundary(int64_t step) {
@@ -162,7 +244,10 @@ int64_t Recorder::currentStep() const {
 
 void Recorder::tick(int64_t nowNs) {
   std::lock_guard lock(mutex_);
-  if (open_ && stopAtNs_ >= 0 && nowNs >= stopAtNs_) closeLocked(nowNs);
+  if (open_ && stopAtNs_ >= 0 && nowNs >= stopAtNs_) {
+    closeLocked(nowNs, "its lease ran out: no watch or snapshot request for " +
+                           std::to_string(watchLeaseNs(keepNs_) / 1'000'000'000) + " s");
+  }
 }
 
 void Recorder::disable() {
@@ -182,6 +267,8 @@ void Recorder::disable() {
   if (open_) {
     windows_.back().endNs = realtimeNs();
     open_ = false;
+    if (memory_) watchEndReason_ = "capture is off in this process";
+    memory_ = false;
   }
   // A new generation: ranges still open are forgotten rather than recorded on their pop.
   publishLocked(false, true);
@@ -205,8 +292,15 @@ void Recorder::resetInChild() {
   // The lock was taken in the parent before fork(); this thread holds it in the child.
   windows_.clear();
   createFile_ = false;
+  hadFileWindow_ = false;
   trackOpenOps_ = false;  // a forked child has no control socket to be asked on
-  if (open_) {
+  if (open_ && memory_) {
+    // Nobody could read a memory window here (no control socket): the child stays dormant.
+    open_ = false;
+    memory_ = false;
+    stopAtNs_ = -1;
+    publishLocked(false, true);
+  } else if (open_) {
     // The child records from its birth, in a window of its own; its writer starts with its
     // first event (no thread may be started inside a fork handler).
     open_ = false;

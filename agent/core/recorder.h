@@ -1,7 +1,8 @@
 #pragma once
 // The recorder's control plane: whether the process records now, capture windows (start/stop,
-// N steps counted at `step N` ranges, or a duration) and the step counter. Producers read one
-// atomic word per event; everything else here is a cold path under a mutex.
+// N steps counted at `step N` ranges, or a duration; or a memory window for `bubblescope watch`,
+// held open by a lease) and the step counter. Producers read one atomic word per event;
+// everything else here is a cold path under a mutex.
 //
 // Phase 2 (attach over a control socket) calls request()/stop() from its own thread; producers
 // call onStepBoundary() when a `step N` range opens while stepsWatched() says so.
@@ -62,7 +63,20 @@ struct WindowRecord {
   int64_t endNs = 0;  // 0 while open
   std::string reason;
   traces::ClockAnchor anchor;  // clocks read together when it opened
+  bool memory = false;         // a memory window (watch): written to memory, never to the file
 };
+
+// The memory window (watch) as the writer and the control handler see it.
+struct MemoryWindowState {
+  bool open = false;
+  int64_t index = -1;      // in windows()
+  int64_t keepNs = 0;      // how much it keeps
+  int64_t leaseEndNs = 0;  // it ends by itself then, unless renewed
+};
+
+// How long a memory window lives without a watch or snapshot request: long enough for a
+// watcher's slow round, short enough that a watcher that died does not leave the job recording.
+int64_t watchLeaseNs(int64_t keepNs);
 
 class Recorder {
  public:
@@ -75,6 +89,19 @@ class Recorder {
   bool request(const WindowRequest& request, std::string* whyNot = nullptr);
   // Closes the open window and forgets an armed one.
   void stop();
+  // Opens a memory window keeping keepNs (or renews the open one, which then keeps keepNs), its
+  // lease running from nowNs (CLOCK_REALTIME). False (with the reason) while a file window is
+  // open or armed, or capture is off for good.
+  bool watch(int64_t keepNs, int64_t nowNs, std::string* whyNot = nullptr);
+  // A snapshot was asked for: the open memory window's lease runs from nowNs. False if none.
+  bool renewWatch(int64_t nowNs);
+  // Ends the open memory window (the writer could not keep it), saying why to the next request.
+  void endWatch(const std::string& why);
+  MemoryWindowState memoryWindow() const;
+  // Why the last memory window ended ("" while none has).
+  std::string watchEndReason() const;
+  // A file window (not a memory one) has been opened at some time: the file may be created.
+  bool hadFileWindow() const;
   // A `step N` range is opening (producers call this only while stepsWatched()).
   void onStepBoundary(int64_t step);
   // Keep counting steps even while no window needs them (attach wants the current step).
@@ -82,7 +109,8 @@ class Recorder {
   int64_t currentStep() const;  // -1 before the first step seen while watching
   // Keep each thread's open push/pop ranges while dormant too (the live `hang` query reads them).
   void trackOpenOps(bool on);
-  // Writer thread, every cycle: ends a duration window whose time is up.
+  // Writer thread, every cycle: ends a duration window whose time is up, or a memory window
+  // whose lease ran out.
   void tick(int64_t nowNs);
   // Capture off for good (output unusable, shutting down). Idempotent.
   void disable();
@@ -112,7 +140,7 @@ class Recorder {
  private:
   void openLocked(std::string reason, int64_t stopAtStep, int64_t stopAtNs, bool createFile,
                   bool notify);
-  void closeLocked(int64_t nowNs);
+  void closeLocked(int64_t nowNs, std::string_view memoryEndReason = "a stop request ended it");
   bool requestLocked(const WindowRequest& request, std::string* whyNot);
   void onStepBoundaryLocked(int64_t step);
   void publishLocked(bool recording, bool newGeneration);
@@ -127,6 +155,10 @@ class Recorder {
   bool trackSteps_ = false;
   bool trackOpenOps_ = false;
   bool createFile_ = false;
+  bool hadFileWindow_ = false;
+  bool memory_ = false;  // the open window is a memory window
+  int64_t keepNs_ = 0;   // ... keeping this much; its lease ends at stopAtNs_
+  std::string watchEndReason_;
   int64_t stopAtStep_ = -1;
   int64_t stopAtNs_ = -1;
   int64_t currentStep_ = -1;

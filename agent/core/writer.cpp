@@ -1,6 +1,7 @@
 #include "agent/core/writer.h"
 
 #include "agent/core/high_descriptors.h"
+#include "agent/core/memory_window.h"
 #include "agent/core/open_ranges.h"
 
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include "agent/core/thread_state.h"
 #include "agent/core/trace_file_names.h"
 #include "agent/core/trace_handles.h"
+#include "agent/core/writer_output.h"
 #include "traces/errors.h"
 #include "traces/sqlite/trace_writer.h"
 
@@ -122,6 +124,8 @@ class Writer {
 
   bool start();
   void run();
+  // Control thread, under io_: the memory window's trace as an image.
+  MemorySnapshot memoryImage(uint64_t maxBytes);
 
   // Shared with other threads (signal handlers included): counters and futex words.
   std::atomic<uint32_t> wake_{0};
@@ -139,6 +143,12 @@ class Writer {
 
  private:
   void cycle(bool final);
+  void followMemoryWindow();
+  void startMemoryTrace(const MemoryWindowState& window);
+  void endMemoryTrace();
+  void memoryFailed(const std::string& why);
+  traces::RankMeta baseMeta() const;
+  void dropTotals(uint64_t totals[kSourceCount]) const;
   void drainAll(bool discardOnly);
   void drainRing(ThreadState& s, uint64_t upTo);
   bool openFile();
@@ -157,24 +167,16 @@ class Writer {
 
   FileSetup setup_;
   TickConverter clock_;
-  std::unique_ptr<traces::TraceWriter> file_;
-  TraceHandles handles_;  // file_'s descriptors
-  std::optional<RecordSink> sink_;
+  WriterOutput out_;          // written now: the file, or a memory window's trace
+  WriterOutput parked_;       // the file, left aside while a memory window is open
+  int64_t memoryIndex_ = -1;  // the recorder's window out_ holds, when it is a memory window
+  int64_t memoryKeepNs_ = 0;
+  bool memoryBroken_ = false;  // a write into it failed: nothing more goes there
+  MemoryPruning pruning_;
   bool failed_ = false;
   int files_ = 0;                  // files opened so far
   std::string previousFile_;       // the file whose descriptors the job closed, if any
   uint64_t lostWithPrevious_ = 0;  // events and records it could not take
-  int64_t fileStartNs_ = 0;        // when a later part began (0 for the first file)
-  int64_t lastCommitNs_ = 0;
-  uint64_t eventsAtCommit_ = 0;
-  uint64_t recorderVersion_ = UINT64_MAX;
-  int endSignalWritten_ = 0;
-  std::vector<int64_t> windowIds_;           // file ids of the windows written so far
-  std::vector<int64_t> windowEnds_;          // their end as written (0 = open)
-  uint64_t droppedWritten_[kSourceCount];    // the process's totals as last written (or UINT64_MAX)
-  uint64_t droppedCommitted_[kSourceCount];  // ... as last committed
-  uint64_t droppedBefore_[kSourceCount] = {};  // totals the earlier parts hold: not this file's
-  std::unordered_set<uint64_t> tidsSeen_;
   std::unordered_map<uint64_t, std::string> nvtxNames_;  // tid → name from the registry
   const ThreadName* namesSeen_ = nullptr;                // newest registry entry applied
 };
@@ -185,8 +187,6 @@ bool g_forkHeldIo = false;
 bool g_childMayNotRecord = false;
 
 bool Writer::start() {
-  for (auto& d : droppedWritten_) d = UINT64_MAX;
-  for (auto& d : droppedCommitted_) d = UINT64_MAX;
   pthread_t thread;
   const int rc = startAgentThread(
       [](void* self) -> void* {
@@ -213,7 +213,10 @@ void Writer::run() {
     pthread_mutex_lock(&io_);
     try {
       cycle(stopping);
-      if (stopping) closeFile();
+      if (stopping) {
+        if (memoryIndex_ >= 0) endMemoryTrace();
+        closeFile();
+      }
     } catch (const std::exception& e) {
       fail(Problem::Internal, std::string("internal error in the writer: ") + e.what() +
                                   ": capture stopped, the job goes on");
@@ -239,8 +242,9 @@ void Writer::cycle(bool final) {
     drainAll(true);
     return;
   }
-  if (file_ != nullptr && !handles_.intact()) abandonFile(0);
-  if (file_ == nullptr) {
+  followMemoryWindow();
+  if (out_.trace != nullptr && !out_.handles.intact()) abandonFile(0);
+  if (out_.trace == nullptr && memoryIndex_ < 0) {
     // A rank blocked in its first receive has finished nothing, but where it waits must be in a
     // trace: open ranges alone are reason enough for the file.
     const uint32_t word = controlWord();
@@ -249,20 +253,146 @@ void Writer::cycle(bool final) {
     }
   }
   drainAll(false);
-  if (file_ == nullptr) return;
+  if (out_.trace == nullptr || memoryBroken_) return;
   try {
     syncThreadNames();
     syncWindows(final);
     syncDrops();
     runHooks(&WriterHooks::cycle);
-    if (const int sig = g_endSignal.load(std::memory_order_acquire); sig != endSignalWritten_) {
-      file_->setMeta("extra.end_signal", std::to_string(sig));
-      endSignalWritten_ = sig;
+    if (const int sig = g_endSignal.load(std::memory_order_acquire); sig != out_.endSignalWritten) {
+      out_.trace->setMeta("extra.end_signal", std::to_string(sig));
+      out_.endSignalWritten = sig;
     }
     commit();
+    if (memoryIndex_ >= 0) pruning_.afterCommit(*out_.trace, realtimeNs(), memoryKeepNs_);
   } catch (const traces::TraceError& e) {
     writeFailed(e, 0);
   }
+}
+
+// The output follows the recorder: a memory window that opened gets a trace of its own in memory
+// (the file, if any, is set aside untouched); one that ended is freed and the file comes back.
+void Writer::followMemoryWindow() {
+  const MemoryWindowState window = Recorder::instance().memoryWindow();
+  if (window.open && window.index == memoryIndex_) {
+    memoryKeepNs_ = window.keepNs;  // a renewal may change it
+    return;
+  }
+  if (memoryIndex_ >= 0) endMemoryTrace();
+  if (window.open) startMemoryTrace(window);
+}
+
+void Writer::startMemoryTrace(const MemoryWindowState& window) {
+  if (out_.trace != nullptr) {
+    try {
+      commit();
+    } catch (const traces::TraceError& e) {
+      writeFailed(e, 0);
+      if (failed_) return;
+    }
+  }
+  parked_ = std::move(out_);
+  out_ = WriterOutput();
+  memoryIndex_ = window.index;
+  memoryKeepNs_ = window.keepNs;
+  memoryBroken_ = false;
+  pruning_ = MemoryPruning();
+  const auto windows = Recorder::instance().windows();
+  const size_t index = static_cast<size_t>(window.index);
+  out_.startNs = index < windows.size() ? windows[index].startNs : realtimeNs();
+  dropTotals(out_.droppedBefore);  // drops before it are the file's
+  try {
+    out_.trace = makeMemoryTrace(baseMeta(), out_.startNs);
+  } catch (const traces::TraceError& e) {
+    memoryFailed(e.what());
+    return;
+  }
+  out_.sink.emplace(*out_.trace, clock_);
+  out_.lastCommitNs = monotonicNs();
+  runHooks(&WriterHooks::fileOpened);
+}
+
+// The window ended: what the rings hold was published while it was open and goes into it, the
+// producers see it closed (CUDA capture flushes CUPTI and turns its kinds off), then it is freed.
+void Writer::endMemoryTrace() {
+  if (!memoryBroken_ && out_.trace != nullptr) {
+    try {
+      drainAll(false);
+      if (!memoryBroken_) runHooks(&WriterHooks::cycle);
+      drainAll(memoryBroken_);
+    } catch (const traces::TraceError&) {
+      drainAll(true);  // going anyway
+    }
+  } else {
+    drainAll(true);
+  }
+  uint64_t atMemoryStart[kSourceCount];
+  std::copy(std::begin(out_.droppedBefore), std::end(out_.droppedBefore), atMemoryStart);
+  out_ = std::move(parked_);  // frees the memory trace
+  parked_ = WriterOutput();
+  memoryIndex_ = -1;
+  memoryBroken_ = false;
+  if (out_.trace == nullptr) return;
+  if (!out_.handles.intact()) {  // the job closed its descriptors meanwhile: not one write more
+    abandonFile(0);
+    return;
+  }
+  // The file goes on: drops counted meanwhile were the memory window's, and the producers write
+  // names into it again (they had interned them into the memory trace).
+  uint64_t totals[kSourceCount];
+  dropTotals(totals);
+  for (int i = 0; i < kSourceCount; ++i) out_.droppedBefore[i] += totals[i] - atMemoryStart[i];
+  try {
+    runHooks(&WriterHooks::fileOpened);
+    for (uint64_t tid : out_.tidsSeen) {
+      if (auto named = nvtxNames_.find(tid); named != nvtxNames_.end()) {
+        out_.trace->addThread(tid, named->second);
+      }
+    }
+  } catch (const traces::TraceError& e) {
+    writeFailed(e, 0);
+  }
+}
+
+// A memory trace that cannot be written (it outgrew its limit, or memory ran out) ends its
+// window, with one line; the job and any later watch go on.
+void Writer::memoryFailed(const std::string& why) {
+  memoryBroken_ = true;
+  warnOnce(Problem::WatchEnded, "the memory window for watch ended: %s; the job goes on",
+           why.c_str());
+  Recorder::instance().endWatch("it could not be written: " + why);
+}
+
+traces::RankMeta Writer::baseMeta() const {
+  traces::RankMeta meta = setup_.meta;
+  if (meta.host.empty()) meta.host = hostName();
+  if (meta.command.empty()) meta.command = commandLine();
+  if (meta.pid == 0) meta.pid = getpid();
+  return meta;
+}
+
+void Writer::dropTotals(uint64_t totals[kSourceCount]) const {
+  for (int i = 0; i < kSourceCount; ++i) totals[i] = 0;
+  for (ThreadState* s = firstThreadState(); s != nullptr; s = s->next) {
+    for (int i = 0; i < kSourceCount; ++i) {
+      totals[i] += s->dropped[i].load(std::memory_order_relaxed);
+    }
+  }
+}
+
+MemorySnapshot Writer::memoryImage(uint64_t maxBytes) {
+  MemorySnapshot s;
+  const MemoryWindowState window = Recorder::instance().memoryWindow();
+  if (memoryIndex_ < 0 || memoryBroken_ || out_.trace == nullptr || !window.open ||
+      window.index != memoryIndex_) {
+    s.error = "the memory window is not being written (it ended or is just starting)";
+    return s;
+  }
+  s = imageOf(*out_.trace, maxBytes);
+  s.nowNs = realtimeNs();
+  s.windowStartNs = out_.startNs;
+  s.heldFromNs = std::max(out_.startNs, pruning_.cutoffNs());
+  return s;
 }
 
 void Writer::drainAll(bool discardOnly) {
@@ -272,7 +402,7 @@ void Writer::drainAll(bool discardOnly) {
     // Only what was published when its turn came, so a busy thread cannot hold the writer.
     const uint64_t upTo = s->ring.published();
     if (s->ring.consumed() < upTo) {
-      if (discardOnly || failed_ || (file_ == nullptr && !openFile())) {
+      if (discardOnly || failed_ || memoryBroken_ || (out_.trace == nullptr && !openFile())) {
         s->ring.discard();
       } else {
         drainRing(*s, upTo);
@@ -308,7 +438,7 @@ void Writer::drainRing(ThreadState& s, uint64_t upTo) {
       view.payloadSize = h.payloadSize;
       view.text = std::string_view(text, h.textSize);
       try {
-        decoder(*sink_, view);
+        decoder(*out_.sink, view);
       } catch (const traces::TraceError& e) {
         error.emplace(e);
         ++skipped;
@@ -330,7 +460,8 @@ void Writer::drainRing(ThreadState& s, uint64_t upTo) {
 }
 
 bool Writer::openFile() {
-  if (failed_) return false;
+  // Records of a memory window (late ones, after it ended) never make a file.
+  if (failed_ || !Recorder::instance().hadFileWindow()) return false;
   for (const auto& w : setup_.warnings) warnOnce(Problem::BadLauncherVariable, "%s", w.c_str());
   std::error_code ec;
   std::filesystem::create_directories(setup_.dir, ec);
@@ -341,10 +472,7 @@ bool Writer::openFile() {
     return false;
   }
   std::filesystem::path path = setup_.dir / setup_.fileName;
-  traces::RankMeta meta = setup_.meta;
-  if (meta.host.empty()) meta.host = hostName();
-  if (meta.command.empty()) meta.command = commandLine();
-  if (meta.pid == 0) meta.pid = getpid();
+  traces::RankMeta meta = baseMeta();
   const auto windows = Recorder::instance().windows();
   meta.startNs = windows.empty() ? realtimeNs() : windows.front().startNs;
   const bool laterPart = !previousFile_.empty();
@@ -353,8 +481,8 @@ bool Writer::openFile() {
     path = setup_.dir / partName(setup_.fileName, setup_.fallbackName, files_ + 1);
     meta = withoutRank(std::move(meta));
     meta.extra["continues"] = previousFile_;
-    fileStartNs_ = realtimeNs();
-    meta.startNs = fileStartNs_;
+    out_.startNs = realtimeNs();
+    meta.startNs = out_.startNs;
     meta.clockAnchors.push_back(readClockAnchor());
     meta.dropped["unwritten"] = lostWithPrevious_;
   }
@@ -364,7 +492,7 @@ bool Writer::openFile() {
     try {
       // No exists() first: another process may take the name between a check and the create.
       openSqliteFilesHigh();
-      file_ = std::make_unique<traces::TraceWriter>(path, meta, access);
+      out_.trace = std::make_unique<traces::TraceWriter>(path, meta, access);
     } catch (const traces::TraceFileExists&) {
       if (laterPart || setup_.fallbackName.empty()) throw;
       const auto taken = path;
@@ -372,7 +500,7 @@ bool Writer::openFile() {
       meta = withoutRank(std::move(meta));
       warnOnce(Problem::FileExists, "%s exists (another run in this directory?): writing %s",
                taken.c_str(), path.filename().c_str());
-      file_ = std::make_unique<traces::TraceWriter>(path, meta, access);
+      out_.trace = std::make_unique<traces::TraceWriter>(path, meta, access);
     }
   } catch (const traces::TraceError& e) {
     fail(Problem::OutputUnwritable,
@@ -380,25 +508,25 @@ bool Writer::openFile() {
     return false;
   }
   ++files_;
-  handles_ = TraceHandles::of(path);
+  out_.handles = TraceHandles::of(path);
   fileName_.store(new std::string(path.string()), std::memory_order_release);
-  sink_.emplace(*file_, clock_);
-  lastCommitNs_ = monotonicNs();
+  out_.sink.emplace(*out_.trace, clock_);
+  out_.lastCommitNs = monotonicNs();
   runHooks(&WriterHooks::fileOpened);
   return true;
 }
 
 void Writer::closeFile() {
-  if (file_ != nullptr && !failed_ && !handles_.intact()) abandonFile(0);
-  if (file_ == nullptr || failed_) return;
+  if (out_.trace != nullptr && !failed_ && !out_.handles.intact()) abandonFile(0);
+  if (out_.trace == nullptr || failed_) return;
   try {
     runHooks(&WriterHooks::closing);
     syncThreadNames();
     syncWindows(true);
     syncDrops();
-    file_->addClockAnchor(readClockAnchor());
-    eventsWritten_.store(file_->eventsWritten(), std::memory_order_relaxed);
-    file_->close();
+    out_.trace->addClockAnchor(readClockAnchor());
+    eventsWritten_.store(out_.trace->eventsWritten(), std::memory_order_relaxed);
+    out_.trace->close();
   } catch (const traces::TraceError& e) {
     warnOnce(Problem::WriteFailed, "cannot finish the trace: %s", e.what());
   }
@@ -409,6 +537,11 @@ void Writer::fail(Problem problem, const std::string& message) {
   failed_ = true;
   warnOnce(problem, "%s", message.c_str());
   Recorder::instance().disable();
+  if (memoryIndex_ >= 0) {  // the memory trace goes; the file is dropped as it would have been
+    out_ = std::move(parked_);
+    parked_ = WriterOutput();
+    memoryIndex_ = -1;
+  }
   dropFile();
 }
 
@@ -416,16 +549,21 @@ void Writer::fail(Problem problem, const std::string& message) {
 // committed batch. A file whose descriptors the job closed is not closed: that would close, and
 // its last commit write, descriptor numbers the job may have opened again.
 void Writer::dropFile() {
-  sink_.reset();
-  if (file_ != nullptr && !handles_.intact()) (void)file_.release();  // left allocated on purpose
-  file_.reset();
-  handles_ = TraceHandles();
+  out_.sink.reset();
+  if (out_.trace != nullptr && !out_.handles.intact())
+    (void)out_.trace.release();  // left allocated on purpose
+  out_.trace.reset();
+  out_.handles = TraceHandles();
 }
 
 // A write failed: because the job closed the file's descriptors (the writer goes on in a new
 // file), or for want of room (capture stops).
 void Writer::writeFailed(const traces::TraceError& e, uint64_t recordsLost) {
-  if (file_ != nullptr && !handles_.intact()) {
+  if (memoryIndex_ >= 0) {
+    memoryFailed(e.what());
+    return;
+  }
+  if (out_.trace != nullptr && !out_.handles.intact()) {
     abandonFile(recordsLost);
     return;
   }
@@ -436,8 +574,8 @@ void Writer::writeFailed(const traces::TraceError& e, uint64_t recordsLost) {
 // The job closed the descriptors of the file (close_range): the file keeps every committed
 // batch, the batch in flight is lost and counted, and the next record opens the next part.
 void Writer::abandonFile(uint64_t recordsLost) {
-  const std::string closed = file_->file().filename().string();
-  const uint64_t lost = file_->eventsWritten() - eventsAtCommit_ + recordsLost;
+  const std::string closed = out_.trace->file().filename().string();
+  const uint64_t lost = out_.trace->eventsWritten() - out_.eventsAtCommit + recordsLost;
   if (files_ >= kMaxFiles) {  // the first closing was said; this is the end of capture
     fail(Problem::WriteFailed, "the job closed the descriptors of its trace again (" + closed +
                                    ", part " + std::to_string(files_) +
@@ -453,38 +591,36 @@ void Writer::abandonFile(uint64_t recordsLost) {
   previousFile_ = closed;
   lostWithPrevious_ = lost;
   // What the earlier parts hold is not this file's.
-  windowIds_.clear();
-  windowEnds_.clear();
-  recorderVersion_ = UINT64_MAX;
-  endSignalWritten_ = 0;
-  tidsSeen_.clear();
+  WriterOutput fresh;
   for (int i = 0; i < kSourceCount; ++i) {
-    if (droppedCommitted_[i] != UINT64_MAX) droppedBefore_[i] = droppedCommitted_[i];
-    droppedWritten_[i] = droppedCommitted_[i] = UINT64_MAX;
+    fresh.droppedBefore[i] =
+        out_.droppedCommitted[i] != UINT64_MAX ? out_.droppedCommitted[i] : out_.droppedBefore[i];
   }
+  out_ = std::move(fresh);
 }
 
 void Writer::commit() {
-  file_->commit();
-  std::copy(std::begin(droppedWritten_), std::end(droppedWritten_), droppedCommitted_);
-  eventsWritten_.store(file_->eventsWritten(), std::memory_order_relaxed);
-  lastCommitNs_ = monotonicNs();
-  eventsAtCommit_ = file_->eventsWritten();
+  out_.trace->commit();
+  std::copy(std::begin(out_.droppedWritten), std::end(out_.droppedWritten), out_.droppedCommitted);
+  if (memoryIndex_ < 0)
+    eventsWritten_.store(out_.trace->eventsWritten(), std::memory_order_relaxed);
+  out_.lastCommitNs = monotonicNs();
+  out_.eventsAtCommit = out_.trace->eventsWritten();
 }
 
 void Writer::commitIfDue() {
-  if (file_ != nullptr &&
-      (file_->eventsWritten() - eventsAtCommit_ >= kMaxBatchEvents ||
-       monotonicNs() - lastCommitNs_ >= int64_t{g_options.commitEveryMs} * 1'000'000)) {
+  if (out_.trace != nullptr &&
+      (out_.trace->eventsWritten() - out_.eventsAtCommit >= kMaxBatchEvents ||
+       monotonicNs() - out_.lastCommitNs >= int64_t{g_options.commitEveryMs} * 1'000'000)) {
     commit();
   }
 }
 
 void Writer::noteThread(uint64_t tid) {
-  if (!tidsSeen_.insert(tid).second) return;
+  if (!out_.tidsSeen.insert(tid).second) return;
   auto named = nvtxNames_.find(tid);
   const std::string name = named != nvtxNames_.end() ? named->second : osThreadName(tid);
-  file_->addThread(tid, name);
+  out_.trace->addThread(tid, name);
 }
 
 void Writer::syncThreadNames() {
@@ -497,52 +633,51 @@ void Writer::syncThreadNames() {
   namesSeen_ = newest;
   for (auto it = fresh.rbegin(); it != fresh.rend(); ++it) {  // oldest first: renames win
     nvtxNames_[(*it)->tid] = (*it)->name;
-    if (tidsSeen_.count((*it)->tid) != 0) file_->addThread((*it)->tid, (*it)->name);
+    if (out_.tidsSeen.count((*it)->tid) != 0) out_.trace->addThread((*it)->tid, (*it)->name);
   }
 }
 
 void Writer::syncWindows(bool final) {
   Recorder& recorder = Recorder::instance();
   const uint64_t version = recorder.version();
-  if (version == recorderVersion_ && !final) return;
-  recorderVersion_ = version;
+  if (version == out_.recorderVersion && !final) return;
+  out_.recorderVersion = version;
   const auto windows = recorder.windows();
   for (size_t i = 0; i < windows.size(); ++i) {
     const WindowRecord& w = windows[i];
-    if (i == windowIds_.size()) {
-      if (w.endNs != 0 && w.endNs < fileStartNs_) {  // over before this part began
-        windowIds_.push_back(-1);
-        windowEnds_.push_back(w.endNs);
+    if (i == out_.windowIds.size()) {
+      // A memory trace holds its own window only; a file holds no memory window.
+      const bool elsewhere = memoryIndex_ >= 0 ? static_cast<int64_t>(i) != memoryIndex_ : w.memory;
+      if (elsewhere || (w.endNs != 0 && w.endNs < out_.startNs)) {  // or over before this part
+        out_.windowIds.push_back(-1);
+        out_.windowEnds.push_back(w.endNs);
         continue;
       }
-      windowIds_.push_back(file_->openCaptureWindow(std::max(w.startNs, fileStartNs_), w.reason));
-      windowEnds_.push_back(0);
-      file_->addClockAnchor(w.anchor);
+      out_.windowIds.push_back(
+          out_.trace->openCaptureWindow(std::max(w.startNs, out_.startNs), w.reason));
+      out_.windowEnds.push_back(0);
+      out_.trace->addClockAnchor(w.anchor);
     }
-    if (windowIds_[i] < 0) continue;
+    if (out_.windowIds[i] < 0) continue;
     int64_t end = w.endNs;
     if (end == 0 && final) end = realtimeNs();  // the process is exiting with it open
-    if (end != 0 && windowEnds_[i] == 0) {
-      file_->closeCaptureWindow(windowIds_[i], end);
-      windowEnds_[i] = end;
+    if (end != 0 && out_.windowEnds[i] == 0) {
+      out_.trace->closeCaptureWindow(out_.windowIds[i], end);
+      out_.windowEnds[i] = end;
     }
   }
 }
 
 void Writer::syncDrops() {
-  uint64_t totals[kSourceCount] = {};
-  for (ThreadState* s = firstThreadState(); s != nullptr; s = s->next) {
-    for (int i = 0; i < kSourceCount; ++i) {
-      totals[i] += s->dropped[i].load(std::memory_order_relaxed);
-    }
-  }
+  uint64_t totals[kSourceCount];
+  dropTotals(totals);
   for (int i = 0; i < kSourceCount; ++i) {
-    const uint64_t here = totals[i] - droppedBefore_[i];
+    const uint64_t here = totals[i] - out_.droppedBefore[i];
     // NVTX always gets a row: "0 dropped" is worth stating.
     const bool show = here != 0 || static_cast<Source>(i) == Source::Nvtx;
-    if (show && totals[i] != droppedWritten_[i]) {
-      file_->setDropped(sourceName(static_cast<Source>(i)), here);
-      droppedWritten_[i] = totals[i];
+    if (show && totals[i] != out_.droppedWritten[i]) {
+      out_.trace->setDropped(sourceName(static_cast<Source>(i)), here);
+      out_.droppedWritten[i] = totals[i];
     }
   }
 }
@@ -551,7 +686,7 @@ void Writer::runHooks(void (*WriterHooks::*which)(RecordSink&)) {
   int count = 0;
   const WriterHooks* hooks = writerHooks(&count);
   for (int i = 0; i < count; ++i) {
-    if (hooks[i].*which != nullptr) (hooks[i].*which)(*sink_);
+    if (hooks[i].*which != nullptr) (hooks[i].*which)(*out_.sink);
   }
 }
 
@@ -620,6 +755,40 @@ void finishWriter(int timeoutMs) {
              "until then",
              timeoutMs);
   }
+}
+
+MemorySnapshot memoryWindowImage(int timeoutMs, uint64_t maxBytes) {
+  MemorySnapshot s;
+  const int64_t deadline = monotonicNs() + int64_t{timeoutMs} * 1'000'000;
+  Writer* w = g_writer.load(std::memory_order_acquire);
+  if (w == nullptr || w->finished_.load(std::memory_order_acquire) != 0) {
+    s.error = "the writer is not running";
+    return s;
+  }
+  if (!flushWriter(timeoutMs)) {
+    s.error = "the writer did not take the last events within " + std::to_string(timeoutMs) + " ms";
+    return s;
+  }
+  // The rest of the time for the lock: the writer may be in its next cycle already.
+  const int64_t leftNs = std::max<int64_t>(deadline - monotonicNs(), 1'000'000);
+  timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += static_cast<time_t>(leftNs / 1'000'000'000);
+  until.tv_nsec += static_cast<long>(leftNs % 1'000'000'000);
+  until.tv_sec += until.tv_nsec / 1'000'000'000;
+  until.tv_nsec %= 1'000'000'000;
+  if (pthread_mutex_timedlock(&w->io_, &until) != 0) {
+    s.error = "the writer was busy for " + std::to_string(timeoutMs) + " ms";
+    return s;
+  }
+  try {
+    s = w->memoryImage(maxBytes);
+  } catch (...) {
+    s = MemorySnapshot();
+    s.error = "internal error while taking the image";
+  }
+  pthread_mutex_unlock(&w->io_);
+  return s;
 }
 
 void writerPrepareFork() {

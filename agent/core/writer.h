@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/core/clock.h"
+#include "agent/core/memory_window.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::agent {
@@ -58,6 +59,11 @@ bool flushWriter(int timeoutMs);
 // At exit: the last drain, windows closed, the file closed (indexes built), within timeoutMs.
 // Idempotent; afterwards nothing more is written.
 void finishWriter(int timeoutMs);
+
+// The control thread's `snapshot`: the open memory window's trace as an SQLite image holding
+// everything published before the call (the writer is flushed first, then read while it waits
+// on its lock). Within timeoutMs, or an error saying what did not answer; never blocks the job.
+MemorySnapshot memoryWindowImage(int timeoutMs, uint64_t maxBytes);
 
 // fork(): the child never touches the parent's file. If the writer was inside SQLite when the
 // process forked (and did not leave it within a short wait), the child records nothing.

@@ -70,6 +70,7 @@ struct Capture {
   // Writer thread only.
   uint64_t stateWritten = 0;
   uint64_t windowsVersion = UINT64_MAX;
+  bool windowsForMemory = false;  // the windows admitted are memory windows (watch)
   bool windowOpenAtFlush = false;
   int64_t lastFlushNs = 0;
   int64_t lastAnchorNs = 0;
@@ -123,20 +124,25 @@ uint64_t countRecords(const CuptiApi& api, uint8_t* buffer, size_t validSize) {
 
 // ---- Decoding (writer thread) ----
 
-void refreshWindows(Capture& c) {
+// The windows whose records the trace being written takes: a memory window's trace takes only
+// memory windows, a file only file windows (records of one never land in the other).
+void refreshWindows(Capture& c, const RecordSink& sink) {
   Recorder& recorder = Recorder::instance();
   const uint64_t v = recorder.version();
-  if (v == c.windowsVersion) return;
+  const bool memory = sink.trace().inMemory();
+  if (v == c.windowsVersion && memory == c.windowsForMemory) return;
   c.windowsVersion = v;
+  c.windowsForMemory = memory;
   std::vector<TimeSpan> spans;
   for (const WindowRecord& w : recorder.windows()) {
+    if (w.memory != memory) continue;
     spans.push_back(TimeSpan{w.startNs, w.endNs != 0 ? w.endNs : INT64_MAX});
   }
   c.decoder.setWindows(std::move(spans));
 }
 
 void decodeBuffer(Capture& c, RecordSink& sink, uint8_t* buffer, size_t validSize) {
-  refreshWindows(c);
+  refreshWindows(c, sink);
   c.decoder.setClockOffset(c.offsetNs.load(std::memory_order_relaxed));
   CUpti_Activity* record = nullptr;
   while (c.api->getNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
@@ -396,7 +402,7 @@ void onCycle(RecordSink& sink) {
   if (!cudaTracing() || c.finished.load(std::memory_order_acquire)) return;
   const int64_t now = monotonicNs();
   const uint64_t windowsBefore = c.windowsVersion;
-  refreshWindows(c);
+  refreshWindows(c, sink);
   if (c.windowsVersion != windowsBefore || now - c.lastAnchorNs >= kAnchorEveryNs) {
     int64_t offset = 0;
     sink.trace().addClockAnchor(readCuptiAnchor(*c.api, &offset));

@@ -30,6 +30,12 @@ bool parseControlMessage(std::string_view message, ControlCommand* out, std::str
           "control mark 'hang': where a job waits is asked over the control socket "
           "(bubblescope hang --all)";
       return false;
+    case control::Command::Verb::Watch:
+    case control::Command::Verb::Snapshot:
+      // A memory window lives only while a watcher reads it through the socket.
+      *error = "control mark '" + control::escapeValue(message.substr(0, 16)) +
+               "': a memory window is asked for over the control socket (bubblescope watch)";
+      return false;
   }
   *out = std::move(cmd);
   return true;

@@ -1,5 +1,6 @@
-// NVTX push+pop cost with no agent, with the agent dormant, and with the agent recording, in
-// one run (budgets: ≈ 2 ns, ≤ 10 ns, ≤ 40 ns per pair; docs/agent.md). The loops live in two
+// NVTX push+pop cost with no agent, with the agent dormant, with the agent recording, and in a
+// memory window (watch, asked for over the process's own control socket), in one run (budgets:
+// ≈ 2 ns, ≤ 10 ns, ≤ 40 ns per pair; docs/agent.md). The loops live in two
 // copies of one shared library (nvtx_bench_module.cpp): NVTX finds no tool for the first and
 // the agent for the second. Recording runs a fixed number of iterations into rings large enough
 // to hold them, so the figure is the recording path, not the drop path; a forked parent reads
@@ -18,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "agent/control/client.h"
 #include "traces/sqlite/run_reader.h"
 
 namespace {
@@ -61,6 +63,29 @@ void recording(benchmark::State& state, Loop loop) {
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
 }
 
+// A request over this process's own control socket (the agent serves it on its thread).
+bool askSelf(const std::string& line) {
+  std::vector<std::string> problems;
+  const auto self = bubblescope::control::findAgent(
+      getpid(), bubblescope::control::dirEnvironmentFromProcess(), geteuid(), &problems);
+  if (!self) return false;
+  const auto replies =
+      bubblescope::control::exchangeAll({*self}, {line + "\n"}, std::chrono::seconds(5));
+  return replies[0].reply.ok;
+}
+
+// A memory window: the same hot path as recording, the writer filling memory instead of a file.
+void memoryWindow(benchmark::State& state, Loop loop) {
+  if (!askSelf("watch keep=5")) {
+    state.SkipWithError("the agent refused watch (or has no control socket)");
+    return;
+  }
+  g_agent.oneRange();
+  loop(state);
+  askSelf("stop");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+}
+
 int runBenchmarks(int argc, char** argv, const std::filesystem::path& out) {
   // No tool for the first module: NVTX makes its calls no-ops for good.
   unsetenv("NVTX_INJECTION64_PATH");
@@ -72,6 +97,7 @@ int runBenchmarks(int argc, char** argv, const std::filesystem::path& out) {
   setenv("BUBBLESCOPE_DORMANT", "1", 1);
   setenv("BUBBLESCOPE_OUTPUT_DIR", out.c_str(), 1);
   setenv("BUBBLESCOPE_BUFFER_KB", "262144", 1);
+  setenv("BUBBLESCOPE_RUNTIME_DIR", (out.string() + "-rt").c_str(), 1);
   g_agent = load(AGENT_MODULE);
 
   benchmark::RegisterBenchmark("nvtx_push_pop/no_agent",
@@ -80,6 +106,11 @@ int runBenchmarks(int argc, char** argv, const std::filesystem::path& out) {
                                [](benchmark::State& s) { g_agent.pushPop(s); });
   benchmark::RegisterBenchmark("nvtx_push_pop/agent_recording",
                                [](benchmark::State& s) { recording(s, g_agent.pushPop); })
+      ->Iterations(kRecordIterations)
+      ->Repetitions(5)
+      ->ReportAggregatesOnly(true);
+  benchmark::RegisterBenchmark("nvtx_push_pop/agent_memory_window",
+                               [](benchmark::State& s) { memoryWindow(s, g_agent.pushPop); })
       ->Iterations(kRecordIterations)
       ->Repetitions(5)
       ->ReportAggregatesOnly(true);
@@ -120,5 +151,6 @@ int main(int argc, char** argv) {
   }
   std::error_code ec;
   std::filesystem::remove_all(out, ec);
+  std::filesystem::remove_all(out.string() + "-rt", ec);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

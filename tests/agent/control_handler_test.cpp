@@ -151,5 +151,117 @@ TEST(ControlHandler, RefusesASecondWindowAndBadRequests) {
   EXPECT_EQ(f.ask("status").text("state"), "off");
 }
 
+// The writer's side of a snapshot, as the test wants it.
+MemorySnapshot g_image;
+int g_imageCalls = 0;
+int g_flushes = 0;
+MemorySnapshot fakeImage(int, uint64_t) {
+  ++g_imageCalls;
+  return g_image;
+}
+bool fakeFlush(int) {
+  ++g_flushes;
+  return true;
+}
+
+struct WatchFixture : Fixture {
+  WatchFixture() {
+    handler.setMemoryImageSource(&fakeImage);
+    handler.setWriterFlush(&fakeFlush);
+    g_image = MemorySnapshot();
+    g_imageCalls = 0;
+    g_flushes = 0;
+  }
+  control::Reply snapshot(std::string* payload) { return handler.handle("snapshot", 0, payload); }
+};
+
+TEST(ControlHandler, WatchStartsAMemoryWindowAndStatusSaysWatching) {
+  WatchFixture f;
+  const control::Reply r = f.ask("watch keep=2");
+  ASSERT_TRUE(r.ok) << r.text("message");
+  EXPECT_EQ(r.text("state"), "watching");
+  EXPECT_EQ(r.text("keep"), "2");
+  EXPECT_EQ(r.text("renewed"), "0");
+  EXPECT_EQ(r.integer("lease_ns", 0), 10'000'000'000);
+  EXPECT_EQ(r.integer("pid", 0), 4242);  // status's fields too
+  EXPECT_EQ(r.text("window_reason"), "watch");
+  EXPECT_TRUE(isRecording(controlWord()));
+  EXPECT_EQ(g_flushes, 0);  // no file window before it: nothing to hand to a file
+  const control::Reply again = f.ask("watch");
+  EXPECT_EQ(again.text("renewed"), "1");
+  EXPECT_EQ(again.text("keep"), "5");  // the default
+  EXPECT_EQ(f.recorder.windows().size(), 1u);
+  EXPECT_EQ(f.ask("status").text("state"), "watching");
+  EXPECT_EQ(f.ask("stop").text("stopped"), "watch");
+  EXPECT_EQ(f.ask("status").text("state"), "dormant");
+}
+
+TEST(ControlHandler, SnapshotSendsTheImageAndRenewsTheLease) {
+  WatchFixture f;
+  f.recorder.trackSteps(true);
+  f.recorder.onStepBoundary(41);
+  ASSERT_TRUE(f.ask("watch keep=1").ok);
+  const int64_t leaseBefore = f.recorder.memoryWindow().leaseEndNs;
+  g_image.ok = true;
+  g_image.image = std::string("SQLite format 3\0", 16) + std::string(4080, 'x');
+  g_image.nowNs = 1'700'000'000'000'000'000;
+  g_image.heldFromNs = 1'699'999'999'000'000'000;
+  g_image.windowStartNs = 1'699'999'990'000'000'000;
+  std::string payload;
+  const control::Reply r = f.snapshot(&payload);
+  ASSERT_TRUE(r.ok) << r.text("message");
+  EXPECT_EQ(r.integer("bytes", 0), 4096);
+  EXPECT_EQ(payload.size(), 4096u);
+  EXPECT_EQ(payload.substr(0, 6), "SQLite");
+  EXPECT_EQ(r.integer("step", -1), 41);
+  EXPECT_EQ(r.integer("now_ns", 0), g_image.nowNs);
+  EXPECT_EQ(r.integer("held_from_ns", 0), g_image.heldFromNs);
+  EXPECT_EQ(r.integer("window_start", 0), g_image.windowStartNs);
+  EXPECT_EQ(r.text("keep"), "1");
+  EXPECT_EQ(r.integer("rank", -1), 3);
+  EXPECT_GE(f.recorder.memoryWindow().leaseEndNs, leaseBefore);
+
+  // The writer's failure is the reply's message.
+  g_image = MemorySnapshot();
+  g_image.error = "the writer was busy for 1500 ms";
+  payload.clear();
+  const control::Reply busy = f.snapshot(&payload);
+  EXPECT_FALSE(busy.ok);
+  EXPECT_EQ(busy.text("message"), "the writer was busy for 1500 ms");
+  EXPECT_TRUE(payload.empty());
+}
+
+TEST(ControlHandler, SnapshotWithoutWatchIsRefusedAndSaysWhyTheLastOneEnded) {
+  WatchFixture f;
+  std::string payload;
+  const control::Reply none = f.snapshot(&payload);
+  EXPECT_FALSE(none.ok);
+  EXPECT_EQ(none.text("message"), "no memory window: send watch first");
+  EXPECT_EQ(g_imageCalls, 0);
+  ASSERT_TRUE(f.ask("watch").ok);
+  ASSERT_TRUE(f.ask("start duration=5").ok);  // a file window takes over
+  EXPECT_GE(g_flushes, 1);                    // what the memory window held was taken first
+  const control::Reply ended = f.snapshot(&payload);
+  EXPECT_FALSE(ended.ok);
+  EXPECT_EQ(ended.text("message"),
+            "no memory window: send watch first (the last one ended: a file window was asked "
+            "for (attach duration=5))");
+  // Without a place for its bytes, a snapshot is refused rather than sent as a bare line.
+  EXPECT_FALSE(f.ask("snapshot").ok);
+}
+
+TEST(ControlHandler, WatchIsRefusedWhileRecordingToAFileAndNamesTheFile) {
+  WatchFixture f;
+  ASSERT_TRUE(f.ask("start duration=60").ok);
+  const control::Reply r = f.ask("watch keep=2");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.text("message"),
+            "recording to a file: no memory window while this process records to a file; read "
+            "its trace file instead");
+  EXPECT_EQ(r.text("state"), "recording");
+  EXPECT_EQ(r.text("file"), "/out/rank-00003.sqlite");
+  EXPECT_FALSE(f.recorder.memoryWindow().open);
+}
+
 }  // namespace
 }  // namespace bubblescope::agent

@@ -15,14 +15,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ProcessResult runCuptiApp(const fs::path& dir, bool dormant) {
+ProcessResult runCuptiApp(const fs::path& dir, bool dormant, bool watch = false) {
   std::map<std::string, std::string> env = {{"LD_PRELOAD", kAgentLibrary},
                                             {"BUBBLESCOPE_OUTPUT_DIR", dir.string()},
                                             {"BUBBLESCOPE_CUDA", "on"},
                                             {"BUBBLESCOPE_CUPTI_PATH", FAKE_CUPTI_LIBRARY}};
   if (dormant) env["BUBBLESCOPE_DORMANT"] = "1";
+  if (watch) env["BUBBLESCOPE_RUNTIME_DIR"] = (dir.parent_path() / "rt").string();
   ProcessOptions o = cleanEnv(std::move(env));
+  o.unsetEnv.push_back("XDG_RUNTIME_DIR");
   o.timeout = std::chrono::seconds(60);
+  if (watch) return runProcess({CUPTI_TEST_APP, FAKE_CUPTI_LIBRARY, "watch"}, o);
   return runProcess({CUPTI_TEST_APP, FAKE_CUPTI_LIBRARY}, o);
 }
 
@@ -68,6 +71,21 @@ TEST(CuptiRecord, RecordingJobTracesKernelsFromTheStart) {
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(kernelNames(files[0]),
             (std::vector<std::string>{"before_window", "in_window", "in_window", "in_window"}));
+}
+
+// Watch: kernels reach the memory window's snapshot, never a file, and CUPTI stops tracing when
+// the memory window ends.
+TEST(CuptiRecord, MemoryWindowTracesKernelsIntoItsSnapshotAndNoFile) {
+  TempDir tmp;
+  const ProcessResult r = runCuptiApp(tmp.path() / "run", true, true);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("watch ok=1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("watching traced=1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("snapshot kernels=3 window=watch\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stop ok=1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("after traced=0\n"), std::string::npos) << r.out;
+  EXPECT_TRUE(traceFiles(tmp.path() / "run").empty());
+  EXPECT_TRUE(agentLines(r.err).empty()) << r.err;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/core/clock.h"
 #include "agent/nvtx/control_marks.h"
 #include "agent/nvtx/step_name.h"
 
@@ -167,6 +168,110 @@ TEST(AgentRecorder, TrackingStepsCountsThemWithoutRecording) {
   EXPECT_FALSE(stepsWatched(controlWord()));
 }
 
+constexpr int64_t kSecond = 1'000'000'000;
+
+TEST(AgentRecorder, MemoryWindowRecordsUntilItsLeaseRunsOut) {
+  Recorder r;
+  r.begin(false, "record");
+  const int64_t t = 1'000 * kSecond;
+  ASSERT_TRUE(r.watch(2 * kSecond, t));
+  EXPECT_TRUE(isRecording(controlWord()));
+  ASSERT_EQ(r.windows().size(), 1u);
+  EXPECT_TRUE(r.windows()[0].memory);
+  EXPECT_EQ(r.windows()[0].reason, "watch");
+  EXPECT_FALSE(r.hadFileWindow());  // nothing may make a file of what it records
+  MemoryWindowState m = r.memoryWindow();
+  EXPECT_TRUE(m.open);
+  EXPECT_EQ(m.index, 0);
+  EXPECT_EQ(m.keepNs, 2 * kSecond);
+  EXPECT_EQ(m.leaseEndNs, t + 10 * kSecond);  // max(2 x keep, 10 s)
+
+  // A snapshot renews the lease; without one it lapses and the process is dormant again.
+  r.tick(t + 9 * kSecond);
+  EXPECT_TRUE(r.renewWatch(t + 9 * kSecond));
+  r.tick(t + 18 * kSecond);
+  EXPECT_TRUE(isRecording(controlWord()));
+  const uint32_t generation = generationOf(controlWord());
+  r.tick(t + 19 * kSecond);
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_FALSE(r.memoryWindow().open);
+  EXPECT_EQ(r.windows()[0].endNs, t + 19 * kSecond);
+  // Ranges it opened are forgotten when they close: none reaches a file later.
+  EXPECT_EQ(generationOf(controlWord()), generation + 1);
+  EXPECT_NE(r.watchEndReason().find("lease ran out"), std::string::npos) << r.watchEndReason();
+  EXPECT_FALSE(r.renewWatch(t + 20 * kSecond));
+}
+
+TEST(AgentRecorder, WatchRenewsTheOpenMemoryWindowWithItsNewKeep) {
+  Recorder r;
+  r.begin(false, "record");
+  const int64_t t = 1'000 * kSecond;
+  ASSERT_TRUE(r.watch(5 * kSecond, t));
+  ASSERT_TRUE(r.watch(30 * kSecond, t + kSecond));
+  EXPECT_EQ(r.windows().size(), 1u);
+  EXPECT_EQ(r.memoryWindow().keepNs, 30 * kSecond);
+  EXPECT_EQ(r.memoryWindow().leaseEndNs, t + 61 * kSecond);  // 2 x 30 s from the renewal
+}
+
+TEST(AgentRecorder, WatchIsRefusedWhileRecordingToAFile) {
+  Recorder r;
+  r.begin(true, "record");
+  std::string why;
+  EXPECT_FALSE(r.watch(kSecond, 0, &why));
+  EXPECT_EQ(why, "recording to a file");
+  r.stop();
+  r.trackSteps(true);
+  WindowRequest steps;
+  steps.steps = 2;
+  ASSERT_TRUE(r.request(steps));
+  EXPECT_FALSE(r.watch(kSecond, 0, &why));
+  EXPECT_EQ(why, "a file window is waiting for its first step");
+  r.stop();
+  EXPECT_TRUE(r.watch(kSecond, 0, &why));
+  r.disable();
+  EXPECT_FALSE(r.watch(kSecond, 0, &why));
+  EXPECT_EQ(why, "capture is off in this process");
+}
+
+TEST(AgentRecorder, AFileWindowEndsTheMemoryWindowAndTakesOver) {
+  Recorder r;
+  r.begin(false, "record");
+  ASSERT_TRUE(r.watch(kSecond, realtimeNs()));
+  WindowRequest attach;
+  attach.reason = "attach duration=5";
+  attach.durationNs = 5 * kSecond;
+  ASSERT_TRUE(r.request(attach));
+  EXPECT_FALSE(r.memoryWindow().open);
+  EXPECT_TRUE(isRecording(controlWord()));
+  EXPECT_TRUE(r.hadFileWindow());
+  ASSERT_EQ(r.windows().size(), 2u);
+  EXPECT_NE(r.windows()[0].endNs, 0);
+  EXPECT_FALSE(r.windows()[1].memory);
+  EXPECT_EQ(r.watchEndReason(), "a file window was asked for (attach duration=5)");
+}
+
+TEST(AgentRecorder, StopEndsTheMemoryWindow) {
+  Recorder r;
+  r.begin(false, "record");
+  ASSERT_TRUE(r.watch(kSecond, realtimeNs()));
+  r.stop();
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_FALSE(r.memoryWindow().open);
+  EXPECT_EQ(r.watchEndReason(), "a stop request ended it");
+}
+
+TEST(AgentRecorder, AForkedChildDoesNotInheritAMemoryWindow) {
+  Recorder r;
+  r.begin(false, "record");
+  ASSERT_TRUE(r.watch(kSecond, realtimeNs()));
+  ASSERT_TRUE(r.lockForFork());
+  r.resetInChild();  // as in the child: nobody could read its memory window there
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_FALSE(r.memoryWindow().open);
+  EXPECT_TRUE(r.windows().empty());
+  EXPECT_FALSE(r.hadFileWindow());
+}
+
 TEST(AgentControlMarks, ParsesStartAndStop) {
   ControlCommand c;
   std::string error;
@@ -189,9 +294,10 @@ TEST(AgentControlMarks, ParsesStartAndStop) {
 TEST(AgentControlMarks, RefusesWhatItDoesNotKnow) {
   ControlCommand c;
   std::string error;
-  for (const char* bad : {"", "begin", "start steps=0", "start steps=x", "start from=3",
-                          "start duration=-1", "stop now", "start color=red",
-                          "start steps=2 duration=1", "start duration=1e30", "status"}) {
+  for (const char* bad :
+       {"", "begin", "start steps=0", "start steps=x", "start from=3", "start duration=-1",
+        "stop now", "start color=red", "start steps=2 duration=1", "start duration=1e30", "status",
+        "watch", "watch keep=2", "snapshot"}) {
     EXPECT_FALSE(parseControlMessage(bad, &c, &error)) << bad;
     EXPECT_FALSE(error.empty());
   }

@@ -14,7 +14,7 @@ namespace {
 
 bool same(const bubblescope::control::Command& a, const bubblescope::control::Command& b) {
   return a.verb == b.verb && a.steps == b.steps && a.fromStep == b.fromStep &&
-         a.durationNs == b.durationNs;
+         a.durationNs == b.durationNs && a.keepNs == b.keepNs;
 }
 
 }  // namespace

@@ -117,6 +117,17 @@ Database Database::fromBytes(std::string_view bytes) {
   return d;
 }
 
+Database Database::inMemory(int64_t maxBytes) {
+  Database d;
+  // A memdb name without a leading '/' is private to this connection.
+  d.open("file:bubblescope-memory?vfs=memdb",
+         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI);
+  sqlite3_int64 limit = maxBytes;
+  const int rc = sqlite3_file_control(d.db_, "main", SQLITE_FCNTL_SIZE_LIMIT, &limit);
+  if (rc != SQLITE_OK) fail(d.db_, rc);
+  return d;
+}
+
 Database::Database(Database&& other) noexcept
     : db_(std::exchange(other.db_, nullptr)), snapshotDir_(std::move(other.snapshotDir_)) {
   other.snapshotDir_.clear();

@@ -73,6 +73,9 @@ class Database {
   Database(const std::filesystem::path& file, Mode mode);
   // A database image in memory (sqlite3_deserialize), read-only: for the fuzzers.
   static Database fromBytes(std::string_view bytes);
+  // A new, empty database of this connection's own in one block of memory (SQLite's memdb),
+  // growing to at most maxBytes: sqlite3_serialize then reads it without a copy.
+  static Database inMemory(int64_t maxBytes);
   ~Database();
   Database(Database&& other) noexcept;
   Database(const Database&) = delete;

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "traces/errors.h"
 #include "traces/format/schema.h"
@@ -107,6 +108,50 @@ void removeHalfMade(const std::filesystem::path& file) {
 
 }  // namespace
 
+// A memory trace is pruned by time every 200 ms: an index on each event table's end makes a prune
+// cost what it deletes, not what the trace holds (rows come mostly in end order, so each insert
+// adds at the index's right edge).
+constexpr std::string_view kMemoryIndexSql = R"sql(
+CREATE INDEX nvtx_ranges_by_end ON nvtx_ranges(end);
+CREATE INDEX nvtx_marks_by_ts ON nvtx_marks(ts);
+CREATE INDEX kernels_by_end ON kernels(end);
+CREATE INDEX memcpys_by_end ON memcpys(end);
+CREATE INDEX memsets_by_end ON memsets(end);
+CREATE INDEX syncs_by_end ON syncs(end);
+CREATE INDEX api_calls_by_end ON api_calls(end);
+CREATE INDEX nccl_calls_by_end ON nccl_calls(end);
+)sql";
+
+// The deletes of pruneBefore, one per event table (?1 = the cutoff).
+struct TraceWriter::Pruning {
+  explicit Pruning(Database& db) {
+    for (const char* table :
+         {"nvtx_ranges", "kernels", "memcpys", "memsets", "syncs", "api_calls", "nccl_calls"}) {
+      deletes.push_back(db.prepare(std::string("DELETE FROM ") + table + " WHERE end < ?1"));
+    }
+    deletes.push_back(db.prepare("DELETE FROM nvtx_marks WHERE ts < ?1"));
+    // A sample holds until the next on its device: each device's latest before the cutoff is
+    // its memory at the cutoff. (SQLite's max() gives the other columns of the row it picked.)
+    deletes.push_back(db.prepare(
+        "DELETE FROM memory_usage WHERE ts < ?1 AND rowid NOT IN (SELECT r FROM (SELECT rowid AS "
+        "r, max(ts) FROM memory_usage WHERE ts < ?1 GROUP BY device))"));
+    deletes.push_back(db.prepare(
+        "DELETE FROM clock_anchors WHERE realtime_ns < ?1 AND rowid NOT IN (SELECT r FROM "
+        "(SELECT rowid AS r, max(realtime_ns) FROM clock_anchors WHERE realtime_ns < ?1))"));
+    // Correlations have no time. CUPTI numbers calls in order, so those below the smallest
+    // number any event still held carries belong to events pruned already.
+    correlations.emplace(
+        db.prepare("DELETE FROM correlations WHERE correlation < (SELECT min(c) FROM ("
+                   "SELECT min(correlation) AS c FROM kernels WHERE correlation > 0 UNION ALL "
+                   "SELECT min(correlation) FROM memcpys WHERE correlation > 0 UNION ALL "
+                   "SELECT min(correlation) FROM memsets WHERE correlation > 0 UNION ALL "
+                   "SELECT min(correlation) FROM syncs WHERE correlation > 0 UNION ALL "
+                   "SELECT min(correlation) FROM api_calls WHERE correlation > 0))"));
+  }
+  std::vector<Statement> deletes;          // by time
+  std::optional<Statement> correlations;  // after them, by what is left
+};
+
 TraceWriter::TraceWriter(const std::filesystem::path& file, const RankMeta& meta,
                          TraceAccess access)
     : file_(file) {
@@ -121,15 +166,32 @@ TraceWriter::TraceWriter(const std::filesystem::path& file, const RankMeta& meta
   }
 }
 
+std::unique_ptr<TraceWriter> TraceWriter::inMemory(const RankMeta& meta, const std::string& label) {
+  std::unique_ptr<TraceWriter> w(new TraceWriter);
+  w->file_ = label;
+  w->inMemory_ = true;
+  w->create(meta);
+  return w;
+}
+
 void TraceWriter::create(const RankMeta& meta) {
   guard(file_, [&] {
-    db_ = std::make_unique<Database>(file_, Database::Mode::CreateNew);
-    // WAL: a commit appends to the log, readers never see half a batch and a killed process
-    // loses only the batch in flight. NORMAL: no fsync per commit (a process kill keeps what the
-    // kernel has; only a power loss could drop the last batches).
-    db_->exec("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+    if (inMemory_) {
+      db_ = std::make_unique<Database>(Database::inMemory(kMaxMemoryTraceBytes));
+      // Incremental auto-vacuum: pages freed by pruneBefore are cut off the end, so the image
+      // shrinks when the job's rate drops (in a steady state the next batch reuses them). The
+      // journal stays in memory too.
+      db_->exec("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=MEMORY;");
+    } else {
+      db_ = std::make_unique<Database>(file_, Database::Mode::CreateNew);
+      // WAL: a commit appends to the log, readers never see half a batch and a killed process
+      // loses only the batch in flight. NORMAL: no fsync per commit (a process kill keeps what
+      // the kernel has; only a power loss could drop the last batches).
+      db_->exec("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+    }
     db_->exec("BEGIN");
     db_->exec(kSchemaSql);
+    if (inMemory_) db_->exec(kMemoryIndexSql);
     db_->exec("COMMIT");
     st_ = std::make_unique<Statements>(*db_);
     strings_.emplace("", 0);
@@ -360,13 +422,57 @@ void TraceWriter::commit() {
   }
 }
 
+std::string TraceWriter::image() {
+  if (!inMemory_ || !db_ || inBatch_) {
+    throw TraceError(file_, "no committed in-memory trace to take an image of");
+  }
+  sqlite3_int64 size = 0;
+  // memdb holds the database in one block: read in place, copied once into the string.
+  if (const unsigned char* p =
+          sqlite3_serialize(db_->handle(), "main", &size, SQLITE_SERIALIZE_NOCOPY)) {
+    return std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(size));
+  }
+  unsigned char* copy = sqlite3_serialize(db_->handle(), "main", &size, 0);
+  if (copy == nullptr) throw TraceError(file_, "cannot take an image of the trace (out of memory)");
+  std::string bytes(reinterpret_cast<const char*>(copy), static_cast<size_t>(size));
+  sqlite3_free(copy);
+  return bytes;
+}
+
+uint64_t TraceWriter::imageBytes() {
+  if (!db_) return 0;
+  return guard(file_, [&] {
+    auto pages = db_->prepare("PRAGMA page_count");
+    auto pageSize = db_->prepare("PRAGMA page_size");
+    pages.step();
+    pageSize.step();
+    return static_cast<uint64_t>(pages.int64(0)) * static_cast<uint64_t>(pageSize.int64(0));
+  });
+}
+
+void TraceWriter::pruneBefore(TimeNs cutoff) {
+  if (!inMemory_ || !db_ || closed_) return;
+  commit();
+  guard(file_, [&] {
+    if (!prune_) prune_ = std::make_unique<Pruning>(*db_);
+    begin();
+    for (Statement& d : prune_->deletes) {
+      d.bind(1, cutoff);
+      d.run();
+    }
+    prune_->correlations->run();
+  });
+  commit();
+  guard(file_, [&] { db_->exec("PRAGMA incremental_vacuum"); });
+}
+
 void TraceWriter::close(bool buildIndexes) {
   if (closed_ || !db_) return;
   closed_ = true;
   try {
     commit();
-    if (buildIndexes) db_->exec(kIndexSql);
-    db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    if (buildIndexes && !inMemory_) db_->exec(kIndexSql);
+    if (!inMemory_) db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } catch (const sqlite::SqliteError& e) {
     st_.reset();
     db_.reset();

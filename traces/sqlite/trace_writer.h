@@ -1,7 +1,9 @@
 #pragma once
 // Writes one rank's trace file. Batched: rows go into one open transaction that commit() ends
 // (the agent's writer thread commits at least every 200 ms), in WAL mode with prepared
-// statements, so a killed process leaves a readable file with every committed batch.
+// statements, so a killed process leaves a readable file with every committed batch. Or the same
+// trace in memory (a memory window for `bubblescope watch`), read as an SQLite image and pruned
+// to its last seconds.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -31,6 +33,10 @@ struct StringHash {
 // SQLite gives the -wal and -shm the file's mode.
 enum class TraceAccess { Umask, OwnerOnly };
 
+// The most an in-memory trace may grow to: beyond it a write fails (SQLITE_FULL), as on a full
+// disk. It bounds what a memory window can take of a job's memory.
+inline constexpr int64_t kMaxMemoryTraceBytes = int64_t{256} << 20;
+
 class TraceWriter {
  public:
   // Creates `file` (it must not exist) with the schema and the metadata of `meta` (its clock
@@ -38,6 +44,10 @@ class TraceWriter {
   // TraceFileExists when `file` exists.
   TraceWriter(const std::filesystem::path& file, const RankMeta& meta,
               TraceAccess access = TraceAccess::Umask);
+  // The same trace in memory: no file, nothing written to disk. Throws TraceError (named
+  // `label`) when SQLite cannot make it.
+  static std::unique_ptr<TraceWriter> inMemory(const RankMeta& meta,
+                                               const std::string& label = "memory trace");
   ~TraceWriter();  // close(), errors swallowed: destructors must not throw
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
@@ -81,11 +91,26 @@ class TraceWriter {
   // without indexes reads the same.
   void close(bool buildIndexes = true);
 
+  // In-memory traces only. The committed trace as an SQLite database image (sqlite3_serialize),
+  // which sqlite3_deserialize (sqlite::Database::fromBytes) and the trace reader read as they read
+  // a file; imageBytes() is its size, known without making it.
+  std::string image();
+  uint64_t imageBytes();
+  // In-memory traces only: deletes, in a batch of its own (committed), the events that ended
+  // before `cutoff` (ranges, marks, kernels, copies, sets, synchronisations, API and NCCL calls,
+  // memory samples but each device's latest) and correlations older than every event still
+  // held. Names, threads, devices, streams, windows, anchors but the latest before `cutoff`, and
+  // the metadata stay. The freed pages are given back, so the trace holds its last seconds only.
+  void pruneBefore(TimeNs cutoff);
+  bool inMemory() const { return inMemory_; }
+
   uint64_t eventsWritten() const { return events_; }
   const std::filesystem::path& file() const { return file_; }
 
  private:
   struct Statements;
+  struct Pruning;
+  TraceWriter() = default;
   void create(const RankMeta& meta);  // the schema and the meta, in the file just created
   void begin();
   template <class... Values>
@@ -94,13 +119,17 @@ class TraceWriter {
   std::filesystem::path file_;
   std::unique_ptr<sqlite::Database> db_;
   std::unique_ptr<Statements> st_;
+  std::unique_ptr<Pruning> prune_;  // prepared on the first pruneBefore
   std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> strings_;
   bool inBatch_ = false;
   bool closed_ = false;
+  bool inMemory_ = false;
   uint64_t events_ = 0;
 };
 
 // Writes a whole in-memory trace (importers, tests) to a new file.
 void writeRankTrace(const RankTrace& trace, const std::filesystem::path& file);
+// Its rows (all but the meta, which made `writer`) into a writer, committed: an in-memory one.
+void writeRankTraceRows(const RankTrace& trace, TraceWriter& writer);
 
 }  // namespace bubblescope::traces

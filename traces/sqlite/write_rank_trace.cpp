@@ -5,6 +5,11 @@ namespace bubblescope::traces {
 
 void writeRankTrace(const RankTrace& t, const std::filesystem::path& file) {
   TraceWriter w(file, t.meta);
+  writeRankTraceRows(t, w);
+  w.close();
+}
+
+void writeRankTraceRows(const RankTrace& t, TraceWriter& w) {
   // The model's ids index its own table; re-intern them into the file's.
   std::vector<StringId> ids(t.strings.size());
   for (StringId i = 0; i < t.strings.size(); ++i) ids[i] = w.intern(t.strings.at(i));
@@ -78,7 +83,7 @@ void writeRankTrace(const RankTrace& t, const std::filesystem::path& file) {
   for (size_t i = 0; i < mu.size(); ++i) {
     w.add(MemoryUsageRecord{mu.start[i], mu.device[i], mu.allocated[i], mu.reserved[i]});
   }
-  w.close();
+  w.commit();
 }
 
 }  // namespace bubblescope::traces
