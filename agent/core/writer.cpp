@@ -1,8 +1,8 @@
 #include "agent/core/writer.h"
 
 #include "agent/core/high_descriptors.h"
-#include "agent/core/memory_window.h"
 #include "agent/core/open_ranges.h"
+#include "agent/core/writer_thread.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -115,76 +115,21 @@ std::string osThreadName(uint64_t tid) {
 
 WriterOptions g_options;
 
-class Writer {
- public:
-  explicit Writer(FileSetup setup) : setup_(std::move(setup)), clock_(!ticksAreTsc()) {
-    clock_.addAnchor(g_options.startAnchor);
-    pthread_mutex_init(&io_, nullptr);
-  }
-
-  bool start();
-  void run();
-  // Control thread, under io_: the memory window's trace as an image.
-  MemorySnapshot memoryImage(uint64_t maxBytes);
-
-  // Shared with other threads (signal handlers included): counters and futex words.
-  std::atomic<uint32_t> wake_{0};
-  std::atomic<uint32_t> flushRequested_{0};
-  std::atomic<uint32_t> flushDone_{0};
-  std::atomic<bool> stopRequested_{false};
-  std::atomic<uint32_t> finished_{0};
-  std::atomic<uint64_t> eventsWritten_{0};
-  std::atomic<uint64_t> recordsDrained_{0};
-  std::atomic<pid_t> threadId_{0};
-  pthread_mutex_t io_;  // held while the writer is inside SQLite (fork waits for it)
-  // The file written now, once there is one (read by writerStats); each is leaked, not freed,
-  // when the next replaces it, so a reader never holds a freed one.
-  std::atomic<const std::string*> fileName_{nullptr};
-
- private:
-  void cycle(bool final);
-  void followMemoryWindow();
-  void startMemoryTrace(const MemoryWindowState& window);
-  void endMemoryTrace();
-  void memoryFailed(const std::string& why);
-  traces::RankMeta baseMeta() const;
-  void dropTotals(uint64_t totals[kSourceCount]) const;
-  void drainAll(bool discardOnly);
-  void drainRing(ThreadState& s, uint64_t upTo);
-  bool openFile();
-  void closeFile();
-  void fail(Problem problem, const std::string& message);
-  void writeFailed(const traces::TraceError& e, uint64_t recordsLost);
-  void abandonFile(uint64_t recordsLost);
-  void dropFile();
-  void commit();
-  void commitIfDue();
-  void noteThread(uint64_t tid);
-  void syncThreadNames();
-  void syncWindows(bool final);
-  void syncDrops();
-  void runHooks(void (*WriterHooks::*which)(RecordSink&));
-
-  FileSetup setup_;
-  TickConverter clock_;
-  WriterOutput out_;          // written now: the file, or a memory window's trace
-  WriterOutput parked_;       // the file, left aside while a memory window is open
-  int64_t memoryIndex_ = -1;  // the recorder's window out_ holds, when it is a memory window
-  int64_t memoryKeepNs_ = 0;
-  bool memoryBroken_ = false;  // a write into it failed: nothing more goes there
-  MemoryPruning pruning_;
-  bool failed_ = false;
-  int files_ = 0;                  // files opened so far
-  std::string previousFile_;       // the file whose descriptors the job closed, if any
-  uint64_t lostWithPrevious_ = 0;  // events and records it could not take
-  std::unordered_map<uint64_t, std::string> nvtxNames_;  // tid → name from the registry
-  const ThreadName* namesSeen_ = nullptr;                // newest registry entry applied
-};
-
 std::atomic<Writer*> g_writer{nullptr};
 std::atomic<int> g_endSignal{0};  // the signal ending the process, once one is being handled
 bool g_forkHeldIo = false;
 bool g_childMayNotRecord = false;
+
+}  // namespace
+
+Writer::Writer(FileSetup setup) : setup_(std::move(setup)), clock_(!ticksAreTsc()) {
+  clock_.addAnchor(g_options.startAnchor);
+  pthread_mutex_init(&io_, nullptr);
+}
+
+Writer* currentWriter() {
+  return g_writer.load(std::memory_order_acquire);
+}
 
 bool Writer::start() {
   pthread_t thread;
@@ -270,99 +215,6 @@ void Writer::cycle(bool final) {
   }
 }
 
-// The output follows the recorder: a memory window that opened gets a trace of its own in memory
-// (the file, if any, is set aside untouched); one that ended is freed and the file comes back.
-void Writer::followMemoryWindow() {
-  const MemoryWindowState window = Recorder::instance().memoryWindow();
-  if (window.open && window.index == memoryIndex_) {
-    memoryKeepNs_ = window.keepNs;  // a renewal may change it
-    return;
-  }
-  if (memoryIndex_ >= 0) endMemoryTrace();
-  if (window.open) startMemoryTrace(window);
-}
-
-void Writer::startMemoryTrace(const MemoryWindowState& window) {
-  if (out_.trace != nullptr) {
-    try {
-      commit();
-    } catch (const traces::TraceError& e) {
-      writeFailed(e, 0);
-      if (failed_) return;
-    }
-  }
-  parked_ = std::move(out_);
-  out_ = WriterOutput();
-  memoryIndex_ = window.index;
-  memoryKeepNs_ = window.keepNs;
-  memoryBroken_ = false;
-  pruning_ = MemoryPruning();
-  const auto windows = Recorder::instance().windows();
-  const size_t index = static_cast<size_t>(window.index);
-  out_.startNs = index < windows.size() ? windows[index].startNs : realtimeNs();
-  dropTotals(out_.droppedBefore);  // drops before it are the file's
-  try {
-    out_.trace = makeMemoryTrace(baseMeta(), out_.startNs);
-  } catch (const traces::TraceError& e) {
-    memoryFailed(e.what());
-    return;
-  }
-  out_.sink.emplace(*out_.trace, clock_);
-  out_.lastCommitNs = monotonicNs();
-  runHooks(&WriterHooks::fileOpened);
-}
-
-// The window ended: what the rings hold was published while it was open and goes into it, the
-// producers see it closed (CUDA capture flushes CUPTI and turns its kinds off), then it is freed.
-void Writer::endMemoryTrace() {
-  if (!memoryBroken_ && out_.trace != nullptr) {
-    try {
-      drainAll(false);
-      if (!memoryBroken_) runHooks(&WriterHooks::cycle);
-      drainAll(memoryBroken_);
-    } catch (const traces::TraceError&) {
-      drainAll(true);  // going anyway
-    }
-  } else {
-    drainAll(true);
-  }
-  uint64_t atMemoryStart[kSourceCount];
-  std::copy(std::begin(out_.droppedBefore), std::end(out_.droppedBefore), atMemoryStart);
-  out_ = std::move(parked_);  // frees the memory trace
-  parked_ = WriterOutput();
-  memoryIndex_ = -1;
-  memoryBroken_ = false;
-  if (out_.trace == nullptr) return;
-  if (!out_.handles.intact()) {  // the job closed its descriptors meanwhile: not one write more
-    abandonFile(0);
-    return;
-  }
-  // The file goes on: drops counted meanwhile were the memory window's, and the producers write
-  // names into it again (they had interned them into the memory trace).
-  uint64_t totals[kSourceCount];
-  dropTotals(totals);
-  for (int i = 0; i < kSourceCount; ++i) out_.droppedBefore[i] += totals[i] - atMemoryStart[i];
-  try {
-    runHooks(&WriterHooks::fileOpened);
-    for (uint64_t tid : out_.tidsSeen) {
-      if (auto named = nvtxNames_.find(tid); named != nvtxNames_.end()) {
-        out_.trace->addThread(tid, named->second);
-      }
-    }
-  } catch (const traces::TraceError& e) {
-    writeFailed(e, 0);
-  }
-}
-
-// A memory trace that cannot be written (it outgrew its limit, or memory ran out) ends its
-// window, with one line; the job and any later watch go on.
-void Writer::memoryFailed(const std::string& why) {
-  memoryBroken_ = true;
-  warnOnce(Problem::WatchEnded, "the memory window for watch ended: %s; the job goes on",
-           why.c_str());
-  Recorder::instance().endWatch("it could not be written: " + why);
-}
-
 traces::RankMeta Writer::baseMeta() const {
   traces::RankMeta meta = setup_.meta;
   if (meta.host.empty()) meta.host = hostName();
@@ -378,21 +230,6 @@ void Writer::dropTotals(uint64_t totals[kSourceCount]) const {
       totals[i] += s->dropped[i].load(std::memory_order_relaxed);
     }
   }
-}
-
-MemorySnapshot Writer::memoryImage(uint64_t maxBytes) {
-  MemorySnapshot s;
-  const MemoryWindowState window = Recorder::instance().memoryWindow();
-  if (memoryIndex_ < 0 || memoryBroken_ || out_.trace == nullptr || !window.open ||
-      window.index != memoryIndex_) {
-    s.error = "the memory window is not being written (it ended or is just starting)";
-    return s;
-  }
-  s = imageOf(*out_.trace, maxBytes);
-  s.nowNs = realtimeNs();
-  s.windowStartNs = out_.startNs;
-  s.heldFromNs = std::max(out_.startNs, pruning_.cutoffNs());
-  return s;
 }
 
 void Writer::drainAll(bool discardOnly) {
@@ -690,8 +527,6 @@ void Writer::runHooks(void (*WriterHooks::*which)(RecordSink&)) {
   }
 }
 
-}  // namespace
-
 void configureWriter(const WriterOptions& options) {
   g_options = options;
 }
@@ -755,40 +590,6 @@ void finishWriter(int timeoutMs) {
              "until then",
              timeoutMs);
   }
-}
-
-MemorySnapshot memoryWindowImage(int timeoutMs, uint64_t maxBytes) {
-  MemorySnapshot s;
-  const int64_t deadline = monotonicNs() + int64_t{timeoutMs} * 1'000'000;
-  Writer* w = g_writer.load(std::memory_order_acquire);
-  if (w == nullptr || w->finished_.load(std::memory_order_acquire) != 0) {
-    s.error = "the writer is not running";
-    return s;
-  }
-  if (!flushWriter(timeoutMs)) {
-    s.error = "the writer did not take the last events within " + std::to_string(timeoutMs) + " ms";
-    return s;
-  }
-  // The rest of the time for the lock: the writer may be in its next cycle already.
-  const int64_t leftNs = std::max<int64_t>(deadline - monotonicNs(), 1'000'000);
-  timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_sec += static_cast<time_t>(leftNs / 1'000'000'000);
-  until.tv_nsec += static_cast<long>(leftNs % 1'000'000'000);
-  until.tv_sec += until.tv_nsec / 1'000'000'000;
-  until.tv_nsec %= 1'000'000'000;
-  if (pthread_mutex_timedlock(&w->io_, &until) != 0) {
-    s.error = "the writer was busy for " + std::to_string(timeoutMs) + " ms";
-    return s;
-  }
-  try {
-    s = w->memoryImage(maxBytes);
-  } catch (...) {
-    s = MemorySnapshot();
-    s.error = "internal error while taking the image";
-  }
-  pthread_mutex_unlock(&w->io_);
-  return s;
 }
 
 void writerPrepareFork() {

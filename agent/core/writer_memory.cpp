@@ -1,0 +1,155 @@
+// The writer's memory windows (watch): its output follows the recorder's memory window, and the
+// control thread takes the memory trace's image while the writer waits on its lock.
+#include <pthread.h>
+#include <time.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "agent/core/writer_thread.h"
+
+namespace bubblescope::agent {
+
+// The output follows the recorder: a memory window that opened gets a trace of its own in memory
+// (the file, if any, is set aside untouched); one that ended is freed and the file comes back.
+void Writer::followMemoryWindow() {
+  const MemoryWindowState window = Recorder::instance().memoryWindow();
+  if (window.open && window.index == memoryIndex_) {
+    memoryKeepNs_ = window.keepNs;  // a renewal may change it
+    return;
+  }
+  if (memoryIndex_ >= 0) endMemoryTrace();
+  if (window.open) startMemoryTrace(window);
+}
+
+void Writer::startMemoryTrace(const MemoryWindowState& window) {
+  if (out_.trace != nullptr) {
+    try {
+      commit();
+    } catch (const traces::TraceError& e) {
+      writeFailed(e, 0);
+      if (failed_) return;
+    }
+  }
+  parked_ = std::move(out_);
+  out_ = WriterOutput();
+  memoryIndex_ = window.index;
+  memoryKeepNs_ = window.keepNs;
+  memoryBroken_ = false;
+  pruning_ = MemoryPruning();
+  const auto windows = Recorder::instance().windows();
+  const size_t index = static_cast<size_t>(window.index);
+  out_.startNs = index < windows.size() ? windows[index].startNs : realtimeNs();
+  dropTotals(out_.droppedBefore);  // drops before it are the file's
+  try {
+    out_.trace = makeMemoryTrace(baseMeta(), out_.startNs);
+  } catch (const traces::TraceError& e) {
+    memoryFailed(e.what());
+    return;
+  }
+  out_.sink.emplace(*out_.trace, clock_);
+  out_.lastCommitNs = monotonicNs();
+  runHooks(&WriterHooks::fileOpened);
+}
+
+// The window ended: what the rings hold was published while it was open and goes into it, the
+// producers see it closed (CUDA capture flushes CUPTI and turns its kinds off), then it is freed.
+void Writer::endMemoryTrace() {
+  if (!memoryBroken_ && out_.trace != nullptr) {
+    try {
+      drainAll(false);
+      if (!memoryBroken_) runHooks(&WriterHooks::cycle);
+      drainAll(memoryBroken_);
+    } catch (const traces::TraceError&) {
+      drainAll(true);  // going anyway
+    }
+  } else {
+    drainAll(true);
+  }
+  uint64_t atMemoryStart[kSourceCount];
+  std::copy(std::begin(out_.droppedBefore), std::end(out_.droppedBefore), atMemoryStart);
+  out_ = std::move(parked_);  // frees the memory trace
+  parked_ = WriterOutput();
+  memoryIndex_ = -1;
+  memoryBroken_ = false;
+  if (out_.trace == nullptr) return;
+  if (!out_.handles.intact()) {  // the job closed its descriptors meanwhile: not one write more
+    abandonFile(0);
+    return;
+  }
+  // The file goes on: drops counted meanwhile were the memory window's, and the producers write
+  // names into it again (they had interned them into the memory trace).
+  uint64_t totals[kSourceCount];
+  dropTotals(totals);
+  for (int i = 0; i < kSourceCount; ++i) out_.droppedBefore[i] += totals[i] - atMemoryStart[i];
+  try {
+    runHooks(&WriterHooks::fileOpened);
+    for (uint64_t tid : out_.tidsSeen) {
+      if (auto named = nvtxNames_.find(tid); named != nvtxNames_.end()) {
+        out_.trace->addThread(tid, named->second);
+      }
+    }
+  } catch (const traces::TraceError& e) {
+    writeFailed(e, 0);
+  }
+}
+
+// A memory trace that cannot be written (it outgrew its limit, or memory ran out) ends its
+// window, with one line; the job and any later watch go on.
+void Writer::memoryFailed(const std::string& why) {
+  memoryBroken_ = true;
+  warnOnce(Problem::WatchEnded, "the memory window for watch ended: %s; the job goes on",
+           why.c_str());
+  Recorder::instance().endWatch("it could not be written: " + why);
+}
+
+MemorySnapshot Writer::memoryImage(uint64_t maxBytes) {
+  MemorySnapshot s;
+  const MemoryWindowState window = Recorder::instance().memoryWindow();
+  if (memoryIndex_ < 0 || memoryBroken_ || out_.trace == nullptr || !window.open ||
+      window.index != memoryIndex_) {
+    s.error = "the memory window is not being written (it ended or is just starting)";
+    return s;
+  }
+  s = imageOf(*out_.trace, maxBytes);
+  s.nowNs = realtimeNs();
+  s.windowStartNs = out_.startNs;
+  s.heldFromNs = std::max(out_.startNs, pruning_.cutoffNs());
+  return s;
+}
+
+MemorySnapshot memoryWindowImage(int timeoutMs, uint64_t maxBytes) {
+  MemorySnapshot s;
+  const int64_t deadline = monotonicNs() + int64_t{timeoutMs} * 1'000'000;
+  Writer* w = currentWriter();
+  if (w == nullptr || w->finished_.load(std::memory_order_acquire) != 0) {
+    s.error = "the writer is not running";
+    return s;
+  }
+  if (!flushWriter(timeoutMs)) {
+    s.error = "the writer did not take the last events within " + std::to_string(timeoutMs) + " ms";
+    return s;
+  }
+  // The rest of the time for the lock: the writer may be in its next cycle already.
+  const int64_t leftNs = std::max<int64_t>(deadline - monotonicNs(), 1'000'000);
+  timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += static_cast<time_t>(leftNs / 1'000'000'000);
+  until.tv_nsec += static_cast<long>(leftNs % 1'000'000'000);
+  until.tv_sec += until.tv_nsec / 1'000'000'000;
+  until.tv_nsec %= 1'000'000'000;
+  if (pthread_mutex_timedlock(&w->io_, &until) != 0) {
+    s.error = "the writer was busy for " + std::to_string(timeoutMs) + " ms";
+    return s;
+  }
+  try {
+    s = w->memoryImage(maxBytes);
+  } catch (...) {
+    s = MemorySnapshot();
+    s.error = "internal error while taking the image";
+  }
+  pthread_mutex_unlock(&w->io_);
+  return s;
+}
+
+}  // namespace bubblescope::agent
