@@ -28,10 +28,10 @@ std::vector<int64_t> stepNumbers(const traces::Run& run, const analysis::Analyze
 }
 
 int replay(const WatchOptions& o) {
-  if (!o.prometheus.empty()) traces::checkOutputPath(o.prometheus);
+  if (!o.live.prometheus.empty()) traces::checkOutputPath(o.live.prometheus);
   const traces::Run run = loadRun(o.runs);
-  const analysis::AnalyzeOptions base = analyzeOptions(o.analysis, WarmupStep::Shown);
-  WatchSession session(std::cout, o.prometheus,
+  const analysis::AnalyzeOptions base = analyzeOptions(o.live.analysis, WarmupStep::Shown);
+  WatchSession session(std::cout, o.live.prometheus,
                        run.ranks.empty() ? std::string() : run.ranks.front().meta.runId);
   for (int64_t number : stepNumbers(run, base)) {
     analysis::AnalyzeOptions one = base;
@@ -48,7 +48,17 @@ int replay(const WatchOptions& o) {
 }  // namespace
 
 int runWatch(const WatchOptions& o) {
-  if (o.runs.empty()) throw UsageError("watch: give a run to read step by step");
+  const bool live = o.live.targets.all || !o.live.targets.pids.empty();
+  if (live && !o.runs.empty()) {
+    throw UsageError("watch: give a recorded run or --all/--pid for a running job, not both");
+  }
+  if (!live && (!o.live.targets.runId.empty() || o.live.keepSeconds > 0)) {
+    throw UsageError("watch: --run-id and --keep are for a running job (--all or --pid)");
+  }
+  if (live) return watchLive(o.live);
+  if (o.runs.empty()) {
+    throw UsageError("watch: give a recorded run, or --all or --pid to watch a job running now");
+  }
   return replay(o);
 }
 

@@ -388,12 +388,26 @@ void addWatchCommand(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
       "watch",
       "A line per training step: its time, bubble, S against the ideal schedule and the culprit, "
-      "and a line when a culprit starts or ends (RUN: a recorded run, step by step)");
-  sub->add_option("run", opts->runs, "A run directory or trace files of one run");
-  sub->add_option("--prometheus", opts->prometheus,
+      "and a line when a culprit starts or ends (--all or --pid: a job running now, no files; "
+      "RUN: a recorded run, step by step)");
+  sub->add_option("run", opts->runs, "A recorded run directory or trace files of one run");
+  sub->add_flag("--all", opts->live.targets.all,
+                "Watch every attachable process of this user (one job: see --run-id)");
+  sub->add_option("--pid", opts->live.targets.pids, "Watch these processes (PID, repeatable)")
+      ->delimiter(',')
+      ->check(inRange(wholeFrom(1, kMaxPid)));
+  sub->add_option("--run-id", opts->live.targets.runId,
+                  "With --all or --pid: only the processes of this run");
+  sub->add_option("--keep", opts->live.keepSeconds,
+                  "With --all or --pid: seconds of records each process keeps in memory (default: "
+                  "a poll and 3 steps, 0.5 to 60 s)")
+      ->check(inRange(numberFrom(0.1, 600)));
+  sub->add_option("--count", opts->live.count, "With --all or --pid: stop after this many steps")
+      ->check(inRange(wholeFrom(1, INT64_MAX)));
+  sub->add_option("--prometheus", opts->live.prometheus,
                   "Write the newest step's figures to this file in Prometheus' text format after "
                   "every step (for the node exporter's textfile collector)");
-  addAnalysisFlags(sub, opts->analysis);
+  addAnalysisFlags(sub, opts->live.analysis);
   sub->callback([&action, opts] { action = [opts] { return runWatch(*opts); }; });
 }
 

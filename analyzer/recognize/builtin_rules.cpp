@@ -34,6 +34,7 @@ RuleSet build(const char* name, bool counts, std::initializer_list<Spec> specs) 
   RuleSet set;
   set.name = name;
   set.countsMicrobatches = counts;
+  set.memo = RuleSet::newMemo();
   for (const Spec& s : specs) set.rules.push_back(build(s));
   return set;
 }

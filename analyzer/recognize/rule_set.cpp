@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace bubblescope::analysis {
@@ -53,7 +55,38 @@ std::optional<Match> Rule::apply(std::string_view name) const {
   return out;
 }
 
+// Names by their match. Bounded: a job that numbers every label ("step 1234", "iter 99") would
+// grow it without end, so it starts again once full.
+struct RuleSet::Memo {
+  static constexpr size_t kMostNames = 1 << 16;
+  struct Hash {
+    using is_transparent = void;  // found by string_view, without a copy
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::mutex mutex;
+  std::unordered_map<std::string, std::optional<Match>, Hash, std::equal_to<>> byName;
+};
+
+std::shared_ptr<RuleSet::Memo> RuleSet::newMemo() {
+  return std::make_shared<Memo>();
+}
+
 std::optional<Match> RuleSet::match(std::string_view label) const {
+  if (!memo) return matchRules(label);
+  {
+    std::lock_guard<std::mutex> lock(memo->mutex);
+    if (auto it = memo->byName.find(label); it != memo->byName.end()) {
+      return it->second;
+    }
+  }
+  std::optional<Match> m = matchRules(label);
+  std::lock_guard<std::mutex> lock(memo->mutex);
+  if (memo->byName.size() >= Memo::kMostNames) memo->byName.clear();
+  memo->byName.emplace(std::string(label), m);
+  return m;
+}
+
+std::optional<Match> RuleSet::matchRules(std::string_view label) const {
   for (const Rule& r : rules) {
     if (auto m = r.apply(label)) return m;
   }

@@ -3,6 +3,7 @@
 // patterns, one per kind of label a framework emits, with what each capture group means.
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,8 +32,20 @@ struct RuleSet {
   // The labels carry no microbatch id: ops are numbered by their order in each step.
   bool countsMicrobatches = false;
 
-  // The first rule that matches the whole name.
+  // The first rule that matches the whole name. Each name is matched once per set and process,
+  // then remembered: a job's ranks share their labels, and a live watch analyses the same
+  // labels every poll (regular expressions were 40% of its CPU). Thread-safe.
   std::optional<Match> match(std::string_view label) const;
+
+  // What match() remembers, shared by copies of the set (their rules are the same).
+  // A set made by builtinRuleSets() or parseRuleSet() has one; a set built by hand matches
+  // every time unless given newMemo().
+  struct Memo;
+  std::shared_ptr<Memo> memo;
+  static std::shared_ptr<Memo> newMemo();
+
+ private:
+  std::optional<Match> matchRules(std::string_view label) const;
 };
 
 // The built-in rule sets, in the order they are tried: bubblescope convention,

@@ -84,6 +84,7 @@ RuleSet parseRuleSet(std::string_view text, const std::string& where,
     throw std::invalid_argument(where + ": not valid JSON (" + e.what() + ")");
   }
   RuleSet set;
+  set.memo = RuleSet::newMemo();
   try {
     set.name = doc.value("name", defaultName);
     set.countsMicrobatches = doc.value("counts_microbatches", false);

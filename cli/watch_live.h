@@ -1,0 +1,26 @@
+#pragma once
+// `bubblescope watch --all` / `--pid PID...`: the steps of a job that runs now, read from each
+// process's memory window (the agent's `watch` and `snapshot` requests, docs/agent.md) with no
+// trace files: every poll fetches each rank's newest seconds as a SQLite image, reads them as a
+// run, and analyses each step that has finished since the last poll, alone (issue 30).
+#include <cstdint>
+#include <string>
+
+#include "cli/analysis_flags.h"
+#include "cli/attach_session.h"
+
+namespace bubblescope::cli {
+
+struct LiveWatchOptions {
+  TargetArgs targets;
+  std::string prometheus;
+  AnalysisFlags analysis;
+  double keepSeconds = 0;  // what each agent keeps; 0: a poll and 3 steps (0.5 s to 60 s)
+  int64_t count = 0;       // stop after this many steps (0: until the job ends or Ctrl-C)
+};
+
+// Exit 0 when the job ended, the count was reached or the watch was interrupted; 2 when there is
+// nothing to watch (no process, processes of several runs, an agent that refuses).
+int watchLive(const LiveWatchOptions& o);
+
+}  // namespace bubblescope::cli
