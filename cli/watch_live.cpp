@@ -72,7 +72,7 @@ std::string runIdOf(const Session& s) {
 // `running`: each answering process's step counter (the `step N` range it is in; -1 unknown).
 traces::Run runOf(const Session& s, const std::vector<control::Exchange>& answers,
                   std::vector<std::string>& gone, std::vector<std::string>& problems,
-                  std::vector<int64_t>& running) {
+                  std::vector<std::string>& ended, std::vector<int64_t>& running) {
   traces::Run run;
   run.dir = "live";
   for (size_t i = 0; i < answers.size(); ++i) {
@@ -87,7 +87,12 @@ traces::Run runOf(const Session& s, const std::vector<control::Exchange>& answer
       continue;
     }
     if (!a.reply.ok) {
-      problems.push_back(who + ": " + a.reply.text("message"));
+      // Busy (another watcher's snapshot, a writer slow to flush) passes; a window that is gone
+      // (its lease lapsed, an attach or stop ended it) ends the watch.
+      const std::string message = a.reply.text("message");
+      const bool passing =
+          message.rfind("busy", 0) == 0 || message.find("writer") != std::string::npos;
+      (passing ? problems : ended).push_back(who + ": " + message);
       continue;
     }
     running.push_back(a.reply.integer("step", -1));
@@ -170,21 +175,30 @@ int watchLive(const LiveWatchOptions& o) {
   WatchSession session(std::cout, o.prometheus, runId);
   const auto interval = pollInterval(period);
   int64_t printedUpTo = INT64_MIN;  // the newest step read
+  std::set<std::string> warned;
   auto lastStepAt = Clock::now();
   bool saidSilent = false;
   while (!g_stop.load()) {
     std::this_thread::sleep_for(interval);
-    std::vector<std::string> gone, problems;
+    std::vector<std::string> gone, problems, ended;
     std::vector<int64_t> running;
     traces::Run run = runOf(s, control::fetchSnapshots(s.targets, control::kSnapshotClientTimeout),
-                            gone, problems, running);
+                            gone, problems, ended, running);
     if (!gone.empty()) {
       std::cout << "the job ended: " << gone.front()
                 << (gone.size() > 1 ? " and " + std::to_string(gone.size() - 1) + " more" : "")
                 << " exited; " << session.stepsWatched() << " step(s) watched\n";
       return 0;
     }
-    for (const std::string& p : problems) warn("watch: " + p);
+    if (!ended.empty()) {
+      std::cout << "the watch ended: " << ended.front() << "; " << session.stepsWatched()
+                << " step(s) watched\n";
+      return 0;
+    }
+    // Said once each: a process slow to answer is asked again at the next poll.
+    for (const std::string& p : problems) {
+      if (warned.insert(p).second) warn("watch: " + p);
+    }
     if (!problems.empty() || run.ranks.empty()) continue;
     const std::vector<int64_t> steps = finishedSteps(run, running, base, printedUpTo);
     for (int64_t n : steps) {

@@ -151,6 +151,24 @@ TEST(WatchLive, AJobThatHangsIsSaidOnceAndItsEndToo) {
   EXPECT_EQ(watch.out.find("step 15  "), std::string::npos) << watch.out;
 }
 
+// Someone attaches to record a file while the job is watched: the agents end their memory
+// windows for it, and the watch ends with one line saying why, exit 0.
+TEST(WatchLive, AnAttachThatRecordsAFileEndsTheWatchWithOneLine) {
+  WatchedJob job({"--op-ms", "2", "--steps", "300"});
+  TempDir logs;
+  BackgroundProcess watch(bubblescopeArgv({"watch", "--all"}), job.env(), logs.path());
+  ASSERT_TRUE(eventually([&] { return watch.out().find("step ") != std::string::npos; },
+                         seconds(20)))
+      << watch.out() << watch.err();
+  const ProcessResult attach = runBubblescope({"attach", "--all", "--steps", "2"}, job.env());
+  EXPECT_EQ(attach.exitCode, 0) << attach.out << attach.err;
+  EXPECT_EQ(watch.wait(seconds(20)), 0) << watch.out() << watch.err();
+  const std::vector<std::string> all = lines(watch.out());
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.back().rfind("the watch ended: ", 0), 0u) << watch.out();
+  EXPECT_NE(all.back().find("file window"), std::string::npos) << watch.out();
+}
+
 TEST(WatchLive, NothingToWatchIsOneSentenceAndExitTwo) {
   TempDir rt;
   fs::permissions(rt.path(), fs::perms::owner_all);
