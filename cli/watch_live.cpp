@@ -45,6 +45,19 @@ std::chrono::milliseconds pollInterval(int64_t period) {
       std::clamp<int64_t>(period > 0 ? period / 1'000'000 : 500, 500, 1000));
 }
 
+// The step period the snapshots' replies give (each agent's step counter), the slowest rank's;
+// -1 while any has none.
+int64_t replyPeriodNs(const std::vector<control::Exchange>& answers) {
+  int64_t period = -1;
+  for (const control::Exchange& a : answers) {
+    if (a.outcome != control::Outcome::Answered || !a.reply.ok) continue;
+    const int64_t p = a.reply.integer("step_ns", -1);
+    if (p <= 0) return -1;
+    period = std::max(period, p);
+  }
+  return period;
+}
+
 // What each agent keeps: the steps of a poll and three more (half a second to a minute). A step
 // read at a poll finished before it (it is older than the step the slowest rank is in) and since
 // the poll before; it began at most a step earlier still; a step more covers ranks whose replies
@@ -153,8 +166,8 @@ int watchLive(const LiveWatchOptions& o) {
   // collect() has said what is missing (no process, one that exited or refused), a line each.
   if (s.targets.empty() || problem.count > 0) return kBadInput;
   const std::string runId = runIdOf(s);
-  const int64_t period = stepPeriodNs(s);
-  const int64_t keep = keepNs(o, period);
+  int64_t period = stepPeriodNs(s);
+  int64_t keep = keepNs(o, period);
   // A refusal (a process records to files: read them instead) ends the watch before it begins.
   const std::vector<control::Exchange> started = control::watchAll(s.targets, keep, kReplyTimeout);
   for (size_t i = 0; i < started.size(); ++i) {
@@ -173,7 +186,7 @@ int watchLive(const LiveWatchOptions& o) {
   std::signal(SIGTERM, onStopSignal);
   const analysis::AnalyzeOptions base = analyzeOptions(o.analysis, WarmupStep::Shown);
   WatchSession session(std::cout, o.prometheus, runId);
-  const auto interval = pollInterval(period);
+  auto interval = pollInterval(period);
   int64_t printedUpTo = INT64_MIN;  // the newest step read
   std::set<std::string> warned;
   auto lastStepAt = Clock::now();
@@ -182,8 +195,9 @@ int watchLive(const LiveWatchOptions& o) {
     std::this_thread::sleep_for(interval);
     std::vector<std::string> gone, problems, ended;
     std::vector<int64_t> running;
-    traces::Run run = runOf(s, control::fetchSnapshots(s.targets, control::kSnapshotClientTimeout),
-                            gone, problems, ended, running);
+    const std::vector<control::Exchange> answers =
+        control::fetchSnapshots(s.targets, control::kSnapshotClientTimeout);
+    traces::Run run = runOf(s, answers, gone, problems, ended, running);
     if (!gone.empty()) {
       std::cout << "the job ended: " << gone.front()
                 << (gone.size() > 1 ? " and " + std::to_string(gone.size() - 1) + " more" : "")
@@ -200,6 +214,18 @@ int watchLive(const LiveWatchOptions& o) {
       if (warned.insert(p).second) warn("watch: " + p);
     }
     if (!problems.empty() || run.ranks.empty()) continue;
+    // A job just started has no step period yet (or its steps changed pace): once the ranks
+    // report one, each keeps what that period needs, no more (a window of 50 steps where 8 do
+    // cost the watch 3x its CPU), and the polls follow it.
+    if (const int64_t now = replyPeriodNs(answers); now > 0 && o.keepSeconds <= 0) {
+      const int64_t wanted = keepNs(o, now);
+      if (wanted * 3 < keep * 2 || wanted > keep) {
+        control::watchAll(s.targets, wanted, kReplyTimeout);
+        keep = wanted;
+      }
+      period = now;
+      interval = pollInterval(period);
+    }
     const std::vector<int64_t> steps = finishedSteps(run, running, base, printedUpTo);
     for (int64_t n : steps) {
       if (n <= printedUpTo) continue;
