@@ -22,8 +22,8 @@ void BM_ChannelRoundTrip(benchmark::State& state) {
   socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
   Mailbox boxA, boxB;
   Annotator annotA, annotB;
-  auto a = std::make_unique<Channel>(0, 1, sv[0], boxA, annotA, 0);
-  auto b = std::make_unique<Channel>(1, 0, sv[1], boxB, annotB, 0);
+  auto a = std::make_unique<Channel>(0, 1, sv[0], boxA, annotA);
+  auto b = std::make_unique<Channel>(1, 0, sv[1], boxB, annotB);
   int mb = 0;
   for (auto _ : state) {
     OutgoingMessage m;
