@@ -31,7 +31,7 @@ int replay(const WatchOptions& o) {
   if (!o.live.prometheus.empty()) traces::checkOutputPath(o.live.prometheus);
   const traces::Run run = loadRun(o.runs);
   const analysis::AnalyzeOptions base = analyzeOptions(o.live.analysis, WarmupStep::Shown);
-  WatchSession session(std::cout, o.live.prometheus,
+  WatchSession session(std::cout, o.live.prometheus, o.live.listen,
                        run.ranks.empty() ? std::string() : run.ranks.front().meta.runId);
   for (int64_t number : stepNumbers(run, base)) {
     analysis::AnalyzeOptions one = base;

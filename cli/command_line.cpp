@@ -407,6 +407,9 @@ void addWatchCommand(CLI::App& app, Action& action) {
   sub->add_option("--prometheus", opts->live.prometheus,
                   "Write the newest step's figures to this file in Prometheus' text format after "
                   "every step (for the node exporter's textfile collector)");
+  sub->add_option("--listen", opts->live.listen,
+                  "Serve the same metrics on http://ADDR/metrics while watching (PORT or "
+                  "HOST:PORT)");
   addAnalysisFlags(sub, opts->live.analysis);
   sub->callback([&action, opts] { action = [opts] { return runWatch(*opts); }; });
 }

@@ -166,6 +166,8 @@ int watchLive(const LiveWatchOptions& o) {
   // collect() has said what is missing (no process, one that exited or refused), a line each.
   if (s.targets.empty() || problem.count > 0) return kBadInput;
   const std::string runId = runIdOf(s);
+  // Before any agent is asked: a --listen that cannot be served leaves the job untouched.
+  WatchSession session(std::cout, o.prometheus, o.listen, runId);
   int64_t period = stepPeriodNs(s);
   int64_t keep = keepNs(o, period);
   // A refusal (a process records to files: read them instead) ends the watch before it begins.
@@ -185,7 +187,6 @@ int watchLive(const LiveWatchOptions& o) {
   std::signal(SIGINT, onStopSignal);
   std::signal(SIGTERM, onStopSignal);
   const analysis::AnalyzeOptions base = analyzeOptions(o.analysis, WarmupStep::Shown);
-  WatchSession session(std::cout, o.prometheus, runId);
   auto interval = pollInterval(period);
   int64_t printedUpTo = INT64_MIN;  // the newest step read
   std::set<std::string> warned;

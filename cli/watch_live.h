@@ -13,7 +13,8 @@ namespace bubblescope::cli {
 
 struct LiveWatchOptions {
   TargetArgs targets;
-  std::string prometheus;
+  std::string prometheus;  // --prometheus FILE
+  std::string listen;      // --listen ADDR: serve /metrics while watching
   AnalysisFlags analysis;
   double keepSeconds = 0;  // what each agent keeps; 0: a poll and 3 steps (0.5 s to 60 s)
   int64_t count = 0;       // stop after this many steps (0: until the job ends or Ctrl-C)

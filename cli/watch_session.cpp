@@ -1,27 +1,42 @@
 #include "cli/watch_session.h"
 
+#include <prometheus/exposer.h>
+#include <prometheus/registry.h>
+
+#include "cli/usage_error.h"
 #include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
 
-WatchSession::WatchSession(std::ostream& out, std::filesystem::path prometheus, std::string runId)
-    : out_(out), prometheus_(std::move(prometheus)) {
-  counters_.runId = std::move(runId);
+WatchSession::WatchSession(std::ostream& out, std::filesystem::path prometheus,
+                           const std::string& listen, std::string runId)
+    : out_(out), prometheus_(std::move(prometheus)), metrics_(runId) {
+  if (listen.empty()) return;
+  try {
+    exposer_ = std::make_unique<prometheus::Exposer>(listen, 1);
+  } catch (const std::exception& e) {
+    throw UsageError("watch: cannot serve /metrics on '" + listen + "' (" + e.what() + ")");
+  }
+  exposer_->RegisterCollectable(std::weak_ptr<prometheus::Collectable>(
+      std::shared_ptr<prometheus::Collectable>(metrics_.registry())));
 }
 
+WatchSession::~WatchSession() = default;
+
 void WatchSession::step(const analysis::watch::StepReading& reading) {
-  ++counters_.stepsWatched;
+  ++stepsWatched_;
   lastStep_ = reading.step;
   out_ << analysis::watch::stepLine(reading) << "\n";
   for (const analysis::watch::CulpritChange& c : changes_.observe(reading)) {
-    counters_.culpritsStarted += c.started;
+    culpritsStarted_ += c.started;
     out_ << analysis::watch::changeLine(c) << "\n";
   }
+  metrics_.update(reading, stepsWatched_, culpritsStarted_);
   // A line per step, as it comes: `watch | tee` and a terminal see it now, not at exit.
   out_.flush();
   if (!prometheus_.empty()) {
     // Whole or not at all: the textfile collector never reads half a file.
-    traces::writeOutputFile(prometheus_, analysis::watch::prometheusText(reading, counters_));
+    traces::writeOutputFile(prometheus_, metrics_.text());
   }
 }
 

@@ -1,19 +1,29 @@
 #pragma once
 // What `bubblescope watch` does with each step it reads, live or replayed: one line per step, a
-// line when a culprit starts or ends (analyzer/watch/culprit_changes.h), and the newest step as
-// Prometheus text (--prometheus), rewritten whole after every step.
+// line when a culprit starts or ends (analyzer/watch/culprit_changes.h), and the newest step's
+// Prometheus metrics: a file rewritten whole after every step (--prometheus) and /metrics served
+// while the watch runs (--listen).
 #include <filesystem>
+#include <memory>
 #include <ostream>
 #include <string>
 
 #include "analyzer/watch/culprit_changes.h"
-#include "analyzer/watch/prometheus_text.h"
+#include "analyzer/watch/prometheus_metrics.h"
+
+namespace prometheus {
+class Exposer;
+}
 
 namespace bubblescope::cli {
 
 class WatchSession {
  public:
-  WatchSession(std::ostream& out, std::filesystem::path prometheus, std::string runId);
+  // `listen`: an address to serve /metrics on ("" none; "9464", "127.0.0.1:9464"). Throws
+  // UsageError when it cannot be bound.
+  WatchSession(std::ostream& out, std::filesystem::path prometheus, const std::string& listen,
+               std::string runId);
+  ~WatchSession();
 
   // The step's line, then the changes it makes sure of, then the Prometheus file. Throws
   // TraceError when the Prometheus file cannot be written.
@@ -21,14 +31,16 @@ class WatchSession {
   // A step that could not be read: its line says why, and no culprit changes on it.
   void unreadable(int64_t step, const std::string& why);
 
-  int64_t stepsWatched() const { return counters_.stepsWatched; }
+  int64_t stepsWatched() const { return stepsWatched_; }
   int64_t lastStep() const { return lastStep_; }
 
  private:
   std::ostream& out_;
   std::filesystem::path prometheus_;
   analysis::watch::CulpritChanges changes_;
-  analysis::watch::WatchCounters counters_;
+  analysis::watch::WatchMetrics metrics_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  int64_t stepsWatched_ = 0, culpritsStarted_ = 0;
   int64_t lastStep_ = INT64_MIN;
 };
 

@@ -3,6 +3,8 @@ find_package(Threads REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
+# Live metrics for `watch` (issue 30): the registry and text format (core), /metrics (pull).
+find_package(prometheus-cpp REQUIRED)
 # RE2 (libre2-dev) matches range names against rule sets: linear time, no recursion.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)

@@ -4,6 +4,9 @@
 // gets one line saying so; nothing to watch is one sentence and exit 2. Each job has a runtime
 // directory of its own, so --all finds only its processes.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <map>
 #include <regex>
@@ -157,8 +160,8 @@ TEST(WatchLive, AnAttachThatRecordsAFileEndsTheWatchWithOneLine) {
   WatchedJob job({"--op-ms", "2", "--steps", "300"});
   TempDir logs;
   BackgroundProcess watch(bubblescopeArgv({"watch", "--all"}), job.env(), logs.path());
-  ASSERT_TRUE(eventually([&] { return watch.out().find("step ") != std::string::npos; },
-                         seconds(20)))
+  ASSERT_TRUE(
+      eventually([&] { return watch.out().find("step ") != std::string::npos; }, seconds(20)))
       << watch.out() << watch.err();
   const ProcessResult attach = runBubblescope({"attach", "--all", "--steps", "2"}, job.env());
   EXPECT_EQ(attach.exitCode, 0) << attach.out << attach.err;
@@ -167,6 +170,64 @@ TEST(WatchLive, AnAttachThatRecordsAFileEndsTheWatchWithOneLine) {
   ASSERT_FALSE(all.empty());
   EXPECT_EQ(all.back().rfind("the watch ended: ", 0), 0u) << watch.out();
   EXPECT_NE(all.back().find("file window"), std::string::npos) << watch.out();
+}
+
+// A TCP port free now on the loopback (the kernel's choice).
+int freePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t n = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// GET /metrics from the loopback port, as a scraper does: the whole response, "" if none.
+std::string scrape(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  std::string out;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    const std::string get = "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    if (write(fd, get.data(), get.size()) == static_cast<ssize_t>(get.size())) {
+      char buf[4096];
+      for (ssize_t got; (got = read(fd, buf, sizeof buf)) > 0;) out.append(buf, got);
+    }
+  }
+  close(fd);
+  return out;
+}
+
+// --listen serves the newest step on /metrics while the watch runs.
+TEST(WatchLive, ListenServesTheNewestStepToAScraper) {
+  WatchedJob job({"--op-ms", "2", "--steps", "300"});
+  const int port = freePort();
+  TempDir logs;
+  BackgroundProcess watch(bubblescopeArgv({"watch", "--all", "--listen",
+                                           "127.0.0.1:" + std::to_string(port), "--count", "20"}),
+                          job.env(), logs.path());
+  std::string metrics;
+  EXPECT_TRUE(eventually(
+      [&] {
+        metrics = scrape(port);
+        return metrics.find("\nbubblescope_steps_watched_total{") != std::string::npos &&
+               metrics.find("\nbubblescope_step{") != std::string::npos;
+      },
+      seconds(20)))
+      << metrics << watch.err();
+  EXPECT_NE(metrics.find("200 OK"), std::string::npos) << metrics;
+  EXPECT_EQ(watch.wait(seconds(30)), 0) << watch.out() << watch.err();
+  // A port that cannot be served is one sentence and exit 2.
+  const ProcessResult bad =
+      runBubblescope({"watch", "--all", "--listen", "not an address"}, job.env());
+  EXPECT_EQ(bad.exitCode, 2) << bad.out << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
 }
 
 TEST(WatchLive, NothingToWatchIsOneSentenceAndExitTwo) {
