@@ -55,7 +55,7 @@ std::string changeLine(const CulpritChange& change) {
     return line + "started: " + change.culprit.text() + ", from step " +
            std::to_string(change.firstStep);
   }
-  return line + "ended: " + change.culprit.place() + ", steps " + std::to_string(change.firstStep) +
+  return line + "ended: " + change.culprit.where() + ", steps " + std::to_string(change.firstStep) +
          "-" + std::to_string(change.lastStep);
 }
 

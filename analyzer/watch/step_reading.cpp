@@ -63,11 +63,16 @@ std::string StepCulprit::key() const {
   std::string k = idleClassKey(cause);
   if (replica >= 0) k += " replica " + std::to_string(replica);
   if (stage >= 0) k += " stage " + std::to_string(stage);
-  if (toStage >= 0) k += "->" + std::to_string(toStage);
   return k;
 }
 
 std::string StepCulprit::place() const {
+  std::string t = where();
+  if (toStage >= 0) t += "->" + std::to_string(toStage);
+  return t;
+}
+
+std::string StepCulprit::where() const {
   // "imbalance:" and "jitter:" name the class before the place; a stall's name has its colon
   // ("stall: comm") and reads on into the place.
   std::string t = idleClassName(cause);
@@ -77,7 +82,6 @@ std::string StepCulprit::place() const {
     t += (cause == IdleClass::Imbalance || cause == IdleClass::Jitter) ? " stage " : " on stage ";
     t += std::to_string(stage);
   }
-  if (toStage >= 0) t += "->" + std::to_string(toStage);
   return t;
 }
 

@@ -29,13 +29,17 @@ struct StepCulprit {
   double ratio = 0;
   TimeNs cost = 0;  // how much shorter the step would be without it
 
-  // The same culprit in two steps has the same key, whatever its cost and op kind (a stage slow
-  // at F and B alike may lead with either): "imbalance stage 2", "stall_comm stage 1->2".
+  // The same culprit in two steps has the same key, whatever its cost, the op kind it leads with
+  // (a stage slow at F and B alike may lead with either) or the link a comm stall names (a stage
+  // whose sends are all late leads with either neighbour, 60.0 ms against 60.3):
+  // "imbalance stage 2", "stall_comm stage 1".
   std::string key() const;
   // "imbalance: stage 2 F +96.0 ms (1.41x)", "stall: comm on stage 1->2 +12.0 ms".
   std::string text() const;
-  // What and where, as a key reads to a person: "imbalance: stage 2", "stall: comm on stage 1->2".
+  // What and where: "imbalance: stage 2", "stall: comm on stage 1->2".
   std::string place() const;
+  // The same without the link: what a key reads as to a person, "stall: comm on stage 1".
+  std::string where() const;
 };
 
 struct StageReading {

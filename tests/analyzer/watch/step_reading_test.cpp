@@ -160,7 +160,8 @@ TEST(StepReading, TheLineSaysTheStepItsTimeBubbleSAndCulprit) {
   r.culprit = c;
   EXPECT_EQ(stepLine(r),
             "step 1412  812.3 ms  bubble 31.2%  S 1.14x  stall: comm on stage 1->2 +12.0 ms");
-  EXPECT_EQ(c.key(), "stall_comm stage 1->2");
+  EXPECT_EQ(c.key(), "stall_comm stage 1");
+  EXPECT_EQ(c.where(), "stall: comm on stage 1");
 }
 
 }  // namespace
