@@ -2,9 +2,7 @@
 
 #include <iostream>
 
-#include "analyzer/analyze.h"
 #include "analyzer/result/errors.h"
-#include "analyzer/watch/step_reading.h"
 #include "cli/exit_codes.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
@@ -14,34 +12,19 @@
 namespace bubblescope::cli {
 namespace {
 
-// The run's step numbers, from the analysis of all of them (every step it holds, the warm-up
-// included: a watch reads each as it comes).
-std::vector<int64_t> stepNumbers(const traces::Run& run, const analysis::AnalyzeOptions& options) {
-  const analysis::AnalysisResult all = analysis::analyzeRun(run, options);
-  std::vector<int64_t> out;
-  if (all.pipelines.empty()) {
-    throw analysis::AnalysisInputError(run.dir.string() +
-                                       ": no pipeline found, so there are no steps to watch");
-  }
-  for (const analysis::StepInfo& s : all.pipelines.front().steps) out.push_back(s.number);
-  return out;
-}
-
 int replay(const WatchOptions& o) {
   if (!o.live.prometheus.empty()) traces::checkOutputPath(o.live.prometheus);
   const traces::Run run = loadRun(o.runs);
   const analysis::AnalyzeOptions base = analyzeOptions(o.live.analysis, WarmupStep::Shown);
   WatchSession session(std::cout, o.live.prometheus, o.live.listen,
                        run.ranks.empty() ? std::string() : run.ranks.front().meta.runId);
-  for (int64_t number : stepNumbers(run, base)) {
-    analysis::AnalyzeOptions one = base;
-    one.firstStep = one.lastStep = number;
-    try {
-      session.step(analysis::watch::readStep(analysis::analyzeRun(run, one)));
-    } catch (const analysis::AnalysisInputError& e) {
-      session.unreadable(number, e.what());
-    }
+  // Every step the run holds, the warm-up included: a watch reads each as it comes.
+  const std::vector<int64_t> steps = stepNumbers(run, base);
+  if (steps.empty()) {
+    throw analysis::AnalysisInputError(run.dir.string() +
+                                       ": no pipeline found, so there are no steps to watch");
   }
+  for (int64_t number : steps) session.read(run, base, number);
   return kOk;
 }
 

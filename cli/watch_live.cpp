@@ -10,7 +10,6 @@
 #include "agent/control/client.h"
 #include "analyzer/analyze.h"
 #include "analyzer/result/errors.h"
-#include "analyzer/watch/step_reading.h"
 #include "cli/exit_codes.h"
 #include "cli/usage_error.h"
 #include "cli/watch_session.h"
@@ -141,14 +140,10 @@ std::vector<int64_t> finishedSteps(const traces::Run& run, const std::vector<int
   try {
     analysis::AnalyzeOptions fresh = base;
     if (readUpTo != INT64_MIN) fresh.firstStep = readUpTo + 1;
-    const analysis::AnalysisResult all = analysis::analyzeRun(run, fresh);
-    if (!all.pipelines.empty()) {
-      for (const analysis::StepInfo& st : all.pipelines.front().steps) steps.push_back(st.number);
-    }
+    steps = stepNumbers(run, fresh);
   } catch (const analysis::AnalysisInputError&) {
     // No whole step in the window yet (a job warming up, or a step longer than the poll).
   }
-  std::sort(steps.begin(), steps.end());
   if (!steps.empty()) steps.pop_back();
   if (readUpTo == INT64_MIN && !steps.empty()) {
     readUpTo = steps.back();
@@ -230,13 +225,7 @@ int watchLive(const LiveWatchOptions& o) {
     const std::vector<int64_t> steps = finishedSteps(run, running, base, printedUpTo);
     for (int64_t n : steps) {
       if (n <= printedUpTo) continue;
-      analysis::AnalyzeOptions one = base;
-      one.firstStep = one.lastStep = n;
-      try {
-        session.step(analysis::watch::readStep(analysis::analyzeRun(run, one)));
-      } catch (const analysis::AnalysisInputError& e) {
-        session.unreadable(n, e.what());
-      }
+      session.read(run, base, n);
       printedUpTo = n;
       lastStepAt = Clock::now();
       saidSilent = false;

@@ -1,8 +1,12 @@
 #include "cli/watch_session.h"
 
+#include <algorithm>
+
 #include <prometheus/exposer.h>
 #include <prometheus/registry.h>
 
+#include "analyzer/result/errors.h"
+#include "analyzer/watch/step_reading.h"
 #include "cli/usage_error.h"
 #include "traces/files/output_file.h"
 
@@ -23,9 +27,20 @@ WatchSession::WatchSession(std::ostream& out, std::filesystem::path prometheus,
 
 WatchSession::~WatchSession() = default;
 
+void WatchSession::read(const traces::Run& run, const analysis::AnalyzeOptions& base,
+                        int64_t number) {
+  analysis::AnalyzeOptions one = base;
+  one.firstStep = one.lastStep = number;
+  try {
+    step(analysis::watch::readStep(analysis::analyzeRun(run, one)));
+  } catch (const analysis::AnalysisInputError& e) {
+    out_ << "step " << number << "  not read: " << e.what() << "\n";
+    out_.flush();
+  }
+}
+
 void WatchSession::step(const analysis::watch::StepReading& reading) {
   ++stepsWatched_;
-  lastStep_ = reading.step;
   out_ << analysis::watch::stepLine(reading) << "\n";
   for (const analysis::watch::CulpritChange& c : changes_.observe(reading)) {
     culpritsStarted_ += c.started;
@@ -40,10 +55,13 @@ void WatchSession::step(const analysis::watch::StepReading& reading) {
   }
 }
 
-void WatchSession::unreadable(int64_t step, const std::string& why) {
-  lastStep_ = step;
-  out_ << "step " << step << "  not read: " << why << "\n";
-  out_.flush();
+std::vector<int64_t> stepNumbers(const traces::Run& run, const analysis::AnalyzeOptions& options) {
+  const analysis::AnalysisResult all = analysis::analyzeRun(run, options);
+  std::vector<int64_t> out;
+  if (all.pipelines.empty()) return out;
+  for (const analysis::StepInfo& s : all.pipelines.front().steps) out.push_back(s.number);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace bubblescope::cli

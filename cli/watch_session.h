@@ -7,7 +7,9 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
+#include "analyzer/analyze.h"
 #include "analyzer/watch/culprit_changes.h"
 #include "analyzer/watch/prometheus_metrics.h"
 
@@ -25,14 +27,14 @@ class WatchSession {
                std::string runId);
   ~WatchSession();
 
+  // Step `number` of `run`, analysed alone (`base` with that one step), as step() says it; a
+  // step the analysis refuses gets a line saying why, and no culprit changes on it.
+  void read(const traces::Run& run, const analysis::AnalyzeOptions& base, int64_t number);
   // The step's line, then the changes it makes sure of, then the Prometheus file. Throws
   // TraceError when the Prometheus file cannot be written.
   void step(const analysis::watch::StepReading& reading);
-  // A step that could not be read: its line says why, and no culprit changes on it.
-  void unreadable(int64_t step, const std::string& why);
 
   int64_t stepsWatched() const { return stepsWatched_; }
-  int64_t lastStep() const { return lastStep_; }
 
  private:
   std::ostream& out_;
@@ -41,7 +43,11 @@ class WatchSession {
   analysis::watch::WatchMetrics metrics_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   int64_t stepsWatched_ = 0, culpritsStarted_ = 0;
-  int64_t lastStep_ = INT64_MIN;
 };
+
+// The numbers of the steps the analysis of `run` under `options` holds (its first pipeline's; a
+// run's replicas share them), in order; none without a pipeline. Throws AnalysisInputError as
+// analyzeRun does.
+std::vector<int64_t> stepNumbers(const traces::Run& run, const analysis::AnalyzeOptions& options);
 
 }  // namespace bubblescope::cli
