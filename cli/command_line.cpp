@@ -367,11 +367,12 @@ void addHangCommand(CLI::App& app, Action& action) {
       ->delimiter(',')
       ->check(inRange(wholeFrom(1, kMaxPid)));
   sub->add_option("--run-id", opts->runId, "With --all or --pid: only processes of this run");
-  auto* minWait = sub->add_option("--min-wait", opts->minWaitSeconds,
-                  "With --all or --pid: a wait counts once it has lasted this many seconds "
-                  "(saved answers keep it; given with them, it replaces theirs)")
-      ->capture_default_str()
-      ->check(inRange(numberFrom(0, kYearS)));
+  auto* minWait =
+      sub->add_option("--min-wait", opts->minWaitSeconds,
+                      "With --all or --pid: a wait counts once it has lasted this many seconds "
+                      "(saved answers keep it; given with them, it replaces theirs)")
+          ->capture_default_str()
+          ->check(inRange(numberFrom(0, kYearS)));
   sub->add_option("--save", opts->save,
                   "With --all or --pid: also save the answers to this file (a job on several "
                   "nodes: save on each, then 'bubblescope hang FILE...')");
@@ -404,6 +405,10 @@ void addWatchCommand(CLI::App& app, Action& action) {
       ->check(inRange(numberFrom(0.1, 600)));
   sub->add_option("--count", opts->live.count, "With --all or --pid: stop after this many steps")
       ->check(inRange(wholeFrom(1, INT64_MAX)));
+  sub->add_option("--nice", opts->live.nice,
+                  "With --all or --pid: how much to lower the watch's own CPU priority, so that "
+                  "the job's processes go first on a busy node (0 to 19; default 10)")
+      ->check(inRange(wholeFrom(0, 19)));
   sub->add_option("--prometheus", opts->live.prometheus,
                   "Write the newest step's figures to this file in Prometheus' text format after "
                   "every step (for the node exporter's textfile collector)");

@@ -18,6 +18,7 @@ struct LiveWatchOptions {
   AnalysisFlags analysis;
   double keepSeconds = 0;  // what each agent keeps; 0: a poll and 3 steps (0.5 s to 60 s)
   int64_t count = 0;       // stop after this many steps (0: until the job ends or Ctrl-C)
+  int64_t nice = 10;       // lowers the watch's priority by this much (--nice; 0 keeps it)
 };
 
 // Exit 0 when the job ended, the count was reached or the watch was interrupted; 2 when there is

@@ -5,9 +5,11 @@
 // directory of its own, so --all finds only its processes.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -204,6 +206,16 @@ std::string scrape(int port) {
   return out;
 }
 
+// A process's nice value: the 19th field of /proc/PID/stat, after the command's closing paren.
+int niceOf(pid_t pid) {
+  const std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  for (int i = 3; i <= 19 && fields >> field; ++i) {
+  }
+  return std::stoi(field);
+}
+
 // --listen serves the newest step on /metrics while the watch runs.
 TEST(WatchLive, ListenServesTheNewestStepToAScraper) {
   WatchedJob job({"--op-ms", "2", "--steps", "300"});
@@ -222,6 +234,11 @@ TEST(WatchLive, ListenServesTheNewestStepToAScraper) {
       seconds(20)))
       << metrics << watch.err();
   EXPECT_NE(metrics.find("200 OK"), std::string::npos) << metrics;
+  // The watch gives the job the CPU first: its priority is 10 lower than the shell's (--nice).
+  errno = 0;
+  const int ours = getpriority(PRIO_PROCESS, 0);
+  ASSERT_EQ(errno, 0);
+  EXPECT_EQ(niceOf(watch.pid()), std::min(ours + 10, 19));
   EXPECT_EQ(watch.wait(seconds(30)), 0) << watch.out() << watch.err();
   // A port that cannot be served is one sentence and exit 2.
   const ProcessResult bad =
