@@ -75,39 +75,60 @@ int64_t stepNumber(const RankOps& ops, int stepIndex) {
   return stepIndex < 0 ? -1 : ops.steps[stepIndex].number;
 }
 
-// Sends and receives pair up per (step, pass, microbatch, sender, receiver) in time order.
+// Sends and receives pair up per (step, pass, microbatch, sender, receiver) in time order. Each
+// side is one sorted list of keyed comms, walked together: a map of lists allocated a node and a
+// list per transfer, the most of what matching cost (a live watch matches every step's anew).
+struct KeyedComm {
+  int64_t step;
+  OpKind pass;
+  int mb, from, to;
+  size_t index;  // in its stage's comms: all of a key's are one stage's, in time order
+
+  auto key() const { return std::tie(step, pass, mb, from, to); }
+  bool operator<(const KeyedComm& o) const {
+    return std::tie(step, pass, mb, from, to, index) <
+           std::tie(o.step, o.pass, o.mb, o.from, o.to, o.index);
+  }
+};
+
 std::vector<Transfer> matchTransfers(const PipelineTrace& pl) {
-  using Key = std::tuple<int64_t, OpKind, int, int, int>;
-  std::map<Key, std::vector<size_t>> sends, recvs;
+  std::vector<KeyedComm> sends, recvs;
   for (const auto& st : pl.stages) {
     for (size_t i = 0; i < st.ops.comms.size(); ++i) {
       const auto& c = st.ops.comms[i];
       if (c.peer < 0 || c.peer >= pl.p) continue;
       const int64_t step = stepNumber(st.ops, c.step);
       if (c.send) {
-        sends[{step, c.pass, c.mb, st.stage, c.peer}].push_back(i);
+        sends.push_back({step, c.pass, c.mb, st.stage, c.peer, i});
       } else {
-        recvs[{step, c.pass, c.mb, c.peer, st.stage}].push_back(i);
+        recvs.push_back({step, c.pass, c.mb, c.peer, st.stage, i});
       }
     }
   }
+  std::sort(sends.begin(), sends.end());
+  std::sort(recvs.begin(), recvs.end());
+  // The k-th send of a key goes with the k-th receive of the same key; keys in order.
+  auto pairUp = [&](auto&& take) {
+    size_t r = 0;
+    for (size_t s = 0; s < sends.size();) {
+      size_t sEnd = s;
+      while (sEnd < sends.size() && sends[sEnd].key() == sends[s].key()) ++sEnd;
+      while (r < recvs.size() && recvs[r].key() < sends[s].key()) ++r;
+      size_t rEnd = r;
+      while (rEnd < recvs.size() && recvs[rEnd].key() == sends[s].key()) ++rEnd;
+      for (size_t k = 0; k < std::min(sEnd - s, rEnd - r); ++k) take(sends[s + k], recvs[r + k]);
+      s = sEnd;
+      r = rEnd;
+    }
+  };
   // Counted first: a pipeline holds its transfers for the whole analysis, without growth slack.
   size_t pairs = 0;
-  for (const auto& [key, sendList] : sends) {
-    if (auto it = recvs.find(key); it != recvs.end()) {
-      pairs += std::min(sendList.size(), it->second.size());
-    }
-  }
+  pairUp([&](const KeyedComm&, const KeyedComm&) { ++pairs; });
   std::vector<Transfer> out;
   out.reserve(pairs);
-  for (const auto& [key, sendList] : sends) {
-    auto it = recvs.find(key);
-    if (it == recvs.end()) continue;
-    const int from = std::get<3>(key), to = std::get<4>(key);
-    for (size_t k = 0; k < std::min(sendList.size(), it->second.size()); ++k) {
-      out.push_back({from, to, sendList[k], it->second[k]});
-    }
-  }
+  pairUp([&](const KeyedComm& s, const KeyedComm& r) {
+    out.push_back({s.from, s.to, s.index, r.index});
+  });
   return out;
 }
 
