@@ -1,6 +1,6 @@
 // bubblescope view: the desktop timeline viewer (gui/, docs/viewer.md) over a run and, with
-// --compare, a second one; --screenshot renders one frame to a PNG and exits. Builds without the
-// viewer keep the command and say how to get it.
+// --compare, a second one, or with --attach over a job running now; --screenshot renders one
+// frame to a PNG and exits. Builds without the viewer keep the command and say how to get it.
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "cli/run_loading.h"
 #include "cli/self_exe.h"
 #include "cli/usage_error.h"
+#include "cli/view_attach.h"
 #if BUBBLESCOPE_HAVE_VIEWER
 #include "gui/app/viewer.h"
 #endif
@@ -95,7 +96,6 @@ std::optional<int> screenshotUnderXvfb(const ViewOptions& o) {
       "-screen 0 " + std::to_string(w) + "x" + std::to_string(h) + "x24",
       selfExecutable(),
       "view",
-      o.run,
       "--screenshot",
       o.screenshot,
       "--size",
@@ -105,6 +105,15 @@ std::optional<int> screenshotUnderXvfb(const ViewOptions& o) {
   const auto add = [&argv](const std::string& flag, const std::string& value) {
     if (!value.empty()) argv.push_back(flag + "=" + value);  // "=": a range may start with "-"
   };
+  if (!o.run.empty()) argv.insert(argv.begin() + 6, o.run);
+  if (o.attach) {
+    argv.push_back("--attach");
+    if (o.targets.all) argv.push_back("--all");
+    for (int64_t pid : o.targets.pids) add("--pid", std::to_string(pid));
+    add("--run-id", o.targets.runId);
+    add("--keep", o.keepSeconds > 0 ? std::to_string(o.keepSeconds) : "");
+    add("--after-steps", o.afterSteps > 0 ? std::to_string(o.afterSteps) : "");
+  }
   add("--compare", o.compare);
   add("--step", o.step ? std::to_string(*o.step) : "");
   add("--compare-step", o.compareStep ? std::to_string(*o.compareStep) : "");
@@ -125,9 +134,40 @@ std::optional<int> screenshotUnderXvfb(const ViewOptions& o) {
   return code;
 }
 
+// A recorded run or a running job, and only the options that fit it.
+void checkSource(const ViewOptions& o) {
+  const bool targeted = o.targets.all || !o.targets.pids.empty() || !o.targets.runId.empty() ||
+                        o.keepSeconds > 0 || o.afterSteps > 0;
+  if (!o.attach) {
+    if (targeted) {
+      throw UsageError(
+          "view: --all, --pid, --run-id, --keep and --after-steps are for --attach (a job "
+          "running now)");
+    }
+    if (o.run.empty()) {
+      throw UsageError("view: give a run to open, or --attach for a job running now");
+    }
+    return;
+  }
+  if (!o.run.empty()) throw UsageError("view: give a recorded run or --attach, not both");
+  if (!o.compare.empty() || o.step || o.compareStep || !o.range.empty() ||
+      !o.analysis.steps.empty()) {
+    throw UsageError(
+        "view: --compare, --step, --compare-step, --range and --steps are for a recorded run; "
+        "--attach shows the newest steps");
+  }
+  if (o.afterSteps > 0 && o.screenshot.empty()) {
+    throw UsageError("view: --after-steps is for --screenshot with --attach");
+  }
+  if (o.targets.all && !o.targets.pids.empty()) {
+    throw UsageError("view: give --all or --pid, not both");
+  }
+}
+
 }  // namespace
 
 int runView(const ViewOptions& o) {
+  checkSource(o);
 #if BUBBLESCOPE_HAVE_VIEWER
   if (const auto code = screenshotUnderXvfb(o)) return *code;
   gui::ViewerOptions v;
@@ -142,6 +182,14 @@ int runView(const ViewOptions& o) {
   v.expandAll = o.expand;
   v.load = [](const std::string& path) { return loadRun({path}); };
   v.analyze = analyzeOptions(o.analysis, WarmupStep::Shown);
+  if (o.attach) {
+    TargetArgs targets = o.targets;
+    targets.all = targets.pids.empty();  // --attach alone: every process (of --run-id's run)
+    std::optional<gui::LiveFeed> feed = attachFeed(targets, o.keepSeconds, v.analyze);
+    if (!feed) return kBadInput;  // nothing to attach to: said, a line each
+    v.live = std::move(*feed);
+    if (o.afterSteps > 0) v.afterSteps = o.afterSteps;
+  }
   return gui::runViewer(v);
 #else
   (void)o;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/analysis_flags.h"
+#include "cli/attach_session.h"
 
 namespace bubblescope::cli {
 
@@ -21,6 +22,11 @@ struct ViewOptions {
   int dp = 0;
   bool expand = false;
   AnalysisFlags analysis;
+  // --attach: a job running now (its processes as `watch` names them; every one without --pid).
+  bool attach = false;
+  TargetArgs targets;
+  double keepSeconds = 0;  // --keep: what each process keeps; 0: a poll and 8 steps
+  int64_t afterSteps = 0;  // --after-steps: with --screenshot, once this many steps were shown
 };
 
 int runView(const ViewOptions& o);

@@ -468,9 +468,9 @@ void addViewCommand(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
       "view",
       "Open a run on the desktop timeline viewer: stages, ops, idle gaps by class, the ideal "
-      "schedule, transfers, GPU streams; or render one frame with --screenshot");
-  sub->add_option("run", opts->run, "Run directory or trace file (ours, Kineto JSON or nsys)")
-      ->required();
+      "schedule, transfers, GPU streams; or render one frame with --screenshot. --attach: a job "
+      "running now, its newest steps shown as they finish");
+  sub->add_option("run", opts->run, "Run directory or trace file (ours, Kineto JSON or nsys)");
   sub->add_option("--compare", opts->compare, "A second run, shown under the first");
   sub->add_option("--step", opts->step,
                   "Step number to open at (default: the one with the most avoidable idle)")
@@ -488,6 +488,24 @@ void addViewCommand(CLI::App& app, Action& action) {
       ->check(inRange(wholeFrom(0, INT32_MAX - 1)));
   sub->add_flag("--expand", opts->expand,
                 "Open every stage's GPU stream, NCCL, CUDA API and NVTX rows");
+  sub->add_flag("--attach", opts->attach,
+                "Show a job running now (started under `bubblescope record --dormant`), no files: "
+                "its newest steps as they finish, the older ones scrolling out");
+  sub->add_flag("--all", opts->targets.all,
+                "With --attach: every attachable process of this user (the default; one job: see "
+                "--run-id)");
+  sub->add_option("--pid", opts->targets.pids, "With --attach: these processes (PID, repeatable)")
+      ->delimiter(',')
+      ->check(inRange(wholeFrom(1, kMaxPid)));
+  sub->add_option("--run-id", opts->targets.runId, "With --attach: only the processes of this run");
+  sub->add_option("--keep", opts->keepSeconds,
+                  "With --attach: seconds of records each process keeps in memory, the steps "
+                  "shown (default: a poll and 8 steps, 0.5 to 60 s)")
+      ->check(inRange(numberFrom(0.1, 600)));
+  sub->add_option("--after-steps", opts->afterSteps,
+                  "With --attach and --screenshot: render once this many steps finished and were "
+                  "shown (default 1); sooner if the job ends or stops finishing steps")
+      ->check(inRange(wholeFrom(1, 1'000'000)));
   addAnalysisFlags(sub, opts->analysis);
   sub->callback([&action, opts] { action = [opts] { return runView(*opts); }; });
 }

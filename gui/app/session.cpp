@@ -13,14 +13,14 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 std::unique_ptr<LoadedRun> analyzeLoaded(std::string path, traces::Run run,
-                                         const analysis::AnalyzeOptions& options) {
+                                         const analysis::AnalyzeOptions& options, bool running) {
   auto out = std::make_unique<LoadedRun>();
   out->path = std::move(path);
   out->run = std::move(run);
   auto t = std::chrono::steady_clock::now();
   std::string hangError;
   try {
-    out->hang = analysis::hang::analyzeHang(out->run);
+    if (!running) out->hang = analysis::hang::analyzeHang(out->run);
   } catch (const std::exception& e) {
     // The marks are an addition: a run the viewer can show is shown without them, and says why.
     hangError = std::string("the hang analysis failed, so no hang is marked: ") + e.what();

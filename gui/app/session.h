@@ -34,9 +34,12 @@ struct LoadedRun {
 // recognise is still shown, a row per rank (gui/model/rank_rows.h).
 std::unique_ptr<LoadedRun> loadRun(const std::string& path, const RunLoader& load,
                                    const analysis::AnalyzeOptions& options);
-// The same from an in-memory run (the benchmark, tests).
+// The same from an in-memory run (the benchmark, tests, a running job's window). `running`: the
+// job still runs (view --attach), so the ranges it has open are the step under way, not a hang:
+// no hang analysis.
 std::unique_ptr<LoadedRun> analyzeLoaded(std::string path, traces::Run run,
-                                         const analysis::AnalyzeOptions& options);
+                                         const analysis::AnalyzeOptions& options,
+                                         bool running = false);
 
 // One load in a background thread; the window polls it each frame.
 class BackgroundLoad {

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "gui/app/live_view.h"
 #include "gui/timeline/ruler.h"
 
 namespace bubblescope::gui {
@@ -23,11 +24,31 @@ constexpr const char* kHelp =
     "  Ctrl+F, Enter    search, next match (Shift+Enter: previous)\n"
     "  click a stage's name: open its GPU streams, NCCL, CUDA API and NVTX rows\n"
     "  wheel over the names: scroll the rows\n"
+    "A running job (view --attach): the newest step is shown as it finishes, until you move;\n"
+    "  the toolbar then counts the new steps and its button goes back to the newest\n"
     "A run that hung: the banner says why; hatched boxes are what each rank still had open, red\n"
     "  arrows who waits for whom (hover them); the `hang` box hides them";
 
 std::string stepLabel(const analysis::StepInfo& s) {
   return "step " + std::to_string(s.number) + "  (" + formatDuration(s.duration()) + ")";
+}
+
+// A running job: the newest step while the view follows it; once the user went elsewhere, how many
+// steps finished since, and the way back to the newest.
+void liveButton(ViewerState& s) {
+  ImGui::SameLine();
+  if (s.live.follow.following()) {
+    ImGui::TextDisabled("live: newest step %lld", static_cast<long long>(newestShown(s)));
+    return;
+  }
+  const std::string label =
+      std::to_string(s.live.follow.waiting()) + " new steps: show the newest###follow";
+  if (ImGui::Button(label.c_str())) jumpToNewest(s);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip(
+        "The view stays where you went; this goes back to the newest step and "
+        "follows it again");
+  }
 }
 
 }  // namespace
@@ -56,6 +77,7 @@ void drawToolbar(ViewerState& s, const Rect& r) {
   if (ImGui::Button("Fit step")) s.fitStep();
   ImGui::SameLine();
   if (ImGui::Button("Fit run")) s.view = fitTo(s.view, s.extent().start, s.extent().end, 0.01);
+  if (s.live.session) liveButton(s);
 
   const int replicas = static_cast<int>(p.run->model.pipelines.size());
   if (replicas > 1) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analyzer/analyze.h"
+#include "gui/app/live_feed.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::gui {
@@ -29,6 +30,9 @@ struct ViewerOptions {
   bool expandAll = false;  // open every stage's detail rows
   RunLoader load;
   analysis::AnalyzeOptions analyze;
+  // view --attach: a running job instead of `run`, its newest steps shown as they finish.
+  LiveFeed live;
+  int64_t afterSteps = 1;  // with a screenshot: once this many new steps were shown
 };
 
 // No window can be opened (no display); the message says what to do instead.
@@ -38,7 +42,8 @@ class NoDisplayError : public std::invalid_argument {
 };
 
 // Opens the window and returns when it is closed (0), or writes the screenshot and returns.
-// Bad input (not a run, an unknown step) throws std::invalid_argument or traces::TraceError.
+// Bad input (not a run, an unknown step) throws std::invalid_argument or traces::TraceError, as
+// does a job that ends or hangs before a live screenshot has a step to show.
 int runViewer(const ViewerOptions& options);
 
 }  // namespace bubblescope::gui

@@ -11,6 +11,7 @@
 #include "gui/draw/draw_records.h"
 #include "gui/draw/hang_records.h"
 #include "gui/draw/row_layout.h"
+#include "gui/model/live_follow.h"
 #include "gui/model/range_stats.h"
 #include "gui/model/search.h"
 #include "gui/timeline/frame_geometry.h"
@@ -50,6 +51,17 @@ struct PickedBox {
 
 enum class DragMode { None, Pan, Select };
 
+class LiveSession;
+
+// view --attach: the job followed, whether the view follows its newest step, and the newest
+// window held back while the user looks elsewhere.
+struct LiveState {
+  LiveSession* session = nullptr;  // owned by runViewer; null: a recorded run
+  LiveFollow follow;
+  std::unique_ptr<LoadedRun> pending;
+  int64_t stepsShown = 0;  // steps finished since attaching that were shown
+};
+
 struct ViewerState {
   std::unique_ptr<LoadedRun> primary, compare;
   std::vector<Pane> panes;        // [0]: the run; [1]: the compared run
@@ -66,6 +78,7 @@ struct ViewerState {
   char comparePath[1024] = {};
   RunLoader load;
   analysis::AnalyzeOptions analyzeOptions;
+  LiveState live;
   RecordStyle style;
 
   // Search navigation: the start of the match last jumped to (pane 0's clock).

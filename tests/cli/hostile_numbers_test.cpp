@@ -168,6 +168,9 @@ TEST(HostileNumbers, EveryNumericOptionRefusesWhatIsNotANumberInItsRange) {
       {{"view", "run"}, "--step", "--step", {"-1", "1.5"}},
       {{"view", "run"}, "--compare-step", "--compare-step", {"-1"}},
       {{"view", "run"}, "--dp", "--dp", {"-1", "2147483647"}},
+      {{"view", "--attach"}, "--keep", "--keep", {"0", "601"}},
+      {{"view", "--attach"}, "--after-steps", "--after-steps", {"0", "1.5"}},
+      {{"view", "--attach"}, "--pid", "--pid", {"0", "1.5"}},
   };
   int runs = 0;
   for (const Option& o : options) {
@@ -205,10 +208,10 @@ TEST(HostileNumbers, CheckWithNanThresholdsIsRefusedNotPassed) {
   writeRun(tmp / "base");
   writeRun(tmp / "slow", 1);
   const std::string base = (tmp / "base.json").string();
-  ASSERT_EQ(
-      runBubblescope({"analyze", (tmp / "base").string(), "--format", "json", "-o", base}, refusalOptions())
-          .exitCode,
-      0);
+  ASSERT_EQ(runBubblescope({"analyze", (tmp / "base").string(), "--format", "json", "-o", base},
+                           refusalOptions())
+                .exitCode,
+            0);
   const ProcessResult gated =
       runBubblescope({"check", "--baseline", base, (tmp / "slow").string()}, refusalOptions());
   ASSERT_EQ(gated.exitCode, 1) << gated.out << gated.err;  // it is slower
@@ -250,9 +253,11 @@ TEST(HostileNumbers, CheckNamesTheReportAndFieldOfAValueItCannotRead) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.to);
     writeFile(bad, replaced(report, c.from, c.to));
-    expectOneLine(runBubblescope({"check", "--baseline", base.string(), f}, refusalOptions()), c.says);
+    expectOneLine(runBubblescope({"check", "--baseline", base.string(), f}, refusalOptions()),
+                  c.says);
     // As the baseline too.
-    expectOneLine(runBubblescope({"check", "--baseline", f, base.string()}, refusalOptions()), c.says);
+    expectOneLine(runBubblescope({"check", "--baseline", f, base.string()}, refusalOptions()),
+                  c.says);
   }
 }
 

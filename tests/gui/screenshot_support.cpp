@@ -36,17 +36,18 @@ bool haveXvfb() {
   return access("/usr/bin/xvfb-run", X_OK) == 0;
 }
 
-ProcessResult screenshot(const std::vector<std::string>& args) {
+ProcessResult screenshot(const std::vector<std::string>& args, ProcessOptions options) {
   // xvfb-run -a tries displays from its --server-num on, ten at most; test processes started at
   // once (ctest -j) all begin at 99 and race for the same few: each starts its search at its own
   // number, and a server that did not start is tried again.
   ProcessResult r;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const int first = 100 + static_cast<int>(getpid() % 2000) * 4 + attempt * 9000;
-    std::vector<std::string> argv = {"/usr/bin/xvfb-run", "-a", "-n", std::to_string(first),
-                                     "-s", "-screen 0 1920x1080x24", BUBBLESCOPE_BIN, "view"};
+    std::vector<std::string> argv = {"/usr/bin/xvfb-run",   "-a",  "-n",
+                                     std::to_string(first), "-s",  "-screen 0 1920x1080x24",
+                                     BUBBLESCOPE_BIN,       "view"};
     argv.insert(argv.end(), args.begin(), args.end());
-    ProcessOptions o;
+    ProcessOptions o = options;
     o.timeout = std::chrono::seconds(90);
     r = runProcess(argv, o);
     if (r.exitCode == 0 || r.err.find("Xvfb failed to start") == std::string::npos) return r;

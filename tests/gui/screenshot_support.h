@@ -21,7 +21,7 @@ Image readPng(const std::filesystem::path& file);
 bool near(gui::Rgba a, gui::Rgba b, int tolerance = 3);
 std::string hex(gui::Rgba c);
 bool haveXvfb();
-// `bubblescope view ARGS` under xvfb-run on a 1920x1080 screen.
-ProcessResult screenshot(const std::vector<std::string>& args);
+// `bubblescope view ARGS` under xvfb-run on a 1920x1080 screen, in `options`' environment.
+ProcessResult screenshot(const std::vector<std::string>& args, ProcessOptions options = {});
 
 }  // namespace bubblescope::testing

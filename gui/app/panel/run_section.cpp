@@ -1,10 +1,12 @@
 // The Run section: the run's facts and S, the compared run's beside them, and the box that
-// loads a run to compare with.
+// loads a run to compare with; for a running job (view --attach), that it is live and how.
 #include <imgui.h>
 
 #include <string>
 
 #include "analyzer/report/format.h"
+#include "gui/app/live_session.h"
+#include "gui/app/live_view.h"
 #include "gui/app/panel/panel_sections.h"
 #include "gui/app/panel/panel_widgets.h"
 
@@ -36,10 +38,38 @@ void runSummary(const Pane& p, const char* tag) {
   }
 }
 
+// The job, its newest step, the steps shown of what its agents keep, and the feed's last word:
+// how the job or the watch ended, a silence (it may hang), or a rank slow to answer.
+void liveSummary(const ViewerState& s) {
+  const LiveSession& live = *s.live.session;
+  const LiveStatus st = live.status();
+  const auto& steps = s.panes[0].result().steps;
+  ImGui::TextColored(st.end.empty() ? ImVec4(0.4f, 0.9f, 0.4f, 1) : ImVec4(0.9f, 0.6f, 0.3f, 1),
+                     "%s", st.end.empty() ? "LIVE" : "ENDED");
+  ImGui::SameLine();
+  ImGui::TextWrapped("run %s, %zu process(es)", live.feed().runId.c_str(), live.feed().processes);
+  if (!steps.empty()) {
+    ImGui::Text("newest step %lld; steps %lld-%lld shown", static_cast<long long>(newestShown(s)),
+                static_cast<long long>(steps.front().number),
+                static_cast<long long>(steps.back().number));
+  }
+  ImGui::TextDisabled("each process keeps %s; %lld step(s) shown since attaching",
+                      live.keep().c_str(), static_cast<long long>(s.live.stepsShown));
+  if (!s.live.follow.following()) {
+    ImGui::TextWrapped("%lld new step(s) since you moved (toolbar: show the newest)",
+                       static_cast<long long>(s.live.follow.waiting()));
+  }
+  for (const std::string* line : {&st.end, &st.silence, &st.refused, &st.note}) {
+    if (!line->empty()) ImGui::TextWrapped("%s", line->c_str());
+  }
+  ImGui::Separator();
+}
+
 }  // namespace
 
 void runSection(ViewerState& s) {
   if (!ImGui::CollapsingHeader("Run", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (s.live.session) liveSummary(s);
   runSummary(s.panes[0], s.panes.size() > 1 ? "A  " : "");
   if (s.panes.size() > 1) {
     ImGui::Separator();
