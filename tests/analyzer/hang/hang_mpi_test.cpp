@@ -13,8 +13,8 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tests/agent/agent_test_support.h"
@@ -241,6 +241,20 @@ struct Interrupted {
   std::string out, err;
 };
 
+// Connections made to the listening socket at `path` (/proc/net/unix lists each one, accepted or
+// waiting in the backlog, with its listener's path).
+int connectionsTo(const fs::path& path) {
+  std::istringstream lines(readFile("/proc/net/unix"));
+  int n = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() > path.string().size() &&
+        line.compare(line.size() - path.string().size(), std::string::npos, path.string()) == 0) {
+      ++n;
+    }
+  }
+  return n - 1;  // the listener itself
+}
+
 Interrupted signalAMidQuery(int signal, seconds limit) {
   TempDir dir;
   const fs::path a = runtimeDir(dir, "node-a"), b = runtimeDir(dir, "node-b");
@@ -260,9 +274,12 @@ Interrupted signalAMidQuery(int signal, seconds limit) {
 
   const std::string pidFile = (dir / "rank-1.pid").string();
   BackgroundProcess mpi(mpirun({{a, {}, ""}, {b, {}, pidFile}}), options(), dir / "logs");
-  EXPECT_TRUE(
-      eventually([&] { return fs::exists(pidFile) && !readFile(pidFile).empty(); }, seconds(20)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // MPI started, asking
+  // Signalled once it asks the stopped stage (so past MPI_Init, where a stopped peer would hold
+  // everyone before hang's own deadline begins): a connection waits on that stage's socket.
+  // (The agent binds its socket under a temporary name, which /proc/net/unix keeps showing.)
+  const fs::path stopped = b / ("." + std::to_string(stages[0]) + ".sock.new");
+  EXPECT_TRUE(eventually([&] { return connectionsTo(stopped) > 0; }, seconds(20)));
+  EXPECT_TRUE(fs::exists(pidFile) && !readFile(pidFile).empty());
   const auto sent = std::chrono::steady_clock::now();
   EXPECT_EQ(::kill(static_cast<pid_t>(std::stol(readFile(pidFile))), signal), 0);
   Interrupted r;
