@@ -108,12 +108,11 @@ static int gatherAtRoot(const char* data, int64_t bytes, double deadline, double
     receive(context, 0, data, bytes);
     for (int r = 1; r < n; ++r) receive(context, r, buffers[r] ? buffers[r] : "", sizes[r]);
   }
-  if (buffers) {
-    for (int r = 0; r < n; ++r) free(buffers[r]);
-  }
+  if (status != 0) return status; /* receives may be pending into the buffers: the job ends */
+  for (int r = 0; r < n; ++r) free(buffers[r]);
   free(buffers);
   free(requests);
-  return status;
+  return 0;
 }
 
 static int gather(const char* data, int64_t bytes, double timeout_s,
