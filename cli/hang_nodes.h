@@ -15,7 +15,9 @@ namespace bubblescope::cli {
 
 // Every node's answers, by MPI rank, on rank 0 (MPI has ended there too); std::nullopt on the
 // other ranks, whose part is done. A node that found no processes is said once on stderr by
-// rank 0; none anywhere is a UsageError. `launcher`: what said this is an MPI job.
+// rank 0; none anywhere is a UsageError. `launcher`: what said this is an MPI job, and
+// `launcherSize` how many processes it started (MPI seeing fewer is a UsageError: srun without
+// --mpi=pmix starts each process as an MPI job of its own).
 std::optional<std::vector<NodeAnswers>> gatherNodeAnswers(const HangOptions& o,
                                                           const std::string& launcher,
                                                           int launcherSize, Problems& problem);
