@@ -17,7 +17,7 @@ using control::Outcome;
 using Clock = std::chrono::steady_clock;
 
 void Problems::operator()(const std::string& line) {
-  if (!quiet) std::cerr << "bubblescope: " << line << "\n";
+  if (!quiet) std::cerr << "bubblescope: " << prefix << line << "\n";
   ++count;
 }
 

@@ -25,6 +25,7 @@ struct TargetArgs {
 struct Problems {
   int count = 0;
   bool quiet = false;  // counted, not printed (a background watcher asks again soon)
+  std::string prefix;  // before each line: which node says it, when several report together
   void operator()(const std::string& line);
 };
 

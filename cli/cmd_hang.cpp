@@ -2,10 +2,9 @@
 // tells where each rank stopped and why the job hung.
 #include "cli/cmd_hang.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -16,10 +15,12 @@
 #include "analyzer/pipeline/topology.h"
 #include "cli/attach_session.h"
 #include "cli/exit_codes.h"
+#include "cli/hang_nodes.h"
 #include "cli/input_kind.h"
 #include "cli/live_answers.h"
 #include "cli/live_query.h"
 #include "cli/malloc_policy.h"
+#include "cli/mpi_launcher.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
 #include "traces/errors.h"
@@ -41,24 +42,19 @@ std::vector<LiveRank> oneRun(std::vector<LiveRank> ranks) {
   return ranks;
 }
 
-std::string hostName() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
-}
-
-// Answers saved on each node (`--save`), read as one job. A saved file is input: an answer it
-// holds that cannot be read refuses the file, naming it.
+// Answers saved on each node (`--save`), or gathered from each over MPI, read as one job. An
+// answer that cannot be read refuses its node's answers, naming the file or node.
 struct Saved {
   std::vector<LiveRank> ranks;
-  std::optional<double> minWaitSeconds;  // the largest the files were saved with
+  std::optional<double> minWaitSeconds;  // the largest the answers were taken with
   size_t answers = 0;                    // before --run-id chose
 };
 
-Saved readSaved(const HangOptions& o) {
+Saved readSaved(const std::vector<NodeAnswers>& nodes, const std::string& runId) {
   Saved saved;
   std::vector<LiveRank>& ranks = saved.ranks;
-  for (const std::string& file : o.runs) {
-    const SavedAnswers answers = readAnswers(file);
+  for (const NodeAnswers& node : nodes) {
+    const SavedAnswers& answers = node.answers;
     if (answers.minWaitSeconds) {
       saved.minWaitSeconds = std::max(saved.minWaitSeconds.value_or(0), *answers.minWaitSeconds);
     }
@@ -69,18 +65,41 @@ Saved readSaved(const HangOptions& o) {
           reply.find("pid") ? "the answer of pid " + reply.text("pid") : "an answer without a pid";
       if (const std::string error = liveRankFromReply(reply, reply.integer("pid", 0), &r);
           !error.empty()) {
-        throw traces::TraceError(file, which + ": " + error);
+        throw traces::TraceError(node.name, which + ": " + error);
       }
       // Its grid metadata (env.BUBBLESCOPE_PP_RANK, ...) is checked here, where the file is known.
       traces::RankTrace t;
-      t.file = file + " (" + which + ")";
+      t.file = node.name + " (" + which + ")";
       t.meta.extra = r.snapshot.env;
       analysis::checkGridMetadata(t);
-      if (!o.runId.empty() && r.status.runId != o.runId) continue;
+      if (!runId.empty() && r.status.runId != runId) continue;
       ranks.push_back(std::move(r));
     }
   }
   return saved;
+}
+
+std::vector<NodeAnswers> readFiles(const std::vector<std::string>& files) {
+  std::vector<NodeAnswers> nodes;
+  for (const std::string& file : files) nodes.push_back({file, readAnswers(file)});
+  return nodes;
+}
+
+void saveAnswers(const HangOptions& o, const std::vector<control::Reply>& replies,
+                 const std::string& host) {
+  traces::writeOutputFile(
+      o.save, [&](std::ostream& out) { writeAnswersJson(replies, host, o.minWaitSeconds, out); });
+}
+
+// The answers of every node in one file, as if one node had saved them all.
+void saveMerged(const HangOptions& o, const std::vector<NodeAnswers>& nodes) {
+  std::vector<control::Reply> replies;
+  std::string hosts;
+  for (const NodeAnswers& node : nodes) {
+    replies.insert(replies.end(), node.answers.replies.begin(), node.answers.replies.end());
+    if (!node.answers.replies.empty()) hosts += (hosts.empty() ? "" : ",") + node.answers.host;
+  }
+  saveAnswers(o, replies, hosts);
 }
 
 // "a.json and b.json", "a.json, b.json and c.json".
@@ -95,11 +114,11 @@ std::string listed(const std::vector<std::string>& files) {
 // Asks the processes where they are; keeps their answers in --save's file.
 std::vector<LiveRank> askLive(const HangOptions& o, Problems& problem) {
   LiveAnswers answers = askProcesses(o.all, o.pids, o.runId, problem);
-  if (!o.save.empty()) {
-    traces::writeOutputFile(o.save, [&](std::ostream& out) {
-      writeAnswersJson(answers.replies, hostName(), o.minWaitSeconds, out);
-    });
+  if (o.all && answers.ranks.empty() && problem.count == 0) {
+    problem("no attachable processes" + (o.runId.empty() ? "" : " of run " + o.runId) + " (" +
+            looked(answers.searched) + ")");
   }
+  if (!o.save.empty()) saveAnswers(o, answers.replies, hostName());
   return std::move(answers.ranks);
 }
 
@@ -124,15 +143,30 @@ int runHang(const HangOptions& o) {
     throw UsageError("--run-id goes with --all, --pid or saved answers");
   }
   if (!live && !o.save.empty()) throw UsageError("--save goes with --all or --pid");
+  // Started by mpirun or srun as one of several: one process per node, each asks its own.
+  const LauncherWorld world = launcherWorld([](const char* name) { return std::getenv(name); });
+  const bool acrossNodes = live && world.size > 1;
+  if (acrossNodes && !o.pids.empty()) {
+    throw UsageError("--pid names processes of one node; started by an MPI launcher (" +
+                     world.variable +
+                     "), hang asks every node with --all (BUBBLESCOPE_MPI=0: one node alone)");
+  }
   Problems problem;
   traces::Run run;
   if (live || saved) {
     double minWait = o.minWaitSeconds;
     std::vector<LiveRank> ranks;
-    if (live) {
+    if (acrossNodes) {
+      const std::optional<std::vector<NodeAnswers>> nodes =
+          gatherNodeAnswers(o, world.variable, world.size, problem);
+      if (!nodes) return kOk;  // not rank 0: it reports for all
+      // The path of `hang node-*.json`: the answers of each node, read as one job.
+      ranks = readSaved(*nodes, o.runId).ranks;
+      if (!o.save.empty()) saveMerged(o, *nodes);
+    } else if (live) {
       ranks = askLive(o, problem);
     } else {
-      Saved s = readSaved(o);
+      Saved s = readSaved(readFiles(o.runs), o.runId);
       // The answers are judged as they were taken, unless the user says otherwise now.
       if (!o.minWaitGiven && s.minWaitSeconds) minWait = *s.minWaitSeconds;
       if (s.ranks.empty()) {

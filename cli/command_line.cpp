@@ -362,7 +362,8 @@ void addHangCommand(CLI::App& app, Action& action) {
                   "A run directory, trace files of one run, or answers saved by --save on each "
                   "node of a running job");
   sub->add_flag("--all", opts->all,
-                "Ask every attachable process of this user (a running or hung job) instead");
+                "Ask every attachable process of this user (a running or hung job) instead; "
+                "started by mpirun or srun with one process per node, every node's (docs/mpi.md)");
   sub->add_option("--pid", opts->pids, "Ask these processes instead (PID, repeatable)")
       ->delimiter(',')
       ->check(inRange(wholeFrom(1, kMaxPid)));
@@ -375,7 +376,8 @@ void addHangCommand(CLI::App& app, Action& action) {
           ->check(inRange(numberFrom(0, kYearS)));
   sub->add_option("--save", opts->save,
                   "With --all or --pid: also save the answers to this file (a job on several "
-                  "nodes: save on each, then 'bubblescope hang FILE...')");
+                  "nodes: save on each, then 'bubblescope hang FILE...'; under MPI, rank 0 saves "
+                  "every node's)");
   sub->add_option("--format", opts->format, "text or json")->capture_default_str();
   sub->add_option("-o,--output", opts->output, "Write the report to this file");
   sub->callback([&action, opts, minWait] {

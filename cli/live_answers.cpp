@@ -1,5 +1,7 @@
 #include "cli/live_answers.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -14,6 +16,11 @@ namespace {
 constexpr size_t kMaxBytes = size_t{256} << 20;  // 4096 processes' full replies, with room
 
 }  // namespace
+
+std::string hostName() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+}
 
 void writeAnswersJson(const std::vector<control::Reply>& replies, const std::string& host,
                       double minWaitSeconds, std::ostream& stream) {
@@ -63,6 +70,7 @@ SavedAnswers parseAnswers(std::string_view text, const std::filesystem::path& pa
     }
     out.minWaitSeconds = w.get<double>();
   }
+  if (j.contains("host") && j["host"].is_string()) out.host = j["host"].get<std::string>();
   for (const nlohmann::json& a : j["answers"]) {
     if (!a.is_object()) throw traces::TraceError(path, "holds an answer that is not an object");
     control::Reply r;

@@ -28,7 +28,17 @@ void writeAnswersJson(const std::vector<control::Reply>& replies, const std::str
 struct SavedAnswers {
   std::vector<control::Reply> replies;
   std::optional<double> minWaitSeconds;  // absent in files saved before it was kept
+  std::string host;                      // the node that saved them ("" if not said)
 };
+// The answers of one node, named for messages: the file they were saved in, or the node that
+// sent them (cli/hang_nodes.h).
+struct NodeAnswers {
+  std::string name;
+  SavedAnswers answers;
+};
+
+// This machine's name, as saved answers say where they were taken.
+std::string hostName();
 // The replies saved in `path`. Throws TraceError naming the file when it is not such a file.
 SavedAnswers readAnswers(const std::filesystem::path& path);
 // The replies in `text`, read from `path` (named in the TraceError).

@@ -22,3 +22,16 @@ if(CUDAToolkit_FOUND AND TARGET CUDA::nvtx3)
 else()
   message(STATUS "bubblescope: no CUDA toolkit found: NVTX annotation, CUPTI and NCCL capture are skipped")
 endif()
+
+# Open MPI is optional: only the plugin cli/mpi/ links it (`hang --all` across nodes, issue 31);
+# the program dlopens the plugin when an MPI launcher starts it, and builds the same without it.
+set(BUBBLESCOPE_HAVE_MPI OFF)
+if(BUBBLESCOPE_BUILD_MPI)
+  find_package(MPI COMPONENTS C QUIET)
+  if(MPI_C_FOUND)
+    set(BUBBLESCOPE_HAVE_MPI ON)
+    message(STATUS "bubblescope: MPI ${MPI_C_VERSION}: the MPI plugin (hang across nodes) is built")
+  else()
+    message(STATUS "bubblescope: no MPI found: the MPI plugin (hang across nodes) is skipped")
+  endif()
+endif()

@@ -8,6 +8,7 @@ packages=(
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev libbenchmark-dev libexpat1-dev libpng-dev
   nlohmann-json3-dev libcli11-dev libre2-dev prometheus-cpp-dev
+  libopenmpi-dev openmpi-bin
   libsimdjson-dev zlib1g-dev libzstd-dev
   libimgui-dev libglfw3-dev libgl1-mesa-dev libgl1-mesa-dri xvfb xauth
 )

@@ -1,0 +1,172 @@
+/* libbubblescope-mpi.so: the MPI transport behind cli/mpi_job.h, the one piece of bubblescope
+ * linked with libmpi. C, so that it brings no C++ runtime of its own into the program; it
+ * exports only its entry point (the rest is hidden). */
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cli/mpi/mpi_plugin_abi.h"
+
+enum { kDataTag = 1 };
+
+/* "what: MPI's own words for code". */
+static int fail(char* error, size_t error_size, const char* what, int code) {
+  char text[MPI_MAX_ERROR_STRING] = {0};
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+    snprintf(text, sizeof text, "error %d", code);
+  snprintf(error, error_size, "%s: %s", what, text);
+  return -1;
+}
+
+/* Polls rather than blocks, so that a peer that never sends ends in an error after `deadline`
+ * (MPI_Wtime) instead of a wait for ever. 0: all done; 1: timed out; else an MPI error code. */
+static int waitUntil(int count, MPI_Request* requests, double deadline) {
+  const struct timespec pause = {0, 1000000}; /* 1 ms: the gather is a few messages, once */
+  for (;;) {
+    int done = 0;
+    const int rc = MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+    if (done) return 0;
+    if (MPI_Wtime() > deadline) return 1;
+    nanosleep(&pause, NULL);
+  }
+}
+
+static int init(char* error, size_t error_size) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    const int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if (rc != MPI_SUCCESS) return fail(error, error_size, "MPI_Init_thread failed", rc);
+  }
+  /* Errors come back as codes, to be said in one sentence, not as MPI's abort banner. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  return 0;
+}
+
+static int rank(void) {
+  int r = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+static int size(void) {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+static int timedOut(char* error, size_t error_size, const char* what, double timeout_s) {
+  snprintf(error, error_size, "%s within %g s (a process of the job died or hangs)", what,
+           timeout_s);
+  return -1;
+}
+
+/* Rank 0's side: every rank's size, then each rank's bytes, received all at once. */
+static int gatherAtRoot(const char* data, int64_t bytes, double deadline, double timeout_s,
+                        bubblescope_mpi_receive_fn receive, void* context, char* error,
+                        size_t error_size, int n, MPI_Request* sizeRequest, int64_t* sizes) {
+  int rc = waitUntil(1, sizeRequest, deadline);
+  if (rc == 1)
+    return timedOut(error, error_size, "not every process reported its answers' size", timeout_s);
+  if (rc != 0) return fail(error, error_size, "gathering the answers' sizes failed", rc);
+  for (int r = 1; r < n; ++r) {
+    if (sizes[r] < 0) {
+      snprintf(error, error_size, "MPI rank %d's answers are larger than one message can carry", r);
+      return -1;
+    }
+  }
+  char** buffers = calloc((size_t)n, sizeof *buffers);
+  MPI_Request* requests = malloc((size_t)n * sizeof *requests);
+  int status = buffers && requests ? 0 : -1;
+  if (status != 0) snprintf(error, error_size, "out of memory for %d processes' answers", n);
+  for (int r = 1; r < n && status == 0; ++r) {
+    requests[r] = MPI_REQUEST_NULL;
+    if (sizes[r] == 0) continue;
+    buffers[r] = malloc((size_t)sizes[r]);
+    if (!buffers[r]) {
+      snprintf(error, error_size, "out of memory for MPI rank %d's answers", r);
+      status = -1;
+      break;
+    }
+    rc = MPI_Irecv(buffers[r], (int)sizes[r], MPI_CHAR, r, kDataTag, MPI_COMM_WORLD, &requests[r]);
+    if (rc != MPI_SUCCESS) status = fail(error, error_size, "receiving the answers failed", rc);
+  }
+  if (status == 0 && n > 1) {
+    rc = waitUntil(n - 1, requests + 1, deadline);
+    if (rc == 1) {
+      status = timedOut(error, error_size, "not every process sent its answers", timeout_s);
+    } else if (rc != 0) {
+      status = fail(error, error_size, "receiving the answers failed", rc);
+    }
+  }
+  if (status == 0) {
+    receive(context, 0, data, bytes);
+    for (int r = 1; r < n; ++r) receive(context, r, buffers[r] ? buffers[r] : "", sizes[r]);
+  }
+  if (status != 0) return status; /* receives may be pending into the buffers: the job ends */
+  for (int r = 0; r < n; ++r) free(buffers[r]);
+  free(buffers);
+  free(requests);
+  return 0;
+}
+
+static int gather(const char* data, int64_t bytes, double timeout_s,
+                  bubblescope_mpi_receive_fn receive, void* context, char* error,
+                  size_t error_size) {
+  const int me = rank();
+  const int n = size();
+  const double deadline = MPI_Wtime() + timeout_s;
+  /* -1: more than one message's count (an int) can carry; rank 0 then names this rank. */
+  int64_t mine = bytes > INT_MAX ? -1 : bytes;
+  int64_t* sizes = NULL;
+  if (me == 0) {
+    sizes = calloc((size_t)n, sizeof *sizes);
+    if (!sizes) {
+      snprintf(error, error_size, "out of memory for %d processes' answers", n);
+      return -1;
+    }
+  }
+  MPI_Request sizeRequest = MPI_REQUEST_NULL;
+  int rc =
+      MPI_Igather(&mine, 1, MPI_INT64_T, sizes, 1, MPI_INT64_T, 0, MPI_COMM_WORLD, &sizeRequest);
+  if (rc != MPI_SUCCESS) {
+    free(sizes);
+    return fail(error, error_size, "gathering the answers' sizes failed", rc);
+  }
+  if (me == 0) {
+    const int status = gatherAtRoot(data, bytes, deadline, timeout_s, receive, context, error,
+                                    error_size, n, &sizeRequest, sizes);
+    free(sizes);
+    return status;
+  }
+  MPI_Request requests[2] = {sizeRequest, MPI_REQUEST_NULL};
+  if (mine > 0) {
+    rc = MPI_Isend(data, (int)mine, MPI_CHAR, 0, kDataTag, MPI_COMM_WORLD, &requests[1]);
+    if (rc != MPI_SUCCESS) return fail(error, error_size, "sending the answers failed", rc);
+  }
+  rc = waitUntil(2, requests, deadline);
+  if (rc == 1) return timedOut(error, error_size, "MPI rank 0 did not take the answers", timeout_s);
+  if (rc != 0) return fail(error, error_size, "sending the answers failed", rc);
+  return 0;
+}
+
+static void abortJob(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+static int finalize(char* error, size_t error_size) {
+  const int rc = MPI_Finalize();
+  return rc == MPI_SUCCESS ? 0 : fail(error, error_size, "MPI_Finalize failed", rc);
+}
+
+__attribute__((visibility("default"))) const bubblescope_mpi_plugin* bubblescope_mpi_plugin_v1(
+    void) {
+  static const bubblescope_mpi_plugin kPlugin = {
+      BUBBLESCOPE_MPI_ABI_VERSION, init, rank, size, gather, abortJob, finalize};
+  return &kPlugin;
+}

@@ -1,0 +1,38 @@
+#pragma once
+/* The MPI transport `bubblescope hang --all` uses across nodes, as a C interface: the plugin
+ * (libbubblescope-mpi.so, the only part of bubblescope linked with libmpi) exports one versioned
+ * symbol returning this table, so neither the program nor the agent carries an MPI dependency. */
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BUBBLESCOPE_MPI_ABI_VERSION 1
+#define BUBBLESCOPE_MPI_ENTRY "bubblescope_mpi_plugin_v1"
+
+/* Called on rank 0 once per rank, in rank order, with what that rank sent (rank 0's own too). */
+typedef void (*bubblescope_mpi_receive_fn)(void* context, int rank, const char* data, int64_t size);
+
+typedef struct bubblescope_mpi_plugin {
+  int abi_version; /* BUBBLESCOPE_MPI_ABI_VERSION */
+  /* Each returns 0 on success, else writes one sentence (NUL-terminated) to `error`. */
+  int (*init)(char* error, size_t error_size);
+  int (*rank)(void);
+  int (*size)(void);
+  /* Every rank's `size` bytes to rank 0. A rank that has not sent within `timeout_s` of rank 0
+   * being ready (a node that died under a launcher that does not end the job) is an error, not
+   * a wait for ever. */
+  int (*gather)(const char* data, int64_t size, double timeout_s,
+                bubblescope_mpi_receive_fn receive, void* context, char* error, size_t error_size);
+  /* Ends every process of the job with `code` (after an error a peer may still wait on). */
+  void (*abort)(int code);
+  int (*finalize)(char* error, size_t error_size);
+} bubblescope_mpi_plugin;
+
+typedef const bubblescope_mpi_plugin* (*bubblescope_mpi_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif

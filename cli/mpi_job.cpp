@@ -1,0 +1,94 @@
+#include "cli/mpi_job.h"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/exit_codes.h"
+#include "cli/mpi/mpi_plugin_abi.h"
+#include "cli/usage_error.h"
+
+namespace bubblescope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kPluginFile = "libbubblescope-mpi.so";
+
+// BUBBLESCOPE_MPI_PLUGIN, else ../lib/bubblescope/ beside this program (the build tree mirrors
+// an installation, as for the agent).
+fs::path pluginPath() {
+  if (const char* forced = std::getenv("BUBBLESCOPE_MPI_PLUGIN"); forced != nullptr && *forced) {
+    return forced;
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return (self.parent_path() / ".." / "lib" / "bubblescope" / kPluginFile).lexically_normal();
+}
+
+void collect(void* context, int rank, const char* data, int64_t size) {
+  auto* out = static_cast<std::vector<std::string>*>(context);
+  if (out->size() <= static_cast<size_t>(rank)) out->resize(static_cast<size_t>(rank) + 1);
+  (*out)[static_cast<size_t>(rank)].assign(data, static_cast<size_t>(size));
+}
+
+}  // namespace
+
+std::unique_ptr<MpiJob> MpiJob::start(const std::string& launcher) {
+  const fs::path path = pluginPath();
+  const std::string started = "started by an MPI launcher (" + launcher + "), ";
+  if (!fs::exists(path)) {
+    throw UsageError(started + "hang needs the MPI plugin, which is missing (looked for " +
+                     path.string() +
+                     "; build with Open MPI, libopenmpi-dev, or set BUBBLESCOPE_MPI=0 to ask "
+                     "this node only)");
+  }
+  // RTLD_GLOBAL: Open MPI loads its own components, which look for libmpi's symbols there.
+  // Never closed: MPI libraries are not made to be unloaded.
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (handle == nullptr) {
+    throw UsageError(started + "the MPI plugin " + path.string() +
+                     " cannot be loaded: " + ::dlerror());
+  }
+  auto entry = reinterpret_cast<bubblescope_mpi_entry_fn>(::dlsym(handle, BUBBLESCOPE_MPI_ENTRY));
+  const bubblescope_mpi_plugin* plugin = entry != nullptr ? entry() : nullptr;
+  if (plugin == nullptr || plugin->abi_version != BUBBLESCOPE_MPI_ABI_VERSION) {
+    throw UsageError(started + path.string() + " is not an MPI plugin of this bubblescope");
+  }
+  char error[512] = {};
+  if (plugin->init(error, sizeof error) != 0) throw UsageError(started + error);
+  std::unique_ptr<MpiJob> job(new MpiJob(plugin));
+  job->rank_ = plugin->rank();
+  job->size_ = plugin->size();
+  return job;
+}
+
+MpiJob::~MpiJob() {
+  finalize();
+}
+
+std::vector<std::string> MpiJob::gatherToRoot(std::string_view mine, double timeoutS) {
+  std::vector<std::string> all;
+  char error[512] = {};
+  if (plugin_->gather(mine.data(), static_cast<int64_t>(mine.size()), timeoutS, collect, &all,
+                      error, sizeof error) != 0) {
+    std::cerr << "bubblescope: MPI rank " << rank_ << ": " << error << "\n";
+    plugin_->abort(kBadInput);
+    std::_Exit(kBadInput);  // MPI_Abort does not return; this is for a plugin whose abort does
+  }
+  return all;
+}
+
+void MpiJob::finalize() {
+  if (finalized_) return;
+  finalized_ = true;
+  char error[512] = {};
+  if (plugin_->finalize(error, sizeof error) != 0) {
+    std::cerr << "bubblescope: MPI rank " << rank_ << ": " << error << "\n";
+  }
+}
+
+}  // namespace bubblescope::cli

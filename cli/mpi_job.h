@@ -1,0 +1,41 @@
+#pragma once
+// This process as one of an MPI job, through the plugin libbubblescope-mpi.so (cli/mpi/), which
+// is loaded only here: the program itself has no MPI dependency and runs without Open MPI.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct bubblescope_mpi_plugin;
+
+namespace bubblescope::cli {
+
+class MpiJob {
+ public:
+  // Loads the plugin (BUBBLESCOPE_MPI_PLUGIN, else ../lib/bubblescope/libbubblescope-mpi.so beside
+  // this program) and starts MPI. `launcher` names what said this is an MPI job
+  // ("OMPI_COMM_WORLD_SIZE=4"). Throws UsageError, one sentence, when the plugin is missing or
+  // unusable, or MPI does not start.
+  static std::unique_ptr<MpiJob> start(const std::string& launcher);
+  ~MpiJob();  // finalizes MPI if finalize() was not called
+  MpiJob(const MpiJob&) = delete;
+  MpiJob& operator=(const MpiJob&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // Every rank's bytes, by rank, on rank 0; nothing elsewhere. A failure (a peer that died, or
+  // has not sent within `timeoutS`) is said in one line and ends the whole job with exit code 2,
+  // since the other processes may wait on this one.
+  std::vector<std::string> gatherToRoot(std::string_view mine, double timeoutS);
+  // Ends MPI. The launcher counts a process that exits without it as failed.
+  void finalize();
+
+ private:
+  explicit MpiJob(const bubblescope_mpi_plugin* plugin) : plugin_(plugin) {}
+  const bubblescope_mpi_plugin* plugin_;
+  int rank_ = 0;
+  int size_ = 1;
+  bool finalized_ = false;
+};
+
+}  // namespace bubblescope::cli
