@@ -1,13 +1,10 @@
 #include "cli/cmd_watch.h"
 
-#include <sys/resource.h>
-
-#include <algorithm>
-#include <cerrno>
 #include <iostream>
 
 #include "analyzer/result/errors.h"
 #include "cli/exit_codes.h"
+#include "cli/own_priority.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
 #include "cli/watch_session.h"
@@ -32,19 +29,6 @@ int replay(const WatchOptions& o) {
   return kOk;
 }
 
-// A live watch shares the node with the job it follows: lowered in priority, it runs when the
-// job's processes do not need the CPU and never delays their wake-ups (on a 2-core machine with 8
-// ranks, its polls were the job's largest cost). Its lines may come a little later on a
-// saturated node; 3 s is the budget. Lowering one's own priority needs no privilege; a failure
-// (a seccomp profile, say) leaves it as it was.
-void lowerPriority(int64_t by) {
-  if (by <= 0) return;
-  errno = 0;
-  const int now = getpriority(PRIO_PROCESS, 0);
-  if (errno != 0) return;
-  setpriority(PRIO_PROCESS, 0, std::min<int64_t>(now + by, 19));
-}
-
 }  // namespace
 
 int runWatch(const WatchOptions& o) {
@@ -56,7 +40,7 @@ int runWatch(const WatchOptions& o) {
     throw UsageError("watch: --run-id and --keep are for a running job (--all or --pid)");
   }
   if (live) {
-    lowerPriority(o.live.nice);
+    lowerThisThreadsPriority(o.live.nice);  // before any thread of the watch starts
     return watchLive(o.live);
   }
   if (o.runs.empty()) {

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "cli/live_window.h"
+#include "cli/own_priority.h"
 #include "cli/shown_steps.h"
 
 namespace bubblescope::cli {
@@ -25,8 +26,13 @@ struct Follower {
   ShownSteps shown;
   StepSilence silence{StepSilence::Clock::now()};
   int64_t stepsShown = 0;
+  bool lowered = false;
 
   gui::LiveUpdate next(const std::atomic<bool>& stop) {
+    // The viewer's follow thread polls here and analyses what it returns: it yields to the job
+    // as `watch` does; the window's thread keeps its priority.
+    if (!lowered) lowerThisThreadsPriority(kWatchNice);
+    lowered = true;
     gui::LiveUpdate u;
     while (!stop.load()) {
       const auto wake = std::chrono::steady_clock::now() + window.interval();

@@ -8,6 +8,7 @@
 
 #include "cli/analysis_flags.h"
 #include "cli/attach_session.h"
+#include "cli/own_priority.h"
 
 namespace bubblescope::cli {
 
@@ -16,9 +17,9 @@ struct LiveWatchOptions {
   std::string prometheus;  // --prometheus FILE
   std::string listen;      // --listen ADDR: serve /metrics while watching
   AnalysisFlags analysis;
-  double keepSeconds = 0;  // what each agent keeps; 0: a poll and 3 steps (0.5 s to 60 s)
-  int64_t count = 0;       // stop after this many steps (0: until the job ends or Ctrl-C)
-  int64_t nice = 10;       // lowers the watch's priority by this much (--nice; 0 keeps it)
+  double keepSeconds = 0;     // what each agent keeps; 0: a poll and 3 steps (0.5 s to 60 s)
+  int64_t count = 0;          // stop after this many steps (0: until the job ends or Ctrl-C)
+  int64_t nice = kWatchNice;  // lowers the watch's priority by this much (--nice; 0 keeps it)
 };
 
 // Exit 0 when the job ended, the count was reached or the watch was interrupted; 2 when there is
