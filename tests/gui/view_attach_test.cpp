@@ -14,6 +14,7 @@
 #include "gui/timeline/colors.h"
 #include "tests/agent/agent_test_support.h"
 #include "tests/agent/background_process.h"
+#include "tests/agent/live_engine_job.h"
 #include "tests/gui/screenshot_support.h"
 #include "tests/support/temp_dir.h"
 
@@ -22,59 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::seconds;
-
-// `record --dormant -- engine run` (1F1B, 4 stages, 8 microbatches, 2 ms ops: ~70 ms a step).
-class LiveJob {
- public:
-  explicit LiveJob(std::vector<std::string> engineArgs) {
-    std::vector<std::string> argv = {BUBBLESCOPE_BIN,
-                                     "record",
-                                     "--dormant",
-                                     "-o",
-                                     (dir_ / "run").string(),
-                                     "--",
-                                     BUBBLESCOPE_BIN,
-                                     "engine",
-                                     "run",
-                                     "--schedule",
-                                     "1f1b",
-                                     "-p",
-                                     "4",
-                                     "-m",
-                                     "8",
-                                     "-q",
-                                     "--op-ms",
-                                     "2",
-                                     "--truth",
-                                     (dir_ / "truth.json").string()};
-    argv.insert(argv.end(), engineArgs.begin(), engineArgs.end());
-    fs::create_directories(dir_ / "logs");
-    fs::create_directories(dir_ / "rt");
-    fs::permissions(dir_ / "rt", fs::perms::owner_all);
-    ProcessOptions job = env();
-    job.workingDir = dir_.path().string();
-    job_ = std::make_unique<BackgroundProcess>(argv, job, dir_ / "logs");
-    // Attach once every stage has its control socket.
-    eventually(
-        [&] {
-          const ProcessResult ps = runBubblescope({"ps"}, env());
-          return std::count(ps.out.begin(), ps.out.end(), '\n') >= 5;  // a header and 4 stages
-        },
-        seconds(20));
-  }
-
-  ProcessOptions env() const {
-    ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", (dir_ / "rt").string()}});
-    o.unsetEnv.push_back("XDG_RUNTIME_DIR");
-    return o;
-  }
-  fs::path dir() const { return dir_.path(); }
-  int wait() { return job_->wait(seconds(60)); }
-
- private:
-  TempDir dir_;
-  std::unique_ptr<BackgroundProcess> job_;
-};
 
 std::vector<std::string> viewLines(const std::string& err) {
   std::vector<std::string> out;
@@ -105,7 +53,7 @@ int64_t pixelsOf(const Image& img, gui::Rgba color) {
 
 TEST(ViewAttach, ScreenshotsTakenLaterShowNewerSteps) {
   if (!haveXvfb()) GTEST_SKIP() << "no xvfb-run";
-  LiveJob job({"--steps", "200"});
+  LiveEngineJob job({"--op-ms", "2", "--steps", "200"});
   const auto shot = [&](const std::string& name) {
     return screenshot({"--attach", "--screenshot", (job.dir() / name).string(), "--after-steps",
                        "2", "--size", "1280x720"},
@@ -137,7 +85,8 @@ TEST(ViewAttach, ScreenshotsTakenLaterShowNewerSteps) {
 
 TEST(ViewAttach, AJobThatExitsWhileAttachedEndsTheWaitWithOneLine) {
   if (!haveXvfb()) GTEST_SKIP() << "no xvfb-run";
-  LiveJob job({"--steps", "100"});  // ~7 s: it ends long before a million steps
+  LiveEngineJob job(
+      {"--op-ms", "2", "--steps", "100"});  // ~7 s: it ends long before a million steps
   const fs::path png = job.dir() / "end.png";
   const ProcessResult r =
       screenshot({"--attach", "--screenshot", png.string(), "--after-steps", "1000000"}, job.env());
@@ -156,7 +105,7 @@ TEST(ViewAttach, AJobThatHangsEndsTheWaitWithOneLine) {
   if (!haveXvfb()) GTEST_SKIP() << "no xvfb-run";
   // Stage 1 stops before F3 of step 100 (~7 s in) and never returns; the engine's watchdog ends
   // the job long after the viewer gave up waiting.
-  LiveJob job({"--steps", "200", "--hang", "1:3:100", "--timeout", "40"});
+  LiveEngineJob job({"--op-ms", "2", "--steps", "200", "--hang", "1:3:100", "--timeout", "40"});
   const fs::path png = job.dir() / "hang.png";
   const ProcessResult r =
       screenshot({"--attach", "--screenshot", png.string(), "--after-steps", "1000000"}, job.env());

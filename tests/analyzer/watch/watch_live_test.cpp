@@ -18,6 +18,7 @@
 
 #include "tests/agent/agent_test_support.h"
 #include "tests/agent/background_process.h"
+#include "tests/agent/live_engine_job.h"
 #include "tests/support/engine_noise.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -28,64 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::seconds;
 
-class WatchedJob {
- public:
-  explicit WatchedJob(std::vector<std::string> engineArgs) {
-    std::vector<std::string> argv = {BUBBLESCOPE_BIN,
-                                     "record",
-                                     "--dormant",
-                                     "-o",
-                                     (dir_ / "run").string(),
-                                     "--",
-                                     BUBBLESCOPE_BIN,
-                                     "engine",
-                                     "run",
-                                     "--schedule",
-                                     "1f1b",
-                                     "-p",
-                                     "4",
-                                     "-m",
-                                     "8",
-                                     "-q",
-                                     "--truth",
-                                     truth().string()};
-    argv.insert(argv.end(), engineArgs.begin(), engineArgs.end());
-    fs::create_directories(dir_ / "logs");
-    fs::create_directories(dir_ / "rt");
-    fs::permissions(dir_ / "rt", fs::perms::owner_all);
-    ProcessOptions job = env();
-    job.workingDir = dir_.path().string();
-    job_ = std::make_unique<BackgroundProcess>(argv, job, dir_ / "logs");
-    // Watch once every stage has its control socket.
-    eventually(
-        [&] {
-          const ProcessResult ps = runBubblescope({"ps"}, env());
-          return std::count(ps.out.begin(), ps.out.end(), '\n') >= 5;  // a header and 4 stages
-        },
-        seconds(20));
-  }
-
-  ProcessOptions env() const {
-    ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", (dir_ / "rt").string()}});
-    o.unsetEnv.push_back("XDG_RUNTIME_DIR");
-    o.unsetEnv.push_back("LD_LIBRARY_PATH");
-    o.timeout = seconds(60);
-    return o;
-  }
-  ProcessResult watch(std::vector<std::string> args) const {
-    args.insert(args.begin(), "watch");
-    return runBubblescope(args, env());
-  }
-  fs::path truth() const { return dir_ / "truth.json"; }
-  fs::path run() const { return dir_ / "run"; }
-  int wait() { return job_->wait(seconds(60)); }
-  std::string log() const { return job_->err(); }
-
- private:
-  TempDir dir_;
-  std::unique_ptr<BackgroundProcess> job_;
-};
-
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -95,9 +38,9 @@ std::vector<std::string> lines(const std::string& text) {
 
 TEST(WatchLive, AStageThatTurnsSlowIsNamedWhileTheJobRunsAndNoFileIsWritten) {
   const int onset = 40, end = 60;  // steps of 2 ms ops: ~70 ms each, the onset ~3 s in
-  WatchedJob job({"--op-ms", "2", "--steps", "90", "--slow-stage",
-                  "2:1.6@" + std::to_string(onset) + "-" + std::to_string(end)});
-  const ProcessResult watch = job.watch({"--all"});
+  LiveEngineJob job({"--op-ms", "2", "--steps", "90", "--slow-stage",
+                     "2:1.6@" + std::to_string(onset) + "-" + std::to_string(end)});
+  const ProcessResult watch = runBubblescope({"watch", "--all"}, job.env());
   ASSERT_EQ(job.wait(), 0) << job.log();
   // The assertions are about a stage 1.6x slow (a fifth of the step); what 2 ms ops pick up from
   // a shared machine (up to a tenth of the step: scheduling, the watch itself) names jitter or a
@@ -143,8 +86,8 @@ TEST(WatchLive, AStageThatTurnsSlowIsNamedWhileTheJobRunsAndNoFileIsWritten) {
 
 TEST(WatchLive, AJobThatHangsIsSaidOnceAndItsEndToo) {
   // Stage 1 stops before F3 of step 15 and never returns; the engine's watchdog ends the job.
-  WatchedJob job({"--op-ms", "2", "--steps", "40", "--hang", "1:3:15", "--timeout", "16"});
-  const ProcessResult watch = job.watch({"--all"});
+  LiveEngineJob job({"--op-ms", "2", "--steps", "40", "--hang", "1:3:15", "--timeout", "16"});
+  const ProcessResult watch = runBubblescope({"watch", "--all"}, job.env());
   job.wait();
   EXPECT_EQ(watch.exitCode, 0) << watch.err;
   int hangs = 0;
@@ -159,7 +102,7 @@ TEST(WatchLive, AJobThatHangsIsSaidOnceAndItsEndToo) {
 // Someone attaches to record a file while the job is watched: the agents end their memory
 // windows for it, and the watch ends with one line saying why, exit 0.
 TEST(WatchLive, AnAttachThatRecordsAFileEndsTheWatchWithOneLine) {
-  WatchedJob job({"--op-ms", "2", "--steps", "300"});
+  LiveEngineJob job({"--op-ms", "2", "--steps", "300"});
   TempDir logs;
   BackgroundProcess watch(bubblescopeArgv({"watch", "--all"}), job.env(), logs.path());
   ASSERT_TRUE(
@@ -218,7 +161,7 @@ int niceOf(pid_t pid) {
 
 // --listen serves the newest step on /metrics while the watch runs.
 TEST(WatchLive, ListenServesTheNewestStepToAScraper) {
-  WatchedJob job({"--op-ms", "2", "--steps", "300"});
+  LiveEngineJob job({"--op-ms", "2", "--steps", "300"});
   const int port = freePort();
   TempDir logs;
   BackgroundProcess watch(bubblescopeArgv({"watch", "--all", "--listen",

@@ -1,0 +1,57 @@
+#include "tests/agent/live_engine_job.h"
+
+#include <algorithm>
+
+#include "tests/agent/agent_test_support.h"
+
+namespace bubblescope::testing {
+
+namespace fs = std::filesystem;
+
+LiveEngineJob::LiveEngineJob(const std::vector<std::string>& engineArgs) {
+  std::vector<std::string> argv = {BUBBLESCOPE_BIN,
+                                   "record",
+                                   "--dormant",
+                                   "-o",
+                                   run().string(),
+                                   "--",
+                                   BUBBLESCOPE_BIN,
+                                   "engine",
+                                   "run",
+                                   "--schedule",
+                                   "1f1b",
+                                   "-p",
+                                   std::to_string(kStages),
+                                   "-m",
+                                   "8",
+                                   "-q",
+                                   "--truth",
+                                   truth().string()};
+  argv.insert(argv.end(), engineArgs.begin(), engineArgs.end());
+  fs::create_directories(dir_ / "logs");
+  fs::create_directories(dir_ / "rt");
+  fs::permissions(dir_ / "rt", fs::perms::owner_all);
+  ProcessOptions job = env();
+  job.workingDir = dir_.path().string();
+  job_ = std::make_unique<BackgroundProcess>(argv, job, dir_ / "logs");
+  eventually(
+      [&] {
+        const ProcessResult ps = runBubblescope({"ps"}, env());
+        return std::count(ps.out.begin(), ps.out.end(), '\n') >= kStages + 1;  // and a header
+      },
+      std::chrono::seconds(20));
+}
+
+ProcessOptions LiveEngineJob::env() const {
+  ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", (dir_ / "rt").string()}});
+  o.unsetEnv.push_back("XDG_RUNTIME_DIR");
+  o.unsetEnv.push_back("LD_LIBRARY_PATH");
+  o.timeout = std::chrono::seconds(60);
+  return o;
+}
+
+int LiveEngineJob::wait() {
+  return job_->wait(std::chrono::seconds(60));
+}
+
+}  // namespace bubblescope::testing
