@@ -1,5 +1,6 @@
-// The writer's memory windows (watch): its output follows the recorder's memory window, and the
-// control thread takes the memory trace's image while the writer waits on its lock.
+// The writer's memory windows (watch): its output follows the recorder's memory window, or, beside
+// a file window, a mirror follows the file; the control thread takes the memory trace's image
+// while the writer waits on its lock.
 #include <pthread.h>
 #include <time.h>
 
@@ -11,15 +12,77 @@
 namespace bubblescope::agent {
 
 // The output follows the recorder: a memory window that opened gets a trace of its own in memory
-// (the file, if any, is set aside untouched); one that ended is freed and the file comes back.
+// (the file, if any, is set aside untouched); one that ended is freed and the file comes back. A
+// watch beside a file window gets a mirror of the file. A switch of kind starts afresh.
 void Writer::followMemoryWindow() {
   const MemoryWindowState window = Recorder::instance().memoryWindow();
-  if (window.open && window.index == memoryIndex_) {
+  const bool alone = window.open && !window.besideFile && window.index >= 0;
+  if (alone && window.index == memoryIndex_) {
     memoryKeepNs_ = window.keepNs;  // a renewal may change it
     return;
   }
+  if (window.open && window.besideFile && mirror_ != nullptr && mirror_->serial == window.serial) {
+    mirror_->keepNs = window.keepNs;
+    return;
+  }
   if (memoryIndex_ >= 0) endMemoryTrace();
-  if (window.open) startMemoryTrace(window);
+  stopFollowingFile();
+  mirror_.reset();
+  if (alone) {
+    startMemoryTrace(window);
+  } else if (window.open && window.besideFile) {
+    startMirror(window);
+  }  // else none, or a watch waiting for an armed file window: nothing is recorded meanwhile
+}
+
+void Writer::startMirror(const MemoryWindowState& window) {
+  auto m = std::make_unique<FileMirror>();
+  m->serial = window.serial;
+  m->keepNs = window.keepNs;
+  m->startNs = realtimeNs();
+  m->fileAtStart = out_.trace.get();
+  mirror_ = std::move(m);
+  try {
+    mirror_->trace = makeMemoryTrace(baseMeta(), mirror_->startNs);
+  } catch (const traces::TraceError& e) {
+    memoryFailed(e.what());
+  }
+}
+
+// After the file's commit: the mirror takes what it added, and is pruned as a memory window is.
+// Its failures end the watch, never the file.
+void Writer::followFile() {
+  if (mirror_ == nullptr || mirror_->broken || out_.trace == nullptr || mirror_->trace == nullptr) {
+    return;
+  }
+  FileMirror& m = *mirror_;
+  try {
+    if (m.copy != nullptr && m.copy->file() != out_.trace.get()) m.copy.reset();
+    if (m.copy == nullptr) {
+      if (m.followed) {
+        // A later part of the file: its names have ids of their own, so the mirror starts afresh.
+        m.trace = makeMemoryTrace(baseMeta(), realtimeNs());
+        m.startNs = realtimeNs();
+        m.pruning = MemoryPruning();
+      }
+      const bool fromStart = out_.trace.get() != m.fileAtStart;
+      m.copy = std::make_unique<traces::TraceMirror>(*out_.trace, *m.trace, fromStart);
+      m.followed = true;
+    }
+    m.copy->copyCommitted();
+    m.pruning.afterCommit(*m.trace, realtimeNs(), m.keepNs);
+  } catch (const traces::TraceError& e) {
+    memoryFailed(e.what());
+  } catch (const std::bad_alloc&) {
+    memoryFailed("out of memory");
+  }
+}
+
+// The mirror's statements on the file's connection go before the file closes or is let go.
+void Writer::stopFollowingFile() {
+  if (mirror_ == nullptr) return;
+  mirror_->copy.reset();
+  mirror_->fileAtStart = nullptr;  // gone: a file followed next is followed whole
 }
 
 void Writer::startMemoryTrace(const MemoryWindowState& window) {
@@ -97,7 +160,12 @@ void Writer::endMemoryTrace() {
 // A memory trace that cannot be written (it outgrew its limit, or memory ran out) ends its
 // window, with one line; the job and any later watch go on.
 void Writer::memoryFailed(const std::string& why) {
-  memoryBroken_ = true;
+  if (mirror_ != nullptr) {
+    mirror_->broken = true;
+    mirror_->copy.reset();
+  } else {
+    memoryBroken_ = true;
+  }
   warnOnce(Problem::WatchEnded, "the memory window for watch ended: %s; the job goes on",
            why.c_str());
   Recorder::instance().endWatch("it could not be written: " + why);
@@ -106,6 +174,19 @@ void Writer::memoryFailed(const std::string& why) {
 MemorySnapshot Writer::memoryImage(uint64_t maxBytes) {
   MemorySnapshot s;
   const MemoryWindowState window = Recorder::instance().memoryWindow();
+  if (mirror_ != nullptr && !mirror_->broken && mirror_->trace != nullptr && window.open &&
+      window.besideFile && window.serial == mirror_->serial) {
+    s = imageOf(*mirror_->trace, maxBytes);
+    s.nowNs = realtimeNs();
+    s.windowStartNs = mirror_->startNs;
+    s.heldFromNs = std::max(mirror_->startNs, mirror_->pruning.cutoffNs());
+    return s;
+  }
+  if (window.open && !window.besideFile && window.index < 0) {
+    // "writer": a watcher takes it as passing (it asks again at its next poll).
+    s.error = "the writer waits for a file window's first step";
+    return s;
+  }
   if (memoryIndex_ < 0 || memoryBroken_ || out_.trace == nullptr || !window.open ||
       window.index != memoryIndex_) {
     s.error = "the memory window is not being written (it ended or is just starting)";

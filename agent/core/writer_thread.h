@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -52,6 +53,9 @@ class Writer {
   void followMemoryWindow();
   void startMemoryTrace(const MemoryWindowState& window);
   void endMemoryTrace();
+  void startMirror(const MemoryWindowState& window);
+  void followFile();
+  void stopFollowingFile();
   void memoryFailed(const std::string& why);
   traces::RankMeta baseMeta() const;
   void dropTotals(uint64_t totals[kSourceCount]) const;
@@ -79,6 +83,7 @@ class Writer {
   int64_t memoryKeepNs_ = 0;
   bool memoryBroken_ = false;  // a write into it failed: nothing more goes there
   MemoryPruning pruning_;
+  std::unique_ptr<FileMirror> mirror_;  // a watch beside the file window (memory_window.h)
   bool failed_ = false;
   int files_ = 0;                  // files opened so far
   std::string previousFile_;       // the file whose descriptors the job closed, if any
