@@ -152,14 +152,47 @@ std::vector<int64_t> finishedSteps(const traces::Run& run, const std::vector<int
   return steps;
 }
 
+// `record --watch`: the job's processes appear as it starts (a launcher spawns its ranks, each
+// listens once it made its first NVTX call). Waits for the first, then for every rank of its
+// world size, or until no other came for the settle time. Empty when the job ended first.
+Session waitForJob(const LiveWatchOptions& o) {
+  Session found;
+  auto lastNew = Clock::now();
+  const auto settle = std::chrono::duration<double>(o.appearSettleSeconds);
+  while (!o.jobEnded->load()) {
+    Problems quiet;  // none there yet is no problem: asked again soon
+    quiet.quiet = true;
+    Session now = collect(o.targets, quiet);
+    if (now.targets.size() > found.targets.size()) lastNew = Clock::now();
+    found = std::move(now);  // the newest view: a process that came and went is not watched
+    if (!found.targets.empty()) {
+      int64_t world = -1;  // the ranks' (a launcher of the job may say none)
+      for (const control::AgentStatus& st : found.statuses) world = std::max(world, st.worldSize);
+      if (world > 0 && static_cast<int64_t>(found.targets.size()) >= world) return found;
+      if (Clock::now() - lastNew >= settle) return found;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return Session{};
+}
+
 }  // namespace
 
 int watchLive(const LiveWatchOptions& o) {
   if (!o.prometheus.empty()) traces::checkOutputPath(o.prometheus);
   Problems problem;
-  Session s = collect(o.targets, problem);
-  // collect() has said what is missing (no process, one that exited or refused), a line each.
-  if (s.targets.empty() || problem.count > 0) return kBadInput;
+  Session s;
+  if (o.jobEnded != nullptr) {
+    s = waitForJob(o);
+    if (s.targets.empty()) {
+      std::cout << "the job ended before any of its processes could be watched\n";
+      return 0;
+    }
+  } else {
+    s = collect(o.targets, problem);
+    // collect() has said what is missing (no process, one that exited or refused), a line each.
+    if (s.targets.empty() || problem.count > 0) return kBadInput;
+  }
   const std::string runId = runIdOf(s);
   // Before any agent is asked: a --listen that cannot be served leaves the job untouched.
   WatchSession session(std::cout, o.prometheus, o.listen, runId);
@@ -179,8 +212,10 @@ int watchLive(const LiveWatchOptions& o) {
             << (runId.empty() ? "(unnamed)" : runId) << ", keeping " << seconds(keep)
             << " of each; Ctrl-C stops\n";
 
-  std::signal(SIGINT, onStopSignal);
-  std::signal(SIGTERM, onStopSignal);
+  if (o.jobEnded == nullptr) {  // under `record`, its own handlers pass them on to the job
+    std::signal(SIGINT, onStopSignal);
+    std::signal(SIGTERM, onStopSignal);
+  }
   const analysis::AnalyzeOptions base = analyzeOptions(o.analysis, WarmupStep::Shown);
   auto interval = pollInterval(period);
   int64_t printedUpTo = INT64_MIN;  // the newest step read
@@ -189,6 +224,8 @@ int watchLive(const LiveWatchOptions& o) {
   bool saidSilent = false;
   while (!g_stop.load()) {
     std::this_thread::sleep_for(interval);
+    // Under `record`: the job had ended before this poll (a process left behind still answers).
+    const bool jobEndedBefore = o.jobEnded != nullptr && o.jobEnded->load();
     std::vector<std::string> gone, problems, ended;
     std::vector<int64_t> running;
     const std::vector<control::Exchange> answers =
@@ -203,6 +240,10 @@ int watchLive(const LiveWatchOptions& o) {
     if (!ended.empty()) {
       std::cout << "the watch ended: " << ended.front() << "; " << session.stepsWatched()
                 << " step(s) watched\n";
+      return 0;
+    }
+    if (jobEndedBefore) {
+      std::cout << "the job ended; " << session.stepsWatched() << " step(s) watched\n";
       return 0;
     }
     // Said once each: a process slow to answer is asked again at the next poll.
