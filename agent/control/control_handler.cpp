@@ -108,11 +108,11 @@ Reply ControlHandler::status(int64_t nowNs) {
   const MemoryWindowState memory = recorder_.memoryWindow();
   // A watch beside a file window is "recording" (attach is refused as for any recording
   // process); its keep says it is watched too.
-  f["state"] = recorder_.disabled()               ? "off"
-               : memory.open && memory.index >= 0 ? "watching"
-               : isRecording(controlWord())       ? "recording"
-               : window == "armed"                ? "armed"
-                                                  : "dormant";
+  f["state"] = recorder_.disabled()                ? "off"
+               : memory.open && !memory.besideFile ? "watching"
+               : isRecording(controlWord())        ? "recording"
+               : window == "armed"                 ? "armed"
+                                                   : "dormant";
   if (memory.open) f["keep"] = control::formatSeconds(memory.keepNs);
   return r;
 }

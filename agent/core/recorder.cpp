@@ -146,16 +146,14 @@ bool Recorder::requestLocked(const WindowRequest& r, std::string* whyNot) {
   if (disabled_) return refuse("capture is off in this process");
   if (open_ && !memory_) return refuse("already recording");
   if (armed_) return refuse("a window is already waiting for its first step");
-  const int64_t now = realtimeNs();
-  // The file window takes over from a memory window, which ends now: what it recorded is drained
-  // before the file's first event (a window armed for a step waits with nothing recording). The
-  // watch goes on, beside the file once it opens.
-  if (open_) closeLocked(now);
   if (r.steps > 0 || r.atStepBoundary) {
     armed_ = r;
-    publishLocked(false, false);
+    publishLocked(open_, false);  // a memory window records on until the step
     return true;
   }
+  const int64_t now = realtimeNs();
+  // The file window takes over from a memory window; the watch goes on beside it.
+  if (open_) closeLocked(now);
   openLocked(r.reason, -1, r.durationNs > 0 ? now + r.durationNs : -1, r.createFile, true);
   return true;
 }
@@ -167,8 +165,6 @@ void Recorder::stop() {
   armed_.reset();
   if (fileOpen) {
     closeLocked(realtimeNs());  // a watch goes on, in memory
-  } else if (armed && watching_ && !disabled_) {
-    openMemoryLocked();  // the watch waited for the armed window: it records into memory again
   } else if (!armed && watching_) {
     endWatchLocked(realtimeNs(), "a stop request ended it");
   } else {
@@ -191,9 +187,9 @@ bool Recorder::watch(int64_t keepNs, int64_t nowNs, std::string* whyNot) {
     watchKeepNs_ = keepNs;
     watchLeaseEndNs_ = nowNs + watchLeaseNs(keepNs);
     ++watchSerial_;
-    // Alone, it records into memory; beside an open file window, the writer follows the file;
-    // while a file window is armed, it waits for it.
-    if (!open_ && !armed_) {
+    // Alone, it records into memory (an armed file window takes over at its step); beside an
+    // open file window, the writer follows the file.
+    if (!open_) {
       openMemoryLocked();
     } else if (windowOpened_ != nullptr) {
       windowOpened_();
@@ -251,10 +247,14 @@ void Recorder::onStepBoundaryLocked(int64_t step) {
       (armed_->fromStep < 0 || step >= armed_->fromStep)) {
     const WindowRequest r = *armed_;
     armed_.reset();
-    if (open_) closeLocked(realtimeNs());  // the memory window: the watch goes on beside the file
+    const bool fromMemory = open_;
+    if (fromMemory) closeLocked(realtimeNs());  // the watch goes on beside the file
     const int64_t stopAtStep = r.steps > 0 ? step + r.steps : -1;
     const int64_t stopAtNs = r.durationNs > 0 ? realtimeNs() + r.durationNs : -1;
     openLocked(r.reason, stopAtStep, stopAtNs, r.createFile, true);
+    // The writer switches now, so the memory window's last records and the file's first go each
+    // to its own trace (a writer cycle later, ops of the file's first step would reach memory).
+    if (fromMemory && windowOpened_ != nullptr) windowOpened_();
   }
 }
 

@@ -72,12 +72,10 @@ struct WindowRecord {
 struct MemoryWindowState {
   bool open = false;        // a watch is live
   bool besideFile = false;  // ... while a file window is open: its trace follows the file
-  // alone: its memory window in windows(); -1 beside a file, or while it waits for an armed file
-  // window's first step (nothing is recorded then)
-  int64_t index = -1;
-  int64_t serial = 0;      // changes whenever its trace must start afresh (a switch of kind)
-  int64_t keepNs = 0;      // how much it keeps
-  int64_t leaseEndNs = 0;  // it ends by itself then, unless renewed
+  int64_t index = -1;       // alone: its memory window in windows(); beside a file: -1
+  int64_t serial = 0;       // changes whenever its trace must start afresh (a switch of kind)
+  int64_t keepNs = 0;       // how much it keeps
+  int64_t leaseEndNs = 0;   // it ends by itself then, unless renewed
 };
 
 // How long a memory window lives without a watch or snapshot request: long enough for a
@@ -129,7 +127,8 @@ class Recorder {
   std::vector<WindowRecord> windows() const;
 
   // Called (with the recorder's lock held) when a window opens that needs the writer before the
-  // first event: a duration window, or one that asked for the file.
+  // first event (a duration window, one that asked for the file, a memory window), or that
+  // switches between memory and a file mid-run: the writer must run now.
   void setWindowOpenedHook(void (*hook)()) { windowOpened_ = hook; }
   // Called when capture becomes wanted: a window is armed (it opens at the next step boundary)
   // or opens. Runs on the thread that asked, once the recorder's lock is released (so the hook

@@ -581,6 +581,13 @@ bool flushWriter(int timeoutMs) {
   return flushWriterFromSignal(timeoutMs);
 }
 
+void wakeWriter() {
+  Writer* w = g_writer.load(std::memory_order_acquire);
+  if (w == nullptr) return;
+  w->wake_.fetch_add(1, std::memory_order_release);
+  futexWake(&w->wake_);
+}
+
 void finishWriter(int timeoutMs) {
   Recorder::instance().disable();
   Writer* w = g_writer.load(std::memory_order_acquire);

@@ -13,7 +13,8 @@ namespace bubblescope::agent {
 
 // The output follows the recorder: a memory window that opened gets a trace of its own in memory
 // (the file, if any, is set aside untouched); one that ended is freed and the file comes back. A
-// watch beside a file window gets a mirror of the file. A switch of kind starts afresh.
+// watch beside a file window gets a mirror of the file. Across a switch of kind (an attach, its
+// end) the watch's trace goes on, so a watcher reads the steps around it.
 void Writer::followMemoryWindow() {
   const MemoryWindowState window = Recorder::instance().memoryWindow();
   const bool alone = window.open && !window.besideFile && window.index >= 0;
@@ -25,17 +26,31 @@ void Writer::followMemoryWindow() {
     mirror_->keepNs = window.keepNs;
     return;
   }
-  if (memoryIndex_ >= 0) endMemoryTrace();
+  std::unique_ptr<traces::TraceWriter> carried;
+  if (memoryIndex_ >= 0) endMemoryTrace(window.open ? &carried : nullptr);
+  if (mirror_ != nullptr && out_.trace != nullptr && !failed_) {
+    // What the file window published before it ended is the file's (the recorder woke the writer
+    // at the switch: little or nothing of the next window's is among it), and the watch's.
+    try {
+      drainAll(false);
+      commit();
+    } catch (const traces::TraceError& e) {
+      writeFailed(e, 0);
+    }
+    followFile();
+  }
   stopFollowingFile();
+  if (mirror_ != nullptr && !mirror_->broken && window.open) carried = std::move(mirror_->trace);
   mirror_.reset();
   if (alone) {
-    startMemoryTrace(window);
-  } else if (window.open && window.besideFile) {
-    startMirror(window);
-  }  // else none, or a watch waiting for an armed file window: nothing is recorded meanwhile
+    startMemoryTrace(window, std::move(carried));
+  } else if (window.open) {
+    startMirror(window, std::move(carried));
+  }
 }
 
-void Writer::startMirror(const MemoryWindowState& window) {
+void Writer::startMirror(const MemoryWindowState& window,
+                         std::unique_ptr<traces::TraceWriter> carried) {
   auto m = std::make_unique<FileMirror>();
   m->serial = window.serial;
   m->keepNs = window.keepNs;
@@ -43,7 +58,8 @@ void Writer::startMirror(const MemoryWindowState& window) {
   m->fileAtStart = out_.trace.get();
   mirror_ = std::move(m);
   try {
-    mirror_->trace = makeMemoryTrace(baseMeta(), mirror_->startNs);
+    mirror_->trace =
+        carried != nullptr ? std::move(carried) : makeMemoryTrace(baseMeta(), mirror_->startNs);
   } catch (const traces::TraceError& e) {
     memoryFailed(e.what());
   }
@@ -85,7 +101,8 @@ void Writer::stopFollowingFile() {
   mirror_->fileAtStart = nullptr;  // gone: a file followed next is followed whole
 }
 
-void Writer::startMemoryTrace(const MemoryWindowState& window) {
+void Writer::startMemoryTrace(const MemoryWindowState& window,
+                              std::unique_ptr<traces::TraceWriter> carried) {
   if (out_.trace != nullptr) {
     try {
       commit();
@@ -105,7 +122,9 @@ void Writer::startMemoryTrace(const MemoryWindowState& window) {
   out_.startNs = index < windows.size() ? windows[index].startNs : realtimeNs();
   dropTotals(out_.droppedBefore);  // drops before it are the file's
   try {
-    out_.trace = makeMemoryTrace(baseMeta(), out_.startNs);
+    if (carried != nullptr) carried->commit();
+    out_.trace =
+        carried != nullptr ? std::move(carried) : makeMemoryTrace(baseMeta(), out_.startNs);
   } catch (const traces::TraceError& e) {
     memoryFailed(e.what());
     return;
@@ -117,7 +136,7 @@ void Writer::startMemoryTrace(const MemoryWindowState& window) {
 
 // The window ended: what the rings hold was published while it was open and goes into it, the
 // producers see it closed (CUDA capture flushes CUPTI and turns its kinds off), then it is freed.
-void Writer::endMemoryTrace() {
+void Writer::endMemoryTrace(std::unique_ptr<traces::TraceWriter>* keep) {
   if (!memoryBroken_ && out_.trace != nullptr) {
     try {
       drainAll(false);
@@ -129,9 +148,17 @@ void Writer::endMemoryTrace() {
   } else {
     drainAll(true);
   }
+  if (keep != nullptr && !memoryBroken_ && out_.trace != nullptr) {
+    try {
+      out_.trace->commit();
+      *keep = std::move(out_.trace);
+    } catch (const traces::TraceError&) {
+      // Not carried: the watch's next kind starts a trace of its own.
+    }
+  }
   uint64_t atMemoryStart[kSourceCount];
   std::copy(std::begin(out_.droppedBefore), std::end(out_.droppedBefore), atMemoryStart);
-  out_ = std::move(parked_);  // frees the memory trace
+  out_ = std::move(parked_);  // frees the memory trace (unless kept)
   parked_ = WriterOutput();
   memoryIndex_ = -1;
   memoryBroken_ = false;
@@ -180,11 +207,6 @@ MemorySnapshot Writer::memoryImage(uint64_t maxBytes) {
     s.nowNs = realtimeNs();
     s.windowStartNs = mirror_->startNs;
     s.heldFromNs = std::max(mirror_->startNs, mirror_->pruning.cutoffNs());
-    return s;
-  }
-  if (window.open && !window.besideFile && window.index < 0) {
-    // "writer": a watcher takes it as passing (it asks again at its next poll).
-    s.error = "the writer waits for a file window's first step";
     return s;
   }
   if (memoryIndex_ < 0 || memoryBroken_ || out_.trace == nullptr || !window.open ||

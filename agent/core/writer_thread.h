@@ -51,9 +51,12 @@ class Writer {
   void cycle(bool final);
   // Memory windows (writer_memory.cpp): the output follows the recorder's memory window.
   void followMemoryWindow();
-  void startMemoryTrace(const MemoryWindowState& window);
-  void endMemoryTrace();
-  void startMirror(const MemoryWindowState& window);
+  // `carried`: the watch's trace so far, which goes on (else a new one).
+  void startMemoryTrace(const MemoryWindowState& window,
+                        std::unique_ptr<traces::TraceWriter> carried = nullptr);
+  // `keep`: where the memory trace goes (else it is freed).
+  void endMemoryTrace(std::unique_ptr<traces::TraceWriter>* keep = nullptr);
+  void startMirror(const MemoryWindowState& window, std::unique_ptr<traces::TraceWriter> carried);
   void followFile();
   void stopFollowingFile();
   void memoryFailed(const std::string& why);

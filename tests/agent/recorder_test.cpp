@@ -268,11 +268,10 @@ TEST(AgentRecorder, AFileWindowThatEndsUnderAWatchHandsItBackToMemory) {
   WindowRequest steps;
   steps.steps = 2;
   steps.reason = "attach steps=2";
-  ASSERT_TRUE(r.request(steps));  // armed: the memory window ends, the watch waits for the step
-  EXPECT_FALSE(isRecording(controlWord()));
-  EXPECT_TRUE(r.memoryWindow().open);
+  ASSERT_TRUE(r.request(steps));  // armed: the memory window records on until the step
+  EXPECT_TRUE(isRecording(controlWord()));
   EXPECT_FALSE(r.memoryWindow().besideFile);
-  EXPECT_EQ(r.memoryWindow().index, -1);
+  EXPECT_EQ(r.memoryWindow().index, 0);
   r.onStepBoundary(7);
   EXPECT_TRUE(r.memoryWindow().besideFile);
   ASSERT_EQ(r.windows().size(), 2u);

@@ -240,8 +240,12 @@ TEST(AgentWatch, AProcessRecordingToAFileIsWatchedAndItsFileHoldsEveryOp) {
   std::this_thread::sleep_for(milliseconds(500));
   const auto after = j.snapshot();
   ASSERT_TRUE(after.reply.ok) << after.reply.text("message");
-  ASSERT_EQ(after.trace.meta.captureWindows.size(), 1u);
-  EXPECT_EQ(after.trace.meta.captureWindows[0].reason, "watch");
+  // The watch's trace went on: the file's window, then the memory window, and ops of both.
+  ASSERT_EQ(after.trace.meta.captureWindows.size(), 2u);
+  EXPECT_EQ(after.trace.meta.captureWindows[0].reason, "record");
+  EXPECT_EQ(after.trace.meta.captureWindows[1].reason, "watch");
+  EXPECT_LT(earliestEnd(after.trace), after.trace.meta.captureWindows[1].start);
+  EXPECT_GT(latestEnd(after.trace), after.trace.meta.captureWindows[1].start);
   EXPECT_EQ(j.finish(), 0) << j.job().err();
 
   const auto files = traceFiles(j.run());
@@ -275,8 +279,9 @@ TEST(AgentWatch, AFileWindowOpensUnderAWatchAndTheWatchGoesOn) {
   std::this_thread::sleep_for(milliseconds(300));
   const auto again = j.snapshot();
   ASSERT_TRUE(again.reply.ok) << again.reply.text("message");
-  ASSERT_EQ(again.trace.meta.captureWindows.size(), 1u);
-  EXPECT_EQ(again.trace.meta.captureWindows[0].reason, "watch");
+  ASSERT_EQ(again.trace.meta.captureWindows.size(), 2u);  // the attach's, then memory again
+  EXPECT_EQ(again.trace.meta.captureWindows[0].reason, "attach duration=1");
+  EXPECT_EQ(again.trace.meta.captureWindows[1].reason, "watch");
   ASSERT_TRUE(j.ask("stop").ok);
   ASSERT_EQ(j.finish(), 0) << j.job().err();
 

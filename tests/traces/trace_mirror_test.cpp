@@ -83,7 +83,7 @@ TEST(TraceMirror, AFollowedFileHoldsTheSameRowsAsOneThatIsNot) {
     EXPECT_EQ(fromMirror.eventCount(), fromFile.eventCount());
     EXPECT_EQ(fromMirror.eventCount(), 3 * in.eventCount());
     EXPECT_EQ(fromMirror.ranges.start, fromFile.ranges.start);
-    EXPECT_EQ(fromMirror.ranges.name, fromFile.ranges.name);
+    EXPECT_EQ(rangeNames(fromMirror), rangeNames(fromFile));
     EXPECT_EQ(fromMirror.strings.size(), fromFile.strings.size());
     EXPECT_EQ(fromMirror.kernels.correlation, fromFile.kernels.correlation);
     EXPECT_EQ(fromMirror.threads.size(), fromFile.threads.size());
@@ -124,6 +124,38 @@ TEST(TraceMirror, FollowingFromNowLeavesOutTheEventsBeforeIt) {
   writeRankTraceRows(in, file);
   mirror.copyCommitted();
   EXPECT_EQ(readMirror(*memory).ranges.size(), in.ranges.size());
+}
+
+// A watch's trace goes on across a file window: a mirror into a trace that holds events and names
+// of its own keeps them, and the file's events read with their own names.
+TEST(TraceMirror, AMirrorIntoATraceWithNamesOfItsOwnRenumbersTheFilesNames) {
+  TempDir dir;
+  const RankTrace in = sampleTrace(3);
+  auto memory = TraceWriter::inMemory(RankMeta{});
+  RangeRecord own;
+  own.start = 10;
+  own.end = 20;
+  own.tid = in.threads.front().tid;
+  own.endTid = own.tid;
+  own.name = memory->intern("watched before the file");
+  memory->addThread(own.tid, "main");
+  memory->add(own);
+  memory->commit();
+  TraceWriter file(dir / "file.sqlite", in.meta);
+  writeRankTraceRows(in, file);
+  TraceMirror mirror(file, *memory, true);
+  mirror.copyCommitted();
+  const RankTrace out = readMirror(*memory);
+  std::multiset<std::string> names = rangeNames(in);
+  names.insert("watched before the file");
+  EXPECT_EQ(rangeNames(out), names);
+  EXPECT_EQ(out.eventCount(), in.eventCount() + 1);
+  EXPECT_EQ(out.kernels.size(), in.kernels.size());
+  // The trace is the memory writer's still: it interns and writes on after the mirror.
+  own.name = memory->intern("watched after the file");
+  memory->add(own);
+  memory->commit();
+  EXPECT_EQ(rangeNames(readMirror(*memory)).count("watched after the file"), 1u);
 }
 
 }  // namespace

@@ -2,9 +2,12 @@
 // Follows a trace file as its writer commits it, into an in-memory trace (TraceWriter::inMemory):
 // how a process that records to a file is watched too (a memory window beside a file window,
 // docs/agent.md). The rows are read back through the file writer's own connection, so the file
-// gets exactly what it would without a mirror; row and string ids stay the file's.
+// gets exactly what it would without a mirror. Names are interned into the mirror's own strings
+// (the string ids of its name_id and domain_id columns renumbered), so the mirror may be a trace
+// that holds events already: a watch's trace goes on across a file window.
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "traces/sqlite/trace_writer.h"
 
@@ -31,7 +34,8 @@ class TraceMirror {
   TraceWriter* file_;
   TraceWriter* mirror_;
   std::unique_ptr<Table[]> tables_;
-  int64_t changesSeen_ = -1;  // the file connection's change count at the last copy
+  std::vector<StringId> ids_;  // the file's string id -> the mirror's
+  int64_t changesSeen_ = -1;   // the file connection's change count at the last copy
 };
 
 }  // namespace bubblescope::traces

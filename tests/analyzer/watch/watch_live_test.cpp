@@ -157,7 +157,7 @@ TEST(WatchLive, AJobThatHangsIsSaidOnceAndItsEndToo) {
 }
 
 // Someone attaches to record a file while the job is watched: the agents record the file and
-// the watch goes on beside it, to the job's end.
+// the watch goes on beside it, every step read, to the job's end.
 TEST(WatchLive, AnAttachThatRecordsAFileLeavesTheWatchOn) {
   WatchedJob job({"--op-ms", "2", "--steps", "150"});
   TempDir logs;
@@ -174,6 +174,17 @@ TEST(WatchLive, AnAttachThatRecordsAFileLeavesTheWatchOn) {
   const std::vector<std::string> all = lines(watch.out());
   EXPECT_GT(all.size(), linesAtAttach + 5) << "the watch stopped at the attach\n" << watch.out();
   EXPECT_EQ(watch.out().find("the watch ended"), std::string::npos) << watch.out();
+  // Unbroken: every step from the first read to the last, each read (the agents' traces for the
+  // watch went on across the attach's window).
+  static const std::regex step(R"(^step (\d+)  [0-9.]+ ms  bubble .*)");
+  std::smatch m;
+  std::vector<int> read;
+  for (const std::string& line : all) {
+    if (std::regex_match(line, m, step)) read.push_back(std::stoi(m[1]));
+  }
+  ASSERT_FALSE(read.empty()) << watch.out();
+  EXPECT_EQ(read.back() - read.front() + 1, static_cast<int>(read.size())) << watch.out();
+  EXPECT_EQ(watch.out().find("not read"), std::string::npos) << watch.out();
   ASSERT_FALSE(all.empty());
   EXPECT_EQ(all.back().rfind("the job ended: ", 0), 0u) << watch.out();
   EXPECT_EQ(traceFiles(job.run()).size(), 4u);
