@@ -44,8 +44,7 @@ struct FileMirror {
   int64_t serial = -1;                               // the recorder's watch it serves
   int64_t keepNs = 0;
   int64_t startNs = 0;
-  bool followed = false;  // it has followed a file: another one (a later part) starts it afresh
-  bool broken = false;    // a copy failed: the watch ends
+  bool broken = false;  // a copy failed: the watch ends
   MemoryPruning pruning;
 };
 

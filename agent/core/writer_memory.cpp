@@ -75,15 +75,9 @@ void Writer::followFile() {
   try {
     if (m.copy != nullptr && m.copy->file() != out_.trace.get()) m.copy.reset();
     if (m.copy == nullptr) {
-      if (m.followed) {
-        // A later part of the file: its names have ids of their own, so the mirror starts afresh.
-        m.trace = makeMemoryTrace(baseMeta(), realtimeNs());
-        m.startNs = realtimeNs();
-        m.pruning = MemoryPruning();
-      }
+      // A file opened since the watch began (a later part too) is followed whole.
       const bool fromStart = out_.trace.get() != m.fileAtStart;
       m.copy = std::make_unique<traces::TraceMirror>(*out_.trace, *m.trace, fromStart);
-      m.followed = true;
     }
     m.copy->copyCommitted();
     m.pruning.afterCommit(*m.trace, realtimeNs(), m.keepNs);
