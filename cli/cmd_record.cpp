@@ -1,4 +1,5 @@
-// `bubblescope record [-o DIR] [--dormant] [--private] [--cuda on|off] -- CMD ARGS...`: runs CMD
+// `bubblescope record [-o DIR] [--dormant] [--private] [--cuda on|off] [--hang-timeout SEC]
+// [--watch ...] -- CMD ARGS...`: runs CMD
 // with the capture agent injected through the environment, so every process CMD starts (torchrun's
 // or mpirun's workers included) records its NVTX ranges into DIR/rank-NNNNN.sqlite. The exit code
 // is CMD's (128 + signal if a signal ended it). docs/agent.md lists the variables it sets.
@@ -27,6 +28,7 @@
 #include "cli/cmd_record.h"
 #include "cli/exit_codes.h"
 #include "cli/hang_watch.h"
+#include "cli/record_watch.h"
 #include "cli/usage_error.h"
 #include "traces/sqlite/sqlite_db.h"
 
@@ -370,6 +372,13 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
     }
     throw UsageError("command not found: " + name);
   }
+  if (!args.watch &&
+      (!args.live.prometheus.empty() || !args.live.listen.empty() || args.live.keepSeconds > 0)) {
+    throw UsageError(
+        "--prometheus, --listen and --keep are for --watch: bubblescope record --watch "
+        "[--prometheus FILE] -- CMD ARGS...");
+  }
+  if (args.watch) checkRecordWatch(args.live);
   fs::path agent;
   try {
     agent = findAgent();
@@ -409,7 +418,11 @@ int runRecord(const RecordArgs& args, bool sawSeparator) {
     watch.emplace(output, args.hangTimeout, before,
                   args.dormant ? env["BUBBLESCOPE_RUN_ID"] : std::string());
   }
+  // Its own agents, by the run id (no agent, nothing to watch: the line above said so).
+  std::optional<RecordWatch> live;
+  if (writable && args.watch) live.emplace(args.live, env["BUBBLESCOPE_RUN_ID"]);
   const int code = runCommand(*program, args.command, env);
+  live.reset();  // the job's end is the watch's last line
   watch.reset();
   if (writable) reportTraces(output, createdDir, before);
   return code;

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/watch_live.h"
+
 namespace bubblescope::cli {
 
 struct RecordArgs {
@@ -12,6 +14,8 @@ struct RecordArgs {
   bool privateFiles = false;  // traces 0600 (and the directory 0700 if record makes it)
   std::string cuda = "on";
   double hangTimeout = 0;  // > 0: write a hang report when no rank finishes an op for this long
+  bool watch = false;      // --watch: watch's line per step while the job runs
+  LiveWatchOptions live;   // ... with its --prometheus, --listen, --keep and analysis flags
   std::vector<std::string> command;
 };
 

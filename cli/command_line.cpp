@@ -208,6 +208,30 @@ void addDemoCommand(CLI::App& app, Action& action) {
   sub->callback([&action, opts] { action = [opts] { return runDemo(*opts); }; });
 }
 
+// The flags of every command that analyses a run (cli/analysis_flags.h). `when`: the condition
+// they apply under, for a command that may not analyse ("When analysing a run"); `steps`: whether
+// the command takes --steps.
+void addAnalysisFlags(CLI::App* sub, AnalysisFlags& flags, const std::string& when = "",
+                      bool steps = true) {
+  // The help sentence, after the condition if there is one.
+  const auto help = [&when](std::string text) {
+    if (when.empty()) return text;
+    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+    return when + ": " + text;
+  };
+  sub->add_flag("--no-clock-align", flags.noClockAlign,
+                help("Take every rank's clock as it is (no skew correction)"));
+  if (steps) {
+    sub->add_option("--steps", flags.steps,
+                    help("Steps to analyse by number: N, A:B, A: or :B, or all (analyze and "
+                         "check leave the capture's first step out by default: it warms up)"));
+  }
+  sub->add_option("--rules", flags.rules,
+                  help("A JSON rule set for your framework's labels, tried before the built-in "
+                       "ones"))
+      ->check(CLI::ExistingFile);
+}
+
 void addRecordCommand(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("record",
                                  "Run a command with the capture agent in every process it starts");
@@ -225,8 +249,25 @@ void addRecordCommand(CLI::App& app, Action& action) {
                   "SEC: when no rank has finished an op for SEC seconds, write the hang report "
                   "(hang.txt, hang.json) beside the traces, once; the job is left alone")
       ->check(inRange(numberAbove(0, kYearS)));
+  sub->add_flag("--watch", args->watch,
+                "While the job runs, print watch's line per step on stdout (its time, bubble, S "
+                "and culprit; record's own messages stay on stderr), for its processes as they "
+                "appear; it ends with the job");
+  sub->add_option("--prometheus", args->live.prometheus,
+                  "With --watch: write the newest step's figures to this file in Prometheus' text "
+                  "format after every step");
+  sub->add_option("--listen", args->live.listen,
+                  "With --watch: serve the same metrics on http://ADDR/metrics (PORT or "
+                  "HOST:PORT)");
+  sub->add_option("--keep", args->live.keepSeconds,
+                  "With --watch: seconds of records each process keeps in memory for it "
+                  "(default: a poll and 3 steps, 0.5 to 60 s)")
+      ->check(inRange(numberFrom(0.1, 600)));
+  addAnalysisFlags(sub, args->live.analysis, "With --watch", false);
   sub->add_option("command", args->command, "The command to run, after --");
-  sub->footer("Example: bubblescope record -o run -- torchrun --nproc-per-node 4 train.py");
+  sub->footer(
+      "Example: bubblescope record -o run -- torchrun --nproc-per-node 4 train.py\n"
+      "         bubblescope record --watch -o run -- torchrun --nproc-per-node 4 train.py");
   sub->callback([sub, args, &action] {
     bool sawSeparator = false;
     for (const auto& extra : sub->remaining()) sawSeparator = sawSeparator || extra == "--";
@@ -269,30 +310,6 @@ void addPsCommand(CLI::App& app, Action& action) {
   ps->add_option("--run-id", p->runId, "Only processes of this run");
   ps->add_flag("--json", p->json, "One JSON array, an object per process");
   ps->callback([p, &action] { action = [p] { return runPs(*p); }; });
-}
-
-// The flags of every command that analyses a run (cli/analysis_flags.h). `when`: the condition
-// they apply under, for a command that may not analyse ("When analysing a run"); `steps`: whether
-// the command takes --steps.
-void addAnalysisFlags(CLI::App* sub, AnalysisFlags& flags, const std::string& when = "",
-                      bool steps = true) {
-  // The help sentence, after the condition if there is one.
-  const auto help = [&when](std::string text) {
-    if (when.empty()) return text;
-    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-    return when + ": " + text;
-  };
-  sub->add_flag("--no-clock-align", flags.noClockAlign,
-                help("Take every rank's clock as it is (no skew correction)"));
-  if (steps) {
-    sub->add_option("--steps", flags.steps,
-                    help("Steps to analyse by number: N, A:B, A: or :B, or all (analyze and "
-                         "check leave the capture's first step out by default: it warms up)"));
-  }
-  sub->add_option("--rules", flags.rules,
-                  help("A JSON rule set for your framework's labels, tried before the built-in "
-                       "ones"))
-      ->check(CLI::ExistingFile);
 }
 
 void addAnalyzeCommand(CLI::App& app, Action& action) {

@@ -1,6 +1,7 @@
 #include "cli/live_window.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "agent/control/client.h"
 #include "analyzer/result/errors.h"
@@ -143,10 +144,45 @@ LiveWindow::LiveWindow(const TargetArgs& targets, std::string command, double ke
   session_ = collect(targets, problem);
   // collect() has said what is missing (no process, one that exited or refused), a line each.
   found_ = !session_.targets.empty() && problem.count == 0;
-  if (!found_) return;
+  if (found_) settle();
+}
+
+LiveWindow::LiveWindow(Session found, std::string command, double keepSeconds, int heldSteps)
+    : command_(std::move(command)),
+      keepSeconds_(keepSeconds),
+      heldSteps_(heldSteps),
+      session_(std::move(found)) {
+  found_ = !session_.targets.empty();
+  if (found_) settle();
+}
+
+void LiveWindow::settle() {
   runId_ = runIdOf(session_, command_);
   period_ = stepPeriodNs(session_);
   keep_ = keepFor(keepSeconds_, heldSteps_, period_);
+}
+
+Session waitForJob(const TargetArgs& targets, const std::atomic<bool>& jobEnded,
+                   double settleSeconds) {
+  using Clock = std::chrono::steady_clock;
+  Session found;
+  auto lastNew = Clock::now();
+  const auto settle = std::chrono::duration<double>(settleSeconds);
+  while (!jobEnded.load()) {
+    Problems quiet;  // none there yet is no problem: asked again soon
+    quiet.quiet = true;
+    Session now = collect(targets, quiet);
+    if (now.targets.size() > found.targets.size()) lastNew = Clock::now();
+    found = std::move(now);  // the newest view: a process that came and went is not watched
+    if (!found.targets.empty()) {
+      int64_t world = -1;  // the ranks' (a launcher of the job may say none)
+      for (const control::AgentStatus& st : found.statuses) world = std::max(world, st.worldSize);
+      if (world > 0 && static_cast<int64_t>(found.targets.size()) >= world) return found;
+      if (Clock::now() - lastNew >= settle) return found;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return Session{};
 }
 
 std::chrono::milliseconds LiveWindow::interval() const {

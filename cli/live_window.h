@@ -3,6 +3,7 @@
 // `watch`, each poll's snapshots read as one run, the steps that finished since the poll before,
 // and what ends a poll (a process exited, a window ended). `watch --all` prints its steps one by
 // one (watch_live.cpp); `view --attach` shows them (view_attach.cpp).
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <set>
@@ -33,6 +34,8 @@ class LiveWindow {
   // UsageError for processes of several runs. `keepSeconds` 0: what each poll needs plus
   // `heldSteps` steps (0.5 s to 60 s).
   LiveWindow(const TargetArgs& targets, std::string command, double keepSeconds, int heldSteps);
+  // The same on processes already found (waitForJob).
+  LiveWindow(Session found, std::string command, double keepSeconds, int heldSteps);
 
   bool found() const { return found_; }
   const std::string& runId() const { return runId_; }
@@ -58,7 +61,15 @@ class LiveWindow {
   int64_t period_ = -1, keep_ = 0;
   int64_t readUpTo_ = INT64_MIN;  // the newest step returned; INT64_MIN before the first poll
   std::set<std::string> warned_;
+
+  void settle();  // the run, the step period and what to keep, of the processes found
 };
+
+// `record --watch`: the job's processes appear as it starts (a launcher spawns its ranks, each
+// listens once it made its first NVTX call). Waits for the first, then for every rank of its
+// world size, or until no other came for `settleSeconds`. Empty when `jobEnded` came first.
+Session waitForJob(const TargetArgs& targets, const std::atomic<bool>& jobEnded,
+                   double settleSeconds);
 
 // "rank 0 (pid 2821) and 3 more exited": the processes a poll found gone.
 std::string exitedLine(const std::vector<std::string>& gone);

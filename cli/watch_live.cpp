@@ -3,6 +3,7 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "cli/exit_codes.h"
@@ -24,22 +25,36 @@ void onStopSignal(int) {
 int watchLive(const LiveWatchOptions& o) {
   if (!o.prometheus.empty()) traces::checkOutputPath(o.prometheus);
   // A watch reads each step once, within a poll of its end: the window holds a poll and 3 steps.
-  LiveWindow window(o.targets, "watch", o.keepSeconds, 3);
-  if (!window.found()) return kBadInput;
+  std::optional<LiveWindow> window;
+  if (o.jobEnded != nullptr) {
+    Session s = waitForJob(o.targets, *o.jobEnded, o.appearSettleSeconds);
+    if (s.targets.empty()) {
+      std::cout << "the job ended before any of its processes could be watched\n";
+      return 0;
+    }
+    window.emplace(std::move(s), "watch", o.keepSeconds, 3);
+  } else {
+    window.emplace(o.targets, "watch", o.keepSeconds, 3);
+    if (!window->found()) return kBadInput;
+  }
   // Before any agent is asked: a --listen that cannot be served leaves the job untouched.
-  WatchSession session(std::cout, o.prometheus, o.listen, window.runId());
-  window.start();
-  std::cerr << "bubblescope: watching " << window.processes() << " process(es) of run "
-            << (window.runId().empty() ? "(unnamed)" : window.runId()) << ", keeping "
-            << seconds(window.keepNs()) << " of each; Ctrl-C stops\n";
+  WatchSession session(std::cout, o.prometheus, o.listen, window->runId());
+  window->start();
+  std::cerr << "bubblescope: watching " << window->processes() << " process(es) of run "
+            << (window->runId().empty() ? "(unnamed)" : window->runId()) << ", keeping "
+            << seconds(window->keepNs()) << " of each; Ctrl-C stops\n";
 
-  std::signal(SIGINT, onStopSignal);
-  std::signal(SIGTERM, onStopSignal);
+  if (o.jobEnded == nullptr) {  // under `record`, its own handlers pass them on to the job
+    std::signal(SIGINT, onStopSignal);
+    std::signal(SIGTERM, onStopSignal);
+  }
   const analysis::AnalyzeOptions base = analyzeOptions(o.analysis, WarmupStep::Shown);
   StepSilence silence(StepSilence::Clock::now());
   while (!g_stop.load()) {
-    std::this_thread::sleep_for(window.interval());
-    const LivePoll p = window.poll(base);
+    std::this_thread::sleep_for(window->interval());
+    // Under `record`: the job had ended before this poll (a process left behind still answers).
+    const bool jobEndedBefore = o.jobEnded != nullptr && o.jobEnded->load();
+    const LivePoll p = window->poll(base);
     if (!p.gone.empty()) {
       std::cout << "the job ended: " << exitedLine(p.gone) << "; " << session.stepsWatched()
                 << " step(s) watched\n";
@@ -50,6 +65,10 @@ int watchLive(const LiveWatchOptions& o) {
                 << " step(s) watched\n";
       return 0;
     }
+    if (jobEndedBefore) {
+      std::cout << "the job ended; " << session.stepsWatched() << " step(s) watched\n";
+      return 0;
+    }
     for (const std::string& line : p.newProblems) warn("watch: " + line);
     if (!p.read) continue;
     for (int64_t n : p.steps) {
@@ -57,7 +76,7 @@ int watchLive(const LiveWatchOptions& o) {
       silence.stepRead(StepSilence::Clock::now());
       if (o.count > 0 && session.stepsWatched() >= o.count) return 0;
     }
-    if (const std::string line = silence.due(StepSilence::Clock::now(), window.periodNs());
+    if (const std::string line = silence.due(StepSilence::Clock::now(), window->periodNs());
         !line.empty()) {
       std::cout << line << "\n";
       std::cout.flush();

@@ -106,11 +106,13 @@ Reply ControlHandler::status(int64_t nowNs) {
   addWindow(r);
   const std::string& window = f["window"];
   const MemoryWindowState memory = recorder_.memoryWindow();
-  f["state"] = recorder_.disabled()         ? "off"
-               : memory.open                ? "watching"
-               : isRecording(controlWord()) ? "recording"
-               : window == "armed"          ? "armed"
-                                            : "dormant";
+  // A watch beside a file window is "recording" (attach is refused as for any recording
+  // process); its keep says it is watched too.
+  f["state"] = recorder_.disabled()                ? "off"
+               : memory.open && !memory.besideFile ? "watching"
+               : isRecording(controlWord())        ? "recording"
+               : window == "armed"                 ? "armed"
+                                                   : "dormant";
   if (memory.open) f["keep"] = control::formatSeconds(memory.keepNs);
   return r;
 }
@@ -118,16 +120,16 @@ Reply ControlHandler::status(int64_t nowNs) {
 Reply ControlHandler::start(const Command& c) {
   if (recorder_.disabled()) return refusal("capture is off in this process");
   WindowRequest request = windowRequestFor(c, reasonOf(c));
-  if (recorder_.memoryWindow().open) {
-    // A file window wins over a memory window (docs/agent.md): the watcher's next request is told
-    // why, and what the memory window held is taken before the file window opens.
-    recorder_.endWatch("a file window was asked for (" + request.reason + ")");
-    if (flush_ != nullptr) flush_(kSwitchFlushMs);
-  }
+  // A file window takes over from a memory window and the watch goes on beside it (docs/agent.md):
+  // what the memory window held goes to it first, and the writer switches to the file at once.
+  const MemoryWindowState memory = recorder_.memoryWindow();
+  const bool fromMemory = memory.open && memory.index >= 0;
+  if (fromMemory && flush_ != nullptr) flush_(kSwitchFlushMs);
   const int64_t step = recorder_.currentStep();
   const size_t index = recorder_.windows().size();
   std::string why;
   if (!recorder_.request(request, &why)) return refusal(why);
+  if (fromMemory && flush_ != nullptr) flush_(kSwitchFlushMs);
   const bool armed = request.steps > 0 || request.atStepBoundary;
   armedIndex_ = armed ? static_cast<int64_t>(index) : -1;
   Reply r;
@@ -158,13 +160,16 @@ Reply ControlHandler::hang(int64_t nowNs) {
 Reply ControlHandler::stop() {
   const std::vector<WindowRecord> windows = recorder_.windows();
   const bool armed = armedNow(windows.size());
-  const bool open = !windows.empty() && windows.back().endNs == 0 && isRecording(controlWord());
-  const bool memory = recorder_.memoryWindow().open;
+  const MemoryWindowState memory = recorder_.memoryWindow();
+  // A file window (not the watch's memory window) is open.
+  const bool open = !windows.empty() && windows.back().endNs == 0 && !windows.back().memory &&
+                    isRecording(controlWord());
   recorder_.stop();
   armedIndex_ = -1;
   Reply r;
   r.ok = true;
-  r.fields["stopped"] = memory ? "watch" : open ? "window" : armed ? "armed" : "nothing";
+  // One thing at a time: the file window, else the armed one, else the watch.
+  r.fields["stopped"] = open ? "window" : armed ? "armed" : memory.open ? "watch" : "nothing";
   if (!windows.empty()) r.fields["window_index"] = std::to_string(windows.size() - 1);
   addFile(r);
   return r;
@@ -174,9 +179,9 @@ Reply ControlHandler::stop() {
 
 namespace bubblescope::agent {
 
-// Starts the memory window, or renews the open one (a watcher sends this every so often; the
-// lease also runs from each snapshot). Refused while the process records to a file: the watcher
-// then reads the trace files.
+// Starts a watch, or renews the live one (a watcher sends this every so often; the lease also runs
+// from each snapshot): a memory window, or beside the file window while the process records to a
+// file (its trace then follows the file). Refused only when capture is off.
 Reply ControlHandler::watch(const Command& c, int64_t nowNs) {
   if (recorder_.disabled()) return refusal("capture is off in this process");
   const int64_t keepNs = c.keepNs > 0 ? c.keepNs : control::kDefaultKeepNs;
@@ -184,14 +189,7 @@ Reply ControlHandler::watch(const Command& c, int64_t nowNs) {
   // A file window that just closed: its last events go to its file, not to the memory window.
   if (!renewing && flush_ != nullptr && recorder_.hadFileWindow()) flush_(kSwitchFlushMs);
   std::string why;
-  if (!recorder_.watch(keepNs, realtimeNs(), &why)) {
-    Reply r = refusal(why +
-                      ": no memory window while this process records to a file; read its "
-                      "trace file instead");
-    addFile(r);
-    r.fields["state"] = armedNow(recorder_.windows().size()) ? "armed" : "recording";
-    return r;
-  }
+  if (!recorder_.watch(keepNs, realtimeNs(), &why)) return refusal(why);
   Reply r = status(nowNs);
   r.fields["renewed"] = renewing ? "1" : "0";
   r.fields["lease_ns"] = std::to_string(watchLeaseNs(keepNs));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "traces/model/trace.h"
+#include "traces/sqlite/trace_mirror.h"
 #include "traces/sqlite/trace_writer.h"
 
 namespace bubblescope::agent {
@@ -31,6 +32,20 @@ class MemoryPruning {
  private:
   int64_t lastNs_ = 0;
   int64_t cutoffNs_ = 0;
+};
+
+// A watch beside a file window: its trace follows the file's commits (traces::TraceMirror), so the
+// file gets exactly what it gets without a watch, and the events are decoded once. Its cost is a
+// read of what each commit added, paid only while the watch's lease is live.
+struct FileMirror {
+  std::unique_ptr<traces::TraceWriter> trace;        // in memory
+  std::unique_ptr<traces::TraceMirror> copy;         // once there is a file to follow
+  const traces::TraceWriter* fileAtStart = nullptr;  // the file then: only its new events count
+  int64_t serial = -1;                               // the recorder's watch it serves
+  int64_t keepNs = 0;
+  int64_t startNs = 0;
+  bool broken = false;  // a copy failed: the watch ends
+  MemoryPruning pruning;
 };
 
 // What a `snapshot` request gets.

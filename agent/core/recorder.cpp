@@ -58,19 +58,46 @@ void Recorder::openLocked(std::string reason, int64_t stopAtStep, int64_t stopAt
   if (notify && windowOpened_ != nullptr && (stopAtNs >= 0 || createFile)) windowOpened_();
 }
 
-void Recorder::closeLocked(int64_t nowNs, std::string_view memoryEndReason) {
+void Recorder::closeLocked(int64_t nowNs) {
   if (!open_) return;
   windows_.back().endNs = nowNs;
   open_ = false;
   stopAtStep_ = -1;
   stopAtNs_ = -1;
   const bool memory = memory_;
-  if (memory) watchEndReason_ = memoryEndReason;
   memory_ = false;
-  keepNs_ = 0;
+  if (memory) ++watchSerial_;
   // After a memory window, a new generation: ranges it opened are forgotten when they close, so
   // none of them reaches a file (the memory trace is gone by then).
   publishLocked(false, memory);
+  // A file window that ends under a live watch: the watch goes on, in memory.
+  if (!memory && watching_ && !disabled_) openMemoryLocked();
+}
+
+// Records into memory for the live watch; the writer gives it a trace of its own.
+void Recorder::openMemoryLocked() {
+  WindowRecord w;
+  w.anchor = readClockAnchor();
+  w.startNs = w.anchor.realtimeNs;
+  w.reason = "watch";
+  w.memory = true;
+  windows_.push_back(std::move(w));
+  open_ = true;
+  memory_ = true;
+  stopAtStep_ = -1;
+  stopAtNs_ = -1;
+  ++watchSerial_;
+  publishLocked(true, true);
+  // The writer must run to keep the lease and the memory trace, event or not.
+  if (windowOpened_ != nullptr) windowOpened_();
+}
+
+void Recorder::endWatchLocked(int64_t nowNs, std::string why) {
+  if (!watching_) return;
+  watching_ = false;
+  watchEndReason_ = std::move(why);
+  ++watchSerial_;
+  if (open_ && memory_) closeLocked(nowNs);
 }
 
 // Runs `body` under the lock, then (outside it) the capture-wanted hook if a window was armed
@@ -117,82 +144,82 @@ bool Recorder::requestLocked(const WindowRequest& r, std::string* whyNot) {
     return false;
   };
   if (disabled_) return refuse("capture is off in this process");
-  // A file window wins over a memory window: the watcher's next snapshot is told why.
-  if (open_ && memory_) closeLocked(realtimeNs(), "a file window was asked for (" + r.reason + ")");
-  if (open_) return refuse("already recording");
+  if (open_ && !memory_) return refuse("already recording");
   if (armed_) return refuse("a window is already waiting for its first step");
   if (r.steps > 0 || r.atStepBoundary) {
     armed_ = r;
-    publishLocked(false, false);
+    publishLocked(open_, false);  // a memory window records on until the step
     return true;
   }
   const int64_t now = realtimeNs();
+  // The file window takes over from a memory window; the watch goes on beside it.
+  if (open_) closeLocked(now);
   openLocked(r.reason, -1, r.durationNs > 0 ? now + r.durationNs : -1, r.createFile, true);
   return true;
 }
 
 void Recorder::stop() {
   std::lock_guard lock(mutex_);
+  const bool fileOpen = open_ && !memory_;
+  const bool armed = armed_.has_value();
   armed_.reset();
-  if (open_) {
-    closeLocked(realtimeNs());
+  if (fileOpen) {
+    closeLocked(realtimeNs());  // a watch goes on, in memory
+  } else if (!armed && watching_) {
+    endWatchLocked(realtimeNs(), "a stop request ended it");
   } else {
-    publishLocked(false, false);
+    publishLocked(open_, false);
   }
 }
 
 bool Recorder::watch(int64_t keepNs, int64_t nowNs, std::string* whyNot) {
   return lockedThenNotify([&] {
-    auto refuse = [&](const char* why) {
-      if (whyNot != nullptr) *whyNot = why;
+    if (disabled_) {
+      if (whyNot != nullptr) *whyNot = "capture is off in this process";
       return false;
-    };
-    if (disabled_) return refuse("capture is off in this process");
-    if (open_ && !memory_) return refuse("recording to a file");
-    if (armed_) return refuse("a file window is waiting for its first step");
-    if (open_) {
-      keepNs_ = keepNs;
-      stopAtNs_ = std::max(stopAtNs_, nowNs + watchLeaseNs(keepNs));
+    }
+    if (watching_) {
+      watchKeepNs_ = keepNs;
+      watchLeaseEndNs_ = std::max(watchLeaseEndNs_, nowNs + watchLeaseNs(keepNs));
       return true;
     }
-    WindowRecord w;
-    w.anchor = readClockAnchor();
-    w.startNs = w.anchor.realtimeNs;
-    w.reason = "watch";
-    w.memory = true;
-    windows_.push_back(std::move(w));
-    open_ = true;
-    memory_ = true;
-    keepNs_ = keepNs;
-    stopAtStep_ = -1;
-    stopAtNs_ = nowNs + watchLeaseNs(keepNs);
-    publishLocked(true, true);
-    // The writer must run to keep the lease and the memory trace, event or not.
-    if (windowOpened_ != nullptr) windowOpened_();
+    watching_ = true;
+    watchKeepNs_ = keepNs;
+    watchLeaseEndNs_ = nowNs + watchLeaseNs(keepNs);
+    ++watchSerial_;
+    // Alone, it records into memory (an armed file window takes over at its step); beside an
+    // open file window, the writer follows the file.
+    if (!open_) {
+      openMemoryLocked();
+    } else if (windowOpened_ != nullptr) {
+      windowOpened_();
+    }
     return true;
   });
 }
 
 bool Recorder::renewWatch(int64_t nowNs) {
   std::lock_guard lock(mutex_);
-  if (!open_ || !memory_) return false;
-  stopAtNs_ = std::max(stopAtNs_, nowNs + watchLeaseNs(keepNs_));
+  if (!watching_) return false;
+  watchLeaseEndNs_ = std::max(watchLeaseEndNs_, nowNs + watchLeaseNs(watchKeepNs_));
   return true;
 }
 
 void Recorder::endWatch(const std::string& why) {
   std::lock_guard lock(mutex_);
-  if (open_ && memory_) closeLocked(realtimeNs(), why);
+  endWatchLocked(realtimeNs(), why);
 }
 
 MemoryWindowState Recorder::memoryWindow() const {
   std::lock_guard lock(mutex_);
   MemoryWindowState m;
-  if (!open_ || !memory_) return m;
+  if (!watching_) return m;
   m.open = true;
-  m.index = static_cast<int64_t>(windows_.size()) - 1;
-  m.keepNs = keepNs_;
-  m.leaseEndNs = stopAtNs_;
+  m.besideFile = open_ && !memory_;
+  m.index = open_ && memory_ ? static_cast<int64_t>(windows_.size()) - 1 : -1;
+  m.serial = watchSerial_;
+  m.keepNs = watchKeepNs_;
+  m.leaseEndNs = watchLeaseEndNs_;
   return m;
 }
 
@@ -215,13 +242,19 @@ void Recorder::onStepBoundary(int64_t step) {
 
 void Recorder::onStepBoundaryLocked(int64_t step) {
   currentStep_ = step;
-  if (open_ && stopAtStep_ >= 0 && step >= stopAtStep_) closeLocked(realtimeNs());
-  if (!open_ && armed_ && !disabled_ && (armed_->fromStep < 0 || step >= armed_->fromStep)) {
+  if (open_ && !memory_ && stopAtStep_ >= 0 && step >= stopAtStep_) closeLocked(realtimeNs());
+  if ((!open_ || memory_) && armed_ && !disabled_ &&
+      (armed_->fromStep < 0 || step >= armed_->fromStep)) {
     const WindowRequest r = *armed_;
     armed_.reset();
+    const bool fromMemory = open_;
+    if (fromMemory) closeLocked(realtimeNs());  // the watch goes on beside the file
     const int64_t stopAtStep = r.steps > 0 ? step + r.steps : -1;
     const int64_t stopAtNs = r.durationNs > 0 ? realtimeNs() + r.durationNs : -1;
     openLocked(r.reason, stopAtStep, stopAtNs, r.createFile, true);
+    // The writer switches now, so the memory window's last records and the file's first go each
+    // to its own trace (a writer cycle later, ops of the file's first step would reach memory).
+    if (fromMemory && windowOpened_ != nullptr) windowOpened_();
   }
 }
 
@@ -244,9 +277,10 @@ int64_t Recorder::currentStep() const {
 
 void Recorder::tick(int64_t nowNs) {
   std::lock_guard lock(mutex_);
-  if (open_ && stopAtNs_ >= 0 && nowNs >= stopAtNs_) {
-    closeLocked(nowNs, "its lease ran out: no watch or snapshot request for " +
-                           std::to_string(watchLeaseNs(keepNs_) / 1'000'000'000) + " s");
+  if (open_ && !memory_ && stopAtNs_ >= 0 && nowNs >= stopAtNs_) closeLocked(nowNs);
+  if (watching_ && nowNs >= watchLeaseEndNs_) {
+    endWatchLocked(nowNs, "its lease ran out: no watch or snapshot request for " +
+                              std::to_string(watchLeaseNs(watchKeepNs_) / 1'000'000'000) + " s");
   }
 }
 
@@ -264,10 +298,14 @@ void Recorder::disable() {
   if (disabled_) return;
   disabled_.store(true, std::memory_order_release);
   armed_.reset();
+  if (watching_) {
+    watching_ = false;
+    watchEndReason_ = "capture is off in this process";
+    ++watchSerial_;
+  }
   if (open_) {
     windows_.back().endNs = realtimeNs();
     open_ = false;
-    if (memory_) watchEndReason_ = "capture is off in this process";
     memory_ = false;
   }
   // A new generation: ranges still open are forgotten rather than recorded on their pop.
@@ -294,6 +332,7 @@ void Recorder::resetInChild() {
   createFile_ = false;
   hadFileWindow_ = false;
   trackOpenOps_ = false;  // a forked child has no control socket to be asked on
+  watching_ = false;      // ... nor a watcher
   if (open_ && memory_) {
     // Nobody could read a memory window here (no control socket): the child stays dormant.
     open_ = false;

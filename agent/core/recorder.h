@@ -66,12 +66,16 @@ struct WindowRecord {
   bool memory = false;         // a memory window (watch): written to memory, never to the file
 };
 
-// The memory window (watch) as the writer and the control handler see it.
+// The memory window (watch) as the writer and the control handler see it. A watch lives while
+// its lease does: alone, it records into memory (a memory window, in windows()); while the
+// process records to a file, beside it, and its trace follows the file (traces::TraceMirror).
 struct MemoryWindowState {
-  bool open = false;
-  int64_t index = -1;      // in windows()
-  int64_t keepNs = 0;      // how much it keeps
-  int64_t leaseEndNs = 0;  // it ends by itself then, unless renewed
+  bool open = false;        // a watch is live
+  bool besideFile = false;  // ... while a file window is open: its trace follows the file
+  int64_t index = -1;       // alone: its memory window in windows(); beside a file: -1
+  int64_t serial = 0;       // changes whenever its trace must start afresh (a switch of kind)
+  int64_t keepNs = 0;       // how much it keeps
+  int64_t leaseEndNs = 0;   // it ends by itself then, unless renewed
 };
 
 // How long a memory window lives without a watch or snapshot request: long enough for a
@@ -87,15 +91,16 @@ class Recorder {
   // Opens a window now, or arms one for the next step boundary. False (with the reason) when
   // a window is already open or armed, or capture was turned off for good.
   bool request(const WindowRequest& request, std::string* whyNot = nullptr);
-  // Closes the open window and forgets an armed one.
+  // Closes the open file window (a watch goes on), else forgets an armed one, else ends the watch.
   void stop();
-  // Opens a memory window keeping keepNs (or renews the open one, which then keeps keepNs), its
-  // lease running from nowNs (CLOCK_REALTIME). False (with the reason) while a file window is
-  // open or armed, or capture is off for good.
+  // Starts a watch keeping keepNs (or renews the live one, which then keeps keepNs), its lease
+  // running from nowNs (CLOCK_REALTIME): a memory window, or beside the open file window. A file
+  // window that opens or closes meanwhile does not end it. False (with the reason) only when
+  // capture is off for good.
   bool watch(int64_t keepNs, int64_t nowNs, std::string* whyNot = nullptr);
-  // A snapshot was asked for: the open memory window's lease runs from nowNs. False if none.
+  // A snapshot was asked for: the live watch's lease runs from nowNs. False if none.
   bool renewWatch(int64_t nowNs);
-  // Ends the open memory window (the writer could not keep it), saying why to the next request.
+  // Ends the watch (the writer could not keep it), saying why to the next request.
   void endWatch(const std::string& why);
   MemoryWindowState memoryWindow() const;
   // Why the last memory window ended ("" while none has).
@@ -122,7 +127,8 @@ class Recorder {
   std::vector<WindowRecord> windows() const;
 
   // Called (with the recorder's lock held) when a window opens that needs the writer before the
-  // first event: a duration window, or one that asked for the file.
+  // first event (a duration window, one that asked for the file, a memory window), or that
+  // switches between memory and a file mid-run: the writer must run now.
   void setWindowOpenedHook(void (*hook)()) { windowOpened_ = hook; }
   // Called when capture becomes wanted: a window is armed (it opens at the next step boundary)
   // or opens. Runs on the thread that asked, once the recorder's lock is released (so the hook
@@ -140,7 +146,9 @@ class Recorder {
  private:
   void openLocked(std::string reason, int64_t stopAtStep, int64_t stopAtNs, bool createFile,
                   bool notify);
-  void closeLocked(int64_t nowNs, std::string_view memoryEndReason = "a stop request ended it");
+  void closeLocked(int64_t nowNs);
+  void openMemoryLocked();
+  void endWatchLocked(int64_t nowNs, std::string why);
   bool requestLocked(const WindowRequest& request, std::string* whyNot);
   void onStepBoundaryLocked(int64_t step);
   void publishLocked(bool recording, bool newGeneration);
@@ -156,8 +164,11 @@ class Recorder {
   bool trackOpenOps_ = false;
   bool createFile_ = false;
   bool hadFileWindow_ = false;
-  bool memory_ = false;  // the open window is a memory window
-  int64_t keepNs_ = 0;   // ... keeping this much; its lease ends at stopAtNs_
+  bool memory_ = false;    // the open window is a memory window
+  bool watching_ = false;  // a watch is live: its lease, what it keeps
+  int64_t watchKeepNs_ = 0;
+  int64_t watchLeaseEndNs_ = 0;
+  int64_t watchSerial_ = 0;
   std::string watchEndReason_;
   int64_t stopAtStep_ = -1;
   int64_t stopAtNs_ = -1;

@@ -160,6 +160,7 @@ void Writer::run() {
       cycle(stopping);
       if (stopping) {
         if (memoryIndex_ >= 0) endMemoryTrace();
+        mirror_.reset();
         closeFile();
       }
     } catch (const std::exception& e) {
@@ -212,7 +213,9 @@ void Writer::cycle(bool final) {
     if (memoryIndex_ >= 0) pruning_.afterCommit(*out_.trace, realtimeNs(), memoryKeepNs_);
   } catch (const traces::TraceError& e) {
     writeFailed(e, 0);
+    return;
   }
+  if (mirror_ != nullptr) followFile();  // outside the try: its failures are the watch's
 }
 
 traces::RankMeta Writer::baseMeta() const {
@@ -354,6 +357,7 @@ bool Writer::openFile() {
 }
 
 void Writer::closeFile() {
+  stopFollowingFile();
   if (out_.trace != nullptr && !failed_ && !out_.handles.intact()) abandonFile(0);
   if (out_.trace == nullptr || failed_) return;
   try {
@@ -379,6 +383,7 @@ void Writer::fail(Problem problem, const std::string& message) {
     parked_ = WriterOutput();
     memoryIndex_ = -1;
   }
+  mirror_.reset();
   dropFile();
 }
 
@@ -386,6 +391,7 @@ void Writer::fail(Problem problem, const std::string& message) {
 // committed batch. A file whose descriptors the job closed is not closed: that would close, and
 // its last commit write, descriptor numbers the job may have opened again.
 void Writer::dropFile() {
+  stopFollowingFile();
   out_.sink.reset();
   if (out_.trace != nullptr && !out_.handles.intact())
     (void)out_.trace.release();  // left allocated on purpose
@@ -573,6 +579,13 @@ bool flushWriterFromSignal(int timeoutMs, int signal) {
 
 bool flushWriter(int timeoutMs) {
   return flushWriterFromSignal(timeoutMs);
+}
+
+void wakeWriter() {
+  Writer* w = g_writer.load(std::memory_order_acquire);
+  if (w == nullptr) return;
+  w->wake_.fetch_add(1, std::memory_order_release);
+  futexWake(&w->wake_);
 }
 
 void finishWriter(int timeoutMs) {

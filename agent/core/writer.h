@@ -51,11 +51,13 @@ inline void ensureWriter() {
 
 // Async-signal-safe: asks the writer to commit everything published so far and waits for it
 // up to timeoutMs. False if there is no writer or it did not finish in time. `signal`, when not
-// 0, is the signal ending the process: written as meta extra.end_signal, so a reader can tell a rank
-// that crashed (SIGABRT) from one that was stopped (SIGTERM, SIGINT).
+// 0, is the signal ending the process: written as meta extra.end_signal, so a reader can tell a
+// rank that crashed (SIGABRT) from one that was stopped (SIGTERM, SIGINT).
 bool flushWriterFromSignal(int timeoutMs, int signal = 0);
 // Same, from ordinary code (tests, benchmarks).
 bool flushWriter(int timeoutMs);
+// Any thread, async-signal-safe: the writer runs its next cycle now, not at its period's end.
+void wakeWriter();
 // At exit: the last drain, windows closed, the file closed (indexes built), within timeoutMs.
 // Idempotent; afterwards nothing more is written.
 void finishWriter(int timeoutMs);

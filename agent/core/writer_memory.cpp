@@ -1,5 +1,6 @@
-// The writer's memory windows (watch): its output follows the recorder's memory window, and the
-// control thread takes the memory trace's image while the writer waits on its lock.
+// The writer's memory windows (watch): its output follows the recorder's memory window, or, beside
+// a file window, a mirror follows the file; the control thread takes the memory trace's image
+// while the writer waits on its lock.
 #include <pthread.h>
 #include <time.h>
 
@@ -11,18 +12,91 @@
 namespace bubblescope::agent {
 
 // The output follows the recorder: a memory window that opened gets a trace of its own in memory
-// (the file, if any, is set aside untouched); one that ended is freed and the file comes back.
+// (the file, if any, is set aside untouched); one that ended is freed and the file comes back. A
+// watch beside a file window gets a mirror of the file. Across a switch of kind (an attach, its
+// end) the watch's trace goes on, so a watcher reads the steps around it.
 void Writer::followMemoryWindow() {
   const MemoryWindowState window = Recorder::instance().memoryWindow();
-  if (window.open && window.index == memoryIndex_) {
+  const bool alone = window.open && !window.besideFile && window.index >= 0;
+  if (alone && window.index == memoryIndex_) {
     memoryKeepNs_ = window.keepNs;  // a renewal may change it
     return;
   }
-  if (memoryIndex_ >= 0) endMemoryTrace();
-  if (window.open) startMemoryTrace(window);
+  if (window.open && window.besideFile && mirror_ != nullptr && mirror_->serial == window.serial) {
+    mirror_->keepNs = window.keepNs;
+    return;
+  }
+  std::unique_ptr<traces::TraceWriter> carried;
+  if (memoryIndex_ >= 0) endMemoryTrace(window.open ? &carried : nullptr);
+  if (mirror_ != nullptr && out_.trace != nullptr && !failed_) {
+    // What the file window published before it ended is the file's (the recorder woke the writer
+    // at the switch: little or nothing of the next window's is among it), and the watch's.
+    try {
+      drainAll(false);
+      commit();
+    } catch (const traces::TraceError& e) {
+      writeFailed(e, 0);
+    }
+    followFile();
+  }
+  stopFollowingFile();
+  if (mirror_ != nullptr && !mirror_->broken && window.open) carried = std::move(mirror_->trace);
+  mirror_.reset();
+  if (alone) {
+    startMemoryTrace(window, std::move(carried));
+  } else if (window.open) {
+    startMirror(window, std::move(carried));
+  }
 }
 
-void Writer::startMemoryTrace(const MemoryWindowState& window) {
+void Writer::startMirror(const MemoryWindowState& window,
+                         std::unique_ptr<traces::TraceWriter> carried) {
+  auto m = std::make_unique<FileMirror>();
+  m->serial = window.serial;
+  m->keepNs = window.keepNs;
+  m->startNs = realtimeNs();
+  m->fileAtStart = out_.trace.get();
+  mirror_ = std::move(m);
+  try {
+    mirror_->trace =
+        carried != nullptr ? std::move(carried) : makeMemoryTrace(baseMeta(), mirror_->startNs);
+  } catch (const traces::TraceError& e) {
+    memoryFailed(e.what());
+  }
+}
+
+// After the file's commit: the mirror takes what it added, and is pruned as a memory window is.
+// Its failures end the watch, never the file.
+void Writer::followFile() {
+  if (mirror_ == nullptr || mirror_->broken || out_.trace == nullptr || mirror_->trace == nullptr) {
+    return;
+  }
+  FileMirror& m = *mirror_;
+  try {
+    if (m.copy != nullptr && m.copy->file() != out_.trace.get()) m.copy.reset();
+    if (m.copy == nullptr) {
+      // A file opened since the watch began (a later part too) is followed whole.
+      const bool fromStart = out_.trace.get() != m.fileAtStart;
+      m.copy = std::make_unique<traces::TraceMirror>(*out_.trace, *m.trace, fromStart);
+    }
+    m.copy->copyCommitted();
+    m.pruning.afterCommit(*m.trace, realtimeNs(), m.keepNs);
+  } catch (const traces::TraceError& e) {
+    memoryFailed(e.what());
+  } catch (const std::bad_alloc&) {
+    memoryFailed("out of memory");
+  }
+}
+
+// The mirror's statements on the file's connection go before the file closes or is let go.
+void Writer::stopFollowingFile() {
+  if (mirror_ == nullptr) return;
+  mirror_->copy.reset();
+  mirror_->fileAtStart = nullptr;  // gone: a file followed next is followed whole
+}
+
+void Writer::startMemoryTrace(const MemoryWindowState& window,
+                              std::unique_ptr<traces::TraceWriter> carried) {
   if (out_.trace != nullptr) {
     try {
       commit();
@@ -42,7 +116,9 @@ void Writer::startMemoryTrace(const MemoryWindowState& window) {
   out_.startNs = index < windows.size() ? windows[index].startNs : realtimeNs();
   dropTotals(out_.droppedBefore);  // drops before it are the file's
   try {
-    out_.trace = makeMemoryTrace(baseMeta(), out_.startNs);
+    if (carried != nullptr) carried->commit();
+    out_.trace =
+        carried != nullptr ? std::move(carried) : makeMemoryTrace(baseMeta(), out_.startNs);
   } catch (const traces::TraceError& e) {
     memoryFailed(e.what());
     return;
@@ -54,7 +130,7 @@ void Writer::startMemoryTrace(const MemoryWindowState& window) {
 
 // The window ended: what the rings hold was published while it was open and goes into it, the
 // producers see it closed (CUDA capture flushes CUPTI and turns its kinds off), then it is freed.
-void Writer::endMemoryTrace() {
+void Writer::endMemoryTrace(std::unique_ptr<traces::TraceWriter>* keep) {
   if (!memoryBroken_ && out_.trace != nullptr) {
     try {
       drainAll(false);
@@ -66,9 +142,17 @@ void Writer::endMemoryTrace() {
   } else {
     drainAll(true);
   }
+  if (keep != nullptr && !memoryBroken_ && out_.trace != nullptr) {
+    try {
+      out_.trace->commit();
+      *keep = std::move(out_.trace);
+    } catch (const traces::TraceError&) {
+      // Not carried: the watch's next kind starts a trace of its own.
+    }
+  }
   uint64_t atMemoryStart[kSourceCount];
   std::copy(std::begin(out_.droppedBefore), std::end(out_.droppedBefore), atMemoryStart);
-  out_ = std::move(parked_);  // frees the memory trace
+  out_ = std::move(parked_);  // frees the memory trace (unless kept)
   parked_ = WriterOutput();
   memoryIndex_ = -1;
   memoryBroken_ = false;
@@ -97,7 +181,12 @@ void Writer::endMemoryTrace() {
 // A memory trace that cannot be written (it outgrew its limit, or memory ran out) ends its
 // window, with one line; the job and any later watch go on.
 void Writer::memoryFailed(const std::string& why) {
-  memoryBroken_ = true;
+  if (mirror_ != nullptr) {
+    mirror_->broken = true;
+    mirror_->copy.reset();
+  } else {
+    memoryBroken_ = true;
+  }
   warnOnce(Problem::WatchEnded, "the memory window for watch ended: %s; the job goes on",
            why.c_str());
   Recorder::instance().endWatch("it could not be written: " + why);
@@ -106,6 +195,14 @@ void Writer::memoryFailed(const std::string& why) {
 MemorySnapshot Writer::memoryImage(uint64_t maxBytes) {
   MemorySnapshot s;
   const MemoryWindowState window = Recorder::instance().memoryWindow();
+  if (mirror_ != nullptr && !mirror_->broken && mirror_->trace != nullptr && window.open &&
+      window.besideFile && window.serial == mirror_->serial) {
+    s = imageOf(*mirror_->trace, maxBytes);
+    s.nowNs = realtimeNs();
+    s.windowStartNs = mirror_->startNs;
+    s.heldFromNs = std::max(mirror_->startNs, mirror_->pruning.cutoffNs());
+    return s;
+  }
   if (memoryIndex_ < 0 || memoryBroken_ || out_.trace == nullptr || !window.open ||
       window.index != memoryIndex_) {
     s.error = "the memory window is not being written (it ended or is just starting)";

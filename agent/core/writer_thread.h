@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -50,8 +51,14 @@ class Writer {
   void cycle(bool final);
   // Memory windows (writer_memory.cpp): the output follows the recorder's memory window.
   void followMemoryWindow();
-  void startMemoryTrace(const MemoryWindowState& window);
-  void endMemoryTrace();
+  // `carried`: the watch's trace so far, which goes on (else a new one).
+  void startMemoryTrace(const MemoryWindowState& window,
+                        std::unique_ptr<traces::TraceWriter> carried = nullptr);
+  // `keep`: where the memory trace goes (else it is freed).
+  void endMemoryTrace(std::unique_ptr<traces::TraceWriter>* keep = nullptr);
+  void startMirror(const MemoryWindowState& window, std::unique_ptr<traces::TraceWriter> carried);
+  void followFile();
+  void stopFollowingFile();
   void memoryFailed(const std::string& why);
   traces::RankMeta baseMeta() const;
   void dropTotals(uint64_t totals[kSourceCount]) const;
@@ -79,6 +86,7 @@ class Writer {
   int64_t memoryKeepNs_ = 0;
   bool memoryBroken_ = false;  // a write into it failed: nothing more goes there
   MemoryPruning pruning_;
+  std::unique_ptr<FileMirror> mirror_;  // a watch beside the file window (memory_window.h)
   bool failed_ = false;
   int files_ = 0;                  // files opened so far
   std::string previousFile_;       // the file whose descriptors the job closed, if any

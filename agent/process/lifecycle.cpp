@@ -131,6 +131,7 @@ void onWriterStarted() {
 
 void onWindowOpened() {
   ensureWriter();
+  wakeWriter();  // a window that switches kind mid-run: the writer follows at once
 }
 
 void prepareFork() {

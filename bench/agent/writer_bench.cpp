@@ -3,7 +3,8 @@
 // NVTX range records (the handlers' wire format, 64 distinct names), then times the writer
 // thread from wake-up until they are committed (wall time, and CPU time for a loaded machine).
 // Into the trace file (a window), then into memory (a memory window for watch, keeping 600 s so
-// that nothing is pruned: the steady state's pruning is bench/traces/memory_trace_bench's).
+// that nothing is pruned: the steady state's pruning is bench/traces/memory_trace_bench's), then
+// into the file with a watch beside it (the memory trace follows the file).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -15,8 +16,8 @@
 #include "agent/core/clock.h"
 #include "agent/core/producer.h"
 #include "agent/core/recorder.h"
-#include "agent/core/writer.h"
 #include "agent/core/thread_state.h"
+#include "agent/core/writer.h"
 #include "agent/nvtx/nvtx_records.h"
 
 namespace bubblescope::agent {
@@ -107,6 +108,28 @@ void BM_WriterDrainNvtxRangesIntoMemory(benchmark::State& state) {
 BENCHMARK(BM_WriterDrainNvtxRangesIntoMemory)
     ->Arg(1'000'000)
     ->Iterations(2)  // 2 M ranges and their index: about half the memory trace's 256 MiB
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// Into the file with a watch beside it (issue 30): the writer writes the file as above, then copies
+// what each commit added into the watch's memory trace (keeping 600 s: nothing pruned).
+void BM_WriterDrainNvtxRangesBesideAWatch(benchmark::State& state) {
+  Recorder& recorder = Recorder::instance();
+  WindowRequest file;
+  file.reason = "bench";
+  std::string why;
+  if (!recorder.request(file, &why) || !recorder.watch(600'000'000'000, realtimeNs(), &why)) {
+    state.SkipWithError(("the recorder refused: " + why).c_str());
+    return;
+  }
+  drain(state);
+  recorder.stop();  // the file window
+  recorder.stop();  // the watch
+  flushWriter(60'000);
+}
+BENCHMARK(BM_WriterDrainNvtxRangesBesideAWatch)
+    ->Arg(1'000'000)
+    ->Iterations(2)  // as into memory: the memory trace's 256 MiB
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -239,28 +239,44 @@ TEST(ControlHandler, SnapshotWithoutWatchIsRefusedAndSaysWhyTheLastOneEnded) {
   EXPECT_EQ(none.text("message"), "no memory window: send watch first");
   EXPECT_EQ(g_imageCalls, 0);
   ASSERT_TRUE(f.ask("watch").ok);
-  ASSERT_TRUE(f.ask("start duration=5").ok);  // a file window takes over
-  EXPECT_GE(g_flushes, 1);                    // what the memory window held was taken first
+  ASSERT_TRUE(f.ask("stop").ok);
   const control::Reply ended = f.snapshot(&payload);
   EXPECT_FALSE(ended.ok);
   EXPECT_EQ(ended.text("message"),
-            "no memory window: send watch first (the last one ended: a file window was asked "
-            "for (attach duration=5))");
+            "no memory window: send watch first (the last one ended: a stop request ended it)");
   // Without a place for its bytes, a snapshot is refused rather than sent as a bare line.
   EXPECT_FALSE(f.ask("snapshot").ok);
 }
 
-TEST(ControlHandler, WatchIsRefusedWhileRecordingToAFileAndNamesTheFile) {
+TEST(ControlHandler, AFileWindowAskedForWhileWatchingLeavesTheWatchOn) {
+  WatchFixture f;
+  ASSERT_TRUE(f.ask("watch").ok);
+  ASSERT_TRUE(f.ask("start duration=5").ok);  // a file window takes over from the memory one
+  EXPECT_GE(g_flushes, 2);  // what the memory window held went to it, then the writer switched
+  EXPECT_EQ(f.ask("status").text("state"), "recording");
+  EXPECT_TRUE(f.recorder.memoryWindow().besideFile);
+  g_image.ok = true;
+  g_image.image = std::string("SQLite format 3\0", 16);
+  std::string payload;
+  EXPECT_TRUE(f.snapshot(&payload).ok);
+  // Stop ends the file window first; the watch goes on in memory until a second stop.
+  EXPECT_EQ(f.ask("stop").text("stopped"), "window");
+  EXPECT_EQ(f.ask("status").text("state"), "watching");
+  EXPECT_EQ(f.ask("stop").text("stopped"), "watch");
+  EXPECT_EQ(f.ask("status").text("state"), "dormant");
+}
+
+TEST(ControlHandler, WatchBesideAFileWindowIsAcceptedAndStatusSaysRecording) {
   WatchFixture f;
   ASSERT_TRUE(f.ask("start duration=60").ok);
   const control::Reply r = f.ask("watch keep=2");
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.text("message"),
-            "recording to a file: no memory window while this process records to a file; read "
-            "its trace file instead");
-  EXPECT_EQ(r.text("state"), "recording");
+  ASSERT_TRUE(r.ok) << r.text("message");
+  EXPECT_EQ(r.text("state"), "recording");  // attach refuses it as any recording process
+  EXPECT_EQ(r.text("keep"), "2");
   EXPECT_EQ(r.text("file"), "/out/rank-00003.sqlite");
-  EXPECT_FALSE(f.recorder.memoryWindow().open);
+  EXPECT_TRUE(f.recorder.memoryWindow().open);
+  EXPECT_TRUE(f.recorder.memoryWindow().besideFile);
+  EXPECT_EQ(f.recorder.windows().size(), 1u);
 }
 
 }  // namespace

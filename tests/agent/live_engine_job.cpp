@@ -8,7 +8,7 @@ namespace bubblescope::testing {
 
 namespace fs = std::filesystem;
 
-LiveEngineJob::LiveEngineJob(const std::vector<std::string>& engineArgs) {
+LiveEngineJob::LiveEngineJob(const std::vector<std::string>& engineArgs, bool dormant) {
   std::vector<std::string> argv = {BUBBLESCOPE_BIN,
                                    "record",
                                    "--dormant",
@@ -28,6 +28,7 @@ LiveEngineJob::LiveEngineJob(const std::vector<std::string>& engineArgs) {
                                    "--truth",
                                    truth().string()};
   argv.insert(argv.end(), engineArgs.begin(), engineArgs.end());
+  if (!dormant) argv.erase(argv.begin() + 2);  // "--dormant"
   fs::create_directories(dir_ / "logs");
   fs::create_directories(dir_ / "rt");
   fs::permissions(dir_ / "rt", fs::perms::owner_all);

@@ -1,5 +1,5 @@
 #pragma once
-// A reference-engine job that runs while a test watches it: `bubblescope record --dormant -o
+// A reference-engine job that runs while a test watches it: `bubblescope record [--dormant] -o
 // DIR/run -- bubblescope engine run --schedule 1f1b -p 4 -m 8 -q --truth DIR/truth.json ARGS...`
 // in a runtime directory of its own, so `--all` finds only its processes. Constructed once every
 // stage has its control socket. Shared by the live tests of watch and view --attach.
@@ -18,8 +18,9 @@ class LiveEngineJob {
  public:
   static constexpr int kStages = 4;
 
-  // `engineArgs` follow the fixed ones (--op-ms, --steps, faults).
-  explicit LiveEngineJob(const std::vector<std::string>& engineArgs);
+  // `engineArgs` follow the fixed ones (--op-ms, --steps, faults). `dormant` false: under a plain
+  // `record`, recording to files from the start.
+  explicit LiveEngineJob(const std::vector<std::string>& engineArgs, bool dormant = true);
 
   // The job's runtime directory, and no inherited one, for every command that looks for it.
   ProcessOptions env() const;

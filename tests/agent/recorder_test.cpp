@@ -213,41 +213,94 @@ TEST(AgentRecorder, WatchRenewsTheOpenMemoryWindowWithItsNewKeep) {
   EXPECT_EQ(r.memoryWindow().leaseEndNs, t + 61 * kSecond);  // 2 x 30 s from the renewal
 }
 
-TEST(AgentRecorder, WatchIsRefusedWhileRecordingToAFile) {
+TEST(AgentRecorder, WatchGoesBesideAFileWindowWithoutAWindowOfItsOwn) {
   Recorder r;
   r.begin(true, "record");
-  std::string why;
-  EXPECT_FALSE(r.watch(kSecond, 0, &why));
-  EXPECT_EQ(why, "recording to a file");
-  r.stop();
-  r.trackSteps(true);
-  WindowRequest steps;
-  steps.steps = 2;
-  ASSERT_TRUE(r.request(steps));
-  EXPECT_FALSE(r.watch(kSecond, 0, &why));
-  EXPECT_EQ(why, "a file window is waiting for its first step");
-  r.stop();
-  EXPECT_TRUE(r.watch(kSecond, 0, &why));
+  const int64_t t = 1'000 * kSecond;
+  ASSERT_TRUE(r.watch(2 * kSecond, t));
+  const MemoryWindowState m = r.memoryWindow();
+  EXPECT_TRUE(m.open);
+  EXPECT_TRUE(m.besideFile);
+  EXPECT_EQ(m.index, -1);
+  EXPECT_EQ(m.leaseEndNs, t + 10 * kSecond);
+  // The file's window list is the file's: no memory window in it.
+  ASSERT_EQ(r.windows().size(), 1u);
+  EXPECT_FALSE(r.windows()[0].memory);
+  EXPECT_EQ(r.windows()[0].endNs, 0);
+  // Its lease runs out as a memory window's does; the file window goes on.
+  r.tick(t + 11 * kSecond);
+  EXPECT_FALSE(r.memoryWindow().open);
+  EXPECT_NE(r.watchEndReason().find("lease ran out"), std::string::npos) << r.watchEndReason();
+  EXPECT_TRUE(isRecording(controlWord()));
+  EXPECT_EQ(r.windows().size(), 1u);
   r.disable();
-  EXPECT_FALSE(r.watch(kSecond, 0, &why));
+  std::string why;
+  EXPECT_FALSE(r.watch(kSecond, t, &why));
   EXPECT_EQ(why, "capture is off in this process");
 }
 
-TEST(AgentRecorder, AFileWindowEndsTheMemoryWindowAndTakesOver) {
+TEST(AgentRecorder, AFileWindowTakesOverFromTheMemoryWindowAndTheWatchGoesOn) {
   Recorder r;
   r.begin(false, "record");
   ASSERT_TRUE(r.watch(kSecond, realtimeNs()));
+  const int64_t serial = r.memoryWindow().serial;
   WindowRequest attach;
   attach.reason = "attach duration=5";
   attach.durationNs = 5 * kSecond;
   ASSERT_TRUE(r.request(attach));
-  EXPECT_FALSE(r.memoryWindow().open);
+  const MemoryWindowState m = r.memoryWindow();
+  EXPECT_TRUE(m.open);
+  EXPECT_TRUE(m.besideFile);
+  EXPECT_NE(m.serial, serial);  // its trace starts afresh, following the file
   EXPECT_TRUE(isRecording(controlWord()));
   EXPECT_TRUE(r.hadFileWindow());
   ASSERT_EQ(r.windows().size(), 2u);
   EXPECT_NE(r.windows()[0].endNs, 0);
   EXPECT_FALSE(r.windows()[1].memory);
-  EXPECT_EQ(r.watchEndReason(), "a file window was asked for (attach duration=5)");
+  EXPECT_TRUE(r.watchEndReason().empty());
+}
+
+TEST(AgentRecorder, AFileWindowThatEndsUnderAWatchHandsItBackToMemory) {
+  Recorder r;
+  r.begin(false, "record");
+  r.trackSteps(true);
+  ASSERT_TRUE(r.watch(kSecond, realtimeNs()));
+  WindowRequest steps;
+  steps.steps = 2;
+  steps.reason = "attach steps=2";
+  ASSERT_TRUE(r.request(steps));  // armed: the memory window records on until the step
+  EXPECT_TRUE(isRecording(controlWord()));
+  EXPECT_FALSE(r.memoryWindow().besideFile);
+  EXPECT_EQ(r.memoryWindow().index, 0);
+  r.onStepBoundary(7);
+  EXPECT_TRUE(r.memoryWindow().besideFile);
+  ASSERT_EQ(r.windows().size(), 2u);
+  EXPECT_EQ(r.windows()[1].reason, "attach steps=2");
+  r.onStepBoundary(8);
+  r.onStepBoundary(9);  // the window's two steps are over
+  ASSERT_EQ(r.windows().size(), 3u);
+  EXPECT_NE(r.windows()[1].endNs, 0);
+  EXPECT_TRUE(r.windows()[2].memory);
+  const MemoryWindowState m = r.memoryWindow();
+  EXPECT_TRUE(m.open);
+  EXPECT_FALSE(m.besideFile);
+  EXPECT_EQ(m.index, 2);
+  EXPECT_TRUE(isRecording(controlWord()));
+}
+
+TEST(AgentRecorder, StopEndsTheFileWindowFirstThenTheWatch) {
+  Recorder r;
+  r.begin(true, "record");
+  ASSERT_TRUE(r.watch(kSecond, realtimeNs()));
+  r.stop();  // the file window: the watch goes on, in memory
+  EXPECT_TRUE(r.memoryWindow().open);
+  EXPECT_FALSE(r.memoryWindow().besideFile);
+  ASSERT_EQ(r.windows().size(), 2u);
+  EXPECT_TRUE(r.windows()[1].memory);
+  r.stop();
+  EXPECT_FALSE(r.memoryWindow().open);
+  EXPECT_FALSE(isRecording(controlWord()));
+  EXPECT_EQ(r.watchEndReason(), "a stop request ended it");
 }
 
 TEST(AgentRecorder, StopEndsTheMemoryWindow) {

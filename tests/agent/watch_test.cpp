@@ -1,7 +1,8 @@
-// The agent's side of `bubblescope watch` against a real dormant process under `bubblescope
-// record --dormant`: a memory window started over the control socket, snapshots that read back
-// as rank traces holding only the last seconds, no file ever written for it, the lease that
-// ends it when nobody asks, and the refusals. Each test has a runtime directory of its own.
+// The agent's side of `bubblescope watch` against a real process under `bubblescope record
+// --dormant`: a memory window started over the control socket, snapshots that read back as rank
+// traces holding only the last seconds, no file ever written for it, the lease that ends it when
+// nobody asks, and the refusals; and beside a file window (plain `record`, or an attach): the
+// watch goes on and the file holds every op. Each test has a runtime directory of its own.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -33,19 +34,20 @@ constexpr auto kAsk = milliseconds(5000);
 constexpr int64_t kSecond = 1'000'000'000;
 
 // A process naming its ops as a pipeline stage does (F, RECV B, B per microbatch, 12.5 ms per
-// microbatch), dormant under `record`, until the test writes its stop file.
+// microbatch), dormant under `record` (or recording to a file), until the test writes its stop
+// file.
 class WatchedJob {
  public:
-  WatchedJob() {
+  explicit WatchedJob(bool dormant = true) {
     fs::create_directories(tmp_ / "logs");
     ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", runtimeDir().string()}});
     o.unsetEnv.push_back("XDG_RUNTIME_DIR");
     o.timeout = seconds(120);
-    job_ = std::make_unique<BackgroundProcess>(
-        std::vector<std::string>{BUBBLESCOPE_BIN, "record", "--dormant", "-o", run().string(), "--",
-                                 ATTACH_TEST_APP, "ops", "20000", "4", "5",
-                                 (tmp_ / "stop").string()},
-        o, tmp_ / "logs");
+    std::vector<std::string> argv = {
+        BUBBLESCOPE_BIN, "record", "-o", run().string(),          "--", ATTACH_TEST_APP, "ops",
+        "20000",         "4",      "5",  (tmp_ / "stop").string()};
+    if (dormant) argv.insert(argv.begin() + 2, "--dormant");
+    job_ = std::make_unique<BackgroundProcess>(argv, o, tmp_ / "logs");
   }
 
   fs::path run() const { return tmp_ / "run"; }
@@ -171,30 +173,92 @@ TEST(AgentWatch, SnapshotsHoldTheLastSecondsOfOpsAndNoFileIsWritten) {
   EXPECT_NE(err.find("nothing was recorded"), std::string::npos) << err;
 }
 
-TEST(AgentWatch, SnapshotWithoutWatchAndWatchWhileRecordingAreRefused) {
+TEST(AgentWatch, SnapshotWithoutWatchIsRefused) {
   WatchedJob j;
   ASSERT_TRUE(j.ready()) << j.job().err();
   const control::Reply none = j.ask("snapshot");
   EXPECT_FALSE(none.ok);
   EXPECT_EQ(none.text("message"), "no memory window: send watch first");
   EXPECT_FALSE(none.find("bytes"));
-
-  ASSERT_TRUE(j.ask("start duration=30").ok);
-  const control::Reply refused = j.ask("watch keep=2");
-  EXPECT_FALSE(refused.ok);
-  EXPECT_NE(refused.text("message").find("read its trace file instead"), std::string::npos)
-      << refused.text("message");
-  EXPECT_EQ(refused.text("state"), "recording");
-  EXPECT_EQ(j.ask("status").text("state"), "recording");
-  std::this_thread::sleep_for(milliseconds(300));  // a few ops begin and end in the file window
-  ASSERT_TRUE(j.ask("stop").ok);
   EXPECT_EQ(j.finish(), 0) << j.job().err();
-  ASSERT_EQ(traceFiles(j.run()).size(), 1u);
 }
 
-// A file window asked for while watching ends the memory window and records to the file; the
-// file holds its own window only, and a later watch leaves it as it was.
-TEST(AgentWatch, AFileWindowTakesOverFromWatchAndKeepsItsOwnEventsOnly) {
+// Every op of a trace file: each step holds its 4 microbatches' F, RECV B and B, and the steps
+// run 0, 1, 2, ... with none lost or written twice. (Ops after the last whole step, one the window
+// ended in, are not counted.)
+void expectEveryOp(const traces::RankTrace& file) {
+  struct Step {
+    int64_t number, start, end;
+  };
+  std::vector<Step> steps;
+  for (size_t i = 0; i < file.ranges.size(); ++i) {
+    const std::string name(file.strings.at(file.ranges.name[i]));
+    if (name.rfind("step ", 0) == 0) {
+      steps.push_back({std::stoll(name.substr(5)), file.ranges.start[i], file.ranges.end[i]});
+    }
+  }
+  std::sort(steps.begin(), steps.end(), [](auto& a, auto& b) { return a.number < b.number; });
+  ASSERT_GT(steps.size(), 10u);
+  for (size_t k = 0; k < steps.size(); ++k) {
+    EXPECT_EQ(steps[k].number, static_cast<int64_t>(k));
+    for (const char* op : {"F mb=", "RECV B mb=", "B mb="}) {
+      size_t n = 0;
+      for (size_t i = 0; i < file.ranges.size(); ++i) {
+        n += file.ranges.start[i] >= steps[k].start && file.ranges.end[i] <= steps[k].end &&
+             file.strings.at(file.ranges.name[i]).rfind(op, 0) == 0;
+      }
+      EXPECT_EQ(n, 4u) << "step " << k << " " << op;
+    }
+  }
+}
+
+// Plain `record`: the process records to a file from its start, and a watch goes beside it. The
+// snapshots read the newest seconds of what the file gets; the file holds every op all the same.
+TEST(AgentWatch, AProcessRecordingToAFileIsWatchedAndItsFileHoldsEveryOp) {
+  WatchedJob j(false);
+  ASSERT_TRUE(j.ready()) << j.job().err();
+  EXPECT_EQ(j.ask("status").text("state"), "recording");
+  const control::Reply w = j.ask("watch keep=1");
+  ASSERT_TRUE(w.ok) << w.text("message");
+  EXPECT_EQ(w.text("state"), "recording");
+  EXPECT_EQ(w.text("keep"), "1");
+  std::this_thread::sleep_for(milliseconds(2500));
+  const auto s = j.snapshot();
+  ASSERT_TRUE(s.reply.ok) << s.reply.text("message");
+  EXPECT_GT(rangesNamed(s.trace, "F mb="), 10u);
+  EXPECT_GT(rangesNamed(s.trace, "step "), 3u);
+  // The file's window and metadata, its newest seconds only.
+  ASSERT_EQ(s.trace.meta.captureWindows.size(), 1u);
+  EXPECT_EQ(s.trace.meta.captureWindows[0].reason, "record");
+  EXPECT_EQ(s.trace.meta.rank, -1);
+  const int64_t now = s.reply.integer("now_ns", 0);
+  EXPECT_GE(earliestEnd(s.trace), now - kSecond - 700'000'000) << "pruned too little";
+  EXPECT_GT(latestEnd(s.trace), now - 500'000'000) << "the newest events are missing";
+  // A detach ends the file window; the watch goes on in memory.
+  EXPECT_EQ(j.ask("stop").text("stopped"), "window");
+  EXPECT_EQ(j.ask("status").text("state"), "watching");
+  std::this_thread::sleep_for(milliseconds(500));
+  const auto after = j.snapshot();
+  ASSERT_TRUE(after.reply.ok) << after.reply.text("message");
+  // The watch's trace went on: the file's window, then the memory window, and ops of both.
+  ASSERT_EQ(after.trace.meta.captureWindows.size(), 2u);
+  EXPECT_EQ(after.trace.meta.captureWindows[0].reason, "record");
+  EXPECT_EQ(after.trace.meta.captureWindows[1].reason, "watch");
+  EXPECT_LT(earliestEnd(after.trace), after.trace.meta.captureWindows[1].start);
+  EXPECT_GT(latestEnd(after.trace), after.trace.meta.captureWindows[1].start);
+  EXPECT_EQ(j.finish(), 0) << j.job().err();
+
+  const auto files = traceFiles(j.run());
+  ASSERT_EQ(files.size(), 1u);
+  const traces::RankTrace file = traces::readRankTrace(files[0]);
+  ASSERT_EQ(file.meta.captureWindows.size(), 1u);  // no memory window in it
+  expectEveryOp(file);
+  EXPECT_EQ(j.job().err().find("memory window"), std::string::npos) << j.job().err();
+}
+
+// A file window asked for while watching takes over from the memory window, and the watch goes on
+// beside it, then in memory again once it ended; the file holds its own window's events only.
+TEST(AgentWatch, AFileWindowOpensUnderAWatchAndTheWatchGoesOn) {
   WatchedJob j;
   ASSERT_TRUE(j.ready()) << j.job().err();
   ASSERT_TRUE(j.ask("watch keep=1").ok);
@@ -203,20 +267,21 @@ TEST(AgentWatch, AFileWindowTakesOverFromWatchAndKeepsItsOwnEventsOnly) {
 
   const control::Reply attach = j.ask("start duration=1");
   ASSERT_TRUE(attach.ok) << attach.text("message");
-  const control::Reply ended = j.ask("snapshot");
-  EXPECT_FALSE(ended.ok);
-  EXPECT_NE(ended.text("message").find("a file window was asked for (attach duration=1)"),
-            std::string::npos)
-      << ended.text("message");
-  ASSERT_TRUE(eventually([&] { return j.ask("status").text("state") == "dormant"; }, seconds(20)));
-
-  // Watching again: memory only, the file is left as the attach window made it.
-  ASSERT_TRUE(j.ask("watch keep=1").ok);
-  std::this_thread::sleep_for(milliseconds(500));
+  EXPECT_EQ(j.ask("status").text("state"), "recording");
+  std::this_thread::sleep_for(milliseconds(400));
+  const auto beside = j.snapshot();
+  ASSERT_TRUE(beside.reply.ok) << beside.reply.text("message");
+  ASSERT_EQ(beside.trace.meta.captureWindows.size(), 1u);
+  EXPECT_EQ(beside.trace.meta.captureWindows[0].reason, "attach duration=1");
+  EXPECT_GT(rangesNamed(beside.trace, "F mb="), 3u);
+  // The attach window ends by itself; the watch is in memory again.
+  ASSERT_TRUE(eventually([&] { return j.ask("status").text("state") == "watching"; }, seconds(20)));
+  std::this_thread::sleep_for(milliseconds(300));
   const auto again = j.snapshot();
-  ASSERT_TRUE(again.reply.ok);
-  ASSERT_EQ(again.trace.meta.captureWindows.size(), 1u);
-  EXPECT_EQ(again.trace.meta.captureWindows[0].reason, "watch");
+  ASSERT_TRUE(again.reply.ok) << again.reply.text("message");
+  ASSERT_EQ(again.trace.meta.captureWindows.size(), 2u);  // the attach's, then memory again
+  EXPECT_EQ(again.trace.meta.captureWindows[0].reason, "attach duration=1");
+  EXPECT_EQ(again.trace.meta.captureWindows[1].reason, "watch");
   ASSERT_TRUE(j.ask("stop").ok);
   ASSERT_EQ(j.finish(), 0) << j.job().err();
 

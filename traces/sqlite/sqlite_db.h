@@ -40,6 +40,10 @@ class Statement {
     check(sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()),
                             SQLITE_TRANSIENT));
   }
+  // Binds column `column` of the row `from` is on, as it is (type and bytes): copies a row.
+  void bindColumn(int index, const Statement& from, int column) {
+    check(sqlite3_bind_value(stmt_, index, sqlite3_column_value(from.stmt_, column)));
+  }
   // Runs one step: true while it yields a row, false when done.
   bool step();
   // Runs a statement that yields no rows and makes it ready for the next bindings.

@@ -37,6 +37,8 @@ enum class TraceAccess { Umask, OwnerOnly };
 // disk. It bounds what a memory window can take of a job's memory.
 inline constexpr int64_t kMaxMemoryTraceBytes = int64_t{256} << 20;
 
+class TraceMirror;
+
 class TraceWriter {
  public:
   // Creates `file` (it must not exist) with the schema and the metadata of `meta` (its clock
@@ -108,6 +110,7 @@ class TraceWriter {
   const std::filesystem::path& file() const { return file_; }
 
  private:
+  friend class TraceMirror;  // reads the file's rows through its connection
   struct Statements;
   struct Pruning;
   TraceWriter() = default;

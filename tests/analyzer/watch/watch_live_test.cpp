@@ -1,8 +1,9 @@
 // `bubblescope watch --all` on engine jobs that run now under a dormant agent (issue 30): no
 // trace file is written; a stage that turns slow at a given step is named on every step of it and
 // reported when it starts and ends; a job that exits ends the watch with one line, one that hangs
-// gets one line saying so; nothing to watch is one sentence and exit 2. Each job has a runtime
-// directory of its own, so --all finds only its processes.
+// gets one line saying so; an attach leaves the watch on, and a job recording to files is watched
+// too; nothing to watch is one sentence and exit 2. Each job has a runtime directory of its own,
+// so --all finds only its processes.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
@@ -99,22 +100,53 @@ TEST(WatchLive, AJobThatHangsIsSaidOnceAndItsEndToo) {
   EXPECT_EQ(watch.out.find("step 15  "), std::string::npos) << watch.out;
 }
 
-// Someone attaches to record a file while the job is watched: the agents end their memory
-// windows for it, and the watch ends with one line saying why, exit 0.
-TEST(WatchLive, AnAttachThatRecordsAFileEndsTheWatchWithOneLine) {
-  LiveEngineJob job({"--op-ms", "2", "--steps", "300"});
+// Someone attaches to record a file while the job is watched: the agents record the file and
+// the watch goes on beside it, every step read, to the job's end.
+TEST(WatchLive, AnAttachThatRecordsAFileLeavesTheWatchOn) {
+  LiveEngineJob job({"--op-ms", "2", "--steps", "150"});
   TempDir logs;
   BackgroundProcess watch(bubblescopeArgv({"watch", "--all"}), job.env(), logs.path());
   ASSERT_TRUE(
       eventually([&] { return watch.out().find("step ") != std::string::npos; }, seconds(20)))
       << watch.out() << watch.err();
-  const ProcessResult attach = runBubblescope({"attach", "--all", "--steps", "2"}, job.env());
+  const ProcessResult attach =
+      runBubblescope({"attach", "--all", "--steps", "2", "--wait"}, job.env());
   EXPECT_EQ(attach.exitCode, 0) << attach.out << attach.err;
+  const size_t linesAtAttach = lines(watch.out()).size();
+  ASSERT_EQ(job.wait(), 0) << job.log();
   EXPECT_EQ(watch.wait(seconds(20)), 0) << watch.out() << watch.err();
   const std::vector<std::string> all = lines(watch.out());
+  EXPECT_GT(all.size(), linesAtAttach + 5) << "the watch stopped at the attach\n" << watch.out();
+  EXPECT_EQ(watch.out().find("the watch ended"), std::string::npos) << watch.out();
+  // Unbroken: every step from the first read to the last, each read (the agents' traces for the
+  // watch went on across the attach's window).
+  static const std::regex step(R"(^step (\d+)  [0-9.]+ ms  bubble .*)");
+  std::smatch m;
+  std::vector<int> read;
+  for (const std::string& line : all) {
+    if (std::regex_match(line, m, step)) read.push_back(std::stoi(m[1]));
+  }
+  ASSERT_FALSE(read.empty()) << watch.out();
+  EXPECT_EQ(read.back() - read.front() + 1, static_cast<int>(read.size())) << watch.out();
+  EXPECT_EQ(watch.out().find("not read"), std::string::npos) << watch.out();
   ASSERT_FALSE(all.empty());
-  EXPECT_EQ(all.back().rfind("the watch ended: ", 0), 0u) << watch.out();
-  EXPECT_NE(all.back().find("file window"), std::string::npos) << watch.out();
+  EXPECT_EQ(all.back().rfind("the job ended: ", 0), 0u) << watch.out();
+  EXPECT_EQ(traceFiles(job.run()).size(), 4u);
+}
+
+// A job under a plain `record` writes its traces from the start; `watch --all` reads it all the
+// same, and the traces are whole.
+TEST(WatchLive, AJobRecordingToFilesIsWatchedToo) {
+  LiveEngineJob job({"--op-ms", "2", "--steps", "120"}, false);
+  const ProcessResult watch = runBubblescope({"watch", "--all", "--count", "8"}, job.env());
+  EXPECT_EQ(watch.exitCode, 0) << watch.out << watch.err;
+  size_t steps = 0;
+  for (const std::string& line : lines(watch.out)) steps += line.rfind("step ", 0) == 0;
+  EXPECT_GE(steps, 8u) << watch.out << watch.err;
+  ASSERT_EQ(job.wait(), 0) << job.log();
+  ASSERT_EQ(traceFiles(job.run()).size(), 4u);
+  const ProcessResult analyze = runBubblescope({"analyze", job.run().string()}, job.env());
+  EXPECT_EQ(analyze.exitCode, 0) << analyze.out << analyze.err;
 }
 
 // A TCP port free now on the loopback (the kernel's choice).
