@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace bubblescope::traces {
@@ -21,7 +23,8 @@ TEST(ParallelFor, RunsEveryItemExactlyOnce) {
 
 TEST(ParallelFor, NoItemsRunsNothing) {
   int calls = 0;
-  parallelFor(0, 4, [&](size_t) { ++calls; }, [&](size_t) { ++calls; });
+  parallelFor(
+      0, 4, [&](size_t) { ++calls; }, [&](size_t) { ++calls; });
   EXPECT_EQ(calls, 0);
 }
 
@@ -35,10 +38,14 @@ TEST(ParallelForProgress, CountsUpToTheItemsOneCallAtATime) {
 
 TEST(ParallelForErrors, FirstErrorIsRethrownAndStopsHandingOut) {
   std::atomic<int> ran{0};
+  // Each good item takes a millisecond: the other thread runs a few while the failing one
+  // unwinds and stops the handing out (the whole list would take 50 s). Empty items ran all
+  // 100,000 before a thread preempted mid-throw (a loaded CI machine) could stop them.
   auto fails = [&] {
     parallelFor(100000, 2, [&](size_t i) {
       ++ran;
       if (i == 10) throw std::invalid_argument("item 10 is bad");
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     });
   };
   EXPECT_THROW(fails(), std::invalid_argument);
