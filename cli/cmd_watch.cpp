@@ -4,7 +4,6 @@
 
 #include "analyzer/result/errors.h"
 #include "cli/exit_codes.h"
-#include "cli/own_priority.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
 #include "cli/watch_session.h"
@@ -39,10 +38,7 @@ int runWatch(const WatchOptions& o) {
   if (!live && (!o.live.targets.runId.empty() || o.live.keepSeconds > 0)) {
     throw UsageError("watch: --run-id and --keep are for a running job (--all or --pid)");
   }
-  if (live) {
-    lowerThisThreadsPriority(o.live.nice);  // before any thread of the watch starts
-    return watchLive(o.live);
-  }
+  if (live) return watchLive(o.live);
   if (o.runs.empty()) {
     throw UsageError("watch: give a recorded run, or --all or --pid to watch a job running now");
   }

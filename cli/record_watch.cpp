@@ -4,7 +4,6 @@
 
 #include <iostream>
 
-#include "cli/own_priority.h"
 #include "cli/watch_session.h"
 #include "traces/files/output_file.h"
 
@@ -37,8 +36,6 @@ void RecordWatch::run() {
   sigemptyset(&pipe);
   sigaddset(&pipe, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
-  // This thread alone yields to the job; `record` and the command it started keep their priority.
-  lowerThisThreadsPriority(options_.nice);
   try {
     watchLive(options_);
     std::cout.flush();

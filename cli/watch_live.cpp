@@ -8,6 +8,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/live_window.h"
+#include "cli/own_priority.h"
 #include "cli/watch_session.h"
 #include "traces/files/output_file.h"
 
@@ -23,6 +24,9 @@ void onStopSignal(int) {
 }  // namespace
 
 int watchLive(const LiveWatchOptions& o) {
+  // The thread that polls and analyses yields to the job (`watch`'s main thread; under `record
+  // --watch`, record's watching thread alone), before any thread of the watch starts.
+  lowerThisThreadsPriority(o.nice);
   if (!o.prometheus.empty()) traces::checkOutputPath(o.prometheus);
   // A watch reads each step once, within a poll of its end: the window holds a poll and 3 steps.
   std::optional<LiveWindow> window;
