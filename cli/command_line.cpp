@@ -208,17 +208,19 @@ void addDemoCommand(CLI::App& app, Action& action) {
   sub->callback([&action, opts] { action = [opts] { return runDemo(*opts); }; });
 }
 
+// A help sentence after the condition it applies under ("With --watch: write ..."), if any.
+std::string conditioned(const std::string& when, std::string text) {
+  if (when.empty()) return text;
+  text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return when + ": " + text;
+}
+
 // The flags of every command that analyses a run (cli/analysis_flags.h). `when`: the condition
 // they apply under, for a command that may not analyse ("When analysing a run"); `steps`: whether
 // the command takes --steps.
 void addAnalysisFlags(CLI::App* sub, AnalysisFlags& flags, const std::string& when = "",
                       bool steps = true) {
-  // The help sentence, after the condition if there is one.
-  const auto help = [&when](std::string text) {
-    if (when.empty()) return text;
-    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-    return when + ": " + text;
-  };
+  const auto help = [&when](std::string text) { return conditioned(when, std::move(text)); };
   sub->add_flag("--no-clock-align", flags.noClockAlign,
                 help("Take every rank's clock as it is (no skew correction)"));
   if (steps) {
@@ -230,6 +232,41 @@ void addAnalysisFlags(CLI::App* sub, AnalysisFlags& flags, const std::string& wh
                   help("A JSON rule set for your framework's labels, tried before the built-in "
                        "ones"))
       ->check(CLI::ExistingFile);
+}
+
+// The processes of a job running now (watch, view --attach): --all, --pid and --run-id, their
+// help under `when`, --run-id's under `runIdWhen`.
+void addRunningJobTargets(CLI::App* sub, TargetArgs& t, const std::string& when,
+                          const std::string& runIdWhen) {
+  sub->add_flag("--all", t.all,
+                conditioned(when, "Every attachable process of this user (one job: see --run-id)"));
+  sub->add_option("--pid", t.pids, conditioned(when, "These processes (PID, repeatable)"))
+      ->delimiter(',')
+      ->check(inRange(wholeFrom(1, kMaxPid)));
+  sub->add_option("--run-id", t.runId, conditioned(runIdWhen, "Only the processes of this run"));
+}
+
+// What each process keeps in memory for a live watch: by default, a poll and `held` steps.
+void addKeepOption(CLI::App* sub, double& seconds, const std::string& when, int held) {
+  sub->add_option("--keep", seconds,
+                  conditioned(when,
+                              "Seconds of records each process keeps in memory (default: a "
+                              "poll and " +
+                                  std::to_string(held) + " steps, 0.5 to 60 s)"))
+      ->check(inRange(numberFrom(0.1, 600)));
+}
+
+// What a watch serves its dashboards (watch, record --watch).
+void addMetricsOptions(CLI::App* sub, LiveWatchOptions& live, const std::string& when) {
+  sub->add_option("--prometheus", live.prometheus,
+                  conditioned(when,
+                              "Write the newest step's figures to this file in Prometheus' text "
+                              "format after every step (for the node exporter's textfile "
+                              "collector)"));
+  sub->add_option("--listen", live.listen,
+                  conditioned(when,
+                              "Serve the same metrics on http://ADDR/metrics while watching "
+                              "(PORT or HOST:PORT)"));
 }
 
 void addRecordCommand(CLI::App& app, Action& action) {
@@ -253,16 +290,8 @@ void addRecordCommand(CLI::App& app, Action& action) {
                 "While the job runs, print watch's line per step on stdout (its time, bubble, S "
                 "and culprit; record's own messages stay on stderr), for its processes as they "
                 "appear; it ends with the job");
-  sub->add_option("--prometheus", args->live.prometheus,
-                  "With --watch: write the newest step's figures to this file in Prometheus' text "
-                  "format after every step");
-  sub->add_option("--listen", args->live.listen,
-                  "With --watch: serve the same metrics on http://ADDR/metrics (PORT or "
-                  "HOST:PORT)");
-  sub->add_option("--keep", args->live.keepSeconds,
-                  "With --watch: seconds of records each process keeps in memory for it "
-                  "(default: a poll and 3 steps, 0.5 to 60 s)")
-      ->check(inRange(numberFrom(0.1, 600)));
+  addMetricsOptions(sub, args->live, "With --watch");
+  addKeepOption(sub, args->live.keepSeconds, "With --watch", 3);
   addAnalysisFlags(sub, args->live.analysis, "With --watch", false);
   sub->add_option("command", args->command, "The command to run, after --");
   sub->footer(
@@ -411,29 +440,15 @@ void addWatchCommand(CLI::App& app, Action& action) {
       "and a line when a culprit starts or ends (--all or --pid: a job running now, no files; "
       "RUN: a recorded run, step by step)");
   sub->add_option("run", opts->runs, "A recorded run directory or trace files of one run");
-  sub->add_flag("--all", opts->live.targets.all,
-                "Watch every attachable process of this user (one job: see --run-id)");
-  sub->add_option("--pid", opts->live.targets.pids, "Watch these processes (PID, repeatable)")
-      ->delimiter(',')
-      ->check(inRange(wholeFrom(1, kMaxPid)));
-  sub->add_option("--run-id", opts->live.targets.runId,
-                  "With --all or --pid: only the processes of this run");
-  sub->add_option("--keep", opts->live.keepSeconds,
-                  "With --all or --pid: seconds of records each process keeps in memory (default: "
-                  "a poll and 3 steps, 0.5 to 60 s)")
-      ->check(inRange(numberFrom(0.1, 600)));
+  addRunningJobTargets(sub, opts->live.targets, "", "With --all or --pid");
+  addKeepOption(sub, opts->live.keepSeconds, "With --all or --pid", 3);
   sub->add_option("--count", opts->live.count, "With --all or --pid: stop after this many steps")
       ->check(inRange(wholeFrom(1, INT64_MAX)));
   sub->add_option("--nice", opts->live.nice,
                   "With --all or --pid: how much to lower the watch's own CPU priority, so that "
                   "the job's processes go first on a busy node (0 to 19; default 10)")
       ->check(inRange(wholeFrom(0, 19)));
-  sub->add_option("--prometheus", opts->live.prometheus,
-                  "Write the newest step's figures to this file in Prometheus' text format after "
-                  "every step (for the node exporter's textfile collector)");
-  sub->add_option("--listen", opts->live.listen,
-                  "Serve the same metrics on http://ADDR/metrics while watching (PORT or "
-                  "HOST:PORT)");
+  addMetricsOptions(sub, opts->live, "");
   addAnalysisFlags(sub, opts->live.analysis);
   sub->callback([&action, opts] { action = [opts] { return runWatch(*opts); }; });
 }
@@ -509,18 +524,10 @@ void addViewCommand(CLI::App& app, Action& action) {
                 "Open every stage's GPU stream, NCCL, CUDA API and NVTX rows");
   sub->add_flag("--attach", opts->attach,
                 "Show a job running now (started under `bubblescope record --dormant`), no files: "
-                "its newest steps as they finish, the older ones scrolling out");
-  sub->add_flag("--all", opts->targets.all,
-                "With --attach: every attachable process of this user (the default; one job: see "
-                "--run-id)");
-  sub->add_option("--pid", opts->targets.pids, "With --attach: these processes (PID, repeatable)")
-      ->delimiter(',')
-      ->check(inRange(wholeFrom(1, kMaxPid)));
-  sub->add_option("--run-id", opts->targets.runId, "With --attach: only the processes of this run");
-  sub->add_option("--keep", opts->keepSeconds,
-                  "With --attach: seconds of records each process keeps in memory, the steps "
-                  "shown (default: a poll and 8 steps, 0.5 to 60 s)")
-      ->check(inRange(numberFrom(0.1, 600)));
+                "its newest steps as they finish, the older ones scrolling out (every attachable "
+                "process of this user unless --pid says which)");
+  addRunningJobTargets(sub, opts->targets, "With --attach", "With --attach");
+  addKeepOption(sub, opts->keepSeconds, "With --attach", 8);
   sub->add_option("--after-steps", opts->afterSteps,
                   "With --attach and --screenshot: render once this many steps finished and were "
                   "shown (default 1); sooner if the job ends or stops finishing steps")
