@@ -192,27 +192,33 @@ void Writer::memoryFailed(const std::string& why) {
   Recorder::instance().endWatch("it could not be written: " + why);
 }
 
+namespace {
+
+// A watch's trace as a snapshot: its image, and since when it holds events.
+MemorySnapshot snapshotOf(traces::TraceWriter& trace, int64_t startNs, const MemoryPruning& pruning,
+                          uint64_t maxBytes) {
+  MemorySnapshot s = imageOf(trace, maxBytes);
+  s.nowNs = realtimeNs();
+  s.windowStartNs = startNs;
+  s.heldFromNs = std::max(startNs, pruning.cutoffNs());
+  return s;
+}
+
+}  // namespace
+
 MemorySnapshot Writer::memoryImage(uint64_t maxBytes) {
-  MemorySnapshot s;
   const MemoryWindowState window = Recorder::instance().memoryWindow();
   if (mirror_ != nullptr && !mirror_->broken && mirror_->trace != nullptr && window.open &&
       window.besideFile && window.serial == mirror_->serial) {
-    s = imageOf(*mirror_->trace, maxBytes);
-    s.nowNs = realtimeNs();
-    s.windowStartNs = mirror_->startNs;
-    s.heldFromNs = std::max(mirror_->startNs, mirror_->pruning.cutoffNs());
-    return s;
+    return snapshotOf(*mirror_->trace, mirror_->startNs, mirror_->pruning, maxBytes);
   }
   if (memoryIndex_ < 0 || memoryBroken_ || out_.trace == nullptr || !window.open ||
       window.index != memoryIndex_) {
+    MemorySnapshot s;
     s.error = "the memory window is not being written (it ended or is just starting)";
     return s;
   }
-  s = imageOf(*out_.trace, maxBytes);
-  s.nowNs = realtimeNs();
-  s.windowStartNs = out_.startNs;
-  s.heldFromNs = std::max(out_.startNs, pruning_.cutoffNs());
-  return s;
+  return snapshotOf(*out_.trace, out_.startNs, pruning_, maxBytes);
 }
 
 MemorySnapshot memoryWindowImage(int timeoutMs, uint64_t maxBytes) {
