@@ -8,26 +8,37 @@ namespace bubblescope::testing {
 
 namespace fs = std::filesystem;
 
-LiveEngineJob::LiveEngineJob(const std::vector<std::string>& engineArgs, bool dormant) {
+std::vector<std::string> engineRunArgv(const fs::path& truth,
+                                       const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {BUBBLESCOPE_BIN,
-                                   "record",
-                                   "--dormant",
-                                   "-o",
-                                   run().string(),
-                                   "--",
-                                   BUBBLESCOPE_BIN,
                                    "engine",
                                    "run",
                                    "--schedule",
                                    "1f1b",
                                    "-p",
-                                   std::to_string(kStages),
+                                   std::to_string(LiveEngineJob::kStages),
                                    "-m",
                                    "8",
                                    "-q",
                                    "--truth",
-                                   truth().string()};
-  argv.insert(argv.end(), engineArgs.begin(), engineArgs.end());
+                                   truth.string()};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
+ProcessOptions runtimeDirEnv(const fs::path& rt, std::chrono::seconds timeout) {
+  ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", rt.string()}});
+  o.unsetEnv.push_back("XDG_RUNTIME_DIR");
+  o.unsetEnv.push_back("LD_LIBRARY_PATH");
+  o.timeout = timeout;
+  return o;
+}
+
+LiveEngineJob::LiveEngineJob(const std::vector<std::string>& engineArgs, bool dormant) {
+  std::vector<std::string> argv = {BUBBLESCOPE_BIN, "record", "--dormant", "-o",
+                                   run().string(),  "--"};
+  const std::vector<std::string> engine = engineRunArgv(truth(), engineArgs);
+  argv.insert(argv.end(), engine.begin(), engine.end());
   if (!dormant) argv.erase(argv.begin() + 2);  // "--dormant"
   fs::create_directories(dir_ / "logs");
   fs::create_directories(dir_ / "rt");
@@ -44,11 +55,7 @@ LiveEngineJob::LiveEngineJob(const std::vector<std::string>& engineArgs, bool do
 }
 
 ProcessOptions LiveEngineJob::env() const {
-  ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", (dir_ / "rt").string()}});
-  o.unsetEnv.push_back("XDG_RUNTIME_DIR");
-  o.unsetEnv.push_back("LD_LIBRARY_PATH");
-  o.timeout = std::chrono::seconds(60);
-  return o;
+  return runtimeDirEnv(dir_ / "rt", std::chrono::seconds(60));
 }
 
 int LiveEngineJob::wait() {

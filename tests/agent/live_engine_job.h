@@ -3,6 +3,7 @@
 // DIR/run -- bubblescope engine run --schedule 1f1b -p 4 -m 8 -q --truth DIR/truth.json ARGS...`
 // in a runtime directory of its own, so `--all` finds only its processes. Constructed once every
 // stage has its control socket. Shared by the live tests of watch and view --attach.
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -13,6 +14,15 @@
 #include "tests/support/temp_dir.h"
 
 namespace bubblescope::testing {
+
+// `bubblescope engine run` of the live tests' pipeline (1F1B, LiveEngineJob::kStages stages, 8
+// microbatches, quiet), its truth to `truth`, then `extra`.
+std::vector<std::string> engineRunArgv(const std::filesystem::path& truth,
+                                       const std::vector<std::string>& extra);
+
+// A command's environment that finds the processes of the runtime directory `rt` alone (and no
+// inherited one), with `timeout`.
+ProcessOptions runtimeDirEnv(const std::filesystem::path& rt, std::chrono::seconds timeout);
 
 class LiveEngineJob {
  public:

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/agent/agent_test_support.h"
+#include "tests/agent/live_engine_job.h"
 #include "tests/support/engine_noise.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -40,31 +41,11 @@ class Job {
     fs::create_directories(dir_ / "rt");
     fs::permissions(dir_ / "rt", fs::perms::owner_all);
   }
-  ProcessOptions env() const {
-    ProcessOptions o = cleanEnv({{"BUBBLESCOPE_RUNTIME_DIR", (dir_ / "rt").string()}});
-    o.unsetEnv.push_back("XDG_RUNTIME_DIR");
-    o.unsetEnv.push_back("LD_LIBRARY_PATH");
-    o.timeout = std::chrono::seconds(120);
-    return o;
-  }
+  ProcessOptions env() const { return runtimeDirEnv(dir_ / "rt", std::chrono::seconds(120)); }
   // `bubblescope engine run` of a 4-stage 1F1B pipeline of 2 ms ops, then `extra`.
   std::vector<std::string> engine(const std::string& truth, std::vector<std::string> extra) const {
-    std::vector<std::string> argv = {BUBBLESCOPE_BIN,
-                                     "engine",
-                                     "run",
-                                     "--schedule",
-                                     "1f1b",
-                                     "-p",
-                                     "4",
-                                     "-m",
-                                     "8",
-                                     "-q",
-                                     "--op-ms",
-                                     "2",
-                                     "--truth",
-                                     (dir_ / truth).string()};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    return argv;
+    extra.insert(extra.begin(), {"--op-ms", "2"});
+    return engineRunArgv(dir_ / truth, extra);
   }
   ProcessResult record(std::vector<std::string> options, const std::vector<std::string>& command) {
     options.insert(options.begin(), "record");
