@@ -1,6 +1,7 @@
 #include "analyzer/pipeline/pipeline_trace.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
@@ -71,8 +72,20 @@ void inferPeers(PipelineTrace& pl) {
   }
 }
 
-int64_t stepNumber(const RankOps& ops, int stepIndex) {
-  return stepIndex < 0 ? -1 : ops.steps[stepIndex].number;
+// The step a comm pairs under: its own; outside every step range, the step before it on its rank
+// (it trails that step), one past the last after the last range (a step still open), and one
+// before the first ahead of the first (a window that began mid-step). All keyed alike, a
+// window's leading and trailing comms of one microbatch paired with each other, a window apart:
+// clock alignment read that as a skew of the window's length (a live view put stage 3 a second
+// late). -1 on a rank without steps.
+int64_t pairingStep(const RankOps& ops, const RecognizedComm& c) {
+  if (c.step >= 0) return ops.steps[c.step].number;
+  if (ops.steps.empty()) return -1;
+  auto after = std::upper_bound(ops.steps.begin(), ops.steps.end(), c.launch,
+                                [](TimeNs t, const StepMarker& s) { return t < s.start; });
+  if (after == ops.steps.begin()) return ops.steps.front().number - 1;
+  if (after == ops.steps.end()) return ops.steps.back().number + 1;
+  return std::prev(after)->number;
 }
 
 // Sends and receives pair up per (step, pass, microbatch, sender, receiver) in time order. Each
@@ -97,7 +110,7 @@ std::vector<Transfer> matchTransfers(const PipelineTrace& pl) {
     for (size_t i = 0; i < st.ops.comms.size(); ++i) {
       const auto& c = st.ops.comms[i];
       if (c.peer < 0 || c.peer >= pl.p) continue;
-      const int64_t step = stepNumber(st.ops, c.step);
+      const int64_t step = pairingStep(st.ops, c);
       if (c.send) {
         sends.push_back({step, c.pass, c.mb, st.stage, c.peer, i});
       } else {

@@ -140,5 +140,32 @@ TEST(BuildPipeline, AlignsEachStagesClockByItsEstimatedOffset) {
   EXPECT_EQ(pl.stages[1].ops.comms[0].end, 3 * kMs);
 }
 
+TEST(BuildPipeline, AWindowsLeadingAndTrailingTransfersAreNotPairedAWindowApart) {
+  // A live window cut mid-step at both ends, on one clock: stage 0's began in step 0's tail
+  // with the receive of B1 (its send fell before stage 1's window), stage 1's ends in step 4,
+  // still open, with the send of B1 (stage 0's snapshot came before its receive). Neither lies
+  // in a step range; paired, they made stage 1 seem 43 ms late.
+  testing::HandPipeline h(2);
+  for (int n = 1; n <= 3; ++n) {
+    const TimeNs at = (n - 1) * 10 * kMs;
+    h.step(n, at, at + 10 * kMs - 1);
+    h.op(0, {OpKind::F, 0, 0}, at, at + 2 * kMs)
+        .send(0, OpKind::F, 0, 1, at + 2 * kMs, at + 3 * kMs);
+    h.recv(1, OpKind::F, 0, 0, at + 1 * kMs, at + 3 * kMs)
+        .op(1, {OpKind::F, 0, 0}, at + 3 * kMs, at + 5 * kMs);
+    h.op(1, {OpKind::BW, 0, 0}, at + 5 * kMs, at + 7 * kMs)
+        .send(1, OpKind::B, 0, 0, at + 7 * kMs, at + 8 * kMs);
+    h.recv(0, OpKind::B, 0, 1, at + 3 * kMs, at + 8 * kMs)
+        .op(0, {OpKind::BW, 0, 0}, at + 8 * kMs, at + 9 * kMs);
+  }
+  h.recv(0, OpKind::B, 1, 1, -3 * kMs, -2 * kMs);  // step 0's, before the window's first range
+  h.send(1, OpKind::B, 1, 0, 41 * kMs, 42 * kMs);  // step 4's, after its last
+  PipelineOptions options;
+  options.alignClocks = true;
+  const PipelineTrace pl = h.build(options);
+  EXPECT_EQ(pl.transfers.size(), 6u);  // F0 and B0 of each step; B1 has no partner in the window
+  EXPECT_EQ(pl.stages[1].clockOffset, 0);
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis
