@@ -85,6 +85,45 @@ TEST(WatchLive, AStageThatTurnsSlowIsNamedWhileTheJobRunsAndNoFileIsWritten) {
   EXPECT_EQ(all.back().rfind("the job ended: ", 0), 0u) << watch.out;
 }
 
+// A job without a fault, watched from its start: the agents' windows open a moment apart, each
+// mid-step, so the first windows begin and end with transfers outside any step range. No line
+// may read them as a fault: paired a window apart, they once made a stage a second late (S 15x,
+// "stall: comm on stage 3->2 +980 ms") on the steps of the first read.
+TEST(WatchLive, AFaultFreeJobWatchedFromItsStartNamesNoFault) {
+  LiveEngineJob job({"--op-ms", "2", "--steps", "60"});
+  const ProcessResult watch = runBubblescope({"watch", "--all"}, job.env());
+  ASSERT_EQ(job.wait(), 0) << job.log();
+  const RunNoise noise = engineRunNoise(job.truth());
+  if (noise.share() > 0.10) {
+    GTEST_SKIP() << "the machine was too loaded to time this job: its ops and transfers were "
+                    "stretched by "
+                 << static_cast<int>(100 * noise.share()) << "% of its step (a quiet machine: 2%)";
+  }
+  EXPECT_EQ(watch.exitCode, 0) << watch.err;
+  static const std::regex step(
+      R"(^step (\d+)  ([0-9.]+) ms  bubble [0-9.]+%  S ([0-9.]+)x  (.*)$)");
+  static const std::regex cost(R"(\+([0-9.]+) ms)");
+  int read = 0, quiet = 0;
+  std::smatch m, c;
+  for (const std::string& line : lines(watch.out)) {
+    if (!std::regex_match(line, m, step)) continue;
+    ++read;
+    const double ms = std::stod(m[2]), s = std::stod(m[3]);
+    const std::string culprit = m[4];
+    // The machine's noise (at most a tenth of the step, else skipped above) stretches a step
+    // now and then, and a short stall may be named for it; never a fault of a quarter step.
+    EXPECT_LE(s, 1.25) << line << "\n" << watch.out;
+    if (culprit == "no culprit") {
+      ++quiet;
+    } else if (std::regex_search(culprit, c, cost)) {
+      EXPECT_LT(std::stod(c[1]), 0.25 * ms) << line << "\n" << watch.out;
+    }
+  }
+  ASSERT_GE(read, 20) << watch.out << watch.err;
+  EXPECT_GE(quiet * 10, read * 8) << "most steps of a fault-free job name no culprit\n"
+                                  << watch.out;
+}
+
 TEST(WatchLive, AJobThatHangsIsSaidOnceAndItsEndToo) {
   // Stage 1 stops before F3 of step 15 and never returns; the engine's watchdog ends the job.
   LiveEngineJob job({"--op-ms", "2", "--steps", "40", "--hang", "1:3:15", "--timeout", "16"});
