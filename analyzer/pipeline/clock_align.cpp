@@ -1,36 +1,121 @@
 #include "analyzer/pipeline/clock_align.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
+#include <string>
 
 namespace bubblescope::analysis {
+namespace {
 
-std::vector<TimeNs> estimateClockOffsets(const PipelineTrace& pl) {
+constexpr TimeNs kNone = std::numeric_limits<TimeNs>::min();
+constexpr TimeNs kOpen = std::numeric_limits<TimeNs>::max();
+
+// What the transfers between stage s and s + 1 say of d = off[s+1] - off[s]: each activation
+// sent down asks d >= its bound, each gradient sent back d <= its own.
+struct LinkBounds {
+  std::vector<TimeNs> atLeast, atMost;
+};
+
+// No correction beyond what causality demands: zero where the bounds allow it, else the middle of
+// the feasible interval (or the one bound there is).
+TimeNs offsetWithin(TimeNs lower, TimeNs upper) {
+  const bool hasLower = lower != kNone, hasUpper = upper != kOpen;
+  if (hasLower && lower > 0) return hasUpper ? (lower + upper) / 2 : lower;
+  if (hasUpper && upper < 0) return hasLower ? (lower + upper) / 2 : upper;
+  return 0;
+}
+
+// Transfers that contradict each other (a pair matched wrongly, a clock that drifted during the
+// capture) leave no offset that fits them all; one of them, a window apart, would shift the
+// stage by the window. The offset is chosen as where all fit, among the most transfers that fit
+// one offset (those nearest zero); the others are left out and said.
+struct Contested {
+  TimeNs offset = 0;
+  size_t leftOut = 0;
+  TimeNs worst = 0;  // how far the farthest left-out transfer is from fitting
+};
+Contested fitMost(LinkBounds b) {
+  std::sort(b.atLeast.begin(), b.atLeast.end());
+  std::sort(b.atMost.begin(), b.atMost.end());
+  auto violated = [&](TimeNs d) {
+    const size_t low = static_cast<size_t>(b.atLeast.end() -
+                                           std::upper_bound(b.atLeast.begin(), b.atLeast.end(), d));
+    const size_t high = static_cast<size_t>(std::lower_bound(b.atMost.begin(), b.atMost.end(), d) -
+                                            b.atMost.begin());
+    return low + high;
+  };
+  Contested best;
+  best.leftOut = violated(0);
+  std::vector<TimeNs> candidates = b.atLeast;
+  candidates.insert(candidates.end(), b.atMost.begin(), b.atMost.end());
+  for (TimeNs d : candidates) {
+    const size_t v = violated(d);
+    const bool nearer = std::abs(d) < std::abs(best.offset);
+    if (v < best.leftOut || (v == best.leftOut && nearer)) {
+      best.offset = d;
+      best.leftOut = v;
+    }
+  }
+  // Among the transfers that fit, the same rule as where all fit.
+  TimeNs lo = kNone, hi = kOpen;
+  for (TimeNs a : b.atLeast) {
+    if (a <= best.offset) lo = std::max(lo, a);
+  }
+  for (TimeNs u : b.atMost) {
+    if (u >= best.offset) hi = std::min(hi, u);
+  }
+  best.offset = offsetWithin(lo, hi);
+  best.leftOut = violated(best.offset);
+  for (TimeNs a : b.atLeast) best.worst = std::max(best.worst, a - best.offset);
+  for (TimeNs u : b.atMost) best.worst = std::max(best.worst, best.offset - u);
+  return best;
+}
+
+std::string msText(TimeNs ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f ms", static_cast<double>(ns) / 1e6);
+  return text;
+}
+
+}  // namespace
+
+std::vector<TimeNs> estimateClockOffsets(const PipelineTrace& pl,
+                                         std::vector<std::string>* warnings) {
   const int p = static_cast<int>(pl.stages.size());
-  constexpr TimeNs kNone = std::numeric_limits<TimeNs>::min();
+  std::vector<LinkBounds> links(p);
   // lower[s]: the largest lower bound on off[s+1] - off[s]; upper[s]: the smallest upper bound.
-  std::vector<TimeNs> lower(p, kNone), upper(p, std::numeric_limits<TimeNs>::max());
+  std::vector<TimeNs> lower(p, kNone), upper(p, kOpen);
   for (const Transfer& t : pl.transfers) {
     if (std::abs(t.fromStage - t.toStage) != 1) continue;  // neighbours only: the chain
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
     const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
-    // recv.end + off[to] >= send.start + off[from]
-    const TimeNs bound = send.start - recv.end;  // off[to] - off[from] >= bound
+    // recv.end + off[to] >= send.start + off[from]: off[to] - off[from] >= bound
+    const TimeNs bound = send.start - recv.end;
     if (t.toStage == t.fromStage + 1) {
       lower[t.fromStage] = std::max(lower[t.fromStage], bound);
+      links[t.fromStage].atLeast.push_back(bound);
     } else {
-      upper[t.toStage] = std::min(upper[t.toStage], -bound);  // off[from]-off[to] >= bound
+      upper[t.toStage] = std::min(upper[t.toStage], -bound);
+      links[t.toStage].atMost.push_back(-bound);
     }
   }
   std::vector<TimeNs> offsets(p, 0);
   for (int s = 0; s + 1 < p; ++s) {
-    TimeNs d = 0;
-    const bool hasLower = lower[s] != kNone;
-    const bool hasUpper = upper[s] != std::numeric_limits<TimeNs>::max();
-    if (hasLower && lower[s] > 0)
-      d = hasUpper && upper[s] >= lower[s] ? (lower[s] + upper[s]) / 2 : lower[s];
-    if (hasUpper && upper[s] < 0)
-      d = hasLower && lower[s] <= upper[s] ? (lower[s] + upper[s]) / 2 : upper[s];
+    TimeNs d = offsetWithin(lower[s], upper[s]);
+    if (lower[s] != kNone && upper[s] != kOpen && lower[s] > upper[s]) {
+      const Contested c = fitMost(links[s]);
+      d = c.offset;
+      if (warnings != nullptr) {
+        const size_t all = links[s].atLeast.size() + links[s].atMost.size();
+        warnings->push_back(
+            "clock alignment: " + std::to_string(c.leftOut) + " of " + std::to_string(all) +
+            " transfers between stage " + std::to_string(s) + " and stage " +
+            std::to_string(s + 1) + " contradict the others (by up to " + msText(c.worst) +
+            ": matched to the wrong partner, or a clock that drifted during the capture); the "
+            "offset fits the others and leaves them out");
+      }
+    }
     offsets[s + 1] = offsets[s] + d;
   }
   return offsets;
@@ -65,8 +150,8 @@ void shiftTimes(RankOps& ops, TimeNs d) {
     s.start += d;
     s.end += d;
   }
-  for (auto* list : {&ops.optimizer, &ops.gradSync, &ops.otherBusy, &ops.hostActivity,
-                     &ops.computeKernels}) {
+  for (auto* list :
+       {&ops.optimizer, &ops.gradSync, &ops.otherBusy, &ops.hostActivity, &ops.computeKernels}) {
     for (auto& i : *list) {
       i.start += d;
       i.end += d;

@@ -10,8 +10,10 @@
 
 namespace bubblescope::analysis {
 
-// Offsets to add to each stage's times (stage 0 keeps 0).
-std::vector<TimeNs> estimateClockOffsets(const PipelineTrace& pipeline);
+// Offsets to add to each stage's times (stage 0 keeps 0); a line in `warnings` for each pair of
+// stages whose transfers contradict each other.
+std::vector<TimeNs> estimateClockOffsets(const PipelineTrace& pipeline,
+                                         std::vector<std::string>* warnings = nullptr);
 
 // Adds `offset` to every time in the ops.
 void shiftTimes(RankOps& ops, TimeNs offset);

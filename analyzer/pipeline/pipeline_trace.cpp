@@ -255,7 +255,7 @@ PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<Ra
   inferPeers(pl);
   pl.transfers = matchTransfers(pl);
   if (options.alignClocks && options.appliedOffsets.empty()) {
-    const auto offsets = estimateClockOffsets(pl);
+    const auto offsets = estimateClockOffsets(pl, &pl.warnings);
     for (int s = 0; s < pl.p; ++s) {
       pl.stages[s].clockOffset = offsets[s];
       shiftTimes(pl.stages[s].ops, offsets[s]);

@@ -77,6 +77,48 @@ TEST(EstimateClockOffsets, IgnoresTransfersBetweenStagesThatAreNotNeighbours) {
   EXPECT_EQ(estimateClockOffsets(pl), (std::vector<TimeNs>{0, 0, 0}));
 }
 
+// A gradient transfer matched to the wrong send, a second apart: it alone asks stage 1 to be a
+// second early, against every other transfer. It is left out, and said; the offset is the one
+// the others give.
+TEST(EstimateClockOffsets, ATransferThatContradictsTheOthersIsLeftOutAndSaid) {
+  for (const TimeNs skew : {TimeNs{0}, -5 * kMs}) {
+    PipelineTrace pl = exchange({0, skew});
+    for (int k = 1; k <= 4; ++k) {  // more of the same exchange, 200 ms apart
+      const PipelineTrace more = exchange({0, skew});
+      for (int s = 0; s < 2; ++s) {
+        for (auto c : more.stages[s].ops.comms) {
+          c.start += 200 * k * kMs;
+          c.end += 200 * k * kMs;
+          pl.stages[s].ops.comms.push_back(c);
+        }
+      }
+      for (Transfer t : more.transfers) {
+        t.send += 2 * k;
+        t.recv += 2 * k;
+        pl.transfers.push_back(t);
+      }
+    }
+    // Stage 1's send of a gradient, paired with stage 0's receive that ended 1 s before it.
+    pl.stages[1].ops.comms.push_back(
+        {true, OpKind::B, 7, 0, 0, 1000 * kMs + skew, 1001 * kMs + skew, 1, 0});
+    pl.stages[0].ops.comms.push_back({false, OpKind::B, 7, 0, 1, -2 * kMs, -1 * kMs, 0, 0});
+    pl.transfers.push_back(
+        {1, 0, pl.stages[1].ops.comms.size() - 1, pl.stages[0].ops.comms.size() - 1});
+    std::vector<std::string> warnings;
+    EXPECT_EQ(estimateClockOffsets(pl, &warnings), (std::vector<TimeNs>{0, -skew})) << skew;
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0].rfind("clock alignment: 1 of 11 transfers between stage 0 and stage 1 "
+                                "contradict the others (by up to 100",
+                                0),
+              0u)
+        << warnings[0];
+  }
+  // Transfers that agree: nothing said.
+  std::vector<std::string> none;
+  estimateClockOffsets(exchange({0, -5 * kMs, 2 * kMs}), &none);
+  EXPECT_TRUE(none.empty());
+}
+
 TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
   RankOps ops;
   RecognizedOp op;
