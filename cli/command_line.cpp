@@ -141,6 +141,8 @@ void addRun(CLI::App& engineCmd, Action& action) {
                   "S:MB  stage S runs its op on MB late: the stages' orders disagree (deadlock)");
   run->add_option("--hang", o->faults.hang,
                   "S:MB[:STEP]  stage S stops before its first op of MB and never returns");
+  run->add_option("--late-start", o->faults.lateStart,
+                  "S:SECONDS  stage S's process starts SECONDS late (a node slow to come up)");
   run->add_option("--mlp-width", o->mlpWidth, "mlp mode: layer width")
       ->capture_default_str()
       ->check(inRange(wholeFrom(1, 4096)));
@@ -158,7 +160,7 @@ void addRun(CLI::App& engineCmd, Action& action) {
   run->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
   // Fault flags repeat (--stall 1:5:20 --stall 2:0:5), one value each.
   for (const char* name : {"--slow-stage", "--stall", "--host-stall", "--comm-delay", "--crash",
-                           "--mismatch", "--hang"}) {
+                           "--mismatch", "--hang", "--late-start"}) {
     run->get_option(name)->expected(1)->allow_extra_args(false)->multi_option_policy(
         CLI::MultiOptionPolicy::TakeAll);
   }

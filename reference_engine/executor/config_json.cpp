@@ -154,6 +154,15 @@ void writeFaultsJson(const Faults& f, JsonWriter& out, const Schedule* effectsOf
   });
   writeList("host_stalls", f.hostStalls, out, [&](const Stall& s) { writeStall(s, out); });
   out.field("jitter_pct", f.jitterPct);
+  // Only where given: configurations and truths without it read as before.
+  if (!f.lateStarts.empty()) {
+    writeList("late_starts", f.lateStarts, out, [&](const LateStart& l) {
+      out.beginObject();
+      out.field("seconds", l.seconds);
+      out.field("stage", l.stage);
+      out.endObject();
+    });
+  }
   writeList("mismatches", f.mismatches, out,
             [&](const Mismatch& mm) { writeMismatch(mm, effectsOf, out); });
   writeList("slow_stages", f.slowStages, out, [&](const SlowStage& s) {
@@ -184,6 +193,8 @@ Faults faultsFromJson(const json& j) {
     f.mismatches.push_back({mm.at("stage"), mm.at("mb")});
   for (const auto& h : j.value("hangs", json::array()))
     f.hangs.push_back({h.at("stage"), h.at("mb"), h.at("step")});
+  for (const auto& l : j.value("late_starts", json::array()))
+    f.lateStarts.push_back({l.at("stage"), l.at("seconds")});
   return f;
 }
 

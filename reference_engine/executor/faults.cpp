@@ -154,6 +154,13 @@ double Faults::commDelayMs(int stage, int step) const {
   return 0.0;
 }
 
+double Faults::lateStartSeconds(int stage) const {
+  for (const auto& l : lateStarts) {
+    if (l.stage == stage) return l.seconds;
+  }
+  return 0.0;
+}
+
 // Beyond these a fault is a typo, and its nanoseconds would overflow (1e300 ms slept forever).
 constexpr double kMaxFactor = 1000;
 constexpr double kMaxFaultMs = 86'400'000;
@@ -227,6 +234,18 @@ Hang parseHang(std::string_view text, const FaultBounds& bounds) {
   return parseOpPlace<Hang>("--hang", text, bounds);
 }
 
+LateStart parseLateStart(std::string_view text, const FaultBounds& bounds) {
+  FlagParser in("--late-start", text, "STAGE:SECONDS, e.g. 3:4");
+  in.requireFieldCount(2, 2);
+  LateStart l;
+  l.stage = in.inRange(in.integer(0, "stage"), bounds.p, "stage", "p");
+  l.seconds = in.number(1, "delay");
+  if (l.seconds <= 0 || l.seconds > kMaxFaultMs / 1000) {
+    in.fail("the delay must be above 0 s, at most a day");
+  }
+  return l;
+}
+
 Faults parseFaults(const FaultFlags& flags, const FaultBounds& bounds) {
   Faults f;
   for (const auto& text : flags.slowStage) f.slowStages.push_back(parseSlowStage(text, bounds));
@@ -240,6 +259,14 @@ Faults parseFaults(const FaultFlags& flags, const FaultBounds& bounds) {
   for (const auto& text : flags.crash) f.crashes.push_back(parseCrash(text, bounds));
   for (const auto& text : flags.mismatch) f.mismatches.push_back(parseMismatch(text, bounds));
   for (const auto& text : flags.hang) f.hangs.push_back(parseHang(text, bounds));
+  for (const auto& text : flags.lateStart) {
+    const LateStart l = parseLateStart(text, bounds);
+    if (f.lateStartSeconds(l.stage) > 0) {
+      throw FaultSpecError("--late-start " + text + ": stage " + std::to_string(l.stage) +
+                           " is given twice");
+    }
+    f.lateStarts.push_back(l);
+  }
   if (!std::isfinite(flags.jitterPct) || flags.jitterPct < 0 || flags.jitterPct >= 100) {
     std::ostringstream typed;
     typed << flags.jitterPct;

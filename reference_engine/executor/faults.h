@@ -78,6 +78,14 @@ struct Hang {
   int step = 0;
 };
 
+// The stage's process starts `seconds` late: it makes no call (no NVTX range, no transfer) until
+// then, as a rank on a node slow to come up (a checkpoint loading, a container pulling); its
+// neighbours wait for it in their first receives.
+struct LateStart {
+  int stage = 0;
+  double seconds = 0;
+};
+
 struct Faults {
   std::vector<SlowStage> slowStages;
   std::vector<Stall> stalls;
@@ -87,6 +95,7 @@ struct Faults {
   std::vector<Crash> crashes;
   std::vector<Mismatch> mismatches;
   std::vector<Hang> hangs;
+  std::vector<LateStart> lateStarts;
 
   // The run is meant never to finish (the watchdog ends it).
   bool deadlocks() const { return !mismatches.empty() || !hangs.empty(); }
@@ -94,6 +103,7 @@ struct Faults {
   // every op (a stage has at most one matching entry per step: parseFaults rejects overlaps).
   double slowFactor(int stage, int step) const;
   double commDelayMs(int stage, int step) const;
+  double lateStartSeconds(int stage) const;
 };
 
 // What a flag may refer to: stages [0, p), microbatches [0, m), steps [0, steps).
@@ -112,6 +122,7 @@ struct FaultFlags {
   std::vector<std::string> crash;      // S:MB[:STEP]
   std::vector<std::string> mismatch;   // S:MB
   std::vector<std::string> hang;       // S:MB[:STEP]
+  std::vector<std::string> lateStart;  // S:SECONDS
   double jitterPct = 0;
 };
 
@@ -121,6 +132,7 @@ CommDelay parseCommDelay(std::string_view text, const FaultBounds& bounds);
 Crash parseCrash(std::string_view text, const FaultBounds& bounds);
 Mismatch parseMismatch(std::string_view text, const FaultBounds& bounds);
 Hang parseHang(std::string_view text, const FaultBounds& bounds);
+LateStart parseLateStart(std::string_view text, const FaultBounds& bounds);
 // All flags at once; also rejects a stage given twice to --slow-stage or --comm-delay unless its
 // step ranges do not overlap.
 Faults parseFaults(const FaultFlags& flags, const FaultBounds& bounds);

@@ -3,11 +3,13 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "reference_engine/executor/config_json.h"
 #if BUBBLESCOPE_HAVE_CUDA_COMPUTE
@@ -56,6 +58,10 @@ int runStage(const WorkerArgs& args) {
   const EngineConfig config = loadConfig(args.config);
   const int stage = args.stage;
   if (stage < 0 || stage >= config.schedule.p) throw std::runtime_error("stage out of range");
+  // Before any call a profiler sees: the rank is not there yet (--late-start).
+  if (const double late = config.faults.lateStartSeconds(stage); late > 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(late));
+  }
 
   Annotator annotator(config.labels);
   const NcclRanges nccl(!config.labels);

@@ -38,6 +38,7 @@ EngineConfig everyMemberSet(ComputeMode compute) {
   c.faults.crashes = {{2, 1, 0}};
   c.faults.mismatches = {{1, 4}};
   c.faults.hangs = {{2, 3, 0}};
+  c.faults.lateStarts = {{3, 2.5}};
   c.truthPath = "out/truth \"café\".json";
   c.timeoutSeconds = 2.5;
   c.workerCommand = {"/usr/bin/bubblescope", "engine", "worker"};
@@ -117,6 +118,9 @@ TEST(EngineJson, ConfigurationIsDumpsBytesAndReadsBackAsWritten) {
     EXPECT_EQ(back.faults.commDelays[1].steps->to, 1);
     EXPECT_EQ(back.faults.mismatches[0].mb, 4);
     EXPECT_EQ(back.faults.hangs[0].mb, 3);
+    ASSERT_EQ(back.faults.lateStarts.size(), 1u);
+    EXPECT_EQ(back.faults.lateStarts[0].stage, 3);
+    EXPECT_EQ(back.faults.lateStarts[0].seconds, 2.5);
     EXPECT_EQ(back.faults.jitterPct, 30);
     EXPECT_EQ(back.truthPath, c.truthPath);
     EXPECT_EQ(back.timeoutSeconds, 2.5);

@@ -60,6 +60,7 @@ TEST_P(MalformedFaultFlag, IsRejectedWithAMessageNamingFlagAndProblem) {
   if (flag == "--host-stall") flags.hostStall = {bad.text};
   if (flag == "--comm-delay") flags.commDelay = {bad.text};
   if (flag == "--crash") flags.crash = {bad.text};
+  if (flag == "--late-start") flags.lateStart = {bad.text};
   try {
     parseFaults(flags, kBounds);
     FAIL() << flag << " " << bad.text << " was accepted";
@@ -124,7 +125,12 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"--comm-delay", "1@2", "expected STAGE:MS[@FROM[-TO]]"},
                       BadFlag{"--comm-delay", "1:5@9", "first step 9 is out of range (steps=3"},
                       // --crash takes one step, not a range: the '@' is part of a field.
-                      BadFlag{"--crash", "1:2@1", "microbatch '2@1' is not an integer"}),
+                      BadFlag{"--crash", "1:2@1", "microbatch '2@1' is not an integer"},
+                      BadFlag{"--late-start", "3", "expected STAGE:SECONDS"},
+                      BadFlag{"--late-start", "4:2", "stage 4 is out of range (p=4"},
+                      BadFlag{"--late-start", "1:0", "delay must be above 0 s, at most a day"},
+                      BadFlag{"--late-start", "1:1e9", "delay must be above 0 s, at most a day"},
+                      BadFlag{"--late-start", "1:soon", "delay 'soon' is not a number"}),
     [](const ::testing::TestParamInfo<BadFlag>& param) {
       std::string name = std::string(param.param.flag + 2) + "_" + param.param.text;
       for (char& c : name) {
@@ -132,6 +138,20 @@ INSTANTIATE_TEST_SUITE_P(
       }
       return name + "_" + std::to_string(param.index);
     });
+
+TEST(FaultFlags, LateStartParsesStageAndSecondsOncePerStage) {
+  const LateStart l = parseLateStart("3:2.5", kBounds);
+  EXPECT_EQ(l.stage, 3);
+  EXPECT_DOUBLE_EQ(l.seconds, 2.5);
+  FaultFlags flags;
+  flags.lateStart = {"3:2.5", "1:4"};
+  const Faults f = parseFaults(flags, kBounds);
+  EXPECT_DOUBLE_EQ(f.lateStartSeconds(3), 2.5);
+  EXPECT_DOUBLE_EQ(f.lateStartSeconds(1), 4);
+  EXPECT_DOUBLE_EQ(f.lateStartSeconds(0), 0);
+  flags.lateStart = {"3:2.5", "3:1"};
+  EXPECT_THROW(parseFaults(flags, kBounds), FaultSpecError);
+}
 
 TEST(FaultFlags, AStageGivenTwiceToSlowStageIsRejected) {
   FaultFlags flags;
