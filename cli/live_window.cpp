@@ -139,7 +139,10 @@ std::vector<int64_t> finishedSteps(const traces::Run& run, const std::vector<int
 
 LiveWindow::LiveWindow(const TargetArgs& targets, std::string command, double keepSeconds,
                        int heldSteps)
-    : command_(std::move(command)), keepSeconds_(keepSeconds), heldSteps_(heldSteps) {
+    : command_(std::move(command)),
+      targets_(targets),
+      keepSeconds_(keepSeconds),
+      heldSteps_(heldSteps) {
   Problems problem;
   session_ = collect(targets, problem);
   // collect() has said what is missing (no process, one that exited or refused), a line each.
@@ -147,8 +150,10 @@ LiveWindow::LiveWindow(const TargetArgs& targets, std::string command, double ke
   if (found_) settle();
 }
 
-LiveWindow::LiveWindow(Session found, std::string command, double keepSeconds, int heldSteps)
+LiveWindow::LiveWindow(Session found, const TargetArgs& targets, std::string command,
+                       double keepSeconds, int heldSteps)
     : command_(std::move(command)),
+      targets_(targets),
       keepSeconds_(keepSeconds),
       heldSteps_(heldSteps),
       session_(std::move(found)) {
@@ -203,8 +208,46 @@ void LiveWindow::start() {
   }
 }
 
+std::vector<std::string> LiveWindow::joinLateRanks() {
+  std::vector<std::string> joined;
+  if (!targets_.all) return joined;  // the processes named are the ones watched
+  int64_t world = -1;
+  for (const control::AgentStatus& st : session_.statuses) world = std::max(world, st.worldSize);
+  if (world <= 0 || static_cast<int64_t>(session_.targets.size()) >= world) return joined;
+  // Ranks on other nodes are never found here: look again once a second, not every poll.
+  const auto now = std::chrono::steady_clock::now();
+  if (now - lookedForRanks_ < std::chrono::seconds(1)) return joined;
+  lookedForRanks_ = now;
+  TargetArgs ofRun = targets_;
+  ofRun.runId = runId_;
+  Problems quiet;  // a process that went or refused is asked again at the next look
+  quiet.quiet = true;
+  const Session now_ = collect(ofRun, quiet);
+  std::set<int64_t> known;
+  for (const control::Target& t : session_.targets) known.insert(t.pid);
+  Session fresh;
+  for (size_t i = 0; i < now_.targets.size(); ++i) {
+    if (known.count(now_.targets[i].pid) != 0) continue;
+    fresh.targets.push_back(now_.targets[i]);
+    fresh.statuses.push_back(now_.statuses[i]);
+  }
+  if (fresh.targets.empty()) return joined;
+  const std::vector<control::Exchange> started =
+      control::watchAll(fresh.targets, keep_, kReplyTimeout);
+  for (size_t i = 0; i < started.size(); ++i) {
+    if (started[i].outcome != control::Outcome::Answered || !started[i].reply.ok) continue;
+    session_.targets.push_back(fresh.targets[i]);
+    session_.statuses.push_back(fresh.statuses[i]);
+    joined.push_back(processLabel(fresh.statuses[i]));
+  }
+  return joined;
+}
+
 LivePoll LiveWindow::poll(const analysis::AnalyzeOptions& base) {
   LivePoll p;
+  p.joined = joinLateRanks();
+  // A rank's window begins when it joins: the steps already under way lack its start.
+  if (!p.joined.empty()) joinedSinceRead_ = true;
   std::vector<std::string> problems;
   std::vector<int64_t> running;
   const std::vector<control::Exchange> answers =
@@ -227,6 +270,10 @@ LivePoll LiveWindow::poll(const analysis::AnalyzeOptions& base) {
       keep_ = wanted;
     }
     period_ = now;
+  }
+  if (joinedSinceRead_ && readUpTo_ != INT64_MIN && !running.empty()) {
+    readUpTo_ = std::max(readUpTo_, *std::max_element(running.begin(), running.end()));
+    joinedSinceRead_ = false;
   }
   p.steps = finishedSteps(p.run, running, base, readUpTo_);
   if (!p.steps.empty()) readUpTo_ = p.steps.back();

@@ -23,6 +23,7 @@ struct LivePoll {
   std::vector<std::string> gone;         // processes that exited: the job ended
   std::vector<std::string> ended;        // "who: why" for each window its agent ended
   std::vector<std::string> newProblems;  // a rank slow to answer, said once each
+  std::vector<std::string> joined;       // "rank 3 (pid 2821)": came after the watch began
   // False when a rank did not answer (or none did): the poll read no step and says nothing more.
   bool read = false;
 };
@@ -34,8 +35,9 @@ class LiveWindow {
   // UsageError for processes of several runs. `keepSeconds` 0: what each poll needs plus
   // `heldSteps` steps (0.5 s to 60 s).
   LiveWindow(const TargetArgs& targets, std::string command, double keepSeconds, int heldSteps);
-  // The same on processes already found (waitForJob).
-  LiveWindow(Session found, std::string command, double keepSeconds, int heldSteps);
+  // The same on processes already found (waitForJob) by `targets`.
+  LiveWindow(Session found, const TargetArgs& targets, std::string command, double keepSeconds,
+             int heldSteps);
 
   bool found() const { return found_; }
   const std::string& runId() const { return runId_; }
@@ -48,11 +50,13 @@ class LiveWindow {
   // (it records to a file) or does not answer.
   void start();
   // Fetches every window once. The steps it returns are taken as read: the next poll returns
-  // the ones after them.
+  // the ones after them. With --all, a process of the run that started since (fewer processes
+  // than the job's world size) is asked to watch too, and read from the step after it joined.
   LivePoll poll(const analysis::AnalyzeOptions& base);
 
  private:
   std::string command_;
+  TargetArgs targets_;
   double keepSeconds_;
   int heldSteps_;
   Session session_;
@@ -61,8 +65,14 @@ class LiveWindow {
   int64_t period_ = -1, keep_ = 0;
   int64_t readUpTo_ = INT64_MIN;  // the newest step returned; INT64_MIN before the first poll
   std::set<std::string> warned_;
+  std::chrono::steady_clock::time_point lookedForRanks_{};
+  bool joinedSinceRead_ = false;
 
-  void settle();  // the run, the step period and what to keep, of the processes found
+  void settle();
+  // The processes of the run that came since the last look (once a second while the job's
+  // world size is not all found), each asked to watch; "rank 3 (pid 2821)" for each that did.
+  std::vector<std::string>
+  joinLateRanks();  // the run, the step period and what to keep, of the processes found
 };
 
 // `record --watch`: the job's processes appear as it starts (a launcher spawns its ranks, each

@@ -48,6 +48,9 @@ struct Follower {
         return u;
       }
       u.notes = std::move(p.newProblems);
+      for (const std::string& who : p.joined) {
+        u.notes.push_back("watching " + who + " too, from the next step it begins");
+      }
       if (p.read) {
         const auto now = StepSilence::Clock::now();
         if (!p.steps.empty()) silence.stepRead(now);

@@ -36,7 +36,7 @@ int watchLive(const LiveWatchOptions& o) {
       std::cout << "the job ended before any of its processes could be watched\n";
       return 0;
     }
-    window.emplace(std::move(s), "watch", o.keepSeconds, 3);
+    window.emplace(std::move(s), o.targets, "watch", o.keepSeconds, 3);
   } else {
     window.emplace(o.targets, "watch", o.keepSeconds, 3);
     if (!window->found()) return kBadInput;
@@ -72,6 +72,9 @@ int watchLive(const LiveWatchOptions& o) {
     if (jobEndedBefore) {
       std::cout << "the job ended; " << session.stepsWatched() << " step(s) watched\n";
       return 0;
+    }
+    for (const std::string& who : p.joined) {
+      std::cerr << "bubblescope: watching " << who << " too, from the next step it begins\n";
     }
     for (const std::string& line : p.newProblems) warn("watch: " + line);
     if (!p.read) continue;

@@ -34,7 +34,8 @@ ProcessOptions runtimeDirEnv(const fs::path& rt, std::chrono::seconds timeout) {
   return o;
 }
 
-LiveEngineJob::LiveEngineJob(const std::vector<std::string>& engineArgs, bool dormant) {
+LiveEngineJob::LiveEngineJob(const std::vector<std::string>& engineArgs, bool dormant,
+                             int listening) {
   std::vector<std::string> argv = {BUBBLESCOPE_BIN, "record", "--dormant", "-o",
                                    run().string(),  "--"};
   const std::vector<std::string> engine = engineRunArgv(truth(), engineArgs);
@@ -49,7 +50,7 @@ LiveEngineJob::LiveEngineJob(const std::vector<std::string>& engineArgs, bool do
   eventually(
       [&] {
         const ProcessResult ps = runBubblescope({"ps"}, env());
-        return std::count(ps.out.begin(), ps.out.end(), '\n') >= kStages + 1;  // and a header
+        return std::count(ps.out.begin(), ps.out.end(), '\n') >= listening + 1;  // and a header
       },
       std::chrono::seconds(20));
 }

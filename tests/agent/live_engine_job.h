@@ -29,8 +29,10 @@ class LiveEngineJob {
   static constexpr int kStages = 4;
 
   // `engineArgs` follow the fixed ones (--op-ms, --steps, faults). `dormant` false: under a plain
-  // `record`, recording to files from the start.
-  explicit LiveEngineJob(const std::vector<std::string>& engineArgs, bool dormant = true);
+  // `record`, recording to files from the start. Returns once `listening` processes answer (a
+  // job with a --late-start stage: fewer than all).
+  explicit LiveEngineJob(const std::vector<std::string>& engineArgs, bool dormant = true,
+                         int listening = kStages);
 
   // The job's runtime directory, and no inherited one, for every command that looks for it.
   ProcessOptions env() const;

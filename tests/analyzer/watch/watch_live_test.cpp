@@ -37,21 +37,25 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
+// What 2 ms ops pick up from a shared machine (up to a tenth of the step: scheduling, the watch
+// itself) names jitter or a short stall on some line, never a fault of a fifth of the step.
+// Beyond a tenth: the line that says so, to skip with; "" otherwise.
+std::string tooLoadedToTime(const LiveEngineJob& job) {
+  const RunNoise noise = engineRunNoise(job.truth());
+  if (noise.share() <= 0.10) return "";
+  return "the machine was too loaded to time this job: its ops and transfers were stretched by " +
+         std::to_string(static_cast<int>(100 * noise.share())) +
+         "% of its step (a quiet machine: 2%)";
+}
+
 TEST(WatchLive, AStageThatTurnsSlowIsNamedWhileTheJobRunsAndNoFileIsWritten) {
   const int onset = 40, end = 60;  // steps of 2 ms ops: ~70 ms each, the onset ~3 s in
   LiveEngineJob job({"--op-ms", "2", "--steps", "90", "--slow-stage",
                      "2:1.6@" + std::to_string(onset) + "-" + std::to_string(end)});
   const ProcessResult watch = runBubblescope({"watch", "--all"}, job.env());
   ASSERT_EQ(job.wait(), 0) << job.log();
-  // The assertions are about a stage 1.6x slow (a fifth of the step); what 2 ms ops pick up from
-  // a shared machine (up to a tenth of the step: scheduling, the watch itself) names jitter or a
-  // short stall on some line, never that. Beyond a tenth, say so and skip.
-  const RunNoise noise = engineRunNoise(job.truth());
-  if (noise.share() > 0.10) {
-    GTEST_SKIP() << "the machine was too loaded to time this job: its ops and transfers were "
-                    "stretched by "
-                 << static_cast<int>(100 * noise.share()) << "% of its step (a quiet machine: 2%)";
-  }
+  // The assertions are about a stage 1.6x slow (a fifth of the step).
+  if (const std::string why = tooLoadedToTime(job); !why.empty()) GTEST_SKIP() << why;
   EXPECT_EQ(watch.exitCode, 0) << watch.err;
   // The job was only watched: the dormant agent wrote no trace.
   EXPECT_FALSE(fs::exists(job.run()) && !fs::is_empty(job.run())) << job.run();
@@ -93,12 +97,7 @@ TEST(WatchLive, AFaultFreeJobWatchedFromItsStartNamesNoFault) {
   LiveEngineJob job({"--op-ms", "2", "--steps", "60"});
   const ProcessResult watch = runBubblescope({"watch", "--all"}, job.env());
   ASSERT_EQ(job.wait(), 0) << job.log();
-  const RunNoise noise = engineRunNoise(job.truth());
-  if (noise.share() > 0.10) {
-    GTEST_SKIP() << "the machine was too loaded to time this job: its ops and transfers were "
-                    "stretched by "
-                 << static_cast<int>(100 * noise.share()) << "% of its step (a quiet machine: 2%)";
-  }
+  if (const std::string why = tooLoadedToTime(job); !why.empty()) GTEST_SKIP() << why;
   EXPECT_EQ(watch.exitCode, 0) << watch.err;
   static const std::regex step(
       R"(^step (\d+)  ([0-9.]+) ms  bubble [0-9.]+%  S ([0-9.]+)x  (.*)$)");
@@ -122,6 +121,37 @@ TEST(WatchLive, AFaultFreeJobWatchedFromItsStartNamesNoFault) {
   ASSERT_GE(read, 20) << watch.out << watch.err;
   EXPECT_GE(quiet * 10, read * 8) << "most steps of a fault-free job name no culprit\n"
                                   << watch.out;
+}
+
+// A rank that comes up late (a node slow to start): `watch --all` began with the three that were
+// there, takes the fourth in when it appears, says so once, and reads every step from one it
+// began after, to the job's end.
+TEST(WatchLive, ARankThatStartsLateJoinsTheWatch) {
+  LiveEngineJob job({"--op-ms", "2", "--steps", "80", "--late-start", "3:3"}, true, 3);
+  const ProcessResult watch = runBubblescope({"watch", "--all"}, job.env());
+  ASSERT_EQ(job.wait(), 0) << job.log();
+  EXPECT_EQ(watch.exitCode, 0) << watch.err;
+  EXPECT_NE(watch.err.find("bubblescope: watching 3 process(es)"), std::string::npos) << watch.err;
+  int joined = 0;
+  for (const std::string& line : lines(watch.err)) {
+    joined += line.rfind("bubblescope: watching rank 3 (pid ", 0) == 0;
+  }
+  EXPECT_EQ(joined, 1) << watch.err;
+  static const std::regex step(R"(^step (\d+)  [0-9.]+ ms  bubble .*)");
+  std::vector<int> read;
+  std::smatch m;
+  for (const std::string& line : lines(watch.out)) {
+    if (std::regex_match(line, m, step)) read.push_back(std::stoi(m[1]));
+  }
+  ASSERT_GT(read.size(), 10u) << watch.out << watch.err;
+  // From the first step read on, each one: none skipped, none twice, to the job's last.
+  EXPECT_EQ(read.back() - read.front() + 1, static_cast<int>(read.size())) << watch.out;
+  // To the end, less what finished in the last poll before the processes exited (their windows
+  // went with them): a poll is at most a second, 14 steps of these.
+  EXPECT_GE(read.back(), 80 - 15) << watch.out;
+  const std::vector<std::string> all = lines(watch.out);
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.back().rfind("the job ended: ", 0), 0u) << watch.out;
 }
 
 TEST(WatchLive, AJobThatHangsIsSaidOnceAndItsEndToo) {
