@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Issue 30's job budget, measured as rotating rounds in one run: the engine job's mean step
+#  - plain: without the agent;
+#  - watch: under `record --dormant`, with `watch --all` following it the whole time;
+#  - file:  under a plain `record` (files, no watch): what recording itself costs;
+# each mode once a round, the order rotating, so machine drift hits every mode alike. A step is
+# stage 0's `step N` range in the engine's truth.json, steps 10 on. Per round: each mode's mean
+# step over plain's; then the median of those ratios.
+# Usage: job_overhead_rounds.sh BUBBLESCOPE ROUNDS P STEPS   e.g. ... build/bin/bubblescope 8 8 200
+set -euo pipefail
+bin=$(realpath "$1"); rounds=$2; p=$3; steps=$4
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+export BUBBLESCOPE_RUNTIME_DIR=$work/rt; mkdir -m 700 "$work/rt"
+engine=("$bin" engine run --schedule 1f1b -p "$p" -m 8 --op-ms 2 --steps "$steps" -q)
+
+mean_step() {
+  python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+spans = sorted((r["start_ns"], r["end_ns"]) for r in d["stages"][0]["nvtx"] if r["name"].startswith("step "))[10:]
+print("%.3f" % (sum(e - s for s, e in spans) / len(spans) / 1e6))
+PY
+}
+
+run() {  # MODE ROUND
+  local t=$work/$1$2.json
+  case $1 in
+    plain) (cd "$work" && "${engine[@]}" --truth "$t" >/dev/null) ;;
+    file) (cd "$work" && "$bin" record -o "$work/run$1$2" -- "${engine[@]}" --truth "$t" >/dev/null 2>&1) ;;
+    watch)
+      (cd "$work" && "$bin" record --dormant -o "$work/run$1$2" -- "${engine[@]}" --truth "$t" \
+        >/dev/null 2>&1 &)
+      for _ in $(seq 100); do
+        [ "$("$bin" ps 2>/dev/null | tail -n +2 | wc -l)" -ge "$p" ] && break; sleep 0.05
+      done
+      "$bin" watch --all >/dev/null 2>&1 || true
+      while [ ! -s "$t" ]; do sleep 0.2; done ;;
+  esac
+  rm -rf "$work/run$1$2"
+}
+
+modes=(plain watch file)
+echo "engine: ${engine[*]}; $rounds rounds"
+for r in $(seq "$rounds"); do
+  for k in 0 1 2; do run "${modes[$(( (k + r) % 3 ))]}" "$r"; done
+  a=$(mean_step "$work/plain$r.json"); w=$(mean_step "$work/watch$r.json")
+  f=$(mean_step "$work/file$r.json")
+  echo "$r $a $w $f" | awk '{ printf "round %d  plain %.3f ms  watch %.3f ms (%.4fx)  file %.3f ms (%.4fx)\n", $1, $2, $3, $3 / $2, $4, $4 / $2 }'
+done | tee "$work/rounds"
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+w=$(awk '{ gsub(/[()x]/, "", $9); print $9 }' "$work/rounds" | median)
+f=$(awk '{ gsub(/[()x]/, "", $13); print $13 }' "$work/rounds" | median)
+echo "$w $f $rounds" | awk '{ printf "median over plain: watch %.4fx (%+.2f%%), file %.4fx (%+.2f%%), %d rounds\n", $1, ($1 - 1) * 100, $2, ($2 - 1) * 100, $3 }'
