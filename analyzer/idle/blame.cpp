@@ -128,7 +128,8 @@ std::optional<Blame> BlameWalker::ranLong(int stage, int pos) const {
   const RecognizedOp& prev = op(stage, pos);
   const TimeNs ideal = costs_.idealOf(prev.op);
   const TimeNs cost = prev.end - prev.start;
-  if (ideal <= 0 || cost - ideal <= tolerance(prev.op) || cost - ideal < upstreamDelay(stage, pos)) {
+  if (ideal <= 0 || cost - ideal <= tolerance(prev.op) ||
+      cost - ideal < upstreamDelay(stage, pos)) {
     return std::nullopt;
   }
   Blame b;
@@ -176,9 +177,9 @@ std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
   if (late <= tolerance(producer.op) || late < overrun) return std::nullopt;
   const TimeNs posted = ss.sendPosted[pos];
   const TimeNs queuedBehind = ss.sendQueuedBehind[pos];
-  const std::string what = std::string(op(stage, pos).op.kind == OpKind::F ? "activations"
-                                                                            : "gradients") +
-                           " of " + describe(ps, pp);
+  const std::string what =
+      std::string(op(stage, pos).op.kind == OpKind::F ? "activations" : "gradients") + " of " +
+      describe(ps, pp);
   // It began as the transfer before it on the link ended: queued behind that one, so the link
   // (the transfers before it ran long), not the sender, held it.
   if (queuedBehind != kNoArrival && queuedBehind > producer.end + tolerance(producer.op)) {
@@ -207,8 +208,8 @@ std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
   return b;
 }
 
-std::optional<Blame> BlameWalker::heldBehind(int stage, int pos, TimeNs waited,
-                                             bool& decisive, TimeNs& cost) const {
+std::optional<Blame> BlameWalker::heldBehind(int stage, int pos, TimeNs waited, bool& decisive,
+                                             TimeNs& cost) const {
   const StageStep& ss = step_.stages[stage];
   const HeldBehind& h = ss.heldBehind[pos];
   if (h.from < 0) return std::nullopt;
@@ -290,8 +291,8 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     b.stage = stage;
     b.op = o.op;
     b.cause = IdleClass::HostStall;
-    b.text = "because the host launched " + describe(stage, pos) + " " +
-             ms(o.firstLaunch - ready) + " after it was ready";
+    b.text = "because the host launched " + describe(stage, pos) + " " + ms(o.firstLaunch - ready) +
+             " after it was ready";
     b.text += hostStallEnding(stage, ready, o.firstLaunch);
     return Move::returning(std::move(b));
   }
@@ -305,6 +306,23 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
              " after it was ready although the host launched it in time (stall: other)";
     return Move::returning(std::move(b));
   }
+  // The step's first op on a stage that waits for no other: the span opens with its host's work
+  // before it (data loading, step_view.cpp), and the pipeline waits on that.
+  const TimeNs launched = o.firstLaunch != kNoLaunch ? o.firstLaunch : o.launch;
+  if (!hasPredecessor && launched - ready > tol &&
+      hostBusy(stage, ready, launched) * 2 >= launched - ready) {
+    Blame b;
+    b.stage = stage;
+    b.op = o.op;
+    b.cause = IdleClass::HostStall;
+    const std::string busy = hostRangeDuring(stage, ready, launched);
+    b.text =
+        "because " + describe(stage, pos) + " started " + ms(launched - ready) +
+        " after the step began, " +
+        (busy.empty() ? "the host was busy elsewhere" : "the host was busy in '" + busy + "'") +
+        " (stall: host)";
+    return Move::returning(std::move(b));
+  }
   if (o.firstLaunch == kNoLaunch && o.launch - ready > tol && hasPredecessor) {
     const TimeNs late = o.launch - ready;
     Blame b;
@@ -314,7 +332,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     b.cause = host ? IdleClass::HostStall : IdleClass::OtherStall;
     const std::string busy = host ? hostRangeDuring(stage, ready, o.launch) : std::string();
     b.text = "because " + describe(stage, pos) + " started " + ms(late) + " after it was ready" +
-             (!host            ? ", with nothing in the trace to explain it (stall: other)"
+             (!host          ? ", with nothing in the trace to explain it (stall: other)"
               : busy.empty() ? ", the host was busy elsewhere (stall: host)"
                              : ", the host was busy in '" + busy + "' (stall: host)");
     return Move::returning(std::move(b));

@@ -106,7 +106,9 @@ struct CommWait {
 
 struct StepInfo {
   int64_t number = 0;
-  TimeNs start = 0, end = 0;  // S and E: earliest op start, latest end (optimizer included)
+  // S and E: earliest op start (or host work before a stage's first op), latest end (optimizer
+  // included).
+  TimeNs start = 0, end = 0;
   TimeNs duration() const { return end - start; }
 };
 

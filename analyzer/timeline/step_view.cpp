@@ -147,11 +147,19 @@ void addStageOps(const PipelineTrace& pl, const Index& index, const StageTrace& 
   const int stepIdx = pl.stepIndex[st.stage][k];
   const StepMarker& marker = st.ops.steps[stepIdx];
   const Index::Stage& x = index.stages[st.stage];
+  TimeNs firstLaunch = INT64_MAX;
   forEachOfStep(st.ops.ops, x.ops, stepIdx, [&](int i) {
     const auto& o = st.ops.ops[static_cast<size_t>(i)];
     ss.ops.push_back(i);
+    firstLaunch = std::min(firstLaunch, o.launch);
     view.start = std::min(view.start, o.start);
     view.end = std::max(view.end, o.end);
+  });
+  // Host work of the step done before the stage launched its first op (the data loading that
+  // opens a step on the first stage) is the step's too: the pipeline waits for it, and a span from the first op on
+  // left it between steps, in no gap and no S.
+  inMarker(marker, st.ops.hostActivity, x.hostRangesSorted, [&](const Interval& h) {
+    if (h.end <= firstLaunch) view.start = std::min(view.start, h.start);
   });
   // Host ranges stand for device work only in traces without kernels: with kernels, a
   // CPU-bound optimizer's range outlasts what it ran on the device.
@@ -243,10 +251,9 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
   overlapping(st.ops.commKernels, x.longestComm, view.start, view.end, [&](const CommKernel& w) {
     if (w.end > view.start && w.transferStart < view.end) comm.push_back({w.transferStart, w.end});
   });
-  overlapping(st.ops.otherKernels, x.longestOther, view.start, view.end,
-              [&](const DeviceWork& w) {
-                if (w.end > view.start) other.push_back({w.start, w.end});
-              });
+  overlapping(st.ops.otherKernels, x.longestOther, view.start, view.end, [&](const DeviceWork& w) {
+    if (w.end > view.start) other.push_back({w.start, w.end});
+  });
   if (!st.ops.hasKernels) {
     for (const auto* list : {&st.ops.optimizer, &st.ops.otherBusy}) {
       inMarker(marker, *list, x.hostRangesSorted, [&](const Interval& i) { other.push_back(i); });
@@ -377,8 +384,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
           const int side = receiverLast ? st.stage : peer->second.first;
           const size_t sideComm = receiverLast ? ci : peer->second.second;
           const RecognizedComm& late = receiverLast ? c : send;
-          if (!buffered && late.launch != kNoLaunch &&
-              late.start - late.launch > kHandOver) {
+          if (!buffered && late.launch != kNoLaunch && late.start - late.launch > kHandOver) {
             if (auto q = endedAt(pl.stages[side].ops.comms, late.start, sideComm)) {
               held = heldBehindOf(pl, index, side, *q);
             }

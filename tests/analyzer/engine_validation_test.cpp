@@ -293,6 +293,35 @@ TEST(EngineValidation, HostStallIsAHostStall) {
   expectStallFound("1f1b", IdleClass::HostStall, "--host-stall");
 }
 
+// Data loading before stage 0's first forward (the most common stall of a real pipeline): the
+// step's span opens with it, so it is in the step, sized, and the host's; the other stages'
+// waits for that forward are its knock-ons. A span that began at the first op left it between
+// steps: the step read 20 ms short and the culprit was elsewhere.
+TEST(EngineValidation, DataLoadingBeforeTheFirstForwardIsTheStepsHostStall) {
+  RECORDED_RUN(r, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--host-stall", "0:0:20:2"});
+  const auto& pl = r.pipelines[0];
+  const int step = stepIndex(pl, 2);
+  bool located = false;
+  for (const Gap& g : pl.gaps) {
+    if (g.stage != 0 || g.step != step || g.nextOp < 0) continue;
+    if (pl.ops[g.nextOp].op.mb != 0 || pl.ops[g.nextOp].op.kind != OpKind::F) continue;
+    located = true;
+    EXPECT_GE(static_cast<double>(g.byClass[static_cast<int>(IdleClass::HostStall)]), 0.85 * 20e6)
+        << g.blame.text;
+    EXPECT_EQ(g.blame.cause, IdleClass::HostStall) << g.blame.text;
+    EXPECT_EQ(g.blame.stage, 0) << g.blame.text;
+    EXPECT_NE(g.blame.text.find("'dataloader'"), std::string::npos) << g.blame.text;
+  }
+  EXPECT_TRUE(located) << "no gap before stage 0's F0 in step 2";
+  for (int s : {1, 2, 3}) EXPECT_TRUE(blamedOn(pl, s, step, 0, 0)) << "stage " << s;
+  // The step holds the 20 ms: longer than every other step by most of it.
+  for (size_t k = 0; k < pl.steps.size(); ++k) {
+    if (static_cast<int>(k) == step) continue;
+    EXPECT_GT(pl.steps[static_cast<size_t>(step)].duration() - pl.steps[k].duration(), 15'000'000)
+        << "step " << pl.steps[k].number;
+  }
+}
+
 TEST(EngineValidation, CommDelayIsACommStall) {
   RECORDED_RUN(r, {"--schedule", "1f1b", "-p", "4", "-m", "8", "--comm-delay", "1:3"});
   const auto& pl = r.pipelines[0];

@@ -40,6 +40,25 @@ TEST(StepView, SpanRunsFromTheEarliestOpToTheLatestEndOptimizerIncluded) {
   EXPECT_EQ(views[0].stages[1].ops, (std::vector<int>{0, 1}));
 }
 
+TEST(StepView, SpanOpensWithTheHostWorkDoneBeforeAStagesFirstOp) {
+  // Stage 0 loads data for 20 ms before its first forward, inside the step's range: the step
+  // starts with it. Host work after a stage's first launch (stage 1 logging) or still running
+  // when it launched does not move the start.
+  HandPipeline h = twoStagesOneMicrobatch();
+  h.step(0, -25 * kMs, 20 * kMs);
+  h.host(0, -20 * kMs, -1 * kMs, "dataloader");
+  h.host(1, 6 * kMs, 7 * kMs, "logging");
+  const auto views = buildStepViews(h.build());
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_EQ(views[0].start, -20 * kMs);
+  EXPECT_EQ(views[0].end, 15 * kMs);
+
+  HandPipeline overlapping = twoStagesOneMicrobatch();
+  overlapping.step(0, -25 * kMs, 20 * kMs);
+  overlapping.host(0, -2 * kMs, 1 * kMs, "dataloader");  // still busy when F0 was launched
+  EXPECT_EQ(buildStepViews(overlapping.build())[0].start, 0);
+}
+
 TEST(StepView, InputArrivesAtTheEndOfItsMatchedReceiveAndNamesItsProducer) {
   const PipelineTrace pl = twoStagesOneMicrobatch().build();
   const StepView view = buildStepViews(pl).at(0);
