@@ -13,6 +13,13 @@
 namespace bubblescope::cli {
 namespace {
 
+// The job's world size as its ranks say it (the largest; -1 when none says: a launcher).
+int64_t worldSizeOf(const Session& s) {
+  int64_t world = -1;
+  for (const control::AgentStatus& st : s.statuses) world = std::max(world, st.worldSize);
+  return world;
+}
+
 // The job's step period as its agents count steps (every 100 ms), the slowest rank's; -1 unknown.
 int64_t stepPeriodNs(const Session& s) {
   int64_t period = -1;
@@ -180,8 +187,7 @@ Session waitForJob(const TargetArgs& targets, const std::atomic<bool>& jobEnded,
     if (now.targets.size() > found.targets.size()) lastNew = Clock::now();
     found = std::move(now);  // the newest view: a process that came and went is not watched
     if (!found.targets.empty()) {
-      int64_t world = -1;  // the ranks' (a launcher of the job may say none)
-      for (const control::AgentStatus& st : found.statuses) world = std::max(world, st.worldSize);
+      const int64_t world = worldSizeOf(found);
       if (world > 0 && static_cast<int64_t>(found.targets.size()) >= world) return found;
       if (Clock::now() - lastNew >= settle) return found;
     }
@@ -211,8 +217,7 @@ void LiveWindow::start() {
 std::vector<std::string> LiveWindow::joinLateRanks() {
   std::vector<std::string> joined;
   if (!targets_.all) return joined;  // the processes named are the ones watched
-  int64_t world = -1;
-  for (const control::AgentStatus& st : session_.statuses) world = std::max(world, st.worldSize);
+  const int64_t world = worldSizeOf(session_);
   if (world <= 0 || static_cast<int64_t>(session_.targets.size()) >= world) return joined;
   // Ranks on other nodes are never found here: look again once a second, not every poll.
   const auto now = std::chrono::steady_clock::now();
@@ -222,14 +227,14 @@ std::vector<std::string> LiveWindow::joinLateRanks() {
   ofRun.runId = runId_;
   Problems quiet;  // a process that went or refused is asked again at the next look
   quiet.quiet = true;
-  const Session now_ = collect(ofRun, quiet);
+  const Session current = collect(ofRun, quiet);
   std::set<int64_t> known;
   for (const control::Target& t : session_.targets) known.insert(t.pid);
   Session fresh;
-  for (size_t i = 0; i < now_.targets.size(); ++i) {
-    if (known.count(now_.targets[i].pid) != 0) continue;
-    fresh.targets.push_back(now_.targets[i]);
-    fresh.statuses.push_back(now_.statuses[i]);
+  for (size_t i = 0; i < current.targets.size(); ++i) {
+    if (known.count(current.targets[i].pid) != 0) continue;
+    fresh.targets.push_back(current.targets[i]);
+    fresh.statuses.push_back(current.statuses[i]);
   }
   if (fresh.targets.empty()) return joined;
   const std::vector<control::Exchange> started =
@@ -278,6 +283,10 @@ LivePoll LiveWindow::poll(const analysis::AnalyzeOptions& base) {
   p.steps = finishedSteps(p.run, running, base, readUpTo_);
   if (!p.steps.empty()) readUpTo_ = p.steps.back();
   return p;
+}
+
+std::string joinedLine(const std::string& who) {
+  return "watching " + who + " too, from the next step it begins";
 }
 
 std::string exitedLine(const std::vector<std::string>& gone) {

@@ -68,11 +68,10 @@ class LiveWindow {
   std::chrono::steady_clock::time_point lookedForRanks_{};
   bool joinedSinceRead_ = false;
 
-  void settle();
+  void settle();  // the run, the step period and what to keep, of the processes found
   // The processes of the run that came since the last look (once a second while the job's
   // world size is not all found), each asked to watch; "rank 3 (pid 2821)" for each that did.
-  std::vector<std::string>
-  joinLateRanks();  // the run, the step period and what to keep, of the processes found
+  std::vector<std::string> joinLateRanks();
 };
 
 // `record --watch`: the job's processes appear as it starts (a launcher spawns its ranks, each
@@ -80,6 +79,9 @@ class LiveWindow {
 // world size, or until no other came for `settleSeconds`. Empty when `jobEnded` came first.
 Session waitForJob(const TargetArgs& targets, const std::atomic<bool>& jobEnded,
                    double settleSeconds);
+
+// "watching rank 3 (pid 2821) too, ...": a rank that joined, as `watch` and `view` say it.
+std::string joinedLine(const std::string& who);
 
 // "rank 0 (pid 2821) and 3 more exited": the processes a poll found gone.
 std::string exitedLine(const std::vector<std::string>& gone);

@@ -48,9 +48,7 @@ struct Follower {
         return u;
       }
       u.notes = std::move(p.newProblems);
-      for (const std::string& who : p.joined) {
-        u.notes.push_back("watching " + who + " too, from the next step it begins");
-      }
+      for (const std::string& who : p.joined) u.notes.push_back(joinedLine(who));
       if (p.read) {
         const auto now = StepSilence::Clock::now();
         if (!p.steps.empty()) silence.stepRead(now);

@@ -74,7 +74,7 @@ int watchLive(const LiveWatchOptions& o) {
       return 0;
     }
     for (const std::string& who : p.joined) {
-      std::cerr << "bubblescope: watching " << who << " too, from the next step it begins\n";
+      std::cerr << "bubblescope: " << joinedLine(who) << "\n";
     }
     for (const std::string& line : p.newProblems) warn("watch: " + line);
     if (!p.read) continue;

@@ -156,8 +156,8 @@ void addStageOps(const PipelineTrace& pl, const Index& index, const StageTrace& 
     view.end = std::max(view.end, o.end);
   });
   // Host work of the step done before the stage launched its first op (the data loading that
-  // opens a step on the first stage) is the step's too: the pipeline waits for it, and a span from the first op on
-  // left it between steps, in no gap and no S.
+  // opens a step on the first stage) is the step's too: the pipeline waits for it, and a span
+  // from the first op on left it between steps, in no gap and no S.
   inMarker(marker, st.ops.hostActivity, x.hostRangesSorted, [&](const Interval& h) {
     if (h.end <= firstLaunch) view.start = std::min(view.start, h.start);
   });
