@@ -7,7 +7,6 @@
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/comm/comm_warnings.h"
 #include "analyzer/comm/posting_order.h"
-#include "analyzer/result/errors.h"
 #include "analyzer/infer/confidence.h"
 #include "analyzer/infer/infer_pipeline.h"
 #include "analyzer/inventory/activation_size.h"
@@ -16,10 +15,11 @@
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/pipeline_analysis.h"
-#include "analyzer/replicas/dp_waits.h"
 #include "analyzer/recognize/recognizer.h"
+#include "analyzer/replicas/dp_waits.h"
 #include "analyzer/replicas/job_analysis.h"
 #include "analyzer/replicas/tp_groups.h"
+#include "analyzer/result/errors.h"
 #include "analyzer/utilization/utilization.h"
 #include "traces/parallel/parallel_for.h"
 
@@ -38,7 +38,9 @@ void release(Table& table) {
 // With `releasable` (the caller gave up the run), a rank whose ranges were recognised as ops
 // drops them once recognised: nothing after recognition reads the ranges of a labelled rank, and
 // op-level timelines (NDTimeline) are almost nothing but ranges, held twice otherwise.
-void releaseRanges(traces::RankTrace& t) { release(t.ranges); }
+void releaseRanges(traces::RankTrace& t) {
+  release(t.ranges);
+}
 
 // Once the comms are matched, what reads on reads the recognised ops, the matches and the ranks'
 // metadata; of the run's events, only the device memory attached to the gaps (a rank's memory
@@ -186,9 +188,9 @@ AnalysisResult withoutPipeline(const traces::Run& run, const AnalyzeOptions& opt
               "those is not supported)";
   }
   for (const std::string& n : inferred.notes) traffic += "; " + n;
-  throw AnalysisInputError(run.dir.string() + ": no pipeline ops recognised in " +
-                           std::to_string(run.ranks.size()) + " trace(s) (rule sets tried: " +
-                           tried + ")" + traffic + "; " + annotationHint());
+  throw AnalysisInputError(
+      run.dir.string() + ": no pipeline ops recognised in " + std::to_string(run.ranks.size()) +
+      " trace(s) (rule sets tried: " + tried + ")" + traffic + "; " + annotationHint());
 }
 
 // What the run says of itself: its ranks, the command (`bubblescope record` keeps the one the
@@ -310,8 +312,8 @@ PipelineTrace buildReplica(const traces::Run& run, const Topology& topo, size_t 
 
 // One replica's pipeline analysed into `result`, its drain gaps holding `dpWaits` if given.
 void analyzeReplica(const traces::Run& run, const PipelineTrace& pl, const DpWaits* dpWaits,
-                    AnalysisResult& result) {
-  result.pipelines.push_back(analyzePipeline(pl, result.warnings, dpWaits));
+                    GapTexts texts, AnalysisResult& result) {
+  result.pipelines.push_back(analyzePipeline(pl, result.warnings, dpWaits, texts));
   attachFreeMemory(run, pl, result.pipelines.back());
   attachActivationSize(run, pl, result.pipelines.back());
 }
@@ -350,8 +352,8 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   PipelineOptions pipelineOptions;
   pipelineOptions.alignClocks = options.alignClocks;
   pipelineOptions.comms = &comms;
-  pipelineOptions.appliedOffsets = alignAndSplitComms(comms, ops, options.alignClocks,
-                                                      result.warnings);
+  pipelineOptions.appliedOffsets =
+      alignAndSplitComms(comms, ops, options.alignClocks, result.warnings);
   pipelineOptions.firstStep = options.firstStep;
   pipelineOptions.lastStep = options.lastStep;
   if (options.leaveOutWarmupStep) {
@@ -385,7 +387,8 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   for (const PipelineTrace& pl : pipelines) all.push_back(&pl);
   const std::vector<DpWaits> waits = dpWaitsOf(all);
   for (size_t d = 0; d < pipelines.size(); ++d) {
-    analyzeReplica(run, pipelines[d], &waits[d], result);
+    analyzeReplica(run, pipelines[d], &waits[d],
+                   options.everyGapText ? GapTexts::All : GapTexts::Listed, result);
   }
   if (wholeJob) analyzeJob(pipelines, waits, result.job);
   if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);

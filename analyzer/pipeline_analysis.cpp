@@ -108,37 +108,70 @@ std::vector<std::vector<int>> transfersByStepOf(const PipelineTrace& pl) {
   return byStep;
 }
 
+// One step's order re-run by the simulator under each cost model (ideal, stage means, measured
+// op costs), checked and made a DAG once. Built in place: the prepared order refers to `order`.
+struct StepRuns {
+  engine::Schedule order;
+  std::optional<engine::PreparedSchedule> prepared;
+  engine::SimCosts idealCosts, measuredCosts;
+  std::optional<engine::SimResult> ideal, stage, ops;
+};
+
+// Fills `runs`; returns why the simulator could not re-run the step ("" when it could).
+std::string runStep(const PipelineTrace& pl, const StepView& view, const MeanCosts& costs,
+                    TimeNs transfer, StepRuns& runs) {
+  runs.order = observedSchedule(pl, view);
+  runs.idealCosts = stepCosts(pl, view, costs, Scenario::Ideal, transfer);
+  runs.measuredCosts = stepCosts(pl, view, costs, Scenario::Ops, transfer);
+  try {
+    runs.prepared.emplace(runs.order);
+    runs.ideal = engine::simulate(*runs.prepared, runs.idealCosts);
+    runs.stage =
+        engine::simulate(*runs.prepared, stepCosts(pl, view, costs, Scenario::Stage, transfer));
+    runs.ops = engine::simulate(*runs.prepared, runs.measuredCosts);
+  } catch (const std::invalid_argument& e) {
+    return e.what();  // ScheduleError or CostError: the order cannot be re-run
+  }
+  return "";
+}
+
+// The step's idle classified on every stage, its gaps blamed and appended to `gaps` (stage by
+// stage); returns each stage's split.
+std::vector<Split> classifyStep(const PipelineTrace& pl, const StepView& indexed,
+                                const MeanCosts& costs, TimeNs transfer, const StepRuns& runs,
+                                const DpWaits* dpWaits, std::vector<Gap>& gaps) {
+  const BlameWalker blame(pl, indexed, costs, transfer, *runs.ops);
+  const StepSims sims{*runs.ideal, *runs.stage, *runs.ops};
+  std::vector<Split> splits;
+  splits.reserve(pl.p);
+  for (int s = 0; s < pl.p; ++s) {
+    const DpWait* dp = dpWaits ? dpWaits->at(indexed.number, s) : nullptr;
+    splits.push_back(classifyStageStep(pl, indexed, s, sims, blame, gaps, dp));
+  }
+  return splits;
+}
+
 // One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
 // classified per stage, its gaps blamed, its ops and transfers recorded. Returns why the simulator
 // could not re-run it ("" when it could); such a step is left out.
 std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const MeanCosts& costs,
                         const DpWaits* dpWaits, const std::vector<int>& transfersOfStep,
                         PipelineResult& out, StepTimes& times, CauseTally& causes) {
-  const engine::Schedule order = observedSchedule(pl, view);
-  // One order, checked and made a DAG once, replayed under each cost model (and once per stage).
-  std::optional<engine::PreparedSchedule> prepared;
-  const engine::SimCosts idealCosts =
-      stepCosts(pl, view, costs, Scenario::Ideal, out.transferMedian);
-  const engine::SimCosts measuredCosts =
-      stepCosts(pl, view, costs, Scenario::Ops, out.transferMedian);
-  std::optional<engine::SimResult> ideal, stage, ops;
-  try {
-    prepared.emplace(order);
-    ideal = engine::simulate(*prepared, idealCosts);
-    stage = engine::simulate(*prepared,
-                             stepCosts(pl, view, costs, Scenario::Stage, out.transferMedian));
-    ops = engine::simulate(*prepared, measuredCosts);
-  } catch (const std::invalid_argument& e) {
-    return e.what();  // ScheduleError or CostError: the order cannot be re-run
+  StepRuns runs;
+  if (std::string why = runStep(pl, view, costs, out.transferMedian, runs); !why.empty()) {
+    return why;
   }
+  const engine::Schedule& order = runs.order;
+  const engine::SimCosts& measuredCosts = runs.measuredCosts;
+  const engine::SimResult &ideal = *runs.ideal, &stage = *runs.stage, &ops = *runs.ops;
   const int stepIndex = static_cast<int>(out.steps.size());
   out.steps.push_back({view.number, view.start, view.end});
   times.measured.push_back(view.end - view.start);
-  times.ideal.push_back(ideal->makespan + out.tailMedian);
-  times.stage.push_back(stage->makespan + out.tailMedian);
-  times.ops.push_back(ops->makespan + out.tailMedian);
-  times.replayed.push_back(ops->makespan + tailOf(pl, view));
-  noteReplayLag(pl, view, order, *ops, times);
+  times.ideal.push_back(ideal.makespan + out.tailMedian);
+  times.stage.push_back(stage.makespan + out.tailMedian);
+  times.ops.push_back(ops.makespan + out.tailMedian);
+  times.replayed.push_back(ops.makespan + tailOf(pl, view));
+  noteReplayLag(pl, view, order, ops, times);
   const std::vector<engine::Problem> missing = engine::missingOps(order);
   times.finished.push_back(missing.empty());
   if (missing.empty() && !times.firstFinished) times.firstFinished = order;
@@ -148,14 +181,14 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
   if (out.idealOps.empty()) {
     for (int s = 0; s < pl.p; ++s) {
       for (size_t j = 0; j < order.stages[s].size(); ++j) {
-        const auto& t = ideal->stages[s].ops[j];
+        const auto& t = ideal.stages[s].ops[j];
         out.idealOps.push_back(
             {order.stages[s][j], s, stepIndex, t.start, t.end, costs.idealOf(order.stages[s][j])});
       }
     }
   }
   const std::vector<StageAlone> alone =
-      stageAloneMakespans(*prepared, idealCosts, measuredCosts, ideal->makespan);
+      stageAloneMakespans(*runs.prepared, runs.idealCosts, measuredCosts, ideal.makespan);
   for (int s = 0; s < pl.p; ++s) {
     times.onlyStage[s].push_back(alone[s].makespan + out.tailMedian);
     times.onlyStageBounded[s] = times.onlyStageBounded[s] || !alone[s].replayed;
@@ -163,15 +196,13 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
 
   StepView indexed = view;
   indexed.index = stepIndex;
-  const BlameWalker blame(pl, indexed, costs, out.transferMedian, *ops);
-  const StepSims sims{*ideal, *stage, *ops};
   const size_t firstGap = out.gaps.size();
+  const std::vector<Split> splits =
+      classifyStep(pl, indexed, costs, out.transferMedian, runs, dpWaits, out.gaps);
   for (int s = 0; s < pl.p; ++s) {
-    const DpWait* dp = dpWaits ? dpWaits->at(view.number, s) : nullptr;
-    const Split split = classifyStageStep(pl, indexed, s, sims, blame, out.gaps, dp);
-    out.stages[s].perStep.push_back(split);
-    out.stages[s].total += split;
-    out.total += split;
+    out.stages[s].perStep.push_back(splits[s]);
+    out.stages[s].total += splits[s];
+    out.total += splits[s];
   }
   // Gaps name the op that ended them by its index in `ops` below. A step's ops are a stretch of
   // the stage's: indexed from the first, so a step costs what it holds, not the steps before it.
@@ -205,7 +236,7 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
                           .order = order,
                           .costs = costs,
                           .transfer = out.transferMedian,
-                          .measuredCosts = *ops,
+                          .measuredCosts = ops,
                           .measured = times.measured.back(),
                           .replayed = times.replayed.back()};
   tallyCauses(replay, out, firstGap, firstTransfer, causes);
@@ -315,43 +346,91 @@ std::vector<int> topGapsOf(const std::vector<Gap>& gaps) {
   return top;
 }
 
+// What the first pass over the steps gathers, one view at a time: the mean costs, the transfer
+// lags and tails behind the ideal, and how many records the steps will append.
+struct StepSums {
+  CostTally costs;
+  LinkLags lags;
+  std::vector<TimeNs> tails;
+  size_t ops = 0, gaps = 0;
+  explicit StepSums(int stages) : costs(stages) {}
+};
+
+// Where each analysed step's gaps are: the step view it was read from (index into
+// PipelineTrace::stepNumbers) and its first gap; its last is before the next step's first.
+struct StepGaps {
+  std::vector<size_t> view, first;
+};
+
+// The sentences of the `listed` gaps, whose steps' gaps were kept without them (GapTexts::Listed):
+// each such step classified again, as it was, into a scratch list that keeps them.
+void blameAgain(const PipelineTrace& pl, const StepViews& views, const MeanCosts& costs,
+                const DpWaits* dpWaits, const StepGaps& steps, std::vector<int> listed,
+                PipelineResult& out) {
+  std::sort(listed.begin(), listed.end());
+  listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
+  for (size_t i = 0; i < listed.size();) {
+    const int step = out.gaps[static_cast<size_t>(listed[i])].step;
+    StepView indexed = views.build(steps.view[static_cast<size_t>(step)]);
+    indexed.index = step;
+    StepRuns runs;
+    std::vector<Gap> again;
+    const bool ran = runStep(pl, indexed, costs, out.transferMedian, runs).empty();
+    if (ran) classifyStep(pl, indexed, costs, out.transferMedian, runs, dpWaits, again);
+    const size_t first = steps.first[static_cast<size_t>(step)];
+    for (; i < listed.size() && out.gaps[static_cast<size_t>(listed[i])].step == step; ++i) {
+      const size_t g = static_cast<size_t>(listed[i]);
+      if (g - first < again.size()) out.gaps[g].blame.text = std::move(again[g - first].blame.text);
+    }
+  }
+}
+
 // The records every step appends to, sized once from what the steps hold: a vector that grows by
 // doubling holds up to twice its records and, while it moves, both copies (at 10,000 steps the
 // gaps alone went from 15 to 24 MB, and the peak was such a move). A stage's step has at most
 // one gap before each op and one after the last.
-void reserveRecords(const std::vector<StepView>& views,
-                    const std::vector<std::vector<int>>& transfersByStep, PipelineResult& out,
-                    CauseTally& causes) {
-  size_t ops = 0, gaps = 0, transfers = 0;
-  for (const StepView& view : views) {
-    for (const StageStep& ss : view.stages) {
-      ops += ss.ops.size();
-      gaps += ss.ops.size() + 1;
-    }
-    transfers += transfersByStep[static_cast<size_t>(view.index)].size();
-  }
-  out.ops.reserve(ops);
-  out.gaps.reserve(gaps);
-  causes.ofGap.reserve(gaps);
+void reserveRecords(const StepSums& sums, const std::vector<std::vector<int>>& transfersByStep,
+                    PipelineResult& out, CauseTally& causes) {
+  size_t transfers = 0;
+  for (const auto& t : transfersByStep) transfers += t.size();
+  out.ops.reserve(sums.ops);
+  out.gaps.reserve(sums.gaps);
+  causes.ofGap.reserve(sums.gaps);
   out.transfers.reserve(transfers);
-  out.steps.reserve(views.size());
-  for (StageResult& st : out.stages) st.perStep.reserve(views.size());
+  out.steps.reserve(transfersByStep.size());
+  for (StageResult& st : out.stages) st.perStep.reserve(transfersByStep.size());
 }
 
 PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>& warnings,
-                               const DpWaits* dpWaits) {
+                               const DpWaits* dpWaits, GapTexts texts) {
   PipelineResult out;
   out.dpRank = pl.dpRank;
-  std::vector<StepView> views = buildStepViews(pl);
-  if (views.empty()) {
+  // Two passes over the steps, each building one step's view at a time and letting it go (at
+  // 20,000 steps every view held at once was a fifth of the peak): the first for the means the
+  // second measures against. The first step's view stays for observedSchedule below.
+  auto builder = std::make_unique<const StepViews>(pl);
+  const StepViews& views = *builder;
+  if (views.size() == 0) {
     throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) +
                              ": no step has ops on every stage, so there is nothing to compare");
   }
-  const MeanCosts costs = meanCosts(pl, views);
-  out.transferMedian = healthyTransfer(transferLagsByLink(pl, views));
-  std::vector<TimeNs> tails;
-  for (const StepView& v : views) tails.push_back(tailOf(pl, v));
-  out.tailMedian = median(tails);
+  StepSums sums(pl.p);
+  std::optional<StepView> firstView;
+  for (size_t k = 0; k < views.size(); ++k) {
+    StepView view = views.build(k);
+    sums.costs.add(pl, view);
+    addTransferLags(pl, view, sums.lags);
+    sums.tails.push_back(tailOf(pl, view));
+    for (const StageStep& ss : view.stages) {
+      sums.ops += ss.ops.size();
+      sums.gaps += ss.ops.size() + 1;
+    }
+    if (k == 0) firstView = std::move(view);
+  }
+  const MeanCosts costs = sums.costs.means();
+  out.transferMedian = healthyTransfer(sums.lags);
+  out.tailMedian = median(sums.tails);
+  sums.lags.clear();
 
   out.stages.resize(pl.p);
   for (int s = 0; s < pl.p; ++s) {
@@ -368,19 +447,30 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   causes.imbalancedStage = mostImbalancedStage(costs);
   std::string firstRefusal;  // the simulator's reason for the first step it could not re-run
   const std::vector<std::vector<int>> transfersByStep = transfersByStepOf(pl);
-  reserveRecords(views, transfersByStep, out, causes);
-  for (StepView& view : views) {
+  reserveRecords(sums, transfersByStep, out, causes);
+  StepGaps stepGaps;
+  for (size_t k = 0; k < views.size(); ++k) {
+    const StepView view = k == 0 ? *firstView : views.build(k);
+    const size_t firstGap = out.gaps.size();
     const std::string why =
         analyzeStep(pl, view, costs, dpWaits, transfersByStep[view.index], out, times, causes);
-    // A step's view is read once: it goes as the records grow (at 10,000 steps the views were a
-    // tenth of the peak). The first stays for observedSchedule below.
-    if (&view != &views.front()) std::vector<StageStep>().swap(view.stages);
-    if (why.empty()) continue;
+    if (why.empty()) {
+      stepGaps.view.push_back(k);
+      stepGaps.first.push_back(firstGap);
+      if (texts == GapTexts::Listed) {
+        for (size_t g = firstGap; g < out.gaps.size(); ++g) {
+          std::string().swap(out.gaps[g].blame.text);
+        }
+      }
+      continue;
+    }
     warnings.push_back("step " + std::to_string(view.number) +
                        ": its op order cannot be re-run by the simulator (" + why +
                        "; a partial capture?); left out");
     if (firstRefusal.empty()) firstRefusal = "step " + std::to_string(view.number) + ": " + why;
   }
+  // Its lookups, sized by the run's ops and comms, go once no step is classified again.
+  if (texts == GapTexts::All) builder.reset();
   if (out.steps.empty()) {
     throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) +
                              ": no step could be re-run by the simulator (" + firstRefusal + ")");
@@ -390,11 +480,19 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   out.commWaits = commWaitsOf(pl, out.gaps);
   out.topGaps = topGapsOf(out.gaps);
   out.rootCauses = groupRootCauses(out.gaps, causes.ofGap, out.ops, causes.wins);
+  if (texts == GapTexts::Listed) {
+    std::vector<int> listed = out.topGaps;
+    for (const RootCause& rc : out.rootCauses) {
+      if (!rc.own.empty()) listed.push_back(rc.own.front());
+    }
+    blameAgain(pl, views, costs, dpWaits, stepGaps, listed, out);
+  }
+  builder.reset();
   out.model = checkModel(mean(times.measured), mean(times.replayed), times.latestOp);
 
   // The schedule is read off a finished step: one cut short matches no generator.
-  out.schedule = detectSchedule(times.firstFinished ? *times.firstFinished
-                                                    : observedSchedule(pl, views.front()));
+  out.schedule =
+      detectSchedule(times.firstFinished ? *times.firstFinished : observedSchedule(pl, *firstView));
   whatIfs(pl, times, costs, out, warnings);
   const PipelineCulprit culprit = pipelineCulprit(out);
   out.culprit = culprit.text;

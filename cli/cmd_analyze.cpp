@@ -26,13 +26,16 @@ int runAnalyze(const AnalyzeOptions& o) {
   } else if (!o.output.empty()) {
     format = analysis::reportFormatForFile(o.output);
   }
+  const analysis::ReportFormat& f = format ? *format : analysis::reportFormats().front();
   traces::Run run = loadRun(o.paths);
   analysis::AnalyzeOptions options = analyzeOptions(o.analysis);
   options.utilizationWithoutPipeline = true;  // every job gets an answer
+  // A summary prints a few gaps' sentences: the others are not kept (most of an op-level
+  // timeline's memory at 10^4 steps and more).
+  options.everyGapText = o.detail || !f.listedGapTexts;
   // The reports need only the result: the run's ranges go as they are recognised.
   const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
 
-  const analysis::ReportFormat& f = format ? *format : analysis::reportFormats().front();
   if (o.output.empty() || o.output == "-") {
     analysis::writeReport(result, f, std::cout, {f.colors && isatty(1), o.detail});
     return kOk;

@@ -24,29 +24,34 @@ TimeNs MeanCosts::stageOf(int s, const Op& op) const {
   return lookup(stage[s], op);
 }
 
-MeanCosts meanCosts(const PipelineTrace& pl, const std::vector<StepView>& steps) {
-  std::map<CostKey, std::pair<TimeNs, int64_t>> all;
-  std::vector<std::map<CostKey, std::pair<TimeNs, int64_t>>> per(pl.p);
-  for (const StepView& view : steps) {
-    for (const StageStep& ss : view.stages) {
-      for (int i : ss.ops) {
-        const auto& o = pl.stages[ss.stage].ops.ops[i];
-        const CostKey key{o.op.kind, o.op.chunk};
-        const TimeNs d = o.end - o.start;
-        all[key].first += d;
-        all[key].second += 1;
-        per[ss.stage][key].first += d;
-        per[ss.stage][key].second += 1;
-      }
+void CostTally::add(const PipelineTrace& pl, const StepView& view) {
+  for (const StageStep& ss : view.stages) {
+    for (int i : ss.ops) {
+      const auto& o = pl.stages[ss.stage].ops.ops[i];
+      const CostKey key{o.op.kind, o.op.chunk};
+      const TimeNs d = o.end - o.start;
+      all_[key].first += d;
+      all_[key].second += 1;
+      per_[ss.stage][key].first += d;
+      per_[ss.stage][key].second += 1;
     }
   }
+}
+
+MeanCosts CostTally::means() const {
   MeanCosts out;
-  out.stage.resize(pl.p);
-  for (const auto& [key, sum] : all) out.ideal[key] = sum.first / sum.second;
-  for (int s = 0; s < pl.p; ++s) {
-    for (const auto& [key, sum] : per[s]) out.stage[s][key] = sum.first / sum.second;
+  out.stage.resize(per_.size());
+  for (const auto& [key, sum] : all_) out.ideal[key] = sum.first / sum.second;
+  for (size_t s = 0; s < per_.size(); ++s) {
+    for (const auto& [key, sum] : per_[s]) out.stage[s][key] = sum.first / sum.second;
   }
   return out;
+}
+
+MeanCosts meanCosts(const PipelineTrace& pl, const std::vector<StepView>& steps) {
+  CostTally tally(pl.p);
+  for (const StepView& view : steps) tally.add(pl, view);
+  return tally.means();
 }
 
 int mostImbalancedStage(const MeanCosts& costs) {

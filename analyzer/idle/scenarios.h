@@ -26,6 +26,19 @@ struct MeanCosts {
   TimeNs stageOf(int stage, const Op& op) const;
 };
 
+// The mean costs summed step by step, so that the steps need not all be held at once.
+class CostTally {
+ public:
+  explicit CostTally(int stages) : per_(static_cast<size_t>(stages)) {}
+  void add(const PipelineTrace& pipeline, const StepView& step);
+  MeanCosts means() const;
+
+ private:
+  using Sums = std::map<CostKey, std::pair<TimeNs, int64_t>>;
+  Sums all_;
+  std::vector<Sums> per_;
+};
+
 MeanCosts meanCosts(const PipelineTrace& pipeline, const std::vector<StepView>& steps);
 
 // The stage whose mean op costs exceed the ideal the most (summed over kinds and chunks), if one
@@ -42,8 +55,8 @@ enum class Scenario { Ideal, Stage, Ops };
 engine::SimCosts stepCosts(const PipelineTrace& pipeline, const StepView& step,
                            const MeanCosts& costs, Scenario scenario, TimeNs transfer);
 
-// Simulates one step with the costs of `scenario`. Empty if the observed order cannot run (a partial capture);
-// then `why` (if given) holds the simulator's reason in one sentence.
+// Simulates one step with the costs of `scenario`. Empty if the observed order cannot run (a
+// partial capture); then `why` (if given) holds the simulator's reason in one sentence.
 std::optional<engine::SimResult> simulateStep(const PipelineTrace& pipeline, const StepView& step,
                                               const engine::Schedule& order, const MeanCosts& costs,
                                               Scenario scenario, TimeNs transfer,

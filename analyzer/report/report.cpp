@@ -22,17 +22,17 @@ void writeJson(const AnalysisResult& r, std::ostream& out, const ReportStyle& st
 // clang-format off
 constexpr ReportFormat kReportFormats[] = {
     {"text", {}, {".txt"}, true, writeTextReport,
-     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationText(r, out); }},
-    {"json", {}, {".json"}, false, writeJson, writeJson},
+     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationText(r, out); }, true},
+    {"json", {}, {".json"}, false, writeJson, writeJson, true},
     {"md", {"markdown"}, {".md"}, false,
      [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeMarkdownReport(r, out); },
-     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationMarkdown(r, out); }},
+     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationMarkdown(r, out); }, true},
     {"html", {}, {".html", ".htm"}, false,
      [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeHtmlReport(r, out); },
      [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationHtml(r, out); }},
     {"junit", {}, {".xml"}, false,
      [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeJunitReport(r, out); },
-     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationJunit(r, out); }},
+     [](const AnalysisResult& r, std::ostream& out, const ReportStyle&) { writeUtilizationJunit(r, out); }, true},
 };
 // clang-format on
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <unordered_map>
 
 #include "analyzer/result/stats.h"
 #include "reference_engine/schedule/schedule.h"
@@ -61,13 +60,44 @@ TimeNs longest(const std::vector<Work>& list) {
   return m;
 }
 
+// Positions by key, the first added of equal keys: a sorted array, 16 bytes an entry where a hash
+// map's node and bucket took ~40 (the lookups live as long as the analysis of the steps).
+class FirstByKey {
+ public:
+  void add(uint64_t key, size_t pos) { entries_.push_back({key, static_cast<uint32_t>(pos)}); }
+  void seal() {
+    std::stable_sort(entries_.begin(), entries_.end(),
+                     [](const Entry& a, const Entry& b) { return a.key < b.key; });
+    entries_.shrink_to_fit();
+  }
+  std::optional<uint32_t> find(uint64_t key) const {
+    const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
+                                     [](const Entry& e, uint64_t k) { return e.key < k; });
+    if (it == entries_.end() || it->key != key) return std::nullopt;
+    return it->pos;
+  }
+
+ private:
+  struct Entry {
+    uint64_t key;
+    uint32_t pos;
+  };
+  std::vector<Entry> entries_;
+};
+
 // Lookups shared by every step, so that a step costs what it holds, not what the run holds:
 // per stage its ops, comms and launched device work by step, its receives by what they carry,
 // and each matched comm's peer.
 struct Index {
-  std::vector<std::unordered_map<uint64_t, int>> ops;               // per stage
-  std::vector<std::unordered_map<uint64_t, size_t>> recvs;          // per stage: the first
-  std::map<std::pair<int, size_t>, std::pair<int, size_t>> peerOf;  // (stage, comm) -> peer
+  std::vector<FirstByKey> ops;    // per stage
+  std::vector<FirstByKey> recvs;  // per stage: the first
+  // Each matched comm's peer, per stage by comm index: 8 bytes a comm, where a map node cost
+  // ~64 a direction (a sixteenth of the analysis' peak at 20,000 steps).
+  struct Peer {
+    int stage = -1;
+    uint32_t comm = 0;
+  };
+  std::vector<std::vector<Peer>> peers;
   struct Stage {
     std::vector<StepSpan> ops, comms, otherKernels, commKernels;  // by step
     TimeNs longestOther = 0, longestComm = 0;
@@ -77,19 +107,25 @@ struct Index {
   };
   std::vector<Stage> stages;
 
-  explicit Index(const PipelineTrace& pl) : ops(pl.p), recvs(pl.p), stages(pl.p) {
+  const Peer* peerOf(int stage, size_t comm) const {
+    const Peer& p = peers[static_cast<size_t>(stage)][comm];
+    return p.stage >= 0 ? &p : nullptr;
+  }
+
+  explicit Index(const PipelineTrace& pl) : ops(pl.p), recvs(pl.p), peers(pl.p), stages(pl.p) {
     for (const auto& st : pl.stages) {
       for (size_t i = 0; i < st.ops.ops.size(); ++i) {
         const auto& o = st.ops.ops[i];
         if (o.step < 0 || o.op.kind == OpKind::W) continue;
-        ops[st.stage].emplace(opKey(o.step, passOf(o.op.kind), o.op.mb, o.op.chunk),
-                              static_cast<int>(i));
+        ops[st.stage].add(opKey(o.step, passOf(o.op.kind), o.op.mb, o.op.chunk), i);
       }
       for (size_t ci = 0; ci < st.ops.comms.size(); ++ci) {
         const auto& c = st.ops.comms[ci];
         if (c.send || c.step < 0) continue;
-        recvs[st.stage].emplace(opKey(c.step, c.pass == OpKind::F ? 0 : 1, c.mb, c.chunk), ci);
+        recvs[st.stage].add(opKey(c.step, c.pass == OpKind::F ? 0 : 1, c.mb, c.chunk), ci);
       }
+      ops[st.stage].seal();
+      recvs[st.stage].seal();
       Stage& x = stages[st.stage];
       const size_t n = st.ops.steps.size();
       x.ops = spansByStep(st.ops.ops, n);
@@ -105,9 +141,10 @@ struct Index {
             x.hostRangesSorted && std::is_sorted(list->begin(), list->end(), byStart);
       }
     }
+    for (const auto& st : pl.stages) peers[st.stage].resize(st.ops.comms.size());
     for (const Transfer& t : pl.transfers) {
-      peerOf[{t.fromStage, t.send}] = {t.toStage, t.recv};
-      peerOf[{t.toStage, t.recv}] = {t.fromStage, t.send};
+      peers[t.fromStage][t.send] = {t.toStage, static_cast<uint32_t>(t.recv)};
+      peers[t.toStage][t.recv] = {t.fromStage, static_cast<uint32_t>(t.send)};
     }
   }
 };
@@ -236,8 +273,8 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
     const auto& c = st.ops.comms[ci];
     if (c.onDevice) return;
     TimeNs from = c.start;
-    if (auto it = index.peerOf.find({st.stage, ci}); it != index.peerOf.end()) {
-      from = std::max(from, pl.stages[it->second.first].ops.comms[it->second.second].start);
+    if (const Index::Peer* peer = index.peerOf(st.stage, ci)) {
+      from = std::max(from, pl.stages[peer->stage].ops.comms[peer->comm].start);
     }
     if (from < c.end) comm.push_back({from, c.end});
   });
@@ -304,22 +341,21 @@ std::optional<size_t> endedAt(const std::vector<RecognizedComm>& comms, TimeNs t
 // The transfer of the comm at (stage, i), as an input held behind it sees it.
 HeldBehind heldBehindOf(const PipelineTrace& pl, const Index& index, int stage, size_t i) {
   HeldBehind h;
-  const auto peer = index.peerOf.find({stage, i});
-  if (peer == index.peerOf.end()) return h;
+  const Index::Peer* peer = index.peerOf(stage, i);
+  if (peer == nullptr) return h;
   const RecognizedComm& q = pl.stages[stage].ops.comms[i];
-  const RecognizedComm& other = pl.stages[peer->second.first].ops.comms[peer->second.second];
+  const RecognizedComm& other = pl.stages[peer->stage].ops.comms[peer->comm];
   const RecognizedComm& send = q.send ? q : other;
   const RecognizedComm& recv = q.send ? other : q;
-  h.from = q.send ? stage : peer->second.first;
-  h.to = q.send ? peer->second.first : stage;
+  h.from = q.send ? stage : peer->stage;
+  h.to = q.send ? peer->stage : stage;
   h.moved = std::max(q.start, other.start);
   h.end = recv.end;
   if (send.step >= 0) {
-    const auto& ops = index.ops[h.from];
-    if (auto it = ops.find(opKey(send.step, send.pass == OpKind::F ? 0 : 1, send.mb, send.chunk));
-        it != ops.end()) {
+    if (const auto op = index.ops[h.from].find(
+            opKey(send.step, send.pass == OpKind::F ? 0 : 1, send.mb, send.chunk))) {
       h.producerStage = h.from;
-      h.producerOp = it->second;
+      h.producerOp = static_cast<int>(*op);
     }
   }
   return h;
@@ -346,16 +382,15 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
       const int pvs = forward ? vs - 1 : vs + 1;
       pStage = layout.stageOf(pvs);
       const int pStepIdx = pl.stepIndex[pStage][k];
-      auto it =
-          index.ops[pStage].find(opKey(pStepIdx, forward ? 0 : 1, o.op.mb, layout.chunkOf(pvs)));
-      if (it != index.ops[pStage].end()) {
-        pOp = it->second;
+      if (const auto producer = index.ops[pStage].find(
+              opKey(pStepIdx, forward ? 0 : 1, o.op.mb, layout.chunkOf(pvs)))) {
+        pOp = static_cast<int>(*producer);
         arrival = pl.stages[pStage].ops.ops[pOp].end;
       }
       // The receive that brought the input (the first that carries it).
-      if (auto r = index.recvs[st.stage].find(opKey(stepIdx, forward ? 0 : 1, o.op.mb, o.op.chunk));
-          r != index.recvs[st.stage].end()) {
-        const size_t ci = r->second;
+      if (const auto r =
+              index.recvs[st.stage].find(opKey(stepIdx, forward ? 0 : 1, o.op.mb, o.op.chunk))) {
+        const size_t ci = *r;
         const auto& c = st.ops.comms[ci];
         arrival = c.end;
         waitStart = c.start;
@@ -364,25 +399,23 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
         // nothing about when the data moved.
         onDevice = c.onDevice;
         posted = c.launch;
-        const auto peer = index.peerOf.find({st.stage, ci});
-        if (peer != index.peerOf.end()) {
-          const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
+        const Index::Peer* peer = index.peerOf(st.stage, ci);
+        if (peer != nullptr) {
+          const auto& send = pl.stages[peer->stage].ops.comms[peer->comm];
           sent = send.start;
           sendPosted = send.launch;
-          if (!send.onDevice) {
-            queued = queuedBehind(pl.stages[peer->second.first].ops.comms, peer->second.second);
-          }
+          if (!send.onDevice) queued = queuedBehind(pl.stages[peer->stage].ops.comms, peer->comm);
         }
-        if (onDevice && peer != index.peerOf.end()) {
-          const auto& send = pl.stages[peer->second.first].ops.comms[peer->second.second];
+        if (onDevice && peer != nullptr) {
+          const auto& send = pl.stages[peer->stage].ops.comms[peer->comm];
           moved = std::min(c.end, std::max(c.start, send.start));
           // The send was done before the receive began: NCCL had buffered the message (it fits
           // the receiver's FIFO), so the data did not wait for this receive to be posted.
           buffered = send.end <= c.start;
           // The side that started last, if it was launched well before: it waited on its stream.
           const bool receiverLast = c.start >= send.start;
-          const int side = receiverLast ? st.stage : peer->second.first;
-          const size_t sideComm = receiverLast ? ci : peer->second.second;
+          const int side = receiverLast ? st.stage : peer->stage;
+          const size_t sideComm = receiverLast ? ci : peer->comm;
           const RecognizedComm& late = receiverLast ? c : send;
           if (!buffered && late.launch != kNoLaunch && late.start - late.launch > kHandOver) {
             if (auto q = endedAt(pl.stages[side].ops.comms, late.start, sideComm)) {
@@ -414,27 +447,45 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
 
 }  // namespace
 
-std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
-  const Index index(pl);
-  const engine::Schedule layout = layoutOf(pl);
-  std::vector<StepView> views;
-  for (size_t k = 0; k < pl.stepNumbers.size(); ++k) {
-    StepView view;
-    view.index = static_cast<int>(k);
-    view.number = pl.stepNumbers[k];
-    view.start = INT64_MAX;
-    view.end = INT64_MIN;
-    view.stages.resize(pl.p);
-    // The span first: every stage's busy time is clipped to it.
-    for (const auto& st : pl.stages) addStageOps(pl, index, st, k, view);
-    const StepSyncs syncs = stepSyncs(pl, index, k);
-    for (const auto& st : pl.stages) {
-      StageStep& ss = view.stages[st.stage];
-      addStageBusy(pl, index, st, k, syncs, view, ss);
-      addStageInputs(pl, index, layout, st, k, ss);
-    }
-    views.push_back(std::move(view));
+struct StepViews::Impl {
+  Index index;
+  engine::Schedule layout;
+  explicit Impl(const PipelineTrace& pl) : index(pl), layout(layoutOf(pl)) {}
+};
+
+StepViews::StepViews(const PipelineTrace& pipeline)
+    : pl_(pipeline), impl_(std::make_unique<const Impl>(pipeline)) {}
+
+StepViews::~StepViews() = default;
+
+size_t StepViews::size() const {
+  return pl_.stepNumbers.size();
+}
+
+StepView StepViews::build(size_t k) const {
+  const Index& index = impl_->index;
+  StepView view;
+  view.index = static_cast<int>(k);
+  view.number = pl_.stepNumbers[k];
+  view.start = INT64_MAX;
+  view.end = INT64_MIN;
+  view.stages.resize(pl_.p);
+  // The span first: every stage's busy time is clipped to it.
+  for (const auto& st : pl_.stages) addStageOps(pl_, index, st, k, view);
+  const StepSyncs syncs = stepSyncs(pl_, index, k);
+  for (const auto& st : pl_.stages) {
+    StageStep& ss = view.stages[st.stage];
+    addStageBusy(pl_, index, st, k, syncs, view, ss);
+    addStageInputs(pl_, index, impl_->layout, st, k, ss);
   }
+  return view;
+}
+
+std::vector<StepView> buildStepViews(const PipelineTrace& pl) {
+  const StepViews builder(pl);
+  std::vector<StepView> views;
+  views.reserve(builder.size());
+  for (size_t k = 0; k < builder.size(); ++k) views.push_back(builder.build(k));
   return views;
 }
 
@@ -446,21 +497,23 @@ TimeNs tailOf(const PipelineTrace& pl, const StepView& view) {
   return view.end - lastOp;
 }
 
-LinkLags transferLagsByLink(const PipelineTrace& pl, const std::vector<StepView>& steps) {
-  LinkLags lags;
-  for (const StepView& view : steps) {
-    for (const StageStep& ss : view.stages) {
-      for (size_t j = 0; j < ss.ops.size(); ++j) {
-        if (ss.producerOp[j] < 0 || ss.arrival[j] == kNoArrival) continue;
-        const auto& producer = pl.stages[ss.producerStage[j]].ops.ops[ss.producerOp[j]];
-        // Only where the receiver was already waiting does the arrival time show the lag.
-        if (ss.waitStart[j] != kNoArrival && ss.waitStart[j] <= producer.end &&
-            ss.arrival[j] >= producer.end) {
-          lags[{ss.producerStage[j], ss.stage}].push_back(ss.arrival[j] - producer.end);
-        }
+void addTransferLags(const PipelineTrace& pl, const StepView& view, LinkLags& lags) {
+  for (const StageStep& ss : view.stages) {
+    for (size_t j = 0; j < ss.ops.size(); ++j) {
+      if (ss.producerOp[j] < 0 || ss.arrival[j] == kNoArrival) continue;
+      const auto& producer = pl.stages[ss.producerStage[j]].ops.ops[ss.producerOp[j]];
+      // Only where the receiver was already waiting does the arrival time show the lag.
+      if (ss.waitStart[j] != kNoArrival && ss.waitStart[j] <= producer.end &&
+          ss.arrival[j] >= producer.end) {
+        lags[{ss.producerStage[j], ss.stage}].push_back(ss.arrival[j] - producer.end);
       }
     }
   }
+}
+
+LinkLags transferLagsByLink(const PipelineTrace& pl, const std::vector<StepView>& steps) {
+  LinkLags lags;
+  for (const StepView& view : steps) addTransferLags(pl, view, lags);
   return lags;
 }
 

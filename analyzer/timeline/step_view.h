@@ -5,6 +5,7 @@
 // collective (before the last rank joined) is not busy: it is idle (analysis.md §2).
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -64,6 +65,21 @@ struct StepView {
   std::vector<StageStep> stages;
 };
 
+// Builds one step's view at a time, from lookups made once: a pass over the steps holds one
+// view, not every step's (at 20,000 steps the views were a fifth of the analysis' peak).
+class StepViews {
+ public:
+  explicit StepViews(const PipelineTrace& pipeline);  // kept by reference
+  ~StepViews();
+  size_t size() const;  // one per common step (PipelineTrace::stepNumbers)
+  StepView build(size_t k) const;
+
+ private:
+  struct Impl;
+  const PipelineTrace& pl_;
+  std::unique_ptr<const Impl> impl_;
+};
+
 std::vector<StepView> buildStepViews(const PipelineTrace& pipeline);
 
 // The step's tail (gradient sync and optimizer, and any wait in them): from the last op on any
@@ -73,6 +89,7 @@ TimeNs tailOf(const PipelineTrace& pipeline, const StepView& step);
 // Lag between a producer's end and its consumer's input arriving, per matched transfer where the
 // receiver was already waiting (else the arrival time is unknown), by link (from, to stage).
 using LinkLags = std::map<std::pair<int, int>, std::vector<TimeNs>>;
+void addTransferLags(const PipelineTrace& pipeline, const StepView& step, LinkLags& lags);
 LinkLags transferLagsByLink(const PipelineTrace& pipeline, const std::vector<StepView>& steps);
 std::vector<TimeNs> transferLags(const PipelineTrace& pipeline, const std::vector<StepView>& steps);
 

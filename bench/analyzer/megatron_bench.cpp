@@ -6,6 +6,7 @@
 //                  [--fault replica|stage|tp|sequence|none (default replica: DP 3 at 1.2x)]
 //                  [--metadata first|last|interleaved (where the thread names go; first)]
 //                  [--in FILE (a timeline already written, e.g. a published one, instead)]
+//                  [--detail (keep every gap's sentence, as --detail and HTML reports need)]
 // Two budgets of the issue: PP4 x TP1 x DP32 (128 ranks) x 30 steps, about 100 k events, in 2 s;
 // PP8 x TP8 x DP16 (1024 ranks) x 10 steps in 30 s within 64 B/event. Issue 27's: the 128-rank
 // job and ByteDance's published SE timeline (metadata last) in 1 s and 64 MB.
@@ -44,8 +45,15 @@ int main(int argc, char** argv) {
   unsigned threads = 2;
   double budgetS = 30, budgetBytes = 64;
   std::string out, in, fault = "replica", metadata = "first";
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool detail = false;
+  for (int i = 1; i < argc; i += 2) {
     const std::string k = argv[i];
+    if (k == "--detail") {  // takes no value
+      detail = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) break;
     const char* v = argv[i + 1];
     if (k == "--pp")
       job.pp = std::atoi(v);
@@ -110,6 +118,8 @@ int main(int argc, char** argv) {
                 model = bench::heapLiveBytes() - before;
   analysis::AnalyzeOptions options;
   options.threads = threads;
+  // As `bubblescope analyze` does for a summary report unless --detail.
+  options.everyGapText = detail;
   // As `bubblescope analyze` does: the run is given up, its ranges freed once recognised.
   const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
   const auto t2 = Clock::now();
