@@ -34,12 +34,36 @@ void WatchSession::read(const traces::Run& run, const analysis::AnalyzeOptions& 
   try {
     step(analysis::watch::readStep(analysis::analyzeRun(run, one)));
   } catch (const analysis::AnalysisInputError& e) {
-    out_ << "step " << number << "  not read: " << e.what() << "\n";
-    out_.flush();
+    notRead(number, e.what());
   }
 }
 
+void WatchSession::notRead(int64_t number, const std::string& why) {
+  if (!unread_.why.empty() && why == unread_.why) {
+    if (unread_.first == unread_.last) {
+      out_ << "step " << number
+           << "  not read either, for the same reason: the steps after it are not listed while "
+              "it holds\n";
+    }
+    unread_.last = number;
+  } else {
+    sayUnreadEnded();
+    out_ << "step " << number << "  not read: " << why << "\n";
+    unread_ = {why, number, number};
+  }
+  out_.flush();
+}
+
+void WatchSession::sayUnreadEnded() {
+  if (unread_.last != unread_.first) {
+    out_ << "steps " << unread_.first + 1 << "-" << unread_.last
+         << "  not read, for the same reason as step " << unread_.first << "\n";
+  }
+  unread_ = {};
+}
+
 void WatchSession::step(const analysis::watch::StepReading& reading) {
+  sayUnreadEnded();
   ++stepsWatched_;
   out_ << analysis::watch::stepLine(reading) << "\n";
   for (const analysis::watch::CulpritChange& c : changes_.observe(reading)) {

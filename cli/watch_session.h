@@ -28,7 +28,10 @@ class WatchSession {
   ~WatchSession();
 
   // Step `number` of `run`, analysed alone (`base` with that one step), as step() says it; a
-  // step the analysis refuses gets a line saying why, and no culprit changes on it.
+  // step the analysis refuses gets a line saying why, and no culprit changes on it. A reason
+  // that holds step after step (a node's watch of a multi-node job misses the other nodes'
+  // ranks) is said for its first step, once more for the second, and with the range of steps
+  // when a step reads again or the reason changes.
   void read(const traces::Run& run, const analysis::AnalyzeOptions& base, int64_t number);
   // The step's line, then the changes it makes sure of, then the Prometheus file. Throws
   // TraceError when the Prometheus file cannot be written.
@@ -43,6 +46,14 @@ class WatchSession {
   analysis::watch::WatchMetrics metrics_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   int64_t stepsWatched_ = 0, culpritsStarted_ = 0;
+  // The steps not read for one reason, one after another.
+  struct Unread {
+    std::string why;
+    int64_t first = 0, last = 0;
+  };
+  Unread unread_;
+  void notRead(int64_t number, const std::string& why);
+  void sayUnreadEnded();  // the range of steps since the first, if more than one
 };
 
 // The numbers of the steps the analysis of `run` under `options` holds (its first pipeline's; a
