@@ -312,8 +312,8 @@ PipelineTrace buildReplica(const traces::Run& run, const Topology& topo, size_t 
 
 // One replica's pipeline analysed into `result`, its drain gaps holding `dpWaits` if given.
 void analyzeReplica(const traces::Run& run, const PipelineTrace& pl, const DpWaits* dpWaits,
-                    GapTexts texts, AnalysisResult& result) {
-  result.pipelines.push_back(analyzePipeline(pl, result.warnings, dpWaits, texts));
+                    KeptGaps kept, AnalysisResult& result) {
+  result.pipelines.push_back(analyzePipeline(pl, result.warnings, dpWaits, kept));
   attachFreeMemory(run, pl, result.pipelines.back());
   attachActivationSize(run, pl, result.pipelines.back());
 }
@@ -388,7 +388,7 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
   const std::vector<DpWaits> waits = dpWaitsOf(all);
   for (size_t d = 0; d < pipelines.size(); ++d) {
     analyzeReplica(run, pipelines[d], &waits[d],
-                   options.everyGapText ? GapTexts::All : GapTexts::Listed, result);
+                   options.everyGap ? KeptGaps::All : KeptGaps::Listed, result);
   }
   if (wholeJob) analyzeJob(pipelines, waits, result.job);
   if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);

@@ -24,10 +24,10 @@ struct AnalyzeOptions {
   // A run with no pipeline (none labelled, none in its p2p traffic) gets the utilization of
   // every rank (AnalysisResult::utilization) instead of an AnalysisInputError.
   bool utilizationWithoutPipeline = false;
-  // Every gap keeps the sentence that blames it (Blame::text); false: only the gaps a summary
-  // report prints (the top gaps and each root cause's first own gap), which is most of the
-  // memory an op-level timeline of many steps takes (pipeline_analysis.h, GapTexts).
-  bool everyGapText = true;
+  // Every gap kept whole (PipelineResult::gaps); false: only the gaps a summary report names,
+  // the others folded as their steps are classified (pipeline_analysis.h, KeptGaps): most of the
+  // memory an op-level timeline of many steps takes.
+  bool everyGap = true;
 };
 
 // Throws AnalysisInputError (nothing recognised, missing ranks, mixed runs) and

@@ -346,6 +346,8 @@ std::vector<int> topGapsOf(const std::vector<Gap>& gaps) {
   return top;
 }
 
+namespace {
+
 // What the first pass over the steps gathers, one view at a time: the mean costs, the transfer
 // lags and tails behind the ideal, and how many records the steps will append.
 struct StepSums {
@@ -356,53 +358,97 @@ struct StepSums {
   explicit StepSums(int stages) : costs(stages) {}
 };
 
-// Where each analysed step's gaps are: the step view it was read from (index into
-// PipelineTrace::stepNumbers) and its first gap; its last is before the next step's first.
-struct StepGaps {
-  std::vector<size_t> view, first;
-};
+// A summary's analysis folds each step's gaps as soon as they are classified and keeps none of
+// them whole but the few its reports list (PipelineResult::gapIndex): every gap a Bubble for the
+// inventory, its stall pieces for the culprit, its root cause's counts, and copies of the top gaps
+// and of each cause's largest own and knock-on gaps. At 20,000 steps the gaps were a third of the
+// peak (184 bytes each, 9 a step).
+struct FoldedGaps {
+  RootCauseTally causes{1, kKnockOnsNamed};
+  StallCosts stalls;
+  struct Top {
+    int index;
+    TimeNs avoidable, idle;
+    Gap gap;
+  };
+  std::vector<Top> top;  // the top gaps so far (topGapsOf's order)
+  int gaps = 0;          // gaps folded: the next one's index among every gap
 
-// The sentences of the `listed` gaps, whose steps' gaps were kept without them (GapTexts::Listed):
-// each such step classified again, as it was, into a scratch list that keeps them.
-void blameAgain(const PipelineTrace& pl, const StepViews& views, const MeanCosts& costs,
-                const DpWaits* dpWaits, const StepGaps& steps, std::vector<int> listed,
-                PipelineResult& out) {
-  std::sort(listed.begin(), listed.end());
-  listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
-  for (size_t i = 0; i < listed.size();) {
-    const int step = out.gaps[static_cast<size_t>(listed[i])].step;
-    StepView indexed = views.build(steps.view[static_cast<size_t>(step)]);
-    indexed.index = step;
-    StepRuns runs;
-    std::vector<Gap> again;
-    const bool ran = runStep(pl, indexed, costs, out.transferMedian, runs).empty();
-    if (ran) classifyStep(pl, indexed, costs, out.transferMedian, runs, dpWaits, again);
-    const size_t first = steps.first[static_cast<size_t>(step)];
-    for (; i < listed.size() && out.gaps[static_cast<size_t>(listed[i])].step == step; ++i) {
-      const size_t g = static_cast<size_t>(listed[i]);
-      if (g - first < again.size()) out.gaps[g].blame.text = std::move(again[g - first].blame.text);
+  // The step's gaps, the last appended to out.gaps (with their causes), folded and let go.
+  void fold(PipelineResult& out, CauseTally& tally) {
+    for (size_t g = 0; g < out.gaps.size(); ++g) {
+      // Kept whole, its sentence too, only while it is among the largest (offerTop, causes).
+      const Gap& gap = out.gaps[g];
+      const int index = gaps++;
+      out.bubbles.push_back({gap.stage, gap.step, gap.start, gap.end, gap.idle, gap.freeMemory});
+      stalls.add(gap);
+      offerTop(index, gap);
+      if (g < tally.ofGap.size() && tally.ofGap[g])
+        causes.add(index, gap, *tally.ofGap[g], out.ops);
+    }
+    out.gaps.clear();
+    tally.ofGap.clear();
+  }
+
+  // As topGapsOf: largest avoidable idle first, ties by idle, then in gap order; at most five,
+  // none under kLeastListedGap.
+  void offerTop(int index, const Gap& gap) {
+    const TimeNs avoidable = avoidableIdle(gap);
+    if (avoidable < kLeastListedGap) return;
+    auto at = std::upper_bound(top.begin(), top.end(), std::pair(avoidable, gap.idle),
+                               [](const std::pair<TimeNs, TimeNs>& v, const Top& t) {
+                                 return v.first != t.avoidable ? v.first > t.avoidable
+                                                               : v.second > t.idle;
+                               });
+    if (at - top.begin() >= 5) return;
+    top.insert(at, Top{index, avoidable, gap.idle, gap});
+    if (top.size() > 5) top.pop_back();
+  }
+
+  // The root causes and top gaps, and in out.gaps the gaps they list, in gap order, indexed
+  // anew (out.gapIndex says which each was).
+  void keepListed(const CauseTally& tally, PipelineResult& out) {
+    std::map<int, Gap> kept;
+    out.rootCauses = causes.finish(out.ops, tally.wins, kept);
+    for (const Top& t : top) kept.emplace(t.index, t.gap);
+    std::map<int, int> at;
+    for (auto& [index, gap] : kept) {
+      at[index] = static_cast<int>(out.gaps.size());
+      out.gapIndex.push_back(index);
+      out.gaps.push_back(std::move(gap));
+    }
+    for (const Top& t : top) out.topGaps.push_back(at[t.index]);
+    for (RootCause& rc : out.rootCauses) {
+      for (int& g : rc.own) g = at[g];
+      for (int& g : rc.knockOns) g = at[g];
     }
   }
-}
+};
 
 // The records every step appends to, sized once from what the steps hold: a vector that grows by
 // doubling holds up to twice its records and, while it moves, both copies (at 10,000 steps the
 // gaps alone went from 15 to 24 MB, and the peak was such a move). A stage's step has at most
 // one gap before each op and one after the last.
 void reserveRecords(const StepSums& sums, const std::vector<std::vector<int>>& transfersByStep,
-                    PipelineResult& out, CauseTally& causes) {
+                    KeptGaps kept, PipelineResult& out, CauseTally& causes) {
   size_t transfers = 0;
   for (const auto& t : transfersByStep) transfers += t.size();
   out.ops.reserve(sums.ops);
-  out.gaps.reserve(sums.gaps);
-  causes.ofGap.reserve(sums.gaps);
+  if (kept == KeptGaps::All) {
+    out.gaps.reserve(sums.gaps);
+    causes.ofGap.reserve(sums.gaps);
+  } else {
+    out.bubbles.reserve(sums.gaps);
+  }
   out.transfers.reserve(transfers);
   out.steps.reserve(transfersByStep.size());
   for (StageResult& st : out.stages) st.perStep.reserve(transfersByStep.size());
 }
 
+}  // namespace
+
 PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>& warnings,
-                               const DpWaits* dpWaits, GapTexts texts) {
+                               const DpWaits* dpWaits, KeptGaps kept) {
   PipelineResult out;
   out.dpRank = pl.dpRank;
   // Two passes over the steps, each building one step's view at a time and letting it go (at
@@ -447,21 +493,15 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   causes.imbalancedStage = mostImbalancedStage(costs);
   std::string firstRefusal;  // the simulator's reason for the first step it could not re-run
   const std::vector<std::vector<int>> transfersByStep = transfersByStepOf(pl);
-  reserveRecords(sums, transfersByStep, out, causes);
-  StepGaps stepGaps;
+  reserveRecords(sums, transfersByStep, kept, out, causes);
+  std::optional<FoldedGaps> folded;
+  if (kept == KeptGaps::Listed) folded.emplace();
   for (size_t k = 0; k < views.size(); ++k) {
     const StepView view = k == 0 ? *firstView : views.build(k);
-    const size_t firstGap = out.gaps.size();
     const std::string why =
         analyzeStep(pl, view, costs, dpWaits, transfersByStep[view.index], out, times, causes);
     if (why.empty()) {
-      stepGaps.view.push_back(k);
-      stepGaps.first.push_back(firstGap);
-      if (texts == GapTexts::Listed) {
-        for (size_t g = firstGap; g < out.gaps.size(); ++g) {
-          std::string().swap(out.gaps[g].blame.text);
-        }
-      }
+      if (folded) folded->fold(out, causes);
       continue;
     }
     warnings.push_back("step " + std::to_string(view.number) +
@@ -469,32 +509,28 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
                        "; a partial capture?); left out");
     if (firstRefusal.empty()) firstRefusal = "step " + std::to_string(view.number) + ": " + why;
   }
-  // Its lookups, sized by the run's ops and comms, go once no step is classified again.
-  if (texts == GapTexts::All) builder.reset();
+  builder.reset();  // its lookups, sized by the run's ops and comms
   if (out.steps.empty()) {
     throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) +
                              ": no step could be re-run by the simulator (" + firstRefusal + ")");
   }
   warnSlowFirstStep(times.measured, out.steps, warnings);
   summarize(pl, times, out);
-  out.commWaits = commWaitsOf(pl, out.gaps);
-  out.topGaps = topGapsOf(out.gaps);
-  out.rootCauses = groupRootCauses(out.gaps, causes.ofGap, out.ops, causes.wins);
-  if (texts == GapTexts::Listed) {
-    std::vector<int> listed = out.topGaps;
-    for (const RootCause& rc : out.rootCauses) {
-      if (!rc.own.empty()) listed.push_back(rc.own.front());
-    }
-    blameAgain(pl, views, costs, dpWaits, stepGaps, listed, out);
+  if (folded) {
+    folded->keepListed(causes, out);
+  } else {
+    out.commWaits = commWaitsOf(pl, out.gaps);
+    out.topGaps = topGapsOf(out.gaps);
+    out.rootCauses = groupRootCauses(out.gaps, causes.ofGap, out.ops, causes.wins);
   }
-  builder.reset();
   out.model = checkModel(mean(times.measured), mean(times.replayed), times.latestOp);
 
   // The schedule is read off a finished step: one cut short matches no generator.
   out.schedule =
       detectSchedule(times.firstFinished ? *times.firstFinished : observedSchedule(pl, *firstView));
   whatIfs(pl, times, costs, out, warnings);
-  const PipelineCulprit culprit = pipelineCulprit(out);
+  const PipelineCulprit culprit =
+      folded ? pipelineCulprit(out, folded->stalls) : pipelineCulprit(out);
   out.culprit = culprit.text;
   out.culpritStage = culprit.stage;
   out.culpritGain = culprit.gain;

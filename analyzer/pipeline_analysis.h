@@ -10,15 +10,16 @@
 
 namespace bubblescope::analysis {
 
-// Which gaps keep the sentence that blames them (Blame::text): every gap, or only those a summary
-// report prints (the top gaps, and each root cause's own gap it names first). A sentence is
-// ~150 bytes, more than the rest of its gap: at 20,000 steps they were a fifth of the peak.
-enum class GapTexts { All, Listed };
+// Which gaps PipelineResult::gaps keeps whole: every gap, or only those a summary report names
+// (the top gaps, each root cause's largest own and knock-on gaps; PipelineResult::gapIndex), the
+// rest folded into the root causes, the culprit and the inventory as each step is classified. A
+// gap with its sentence takes ~340 bytes: at 20,000 steps the gaps were half the peak.
+enum class KeptGaps { All, Listed };
 
 // Throws AnalysisInputError when the pipeline has no step complete on every stage. `dpWaits`: its
 // stages' waits at the DP sync (a job of several replicas), held by their drain gaps.
 PipelineResult analyzePipeline(const PipelineTrace& pipeline, std::vector<std::string>& warnings,
-                               const DpWaits* dpWaits = nullptr, GapTexts texts = GapTexts::All);
+                               const DpWaits* dpWaits = nullptr, KeptGaps kept = KeptGaps::All);
 
 // The gaps a user should look at first (PipelineResult::topGaps): the largest avoidable idle
 // (ties: the largest idle), at most five, none with less than kLeastListedGap of it.

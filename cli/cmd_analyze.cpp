@@ -30,9 +30,9 @@ int runAnalyze(const AnalyzeOptions& o) {
   traces::Run run = loadRun(o.paths);
   analysis::AnalyzeOptions options = analyzeOptions(o.analysis);
   options.utilizationWithoutPipeline = true;  // every job gets an answer
-  // A summary prints a few gaps' sentences: the others are not kept (most of an op-level
-  // timeline's memory at 10^4 steps and more).
-  options.everyGapText = o.detail || !f.listedGapTexts;
+  // A summary names a few gaps: the others are folded, not kept (most of an op-level timeline's
+  // memory at 10^4 steps and more).
+  options.everyGap = o.detail || !f.namesFewGaps;
   // The reports need only the result: the run's ranges go as they are recognised.
   const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
 

@@ -154,6 +154,36 @@ std::string causeText(const RootCause& rc) {
   }
 }
 
+namespace {
+
+// Each cause's win, its mean cost ratio where no walk named an op, and its text; then the causes
+// with too little idle left out and the rest ordered by win, ties by idle, then by id.
+std::vector<RootCause> finishCauses(std::vector<RootCause> out, const std::vector<OpRecord>& ops,
+                                    const std::map<CauseId, TimeNs>& wins) {
+  for (RootCause& rc : out) {
+    if (auto w = wins.find(rc.id); w != wins.end()) rc.win = w->second;
+    if (rc.id.cause == IdleClass::Imbalance && rc.id.stage >= 0 && rc.costRatio <= 0) {
+      rc.costRatio = stageCostRatio(ops, rc.id.stage);
+      rc.meanRatio = true;
+    }
+    rc.text = causeText(rc);
+  }
+  std::erase_if(out, [](const RootCause& rc) { return rc.idle < kLeastListedGap; });
+  std::sort(out.begin(), out.end(), [](const RootCause& a, const RootCause& b) {
+    if (a.win != b.win) return a.win > b.win;
+    if (a.idle != b.idle) return a.idle > b.idle;
+    return a.id < b.id;
+  });
+  return out;
+}
+
+void addStage(std::vector<int>& stages, int stage) {
+  auto at = std::lower_bound(stages.begin(), stages.end(), stage);
+  if (at == stages.end() || *at != stage) stages.insert(at, stage);
+}
+
+}  // namespace
+
 std::vector<RootCause> groupRootCauses(const std::vector<Gap>& gaps,
                                        const std::vector<std::optional<CauseId>>& causes,
                                        const std::vector<OpRecord>& ops,
@@ -173,7 +203,10 @@ std::vector<RootCause> groupRootCauses(const std::vector<Gap>& gaps,
     rc.costRatio = std::max(rc.costRatio, g.blame.costRatio);
     const bool own = atItsPlace(rc.id, g, ops);
     (own ? rc.own : rc.knockOns).push_back(static_cast<int>(i));
-    if (!own) rc.knockOnIdle += avoidable[i];
+    if (!own) {
+      rc.knockOnIdle += avoidable[i];
+      addStage(rc.knockOnStages, g.stage);
+    }
   }
   const auto largestFirst = [&](int a, int b) { return avoidable[a] > avoidable[b]; };
   for (RootCause& rc : out) {
@@ -181,20 +214,69 @@ std::vector<RootCause> groupRootCauses(const std::vector<Gap>& gaps,
     rc.steps.erase(std::unique(rc.steps.begin(), rc.steps.end()), rc.steps.end());
     std::stable_sort(rc.own.begin(), rc.own.end(), largestFirst);
     std::stable_sort(rc.knockOns.begin(), rc.knockOns.end(), largestFirst);
-    if (auto w = wins.find(rc.id); w != wins.end()) rc.win = w->second;
-    if (rc.id.cause == IdleClass::Imbalance && rc.id.stage >= 0 && rc.costRatio <= 0) {
-      rc.costRatio = stageCostRatio(ops, rc.id.stage);
-      rc.meanRatio = true;
-    }
-    rc.text = causeText(rc);
+    rc.ownCount = rc.own.size();
+    rc.knockOnCount = rc.knockOns.size();
   }
-  std::erase_if(out, [](const RootCause& rc) { return rc.idle < kLeastListedGap; });
-  std::sort(out.begin(), out.end(), [](const RootCause& a, const RootCause& b) {
-    if (a.win != b.win) return a.win > b.win;
-    if (a.idle != b.idle) return a.idle > b.idle;
-    return a.id < b.id;
-  });
-  return out;
+  return finishCauses(std::move(out), ops, wins);
+}
+
+RootCauseTally::RootCauseTally(size_t keepOwn, size_t keepKnockOns)
+    : keepOwn_(keepOwn), keepKnockOns_(keepKnockOns) {}
+
+void RootCauseTally::keepLargest(std::vector<Kept>& kept, size_t most, int index, TimeNs avoidable,
+                                 const Gap& g) {
+  // Largest first, ties in gap order: the order a stable sort of every gap by its avoidable idle
+  // gives, of which these are the head.
+  auto at = std::upper_bound(kept.begin(), kept.end(), avoidable,
+                             [](TimeNs a, const Kept& k) { return a > k.avoidable; });
+  if (static_cast<size_t>(at - kept.begin()) >= most) return;
+  kept.insert(at, Kept{index, avoidable, g});
+  if (kept.size() > most) kept.pop_back();
+}
+
+void RootCauseTally::add(int index, const Gap& g, const CauseId& id,
+                         const std::vector<OpRecord>& ops) {
+  auto [at, added] = index_.try_emplace(id, causes_.size());
+  if (added) {
+    causes_.emplace_back();
+    causes_.back().cause.id = id;
+  }
+  Entry& e = causes_[at->second];
+  RootCause& rc = e.cause;
+  const TimeNs avoidable = avoidableIdle(g);
+  rc.idle += avoidable;
+  if (rc.steps.empty() || rc.steps.back() != g.step) rc.steps.push_back(g.step);
+  rc.costRatio = std::max(rc.costRatio, g.blame.costRatio);
+  if (atItsPlace(rc.id, g, ops)) {
+    ++rc.ownCount;
+    keepLargest(e.own, keepOwn_, index, avoidable, g);
+  } else {
+    ++rc.knockOnCount;
+    rc.knockOnIdle += avoidable;
+    addStage(rc.knockOnStages, g.stage);
+    keepLargest(e.knockOns, keepKnockOns_, index, avoidable, g);
+  }
+}
+
+std::vector<RootCause> RootCauseTally::finish(const std::vector<OpRecord>& ops,
+                                              const std::map<CauseId, TimeNs>& wins,
+                                              std::map<int, Gap>& kept) {
+  std::vector<RootCause> out;
+  out.reserve(causes_.size());
+  for (Entry& e : causes_) {
+    for (const Kept& k : e.own) {
+      e.cause.own.push_back(k.index);
+      kept.emplace(k.index, k.gap);
+    }
+    for (const Kept& k : e.knockOns) {
+      e.cause.knockOns.push_back(k.index);
+      kept.emplace(k.index, k.gap);
+    }
+    out.push_back(std::move(e.cause));
+  }
+  causes_.clear();
+  index_.clear();
+  return finishCauses(std::move(out), ops, wins);
 }
 
 }  // namespace bubblescope::analysis

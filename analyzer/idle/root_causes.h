@@ -54,4 +54,35 @@ std::vector<RootCause> groupRootCauses(const std::vector<Gap>& gaps,
                                        const std::vector<OpRecord>& ops,
                                        const std::map<CauseId, TimeNs>& wins);
 
+// The same grouping gap by gap, as the steps are classified, for an analysis that holds no gap
+// after its step (a summary's, PipelineResult::gapIndex): per cause its idle, steps and counts
+// as groupRootCauses gives them, and copies of its `keepOwn` largest own gaps and `keepKnockOns`
+// largest knock-ons (largest first, ties in gap order), all a summary report names. Gaps are
+// added in order; `index` is each one's among every gap of the pipeline.
+class RootCauseTally {
+ public:
+  RootCauseTally(size_t keepOwn, size_t keepKnockOns);
+  void add(int index, const Gap& gap, const CauseId& id, const std::vector<OpRecord>& ops);
+  // The causes as groupRootCauses returns them, own and knockOns holding only the kept gaps'
+  // indexes; the kept gaps go into `kept`, by index.
+  std::vector<RootCause> finish(const std::vector<OpRecord>& ops,
+                                const std::map<CauseId, TimeNs>& wins, std::map<int, Gap>& kept);
+
+ private:
+  struct Kept {
+    int index;
+    TimeNs avoidable;
+    Gap gap;
+  };
+  struct Entry {
+    RootCause cause;
+    std::vector<Kept> own, knockOns;
+  };
+  static void keepLargest(std::vector<Kept>& kept, size_t most, int index, TimeNs avoidable,
+                          const Gap& gap);
+  size_t keepOwn_, keepKnockOns_;
+  std::map<CauseId, size_t> index_;
+  std::vector<Entry> causes_;
+};
+
 }  // namespace bubblescope::analysis

@@ -6,11 +6,16 @@ namespace bubblescope::analysis {
 
 std::vector<StageInventory> bubbleInventory(const PipelineResult& pl) {
   std::vector<std::vector<IdleInterval>> intervals(pl.stages.size());
-  for (const Gap& g : pl.gaps) {
-    if (g.idle <= 0 || g.stage < 0 || static_cast<size_t>(g.stage) >= intervals.size()) continue;
-    const bool inSteps = g.step >= 0 && static_cast<size_t>(g.step) < pl.steps.size();
-    intervals[static_cast<size_t>(g.stage)].push_back(
-        {inSteps ? g.step : -1, g.idle, g.freeMemory});
+  auto add = [&](int stage, int step, TimeNs idle, int64_t freeMemory) {
+    if (idle <= 0 || stage < 0 || static_cast<size_t>(stage) >= intervals.size()) return;
+    const bool inSteps = step >= 0 && static_cast<size_t>(step) < pl.steps.size();
+    intervals[static_cast<size_t>(stage)].push_back({inSteps ? step : -1, idle, freeMemory});
+  };
+  // A summary's analysis keeps every gap as a bubble, and only the listed gaps whole.
+  if (pl.gapIndex.empty()) {
+    for (const Gap& g : pl.gaps) add(g.stage, g.step, g.idle, g.freeMemory);
+  } else {
+    for (const Bubble& b : pl.bubbles) add(b.stage, b.step, b.idle, b.freeMemory);
   }
   std::vector<StageInventory> out(pl.stages.size());
   for (size_t s = 0; s < out.size(); ++s) {

@@ -61,6 +61,9 @@ void attachFreeMemory(const traces::Run& run, const PipelineTrace& trace, Pipeli
     for (Gap& g : result.gaps) {
       if (g.stage == st.stage) g.freeMemory = leastFreeWhileIdle(memory, compute, g.start, g.end);
     }
+    for (Bubble& b : result.bubbles) {
+      if (b.stage == st.stage) b.freeMemory = leastFreeWhileIdle(memory, compute, b.start, b.end);
+    }
   }
 }
 

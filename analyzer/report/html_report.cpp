@@ -295,15 +295,15 @@ class HtmlWriter {
   }
 
   void knockOns(const PipelineResult& pl, const RootCause& rc) {
-    if (rc.knockOns.empty()) return;
-    out_ << "<details><summary>" << esc(knockOnSummary(pl, rc)) << "</summary><ul>";
+    if (rc.knockOnCount == 0) return;
+    out_ << "<details><summary>" << esc(knockOnSummary(rc)) << "</summary><ul>";
     const size_t listed = std::min(kKnockOnsListed, knockOnsListable(pl, rc));
     for (size_t k = 0; k < listed; ++k) {
       const Gap& g = pl.gaps[rc.knockOns[k]];
       out_ << "<li>" << esc(gapPlace(pl, g)) << ": " << esc(g.blame.text) << "</li>";
     }
-    if (rc.knockOns.size() > listed) {
-      out_ << "<li>and " << rc.knockOns.size() - listed << " more</li>";
+    if (rc.knockOnCount > listed) {
+      out_ << "<li>and " << rc.knockOnCount - listed << " more</li>";
     }
     out_ << "</ul></details>";
   }

@@ -81,7 +81,10 @@ void writeGapJson(const PipelineResult& pl, int index, bool listed, JsonWriter& 
   out.key("idle_by_class_ns");
   writeIdleByClassJson(g.byClass, true, out);
   out.field("idle_ns", g.idle);
-  if (listed) out.field("index", index);
+  if (listed) {
+    // Among every gap, as gaps[] of --detail numbers them (a summary's analysis keeps a few).
+    out.field("index", pl.gapIndex.empty() ? index : pl.gapIndex[static_cast<size_t>(index)]);
+  }
   if (listed && g.nextOp >= 0) {
     out.key("next");
     writeOpJson(pl.ops[static_cast<size_t>(g.nextOp)].op, out);

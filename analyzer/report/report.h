@@ -21,9 +21,9 @@ struct ReportFormat {
   bool colors;                            // colours a terminal, when the output is one
   Writer pipeline;                        // a pipeline job
   Writer utilization;                     // a job with no pipeline (AnalysisResult::utilization)
-  // Without --detail it prints the blame sentences of only the top gaps and of each root cause's
-  // first own gap (AnalyzeOptions::everyGapText may be false); HTML's timeline shows a step's.
-  bool listedGapTexts = false;
+  // Without --detail it names only the top gaps and each root cause's largest own and knock-on
+  // gaps (AnalyzeOptions::everyGap may be false); HTML's timeline shows a step's every gap.
+  bool namesFewGaps = false;
 };
 
 // Every format, the default (text) first.

@@ -84,6 +84,15 @@ struct Gap {
   int64_t freeMemory = traces::kBytesUnknown;  // least device bytes free in it (stage_memory.h)
 };
 
+// A gap as the bubble inventory and the free-memory look read it: a summary's analysis keeps
+// one for every gap, and whole gaps only for those its reports list (PipelineResult::gapIndex).
+struct Bubble {
+  int stage = 0;
+  int step = 0;
+  TimeNs start = 0, end = 0, idle = 0;
+  int64_t freeMemory = traces::kBytesUnknown;
+};
+
 // Idle a better balance or schedule could win back: not the ideal schedule's own bubbles.
 TimeNs avoidableIdle(const Gap& g);
 TimeNs avoidableIdle(const Split& s);
@@ -177,6 +186,12 @@ struct PipelineResult {
   std::vector<OpRecord> ops;
   std::vector<TransferRecord> transfers;
   std::vector<Gap> gaps;
+  // A summary's analysis (AnalyzeOptions::everyGapText false) keeps in `gaps` only the gaps its
+  // reports list: the top gaps and each root cause's largest own and knock-on gaps, in their
+  // order. Then `gapIndex` holds each one's index among every gap, `bubbles` every gap for the
+  // inventory, and `commWaits` is empty. Both empty: `gaps` holds every gap.
+  std::vector<int> gapIndex;
+  std::vector<Bubble> bubbles;
   // Only waits inside the analysed steps' gaps: outside them a wait has no class to be drawn in.
   std::vector<CommWait> commWaits;  // by stage, then start
   std::vector<int> topGaps;         // indexes into gaps, largest avoidable idle first (at most 5)

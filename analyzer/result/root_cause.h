@@ -3,6 +3,7 @@
 // cause, with the idle it cost on every stage and step, what removing it would win, and the
 // knock-ons it caused elsewhere folded under it. Built by analyzer/idle/root_causes.h.
 #include <compare>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct CauseId {
   auto operator<=>(const CauseId&) const = default;
 };
 
+// Knock-ons named in a cause's line (the rest are counted): a summary's analysis keeps this many.
+inline constexpr size_t kKnockOnsNamed = 3;
+
 struct RootCause {
   CauseId id;
   std::string text;  // "stage 1 started F5 late (stall: other)"
@@ -39,10 +43,14 @@ struct RootCause {
   std::vector<int> steps;  // indexes into PipelineResult::steps it occurs in, ascending
   // Indexes into PipelineResult::gaps, largest avoidable idle first: `own` where it happened
   // (a stall's gap before its op on its stage), `knockOns` everywhere else.
+  // A summary's analysis keeps only the largest few of each (PipelineResult::gapIndex): the
+  // counts and the knock-ons' stages are of them all.
   std::vector<int> own;
   std::vector<int> knockOns;
+  size_t ownCount = 0, knockOnCount = 0;
+  std::vector<int> knockOnStages;  // ascending
   TimeNs knockOnIdle = 0;
-  double costRatio = 0;  // imbalance and jitter: the largest measured / ideal cost behind it
+  double costRatio = 0;    // imbalance and jitter: the largest measured / ideal cost behind it
   bool meanRatio = false;  // costRatio is the stage's mean (no gap's walk named an op)
 };
 

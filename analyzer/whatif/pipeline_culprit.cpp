@@ -18,7 +18,25 @@ std::string shrink(TimeNs gain, TimeNs measured) {
 
 }  // namespace
 
+void StallCosts::add(const Gap& g) {
+  for (IdleClass k : {IdleClass::CommStall, IdleClass::HostStall, IdleClass::OtherStall}) {
+    const TimeNs piece = g.byClass[static_cast<int>(k)];
+    if (piece <= 0) continue;
+    const int at = g.blame.stage >= 0 && g.blame.cause == k ? g.blame.stage : g.stage;
+    cost[{at, k}] += piece;
+    if (k == IdleClass::CommStall && g.blame.cause == k && g.blame.stage >= 0) {
+      links[{g.blame.stage, g.blame.toStage}] += piece;
+    }
+  }
+}
+
 PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
+  StallCosts stalls;
+  for (const Gap& g : pl.gaps) stalls.add(g);
+  return pipelineCulprit(pl, stalls);
+}
+
+PipelineCulprit pipelineCulprit(const PipelineResult& pl, const StallCosts& stallCosts) {
   PipelineCulprit c;
   const TimeNs measured = pl.stepTimeMeasured, ideal = pl.stepTimeIdeal;
   // Half a percent of the step: a host stall of 12 ms in a 1 s step is worth naming, though it
@@ -73,19 +91,8 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl) {
     // and class its sentences name); a stall with no place found is the gap's own stage's. Every
     // gap's stall pieces count, not only the gaps a stall dominates: a transfer that costs
     // 0.15 ms in each of many gaps the schedule mostly explains is still what S pays for.
-    std::map<std::pair<int, IdleClass>, TimeNs> cost;
-    std::map<std::pair<int, int>, TimeNs> links;  // comm stall idle by (sender, receiver)
-    for (const Gap& g : pl.gaps) {
-      for (IdleClass k : {IdleClass::CommStall, IdleClass::HostStall, IdleClass::OtherStall}) {
-        const TimeNs piece = g.byClass[static_cast<int>(k)];
-        if (piece <= 0) continue;
-        const int at = g.blame.stage >= 0 && g.blame.cause == k ? g.blame.stage : g.stage;
-        cost[{at, k}] += piece;
-        if (k == IdleClass::CommStall && g.blame.cause == k && g.blame.stage >= 0) {
-          links[{g.blame.stage, g.blame.toStage}] += piece;
-        }
-      }
-    }
+    const auto& cost = stallCosts.cost;
+    const auto& links = stallCosts.links;
     c.gain = std::min(stalls, excess);
     c.cause = IdleClass::OtherStall;
     if (cost.empty()) {

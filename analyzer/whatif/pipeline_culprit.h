@@ -5,7 +5,9 @@
 // (T_ops - T_stage) and stalls (measured - T_ops); the largest names the culprit: the stage with
 // the largest S_s, op-to-op variation, or the stall that cost the most idle (by stage and class).
 // Under half a percent of the step, there is none.
+#include <map>
 #include <string>
+#include <utility>
 
 #include "analyzer/result/result.h"
 
@@ -23,7 +25,18 @@ struct PipelineCulprit {
   bool none = true;  // within noise of its schedule: nothing to name
 };
 
+// Every gap's stall pieces by where the walk found them: the stage and class its sentence names
+// (a stall with no place found is the gap's own stage's), and a comm stall's by its link.
+struct StallCosts {
+  std::map<std::pair<int, IdleClass>, TimeNs> cost;
+  std::map<std::pair<int, int>, TimeNs> links;  // comm stall idle by (sender, receiver)
+  void add(const Gap& gap);
+};
+
 // Reads the pipeline's step times, stages' S_s and gaps (all set before).
 PipelineCulprit pipelineCulprit(const PipelineResult& pl);
+// The same with the gaps' stall costs summed as they were classified (a summary's analysis
+// holds only the gaps it lists).
+PipelineCulprit pipelineCulprit(const PipelineResult& pl, const StallCosts& stalls);
 
 }  // namespace bubblescope::analysis

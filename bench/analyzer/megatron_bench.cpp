@@ -6,7 +6,7 @@
 //                  [--fault replica|stage|tp|sequence|none (default replica: DP 3 at 1.2x)]
 //                  [--metadata first|last|interleaved (where the thread names go; first)]
 //                  [--in FILE (a timeline already written, e.g. a published one, instead)]
-//                  [--detail (keep every gap's sentence, as --detail and HTML reports need)]
+//                  [--detail (keep every gap whole, as --detail and HTML reports need)]
 // Two budgets of the issue: PP4 x TP1 x DP32 (128 ranks) x 30 steps, about 100 k events, in 2 s;
 // PP8 x TP8 x DP16 (1024 ranks) x 10 steps in 30 s within 64 B/event. Issue 27's: the 128-rank
 // job and ByteDance's published SE timeline (metadata last) in 1 s and 64 MB.
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   analysis::AnalyzeOptions options;
   options.threads = threads;
   // As `bubblescope analyze` does for a summary report unless --detail.
-  options.everyGapText = detail;
+  options.everyGap = detail;
   // As `bubblescope analyze` does: the run is given up, its ranges freed once recognised.
   const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
   const auto t2 = Clock::now();

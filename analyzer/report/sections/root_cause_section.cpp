@@ -1,7 +1,6 @@
 #include "analyzer/report/sections/root_cause_section.h"
 
 #include <algorithm>
-#include <set>
 
 #include "analyzer/report/format.h"
 
@@ -33,7 +32,7 @@ size_t knockOnsListable(const PipelineResult& pl, const RootCause& rc) {
 std::string rootCauseCost(const PipelineResult& pl, const RootCause& rc) {
   const TimeNs analysed = pl.stepTimeMeasured * static_cast<TimeNs>(pl.steps.size());
   const std::string idle =
-      "it cost " + formatMs(rc.idle) + " ms of idle in " + gaps(rc.own.size() + rc.knockOns.size());
+      "it cost " + formatMs(rc.idle) + " ms of idle in " + gaps(rc.ownCount + rc.knockOnCount);
   if (rc.win <= 0) {
     return idle + " " + stepsOf(pl, rc) + "; the simulator finds no step it would shorten";
   }
@@ -51,16 +50,15 @@ std::string rootCauseOwn(const PipelineResult& pl, const RootCause& rc) {
   if (rc.own.empty() || !listable(pl, rc.own.front())) return "";
   const Gap& g = pl.gaps[rc.own.front()];
   std::string s = "In step " + std::to_string(pl.steps[g.step].number) + ", " + g.blame.text;
-  if (rc.own.size() > 1) s += "; and " + std::to_string(rc.own.size() - 1) + " more like it";
+  if (rc.ownCount > 1) s += "; and " + std::to_string(rc.ownCount - 1) + " more like it";
   return s;
 }
 
-std::string knockOnSummary(const PipelineResult& pl, const RootCause& rc) {
-  if (rc.knockOns.empty()) return "";
-  std::set<int> stages;
-  for (int gi : rc.knockOns) stages.insert(pl.gaps[gi].stage);
-  std::string s = "Knock-ons: " + gaps(rc.knockOns.size()) +
-                  (stages.size() == 1 ? " on stage " : " on stages ");
+std::string knockOnSummary(const RootCause& rc) {
+  if (rc.knockOnCount == 0) return "";
+  const std::vector<int>& stages = rc.knockOnStages;
+  std::string s =
+      "Knock-ons: " + gaps(rc.knockOnCount) + (stages.size() == 1 ? " on stage " : " on stages ");
   bool first = true;
   for (int st : stages) {
     s += (first ? "" : ", ") + std::to_string(st);
@@ -70,13 +68,13 @@ std::string knockOnSummary(const PipelineResult& pl, const RootCause& rc) {
 }
 
 std::string knockOnLine(const PipelineResult& pl, const RootCause& rc) {
-  if (rc.knockOns.empty()) return "";
+  if (rc.knockOnCount == 0) return "";
   const size_t named = std::min(kKnockOnsNamed, knockOnsListable(pl, rc));
-  if (named == 0) return knockOnSummary(pl, rc);
-  std::string s = knockOnSummary(pl, rc) + "; largest ";
+  if (named == 0) return knockOnSummary(rc);
+  std::string s = knockOnSummary(rc) + "; largest ";
   for (size_t i = 0; i < named; ++i) s += (i ? "; " : "") + gapPlace(pl, pl.gaps[rc.knockOns[i]]);
-  if (rc.knockOns.size() > named) {
-    s += "; and " + std::to_string(rc.knockOns.size() - named) + " more";
+  if (rc.knockOnCount > named) {
+    s += "; and " + std::to_string(rc.knockOnCount - named) + " more";
   }
   return s;
 }
@@ -87,11 +85,11 @@ void writeRootCausesJson(const PipelineResult& pl, bool detail, JsonWriter& out)
     out.beginObject();
     out.field("cause", idleClassKey(rc.id.cause));
     if (rc.costRatio > 0) out.field("cost_ratio", rc.costRatio);
-    out.field("gap_count", rc.own.size());
+    out.field("gap_count", rc.ownCount);
     if (detail) out.field("gaps", rc.own);
     out.field("idle_ns", rc.idle);
     out.key("knock_ons").beginObject();
-    out.field("count", rc.knockOns.size());
+    out.field("count", rc.knockOnCount);
     if (detail) out.field("gaps", rc.knockOns);
     out.field("idle_ns", rc.knockOnIdle);
     out.endObject();

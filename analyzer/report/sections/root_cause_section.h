@@ -11,8 +11,6 @@ namespace bubblescope::analysis {
 
 // The reports list this many causes, as they listed this many top gaps.
 inline constexpr size_t kRootCausesShown = 5;
-// Knock-ons named in a cause's line (the rest are counted).
-inline constexpr size_t kKnockOnsNamed = 3;
 // Knock-ons the HTML report lists under a cause, each with its sentence.
 inline constexpr size_t kKnockOnsListed = 20;
 
@@ -38,7 +36,7 @@ std::string gapPlace(const PipelineResult& pipeline, const Gap& gap);
 std::string rootCauseOwn(const PipelineResult& pipeline, const RootCause& cause);
 
 // "Knock-ons: 3 gaps on stages 0, 2, 3, 43.5 ms"; "" when it has none.
-std::string knockOnSummary(const PipelineResult& pipeline, const RootCause& cause);
+std::string knockOnSummary(const RootCause& cause);
 // The summary and the largest few: "...; largest step 2, stage 3, 15.17 ms before F5; ...".
 std::string knockOnLine(const PipelineResult& pipeline, const RootCause& cause);
 

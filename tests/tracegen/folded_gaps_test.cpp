@@ -1,11 +1,13 @@
-// A summary report keeps the blame sentences of only the gaps it prints (AnalyzeOptions::
-// everyGapText false, GapTexts::Listed): the top gaps and each root cause's first own gap, each
-// written again by classifying its step once more. The summary reports (text, JSON, Markdown,
-// JUnit) must be the same bytes as from an analysis that kept every sentence, and the sentences
-// it kept the same words, on every generated stack case, a Megatron job of several replicas and
-// the public real traces.
+// A summary's analysis (AnalyzeOptions::everyGap false, KeptGaps::Listed) keeps whole only the
+// gaps its reports name (the top gaps, each root cause's largest own and knock-on gaps, with their
+// sentences); every gap is folded into the root causes, the culprit and the inventory as its step
+// is classified. The summary reports (text, JSON, Markdown,
+// JUnit) must be the same bytes as from an analysis that kept every gap, and what it kept the
+// same, on every generated stack case, a Megatron job of several replicas and the public real
+// traces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <string>
@@ -24,8 +26,8 @@ namespace bubblescope::tracegen {
 namespace {
 
 struct Seen {
-  size_t listedWithText = 0;  // gaps whose sentence was written again
-  size_t dropped = 0;         // gaps whose sentence was not kept
+  size_t listedWithText = 0;  // printed gaps kept with their sentence
+  size_t dropped = 0;         // gaps not kept whole
 };
 
 std::set<int> listedGaps(const analysis::PipelineResult& pl) {
@@ -47,34 +49,51 @@ void expectSameSummaries(const traces::Run& run, const std::string& what, Seen& 
   analysis::AnalyzeOptions every;
   every.utilizationWithoutPipeline = true;
   analysis::AnalyzeOptions listed = every;
-  listed.everyGapText = false;
+  listed.everyGap = false;
   const analysis::AnalysisResult all = analysis::analyzeRun(run, every);
   const analysis::AnalysisResult few = analysis::analyzeRun(run, listed);
   for (const analysis::ReportFormat& f : analysis::reportFormats()) {
-    if (f.listedGapTexts) {
+    if (f.namesFewGaps) {
       EXPECT_EQ(summary(few, f), summary(all, f)) << f.key;
     }
   }
   ASSERT_EQ(few.pipelines.size(), all.pipelines.size());
   for (size_t p = 0; p < all.pipelines.size(); ++p) {
     const analysis::PipelineResult &a = all.pipelines[p], &b = few.pipelines[p];
-    ASSERT_EQ(b.gaps.size(), a.gaps.size());
-    const std::set<int> printed = listedGaps(a);
-    for (size_t g = 0; g < a.gaps.size(); ++g) {
-      EXPECT_EQ(b.gaps[g].idle, a.gaps[g].idle) << "gap " << g;
-      EXPECT_EQ(b.gaps[g].blame.cause, a.gaps[g].blame.cause) << "gap " << g;
-      if (printed.contains(static_cast<int>(g))) {
-        EXPECT_EQ(b.gaps[g].blame.text, a.gaps[g].blame.text) << "gap " << g;
-        seen.listedWithText += !b.gaps[g].blame.text.empty();
-      } else {
-        EXPECT_EQ(b.gaps[g].blame.text, "") << "gap " << g;
-        seen.dropped += !a.gaps[g].blame.text.empty();
+    // Every gap a bubble; whole only the listed, each the gap it was among all.
+    EXPECT_EQ(b.bubbles.size(), a.gaps.size());
+    ASSERT_EQ(b.gapIndex.size(), b.gaps.size());
+    EXPECT_TRUE(std::is_sorted(b.gapIndex.begin(), b.gapIndex.end()));
+    const auto original = [&](int g) { return b.gapIndex[static_cast<size_t>(g)]; };
+    ASSERT_EQ(b.topGaps.size(), a.topGaps.size());
+    for (size_t i = 0; i < a.topGaps.size(); ++i) EXPECT_EQ(original(b.topGaps[i]), a.topGaps[i]);
+    ASSERT_EQ(b.rootCauses.size(), a.rootCauses.size());
+    for (size_t c = 0; c < a.rootCauses.size(); ++c) {
+      const analysis::RootCause &ra = a.rootCauses[c], &rb = b.rootCauses[c];
+      EXPECT_EQ(rb.ownCount, ra.own.size());
+      EXPECT_EQ(rb.knockOnCount, ra.knockOns.size());
+      for (size_t i = 0; i < rb.own.size(); ++i) EXPECT_EQ(original(rb.own[i]), ra.own[i]);
+      for (size_t i = 0; i < rb.knockOns.size(); ++i) {
+        EXPECT_EQ(original(rb.knockOns[i]), ra.knockOns[i]);
       }
+      EXPECT_EQ(rb.own.size(), std::min<size_t>(1, ra.own.size()));
+      EXPECT_EQ(rb.knockOns.size(), std::min(analysis::kKnockOnsNamed, ra.knockOns.size()));
     }
+    const std::set<int> printed = listedGaps(a);
+    for (size_t g = 0; g < b.gaps.size(); ++g) {
+      const analysis::Gap& whole = a.gaps[static_cast<size_t>(original(static_cast<int>(g)))];
+      EXPECT_EQ(b.gaps[g].idle, whole.idle) << "gap " << g;
+      EXPECT_EQ(b.gaps[g].start, whole.start) << "gap " << g;
+      EXPECT_EQ(b.gaps[g].blame.cause, whole.blame.cause) << "gap " << g;
+      EXPECT_EQ(b.gaps[g].blame.text, whole.blame.text) << "gap " << g;
+      seen.listedWithText +=
+          printed.contains(original(static_cast<int>(g))) && !b.gaps[g].blame.text.empty();
+    }
+    seen.dropped += a.gaps.size() - b.gaps.size();
   }
 }
 
-TEST(ListedGapTexts, SummariesAreTheSameOnEveryKinetoAndNsysCase) {
+TEST(FoldedGaps, SummariesAreTheSameOnEveryKinetoAndNsysCase) {
   Seen seen;
   for (Stack stack : {Stack::Kineto, Stack::Nsys}) {
     for (const auto& cases : {standardCases(), zbVCases(), bufferedCases()}) {
@@ -88,12 +107,12 @@ TEST(ListedGapTexts, SummariesAreTheSameOnEveryKinetoAndNsysCase) {
       }
     }
   }
-  // Not vacuous: sentences were written again, and others left out.
+  // Not vacuous: printed gaps were kept, and others folded.
   EXPECT_GT(seen.listedWithText, 20u);
   EXPECT_GT(seen.dropped, 200u);
 }
 
-TEST(ListedGapTexts, SummariesAreTheSameOnAMegatronJobOfSeveralReplicas) {
+TEST(FoldedGaps, SummariesAreTheSameOnAMegatronJobOfSeveralReplicas) {
   MegatronJob job;
   job.pp = 4, job.tp = 1, job.dp = 2;
   job.slowReplica = 1, job.slowReplicaFactor = 1.3;
@@ -107,7 +126,7 @@ TEST(ListedGapTexts, SummariesAreTheSameOnAMegatronJobOfSeveralReplicas) {
   EXPECT_GT(seen.dropped, 0u);
 }
 
-TEST(ListedGapTexts, SummariesAreTheSameOnThePublicTraces) {
+TEST(FoldedGaps, SummariesAreTheSameOnThePublicTraces) {
   SKIP_WITHOUT_SHARED_DATA();
   Seen seen;
   for (const char* f :
