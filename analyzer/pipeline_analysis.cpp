@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <numeric>
 #include <optional>
 
 #include "analyzer/idle/blame.h"
@@ -108,70 +107,37 @@ std::vector<std::vector<int>> transfersByStepOf(const PipelineTrace& pl) {
   return byStep;
 }
 
-// One step's order re-run by the simulator under each cost model (ideal, stage means, measured
-// op costs), checked and made a DAG once. Built in place: the prepared order refers to `order`.
-struct StepRuns {
-  engine::Schedule order;
-  std::optional<engine::PreparedSchedule> prepared;
-  engine::SimCosts idealCosts, measuredCosts;
-  std::optional<engine::SimResult> ideal, stage, ops;
-};
-
-// Fills `runs`; returns why the simulator could not re-run the step ("" when it could).
-std::string runStep(const PipelineTrace& pl, const StepView& view, const MeanCosts& costs,
-                    TimeNs transfer, StepRuns& runs) {
-  runs.order = observedSchedule(pl, view);
-  runs.idealCosts = stepCosts(pl, view, costs, Scenario::Ideal, transfer);
-  runs.measuredCosts = stepCosts(pl, view, costs, Scenario::Ops, transfer);
-  try {
-    runs.prepared.emplace(runs.order);
-    runs.ideal = engine::simulate(*runs.prepared, runs.idealCosts);
-    runs.stage =
-        engine::simulate(*runs.prepared, stepCosts(pl, view, costs, Scenario::Stage, transfer));
-    runs.ops = engine::simulate(*runs.prepared, runs.measuredCosts);
-  } catch (const std::invalid_argument& e) {
-    return e.what();  // ScheduleError or CostError: the order cannot be re-run
-  }
-  return "";
-}
-
-// The step's idle classified on every stage, its gaps blamed and appended to `gaps` (stage by
-// stage); returns each stage's split.
-std::vector<Split> classifyStep(const PipelineTrace& pl, const StepView& indexed,
-                                const MeanCosts& costs, TimeNs transfer, const StepRuns& runs,
-                                const DpWaits* dpWaits, std::vector<Gap>& gaps) {
-  const BlameWalker blame(pl, indexed, costs, transfer, *runs.ops);
-  const StepSims sims{*runs.ideal, *runs.stage, *runs.ops};
-  std::vector<Split> splits;
-  splits.reserve(pl.p);
-  for (int s = 0; s < pl.p; ++s) {
-    const DpWait* dp = dpWaits ? dpWaits->at(indexed.number, s) : nullptr;
-    splits.push_back(classifyStageStep(pl, indexed, s, sims, blame, gaps, dp));
-  }
-  return splits;
-}
-
 // One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
 // classified per stage, its gaps blamed, its ops and transfers recorded. Returns why the simulator
 // could not re-run it ("" when it could); such a step is left out.
 std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const MeanCosts& costs,
                         const DpWaits* dpWaits, const std::vector<int>& transfersOfStep,
                         PipelineResult& out, StepTimes& times, CauseTally& causes) {
-  StepRuns runs;
-  if (std::string why = runStep(pl, view, costs, out.transferMedian, runs); !why.empty()) {
-    return why;
+  const engine::Schedule order = observedSchedule(pl, view);
+  // One order, checked and made a DAG once, replayed under each cost model (and once per stage).
+  std::optional<engine::PreparedSchedule> prepared;
+  const engine::SimCosts idealCosts =
+      stepCosts(pl, view, costs, Scenario::Ideal, out.transferMedian);
+  const engine::SimCosts measuredCosts =
+      stepCosts(pl, view, costs, Scenario::Ops, out.transferMedian);
+  std::optional<engine::SimResult> ideal, stage, ops;
+  try {
+    prepared.emplace(order);
+    ideal = engine::simulate(*prepared, idealCosts);
+    stage = engine::simulate(*prepared,
+                             stepCosts(pl, view, costs, Scenario::Stage, out.transferMedian));
+    ops = engine::simulate(*prepared, measuredCosts);
+  } catch (const std::invalid_argument& e) {
+    return e.what();  // ScheduleError or CostError: the order cannot be re-run
   }
-  const engine::Schedule& order = runs.order;
-  const engine::SimCosts& measuredCosts = runs.measuredCosts;
-  const engine::SimResult &ideal = *runs.ideal, &stage = *runs.stage, &ops = *runs.ops;
   const int stepIndex = static_cast<int>(out.steps.size());
   out.steps.push_back({view.number, view.start, view.end});
   times.measured.push_back(view.end - view.start);
-  times.ideal.push_back(ideal.makespan + out.tailMedian);
-  times.stage.push_back(stage.makespan + out.tailMedian);
-  times.ops.push_back(ops.makespan + out.tailMedian);
-  times.replayed.push_back(ops.makespan + tailOf(pl, view));
-  noteReplayLag(pl, view, order, ops, times);
+  times.ideal.push_back(ideal->makespan + out.tailMedian);
+  times.stage.push_back(stage->makespan + out.tailMedian);
+  times.ops.push_back(ops->makespan + out.tailMedian);
+  times.replayed.push_back(ops->makespan + tailOf(pl, view));
+  noteReplayLag(pl, view, order, *ops, times);
   const std::vector<engine::Problem> missing = engine::missingOps(order);
   times.finished.push_back(missing.empty());
   if (missing.empty() && !times.firstFinished) times.firstFinished = order;
@@ -181,14 +147,14 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
   if (out.idealOps.empty()) {
     for (int s = 0; s < pl.p; ++s) {
       for (size_t j = 0; j < order.stages[s].size(); ++j) {
-        const auto& t = ideal.stages[s].ops[j];
+        const auto& t = ideal->stages[s].ops[j];
         out.idealOps.push_back(
             {order.stages[s][j], s, stepIndex, t.start, t.end, costs.idealOf(order.stages[s][j])});
       }
     }
   }
   const std::vector<StageAlone> alone =
-      stageAloneMakespans(*runs.prepared, runs.idealCosts, measuredCosts, ideal.makespan);
+      stageAloneMakespans(*prepared, idealCosts, measuredCosts, ideal->makespan);
   for (int s = 0; s < pl.p; ++s) {
     times.onlyStage[s].push_back(alone[s].makespan + out.tailMedian);
     times.onlyStageBounded[s] = times.onlyStageBounded[s] || !alone[s].replayed;
@@ -196,13 +162,15 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
 
   StepView indexed = view;
   indexed.index = stepIndex;
+  const BlameWalker blame(pl, indexed, costs, out.transferMedian, *ops);
+  const StepSims sims{*ideal, *stage, *ops};
   const size_t firstGap = out.gaps.size();
-  const std::vector<Split> splits =
-      classifyStep(pl, indexed, costs, out.transferMedian, runs, dpWaits, out.gaps);
   for (int s = 0; s < pl.p; ++s) {
-    out.stages[s].perStep.push_back(splits[s]);
-    out.stages[s].total += splits[s];
-    out.total += splits[s];
+    const DpWait* dp = dpWaits ? dpWaits->at(view.number, s) : nullptr;
+    const Split split = classifyStageStep(pl, indexed, s, sims, blame, out.gaps, dp);
+    out.stages[s].perStep.push_back(split);
+    out.stages[s].total += split;
+    out.total += split;
   }
   // Gaps name the op that ended them by its index in `ops` below. A step's ops are a stretch of
   // the stage's: indexed from the first, so a step costs what it holds, not the steps before it.
@@ -236,7 +204,7 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
                           .order = order,
                           .costs = costs,
                           .transfer = out.transferMedian,
-                          .measuredCosts = ops,
+                          .measuredCosts = *ops,
                           .measured = times.measured.back(),
                           .replayed = times.replayed.back()};
   tallyCauses(replay, out, firstGap, firstTransfer, causes);
@@ -329,21 +297,53 @@ void whatIfs(const PipelineTrace& pl, const StepTimes& times, const MeanCosts& c
 
 }  // namespace
 
-// The gaps a user should look at first: the largest avoidable idle (ties: the largest idle), at
-// most five, none that a better balance or schedule would not shorten.
-std::vector<int> topGapsOf(const std::vector<Gap>& gaps) {
-  std::vector<TimeNs> avoidable(gaps.size());  // once per gap, not once per comparison
-  for (size_t i = 0; i < gaps.size(); ++i) avoidable[i] = avoidableIdle(gaps[i]);
-  std::vector<int> order(gaps.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return avoidable[a] != avoidable[b] ? avoidable[a] > avoidable[b] : gaps[a].idle > gaps[b].idle;
-  });
-  std::vector<int> top;
-  for (size_t i = 0; i < order.size() && i < 5; ++i) {
-    if (avoidable[order[i]] >= kLeastListedGap) top.push_back(order[i]);
+namespace {
+
+// The gaps a user should look at first, picked as the gaps are offered in order: the largest
+// avoidable idle (ties: the largest idle, then the first offered), at most five, none that a
+// better balance or schedule would not shorten (under kLeastListedGap).
+class TopGapPicker {
+ public:
+  // Whether the gap is among the top so far; `evicted` is then the index it pushed out, or -1.
+  bool offer(int index, const Gap& gap, int& evicted) {
+    evicted = -1;
+    const TimeNs avoidable = avoidableIdle(gap);
+    if (avoidable < kLeastListedGap) return false;
+    const auto at = std::upper_bound(top_.begin(), top_.end(), Entry{index, avoidable, gap.idle},
+                                     [](const Entry& a, const Entry& b) {
+                                       return a.avoidable != b.avoidable ? a.avoidable > b.avoidable
+                                                                         : a.idle > b.idle;
+                                     });
+    if (at - top_.begin() >= kMost) return false;
+    top_.insert(at, Entry{index, avoidable, gap.idle});
+    if (top_.size() > kMost) {
+      evicted = top_.back().index;
+      top_.pop_back();
+    }
+    return true;
   }
-  return top;
+  std::vector<int> indexes() const {
+    std::vector<int> out;
+    for (const Entry& e : top_) out.push_back(e.index);
+    return out;
+  }
+
+ private:
+  static constexpr std::ptrdiff_t kMost = 5;
+  struct Entry {
+    int index;
+    TimeNs avoidable, idle;
+  };
+  std::vector<Entry> top_;
+};
+
+}  // namespace
+
+std::vector<int> topGapsOf(const std::vector<Gap>& gaps) {
+  TopGapPicker picker;
+  int evicted = -1;
+  for (size_t i = 0; i < gaps.size(); ++i) picker.offer(static_cast<int>(i), gaps[i], evicted);
+  return picker.indexes();
 }
 
 namespace {
@@ -366,23 +366,22 @@ struct StepSums {
 struct FoldedGaps {
   RootCauseTally causes{1, kKnockOnsNamed};
   StallCosts stalls;
-  struct Top {
-    int index;
-    TimeNs avoidable, idle;
-    Gap gap;
-  };
-  std::vector<Top> top;  // the top gaps so far (topGapsOf's order)
-  int gaps = 0;          // gaps folded: the next one's index among every gap
+  TopGapPicker top;
+  std::map<int, Gap> topGaps;  // the top gaps so far, whole, by index
+  int gaps = 0;                // gaps folded: the next one's index among every gap
 
   // The step's gaps, the last appended to out.gaps (with their causes), folded and let go.
   void fold(PipelineResult& out, CauseTally& tally) {
     for (size_t g = 0; g < out.gaps.size(); ++g) {
-      // Kept whole, its sentence too, only while it is among the largest (offerTop, causes).
+      // Kept whole, its sentence too, only while it is among the largest (top, causes).
       const Gap& gap = out.gaps[g];
       const int index = gaps++;
       out.bubbles.push_back({gap.stage, gap.step, gap.start, gap.end, gap.idle, gap.freeMemory});
       stalls.add(gap);
-      offerTop(index, gap);
+      if (int evicted = -1; top.offer(index, gap, evicted)) {
+        topGaps.emplace(index, gap);
+        topGaps.erase(evicted);
+      }
       if (g < tally.ofGap.size() && tally.ofGap[g])
         causes.add(index, gap, *tally.ofGap[g], out.ops);
     }
@@ -390,34 +389,19 @@ struct FoldedGaps {
     tally.ofGap.clear();
   }
 
-  // As topGapsOf: largest avoidable idle first, ties by idle, then in gap order; at most five,
-  // none under kLeastListedGap.
-  void offerTop(int index, const Gap& gap) {
-    const TimeNs avoidable = avoidableIdle(gap);
-    if (avoidable < kLeastListedGap) return;
-    auto at = std::upper_bound(top.begin(), top.end(), std::pair(avoidable, gap.idle),
-                               [](const std::pair<TimeNs, TimeNs>& v, const Top& t) {
-                                 return v.first != t.avoidable ? v.first > t.avoidable
-                                                               : v.second > t.idle;
-                               });
-    if (at - top.begin() >= 5) return;
-    top.insert(at, Top{index, avoidable, gap.idle, gap});
-    if (top.size() > 5) top.pop_back();
-  }
-
   // The root causes and top gaps, and in out.gaps the gaps they list, in gap order, indexed
   // anew (out.gapIndex says which each was).
   void keepListed(const CauseTally& tally, PipelineResult& out) {
     std::map<int, Gap> kept;
     out.rootCauses = causes.finish(out.ops, tally.wins, kept);
-    for (const Top& t : top) kept.emplace(t.index, t.gap);
+    kept.merge(topGaps);
     std::map<int, int> at;
     for (auto& [index, gap] : kept) {
       at[index] = static_cast<int>(out.gaps.size());
       out.gapIndex.push_back(index);
       out.gaps.push_back(std::move(gap));
     }
-    for (const Top& t : top) out.topGaps.push_back(at[t.index]);
+    for (int g : top.indexes()) out.topGaps.push_back(at[g]);
     for (RootCause& rc : out.rootCauses) {
       for (int& g : rc.own) g = at[g];
       for (int& g : rc.knockOns) g = at[g];
