@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
+#include <stdexcept>
 
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/comm/comm_warnings.h"
@@ -61,6 +62,15 @@ void releaseAfterMatching(traces::Run& run) {
   }
 }
 
+// A send or receive that names no peer (an nsys export without NCCL's payloads).
+bool hasUnnamedPointToPoint(const traces::RankTrace& t) {
+  const auto& nc = t.ncclCalls;
+  for (size_t c = 0; c < nc.size(); ++c) {
+    if (traces::isPointToPoint(nc.op[c]) && nc.peer[c] < 0) return true;
+  }
+  return false;
+}
+
 // Recognises every rank, `threads` at a time. With `groups` (TP groups of an op-level timeline),
 // a group's members are recognised together and folded at once (tp_groups.h), their results
 // going to `folded`.
@@ -71,15 +81,9 @@ std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<cons
   std::vector<RankOps> out(run.ranks.size());
   const size_t units = groups.empty() ? run.ranks.size() : groups.size();
   std::mutex mutex;
-  auto recognizeRank = [&](size_t i) {
-    out[i] = recognize(run.ranks[i], sets);
-    // Every rank's ops are held at once (1024 ranks of a large job): no growth slack.
-    out[i].ops.shrink_to_fit();
-    out[i].comms.shrink_to_fit();
-    out[i].hostActivity.shrink_to_fit();
-    out[i].hostActivityName.shrink_to_fit();
-    out[i].otherBusy.shrink_to_fit();
-  };
+  // What each group's fold said, in the groups' order whatever order they finish in.
+  std::vector<std::vector<std::string>> said(groups.size());
+  auto recognizeRank = [&](size_t i) { out[i] = recognizeForAnalysis(run.ranks[i], sets); };
   // Each worker touches only its own ranks' traces.
   auto release = [&](size_t i) {
     if (releasable && !out[i].ops.empty()) releaseRanges(releasable->ranks[i]);
@@ -101,15 +105,16 @@ std::vector<RankOps> recognizeAll(const traces::Run& run, const std::vector<cons
     for (size_t i : groups[u]) {
       if (!out[i].ops.empty()) labelled.push_back(i);
     }
-    std::vector<std::string> said;
-    TpGroupResult g = foldEarly(run, out, groups[u], said);
+    TpGroupResult g = foldEarly(run, out, groups[u], said[u]);
     if (releasable) {
       for (size_t i : labelled) releaseRanges(releasable->ranks[i]);
     }
     std::lock_guard lock(mutex);
     folded.push_back(std::move(g));
-    for (auto& w : said) warnings.push_back(std::move(w));
   });
+  for (auto& group : said) {
+    for (auto& w : group) warnings.push_back(std::move(w));
+  }
   return out;
 }
 
@@ -140,18 +145,6 @@ std::string usWithSign(TimeNs t) {
   std::snprintf(buf, sizeof buf, "%+.0f µs", static_cast<double>(t) / 1e3);
   return buf;
 }
-
-// The user's rule sets (loaded here: a bad file is an error before any work), then the built-ins.
-struct RuleSets {
-  std::vector<RuleSet> user;
-  std::vector<const RuleSet*> all;
-
-  explicit RuleSets(const std::vector<std::filesystem::path>& files) {
-    for (const auto& f : files) user.push_back(loadRuleSet(f));
-    for (const auto& s : user) all.push_back(&s);
-    for (const auto& s : builtinRuleSets()) all.push_back(&s);
-  }
-};
 
 // A run with neither recognised ops nor a pipeline in its traffic: its utilization when the
 // caller takes that and something ran on a device, else an AnalysisInputError saying what was
@@ -245,13 +238,7 @@ void describeTopology(const Topology& topo, const std::vector<RankOps>& ops,
 // in posting order (posting_order.h). None for a pipeline read off the traffic, which has peers.
 PostingOrderPeers peersOfUnnamedCalls(const traces::Run& run, const std::vector<RankOps>& ops,
                                       const Topology& topo, const P2pInference& inferred) {
-  const bool unnamed = std::any_of(run.ranks.begin(), run.ranks.end(), [](const auto& t) {
-    const auto& nc = t.ncclCalls;
-    for (size_t c = 0; c < nc.size(); ++c) {
-      if (traces::isPointToPoint(nc.op[c]) && nc.peer[c] < 0) return true;
-    }
-    return false;
-  });
+  const bool unnamed = std::any_of(run.ranks.begin(), run.ranks.end(), hasUnnamedPointToPoint);
   if (inferred.found || !unnamed) return {};
   PipelinePlaces places;
   places.ranksOf = topo.ranksOf;
@@ -318,22 +305,52 @@ void analyzeReplica(const traces::Run& run, const PipelineTrace& pl, const DpWai
   attachActivationSize(run, pl, result.pipelines.back());
 }
 
+// Op-level timelines of TP groups (no device kernels, whose NCCL kernels would be matched across
+// every rank): each group is folded as soon as it is recognised.
+std::vector<std::vector<size_t>> earlyTpGroups(const traces::Run& run, bool kernels) {
+  return kernels ? std::vector<std::vector<size_t>>{} : tpGroupsFromMetadata(run);
+}
+
+bool anyKernels(const traces::Run& run) {
+  return std::any_of(run.ranks.begin(), run.ranks.end(),
+                     [](const traces::RankTrace& t) { return t.kernels.size() > 0; });
+}
+
+// What the analysis holds once every rank is recognised: the ops, and the TP groups folded so far
+// with what their folding said.
+struct Recognized {
+  std::vector<RankOps> ops;
+  std::vector<std::vector<size_t>> groups;
+  std::vector<TpGroupResult> folded;
+  std::vector<std::string> foldWarnings;
+};
+
+AnalysisResult analyzeAfterRecognition(const traces::Run& run, Recognized&& recognized,
+                                       const RuleSets& rules, const AnalyzeOptions& options,
+                                       traces::Run* releasable);
+
 // The analysis, in the order the data flows: recognise ops (or infer them from the p2p traffic),
 // the topology, comm matching and clock alignment, each replica's pipeline, the job across
 // replicas. With `releasable`, recognition frees the ranges it has turned into ops.
 AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
                        traces::Run* releasable) {
   const RuleSets rules(options.ruleFiles);
-  // Op-level timelines of TP groups (no device kernels, whose NCCL kernels would be matched
-  // across every rank): each group is folded as soon as it is recognised.
-  const bool kernels = std::any_of(run.ranks.begin(), run.ranks.end(),
-                                   [](const traces::RankTrace& t) { return t.kernels.size() > 0; });
-  const std::vector<std::vector<size_t>> groups =
-      kernels ? std::vector<std::vector<size_t>>{} : tpGroupsFromMetadata(run);
-  std::vector<TpGroupResult> foldedGroups;
-  std::vector<std::string> foldWarnings;
-  std::vector<RankOps> ops =
-      recognizeAll(run, rules.all, options.threads, groups, foldedGroups, foldWarnings, releasable);
+  Recognized r;
+  r.groups = earlyTpGroups(run, anyKernels(run));
+  r.ops =
+      recognizeAll(run, rules.all, options.threads, r.groups, r.folded, r.foldWarnings, releasable);
+  return analyzeAfterRecognition(run, std::move(r), rules, options, releasable);
+}
+
+// Everything after recognition; it reads of the run only what keepForAnalysis() keeps (and, for a
+// run without recognised ops, the whole run).
+AnalysisResult analyzeAfterRecognition(const traces::Run& run, Recognized&& recognized,
+                                       const RuleSets& rules, const AnalyzeOptions& options,
+                                       traces::Run* releasable) {
+  std::vector<RankOps>& ops = recognized.ops;
+  const std::vector<std::vector<size_t>>& groups = recognized.groups;
+  std::vector<TpGroupResult>& foldedGroups = recognized.folded;
+  std::vector<std::string>& foldWarnings = recognized.foldWarnings;
   // Nobody labelled the ops: read the pipeline off the NCCL point-to-point traffic.
   P2pInference inferred;
   if (std::none_of(ops.begin(), ops.end(), [](const RankOps& o) { return !o.ops.empty(); })) {
@@ -396,6 +413,57 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
 }
 
 }  // namespace
+
+RuleSets::RuleSets(const std::vector<std::filesystem::path>& files) {
+  for (const auto& f : files) user.push_back(loadRuleSet(f));
+  for (const auto& s : user) all.push_back(&s);
+  for (const auto& s : builtinRuleSets()) all.push_back(&s);
+}
+
+RankOps recognizeForAnalysis(const traces::RankTrace& trace,
+                             const std::vector<const RuleSet*>& sets) {
+  RankOps out = recognize(trace, sets);
+  // Every rank's ops are held at once (1024 ranks of a large job): no growth slack.
+  out.ops.shrink_to_fit();
+  out.comms.shrink_to_fit();
+  out.hostActivity.shrink_to_fit();
+  out.hostActivityName.shrink_to_fit();
+  out.otherBusy.shrink_to_fit();
+  return out;
+}
+
+void keepForAnalysis(traces::RankTrace& t) {
+  // The NCCL calls stay for matching; the rest is what releaseAfterMatching() keeps.
+  release(t.ranges);
+  release(t.openRanges);
+  release(t.marks);
+  release(t.memcpys);
+  release(t.memsets);
+  release(t.syncs);
+  release(t.apiCalls);
+  release(t.correlations);
+  // Kernels stay for the memory look, and for pairing sends and receives that name no peer by
+  // the streams their kernels ran on (posting_order.h).
+  if (t.memory.size() == 0 && !hasUnnamedPointToPoint(t)) release(t.kernels);
+}
+
+AnalysisResult analyzeRecognized(traces::Run&& run, std::vector<RankOps>&& ops, bool kernels,
+                                 const AnalyzeOptions& options) {
+  if (std::none_of(ops.begin(), ops.end(), [](const RankOps& o) { return !o.ops.empty(); })) {
+    throw std::invalid_argument("a run without recognised ops is analysed whole (analyzeRun)");
+  }
+  const RuleSets rules(options.ruleFiles);
+  Recognized r;
+  r.ops = std::move(ops);
+  r.groups = earlyTpGroups(run, kernels);
+  std::vector<std::vector<std::string>> said(r.groups.size());
+  for (size_t u = 0; u < r.groups.size(); ++u) {
+    if (r.groups[u].size() < 2) continue;
+    r.folded.push_back(foldEarly(run, r.ops, r.groups[u], said[u]));
+    for (auto& w : said[u]) r.foldWarnings.push_back(std::move(w));
+  }
+  return analyzeAfterRecognition(run, std::move(r), rules, options, &run);
+}
 
 AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options) {
   return analyze(run, options, nullptr);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/recognize/recognized.h"
+#include "analyzer/recognize/rule_set.h"
 #include "analyzer/result/result.h"
 #include "traces/model/trace.h"
 
@@ -36,5 +38,34 @@ AnalysisResult analyzeRun(const traces::Run& run, const AnalyzeOptions& options 
 // The same for a run the caller is done with: each labelled rank's NVTX ranges are freed once
 // recognised, so an op-level timeline is not held twice (once as ranges, once as ops).
 AnalysisResult analyzeRun(traces::Run&& run, const AnalyzeOptions& options = {});
+
+// The same analysis in two parts, for a run whose ranks are read and recognised apart from the
+// rest (`analyze` under MPI: each process recognises its share of the rank files and hands on the
+// ops and what is left of each trace; one process analyses the job from them). The result is the
+// one analyzeRun() gives for the whole run.
+// The user's rule sets (loaded here: a bad file is an error before any work), then the built-ins.
+// Throws std::invalid_argument for a bad rule file.
+struct RuleSets {
+  std::vector<RuleSet> user;
+  std::vector<const RuleSet*> all;
+
+  explicit RuleSets(const std::vector<std::filesystem::path>& files);
+};
+
+// One rank recognised as the analysis does it (growth slack trimmed).
+RankOps recognizeForAnalysis(const traces::RankTrace& trace,
+                             const std::vector<const RuleSet*>& sets);
+
+// Frees what the analysis reads of a rank's trace no more once it is recognised: all but its
+// metadata, strings, devices, NCCL calls and memory samples (and its kernels, where the memory
+// look or the pairing of unnamed sends and receives reads them).
+void keepForAnalysis(traces::RankTrace& trace);
+
+// The analysis of a run from its recognised ranks: `ops[i]` recognised from `run.ranks[i]` before
+// keepForAnalysis(); `kernels`: whether any rank's trace held kernels then. Some rank must have
+// recognised ops (a run without is read off its traffic or its utilization, which need the whole
+// run: analyzeRun). Throws as analyzeRun does.
+AnalysisResult analyzeRecognized(traces::Run&& run, std::vector<RankOps>&& ops, bool kernels,
+                                 const AnalyzeOptions& options);
 
 }  // namespace bubblescope::analysis

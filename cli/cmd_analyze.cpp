@@ -1,14 +1,18 @@
 // bubblescope analyze: a recorded (or imported) run in, the report out.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "analyzer/analyze.h"
 #include "analyzer/report/report.h"
+#include "cli/analyze_mpi.h"
 #include "cli/cmd_analyze.h"
 #include "cli/exit_codes.h"
 #include "cli/malloc_policy.h"
+#include "cli/mpi_launcher.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
 #include "traces/files/output_file.h"
@@ -27,17 +31,32 @@ int runAnalyze(const AnalyzeOptions& o) {
     format = analysis::reportFormatForFile(o.output);
   }
   const analysis::ReportFormat& f = format ? *format : analysis::reportFormats().front();
-  traces::Run run = loadRun(o.paths);
   analysis::AnalyzeOptions options = analyzeOptions(o.analysis);
   options.utilizationWithoutPipeline = true;  // every job gets an answer
   // A summary names a few gaps: the others are folded, not kept (most of an op-level timeline's
   // memory at 10^4 steps and more).
   options.everyGap = o.detail || !f.namesFewGaps;
-  // The reports need only the result: the run's ranges go as they are recognised.
-  const analysis::AnalysisResult result = analysis::analyzeRun(std::move(run), options);
+  // Started by mpirun or srun as one of several: the run's files are shared out (analyze_mpi.h).
+  const LauncherWorld world = launcherWorld([](const char* name) { return std::getenv(name); });
+  if (o.local && world.size < 2) {
+    throw UsageError(
+        "--local goes with an MPI launcher (mpirun, srun) that starts analyze on "
+        "every node");
+  }
+  std::optional<analysis::AnalysisResult> shared;
+  if (world.size > 1) {
+    shared = analyzeAcrossProcesses(o, options, world.variable, world.size);
+    if (!shared) return kOk;  // not MPI rank 0: it writes the reports
+  } else {
+    // The reports need only the result: the run's ranges go as they are recognised.
+    shared = analysis::analyzeRun(loadRun(o.paths), options);
+  }
+  const analysis::AnalysisResult& result = *shared;
 
   if (o.output.empty() || o.output == "-") {
-    analysis::writeReport(result, f, std::cout, {f.colors && isatty(1), o.detail});
+    // Under a launcher stdout may be a terminal of mpirun's making whatever the user's is.
+    analysis::writeReport(result, f, std::cout,
+                          {f.colors && isatty(1) && world.size < 2, o.detail});
     return kOk;
   }
   traces::writeOutputFile(o.output, [&](std::ostream& out) {

@@ -13,6 +13,8 @@ struct AnalyzeOptions {
   std::string format;
   std::string output;
   bool detail = false;  // every op, transfer, wait and gap too (analysis::ReportStyle::detail)
+  // Under MPI: each process reads the files its node has (node-local disks), not the whole run.
+  bool local = false;
   AnalysisFlags analysis;
 };
 

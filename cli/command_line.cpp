@@ -358,6 +358,9 @@ void addAnalyzeCommand(CLI::App& app, Action& action) {
                 "Every record too: in JSON each op, transfer, comm wait and gap (and the "
                 "indexes into them); in text a line per gap. Without it the report is a summary "
                 "whose size follows the job's shape, not its length");
+  sub->add_flag("--local", opts->local,
+                "Under mpirun or srun: each process reads the traces its node holds (node-local "
+                "disks); without it every process sees the whole run (a shared file system)");
   addAnalysisFlags(sub, opts->analysis);
   sub->callback([&action, opts] { action = [opts] { return runAnalyze(*opts); }; });
 }

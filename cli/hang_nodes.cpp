@@ -25,7 +25,7 @@ std::string nodeName(const std::string& host, int rank) {
 std::optional<std::vector<NodeAnswers>> gatherNodeAnswers(const HangOptions& o,
                                                           const std::string& launcher,
                                                           int launcherSize, Problems& problem) {
-  const std::unique_ptr<MpiJob> job = MpiJob::start(launcher);
+  const std::unique_ptr<MpiJob> job = MpiJob::start(launcher, "hang");
   if (job->size() != launcherSize) {
     // srun without --mpi=pmix (or another launcher MPI cannot talk to): every process is alone.
     job->finalize();

@@ -37,14 +37,14 @@ void collect(void* context, int rank, const char* data, int64_t size) {
 
 }  // namespace
 
-std::unique_ptr<MpiJob> MpiJob::start(const std::string& launcher) {
+std::unique_ptr<MpiJob> MpiJob::start(const std::string& launcher, const std::string& command) {
   const fs::path path = pluginPath();
   const std::string started = "started by an MPI launcher (" + launcher + "), ";
   if (!fs::exists(path)) {
-    throw UsageError(started + "hang needs the MPI plugin, which is missing (looked for " +
+    throw UsageError(started + command + " needs the MPI plugin, which is missing (looked for " +
                      path.string() +
-                     "; build with Open MPI, libopenmpi-dev, or set BUBBLESCOPE_MPI=0 to ask "
-                     "this node only)");
+                     "; build with Open MPI, libopenmpi-dev, or set BUBBLESCOPE_MPI=0 to run "
+                     "each process alone)");
   }
   // RTLD_GLOBAL: Open MPI loads its own components, which look for libmpi's symbols there.
   // Never closed: MPI libraries are not made to be unloaded.
@@ -80,6 +80,18 @@ std::vector<std::string> MpiJob::gatherToRoot(std::string_view mine, double time
     std::_Exit(kBadInput);  // MPI_Abort does not return; this is for a plugin whose abort does
   }
   return all;
+}
+
+std::string MpiJob::broadcastFromRoot(std::string_view mine, double timeoutS) {
+  std::vector<std::string> got;
+  char error[512] = {};
+  if (plugin_->broadcast(mine.data(), static_cast<int64_t>(mine.size()), timeoutS, collect, &got,
+                         error, sizeof error) != 0) {
+    std::cerr << "bubblescope: MPI rank " << rank_ << ": " << error << "\n";
+    plugin_->abort(kBadInput);
+    std::_Exit(kBadInput);
+  }
+  return rank_ == 0 ? std::string(mine) : (got.empty() ? std::string() : std::move(got[0]));
 }
 
 void MpiJob::finalize() {

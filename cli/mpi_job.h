@@ -15,8 +15,8 @@ class MpiJob {
   // Loads the plugin (BUBBLESCOPE_MPI_PLUGIN, else ../lib/bubblescope/libbubblescope-mpi.so beside
   // this program) and starts MPI. `launcher` names what said this is an MPI job
   // ("OMPI_COMM_WORLD_SIZE=4"). Throws UsageError, one sentence, when the plugin is missing or
-  // unusable, or MPI does not start.
-  static std::unique_ptr<MpiJob> start(const std::string& launcher);
+  // unusable, or MPI does not start. `command`: what needs it ("hang"), for the message.
+  static std::unique_ptr<MpiJob> start(const std::string& launcher, const std::string& command);
   ~MpiJob();  // finalizes MPI if finalize() was not called
   MpiJob(const MpiJob&) = delete;
   MpiJob& operator=(const MpiJob&) = delete;
@@ -27,6 +27,8 @@ class MpiJob {
   // has not sent within `timeoutS`) is said in one line and ends the whole job with exit code 2,
   // since the other processes may wait on this one.
   std::vector<std::string> gatherToRoot(std::string_view mine, double timeoutS);
+  // Rank 0's bytes on every rank (`mine` on rank 0, ignored elsewhere); failures as gatherToRoot.
+  std::string broadcastFromRoot(std::string_view mine, double timeoutS);
   // Ends MPI. The launcher counts a process that exits without it as failed.
   void finalize();
 

@@ -155,6 +155,37 @@ static int gather(const char* data, int64_t bytes, double timeout_s,
   return 0;
 }
 
+static int broadcast(const char* data, int64_t bytes, double timeout_s,
+                     bubblescope_mpi_receive_fn receive, void* context, char* error,
+                     size_t error_size) {
+  const int me = rank();
+  const double deadline = MPI_Wtime() + timeout_s;
+  int64_t size = me == 0 ? (bytes > INT_MAX ? -1 : bytes) : 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Ibcast(&size, 1, MPI_INT64_T, 0, MPI_COMM_WORLD, &request);
+  if (rc == MPI_SUCCESS) rc = waitUntil(1, &request, deadline);
+  if (rc == 1) return timedOut(error, error_size, "not every process took the broadcast", timeout_s);
+  if (rc != 0) return fail(error, error_size, "broadcasting failed", rc);
+  if (size < 0) {
+    snprintf(error, error_size, "MPI rank 0's broadcast is larger than one message can carry");
+    return -1;
+  }
+  char* buffer = me == 0 ? (char*)data : malloc(size > 0 ? (size_t)size : 1);
+  if (!buffer) {
+    snprintf(error, error_size, "out of memory for a broadcast of %lld bytes", (long long)size);
+    return -1;
+  }
+  rc = MPI_Ibcast(buffer, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD, &request);
+  if (rc == MPI_SUCCESS) rc = waitUntil(1, &request, deadline);
+  if (rc == 1) return timedOut(error, error_size, "not every process took the broadcast", timeout_s);
+  if (rc != 0) return fail(error, error_size, "broadcasting failed", rc);
+  if (me != 0) {
+    receive(context, 0, buffer, size);
+    free(buffer);
+  }
+  return 0;
+}
+
 static void abortJob(int code) {
   MPI_Abort(MPI_COMM_WORLD, code);
 }
@@ -164,9 +195,9 @@ static int finalize(char* error, size_t error_size) {
   return rc == MPI_SUCCESS ? 0 : fail(error, error_size, "MPI_Finalize failed", rc);
 }
 
-__attribute__((visibility("default"))) const bubblescope_mpi_plugin* bubblescope_mpi_plugin_v1(
+__attribute__((visibility("default"))) const bubblescope_mpi_plugin* bubblescope_mpi_plugin_v2(
     void) {
   static const bubblescope_mpi_plugin kPlugin = {
-      BUBBLESCOPE_MPI_ABI_VERSION, init, rank, size, gather, abortJob, finalize};
+      BUBBLESCOPE_MPI_ABI_VERSION, init, rank, size, gather, broadcast, abortJob, finalize};
   return &kPlugin;
 }

@@ -1,5 +1,5 @@
 #pragma once
-/* The MPI transport `bubblescope hang --all` uses across nodes, as a C interface: the plugin
+/* The MPI transport of `bubblescope hang --all` and `analyze` across processes, as a C interface: the plugin
  * (libbubblescope-mpi.so, the only part of bubblescope linked with libmpi) exports one versioned
  * symbol returning this table, so neither the program nor the agent carries an MPI dependency. */
 #include <stddef.h>
@@ -9,10 +9,11 @@
 extern "C" {
 #endif
 
-#define BUBBLESCOPE_MPI_ABI_VERSION 1
-#define BUBBLESCOPE_MPI_ENTRY "bubblescope_mpi_plugin_v1"
+#define BUBBLESCOPE_MPI_ABI_VERSION 2
+#define BUBBLESCOPE_MPI_ENTRY "bubblescope_mpi_plugin_v2"
 
-/* Called on rank 0 once per rank, in rank order, with what that rank sent (rank 0's own too). */
+/* gather: called on rank 0 once per rank, in rank order, with what that rank sent (rank 0's own
+ * too). broadcast: called on every rank but 0, once, with what rank 0 sent (rank 0 as 0). */
 typedef void (*bubblescope_mpi_receive_fn)(void* context, int rank, const char* data, int64_t size);
 
 typedef struct bubblescope_mpi_plugin {
@@ -26,6 +27,11 @@ typedef struct bubblescope_mpi_plugin {
    * a wait for ever. */
   int (*gather)(const char* data, int64_t size, double timeout_s,
                 bubblescope_mpi_receive_fn receive, void* context, char* error, size_t error_size);
+  /* Rank 0's `size` bytes to every other rank (their `data` and `size` are ignored), timed out as
+   * gather is. */
+  int (*broadcast)(const char* data, int64_t size, double timeout_s,
+                   bubblescope_mpi_receive_fn receive, void* context, char* error,
+                   size_t error_size);
   /* Ends every process of the job with `code` (after an error a peer may still wait on). */
   void (*abort)(int code);
   int (*finalize)(char* error, size_t error_size);

@@ -10,6 +10,7 @@
 #include "traces/import/detect_input.h"
 #include "traces/parallel/parallel_for.h"
 #include "traces/sqlite/run_reader.h"
+#include "traces/sqlite/trace_reader.h"
 
 namespace bubblescope::traces::import {
 namespace fs = std::filesystem;
@@ -21,6 +22,15 @@ void forEachFile(size_t n, const LoadOptions& options, Work work) {
   parallelFor(n, options.threads, work, [&](size_t done) {
     if (options.progress) options.progress(done, n);
   });
+}
+
+// `items` in the order `order` gives (positions into the old order).
+template <typename T>
+void reorder(std::vector<T>& items, const std::vector<size_t>& order) {
+  std::vector<T> old = std::move(items);
+  items.clear();
+  items.reserve(old.size());
+  for (size_t i : order) items.push_back(std::move(old[i]));
 }
 
 }  // namespace
@@ -147,13 +157,48 @@ ImportedRun importRun(const Inputs& inputs, const LoadOptions& options) {
     out.run.ranks[i].meta.rank = claims[i].rank;
     out.run.ranks[i].meta.worldSize = claims[i].worldSize;
   }
-  std::stable_sort(out.run.ranks.begin(), out.run.ranks.end(),
-                   [](const RankTrace& a, const RankTrace& b) {
-                     const bool aRanked = a.meta.rank >= 0, bRanked = b.meta.rank >= 0;
-                     if (aRanked != bRanked) return aRanked;
-                     return aRanked && a.meta.rank < b.meta.rank;
-                   });
+  reorder(out.run.ranks, rankOrder(out.run.ranks));
   return out;
+}
+
+std::vector<RankTrace> loadInputFile(const Inputs& inputs, size_t file) {
+  const fs::path& f = inputs.files.at(file);
+  if (inputs.format == InputFormat::Bubblescope) {
+    std::vector<RankTrace> out;
+    out.push_back(readRankTrace(f));
+    return out;
+  }
+  const InputFormatRow* format = findInputFormat(inputs.format);
+  if (!format || !format->import) {
+    throw TraceError(f, std::string(formatPhrase(inputs.format)) + ", nothing to import");
+  }
+  return std::move(format->import(f).ranks);
+}
+
+fs::path runDirOf(const Inputs& inputs, const std::vector<fs::path>& paths) {
+  if (inputs.format != InputFormat::Bubblescope) return inputs.dir;
+  // As readRun and readRunFiles name it.
+  if (paths.size() == 1) {
+    return checkInputPath(paths[0]) == InputKind::Directory ? paths[0] : paths[0].parent_path();
+  }
+  return inputs.files.empty() ? fs::path() : inputs.files.front().parent_path();
+}
+
+std::vector<size_t> finishRun(Run& run, InputFormat format) {
+  if (format != InputFormat::Bubblescope) {
+    std::vector<RankClaim> claims;
+    for (const RankTrace& t : run.ranks) claims.push_back({t.file, t.meta.rank, t.meta.worldSize});
+    std::vector<std::string> notes;
+    numberRanks(claims, format, notes);
+    for (size_t i = 0; i < claims.size(); ++i) {
+      run.ranks[i].meta.rank = claims[i].rank;
+      run.ranks[i].meta.worldSize = claims[i].worldSize;
+    }
+  }
+  std::vector<size_t> order = rankOrder(run.ranks);
+  reorder(run.ranks, order);
+  if (format == InputFormat::Bubblescope) requireDistinctRanks(run.ranks, run.dir);
+  return order;
 }
 
 Run loadAnyRun(const std::vector<fs::path>& paths, const LoadOptions& options) {

@@ -61,4 +61,16 @@ void numberRanks(std::vector<RankClaim>& claims, InputFormat format,
 // Any input: our traces are read, others imported in memory.
 Run loadAnyRun(const std::vector<std::filesystem::path>& paths, const LoadOptions& options = {});
 
+// A run loaded in parts (`analyze` under MPI, each process some of the files), then made whole:
+// the ranks of input file `file`, as loadAnyRun reads or imports them, in the file's order.
+// Throws TraceError naming the file.
+std::vector<RankTrace> loadInputFile(const Inputs& inputs, size_t file);
+// The run's directory, as loadAnyRun gives it for `paths` (resolved into `inputs`).
+std::filesystem::path runDirOf(const Inputs& inputs,
+                               const std::vector<std::filesystem::path>& paths);
+// Every file's ranks, in input order (by file, then as loadInputFile gives them), numbered,
+// checked and ordered as loadAnyRun does; returns, for each rank of the run, its input position.
+// Throws TraceError as loadAnyRun does.
+std::vector<size_t> finishRun(Run& run, InputFormat format);
+
 }  // namespace bubblescope::traces::import

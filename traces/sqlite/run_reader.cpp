@@ -49,21 +49,36 @@ Run readRunFiles(const std::vector<fs::path>& files, const RunReadOptions& optio
       });
 
   // Order by rank; files without one keep their name order after the ranked ones.
-  std::stable_sort(run.ranks.begin(), run.ranks.end(), [](const RankTrace& a, const RankTrace& b) {
+  std::vector<RankTrace> read = std::move(run.ranks);
+  run.ranks.clear();
+  for (size_t i : rankOrder(read)) run.ranks.push_back(std::move(read[i]));
+  requireDistinctRanks(run.ranks, run.dir);
+  return run;
+}
+
+std::vector<size_t> rankOrder(const std::vector<RankTrace>& ranks) {
+  std::vector<size_t> order(ranks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const RankTrace& a = ranks[x];
+    const RankTrace& b = ranks[y];
     const bool aRanked = a.meta.rank >= 0, bRanked = b.meta.rank >= 0;
     if (aRanked != bRanked) return aRanked;
     return aRanked && a.meta.rank < b.meta.rank;
   });
-  for (size_t i = 1; i < run.ranks.size(); ++i) {
-    const auto& a = run.ranks[i - 1];
-    const auto& b = run.ranks[i];
+  return order;
+}
+
+void requireDistinctRanks(const std::vector<RankTrace>& ranks, const fs::path& dir) {
+  for (size_t i = 1; i < ranks.size(); ++i) {
+    const auto& a = ranks[i - 1];
+    const auto& b = ranks[i];
     if (a.meta.rank >= 0 && a.meta.rank == b.meta.rank) {
       const auto [nameA, nameB] = distinctNames(a.file, b.file);
-      throw TraceError(run.dir, "two traces claim rank " + std::to_string(a.meta.rank) + ": " +
-                                    nameA + " and " + nameB);
+      throw TraceError(dir, "two traces claim rank " + std::to_string(a.meta.rank) + ": " + nameA +
+                                " and " + nameB);
     }
   }
-  return run;
 }
 
 }  // namespace bubblescope::traces

@@ -19,6 +19,12 @@ struct RunReadOptions {
 // none.
 std::vector<std::filesystem::path> findTraceFiles(const std::filesystem::path& dir);
 
+// Where each rank goes in a run: traces that say their rank by rank, the others after them in
+// the order given. Returns the input positions in run order.
+std::vector<size_t> rankOrder(const std::vector<RankTrace>& ranks);
+// Throws TraceError naming `dir` and both files when two traces (in run order) claim one rank.
+void requireDistinctRanks(const std::vector<RankTrace>& ranks, const std::filesystem::path& dir);
+
 // Reads a directory of per-rank files, or one file. Ranks come out ordered by rank (files without
 // a rank after, by name). Throws TraceError for a bad file, an empty directory, or two files that
 // claim the same rank.

@@ -1,0 +1,40 @@
+#include "analyzer/recognize/rank_ops_codec.h"
+
+namespace bubblescope::analysis {
+namespace {
+
+// The columns of RankOps, in one order for both directions.
+template <typename R, typename F>
+void forEachColumn(R& o, F&& f) {
+  f(o.ops), f(o.comms), f(o.steps), f(o.optimizer), f(o.gradSync), f(o.otherBusy);
+  f(o.hostActivity), f(o.hostActivityName), f(o.computeKernels), f(o.commKernels);
+  f(o.commCalls), f(o.otherKernels);
+}
+
+}  // namespace
+
+void encodeRankOps(const RankOps& ops, traces::ByteWriter& out) {
+  out.text(ops.ruleSet);
+  out.value(ops.mbInferred);
+  out.value(ops.stageFromLabels.has_value());
+  out.value(ops.stageFromLabels.value_or(0));
+  out.value(ops.hasKernels);
+  out.value<uint64_t>(ops.hostNames.size());
+  for (const std::string& n : ops.hostNames) out.text(n);
+  forEachColumn(ops, [&](const auto& column) { out.column(column); });
+}
+
+RankOps decodeRankOps(traces::ByteReader& in) {
+  RankOps ops;
+  ops.ruleSet = in.text();
+  ops.mbInferred = in.value<bool>();
+  const bool labelled = in.value<bool>();
+  const int stage = in.value<int>();
+  if (labelled) ops.stageFromLabels = stage;
+  ops.hasKernels = in.value<bool>();
+  for (auto n = in.value<uint64_t>(); n > 0; --n) ops.hostNames.push_back(in.text());
+  forEachColumn(ops, [&](auto& column) { in.column(column); });
+  return ops;
+}
+
+}  // namespace bubblescope::analysis

@@ -1,0 +1,132 @@
+#include "cli/analysis_shard.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "analyzer/recognize/rank_ops_codec.h"
+#include "traces/errors.h"
+#include "traces/model/trace_codec.h"
+#include "traces/parallel/parallel_for.h"
+
+namespace bubblescope::cli {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr uint32_t kShardVersion = 1;
+enum class ShardStatus : uint8_t { Ok = 0, BadInput = 1, Failed = 2 };
+
+// A rank's place in the run's input order: its file, then its place in the file.
+struct InputPosition {
+  uint64_t file = 0;
+  uint64_t inFile = 0;
+  auto operator<=>(const InputPosition&) const = default;
+};
+
+std::string failedShard(ShardStatus status, const std::string& what) {
+  std::string out;
+  traces::ByteWriter w(out);
+  w.value(kShardVersion);
+  w.value(status);
+  w.text(what);
+  return out;
+}
+
+// One file's ranks, recognised and kept for the analysis, as the shard's entries.
+std::string recognizeFile(const traces::import::Inputs& inputs, size_t file,
+                          const analysis::RuleSets& rules) {
+  std::vector<traces::RankTrace> ranks = traces::import::loadInputFile(inputs, file);
+  std::string out;
+  traces::ByteWriter w(out);
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    traces::RankTrace& t = ranks[k];
+    const analysis::RankOps ops = analysis::recognizeForAnalysis(t, rules.all);
+    w.value(InputPosition{file, k});
+    w.value(t.kernels.size() > 0);
+    analysis::keepForAnalysis(t);
+    traces::encodeRankTrace(t, w);
+    analysis::encodeRankOps(ops, w);
+    t = traces::RankTrace{};  // its events go before the next rank's are recognised
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string recognizeShard(const traces::import::Inputs& inputs, const std::vector<size_t>& files,
+                           const analysis::AnalyzeOptions& options) {
+  try {
+    const analysis::RuleSets rules(options.ruleFiles);
+    std::vector<std::string> entries(files.size());
+    traces::parallelFor(files.size(), options.threads,
+                        [&](size_t i) { entries[i] = recognizeFile(inputs, files[i], rules); });
+    std::string out;
+    traces::ByteWriter w(out);
+    w.value(kShardVersion);
+    w.value(ShardStatus::Ok);
+    size_t bytes = 0;
+    for (const std::string& e : entries) bytes += e.size();
+    out.reserve(out.size() + bytes);
+    for (std::string& e : entries) {
+      out += e;
+      std::string().swap(e);
+    }
+    return out;
+  } catch (const traces::TraceError& e) {
+    return failedShard(ShardStatus::BadInput, e.what());
+  } catch (const std::invalid_argument& e) {
+    return failedShard(ShardStatus::BadInput, e.what());
+  } catch (const std::exception& e) {
+    return failedShard(ShardStatus::Failed, e.what());
+  }
+}
+
+analysis::AnalysisResult analyzeShards(const traces::import::Inputs& inputs,
+                                       const std::vector<fs::path>& paths,
+                                       std::vector<std::string>&& shards,
+                                       const analysis::AnalyzeOptions& options, bool wholeRun) {
+  // Ranks by input position, as loadAnyRun would hold them before ordering.
+  std::map<InputPosition, std::pair<traces::RankTrace, analysis::RankOps>> byPosition;
+  bool kernels = false;
+  for (std::string& shard : shards) {
+    traces::ByteReader r(shard);
+    if (r.value<uint32_t>() != kShardVersion) {
+      throw std::runtime_error("a shard of another bubblescope version");
+    }
+    const auto status = r.value<ShardStatus>();
+    if (status == ShardStatus::BadInput) throw std::invalid_argument(r.text());
+    if (status == ShardStatus::Failed) throw std::runtime_error(r.text());
+    while (!r.done()) {
+      const auto at = r.value<InputPosition>();
+      kernels = r.value<bool>() || kernels;
+      traces::RankTrace t = traces::decodeRankTrace(r);
+      analysis::RankOps ops = analysis::decodeRankOps(r);
+      byPosition.emplace(at, std::pair(std::move(t), std::move(ops)));
+    }
+    std::string().swap(shard);
+  }
+  traces::Run run;
+  run.dir = traces::import::runDirOf(inputs, paths);
+  std::vector<analysis::RankOps> inputOrder;
+  for (auto& [at, rank] : byPosition) {
+    run.ranks.push_back(std::move(rank.first));
+    inputOrder.push_back(std::move(rank.second));
+  }
+  byPosition.clear();
+  std::vector<analysis::RankOps> ops;
+  for (size_t i : traces::import::finishRun(run, inputs.format)) {
+    ops.push_back(std::move(inputOrder[i]));
+  }
+  if (std::none_of(ops.begin(), ops.end(), [](const auto& o) { return !o.ops.empty(); })) {
+    if (!wholeRun) {
+      throw std::invalid_argument(
+          run.dir.string() +
+          ": no pipeline ops recognised, and a run without them is read off its NCCL traffic or "
+          "its utilization, from every trace at once: analyse it in one process (without --local)");
+    }
+    return analysis::analyzeRun(traces::import::loadAnyRun(paths), options);
+  }
+  return analysis::analyzeRecognized(std::move(run), std::move(ops), kernels, options);
+}
+
+}  // namespace bubblescope::cli

@@ -1,0 +1,32 @@
+#pragma once
+// A run analysed in shards (`analyze` under MPI): each process loads its share of the run's input
+// files one at a time, recognises their ranks and keeps of each trace only what the analysis
+// reads after recognition, as bytes; the process that analyses the job puts the shards together
+// into the analysis a single process makes of the whole run. Pure apart from reading the files.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analyzer/analyze.h"
+#include "traces/import/run_import.h"
+
+namespace bubblescope::cli {
+
+// The ranks of `inputs.files[i]` for each i in `files`, recognised, as bytes. A file that cannot
+// be read, or any other failure, is carried in the bytes (analyzeShards says it), so that the
+// process that made them still hands them on and no peer waits for it. Holds at most `threads`
+// files' traces at once.
+std::string recognizeShard(const traces::import::Inputs& inputs, const std::vector<size_t>& files,
+                           const analysis::AnalyzeOptions& options);
+
+// The analysis of the run from every process's shard, any order, each taken (and freed) as it is
+// read. `paths` as the user gave them; `wholeRun`: whether this process can read every file of
+// the run, for a run without recognised ops (read off its traffic or its utilization, from the
+// whole run at once). Throws what analyzeRun and loadAnyRun throw, and a shard's failure as the
+// process that made it met it.
+analysis::AnalysisResult analyzeShards(const traces::import::Inputs& inputs,
+                                       const std::vector<std::filesystem::path>& paths,
+                                       std::vector<std::string>&& shards,
+                                       const analysis::AnalyzeOptions& options, bool wholeRun);
+
+}  // namespace bubblescope::cli
