@@ -1,7 +1,6 @@
 #include "cli/analysis_shard.h"
 
 #include <algorithm>
-#include <map>
 #include <stdexcept>
 
 #include "analyzer/recognize/rank_ops_codec.h"
@@ -81,14 +80,9 @@ std::string recognizeShard(const traces::import::Inputs& inputs, const std::vect
   }
 }
 
-analysis::AnalysisResult analyzeShards(const traces::import::Inputs& inputs,
-                                       const std::vector<fs::path>& paths,
-                                       std::vector<std::string>&& shards,
-                                       const analysis::AnalyzeOptions& options, bool wholeRun) {
-  // Ranks by input position, as loadAnyRun would hold them before ordering.
-  std::map<InputPosition, std::pair<traces::RankTrace, analysis::RankOps>> byPosition;
-  bool kernels = false;
-  for (std::string& shard : shards) {
+void ShardAssembler::add(std::string_view shard) noexcept {
+  if (failure_) return;
+  try {
     traces::ByteReader r(shard);
     if (r.value<uint32_t>() != kShardVersion) {
       throw std::runtime_error("a shard of another bubblescope version");
@@ -98,21 +92,29 @@ analysis::AnalysisResult analyzeShards(const traces::import::Inputs& inputs,
     if (status == ShardStatus::Failed) throw std::runtime_error(r.text());
     while (!r.done()) {
       const auto at = r.value<InputPosition>();
-      kernels = r.value<bool>() || kernels;
+      kernels_ = r.value<bool>() || kernels_;
       traces::RankTrace t = traces::decodeRankTrace(r);
       analysis::RankOps ops = analysis::decodeRankOps(r);
-      byPosition.emplace(at, std::pair(std::move(t), std::move(ops)));
+      ranks_.emplace(std::pair(at.file, at.inFile), std::pair(std::move(t), std::move(ops)));
     }
-    std::string().swap(shard);
+  } catch (...) {
+    failure_ = std::current_exception();
   }
+}
+
+analysis::AnalysisResult ShardAssembler::analyze(const traces::import::Inputs& inputs,
+                                                 const std::vector<fs::path>& paths,
+                                                 const analysis::AnalyzeOptions& options,
+                                                 bool wholeRun) {
+  if (failure_) std::rethrow_exception(failure_);
   traces::Run run;
   run.dir = traces::import::runDirOf(inputs, paths);
   std::vector<analysis::RankOps> inputOrder;
-  for (auto& [at, rank] : byPosition) {
+  for (auto& [at, rank] : ranks_) {
     run.ranks.push_back(std::move(rank.first));
     inputOrder.push_back(std::move(rank.second));
   }
-  byPosition.clear();
+  ranks_.clear();
   std::vector<analysis::RankOps> ops;
   for (size_t i : traces::import::finishRun(run, inputs.format)) {
     ops.push_back(std::move(inputOrder[i]));
@@ -122,11 +124,24 @@ analysis::AnalysisResult analyzeShards(const traces::import::Inputs& inputs,
       throw std::invalid_argument(
           run.dir.string() +
           ": no pipeline ops recognised, and a run without them is read off its NCCL traffic or "
-          "its utilization, from every trace at once: analyse it in one process (without --local)");
+          "its utilization, from every trace at once: analyse it in one process (without "
+          "--local)");
     }
     return analysis::analyzeRun(traces::import::loadAnyRun(paths), options);
   }
-  return analysis::analyzeRecognized(std::move(run), std::move(ops), kernels, options);
+  return analysis::analyzeRecognized(std::move(run), std::move(ops), kernels_, options);
+}
+
+analysis::AnalysisResult analyzeShards(const traces::import::Inputs& inputs,
+                                       const std::vector<fs::path>& paths,
+                                       std::vector<std::string>&& shards,
+                                       const analysis::AnalyzeOptions& options, bool wholeRun) {
+  ShardAssembler assembler;
+  for (std::string& shard : shards) {
+    assembler.add(shard);
+    std::string().swap(shard);
+  }
+  return assembler.analyze(inputs, paths, options, wholeRun);
 }
 
 }  // namespace bubblescope::cli

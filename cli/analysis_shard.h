@@ -3,8 +3,13 @@
 // files one at a time, recognises their ranks and keeps of each trace only what the analysis
 // reads after recognition, as bytes; the process that analyses the job puts the shards together
 // into the analysis a single process makes of the whole run. Pure apart from reading the files.
+#include <cstdint>
+#include <exception>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analyzer/analyze.h"
@@ -18,6 +23,24 @@ namespace bubblescope::cli {
 // files' traces at once.
 std::string recognizeShard(const traces::import::Inputs& inputs, const std::vector<size_t>& files,
                            const analysis::AnalyzeOptions& options);
+
+// The process that analyses the job: shards taken one at a time as they arrive, then the analysis.
+class ShardAssembler {
+ public:
+  // Decodes one shard; its bytes may go after. A shard that carries a failure (or does not
+  // decode) is kept for analyze() to throw: this never throws, as it is called from MPI's side.
+  void add(std::string_view shard) noexcept;
+  // As analyzeShards() below, from the shards added.
+  analysis::AnalysisResult analyze(const traces::import::Inputs& inputs,
+                                   const std::vector<std::filesystem::path>& paths,
+                                   const analysis::AnalyzeOptions& options, bool wholeRun);
+
+ private:
+  // Ranks by input position (file, place in the file), as loadAnyRun holds them before ordering.
+  std::map<std::pair<uint64_t, uint64_t>, std::pair<traces::RankTrace, analysis::RankOps>> ranks_;
+  bool kernels_ = false;
+  std::exception_ptr failure_;
+};
 
 // The analysis of the run from every process's shard, any order, each taken (and freed) as it is
 // read. `paths` as the user gave them; `wholeRun`: whether this process can read every file of

@@ -128,17 +128,45 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
   // Round 2: each process its files, recognised; rank 0 the job.
   analysis::AnalyzeOptions mine = options;
   if (mine.threads == 0) mine.threads = threadsEach();
-  std::string shard =
-      recognizeShard(inputs, assignment.byProcess[static_cast<size_t>(job->rank())], mine);
-  clock.lap("own files loaded and recognised");
-  std::vector<std::string> shards = job->gatherToRoot(shard, kShardTimeoutS);
-  std::string().swap(shard);
-  clock.lap("shards gathered (waiting for the others included)");
+  // In rounds, `threads` files a round on each process: rank 0 takes each round's shards as they
+  // come, and holds the job's recognised ranks and one round's bytes, never a whole shard twice.
+  const std::vector<size_t>& files = assignment.byProcess[static_cast<size_t>(job->rank())];
+  const size_t perRound = std::max(1u, mine.threads);
+  const std::vector<std::string> roundsEach =
+      job->gatherToRoot(std::to_string((files.size() + perRound - 1) / perRound), kListingTimeoutS);
+  size_t most = 0;
+  for (const std::string& r : roundsEach) most = std::max<size_t>(most, std::stoull(r));
+  const size_t rounds = std::stoull(job->broadcastFromRoot(std::to_string(most), kListingTimeoutS));
+  ShardAssembler assembler;
+  size_t bytes = 0;
+  std::chrono::steady_clock::duration recognising{}, exchanging{};
+  for (size_t round = 0; round < rounds; ++round) {
+    const size_t from = std::min(files.size(), round * perRound);
+    const std::vector<size_t> now(
+        files.begin() + static_cast<std::ptrdiff_t>(from),
+        files.begin() + static_cast<std::ptrdiff_t>(std::min(files.size(), from + perRound)));
+    const auto begin = std::chrono::steady_clock::now();
+    const std::string shard = now.empty() ? std::string() : recognizeShard(inputs, now, mine);
+    const auto recognised = std::chrono::steady_clock::now();
+    job->gatherToRoot(shard, kShardTimeoutS, [&](int, std::string_view piece) {
+      bytes += piece.size();
+      if (!piece.empty()) assembler.add(piece);
+    });
+    recognising += recognised - begin;
+    exchanging += std::chrono::steady_clock::now() - recognised;
+  }
+  clock.lap(("files loaded and recognised, shards gathered and decoded, in " +
+             std::to_string(rounds) + " round(s): " + std::to_string(bytes >> 20) + " MiB; of it " +
+             std::to_string(std::chrono::duration<double>(recognising).count()) +
+             " s this process's own files, " +
+             std::to_string(std::chrono::duration<double>(exchanging).count()) +
+             " s gathering and decoding (waiting for the others included)")
+                .c_str());
   job->finalize();
   if (job->rank() != 0) return std::nullopt;
   analysis::AnalysisResult result =
-      analyzeShards(inputs, {o.paths.begin(), o.paths.end()}, std::move(shards), options, !o.local);
-  clock.lap("shards decoded and the job analysed");
+      assembler.analyze(inputs, {o.paths.begin(), o.paths.end()}, options, !o.local);
+  clock.lap("the job analysed");
   return result;
 }
 

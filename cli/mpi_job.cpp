@@ -72,14 +72,26 @@ MpiJob::~MpiJob() {
 
 std::vector<std::string> MpiJob::gatherToRoot(std::string_view mine, double timeoutS) {
   std::vector<std::string> all;
+  gatherToRoot(mine, timeoutS, [&](int rank, std::string_view bytes) {
+    collect(&all, rank, bytes.data(), static_cast<int64_t>(bytes.size()));
+  });
+  return all;
+}
+
+void MpiJob::gatherToRoot(std::string_view mine, double timeoutS,
+                          const std::function<void(int rank, std::string_view bytes)>& take) {
+  auto handOn = [](void* context, int rank, const char* data, int64_t size) {
+    (*static_cast<const std::function<void(int, std::string_view)>*>(context))(
+        rank, std::string_view(data, static_cast<size_t>(size)));
+  };
   char error[512] = {};
-  if (plugin_->gather(mine.data(), static_cast<int64_t>(mine.size()), timeoutS, collect, &all,
-                      error, sizeof error) != 0) {
+  if (plugin_->gather(mine.data(), static_cast<int64_t>(mine.size()), timeoutS, handOn,
+                      const_cast<void*>(static_cast<const void*>(&take)), error,
+                      sizeof error) != 0) {
     std::cerr << "bubblescope: MPI rank " << rank_ << ": " << error << "\n";
     plugin_->abort(kBadInput);
     std::_Exit(kBadInput);  // MPI_Abort does not return; this is for a plugin whose abort does
   }
-  return all;
 }
 
 std::string MpiJob::broadcastFromRoot(std::string_view mine, double timeoutS) {

@@ -1,6 +1,7 @@
 #pragma once
 // This process as one of an MPI job, through the plugin libbubblescope-mpi.so (cli/mpi/), which
 // is loaded only here: the program itself has no MPI dependency and runs without Open MPI.
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,6 +28,11 @@ class MpiJob {
   // has not sent within `timeoutS`) is said in one line and ends the whole job with exit code 2,
   // since the other processes may wait on this one.
   std::vector<std::string> gatherToRoot(std::string_view mine, double timeoutS);
+  // The same, each rank's bytes handed to `take` on rank 0 as they arrive (in rank order, rank 0's
+  // own first) and freed after: for bytes too large to hold all at once twice. `take` must not
+  // throw (it is called from the plugin).
+  void gatherToRoot(std::string_view mine, double timeoutS,
+                    const std::function<void(int rank, std::string_view bytes)>& take);
   // Rank 0's bytes on every rank (`mine` on rank 0, ignored elsewhere); failures as gatherToRoot.
   std::string broadcastFromRoot(std::string_view mine, double timeoutS);
   // Ends MPI. The launcher counts a process that exits without it as failed.

@@ -66,7 +66,9 @@ static int timedOut(char* error, size_t error_size, const char* what, double tim
   return -1;
 }
 
-/* Rank 0's side: every rank's size, then each rank's bytes, received all at once. */
+/* Rank 0's side: every rank's size, then each rank's bytes in rank order, one rank at a time, each
+ * handed on and freed before the next is received: rank 0 never holds more than one rank's bytes
+ * of its own making (a distributed analysis' shards are most of a run). */
 static int gatherAtRoot(const char* data, int64_t bytes, double deadline, double timeout_s,
                         bubblescope_mpi_receive_fn receive, void* context, char* error,
                         size_t error_size, int n, MPI_Request* sizeRequest, int64_t* sizes) {
@@ -80,38 +82,27 @@ static int gatherAtRoot(const char* data, int64_t bytes, double deadline, double
       return -1;
     }
   }
-  char** buffers = calloc((size_t)n, sizeof *buffers);
-  MPI_Request* requests = malloc((size_t)n * sizeof *requests);
-  int status = buffers && requests ? 0 : -1;
-  if (status != 0) snprintf(error, error_size, "out of memory for %d processes' answers", n);
-  for (int r = 1; r < n && status == 0; ++r) {
-    requests[r] = MPI_REQUEST_NULL;
-    if (sizes[r] == 0) continue;
-    buffers[r] = malloc((size_t)sizes[r]);
-    if (!buffers[r]) {
+  receive(context, 0, data, bytes);
+  for (int r = 1; r < n; ++r) {
+    if (sizes[r] == 0) {
+      receive(context, r, "", 0);
+      continue;
+    }
+    char* buffer = malloc((size_t)sizes[r]);
+    if (!buffer) {
       snprintf(error, error_size, "out of memory for MPI rank %d's answers", r);
-      status = -1;
-      break;
+      return -1;
     }
-    rc = MPI_Irecv(buffers[r], (int)sizes[r], MPI_CHAR, r, kDataTag, MPI_COMM_WORLD, &requests[r]);
-    if (rc != MPI_SUCCESS) status = fail(error, error_size, "receiving the answers failed", rc);
+    MPI_Request request = MPI_REQUEST_NULL;
+    rc = MPI_Irecv(buffer, (int)sizes[r], MPI_CHAR, r, kDataTag, MPI_COMM_WORLD, &request);
+    if (rc != MPI_SUCCESS) return fail(error, error_size, "receiving the answers failed", rc);
+    rc = waitUntil(1, &request, deadline);
+    /* On failure the receive may still be pending into the buffer: it is not freed (the job ends). */
+    if (rc == 1) return timedOut(error, error_size, "not every process sent its answers", timeout_s);
+    if (rc != 0) return fail(error, error_size, "receiving the answers failed", rc);
+    receive(context, r, buffer, sizes[r]);
+    free(buffer);
   }
-  if (status == 0 && n > 1) {
-    rc = waitUntil(n - 1, requests + 1, deadline);
-    if (rc == 1) {
-      status = timedOut(error, error_size, "not every process sent its answers", timeout_s);
-    } else if (rc != 0) {
-      status = fail(error, error_size, "receiving the answers failed", rc);
-    }
-  }
-  if (status == 0) {
-    receive(context, 0, data, bytes);
-    for (int r = 1; r < n; ++r) receive(context, r, buffers[r] ? buffers[r] : "", sizes[r]);
-  }
-  if (status != 0) return status; /* receives may be pending into the buffers: the job ends */
-  for (int r = 0; r < n; ++r) free(buffers[r]);
-  free(buffers);
-  free(requests);
   return 0;
 }
 
