@@ -30,6 +30,8 @@ class ShardAssembler {
   // Decodes one shard; its bytes may go after. A shard that carries a failure (or does not
   // decode) is kept for analyze() to throw: this never throws, as it is called from MPI's side.
   void add(std::string_view shard) noexcept;
+  // Whether a shard carried a failure (analyze() will throw it): the rest need not be read.
+  bool failed() const { return failure_ != nullptr; }
   // As analyzeShards() below, from the shards added.
   analysis::AnalysisResult analyze(const traces::import::Inputs& inputs,
                                    const std::vector<std::filesystem::path>& paths,

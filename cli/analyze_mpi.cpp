@@ -90,13 +90,7 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
     const AnalyzeOptions& o, const analysis::AnalyzeOptions& options, const std::string& launcher,
     int launcherSize) {
   PhaseClock clock;
-  const std::unique_ptr<MpiJob> job = MpiJob::start(launcher, "analyze");
-  if (job->size() != launcherSize) {
-    job->finalize();
-    throw UsageError("the launcher started " + std::to_string(launcherSize) + " processes (" +
-                     launcher + ") but MPI sees " + std::to_string(job->size()) +
-                     ": start analyze with the MPI's own launcher (mpirun) or srun --mpi=pmix");
-  }
+  const std::unique_ptr<MpiJob> job = MpiJob::start(launcher, launcherSize, "analyze");
   // Round 1: what each process can read; rank 0 says who reads what.
   const std::vector<std::string> listed =
       job->gatherToRoot(encodeListing(listFiles(o)), kListingTimeoutS);
@@ -152,8 +146,11 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
       bytes += piece.size();
       if (!piece.empty()) assembler.add(piece);
     });
+    // A file no process could read ends the rounds: the others stop loading theirs.
+    const bool stop = job->broadcastFromRoot(assembler.failed() ? "1" : "0", kShardTimeoutS) == "1";
     recognising += recognised - begin;
     exchanging += std::chrono::steady_clock::now() - recognised;
+    if (stop) break;
   }
   clock.lap(("files loaded and recognised, shards gathered and decoded, in " +
              std::to_string(rounds) + " round(s): " + std::to_string(bytes >> 20) + " MiB; of it " +

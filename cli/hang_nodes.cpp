@@ -25,14 +25,7 @@ std::string nodeName(const std::string& host, int rank) {
 std::optional<std::vector<NodeAnswers>> gatherNodeAnswers(const HangOptions& o,
                                                           const std::string& launcher,
                                                           int launcherSize, Problems& problem) {
-  const std::unique_ptr<MpiJob> job = MpiJob::start(launcher, "hang");
-  if (job->size() != launcherSize) {
-    // srun without --mpi=pmix (or another launcher MPI cannot talk to): every process is alone.
-    job->finalize();
-    throw UsageError("the launcher started " + std::to_string(launcherSize) + " processes (" +
-                     launcher + ") but MPI sees " + std::to_string(job->size()) +
-                     ": start hang with the MPI's own launcher (mpirun) or srun --mpi=pmix");
-  }
+  const std::unique_ptr<MpiJob> job = MpiJob::start(launcher, launcherSize, "hang");
   // Pids and sockets are a node's own: each line says which node it is about.
   problem.prefix = nodeName(hostName(), job->rank()) + ": ";
   LiveAnswers local;

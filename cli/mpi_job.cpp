@@ -37,7 +37,8 @@ void collect(void* context, int rank, const char* data, int64_t size) {
 
 }  // namespace
 
-std::unique_ptr<MpiJob> MpiJob::start(const std::string& launcher, const std::string& command) {
+std::unique_ptr<MpiJob> MpiJob::start(const std::string& launcher, int launcherSize,
+                                      const std::string& command) {
   const fs::path path = pluginPath();
   const std::string started = "started by an MPI launcher (" + launcher + "), ";
   if (!fs::exists(path)) {
@@ -63,6 +64,12 @@ std::unique_ptr<MpiJob> MpiJob::start(const std::string& launcher, const std::st
   std::unique_ptr<MpiJob> job(new MpiJob(plugin));
   job->rank_ = plugin->rank();
   job->size_ = plugin->size();
+  if (job->size_ != launcherSize) {
+    job->finalize();
+    throw UsageError("the launcher started " + std::to_string(launcherSize) + " processes (" +
+                     launcher + ") but MPI sees " + std::to_string(job->size_) + ": start " +
+                     command + " with the MPI's own launcher (mpirun) or srun --mpi=pmix");
+  }
   return job;
 }
 

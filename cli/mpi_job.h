@@ -16,8 +16,11 @@ class MpiJob {
   // Loads the plugin (BUBBLESCOPE_MPI_PLUGIN, else ../lib/bubblescope/libbubblescope-mpi.so beside
   // this program) and starts MPI. `launcher` names what said this is an MPI job
   // ("OMPI_COMM_WORLD_SIZE=4"). Throws UsageError, one sentence, when the plugin is missing or
-  // unusable, or MPI does not start. `command`: what needs it ("hang"), for the message.
-  static std::unique_ptr<MpiJob> start(const std::string& launcher, const std::string& command);
+  // unusable, or MPI does not start, or MPI sees another number of processes than the launcher
+  // started (`launcherSize`: srun without --mpi=pmix makes each process a job of its own).
+  // `command`: what needs it ("hang"), for the messages.
+  static std::unique_ptr<MpiJob> start(const std::string& launcher, int launcherSize,
+                                       const std::string& command);
   ~MpiJob();  // finalizes MPI if finalize() was not called
   MpiJob(const MpiJob&) = delete;
   MpiJob& operator=(const MpiJob&) = delete;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/local_mpirun.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
@@ -48,23 +49,8 @@ ProcessOptions options(const fs::path& cwd) {
   return o;
 }
 
-// mpirun, local only (shared memory and loopback TCP), quiet, as root where CI runs so.
 std::vector<std::string> mpirun() {
-  return {MPIRUN,
-          "-q",
-          "--allow-run-as-root",
-          "--oversubscribe",
-          "--bind-to",
-          "none",
-          "--mca",
-          "btl",
-          "self,tcp",
-          "--mca",
-          "btl_tcp_if_include",
-          "lo",
-          "--mca",
-          "oob_tcp_if_include",
-          "lo"};
+  return testing::localMpirun(MPIRUN);
 }
 
 ProcessResult analyzeUnder(int n, const fs::path& cwd, const std::vector<std::string>& args) {

@@ -19,6 +19,7 @@
 
 #include "tests/agent/agent_test_support.h"
 #include "tests/agent/background_process.h"
+#include "tests/support/local_mpirun.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 
@@ -56,24 +57,9 @@ ProcessOptions options(seconds timeout = seconds(60)) {
   return o;
 }
 
-// mpirun with one process per node, each in its own environment: local only (shared memory and
-// loopback TCP), quiet (-q: no banner when a process exits non-zero), as root where CI runs so.
+// mpirun with one process per node, each in its own environment (local_mpirun.h).
 std::vector<std::string> mpirun(const std::vector<Node>& nodes) {
-  std::vector<std::string> argv = {MPIRUN,
-                                   "-q",
-                                   "--allow-run-as-root",
-                                   "--oversubscribe",
-                                   "--bind-to",
-                                   "none",
-                                   "--mca",
-                                   "btl",
-                                   "self,tcp",
-                                   "--mca",
-                                   "btl_tcp_if_include",
-                                   "lo",
-                                   "--mca",
-                                   "oob_tcp_if_include",
-                                   "lo"};
+  std::vector<std::string> argv = localMpirun(MPIRUN);
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (i > 0) argv.push_back(":");
     const Node& n = nodes[i];
