@@ -1,6 +1,7 @@
 #include "analyzer/recognize/recognizer.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -127,6 +128,29 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
   std::vector<ThreadRange> unrecognised;
   std::vector<std::pair<traces::ThreadIndex, TimeNs>> workStarts;
   std::vector<std::optional<int>> opStage, commStage;
+  {
+    // Sized once, from a count by role (each name is matched once, then looked up): an op-level
+    // timeline is mostly ops and comms, whose vectors grown by doubling held up to three times
+    // their size at the peak of its analysis (issue 28).
+    std::array<size_t, 7> byRole{};
+    size_t none = 0;
+    for (size_t i = 0; i < r.size(); ++i) {
+      const auto& m = match(r.name[i]);
+      if (m) {
+        ++byRole[static_cast<size_t>(m->role)];
+      } else {
+        ++none;
+      }
+    }
+    auto count = [&](Role role) { return byRole[static_cast<size_t>(role)]; };
+    out.ops.reserve(count(Role::Op));
+    opStage.reserve(count(Role::Op));
+    out.comms.reserve(count(Role::Send) + count(Role::Recv));
+    commStage.reserve(count(Role::Send) + count(Role::Recv));
+    out.steps.reserve(count(Role::Step));
+    workStarts.reserve(r.size() - none - count(Role::Step));
+    unrecognised.reserve(none);
+  }
   for (size_t i = 0; i < r.size(); ++i) {
     const auto& m = match(r.name[i]);
     if (!m) {
