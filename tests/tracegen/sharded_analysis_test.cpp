@@ -18,8 +18,10 @@
 #include "cli/analysis_shard.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
+#include "tests/tracegen/execution.h"
 #include "tests/tracegen/megatron_execution.h"
 #include "tests/tracegen/ndtimeline_writer.h"
+#include "tests/tracegen/nsys_stack.h"
 #include "tests/tracegen/stack_analysis.h"
 #include "tests/traces/import/shared_data.h"
 #include "traces/errors.h"
@@ -45,10 +47,12 @@ std::vector<std::vector<size_t>> deal(size_t files, size_t n, std::mt19937& rng)
 }
 
 // Analysed whole and in 1-4 random shards, in summary and with every gap: the same reports.
-void expectSameAsWhole(const std::vector<fs::path>& paths, const std::string& what,
-                       std::mt19937& rng) {
+// Returns the whole run's text report.
+std::string expectSameAsWhole(const std::vector<fs::path>& paths, const std::string& what,
+                              std::mt19937& rng) {
   SCOPED_TRACE(what);
   const traces::import::Inputs inputs = traces::import::resolveInputs(paths);
+  std::string text;
   for (bool everyGap : {false, true}) {
     analysis::AnalyzeOptions options;
     options.utilizationWithoutPipeline = true;
@@ -64,13 +68,15 @@ void expectSameAsWhole(const std::vector<fs::path>& paths, const std::string& wh
     const analysis::AnalysisResult sharded =
         cli::analyzeShards(inputs, paths, std::move(shards), options, true);
     SCOPED_TRACE(std::to_string(n) + " shard(s), every gap " + std::to_string(everyGap));
-    EXPECT_EQ(report(sharded, "text", false), report(whole, "text", false));
+    text = report(whole, "text", false);
+    EXPECT_EQ(report(sharded, "text", false), text);
     if (everyGap) {
       EXPECT_EQ(report(sharded, "json", true), report(whole, "json", true));
     } else {
       EXPECT_EQ(report(sharded, "json", false), report(whole, "json", false));
     }
   }
+  return text;
 }
 
 std::mt19937 seeded(const char* test) {
@@ -97,6 +103,27 @@ TEST(ShardedAnalysis, EveryKinetoAndNsysCaseGivesTheWholeRunsReports) {
         analyseAs(stack, c.spec, dir.path());
         expectSameAsWhole({dir.path()}, (stack == Stack::Kineto ? "kineto " : "nsys ") + c.name,
                           rng);
+      }
+    }
+  }
+}
+
+TEST(ShardedAnalysis, NsysExportsWithoutNcclsPayloadsGiveTheWholeRunsReports) {
+  // No peers: sends and receives are paired by posting order, which reads the kernels' streams.
+  std::mt19937 rng = seeded("nsys without payloads");
+  std::vector<Case> cases = standardCases();
+  // A V's stage sends to both neighbours, each on its own stream: told apart by the streams.
+  for (Case& c : zbVCases()) cases.push_back(std::move(c));
+  for (const Case& c : cases) {
+    for (NsysPayloads payloads : {NsysPayloads::None, NsysPayloads::Blobs}) {
+      testing::TempDir dir;
+      NsysOptions o;
+      o.ranksPerHost = 1;
+      o.payloads = payloads;
+      writeNsysExports(execute(c.spec), dir.path(), o);
+      const std::string text = expectSameAsWhole({dir.path()}, "nsys " + c.name, rng);
+      if (payloads == NsysPayloads::None) {
+        EXPECT_NE(text.find("in posting order"), std::string::npos) << c.name << "\n" << text;
       }
     }
   }

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "analyzer/analyze.h"
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -175,27 +177,29 @@ TEST(PostingOrder, WhatNoOpExplainsIsLeftWithoutPeer) {
 
 // Where each neighbour's messages run on a stream of their own, a receive comes from the one its
 // stream serves, however early it was posted.
+// Stage 1 talks to stage 0 on stream 5 and to stage 2 on stream 7. It posts the receive of BW 0's
+// input from stage 2 before F 1, whose input would come from stage 0.
+Pipeline streamPerNeighbour() {
+  Stage s0, s1, s2;
+  s0.op(OpKind::F, 0, 0);
+  s0.call(NcclOp::Send, 1'000'000, 1'010'000, 1'100'000);
+  s0.call(NcclOp::Recv, 4'900'000, 5'010'000, 5'100'000);
+  s1.call(NcclOp::Recv, 500'000, 510'000, 1'100'000, 5);
+  s1.op(OpKind::F, 0, 1'150'000);
+  s1.call(NcclOp::Send, 2'100'000, 2'110'000, 2'200'000, 7);
+  s1.call(NcclOp::Recv, 2'150'000, 2'160'000, 4'000'000, 7);
+  s1.op(OpKind::F, 1, 2'200'000);
+  s1.op(OpKind::BW, 0, 4'100'000);
+  s1.call(NcclOp::Send, 5'000'000, 5'010'000, 5'100'000, 5);
+  s2.call(NcclOp::Recv, 2'000'000, 2'010'000, 2'200'000);
+  s2.op(OpKind::F, 0, 2'250'000);
+  s2.op(OpKind::BW, 0, 3'000'000);
+  s2.call(NcclOp::Send, 3'900'000, 3'910'000, 4'000'000);
+  return Pipeline({std::move(s0), std::move(s1), std::move(s2)});
+}
+
 TEST(PostingOrder, AReceivesStreamNamesItsSender) {
-  Pipeline pl = [] {
-    Stage s0, s1, s2;
-    // Stage 1 talks to stage 0 on stream 5 and to stage 2 on stream 7. It posts the receive of
-    // BW 0's input from stage 2 before F 1, whose input would come from stage 0.
-    s0.op(OpKind::F, 0, 0);
-    s0.call(NcclOp::Send, 1'000'000, 1'010'000, 1'100'000);
-    s0.call(NcclOp::Recv, 4'900'000, 5'010'000, 5'100'000);
-    s1.call(NcclOp::Recv, 500'000, 510'000, 1'100'000, 5);
-    s1.op(OpKind::F, 0, 1'150'000);
-    s1.call(NcclOp::Send, 2'100'000, 2'110'000, 2'200'000, 7);
-    s1.call(NcclOp::Recv, 2'150'000, 2'160'000, 4'000'000, 7);
-    s1.op(OpKind::F, 1, 2'200'000);
-    s1.op(OpKind::BW, 0, 4'100'000);
-    s1.call(NcclOp::Send, 5'000'000, 5'010'000, 5'100'000, 5);
-    s2.call(NcclOp::Recv, 2'000'000, 2'010'000, 2'200'000);
-    s2.op(OpKind::F, 0, 2'250'000);
-    s2.op(OpKind::BW, 0, 3'000'000);
-    s2.call(NcclOp::Send, 3'900'000, 3'910'000, 4'000'000);
-    return Pipeline({std::move(s0), std::move(s1), std::move(s2)});
-  }();
+  Pipeline pl = streamPerNeighbour();
   const PostingOrderPeers peers = peersByPostingOrder(pl.run, pl.ops, pl.places);
   EXPECT_EQ(peers.peerOf[1], (std::vector<int32_t>{0, 2, 2, 0}));
   const CommMatches m = matchComms(pl.run, pl.ops, &peers.peerOf);
@@ -205,6 +209,16 @@ TEST(PostingOrder, AReceivesStreamNamesItsSender) {
   EXPECT_EQ(j.pairs, 4u);
   EXPECT_EQ(j.together, 4u);
   EXPECT_EQ(j.confidence, "high");
+}
+
+// What `analyze` under MPI keeps of each rank for the rest of the analysis (keepForAnalysis) still
+// holds the kernels whose streams name the sender.
+TEST(PostingOrder, TheStreamsStillNameTheSenderOnceRanksAreKeptForAnalysis) {
+  Pipeline pl = streamPerNeighbour();
+  for (traces::RankTrace& t : pl.run.ranks) keepForAnalysis(t);
+  EXPECT_GT(pl.run.ranks[1].kernels.size(), 0u);
+  EXPECT_EQ(peersByPostingOrder(pl.run, pl.ops, pl.places).peerOf[1],
+            (std::vector<int32_t>{0, 2, 2, 0}));
 }
 
 // Pairs whose kernels never ran at the same time (a link paired a message off) lower the
