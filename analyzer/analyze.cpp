@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <mutex>
 #include <stdexcept>
 
@@ -297,12 +298,29 @@ PipelineTrace buildReplica(const traces::Run& run, const Topology& topo, size_t 
   return pl;
 }
 
-// One replica's pipeline analysed into `result`, its drain gaps holding `dpWaits` if given.
-void analyzeReplica(const traces::Run& run, const PipelineTrace& pl, const DpWaits* dpWaits,
-                    KeptGaps kept, AnalysisResult& result) {
-  result.pipelines.push_back(analyzePipeline(pl, result.warnings, dpWaits, kept));
-  attachFreeMemory(run, pl, result.pipelines.back());
-  attachActivationSize(run, pl, result.pipelines.back());
+// Every replica's pipeline analysed into `result`, `threads` at a time (each reads only its own
+// pipeline and the run), their drain gaps holding their `waits`. What each says, and the first
+// replica's error if any, come in replica order, as one after the other would have them.
+void analyzeReplicas(const traces::Run& run, const std::vector<PipelineTrace>& pipelines,
+                     const std::vector<DpWaits>& waits, KeptGaps kept, unsigned threads,
+                     AnalysisResult& result) {
+  std::vector<PipelineResult> analysed(pipelines.size());
+  std::vector<std::vector<std::string>> said(pipelines.size());
+  std::vector<std::exception_ptr> failed(pipelines.size());
+  traces::parallelFor(pipelines.size(), threads, [&](size_t d) {
+    try {
+      analysed[d] = analyzePipeline(pipelines[d], said[d], &waits[d], kept);
+      attachFreeMemory(run, pipelines[d], analysed[d]);
+      attachActivationSize(run, pipelines[d], analysed[d]);
+    } catch (...) {
+      failed[d] = std::current_exception();
+    }
+  });
+  for (size_t d = 0; d < pipelines.size(); ++d) {
+    for (std::string& w : said[d]) result.warnings.push_back(std::move(w));
+    if (failed[d]) std::rethrow_exception(failed[d]);
+    result.pipelines.push_back(std::move(analysed[d]));
+  }
 }
 
 // Op-level timelines of TP groups (no device kernels, whose NCCL kernels would be matched across
@@ -403,10 +421,8 @@ AnalysisResult analyzeAfterRecognition(const traces::Run& run, Recognized&& reco
   std::vector<const PipelineTrace*> all;
   for (const PipelineTrace& pl : pipelines) all.push_back(&pl);
   const std::vector<DpWaits> waits = dpWaitsOf(all);
-  for (size_t d = 0; d < pipelines.size(); ++d) {
-    analyzeReplica(run, pipelines[d], &waits[d],
-                   options.everyGap ? KeptGaps::All : KeptGaps::Listed, result);
-  }
+  analyzeReplicas(run, pipelines, waits, options.everyGap ? KeptGaps::All : KeptGaps::Listed,
+                  options.threads, result);
   if (wholeJob) analyzeJob(pipelines, waits, result.job);
   if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);
   return result;
