@@ -32,11 +32,11 @@ constexpr double kShardTimeoutS = 4 * 3600;
 Listing listFiles(const AnalyzeOptions& o) {
   Listing out;
   try {
-    refuseOwnOutputs(o.paths);
     for (size_t a = 0; a < o.paths.size(); ++a) {
       const fs::path p = o.paths[a];
       std::error_code ec;
       if (o.local && !fs::exists(p, ec)) continue;
+      refuseOwnOutputs({o.paths[a]});
       const traces::import::Inputs in = traces::import::resolveInputs({p});
       if (out.format != traces::import::InputFormat::Unknown && in.format != out.format) {
         // As the single process says it for the whole list.
@@ -112,10 +112,13 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
   for (const std::string& f : assignment.files) inputs.files.push_back(f);
   {
     // The run's directory, as the single process names it in the reports.
+    // resolveInputs() does it for the files it lists; here from the list alone, since rank 0 need
+    // not have the path (--local): the path is a file of the run when it is one of its files.
     const fs::path first = o.paths.front();
-    std::error_code ec;
+    const bool file =
+        std::find(inputs.files.begin(), inputs.files.end(), first) != inputs.files.end();
     inputs.dir = first;
-    if (inputs.files.size() > 1 && !fs::is_directory(first, ec)) {
+    if (inputs.files.size() > 1 && file) {
       inputs.dir = first.parent_path().empty() ? fs::path(".") : first.parent_path();
     }
   }

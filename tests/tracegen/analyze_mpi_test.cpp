@@ -191,8 +191,10 @@ TEST(AnalyzeMpi, WithLocalEachNodeReadsItsOwnFilesAndTheReportIsTheWholeRuns) {
   job.slowReplica = 0, job.slowReplicaFactor = 1.2;
   testing::TempDir dir;
   writeMegatronRun(job, dir / "whole" / "run");
-  // Node a holds the even ranks' files, node b the odd ones', both at the path "run".
+  // Node a holds the even ranks' files, node b the odd ones', both at the path "run"; node c, MPI
+  // rank 0, none (it has no "run" at all).
   for (const char* node : {"a", "b"}) fs::create_directories(dir / node / "run");
+  fs::create_directories(dir / "c");
   int i = 0;
   for (const fs::path& f : traces::import::resolveInputs({dir / "whole" / "run"}).files) {
     fs::copy_file(f, dir / (i++ % 2 == 0 ? "a" : "b") / "run" / f.filename());
@@ -200,7 +202,7 @@ TEST(AnalyzeMpi, WithLocalEachNodeReadsItsOwnFilesAndTheReportIsTheWholeRuns) {
   const ProcessResult alone = analyzeAlone(dir / "whole", {"run", "--detail", "-o", "alone.json"});
   ASSERT_EQ(alone.exitCode, 0) << alone.err;
   std::vector<std::string> argv = mpirun();
-  for (const char* node : {"a", "b"}) {
+  for (const char* node : {"c", "a", "b"}) {
     if (argv.back() != "lo") argv.push_back(":");
     argv.insert(argv.end(),
                 {"-np", "1", "--wdir", (dir / node).string(), BUBBLESCOPE_BIN, "analyze", "--local",
@@ -209,7 +211,7 @@ TEST(AnalyzeMpi, WithLocalEachNodeReadsItsOwnFilesAndTheReportIsTheWholeRuns) {
   const ProcessResult local = testing::runProcess(argv, options(dir.path()));
   ASSERT_EQ(local.exitCode, 0) << local.err;
   EXPECT_EQ(read(dir / "local.json"), read(dir / "whole" / "alone.json"));
-  // Without --local, node b's process does not have node a's files: one sentence, exit 2.
+  // Without --local, the nodes' processes see different files: one sentence, exit 2.
   argv.erase(std::remove(argv.begin(), argv.end(), "--local"), argv.end());
   const ProcessResult shared = testing::runProcess(argv, options(dir.path()));
   EXPECT_EQ(shared.exitCode, 2) << shared.err;

@@ -177,9 +177,13 @@ std::vector<RankTrace> loadInputFile(const Inputs& inputs, size_t file) {
 
 fs::path runDirOf(const Inputs& inputs, const std::vector<fs::path>& paths) {
   if (inputs.format != InputFormat::Bubblescope) return inputs.dir;
-  // As readRun and readRunFiles name it.
+  // As readRun and readRunFiles name it. A path given is a file of the run when it is one of its
+  // files, else the directory holding them (read off the list: the process that names the run
+  // need not have the path, under `analyze --local`).
   if (paths.size() == 1) {
-    return checkInputPath(paths[0]) == InputKind::Directory ? paths[0] : paths[0].parent_path();
+    const bool file =
+        std::find(inputs.files.begin(), inputs.files.end(), paths[0]) != inputs.files.end();
+    return file ? paths[0].parent_path() : paths[0];
   }
   return inputs.files.empty() ? fs::path() : inputs.files.front().parent_path();
 }

@@ -65,7 +65,8 @@ Run loadAnyRun(const std::vector<std::filesystem::path>& paths, const LoadOption
 // the ranks of input file `file`, as loadAnyRun reads or imports them, in the file's order.
 // Throws TraceError naming the file.
 std::vector<RankTrace> loadInputFile(const Inputs& inputs, size_t file);
-// The run's directory, as loadAnyRun gives it for `paths` (resolved into `inputs`).
+// The run's directory, as loadAnyRun gives it for `paths` (resolved into `inputs`), from the
+// names alone (the paths need not be there).
 std::filesystem::path runDirOf(const Inputs& inputs,
                                const std::vector<std::filesystem::path>& paths);
 // Every file's ranks, in input order (by file, then as loadInputFile gives them), numbered,
