@@ -44,6 +44,18 @@ void releaseRanges(traces::RankTrace& t) {
   release(t.ranges);
 }
 
+// What nothing after recognition reads of a rank: its ranges (turned into ops), marks, copies,
+// sets, syncs, API calls and correlations.
+void releaseUnreadAfterRecognition(traces::RankTrace& t) {
+  release(t.ranges);
+  release(t.marks);
+  release(t.memcpys);
+  release(t.memsets);
+  release(t.syncs);
+  release(t.apiCalls);
+  release(t.correlations);
+}
+
 // Once the comms are matched, what reads on reads the recognised ops, the matches and the ranks'
 // metadata; of the run's events, only the device memory attached to the gaps (a rank's memory
 // samples and, where it has some, its compute kernels). With `releasable` the rest goes before
@@ -51,14 +63,8 @@ void releaseRanges(traces::RankTrace& t) {
 // NCCL calls and kernels still held were a third of the peak.
 void releaseAfterMatching(traces::Run& run) {
   for (traces::RankTrace& t : run.ranks) {
-    release(t.ranges);
-    release(t.marks);
-    release(t.memcpys);
-    release(t.memsets);
-    release(t.syncs);
-    release(t.apiCalls);
+    releaseUnreadAfterRecognition(t);
     release(t.ncclCalls);
-    release(t.correlations);
     if (t.memory.size() == 0) release(t.kernels);
   }
 }
@@ -450,14 +456,8 @@ RankOps recognizeForAnalysis(const traces::RankTrace& trace,
 
 void keepForAnalysis(traces::RankTrace& t) {
   // The NCCL calls stay for matching; the rest is what releaseAfterMatching() keeps.
-  release(t.ranges);
+  releaseUnreadAfterRecognition(t);
   release(t.openRanges);
-  release(t.marks);
-  release(t.memcpys);
-  release(t.memsets);
-  release(t.syncs);
-  release(t.apiCalls);
-  release(t.correlations);
   // Kernels stay for the memory look, and for pairing sends and receives that name no peer by
   // the streams their kernels ran on (posting_order.h).
   if (t.memory.size() == 0 && !hasUnnamedPointToPoint(t)) release(t.kernels);

@@ -132,16 +132,4 @@ analysis::AnalysisResult ShardAssembler::analyze(const traces::import::Inputs& i
   return analysis::analyzeRecognized(std::move(run), std::move(ops), kernels_, options);
 }
 
-analysis::AnalysisResult analyzeShards(const traces::import::Inputs& inputs,
-                                       const std::vector<fs::path>& paths,
-                                       std::vector<std::string>&& shards,
-                                       const analysis::AnalyzeOptions& options, bool wholeRun) {
-  ShardAssembler assembler;
-  for (std::string& shard : shards) {
-    assembler.add(shard);
-    std::string().swap(shard);
-  }
-  return assembler.analyze(inputs, paths, options, wholeRun);
-}
-
 }  // namespace bubblescope::cli

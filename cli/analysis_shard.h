@@ -18,7 +18,7 @@
 namespace bubblescope::cli {
 
 // The ranks of `inputs.files[i]` for each i in `files`, recognised, as bytes. A file that cannot
-// be read, or any other failure, is carried in the bytes (analyzeShards says it), so that the
+// be read, or any other failure, is carried in the bytes (ShardAssembler says it), so that the
 // process that made them still hands them on and no peer waits for it. Holds at most `threads`
 // files' traces at once.
 std::string recognizeShard(const traces::import::Inputs& inputs, const std::vector<size_t>& files,
@@ -32,7 +32,11 @@ class ShardAssembler {
   void add(std::string_view shard) noexcept;
   // Whether a shard carried a failure (analyze() will throw it): the rest need not be read.
   bool failed() const { return failure_ != nullptr; }
-  // As analyzeShards() below, from the shards added.
+  // The analysis of the run from the shards added, in any order. `paths` as the user gave them;
+  // `wholeRun`: whether this process can read every file of the run, for a run without
+  // recognised ops (read off its traffic or its utilization, from the whole run at once). Throws
+  // what analyzeRun and loadAnyRun throw, and a shard's failure as the process that made it met
+  // it.
   analysis::AnalysisResult analyze(const traces::import::Inputs& inputs,
                                    const std::vector<std::filesystem::path>& paths,
                                    const analysis::AnalyzeOptions& options, bool wholeRun);
@@ -43,15 +47,5 @@ class ShardAssembler {
   bool kernels_ = false;
   std::exception_ptr failure_;
 };
-
-// The analysis of the run from every process's shard, any order, each taken (and freed) as it is
-// read. `paths` as the user gave them; `wholeRun`: whether this process can read every file of
-// the run, for a run without recognised ops (read off its traffic or its utilization, from the
-// whole run at once). Throws what analyzeRun and loadAnyRun throw, and a shard's failure as the
-// process that made it met it.
-analysis::AnalysisResult analyzeShards(const traces::import::Inputs& inputs,
-                                       const std::vector<std::filesystem::path>& paths,
-                                       std::vector<std::string>&& shards,
-                                       const analysis::AnalyzeOptions& options, bool wholeRun);
 
 }  // namespace bubblescope::cli

@@ -27,10 +27,11 @@ constexpr double kListingTimeoutS = 120;
 // after rank 0 is done with its own share is taken as lost (a launcher that does not end the job).
 constexpr double kShardTimeoutS = 4 * 3600;
 
-// The files this process can read of the paths given. With `local`, a path this node does not
-// have holds none of the run here (another node's files).
-Listing listFiles(const AnalyzeOptions& o) {
+// The files this process can read of the paths given, and how many it loads at once. With
+// `local`, a path this node does not have holds none of the run here (another node's files).
+Listing listFiles(const AnalyzeOptions& o, unsigned atOnce) {
   Listing out;
+  out.filesAtOnce = atOnce;
   try {
     for (size_t a = 0; a < o.paths.size(); ++a) {
       const fs::path p = o.paths[a];
@@ -91,9 +92,11 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
     int launcherSize) {
   PhaseClock clock;
   const std::unique_ptr<MpiJob> job = MpiJob::start(launcher, launcherSize, "analyze");
-  // Round 1: what each process can read; rank 0 says who reads what.
+  analysis::AnalyzeOptions mine = options;
+  if (mine.threads == 0) mine.threads = threadsEach();
+  // Round 1: what each process can read; rank 0 says who reads what, in how many rounds.
   const std::vector<std::string> listed =
-      job->gatherToRoot(encodeListing(listFiles(o)), kListingTimeoutS);
+      job->gatherToRoot(encodeListing(listFiles(o, mine.threads)), kListingTimeoutS);
   std::string plan;
   if (job->rank() == 0) {
     std::vector<Listing> listings;
@@ -110,30 +113,13 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
   traces::import::Inputs inputs;
   inputs.format = assignment.format;
   for (const std::string& f : assignment.files) inputs.files.push_back(f);
-  {
-    // The run's directory, as the single process names it in the reports.
-    // resolveInputs() does it for the files it lists; here from the list alone, since rank 0 need
-    // not have the path (--local): the path is a file of the run when it is one of its files.
-    const fs::path first = o.paths.front();
-    const bool file =
-        std::find(inputs.files.begin(), inputs.files.end(), first) != inputs.files.end();
-    inputs.dir = first;
-    if (inputs.files.size() > 1 && file) {
-      inputs.dir = first.parent_path().empty() ? fs::path(".") : first.parent_path();
-    }
-  }
-  // Round 2: each process its files, recognised; rank 0 the job.
-  analysis::AnalyzeOptions mine = options;
-  if (mine.threads == 0) mine.threads = threadsEach();
-  // In rounds, `threads` files a round on each process: rank 0 takes each round's shards as they
+  // From the names alone: rank 0 need not have the path (--local).
+  inputs.dir = traces::import::inputsDir(o.paths.front(), inputs.files);
+  // Then each process its files, `threads` a round: rank 0 takes each round's shards as they
   // come, and holds the job's recognised ranks and one round's bytes, never a whole shard twice.
   const std::vector<size_t>& files = assignment.byProcess[static_cast<size_t>(job->rank())];
   const size_t perRound = std::max(1u, mine.threads);
-  const std::vector<std::string> roundsEach =
-      job->gatherToRoot(std::to_string((files.size() + perRound - 1) / perRound), kListingTimeoutS);
-  size_t most = 0;
-  for (const std::string& r : roundsEach) most = std::max<size_t>(most, std::stoull(r));
-  const size_t rounds = std::stoull(job->broadcastFromRoot(std::to_string(most), kListingTimeoutS));
+  const size_t rounds = assignment.rounds;
   ShardAssembler assembler;
   size_t bytes = 0;
   std::chrono::steady_clock::duration recognising{}, exchanging{};

@@ -100,7 +100,11 @@ Assignment assignFiles(const std::vector<Listing>& listings, bool local) {
     load[best] += std::max<uint64_t>(files[i]->first.bytes, 1);
     out.byProcess[best].push_back(i);
   }
-  for (auto& mine : out.byProcess) std::sort(mine.begin(), mine.end());
+  for (size_t r = 0; r < listings.size(); ++r) {
+    std::sort(out.byProcess[r].begin(), out.byProcess[r].end());
+    const uint64_t atOnce = std::max<uint32_t>(1, listings[r].filesAtOnce);
+    out.rounds = std::max<uint64_t>(out.rounds, (out.byProcess[r].size() + atOnce - 1) / atOnce);
+  }
   return out;
 }
 
@@ -108,6 +112,7 @@ std::string encodeListing(const Listing& listing) {
   std::string out;
   traces::ByteWriter w(out);
   w.value(listing.format);
+  w.value(listing.filesAtOnce);
   w.text(listing.error);
   w.value<uint64_t>(listing.files.size());
   for (const ListedFile& f : listing.files) {
@@ -122,6 +127,7 @@ Listing decodeListing(const std::string& bytes) {
   traces::ByteReader r(bytes);
   Listing l;
   l.format = r.value<InputFormat>();
+  l.filesAtOnce = r.value<uint32_t>();
   l.error = r.text();
   for (auto n = r.value<uint64_t>(); n > 0; --n) {
     ListedFile f;
@@ -137,6 +143,7 @@ std::string encodeAssignment(const Assignment& a) {
   std::string out;
   traces::ByteWriter w(out);
   w.value(a.format);
+  w.value(a.rounds);
   w.text(a.error);
   w.value<uint64_t>(a.files.size());
   for (const std::string& f : a.files) w.text(f);
@@ -149,6 +156,7 @@ Assignment decodeAssignment(const std::string& bytes) {
   traces::ByteReader r(bytes);
   Assignment a;
   a.format = r.value<InputFormat>();
+  a.rounds = r.value<uint64_t>();
   a.error = r.text();
   for (auto n = r.value<uint64_t>(); n > 0; --n) a.files.push_back(r.text());
   a.byProcess.resize(r.value<uint64_t>());

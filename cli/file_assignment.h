@@ -22,14 +22,16 @@ struct ListedFile {
 struct Listing {
   traces::import::InputFormat format = traces::import::InputFormat::Unknown;
   std::vector<ListedFile> files;
-  std::string error;  // one sentence; empty when listed
+  uint32_t filesAtOnce = 1;  // how many files it loads at once (its cores)
+  std::string error;         // one sentence; empty when listed
 };
 
 struct Assignment {
   traces::import::InputFormat format = traces::import::InputFormat::Unknown;
   std::vector<std::string> files;              // the run's files in input order
   std::vector<std::vector<size_t>> byProcess;  // indexes into files, per process
-  std::string error;                           // one sentence, said by rank 0; empty when none
+  uint64_t rounds = 0;  // the most any process takes to load its files, filesAtOnce a round
+  std::string error;    // one sentence, said by rank 0; empty when none
 };
 
 // The listings of every process (by MPI rank) put together: a file several processes list (a

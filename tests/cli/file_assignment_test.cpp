@@ -31,6 +31,11 @@ TEST(FileAssignment, EveryFileOnceInInputOrderTheLargestFirstToTheLeastLoaded) {
                                                "run/rank10.json", "extra/a.json"}));
   // 300 -> 0, 200 -> 1, 100 -> 2, 50 -> 2 (the least bytes so far).
   EXPECT_EQ(a.byProcess, (std::vector<std::vector<size_t>>{{1}, {0}, {2, 3}}));
+  // Process 2 loads its two files one at a time; two at once, in one round.
+  EXPECT_EQ(a.rounds, 2u);
+  Listing twoAtOnce = all;
+  twoAtOnce.filesAtOnce = 2;
+  EXPECT_EQ(assignFiles({all, all, twoAtOnce}, false).rounds, 1u);
 }
 
 TEST(FileAssignment, BubblescopeTracesKeepTheirNameOrder) {
@@ -74,11 +79,13 @@ TEST(FileAssignment, TheAssignmentAndListingsTravelAsBytes) {
   EXPECT_EQ(back.files[0].argument, 2u);
   EXPECT_EQ(back.files[0].path, "x.sqlite");
   EXPECT_EQ(back.files[0].bytes, 7u);
+  EXPECT_EQ(back.filesAtOnce, 1u);
   const Assignment a = assignFiles({l, l}, false);
   const Assignment b = decodeAssignment(encodeAssignment(a));
   EXPECT_EQ(b.files, a.files);
   EXPECT_EQ(b.byProcess, a.byProcess);
   EXPECT_EQ(b.format, a.format);
+  EXPECT_EQ(b.rounds, a.rounds);
 }
 
 }  // namespace

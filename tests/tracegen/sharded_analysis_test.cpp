@@ -33,6 +33,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The analysis from `shards` as MPI rank 0 makes it: each added as it arrives, then the job.
+analysis::AnalysisResult analyzeShards(const traces::import::Inputs& inputs,
+                                       const std::vector<fs::path>& paths,
+                                       const std::vector<std::string>& shards,
+                                       const analysis::AnalyzeOptions& options, bool wholeRun) {
+  cli::ShardAssembler assembler;
+  for (const std::string& shard : shards) assembler.add(shard);
+  return assembler.analyze(inputs, paths, options, wholeRun);
+}
+
 std::string report(const analysis::AnalysisResult& r, const char* key, bool detail) {
   std::ostringstream out;
   analysis::writeReport(r, *analysis::findReportFormat(key), out, {false, detail});
@@ -65,8 +75,7 @@ std::string expectSameAsWhole(const std::vector<fs::path>& paths, const std::str
       shards.push_back(cli::recognizeShard(inputs, files, options));
     }
     std::shuffle(shards.begin(), shards.end(), rng);
-    const analysis::AnalysisResult sharded =
-        cli::analyzeShards(inputs, paths, std::move(shards), options, true);
+    const analysis::AnalysisResult sharded = analyzeShards(inputs, paths, shards, options, true);
     SCOPED_TRACE(std::to_string(n) + " shard(s), every gap " + std::to_string(everyGap));
     text = report(whole, "text", false);
     EXPECT_EQ(report(sharded, "text", false), text);
@@ -141,7 +150,7 @@ TEST(ShardedAnalysis, AnUnlabelledRunIsAnalysedWholeAndTheSame) {
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   std::vector<std::string> shards = {cli::recognizeShard(inputs, all, {})};
   try {
-    cli::analyzeShards(inputs, {dir.path()}, std::move(shards), {}, false);
+    analyzeShards(inputs, {dir.path()}, shards, {}, false);
     ADD_FAILURE() << "analysed without every file";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("no pipeline ops recognised"), std::string::npos)
@@ -205,7 +214,7 @@ TEST(ShardedAnalysis, AFileAShardCannotReadIsSaidAsTheWholeRunWouldSayIt) {
   std::vector<std::string> shards = {cli::recognizeShard(inputs, {0, 1}, {}),
                                      cli::recognizeShard(inputs, {2, 3}, {})};
   try {
-    cli::analyzeShards(inputs, {run}, std::move(shards), {}, true);
+    analyzeShards(inputs, {run}, shards, {}, true);
     ADD_FAILURE() << "a damaged file was analysed";
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()), whole);

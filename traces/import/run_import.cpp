@@ -33,6 +33,12 @@ void reorder(std::vector<T>& items, const std::vector<size_t>& order) {
   for (size_t i : order) items.push_back(std::move(old[i]));
 }
 
+// Whether a path given names one of the input files (else it names their directory), told from
+// the list alone: a directory's files lie inside it.
+bool isOneOf(const std::vector<fs::path>& files, const fs::path& given) {
+  return std::find(files.begin(), files.end(), given) != files.end();
+}
+
 }  // namespace
 
 Inputs resolveInputs(const std::vector<fs::path>& paths) {
@@ -61,11 +67,16 @@ Inputs resolveInputs(const std::vector<fs::path>& paths) {
     in.format = format;
     for (auto& f : files) in.files.push_back(std::move(f));
   }
-  // Several files: the run is where the first one lies; one file names itself in messages.
-  if (in.files.size() > 1 && !fs::is_directory(in.dir)) {
-    in.dir = in.dir.parent_path().empty() ? fs::path(".") : in.dir.parent_path();
-  }
+  in.dir = inputsDir(in.dir, in.files);
   return in;
+}
+
+fs::path inputsDir(const fs::path& first, const std::vector<fs::path>& files) {
+  // Several files: the run is where the first one lies; one file names itself in messages.
+  if (files.size() > 1 && isOneOf(files, first)) {
+    return first.parent_path().empty() ? fs::path(".") : first.parent_path();
+  }
+  return first;
 }
 
 void numberRanks(std::vector<RankClaim>& claims, InputFormat format,
@@ -180,11 +191,7 @@ fs::path runDirOf(const Inputs& inputs, const std::vector<fs::path>& paths) {
   // As readRun and readRunFiles name it. A path given is a file of the run when it is one of its
   // files, else the directory holding them (read off the list: the process that names the run
   // need not have the path, under `analyze --local`).
-  if (paths.size() == 1) {
-    const bool file =
-        std::find(inputs.files.begin(), inputs.files.end(), paths[0]) != inputs.files.end();
-    return file ? paths[0].parent_path() : paths[0];
-  }
+  if (paths.size() == 1) return isOneOf(inputs.files, paths[0]) ? paths[0].parent_path() : paths[0];
   return inputs.files.empty() ? fs::path() : inputs.files.front().parent_path();
 }
 

@@ -28,6 +28,10 @@ struct Inputs {
   std::filesystem::path dir;  // the run's directory (the one given, or the first file's)
 };
 Inputs resolveInputs(const std::vector<std::filesystem::path>& paths);
+// Inputs::dir for `files` listed from paths given, the first `first`, from the names alone: the
+// first path when it is a directory or the only file, else the first file's directory.
+std::filesystem::path inputsDir(const std::filesystem::path& first,
+                                const std::vector<std::filesystem::path>& files);
 
 struct ImportedRun {
   Run run;
