@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 30's job budget, measured as rotating rounds in one run: the engine job's mean step
-#  - plain: without the agent;
-#  - watch: under `record --dormant`, with `watch --all` following it the whole time;
-#  - file:  under a plain `record` (files, no watch): what recording itself costs;
+#  - plain:   without the agent;
+#  - dormant: under `record --dormant`, never watched: what the agent costs while it waits;
+#  - watch:   under `record --dormant`, with `watch --all` following it the whole time;
+#  - file:    under a plain `record` (files, no watch): what recording itself costs;
 # each mode once a round, the order rotating, so machine drift hits every mode alike. A step is
 # stage 0's `step N` range in the engine's truth.json, steps 10 on. Per round: each mode's mean
 # step over plain's; then the median of those ratios.
@@ -27,6 +28,9 @@ run() {  # MODE ROUND
   case $1 in
     plain) (cd "$work" && "${engine[@]}" --truth "$t" >/dev/null) ;;
     file) (cd "$work" && "$bin" record -o "$work/run$1$2" -- "${engine[@]}" --truth "$t" >/dev/null 2>&1) ;;
+    dormant)
+      (cd "$work" && "$bin" record --dormant -o "$work/run$1$2" -- "${engine[@]}" --truth "$t" \
+        >/dev/null 2>&1) ;;
     watch)
       (cd "$work" && "$bin" record --dormant -o "$work/run$1$2" -- "${engine[@]}" --truth "$t" \
         >/dev/null 2>&1 &)
@@ -39,15 +43,22 @@ run() {  # MODE ROUND
   rm -rf "$work/run$1$2"
 }
 
-modes=(plain watch file)
+modes=(plain dormant watch file)
 echo "engine: ${engine[*]}; $rounds rounds"
 for r in $(seq "$rounds"); do
-  for k in 0 1 2; do run "${modes[$(( (k + r) % 3 ))]}" "$r"; done
-  a=$(mean_step "$work/plain$r.json"); w=$(mean_step "$work/watch$r.json")
-  f=$(mean_step "$work/file$r.json")
-  echo "$r $a $w $f" | awk '{ printf "round %d  plain %.3f ms  watch %.3f ms (%.4fx)  file %.3f ms (%.4fx)\n", $1, $2, $3, $3 / $2, $4, $4 / $2 }'
+  for k in 0 1 2 3; do run "${modes[$(( (k + r) % 4 ))]}" "$r"; done
+  line="round $r"
+  a=$(mean_step "$work/plain$r.json")
+  for m in "${modes[@]}"; do
+    v=$(mean_step "$work/$m$r.json")
+    line+=$(echo "$m $v $a" | awk '{ printf "  %s %.3f ms (%.4fx)", $1, $2, $2 / $3 }')
+  done
+  echo "$line"
 done | tee "$work/rounds"
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-w=$(awk '{ gsub(/[()x]/, "", $9); print $9 }' "$work/rounds" | median)
-f=$(awk '{ gsub(/[()x]/, "", $13); print $13 }' "$work/rounds" | median)
-echo "$w $f $rounds" | awk '{ printf "median over plain: watch %.4fx (%+.2f%%), file %.4fx (%+.2f%%), %d rounds\n", $1, ($1 - 1) * 100, $2, ($2 - 1) * 100, $3 }'
+summary="median over plain:"
+for m in dormant watch file; do
+  v=$(grep -o "$m [0-9.]* ms ([0-9.]*x)" "$work/rounds" | sed 's/.*(\(.*\)x)/\1/' | median)
+  summary+=$(echo "$m $v" | awk '{ printf " %s %.4fx (%+.2f%%),", $1, $2, ($2 - 1) * 100 }')
+done
+echo "$summary $rounds rounds"
