@@ -1,5 +1,6 @@
 #include "cli/own_priority.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -16,6 +17,11 @@ void lowerThisThreadsPriority(int64_t by) {
   const int now = getpriority(PRIO_PROCESS, self);
   if (errno != 0) return;
   setpriority(PRIO_PROCESS, self, static_cast<int>(std::min<int64_t>(now + by, 19)));
+}
+
+bool enterIdleClass() {
+  const sched_param none{};
+  return sched_setscheduler(gettid(), SCHED_IDLE, &none) == 0;
 }
 
 }  // namespace bubblescope::cli

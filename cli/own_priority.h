@@ -14,4 +14,11 @@ inline constexpr int64_t kWatchNice = 10;
 // needs no privilege; a failure (a seccomp profile, say) leaves it as it was.
 void lowerThisThreadsPriority(int64_t by);
 
+// Puts the calling thread (and the threads it starts afterwards) in Linux's idle scheduling class
+// (SCHED_IDLE): any other thread that wakes takes its core at once, and a core running only such
+// threads counts as idle when the scheduler places a thread that wakes. An unprivileged thread
+// never leaves it, and on a node whose cores are all busy it barely runs: for threads started to
+// do one piece of work (cli/yielding_steps.h). False where the kernel refused.
+bool enterIdleClass();
+
 }  // namespace bubblescope::cli

@@ -27,14 +27,29 @@ WatchSession::WatchSession(std::ostream& out, std::filesystem::path prometheus,
 
 WatchSession::~WatchSession() = default;
 
-void WatchSession::read(const traces::Run& run, const analysis::AnalyzeOptions& base,
+StepOutcome readOneStep(const traces::Run& run, const analysis::AnalyzeOptions& base,
                         int64_t number) {
   analysis::AnalyzeOptions one = base;
   one.firstStep = one.lastStep = number;
+  StepOutcome out;
   try {
-    step(analysis::watch::readStep(analysis::analyzeRun(run, one)));
+    out.reading = analysis::watch::readStep(analysis::analyzeRun(run, one));
   } catch (const analysis::AnalysisInputError& e) {
-    notRead(number, e.what());
+    out.notRead = e.what();
+  }
+  return out;
+}
+
+void WatchSession::read(const traces::Run& run, const analysis::AnalyzeOptions& base,
+                        int64_t number) {
+  show(number, readOneStep(run, base, number));
+}
+
+void WatchSession::show(int64_t number, const StepOutcome& outcome) {
+  if (outcome.reading) {
+    step(*outcome.reading);
+  } else {
+    notRead(number, outcome.notRead);
   }
 }
 

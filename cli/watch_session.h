@@ -5,6 +5,7 @@
 // while the watch runs (--listen).
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -18,6 +19,18 @@ class Exposer;
 }
 
 namespace bubblescope::cli {
+
+// One step of a run, analysed alone: its reading, or why the analysis refused it.
+struct StepOutcome {
+  std::optional<analysis::watch::StepReading> reading;
+  std::string notRead;
+};
+
+// Step `number` of `run` analysed alone (`base` with that one step). Pure: reads `run` only, so
+// two threads may read one step of one run at once. Throws as analyzeRun() does, but for
+// AnalysisInputError, which is the outcome's notRead.
+StepOutcome readOneStep(const traces::Run& run, const analysis::AnalyzeOptions& base,
+                        int64_t number);
 
 class WatchSession {
  public:
@@ -33,6 +46,8 @@ class WatchSession {
   // ranks) is said for its first step, once more for the second, and with the range of steps
   // when a step reads again or the reason changes.
   void read(const traces::Run& run, const analysis::AnalyzeOptions& base, int64_t number);
+  // The same for a step already analysed (readOneStep()).
+  void show(int64_t number, const StepOutcome& outcome);
   // The step's line, then the changes it makes sure of, then the Prometheus file. Throws
   // TraceError when the Prometheus file cannot be written.
   void step(const analysis::watch::StepReading& reading);

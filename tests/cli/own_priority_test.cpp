@@ -2,6 +2,7 @@
 // it starts afterwards, never the rest of the process (record --watch runs beside the job's
 // launcher in one process).
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -45,6 +46,22 @@ TEST(OwnPriority, ZeroLeavesIt) {
   });
   t.join();
   EXPECT_EQ(seen, before);
+}
+
+TEST(OwnPriority, TheIdleClassTakesTheCallingThreadAndWhatItStartsOnly) {
+  int entered = -1, child = -1;
+  bool ok = false;
+  std::thread step([&] {
+    ok = enterIdleClass();
+    entered = sched_getscheduler(gettid());
+    std::thread started([&] { child = sched_getscheduler(gettid()); });
+    started.join();
+  });
+  step.join();
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(entered, SCHED_IDLE);
+  EXPECT_EQ(child, SCHED_IDLE);
+  EXPECT_EQ(sched_getscheduler(gettid()), SCHED_OTHER);
 }
 
 }  // namespace
