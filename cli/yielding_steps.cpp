@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <system_error>
 
 #include "cli/own_priority.h"
 
@@ -66,10 +67,9 @@ StepOutcome YieldingSteps::read(const std::shared_ptr<const traces::Run>& run,
                                 const analysis::AnalyzeOptions& base, int64_t number) {
   joinEnded();
   if (!useIdleClass()) return readOneStep(*run, base, number);
-  ++idle_;
   auto attempt = std::make_shared<Attempt>();
   // The thread holds the run and the options itself: it may outlive this call.
-  std::thread thread([attempt, run, base, number] {
+  auto analyse = [attempt, run, base, number] {
     enterIdleClass();
     StepOutcome outcome;
     std::exception_ptr error;
@@ -83,7 +83,15 @@ StepOutcome YieldingSteps::read(const std::shared_ptr<const traces::Run>& run,
     attempt->error = error;
     attempt->done = true;
     attempt->ended.notify_all();
-  });
+  };
+  std::thread thread;
+  try {
+    thread = std::thread(analyse);
+  } catch (const std::system_error&) {
+    // No thread to be had (the process's or the user's limit): the step is read all the same.
+    return readOneStep(*run, base, number);
+  }
+  ++idle_;
   running_.push_back({std::move(thread), attempt});
   {
     std::unique_lock lock(attempt->mutex);
