@@ -452,7 +452,8 @@ void addWatchCommand(CLI::App& app, Action& action) {
   sub->add_option("--nice", opts->live.nice,
                   "With --all or --pid: how much to lower the watch's own CPU priority, so that "
                   "the job's processes go first on a busy node (0 to 19; default 10; above 0, "
-                  "steps are analysed in Linux's idle scheduling class while the node has CPU "
+                  "snapshots are parsed and steps analysed in Linux's idle scheduling class while "
+                  "the node has CPU "
                   "to spare)")
       ->check(inRange(wholeFrom(0, 19)));
   addMetricsOptions(sub, opts->live, "");

@@ -1,12 +1,14 @@
 #include "cli/live_window.h"
 
 #include <algorithm>
+#include <memory>
 #include <thread>
 
 #include "agent/control/client.h"
 #include "analyzer/result/errors.h"
 #include "cli/usage_error.h"
 #include "cli/watch_session.h"
+#include "cli/yielding_work.h"
 #include "traces/sqlite/sqlite_db.h"
 #include "traces/sqlite/trace_reader.h"
 
@@ -71,21 +73,28 @@ std::string runIdOf(const Session& s, const std::string& command) {
   return ids.empty() ? std::string() : *ids.begin();
 }
 
-// Each answered image read as one rank of a run, ordered by rank; `running`: each answering
-// process's step counter (the `step N` range it is in; -1 unknown).
-traces::Run runOf(const Session& s, const std::vector<control::Exchange>& answers, LivePoll& p,
-                  std::vector<std::string>& problems, std::vector<int64_t>& running) {
+// What a poll's answers hold: each answered image read as one rank of a run, ordered by rank,
+// and what the others say. Pure (it runs in an idle-class thread: yielding_work.h).
+struct ReadAnswers {
   traces::Run run;
-  run.dir = "live";
+  std::vector<std::string> gone, ended, problems;
+  // Each read process's step counter (the `step N` range it is in; -1 unknown).
+  std::vector<int64_t> running;
+};
+
+ReadAnswers readAnswers(const std::vector<std::string>& labels,
+                        const std::vector<control::Exchange>& answers) {
+  ReadAnswers r;
+  r.run.dir = "live";
   for (size_t i = 0; i < answers.size(); ++i) {
     const control::Exchange& a = answers[i];
-    const std::string who = processLabel(s.statuses[i]);
+    const std::string& who = labels[i];
     if (a.outcome == control::Outcome::Gone || a.outcome == control::Outcome::Stale) {
-      p.gone.push_back(who);
+      r.gone.push_back(who);
       continue;
     }
     if (a.outcome != control::Outcome::Answered) {
-      problems.push_back(who + ": " + a.detail);
+      r.problems.push_back(who + ": " + a.detail);
       continue;
     }
     if (!a.reply.ok) {
@@ -94,20 +103,20 @@ traces::Run runOf(const Session& s, const std::vector<control::Exchange>& answer
       const std::string message = a.reply.text("message");
       const bool passing =
           message.rfind("busy", 0) == 0 || message.find("writer") != std::string::npos;
-      (passing ? problems : p.ended).push_back(who + ": " + message);
+      (passing ? r.problems : r.ended).push_back(who + ": " + message);
       continue;
     }
-    running.push_back(a.reply.integer("step", -1));
+    r.running.push_back(a.reply.integer("step", -1));
     try {
       traces::sqlite::Database db = traces::sqlite::Database::fromBytes(a.payload);
-      run.ranks.push_back(traces::readRankTrace(db, who + " (live)"));
+      r.run.ranks.push_back(traces::readRankTrace(db, who + " (live)"));
     } catch (const std::exception& e) {
-      problems.push_back(who + ": its snapshot does not read as a trace (" + e.what() + ")");
+      r.problems.push_back(who + ": its snapshot does not read as a trace (" + e.what() + ")");
     }
   }
-  std::sort(run.ranks.begin(), run.ranks.end(),
+  std::sort(r.run.ranks.begin(), r.run.ranks.end(),
             [](const auto& a, const auto& b) { return a.meta.rank < b.meta.rank; });
-  return run;
+  return r;
 }
 
 // The steps finished since `readUpTo` (and not read yet), in order. Where every rank counts its
@@ -249,15 +258,28 @@ std::vector<std::string> LiveWindow::joinLateRanks() {
 }
 
 LivePoll LiveWindow::poll(const analysis::AnalyzeOptions& base) {
+  YieldingWork here(false);
+  return poll(base, here);
+}
+
+LivePoll LiveWindow::poll(const analysis::AnalyzeOptions& base, YieldingWork& work) {
   LivePoll p;
   p.joined = joinLateRanks();
   // A rank's window begins when it joins: the steps already under way lack its start.
   if (!p.joined.empty()) joinedSinceRead_ = true;
-  std::vector<std::string> problems;
-  std::vector<int64_t> running;
-  const std::vector<control::Exchange> answers =
-      control::fetchSnapshots(session_.targets, control::kSnapshotClientTimeout);
-  p.run = runOf(session_, answers, p, problems, running);
+  // Fetched here (it waits on sockets); read where it yields to the job (SQLite parses each
+  // image: the poll's CPU). The reading shares the answers: it may outlive this call.
+  const auto answers = std::make_shared<const std::vector<control::Exchange>>(
+      control::fetchSnapshots(session_.targets, control::kSnapshotClientTimeout));
+  auto labels = std::make_shared<std::vector<std::string>>();
+  for (const control::AgentStatus& st : session_.statuses) labels->push_back(processLabel(st));
+  ReadAnswers read =
+      work.run<ReadAnswers>([answers, labels] { return readAnswers(*labels, *answers); });
+  p.run = std::move(read.run);
+  p.gone = std::move(read.gone);
+  p.ended = std::move(read.ended);
+  const std::vector<std::string>& problems = read.problems;
+  const std::vector<int64_t>& running = read.running;
   if (!p.gone.empty() || !p.ended.empty()) return p;
   // Said once each: a process slow to answer is asked again at the next poll.
   for (const std::string& line : problems) {
@@ -268,7 +290,7 @@ LivePoll LiveWindow::poll(const analysis::AnalyzeOptions& base) {
   // A job just started has no step period yet (or its steps changed pace): once the ranks
   // report one, each keeps what that period needs, no more (a window of 50 steps where 8 do
   // cost the watch 3x its CPU), and the polls follow it.
-  if (const int64_t now = replyPeriodNs(answers); now > 0 && keepSeconds_ <= 0) {
+  if (const int64_t now = replyPeriodNs(*answers); now > 0 && keepSeconds_ <= 0) {
     const int64_t wanted = keepFor(keepSeconds_, heldSteps_, now);
     if (wanted * 3 < keep_ * 2 || wanted > keep_) {
       control::watchAll(session_.targets, wanted, kReplyTimeout);

@@ -16,6 +16,8 @@
 
 namespace bubblescope::cli {
 
+class YieldingWork;
+
 // What one poll found.
 struct LivePoll {
   traces::Run run;                       // each answering rank's window, ordered by rank
@@ -53,6 +55,8 @@ class LiveWindow {
   // the ones after them. With --all, a process of the run that started since (fewer processes
   // than the job's world size) is asked to watch too, and read from the step after it joined.
   LivePoll poll(const analysis::AnalyzeOptions& base);
+  // The same, its snapshots read by `work` (yielding to the job: yielding_work.h).
+  LivePoll poll(const analysis::AnalyzeOptions& base, YieldingWork& work);
 
  private:
   std::string command_;

@@ -18,7 +18,7 @@ void lowerThisThreadsPriority(int64_t by);
 // (SCHED_IDLE): any other thread that wakes takes its core at once, and a core running only such
 // threads counts as idle when the scheduler places a thread that wakes. An unprivileged thread
 // never leaves it, and on a node whose cores are all busy it barely runs: for threads started to
-// do one piece of work (cli/yielding_steps.h). False where the kernel refused.
+// do one piece of work (cli/yielding_work.h). False where the kernel refused.
 bool enterIdleClass();
 
 }  // namespace bubblescope::cli

@@ -11,7 +11,7 @@
 #include "cli/live_window.h"
 #include "cli/own_priority.h"
 #include "cli/watch_session.h"
-#include "cli/yielding_steps.h"
+#include "cli/yielding_work.h"
 #include "traces/files/output_file.h"
 
 namespace bubblescope::cli {
@@ -56,13 +56,14 @@ int watchLive(const LiveWatchOptions& o) {
   }
   const analysis::AnalyzeOptions base = analyzeOptions(o.analysis, WarmupStep::Shown);
   StepSilence silence(StepSilence::Clock::now());
-  // Each step's analysis in the idle class while the node has time to spare (yielding_steps.h).
-  YieldingSteps steps(o.nice > 0);
+  // Each poll's reading and each step's analysis in the idle class while the node has time to
+  // spare (yielding_work.h).
+  YieldingWork work(o.nice > 0);
   while (!g_stop.load()) {
     std::this_thread::sleep_for(window->interval());
     // Under `record`: the job had ended before this poll (a process left behind still answers).
     const bool jobEndedBefore = o.jobEnded != nullptr && o.jobEnded->load();
-    LivePoll p = window->poll(base);
+    LivePoll p = window->poll(base, work);
     if (!p.gone.empty()) {
       std::cout << "the job ended: " << exitedLine(p.gone) << "; " << session.stepsWatched()
                 << " step(s) watched\n";
@@ -84,7 +85,7 @@ int watchLive(const LiveWatchOptions& o) {
     if (!p.read) continue;
     const auto run = std::make_shared<const traces::Run>(std::move(p.run));
     for (int64_t n : p.steps) {
-      session.show(n, steps.read(run, base, n));
+      session.show(n, work.run<StepOutcome>([run, base, n] { return readOneStep(*run, base, n); }));
       silence.stepRead(StepSilence::Clock::now());
       if (o.count > 0 && session.stepsWatched() >= o.count) return 0;
     }

@@ -1,5 +1,5 @@
 // The node's idle CPU as /proc/stat says it: the watch analyses its steps in the idle class only
-// while there is some (cli/yielding_steps.h).
+// while there is some (cli/yielding_work.h).
 #include <gtest/gtest.h>
 
 #include "cli/node_cpu.h"

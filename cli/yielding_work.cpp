@@ -1,4 +1,4 @@
-#include "cli/yielding_steps.h"
+#include "cli/yielding_work.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -10,33 +10,33 @@
 
 namespace bubblescope::cli {
 
-// One step's analysis in an idle-class thread: its result once it has one.
-struct YieldingSteps::Attempt {
+// One piece of work in an idle-class thread: whether it ended, and what it threw.
+struct YieldingWork::Attempt {
   std::mutex mutex;
   std::condition_variable ended;
   bool done = false;
-  StepOutcome outcome;
   std::exception_ptr error;
 };
 
-YieldingSteps::YieldingSteps(bool yield, std::chrono::milliseconds patience,
-                             std::function<std::optional<CpuTimes>()> cpuTimes)
+YieldingWork::YieldingWork(bool yield, std::chrono::milliseconds patience,
+                           std::function<std::optional<CpuTimes>()> cpuTimes)
     : yield_(yield),
       patience_(patience),
       cpuTimes_(std::move(cpuTimes)),
-      cores_(std::max(1u, std::thread::hardware_concurrency())),
-      last_(cpuTimes_()) {}
+      cores_(std::max(1u, std::thread::hardware_concurrency())) {
+  if (yield_) last_ = cpuTimes_();
+}
 
-YieldingSteps::~YieldingSteps() {
+YieldingWork::~YieldingWork() {
   for (Running& r : running_) r.thread.join();
 }
 
-bool YieldingSteps::useIdleClass() {
+bool YieldingWork::useIdleClass() {
   if (!yield_) return false;
   const std::optional<CpuTimes> now = cpuTimes_();
   if (!now) return false;  // nothing says the node has time to spare
   if (last_) {
-    // Steps read within a few ticks of each other keep the last answer.
+    // Pieces run within a few ticks of each other keep the last answer.
     if (const std::optional<bool> idle = hadIdleCpu(*last_, *now, cores_)) {
       nodeIdle_ = *idle;
       last_ = now;
@@ -47,7 +47,7 @@ bool YieldingSteps::useIdleClass() {
   return nodeIdle_;
 }
 
-void YieldingSteps::joinEnded() {
+void YieldingWork::joinEnded() {
   for (size_t i = 0; i < running_.size();) {
     bool done = false;
     {
@@ -63,33 +63,30 @@ void YieldingSteps::joinEnded() {
   }
 }
 
-StepOutcome YieldingSteps::read(const std::shared_ptr<const traces::Run>& run,
-                                const analysis::AnalyzeOptions& base, int64_t number) {
+bool YieldingWork::endedInIdleClass(std::function<void()> task) {
   joinEnded();
-  if (!useIdleClass()) return readOneStep(*run, base, number);
+  if (!useIdleClass()) return false;
   auto attempt = std::make_shared<Attempt>();
-  // The thread holds the run and the options itself: it may outlive this call.
-  auto analyse = [attempt, run, base, number] {
+  // The thread holds the task (and what it shares) itself: it may outlive this call.
+  auto body = [attempt, task = std::move(task)] {
     enterIdleClass();
-    StepOutcome outcome;
     std::exception_ptr error;
     try {
-      outcome = readOneStep(*run, base, number);
+      task();
     } catch (...) {
       error = std::current_exception();
     }
     std::lock_guard lock(attempt->mutex);
-    attempt->outcome = std::move(outcome);
     attempt->error = error;
     attempt->done = true;
     attempt->ended.notify_all();
   };
   std::thread thread;
   try {
-    thread = std::thread(analyse);
+    thread = std::thread(std::move(body));
   } catch (const std::system_error&) {
-    // No thread to be had (the process's or the user's limit): the step is read all the same.
-    return readOneStep(*run, base, number);
+    // No thread to be had (the process's or the user's limit): the caller does the work.
+    return false;
   }
   ++idle_;
   running_.push_back({std::move(thread), attempt});
@@ -97,13 +94,13 @@ StepOutcome YieldingSteps::read(const std::shared_ptr<const traces::Run>& run,
     std::unique_lock lock(attempt->mutex);
     if (attempt->ended.wait_for(lock, patience_, [&] { return attempt->done; })) {
       if (attempt->error) std::rethrow_exception(attempt->error);
-      return attempt->outcome;
+      return true;
     }
   }
-  // The node got busy under it: this thread's priority keeps up where the idle class starves.
+  // The node got busy under it: the caller's priority keeps up where the idle class starves.
   ++again_;
   nodeIdle_ = false;
-  return readOneStep(*run, base, number);
+  return false;
 }
 
 }  // namespace bubblescope::cli
