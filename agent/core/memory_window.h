@@ -44,6 +44,8 @@ struct FileMirror {
   int64_t serial = -1;                               // the recorder's watch it serves
   int64_t keepNs = 0;
   int64_t startNs = 0;
+  int64_t heldFromNs =
+      0;                // its trace holds every event that ended since then (one carried: earlier)
   bool broken = false;  // a copy failed: the watch ends
   MemoryPruning pruning;
 };

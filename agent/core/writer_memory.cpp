@@ -27,7 +27,12 @@ void Writer::followMemoryWindow() {
     return;
   }
   std::unique_ptr<traces::TraceWriter> carried;
-  if (memoryIndex_ >= 0) endMemoryTrace(window.open ? &carried : nullptr);
+  // What the carried trace holds reaches back past the switch: snapshots say so (held_from_ns).
+  int64_t carriedFromNs = 0;
+  if (memoryIndex_ >= 0) {
+    carriedFromNs = std::max(memoryHeldFromNs_, pruning_.cutoffNs());
+    endMemoryTrace(window.open ? &carried : nullptr);
+  }
   if (mirror_ != nullptr && out_.trace != nullptr && !failed_) {
     // What the file window published before it ended is the file's (the recorder woke the writer
     // at the switch: little or nothing of the next window's is among it), and the watch's.
@@ -40,21 +45,25 @@ void Writer::followMemoryWindow() {
     followFile();
   }
   stopFollowingFile();
-  if (mirror_ != nullptr && !mirror_->broken && window.open) carried = std::move(mirror_->trace);
+  if (mirror_ != nullptr && !mirror_->broken && window.open) {
+    carried = std::move(mirror_->trace);
+    carriedFromNs = std::max(mirror_->heldFromNs, mirror_->pruning.cutoffNs());
+  }
   mirror_.reset();
   if (alone) {
-    startMemoryTrace(window, std::move(carried));
+    startMemoryTrace(window, std::move(carried), carriedFromNs);
   } else if (window.open) {
-    startMirror(window, std::move(carried));
+    startMirror(window, std::move(carried), carriedFromNs);
   }
 }
 
 void Writer::startMirror(const MemoryWindowState& window,
-                         std::unique_ptr<traces::TraceWriter> carried) {
+                         std::unique_ptr<traces::TraceWriter> carried, int64_t carriedFromNs) {
   auto m = std::make_unique<FileMirror>();
   m->serial = window.serial;
   m->keepNs = window.keepNs;
   m->startNs = realtimeNs();
+  m->heldFromNs = carried != nullptr ? std::min(carriedFromNs, m->startNs) : m->startNs;
   m->fileAtStart = out_.trace.get();
   mirror_ = std::move(m);
   try {
@@ -96,7 +105,7 @@ void Writer::stopFollowingFile() {
 }
 
 void Writer::startMemoryTrace(const MemoryWindowState& window,
-                              std::unique_ptr<traces::TraceWriter> carried) {
+                              std::unique_ptr<traces::TraceWriter> carried, int64_t carriedFromNs) {
   if (out_.trace != nullptr) {
     try {
       commit();
@@ -114,6 +123,7 @@ void Writer::startMemoryTrace(const MemoryWindowState& window,
   const auto windows = Recorder::instance().windows();
   const size_t index = static_cast<size_t>(window.index);
   out_.startNs = index < windows.size() ? windows[index].startNs : realtimeNs();
+  memoryHeldFromNs_ = carried != nullptr ? std::min(carriedFromNs, out_.startNs) : out_.startNs;
   dropTotals(out_.droppedBefore);  // drops before it are the file's
   try {
     if (carried != nullptr) carried->commit();
@@ -195,12 +205,12 @@ void Writer::memoryFailed(const std::string& why) {
 namespace {
 
 // A watch's trace as a snapshot: its image, and since when it holds events.
-MemorySnapshot snapshotOf(traces::TraceWriter& trace, int64_t startNs, const MemoryPruning& pruning,
-                          uint64_t maxBytes) {
+MemorySnapshot snapshotOf(traces::TraceWriter& trace, int64_t startNs, int64_t heldFromNs,
+                          const MemoryPruning& pruning, uint64_t maxBytes) {
   MemorySnapshot s = imageOf(trace, maxBytes);
   s.nowNs = realtimeNs();
   s.windowStartNs = startNs;
-  s.heldFromNs = std::max(startNs, pruning.cutoffNs());
+  s.heldFromNs = std::max(heldFromNs, pruning.cutoffNs());
   return s;
 }
 
@@ -210,7 +220,8 @@ MemorySnapshot Writer::memoryImage(uint64_t maxBytes) {
   const MemoryWindowState window = Recorder::instance().memoryWindow();
   if (mirror_ != nullptr && !mirror_->broken && mirror_->trace != nullptr && window.open &&
       window.besideFile && window.serial == mirror_->serial) {
-    return snapshotOf(*mirror_->trace, mirror_->startNs, mirror_->pruning, maxBytes);
+    return snapshotOf(*mirror_->trace, mirror_->startNs, mirror_->heldFromNs, mirror_->pruning,
+                      maxBytes);
   }
   if (memoryIndex_ < 0 || memoryBroken_ || out_.trace == nullptr || !window.open ||
       window.index != memoryIndex_) {
@@ -218,7 +229,7 @@ MemorySnapshot Writer::memoryImage(uint64_t maxBytes) {
     s.error = "the memory window is not being written (it ended or is just starting)";
     return s;
   }
-  return snapshotOf(*out_.trace, out_.startNs, pruning_, maxBytes);
+  return snapshotOf(*out_.trace, out_.startNs, memoryHeldFromNs_, pruning_, maxBytes);
 }
 
 MemorySnapshot memoryWindowImage(int timeoutMs, uint64_t maxBytes) {

@@ -51,12 +51,15 @@ class Writer {
   void cycle(bool final);
   // Memory windows (writer_memory.cpp): the output follows the recorder's memory window.
   void followMemoryWindow();
-  // `carried`: the watch's trace so far, which goes on (else a new one).
+  // `carried`: the watch's trace so far, which goes on (else a new one), holding every event that
+  // ended since `carriedFromNs`.
   void startMemoryTrace(const MemoryWindowState& window,
-                        std::unique_ptr<traces::TraceWriter> carried = nullptr);
+                        std::unique_ptr<traces::TraceWriter> carried = nullptr,
+                        int64_t carriedFromNs = 0);
   // `keep`: where the memory trace goes (else it is freed).
   void endMemoryTrace(std::unique_ptr<traces::TraceWriter>* keep = nullptr);
-  void startMirror(const MemoryWindowState& window, std::unique_ptr<traces::TraceWriter> carried);
+  void startMirror(const MemoryWindowState& window, std::unique_ptr<traces::TraceWriter> carried,
+                   int64_t carriedFromNs);
   void followFile();
   void stopFollowingFile();
   void memoryFailed(const std::string& why);
@@ -86,6 +89,7 @@ class Writer {
   int64_t memoryKeepNs_ = 0;
   bool memoryBroken_ = false;  // a write into it failed: nothing more goes there
   MemoryPruning pruning_;
+  int64_t memoryHeldFromNs_ = 0;  // out_'s memory trace holds every event that ended since then
   std::unique_ptr<FileMirror> mirror_;  // a watch beside the file window (memory_window.h)
   bool failed_ = false;
   int files_ = 0;                  // files opened so far
