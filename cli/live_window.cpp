@@ -80,6 +80,7 @@ struct ReadAnswers {
   std::vector<std::string> gone, ended, problems;
   // Each read process's step counter (the `step N` range it is in; -1 unknown).
   std::vector<int64_t> running;
+  std::vector<HeldFrom> heldFrom;
 };
 
 ReadAnswers readAnswers(const std::vector<std::string>& labels,
@@ -107,6 +108,7 @@ ReadAnswers readAnswers(const std::vector<std::string>& labels,
       continue;
     }
     r.running.push_back(a.reply.integer("step", -1));
+    r.heldFrom.push_back({who, a.reply.integer("whole_from_step", -1)});
     try {
       traces::sqlite::Database db = traces::sqlite::Database::fromBytes(a.payload);
       r.run.ranks.push_back(traces::readRankTrace(db, who + " (live)"));
@@ -278,6 +280,7 @@ LivePoll LiveWindow::poll(const analysis::AnalyzeOptions& base, YieldingWork& wo
   p.run = std::move(read.run);
   p.gone = std::move(read.gone);
   p.ended = std::move(read.ended);
+  p.heldFrom = std::move(read.heldFrom);
   const std::vector<std::string>& problems = read.problems;
   const std::vector<int64_t>& running = read.running;
   if (!p.gone.empty() || !p.ended.empty()) return p;

@@ -12,6 +12,7 @@
 
 #include "analyzer/analyze.h"
 #include "cli/attach_session.h"
+#include "cli/held_steps.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::cli {
@@ -26,6 +27,7 @@ struct LivePoll {
   std::vector<std::string> ended;        // "who: why" for each window its agent ended
   std::vector<std::string> newProblems;  // a rank slow to answer, said once each
   std::vector<std::string> joined;       // "rank 3 (pid 2821)": came after the watch began
+  std::vector<HeldFrom> heldFrom;        // each read rank's first step held whole, if it knows
   // False when a rank did not answer (or none did): the poll read no step and says nothing more.
   bool read = false;
 };

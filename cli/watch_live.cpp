@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli/exit_codes.h"
+#include "cli/held_steps.h"
 #include "cli/live_window.h"
 #include "cli/own_priority.h"
 #include "cli/watch_session.h"
@@ -85,7 +86,13 @@ int watchLive(const LiveWatchOptions& o) {
     if (!p.read) continue;
     const auto run = std::make_shared<const traces::Run>(std::move(p.run));
     for (int64_t n : p.steps) {
-      session.show(n, work.run<StepOutcome>([run, base, n] { return readOneStep(*run, base, n); }));
+      // A step whose start the agents no longer held is said as such, not analysed in pieces.
+      if (std::string gone = notHeldLine(n, p.heldFrom, window->keepNs()); !gone.empty()) {
+        session.show(n, StepOutcome{std::nullopt, std::move(gone)});
+      } else {
+        session.show(n,
+                     work.run<StepOutcome>([run, base, n] { return readOneStep(*run, base, n); }));
+      }
       silence.stepRead(StepSilence::Clock::now());
       if (o.count > 0 && session.stepsWatched() >= o.count) return 0;
     }

@@ -218,6 +218,10 @@ Reply ControlHandler::snapshot(std::string* payload) {
   if (const int64_t period = steps_.periodNs(); period > 0) f["step_ns"] = std::to_string(period);
   f["now_ns"] = std::to_string(m.nowNs);
   f["held_from_ns"] = std::to_string(m.heldFromNs);
+  // A watch that fell behind reads steps older than this as gone, not as broken.
+  if (const int64_t whole = recorder_.wholeStepsFrom(m.heldFromNs); whole >= 0) {
+    f["whole_from_step"] = std::to_string(whole);
+  }
   f["window_start"] = std::to_string(m.windowStartNs);
   f["keep"] = control::formatSeconds(memory.keepNs);
   *payload = std::move(m.image);

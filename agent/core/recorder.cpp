@@ -242,6 +242,7 @@ void Recorder::onStepBoundary(int64_t step) {
 
 void Recorder::onStepBoundaryLocked(int64_t step) {
   currentStep_ = step;
+  stepStarts_.note(step, realtimeNs());
   if (open_ && !memory_ && stopAtStep_ >= 0 && step >= stopAtStep_) closeLocked(realtimeNs());
   if ((!open_ || memory_) && armed_ && !disabled_ &&
       (armed_->fromStep < 0 || step >= armed_->fromStep)) {
@@ -268,6 +269,11 @@ void Recorder::trackOpenOps(bool on) {
   std::lock_guard lock(mutex_);
   trackOpenOps_ = on;
   publishLocked(open_, false);
+}
+
+int64_t Recorder::wholeStepsFrom(int64_t heldFromNs) const {
+  std::lock_guard lock(mutex_);
+  return stepStarts_.wholeFrom(heldFromNs);
 }
 
 int64_t Recorder::currentStep() const {

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/core/step_starts.h"
 #include "traces/model/trace.h"
 
 namespace bubblescope::agent {
@@ -112,6 +113,9 @@ class Recorder {
   // Keep counting steps even while no window needs them (attach wants the current step).
   void trackSteps(bool on);
   int64_t currentStep() const;  // -1 before the first step seen while watching
+  // The first step whose start a window that holds records from `heldFromNs` on still holds, and
+  // every step's after it; -1 when unknown (step_starts.h).
+  int64_t wholeStepsFrom(int64_t heldFromNs) const;
   // Keep each thread's open push/pop ranges while dormant too (the live `hang` query reads them).
   void trackOpenOps(bool on);
   // Writer thread, every cycle: ends a duration window whose time is up, or a memory window
@@ -173,6 +177,7 @@ class Recorder {
   int64_t stopAtStep_ = -1;
   int64_t stopAtNs_ = -1;
   int64_t currentStep_ = -1;
+  StepStarts stepStarts_;
   std::atomic<uint64_t> version_{0};
   void (*windowOpened_)() = nullptr;
   void (*captureWanted_)() = nullptr;

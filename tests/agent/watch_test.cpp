@@ -108,6 +108,14 @@ size_t rangesNamed(const traces::RankTrace& t, const std::string& prefix) {
   return n;
 }
 
+// The start of the range named exactly `name`; -1 if the trace holds none.
+int64_t startOf(const traces::RankTrace& t, const std::string& name) {
+  for (size_t i = 0; i < t.ranges.size(); ++i) {
+    if (t.strings.at(t.ranges.name[i]) == name) return t.ranges.start[i];
+  }
+  return -1;
+}
+
 int64_t earliestEnd(const traces::RankTrace& t) {
   return *std::min_element(t.ranges.end.begin(), t.ranges.end.end());
 }
@@ -145,6 +153,13 @@ TEST(AgentWatch, SnapshotsHoldTheLastSecondsOfOpsAndNoFileIsWritten) {
   EXPECT_GE(earliestEnd(first.trace), now1 - 2 * kSecond - 700'000'000);
   EXPECT_LE(latestEnd(first.trace), now1);
   EXPECT_GT(latestEnd(first.trace), now1 - 500'000'000) << "the newest events are missing";
+  // From which step on it holds every step whole: that step's start is held, the one before it
+  // began before what is held (its range, if still there, began earlier).
+  const int64_t whole = first.reply.integer("whole_from_step", -1);
+  ASSERT_GT(whole, 0) << "steps were pruned: the agent knows where whole steps begin";
+  EXPECT_GE(startOf(first.trace, "step " + std::to_string(whole)), held1);
+  EXPECT_LT(startOf(first.trace, "step " + std::to_string(whole - 1)), held1);
+  EXPECT_LE(whole, first.reply.integer("step", -1));
 
   std::this_thread::sleep_for(milliseconds(1000));
   const auto second = j.snapshot();

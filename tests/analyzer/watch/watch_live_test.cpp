@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/agent/agent_test_support.h"
@@ -201,6 +203,47 @@ TEST(WatchLive, AnAttachThatRecordsAFileLeavesTheWatchOn) {
   ASSERT_FALSE(all.empty());
   EXPECT_EQ(all.back().rfind("the job ended: ", 0), 0u) << watch.out();
   EXPECT_EQ(traceFiles(job.run()).size(), 4u);
+}
+
+// A watch that falls behind (stopped for 3 s, where the agents keep under a second) says so for
+// the steps whose start was gone when it looked, not what an analysis of their remains would
+// say, and reads the steps after them.
+TEST(WatchLive, AWatchThatFellBehindSaysSoAndReadsOnAfter) {
+  LiveEngineJob job({"--op-ms", "2", "--steps", "150"});
+  TempDir logs;
+  BackgroundProcess watch(bubblescopeArgv({"watch", "--all"}), job.env(), logs.path());
+  ASSERT_TRUE(
+      eventually([&] { return watch.out().find("step ") != std::string::npos; }, seconds(20)))
+      << watch.out() << watch.err();
+  ASSERT_EQ(::kill(watch.pid(), SIGSTOP), 0);
+  std::this_thread::sleep_for(seconds(3));
+  ASSERT_EQ(::kill(watch.pid(), SIGCONT), 0);
+  ASSERT_EQ(job.wait(), 0) << job.log();
+  EXPECT_EQ(watch.wait(seconds(20)), 0) << watch.out() << watch.err();
+  static const std::regex step(R"(^step (\d+)  [0-9.]+ ms  bubble .*)");
+  static const std::regex behind(
+      R"(^step (\d+)  not read: the watch fell behind the job: rank \d \(pid \d+\)( and \d more)? )"
+      R"(no longer held this step's start when it looked \(each keeps [0-9.]+ s; --keep keeps more\)$)");
+  std::smatch m;
+  int firstBehind = -1, readAfter = 0;
+  for (const std::string& line : lines(watch.out())) {
+    if (std::regex_match(line, m, behind)) {
+      if (firstBehind < 0) firstBehind = std::stoi(m[1]);
+      continue;
+    }
+    if (std::regex_match(line, m, step)) {
+      readAfter += firstBehind >= 0 && std::stoi(m[1]) > firstBehind;
+      continue;
+    }
+    // Nothing else is not read: the rest of each run of steps lost is said with the first.
+    if (line.find("not read") != std::string::npos) {
+      EXPECT_TRUE(line.rfind("steps ", 0) == 0 || line.find("not read either") != std::string::npos)
+          << line << "\n"
+          << watch.out();
+    }
+  }
+  EXPECT_GE(firstBehind, 0) << "3 s stopped, under a second kept: steps were lost\n" << watch.out();
+  EXPECT_GT(readAfter, 5) << watch.out();
 }
 
 // A job under a plain `record` writes its traces from the start; `watch --all` reads it all the
