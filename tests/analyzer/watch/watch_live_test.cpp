@@ -171,15 +171,18 @@ TEST(WatchLive, AJobThatHangsIsSaidOnceAndItsEndToo) {
   EXPECT_EQ(watch.out.find("step 15  "), std::string::npos) << watch.out;
 }
 
+// A watch in the background has read its first step (within 20 s).
+bool saidAStep(BackgroundProcess& watch) {
+  return eventually([&] { return watch.out().find("step ") != std::string::npos; }, seconds(20));
+}
+
 // Someone attaches to record a file while the job is watched: the agents record the file and
 // the watch goes on beside it, every step read, to the job's end.
 TEST(WatchLive, AnAttachThatRecordsAFileLeavesTheWatchOn) {
   LiveEngineJob job({"--op-ms", "2", "--steps", "150"});
   TempDir logs;
   BackgroundProcess watch(bubblescopeArgv({"watch", "--all"}), job.env(), logs.path());
-  ASSERT_TRUE(
-      eventually([&] { return watch.out().find("step ") != std::string::npos; }, seconds(20)))
-      << watch.out() << watch.err();
+  ASSERT_TRUE(saidAStep(watch)) << watch.out() << watch.err();
   const ProcessResult attach =
       runBubblescope({"attach", "--all", "--steps", "2", "--wait"}, job.env());
   EXPECT_EQ(attach.exitCode, 0) << attach.out << attach.err;
@@ -212,9 +215,7 @@ TEST(WatchLive, AWatchThatFellBehindSaysSoAndReadsOnAfter) {
   LiveEngineJob job({"--op-ms", "2", "--steps", "150"});
   TempDir logs;
   BackgroundProcess watch(bubblescopeArgv({"watch", "--all"}), job.env(), logs.path());
-  ASSERT_TRUE(
-      eventually([&] { return watch.out().find("step ") != std::string::npos; }, seconds(20)))
-      << watch.out() << watch.err();
+  ASSERT_TRUE(saidAStep(watch)) << watch.out() << watch.err();
   ASSERT_EQ(::kill(watch.pid(), SIGSTOP), 0);
   std::this_thread::sleep_for(seconds(3));
   ASSERT_EQ(::kill(watch.pid(), SIGCONT), 0);
