@@ -56,9 +56,12 @@ std::optional<Match> Rule::apply(std::string_view name) const {
 }
 
 // Names by their match. Bounded: a job that numbers every label ("step 1234", "iter 99") would
-// grow it without end, so it starts again once full.
+// grow it without end, so it starts again once full. 4,096 names: a watch's labels are a few
+// hundred, and recognition already matches each name of a rank once (its string table); at 2^16
+// names a set, an op-level timeline whose labels are all distinct held ~20 MB of them, every one
+// matched once (issue 28).
 struct RuleSet::Memo {
-  static constexpr size_t kMostNames = 1 << 16;
+  static constexpr size_t kMostNames = 1 << 12;
   struct Hash {
     using is_transparent = void;  // found by string_view, without a copy
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
