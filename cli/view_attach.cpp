@@ -6,6 +6,7 @@
 #include "cli/live_window.h"
 #include "cli/own_priority.h"
 #include "cli/shown_steps.h"
+#include "cli/yielding_work.h"
 
 namespace bubblescope::cli {
 namespace {
@@ -25,6 +26,9 @@ struct Follower {
   analysis::AnalyzeOptions base;
   ShownSteps shown;
   StepSilence silence{StepSilence::Clock::now()};
+  // Each poll's snapshots parsed as `watch` parses them: in the idle class while the node has
+  // time to spare (yielding_work.h).
+  YieldingWork work{true};
   int64_t stepsShown = 0;
   bool lowered = false;
 
@@ -40,7 +44,7 @@ struct Follower {
         std::this_thread::sleep_for(kStopCheck);
       }
       if (stop.load()) break;
-      LivePoll p = window.poll(base);
+      LivePoll p = window.poll(base, work);
       if (!p.gone.empty() || !p.ended.empty()) {
         u.end = (p.gone.empty() ? "the watch ended: " + p.ended.front()
                                 : "the job ended: " + exitedLine(p.gone)) +
