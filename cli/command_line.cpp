@@ -453,8 +453,7 @@ void addWatchCommand(CLI::App& app, Action& action) {
                   "With --all or --pid: how much to lower the watch's own CPU priority, so that "
                   "the job's processes go first on a busy node (0 to 19; default 10; above 0, "
                   "snapshots are parsed and steps analysed in Linux's idle scheduling class while "
-                  "the node has CPU "
-                  "to spare)")
+                  "the node has CPU to spare)")
       ->check(inRange(wholeFrom(0, 19)));
   addMetricsOptions(sub, opts->live, "");
   addAnalysisFlags(sub, opts->live.analysis);

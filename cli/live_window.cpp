@@ -259,11 +259,6 @@ std::vector<std::string> LiveWindow::joinLateRanks() {
   return joined;
 }
 
-LivePoll LiveWindow::poll(const analysis::AnalyzeOptions& base) {
-  YieldingWork here(false);
-  return poll(base, here);
-}
-
 LivePoll LiveWindow::poll(const analysis::AnalyzeOptions& base, YieldingWork& work) {
   LivePoll p;
   p.joined = joinLateRanks();

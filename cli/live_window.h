@@ -56,8 +56,7 @@ class LiveWindow {
   // Fetches every window once. The steps it returns are taken as read: the next poll returns
   // the ones after them. With --all, a process of the run that started since (fewer processes
   // than the job's world size) is asked to watch too, and read from the step after it joined.
-  LivePoll poll(const analysis::AnalyzeOptions& base);
-  // The same, its snapshots read by `work` (yielding to the job: yielding_work.h).
+  // Its snapshots are read by `work` (yielding to the job: yielding_work.h).
   LivePoll poll(const analysis::AnalyzeOptions& base, YieldingWork& work);
 
  private:

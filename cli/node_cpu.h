@@ -1,6 +1,7 @@
 #pragma once
 // Whether the node's CPUs had time to spare, from the kernel's counters (/proc/stat): a live watch
-// analyses its steps in Linux's idle class only then (cli/yielding_work.h).
+// parses its snapshots and analyses its steps in Linux's idle class only then
+// (cli/yielding_work.h).
 #include <cstdint>
 #include <optional>
 #include <string_view>

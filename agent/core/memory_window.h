@@ -44,8 +44,8 @@ struct FileMirror {
   int64_t serial = -1;                               // the recorder's watch it serves
   int64_t keepNs = 0;
   int64_t startNs = 0;
-  int64_t heldFromNs =
-      0;                // its trace holds every event that ended since then (one carried: earlier)
+  // Its trace holds every event that ended since then (a trace carried over: earlier).
+  int64_t heldFromNs = 0;
   bool broken = false;  // a copy failed: the watch ends
   MemoryPruning pruning;
 };
