@@ -1,9 +1,12 @@
 #include "analyzer/pipeline_analysis.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
+#include <utility>
 
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/classify.h"
@@ -12,6 +15,7 @@
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/idle/stage_alone.h"
 #include "analyzer/result/errors.h"
+#include "analyzer/result/idle_tally.h"
 #include "analyzer/result/stats.h"
 #include "analyzer/timeline/step_view.h"
 #include "analyzer/whatif/cause_wins.h"
@@ -43,6 +47,24 @@ struct StepTimes {
   std::vector<uint8_t> finished;
   std::optional<engine::Schedule> firstFinished;  // its order
   std::string firstUnfinished;                    // "step 3: B4 of virtual stage 1 ... never runs"
+};
+
+// Where a step's op records go and what every one recorded adds up to: a summary's analysis keeps
+// none past its step (at 40,000 steps they were a tenth of the peak), so the stages' mean costs
+// and the root causes' cost ratios are summed op by op. `base`: the index among every op record of
+// the pipeline that PipelineResult::ops[0] has (Gap::nextOp counts from the first).
+struct OpLedger {
+  int base = 0;
+  std::vector<std::array<std::pair<TimeNs, int64_t>, 4>> byKind;  // per stage: cost sum, count
+  StageCosts vsIdeal;
+
+  explicit OpLedger(int stages) : byKind(static_cast<size_t>(stages)) {}
+  void add(const OpRecord& o) {
+    auto& [sum, n] = byKind[static_cast<size_t>(o.stage)][kindIndex(o.op.kind)];
+    sum += o.end - o.start;
+    n += 1;
+    vsIdeal.add(o);
+  }
 };
 
 // Each gap's root cause (parallel to PipelineResult::gaps) and what removing each cause wins,
@@ -112,7 +134,8 @@ std::vector<std::vector<int>> transfersByStepOf(const PipelineTrace& pl) {
 // could not re-run it ("" when it could); such a step is left out.
 std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const MeanCosts& costs,
                         const DpWaits* dpWaits, const std::vector<int>& transfersOfStep,
-                        PipelineResult& out, StepTimes& times, CauseTally& causes) {
+                        PipelineResult& out, StepTimes& times, CauseTally& causes,
+                        OpLedger& ledger) {
   const engine::Schedule order = observedSchedule(pl, view);
   // One order, checked and made a DAG once, replayed under each cost model (and once per stage).
   std::optional<engine::PreparedSchedule> prepared;
@@ -183,8 +206,9 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
     recordOf[ss.stage].assign(static_cast<size_t>(*hi - *lo + 1), -1);
     for (int i : ss.ops) {
       const auto& o = pl.stages[ss.stage].ops.ops[i];
-      recordOf[ss.stage][i - *lo] = static_cast<int>(out.ops.size());
+      recordOf[ss.stage][i - *lo] = ledger.base + static_cast<int>(out.ops.size());
       out.ops.push_back({o.op, ss.stage, stepIndex, o.start, o.end, costs.idealOf(o.op)});
+      ledger.add(out.ops.back());
     }
   }
   for (size_t g = firstGap; g < out.gaps.size(); ++g) {
@@ -227,7 +251,8 @@ void warnSlowFirstStep(const std::vector<TimeNs>& measured, const std::vector<St
 }
 
 // The step times and slowdowns over the analysed steps, and each stage's mean op cost per kind.
-void summarize(const PipelineTrace& pl, const StepTimes& times, PipelineResult& out) {
+void summarize(const PipelineTrace& pl, const StepTimes& times, const OpLedger& ledger,
+               PipelineResult& out) {
   out.stepTimeMeasured = mean(times.measured);
   out.stepTimeIdeal = mean(times.ideal);
   out.stepTimeStage = mean(times.stage);
@@ -235,13 +260,7 @@ void summarize(const PipelineTrace& pl, const StepTimes& times, PipelineResult& 
   out.slowdown = out.stepTimeIdeal > 0 ? static_cast<double>(out.stepTimeMeasured) /
                                              static_cast<double>(out.stepTimeIdeal)
                                        : 1.0;
-  // Each stage's mean op cost per kind, from one pass over the ops (not one per stage).
-  std::vector<std::array<std::pair<TimeNs, int64_t>, 4>> sums(pl.p);
-  for (const auto& o : out.ops) {
-    auto& [sum, n] = sums[o.stage][kindIndex(o.op.kind)];
-    sum += o.end - o.start;
-    n += 1;
-  }
+  const auto& sums = ledger.byKind;
   for (int s = 0; s < pl.p; ++s) {
     auto& sr = out.stages[s];
     if (!times.onlyStage[s].empty() && out.stepTimeIdeal > 0) {
@@ -369,31 +388,58 @@ struct FoldedGaps {
   TopGapPicker top;
   std::map<int, Gap> topGaps;  // the top gaps so far, whole, by index
   int gaps = 0;                // gaps folded: the next one's index among every gap
+  // Without every record kept (the memory look reads every op and bubble, the inference check
+  // every op): the ops that gaps kept whole end with, by index among every op record; those no
+  // kept gap names any more are let go when there are twice as many as at the last look (64 at
+  // least).
+  bool everyRecord = true;
+  std::map<int, OpRecord> namedOps;
+  size_t lookAt = 64;
 
-  // The step's gaps, the last appended to out.gaps (with their causes), folded and let go.
-  void fold(PipelineResult& out, CauseTally& tally) {
+  // The step's gaps, the last appended to out.gaps (with their causes), folded and let go, as
+  // are its transfers and, without every record kept, its op records (and its gaps are tallied
+  // for the inventory, not kept as bubbles).
+  void fold(PipelineResult& out, CauseTally& tally, OpLedger& ledger) {
     for (size_t g = 0; g < out.gaps.size(); ++g) {
       // Kept whole, its sentence too, only while it is among the largest (top, causes).
       const Gap& gap = out.gaps[g];
       const int index = gaps++;
-      out.bubbles.push_back({gap.stage, gap.step, gap.start, gap.end, gap.idle, gap.freeMemory});
+      const OpRecord* next =
+          gap.nextOp >= 0 ? &out.ops[static_cast<size_t>(gap.nextOp - ledger.base)] : nullptr;
+      if (everyRecord) {
+        out.bubbles.push_back({gap.stage, gap.step, gap.start, gap.end, gap.idle, gap.freeMemory});
+      } else {
+        addBubble(out.bubbleTallies, out.steps.size(), gap.stage, gap.step, gap.idle,
+                  gap.freeMemory);
+      }
       stalls.add(gap);
+      bool kept = false;
       if (int evicted = -1; top.offer(index, gap, evicted)) {
         topGaps.emplace(index, gap);
         topGaps.erase(evicted);
+        kept = true;
       }
-      if (g < tally.ofGap.size() && tally.ofGap[g])
-        causes.add(index, gap, *tally.ofGap[g], out.ops);
+      if (g < tally.ofGap.size() && tally.ofGap[g]) {
+        kept = causes.add(index, gap, *tally.ofGap[g], next ? &next->op : nullptr) || kept;
+      }
+      if (kept && next && !everyRecord) namedOps.emplace(gap.nextOp, *next);
     }
     out.gaps.clear();
     tally.ofGap.clear();
+    out.transfers.clear();  // read by the step's causes only (tallyCauses)
+    if (!everyRecord) {
+      ledger.base += static_cast<int>(out.ops.size());
+      out.ops.clear();
+      letGoUnnamedOps();
+    }
   }
 
   // The root causes and top gaps, and in out.gaps the gaps they list, in gap order, indexed
-  // anew (out.gapIndex says which each was).
-  void keepListed(const CauseTally& tally, PipelineResult& out) {
+  // anew (out.gapIndex says which each was); without every op kept, in out.ops the ops they
+  // end with, in op order (out.opIndex says which each was).
+  void keepListed(const CauseTally& tally, const OpLedger& ledger, PipelineResult& out) {
     std::map<int, Gap> kept;
-    out.rootCauses = causes.finish(out.ops, tally.wins, kept);
+    out.rootCauses = causes.finish(ledger.vsIdeal, tally.wins, kept);
     kept.merge(topGaps);
     std::map<int, int> at;
     for (auto& [index, gap] : kept) {
@@ -406,25 +452,52 @@ struct FoldedGaps {
       for (int& g : rc.own) g = at[g];
       for (int& g : rc.knockOns) g = at[g];
     }
+    if (everyRecord) return;
+    std::set<int> named;
+    for (const Gap& g : out.gaps) {
+      if (g.nextOp >= 0) named.insert(g.nextOp);
+    }
+    out.ops.clear();
+    for (int index : named) {
+      out.opIndex.push_back(index);
+      out.ops.push_back(namedOps.at(index));
+    }
+  }
+
+ private:
+  void letGoUnnamedOps() {
+    if (namedOps.size() < lookAt) return;
+    std::set<int> named;
+    for (const auto& [index, gap] : topGaps) {
+      if (gap.nextOp >= 0) named.insert(gap.nextOp);
+    }
+    causes.forEachKept([&](const Gap& gap) {
+      if (gap.nextOp >= 0) named.insert(gap.nextOp);
+    });
+    std::erase_if(namedOps, [&](const auto& entry) { return !named.contains(entry.first); });
+    lookAt = std::max<size_t>(64, 2 * namedOps.size());
   }
 };
 
 // The records every step appends to, sized once from what the steps hold: a vector that grows by
 // doubling holds up to twice its records and, while it moves, both copies (at 10,000 steps the
 // gaps alone went from 15 to 24 MB, and the peak was such a move). A stage's step has at most
-// one gap before each op and one after the last.
+// one gap before each op and one after the last. A summary's transfers, and its ops unless every
+// one is kept, are one step's at a time.
 void reserveRecords(const StepSums& sums, const std::vector<std::vector<int>>& transfersByStep,
-                    KeptGaps kept, PipelineResult& out, CauseTally& causes) {
-  size_t transfers = 0;
-  for (const auto& t : transfersByStep) transfers += t.size();
-  out.ops.reserve(sums.ops);
+                    KeptGaps kept, bool everyRecord, PipelineResult& out, CauseTally& causes) {
+  if (everyRecord) out.ops.reserve(sums.ops);
   if (kept == KeptGaps::All) {
+    size_t transfers = 0;
+    for (const auto& t : transfersByStep) transfers += t.size();
+    out.transfers.reserve(transfers);
     out.gaps.reserve(sums.gaps);
     causes.ofGap.reserve(sums.gaps);
-  } else {
+  } else if (everyRecord) {
     out.bubbles.reserve(sums.gaps);
+  } else {
+    out.bubbleTallies.resize(out.stages.size());
   }
-  out.transfers.reserve(transfers);
   out.steps.reserve(transfersByStep.size());
   for (StageResult& st : out.stages) st.perStep.reserve(transfersByStep.size());
 }
@@ -432,7 +505,7 @@ void reserveRecords(const StepSums& sums, const std::vector<std::vector<int>>& t
 }  // namespace
 
 PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>& warnings,
-                               const DpWaits* dpWaits, KeptGaps kept) {
+                               const DpWaits* dpWaits, KeptGaps kept, bool everyRecord) {
   PipelineResult out;
   out.dpRank = pl.dpRank;
   // Two passes over the steps, each building one step's view at a time and letting it go (at
@@ -477,15 +550,21 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   causes.imbalancedStage = mostImbalancedStage(costs);
   std::string firstRefusal;  // the simulator's reason for the first step it could not re-run
   const std::vector<std::vector<int>> transfersByStep = transfersByStepOf(pl);
-  reserveRecords(sums, transfersByStep, kept, out, causes);
+  // Kept whole, every gap keeps every op it names.
+  everyRecord = everyRecord || kept == KeptGaps::All;
+  reserveRecords(sums, transfersByStep, kept, everyRecord, out, causes);
+  OpLedger ledger(pl.p);
   std::optional<FoldedGaps> folded;
-  if (kept == KeptGaps::Listed) folded.emplace();
+  if (kept == KeptGaps::Listed) {
+    folded.emplace();
+    folded->everyRecord = everyRecord;
+  }
   for (size_t k = 0; k < views.size(); ++k) {
     const StepView view = k == 0 ? *firstView : views.build(k);
-    const std::string why =
-        analyzeStep(pl, view, costs, dpWaits, transfersByStep[view.index], out, times, causes);
+    const std::string why = analyzeStep(pl, view, costs, dpWaits, transfersByStep[view.index], out,
+                                        times, causes, ledger);
     if (why.empty()) {
-      if (folded) folded->fold(out, causes);
+      if (folded) folded->fold(out, causes, ledger);
       continue;
     }
     warnings.push_back("step " + std::to_string(view.number) +
@@ -499,9 +578,9 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
                              ": no step could be re-run by the simulator (" + firstRefusal + ")");
   }
   warnSlowFirstStep(times.measured, out.steps, warnings);
-  summarize(pl, times, out);
+  summarize(pl, times, ledger, out);
   if (folded) {
-    folded->keepListed(causes, out);
+    folded->keepListed(causes, ledger, out);
   } else {
     out.commWaits = commWaitsOf(pl, out.gaps);
     out.topGaps = topGapsOf(out.gaps);

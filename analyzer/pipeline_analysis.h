@@ -17,9 +17,15 @@ namespace bubblescope::analysis {
 enum class KeptGaps { All, Listed };
 
 // Throws AnalysisInputError when the pipeline has no step complete on every stage. `dpWaits`: its
-// stages' waits at the DP sync (a job of several replicas), held by their drain gaps.
+// stages' waits at the DP sync (a job of several replicas), held by their drain gaps. With
+// KeptGaps::Listed, PipelineResult::transfers is left empty and, unless `everyRecord` (for what
+// reads them all afterwards: the memory look, the inference check), PipelineResult::ops holds only
+// the ops the kept gaps end with (PipelineResult::opIndex) and the gaps are tallied for the
+// inventory (PipelineResult::bubbleTallies), not kept as bubbles: an op-level timeline's records
+// are one per event.
 PipelineResult analyzePipeline(const PipelineTrace& pipeline, std::vector<std::string>& warnings,
-                               const DpWaits* dpWaits = nullptr, KeptGaps kept = KeptGaps::All);
+                               const DpWaits* dpWaits = nullptr, KeptGaps kept = KeptGaps::All,
+                               bool everyRecord = true);
 
 // The gaps a user should look at first (PipelineResult::topGaps): the largest avoidable idle
 // (ties: the largest idle), at most five, none with less than kLeastListedGap of it.

@@ -28,8 +28,7 @@ IdleClass largestAvoidable(const IdleByClass& byClass) {
 // Whether the gap is where the cause happened rather than a knock-on of it: a stall's gap right
 // before the op it delayed, on its stage; a late transfer's gap before the op that consumed it.
 // An op that ran long keeps its own stage busy, so every gap it causes is a knock-on.
-bool atItsPlace(const CauseId& id, const Gap& g, const std::vector<OpRecord>& ops) {
-  const Op* next = g.nextOp >= 0 ? &ops[g.nextOp].op : nullptr;
+bool atItsPlace(const CauseId& id, const Gap& g, const Op* next) {
   switch (id.cause) {
     case IdleClass::HostStall:
     case IdleClass::OtherStall:
@@ -108,18 +107,6 @@ void addStallWins(TimeNs excess, const std::map<CauseId, TimeNs>& idleInStep,
   }
 }
 
-// A stage's measured op time over its ideal, for an imbalance the walk found no one op behind
-// (the fill levels found it): the stage's mean, not a 0.0x.
-double stageCostRatio(const std::vector<OpRecord>& ops, int stage) {
-  TimeNs ran = 0, ideal = 0;
-  for (const OpRecord& o : ops) {
-    if (o.stage != stage || o.idealCost <= 0) continue;
-    ran += o.end - o.start;
-    ideal += o.idealCost;
-  }
-  return ideal > 0 ? static_cast<double>(ran) / static_cast<double>(ideal) : 0;
-}
-
 std::string causeText(const RootCause& rc) {
   const CauseId& id = rc.id;
   const std::string cls = std::string(" (") + idleClassName(id.cause) + ")";
@@ -158,12 +145,12 @@ namespace {
 
 // Each cause's win, its mean cost ratio where no walk named an op, and its text; then the causes
 // with too little idle left out and the rest ordered by win, ties by idle, then by id.
-std::vector<RootCause> finishCauses(std::vector<RootCause> out, const std::vector<OpRecord>& ops,
+std::vector<RootCause> finishCauses(std::vector<RootCause> out, const StageCosts& costs,
                                     const std::map<CauseId, TimeNs>& wins) {
   for (RootCause& rc : out) {
     if (auto w = wins.find(rc.id); w != wins.end()) rc.win = w->second;
     if (rc.id.cause == IdleClass::Imbalance && rc.id.stage >= 0 && rc.costRatio <= 0) {
-      rc.costRatio = stageCostRatio(ops, rc.id.stage);
+      rc.costRatio = costs.ratio(rc.id.stage);
       rc.meanRatio = true;
     }
     rc.text = causeText(rc);
@@ -201,7 +188,7 @@ std::vector<RootCause> groupRootCauses(const std::vector<Gap>& gaps,
     rc.idle += avoidable[i];
     rc.steps.push_back(g.step);
     rc.costRatio = std::max(rc.costRatio, g.blame.costRatio);
-    const bool own = atItsPlace(rc.id, g, ops);
+    const bool own = atItsPlace(rc.id, g, g.nextOp >= 0 ? &ops[g.nextOp].op : nullptr);
     (own ? rc.own : rc.knockOns).push_back(static_cast<int>(i));
     if (!own) {
       rc.knockOnIdle += avoidable[i];
@@ -217,25 +204,47 @@ std::vector<RootCause> groupRootCauses(const std::vector<Gap>& gaps,
     rc.ownCount = rc.own.size();
     rc.knockOnCount = rc.knockOns.size();
   }
-  return finishCauses(std::move(out), ops, wins);
+  return finishCauses(std::move(out), stageCostsOf(ops), wins);
+}
+
+void StageCosts::add(const OpRecord& o) {
+  // Measured over ideal for an imbalance the walk found no one op behind (the fill levels found
+  // it).
+  if (o.idealCost <= 0 || o.stage < 0) return;
+  if (static_cast<size_t>(o.stage) >= ranIdeal_.size()) ranIdeal_.resize(o.stage + 1);
+  auto& [ran, ideal] = ranIdeal_[static_cast<size_t>(o.stage)];
+  ran += o.end - o.start;
+  ideal += o.idealCost;
+}
+
+double StageCosts::ratio(int stage) const {
+  if (stage < 0 || static_cast<size_t>(stage) >= ranIdeal_.size()) return 0;
+  const auto& [ran, ideal] = ranIdeal_[static_cast<size_t>(stage)];
+  return ideal > 0 ? static_cast<double>(ran) / static_cast<double>(ideal) : 0;
+}
+
+StageCosts stageCostsOf(const std::vector<OpRecord>& ops) {
+  StageCosts out;
+  for (const OpRecord& o : ops) out.add(o);
+  return out;
 }
 
 RootCauseTally::RootCauseTally(size_t keepOwn, size_t keepKnockOns)
     : keepOwn_(keepOwn), keepKnockOns_(keepKnockOns) {}
 
-void RootCauseTally::keepLargest(std::vector<Kept>& kept, size_t most, int index, TimeNs avoidable,
+bool RootCauseTally::keepLargest(std::vector<Kept>& kept, size_t most, int index, TimeNs avoidable,
                                  const Gap& g) {
   // Largest first, ties in gap order: the order a stable sort of every gap by its avoidable idle
   // gives, of which these are the head.
   auto at = std::upper_bound(kept.begin(), kept.end(), avoidable,
                              [](TimeNs a, const Kept& k) { return a > k.avoidable; });
-  if (static_cast<size_t>(at - kept.begin()) >= most) return;
+  if (static_cast<size_t>(at - kept.begin()) >= most) return false;
   kept.insert(at, Kept{index, avoidable, g});
   if (kept.size() > most) kept.pop_back();
+  return true;
 }
 
-void RootCauseTally::add(int index, const Gap& g, const CauseId& id,
-                         const std::vector<OpRecord>& ops) {
+bool RootCauseTally::add(int index, const Gap& g, const CauseId& id, const Op* next) {
   auto [at, added] = index_.try_emplace(id, causes_.size());
   if (added) {
     causes_.emplace_back();
@@ -247,18 +256,17 @@ void RootCauseTally::add(int index, const Gap& g, const CauseId& id,
   rc.idle += avoidable;
   if (rc.steps.empty() || rc.steps.back() != g.step) rc.steps.push_back(g.step);
   rc.costRatio = std::max(rc.costRatio, g.blame.costRatio);
-  if (atItsPlace(rc.id, g, ops)) {
+  if (atItsPlace(rc.id, g, next)) {
     ++rc.ownCount;
-    keepLargest(e.own, keepOwn_, index, avoidable, g);
-  } else {
-    ++rc.knockOnCount;
-    rc.knockOnIdle += avoidable;
-    addStage(rc.knockOnStages, g.stage);
-    keepLargest(e.knockOns, keepKnockOns_, index, avoidable, g);
+    return keepLargest(e.own, keepOwn_, index, avoidable, g);
   }
+  ++rc.knockOnCount;
+  rc.knockOnIdle += avoidable;
+  addStage(rc.knockOnStages, g.stage);
+  return keepLargest(e.knockOns, keepKnockOns_, index, avoidable, g);
 }
 
-std::vector<RootCause> RootCauseTally::finish(const std::vector<OpRecord>& ops,
+std::vector<RootCause> RootCauseTally::finish(const StageCosts& costs,
                                               const std::map<CauseId, TimeNs>& wins,
                                               std::map<int, Gap>& kept) {
   std::vector<RootCause> out;
@@ -276,7 +284,7 @@ std::vector<RootCause> RootCauseTally::finish(const std::vector<OpRecord>& ops,
   }
   causes_.clear();
   index_.clear();
-  return finishCauses(std::move(out), ops, wins);
+  return finishCauses(std::move(out), costs, wins);
 }
 
 }  // namespace bubblescope::analysis

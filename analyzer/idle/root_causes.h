@@ -5,6 +5,7 @@
 // removing a cause wins comes from the simulator (whatif/cause_wins.h) and is passed in.
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "analyzer/result/result.h"
@@ -43,6 +44,21 @@ std::optional<CauseId> causeOf(const Gap& gap, const Links& links, int imbalance
 void addStallWins(TimeNs excess, const std::map<CauseId, TimeNs>& idleInStep,
                   std::map<CauseId, TimeNs>& wins);
 
+// Each stage's ops' measured time against their ideal cost, summed op by op: the ratio an
+// imbalance the blame walk found no one op behind is given (its stage's mean, not a 0.0x). An
+// analysis that keeps no op record past its step adds each op as it is recorded.
+class StageCosts {
+ public:
+  void add(const OpRecord& op);
+  // 0 when the stage ran no op with an ideal cost.
+  double ratio(int stage) const;
+
+ private:
+  std::vector<std::pair<TimeNs, TimeNs>> ranIdeal_;  // per stage
+};
+
+StageCosts stageCostsOf(const std::vector<OpRecord>& ops);
+
 // "F5 on stage 1 started late (stall: other)", "the link stage 2 -> stage 3 (stall: comm)".
 std::string causeText(const RootCause& cause);
 
@@ -62,11 +78,21 @@ std::vector<RootCause> groupRootCauses(const std::vector<Gap>& gaps,
 class RootCauseTally {
  public:
   RootCauseTally(size_t keepOwn, size_t keepKnockOns);
-  void add(int index, const Gap& gap, const CauseId& id, const std::vector<OpRecord>& ops);
+  // `next`: the op that ended the gap (Gap::nextOp's), null when none did. Whether the gap is
+  // kept, for now, among its cause's largest.
+  bool add(int index, const Gap& gap, const CauseId& id, const Op* next);
+  // The gaps kept so far, each cause's own then knock-ons.
+  template <typename F>
+  void forEachKept(F&& f) const {
+    for (const Entry& e : causes_) {
+      for (const Kept& k : e.own) f(k.gap);
+      for (const Kept& k : e.knockOns) f(k.gap);
+    }
+  }
   // The causes as groupRootCauses returns them, own and knockOns holding only the kept gaps'
   // indexes; the kept gaps go into `kept`, by index.
-  std::vector<RootCause> finish(const std::vector<OpRecord>& ops,
-                                const std::map<CauseId, TimeNs>& wins, std::map<int, Gap>& kept);
+  std::vector<RootCause> finish(const StageCosts& costs, const std::map<CauseId, TimeNs>& wins,
+                                std::map<int, Gap>& kept);
 
  private:
   struct Kept {
@@ -78,7 +104,7 @@ class RootCauseTally {
     RootCause cause;
     std::vector<Kept> own, knockOns;
   };
-  static void keepLargest(std::vector<Kept>& kept, size_t most, int index, TimeNs avoidable,
+  static bool keepLargest(std::vector<Kept>& kept, size_t most, int index, TimeNs avoidable,
                           const Gap& gap);
   size_t keepOwn_, keepKnockOns_;
   std::map<CauseId, size_t> index_;

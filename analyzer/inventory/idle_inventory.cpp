@@ -9,29 +9,16 @@ namespace {
 // Within this of the median step's idle a timeline's bubbles count as the same every step.
 constexpr double kSteadySpread = 0.10;
 
-std::vector<BubbleBucket> emptyHistogram() {
-  std::vector<BubbleBucket> h;
-  TimeNs from = 0;
-  for (TimeNs to : kBubbleThresholds) {
-    h.push_back({from, to, 0, 0});
-    from = to;
-  }
-  h.push_back({from, 0, 0, 0});
-  return h;
-}
-
-void judgeSteadiness(const std::vector<IdleInterval>& intervals, size_t steps, IdleInventory& inv) {
+void judgeSteadiness(const IdleTally& tally, size_t steps, IdleInventory& inv) {
   if (steps < 2) {
     inv.steadyNote = "one step: cannot tell";
     return;
   }
+  // Steps past `steps` are not the timeline's (their intervals count as no step's).
   std::vector<TimeNs> stepIdle(steps, 0);
   std::vector<int> stepLong(steps, 0);
-  for (const IdleInterval& b : intervals) {
-    if (b.idle <= 0 || b.step < 0 || static_cast<size_t>(b.step) >= steps) continue;
-    stepIdle[static_cast<size_t>(b.step)] += b.idle;
-    if (b.idle >= kBubbleThresholds[0]) ++stepLong[static_cast<size_t>(b.step)];
-  }
+  std::copy_n(tally.stepIdle.begin(), std::min(steps, tally.stepIdle.size()), stepIdle.begin());
+  std::copy_n(tally.stepLong.begin(), std::min(steps, tally.stepLong.size()), stepLong.begin());
   std::vector<TimeNs> sorted = stepIdle;
   std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(steps / 2),
                    sorted.end());
@@ -50,7 +37,7 @@ void judgeSteadiness(const std::vector<IdleInterval>& intervals, size_t steps, I
                              "% off the median step's";
 }
 
-void summariseFreeMemory(const std::vector<IdleInterval>& intervals, IdleInventory& inv) {
+void summariseFreeMemory(const IdleTally& tally, IdleInventory& inv) {
   if (inv.memoryBasis == MemoryBasis::NotRecorded) {
     inv.freeMemoryNote = "not recorded (the trace has no device memory events)";
     return;
@@ -59,12 +46,7 @@ void summariseFreeMemory(const std::vector<IdleInterval>& intervals, IdleInvento
     inv.freeMemoryNote = "device capacity not recorded";
     return;
   }
-  std::vector<int64_t> free;
-  for (const IdleInterval& b : intervals) {
-    if (b.idle >= kBubbleThresholds[0] && b.freeMemory != traces::kBytesUnknown) {
-      free.push_back(b.freeMemory);
-    }
-  }
+  std::vector<int64_t> free = tally.freeMemory;
   inv.freeMemoryBubbles = static_cast<int>(free.size());
   if (free.empty()) {
     inv.freeMemoryNote = "no bubble of 1 ms or more after the first memory sample";
@@ -79,33 +61,28 @@ void summariseFreeMemory(const std::vector<IdleInterval>& intervals, IdleInvento
 
 }  // namespace
 
-IdleInventory idleInventory(const std::vector<IdleInterval>& intervals, size_t steps,
-                            MemoryBasis basis, uint64_t deviceMemory) {
+IdleInventory idleInventory(const IdleTally& t, size_t steps, MemoryBasis basis,
+                            uint64_t deviceMemory) {
   IdleInventory inv;
   inv.memoryBasis = basis;
   inv.deviceMemory = deviceMemory;
-  inv.histogram = emptyHistogram();
-  for (const IdleInterval& b : intervals) {
-    if (b.idle <= 0) continue;
-    ++inv.bubbles;
-    inv.idle += b.idle;
-    inv.largest = std::max(inv.largest, b.idle);
-    for (BubbleBucket& bucket : inv.histogram) {
-      if (b.idle >= bucket.from && (bucket.to == 0 || b.idle < bucket.to)) {
-        ++bucket.count;
-        bucket.idle += b.idle;
-      }
-    }
-    for (size_t k = 0; k < kBubbleThresholds.size(); ++k) {
-      if (b.idle >= kBubbleThresholds[k]) inv.shareAtLeast[k] += static_cast<double>(b.idle);
-    }
+  inv.bubbles = t.bubbles;
+  inv.idle = t.idle;
+  inv.largest = t.largest;
+  inv.histogram = t.histogram.empty() ? emptyHistogram() : t.histogram;
+  for (size_t k = 0; k < kBubbleThresholds.size(); ++k) {
+    inv.shareAtLeast[k] = inv.idle > 0 ? t.atLeast[k] / static_cast<double>(inv.idle) : 0;
   }
-  for (double& share : inv.shareAtLeast) {
-    share = inv.idle > 0 ? share / static_cast<double>(inv.idle) : 0;
-  }
-  judgeSteadiness(intervals, steps, inv);
-  summariseFreeMemory(intervals, inv);
+  judgeSteadiness(t, steps, inv);
+  summariseFreeMemory(t, inv);
   return inv;
+}
+
+IdleInventory idleInventory(const std::vector<IdleInterval>& intervals, size_t steps,
+                            MemoryBasis basis, uint64_t deviceMemory) {
+  IdleTally tally;
+  for (const IdleInterval& b : intervals) addIdle(tally, b);
+  return idleInventory(tally, steps, basis, deviceMemory);
 }
 
 }  // namespace bubblescope::analysis

@@ -6,6 +6,7 @@
 // the trace records it. Pure.
 #include <vector>
 
+#include "analyzer/result/idle_tally.h"
 #include "analyzer/result/inventory_result.h"
 
 namespace bubblescope::analysis {
@@ -15,5 +16,10 @@ namespace bubblescope::analysis {
 // interval carries its own free bytes.
 IdleInventory idleInventory(const std::vector<IdleInterval>& intervals, size_t steps,
                             MemoryBasis basis, uint64_t deviceMemory);
+
+// The same inventory from its intervals gathered one at a time (result/idle_tally.h), in the order
+// the list would give them: what a summary's analysis keeps of a stage's gaps.
+IdleInventory idleInventory(const IdleTally& tally, size_t steps, MemoryBasis basis,
+                            uint64_t deviceMemory);
 
 }  // namespace bubblescope::analysis

@@ -75,7 +75,8 @@ void hostActivity(const RankTrace& t, const std::vector<ThreadRange>& candidates
     auto it = std::lower_bound(workStarts.begin(), workStarts.end(), std::pair(r.thread, r.start));
     if (it == workStarts.end() || it->first != r.thread || it->second >= r.end) {
       out.hostActivity.push_back({r.start, r.end});
-      auto [name, added] = nameIndex.try_emplace(r.name, static_cast<uint32_t>(out.hostNames.size()));
+      auto [name, added] =
+          nameIndex.try_emplace(r.name, static_cast<uint32_t>(out.hostNames.size()));
       if (added) out.hostNames.emplace_back(t.strings.at(r.name));
       out.hostActivityName.push_back(name->second);
     }
@@ -128,6 +129,9 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
   std::vector<ThreadRange> unrecognised;
   std::vector<std::pair<traces::ThreadIndex, TimeNs>> workStarts;
   std::vector<std::optional<int>> opStage, commStage;
+  // What only some traces need, gathered only for them: the stage ids of labels that carry one,
+  // and the work starts that tell an unrecognised range from one around work (hostActivity).
+  bool labelsNameStages = false, hostCandidates = false;
   {
     // Sized once, from a count by role (each name is matched once, then looked up): an op-level
     // timeline is mostly ops and comms, whose vectors grown by doubling held up to three times
@@ -138,19 +142,28 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
       const auto& m = match(r.name[i]);
       if (m) {
         ++byRole[static_cast<size_t>(m->role)];
+        labelsNameStages = labelsNameStages || m->stage.has_value();
       } else {
         ++none;
       }
     }
+    hostCandidates = none > 0;
     auto count = [&](Role role) { return byRole[static_cast<size_t>(role)]; };
     out.ops.reserve(count(Role::Op));
-    opStage.reserve(count(Role::Op));
+    if (labelsNameStages) opStage.reserve(count(Role::Op));
     out.comms.reserve(count(Role::Send) + count(Role::Recv));
-    commStage.reserve(count(Role::Send) + count(Role::Recv));
+    if (labelsNameStages) commStage.reserve(count(Role::Send) + count(Role::Recv));
     out.steps.reserve(count(Role::Step));
-    workStarts.reserve(r.size() - none - count(Role::Step));
+    // One of each a step on an op-level timeline: kept for the whole analysis, never trimmed.
+    out.optimizer.reserve(count(Role::Optimizer));
+    out.gradSync.reserve(count(Role::GradSync));
+    out.otherBusy.reserve(count(Role::OtherBusy));
+    if (hostCandidates) workStarts.reserve(r.size() - none - count(Role::Step));
     unrecognised.reserve(none);
   }
+  auto noteWork = [&](size_t i) {
+    if (hostCandidates) workStarts.emplace_back(r.thread[i], r.start[i]);
+  };
   for (size_t i = 0; i < r.size(); ++i) {
     const auto& m = match(r.name[i]);
     if (!m) {
@@ -168,16 +181,16 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
                                        .hostEnd = r.end[i],
                                        .computeBusy = r.end[i] - r.start[i],
                                        .thread = r.thread[i]});
-        opStage.push_back(m->stage);
-        workStarts.emplace_back(r.thread[i], r.start[i]);
+        if (labelsNameStages) opStage.push_back(m->stage);
+        noteWork(i);
         break;
       case Role::Send:
       case Role::Recv:
         out.comms.push_back({m->role == Role::Send, m->kind, m->mb.value_or(-1), m->chunk,
                              m->peer.value_or(-1), r.start[i], r.end[i], r.thread[i], -1});
         out.comms.back().launch = r.start[i];
-        commStage.push_back(m->stage);
-        workStarts.emplace_back(r.thread[i], r.start[i]);
+        if (labelsNameStages) commStage.push_back(m->stage);
+        noteWork(i);
         break;
       case Role::Step:
         out.steps.push_back(
@@ -185,15 +198,15 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
         break;
       case Role::Optimizer:
         out.optimizer.push_back({r.start[i], r.end[i]});
-        workStarts.emplace_back(r.thread[i], r.start[i]);
+        noteWork(i);
         break;
       case Role::GradSync:
         out.gradSync.push_back({r.start[i], r.end[i]});
-        workStarts.emplace_back(r.thread[i], r.start[i]);
+        noteWork(i);
         break;
       case Role::OtherBusy:
         out.otherBusy.push_back({r.start[i], r.end[i]});
-        workStarts.emplace_back(r.thread[i], r.start[i]);
+        noteWork(i);
         break;
     }
   }

@@ -87,7 +87,7 @@ void writeGapJson(const PipelineResult& pl, int index, bool listed, JsonWriter& 
   }
   if (listed && g.nextOp >= 0) {
     out.key("next");
-    writeOpJson(pl.ops[static_cast<size_t>(g.nextOp)].op, out);
+    writeOpJson(pl.opOf(g.nextOp).op, out);
   }
   if (g.nextOp >= 0) out.field("next_op", g.nextOp);
   out.field("stage", g.stage);

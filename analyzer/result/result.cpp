@@ -1,5 +1,8 @@
 #include "analyzer/result/result.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace bubblescope::analysis {
 
 Split& Split::operator+=(const Split& o) {
@@ -32,6 +35,15 @@ TimeNs Split::classSum() const {
   TimeNs n = 0;
   for (TimeNs v : idleByClass) n += v;
   return n;
+}
+
+const OpRecord& PipelineResult::opOf(int op) const {
+  if (opIndex.empty()) return ops.at(static_cast<size_t>(op));
+  const auto at = std::lower_bound(opIndex.begin(), opIndex.end(), op);
+  if (at == opIndex.end() || *at != op) {
+    throw std::out_of_range("op " + std::to_string(op) + " is not among the ops kept");
+  }
+  return ops[static_cast<size_t>(at - opIndex.begin())];
 }
 
 }  // namespace bubblescope::analysis

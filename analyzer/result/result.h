@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyzer/result/idle_class.h"
+#include "analyzer/result/idle_tally.h"
 #include "analyzer/result/job_result.h"
 #include "analyzer/result/memory_basis.h"
 #include "analyzer/result/model_check.h"
@@ -79,7 +80,8 @@ struct Gap {
   TimeNs idle = 0;
   IdleByClass byClass{};
   IdleClass dominant = IdleClass::Warmup;
-  int nextOp = -1;  // index into PipelineResult::ops of the op that ended it; -1 for the drain
+  int nextOp = -1;  // index of the op that ended it among every op (PipelineResult::opOf); -1 for
+                    // the drain
   Blame blame;
   int64_t freeMemory = traces::kBytesUnknown;  // least device bytes free in it (stage_memory.h)
 };
@@ -183,15 +185,21 @@ struct PipelineResult {
   TimeNs tailMedian = 0;  // gradient sync + optimizer
   ModelCheck model;       // whether the replay of measured op costs reproduces the job
 
+  // Every op, unless a summary's analysis kept only those its listed gaps end with: then `opIndex`
+  // holds each one's index among every op (what Gap::nextOp says either way; opOf() finds it),
+  // and `transfers` is empty.
   std::vector<OpRecord> ops;
+  std::vector<int> opIndex;
   std::vector<TransferRecord> transfers;
   std::vector<Gap> gaps;
   // A summary's analysis (AnalyzeOptions::everyGapText false) keeps in `gaps` only the gaps its
   // reports list: the top gaps and each root cause's largest own and knock-on gaps, in their
   // order. Then `gapIndex` holds each one's index among every gap, `bubbles` every gap for the
-  // inventory, and `commWaits` is empty. Both empty: `gaps` holds every gap.
+  // inventory (or, where no memory look reads them, none: `bubbleTallies` counts them, a tally a
+  // stage), and `commWaits` is empty. All empty: `gaps` holds every gap.
   std::vector<int> gapIndex;
   std::vector<Bubble> bubbles;
+  std::vector<IdleTally> bubbleTallies;
   // Only waits inside the analysed steps' gaps: outside them a wait has no class to be drawn in.
   std::vector<CommWait> commWaits;  // by stage, then start
   std::vector<int> topGaps;         // indexes into gaps, largest avoidable idle first (at most 5)
@@ -208,6 +216,9 @@ struct PipelineResult {
   std::string culprit;
   int culpritStage = -1;
   TimeNs culpritGain = 0;
+
+  // The op record of index `op` among every op (Gap::nextOp).
+  const OpRecord& opOf(int op) const;
 };
 
 struct ClockInfo {

@@ -1,7 +1,8 @@
 // A summary's analysis (AnalyzeOptions::everyGap false, KeptGaps::Listed) keeps whole only the
 // gaps its reports name (the top gaps, each root cause's largest own and knock-on gaps, with their
 // sentences); every gap is folded into the root causes, the culprit and the inventory as its step
-// is classified. The summary reports (text, JSON, Markdown,
+// is classified, and, where nothing reads them after (no memory look, no inference check), every
+// op record but those the kept gaps end with. The summary reports (text, JSON, Markdown,
 // JUnit) must be the same bytes as from an analysis that kept every gap, and what it kept the
 // same, on every generated stack case, a Megatron job of several replicas and the public real
 // traces.
@@ -28,6 +29,7 @@ namespace {
 struct Seen {
   size_t listedWithText = 0;  // printed gaps kept with their sentence
   size_t dropped = 0;         // gaps not kept whole
+  size_t opsDropped = 0;      // op records not kept (no memory look or inference check reads them)
 };
 
 std::set<int> listedGaps(const analysis::PipelineResult& pl) {
@@ -60,8 +62,31 @@ void expectSameSummaries(const traces::Run& run, const std::string& what, Seen& 
   ASSERT_EQ(few.pipelines.size(), all.pipelines.size());
   for (size_t p = 0; p < all.pipelines.size(); ++p) {
     const analysis::PipelineResult &a = all.pipelines[p], &b = few.pipelines[p];
-    // Every gap a bubble; whole only the listed, each the gap it was among all.
-    EXPECT_EQ(b.bubbles.size(), a.gaps.size());
+    // Every gap a bubble, or tallied as one for the inventory; whole only the listed, each the
+    // gap it was among all.
+    if (b.bubbleTallies.empty()) {
+      EXPECT_EQ(b.bubbles.size(), a.gaps.size());
+      EXPECT_TRUE(b.opIndex.empty());
+      EXPECT_EQ(b.ops.size(), a.ops.size());
+    } else {
+      EXPECT_TRUE(b.bubbles.empty());
+      EXPECT_EQ(b.bubbleTallies.size(), b.stages.size());
+      // Only the ops the kept gaps end with, each the op it was among all.
+      ASSERT_EQ(b.opIndex.size(), b.ops.size());
+      EXPECT_TRUE(std::is_sorted(b.opIndex.begin(), b.opIndex.end()));
+      for (size_t i = 0; i < b.ops.size(); ++i) {
+        const analysis::OpRecord& whole = a.ops.at(static_cast<size_t>(b.opIndex[i]));
+        EXPECT_EQ(b.ops[i].start, whole.start) << "op " << i;
+        EXPECT_EQ(b.ops[i].op, whole.op) << "op " << i;
+      }
+      for (const analysis::Gap& g : b.gaps) {
+        if (g.nextOp >= 0) {
+          EXPECT_TRUE(std::ranges::binary_search(b.opIndex, g.nextOp));
+        }
+      }
+      seen.opsDropped += a.ops.size() - b.ops.size();
+    }
+    EXPECT_TRUE(b.transfers.empty());
     ASSERT_EQ(b.gapIndex.size(), b.gaps.size());
     EXPECT_TRUE(std::is_sorted(b.gapIndex.begin(), b.gapIndex.end()));
     const auto original = [&](int g) { return b.gapIndex[static_cast<size_t>(g)]; };
@@ -124,6 +149,8 @@ TEST(FoldedGaps, SummariesAreTheSameOnAMegatronJobOfSeveralReplicas) {
   expectSameSummaries(imported.run, "megatron pp 4 x dp 2", seen);
   EXPECT_GT(seen.listedWithText, 0u);
   EXPECT_GT(seen.dropped, 0u);
+  // An op-level timeline has no memory samples: its op records go with their steps.
+  EXPECT_GT(seen.opsDropped, 100u);
 }
 
 TEST(FoldedGaps, SummariesAreTheSameOnThePublicTraces) {

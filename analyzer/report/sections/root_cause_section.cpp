@@ -43,7 +43,7 @@ std::string rootCauseCost(const PipelineResult& pl, const RootCause& rc) {
 std::string gapPlace(const PipelineResult& pl, const Gap& g) {
   return "step " + std::to_string(pl.steps[g.step].number) + ", stage " + std::to_string(g.stage) +
          ", " + formatMs(avoidableIdle(g), 2) + " ms " +
-         (g.nextOp >= 0 ? "before " + engine::label(pl.ops[g.nextOp].op) : "at the end");
+         (g.nextOp >= 0 ? "before " + engine::label(pl.opOf(g.nextOp).op) : "at the end");
 }
 
 std::string rootCauseOwn(const PipelineResult& pl, const RootCause& rc) {

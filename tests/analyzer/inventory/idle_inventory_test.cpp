@@ -54,5 +54,38 @@ TEST(IdleInventory, FreeMemoryOverBubblesOfAtLeastOneMs) {
   EXPECT_EQ(noCapacity.freeMemoryNote, "device capacity not recorded");
 }
 
+TEST(IdleInventory, ATallyGatheredOneIntervalAtATimeIsTheSame) {
+  // What a summary's analysis keeps of a stage's gaps: intervals added as their steps are read,
+  // including one of no step, one of none, and one past the steps the timeline ends up with (it
+  // counts as no step's, as in the list).
+  const std::vector<IdleInterval> in = {
+      {0, 3 * kMs, 12 * kGiB},  {0, kMs / 2}, {1, 4 * kMs, 10 * kGiB}, {-1, 2 * kMs}, {1, 0},
+      {2, 70 * kMs, 11 * kGiB}, {5, 6 * kMs}};
+  IdleTally tally;
+  for (const IdleInterval& b : in) addIdle(tally, b);
+  for (size_t steps : {1u, 3u}) {
+    const IdleInventory list = idleInventory(in, steps, MemoryBasis::Allocated, 80 * kGiB);
+    const IdleInventory folded = idleInventory(tally, steps, MemoryBasis::Allocated, 80 * kGiB);
+    EXPECT_EQ(folded.bubbles, 6);
+    EXPECT_EQ(folded.bubbles, list.bubbles);
+    EXPECT_EQ(folded.idle, list.idle);
+    EXPECT_EQ(folded.largest, list.largest);
+    ASSERT_EQ(folded.histogram.size(), list.histogram.size());
+    for (size_t b = 0; b < list.histogram.size(); ++b) {
+      EXPECT_EQ(folded.histogram[b].count, list.histogram[b].count);
+      EXPECT_EQ(folded.histogram[b].idle, list.histogram[b].idle);
+    }
+    EXPECT_EQ(folded.shareAtLeast, list.shareAtLeast);
+    EXPECT_EQ(folded.steady, list.steady);
+    EXPECT_EQ(folded.steadyNote, list.steadyNote);
+    EXPECT_EQ(folded.freeMemoryBubbles, 3);
+    EXPECT_EQ(folded.freeMemoryMedian, list.freeMemoryMedian);
+  }
+  // An empty tally is an empty inventory, its histogram's buckets there.
+  const IdleInventory none = idleInventory(IdleTally{}, 2, MemoryBasis::NotRecorded, 0);
+  EXPECT_EQ(none.bubbles, 0);
+  EXPECT_EQ(none.histogram.size(), kBubbleThresholds.size() + 1);
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis
