@@ -59,6 +59,7 @@ void WatchSession::notRead(int64_t number, const std::string& why) {
       out_ << "step " << number
            << "  not read either, for the same reason: the steps after it are not listed while "
               "it holds\n";
+      unread_.either = number;
     }
     unread_.last = number;
   } else {
@@ -70,7 +71,8 @@ void WatchSession::notRead(int64_t number, const std::string& why) {
 }
 
 void WatchSession::sayUnreadEnded() {
-  if (unread_.last != unread_.first) {
+  // A run of two was said whole by its "either" line: "steps 50-50" would say step 50 twice.
+  if (unread_.last != unread_.first && unread_.last != unread_.either) {
     out_ << "steps " << unread_.first + 1 << "-" << unread_.last
          << "  not read, for the same reason as step " << unread_.first << "\n";
   }

@@ -65,10 +65,11 @@ class WatchSession {
   struct Unread {
     std::string why;
     int64_t first = 0, last = 0;
+    int64_t either = -1;  // the step its "not read either" line named
   };
   Unread unread_;
   void notRead(int64_t number, const std::string& why);
-  void sayUnreadEnded();  // the range of steps since the first, if more than one
+  void sayUnreadEnded();  // the range of steps after the "either" line's, if any
 };
 
 // The numbers of the steps the analysis of `run` under `options` holds (its first pipeline's; a

@@ -47,6 +47,15 @@ TEST(WatchUnread, AReasonThatHoldsStepAfterStepIsSaidOnceThenAsARange) {
   // Said again once it comes back after a step that read.
   watch.read(half, options, 7);
   EXPECT_EQ(count(out.str(), "missing ranks"), 2u) << out.str();
+
+  // Two steps in a run: the "either" line said the second, no range repeats it ("steps 8-8").
+  watch.read(half, options, 8);
+  const size_t before = out.str().size();
+  watch.read(whole, options, 6);
+  const std::string closed = out.str().substr(before);
+  EXPECT_EQ(closed.rfind("step 6 ", 0), 0u) << out.str();
+  EXPECT_EQ(count(out.str(), "steps 8-8"), 0u) << out.str();
+  EXPECT_NE(out.str().find("step 8  not read either"), std::string::npos) << out.str();
 }
 
 }  // namespace
