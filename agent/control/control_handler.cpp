@@ -205,6 +205,10 @@ Reply ControlHandler::snapshot(std::string* payload) {
                    (ended.empty() ? std::string() : " (the last one ended: " + ended + ")"));
   }
   if (imageSource_ == nullptr) return refusal("this process cannot take snapshots");
+  // The step before the image: a watch reads every step before the slowest rank's as finished
+  // and held, which the image must hold. Read after it, a step that began while the image was
+  // taken would name one the image lacks (a rank slow to answer near the job's end).
+  const int64_t step = recorder_.currentStep();
   MemorySnapshot m = imageSource_(kSnapshotTimeoutMs, control::kMaxSnapshotBytes);
   if (!m.ok) return refusal(m.error);
   const MemoryWindowState memory = recorder_.memoryWindow();
@@ -214,7 +218,7 @@ Reply ControlHandler::snapshot(std::string* payload) {
   f["bytes"] = std::to_string(m.image.size());
   f["pid"] = std::to_string(identity_.pid);
   f["rank"] = std::to_string(identity_.rank);
-  f["step"] = std::to_string(recorder_.currentStep());
+  f["step"] = std::to_string(step);
   if (const int64_t period = steps_.periodNs(); period > 0) f["step_ns"] = std::to_string(period);
   f["now_ns"] = std::to_string(m.nowNs);
   f["held_from_ns"] = std::to_string(m.heldFromNs);

@@ -151,12 +151,17 @@ TEST(ControlHandler, RefusesASecondWindowAndBadRequests) {
   EXPECT_EQ(f.ask("status").text("state"), "off");
 }
 
-// The writer's side of a snapshot, as the test wants it.
+// The writer's side of a snapshot, as the test wants it; with g_stepDuringImage, a step begins
+// on g_recorder while the image is taken.
 MemorySnapshot g_image;
 int g_imageCalls = 0;
 int g_flushes = 0;
+Recorder* g_recorder = nullptr;
+int64_t g_stepDuringImage = -1;
 MemorySnapshot fakeImage(int, uint64_t) {
   ++g_imageCalls;
+  if (g_recorder != nullptr && g_stepDuringImage >= 0)
+    g_recorder->onStepBoundary(g_stepDuringImage);
   return g_image;
 }
 bool fakeFlush(int) {
@@ -171,7 +176,10 @@ struct WatchFixture : Fixture {
     g_image = MemorySnapshot();
     g_imageCalls = 0;
     g_flushes = 0;
+    g_recorder = &recorder;
+    g_stepDuringImage = -1;
   }
+  ~WatchFixture() { g_recorder = nullptr; }
   control::Reply snapshot(std::string* payload) { return handler.handle("snapshot", 0, payload); }
 };
 
@@ -229,6 +237,23 @@ TEST(ControlHandler, SnapshotSendsTheImageAndRenewsTheLease) {
   EXPECT_FALSE(busy.ok);
   EXPECT_EQ(busy.text("message"), "the writer was busy for 1500 ms");
   EXPECT_TRUE(payload.empty());
+}
+
+// The step a snapshot names is the one running when its image was taken: a step that begins
+// while the image is made is not in it, and a watch would read the step before it as held.
+TEST(ControlHandler, SnapshotNamesTheStepItsImageWasTakenIn) {
+  WatchFixture f;
+  f.recorder.trackSteps(true);
+  f.recorder.onStepBoundary(146);
+  ASSERT_TRUE(f.ask("watch keep=1").ok);
+  g_image.ok = true;
+  g_image.image = std::string("SQLite format 3\0", 16);
+  g_stepDuringImage = 147;
+  std::string payload;
+  const control::Reply r = f.snapshot(&payload);
+  ASSERT_TRUE(r.ok) << r.text("message");
+  EXPECT_EQ(r.integer("step", -1), 146);
+  EXPECT_EQ(f.recorder.currentStep(), 147);
 }
 
 TEST(ControlHandler, SnapshotWithoutWatchIsRefusedAndSaysWhyTheLastOneEnded) {
