@@ -250,7 +250,11 @@ Interrupted signalAMidQuery(int signal, seconds limit) {
       [&] {
         stages.clear();
         for (const auto& e : fs::directory_iterator(b)) {
-          stages.push_back(static_cast<pid_t>(std::stol(e.path().stem().string())));
+          // PID.sock; an agent still binding shows as .PID.sock.new (once under load, a stol
+          // that threw).
+          const std::string stem = e.path().stem().string();
+          if (stem.empty() || stem.find_first_not_of("0123456789") != std::string::npos) continue;
+          stages.push_back(static_cast<pid_t>(std::stol(stem)));
         }
         return stages.size() == 4;
       },
