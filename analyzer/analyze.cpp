@@ -306,7 +306,7 @@ PipelineTrace buildReplica(const traces::Run& run, const Topology& topo, size_t 
 
 // Whether the memory look will read every op record and bubble of the pipeline (the free memory in
 // each, the activation size): a stage's rank has device memory samples.
-bool memoryLookReadsOps(const traces::Run& run, const PipelineTrace& pl) {
+bool memoryLookReadsRecords(const traces::Run& run, const PipelineTrace& pl) {
   return std::any_of(pl.stages.begin(), pl.stages.end(), [&](const StageTrace& st) {
     return !st.ranks.empty() && st.ranks.front() < run.ranks.size() &&
            run.ranks[st.ranks.front()].memory.size() > 0;
@@ -325,7 +325,7 @@ void analyzeReplicas(const traces::Run& run, const std::vector<PipelineTrace>& p
   std::vector<std::exception_ptr> failed(pipelines.size());
   traces::parallelFor(pipelines.size(), threads, [&](size_t d) {
     try {
-      const bool everyRecord = opsReadAfter || memoryLookReadsOps(run, pipelines[d]);
+      const bool everyRecord = opsReadAfter || memoryLookReadsRecords(run, pipelines[d]);
       analysed[d] = analyzePipeline(pipelines[d], said[d], &waits[d], kept, everyRecord);
       attachFreeMemory(run, pipelines[d], analysed[d]);
       attachActivationSize(run, pipelines[d], analysed[d]);

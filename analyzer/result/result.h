@@ -186,8 +186,8 @@ struct PipelineResult {
   ModelCheck model;       // whether the replay of measured op costs reproduces the job
 
   // Every op, unless a summary's analysis kept only those its listed gaps end with: then `opIndex`
-  // holds each one's index among every op (what Gap::nextOp says either way; opOf() finds it),
-  // and `transfers` is empty.
+  // holds each one's index among every op (what Gap::nextOp says either way; opOf() finds it).
+  // Every transfer, but none after a summary's analysis (KeptGaps::Listed).
   std::vector<OpRecord> ops;
   std::vector<int> opIndex;
   std::vector<TransferRecord> transfers;

@@ -46,9 +46,10 @@ std::vector<std::string> lines(const std::string& text) {
 // than read the remains: docs/watch.md, "Falling behind"), with the lines that follow such a one;
 // and any step not read for another reason, with its line.
 struct Accounted {
-  std::vector<int> read;  // in order
-  std::set<int> all;      // read or said lost behind
-  std::vector<std::string> otherNotRead;
+  std::vector<int> read;                                  // in order
+  std::set<int> all;                                      // read or said lost behind
+  std::vector<std::pair<int, std::string>> behind;        // the first step of each run lost
+  std::vector<std::pair<int, std::string>> otherNotRead;  // the step each line names first
   bool contiguous() const {
     return !all.empty() && *all.rbegin() - *all.begin() + 1 == int(all.size());
   }
@@ -73,23 +74,24 @@ Accounted accountedSteps(const std::string& out) {
     } else if (std::regex_match(line, m, behind)) {
       behindSteps.insert(std::stoi(m[1]));
       a.all.insert(std::stoi(m[1]));
+      a.behind.emplace_back(std::stoi(m[1]), line);
       lastBehind = true;
       continue;
     } else if (std::regex_match(line, m, either)) {
       if (lastBehind) {
         a.all.insert(std::stoi(m[1]));
       } else {
-        a.otherNotRead.push_back(line);
+        a.otherNotRead.emplace_back(std::stoi(m[1]), line);
       }
       continue;
     } else if (std::regex_match(line, m, range)) {
       if (behindSteps.contains(std::stoi(m[3]))) {
         for (int n = std::stoi(m[1]); n <= std::stoi(m[2]); ++n) a.all.insert(n);
       } else {
-        a.otherNotRead.push_back(line);
+        a.otherNotRead.emplace_back(std::stoi(m[1]), line);
       }
     } else if (std::regex_match(line, m, notRead)) {
-      a.otherNotRead.push_back(line);
+      a.otherNotRead.emplace_back(std::stoi(m[1]), line);
     }
     lastBehind = false;
   }
@@ -120,8 +122,12 @@ TEST(WatchLive, StepsSaidLostBehindAreAccountedAndOtherReasonsAreNot) {
   EXPECT_EQ(a.read, (std::vector<int>{14, 19, 22}));
   EXPECT_EQ(a.all, (std::set<int>{14, 15, 16, 17, 18, 19, 20, 21, 22}));
   EXPECT_TRUE(a.contiguous());
+  ASSERT_EQ(a.behind.size(), 2u);
+  EXPECT_EQ(a.behind[0].first, 15);
+  EXPECT_EQ(a.behind[1].first, 20);
   ASSERT_EQ(a.otherNotRead.size(), 1u);
-  EXPECT_EQ(a.otherNotRead[0].rfind("step 23  not read: pipeline 0", 0), 0u);
+  EXPECT_EQ(a.otherNotRead[0].first, 23);
+  EXPECT_EQ(a.otherNotRead[0].second.rfind("step 23  not read: pipeline 0", 0), 0u);
 }
 
 // What 2 ms ops pick up from a shared machine (up to a tenth of the step: scheduling, the watch
@@ -303,35 +309,27 @@ TEST(WatchLive, AWatchThatFellBehindSaysSoAndReadsOnAfter) {
   ASSERT_EQ(::kill(watch.pid(), SIGCONT), 0);
   ASSERT_EQ(job.wait(), 0) << job.log();
   EXPECT_EQ(watch.wait(seconds(20)), 0) << watch.out() << watch.err();
-  static const std::regex step(R"(^step (\d+)  [0-9.]+ ms  bubble .*)");
+  // Each run of steps lost said in full once, with the ranks and what they keep.
   static const std::regex behind(
       R"(^step (\d+)  not read: the watch fell behind the job: rank \d \(pid \d+\)( and \d more)? )"
       R"(no longer held this step's start when it looked \(each keeps [0-9.]+ s; --keep keeps more\)$)");
-  static const std::regex notRead(R"(^step (\d+)  not read.*)");
-  std::smatch m;
-  int firstBehind = -1, readAfter = 0, lastRead = -1;
-  std::vector<std::pair<int, std::string>> otherNotRead;
-  for (const std::string& line : lines(watch.out())) {
-    if (std::regex_match(line, m, behind)) {
-      if (firstBehind < 0) firstBehind = std::stoi(m[1]);
-      continue;
-    }
-    if (std::regex_match(line, m, step)) {
-      lastRead = std::stoi(m[1]);
-      readAfter += firstBehind >= 0 && lastRead > firstBehind;
-      continue;
-    }
-    // The rest of each run of steps lost is said with the first.
-    if (line.find("not read either") != std::string::npos || line.rfind("steps ", 0) == 0) continue;
-    if (std::regex_match(line, m, notRead)) otherNotRead.emplace_back(std::stoi(m[1]), line);
+  const Accounted steps = accountedSteps(watch.out());
+  ASSERT_FALSE(steps.behind.empty()) << "3 s stopped, under a second kept: steps were lost\n"
+                                     << watch.out();
+  for (const auto& [n, line] : steps.behind) {
+    EXPECT_TRUE(std::regex_match(line, behind)) << line;
   }
+  ASSERT_FALSE(steps.read.empty()) << watch.out();
+  const int firstBehind = steps.behind.front().first, lastRead = steps.read.back();
+  const auto readAfter =
+      std::count_if(steps.read.begin(), steps.read.end(), [&](int n) { return n > firstBehind; });
   // Nothing else is not read up to the last step read. The job's own last steps are not this
   // test's: once in CI a step two before the job's end read as "no step has ops on every stage"
-  // as the processes exited (its cause not found yet).
-  for (const auto& [n, line] : otherNotRead) {
+  // as the processes exited (its likely cause, a snapshot's step counter read after its image,
+  // is fixed in the agent; not reproduced to prove it).
+  for (const auto& [n, line] : steps.otherNotRead) {
     EXPECT_GT(n, lastRead) << line << "\n" << watch.out();
   }
-  EXPECT_GE(firstBehind, 0) << "3 s stopped, under a second kept: steps were lost\n" << watch.out();
   EXPECT_GT(readAfter, 5) << watch.out();
 }
 
