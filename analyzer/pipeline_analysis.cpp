@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -23,6 +24,7 @@
 #include "analyzer/whatif/schedule_match.h"
 #include "analyzer/whatif/what_if.h"
 #include "reference_engine/schedule/validate.h"
+#include "traces/parallel/parallel_for.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -33,6 +35,10 @@ int kindIndex(OpKind k) {
 
 // Per step, the measured step time and the simulated ones (each with the measured tail), and per
 // stage the step time when only that stage keeps its measured costs.
+// The records (ops and gaps, a gap ~340 bytes with its sentence) the steps analysed side by side
+// hold at most: a few MB.
+constexpr size_t kRecordsInFlight = 1 << 14;
+
 struct StepTimes {
   std::vector<TimeNs> measured, ideal, stage, ops;
   std::vector<std::vector<TimeNs>> onlyStage;
@@ -75,36 +81,6 @@ struct CauseTally {
   std::map<CauseId, TimeNs> wins;
 };
 
-// The causes of one step's gaps (from `firstGap` on) and what removing each wins in the step.
-void tallyCauses(const StepReplay& replay, const PipelineResult& out, size_t firstGap,
-                 size_t firstTransfer, CauseTally& tally) {
-  const Links links(out.transfers, firstTransfer);
-  std::map<CauseId, TimeNs> idleInStep;
-  for (size_t g = firstGap; g < out.gaps.size(); ++g) {
-    tally.ofGap.push_back(causeOf(out.gaps[g], links, tally.imbalancedStage));
-    if (tally.ofGap.back()) idleInStep[*tally.ofGap.back()] += avoidableIdle(out.gaps[g]);
-  }
-  addStepWins(replay, idleInStep, tally.wins);
-}
-
-// The op whose replay starts latest against when it ran, if later than any before.
-void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::Schedule& order,
-                   const engine::SimResult& replay, StepTimes& times) {
-  for (const StageStep& ss : view.stages) {
-    for (size_t j = 0; j < ss.ops.size(); ++j) {
-      const TimeNs ran = pl.stages[ss.stage].ops.ops[ss.ops[j]].start - view.start;
-      const TimeNs late = replay.stages[ss.stage].ops[j].start - ran;
-      if (late <= times.latest) continue;
-      times.latest = late;
-      char ms[32];
-      std::snprintf(ms, sizeof ms, "%.2f", static_cast<double>(late) / 1e6);
-      times.latestOp = "the replay starts " + engine::label(order.stages[ss.stage][j]) +
-                       " on stage " + std::to_string(ss.stage) + " in step " +
-                       std::to_string(view.number) + " " + ms + " ms later than it ran";
-    }
-  }
-}
-
 // Each common step's transfers (by index into pl.transfers), by the step their receive is in:
 // found once, so that a step costs what it holds (10^5 steps: a scan of every transfer per step
 // is quadratic, issue 28).
@@ -129,74 +105,140 @@ std::vector<std::vector<int>> transfersByStepOf(const PipelineTrace& pl) {
   return byStep;
 }
 
+// What one step's analysis finds, made apart from every other step's (steps are analysed
+// several at a time) and committed to the pipeline's result in step order (commitStep). Its
+// records name the step by kPendingStep and its gaps' ops by their place in `ops`, as the step's
+// index among the analysed steps and its ops' among every record are known only in that order.
+struct StepOutcome {
+  static constexpr int kPendingStep = -1;
+  std::string refused;  // why the simulator could not re-run it ("" when it could)
+  StepInfo info;
+  TimeNs measured = 0, ideal = 0, stage = 0, replayedOps = 0, replayed = 0;
+  // The op whose replay starts latest against when it ran, if later than 0 (the first such).
+  TimeNs latest = 0;
+  std::string latestOp;
+  bool finished = false;
+  std::optional<engine::Schedule> order;  // a finished step's, when the first is still wanted
+  std::string unfinished;                 // "step 3: B4 of virtual stage 1 ... never runs"
+  std::vector<OpRecord> idealOps;         // when the pipeline's are still wanted
+  std::vector<StageAlone> alone;
+  std::vector<Split> splits;  // per stage
+  std::vector<Gap> gaps;
+  std::vector<OpRecord> ops;
+  std::vector<TransferRecord> transfers;
+  std::vector<std::optional<CauseId>> causeOfGap;  // parallel to gaps
+  std::map<CauseId, TimeNs> wins;                  // what removing each cause wins in the step
+};
+
+// What every step reads and no step writes.
+struct StepInputs {
+  const PipelineTrace& pl;
+  const MeanCosts& costs;
+  const DpWaits* dpWaits;
+  const std::vector<std::vector<int>>& transfersByStep;
+  TimeNs transferMedian, tailMedian;
+  int imbalancedStage;
+};
+
+// The op whose replay starts latest against when it ran, if later than 0.
+void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::Schedule& order,
+                   const engine::SimResult& replay, StepOutcome& step) {
+  for (const StageStep& ss : view.stages) {
+    for (size_t j = 0; j < ss.ops.size(); ++j) {
+      const TimeNs ran = pl.stages[ss.stage].ops.ops[ss.ops[j]].start - view.start;
+      const TimeNs late = replay.stages[ss.stage].ops[j].start - ran;
+      if (late <= step.latest) continue;
+      step.latest = late;
+      char ms[32];
+      std::snprintf(ms, sizeof ms, "%.2f", static_cast<double>(late) / 1e6);
+      step.latestOp = "the replay starts " + engine::label(order.stages[ss.stage][j]) +
+                      " on stage " + std::to_string(ss.stage) + " in step " +
+                      std::to_string(view.number) + " " + ms + " ms later than it ran";
+    }
+  }
+}
+
+// The causes of the step's gaps and what removing each wins in the step.
+void tallyCauses(const StepReplay& replay, int imbalancedStage, StepOutcome& step) {
+  const Links links(step.transfers);
+  std::map<CauseId, TimeNs> idleInStep;
+  for (const Gap& gap : step.gaps) {
+    step.causeOfGap.push_back(causeOf(gap, links, imbalancedStage));
+    if (step.causeOfGap.back()) idleInStep[*step.causeOfGap.back()] += avoidableIdle(gap);
+  }
+  addStepWins(replay, idleInStep, step.wins);
+}
+
 // One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
-// classified per stage, its gaps blamed, its ops and transfers recorded. Returns why the simulator
-// could not re-run it ("" when it could); such a step is left out.
-std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const MeanCosts& costs,
-                        const DpWaits* dpWaits, const std::vector<int>& transfersOfStep,
-                        PipelineResult& out, StepTimes& times, CauseTally& causes,
-                        OpLedger& ledger) {
-  const engine::Schedule order = observedSchedule(pl, view);
+// classified per stage, its gaps blamed, its ops and transfers recorded. A step the simulator
+// cannot re-run comes back with only `refused` set, and is left out. Reads nothing another step
+// writes: steps are analysed side by side.
+StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrder,
+                        bool wantIdealOps) {
+  const PipelineTrace& pl = in.pl;
+  const MeanCosts& costs = in.costs;
+  StepOutcome step;
+  step.info.number = view.number;
+  engine::Schedule order = observedSchedule(pl, view);
   // One order, checked and made a DAG once, replayed under each cost model (and once per stage).
   std::optional<engine::PreparedSchedule> prepared;
   const engine::SimCosts idealCosts =
-      stepCosts(pl, view, costs, Scenario::Ideal, out.transferMedian);
+      stepCosts(pl, view, costs, Scenario::Ideal, in.transferMedian);
   const engine::SimCosts measuredCosts =
-      stepCosts(pl, view, costs, Scenario::Ops, out.transferMedian);
+      stepCosts(pl, view, costs, Scenario::Ops, in.transferMedian);
   std::optional<engine::SimResult> ideal, stage, ops;
   try {
     prepared.emplace(order);
     ideal = engine::simulate(*prepared, idealCosts);
-    stage = engine::simulate(*prepared,
-                             stepCosts(pl, view, costs, Scenario::Stage, out.transferMedian));
+    stage =
+        engine::simulate(*prepared, stepCosts(pl, view, costs, Scenario::Stage, in.transferMedian));
     ops = engine::simulate(*prepared, measuredCosts);
   } catch (const std::invalid_argument& e) {
-    return e.what();  // ScheduleError or CostError: the order cannot be re-run
+    step.refused = e.what();  // ScheduleError or CostError: the order cannot be re-run
+    return step;
   }
-  const int stepIndex = static_cast<int>(out.steps.size());
-  out.steps.push_back({view.number, view.start, view.end});
-  times.measured.push_back(view.end - view.start);
-  times.ideal.push_back(ideal->makespan + out.tailMedian);
-  times.stage.push_back(stage->makespan + out.tailMedian);
-  times.ops.push_back(ops->makespan + out.tailMedian);
-  times.replayed.push_back(ops->makespan + tailOf(pl, view));
-  noteReplayLag(pl, view, order, *ops, times);
+  constexpr int pending = StepOutcome::kPendingStep;
+  step.info = {view.number, view.start, view.end};
+  step.measured = view.end - view.start;
+  step.ideal = ideal->makespan + in.tailMedian;
+  step.stage = stage->makespan + in.tailMedian;
+  step.replayedOps = ops->makespan + in.tailMedian;
+  step.replayed = ops->makespan + tailOf(pl, view);
+  noteReplayLag(pl, view, order, *ops, step);
   const std::vector<engine::Problem> missing = engine::missingOps(order);
-  times.finished.push_back(missing.empty());
-  if (missing.empty() && !times.firstFinished) times.firstFinished = order;
-  if (!missing.empty() && times.firstUnfinished.empty()) {
-    times.firstUnfinished = "step " + std::to_string(view.number) + ": " + missing.front().message;
+  step.finished = missing.empty();
+  if (!missing.empty()) {
+    step.unfinished = "step " + std::to_string(view.number) + ": " + missing.front().message;
   }
-  if (out.idealOps.empty()) {
+  if (wantIdealOps) {
     for (int s = 0; s < pl.p; ++s) {
       for (size_t j = 0; j < order.stages[s].size(); ++j) {
         const auto& t = ideal->stages[s].ops[j];
-        out.idealOps.push_back(
-            {order.stages[s][j], s, stepIndex, t.start, t.end, costs.idealOf(order.stages[s][j])});
+        step.idealOps.push_back(
+            {order.stages[s][j], s, pending, t.start, t.end, costs.idealOf(order.stages[s][j])});
       }
     }
   }
-  const std::vector<StageAlone> alone =
-      stageAloneMakespans(*prepared, idealCosts, measuredCosts, ideal->makespan);
-  for (int s = 0; s < pl.p; ++s) {
-    times.onlyStage[s].push_back(alone[s].makespan + out.tailMedian);
-    times.onlyStageBounded[s] = times.onlyStageBounded[s] || !alone[s].replayed;
-  }
+  step.alone = stageAloneMakespans(*prepared, idealCosts, measuredCosts, ideal->makespan);
 
   StepView indexed = view;
-  indexed.index = stepIndex;
-  const BlameWalker blame(pl, indexed, costs, out.transferMedian, *ops);
+  indexed.index = pending;
+  const BlameWalker blame(pl, indexed, costs, in.transferMedian, *ops);
   const StepSims sims{*ideal, *stage, *ops};
-  const size_t firstGap = out.gaps.size();
+  // Sized once: a step of 10,000 stages holds ~90,000 records, and a vector grown by doubling
+  // holds up to twice its records.
+  size_t opsInStep = 0;
+  for (const StageStep& ss : indexed.stages) opsInStep += ss.ops.size();
+  step.splits.reserve(static_cast<size_t>(pl.p));
+  step.gaps.reserve(opsInStep + static_cast<size_t>(pl.p));  // one before each op, one after
+  step.ops.reserve(opsInStep);
+  step.transfers.reserve(in.transfersByStep[view.index].size());
   for (int s = 0; s < pl.p; ++s) {
-    const DpWait* dp = dpWaits ? dpWaits->at(view.number, s) : nullptr;
-    const Split split = classifyStageStep(pl, indexed, s, sims, blame, out.gaps, dp);
-    out.stages[s].perStep.push_back(split);
-    out.stages[s].total += split;
-    out.total += split;
+    const DpWait* dp = in.dpWaits ? in.dpWaits->at(view.number, s) : nullptr;
+    step.splits.push_back(classifyStageStep(pl, indexed, s, sims, blame, step.gaps, dp));
   }
-  // Gaps name the op that ended them by its index in `ops` below. A step's ops are a stretch of
-  // the stage's: indexed from the first, so a step costs what it holds, not the steps before it.
+  // Gaps name the op that ended them by its place among the step's records; a step's ops are a
+  // stretch of the stage's, indexed from the first, so a step costs what it holds.
   std::vector<std::vector<int>> recordOf(pl.p);
   std::vector<int> firstOp(pl.p, 0);
   for (const StageStep& ss : indexed.stages) {
@@ -206,33 +248,99 @@ std::string analyzeStep(const PipelineTrace& pl, const StepView& view, const Mea
     recordOf[ss.stage].assign(static_cast<size_t>(*hi - *lo + 1), -1);
     for (int i : ss.ops) {
       const auto& o = pl.stages[ss.stage].ops.ops[i];
-      recordOf[ss.stage][i - *lo] = ledger.base + static_cast<int>(out.ops.size());
-      out.ops.push_back({o.op, ss.stage, stepIndex, o.start, o.end, costs.idealOf(o.op)});
-      ledger.add(out.ops.back());
+      recordOf[ss.stage][i - *lo] = static_cast<int>(step.ops.size());
+      step.ops.push_back({o.op, ss.stage, pending, o.start, o.end, costs.idealOf(o.op)});
     }
   }
-  for (size_t g = firstGap; g < out.gaps.size(); ++g) {
-    Gap& gap = out.gaps[g];
+  for (Gap& gap : step.gaps) {
     if (gap.nextOp >= 0) gap.nextOp = recordOf[gap.stage][gap.nextOp - firstOp[gap.stage]];
   }
-  const size_t firstTransfer = out.transfers.size();
-  for (int ti : transfersOfStep) {
+  for (int ti : in.transfersByStep[view.index]) {
     const Transfer& t = pl.transfers[ti];
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
     const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
-    out.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, stepIndex, send.start,
-                             send.end, recv.start, recv.end});
+    step.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, pending, send.start,
+                              send.end, recv.start, recv.end});
   }
   const StepReplay replay{.pipeline = pl,
                           .step = indexed,
                           .order = order,
                           .costs = costs,
-                          .transfer = out.transferMedian,
+                          .transfer = in.transferMedian,
                           .measuredCosts = *ops,
-                          .measured = times.measured.back(),
-                          .replayed = times.replayed.back()};
-  tallyCauses(replay, out, firstGap, firstTransfer, causes);
-  return "";
+                          .measured = step.measured,
+                          .replayed = step.replayed};
+  tallyCauses(replay, in.imbalancedStage, step);
+  if (wantOrder && step.finished) step.order = std::move(order);
+  return step;
+}
+
+// Empties `v` and returns its memory (`v = {}` and clear() keep it).
+template <typename T>
+void letGo(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+
+// Moves `from`'s items to the end of `to`; into an empty `to` too small for them, the vector itself
+// (a summary's records are one step's at a time: not held twice while they are moved).
+template <typename T>
+void appendAll(std::vector<T>& to, std::vector<T>&& from) {
+  if (to.empty() && to.capacity() < from.size()) {
+    to = std::move(from);
+    return;
+  }
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  letGo(from);
+}
+
+// Appends an analysed step to the pipeline's result, as the next of its steps: its records take
+// their step index and their ops' index among every record.
+void commitStep(StepOutcome&& step, PipelineResult& out, StepTimes& times, CauseTally& causes,
+                OpLedger& ledger) {
+  const int stepIndex = static_cast<int>(out.steps.size());
+  out.steps.push_back(step.info);
+  times.measured.push_back(step.measured);
+  times.ideal.push_back(step.ideal);
+  times.stage.push_back(step.stage);
+  times.ops.push_back(step.replayedOps);
+  times.replayed.push_back(step.replayed);
+  if (step.latest > times.latest) {
+    times.latest = step.latest;
+    times.latestOp = std::move(step.latestOp);
+  }
+  times.finished.push_back(step.finished);
+  if (step.finished && !times.firstFinished) times.firstFinished = std::move(step.order);
+  if (!step.finished && times.firstUnfinished.empty()) {
+    times.firstUnfinished = std::move(step.unfinished);
+  }
+  if (out.idealOps.empty()) {
+    out.idealOps = std::move(step.idealOps);
+    for (OpRecord& o : out.idealOps) o.step = stepIndex;
+  }
+  for (size_t s = 0; s < step.alone.size(); ++s) {
+    times.onlyStage[s].push_back(step.alone[s].makespan + out.tailMedian);
+    times.onlyStageBounded[s] = times.onlyStageBounded[s] || !step.alone[s].replayed;
+  }
+  for (size_t s = 0; s < step.splits.size(); ++s) {
+    out.stages[s].perStep.push_back(step.splits[s]);
+    out.stages[s].total += step.splits[s];
+    out.total += step.splits[s];
+  }
+  const int firstRecord = ledger.base + static_cast<int>(out.ops.size());
+  for (Gap& gap : step.gaps) {
+    gap.step = stepIndex;
+    if (gap.nextOp >= 0) gap.nextOp += firstRecord;
+  }
+  for (OpRecord& o : step.ops) {
+    o.step = stepIndex;
+    ledger.add(o);
+  }
+  for (TransferRecord& t : step.transfers) t.step = stepIndex;
+  appendAll(out.gaps, std::move(step.gaps));
+  appendAll(out.ops, std::move(step.ops));
+  appendAll(out.transfers, std::move(step.transfers));
+  appendAll(causes.ofGap, std::move(step.causeOfGap));
+  for (const auto& [id, win] : step.wins) causes.wins[id] += win;
 }
 
 // A first step far slower than the rest is usually warm-up (allocation, connection setup), not
@@ -377,6 +485,53 @@ struct StepSums {
   explicit StepSums(int stages) : costs(stages) {}
 };
 
+// The first pass over steps [from, to), into `sums`; the first step's view is kept in `first`.
+void sumSteps(const PipelineTrace& pl, const StepViews& views, size_t from, size_t to,
+              StepSums& sums, std::optional<StepView>& first) {
+  for (size_t k = from; k < to; ++k) {
+    StepView view = views.build(k);
+    sums.costs.add(pl, view);
+    addTransferLags(pl, view, sums.lags);
+    sums.tails.push_back(tailOf(pl, view));
+    for (const StageStep& ss : view.stages) {
+      sums.ops += ss.ops.size();
+      sums.gaps += ss.ops.size() + 1;
+    }
+    if (k == 0) first = std::move(view);
+  }
+}
+
+// The first pass over every step, `threads` stretches of steps at a time, each summed apart and
+// added to the whole in step order: sums of integers and medians of values, the same whatever the
+// stretches.
+StepSums sumSteps(const PipelineTrace& pl, const StepViews& views, unsigned threads,
+                  std::optional<StepView>& first) {
+  StepSums sums(pl.p);
+  const size_t stretches = threads <= 1 ? 1 : std::min<size_t>(views.size(), 4 * threads);
+  if (stretches <= 1) {
+    sumSteps(pl, views, 0, views.size(), sums, first);
+    return sums;
+  }
+  std::vector<StepSums> parts(stretches, StepSums(pl.p));
+  traces::parallelFor(stretches, threads, [&](size_t i) {
+    sumSteps(pl, views, views.size() * i / stretches, views.size() * (i + 1) / stretches, parts[i],
+             first);  // only the first stretch holds step 0
+  });
+  for (StepSums& part : parts) {
+    sums.costs.add(part.costs);
+    for (auto& [link, lags] : part.lags) {
+      auto& all = sums.lags[link];
+      all.insert(all.end(), lags.begin(), lags.end());
+      letGo(lags);
+    }
+    sums.tails.insert(sums.tails.end(), part.tails.begin(), part.tails.end());
+    sums.ops += part.ops;
+    sums.gaps += part.gaps;
+    part = StepSums(0);
+  }
+  return sums;
+}
+
 // A summary's analysis folds each step's gaps as soon as they are classified and keeps none of
 // them whole but the few its reports list (PipelineResult::gapIndex): every gap a Bubble for the
 // inventory, its stall pieces for the culprit, its root cause's counts, and copies of the top gaps
@@ -424,12 +579,13 @@ struct FoldedGaps {
       }
       if (kept && next && !everyRecord) namedOps.emplace(gap.nextOp, *next);
     }
-    out.gaps.clear();
-    tally.ofGap.clear();
-    out.transfers.clear();  // read by the step's causes only (tallyCauses)
+    // Let go, not cleared: the next step brings its own (commitStep).
+    letGo(out.gaps);
+    letGo(tally.ofGap);
+    letGo(out.transfers);  // read by the step's causes only (tallyCauses)
     if (!everyRecord) {
       ledger.base += static_cast<int>(out.ops.size());
-      out.ops.clear();
+      letGo(out.ops);
       letGoUnnamedOps();
     }
   }
@@ -505,7 +661,8 @@ void reserveRecords(const StepSums& sums, const std::vector<std::vector<int>>& t
 }  // namespace
 
 PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>& warnings,
-                               const DpWaits* dpWaits, KeptGaps kept, bool everyRecord) {
+                               const DpWaits* dpWaits, KeptGaps kept, bool everyRecord,
+                               unsigned threads) {
   PipelineResult out;
   out.dpRank = pl.dpRank;
   // Two passes over the steps, each building one step's view at a time and letting it go (at
@@ -517,19 +674,19 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) +
                              ": no step has ops on every stage, so there is nothing to compare");
   }
-  StepSums sums(pl.p);
+  // Steps are analysed `threads` at a time (each pass), as many in flight as hold
+  // kRecordsInFlight records between them (a record per op and per gap: at most one gap before
+  // each op of a stage and one after its last); one at a time where two would hold more (a step
+  // of 10,000 stages holds ~90,000 records, ~20 MB with the gaps' sentences).
+  size_t opsInSteps = 0;
+  for (const StageTrace& st : pl.stages) opsInSteps += st.ops.ops.size();
+  const size_t recordsPerStep =
+      std::max<size_t>(1, (2 * opsInSteps + pl.stages.size() * views.size()) / views.size());
+  const size_t fits = std::min<size_t>(kRecordsInFlight / recordsPerStep, 256);
+  const unsigned stepThreads = fits < 2 ? 1 : threads;
+  const size_t batch = stepThreads <= 1 ? 1 : fits;
   std::optional<StepView> firstView;
-  for (size_t k = 0; k < views.size(); ++k) {
-    StepView view = views.build(k);
-    sums.costs.add(pl, view);
-    addTransferLags(pl, view, sums.lags);
-    sums.tails.push_back(tailOf(pl, view));
-    for (const StageStep& ss : view.stages) {
-      sums.ops += ss.ops.size();
-      sums.gaps += ss.ops.size() + 1;
-    }
-    if (k == 0) firstView = std::move(view);
-  }
+  StepSums sums = sumSteps(pl, views, stepThreads, firstView);
   const MeanCosts costs = sums.costs.means();
   out.transferMedian = healthyTransfer(sums.lags);
   out.tailMedian = median(sums.tails);
@@ -559,18 +716,40 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     folded.emplace();
     folded->everyRecord = everyRecord;
   }
-  for (size_t k = 0; k < views.size(); ++k) {
-    const StepView view = k == 0 ? *firstView : views.build(k);
-    const std::string why = analyzeStep(pl, view, costs, dpWaits, transfersByStep[view.index], out,
-                                        times, causes, ledger);
-    if (why.empty()) {
-      if (folded) folded->fold(out, causes, ledger);
-      continue;
+  const StepInputs in{pl,
+                      costs,
+                      dpWaits,
+                      transfersByStep,
+                      out.transferMedian,
+                      out.tailMedian,
+                      causes.imbalancedStage};
+  std::vector<StepOutcome> analysed;
+  for (size_t k = 0; k < views.size(); k += analysed.size()) {
+    analysed.assign(std::min(batch, views.size() - k), StepOutcome{});
+    // What only the first committed step gives is made by each step in flight until one has.
+    const bool wantOrder = !times.firstFinished;
+    const bool wantIdealOps = out.idealOps.empty();
+    auto analyze = [&](size_t i) {
+      const size_t step = k + i;
+      analysed[i] =
+          analyzeStep(in, step == 0 ? *firstView : views.build(step), wantOrder, wantIdealOps);
+    };
+    if (analysed.size() == 1) {
+      analyze(0);
+    } else {
+      traces::parallelFor(analysed.size(), threads, analyze);
     }
-    warnings.push_back("step " + std::to_string(view.number) +
-                       ": its op order cannot be re-run by the simulator (" + why +
-                       "; a partial capture?); left out");
-    if (firstRefusal.empty()) firstRefusal = "step " + std::to_string(view.number) + ": " + why;
+    for (StepOutcome& step : analysed) {
+      if (step.refused.empty()) {
+        commitStep(std::move(step), out, times, causes, ledger);
+        if (folded) folded->fold(out, causes, ledger);
+        continue;
+      }
+      const std::string number = std::to_string(step.info.number);
+      warnings.push_back("step " + number + ": its op order cannot be re-run by the simulator (" +
+                         step.refused + "; a partial capture?); left out");
+      if (firstRefusal.empty()) firstRefusal = "step " + number + ": " + step.refused;
+    }
   }
   builder.reset();  // its lookups, sized by the run's ops and comms
   if (out.steps.empty()) {

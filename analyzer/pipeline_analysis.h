@@ -22,10 +22,10 @@ enum class KeptGaps { All, Listed };
 // reads them all afterwards: the memory look, the inference check), PipelineResult::ops holds only
 // the ops the kept gaps end with (PipelineResult::opIndex) and the gaps are tallied for the
 // inventory (PipelineResult::bubbleTallies), not kept as bubbles: an op-level timeline's records
-// are one per event.
+// are one per event. Its steps are analysed `threads` at a time (the result is the same).
 PipelineResult analyzePipeline(const PipelineTrace& pipeline, std::vector<std::string>& warnings,
                                const DpWaits* dpWaits = nullptr, KeptGaps kept = KeptGaps::All,
-                               bool everyRecord = true);
+                               bool everyRecord = true, unsigned threads = 1);
 
 // The gaps a user should look at first (PipelineResult::topGaps): the largest avoidable idle
 // (ties: the largest idle), at most five, none with less than kLeastListedGap of it.

@@ -38,6 +38,17 @@ void CostTally::add(const PipelineTrace& pl, const StepView& view) {
   }
 }
 
+void CostTally::add(const CostTally& other) {
+  auto addAll = [](Sums& to, const Sums& from) {
+    for (const auto& [key, sum] : from) {
+      to[key].first += sum.first;
+      to[key].second += sum.second;
+    }
+  };
+  addAll(all_, other.all_);
+  for (size_t s = 0; s < per_.size() && s < other.per_.size(); ++s) addAll(per_[s], other.per_[s]);
+}
+
 MeanCosts CostTally::means() const {
   MeanCosts out;
   out.stage.resize(per_.size());

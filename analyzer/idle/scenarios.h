@@ -31,6 +31,7 @@ class CostTally {
  public:
   explicit CostTally(int stages) : per_(static_cast<size_t>(stages)) {}
   void add(const PipelineTrace& pipeline, const StepView& step);
+  void add(const CostTally& other);  // another stretch of steps' tally (sums: any order)
   MeanCosts means() const;
 
  private:
