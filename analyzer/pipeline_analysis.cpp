@@ -9,21 +9,17 @@
 #include <set>
 #include <utility>
 
-#include "analyzer/idle/blame.h"
-#include "analyzer/idle/classify.h"
 #include "analyzer/idle/comm_waits.h"
 #include "analyzer/idle/root_causes.h"
 #include "analyzer/idle/scenarios.h"
-#include "analyzer/idle/stage_alone.h"
+#include "analyzer/pipeline_step.h"
 #include "analyzer/result/errors.h"
 #include "analyzer/result/idle_tally.h"
 #include "analyzer/result/stats.h"
 #include "analyzer/timeline/step_view.h"
-#include "analyzer/whatif/cause_wins.h"
 #include "analyzer/whatif/pipeline_culprit.h"
 #include "analyzer/whatif/schedule_match.h"
 #include "analyzer/whatif/what_if.h"
-#include "reference_engine/schedule/validate.h"
 #include "traces/parallel/parallel_for.h"
 
 namespace bubblescope::analysis {
@@ -103,176 +99,6 @@ std::vector<std::vector<int>> transfersByStepOf(const PipelineTrace& pl) {
     }
   }
   return byStep;
-}
-
-// What one step's analysis finds, made apart from every other step's (steps are analysed
-// several at a time) and committed to the pipeline's result in step order (commitStep). Its
-// records name the step by kPendingStep and its gaps' ops by their place in `ops`, as the step's
-// index among the analysed steps and its ops' among every record are known only in that order.
-struct StepOutcome {
-  static constexpr int kPendingStep = -1;
-  std::string refused;  // why the simulator could not re-run it ("" when it could)
-  StepInfo info;
-  TimeNs measured = 0, ideal = 0, stage = 0, replayedOps = 0, replayed = 0;
-  // The op whose replay starts latest against when it ran, if later than 0 (the first such).
-  TimeNs latest = 0;
-  std::string latestOp;
-  bool finished = false;
-  std::optional<engine::Schedule> order;  // a finished step's, when the first is still wanted
-  std::string unfinished;                 // "step 3: B4 of virtual stage 1 ... never runs"
-  std::vector<OpRecord> idealOps;         // when the pipeline's are still wanted
-  std::vector<StageAlone> alone;
-  std::vector<Split> splits;  // per stage
-  std::vector<Gap> gaps;
-  std::vector<OpRecord> ops;
-  std::vector<TransferRecord> transfers;
-  std::vector<std::optional<CauseId>> causeOfGap;  // parallel to gaps
-  std::map<CauseId, TimeNs> wins;                  // what removing each cause wins in the step
-};
-
-// What every step reads and no step writes.
-struct StepInputs {
-  const PipelineTrace& pl;
-  const MeanCosts& costs;
-  const DpWaits* dpWaits;
-  const std::vector<std::vector<int>>& transfersByStep;
-  TimeNs transferMedian, tailMedian;
-  int imbalancedStage;
-};
-
-// The op whose replay starts latest against when it ran, if later than 0.
-void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::Schedule& order,
-                   const engine::SimResult& replay, StepOutcome& step) {
-  for (const StageStep& ss : view.stages) {
-    for (size_t j = 0; j < ss.ops.size(); ++j) {
-      const TimeNs ran = pl.stages[ss.stage].ops.ops[ss.ops[j]].start - view.start;
-      const TimeNs late = replay.stages[ss.stage].ops[j].start - ran;
-      if (late <= step.latest) continue;
-      step.latest = late;
-      char ms[32];
-      std::snprintf(ms, sizeof ms, "%.2f", static_cast<double>(late) / 1e6);
-      step.latestOp = "the replay starts " + engine::label(order.stages[ss.stage][j]) +
-                      " on stage " + std::to_string(ss.stage) + " in step " +
-                      std::to_string(view.number) + " " + ms + " ms later than it ran";
-    }
-  }
-}
-
-// The causes of the step's gaps and what removing each wins in the step.
-void tallyCauses(const StepReplay& replay, int imbalancedStage, StepOutcome& step) {
-  const Links links(step.transfers);
-  std::map<CauseId, TimeNs> idleInStep;
-  for (const Gap& gap : step.gaps) {
-    step.causeOfGap.push_back(causeOf(gap, links, imbalancedStage));
-    if (step.causeOfGap.back()) idleInStep[*step.causeOfGap.back()] += avoidableIdle(gap);
-  }
-  addStepWins(replay, idleInStep, step.wins);
-}
-
-// One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
-// classified per stage, its gaps blamed, its ops and transfers recorded. A step the simulator
-// cannot re-run comes back with only `refused` set, and is left out. Reads nothing another step
-// writes: steps are analysed side by side.
-StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrder,
-                        bool wantIdealOps) {
-  const PipelineTrace& pl = in.pl;
-  const MeanCosts& costs = in.costs;
-  StepOutcome step;
-  step.info.number = view.number;
-  engine::Schedule order = observedSchedule(pl, view);
-  // One order, checked and made a DAG once, replayed under each cost model (and once per stage).
-  std::optional<engine::PreparedSchedule> prepared;
-  const engine::SimCosts idealCosts =
-      stepCosts(pl, view, costs, Scenario::Ideal, in.transferMedian);
-  const engine::SimCosts measuredCosts =
-      stepCosts(pl, view, costs, Scenario::Ops, in.transferMedian);
-  std::optional<engine::SimResult> ideal, stage, ops;
-  try {
-    prepared.emplace(order);
-    ideal = engine::simulate(*prepared, idealCosts);
-    stage =
-        engine::simulate(*prepared, stepCosts(pl, view, costs, Scenario::Stage, in.transferMedian));
-    ops = engine::simulate(*prepared, measuredCosts);
-  } catch (const std::invalid_argument& e) {
-    step.refused = e.what();  // ScheduleError or CostError: the order cannot be re-run
-    return step;
-  }
-  constexpr int pending = StepOutcome::kPendingStep;
-  step.info = {view.number, view.start, view.end};
-  step.measured = view.end - view.start;
-  step.ideal = ideal->makespan + in.tailMedian;
-  step.stage = stage->makespan + in.tailMedian;
-  step.replayedOps = ops->makespan + in.tailMedian;
-  step.replayed = ops->makespan + tailOf(pl, view);
-  noteReplayLag(pl, view, order, *ops, step);
-  const std::vector<engine::Problem> missing = engine::missingOps(order);
-  step.finished = missing.empty();
-  if (!missing.empty()) {
-    step.unfinished = "step " + std::to_string(view.number) + ": " + missing.front().message;
-  }
-  if (wantIdealOps) {
-    for (int s = 0; s < pl.p; ++s) {
-      for (size_t j = 0; j < order.stages[s].size(); ++j) {
-        const auto& t = ideal->stages[s].ops[j];
-        step.idealOps.push_back(
-            {order.stages[s][j], s, pending, t.start, t.end, costs.idealOf(order.stages[s][j])});
-      }
-    }
-  }
-  step.alone = stageAloneMakespans(*prepared, idealCosts, measuredCosts, ideal->makespan);
-
-  StepView indexed = view;
-  indexed.index = pending;
-  const BlameWalker blame(pl, indexed, costs, in.transferMedian, *ops);
-  const StepSims sims{*ideal, *stage, *ops};
-  // Sized once: a step of 10,000 stages holds ~90,000 records, and a vector grown by doubling
-  // holds up to twice its records.
-  size_t opsInStep = 0;
-  for (const StageStep& ss : indexed.stages) opsInStep += ss.ops.size();
-  step.splits.reserve(static_cast<size_t>(pl.p));
-  step.gaps.reserve(opsInStep + static_cast<size_t>(pl.p));  // one before each op, one after
-  step.ops.reserve(opsInStep);
-  step.transfers.reserve(in.transfersByStep[view.index].size());
-  for (int s = 0; s < pl.p; ++s) {
-    const DpWait* dp = in.dpWaits ? in.dpWaits->at(view.number, s) : nullptr;
-    step.splits.push_back(classifyStageStep(pl, indexed, s, sims, blame, step.gaps, dp));
-  }
-  // Gaps name the op that ended them by its place among the step's records; a step's ops are a
-  // stretch of the stage's, indexed from the first, so a step costs what it holds.
-  std::vector<std::vector<int>> recordOf(pl.p);
-  std::vector<int> firstOp(pl.p, 0);
-  for (const StageStep& ss : indexed.stages) {
-    if (ss.ops.empty()) continue;
-    const auto [lo, hi] = std::minmax_element(ss.ops.begin(), ss.ops.end());
-    firstOp[ss.stage] = *lo;
-    recordOf[ss.stage].assign(static_cast<size_t>(*hi - *lo + 1), -1);
-    for (int i : ss.ops) {
-      const auto& o = pl.stages[ss.stage].ops.ops[i];
-      recordOf[ss.stage][i - *lo] = static_cast<int>(step.ops.size());
-      step.ops.push_back({o.op, ss.stage, pending, o.start, o.end, costs.idealOf(o.op)});
-    }
-  }
-  for (Gap& gap : step.gaps) {
-    if (gap.nextOp >= 0) gap.nextOp = recordOf[gap.stage][gap.nextOp - firstOp[gap.stage]];
-  }
-  for (int ti : in.transfersByStep[view.index]) {
-    const Transfer& t = pl.transfers[ti];
-    const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
-    const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
-    step.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, pending, send.start,
-                              send.end, recv.start, recv.end});
-  }
-  const StepReplay replay{.pipeline = pl,
-                          .step = indexed,
-                          .order = order,
-                          .costs = costs,
-                          .transfer = in.transferMedian,
-                          .measuredCosts = *ops,
-                          .measured = step.measured,
-                          .replayed = step.replayed};
-  tallyCauses(replay, in.imbalancedStage, step);
-  if (wantOrder && step.finished) step.order = std::move(order);
-  return step;
 }
 
 // Empties `v` and returns its memory (`v = {}` and clear() keep it).

@@ -63,8 +63,8 @@ top
 check traces 0:errors 0:model 1:files 1:json 1:format 1:parallel 2:sqlite 3:import
 check reference_engine 0:schedule 1:sim 1:executor
 check analyzer 0:result 1:recognize 2:comm 3:infer 4:pipeline 5:timeline 6:idle 7:whatif \
-  8:pipeline_analysis 9:replicas 10:inventory 11:utilization 12:hang 13:export 14:analyze \
-  15:report 15:watch 16:check
+  8:pipeline_step 9:pipeline_analysis 10:replicas 11:inventory 12:utilization 13:hang 14:export \
+  15:analyze 16:report 16:watch 17:check
 check agent 0:core 1:control 1:cupti 2:nccl 3:nvtx 4:process 5:entry
 check gui 0:timeline 1:model 2:draw 3:app
 exit $failed

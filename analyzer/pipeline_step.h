@@ -1,0 +1,65 @@
+#pragma once
+// One step of a pipeline analysed on its own: re-run by the simulator, its idle classified per
+// stage, its gaps blamed and their causes found, its ops and transfers recorded. Steps are analysed
+// side by side and committed to the pipeline's result in step order (pipeline_analysis.cpp).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/idle/root_causes.h"
+#include "analyzer/idle/scenarios.h"
+#include "analyzer/idle/stage_alone.h"
+#include "analyzer/pipeline/pipeline_trace.h"
+#include "analyzer/result/dp_wait.h"
+#include "analyzer/result/result.h"
+#include "analyzer/timeline/step_view.h"
+#include "reference_engine/schedule/schedule.h"
+
+namespace bubblescope::analysis {
+
+// What one step's analysis finds, made apart from every other step's (steps are analysed
+// several at a time) and committed to the pipeline's result in step order (pipeline_analysis.cpp).
+// Its records name the step by kPendingStep and its gaps' ops by their place in `ops`, as the
+// step's index among the analysed steps and its ops' among every record are known only in that
+// order.
+struct StepOutcome {
+  static constexpr int kPendingStep = -1;
+  std::string refused;  // why the simulator could not re-run it ("" when it could)
+  StepInfo info;
+  TimeNs measured = 0, ideal = 0, stage = 0, replayedOps = 0, replayed = 0;
+  // The op whose replay starts latest against when it ran, if later than 0 (the first such).
+  TimeNs latest = 0;
+  std::string latestOp;
+  bool finished = false;
+  std::optional<engine::Schedule> order;  // a finished step's, when the first is still wanted
+  std::string unfinished;                 // "step 3: B4 of virtual stage 1 ... never runs"
+  std::vector<OpRecord> idealOps;         // when the pipeline's are still wanted
+  std::vector<StageAlone> alone;
+  std::vector<Split> splits;  // per stage
+  std::vector<Gap> gaps;
+  std::vector<OpRecord> ops;
+  std::vector<TransferRecord> transfers;
+  std::vector<std::optional<CauseId>> causeOfGap;  // parallel to gaps
+  std::map<CauseId, TimeNs> wins;                  // what removing each cause wins in the step
+};
+
+// What every step reads and no step writes.
+struct StepInputs {
+  const PipelineTrace& pl;
+  const MeanCosts& costs;
+  const DpWaits* dpWaits;
+  const std::vector<std::vector<int>>& transfersByStep;  // per common step, into pl.transfers
+  TimeNs transferMedian, tailMedian;
+  int imbalancedStage;
+};
+
+// One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
+// classified per stage, its gaps blamed, its ops and transfers recorded. A step the simulator
+// cannot re-run comes back with only its number and `refused` set, and is left out. With
+// `wantOrder` a finished step keeps its op order; with `wantIdealOps` it records its ideal
+// schedule's ops (what only the first step committed gives). Reads nothing another step writes.
+StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrder,
+                        bool wantIdealOps);
+
+}  // namespace bubblescope::analysis
