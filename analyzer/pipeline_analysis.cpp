@@ -29,12 +29,12 @@ int kindIndex(OpKind k) {
   return static_cast<int>(k);
 }
 
-// Per step, the measured step time and the simulated ones (each with the measured tail), and per
-// stage the step time when only that stage keeps its measured costs.
 // The records (ops and gaps, a gap ~340 bytes with its sentence) the steps analysed side by side
 // hold at most: a few MB.
 constexpr size_t kRecordsInFlight = 1 << 14;
 
+// Per step, the measured step time and the simulated ones (each with the measured tail), and per
+// stage the step time when only that stage keeps its measured costs.
 struct StepTimes {
   std::vector<TimeNs> measured, ideal, stage, ops;
   std::vector<std::vector<TimeNs>> onlyStage;

@@ -45,10 +45,6 @@ void tallyCauses(const StepReplay& replay, int imbalancedStage, StepOutcome& ste
 
 }  // namespace
 
-// One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
-// classified per stage, its gaps blamed, its ops and transfers recorded. A step the simulator
-// cannot re-run comes back with only `refused` set, and is left out. Reads nothing another step
-// writes: steps are analysed side by side.
 StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrder,
                         bool wantIdealOps) {
   const PipelineTrace& pl = in.pl;
@@ -73,7 +69,8 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
     step.refused = e.what();  // ScheduleError or CostError: the order cannot be re-run
     return step;
   }
-  constexpr int pending = StepOutcome::kPendingStep;
+  // The records name the step by its common step (view.index) until committed.
+  const int local = view.index;
   step.info = {view.number, view.start, view.end};
   step.measured = view.end - view.start;
   step.ideal = ideal->makespan + in.tailMedian;
@@ -91,33 +88,31 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
       for (size_t j = 0; j < order.stages[s].size(); ++j) {
         const auto& t = ideal->stages[s].ops[j];
         step.idealOps.push_back(
-            {order.stages[s][j], s, pending, t.start, t.end, costs.idealOf(order.stages[s][j])});
+            {order.stages[s][j], s, local, t.start, t.end, costs.idealOf(order.stages[s][j])});
       }
     }
   }
   step.alone = stageAloneMakespans(*prepared, idealCosts, measuredCosts, ideal->makespan);
 
-  StepView indexed = view;
-  indexed.index = pending;
-  const BlameWalker blame(pl, indexed, costs, in.transferMedian, *ops);
+  const BlameWalker blame(pl, view, costs, in.transferMedian, *ops);
   const StepSims sims{*ideal, *stage, *ops};
   // Sized once: a step of 10,000 stages holds ~90,000 records, and a vector grown by doubling
   // holds up to twice its records.
   size_t opsInStep = 0;
-  for (const StageStep& ss : indexed.stages) opsInStep += ss.ops.size();
+  for (const StageStep& ss : view.stages) opsInStep += ss.ops.size();
   step.splits.reserve(static_cast<size_t>(pl.p));
   step.gaps.reserve(opsInStep + static_cast<size_t>(pl.p));  // one before each op, one after
   step.ops.reserve(opsInStep);
   step.transfers.reserve(in.transfersByStep[view.index].size());
   for (int s = 0; s < pl.p; ++s) {
     const DpWait* dp = in.dpWaits ? in.dpWaits->at(view.number, s) : nullptr;
-    step.splits.push_back(classifyStageStep(pl, indexed, s, sims, blame, step.gaps, dp));
+    step.splits.push_back(classifyStageStep(pl, view, s, sims, blame, step.gaps, dp));
   }
   // Gaps name the op that ended them by its place among the step's records; a step's ops are a
   // stretch of the stage's, indexed from the first, so a step costs what it holds.
   std::vector<std::vector<int>> recordOf(pl.p);
   std::vector<int> firstOp(pl.p, 0);
-  for (const StageStep& ss : indexed.stages) {
+  for (const StageStep& ss : view.stages) {
     if (ss.ops.empty()) continue;
     const auto [lo, hi] = std::minmax_element(ss.ops.begin(), ss.ops.end());
     firstOp[ss.stage] = *lo;
@@ -125,7 +120,7 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
     for (int i : ss.ops) {
       const auto& o = pl.stages[ss.stage].ops.ops[i];
       recordOf[ss.stage][i - *lo] = static_cast<int>(step.ops.size());
-      step.ops.push_back({o.op, ss.stage, pending, o.start, o.end, costs.idealOf(o.op)});
+      step.ops.push_back({o.op, ss.stage, local, o.start, o.end, costs.idealOf(o.op)});
     }
   }
   for (Gap& gap : step.gaps) {
@@ -135,11 +130,11 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
     const Transfer& t = pl.transfers[ti];
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
     const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
-    step.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, pending, send.start,
+    step.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, local, send.start,
                               send.end, recv.start, recv.end});
   }
   const StepReplay replay{.pipeline = pl,
-                          .step = indexed,
+                          .step = view,
                           .order = order,
                           .costs = costs,
                           .transfer = in.transferMedian,

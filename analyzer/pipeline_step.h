@@ -20,11 +20,10 @@ namespace bubblescope::analysis {
 
 // What one step's analysis finds, made apart from every other step's (steps are analysed
 // several at a time) and committed to the pipeline's result in step order (pipeline_analysis.cpp).
-// Its records name the step by kPendingStep and its gaps' ops by their place in `ops`, as the
-// step's index among the analysed steps and its ops' among every record are known only in that
-// order.
+// Its records name the step by its common step (StepView::index) and its gaps' ops by their place
+// in `ops`, as the step's index among the analysed steps and its ops' among every record are known
+// only in that order.
 struct StepOutcome {
-  static constexpr int kPendingStep = -1;
   std::string refused;  // why the simulator could not re-run it ("" when it could)
   StepInfo info;
   TimeNs measured = 0, ideal = 0, stage = 0, replayedOps = 0, replayed = 0;

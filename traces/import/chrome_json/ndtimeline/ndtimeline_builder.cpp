@@ -363,8 +363,8 @@ ImportedFile NdTimelineBuilder::finish() {
   std::map<Category, uint64_t> recognised;
   std::map<std::string, uint64_t> unknown;
   const int world = static_cast<int>(ranks_.size());
-  // Sized once (a RankTrace is 2 KB: 20,000 ranks held twice were 44 MB more), each built in its
-  // place.
+  // Sized once (a RankTrace is 2 KB: 20,000 ranks held twice would be 44 MB more), each built in
+  // its place.
   out.ranks.resize(ranks_.size());
   // Each rank built apart, several at once (the sort and labelling of an op-level rank's events
   // were a third of the import), and each buffer freed as its rank is built; what the ranks
