@@ -5,7 +5,6 @@
 #include <exception>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/comm/comm_warnings.h"
@@ -325,8 +324,7 @@ void analyzeReplicas(const traces::Run& run, const std::vector<PipelineTrace>& p
   std::vector<std::vector<std::string>> said(pipelines.size());
   std::vector<std::exception_ptr> failed(pipelines.size());
   // The threads the replicas leave go to each one's steps (one replica: all of them).
-  const unsigned cores = threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads;
-  const unsigned perReplica = std::max<unsigned>(1, cores / std::max<size_t>(1, pipelines.size()));
+  const unsigned perReplica = traces::threadsEach(pipelines.size(), threads);
   traces::parallelFor(pipelines.size(), threads, [&](size_t d) {
     try {
       const bool everyRecord = opsReadAfter || memoryLookReadsRecords(run, pipelines[d]);

@@ -32,9 +32,9 @@ std::string failedShard(ShardStatus status, const std::string& what) {
 }
 
 // One file's ranks, recognised and kept for the analysis, as the shard's entries.
-std::string recognizeFile(const traces::import::Inputs& inputs, size_t file,
+std::string recognizeFile(const traces::import::Inputs& inputs, size_t file, unsigned threads,
                           const analysis::RuleSets& rules) {
-  std::vector<traces::RankTrace> ranks = traces::import::loadInputFile(inputs, file);
+  std::vector<traces::RankTrace> ranks = traces::import::loadInputFile(inputs, file, threads);
   std::string out;
   traces::ByteWriter w(out);
   for (size_t k = 0; k < ranks.size(); ++k) {
@@ -57,8 +57,10 @@ std::string recognizeShard(const traces::import::Inputs& inputs, const std::vect
   try {
     const analysis::RuleSets rules(options.ruleFiles);
     std::vector<std::string> entries(files.size());
-    traces::parallelFor(files.size(), options.threads,
-                        [&](size_t i) { entries[i] = recognizeFile(inputs, files[i], rules); });
+    const unsigned each = traces::threadsEach(files.size(), options.threads);
+    traces::parallelFor(files.size(), options.threads, [&](size_t i) {
+      entries[i] = recognizeFile(inputs, files[i], each, rules);
+    });
     std::string out;
     traces::ByteWriter w(out);
     w.value(kShardVersion);

@@ -105,7 +105,7 @@ constexpr InputFormatRow kInputFormats[] = {
         .listing = "Nsight Systems export",
         .container = Container::Sqlite,
         .sniff = sniffNsys,
-        .import = importNsysFile,
+        .import = [](const std::filesystem::path& f, unsigned) { return importNsysFile(f); },
         .ranks =
             {"no rank ids in the exports: ranks numbered by GPU, then process id, file by file",
              true},

@@ -59,7 +59,8 @@ struct InputFormatRow {
   Container container;
   Sniff (*sniff)(const FileHead& head);  // throws sqlite::SqliteError for a damaged database
   // Throws TraceError naming the file; nullptr for our own traces, which are read, not imported.
-  ImportedFile (*import)(const std::filesystem::path& file);
+  // `threads`: how many it may use (0: one per core; a file imported beside others, one).
+  ImportedFile (*import)(const std::filesystem::path& file, unsigned threads);
   RankPolicy ranks;
   const ImportCommand* command;  // nullptr: no `bubblescope import` subcommand
 };

@@ -139,7 +139,7 @@ std::vector<ImportedFile> importEach(const Inputs& inputs, const LoadOptions& op
     if (!format || !format->import) {
       throw TraceError(f, std::string(formatPhrase(inputs.format)) + ", nothing to import");
     }
-    files[i] = format->import(f);
+    files[i] = format->import(f, threadsEach(inputs.files.size(), options.threads));
     for (size_t k = 0; k < files[i].ranks.size(); ++k) {
       sink(i * kPerFile + k, std::move(files[i].ranks[k]));
     }
@@ -172,7 +172,7 @@ ImportedRun importRun(const Inputs& inputs, const LoadOptions& options) {
   return out;
 }
 
-std::vector<RankTrace> loadInputFile(const Inputs& inputs, size_t file) {
+std::vector<RankTrace> loadInputFile(const Inputs& inputs, size_t file, unsigned threads) {
   const fs::path& f = inputs.files.at(file);
   if (inputs.format == InputFormat::Bubblescope) {
     std::vector<RankTrace> out;
@@ -183,7 +183,7 @@ std::vector<RankTrace> loadInputFile(const Inputs& inputs, size_t file) {
   if (!format || !format->import) {
     throw TraceError(f, std::string(formatPhrase(inputs.format)) + ", nothing to import");
   }
-  return std::move(format->import(f).ranks);
+  return std::move(format->import(f, threads).ranks);
 }
 
 fs::path runDirOf(const Inputs& inputs, const std::vector<fs::path>& paths) {

@@ -67,8 +67,8 @@ Run loadAnyRun(const std::vector<std::filesystem::path>& paths, const LoadOption
 
 // A run loaded in parts (`analyze` under MPI, each process some of the files), then made whole:
 // the ranks of input file `file`, as loadAnyRun reads or imports them, in the file's order.
-// Throws TraceError naming the file.
-std::vector<RankTrace> loadInputFile(const Inputs& inputs, size_t file);
+// `threads`: how many it may use (0: one per core). Throws TraceError naming the file.
+std::vector<RankTrace> loadInputFile(const Inputs& inputs, size_t file, unsigned threads);
 // The run's directory, as loadAnyRun gives it for `paths` (resolved into `inputs`), from the
 // names alone (the paths need not be there).
 std::filesystem::path runDirOf(const Inputs& inputs,

@@ -32,13 +32,21 @@ void parallelFor(size_t n, unsigned threads, const std::function<void(size_t)>& 
       }
     }
   };
-  if (threads == 0) threads = std::thread::hardware_concurrency();
-  threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(std::min<size_t>(n, ~0u)));
+  threads = std::min(threadCount(threads), static_cast<unsigned>(std::min<size_t>(n, ~0u)));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);
+}
+
+unsigned threadCount(unsigned threads) {
+  return threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+unsigned threadsEach(size_t n, unsigned threads) {
+  return std::max<unsigned>(1,
+                            static_cast<unsigned>(threadCount(threads) / std::max<size_t>(1, n)));
 }
 
 }  // namespace bubblescope::traces

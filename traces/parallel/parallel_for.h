@@ -13,4 +13,10 @@ namespace bubblescope::traces {
 void parallelFor(size_t n, unsigned threads, const std::function<void(size_t i)>& work,
                  const std::function<void(size_t done)>& progress = {});
 
+// The threads a `threads` setting stands for: 0 is one per core; at least one.
+unsigned threadCount(unsigned threads);
+// The threads each of `n` items run side by side on `threads` may use inside: what fewer items
+// than threads leave over (one item: all of them); at least one.
+unsigned threadsEach(size_t n, unsigned threads);
+
 }  // namespace bubblescope::traces

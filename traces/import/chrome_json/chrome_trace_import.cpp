@@ -7,7 +7,8 @@
 #include "traces/errors.h"
 #include "traces/import/chrome_json/dialects.h"
 #include "traces/import/chrome_json/metadata_lookahead.h"
-#include "traces/import/chrome_json/trace_event_stream.h"
+#include "traces/import/chrome_json/parsed_event_stream.h"
+#include "traces/parallel/parallel_for.h"
 
 namespace bubblescope::traces::import {
 namespace {
@@ -19,7 +20,7 @@ bool isTimed(char ph) {
 }
 
 // Routes events to one dialect's builder, once the first timed event says which (dialects.h).
-class ChromeTraceSink : public TraceEventSink {
+class ChromeTraceSink : public ParsedEventSink {
  public:
   explicit ChromeTraceSink(const ByteSource& source) : source_(source), file_(source.name()) {
     // Every dialect's builder hears the top-level keys, which may come before the choice.
@@ -30,15 +31,15 @@ class ChromeTraceSink : public TraceEventSink {
     clues_.topLevelKey(key);
     for (auto& b : builders_) b->topLevel(key, json, capacity);
   }
-  void eventsBegin(bool) override {}
 
-  void event(std::string_view json, size_t capacity) override {
+  void malformedEvent() override {
     ++events_;
-    TraceEvent e;
-    if (!parser_.parse(json, capacity, e)) {
-      ++malformed_;
-      return;
-    }
+    ++malformed_;
+  }
+
+  // `e` was parsed by the stream (its texts in the stream's batch); parser_ reads its args.
+  void event(const TraceEvent& e, std::string_view json, size_t) override {
+    ++events_;
     if (!chosen_) {
       if (!isTimed(e.ph)) {
         // Metadata usually comes first: keep it until the dialect is known.
@@ -55,10 +56,7 @@ class ChromeTraceSink : public TraceEventSink {
         readMetadataAhead(*source_.reopen(), clues_, dialect);
         dialect = clues_.detectDialect(&e);
       }
-      const bool replays = !pending_.empty();
       choose(dialect);
-      // Replaying re-parsed the pending events: parse this one again.
-      if (replays && !parser_.parse(json, capacity, e)) return;
     }
     chosen_->event(e, parser_);
   }
@@ -98,15 +96,19 @@ class ChromeTraceSink : public TraceEventSink {
 
 }  // namespace
 
-ImportedFile importChromeTrace(ByteSource& source) {
+ImportedFile importChromeTrace(ByteSource& source, bool parseAside) {
   ChromeTraceSink sink(source);
-  streamTraceEvents(source, sink);
+  streamParsedEvents(source, sink, parseAside);
   return sink.finish();
 }
 
-ImportedFile importChromeTraceFile(const std::filesystem::path& file) {
+ImportedFile importChromeTrace(ByteSource& source) {
+  return importChromeTrace(source, threadCount(0) > 1);
+}
+
+ImportedFile importChromeTraceFile(const std::filesystem::path& file, unsigned threads) {
   ByteSource source(file);
-  return importChromeTrace(source);
+  return importChromeTrace(source, threadCount(threads) > 1);
 }
 
 }  // namespace bubblescope::traces::import

@@ -13,6 +13,10 @@ namespace bubblescope::traces::import {
 
 // Throws TraceError naming the file: not JSON, JSON that is not a trace, truncated, no events.
 ImportedFile importChromeTrace(ByteSource& source);
-ImportedFile importChromeTraceFile(const std::filesystem::path& file);
+// The same, with each event parsed on a second thread (`parseAside`, what the one above does on
+// a machine of several cores) or in line: the same ranks either way.
+ImportedFile importChromeTrace(ByteSource& source, bool parseAside);
+// `threads`: how many the import may use (0: one per core; a file imported beside others, one).
+ImportedFile importChromeTraceFile(const std::filesystem::path& file, unsigned threads = 0);
 
 }  // namespace bubblescope::traces::import
