@@ -1,5 +1,6 @@
 #include "analyzer/recognize/rule_set.h"
 
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <mutex>
@@ -56,18 +57,26 @@ std::optional<Match> Rule::apply(std::string_view name) const {
 }
 
 // Names by their match. Bounded: a job that numbers every label ("step 1234", "iter 99") would
-// grow it without end, so it starts again once full. 4,096 names: a watch's labels are a few
-// hundred, and recognition already matches each name of a rank once (its string table); at 2^16
-// names a set, an op-level timeline whose labels are all distinct held ~20 MB of them, every one
-// matched once (issue 28).
+// grow it without end, so a shard starts again once full. 4,096 names in all: a watch's labels
+// are a few hundred, and recognition already matches each name of a rank once (its string
+// table); at 2^16 names a set, an op-level timeline whose labels are all distinct held ~20 MB of
+// them, every one matched once (issue 28). In shards by the name's hash, each with its lock: the
+// ranks recognised side by side all look up every name, and one lock for all of them had the
+// threads queue on it (a fifth of the recognition of a 100,000-step timeline, on two threads).
 struct RuleSet::Memo {
-  static constexpr size_t kMostNames = 1 << 12;
+  static constexpr size_t kShards = 16;
+  static constexpr size_t kMostNames = size_t{1} << 12;  // in all shards
   struct Hash {
     using is_transparent = void;  // found by string_view, without a copy
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::mutex mutex;
-  std::unordered_map<std::string, std::optional<Match>, Hash, std::equal_to<>> byName;
+  struct alignas(64) Shard {  // a cache line of its own: the shards' locks are not shared
+    std::mutex mutex;
+    std::unordered_map<std::string, std::optional<Match>, Hash, std::equal_to<>> byName;
+  };
+  std::array<Shard, kShards> shards;
+
+  Shard& shardOf(std::string_view name) { return shards[Hash{}(name) % kShards]; }
 };
 
 std::shared_ptr<RuleSet::Memo> RuleSet::newMemo() {
@@ -76,16 +85,15 @@ std::shared_ptr<RuleSet::Memo> RuleSet::newMemo() {
 
 std::optional<Match> RuleSet::match(std::string_view label) const {
   if (!memo) return matchRules(label);
+  Memo::Shard& shard = memo->shardOf(label);
   {
-    std::lock_guard<std::mutex> lock(memo->mutex);
-    if (auto it = memo->byName.find(label); it != memo->byName.end()) {
-      return it->second;
-    }
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    if (auto it = shard.byName.find(label); it != shard.byName.end()) return it->second;
   }
   std::optional<Match> m = matchRules(label);
-  std::lock_guard<std::mutex> lock(memo->mutex);
-  if (memo->byName.size() >= Memo::kMostNames) memo->byName.clear();
-  memo->byName.emplace(std::string(label), m);
+  std::lock_guard<std::mutex> lock(shard.mutex);
+  if (shard.byName.size() >= Memo::kMostNames / Memo::kShards) shard.byName.clear();
+  shard.byName.emplace(std::string(label), m);
   return m;
 }
 
