@@ -1,15 +1,25 @@
 #include "analyzer/idle/blame.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 namespace bubblescope::analysis {
 namespace {
 
+// "3.1 ms" with `decimals`: the digits printf's "%.*f" gives (std::to_chars is specified as
+// printf in the C locale), without its cost, paid for every gap's sentence.
+std::string fixedMs(TimeNs t, int decimals) {
+  char buf[40];
+  const auto r = std::to_chars(buf, buf + sizeof buf - 3, static_cast<double>(t) / 1e6,
+                               std::chars_format::fixed, decimals);
+  std::string out(buf, r.ptr);
+  out += " ms";
+  return out;
+}
+
 std::string ms(TimeNs t) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(t) / 1e6);
-  return buf;
+  return fixedMs(t, 1);
 }
 
 std::string ratio(double r) {
@@ -31,10 +41,7 @@ void BlameWalker::Passed::offer(TimeNs delay, Blame b) {
 }
 
 std::string gapMs(TimeNs t) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, t < 1'000'000 ? "%.2f ms" : "%.1f ms",
-                static_cast<double>(t) / 1e6);
-  return buf;
+  return fixedMs(t, t < 1'000'000 ? 2 : 1);
 }
 
 std::string waitedText(int stage, TimeNs gapIdle) {

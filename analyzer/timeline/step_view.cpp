@@ -185,6 +185,8 @@ void addStageOps(const PipelineTrace& pl, const Index& index, const StageTrace& 
   const StepMarker& marker = st.ops.steps[stepIdx];
   const Index::Stage& x = index.stages[st.stage];
   TimeNs firstLaunch = INT64_MAX;
+  const StepSpan span = x.ops[static_cast<size_t>(stepIdx)];
+  ss.ops.reserve(static_cast<size_t>(span.end - span.begin));  // the step's, and a few at its edges
   forEachOfStep(st.ops.ops, x.ops, stepIdx, [&](int i) {
     const auto& o = st.ops.ops[static_cast<size_t>(i)];
     ss.ops.push_back(i);
@@ -368,6 +370,17 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
   const int lastVs = layout.virtualStages() - 1;
   const int stepIdx = pl.stepIndex[st.stage][k];
   TimeNs prevOpEnd = kNoArrival;
+  // Each sized once: a view is built twice a step, and grown by doubling these eleven lists were
+  // most of its allocations.
+  const size_t n = ss.ops.size();
+  ss.receiveAfterPrevious.reserve(n);
+  for (auto* v : {&ss.arrival, &ss.waitStart, &ss.moved, &ss.posted, &ss.sent, &ss.sendPosted,
+                  &ss.sendQueuedBehind}) {
+    v->reserve(n);
+  }
+  ss.producerStage.reserve(n);
+  ss.producerOp.reserve(n);
+  ss.heldBehind.reserve(n);
   for (int i : ss.ops) {
     const auto& o = st.ops.ops[i];
     TimeNs arrival = kNoArrival, waitStart = kNoArrival, moved = kNoArrival;

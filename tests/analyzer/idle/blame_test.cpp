@@ -6,6 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <random>
+
 #include "tests/analyzer/idle/hand_steps.h"
 #include "tests/analyzer/idle/step_analysis.h"
 
@@ -20,6 +23,31 @@ using testing::kF0;
 using testing::kF1;
 using testing::kMs;
 using testing::StepAnalysis;
+
+TEST(Blame, GapFiguresArePrintfsDigitsOnEveryScaleAndAtEveryHalfway) {
+  // The sentences' figures were printf("%.2f ms" / "%.1f ms"); they must stay its digits, ties
+  // (0.15 ms is 0.1499... as a double) included.
+  auto printed = [](TimeNs t) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, t < 1'000'000 ? "%.2f ms" : "%.1f ms",
+                  static_cast<double>(t) / 1e6);
+    return std::string(buf);
+  };
+  std::mt19937_64 random(28);
+  std::vector<TimeNs> values = {0,         1,        4'999,     5'000,     15'000,
+                                150'000,   999'999,  1'000'000, 1'050'000, 1'150'000,
+                                2'250'000, -150'000, INT64_MAX, INT64_MIN};
+  for (TimeNs scale = 10; scale < TimeNs{1} << 50; scale *= 7) {
+    for (int i = 0; i < 2000; ++i) {
+      const TimeNs t = static_cast<TimeNs>(random() % static_cast<uint64_t>(scale));
+      values.push_back(t);
+      values.push_back(t / 10'000 * 10'000 + 5'000);     // a halfway of the two decimals
+      values.push_back(t / 100'000 * 100'000 + 50'000);  // ... and of the one
+    }
+  }
+  for (TimeNs t : values) ASSERT_EQ(gapMs(t), printed(t)) << t;
+  EXPECT_EQ(waitedText(2, 3'140'000), "stage 2 waited 3.1 ms");
+}
 
 TEST(Blame, GapBeforeBackwardIsBlamedOnTheSlowerStagesBackward) {
   // Stage 0 waits 4..18 ms for the gradients of BW0, which took 8 ms on stage 1 (ideal 6).
