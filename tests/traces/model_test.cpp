@@ -1,6 +1,10 @@
 // The in-memory model: interning and column sorting.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <utility>
+#include <vector>
+
 #include "traces/model/sort.h"
 #include "traces/model/string_table.h"
 #include "traces/model/trace.h"
@@ -66,6 +70,30 @@ TEST(SortByStart, KeepsRecordedOrderOfEqualStarts) {
   r.start[0] = 101;  // force a sort
   sortByStart(r);
   EXPECT_EQ(r.depth, (std::vector<uint16_t>{1, 2, 0}));
+}
+
+TEST(StableSortRuns, IsStableSortOnFewRunsAndOnMany) {
+  // Runs of ascending keys with repeats (an importer's sorted events and a few appended), from one
+  // run to more than the 64 it merges: the same order as std::stable_sort, ties in input order.
+  std::mt19937 random(28);
+  for (int runs : {1, 2, 3, 7, 63, 64, 65, 200}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<std::pair<int, int>> items;  // (key, position in the input)
+      for (int run = 0; run < runs; ++run) {
+        int key = static_cast<int>(random() % 50);
+        const int n = static_cast<int>(random() % 40);
+        for (int i = 0; i < n; ++i) {
+          key += static_cast<int>(random() % 3);  // repeats within a run
+          items.emplace_back(key, static_cast<int>(items.size()));
+        }
+      }
+      const auto byKey = [](const auto& a, const auto& b) { return a.first < b.first; };
+      auto expected = items;
+      std::stable_sort(expected.begin(), expected.end(), byKey);
+      stableSortRuns(items.begin(), items.end(), byKey);
+      ASSERT_EQ(items, expected) << runs << " runs, trial " << trial;
+    }
+  }
 }
 
 TEST(RankTrace, ThreadAndStreamIndexesAreStable) {

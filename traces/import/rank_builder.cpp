@@ -33,6 +33,49 @@ void spanOf(const Table& t, Interval& span, bool& any) {
   any = true;
 }
 
+// The ranges in the order they nest in: the ranges of each thread and domain together, each by
+// start, an enclosing range (ending later) before what it encloses, then in the order added (one
+// order, however it is sorted, so ranges alike in all four nest as they were added).
+std::vector<uint32_t> nestingOrder(const NvtxRanges& r) {
+  const auto nests = [&](uint32_t a, uint32_t b) {
+    if (r.start[a] != r.start[b]) return r.start[a] < r.start[b];
+    if (r.end[a] != r.end[b]) return r.end[a] > r.end[b];
+    return a < b;
+  };
+  // A rank has a few threads and domains: each one's ranges are taken out in one pass, in the
+  // order added, which an importer's sorted events leave nearly in order (stableSortRuns).
+  constexpr size_t kFewGroups = 64;
+  std::vector<std::pair<uint64_t, size_t>> groups;  // (thread << 32 | domain, ranges)
+  std::vector<uint32_t> order(r.size());
+  const auto groupOf = [&](size_t i) -> size_t {
+    const uint64_t key = uint64_t{r.thread[i]} << 32 | r.domain[i];
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (groups[g].first == key) return g;
+    }
+    groups.emplace_back(key, 0);
+    return groups.size() - 1;
+  };
+  for (size_t i = 0; i < r.size() && groups.size() <= kFewGroups; ++i) ++groups[groupOf(i)].second;
+  if (groups.size() > kFewGroups) {
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      if (r.thread[a] != r.thread[b]) return r.thread[a] < r.thread[b];
+      if (r.domain[a] != r.domain[b]) return r.domain[a] < r.domain[b];
+      return nests(a, b);
+    });
+    return order;
+  }
+  std::vector<size_t> next(groups.size() + 1, 0);  // where each group's next range goes
+  for (size_t g = 0; g < groups.size(); ++g) next[g + 1] = next[g] + groups[g].second;
+  const std::vector<size_t> begin = next;
+  for (size_t i = 0; i < r.size(); ++i) order[next[groupOf(i)]++] = static_cast<uint32_t>(i);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    traces::stableSortRuns(order.begin() + static_cast<std::ptrdiff_t>(begin[g]),
+                           order.begin() + static_cast<std::ptrdiff_t>(begin[g + 1]), nests);
+  }
+  return order;
+}
+
 }  // namespace
 
 ThreadIndex RankBuilder::thread(uint64_t tid) {
@@ -184,15 +227,7 @@ RankTrace RankBuilder::finish(TimeNs offset) {
 }
 
 void computeRangeDepths(NvtxRanges& r) {
-  std::vector<uint32_t> order(r.size());
-  std::iota(order.begin(), order.end(), 0u);
-  // Per thread and domain, by start; an enclosing range (ending later) before what it encloses.
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (r.thread[a] != r.thread[b]) return r.thread[a] < r.thread[b];
-    if (r.domain[a] != r.domain[b]) return r.domain[a] < r.domain[b];
-    if (r.start[a] != r.start[b]) return r.start[a] < r.start[b];
-    return r.end[a] > r.end[b];
-  });
+  const std::vector<uint32_t> order = nestingOrder(r);
   std::vector<TimeNs> open;  // ends of the ranges enclosing the current one
   for (size_t k = 0; k < order.size(); ++k) {
     const uint32_t i = order[k];
