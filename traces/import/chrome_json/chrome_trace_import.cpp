@@ -8,12 +8,11 @@
 #include "traces/import/chrome_json/dialects.h"
 #include "traces/import/chrome_json/metadata_lookahead.h"
 #include "traces/import/chrome_json/parsed_event_stream.h"
+#include "traces/import/chrome_json/trace_event.h"
 #include "traces/parallel/parallel_for.h"
 
 namespace bubblescope::traces::import {
 namespace {
-
-constexpr size_t kPadding = 64;
 
 bool isTimed(char ph) {
   return ph == 'X' || ph == 'B' || ph == 'i' || ph == 'I';
@@ -45,7 +44,7 @@ class ChromeTraceSink : public ParsedEventSink {
         // Metadata usually comes first: keep it until the dialect is known.
         if (e.ph == 'M') {
           clues_.metadata(e, parser_);
-          pending_.emplace_back(std::string(json) + std::string(kPadding, ' '));
+          pending_.emplace_back(std::string(json) + std::string(kJsonPadding, ' '));
         }
         return;
       }
@@ -77,7 +76,8 @@ class ChromeTraceSink : public ParsedEventSink {
     chosen_ = builders_[dialect].get();
     for (const std::string& json : pending_) {
       TraceEvent e;
-      if (parser_.parse(std::string_view(json).substr(0, json.size() - kPadding), json.size(), e)) {
+      if (parser_.parse(std::string_view(json).substr(0, json.size() - kJsonPadding), json.size(),
+                        e)) {
         chosen_->event(e, parser_);
       }
     }

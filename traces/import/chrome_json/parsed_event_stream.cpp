@@ -18,7 +18,6 @@
 namespace bubblescope::traces::import {
 namespace {
 
-constexpr size_t kPadding = 64;  // SIMDJSON_PADDING: readable bytes past a text
 // A batch goes over at whichever comes first: enough events that the handover (a lock) costs
 // nothing beside their parse, few enough bytes that the batches in flight stay a few MB.
 constexpr size_t kBatchEvents = 2048;
@@ -51,7 +50,7 @@ struct Batch {
     const Span span{static_cast<uint32_t>(bytes.size()), static_cast<uint32_t>(s.size())};
     if (s.empty()) return {};
     bytes.insert(bytes.end(), s.begin(), s.end());
-    if (padded) bytes.insert(bytes.end(), kPadding, ' ');
+    if (padded) bytes.insert(bytes.end(), kJsonPadding, ' ');
     return span;
   }
   std::string_view text(Span s) const {
@@ -72,7 +71,7 @@ void deliver(Batch& b, ParsedEventSink& sink) {
         sink.malformedEvent();
         break;
       case Item::Kind::TopLevel:
-        sink.topLevel(b.text(it.key), b.text(it.json), it.json.size + kPadding);
+        sink.topLevel(b.text(it.key), b.text(it.json), it.json.size + kJsonPadding);
         break;
       case Item::Kind::Event: {
         TraceEvent& e = it.event;
@@ -81,9 +80,9 @@ void deliver(Batch& b, ParsedEventSink& sink) {
         e.pidText = b.text(it.pidText);
         e.tidText = b.text(it.tidText);
         e.args = b.text(it.args);
-        e.argsCapacity = e.args.empty() ? 0 : it.args.size + kPadding;
+        e.argsCapacity = e.args.empty() ? 0 : it.args.size + kJsonPadding;
         const std::string_view json = b.text(it.json);
-        sink.event(e, json, json.empty() ? 0 : json.size() + kPadding);
+        sink.event(e, json, json.empty() ? 0 : json.size() + kJsonPadding);
         break;
       }
     }

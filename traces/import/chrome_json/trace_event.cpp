@@ -8,6 +8,9 @@
 #include "traces/import/chrome_json/microseconds.h"
 
 namespace bubblescope::traces::import {
+
+static_assert(kJsonPadding == simdjson::SIMDJSON_PADDING);
+
 namespace {
 
 using simdjson::ondemand::json_type;

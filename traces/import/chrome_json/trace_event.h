@@ -1,12 +1,17 @@
 #pragma once
 // One Chrome-trace event as the importers use it: the common fields parsed (times as int64 ns),
 // the args left as JSON text for the few event kinds that need them.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string_view>
 
 namespace bubblescope::traces::import {
+
+// simdjson's SIMDJSON_PADDING: the bytes it may read past a text it parses in place, which every
+// text handed to the parser must have readable after it (trace_event.cpp checks the value).
+inline constexpr size_t kJsonPadding = 64;
 
 // Kineto's event categories ("cat"), with the legacy spellings folded in.
 enum class Category : uint8_t {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "traces/errors.h"
+#include "traces/import/chrome_json/trace_event.h"
 
 namespace bubblescope::traces::import {
 namespace {
@@ -11,7 +12,6 @@ namespace {
 constexpr size_t kFirstChunk = size_t{64} << 10;  // small inputs stay small ...
 constexpr size_t kChunk = size_t{4} << 20;        // ... large ones read 4 MiB per refill
 constexpr size_t kMaxValue = size_t{64} << 20;    // larger top-level values are skipped
-constexpr size_t kPadding = 64;                   // SIMDJSON_PADDING: readable bytes past the text
 constexpr size_t npos = std::string_view::npos;
 
 bool isSpace(char c) {
@@ -26,7 +26,7 @@ bool endsScalar(char c) {
 // window grows: simple, and only the one value straddling a refill is scanned twice.
 class Scanner {
  public:
-  explicit Scanner(ByteSource& source) : src_(source), buf_(kFirstChunk + kPadding) {}
+  explicit Scanner(ByteSource& source) : src_(source), buf_(kFirstChunk + kJsonPadding) {}
 
   // The next non-space byte (not consumed), or -1 at the end of the input.
   int peek() {
@@ -87,10 +87,10 @@ class Scanner {
       discarded_ += pos_;
       pos_ = 0;
     }
-    const size_t cap = buf_.size() - kPadding;
+    const size_t cap = buf_.size() - kJsonPadding;
     // The window doubles when a value fills it, and up to kChunk as the input goes on.
-    if (end_ == cap || cap < kChunk) buf_.resize(2 * cap + kPadding);
-    const size_t k = src_.read(buf_.data() + end_, buf_.size() - kPadding - end_);
+    if (end_ == cap || cap < kChunk) buf_.resize(2 * cap + kJsonPadding);
+    const size_t k = src_.read(buf_.data() + end_, buf_.size() - kJsonPadding - end_);
     if (k == 0) eof_ = true;
     end_ += k;
   }

@@ -2,12 +2,11 @@
 
 #include "traces/errors.h"
 #include "traces/format/field_range.h"
+#include "traces/import/chrome_json/trace_event.h"
 #include "traces/import/collectives.h"
 
 namespace bubblescope::traces::import {
 namespace {
-
-constexpr size_t kPadding = 64;  // simdjson reads this far past a document
 
 struct Timer {
   std::string_view name;
@@ -79,7 +78,7 @@ void TimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
     case 'B':
       if (e.ts) {
         std::string args(e.args);
-        args.append(kPadding, ' ');
+        args.append(kJsonPadding, ' ');
         open_[{e.pid, e.tid}].push_back({std::string(e.name), *e.ts, std::move(args)});
       }
       return;
@@ -93,7 +92,7 @@ void TimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
       x.name = o.name;
       x.ts = o.start;
       x.dur = *e.ts - o.start;
-      x.args = std::string_view(o.args).substr(0, o.args.size() - kPadding);
+      x.args = std::string_view(o.args).substr(0, o.args.size() - kJsonPadding);
       x.argsCapacity = o.args.size();
       complete(x, parser);
       return;
