@@ -17,6 +17,14 @@ namespace {
 using traces::RankTrace;
 using traces::StringId;
 
+// A rank matches each of its distinct names once (below); the rule sets' memo adds what other
+// ranks and earlier polls matched, unless the rank has more names than the memo can hold.
+std::optional<Match> matchName(const RuleSet& set, const traces::StringTable& strings,
+                               StringId name) {
+  const std::string_view label = strings.at(name);
+  return strings.size() <= RuleSet::kMemoNames ? set.match(label) : set.matchOnce(label);
+}
+
 // Matches of one rule set, cached per distinct name (traces repeat a few names millions of times).
 class CachedMatcher {
  public:
@@ -25,8 +33,8 @@ class CachedMatcher {
 
   const std::optional<Match>& operator()(StringId name) {
     if (!done_[name]) {
-      cache_[name] = set_.match(strings_.at(name));
-      if (!cache_[name]) cache_[name] = commonMarkers().match(strings_.at(name));
+      cache_[name] = matchName(set_, strings_, name);
+      if (!cache_[name]) cache_[name] = matchName(commonMarkers(), strings_, name);
       done_[name] = true;
     }
     return cache_[name];
@@ -44,7 +52,7 @@ size_t countOps(const RankTrace& t, const RuleSet& set) {
   size_t n = 0;
   for (StringId name : t.ranges.name) {
     if (seen[name] < 0) {
-      auto m = set.match(t.strings.at(name));
+      auto m = matchName(set, t.strings, name);
       seen[name] = m && m->role == Role::Op ? 1 : 0;
     }
     n += static_cast<size_t>(seen[name]);

@@ -65,7 +65,7 @@ std::optional<Match> Rule::apply(std::string_view name) const {
 // threads queue on it (a fifth of the recognition of a 100,000-step timeline, on two threads).
 struct RuleSet::Memo {
   static constexpr size_t kShards = 16;
-  static constexpr size_t kMostNames = size_t{1} << 12;  // in all shards
+  static constexpr size_t kMostNames = kMemoNames;  // in all shards
   struct Hash {
     using is_transparent = void;  // found by string_view, without a copy
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
