@@ -19,6 +19,9 @@ RE2::Options options() {
 Pattern::Pattern(const std::string& source) {
   auto re = std::make_shared<const re2::RE2>(source, options());
   if (!re->ok()) throw std::invalid_argument(re->error());
+  // 16 bytes bound a name by its first characters, all any rule's literal needs.
+  // An empty `most_` would mean no upper bound, not "nothing".
+  bounded_ = re->PossibleMatchRange(&least_, &most_, 16) && !most_.empty();
   re_ = std::move(re);
 }
 
@@ -29,6 +32,7 @@ int Pattern::groups() const {
 bool Pattern::fullMatch(std::string_view name, std::vector<std::string_view>& captures,
                         std::vector<bool>& matched) const {
   if (!re_ || name.size() > kMaxMatchedNameBytes) return false;
+  if (bounded_ && (name < least_ || name > most_)) return false;
   const int n = 1 + re_->NumberOfCapturingGroups();
   // Reused: a run tries every rule on every range, and a fresh vector a try was an allocation.
   thread_local std::vector<re2::StringPiece> pieces;
