@@ -25,7 +25,7 @@ void configureMalloc() {
 }
 
 void adviseHugePages(void* block, std::size_t bytes) {
-  if (bytes < kHugePagesFrom || !hugePages.load(std::memory_order_relaxed)) return;
+  if (!hugePages.load(std::memory_order_relaxed)) return;
   static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
   // The block's own pages: above the mmap threshold, glibc maps each such block apart.
   const auto at = reinterpret_cast<std::uintptr_t>(block);

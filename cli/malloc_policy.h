@@ -27,8 +27,8 @@ namespace bubblescope::cli {
 // their scratch buffers, nor by the agent: the job's malloc is the job's.
 void configureMalloc();
 
-// Advises a block just allocated onto huge pages, when configureMalloc() was called and the block
-// is at least kHugePagesFrom; the program's operator new calls it (cli/operator_new.cpp).
+// Advises a block just allocated onto huge pages, when configureMalloc() was called; the program's
+// operator new calls it for blocks of kHugePagesFrom and more (cli/operator_new.cpp).
 inline constexpr std::size_t kHugePagesFrom = std::size_t{4} << 20;
 void adviseHugePages(void* block, std::size_t bytes);
 

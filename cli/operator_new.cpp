@@ -9,7 +9,8 @@
 void* operator new(std::size_t n) {
   for (;;) {
     if (void* p = std::malloc(n == 0 ? 1 : n)) {
-      bubblescope::cli::adviseHugePages(p, n);
+      // Checked here, inline: every allocation passes, few are large.
+      if (n >= bubblescope::cli::kHugePagesFrom) bubblescope::cli::adviseHugePages(p, n);
       return p;
     }
     std::new_handler handler = std::get_new_handler();

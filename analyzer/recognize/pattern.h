@@ -36,8 +36,8 @@ class Pattern {
   // is refused by two comparisons, not a match. A run tries each name against every rule of
   // every set, and most rules start with a literal ("PP:", "forward-compute", "step ") that
   // most names do not: on an op-level timeline whose every step has a name of its own, the
-  // tries were most of its recognition (issue 28). Unbounded (both empty) for a pattern that
-  // can start with anything.
+  // tries were most of its recognition (issue 28). Not `bounded_` where RE2 gives no range or
+  // no upper bound (a pattern that can start with anything).
   std::string least_, most_;
   bool bounded_ = false;
 };

@@ -65,7 +65,6 @@ std::optional<Match> Rule::apply(std::string_view name) const {
 // threads queue on it (a fifth of the recognition of a 100,000-step timeline, on two threads).
 struct RuleSet::Memo {
   static constexpr size_t kShards = 16;
-  static constexpr size_t kMostNames = kMemoNames;  // in all shards
   struct Hash {
     using is_transparent = void;  // found by string_view, without a copy
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -92,7 +91,7 @@ std::optional<Match> RuleSet::match(std::string_view label) const {
   }
   std::optional<Match> m = matchRules(label);
   std::lock_guard<std::mutex> lock(shard.mutex);
-  if (shard.byName.size() >= Memo::kMostNames / Memo::kShards) shard.byName.clear();
+  if (shard.byName.size() >= kMemoNames / Memo::kShards) shard.byName.clear();
   shard.byName.emplace(std::string(label), m);
   return m;
 }
