@@ -10,6 +10,7 @@
 
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/steps.h"
+#include "analyzer/recognize/work_inside.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -65,29 +66,23 @@ bool isNcclDomain(const RankTrace& t, StringId domain) {
   return t.strings.at(domain) == "NCCL";
 }
 
-// A range on a thread, for telling host work from wrappers.
-struct ThreadRange {
-  traces::ThreadIndex thread;
-  TimeNs start, end;
-  traces::StringId name;
-};
-
 // Unrecognised ranges that hold no recognised work of their own thread are evidence that the
 // host was busy (data loading, Python, GC); a wrapper around a whole step is not. Work of other
 // threads does not count: a comm thread's SEND may well start while the main thread loads data.
-void hostActivity(const RankTrace& t, const std::vector<ThreadRange>& candidates,
-                  std::vector<std::pair<traces::ThreadIndex, TimeNs>> workStarts, RankOps& out) {
-  std::sort(workStarts.begin(), workStarts.end());
+template <class IsWork>
+void hostActivity(const RankTrace& t, const std::vector<uint32_t>& candidates, IsWork isWork,
+                  RankOps& out) {
+  const auto& r = t.ranges;
+  const std::vector<bool> holds = candidatesHoldingWork(r, candidates, isWork);
   std::unordered_map<traces::StringId, uint32_t> nameIndex;
-  for (const ThreadRange& r : candidates) {
-    auto it = std::lower_bound(workStarts.begin(), workStarts.end(), std::pair(r.thread, r.start));
-    if (it == workStarts.end() || it->first != r.thread || it->second >= r.end) {
-      out.hostActivity.push_back({r.start, r.end});
-      auto [name, added] =
-          nameIndex.try_emplace(r.name, static_cast<uint32_t>(out.hostNames.size()));
-      if (added) out.hostNames.emplace_back(t.strings.at(r.name));
-      out.hostActivityName.push_back(name->second);
-    }
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    if (holds[k]) continue;
+    const uint32_t i = candidates[k];
+    out.hostActivity.push_back({r.start[i], r.end[i]});
+    auto [name, added] =
+        nameIndex.try_emplace(r.name[i], static_cast<uint32_t>(out.hostNames.size()));
+    if (added) out.hostNames.emplace_back(t.strings.at(r.name[i]));
+    out.hostActivityName.push_back(name->second);
   }
 }
 
@@ -134,12 +129,10 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
 
   CachedMatcher match(chosen, t.strings);
   const auto& r = t.ranges;
-  std::vector<ThreadRange> unrecognised;
-  std::vector<std::pair<traces::ThreadIndex, TimeNs>> workStarts;
+  std::vector<uint32_t> unrecognised;  // not NCCL's own: candidates for host activity
   std::vector<std::optional<int>> opStage, commStage;
-  // What only some traces need, gathered only for them: the stage ids of labels that carry one,
-  // and the work starts that tell an unrecognised range from one around work (hostActivity).
-  bool labelsNameStages = false, hostCandidates = false;
+  // What only some traces need, gathered only for them: the stage ids of labels that carry one.
+  bool labelsNameStages = false;
   {
     // Sized once, from a count by role (each name is matched once, then looked up): an op-level
     // timeline is mostly ops and comms, whose vectors grown by doubling held up to three times
@@ -155,7 +148,6 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
         ++none;
       }
     }
-    hostCandidates = none > 0;
     auto count = [&](Role role) { return byRole[static_cast<size_t>(role)]; };
     out.ops.reserve(count(Role::Op));
     if (labelsNameStages) opStage.reserve(count(Role::Op));
@@ -166,17 +158,13 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
     out.optimizer.reserve(count(Role::Optimizer));
     out.gradSync.reserve(count(Role::GradSync));
     out.otherBusy.reserve(count(Role::OtherBusy));
-    if (hostCandidates) workStarts.reserve(r.size() - none - count(Role::Step));
     unrecognised.reserve(none);
   }
-  auto noteWork = [&](size_t i) {
-    if (hostCandidates) workStarts.emplace_back(r.thread[i], r.start[i]);
-  };
   for (size_t i = 0; i < r.size(); ++i) {
     const auto& m = match(r.name[i]);
     if (!m) {
       if (!isNcclDomain(t, r.domain[i])) {
-        unrecognised.push_back({r.thread[i], r.start[i], r.end[i], r.name[i]});
+        unrecognised.push_back(static_cast<uint32_t>(i));
       }
       continue;
     }
@@ -190,7 +178,6 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
                                        .computeBusy = r.end[i] - r.start[i],
                                        .thread = r.thread[i]});
         if (labelsNameStages) opStage.push_back(m->stage);
-        noteWork(i);
         break;
       case Role::Send:
       case Role::Recv:
@@ -198,7 +185,6 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
                              m->peer.value_or(-1), r.start[i], r.end[i], r.thread[i], -1});
         out.comms.back().launch = r.start[i];
         if (labelsNameStages) commStage.push_back(m->stage);
-        noteWork(i);
         break;
       case Role::Step:
         out.steps.push_back(
@@ -206,20 +192,24 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
         break;
       case Role::Optimizer:
         out.optimizer.push_back({r.start[i], r.end[i]});
-        noteWork(i);
         break;
       case Role::GradSync:
         out.gradSync.push_back({r.start[i], r.end[i]});
-        noteWork(i);
         break;
       case Role::OtherBusy:
         out.otherBusy.push_back({r.start[i], r.end[i]});
-        noteWork(i);
         break;
     }
   }
   chunksFromStageIds(out, opStage, commStage);
-  hostActivity(t, unrecognised, std::move(workStarts), out);
+  // Work is every recognised range but a step's.
+  hostActivity(
+      t, unrecognised,
+      [&](uint32_t i) {
+        const auto& m = match(r.name[i]);
+        return m && m->role != Role::Step;
+      },
+      out);
   if (withKernels) attributeKernels(t, out);
   cutSteps(out);
   if (out.mbInferred) numberMicrobatchesByOrder(out);
