@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <iterator>
-#include <map>
-#include <set>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "analyzer/comm/kernel_comms.h"
 #include "analyzer/pipeline/clock_align.h"
@@ -146,19 +145,34 @@ std::vector<Transfer> matchTransfers(const PipelineTrace& pl) {
 }
 
 void findCommonSteps(PipelineTrace& pl, const PipelineOptions& options) {
-  std::map<int64_t, int> count;
+  // Each stage's distinct numbers of steps with ops, then every stage's sorted together: a number
+  // on every stage appears p times in a row. (A tree of the numbers, added to for every op, was
+  // most of building a 10^6-step pipeline.)
+  std::vector<int64_t> numbers;
   for (const auto& st : pl.stages) {
-    std::set<int64_t> numbers;
+    std::vector<bool> hasOps(st.ops.steps.size(), false);
     for (const auto& o : st.ops.ops) {
-      if (o.step >= 0) numbers.insert(st.ops.steps[o.step].number);
+      if (o.step >= 0) hasOps[o.step] = true;
     }
-    for (int64_t n : numbers) ++count[n];
+    std::vector<int64_t> own;
+    for (size_t i = 0; i < hasOps.size(); ++i) {
+      if (hasOps[i]) own.push_back(st.ops.steps[i].number);
+    }
+    std::sort(own.begin(), own.end());
+    own.erase(std::unique(own.begin(), own.end()), own.end());
+    numbers.insert(numbers.end(), own.begin(), own.end());
   }
+  std::sort(numbers.begin(), numbers.end());
   size_t inRange = 0;
-  for (const auto& [n, c] : count) {
+  for (size_t i = 0; i < numbers.size();) {
+    size_t j = i;
+    while (j < numbers.size() && numbers[j] == numbers[i]) ++j;
+    const int64_t n = numbers[i];
+    const auto stages = static_cast<int>(j - i);
+    i = j;
     if (n < options.firstStep || n > options.lastStep) continue;
     ++inRange;
-    if (c == pl.p) pl.stepNumbers.push_back(n);
+    if (stages == pl.p) pl.stepNumbers.push_back(n);
   }
   if (pl.stepNumbers.size() < inRange) {
     pl.warnings.push_back(std::to_string(inRange - pl.stepNumbers.size()) +
