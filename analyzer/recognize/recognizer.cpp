@@ -48,13 +48,21 @@ class CachedMatcher {
   std::vector<bool> done_;
 };
 
+// How many of the rank's ranges the set recognises as ops. A rank with more names than the memo
+// holds asks of each only whether it is an op.
 size_t countOps(const RankTrace& t, const RuleSet& set) {
   std::vector<int8_t> seen(t.strings.size(), -1);
   size_t n = 0;
   for (StringId name : t.ranges.name) {
     if (seen[name] < 0) {
-      auto m = matchName(set, t.strings, name);
-      seen[name] = m && m->role == Role::Op ? 1 : 0;
+      bool op = false;
+      if (t.strings.size() <= RuleSet::kMemoNames) {
+        auto m = set.match(t.strings.at(name));
+        op = m && m->role == Role::Op;
+      } else {
+        op = set.matchesOp(t.strings.at(name));
+      }
+      seen[name] = op ? 1 : 0;
     }
     n += static_cast<size_t>(seen[name]);
   }

@@ -96,6 +96,17 @@ std::optional<Match> RuleSet::match(std::string_view label) const {
   return m;
 }
 
+bool RuleSet::matchesOp(std::string_view label) const {
+  size_t end = 0;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (rules[i].role == Role::Op) end = i + 1;
+  }
+  for (size_t i = 0; i < end; ++i) {
+    if (auto m = rules[i].apply(label)) return m->role == Role::Op;
+  }
+  return false;
+}
+
 std::optional<Match> RuleSet::matchRules(std::string_view label) const {
   for (const Rule& r : rules) {
     if (auto m = r.apply(label)) return m;

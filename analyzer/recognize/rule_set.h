@@ -42,6 +42,11 @@ struct RuleSet {
   // patterns (a fifth of analysing a 100,000-step timeline, issue 28).
   std::optional<Match> matchOnce(std::string_view label) const { return matchRules(label); }
   static constexpr size_t kMemoNames = size_t{1} << 12;  // the most names the memo holds
+  // Whether the name's match is an op, without the memo, trying the rules only up to the last op
+  // rule (a later one can only say it is not an op): what choosing a rank's rule set asks of
+  // each of its names. A set's trailing rules that begin with ".*" (Megatron's transfers) match
+  // every name through to its end.
+  bool matchesOp(std::string_view label) const;
 
   // What match() remembers, shared by copies of the set (their rules are the same).
   // A set made by builtinRuleSets() or parseRuleSet() has one; a set built by hand matches
