@@ -239,9 +239,11 @@ RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid, std::deque<
 NdTimelineBuilder::NdTimelineBuilder(const std::filesystem::path& file) : file_(file) {}
 
 uint32_t NdTimelineBuilder::nameId(std::string_view name) {
-  auto [it, added] = nameIds_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
-  if (added) names_.emplace_back(name);
-  return it->second;
+  if (auto it = nameIds_.find(name); it != nameIds_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(names_.size());
+  nameIds_.emplace(std::string(name), id);
+  names_.emplace_back(name);
+  return id;
 }
 
 void NdTimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -52,7 +54,13 @@ class NdTimelineBuilder : public DialectBuilder {
   std::map<int64_t, RankBuffer> ranks_;  // by global rank (tid / 5)
   std::string conflict_;                 // a rank seen under two pids: the error to raise
   std::vector<std::string> names_;
-  std::unordered_map<std::string, uint32_t> nameIds_;
+  // Found by the event's own text: a key made for every event was a copy of a name (and, past 15
+  // characters, an allocation) for each of the timeline's millions of events.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> nameIds_;
   std::map<std::pair<int64_t, int64_t>, std::string> threadNames_;  // (pid, tid)
   std::map<int64_t, std::string> processNames_;
   std::map<std::string, uint64_t> skipped_;
