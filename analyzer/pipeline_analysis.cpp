@@ -21,6 +21,7 @@
 #include "analyzer/whatif/schedule_match.h"
 #include "analyzer/whatif/what_if.h"
 #include "traces/parallel/parallel_for.h"
+#include "traces/parallel/worker_pool.h"
 
 namespace bubblescope::analysis {
 namespace {
@@ -550,6 +551,10 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
                       out.tailMedian,
                       causes.imbalancedStage};
   std::vector<StepOutcome> analysed;
+  // The batches' threads kept from one batch to the next: started anew for each, a thread's
+  // start and end (its malloc arena and caches set up and flushed) cost about as much as its
+  // share of a batch of small steps, and on 10^6 steps the caller analysed most of each alone.
+  traces::WorkerPool pool(stepThreads);
   for (size_t k = 0; k < views.size(); k += analysed.size()) {
     analysed.assign(std::min(batch, views.size() - k), StepOutcome{});
     // What only the first committed step gives is made by each step in flight until one has.
@@ -563,7 +568,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     if (analysed.size() == 1) {
       analyze(0);
     } else {
-      traces::parallelFor(analysed.size(), threads, analyze);
+      pool.run(analysed.size(), analyze);
     }
     for (StepOutcome& step : analysed) {
       if (step.refused.empty()) {
