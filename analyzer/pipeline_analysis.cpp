@@ -565,11 +565,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
       analysed[i] =
           analyzeStep(in, step == 0 ? *firstView : views.build(step), wantOrder, wantIdealOps);
     };
-    if (analysed.size() == 1) {
-      analyze(0);
-    } else {
-      pool.run(analysed.size(), analyze);
-    }
+    pool.run(analysed.size(), analyze);
     for (StepOutcome& step : analysed) {
       if (step.refused.empty()) {
         commitStep(std::move(step), out, times, causes, ledger);

@@ -20,10 +20,14 @@ using traces::StringId;
 
 // A rank matches each of its distinct names once (below); the rule sets' memo adds what other
 // ranks and earlier polls matched, unless the rank has more names than the memo can hold.
+bool memoHolds(const traces::StringTable& strings) {
+  return strings.size() <= RuleSet::kMemoNames;
+}
+
 std::optional<Match> matchName(const RuleSet& set, const traces::StringTable& strings,
                                StringId name) {
   const std::string_view label = strings.at(name);
-  return strings.size() <= RuleSet::kMemoNames ? set.match(label) : set.matchOnce(label);
+  return memoHolds(strings) ? set.match(label) : set.matchOnce(label);
 }
 
 // Matches of one rule set, cached per distinct name (traces repeat a few names millions of times).
@@ -56,7 +60,7 @@ size_t countOps(const RankTrace& t, const RuleSet& set) {
   for (StringId name : t.ranges.name) {
     if (seen[name] < 0) {
       bool op = false;
-      if (t.strings.size() <= RuleSet::kMemoNames) {
+      if (memoHolds(t.strings)) {
         auto m = set.match(t.strings.at(name));
         op = m && m->role == Role::Op;
       } else {

@@ -17,26 +17,32 @@ WorkerPool::~WorkerPool() {
   for (auto& t : threads_) t.join();
 }
 
-void WorkerPool::run(size_t n, const std::function<void(size_t)>& work) {
+void WorkerPool::run(size_t n, const std::function<void(size_t)>& work,
+                     const std::function<void(size_t)>& progress) {
   if (n == 0) return;
-  if (threads_.empty() || n == 1) {
-    for (size_t i = 0; i < n; ++i) work(i);
-    return;
-  }
   {
     std::lock_guard lock(mutex_);
     work_ = &work;
+    progress_ = progress ? &progress : nullptr;
     n_ = n;
+    done_ = 0;
     next_ = 0;
     error_ = nullptr;
-    busy_ = static_cast<unsigned>(threads_.size());
-    ++loop_;
   }
-  started_.notify_all();
+  // One item, or no thread but the caller's: the loop in line.
+  const bool inLine = threads_.empty() || n == 1;
+  if (!inLine) {
+    {
+      std::lock_guard lock(mutex_);
+      busy_ = static_cast<unsigned>(threads_.size());
+      ++loop_;
+    }
+    started_.notify_all();
+  }
   take();
   std::unique_lock lock(mutex_);
   finished_.wait(lock, [&] { return busy_ == 0; });
-  work_ = nullptr;
+  work_ = progress_ = nullptr;
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
@@ -64,6 +70,10 @@ void WorkerPool::take() {
       if (!error_) error_ = std::current_exception();
       next_ = n_;  // hand out nothing more
       return;
+    }
+    if (progress_) {
+      std::lock_guard lock(mutex_);
+      (*progress_)(++done_);
     }
   }
 }

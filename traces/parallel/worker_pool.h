@@ -21,9 +21,11 @@ class WorkerPool {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  // As parallelFor: work(i) for every i in [0, n), items handed out one at a time, the first
-  // exception rethrown once every thread has finished with the loop. One loop at a time.
-  void run(size_t n, const std::function<void(size_t i)>& work);
+  // As parallelFor: work(i) for every i in [0, n), items handed out one at a time,
+  // progress(done) after each item, one call at a time, the first exception stopping the handing
+  // out and rethrown once every thread has finished with the loop. One loop at a time.
+  void run(size_t n, const std::function<void(size_t i)>& work,
+           const std::function<void(size_t done)>& progress = {});
 
  private:
   void serve();
@@ -32,7 +34,8 @@ class WorkerPool {
   std::mutex mutex_;
   std::condition_variable started_, finished_;
   const std::function<void(size_t)>* work_ = nullptr;
-  size_t n_ = 0;
+  const std::function<void(size_t)>* progress_ = nullptr;
+  size_t n_ = 0, done_ = 0;
   std::atomic<size_t> next_{0};
   size_t loop_ = 0;  // how many loops have started
   unsigned busy_ = 0;
