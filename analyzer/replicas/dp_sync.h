@@ -4,8 +4,8 @@
 // there for the one that arrived last. That waiting is blamed on the last replica and stage.
 #include <vector>
 
-#include "analyzer/result/job_result.h"
 #include "analyzer/result/dp_wait.h"
+#include "analyzer/result/job_result.h"
 
 namespace bubblescope::analysis {
 

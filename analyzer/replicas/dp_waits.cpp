@@ -3,13 +3,13 @@
 #include <algorithm>
 
 namespace bubblescope::analysis {
-namespace {
 
-// When each stage of the pipeline finished its ops in each of its steps: per step number, per
-// stage (INT64_MIN: no op). One pass over the ops.
-std::map<int64_t, std::vector<TimeNs>> arrivals(const PipelineTrace& pl) {
-  std::map<int64_t, std::vector<TimeNs>> out;
-  for (int64_t number : pl.stepNumbers) out[number].assign(pl.p, INT64_MIN);
+ReplicaArrivals arrivalsOf(const PipelineTrace& pl) {
+  ReplicaArrivals out;
+  out.dpRank = pl.dpRank;
+  out.p = pl.p;
+  for (int64_t number : pl.stepNumbers) out.byStep[number].assign(pl.p, INT64_MIN);
+  // One pass over the ops.
   for (const StageTrace& st : pl.stages) {
     // The stage's step markers -> the common step they are (-1: not common).
     std::vector<int64_t> numberOf(st.ops.steps.size(), -1);
@@ -22,29 +22,25 @@ std::map<int64_t, std::vector<TimeNs>> arrivals(const PipelineTrace& pl) {
     }
     for (const RecognizedOp& o : st.ops.ops) {
       if (o.step < 0 || static_cast<size_t>(o.step) >= common.size() || !common[o.step]) continue;
-      auto& row = out[numberOf[o.step]];
+      auto& row = out.byStep[numberOf[o.step]];
       row[st.stage] = std::max(row[st.stage], o.end);
     }
   }
   return out;
 }
 
-}  // namespace
-
-std::vector<DpWaits> dpWaitsOf(const std::vector<const PipelineTrace*>& pipelines) {
-  std::vector<DpWaits> out(pipelines.size());
-  if (pipelines.size() < 2) return out;
-  std::vector<std::map<int64_t, std::vector<TimeNs>>> arrived;
-  for (const PipelineTrace* pl : pipelines) arrived.push_back(arrivals(*pl));
-  const int p = pipelines.front()->p;
-  for (const auto& [number, first] : arrived.front()) {
+std::vector<DpWaits> dpWaitsFrom(const std::vector<ReplicaArrivals>& replicas) {
+  std::vector<DpWaits> out(replicas.size());
+  if (replicas.size() < 2) return out;
+  const int p = replicas.front().p;
+  for (const auto& [number, first] : replicas.front().byStep) {
     std::vector<const std::vector<TimeNs>*> rows;
-    for (const auto& a : arrived) {
-      auto it = a.find(number);
-      if (it == a.end() || static_cast<int>(it->second.size()) != p) break;
+    for (const ReplicaArrivals& a : replicas) {
+      auto it = a.byStep.find(number);
+      if (it == a.byStep.end() || static_cast<int>(it->second.size()) != p) break;
       rows.push_back(&it->second);
     }
-    if (rows.size() != pipelines.size()) continue;  // not on every replica
+    if (rows.size() != replicas.size()) continue;  // not on every replica
     for (auto& w : out) w.byStep[number].assign(p, DpWait{});
     for (int s = 0; s < p; ++s) {
       size_t last = 0;
@@ -56,11 +52,19 @@ std::vector<DpWaits> dpWaitsOf(const std::vector<const PipelineTrace*>& pipeline
       for (size_t d = 0; d < rows.size(); ++d) {
         const TimeNs arrival = (*rows[d])[s];
         out[d].byStep[number][s] = {arrival == INT64_MIN ? 0 : lastArrival - arrival,
-                                    pipelines[last]->dpRank};
+                                    replicas[last].dpRank};
       }
     }
   }
   return out;
+}
+
+std::vector<DpWaits> dpWaitsOf(const std::vector<const PipelineTrace*>& pipelines) {
+  std::vector<ReplicaArrivals> arrived;
+  if (pipelines.size() < 2) return std::vector<DpWaits>(pipelines.size());
+  arrived.reserve(pipelines.size());
+  for (const PipelineTrace* pl : pipelines) arrived.push_back(arrivalsOf(*pl));
+  return dpWaitsFrom(arrived);
 }
 
 }  // namespace bubblescope::analysis

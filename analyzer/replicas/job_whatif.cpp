@@ -74,129 +74,176 @@ const char* opTypeName(OpKind kind) {
   return "?";
 }
 
-void decomposeSlowdown(const std::vector<ReplicaSteps>& replicas, JobResult& job) {
-  if (replicas.empty()) return;
-  // Steps every replica has.
-  std::map<int64_t, std::vector<const StepView*>> byNumber;
-  for (const ReplicaSteps& r : replicas) {
-    for (const StepView& v : r.views) byNumber[v.number].push_back(&v);
-  }
-  std::vector<std::vector<const StepView*>> steps;
-  for (auto& [number, views] : byNumber) {
-    if (views.size() == replicas.size()) steps.push_back(views);
-  }
-  if (steps.size() < byNumber.size()) {
-    job.notes.push_back(std::to_string(byNumber.size() - steps.size()) +
-                        " step(s) missing on some replica: left out of the job's slowdown");
-  }
-
-  // The job-wide ideal: means of kind and chunk, the median transfer; the tail's work is taken
-  // step by step below.
-  std::map<CostKey, std::pair<TimeNs, int64_t>> sums;
-  LinkLags lags;
-  std::vector<int> kinds;
-  for (const ReplicaSteps& r : replicas) {
-    const PipelineTrace& pl = *r.pipeline;
-    for (const StepView& v : r.views) {
-      for (const StageStep& ss : v.stages) {
-        for (int i : ss.ops) {
-          const RecognizedOp& o = pl.stages[ss.stage].ops.ops[i];
-          auto& s = sums[{o.op.kind, o.op.chunk}];
-          s.first += o.end - o.start;
-          s.second += 1;
-          if (std::find(kinds.begin(), kinds.end(), static_cast<int>(o.op.kind)) == kinds.end())
-            kinds.push_back(static_cast<int>(o.op.kind));
+ReplicaCosts replicaCostsOf(const ReplicaSteps& r) {
+  const PipelineTrace& pl = *r.pipeline;
+  ReplicaCosts out;
+  out.dpRank = pl.dpRank;
+  out.p = pl.p;
+  out.steps.reserve(r.views.size());
+  for (const StepView& v : r.views) {
+    out.steps.push_back({v.number, v.start, v.end, tailOf(pl, v)});
+    for (const StageStep& ss : v.stages) {
+      for (int i : ss.ops) {
+        const RecognizedOp& o = pl.stages[ss.stage].ops.ops[i];
+        auto& s = out.sums[{o.op.kind, o.op.chunk}];
+        s.first += o.end - o.start;
+        s.second += 1;
+        if (std::find(out.kinds.begin(), out.kinds.end(), static_cast<int>(o.op.kind)) ==
+            out.kinds.end()) {
+          out.kinds.push_back(static_cast<int>(o.op.kind));
         }
       }
     }
-    for (auto& [link, v] : transferLagsByLink(pl, r.views)) {
-      lags[link].insert(lags[link].end(), v.begin(), v.end());
-    }
   }
-  std::sort(kinds.begin(), kinds.end());
-  std::map<CostKey, TimeNs> ideal;
-  for (const auto& [key, s] : sums) ideal[key] = s.first / s.second;
-  job.transfer = healthyTransfer(lags);
+  std::sort(out.kinds.begin(), out.kinds.end());
+  out.lags = transferLagsByLink(pl, r.views);
+  return out;
+}
 
-  const int p = replicas.front().pipeline->p;
+void JobIdealSums::add(ReplicaCosts& r) {
+  if (replicas_++ == 0) p_ = r.p;
+  for (const ReplicaStep& s : r.steps) ++holders_[s.number];
+  for (const auto& [key, s] : r.sums) {
+    auto& total = sums_[key];
+    total.first += s.first;
+    total.second += s.second;
+  }
+  for (int k : r.kinds) {
+    if (std::find(kinds_.begin(), kinds_.end(), k) == kinds_.end()) kinds_.push_back(k);
+  }
+  for (auto& [link, v] : r.lags) {
+    auto& all = lags_[link];
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  r.sums.clear();
+  r.kinds = {};
+  r.lags.clear();
+}
+
+JobIdeal JobIdealSums::finish() const {
+  JobIdeal out;
+  out.p = p_;
+  // Steps every replica has.
+  for (const auto& [number, n] : holders_) {
+    if (n == replicas_) out.steps.push_back(number);
+  }
+  out.stepsMissing = holders_.size() - out.steps.size();
+  // The job-wide ideal: means of kind and chunk, the median transfer; the tail's work is taken
+  // step by step.
+  for (const auto& [key, s] : sums_) out.ideal[key] = s.first / s.second;
+  out.kinds = kinds_;
+  std::sort(out.kinds.begin(), out.kinds.end());
+  out.transfer = healthyTransfer(lags_);
+  return out;
+}
+
+ReplicaReplay replayReplica(const ReplicaSteps& r, const JobIdeal& ideal) {
+  const PipelineTrace& pl = *r.pipeline;
+  std::map<int64_t, const StepView*> byNumber;
+  for (const StepView& v : r.views) byNumber.emplace(v.number, &v);
   std::vector<Keep> scenarios = {{Keep::None, 0}, {Keep::All, 0}};
-  for (int s = 0; s < p; ++s) scenarios.push_back({Keep::Stage, s});
-  for (size_t d = 0; d < replicas.size(); ++d) {
-    scenarios.push_back({Keep::Replica, static_cast<int>(d)});
+  for (int s = 0; s < ideal.p; ++s) scenarios.push_back({Keep::Stage, s});
+  for (int k : ideal.kinds) scenarios.push_back({Keep::Kind, k});
+  ReplicaReplay out;
+  out.width = static_cast<uint32_t>(scenarios.size());
+  out.makespans.assign(ideal.steps.size() * scenarios.size(), 0);
+  out.replayed.assign(ideal.steps.size(), 0);
+  for (size_t k = 0; k < ideal.steps.size(); ++k) {
+    auto it = byNumber.find(ideal.steps[k]);
+    if (it == byNumber.end()) continue;
+    const StepView& view = *it->second;
+    const engine::Schedule order = observedSchedule(pl, view);
+    TimeNs* row = out.makespans.data() + k * out.width;
+    bool ok = true;
+    for (size_t c = 0; c < scenarios.size() && ok; ++c) {
+      const auto t = makespan(pl, view, order, 0, ideal.ideal, ideal.transfer, scenarios[c]);
+      ok = t.has_value();
+      row[c] = t.value_or(0);
+    }
+    out.replayed[k] = ok;
   }
-  for (int k : kinds) scenarios.push_back({Keep::Kind, k});
+  return out;
+}
 
-  std::vector<std::vector<TimeNs>> stepTimes(scenarios.size());
+void finishSlowdown(const std::vector<ReplicaCosts>& costs, const JobIdeal& ideal,
+                    const std::vector<ReplicaReplay>& replays, JobResult& job) {
+  if (ideal.stepsMissing > 0) {
+    job.notes.push_back(std::to_string(ideal.stepsMissing) +
+                        " step(s) missing on some replica: left out of the job's slowdown");
+  }
+  job.transfer = ideal.transfer;
+  const int p = ideal.p;
+  const size_t replicas = costs.size();
+  // The scenarios' rows in the order of the job's tables: ideal, measured, each stage, each
+  // replica, each kind. A replay's row lacks the replicas'.
+  const size_t scenarios = 2 + static_cast<size_t>(p) + replicas + ideal.kinds.size();
+  const size_t firstReplica = 2 + static_cast<size_t>(p);
+  // Each replica's step times, looked up by step number.
+  std::vector<std::map<int64_t, const ReplicaStep*>> stepOf(replicas);
+  for (size_t d = 0; d < replicas; ++d) {
+    for (const ReplicaStep& s : costs[d].steps) stepOf[d].emplace(s.number, &s);
+  }
+
+  std::vector<std::vector<TimeNs>> stepTimes(scenarios);
   std::vector<TimeNs> measured, tails;
   TimeNs worst = 0;  // the step whose replay of measured costs overshoots it most
   std::string worstStep;
-  for (const auto& views : steps) {
-    std::vector<TimeNs> row(scenarios.size(), 0);
+  for (size_t k = 0; k < ideal.steps.size(); ++k) {
+    const int64_t number = ideal.steps[k];
     bool ok = true;
-    std::vector<engine::Schedule> orders;
-    orders.reserve(replicas.size());
-    for (size_t d = 0; d < replicas.size(); ++d) {
-      orders.push_back(observedSchedule(*replicas[d].pipeline, *views[d]));
-    }
-    // Each replica at ideal costs and at its measured ones: keeping one replica's measured costs
-    // replays that one as measured and every other at ideal, so its row is read off these two
-    // (a replay per replica and scenario would be quadratic in the replicas, issue 28).
-    std::vector<TimeNs> atIdeal(replicas.size(), 0), asMeasured(replicas.size(), 0);
-    for (size_t c = 0; c < scenarios.size() && ok; ++c) {
-      if (scenarios[c].what == Keep::Replica) continue;
-      for (size_t d = 0; d < replicas.size() && ok; ++d) {
-        auto t = makespan(*replicas[d].pipeline, *views[d], orders[d], static_cast<int>(d), ideal,
-                          job.transfer, scenarios[c]);
-        ok = t.has_value();
-        if (!ok) break;
-        row[c] = std::max(row[c], *t);
-        if (scenarios[c].what == Keep::None) atIdeal[d] = *t;
-        if (scenarios[c].what == Keep::All) asMeasured[d] = *t;
-      }
-    }
-    if (ok) {
-      // The two largest replays at ideal costs: the one for "all but replica d".
-      size_t top = 0;
-      for (size_t d = 1; d < replicas.size(); ++d) {
-        if (atIdeal[d] > atIdeal[top]) top = d;
-      }
-      TimeNs second = 0;
-      for (size_t d = 0; d < replicas.size(); ++d) {
-        if (d != top) second = std::max(second, atIdeal[d]);
-      }
-      for (size_t c = 0; c < scenarios.size(); ++c) {
-        if (scenarios[c].what != Keep::Replica) continue;
-        const auto d = static_cast<size_t>(scenarios[c].id);
-        row[c] = std::max(asMeasured[d], d == top ? second : atIdeal[top]);
-      }
+    for (size_t d = 0; d < replicas && ok; ++d) {
+      const ReplicaReplay& r = replays[d];
+      ok = k < r.replayed.size() && r.replayed[k] && r.width + replicas == scenarios &&
+           r.makespans.size() == r.replayed.size() * r.width;
     }
     if (!ok) {
-      job.notes.push_back("step " + std::to_string(views[0]->number) +
+      job.notes.push_back("step " + std::to_string(number) +
                           ": its op order cannot be re-run by the simulator on every replica; "
                           "left out of the job's slowdown");
       continue;
     }
-    TimeNs first = INT64_MAX, last = INT64_MIN;
-    for (const StepView* v : views) {
-      first = std::min(first, v->start);
-      last = std::max(last, v->end);
+    std::vector<TimeNs> row(scenarios, 0);
+    for (size_t d = 0; d < replicas; ++d) {
+      const TimeNs* m = replays[d].row(k);
+      for (size_t c = 0, r = 0; c < scenarios; ++c) {
+        if (c >= firstReplica && c < firstReplica + replicas) continue;
+        row[c] = std::max(row[c], m[r++]);
+      }
     }
-    measured.push_back(last - first);
+    // Keeping one replica's measured costs replays that one as measured and every other at
+    // ideal, so its row is read off the two (a replay per replica and scenario would be
+    // quadratic in the replicas, issue 28): the largest replay at ideal costs of the others.
+    size_t top = 0;
+    for (size_t d = 1; d < replicas; ++d) {
+      if (replays[d].row(k)[0] > replays[top].row(k)[0]) top = d;
+    }
+    TimeNs second = 0;
+    for (size_t d = 0; d < replicas; ++d) {
+      if (d != top) second = std::max(second, replays[d].row(k)[0]);
+    }
+    for (size_t d = 0; d < replicas; ++d) {
+      const TimeNs others = d == top ? second : replays[top].row(k)[0];
+      row[firstReplica + d] = std::max(replays[d].row(k)[1], others);
+    }
+    TimeNs first = INT64_MAX, last = INT64_MIN;
     // The tail's work (DP sync, optimizer), step by step: the replica that arrived last at the
     // sync waited least, so its tail is the work; the others' hold their wait for it. When a
     // different replica is last in each step, every replica's median tail holds a wait.
     TimeNs tail = INT64_MAX;
-    for (size_t d = 0; d < replicas.size(); ++d) {
-      tail = std::min(tail, tailOf(*replicas[d].pipeline, *views[d]));
+    for (size_t d = 0; d < replicas; ++d) {
+      const ReplicaStep& s = *stepOf[d].at(number);
+      first = std::min(first, s.start);
+      last = std::max(last, s.end);
+      tail = std::min(tail, s.tail);
     }
+    measured.push_back(last - first);
     tails.push_back(tail);
-    for (size_t c = 0; c < scenarios.size(); ++c) stepTimes[c].push_back(row[c] + tail);
+    for (size_t c = 0; c < scenarios; ++c) stepTimes[c].push_back(row[c] + tail);
     if (const TimeNs over = stepTimes[1].back() - measured.back(); over > worst) {
       worst = over;
       char buf[160];
       std::snprintf(buf, sizeof buf, "step %lld is replayed in %.1f ms against %.1f ms measured",
-                    static_cast<long long>(views[0]->number),
-                    static_cast<double>(stepTimes[1].back()) / 1e6,
+                    static_cast<long long>(number), static_cast<double>(stepTimes[1].back()) / 1e6,
                     static_cast<double>(measured.back()) / 1e6);
       worstStep = buf;
     }
@@ -216,11 +263,11 @@ void decomposeSlowdown(const std::vector<ReplicaSteps>& replicas, JobResult& job
   };
   size_t c = 2;
   for (int s = 0; s < p; ++s, ++c) job.stages.push_back(part(c, s, "stage " + std::to_string(s)));
-  for (size_t d = 0; d < replicas.size(); ++d, ++c) {
-    const int dp = replicas[d].pipeline->dpRank;
+  for (size_t d = 0; d < replicas; ++d, ++c) {
+    const int dp = costs[d].dpRank;
     job.dpRanks.push_back(part(c, dp, "DP replica " + std::to_string(dp)));
   }
-  for (int k : kinds) {
+  for (int k : ideal.kinds) {
     job.opTypes.push_back(part(c++, k, opTypeName(static_cast<OpKind>(k))));
   }
 }

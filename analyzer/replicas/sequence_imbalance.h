@@ -3,10 +3,11 @@
 // of its replica takes longer on it. Per-microbatch costs that move together across stages are
 // that, not a slow stage (whose costs are normalised away here) and not jitter of one op (which
 // no other stage shares). Pure: reads the replicas' ops, writes findings.
+#include <optional>
 #include <vector>
 
-#include "analyzer/result/job_result.h"
 #include "analyzer/replicas/job_whatif.h"
+#include "analyzer/result/job_result.h"
 
 namespace bubblescope::analysis {
 
@@ -16,6 +17,8 @@ inline constexpr double kSequenceCorrelation = 0.6;
 // ... and vary by at least this much (relative standard deviation), to be reported.
 inline constexpr double kSequenceSpread = 0.05;
 
-void findSequenceImbalance(const std::vector<ReplicaSteps>& replicas, JobResult& job);
+// One replica's finding, if its costs show one (each replica on its own: analyze under MPI finds
+// them where the replicas are analysed).
+std::optional<SequenceImbalance> sequenceImbalanceOf(const ReplicaSteps& replica);
 
 }  // namespace bubblescope::analysis

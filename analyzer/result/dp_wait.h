@@ -4,6 +4,7 @@
 // stage s arrived earlier waits there for the last one. Found across the replicas
 // (replicas/dp_waits.h) before each pipeline is analysed, so that its drain gaps hold that wait
 // as its own class ("wait: DP sync") instead of a stall nothing in the pipeline explains.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <vector>
