@@ -15,6 +15,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/report/report.h"
+#include "analyzer/result/pipeline_result_codec.h"
 #include "cli/analysis_shard.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
@@ -49,6 +50,18 @@ std::string report(const analysis::AnalysisResult& r, const char* key, bool deta
   return out.str();
 }
 
+// Every pipeline's result through the bytes a process would send it as.
+analysis::AnalysisResult throughBytes(analysis::AnalysisResult r) {
+  for (analysis::PipelineResult& p : r.pipelines) {
+    std::string bytes;
+    traces::ByteWriter w(bytes);
+    analysis::encodePipelineResult(p, w);
+    traces::ByteReader in(bytes);
+    p = analysis::decodePipelineResult(in);
+  }
+  return r;
+}
+
 // The files of `paths` dealt to `n` shards at random (some may hold none).
 std::vector<std::vector<size_t>> deal(size_t files, size_t n, std::mt19937& rng) {
   std::vector<std::vector<size_t>> out(n);
@@ -56,8 +69,8 @@ std::vector<std::vector<size_t>> deal(size_t files, size_t n, std::mt19937& rng)
   return out;
 }
 
-// Analysed whole and in 1-4 random shards, in summary and with every gap: the same reports.
-// Returns the whole run's text report.
+// Analysed whole and in 1-4 random shards, in summary and with every gap: the same reports, and
+// the same again with each replica's result sent as bytes. Returns the whole run's text report.
 std::string expectSameAsWhole(const std::vector<fs::path>& paths, const std::string& what,
                               std::mt19937& rng) {
   SCOPED_TRACE(what);
@@ -79,10 +92,13 @@ std::string expectSameAsWhole(const std::vector<fs::path>& paths, const std::str
     SCOPED_TRACE(std::to_string(n) + " shard(s), every gap " + std::to_string(everyGap));
     text = report(whole, "text", false);
     EXPECT_EQ(report(sharded, "text", false), text);
+    const analysis::AnalysisResult sent = throughBytes(sharded);
     if (everyGap) {
       EXPECT_EQ(report(sharded, "json", true), report(whole, "json", true));
+      EXPECT_EQ(report(sent, "json", true), report(whole, "json", true));
     } else {
       EXPECT_EQ(report(sharded, "json", false), report(whole, "json", false));
+      EXPECT_EQ(report(sent, "json", false), report(whole, "json", false));
     }
   }
   return text;
