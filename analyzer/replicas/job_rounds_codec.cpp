@@ -5,15 +5,6 @@
 namespace bubblescope::analysis {
 namespace {
 
-// A count read from the bytes bounds what it sizes by the bytes left (each entry takes at least
-// `least` of them), so damaged bytes throw instead of sizing a huge container.
-uint64_t countOf(traces::ByteReader& in, size_t least) {
-  const auto n = in.value<uint64_t>();
-  if (n > in.left() / least)
-    throw std::runtime_error("a shard's bytes end before what they hold does");
-  return n;
-}
-
 // Cost keys travel as two ints: the kind's value and the chunk.
 void encodeKey(const CostKey& key, traces::ByteWriter& out) {
   out.value(static_cast<int32_t>(key.first));
@@ -43,7 +34,7 @@ ReplicaArrivals decodeArrivals(traces::ByteReader& in) {
   ReplicaArrivals a;
   a.dpRank = in.value<int32_t>();
   a.p = in.value<int32_t>();
-  const uint64_t n = countOf(in, 2 * sizeof(uint64_t));
+  const uint64_t n = in.count(2 * sizeof(uint64_t));
   for (uint64_t i = 0; i < n; ++i) {
     const auto number = in.value<int64_t>();
     in.column(a.byStep[number]);
@@ -75,7 +66,7 @@ ReplicaCosts decodeReplicaCosts(traces::ByteReader& in) {
   c.dpRank = in.value<int32_t>();
   c.p = in.value<int32_t>();
   in.column(c.steps);
-  const uint64_t sums = countOf(in, 2 * sizeof(int32_t) + 2 * sizeof(int64_t));
+  const uint64_t sums = in.count(2 * sizeof(int32_t) + 2 * sizeof(int64_t));
   for (uint64_t i = 0; i < sums; ++i) {
     const CostKey key = decodeKey(in);
     auto& s = c.sums[key];
@@ -83,7 +74,7 @@ ReplicaCosts decodeReplicaCosts(traces::ByteReader& in) {
     s.second = in.value<int64_t>();
   }
   in.column(c.kinds);
-  const uint64_t links = countOf(in, 2 * sizeof(int32_t) + sizeof(uint64_t));
+  const uint64_t links = in.count(2 * sizeof(int32_t) + sizeof(uint64_t));
   for (uint64_t i = 0; i < links; ++i) {
     const int from = in.value<int32_t>();
     const int to = in.value<int32_t>();
@@ -109,7 +100,7 @@ JobIdeal decodeJobIdeal(traces::ByteReader& in) {
   JobIdeal ideal;
   in.column(ideal.steps);
   ideal.stepsMissing = in.value<uint64_t>();
-  const uint64_t n = countOf(in, 2 * sizeof(int32_t) + sizeof(TimeNs));
+  const uint64_t n = in.count(2 * sizeof(int32_t) + sizeof(TimeNs));
   for (uint64_t i = 0; i < n; ++i) {
     const CostKey key = decodeKey(in);
     ideal.ideal[key] = in.value<TimeNs>();

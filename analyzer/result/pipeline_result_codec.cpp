@@ -28,15 +28,6 @@ static_assert(std::is_trivially_copyable_v<CommWait>);
 static_assert(std::is_trivially_copyable_v<BubbleBucket>);
 static_assert(std::is_trivially_copyable_v<CauseId>);
 
-// A count read from the bytes is bounded by the bytes left (each entry takes at least `least`),
-// so damaged bytes throw instead of sizing a huge container.
-size_t countOf(traces::ByteReader& in, size_t least) {
-  const auto n = in.value<uint64_t>();
-  if (n > in.left() / least)
-    throw std::runtime_error("a shard's bytes end before what they hold do");
-  return static_cast<size_t>(n);
-}
-
 void encodeModel(const ModelCheck& m, traces::ByteWriter& out) {
   out.value(m.measured);
   out.value(m.replayed);
@@ -206,7 +197,7 @@ void encodeList(const std::vector<T>& list, traces::ByteWriter& out, Encode enco
 }
 template <typename T, typename Decode>
 void decodeList(std::vector<T>& list, traces::ByteReader& in, size_t least, Decode decode) {
-  const size_t n = countOf(in, least);
+  const size_t n = in.count(least);
   list.reserve(n);
   for (size_t i = 0; i < n; ++i) list.push_back(decode(in));
 }

@@ -59,6 +59,13 @@ class ByteReader {
     c.resize(n);
     std::memcpy(c.data(), take(n * sizeof(T)), n * sizeof(T));
   }
+  // A count of entries that take at least `least` bytes each: one the bytes left cannot hold
+  // throws before it sizes anything.
+  size_t count(size_t least) {
+    const auto n = value<uint64_t>();
+    if (n > left() / (least ? least : 1)) truncated();
+    return static_cast<size_t>(n);
+  }
   size_t left() const { return in_.size() - at_; }
   bool done() const { return at_ == in_.size(); }
 
