@@ -425,6 +425,9 @@ struct FoldedGaps {
     out.rootCauses = causes.finish(ledger.vsIdeal, tally.wins, kept);
     kept.merge(topGaps);
     std::map<int, int> at;
+    // Sized once: 10,000 replicas' results are held at once, and growth slack was a tenth of them.
+    out.gaps.reserve(out.gaps.size() + kept.size());
+    out.gapIndex.reserve(out.gapIndex.size() + kept.size());
     for (auto& [index, gap] : kept) {
       at[index] = static_cast<int>(out.gaps.size());
       out.gapIndex.push_back(index);

@@ -63,6 +63,7 @@ std::vector<WhatIf> whatIfTable(const WhatIfInput& in) {
   const StageCosts c = stageCosts(in.costs);
   const TimeNs compute = static_cast<TimeNs>(in.m) * (c.f + c.b + c.w);
   std::vector<WhatIf> rows;
+  rows.reserve(2 + engine::kSchedules.size() + 1);  // every replica's table is kept
   rows.push_back(row("measured", in.measuredStep, compute, in.measuredStep));
   rows.push_back(row("balanced stages, no stalls (" + in.schedule.name + ")", in.idealStep, compute,
                      in.measuredStep));
