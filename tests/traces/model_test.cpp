@@ -1,7 +1,10 @@
 // The in-memory model: interning and column sorting.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,6 +40,45 @@ TEST(StringTable, IdsStayValidAsTheTableGrows) {
   ASSERT_TRUE(t.find("s9999", &found));
   EXPECT_EQ(t.at(found), "s9999");
   EXPECT_FALSE(t.find("absent", &found));
+}
+
+TEST(StringTable, ViewsStayValidAndNulTerminatedAsTheTableGrows) {
+  StringTable t;
+  const std::string_view first = t.at(t.intern("first"));
+  const std::string longer(100'000, 'x');  // longer than any block
+  const StringId big = t.intern(longer);
+  std::vector<StringId> ids;
+  for (int i = 0; i < 100'000; ++i) ids.push_back(t.intern("step " + std::to_string(i)));
+  EXPECT_EQ(first, "first");
+  EXPECT_EQ(first.data()[first.size()], '\0');
+  EXPECT_EQ(t.at(big), longer);
+  for (int i = 0; i < 100'000; i += 997) {
+    const std::string_view s = t.at(ids[i]);
+    EXPECT_EQ(s, "step " + std::to_string(i));
+    EXPECT_EQ(std::strlen(s.data()), s.size());
+    EXPECT_EQ(t.intern(s), ids[i]);
+  }
+  EXPECT_EQ(t.size(), 100'003u);
+  EXPECT_THROW(t.at(100'003), std::out_of_range);
+}
+
+TEST(StringTable, ACopyHoldsItsOwnStringsWithTheSameIds) {
+  StringTable copy;
+  StringId a = 0, b = 0;
+  {
+    StringTable t;
+    a = t.intern("forward-compute");
+    b = t.intern("a name long enough not to fit in a std::string's own bytes");
+    copy = t;
+  }  // the original's blocks are gone
+  EXPECT_EQ(copy.at(a), "forward-compute");
+  EXPECT_EQ(copy.at(b), "a name long enough not to fit in a std::string's own bytes");
+  StringId found = 0;
+  ASSERT_TRUE(copy.find("forward-compute", &found));
+  EXPECT_EQ(found, a);
+  StringTable moved = std::move(copy);
+  EXPECT_EQ(moved.at(b), "a name long enough not to fit in a std::string's own bytes");
+  EXPECT_EQ(moved.intern("new"), 3u);
 }
 
 TEST(SortByStart, PermutesEveryColumnTogether) {
