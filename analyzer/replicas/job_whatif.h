@@ -81,7 +81,9 @@ struct ReplicaReplay {
 };
 ReplicaReplay replayReplica(const ReplicaSteps& replica, const JobIdeal& ideal);
 
-// The job's slowdowns from both rounds (`costs` and `replays` in the same replica order).
+// The job's slowdowns, step times and model check from both rounds (`costs` and `replays` in the
+// same replica order). Steps missing on a replica, or whose order the simulator cannot re-run on
+// one, are left out (said in job.notes).
 void finishSlowdown(const std::vector<ReplicaCosts>& costs, const JobIdeal& ideal,
                     const std::vector<ReplicaReplay>& replays, JobResult& job);
 
