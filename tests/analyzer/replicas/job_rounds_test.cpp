@@ -274,6 +274,7 @@ TEST(JobRounds, BytesCutShortThrow) {
   // A count that the bytes left cannot hold is refused before it sizes anything.
   std::string huge;
   traces::ByteWriter h(huge);
+  h.value<uint32_t>(1);  // a replay's width, then its makespans' count
   h.value<uint64_t>(uint64_t{1} << 60);
   traces::ByteReader r(huge);
   EXPECT_THROW(decodeReplay(r), std::runtime_error);
