@@ -7,16 +7,21 @@ namespace bubblescope::analysis {
 IntervalList unite(IntervalList v) {
   std::sort(v.begin(), v.end(),
             [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  IntervalList out;
-  for (const Interval& i : v) {
+  // Merged in place: a second list beside the first, grown by doubling, was up to three times
+  // the list at once (a rank's millions of kernels).
+  size_t n = 0;
+  for (size_t k = 0; k < v.size(); ++k) {
+    const Interval i = v[k];
     if (i.end <= i.start) continue;
-    if (!out.empty() && i.start <= out.back().end) {
-      out.back().end = std::max(out.back().end, i.end);
+    if (n > 0 && i.start <= v[n - 1].end) {
+      v[n - 1].end = std::max(v[n - 1].end, i.end);
     } else {
-      out.push_back(i);
+      v[n++] = i;
     }
   }
-  return out;
+  v.resize(n);
+  if (v.capacity() > 2 * n + 1024) v.shrink_to_fit();
+  return v;
 }
 
 IntervalList subtract(const IntervalList& a, const IntervalList& b) {

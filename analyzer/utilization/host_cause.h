@@ -12,9 +12,24 @@ namespace bubblescope::analysis {
 
 class HostCauses {
  public:
+  // What the host was doing in a gap, as indices: a gap of every few microseconds is asked
+  // about, and only the few listed need their words (name()).
+  struct Found {
+    int cause = 0;  // index of causeName()
+    traces::StringId detail = 0;
+    bool hasDetail = false;
+  };
+  static constexpr int kCauseCount = 5;  // synchronize ... host work, then "nothing"
+  static const char* causeName(int cause);
+
   explicit HostCauses(const traces::RankTrace& trace);
-  // (cause, detail) for the host during [start, end] (the trace's own clock).
-  std::pair<std::string, std::string> during(TimeNs start, TimeNs end) const;
+  // The cause for the host during [start, end] (the trace's own clock).
+  Found at(TimeNs start, TimeNs end) const;
+  // (cause, detail) in words.
+  std::pair<std::string, std::string> name(const Found& found) const;
+  std::pair<std::string, std::string> during(TimeNs start, TimeNs end) const {
+    return name(at(start, end));
+  }
 
  private:
   struct Activity {
@@ -24,6 +39,10 @@ class HostCauses {
   };
   const traces::RankTrace& trace_;
   std::vector<Activity> activity_;  // sorted by start
+  // The latest end in each block of kBlock activities: a walk back from a gap skips a block that
+  // ended before the gap began, where it looked at every activity of its window (4,096 a gap:
+  // half the analysis of a 15.7 M-event trace).
+  std::vector<TimeNs> blockEnd_;
 };
 
 }  // namespace bubblescope::analysis

@@ -1,6 +1,7 @@
 #include "analyzer/utilization/rank_split.h"
 
 #include <algorithm>
+#include <array>
 
 #include "analyzer/timeline/intervals.h"
 
@@ -29,6 +30,40 @@ void collect(const std::vector<Span>& spans, const std::vector<Interval>& marker
   }
 }
 
+// The parts of [lo, hi] that no layer covers, in time order. The layers are sorted, merged and
+// disjoint from one another, so walking them together by start finds the gaps between them.
+template <class OnGap>
+void unclaimed(const std::array<const IntervalList*, 4>& layers, TimeNs lo, TimeNs hi,
+               OnGap onGap) {
+  if (hi <= lo) return;
+  std::array<size_t, 4> next{};
+  for (size_t k = 0; k < layers.size(); ++k) {
+    const IntervalList& l = *layers[k];
+    next[k] = static_cast<size_t>(
+        std::lower_bound(l.begin(), l.end(), lo,
+                         [](const Interval& i, TimeNs t) { return i.end <= t; }) -
+        l.begin());
+  }
+  TimeNs covered = lo;  // [lo, covered) is accounted for
+  while (covered < hi) {
+    const Interval* first = nullptr;
+    size_t from = 0;
+    for (size_t k = 0; k < layers.size(); ++k) {
+      const IntervalList& l = *layers[k];
+      if (next[k] < l.size() && l[next[k]].start < hi &&
+          (!first || l[next[k]].start < first->start)) {
+        first = &l[next[k]];
+        from = k;
+      }
+    }
+    if (!first) break;
+    ++next[from];
+    if (first->start > covered) onGap(covered, first->start);
+    covered = std::max(covered, first->end);
+  }
+  if (covered < hi) onGap(covered, hi);
+}
+
 }  // namespace
 
 UtilizationSplit& UtilizationSplit::operator+=(const UtilizationSplit& o) {
@@ -42,7 +77,7 @@ UtilizationSplit& UtilizationSplit::operator+=(const UtilizationSplit& o) {
   return *this;
 }
 
-RankSplit splitRank(const RankDevice& d) {
+RankSplit splitRank(const RankDevice& d, const GapSink& onGap) {
   // Each step's device work (by its launch) reaches from its first start to its last end.
   const size_t steps = std::max<size_t>(1, d.stepMarkers.size());
   std::vector<Interval> reach(steps, Interval{INT64_MAX, INT64_MIN});
@@ -53,6 +88,7 @@ RankSplit splitRank(const RankDevice& d) {
   // Exclusive layers, in the order that claims time first.
   IntervalList compute, transfer, copies, wait;
   std::vector<const CommSpan*> partial;  // waits of collectives with members not traced
+  compute.reserve(d.compute.size());
   for (const DeviceSpan& s : d.compute) compute.push_back({s.start, s.end});
   for (const CopySpan& s : d.copies) copies.push_back({s.start, s.end});
   for (const CommSpan& s : d.comms) {
@@ -62,18 +98,13 @@ RankSplit splitRank(const RankDevice& d) {
     if (s.members.partial() && split > s.start) partial.push_back(&s);
   }
   compute = unite(std::move(compute));
+  // Each layer takes what the layers before it left: taking them away one by one takes their
+  // union away, without a list of all the claimed time (as long as the kernels).
   const IntervalList exposed = subtract(unite(std::move(transfer)), compute);
-  IntervalList claimed = unite([&] {
-    IntervalList all = compute;
-    all.insert(all.end(), exposed.begin(), exposed.end());
-    return all;
-  }());
-  const IntervalList other = subtract(unite(std::move(copies)), claimed);
-  claimed.insert(claimed.end(), other.begin(), other.end());
-  claimed = unite(std::move(claimed));
-  const IntervalList waiting = subtract(unite(std::move(wait)), claimed);
-  claimed.insert(claimed.end(), waiting.begin(), waiting.end());
-  claimed = unite(std::move(claimed));
+  const IntervalList other = subtract(subtract(unite(std::move(copies)), compute), exposed);
+  const IntervalList waiting =
+      subtract(subtract(subtract(unite(std::move(wait)), compute), exposed), other);
+  const std::array<const IntervalList*, 4> layers = {&compute, &exposed, &other, &waiting};
 
   RankSplit out;
   TimeNs windowEnd = INT64_MIN;
@@ -100,8 +131,10 @@ RankSplit splitRank(const RankDevice& d) {
       if (from < to && coveredLength(waiting, from, to) > 0) sp.waitMembers.widen(s->members);
     }
     sp.idle = sp.span - sp.compute - sp.exposedComm - sp.otherBusy - sp.commWait;
-    for (const Interval& g : subtract({{lo, hi}}, clip(claimed, lo, hi))) {
-      out.gaps.push_back(IdleGap{0, st.number, g.start, g.end, {}, {}});
+    if (onGap) {
+      unclaimed(layers, lo, hi, [&](TimeNs from, TimeNs to) {
+        onGap(StepGap{out.steps.size(), st.number, from, to});
+      });
     }
     out.steps.push_back(st);
   }

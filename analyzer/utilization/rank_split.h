@@ -2,6 +2,7 @@
 // One rank's device timeline cut into steps and split by what ran (compute first, then a
 // transfer, then copies, then waiting inside NCCL, else idle), with its idle gaps. Pure.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "analyzer/result/utilization_result.h"
@@ -31,14 +32,23 @@ struct RankDevice {
   std::vector<int64_t> stepNumbers;   // per marker
 };
 
+// One idle gap of a step: handed to the caller as it is found, never held, since a trace of a
+// few million kernels has a few million gaps (an IdleGap each was 2.5 GB at 15.7 M events).
+struct StepGap {
+  size_t step = 0;     // index into RankSplit::steps
+  int64_t number = 0;  // the step's own number
+  TimeNs start = 0, end = 0;
+};
+using GapSink = std::function<void(const StepGap&)>;
+
 struct RankSplit {
   std::vector<UtilizationStep> steps;
-  std::vector<IdleGap> gaps;  // rank and cause unset
   // Where copies ran while nothing above did, inside the steps' windows: the otherBusy of every
   // step, kept so the copies can be told apart by direction (copy_traffic.h).
   std::vector<Interval> copiesAlone;
 };
 
-RankSplit splitRank(const RankDevice& device);
+// Each idle gap goes to `onGap` (when given) in time order.
+RankSplit splitRank(const RankDevice& device, const GapSink& onGap = {});
 
 }  // namespace bubblescope::analysis

@@ -1,24 +1,26 @@
 #include "analyzer/utilization/utilization.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
-#include <unordered_map>
 
 #include "analyzer/comm/collective_coverage.h"
 #include "analyzer/comm/comm_match.h"
 #include "analyzer/comm/comm_warnings.h"
-#include "analyzer/result/errors.h"
-#include "analyzer/result/result.h"
+#include "analyzer/infer/device_stage.h"
 #include "analyzer/inventory/device_memory.h"
 #include "analyzer/inventory/idle_inventory.h"
 #include "analyzer/pipeline/clock_align.h"
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
+#include "analyzer/result/errors.h"
+#include "analyzer/result/result.h"
 #include "analyzer/utilization/copy_traffic.h"
 #include "analyzer/utilization/headline.h"
 #include "analyzer/utilization/host_cause.h"
+#include "analyzer/utilization/largest_gaps.h"
 #include "analyzer/utilization/rank_split.h"
 
 namespace bubblescope::analysis {
@@ -30,18 +32,18 @@ constexpr size_t kLargestGaps = 10;
 // on clock-aligned copies, shifted back by `offset`).
 RankDevice deviceOf(const traces::RankTrace& t, const RankOps& aligned, TimeNs offset) {
   RankDevice d;
-  std::unordered_map<uint32_t, TimeNs> launch;
-  for (size_t i = 0; i < t.apiCalls.size(); ++i) {
-    if (t.apiCalls.correlation[i] != 0) launch[t.apiCalls.correlation[i]] = t.apiCalls.start[i];
-  }
+  const Launches launches = launchesOf(t);
   auto launchOf = [&](uint32_t c) {
-    auto it = c ? launch.find(c) : launch.end();
-    return it == launch.end() ? INT64_MIN : it->second;
+    const TimeNs at = launches.at(t, c);
+    return at == kNoLaunch ? INT64_MIN : at;
   };
+  const std::vector<int8_t> nccl = ncclNames(t);
+  d.compute.reserve(t.kernels.size());
   for (size_t i = 0; i < t.kernels.size(); ++i) {
-    if (isNcclKernel(t.strings.at(t.kernels.name[i]))) continue;
+    if (nccl[t.kernels.name[i]] == 1) continue;
     d.compute.push_back({t.kernels.start[i], t.kernels.end[i], launchOf(t.kernels.correlation[i])});
   }
+  d.copies.reserve(t.memcpys.size() + t.memsets.size());
   for (size_t i = 0; i < t.memcpys.size(); ++i) {
     d.copies.push_back({{t.memcpys.start[i], t.memcpys.end[i], launchOf(t.memcpys.correlation[i])},
                         copyDirection(t.memcpys.copyKind[i]),
@@ -52,6 +54,7 @@ RankDevice deviceOf(const traces::RankTrace& t, const RankOps& aligned, TimeNs o
                         kMemsetDirection,
                         t.memsets.bytes[i]});
   }
+  d.comms.reserve(aligned.commKernels.size());
   for (const CommKernel& k : aligned.commKernels) {
     CommSpan c;
     c.start = k.start - offset;
@@ -105,44 +108,44 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks,
   out.commKinds = commKinds(run);
   out.collectives = collectiveCoverage(comms);
   const std::vector<int> global = globalRanks(run);
-  std::vector<IdleGap> gaps;
-  std::map<std::string, IdleCause> causes;
+  LargestGaps largest(kLargestGaps);
+  std::array<IdleCause, HostCauses::kCauseCount> byCause{};
   for (size_t r = 0; r < n; ++r) {
     const traces::RankTrace& t = run.ranks[r];
     const RankDevice device = deviceOf(t, ops[r], offsets[r]);
+    ops[r] = RankOps{};  // what the split needs of it is in `device`
     if (device.compute.empty() && device.comms.empty() && device.copies.empty()) continue;
     out.stepsFromMarkers = out.stepsFromMarkers || !device.stepMarkers.empty();
-    RankSplit split = splitRank(device);
+    RankUtilization ru;
+    ru.rank = global[r];
+    ru.file = t.file.filename().string();
+    const HostCauses host(t);
+    // The gaps are in the rank's own clock, as are its memory samples.
+    const DeviceMemorySeries memory = deviceMemoryOf(t, 0);
+    // Each gap is counted as the split finds it and kept only when it is among the largest.
+    IdleTally tally;
+    RankSplit split = splitRank(device, [&](const StepGap& g) {
+      const TimeNs length = g.end - g.start;
+      const int64_t free =
+          memory.freeKnown() ? memory.leastFree(g.start, g.end) : traces::kBytesUnknown;
+      addIdle(tally, {static_cast<int>(g.step), length, free});
+      const HostCauses::Found found = host.at(g.start, g.end);
+      IdleCause& c = byCause[static_cast<size_t>(found.cause)];
+      c.idle += length;
+      ++c.gaps;
+      if (largest.wants(length)) {
+        auto [cause, detail] = host.name(found);
+        largest.add(
+            IdleGap{ru.rank, g.number, g.start, g.end, std::move(cause), std::move(detail), free});
+      }
+    });
     if (!split.steps.empty()) {
       addCopyTraffic(out.copies, copyTraffic(device.copies, split.copiesAlone,
                                              split.steps.front().start, split.steps.back().end));
     }
-    RankUtilization ru;
-    ru.rank = global[r];
-    ru.file = t.file.filename().string();
     for (const UtilizationStep& s : split.steps) ru.total += s.split;
     ru.steps = std::move(split.steps);
-    const HostCauses host(t);
-    // The gaps are in the rank's own clock, as are its memory samples.
-    const DeviceMemorySeries memory = deviceMemoryOf(t, 0);
-    std::map<int64_t, int> stepIndex;
-    for (size_t k = 0; k < ru.steps.size(); ++k)
-      stepIndex[ru.steps[k].number] = static_cast<int>(k);
-    std::vector<IdleInterval> intervals;
-    intervals.reserve(split.gaps.size());
-    for (IdleGap& g : split.gaps) {
-      g.rank = ru.rank;
-      if (memory.freeKnown()) g.freeMemory = memory.leastFree(g.start, g.end);
-      const auto step = stepIndex.find(g.step);
-      intervals.push_back({step == stepIndex.end() ? -1 : step->second, g.length(), g.freeMemory});
-      std::tie(g.cause, g.detail) = host.during(g.start, g.end);
-      IdleCause& c = causes[g.cause];
-      c.cause = g.cause;
-      c.idle += g.length();
-      ++c.gaps;
-      gaps.push_back(std::move(g));
-    }
-    ru.inventory = idleInventory(intervals, ru.steps.size(), memory.basis, memory.capacity);
+    ru.inventory = idleInventory(tally, ru.steps.size(), memory.basis, memory.capacity);
     out.total += ru.total;
     out.ranks.push_back(std::move(ru));
   }
@@ -150,11 +153,15 @@ UtilizationResult utilizationOf(const traces::Run& run, bool alignClocks,
     throw AnalysisInputError(run.dir.string() + ": no GPU kernels, copies or NCCL kernels in " +
                              std::to_string(n) + " trace(s): nothing to measure utilization on");
   }
-  std::erase_if(gaps, [](const IdleGap& g) { return g.length() < kLeastListedGap; });
-  const size_t top = std::min(kLargestGaps, gaps.size());
-  std::partial_sort(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(top), gaps.end(),
-                    [](const IdleGap& a, const IdleGap& b) { return a.length() > b.length(); });
-  out.largestGaps.assign(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(top));
+  out.largestGaps = std::move(largest).take();
+  // By name, then by idle: the order the causes had when each gap carried its cause's name.
+  std::map<std::string, IdleCause> causes;
+  for (int k = 0; k < HostCauses::kCauseCount; ++k) {
+    IdleCause c = byCause[static_cast<size_t>(k)];
+    if (c.gaps == 0) continue;
+    c.cause = HostCauses::causeName(k);
+    causes.emplace(c.cause, c);
+  }
   for (auto& [name, c] : causes) out.idleByCause.push_back(c);
   std::sort(out.idleByCause.begin(), out.idleByCause.end(),
             [](const IdleCause& a, const IdleCause& b) { return a.idle > b.idle; });

@@ -4,8 +4,26 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analyzer/timeline/intervals.h"
+
 namespace bubblescope::analysis {
 namespace {
+
+// The split, with the gaps it hands out gathered.
+struct Split {
+  RankSplit split;
+  std::vector<StepGap> gaps;
+};
+
+Split splitWithGaps(const RankDevice& d) {
+  Split s;
+  s.split = splitRank(d, [&](const StepGap& g) { s.gaps.push_back(g); });
+  return s;
+}
 
 TEST(RankSplit, LayersClaimTimeInOrderAndAddUpToTheSpan) {
   RankDevice d;
@@ -17,7 +35,8 @@ TEST(RankSplit, LayersClaimTimeInOrderAndAddUpToTheSpan) {
   c.transferStart = 12;
   d.comms = {c};
   d.copies = {{30, 34}, {40, 45}};
-  const RankSplit s = splitRank(d);
+  const Split r = splitWithGaps(d);
+  const RankSplit& s = r.split;
   ASSERT_EQ(s.steps.size(), 1u);
   const UtilizationSplit& u = s.steps[0].split;
   EXPECT_EQ(u.span, 45);
@@ -27,9 +46,10 @@ TEST(RankSplit, LayersClaimTimeInOrderAndAddUpToTheSpan) {
   EXPECT_EQ(u.sum(), u.span);
   EXPECT_EQ(u.otherBusy, 4 + 5);
   EXPECT_EQ(u.idle, 6);  // 34..40
-  ASSERT_EQ(s.gaps.size(), 1u);
-  EXPECT_EQ(s.gaps[0].start, 34);
-  EXPECT_EQ(s.gaps[0].end, 40);
+  ASSERT_EQ(r.gaps.size(), 1u);
+  EXPECT_EQ(r.gaps[0].start, 34);
+  EXPECT_EQ(r.gaps[0].end, 40);
+  EXPECT_EQ(r.gaps[0].step, 0u);
 }
 
 TEST(RankSplit, WaitingOutsideComputeIsWaitNotIdle) {
@@ -52,7 +72,8 @@ TEST(RankSplit, StepsByLaunchAndIdleBeforeAStepIsThatSteps) {
   d.stepNumbers = {7, 8};
   // Step 7's kernel runs late (launched at 90, runs 95..130); step 8's at 150..160.
   d.compute = {{10, 50, 5}, {95, 130, 90}, {150, 160, 140}};
-  const RankSplit s = splitRank(d);
+  const Split r = splitWithGaps(d);
+  const RankSplit& s = r.split;
   ASSERT_EQ(s.steps.size(), 2u);
   EXPECT_EQ(s.steps[0].number, 7);
   EXPECT_EQ(s.steps[0].start, 10);
@@ -62,8 +83,10 @@ TEST(RankSplit, StepsByLaunchAndIdleBeforeAStepIsThatSteps) {
   EXPECT_EQ(s.steps[1].end, 160);
   EXPECT_EQ(s.steps[1].split.idle, 20);
   EXPECT_EQ(s.steps[1].split.compute, 10);
-  ASSERT_EQ(s.gaps.size(), 2u);
-  EXPECT_EQ(s.gaps[1].step, 8);
+  ASSERT_EQ(r.gaps.size(), 2u);
+  EXPECT_EQ(r.gaps[1].number, 8);
+  EXPECT_EQ(r.gaps[1].step, 1u);  // its index among the steps
+  EXPECT_EQ(r.gaps[1].start, 130);
 }
 
 TEST(RankSplit, WorkOutsideEveryStepIsLeftOut) {
@@ -125,6 +148,66 @@ TEST(RankSplit, ATotalSaysTheSmallestShareOfMembersTraced) {
   UtilizationSplit none;
   none += full;
   EXPECT_FALSE(none.waitMembers.partial());
+}
+
+// Wherever the work sits (kernels on streams that overlap, copies, NCCL kernels waiting and
+// moving, work before the first step and between steps), a step's gaps are its window less all
+// its device work, and they add up to its idle.
+TEST(RankSplit, GapsAreTheWindowLessAllDeviceWork) {
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    RankDevice d;
+    auto span = [&](TimeNs from, TimeNs most) {
+      const TimeNs start = from + static_cast<TimeNs>(rng() % static_cast<uint64_t>(most));
+      return Interval{start, start + static_cast<TimeNs>(rng() % 40)};
+    };
+    const int steps = static_cast<int>(rng() % 4);  // 0: the capture is one step
+    for (int k = 0; k < steps; ++k) {
+      d.stepMarkers.push_back({k * 1000, k * 1000 + 900});
+      d.stepNumbers.push_back(k + 5);
+    }
+    IntervalList all;
+    const TimeNs end = std::max(1, steps) * 1000;
+    for (int i = static_cast<int>(rng() % 60); i > 0; --i) {
+      const Interval s = span(0, end);
+      d.compute.push_back({s.start, s.end, s.start - static_cast<TimeNs>(rng() % 50)});
+      all.push_back(s);
+    }
+    for (int i = static_cast<int>(rng() % 8); i > 0; --i) {
+      const Interval s = span(0, end);
+      d.copies.push_back({{s.start, s.end, s.start - 3}, "HtoD", 64});
+      all.push_back(s);
+    }
+    for (int i = static_cast<int>(rng() % 8); i > 0; --i) {
+      const Interval s = span(0, end);
+      CommSpan c;
+      c.start = s.start;
+      c.end = s.end;
+      c.launch = s.start - 2;
+      c.transferStart = s.start + static_cast<TimeNs>(rng() % 50) - 5;  // may fall outside it
+      d.comms.push_back(c);
+      all.push_back(s);
+    }
+    const IntervalList busy = unite(all);
+    const Split r = splitWithGaps(d);
+    size_t g = 0;
+    for (size_t k = 0; k < r.split.steps.size(); ++k) {
+      const UtilizationStep& st = r.split.steps[k];
+      TimeNs idle = 0;
+      for (const Interval& want : subtract({{st.start, st.end}}, clip(busy, st.start, st.end))) {
+        ASSERT_LT(g, r.gaps.size());
+        EXPECT_EQ(r.gaps[g].step, k);
+        EXPECT_EQ(r.gaps[g].number, st.number);
+        EXPECT_EQ(r.gaps[g].start, want.start);
+        EXPECT_EQ(r.gaps[g].end, want.end);
+        idle += want.end - want.start;
+        ++g;
+      }
+      EXPECT_EQ(st.split.idle, idle);
+    }
+    EXPECT_EQ(g, r.gaps.size());
+  }
 }
 
 }  // namespace
