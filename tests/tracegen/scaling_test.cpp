@@ -1,6 +1,7 @@
 // No path of the analysis is quadratic in what an input can make large (issue 28, rule 2): steps,
-// DP replicas and pipeline stages. Each is doubled twice on a generated Megatron-LM timeline and
-// its import and analysis are measured in operations, not wall time, so a loaded machine cannot
+// DP replicas and pipeline stages, and the steps and kernels of a trace with no pipeline (its
+// utilization). Each is doubled twice on a generated Megatron-LM timeline (or Kineto-like trace)
+// and its import and analysis are measured in operations, not wall time, so a loaded machine cannot
 // change the verdict: the instructions this thread retires where the CPU's counter is there;
 // else its heap allocations (exact, and the analysis allocates per step, gap, op and transfer)
 // and, for a quadratic path that allocates nothing, its CPU time (the least of two runs). A linear
@@ -26,13 +27,17 @@
 #include <string>
 
 #include "analyzer/analyze.h"
+#include "tests/analyzer/recognize/hand_trace.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/megatron_execution.h"
 #include "tests/tracegen/ndtimeline_writer.h"
 #include "traces/import/run_import.h"
 
 // Every heap allocation of this test program counted: a replacement operator new (the program's
-// own, as the language allows), so only this binary's allocations change.
+// own, as the language allows), so only this binary's allocations change. The pair allocates with
+// malloc and frees with free; GCC, inlining the replacement delete into a container's
+// deallocation, takes free for a mismatch with operator new.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 std::atomic<uint64_t> gAllocations{0};
 
 void* operator new(std::size_t n) {
@@ -40,8 +45,12 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 
 namespace bubblescope::tracegen {
 namespace {
@@ -121,13 +130,10 @@ MegatronJob small() {
   return job;
 }
 
-void expectNearLinear(const char* what, const std::function<void(MegatronJob&, int)>& size,
-                      int base) {
+void expectNearLinear(const char* what, const std::function<Cost(int)>& costAt, int base) {
   std::optional<Cost> previous;
   for (int n = base; n <= 4 * base; n *= 2) {
-    MegatronJob job = small();
-    size(job, n);
-    const Cost cost = analysisCost(job);
+    const Cost cost = costAt(n);
     std::printf("%s %d: %s instructions, %.2f M allocations, %.3f s CPU\n", what, n,
                 cost.instructions
                     ? (std::to_string(static_cast<double>(*cost.instructions) / 1e6) + " M").c_str()
@@ -135,8 +141,8 @@ void expectNearLinear(const char* what, const std::function<void(MegatronJob&, i
                 static_cast<double>(cost.allocations) / 1e6, cost.cpuSeconds);
     if (previous) {
       const auto growth = [](double now, double before) { return now / before; };
-      const std::string step = std::string(what) + " " + std::to_string(n / 2) + " -> " +
-                               std::to_string(n);
+      const std::string step =
+          std::string(what) + " " + std::to_string(n / 2) + " -> " + std::to_string(n);
       if (cost.instructions && previous->instructions) {
         EXPECT_LE(growth(static_cast<double>(*cost.instructions),
                          static_cast<double>(*previous->instructions)),
@@ -154,16 +160,82 @@ void expectNearLinear(const char* what, const std::function<void(MegatronJob&, i
   }
 }
 
+void expectNearLinear(const char* what, const std::function<void(MegatronJob&, int)>& size,
+                      int base) {
+  expectNearLinear(
+      what,
+      [&](int n) {
+        MegatronJob job = small();
+        size(job, n);
+        return analysisCost(job);
+      },
+      base);
+}
+
+// One rank with no pipeline, as a PyTorch profiler records it: `steps` ProfilerSteps of 100
+// iterations, each a CPU op, its launch and its kernel, a few microseconds idle between kernels.
+traces::Run flatRun(int steps) {
+  testing::HandTrace h;
+  TimeNs at = 1'000'000;
+  uint32_t correlation = 1;
+  for (int s = 0; s < steps; ++s) {
+    h.range(0, at, at + 100 * 12'000, "ProfilerStep#" + std::to_string(s));
+    for (int i = 0; i < 100; ++i, at += 12'000, ++correlation) {
+      h.range(0, at, at + 9'000, i % 2 ? "aten::mm" : "aten::add");
+      h.kernel(0, at + 2'000, correlation, at + 5'000, at + 13'000 - 5'000 * (i % 2));
+    }
+  }
+  h.trace();  // sorted
+  traces::Run run;
+  run.dir = "flat";
+  run.ranks = std::vector<traces::RankTrace>(1);
+  run.ranks[0] = std::move(h.t);
+  return run;
+}
+
+Cost utilizationCost(int steps) {
+  const traces::Run run = flatRun(steps);
+  Cost cost;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const uint64_t allocated = gAllocations.load();
+    const double cpu = threadCpuSeconds();
+    const auto instructions = instructionsOf([&] {
+      analysis::AnalyzeOptions options;
+      options.threads = 1;
+      options.utilizationWithoutPipeline = true;
+      const auto result = analysis::analyzeRun(run, options);
+      ASSERT_TRUE(result.utilization.has_value());
+    });
+    const double seconds = threadCpuSeconds() - cpu;
+    if (attempt == 0) {
+      cost.instructions = instructions;
+      cost.allocations = gAllocations.load() - allocated;
+      cost.cpuSeconds = seconds;
+    }
+    cost.cpuSeconds = std::min(cost.cpuSeconds, seconds);
+  }
+  return cost;
+}
+
 TEST(Scaling, StepsAreLinear) {
-  expectNearLinear("steps", [](MegatronJob& j, int n) { j.steps = n; }, 1000);
+  expectNearLinear(
+      "steps", [](MegatronJob& j, int n) { j.steps = n; }, 1000);
 }
 
 TEST(Scaling, ReplicasAreLinear) {
-  expectNearLinear("DP replicas", [](MegatronJob& j, int n) { j.dp = n; }, 200);
+  expectNearLinear(
+      "DP replicas", [](MegatronJob& j, int n) { j.dp = n; }, 200);
 }
 
 TEST(Scaling, StagesAreLinear) {
-  expectNearLinear("stages", [](MegatronJob& j, int n) { j.pp = n; }, 250);
+  expectNearLinear(
+      "stages", [](MegatronJob& j, int n) { j.pp = n; }, 250);
+}
+
+// Steps and kernels together: a step's split and gaps look only at its own kernels (a clip of
+// every kernel's time per step made 10^4 steps of 10^7 kernels 10^11 operations).
+TEST(Scaling, UtilizationStepsAreLinear) {
+  expectNearLinear("utilization steps", utilizationCost, 1000);
 }
 
 }  // namespace
