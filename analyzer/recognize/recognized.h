@@ -46,25 +46,28 @@ struct RecognizedOp {
   TimeNs launch = 0;          // when the host started it (the range start)
   TimeNs hostEnd = 0;         // when its range ended on the host
   TimeNs firstLaunch = kNoLaunch;  // its first kernel's launch call, when the trace has it
-  TimeNs computeBusy = 0;     // time its GPU work ran (union of kernels), else end - start
+  TimeNs computeBusy = 0;          // time its GPU work ran (union of kernels), else end - start
   // Its kernels: RankOps::computeKernels[kernelBegin, kernelEnd).
   uint32_t kernelBegin = 0, kernelEnd = 0;
   traces::ThreadIndex thread = 0;
   int step = -1;  // index into the rank's steps, set when steps are cut
 };
 
+// Held for every send and receive of the run through the analysis: the flags first, in the room
+// the alignment of `mb` leaves (48 bytes, where `onDevice` after `step` made it 56).
 struct RecognizedComm {
   bool send = true;
   OpKind pass = OpKind::F;  // F: activations, B: gradients
+  bool onDevice = false;    // start/end are its NCCL kernels' (their wait/transfer split is theirs)
   int mb = 0;
   int chunk = 0;
   int peer = -1;  // the other stage as the label gives it (-1: unknown)
   TimeNs start = 0, end = 0;
   traces::ThreadIndex thread = 0;
   int step = -1;
-  bool onDevice = false;  // start/end are its NCCL kernels' (their wait/transfer split is theirs)
   TimeNs launch = kNoLaunch;  // when the host posted it (its range began, or its kernel's launch)
 };
+static_assert(sizeof(RecognizedComm) == 48);
 
 // Device work outside the ops' compute: an NCCL kernel, or another kernel, copy or set.
 struct DeviceWork {
@@ -106,10 +109,10 @@ struct RankOps {
 
   // GPU work, when the trace has kernels (else the ranges above stand for it).
   bool hasKernels = false;
-  std::vector<Interval> computeKernels;   // kernels launched inside an op, grouped by op
-  std::vector<CommKernel> commKernels;    // NCCL kernels, sorted by start
-  std::vector<int32_t> commCalls;         // their calls: indexes into the trace's ncclCalls
-  std::vector<DeviceWork> otherKernels;   // everything else (optimizer, memcpy), sorted by start
+  std::vector<Interval> computeKernels;  // kernels launched inside an op, grouped by op
+  std::vector<CommKernel> commKernels;   // NCCL kernels, sorted by start
+  std::vector<int32_t> commCalls;        // their calls: indexes into the trace's ncclCalls
+  std::vector<DeviceWork> otherKernels;  // everything else (optimizer, memcpy), sorted by start
 };
 
 }  // namespace bubblescope::analysis

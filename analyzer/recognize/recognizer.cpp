@@ -193,9 +193,16 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
         break;
       case Role::Send:
       case Role::Recv:
-        out.comms.push_back({m->role == Role::Send, m->kind, m->mb.value_or(-1), m->chunk,
-                             m->peer.value_or(-1), r.start[i], r.end[i], r.thread[i], -1});
-        out.comms.back().launch = r.start[i];
+        out.comms.push_back({.send = m->role == Role::Send,
+                             .pass = m->kind,
+                             .mb = m->mb.value_or(-1),
+                             .chunk = m->chunk,
+                             .peer = m->peer.value_or(-1),
+                             .start = r.start[i],
+                             .end = r.end[i],
+                             .thread = r.thread[i],
+                             .step = -1,
+                             .launch = r.start[i]});
         if (labelsNameStages) commStage.push_back(m->stage);
         break;
       case Role::Step:

@@ -64,6 +64,9 @@ TimeNs longest(const std::vector<Work>& list) {
 // map's node and bucket took ~40 (the lookups live as long as the analysis of the steps).
 class FirstByKey {
  public:
+  // Room for `n` entries made once: grown by doubling, then trimmed, the list was twice its size
+  // while it grew and again while it was copied down.
+  void reserve(size_t n) { entries_.reserve(n); }
   void add(uint64_t key, size_t pos) { entries_.push_back({key, static_cast<uint32_t>(pos)}); }
   void seal() {
     std::stable_sort(entries_.begin(), entries_.end(),
@@ -114,6 +117,12 @@ struct Index {
 
   explicit Index(const PipelineTrace& pl) : ops(pl.p), recvs(pl.p), peers(pl.p), stages(pl.p) {
     for (const auto& st : pl.stages) {
+      ops[st.stage].reserve(static_cast<size_t>(std::count_if(
+          st.ops.ops.begin(), st.ops.ops.end(),
+          [](const RecognizedOp& o) { return o.step >= 0 && o.op.kind != OpKind::W; })));
+      recvs[st.stage].reserve(static_cast<size_t>(
+          std::count_if(st.ops.comms.begin(), st.ops.comms.end(),
+                        [](const RecognizedComm& c) { return !c.send && c.step >= 0; })));
       for (size_t i = 0; i < st.ops.ops.size(); ++i) {
         const auto& o = st.ops.ops[i];
         if (o.step < 0 || o.op.kind == OpKind::W) continue;

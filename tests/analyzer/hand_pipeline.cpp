@@ -42,15 +42,33 @@ HandPipeline& HandPipeline::op(int stage, Op o, TimeNs start, TimeNs end, TimeNs
 HandPipeline& HandPipeline::send(int stage, OpKind pass, int mb, int to, TimeNs start, TimeNs end,
                                  int chunk, bool onDevice) {
   // A labelled transfer's range begins when the host posts it; a kernel's launch is not given.
-  stages_[stage].comms.push_back(
-      {true, pass, mb, chunk, to, start, end, 1, -1, onDevice, onDevice ? analysis::kNoLaunch : start});
+  stages_[stage].comms.push_back({.send = true,
+                                  .pass = pass,
+                                  .onDevice = onDevice,
+                                  .mb = mb,
+                                  .chunk = chunk,
+                                  .peer = to,
+                                  .start = start,
+                                  .end = end,
+                                  .thread = 1,
+                                  .step = -1,
+                                  .launch = onDevice ? analysis::kNoLaunch : start});
   return *this;
 }
 
 HandPipeline& HandPipeline::recv(int stage, OpKind pass, int mb, int from, TimeNs start, TimeNs end,
                                  int chunk, bool onDevice) {
-  stages_[stage].comms.push_back(
-      {false, pass, mb, chunk, from, start, end, 0, -1, onDevice, onDevice ? analysis::kNoLaunch : start});
+  stages_[stage].comms.push_back({.send = false,
+                                  .pass = pass,
+                                  .onDevice = onDevice,
+                                  .mb = mb,
+                                  .chunk = chunk,
+                                  .peer = from,
+                                  .start = start,
+                                  .end = end,
+                                  .thread = 0,
+                                  .step = -1,
+                                  .launch = onDevice ? analysis::kNoLaunch : start});
   return *this;
 }
 

@@ -26,9 +26,20 @@ PipelineTrace exchange(const std::vector<TimeNs>& skew, bool gradients = true) {
     auto& sender = pl.stages[from].ops.comms;
     auto& receiver = pl.stages[to].ops.comms;
     const OpKind pass = to > from ? OpKind::F : OpKind::B;
-    sender.push_back({true, pass, 0, 0, to, sent + skew[from], sent + 1 * kMs + skew[from], 1, 0});
-    receiver.push_back(
-        {false, pass, 0, 0, from, sent - 5 * kMs + skew[to], sent + 1 * kMs + skew[to], 0, 0});
+    sender.push_back({.send = true,
+                      .pass = pass,
+                      .peer = to,
+                      .start = sent + skew[from],
+                      .end = sent + 1 * kMs + skew[from],
+                      .thread = 1,
+                      .step = 0});
+    receiver.push_back({.send = false,
+                        .pass = pass,
+                        .peer = from,
+                        .start = sent - 5 * kMs + skew[to],
+                        .end = sent + 1 * kMs + skew[to],
+                        .thread = 0,
+                        .step = 0});
     pl.transfers.push_back({from, to, sender.size() - 1, receiver.size() - 1});
   };
   for (int s = 0; s + 1 < p; ++s) {
@@ -70,8 +81,24 @@ TEST(EstimateClockOffsets, RecoversAKnownSkewFromTransfersBothWays) {
 TEST(EstimateClockOffsets, IgnoresTransfersBetweenStagesThatAreNotNeighbours) {
   PipelineTrace pl = exchange({0, 0, 0});
   // A transfer 0 -> 2 whose receive seems to end 50 ms before the send started.
-  pl.stages[0].ops.comms.push_back({true, OpKind::F, 1, 0, 2, 60 * kMs, 61 * kMs, 1, 0});
-  pl.stages[2].ops.comms.push_back({false, OpKind::F, 1, 0, 0, 5 * kMs, 10 * kMs, 0, 0});
+  pl.stages[0].ops.comms.push_back({.send = true,
+                                    .pass = OpKind::F,
+                                    .mb = 1,
+                                    .chunk = 0,
+                                    .peer = 2,
+                                    .start = 60 * kMs,
+                                    .end = 61 * kMs,
+                                    .thread = 1,
+                                    .step = 0});
+  pl.stages[2].ops.comms.push_back({.send = false,
+                                    .pass = OpKind::F,
+                                    .mb = 1,
+                                    .chunk = 0,
+                                    .peer = 0,
+                                    .start = 5 * kMs,
+                                    .end = 10 * kMs,
+                                    .thread = 0,
+                                    .step = 0});
   pl.transfers.push_back(
       {0, 2, pl.stages[0].ops.comms.size() - 1, pl.stages[2].ops.comms.size() - 1});
   EXPECT_EQ(estimateClockOffsets(pl), (std::vector<TimeNs>{0, 0, 0}));
@@ -99,9 +126,24 @@ TEST(EstimateClockOffsets, ATransferThatContradictsTheOthersIsLeftOutAndSaid) {
       }
     }
     // Stage 1's send of a gradient, paired with stage 0's receive that ended 1 s before it.
-    pl.stages[1].ops.comms.push_back(
-        {true, OpKind::B, 7, 0, 0, 1000 * kMs + skew, 1001 * kMs + skew, 1, 0});
-    pl.stages[0].ops.comms.push_back({false, OpKind::B, 7, 0, 1, -2 * kMs, -1 * kMs, 0, 0});
+    pl.stages[1].ops.comms.push_back({.send = true,
+                                      .pass = OpKind::B,
+                                      .mb = 7,
+                                      .chunk = 0,
+                                      .peer = 0,
+                                      .start = 1000 * kMs + skew,
+                                      .end = 1001 * kMs + skew,
+                                      .thread = 1,
+                                      .step = 0});
+    pl.stages[0].ops.comms.push_back({.send = false,
+                                      .pass = OpKind::B,
+                                      .mb = 7,
+                                      .chunk = 0,
+                                      .peer = 1,
+                                      .start = -2 * kMs,
+                                      .end = -1 * kMs,
+                                      .thread = 0,
+                                      .step = 0});
     pl.transfers.push_back(
         {1, 0, pl.stages[1].ops.comms.size() - 1, pl.stages[0].ops.comms.size() - 1});
     std::vector<std::string> warnings;
@@ -127,7 +169,15 @@ TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
   op.launch = 9;
   op.computeBusy = 10;
   ops.ops = {op};
-  ops.comms = {{true, OpKind::F, 0, 0, 1, 20, 25, 0, 0}};
+  ops.comms = {{.send = true,
+                .pass = OpKind::F,
+                .mb = 0,
+                .chunk = 0,
+                .peer = 1,
+                .start = 20,
+                .end = 25,
+                .thread = 0,
+                .step = 0}};
   ops.steps = {{3, 0, 100}};
   ops.optimizer = {{90, 95}};
   ops.gradSync = {{80, 90}};

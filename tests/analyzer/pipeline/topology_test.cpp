@@ -105,10 +105,42 @@ TEST(BuildTopology, ActivationTrafficGivesStagesWhenNothingElseDoes) {
   // Rank 0 receives from stage 1 (so is stage 2), rank 1 sends to stage 1 (stage 0), rank 2
   // receives from stage 0 (stage 1).
   Job job(3);
-  job.ops[0].comms.push_back({false, OpKind::F, 0, 0, 1, 0, 1, 0, 0});
-  job.ops[1].comms.push_back({true, OpKind::F, 0, 0, 1, 0, 1, 0, 0});
-  job.ops[2].comms.push_back({false, OpKind::F, 0, 0, 0, 0, 1, 0, 0});
-  job.ops[2].comms.push_back({true, OpKind::B, 0, 0, 0, 2, 3, 0, 0});  // gradients don't vote
+  job.ops[0].comms.push_back({.send = false,
+                              .pass = OpKind::F,
+                              .mb = 0,
+                              .chunk = 0,
+                              .peer = 1,
+                              .start = 0,
+                              .end = 1,
+                              .thread = 0,
+                              .step = 0});
+  job.ops[1].comms.push_back({.send = true,
+                              .pass = OpKind::F,
+                              .mb = 0,
+                              .chunk = 0,
+                              .peer = 1,
+                              .start = 0,
+                              .end = 1,
+                              .thread = 0,
+                              .step = 0});
+  job.ops[2].comms.push_back({.send = false,
+                              .pass = OpKind::F,
+                              .mb = 0,
+                              .chunk = 0,
+                              .peer = 0,
+                              .start = 0,
+                              .end = 1,
+                              .thread = 0,
+                              .step = 0});
+  job.ops[2].comms.push_back({.send = true,
+                              .pass = OpKind::B,
+                              .mb = 0,
+                              .chunk = 0,
+                              .peer = 0,
+                              .start = 2,
+                              .end = 3,
+                              .thread = 0,
+                              .step = 0});  // gradients don't vote
   const Topology t = job.build();
   EXPECT_EQ(t.source, "p2p");
   EXPECT_EQ(t.ranksOf, (Ranks{{{1}, {2}, {0}}}));

@@ -20,7 +20,6 @@ std::vector<Interval> spans(const std::vector<Work>& list) {
   return out;
 }
 
-
 using testing::HandTrace;
 
 RecognizedOp op(Op o, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
@@ -35,7 +34,15 @@ RecognizedOp op(Op o, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
 }
 
 RecognizedComm comm(bool send, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
-  return {send, OpKind::F, 0, 0, 1, start, end, thread, 0};
+  return {.send = send,
+          .pass = OpKind::F,
+          .mb = 0,
+          .chunk = 0,
+          .peer = 1,
+          .start = start,
+          .end = end,
+          .thread = thread,
+          .step = 0};
 }
 
 constexpr Op F0{OpKind::F, 0, 0}, F1{OpKind::F, 1, 0};
@@ -110,9 +117,9 @@ TEST(AttributeKernels, LaunchOnAnotherThreadBelongsToTheOneOpRangeEnclosingIt) {
 
 TEST(AttributeKernels, OwnThreadsRangeComesFirstAndTwoOtherThreadsOpsLeaveALaunchUnowned) {
   HandTrace h;
-  h.t.threadIndex(300);         // a third thread: index 2
-  h.kernel(2, 15, 1, 16, 17);   // enclosed by ops on threads 0 and 1: whose is it? nobody's
-  h.kernel(1, 12, 2, 13, 14);   // thread 1's own op encloses it, though thread 0's does too
+  h.t.threadIndex(300);        // a third thread: index 2
+  h.kernel(2, 15, 1, 16, 17);  // enclosed by ops on threads 0 and 1: whose is it? nobody's
+  h.kernel(1, 12, 2, 13, 14);  // thread 1's own op encloses it, though thread 0's does too
   RankOps ops;
   ops.ops = {op(F0, 0, 10, 20), op(F1, 1, 11, 19)};
   attributeKernels(h.trace(), ops);

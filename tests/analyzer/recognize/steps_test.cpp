@@ -19,9 +19,16 @@ RecognizedOp op(Op o, TimeNs start, TimeNs end, TimeNs launch = -1) {
 }
 
 RecognizedComm comm(bool send, OpKind pass, TimeNs start, TimeNs end, int mb = 0, int chunk = 0) {
-  RecognizedComm c{send, pass, mb, chunk, -1, start, end, 0, -1};
-  c.launch = start;
-  return c;
+  return RecognizedComm{.send = send,
+                        .pass = pass,
+                        .mb = mb,
+                        .chunk = chunk,
+                        .peer = -1,
+                        .start = start,
+                        .end = end,
+                        .thread = 0,
+                        .step = -1,
+                        .launch = start};
 }
 
 constexpr Op F0{OpKind::F, 0, 0}, F1{OpKind::F, 1, 0}, BW0{OpKind::BW, 0, 0}, BW1{OpKind::BW, 1, 0};
