@@ -116,21 +116,23 @@ struct Index {
   }
 
   explicit Index(const PipelineTrace& pl) : ops(pl.p), recvs(pl.p), peers(pl.p), stages(pl.p) {
+    // What is looked up: ops of a step but W (found by their B), receives of a step.
+    auto indexedOp = [](const RecognizedOp& o) { return o.step >= 0 && o.op.kind != OpKind::W; };
+    auto indexedRecv = [](const RecognizedComm& c) { return !c.send && c.step >= 0; };
     for (const auto& st : pl.stages) {
-      ops[st.stage].reserve(static_cast<size_t>(std::count_if(
-          st.ops.ops.begin(), st.ops.ops.end(),
-          [](const RecognizedOp& o) { return o.step >= 0 && o.op.kind != OpKind::W; })));
-      recvs[st.stage].reserve(static_cast<size_t>(
-          std::count_if(st.ops.comms.begin(), st.ops.comms.end(),
-                        [](const RecognizedComm& c) { return !c.send && c.step >= 0; })));
-      for (size_t i = 0; i < st.ops.ops.size(); ++i) {
-        const auto& o = st.ops.ops[i];
-        if (o.step < 0 || o.op.kind == OpKind::W) continue;
+      const auto& so = st.ops;
+      ops[st.stage].reserve(
+          static_cast<size_t>(std::count_if(so.ops.begin(), so.ops.end(), indexedOp)));
+      recvs[st.stage].reserve(
+          static_cast<size_t>(std::count_if(so.comms.begin(), so.comms.end(), indexedRecv)));
+      for (size_t i = 0; i < so.ops.size(); ++i) {
+        const auto& o = so.ops[i];
+        if (!indexedOp(o)) continue;
         ops[st.stage].add(opKey(o.step, passOf(o.op.kind), o.op.mb, o.op.chunk), i);
       }
-      for (size_t ci = 0; ci < st.ops.comms.size(); ++ci) {
-        const auto& c = st.ops.comms[ci];
-        if (c.send || c.step < 0) continue;
+      for (size_t ci = 0; ci < so.comms.size(); ++ci) {
+        const auto& c = so.comms[ci];
+        if (!indexedRecv(c)) continue;
         recvs[st.stage].add(opKey(c.step, c.pass == OpKind::F ? 0 : 1, c.mb, c.chunk), ci);
       }
       ops[st.stage].seal();

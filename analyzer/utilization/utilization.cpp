@@ -12,7 +12,6 @@
 #include "analyzer/inventory/device_memory.h"
 #include "analyzer/inventory/idle_inventory.h"
 #include "analyzer/pipeline/clock_align.h"
-#include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
 #include "analyzer/result/errors.h"
@@ -33,10 +32,8 @@ constexpr size_t kLargestGaps = 10;
 RankDevice deviceOf(const traces::RankTrace& t, const RankOps& aligned, TimeNs offset) {
   RankDevice d;
   const Launches launches = launchesOf(t);
-  auto launchOf = [&](uint32_t c) {
-    const TimeNs at = launches.at(t, c);
-    return at == kNoLaunch ? INT64_MIN : at;
-  };
+  // kNoLaunch is INT64_MIN, a DeviceSpan's own "no launch".
+  auto launchOf = [&](uint32_t c) { return launches.at(t, c); };
   const std::vector<int8_t> nccl = ncclNames(t);
   d.compute.reserve(t.kernels.size());
   for (size_t i = 0; i < t.kernels.size(); ++i) {

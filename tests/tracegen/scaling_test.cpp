@@ -93,25 +93,15 @@ double threadCpuSeconds() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
 }
 
-// Importing and analysing the job's timeline on one thread, three times: the counts of the
-// first, the least CPU time of the three (without an instruction count the CPU time is the
-// figure, and on a loaded machine one run in two was inflated: DP 400 -> 800 once read 3.2x).
-Cost analysisCost(const MegatronJob& job) {
-  testing::TempDir dir;
-  const auto file = dir.path() / "timeline.json";
-  writeNdTimeline(executeMegatron(job), file, /*gzip=*/false);
+// `work` on this thread, three times: the counts of the first, the least CPU time of the three
+// (without an instruction count the CPU time is the figure, and on a loaded machine one run in
+// two was inflated: DP 400 -> 800 once read 3.2x).
+Cost costOf(const std::function<void()>& work) {
   Cost cost;
   for (int run = 0; run < 3; ++run) {
     const uint64_t allocated = gAllocations.load();
     const double cpu = threadCpuSeconds();
-    const auto instructions = instructionsOf([&] {
-      traces::import::LoadOptions load;
-      load.threads = 1;
-      analysis::AnalyzeOptions options;
-      options.threads = 1;
-      const auto result = analysis::analyzeRun(traces::import::loadAnyRun({file}, load), options);
-      ASSERT_FALSE(result.pipelines.empty());
-    });
+    const auto instructions = instructionsOf(work);
     const double seconds = threadCpuSeconds() - cpu;
     if (run == 0) {
       cost.instructions = instructions;
@@ -121,6 +111,21 @@ Cost analysisCost(const MegatronJob& job) {
     cost.cpuSeconds = std::min(cost.cpuSeconds, seconds);
   }
   return cost;
+}
+
+// Importing and analysing the job's timeline on one thread.
+Cost analysisCost(const MegatronJob& job) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "timeline.json";
+  writeNdTimeline(executeMegatron(job), file, /*gzip=*/false);
+  return costOf([&] {
+    traces::import::LoadOptions load;
+    load.threads = 1;
+    analysis::AnalyzeOptions options;
+    options.threads = 1;
+    const auto result = analysis::analyzeRun(traces::import::loadAnyRun({file}, load), options);
+    ASSERT_FALSE(result.pipelines.empty());
+  });
 }
 
 MegatronJob small() {
@@ -193,28 +198,16 @@ traces::Run flatRun(int steps) {
   return run;
 }
 
+// Analysing the trace (held in memory, not imported) on one thread.
 Cost utilizationCost(int steps) {
   const traces::Run run = flatRun(steps);
-  Cost cost;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    const uint64_t allocated = gAllocations.load();
-    const double cpu = threadCpuSeconds();
-    const auto instructions = instructionsOf([&] {
-      analysis::AnalyzeOptions options;
-      options.threads = 1;
-      options.utilizationWithoutPipeline = true;
-      const auto result = analysis::analyzeRun(run, options);
-      ASSERT_TRUE(result.utilization.has_value());
-    });
-    const double seconds = threadCpuSeconds() - cpu;
-    if (attempt == 0) {
-      cost.instructions = instructions;
-      cost.allocations = gAllocations.load() - allocated;
-      cost.cpuSeconds = seconds;
-    }
-    cost.cpuSeconds = std::min(cost.cpuSeconds, seconds);
-  }
-  return cost;
+  return costOf([&] {
+    analysis::AnalyzeOptions options;
+    options.threads = 1;
+    options.utilizationWithoutPipeline = true;
+    const auto result = analysis::analyzeRun(run, options);
+    ASSERT_TRUE(result.utilization.has_value());
+  });
 }
 
 TEST(Scaling, StepsAreLinear) {
