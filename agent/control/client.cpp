@@ -156,6 +156,9 @@ void finishReply(Connection& c, Exchange& result) {
                       std::to_string(c.expected) + " bytes it announced";
     } else if (c.expected >= 0) {
       result.payload = std::move(c.payload);
+    } else if (!result.reply.ok && result.reply.text("message") == kExitingMessage) {
+      result.outcome = Outcome::Gone;  // refused as it exits: gone by the next poll
+      result.detail = "exited";
     }
     return;
   }

@@ -28,6 +28,13 @@ std::string reasonOf(const Command& c) {
 }  // namespace
 
 Reply ControlHandler::handle(std::string_view line, int64_t nowNs, std::string* payload) {
+  Reply r = handleCommand(line, nowNs, payload);
+  // A request taken as the process began to exit finds its window or writer going: say why.
+  if (!r.ok && recorder_.exiting()) return refusal(std::string(control::kExitingMessage));
+  return r;
+}
+
+Reply ControlHandler::handleCommand(std::string_view line, int64_t nowNs, std::string* payload) {
   Command command;
   std::string error;
   if (!control::parseCommand(line, &command, &error)) return refusal(error);

@@ -58,6 +58,7 @@ class ControlHandler {
   static constexpr int kSwitchFlushMs = 500;  // a flush between a file and a memory window
 
  private:
+  control::Reply handleCommand(std::string_view line, int64_t nowNs, std::string* payload);
   control::Reply status(int64_t nowNs);
   control::Reply start(const control::Command& command);
   control::Reply stop();

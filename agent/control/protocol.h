@@ -43,6 +43,9 @@ inline constexpr int64_t kDefaultKeepNs = 5'000'000'000;
 inline constexpr int64_t kMaxKeepNs = 600'000'000'000;
 // The largest snapshot image an agent sends (a bigger one is refused, with its size).
 inline constexpr uint64_t kMaxSnapshotBytes = uint64_t{256} << 20;
+// An agent's refusal once its process has begun to exit (its socket already gone, a request
+// taken just before): clients read it as the process gone, not as a window that ended.
+inline constexpr std::string_view kExitingMessage = "exiting: the process is ending";
 
 // False (with a one-line reason) for anything that is not a valid request.
 bool parseCommand(std::string_view line, Command* out, std::string* error);

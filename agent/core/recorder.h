@@ -124,6 +124,10 @@ class Recorder {
   // Capture off for good (output unusable, shutting down). Idempotent.
   void disable();
   bool disabled() const;
+  // The process has begun to exit (the agent's unload): set before the socket and the writer go,
+  // so a request in flight is refused as such (protocol.h, kExitingMessage).
+  void markExiting() { exiting_.store(true, std::memory_order_release); }
+  bool exiting() const { return exiting_.load(std::memory_order_acquire); }
   bool wantsFile() const;  // a window asked for the file to exist even without events
 
   // Writer side: the windows so far, and a counter that changes with them.
@@ -164,6 +168,7 @@ class Recorder {
   std::optional<WindowRequest> armed_;
   bool open_ = false;
   std::atomic<bool> disabled_{false};  // read without the lock (fork child, writer)
+  std::atomic<bool> exiting_{false};
   bool trackSteps_ = false;
   bool trackOpenOps_ = false;
   bool createFile_ = false;

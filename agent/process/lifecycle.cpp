@@ -239,7 +239,9 @@ __attribute__((constructor)) static void bubblescopeAgentLoad() {
 
 __attribute__((destructor)) static void bubblescopeAgentUnload() {
   if (!bubblescope::agent::agentDisabled()) {
-    // First the socket, so no client finds a process that is going away.
+    // First the socket, so no client finds a process that is going away; a request already
+    // taken is refused as the process exiting.
+    bubblescope::agent::Recorder::instance().markExiting();
     bubblescope::agent::stopControlServer();
     bubblescope::agent::finishWriter(bubblescope::agent::kExitFlushMs);
   }

@@ -256,6 +256,27 @@ TEST(ControlHandler, SnapshotNamesTheStepItsImageWasTakenIn) {
   EXPECT_EQ(f.recorder.currentStep(), 147);
 }
 
+// A snapshot taken just as the process began to exit (the agent's unload marks it, then turns
+// capture off): refused as the process exiting, which clients read as gone, not as a watch that
+// ended. What still succeeds is answered as before.
+TEST(ControlHandler, ARefusalAsTheProcessExitsSaysItIsExiting) {
+  WatchFixture f;
+  ASSERT_TRUE(f.ask("watch keep=1").ok);
+  f.recorder.markExiting();
+  f.recorder.disable();
+  std::string payload;
+  const control::Reply r = f.snapshot(&payload);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.text("message"), control::kExitingMessage);
+  EXPECT_EQ(f.ask("watch").text("message"), control::kExitingMessage);
+  EXPECT_TRUE(f.ask("status").ok);
+  // Before the mark, the same refusal says what ended the window.
+  WatchFixture g;
+  ASSERT_TRUE(g.ask("watch keep=1").ok);
+  g.recorder.disable();
+  EXPECT_NE(g.snapshot(&payload).text("message").find("capture is off"), std::string::npos);
+}
+
 TEST(ControlHandler, SnapshotWithoutWatchIsRefusedAndSaysWhyTheLastOneEnded) {
   WatchFixture f;
   std::string payload;
