@@ -13,6 +13,7 @@
 #include "analyzer/idle/root_causes.h"
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/pipeline_step.h"
+#include "analyzer/result/buckets.h"
 #include "analyzer/result/errors.h"
 #include "analyzer/result/idle_tally.h"
 #include "analyzer/result/stats.h"
@@ -81,8 +82,7 @@ struct CauseTally {
 // Each common step's transfers (by index into pl.transfers), by the step their receive is in:
 // found once, so that a step costs what it holds (10^5 steps: a scan of every transfer per step
 // is quadratic, issue 28).
-std::vector<std::vector<int>> transfersByStepOf(const PipelineTrace& pl) {
-  std::vector<std::vector<int>> byStep(pl.stepNumbers.size());
+Buckets transfersByStepOf(const PipelineTrace& pl) {
   std::vector<std::vector<int>> commonOf(pl.p);  // per stage: its step index -> common step
   for (int s = 0; s < pl.p; ++s) {
     commonOf[s].assign(pl.stages[s].ops.steps.size(), -1);
@@ -91,15 +91,12 @@ std::vector<std::vector<int>> transfersByStepOf(const PipelineTrace& pl) {
       if (local >= 0) commonOf[s][static_cast<size_t>(local)] = static_cast<int>(k);
     }
   }
-  for (size_t i = 0; i < pl.transfers.size(); ++i) {
+  return Buckets::of(pl.stepNumbers.size(), pl.transfers.size(), [&](size_t i) -> int64_t {
     const Transfer& t = pl.transfers[i];
     const int local = pl.stages[t.toStage].ops.comms[t.recv].step;
-    if (local < 0 || static_cast<size_t>(local) >= commonOf[t.toStage].size()) continue;
-    if (const int k = commonOf[t.toStage][static_cast<size_t>(local)]; k >= 0) {
-      byStep[static_cast<size_t>(k)].push_back(static_cast<int>(i));
-    }
-  }
-  return byStep;
+    if (local < 0 || static_cast<size_t>(local) >= commonOf[t.toStage].size()) return -1;
+    return commonOf[t.toStage][static_cast<size_t>(local)];
+  });
 }
 
 // Empties `v` and returns its memory (`v = {}` and clear() keep it).
@@ -470,13 +467,11 @@ struct FoldedGaps {
 // gaps alone went from 15 to 24 MB, and the peak was such a move). A stage's step has at most
 // one gap before each op and one after the last. A summary's transfers, and its ops unless every
 // one is kept, are one step's at a time.
-void reserveRecords(const StepSums& sums, const std::vector<std::vector<int>>& transfersByStep,
-                    KeptGaps kept, bool everyRecord, PipelineResult& out, CauseTally& causes) {
+void reserveRecords(const StepSums& sums, const Buckets& transfersByStep, KeptGaps kept,
+                    bool everyRecord, PipelineResult& out, CauseTally& causes) {
   if (everyRecord) out.ops.reserve(sums.ops);
   if (kept == KeptGaps::All) {
-    size_t transfers = 0;
-    for (const auto& t : transfersByStep) transfers += t.size();
-    out.transfers.reserve(transfers);
+    out.transfers.reserve(transfersByStep.items());
     out.gaps.reserve(sums.gaps);
     causes.ofGap.reserve(sums.gaps);
   } else if (everyRecord) {
@@ -536,7 +531,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   CauseTally causes;
   causes.imbalancedStage = mostImbalancedStage(costs);
   std::string firstRefusal;  // the simulator's reason for the first step it could not re-run
-  const std::vector<std::vector<int>> transfersByStep = transfersByStepOf(pl);
+  const Buckets transfersByStep = transfersByStepOf(pl);
   // Kept whole, every gap keeps every op it names.
   everyRecord = everyRecord || kept == KeptGaps::All;
   reserveRecords(sums, transfersByStep, kept, everyRecord, out, causes);

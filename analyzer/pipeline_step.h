@@ -11,6 +11,7 @@
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/idle/stage_alone.h"
 #include "analyzer/pipeline/pipeline_trace.h"
+#include "analyzer/result/buckets.h"
 #include "analyzer/result/dp_wait.h"
 #include "analyzer/result/result.h"
 #include "analyzer/timeline/step_view.h"
@@ -48,7 +49,7 @@ struct StepInputs {
   const PipelineTrace& pl;
   const MeanCosts& costs;
   const DpWaits* dpWaits;
-  const std::vector<std::vector<int>>& transfersByStep;  // per common step, into pl.transfers
+  const Buckets& transfersByStep;  // per common step, into pl.transfers
   TimeNs transferMedian, tailMedian;
   int imbalancedStage;
 };

@@ -139,7 +139,7 @@ std::vector<Transfer> matchTransfers(const PipelineTrace& pl) {
   std::vector<Transfer> out;
   out.reserve(pairs);
   pairUp([&](const KeyedComm& s, const KeyedComm& r) {
-    out.push_back({s.from, s.to, s.index, r.index});
+    out.push_back({s.from, s.to, static_cast<uint32_t>(s.index), static_cast<uint32_t>(r.index)});
   });
   return out;
 }

@@ -2,6 +2,7 @@
 // One pipeline (a DP replica) ready for analysis: each stage's recognised ops, clock-aligned,
 // with sends matched to receives and steps numbered alike on every stage.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,11 +20,13 @@ struct StageTrace {
   TimeNs clockOffset = 0;
 };
 
-// A send matched to its receive: stage and index into that stage's comms.
+// A send matched to its receive: stage and index into that stage's comms. Held for every
+// transfer through the analysis: 16 bytes (a rank's comms are far fewer than 2^32).
 struct Transfer {
   int fromStage = 0, toStage = 0;
-  size_t send = 0, recv = 0;
+  uint32_t send = 0, recv = 0;
 };
+static_assert(sizeof(Transfer) == 16);
 
 struct PipelineTrace {
   int dpRank = 0;

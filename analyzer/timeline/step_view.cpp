@@ -60,18 +60,13 @@ TimeNs longest(const std::vector<Work>& list) {
   return m;
 }
 
-// Positions by key, the first added of equal keys: a sorted array, 16 bytes an entry where a hash
-// map's node and bucket took ~40 (the lookups live as long as the analysis of the steps).
+// Positions by key, the first added of equal keys: a sorted array of a step's few.
 class FirstByKey {
  public:
-  // Room for `n` entries made once: grown by doubling, then trimmed, the list was twice its size
-  // while it grew and again while it was copied down.
-  void reserve(size_t n) { entries_.reserve(n); }
   void add(uint64_t key, size_t pos) { entries_.push_back({key, static_cast<uint32_t>(pos)}); }
   void seal() {
     std::stable_sort(entries_.begin(), entries_.end(),
                      [](const Entry& a, const Entry& b) { return a.key < b.key; });
-    entries_.shrink_to_fit();
   }
   std::optional<uint32_t> find(uint64_t key) const {
     const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
@@ -88,12 +83,18 @@ class FirstByKey {
   std::vector<Entry> entries_;
 };
 
+// What ops and receives are looked up by key: ops of a step but W (found by their B), receives
+// of a step.
+bool indexedOp(const RecognizedOp& o) {
+  return o.step >= 0 && o.op.kind != OpKind::W;
+}
+bool indexedRecv(const RecognizedComm& c) {
+  return !c.send && c.step >= 0;
+}
+
 // Lookups shared by every step, so that a step costs what it holds, not what the run holds:
-// per stage its ops, comms and launched device work by step, its receives by what they carry,
-// and each matched comm's peer.
+// per stage its ops, comms and launched device work by step, and each matched comm's peer.
 struct Index {
-  std::vector<FirstByKey> ops;    // per stage
-  std::vector<FirstByKey> recvs;  // per stage: the first
   // Each matched comm's peer, per stage by comm index: 8 bytes a comm, where a map node cost
   // ~64 a direction (a sixteenth of the analysis' peak at 20,000 steps).
   struct Peer {
@@ -115,28 +116,8 @@ struct Index {
     return p.stage >= 0 ? &p : nullptr;
   }
 
-  explicit Index(const PipelineTrace& pl) : ops(pl.p), recvs(pl.p), peers(pl.p), stages(pl.p) {
-    // What is looked up: ops of a step but W (found by their B), receives of a step.
-    auto indexedOp = [](const RecognizedOp& o) { return o.step >= 0 && o.op.kind != OpKind::W; };
-    auto indexedRecv = [](const RecognizedComm& c) { return !c.send && c.step >= 0; };
+  explicit Index(const PipelineTrace& pl) : peers(pl.p), stages(pl.p) {
     for (const auto& st : pl.stages) {
-      const auto& so = st.ops;
-      ops[st.stage].reserve(
-          static_cast<size_t>(std::count_if(so.ops.begin(), so.ops.end(), indexedOp)));
-      recvs[st.stage].reserve(
-          static_cast<size_t>(std::count_if(so.comms.begin(), so.comms.end(), indexedRecv)));
-      for (size_t i = 0; i < so.ops.size(); ++i) {
-        const auto& o = so.ops[i];
-        if (!indexedOp(o)) continue;
-        ops[st.stage].add(opKey(o.step, passOf(o.op.kind), o.op.mb, o.op.chunk), i);
-      }
-      for (size_t ci = 0; ci < so.comms.size(); ++ci) {
-        const auto& c = so.comms[ci];
-        if (!indexedRecv(c)) continue;
-        recvs[st.stage].add(opKey(c.step, c.pass == OpKind::F ? 0 : 1, c.mb, c.chunk), ci);
-      }
-      ops[st.stage].seal();
-      recvs[st.stage].seal();
       Stage& x = stages[st.stage];
       const size_t n = st.ops.steps.size();
       x.ops = spansByStep(st.ops.ops, n);
@@ -158,6 +139,64 @@ struct Index {
       peers[t.toStage][t.recv] = {t.fromStage, static_cast<uint32_t>(t.send)};
     }
   }
+};
+
+// The ops (but W) and receives of each stage's step k by key, the first of equal keys: made for
+// the view of step k, which looks them up. The whole run's, held through the analysis, were 16
+// bytes an op and a receive (19 MB of PP2 at 10^5 steps, issue 28). Another step's ops (an input
+// held behind a transfer of a step before) are keyed when first asked for.
+class StepKeys {
+ public:
+  StepKeys(const PipelineTrace& pl, const Index& index, size_t k)
+      : pl_(pl), index_(index), k_(k), ops_(pl.p), recvs_(pl.p) {
+    for (const auto& st : pl.stages) {
+      const int stepIdx = pl.stepIndex[st.stage][k];
+      ops_[st.stage] = opsOf(st.stage, stepIdx);
+      const auto& comms = st.ops.comms;
+      FirstByKey& recvs = recvs_[st.stage];
+      forEachOfStep(comms, index.stages[st.stage].comms, stepIdx, [&](int ci) {
+        const RecognizedComm& c = comms[static_cast<size_t>(ci)];
+        if (indexedRecv(c)) {
+          recvs.add(opKey(c.step, c.pass == OpKind::F ? 0 : 1, c.mb, c.chunk),
+                    static_cast<size_t>(ci));
+        }
+      });
+      recvs.seal();
+    }
+  }
+
+  // The op of `stage` with `key`, in its step `stepIdx` (the key's).
+  std::optional<uint32_t> op(int stage, int stepIdx, uint64_t key) {
+    if (stepIdx == pl_.stepIndex[stage][k_]) return ops_[stage].find(key);
+    auto [it, added] = other_.try_emplace({stage, stepIdx});
+    if (added) it->second = opsOf(stage, stepIdx);
+    return it->second.find(key);
+  }
+  // The receive of `stage` with `key`, in step k.
+  std::optional<uint32_t> recv(int stage, uint64_t key) const { return recvs_[stage].find(key); }
+
+ private:
+  FirstByKey opsOf(int stage, int stepIdx) const {
+    FirstByKey keys;
+    if (stepIdx < 0 || static_cast<size_t>(stepIdx) >= index_.stages[stage].ops.size()) {
+      return keys;
+    }
+    const auto& ops = pl_.stages[stage].ops.ops;
+    forEachOfStep(ops, index_.stages[stage].ops, stepIdx, [&](int i) {
+      const RecognizedOp& o = ops[static_cast<size_t>(i)];
+      if (indexedOp(o)) {
+        keys.add(opKey(o.step, passOf(o.op.kind), o.op.mb, o.op.chunk), static_cast<size_t>(i));
+      }
+    });
+    keys.seal();
+    return keys;
+  }
+
+  const PipelineTrace& pl_;
+  const Index& index_;
+  size_t k_ = 0;
+  std::vector<FirstByKey> ops_, recvs_;  // per stage, step k's
+  std::map<std::pair<int, int>, FirstByKey> other_;
 };
 
 bool inMarker(const StepMarker& m, const Interval& i) {
@@ -352,7 +391,8 @@ std::optional<size_t> endedAt(const std::vector<RecognizedComm>& comms, TimeNs t
 }
 
 // The transfer of the comm at (stage, i), as an input held behind it sees it.
-HeldBehind heldBehindOf(const PipelineTrace& pl, const Index& index, int stage, size_t i) {
+HeldBehind heldBehindOf(const PipelineTrace& pl, const Index& index, StepKeys& keys, int stage,
+                        size_t i) {
   HeldBehind h;
   const Index::Peer* peer = index.peerOf(stage, i);
   if (peer == nullptr) return h;
@@ -365,8 +405,9 @@ HeldBehind heldBehindOf(const PipelineTrace& pl, const Index& index, int stage, 
   h.moved = std::max(q.start, other.start);
   h.end = recv.end;
   if (send.step >= 0) {
-    if (const auto op = index.ops[h.from].find(
-            opKey(send.step, send.pass == OpKind::F ? 0 : 1, send.mb, send.chunk))) {
+    if (const auto op =
+            keys.op(h.from, send.step,
+                    opKey(send.step, send.pass == OpKind::F ? 0 : 1, send.mb, send.chunk))) {
       h.producerStage = h.from;
       h.producerOp = static_cast<int>(*op);
     }
@@ -376,8 +417,8 @@ HeldBehind heldBehindOf(const PipelineTrace& pl, const Index& index, int stage, 
 
 // Each op's input: the matched receive's end, else the producer's end; when the receive waited
 // on the device, when the data moved.
-void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::Schedule& layout,
-                    const StageTrace& st, size_t k, StageStep& ss) {
+void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
+                    const engine::Schedule& layout, const StageTrace& st, size_t k, StageStep& ss) {
   const int lastVs = layout.virtualStages() - 1;
   const int stepIdx = pl.stepIndex[st.stage][k];
   TimeNs prevOpEnd = kNoArrival;
@@ -406,14 +447,14 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
       const int pvs = forward ? vs - 1 : vs + 1;
       pStage = layout.stageOf(pvs);
       const int pStepIdx = pl.stepIndex[pStage][k];
-      if (const auto producer = index.ops[pStage].find(
-              opKey(pStepIdx, forward ? 0 : 1, o.op.mb, layout.chunkOf(pvs)))) {
+      if (const auto producer = keys.op(
+              pStage, pStepIdx, opKey(pStepIdx, forward ? 0 : 1, o.op.mb, layout.chunkOf(pvs)))) {
         pOp = static_cast<int>(*producer);
         arrival = pl.stages[pStage].ops.ops[pOp].end;
       }
       // The receive that brought the input (the first that carries it).
       if (const auto r =
-              index.recvs[st.stage].find(opKey(stepIdx, forward ? 0 : 1, o.op.mb, o.op.chunk))) {
+              keys.recv(st.stage, opKey(stepIdx, forward ? 0 : 1, o.op.mb, o.op.chunk))) {
         const size_t ci = *r;
         const auto& c = st.ops.comms[ci];
         arrival = c.end;
@@ -443,7 +484,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, const engine::S
           const RecognizedComm& late = receiverLast ? c : send;
           if (!buffered && late.launch != kNoLaunch && late.start - late.launch > kHandOver) {
             if (auto q = endedAt(pl.stages[side].ops.comms, late.start, sideComm)) {
-              held = heldBehindOf(pl, index, side, *q);
+              held = heldBehindOf(pl, index, keys, side, *q);
             }
           }
         }
@@ -497,10 +538,11 @@ StepView StepViews::build(size_t k) const {
   // The span first: every stage's busy time is clipped to it.
   for (const auto& st : pl_.stages) addStageOps(pl_, index, st, k, view);
   const StepSyncs syncs = stepSyncs(pl_, index, k);
+  StepKeys keys(pl_, index, k);
   for (const auto& st : pl_.stages) {
     StageStep& ss = view.stages[st.stage];
     addStageBusy(pl_, index, st, k, syncs, view, ss);
-    addStageInputs(pl_, index, impl_->layout, st, k, ss);
+    addStageInputs(pl_, index, keys, impl_->layout, st, k, ss);
   }
   return view;
 }

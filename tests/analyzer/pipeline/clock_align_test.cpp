@@ -40,7 +40,8 @@ PipelineTrace exchange(const std::vector<TimeNs>& skew, bool gradients = true) {
                         .end = sent + 1 * kMs + skew[to],
                         .thread = 0,
                         .step = 0});
-    pl.transfers.push_back({from, to, sender.size() - 1, receiver.size() - 1});
+    pl.transfers.push_back({from, to, static_cast<uint32_t>(sender.size() - 1),
+                            static_cast<uint32_t>(receiver.size() - 1)});
   };
   for (int s = 0; s + 1 < p; ++s) {
     transfer(s, s + 1, 10 * s * kMs);
@@ -99,8 +100,8 @@ TEST(EstimateClockOffsets, IgnoresTransfersBetweenStagesThatAreNotNeighbours) {
                                     .end = 10 * kMs,
                                     .thread = 0,
                                     .step = 0});
-  pl.transfers.push_back(
-      {0, 2, pl.stages[0].ops.comms.size() - 1, pl.stages[2].ops.comms.size() - 1});
+  pl.transfers.push_back({0, 2, static_cast<uint32_t>(pl.stages[0].ops.comms.size() - 1),
+                          static_cast<uint32_t>(pl.stages[2].ops.comms.size() - 1)});
   EXPECT_EQ(estimateClockOffsets(pl), (std::vector<TimeNs>{0, 0, 0}));
 }
 
@@ -144,8 +145,8 @@ TEST(EstimateClockOffsets, ATransferThatContradictsTheOthersIsLeftOutAndSaid) {
                                       .end = -1 * kMs,
                                       .thread = 0,
                                       .step = 0});
-    pl.transfers.push_back(
-        {1, 0, pl.stages[1].ops.comms.size() - 1, pl.stages[0].ops.comms.size() - 1});
+    pl.transfers.push_back({1, 0, static_cast<uint32_t>(pl.stages[1].ops.comms.size() - 1),
+                            static_cast<uint32_t>(pl.stages[0].ops.comms.size() - 1)});
     std::vector<std::string> warnings;
     EXPECT_EQ(estimateClockOffsets(pl, &warnings), (std::vector<TimeNs>{0, -skew})) << skew;
     ASSERT_EQ(warnings.size(), 1u);
