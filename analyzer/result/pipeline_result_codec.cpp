@@ -10,7 +10,7 @@ namespace {
 // The layouts this codec was written against: a struct that grows has a field to add here (on
 // the one platform the project builds for, x86-64 Linux).
 static_assert(sizeof(PipelineResult) == 752, "PipelineResult changed: encode the new field");
-static_assert(sizeof(StageResult) == 232, "StageResult changed: encode the new field");
+static_assert(sizeof(StageResult) == 264, "StageResult changed: encode the new field");
 static_assert(sizeof(Gap) == 184, "Gap changed: encode the new field");
 static_assert(sizeof(Blame) == 64, "Blame changed: encode the new field");
 static_assert(sizeof(WhatIf) == 152, "WhatIf changed: encode the new field");
@@ -42,6 +42,19 @@ void fields(F& f, S& m) {
 template <typename F, traces::FieldsOf<ScheduleMatch> S>
 void fields(F& f, S& m) {
   f(m.name), f(m.p), f(m.m), f(m.v), f(m.exact), f(m.splitsBackward);
+}
+
+// As the column of Splits it packs (the bytes a vector of them sent).
+template <typename F, traces::FieldsOf<SplitSeries> S>
+void fields(F& f, S& series) {
+  if constexpr (std::is_const_v<S>) {
+    f(std::vector<Split>(series.begin(), series.end()));
+  } else {
+    std::vector<Split> all;
+    f(all);
+    series.reserve(all.size());
+    for (const Split& s : all) series.push_back(s);
+  }
 }
 
 template <typename F, traces::FieldsOf<StageResult> S>

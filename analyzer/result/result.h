@@ -15,6 +15,7 @@
 #include "analyzer/result/memory_basis.h"
 #include "analyzer/result/model_check.h"
 #include "analyzer/result/root_cause.h"
+#include "analyzer/result/split_series.h"
 #include "analyzer/result/utilization_result.h"
 #include "reference_engine/schedule/op.h"
 #include "traces/model/time.h"
@@ -24,24 +25,8 @@ namespace bubblescope::analysis {
 using engine::Op;
 using engine::OpKind;
 
-using IdleByClass = std::array<TimeNs, kIdleClasses>;
-
 // The idle of the classes the ideal schedule leaves too (IdleClassInfo::scheduleOwn).
 TimeNs scheduleOwnIdle(const IdleByClass& byClass);
-
-// The four parts of a span (§2); idle is split further by class. The parts add up to the span
-// and the classes to idle, exactly (integer ns).
-struct Split {
-  TimeNs span = 0;
-  TimeNs compute = 0;
-  TimeNs exposedComm = 0;
-  TimeNs otherBusy = 0;
-  TimeNs idle = 0;
-  IdleByClass idleByClass{};
-
-  Split& operator+=(const Split& o);
-  TimeNs classSum() const;
-};
 
 // An op as it ran (clock-aligned), for timelines.
 struct OpRecord {
@@ -128,8 +113,8 @@ struct StageResult {
   int rank = 0;            // the rank that represents the stage (the slowest of a TP group)
   std::vector<int> ranks;  // every rank of the stage
   Split total;             // over all analysed steps
-  std::vector<Split> perStep;
-  double slowdown = 1;  // S_s: step time when only this stage keeps its measured costs / ideal
+  SplitSeries perStep;     // per analysed step
+  double slowdown = 1;     // S_s: step time when only this stage keeps its measured costs / ideal
   // S_s from the bounds of a replay rather than one (over kReplayEveryStage stages, a stage
   // whose ops moved the step by under 0.1%: analyzer/idle/stage_alone.h).
   bool slowdownBounded = false;

@@ -17,7 +17,7 @@ using analysis::formatRatio;
 using analysis::kIdleClasses;
 using analysis::Split;
 
-const Split& stageSplit(const Pane& p, size_t stage, bool wholeRun) {
+Split stageSplit(const Pane& p, size_t stage, bool wholeRun) {
   const auto& st = p.result().stages[stage];
   if (wholeRun || st.perStep.empty()) return st.total;
   return st.perStep[std::min<size_t>(static_cast<size_t>(p.step), st.perStep.size() - 1)];
@@ -63,7 +63,7 @@ void breakdownSection(ViewerState& s) {
     }
     const Pane& p = s.panes[0];
     if (st < p.result().stages.size()) {
-      const Split& sp = stageSplit(p, st, s.wholeRun);
+      const Split sp = stageSplit(p, st, s.wholeRun);
       ImGui::Text("%5s idle  S %s", formatPercent(analysis::share(sp.idle, sp.span), 0).c_str(),
                   formatRatio(p.result().stages[st].slowdown).c_str());
       if (ImGui::IsItemHovered()) {
