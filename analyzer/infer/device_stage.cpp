@@ -143,7 +143,6 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
     o.op = Op{s.kind, s.mb, s.chunk};
     o.launch = o.firstLaunch = launches[s.begin].start;
     o.hostEnd = launches[s.end - 1].end;
-    o.thread = launches[s.begin].thread;
     o.start = INT64_MAX;
     o.end = INT64_MIN;
     o.kernelBegin = static_cast<uint32_t>(out.computeKernels.size());
@@ -157,7 +156,6 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
     }
     out.computeKernels.insert(out.computeKernels.end(), spans.begin(), spans.end());
     o.kernelEnd = static_cast<uint32_t>(out.computeKernels.size());
-    o.computeBusy = unionLength(std::move(spans));
     out.ops.push_back(o);
   }
   for (size_t i = 0; i < k.size(); ++i) {

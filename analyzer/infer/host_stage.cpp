@@ -76,8 +76,8 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
 }
 
 RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegmentation& seg,
-                    const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread, int stage,
-                    int microbatches, const std::unordered_map<int32_t, VCarried>* messages) {
+                    const std::map<int32_t, CutKind>& typed, int stage, int microbatches,
+                    const std::unordered_map<int32_t, VCarried>* messages) {
   RankOps out = std::move(marks);
   out.ruleSet = "p2p";
   out.mbInferred = true;
@@ -87,8 +87,6 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
     o.op = Op{h.kind, h.mb, h.chunk};
     o.start = o.launch = h.start;
     o.end = o.hostEnd = h.end;
-    o.computeBusy = h.end - h.start;
-    o.thread = thread;
     out.ops.push_back(o);
   }
   out.otherBusy.insert(out.otherBusy.end(), seg.other.begin(), seg.other.end());

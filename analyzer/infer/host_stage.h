@@ -40,8 +40,7 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
 // in a V, what each transfer call carried (its pass, chunk and microbatch); else the direction
 // tells, and the microbatches are counted in order.
 RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegmentation& seg,
-                    const std::map<int32_t, CutKind>& typed, traces::ThreadIndex thread, int stage,
-                    int microbatches,
+                    const std::map<int32_t, CutKind>& typed, int stage, int microbatches,
                     const std::unordered_map<int32_t, VCarried>* messages = nullptr);
 
 }  // namespace bubblescope::analysis

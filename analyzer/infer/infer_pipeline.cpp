@@ -125,8 +125,8 @@ bool buildV(const traces::Run& run, const std::vector<uint32_t>& chain, const Co
         if (o.end > o.begin) seg.ops.push_back({o.op.kind, o.begin, o.end, o.op.chunk, o.op.mb});
       }
       for (const auto& [begin, end] : st.other) seg.other.push_back({begin, end});
-      marks[r] = withHostOps(run.ranks[r], std::move(marks[r]), seg, typed[s], poster[s], stage, m,
-                             &st.messageOfRow);
+      marks[r] =
+          withHostOps(run.ranks[r], std::move(marks[r]), seg, typed[s], stage, m, &st.messageOfRow);
       return;
     }
     Segmentation seg;
@@ -281,8 +281,8 @@ std::string notAPipeline(const ChainStages& c) {
   if (pipeline) return "";
   std::string counts;
   for (int s = 0; s < p; ++s) {
-    counts += (s ? ", " : "") + std::to_string(forwards[s]) + "F/" + std::to_string(backwards[s]) +
-              "B";
+    counts +=
+        (s ? ", " : "") + std::to_string(forwards[s]) + "F/" + std::to_string(backwards[s]) + "B";
   }
   return "the p2p traffic of " + std::to_string(p) +
          " ranks forms a chain but not a pipeline (forwards/backwards per rank: " + counts + ")";
@@ -296,12 +296,11 @@ void buildChain(const traces::Run& run, const std::vector<uint32_t>& chain, cons
   const int m = microbatchesPerStep(c.kinds(0));
   traces::parallelFor(static_cast<size_t>(p), 0, [&](size_t s) {
     const uint32_t r = chain[s];
-    ranks.marks[r] = c.onHost[s] ? withHostOps(run.ranks[r], std::move(ranks.marks[r]),
-                                               c.hostSegs[s], c.typed[s], c.poster[s],
-                                               static_cast<int>(s), m)
-                                 : withOps(run.ranks[r], std::move(ranks.marks[r]),
-                                           ranks.launches[r], ranks.nccl[r], c.segs[s],
-                                           static_cast<int>(s), m);
+    ranks.marks[r] = c.onHost[s]
+                         ? withHostOps(run.ranks[r], std::move(ranks.marks[r]), c.hostSegs[s],
+                                       c.typed[s], static_cast<int>(s), m)
+                         : withOps(run.ranks[r], std::move(ranks.marks[r]), ranks.launches[r],
+                                   ranks.nccl[r], c.segs[s], static_cast<int>(s), m);
   });
   for (int s = 0; s < p; ++s) {
     if (c.onHost[s]) {

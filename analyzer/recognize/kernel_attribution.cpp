@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace bubblescope::analysis {
@@ -78,7 +79,11 @@ TimeNs unionLength(std::vector<Interval> v) {
   return total;
 }
 
-void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
+void attributeKernels(const traces::RankTrace& t, RankOps& ops,
+                      std::span<const traces::ThreadIndex> opThread) {
+  if (opThread.size() != ops.ops.size()) {
+    throw std::invalid_argument("attributeKernels: one thread per op");
+  }
   const auto& k = t.kernels;
   if (k.size() == 0) return;
   ops.hasKernels = true;
@@ -123,7 +128,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
   std::unordered_map<ThreadIndex, std::vector<Owner>> owners;
   for (size_t i = 0; i < ops.ops.size(); ++i) {
     const auto& o = ops.ops[i];
-    owners[o.thread].push_back({o.launch, o.end, static_cast<int64_t>(i)});
+    owners[opThread[i]].push_back({o.launch, o.end, static_cast<int64_t>(i)});
   }
   for (size_t i = 0; i < ops.comms.size(); ++i) {
     const auto& c = ops.comms[i];
@@ -184,10 +189,12 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
     }
   }
   for (size_t i = 0; i < t.memcpys.size(); ++i) {
-    ops.otherKernels.push_back({t.memcpys.start[i], t.memcpys.end[i], launchOf(t.memcpys.correlation[i])});
+    ops.otherKernels.push_back(
+        {t.memcpys.start[i], t.memcpys.end[i], launchOf(t.memcpys.correlation[i])});
   }
   for (size_t i = 0; i < t.memsets.size(); ++i) {
-    ops.otherKernels.push_back({t.memsets.start[i], t.memsets.end[i], launchOf(t.memsets.correlation[i])});
+    ops.otherKernels.push_back(
+        {t.memsets.start[i], t.memsets.end[i], launchOf(t.memsets.correlation[i])});
   }
 
   if (ops.otherKernels.capacity() > 2 * ops.otherKernels.size() + 1024) {
@@ -215,7 +222,6 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops) {
       o.start = std::min(o.start, s.start);
       o.end = std::max(o.end, s.end);
     }
-    o.computeBusy = unionLength(std::move(list));
   }
   // A transfer's device time is its NCCL kernels' span.
   for (size_t i = 0; i < ops.comms.size(); ++i) {

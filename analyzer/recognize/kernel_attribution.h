@@ -2,6 +2,7 @@
 // Ties GPU work to ops: a kernel belongs to the op whose range encloses its launch call (same
 // thread, joined on the CUDA correlation id). An op's execution then becomes the span of its
 // kernels, and its compute time their union.
+#include <span>
 #include <string_view>
 
 #include "analyzer/recognize/recognized.h"
@@ -9,7 +10,9 @@
 
 namespace bubblescope::analysis {
 
-void attributeKernels(const traces::RankTrace& trace, RankOps& ops);
+// `opThread[i]`: the thread whose range ops.ops[i] is (one per op; std::invalid_argument else).
+void attributeKernels(const traces::RankTrace& trace, RankOps& ops,
+                      std::span<const traces::ThreadIndex> opThread);
 
 // NCCL's kernels (ncclKernel_*, ncclDevKernel_*): communication, not compute.
 bool isNcclKernel(std::string_view name);

@@ -40,18 +40,20 @@ struct Match {
 
 inline constexpr TimeNs kNoLaunch = INT64_MIN;
 
+// Held for every op of the run through the analysis: 64 bytes, `step` in the room the alignment
+// of the times leaves after `op` (issue 28). The thread that opened its range matters only to
+// kernel attribution, which is given it apart (kernel_attribution.h).
 struct RecognizedOp {
   Op op;
+  int step = -1;              // index into the rank's steps, set when steps are cut
   TimeNs start = 0, end = 0;  // execution: GPU kernels' span when the trace has them, else range
   TimeNs launch = 0;          // when the host started it (the range start)
   TimeNs hostEnd = 0;         // when its range ended on the host
   TimeNs firstLaunch = kNoLaunch;  // its first kernel's launch call, when the trace has it
-  TimeNs computeBusy = 0;          // time its GPU work ran (union of kernels), else end - start
   // Its kernels: RankOps::computeKernels[kernelBegin, kernelEnd).
   uint32_t kernelBegin = 0, kernelEnd = 0;
-  traces::ThreadIndex thread = 0;
-  int step = -1;  // index into the rank's steps, set when steps are cut
 };
+static_assert(sizeof(RecognizedOp) == 64);
 
 // Held for every send and receive of the run through the analysis: the flags first, in the room
 // the alignment of `mb` leaves (48 bytes, where `onDevice` after `step` made it 56).

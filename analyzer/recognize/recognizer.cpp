@@ -143,6 +143,7 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
   const auto& r = t.ranges;
   std::vector<uint32_t> unrecognised;  // not NCCL's own: candidates for host activity
   std::vector<std::optional<int>> opStage, commStage;
+  std::vector<traces::ThreadIndex> opThread;  // for kernel attribution alone
   // What only some traces need, gathered only for them: the stage ids of labels that carry one.
   bool labelsNameStages = false;
   {
@@ -162,6 +163,7 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
     }
     auto count = [&](Role role) { return byRole[static_cast<size_t>(role)]; };
     out.ops.reserve(count(Role::Op));
+    if (withKernels) opThread.reserve(count(Role::Op));
     if (labelsNameStages) opStage.reserve(count(Role::Op));
     out.comms.reserve(count(Role::Send) + count(Role::Recv));
     if (labelsNameStages) commStage.reserve(count(Role::Send) + count(Role::Recv));
@@ -186,9 +188,8 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
                                        .start = r.start[i],
                                        .end = r.end[i],
                                        .launch = r.start[i],
-                                       .hostEnd = r.end[i],
-                                       .computeBusy = r.end[i] - r.start[i],
-                                       .thread = r.thread[i]});
+                                       .hostEnd = r.end[i]});
+        if (withKernels) opThread.push_back(r.thread[i]);
         if (labelsNameStages) opStage.push_back(m->stage);
         break;
       case Role::Send:
@@ -229,7 +230,7 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
         return m && m->role != Role::Step;
       },
       out);
-  if (withKernels) attributeKernels(t, out);
+  if (withKernels) attributeKernels(t, out, opThread);
   cutSteps(out);
   if (out.mbInferred) numberMicrobatchesByOrder(out);
   return out;

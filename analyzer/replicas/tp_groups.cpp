@@ -72,7 +72,6 @@ TpGroupResult foldGroup(const traces::Run& run, std::vector<RankOps>& ops,
     lag[lastRank] += lastEnd - othersMean;
     rep.ops[i].start = start;
     rep.ops[i].end = end;
-    rep.ops[i].computeBusy = std::max(rep.ops[i].computeBusy, end - start);
     ++g.ops;
   }
   if (g.ops > 0) {

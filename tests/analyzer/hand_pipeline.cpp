@@ -34,7 +34,6 @@ HandPipeline& HandPipeline::op(int stage, Op o, TimeNs start, TimeNs end, TimeNs
   r.start = start;
   r.end = end;
   r.launch = launch < 0 ? start : launch;
-  r.computeBusy = end - start;
   stages_[stage].ops.push_back(r);
   return *this;
 }

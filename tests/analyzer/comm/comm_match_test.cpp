@@ -83,7 +83,7 @@ TEST(PartialCollectives, OneTracedMemberAloneIsMatchedWithNobody) {
 // The kernels: matched across the traced members, split at the last one's start, marked.
 CommMatches splitKernels(const traces::Run& run, std::vector<RankOps>& ops) {
   ops.resize(run.ranks.size());
-  for (size_t r = 0; r < run.ranks.size(); ++r) attributeKernels(run.ranks[r], ops[r]);
+  for (size_t r = 0; r < run.ranks.size(); ++r) attributeKernels(run.ranks[r], ops[r], {});
   const CommMatches comms = matchComms(run, ops);
   splitCommKernels(comms, ops);
   return comms;

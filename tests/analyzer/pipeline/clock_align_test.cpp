@@ -168,7 +168,6 @@ TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
   op.start = 10;
   op.end = 20;
   op.launch = 9;
-  op.computeBusy = 10;
   ops.ops = {op};
   ops.comms = {{.send = true,
                 .pass = OpKind::F,
@@ -196,7 +195,6 @@ TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
   EXPECT_EQ(ops.ops[0].start, 1010);
   EXPECT_EQ(ops.ops[0].end, 1020);
   EXPECT_EQ(ops.ops[0].launch, 1009);
-  EXPECT_EQ(ops.ops[0].computeBusy, 10);  // a duration
   EXPECT_EQ(ops.comms[0].start, 1020);
   EXPECT_EQ(ops.comms[0].end, 1025);
   EXPECT_EQ(ops.steps[0].start, 1000);

@@ -140,7 +140,7 @@ TEST(BuildPipeline, EachStageTakesItsRepresentativesOps) {
   std::vector<RankOps> ops(3);
   for (size_t r = 0; r < 3; ++r) {
     ops[r].steps = {{0, 0, 100}};
-    ops[r].ops.push_back({.op = F0, .start = 0, .end = TimeNs(r + 1), .step = 0});
+    ops[r].ops.push_back({.op = F0, .step = 0, .start = 0, .end = TimeNs(r + 1)});
   }
   Topology topo;
   topo.pp = 2;

@@ -22,15 +22,28 @@ std::vector<Interval> spans(const std::vector<Work>& list) {
 
 using testing::HandTrace;
 
-RecognizedOp op(Op o, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
+// An op as the recognizer makes it from a range on `thread`.
+struct ThreadedOp {
+  RecognizedOp op;
+  traces::ThreadIndex thread = 0;
+};
+ThreadedOp op(Op o, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
   RecognizedOp r;
   r.op = o;
   r.start = start;
   r.end = end;
   r.launch = start;
-  r.computeBusy = end - start;
-  r.thread = thread;
-  return r;
+  return {r, thread};
+}
+
+// Puts the ops in `ops`; their threads, for attributeKernels.
+std::vector<traces::ThreadIndex> place(RankOps& ops, const std::vector<ThreadedOp>& list) {
+  std::vector<traces::ThreadIndex> threads;
+  for (const ThreadedOp& t : list) {
+    ops.ops.push_back(t.op);
+    threads.push_back(t.thread);
+  }
+  return threads;
 }
 
 RecognizedComm comm(bool send, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
@@ -53,18 +66,16 @@ TEST(AttributeKernels, KernelsBelongToTheOpWhoseRangeEnclosesTheirLaunch) {
   h.kernel(0, 15, 2, 17, 25);  // launched in F0
   h.kernel(0, 32, 3, 35, 50);  // launched in F1
   RankOps ops;
-  ops.ops = {op(F0, 0, 10, 20), op(F1, 0, 30, 40)};
-  attributeKernels(h.trace(), ops);
+  const auto threads = place(ops, {op(F0, 0, 10, 20), op(F1, 0, 30, 40)});
+  attributeKernels(h.trace(), ops, threads);
   EXPECT_TRUE(ops.hasKernels);
   ASSERT_EQ(ops.ops.size(), 2u);
   EXPECT_EQ(ops.ops[0].op, F0);
   EXPECT_EQ(ops.ops[0].start, 14);
   EXPECT_EQ(ops.ops[0].end, 25);
   EXPECT_EQ(ops.ops[0].launch, 10);
-  EXPECT_EQ(ops.ops[0].computeBusy, 11);  // union of 14-18 and 17-25
   EXPECT_EQ(ops.ops[1].start, 35);
   EXPECT_EQ(ops.ops[1].end, 50);
-  EXPECT_EQ(ops.ops[1].computeBusy, 15);
   const auto& k = ops.computeKernels;
   EXPECT_EQ(
       std::vector<Interval>(k.begin() + ops.ops[0].kernelBegin, k.begin() + ops.ops[0].kernelEnd),
@@ -84,15 +95,14 @@ TEST(AttributeKernels, KernelWithoutAnOwningRangeIsOtherWork) {
   h.kernel(0, -1, 7, 30, 31);  // a correlation id no launch call carries
   h.memcpy(40, 41).memset(42, 43);
   RankOps ops;
-  ops.ops = {op(F0, 0, 10, 20)};
-  attributeKernels(h.trace(), ops);
+  const auto threads = place(ops, {op(F0, 0, 10, 20)});
+  attributeKernels(h.trace(), ops, threads);
   EXPECT_EQ(spans(ops.otherKernels),
             (std::vector<Interval>{{13, 14}, {26, 27}, {28, 29}, {30, 31}, {40, 41}, {42, 43}}));
   EXPECT_EQ(ops.ops[0].kernelBegin, ops.ops[0].kernelEnd);
   // An op that launched nothing keeps its range.
   EXPECT_EQ(ops.ops[0].start, 10);
   EXPECT_EQ(ops.ops[0].end, 20);
-  EXPECT_EQ(ops.ops[0].computeBusy, 10);
 }
 
 // torch: backward() runs on the main thread inside its PP range while the autograd engine's
@@ -104,8 +114,8 @@ TEST(AttributeKernels, LaunchOnAnotherThreadBelongsToTheOneOpRangeEnclosingIt) {
   h.kernel(0, 32, 3, 35, 40);  // F1 on the main thread
   RankOps ops;
   constexpr Op BW0{OpKind::BW, 0, 0};
-  ops.ops = {op(BW0, 0, 10, 20), op(F1, 0, 30, 40)};
-  attributeKernels(h.trace(), ops);
+  const auto threads = place(ops, {op(BW0, 0, 10, 20), op(F1, 0, 30, 40)});
+  attributeKernels(h.trace(), ops, threads);
   ASSERT_EQ(ops.ops.size(), 2u);
   EXPECT_EQ(ops.ops[0].op, BW0);
   EXPECT_EQ(ops.ops[0].start, 14);
@@ -121,8 +131,8 @@ TEST(AttributeKernels, OwnThreadsRangeComesFirstAndTwoOtherThreadsOpsLeaveALaunc
   h.kernel(2, 15, 1, 16, 17);  // enclosed by ops on threads 0 and 1: whose is it? nobody's
   h.kernel(1, 12, 2, 13, 14);  // thread 1's own op encloses it, though thread 0's does too
   RankOps ops;
-  ops.ops = {op(F0, 0, 10, 20), op(F1, 1, 11, 19)};
-  attributeKernels(h.trace(), ops);
+  const auto threads = place(ops, {op(F0, 0, 10, 20), op(F1, 1, 11, 19)});
+  attributeKernels(h.trace(), ops, threads);
   EXPECT_EQ(spans(ops.otherKernels), (std::vector<Interval>{{16, 17}}));
   for (const auto& o : ops.ops) {
     if (o.op == F1) {
@@ -140,9 +150,9 @@ TEST(AttributeKernels, NcclKernelsAreCommunicationAndSpanTheTransferThatLaunched
   h.kernel(0, 12, 3, 13, 19);                   // F0's GEMM
   h.kernel(0, 14, 4, 15, 16, "ncclAllReduce");  // launched in F0: still communication
   RankOps ops;
-  ops.ops = {op(F0, 0, 10, 20)};
+  const auto threads = place(ops, {op(F0, 0, 10, 20)});
   ops.comms = {comm(true, 1, 20, 25)};
-  attributeKernels(h.trace(), ops);
+  attributeKernels(h.trace(), ops, threads);
   EXPECT_EQ(spans(ops.commKernels), (std::vector<Interval>{{15, 16}, {22, 30}, {31, 40}}));
   // Until matched with their peers (analyzer/comm) they are transfer from their start.
   for (const CommKernel& k : ops.commKernels) EXPECT_EQ(k.transferStart, k.start);
@@ -151,7 +161,6 @@ TEST(AttributeKernels, NcclKernelsAreCommunicationAndSpanTheTransferThatLaunched
   // F0's own compute is the non-NCCL kernel it launched.
   EXPECT_EQ(ops.ops[0].start, 13);
   EXPECT_EQ(ops.ops[0].end, 19);
-  EXPECT_EQ(ops.ops[0].computeBusy, 6);
 }
 
 TEST(AttributeKernels, KernelGoesToTheInnermostRangeAroundItsLaunch) {
@@ -162,23 +171,22 @@ TEST(AttributeKernels, KernelGoesToTheInnermostRangeAroundItsLaunch) {
   h.kernel(0, 25, 2, 26, 34, "ncclDevKernel_SendRecv");
   h.kernel(0, 36, 3, 40, 48);
   RankOps ops;
-  ops.ops = {op(F0, 0, 10, 50)};
+  const auto threads = place(ops, {op(F0, 0, 10, 50)});
   ops.comms = {comm(false, 0, 24, 35)};
-  attributeKernels(h.trace(), ops);
+  attributeKernels(h.trace(), ops, threads);
   EXPECT_EQ(ops.comms[0].start, 26);
   EXPECT_EQ(ops.comms[0].end, 34);
   EXPECT_EQ(ops.ops[0].start, 12);
   EXPECT_EQ(ops.ops[0].end, 48);
-  EXPECT_EQ(ops.ops[0].computeBusy, 16);
 }
 
 TEST(AttributeKernels, TransferWithoutKernelsKeepsItsRange) {
   HandTrace h;
   h.kernel(0, 12, 1, 13, 14);
   RankOps ops;
-  ops.ops = {op(F0, 0, 10, 20)};
+  const auto threads = place(ops, {op(F0, 0, 10, 20)});
   ops.comms = {comm(true, 1, 20, 25)};
-  attributeKernels(h.trace(), ops);
+  attributeKernels(h.trace(), ops, threads);
   EXPECT_EQ(ops.comms[0].start, 20);
   EXPECT_EQ(ops.comms[0].end, 25);
 }
@@ -188,8 +196,8 @@ TEST(AttributeKernels, OpsAreSortedAgainByWhenTheirKernelsRan) {
   HandTrace h;
   h.kernel(0, 12, 1, 50, 60);
   RankOps ops;
-  ops.ops = {op(F0, 0, 10, 20), op(F1, 1, 30, 40)};
-  attributeKernels(h.trace(), ops);
+  const auto threads = place(ops, {op(F0, 0, 10, 20), op(F1, 1, 30, 40)});
+  attributeKernels(h.trace(), ops, threads);
   EXPECT_EQ(ops.ops[0].op, F1);
   EXPECT_EQ(ops.ops[1].op, F0);
   EXPECT_EQ(ops.ops[1].start, 50);
@@ -201,11 +209,10 @@ TEST(AttributeKernels, TraceWithoutKernelsLeavesTheOpsAsTheyWere) {
   HandTrace h;
   h.range(0, 10, 20, "F mb=0");
   RankOps ops;
-  ops.ops = {op(F0, 0, 10, 20)};
-  attributeKernels(h.trace(), ops);
+  const auto threads = place(ops, {op(F0, 0, 10, 20)});
+  attributeKernels(h.trace(), ops, threads);
   EXPECT_FALSE(ops.hasKernels);
   EXPECT_EQ(ops.ops[0].start, 10);
-  EXPECT_EQ(ops.ops[0].computeBusy, 10);
 }
 
 struct UnionCase {
