@@ -120,6 +120,11 @@ bool RankBuilder::hasDevice(uint32_t id) const {
                      [&](const Device& d) { return d.id == id; });
 }
 
+void RankBuilder::reserveRanges(size_t n) {
+  const size_t want = trace_.ranges.size() + n;
+  trace_.ranges.forEachColumn([&](auto& column) { column.reserve(want); });
+}
+
 void RankBuilder::addRange(TimeNs start, TimeNs end, ThreadIndex thread, StringId domain,
                            StringId name, RangeKind kind) {
   auto& r = trace_.ranges;

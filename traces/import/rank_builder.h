@@ -30,6 +30,8 @@ class RankBuilder {
   // The job's device memory after a change; kBytesUnknown for what the source does not record.
   void addMemoryUsage(TimeNs ts, uint32_t device, int64_t allocated, int64_t reserved);
 
+  // Room for `n` more ranges, where an importer knows how many it will add.
+  void reserveRanges(size_t n);
   void addRange(TimeNs start, TimeNs end, ThreadIndex thread, StringId domain, StringId name,
                 RangeKind kind = RangeKind::PushPop);
   void addMark(TimeNs ts, ThreadIndex thread, StringId domain, StringId name);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -57,18 +58,40 @@ std::string transferLabel(bool send, bool forward, int mb, int chunk, int peer) 
   return s;
 }
 
+// A rank's events by start (the longer first where two start together), as positions into its
+// buffer: 4 bytes an event where pointers took 8 (with the sort's buffer, 17 MB of PP2's import
+// at 10^5 steps, issue 28).
+class EventOrder {
+ public:
+  explicit EventOrder(const std::deque<Event>& buffer) : buffer_(buffer), order_(buffer.size()) {
+    std::iota(order_.begin(), order_.end(), 0u);
+    std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+      const Event& x = buffer[a];
+      const Event& y = buffer[b];
+      return x.start != y.start ? x.start < y.start : x.end > y.end;
+    });
+  }
+  size_t size() const { return order_.size(); }
+  const Event& operator[](size_t i) const { return buffer_[order_[i]]; }
+
+ private:
+  const std::deque<Event>& buffer_;
+  std::vector<uint32_t> order_;
+};
+
 // One rank's events (sorted by start) as the bubblescope convention names them; several labels
 // for a fused send+receive. Pure: the caller adds them to the trace.
 class RankLabeler {
  public:
-  RankLabeler(const std::vector<const Event*>& events, const std::vector<Meaning>& meanings,
+  RankLabeler(const EventOrder& events, const std::vector<Meaning>& meanings,
               const std::vector<std::string>& names, const Place& place, const Sizes& sizes)
       : events_(events), meanings_(meanings), names_(names), place_(place), sizes_(sizes) {
-    for (const Event* e : events) {
-      const Meaning m = meanings[e->name];
+    for (size_t i = 0; i < events.size(); ++i) {
+      const Event& e = events[i];
+      const Meaning m = meanings[e.name];
       splitBackward_ = splitBackward_ || m == Meaning::WeightGrad;
       if ((m == Meaning::Forward || m == Meaning::Backward || m == Meaning::WeightGrad) &&
-          e->mb < 0) {
+          e.mb < 0) {
         counted_ = true;
       }
     }
@@ -78,9 +101,17 @@ class RankLabeler {
   // analyzer's Megatron rule set counts in order).
   bool counted() const { return counted_; }
 
+  // How many labels label(i) adds: two for a fused send and receive, else one.
+  size_t labelCount(size_t i) const {
+    const Event& e = events_[i];
+    const Meaning m = meanings_[e.name];
+    const bool fused = m == Meaning::SendFRecvB || m == Meaning::SendBRecvF;
+    return !counted_ && fused && e.mb >= 0 ? 2 : 1;
+  }
+
   template <class Add>
   void label(size_t i, Add add) const {
-    const Event& e = *events_[i];
+    const Event& e = events_[i];
     const Meaning m = meanings_[e.name];
     const std::string& name = names_[e.name];
     if (counted_) {
@@ -131,7 +162,7 @@ class RankLabeler {
  private:
   void nextCompute(size_t i, Meaning kind, int& mb, int& chunk) const {
     for (size_t j = i + 1; j < events_.size(); ++j) {
-      const Event& n = *events_[j];
+      const Event& n = events_[j];
       if (meanings_[n.name] == kind && n.mb >= 0) {
         mb = n.mb;
         chunk = n.chunk;
@@ -140,7 +171,7 @@ class RankLabeler {
     }
   }
 
-  const std::vector<const Event*>& events_;
+  const EventOrder& events_;
   const std::vector<Meaning>& meanings_;
   const std::vector<std::string>& names_;
   Place place_;
@@ -169,12 +200,11 @@ struct RankCounts {
 // buffer: ranks are built side by side.
 RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid, std::deque<Event>& buffered,
                     const Place& place, RankCounts& counts) {
-  std::vector<const Event*> events;
-  events.reserve(buffered.size());
-  for (const Event& e : buffered) events.push_back(&e);
-  std::stable_sort(events.begin(), events.end(), [](const Event* a, const Event* b) {
-    return a->start != b->start ? a->start < b->start : a->end > b->end;
-  });
+  if (buffered.size() > UINT32_MAX) {
+    throw TraceError(in.file, "rank " + std::to_string(rank) + " has more than " +
+                                  std::to_string(UINT32_MAX) + " events");
+  }
+  std::optional<EventOrder> events(std::in_place, buffered);
   RankBuilder b;
   RankMeta& meta = b.meta();
   meta.source = "ndtimeline";
@@ -195,15 +225,44 @@ RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid, std::deque<
                                                  ? std::string_view(it->second)
                                                  : std::string_view(categoryName(Category(c))));
   }
-  const RankLabeler labeler(events, in.meanings, in.names, place, in.sizes);
+  const RankLabeler labeler(*events, in.meanings, in.names, place, in.sizes);
   counts.counted = labeler.counted();
-  std::map<int32_t, Interval> steps;
-  // The events come by start, so step by step: the step of the event before is found without a
-  // search, and a new one is added at the end (hinted), where a search of a tree of up to 10^6
-  // steps an event was a fifth of building an op-level rank (issue 28).
-  auto current = steps.end();
-  for (size_t i = 0; i < events.size(); ++i) {
-    const Event& e = *events[i];
+  // Each step's span, from the events that name it. They come by start, so step by step: a run
+  // of one step's events extends its last entry, and the entries are merged by step at the end
+  // (a tree of up to 10^6 steps was 11 MB of PP2's import at 10^5 steps, issue 28).
+  struct StepSpan {
+    int32_t step;
+    Interval span;
+  };
+  std::vector<StepSpan> steps;
+  size_t labels = 0;
+  for (size_t i = 0; i < events->size(); ++i) {
+    const Event& e = (*events)[i];
+    labels += labeler.labelCount(i);
+    if (e.step == INT32_MIN) continue;
+    if (steps.empty() || steps.back().step != e.step) steps.push_back({e.step, {e.start, e.end}});
+    Interval& span = steps.back().span;
+    span.start = std::min(span.start, e.start);
+    span.end = std::max(span.end, e.end);
+  }
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const StepSpan& x, const StepSpan& y) { return x.step < y.step; });
+  size_t merged = 0;
+  for (const StepSpan& x : steps) {
+    if (merged > 0 && steps[merged - 1].step == x.step) {
+      Interval& span = steps[merged - 1].span;
+      span.start = std::min(span.start, x.span.start);
+      span.end = std::max(span.end, x.span.end);
+    } else {
+      steps[merged++] = x;
+    }
+  }
+  steps.resize(merged);
+  // Sized once: grown by doubling, the ranges' columns held up to twice their size, and both
+  // copies while they grew.
+  b.reserveRanges(labels + steps.size());
+  for (size_t i = 0; i < events->size(); ++i) {
+    const Event& e = (*events)[i];
     const ThreadIndex thread = b.thread(static_cast<uint64_t>(rank * kCategories + e.category));
     labeler.label(i, [&](const std::string& label) {
       b.addRange(e.start, e.end, thread, 0, b.intern(label));
@@ -214,19 +273,12 @@ RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid, std::deque<
     } else {
       ++counts.recognised[categoryOf(m)];
     }
-    if (e.step != INT32_MIN) {
-      if (current == steps.end() || current->first != e.step) {
-        current = steps.try_emplace(steps.end(), e.step, Interval{e.start, e.end});
-      }
-      current->second.start = std::min(current->second.start, e.start);
-      current->second.end = std::max(current->second.end, e.end);
-    }
   }
   const ThreadIndex main = b.thread(static_cast<uint64_t>(rank * kCategories));
-  for (const auto& [step, span] : steps) {
-    b.addRange(span.start, span.end, main, 0, b.intern("step " + std::to_string(step)));
+  for (const StepSpan& x : steps) {
+    b.addRange(x.span.start, x.span.end, main, 0, b.intern("step " + std::to_string(x.step)));
   }
-  std::vector<const Event*>().swap(events);
+  events.reset();
   std::deque<Event>().swap(buffered);  // the rank is built: its buffer goes
   RankTrace done = b.finish(0);
   done.file = in.file;
