@@ -312,8 +312,9 @@ struct StepSums {
 // The first pass over steps [from, to), into `sums`; the first step's view is kept in `first`.
 void sumSteps(const PipelineTrace& pl, const StepViews& views, size_t from, size_t to,
               StepSums& sums, std::optional<StepView>& first) {
+  StepView view;  // each step built into the last one's lists
   for (size_t k = from; k < to; ++k) {
-    StepView view = views.build(k);
+    views.build(k, view);
     sums.costs.add(pl, view);
     addTransferLags(pl, view, sums.lags);
     sums.tails.push_back(tailOf(pl, view));
@@ -321,7 +322,7 @@ void sumSteps(const PipelineTrace& pl, const StepViews& views, size_t from, size
       sums.ops += ss.ops.size();
       sums.gaps += ss.ops.size() + 1;
     }
-    if (k == 0) first = std::move(view);
+    if (k == 0) first = view;
   }
 }
 
@@ -560,8 +561,14 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     const bool wantIdealOps = out.idealOps.empty();
     auto analyze = [&](size_t i) {
       const size_t step = k + i;
-      analysed[i] =
-          analyzeStep(in, step == 0 ? *firstView : views.build(step), wantOrder, wantIdealOps);
+      if (step == 0) {
+        analysed[i] = analyzeStep(in, *firstView, wantOrder, wantIdealOps);
+        return;
+      }
+      // Each thread builds its steps into one view (StepViews::build); it keeps a step's room.
+      thread_local StepView view;
+      views.build(step, view);
+      analysed[i] = analyzeStep(in, view, wantOrder, wantIdealOps);
     };
     pool.run(analysed.size(), analyze);
     for (StepOutcome& step : analysed) {

@@ -527,14 +527,37 @@ size_t StepViews::size() const {
   return pl_.stepNumbers.size();
 }
 
+// Empties the stage's step for the next view, keeping its lists' room.
+void clearKeepingRoom(StageStep& ss) {
+  static_assert(sizeof(StageStep) == 8 + 16 * sizeof(std::vector<int>),
+                "StageStep changed: clear its new list here");
+  ss.stage = 0;
+  ss.ops.clear();
+  for (auto* v : {&ss.arrival, &ss.waitStart, &ss.moved, &ss.posted, &ss.sent, &ss.sendPosted,
+                  &ss.sendQueuedBehind}) {
+    v->clear();
+  }
+  ss.receiveAfterPrevious.clear();
+  ss.producerStage.clear();
+  ss.producerOp.clear();
+  ss.heldBehind.clear();
+  for (auto* v : {&ss.compute, &ss.comm, &ss.other, &ss.hostActivity}) v->clear();
+}
+
 StepView StepViews::build(size_t k) const {
-  const Index& index = impl_->index;
   StepView view;
+  build(k, view);
+  return view;
+}
+
+void StepViews::build(size_t k, StepView& view) const {
+  const Index& index = impl_->index;
+  view.stages.resize(pl_.p);
+  for (StageStep& ss : view.stages) clearKeepingRoom(ss);
   view.index = static_cast<int>(k);
   view.number = pl_.stepNumbers[k];
   view.start = INT64_MAX;
   view.end = INT64_MIN;
-  view.stages.resize(pl_.p);
   // The span first: every stage's busy time is clipped to it.
   for (const auto& st : pl_.stages) addStageOps(pl_, index, st, k, view);
   const StepSyncs syncs = stepSyncs(pl_, index, k);
@@ -544,7 +567,6 @@ StepView StepViews::build(size_t k) const {
     addStageBusy(pl_, index, st, k, syncs, view, ss);
     addStageInputs(pl_, index, keys, impl_->layout, st, k, ss);
   }
-  return view;
 }
 
 std::vector<StepView> buildStepViews(const PipelineTrace& pl) {

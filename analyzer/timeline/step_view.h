@@ -73,6 +73,10 @@ class StepViews {
   ~StepViews();
   size_t size() const;  // one per common step (PipelineTrace::stepNumbers)
   StepView build(size_t k) const;
+  // The same into `view`, whose lists keep their room: a pass that builds every step into one
+  // view allocates only where a step holds more than those before (a view's ~47 allocations were
+  // a fifth of the analysis' at 10^5 steps, issue 28).
+  void build(size_t k, StepView& view) const;
 
  private:
   struct Impl;
