@@ -63,6 +63,10 @@ std::string transferLabel(bool send, bool forward, int mb, int chunk, int peer) 
 // A rank's events by start (the longer first where two start together), as positions into its
 // buffer: 4 bytes an event where pointers took 8 (with the sort's buffer, 17 MB of PP2's import
 // at 10^5 steps, issue 28).
+// How many events a rank lets go of before the freed memory goes back to the system: a trim
+// walks the heap, and 20,000 small ranks trimmed once each took a fifth of their import.
+constexpr size_t kTrimEvery = size_t{1} << 20;  // 32 MB of events
+
 class EventOrder {
  public:
   explicit EventOrder(std::deque<Event>& buffer) : buffer_(buffer), size_(buffer.size()) {
@@ -93,8 +97,6 @@ class EventOrder {
   }
 
  private:
-  static constexpr size_t kTrimEvery = size_t{1} << 20;  // 32 MB of events
-
   std::deque<Event>& buffer_;
   size_t size_ = 0, dropped_ = 0, trimmedAt_ = 0;
   std::vector<uint32_t> order_;  // empty: the buffer's own order
@@ -225,6 +227,7 @@ RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid, std::deque<
     throw TraceError(in.file, "rank " + std::to_string(rank) + " has more than " +
                                   std::to_string(UINT32_MAX) + " events");
   }
+  const size_t eventCount = buffered.size();
   std::optional<EventOrder> events(std::in_place, buffered);
   RankBuilder b;
   RankMeta& meta = b.meta();
@@ -317,7 +320,7 @@ RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid, std::deque<
   addStepsBefore(std::nullopt);
   events.reset();
   std::deque<Event>().swap(buffered);  // the rank is built: its buffer goes
-  malloc_trim(0);
+  if (eventCount >= kTrimEvery) malloc_trim(0);
   RankTrace done = b.finish(0);
   done.file = in.file;
   done.meta.startNs = traceSpan(done).start;
