@@ -54,17 +54,18 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
   engine::Schedule order = observedSchedule(pl, view);
   // One order, checked and made a DAG once, replayed under each cost model (and once per stage).
   std::optional<engine::PreparedSchedule> prepared;
-  const engine::SimCosts idealCosts =
-      stepCosts(pl, view, costs, Scenario::Ideal, in.transferMedian);
-  const engine::SimCosts measuredCosts =
-      stepCosts(pl, view, costs, Scenario::Ops, in.transferMedian);
-  std::optional<engine::SimResult> ideal, stage, ops;
+  // The costs and replays in this thread's lists, whose room is kept from step to step: made
+  // anew for each of a run's steps, they were a tenth of a 10^6-step analysis (issue 28).
+  thread_local engine::SimCosts idealCosts, stageCosts, measuredCosts;
+  thread_local StepSims sims;
+  stepCosts(pl, view, costs, Scenario::Ideal, in.transferMedian, idealCosts);
+  stepCosts(pl, view, costs, Scenario::Ops, in.transferMedian, measuredCosts);
+  stepCosts(pl, view, costs, Scenario::Stage, in.transferMedian, stageCosts);
   try {
     prepared.emplace(order);
-    ideal = engine::simulate(*prepared, idealCosts);
-    stage =
-        engine::simulate(*prepared, stepCosts(pl, view, costs, Scenario::Stage, in.transferMedian));
-    ops = engine::simulate(*prepared, measuredCosts);
+    engine::simulate(*prepared, idealCosts, sims.ideal);
+    engine::simulate(*prepared, stageCosts, sims.stage);
+    engine::simulate(*prepared, measuredCosts, sims.ops);
   } catch (const std::invalid_argument& e) {
     step.refused = e.what();  // ScheduleError or CostError: the order cannot be re-run
     return step;
@@ -73,11 +74,11 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
   const int local = view.index;
   step.info = {view.number, view.start, view.end};
   step.measured = view.end - view.start;
-  step.ideal = ideal->makespan + in.tailMedian;
-  step.stage = stage->makespan + in.tailMedian;
-  step.replayedOps = ops->makespan + in.tailMedian;
-  step.replayed = ops->makespan + tailOf(pl, view);
-  noteReplayLag(pl, view, order, *ops, step);
+  step.ideal = sims.ideal.makespan + in.tailMedian;
+  step.stage = sims.stage.makespan + in.tailMedian;
+  step.replayedOps = sims.ops.makespan + in.tailMedian;
+  step.replayed = sims.ops.makespan + tailOf(pl, view);
+  noteReplayLag(pl, view, order, sims.ops, step);
   const std::vector<engine::Problem> missing = engine::missingOps(order);
   step.finished = missing.empty();
   if (!missing.empty()) {
@@ -86,16 +87,16 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
   if (wantIdealOps) {
     for (int s = 0; s < pl.p; ++s) {
       for (size_t j = 0; j < order.stages[s].size(); ++j) {
-        const auto& t = ideal->stages[s].ops[j];
+        const auto& t = sims.ideal.stages[s].ops[j];
         step.idealOps.push_back(
             {order.stages[s][j], s, local, t.start, t.end, costs.idealOf(order.stages[s][j])});
       }
     }
   }
-  step.alone = stageAloneMakespans(*prepared, idealCosts, measuredCosts, ideal->makespan);
+  step.alone = stageAloneMakespans(*prepared, idealCosts, measuredCosts, sims.ideal.makespan);
 
-  const BlameWalker blame(pl, view, costs, in.transferMedian, *ops);
-  const StepSims sims{*ideal, *stage, *ops};
+  thread_local BlameWalker blame;  // its lists kept from step to step, as the replays
+  blame.reset(pl, view, costs, in.transferMedian, sims.ops);
   // Sized once: a step of 10,000 stages holds ~90,000 records, and a vector grown by doubling
   // holds up to twice its records.
   size_t opsInStep = 0;
@@ -138,7 +139,7 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
                           .order = order,
                           .costs = costs,
                           .transfer = in.transferMedian,
-                          .measuredCosts = *ops,
+                          .measuredCosts = sims.ops,
                           .measured = step.measured,
                           .replayed = step.replayed};
   tallyCauses(replay, in.imbalancedStage, step);

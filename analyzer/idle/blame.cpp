@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <stdexcept>
 
 namespace bubblescope::analysis {
 namespace {
@@ -49,24 +50,42 @@ std::string waitedText(int stage, TimeNs gapIdle) {
 }
 
 BlameWalker::BlameWalker(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
-                         TimeNs transfer, const engine::SimResult& measuredCosts)
-    : pl_(pl),
-      step_(step),
-      costs_(costs),
-      transfer_(transfer),
-      measuredCosts_(measuredCosts),
-      posOf_(pl.p),
-      freeAt_(pl.p),
-      outcomeOf_(pl.p),
-      outcomes_(1) {
+                         TimeNs transfer, const engine::SimResult& measuredCosts) {
+  reset(pl, step, costs, transfer, measuredCosts);
+}
+
+void BlameWalker::reset(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
+                        TimeNs transfer, const engine::SimResult& measuredCosts) {
+  pl_ = &pl;
+  step_ = &step;
+  costs_ = &costs;
+  transfer_ = transfer;
+  measuredCosts_ = &measuredCosts;
+  firstOp_.assign(pl.p, 0);
+  posOf_.resize(pl.p);
+  freeAt_.resize(pl.p);
+  outcomeOf_.resize(pl.p);
+  for (int s = 0; s < pl.p; ++s) {
+    posOf_[s].clear();
+    freeAt_[s].clear();
+    outcomeOf_[s].clear();
+  }
+  outcomes_.assign(1, Outcome{});
+  lastStage_ = -1;
+  lastPos_ = -1;
   TimeNs lastEnd = 0;
   for (const StageStep& ss : step.stages) {
     outcomeOf_[ss.stage].assign(ss.ops.size(), kUnknown);
     auto& free = freeAt_[ss.stage];
-    free.reserve(ss.ops.size() + 1);
     free.push_back(step.start);
+    if (!ss.ops.empty()) {
+      // A step's ops are a stretch of the stage's: positions by index from the first.
+      const auto [lo, hi] = std::minmax_element(ss.ops.begin(), ss.ops.end());
+      firstOp_[ss.stage] = *lo;
+      posOf_[ss.stage].assign(static_cast<size_t>(*hi - *lo + 1), -1);
+    }
     for (size_t j = 0; j < ss.ops.size(); ++j) {
-      posOf_[ss.stage][ss.ops[j]] = static_cast<int>(j);
+      posOf_[ss.stage][ss.ops[j] - firstOp_[ss.stage]] = static_cast<int>(j);
       const TimeNs end = op(ss.stage, static_cast<int>(j)).end;
       free.push_back(std::max(free.back(), end));
       if (lastStage_ < 0 || end > lastEnd) {
@@ -78,13 +97,23 @@ BlameWalker::BlameWalker(const PipelineTrace& pl, const StepView& step, const Me
   }
 }
 
+int BlameWalker::posOf(int stage, int opIndex) const {
+  const auto& pos = posOf_[stage];
+  const int64_t at = static_cast<int64_t>(opIndex) - firstOp_[stage];
+  if (at < 0 || at >= static_cast<int64_t>(pos.size()) || pos[at] < 0) {
+    throw std::out_of_range("op " + std::to_string(opIndex) + " of stage " + std::to_string(stage) +
+                            " is not in the step");
+  }
+  return pos[at];
+}
+
 const RecognizedOp& BlameWalker::op(int stage, int pos) const {
-  return pl_.stages[stage].ops.ops[step_.stages[stage].ops[pos]];
+  return pl_->stages[stage].ops.ops[step_->stages[stage].ops[pos]];
 }
 
 // Sleep and scheduling noise is tens of microseconds: smaller deviations explain nothing.
 TimeNs BlameWalker::tolerance(const Op& o) const {
-  return std::max<TimeNs>(50'000, costs_.idealOf(o) / 20);
+  return std::max<TimeNs>(50'000, costs_->idealOf(o) / 20);
 }
 
 std::string BlameWalker::describe(int stage, int pos) const {
@@ -92,24 +121,24 @@ std::string BlameWalker::describe(int stage, int pos) const {
 }
 
 TimeNs BlameWalker::upstreamDelay(int stage, int pos) const {
-  const auto& sim = measuredCosts_.stages[stage].ops;
+  const auto& sim = measuredCosts_->stages[stage].ops;
   if (pos >= static_cast<int>(sim.size())) return 0;
-  return (op(stage, pos).start - step_.start) - sim[pos].start;
+  return (op(stage, pos).start - step_->start) - sim[pos].start;
 }
 
 TimeNs BlameWalker::readyTime(int stage, int pos) const {
-  const StageStep& ss = step_.stages[stage];
+  const StageStep& ss = step_->stages[stage];
   const TimeNs prevEnd = freeAt_[stage][pos];
   const TimeNs arrival = ss.arrival[pos];
   return arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
 }
 
 TimeNs BlameWalker::hostBusy(int stage, TimeNs from, TimeNs to) const {
-  return coveredLength(step_.stages[stage].hostActivity, from, to);
+  return coveredLength(step_->stages[stage].hostActivity, from, to);
 }
 
 std::string BlameWalker::hostRangeDuring(int stage, TimeNs from, TimeNs to) const {
-  const RankOps& ops = pl_.stages[stage].ops;
+  const RankOps& ops = pl_->stages[stage].ops;
   if (to <= from || ops.hostActivityName.size() != ops.hostActivity.size()) return {};
   // hostActivity is in the trace's range order, by start: the ranges that can cover the
   // interval start before its end, and the one that covers it most began shortly before (a
@@ -133,7 +162,7 @@ std::string BlameWalker::hostRangeDuring(int stage, TimeNs from, TimeNs to) cons
 
 std::optional<Blame> BlameWalker::ranLong(int stage, int pos) const {
   const RecognizedOp& prev = op(stage, pos);
-  const TimeNs ideal = costs_.idealOf(prev.op);
+  const TimeNs ideal = costs_->idealOf(prev.op);
   const TimeNs cost = prev.end - prev.start;
   if (ideal <= 0 || cost - ideal <= tolerance(prev.op) ||
       cost - ideal < upstreamDelay(stage, pos)) {
@@ -143,8 +172,8 @@ std::optional<Blame> BlameWalker::ranLong(int stage, int pos) const {
   b.stage = stage;
   b.op = prev.op;
   b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
-  b.cause = costs_.stageOf(stage, prev.op) - ideal > tolerance(prev.op) ? IdleClass::Imbalance
-                                                                        : IdleClass::Jitter;
+  b.cause = costs_->stageOf(stage, prev.op) - ideal > tolerance(prev.op) ? IdleClass::Imbalance
+                                                                         : IdleClass::Jitter;
   b.text = "behind " + describe(stage, pos) + ", which ran " + ratio(b.costRatio) + " its ideal (" +
            idleClassName(b.cause) + ")";
   return b;
@@ -157,7 +186,7 @@ std::string BlameWalker::hostStallEnding(int stage, TimeNs from, TimeNs to) cons
 
 std::optional<Blame> BlameWalker::latePost(int stage, int pos, TimeNs stageFree,
                                            TimeNs dataFrom) const {
-  const TimeNs posted = step_.stages[stage].posted[pos];
+  const TimeNs posted = step_->stages[stage].posted[pos];
   const TimeNs ready = std::max(stageFree, dataFrom);
   const RecognizedOp& o = op(stage, pos);
   if (posted == kNoLaunch || posted - ready <= tolerance(o.op)) return std::nullopt;
@@ -174,13 +203,13 @@ std::optional<Blame> BlameWalker::latePost(int stage, int pos, TimeNs stageFree,
 
 std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
                                            TimeNs& delay) const {
-  const StageStep& ss = step_.stages[stage];
+  const StageStep& ss = step_->stages[stage];
   const RecognizedOp& producer = op(ps, pp);
   const TimeNs sent = ss.sent[pos];
   if (sent == kNoArrival) return std::nullopt;
   const TimeNs late = sent - producer.end;
   // The producer's own lateness is upstream's: only what the send adds after it is the sender's.
-  const TimeNs overrun = (producer.end - producer.start) - costs_.idealOf(producer.op);
+  const TimeNs overrun = (producer.end - producer.start) - costs_->idealOf(producer.op);
   if (late <= tolerance(producer.op) || late < overrun) return std::nullopt;
   const TimeNs posted = ss.sendPosted[pos];
   const TimeNs queuedBehind = ss.sendQueuedBehind[pos];
@@ -217,7 +246,7 @@ std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
 
 std::optional<Blame> BlameWalker::heldBehind(int stage, int pos, TimeNs waited, bool& decisive,
                                              TimeNs& cost) const {
-  const StageStep& ss = step_.stages[stage];
+  const StageStep& ss = step_->stages[stage];
   const HeldBehind& h = ss.heldBehind[pos];
   if (h.from < 0) return std::nullopt;
   const TimeNs tol = tolerance(op(stage, pos).op);
@@ -234,13 +263,13 @@ std::optional<Blame> BlameWalker::heldBehind(int stage, int pos, TimeNs waited, 
   cost = decisive ? waited : std::min(own, waited);
   if (!decisive && cost <= tol) return std::nullopt;
   const int ps = ss.producerStage[pos];
-  const RecognizedOp& producer = op(ps, posOf_[ps].at(ss.producerOp[pos]));
+  const RecognizedOp& producer = op(ps, posOf(ps, ss.producerOp[pos]));
   Blame b;
   b.cause = IdleClass::CommStall;
   b.op = producer.op;
   std::string behind = "a transfer";
   if (h.producerStage >= 0) {
-    const RecognizedOp& held = pl_.stages[h.producerStage].ops.ops[h.producerOp];
+    const RecognizedOp& held = pl_->stages[h.producerStage].ops.ops[h.producerOp];
     behind = "the " + payload(held.op.kind) + " of " + engine::label(held.op) + " on stage " +
              std::to_string(h.producerStage);
     if (slow > tol) b.op = held.op;
@@ -284,7 +313,7 @@ void BlameWalker::Passed::merge(const Passed& later) {
 BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromDrain) const {
   Move m;
   const RecognizedOp& o = op(stage, pos);
-  const StageStep& ss = step_.stages[stage];
+  const StageStep& ss = step_->stages[stage];
   const TimeNs prevEnd = freeAt_[stage][pos];
   const TimeNs arrival = ss.arrival[pos];
   const TimeNs ready = arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
@@ -349,7 +378,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   const bool ownStream = ss.receiveAfterPrevious[pos] && pos > 0;
   if (arrival != kNoArrival && arrival > prevEnd + tol && ss.producerOp[pos] >= 0) {
     const int ps = ss.producerStage[pos];
-    const int pp = posOf_[ps].at(ss.producerOp[pos]);
+    const int pp = posOf(ps, ss.producerOp[pos]);
     const RecognizedOp& producer = op(ps, pp);
     // Readiness comes from the producers, never from this stage's own receive: the data could
     // move once its producer had ended and its send had begun. A receive the host posted
@@ -398,13 +427,13 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
       return Move::next(stage, pos - 1, std::move(m.offers));
     }
     const TimeNs cost = producer.end - producer.start;
-    const TimeNs ideal = costs_.idealOf(producer.op);
+    const TimeNs ideal = costs_->idealOf(producer.op);
     if (ideal > 0 && cost - ideal > tolerance(producer.op) && cost - ideal >= behind) {
       Blame b;
       b.stage = ps;
       b.op = producer.op;
       b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
-      const TimeNs stageMean = costs_.stageOf(ps, producer.op);
+      const TimeNs stageMean = costs_->stageOf(ps, producer.op);
       b.cause =
           stageMean - ideal > tolerance(producer.op) ? IdleClass::Imbalance : IdleClass::Jitter;
       b.text = "for " + describe(ps, pp) + ", which ran " + ratio(b.costRatio) + " its ideal (" +
@@ -499,15 +528,16 @@ Blame BlameWalker::drainOf(int stage, TimeNs gapIdle) const {
   b.text = who + " for the other stages to drain (drain bubble)";
   if (lastStage < 0 || lastStage == stage) return b;
   const RecognizedOp& last = op(lastStage, lastPos);
-  const TimeNs ideal = costs_.idealOf(last.op);
+  const TimeNs ideal = costs_->idealOf(last.op);
   const TimeNs cost = last.end - last.start;
   if (ideal > 0 && cost - ideal > tolerance(last.op) &&
       cost - ideal >= upstreamDelay(lastStage, lastPos)) {
     b.stage = lastStage;
     b.op = last.op;
     b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
-    b.cause = costs_.stageOf(lastStage, last.op) - ideal > tolerance(last.op) ? IdleClass::Imbalance
-                                                                              : IdleClass::Jitter;
+    b.cause = costs_->stageOf(lastStage, last.op) - ideal > tolerance(last.op)
+                  ? IdleClass::Imbalance
+                  : IdleClass::Jitter;
     b.text = who + " for " + describe(lastStage, lastPos) + " to finish the step, which ran " +
              ratio(b.costRatio) + " its ideal (" + idleClassName(b.cause) + ")";
     return b;

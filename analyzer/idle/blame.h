@@ -6,7 +6,6 @@
 // that started as soon as it could (the schedule's own bubble: warm-up, steady or drain).
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "analyzer/idle/scenarios.h"
@@ -26,6 +25,11 @@ class BlameWalker {
   // an op started behind it is the delay stalls upstream have already caused.
   BlameWalker(const PipelineTrace& pipeline, const StepView& step, const MeanCosts& costs,
               TimeNs transfer, const engine::SimResult& measuredCosts);
+  BlameWalker() = default;
+  // Walks another step, in this walker's lists, whose room is kept: a walker made anew for each
+  // step of a run cost a tenth of a 10^6-step analysis in allocations (issue 28).
+  void reset(const PipelineTrace& pipeline, const StepView& step, const MeanCosts& costs,
+             TimeNs transfer, const engine::SimResult& measuredCosts);
 
   // Why the op at position `pos` of `stage`'s ops in this step started when it did; `baseline`
   // is the class of a gap the chain does not explain (warm-up, schedule bubble).
@@ -100,12 +104,17 @@ class BlameWalker {
   // imbalance or jitter blamed on it, "behind F3 on stage 2, which ran 1.3x its ideal".
   std::optional<Blame> ranLong(int stage, int pos) const;
 
-  const PipelineTrace& pl_;
-  const StepView& step_;
-  const MeanCosts& costs_;
-  TimeNs transfer_;
-  const engine::SimResult& measuredCosts_;
-  std::vector<std::unordered_map<int, int>> posOf_;  // per stage: op index -> position
+  // The position of the stage's op `opIndex` among the step's (std::out_of_range if not there).
+  int posOf(int stage, int opIndex) const;
+
+  const PipelineTrace* pl_ = nullptr;
+  const StepView* step_ = nullptr;
+  const MeanCosts* costs_ = nullptr;
+  TimeNs transfer_ = 0;
+  const engine::SimResult* measuredCosts_ = nullptr;
+  // Per stage: each op's position in the step by its index from the step's first (-1: none).
+  std::vector<int> firstOp_;
+  std::vector<std::vector<int>> posOf_;
   // Per stage: when it was free of the ops before each position (the step's start, then the
   // latest end so far), so a walk's step costs the same at any position.
   std::vector<std::vector<TimeNs>> freeAt_;

@@ -52,8 +52,8 @@ TimeNs chargeDpWait(Gap& gap, const DpWait& dp) {
     b.stage = gap.stage;
     b.text = waitedText(gap.stage, gap.idle) + " at the DP sync for DP replica " +
              std::to_string(dp.lastDp) + ", whose stage " + std::to_string(gap.stage) +
-             " finished its ops " + gapMs(dp.wait) + " later (" +
-             idleClassName(IdleClass::DpSync) + ")";
+             " finished its ops " + gapMs(dp.wait) + " later (" + idleClassName(IdleClass::DpSync) +
+             ")";
     gap.blame = std::move(b);
   }
   return charged;
@@ -70,13 +70,14 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
   split.exposedComm = totalLength(ss.comm);
   split.otherBusy = totalLength(ss.other);
   split.idle = split.span - split.compute - split.exposedComm - split.otherBusy;
-  const IntervalList busy = unite([&] {
-    IntervalList all = ss.compute;
-    all.insert(all.end(), ss.comm.begin(), ss.comm.end());
-    all.insert(all.end(), ss.other.begin(), ss.other.end());
-    return all;
-  }());
-  const IntervalList idle = subtract({{step.start, step.end}}, busy);
+  // This thread's lists, their room kept from step to step (issue 28: a 10^6-step run).
+  thread_local IntervalList busy, idle, whole(1);
+  busy.assign(ss.compute.begin(), ss.compute.end());
+  busy.insert(busy.end(), ss.comm.begin(), ss.comm.end());
+  busy.insert(busy.end(), ss.other.begin(), ss.other.end());
+  uniteInPlace(busy);
+  whole[0] = {step.start, step.end};
+  subtractInto(whole, busy, idle);
 
   // Phases of the stage's step: warm-up until its first backward, drain after its last forward
   // (the cool-down), steady between. A gap the ideal schedule also has is a bubble of its phase.

@@ -124,11 +124,20 @@ engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step)
 engine::SimCosts stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
                            Scenario scenario, TimeNs transfer) {
   engine::SimCosts sim;
+  stepCosts(pl, step, costs, scenario, transfer, sim);
+  return sim;
+}
+
+void stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
+               Scenario scenario, TimeNs transfer, engine::SimCosts& sim) {
   sim.transfer = transfer;
   sim.perOp.resize(pl.p);
   sim.receiveAfterPrevious.resize(pl.p);
+  for (auto& row : sim.perOp) row.clear();
+  for (auto& row : sim.receiveAfterPrevious) row.clear();
   for (const StageStep& ss : step.stages) {
-    sim.receiveAfterPrevious[ss.stage] = ss.receiveAfterPrevious;
+    sim.receiveAfterPrevious[ss.stage].assign(ss.receiveAfterPrevious.begin(),
+                                              ss.receiveAfterPrevious.end());
     auto& row = sim.perOp[ss.stage];
     for (int i : ss.ops) {
       const Op& op = pl.stages[ss.stage].ops.ops[i].op;
@@ -143,7 +152,6 @@ engine::SimCosts stepCosts(const PipelineTrace& pl, const StepView& step, const 
       row.push_back(c);
     }
   }
-  return sim;
 }
 
 std::optional<engine::SimResult> simulateStep(const PipelineTrace& pl, const StepView& step,

@@ -55,6 +55,9 @@ enum class Scenario { Ideal, Stage, Ops };
 // (Each stage with only its own measured costs: stage_alone.h.)
 engine::SimCosts stepCosts(const PipelineTrace& pipeline, const StepView& step,
                            const MeanCosts& costs, Scenario scenario, TimeNs transfer);
+// The same into `out`, whose lists keep their room: the analysis makes three a step (issue 28).
+void stepCosts(const PipelineTrace& pipeline, const StepView& step, const MeanCosts& costs,
+               Scenario scenario, TimeNs transfer, engine::SimCosts& out);
 
 // Simulates one step with the costs of `scenario`. Empty if the observed order cannot run (a
 // partial capture); then `why` (if given) holds the simulator's reason in one sentence.

@@ -5,12 +5,14 @@
 namespace bubblescope::analysis {
 
 std::vector<StageAlone> stageAloneMakespans(const engine::PreparedSchedule& order,
-                                            engine::SimCosts ideal,
+                                            engine::SimCosts& ideal,
                                             const engine::SimCosts& measured,
                                             TimeNs idealMakespan) {
   const size_t p = ideal.perOp.size();
   std::vector<StageAlone> out(p);
-  engine::SimResult replay;  // its storage reused by every replay
+  // This thread's, their storage reused by every replay of every step (issue 28).
+  thread_local engine::SimResult replay;
+  thread_local std::vector<TimeNs> row;
   for (size_t s = 0; s < p; ++s) {
     TimeNs longer = 0, shorter = 0;
     const auto& own = measured.perOp[s];
@@ -24,9 +26,14 @@ std::vector<StageAlone> stageAloneMakespans(const engine::PreparedSchedule& orde
       continue;
     }
     // This stage's measured row in place of its ideal one, for one replay.
-    std::vector<TimeNs> row = own;
+    row.assign(own.begin(), own.end());
     ideal.perOp[s].swap(row);
-    engine::simulate(order, ideal, replay);
+    try {
+      engine::simulate(order, ideal, replay);
+    } catch (...) {
+      ideal.perOp[s].swap(row);  // the caller's costs as they were
+      throw;
+    }
     ideal.perOp[s].swap(row);
     out[s] = {replay.makespan, true};
   }

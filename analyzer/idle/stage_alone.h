@@ -29,10 +29,11 @@ struct StageAlone {
 
 // `ideal` and `measured`: the step's per-op costs (SimCosts::perOp) with ideal and measured op
 // costs, alike in everything else; `idealMakespan` is `ideal`'s replay. Throws what simulate()
-// throws, which it cannot for an order `ideal` already ran.
+// throws, which it cannot for an order `ideal` already ran. `ideal` is lent: each stage's row is
+// swapped for its measured one for that stage's replay, and back (a copy a step cost more than
+// the replays of a small one), so it is as it was on return, thrown or not.
 std::vector<StageAlone> stageAloneMakespans(const engine::PreparedSchedule& order,
-                                            engine::SimCosts ideal,
-                                            const engine::SimCosts& measured,
-                                            TimeNs idealMakespan);
+                                            engine::SimCosts& ideal,
+                                            const engine::SimCosts& measured, TimeNs idealMakespan);
 
 }  // namespace bubblescope::analysis

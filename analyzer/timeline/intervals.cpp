@@ -4,7 +4,7 @@
 
 namespace bubblescope::analysis {
 
-IntervalList unite(IntervalList v) {
+void uniteInPlace(IntervalList& v) {
   std::sort(v.begin(), v.end(),
             [](const Interval& a, const Interval& b) { return a.start < b.start; });
   // Merged in place: a second list beside the first, grown by doubling, was up to three times
@@ -21,11 +21,15 @@ IntervalList unite(IntervalList v) {
   }
   v.resize(n);
   if (v.capacity() > 2 * n + 1024) v.shrink_to_fit();
+}
+
+IntervalList unite(IntervalList v) {
+  uniteInPlace(v);
   return v;
 }
 
-IntervalList subtract(const IntervalList& a, const IntervalList& b) {
-  IntervalList out;
+void subtractInto(const IntervalList& a, const IntervalList& b, IntervalList& out) {
+  out.clear();
   size_t j = 0;
   for (Interval cur : a) {
     while (j < b.size() && b[j].end <= cur.start) ++j;
@@ -38,7 +42,21 @@ IntervalList subtract(const IntervalList& a, const IntervalList& b) {
     }
     if (cur.start < cur.end) out.push_back(cur);
   }
+}
+
+IntervalList subtract(const IntervalList& a, const IntervalList& b) {
+  IntervalList out;
+  subtractInto(a, b, out);
   return out;
+}
+
+void clipInPlace(IntervalList& v, TimeNs lo, TimeNs hi) {
+  size_t n = 0;
+  for (const Interval& i : v) {
+    const TimeNs s = std::max(i.start, lo), e = std::min(i.end, hi);
+    if (s < e) v[n++] = {s, e};
+  }
+  v.resize(n);
 }
 
 IntervalList clip(const IntervalList& a, TimeNs lo, TimeNs hi) {

@@ -63,10 +63,15 @@ TimeNs longest(const std::vector<Work>& list) {
 // Positions by key, the first added of equal keys: a sorted array of a step's few.
 class FirstByKey {
  public:
-  void add(uint64_t key, size_t pos) { entries_.push_back({key, static_cast<uint32_t>(pos)}); }
+  void clear() { entries_.clear(); }
+  void add(uint64_t key, size_t pos) {
+    entries_.push_back({key, static_cast<uint32_t>(pos), static_cast<uint32_t>(entries_.size())});
+  }
+  // Equal keys in the order added, as a stable sort leaves them, with no buffer beside.
   void seal() {
-    std::stable_sort(entries_.begin(), entries_.end(),
-                     [](const Entry& a, const Entry& b) { return a.key < b.key; });
+    std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+      return a.key != b.key ? a.key < b.key : a.added < b.added;
+    });
   }
   std::optional<uint32_t> find(uint64_t key) const {
     const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
@@ -79,6 +84,7 @@ class FirstByKey {
   struct Entry {
     uint64_t key;
     uint32_t pos;
+    uint32_t added;  // in the room the key's alignment leaves
   };
   std::vector<Entry> entries_;
 };
@@ -147,13 +153,22 @@ struct Index {
 // held behind a transfer of a step before) are keyed when first asked for.
 class StepKeys {
  public:
-  StepKeys(const PipelineTrace& pl, const Index& index, size_t k)
-      : pl_(pl), index_(index), k_(k), ops_(pl.p), recvs_(pl.p) {
+  // Keys step k, in the lists of the step keyed before, whose room is kept: a view is built for
+  // every step of a run, and these lists allocated anew each time were a tenth of a 10^6-step
+  // analysis (issue 28).
+  void reset(const PipelineTrace& pl, const Index& index, size_t k) {
+    pl_ = &pl;
+    index_ = &index;
+    k_ = k;
+    ops_.resize(pl.p);
+    recvs_.resize(pl.p);
+    other_.clear();
     for (const auto& st : pl.stages) {
       const int stepIdx = pl.stepIndex[st.stage][k];
-      ops_[st.stage] = opsOf(st.stage, stepIdx);
+      keyOps(st.stage, stepIdx, ops_[st.stage]);
       const auto& comms = st.ops.comms;
       FirstByKey& recvs = recvs_[st.stage];
+      recvs.clear();
       forEachOfStep(comms, index.stages[st.stage].comms, stepIdx, [&](int ci) {
         const RecognizedComm& c = comms[static_cast<size_t>(ci)];
         if (indexedRecv(c)) {
@@ -167,33 +182,30 @@ class StepKeys {
 
   // The op of `stage` with `key`, in its step `stepIdx` (the key's).
   std::optional<uint32_t> op(int stage, int stepIdx, uint64_t key) {
-    if (stepIdx == pl_.stepIndex[stage][k_]) return ops_[stage].find(key);
+    if (stepIdx == pl_->stepIndex[stage][k_]) return ops_[stage].find(key);
     auto [it, added] = other_.try_emplace({stage, stepIdx});
-    if (added) it->second = opsOf(stage, stepIdx);
+    if (added) keyOps(stage, stepIdx, it->second);
     return it->second.find(key);
   }
   // The receive of `stage` with `key`, in step k.
   std::optional<uint32_t> recv(int stage, uint64_t key) const { return recvs_[stage].find(key); }
 
  private:
-  FirstByKey opsOf(int stage, int stepIdx) const {
-    FirstByKey keys;
-    if (stepIdx < 0 || static_cast<size_t>(stepIdx) >= index_.stages[stage].ops.size()) {
-      return keys;
-    }
-    const auto& ops = pl_.stages[stage].ops.ops;
-    forEachOfStep(ops, index_.stages[stage].ops, stepIdx, [&](int i) {
+  void keyOps(int stage, int stepIdx, FirstByKey& keys) const {
+    keys.clear();
+    if (stepIdx < 0 || static_cast<size_t>(stepIdx) >= index_->stages[stage].ops.size()) return;
+    const auto& ops = pl_->stages[stage].ops.ops;
+    forEachOfStep(ops, index_->stages[stage].ops, stepIdx, [&](int i) {
       const RecognizedOp& o = ops[static_cast<size_t>(i)];
       if (indexedOp(o)) {
         keys.add(opKey(o.step, passOf(o.op.kind), o.op.mb, o.op.chunk), static_cast<size_t>(i));
       }
     });
     keys.seal();
-    return keys;
   }
 
-  const PipelineTrace& pl_;
-  const Index& index_;
+  const PipelineTrace* pl_ = nullptr;
+  const Index* index_ = nullptr;
   size_t k_ = 0;
   std::vector<FirstByKey> ops_, recvs_;  // per stage, step k's
   std::map<std::pair<int, int>, FirstByKey> other_;
@@ -282,9 +294,11 @@ struct StepSyncs {
   std::vector<TimeNs> lastJoin;
 };
 
-StepSyncs stepSyncs(const PipelineTrace& pl, const Index& index, size_t k) {
-  StepSyncs syncs;
+// Into the lists of the step before, whose room is kept (as StepKeys).
+void stepSyncs(const PipelineTrace& pl, const Index& index, size_t k, StepSyncs& syncs) {
   syncs.byStage.resize(pl.p);
+  for (auto& mine : syncs.byStage) mine.clear();
+  syncs.common = SIZE_MAX;
   for (const auto& st : pl.stages) {
     const StepMarker& marker = st.ops.steps[pl.stepIndex[st.stage][k]];
     inMarker(marker, st.ops.gradSync, index.stages[st.stage].hostRangesSorted,
@@ -298,7 +312,6 @@ StepSyncs stepSyncs(const PipelineTrace& pl, const Index& index, size_t k) {
       syncs.lastJoin[j] = std::max(syncs.lastJoin[j], mine[j].start);
     }
   }
-  return syncs;
 }
 
 // The stage's busy time in the step by part (compute, then exposed communication, then other
@@ -307,7 +320,13 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
                   const StepSyncs& syncs, const StepView& view, StageStep& ss) {
   const int stepIdx = pl.stepIndex[st.stage][k];
   const StepMarker& marker = st.ops.steps[stepIdx];
-  IntervalList compute, comm, other;
+  // Built in the view's own lists (cleared with their room kept) and in this thread's scratch:
+  // a step's lists allocated anew for every step were most of a view's cost (issue 28).
+  thread_local IntervalList comm, other, scratch;
+  IntervalList& compute = ss.compute;
+  compute.clear();
+  comm.clear();
+  other.clear();
   for (int i : ss.ops) {
     const auto& o = st.ops.ops[i];
     if (st.ops.hasKernels && o.kernelEnd > o.kernelBegin) {
@@ -348,14 +367,19 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
       inMarker(marker, *list, x.hostRangesSorted, [&](const Interval& i) { other.push_back(i); });
     }
   }
-  ss.compute = clip(unite(std::move(compute)), view.start, view.end);
-  ss.comm = subtract(clip(unite(std::move(comm)), view.start, view.end), ss.compute);
-  ss.other =
-      subtract(subtract(clip(unite(std::move(other)), view.start, view.end), ss.compute), ss.comm);
-  IntervalList host;
+  uniteInPlace(compute);
+  clipInPlace(compute, view.start, view.end);
+  uniteInPlace(comm);
+  clipInPlace(comm, view.start, view.end);
+  subtractInto(comm, ss.compute, ss.comm);
+  uniteInPlace(other);
+  clipInPlace(other, view.start, view.end);
+  subtractInto(other, ss.compute, scratch);
+  subtractInto(scratch, ss.comm, ss.other);
+  ss.hostActivity.clear();
   inMarker(marker, st.ops.hostActivity, x.hostRangesSorted,
-           [&](const Interval& i) { host.push_back(i); });
-  ss.hostActivity = unite(std::move(host));
+           [&](const Interval& i) { ss.hostActivity.push_back(i); });
+  uniteInPlace(ss.hostActivity);
 }
 
 // A hand-over from one transfer to the next on a thread or stream takes microseconds: a start
@@ -560,8 +584,11 @@ void StepViews::build(size_t k, StepView& view) const {
   view.end = INT64_MIN;
   // The span first: every stage's busy time is clipped to it.
   for (const auto& st : pl_.stages) addStageOps(pl_, index, st, k, view);
-  const StepSyncs syncs = stepSyncs(pl_, index, k);
-  StepKeys keys(pl_, index, k);
+  // This thread's, as the view is the caller's: their lists' room kept from step to step.
+  thread_local StepSyncs syncs;
+  thread_local StepKeys keys;
+  stepSyncs(pl_, index, k, syncs);
+  keys.reset(pl_, index, k);
   for (const auto& st : pl_.stages) {
     StageStep& ss = view.stages[st.stage];
     addStageBusy(pl_, index, st, k, syncs, view, ss);

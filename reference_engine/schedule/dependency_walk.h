@@ -9,18 +9,30 @@
 
 namespace bubblescope::engine {
 
+// The walk's lists, kept by a caller that walks many times (the simulator, thousands of times
+// an analysis) so that a walk allocates nothing once they have room.
+struct WalkScratch {
+  std::vector<int32_t> position;  // how many ops of each stage ran: the walk's result
+  std::vector<int32_t> firstWaiter, nextWaiter, awaited, runnable;
+};
+
 // Calls visit(stage, flatIndex) for every op that can run, each after the op it waits for.
-// Returns how many ops of each stage ran: all of them unless the order deadlocks, in which case
-// each stage stopped at its first blocked op.
+// Leaves in scratch.position how many ops of each stage ran: all of them unless the order
+// deadlocks, in which case each stage stopped at its first blocked op.
 template <class Visit>
-std::vector<int32_t> walkInDependencyOrder(const OpGraph& g, Visit&& visit) {
-  std::vector<int32_t> position(g.p, 0);
+void walkInDependencyOrder(const OpGraph& g, Visit&& visit, WalkScratch& scratch) {
+  std::vector<int32_t>& position = scratch.position;
+  position.assign(g.p, 0);
   // Stages blocked on another stage's op, as intrusive lists per awaited stage: a stage waits
   // for one op at a time, and few stages (the neighbours) ever wait on the same one.
-  std::vector<int32_t> firstWaiter(g.p, -1);
-  std::vector<int32_t> nextWaiter(g.p, -1);
-  std::vector<int32_t> awaited(g.p, -1);
-  std::vector<int32_t> runnable;
+  std::vector<int32_t>& firstWaiter = scratch.firstWaiter;
+  std::vector<int32_t>& nextWaiter = scratch.nextWaiter;
+  std::vector<int32_t>& awaited = scratch.awaited;
+  firstWaiter.assign(g.p, -1);
+  nextWaiter.assign(g.p, -1);
+  awaited.assign(g.p, -1);
+  std::vector<int32_t>& runnable = scratch.runnable;
+  runnable.clear();
   runnable.reserve(g.p);
   for (int s = g.p - 1; s >= 0; --s) runnable.push_back(s);
 
@@ -53,7 +65,14 @@ std::vector<int32_t> walkInDependencyOrder(const OpGraph& g, Visit&& visit) {
       }
     }
   }
-  return position;
+}
+
+// The same with lists of its own: returns how many ops of each stage ran.
+template <class Visit>
+std::vector<int32_t> walkInDependencyOrder(const OpGraph& g, Visit&& visit) {
+  WalkScratch w;
+  walkInDependencyOrder(g, visit, w);
+  return std::move(w.position);
 }
 
 }  // namespace bubblescope::engine

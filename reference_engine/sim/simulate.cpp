@@ -63,10 +63,10 @@ struct ChunkTables {
   }
 };
 
-ChunkTables chunkTables(const Schedule& s, const SimCosts& c) {
-  ChunkTables t{s.v, {}, {}};
-  t.time.resize(static_cast<size_t>(s.p) * kKinds * s.v);
-  t.memory.resize(t.time.size());
+void fillChunkTables(const Schedule& s, const SimCosts& c, ChunkTables& t) {
+  t.v = s.v;
+  t.time.assign(static_cast<size_t>(s.p) * kKinds * s.v, 0);
+  t.memory.assign(t.time.size(), 0);
   for (int st = 0; st < s.p; ++st) {
     const KindCosts& k = c.stage(st);
     for (int chunk = 0; chunk < s.v; ++chunk) {
@@ -81,8 +81,16 @@ ChunkTables chunkTables(const Schedule& s, const SimCosts& c) {
       t.memory[t.at(st, OpKind::BW, chunk)] = -mB;
     }
   }
-  return t;
 }
+
+// What a simulation needs beside its result, kept per thread: the analysis simulates each step
+// of a run several times, and these lists allocated anew each time cost more than the
+// simulation of a small step itself (issue 28).
+struct SimScratch {
+  ChunkTables tables{1, {}, {}};
+  std::vector<TimeNs> stageFree;
+  WalkScratch walk;
+};
 
 }  // namespace
 
@@ -96,7 +104,9 @@ void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult
   const Schedule& s = prepared.schedule();
   const OpGraph& g = prepared.graph();
   checkCosts(s, costs);
-  const ChunkTables tables = chunkTables(s, costs);
+  thread_local SimScratch scratch;
+  const ChunkTables& tables = scratch.tables;
+  fillChunkTables(s, costs, scratch.tables);
 
   r.stages.resize(s.p);
   for (int st = 0; st < s.p; ++st) {
@@ -104,32 +114,38 @@ void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult
     r.stages[st].busy = 0;
     r.stages[st].peakMemory = 0;
   }
-  std::vector<TimeNs> stageFree(s.p, 0);
+  std::vector<TimeNs>& stageFree = scratch.stageFree;
+  stageFree.assign(s.p, 0);
   const bool measured = !costs.perOp.empty();
 
-  const auto position = walkInDependencyOrder(g, [&](int st, int32_t i) {
-    const int local = i - g.stageBegin[st];
-    const Op& op = s.stages[st][local];
-    const TimeNs duration =
-        measured ? costs.perOp[st][local] : tables.time[tables.at(st, op.kind, op.chunk)];
-    OpTiming& t = r.stages[st].ops[local];
-    const int32_t from = g.inputStage[i];
-    if (from < 0) {
-      t.ready = 0;
-    } else if (from == st) {
-      t.ready = r.stages[from].ops[g.inputIndex[i]].end;
-    } else {
-      TimeNs moves = r.stages[from].ops[g.inputIndex[i]].end;
-      if (!costs.receiveAfterPrevious.empty() && costs.receiveAfterPrevious[st][local]) {
-        moves = std::max(moves, stageFree[st]);
-      }
-      t.ready = moves + costs.transfer;
-    }
-    t.start = std::max(t.ready, stageFree[st]);
-    t.end = t.start + duration;
-    stageFree[st] = t.end;
-  });
-  if (auto deadlock = describeDeadlock(s, g, position)) throw ScheduleError(deadlock->message);
+  walkInDependencyOrder(
+      g,
+      [&](int st, int32_t i) {
+        const int local = i - g.stageBegin[st];
+        const Op& op = s.stages[st][local];
+        const TimeNs duration =
+            measured ? costs.perOp[st][local] : tables.time[tables.at(st, op.kind, op.chunk)];
+        OpTiming& t = r.stages[st].ops[local];
+        const int32_t from = g.inputStage[i];
+        if (from < 0) {
+          t.ready = 0;
+        } else if (from == st) {
+          t.ready = r.stages[from].ops[g.inputIndex[i]].end;
+        } else {
+          TimeNs moves = r.stages[from].ops[g.inputIndex[i]].end;
+          if (!costs.receiveAfterPrevious.empty() && costs.receiveAfterPrevious[st][local]) {
+            moves = std::max(moves, stageFree[st]);
+          }
+          t.ready = moves + costs.transfer;
+        }
+        t.start = std::max(t.ready, stageFree[st]);
+        t.end = t.start + duration;
+        stageFree[st] = t.end;
+      },
+      scratch.walk);
+  if (auto deadlock = describeDeadlock(s, g, scratch.walk.position)) {
+    throw ScheduleError(deadlock->message);
+  }
 
   r.makespan = 0;
   r.longestStage = 0;

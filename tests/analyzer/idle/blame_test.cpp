@@ -61,6 +61,30 @@ TEST(Blame, GapBeforeBackwardIsBlamedOnTheSlowerStagesBackward) {
             "stage 0 waited 14.0 ms for BW0 on stage 1, which ran 1.3x its ideal (imbalance)");
 }
 
+// The analysis keeps one walker a thread and resets it onto each step (issue 28): onto another
+// pipeline's step and back, its walks (and the outcomes it keeps of them) are a fresh walker's.
+TEST(Blame, AWalkerResetOntoAnotherStepBlamesAsOneMadeForThatStep) {
+  const StepAnalysis slow(testing::slowSecondStage().build());
+  const StepAnalysis late(testing::lateLaunchOnSecondStage(/*hostBusy=*/true).build());
+  const auto same = [](const Blame& a, const Blame& b) {
+    EXPECT_EQ(a.cause, b.cause);
+    EXPECT_EQ(a.stage, b.stage);
+    EXPECT_EQ(a.op, b.op);
+    EXPECT_EQ(a.text, b.text);
+  };
+  BlameWalker walker;
+  for (int round = 0; round < 2; ++round) {
+    for (const StepAnalysis* a : {&late, &slow}) {
+      walker.reset(a->pl, a->view(), a->costs, 0, a->sims.ops);
+      same(walker.startOf(0, 2, IdleClass::Warmup, 9 * kMs),
+           a->blame->startOf(0, 2, IdleClass::Warmup, 9 * kMs));
+      for (int stage = 0; stage < a->pl.p; ++stage) {
+        same(walker.drainOf(stage, kMs), a->blame->drainOf(stage, kMs));
+      }
+    }
+  }
+}
+
 TEST(Blame, ProducerLongForOneMicrobatchOnlyIsJitter) {
   // Stage 1's BW takes 8 and 4 ms: its mean is the ideal 6 ms, so BW0's 8 ms is jitter.
   //   stage 0: F0 0-2, F1 2-4,                              BW0 14-20, BW1 20-26

@@ -118,10 +118,10 @@ TEST(SimulateStep, EachStageAloneRunsWithItsMeasuredCostsAndIdealOnesElsewhere) 
   const MeanCosts costs = meanCosts(pl, views);
   const engine::Schedule order = observedSchedule(pl, views.at(0));
   const engine::PreparedSchedule prepared(order);
-  const engine::SimCosts ideal = stepCosts(pl, views[0], costs, Scenario::Ideal, 0);
-  const auto alone = stageAloneMakespans(prepared, ideal,
-                                         stepCosts(pl, views[0], costs, Scenario::Ops, 0),
-                                         engine::simulate(prepared, ideal).makespan);
+  engine::SimCosts ideal = stepCosts(pl, views[0], costs, Scenario::Ideal, 0);
+  const auto alone =
+      stageAloneMakespans(prepared, ideal, stepCosts(pl, views[0], costs, Scenario::Ops, 0),
+                          engine::simulate(prepared, ideal).makespan);
   ASSERT_EQ(alone.size(), 2u);
   // Stage 0 measured, stage 1 ideal: stage 1's BW1 ends at 20, stage 0's BW1 at 24.
   EXPECT_EQ(alone[0].makespan, 24 * kMs);

@@ -39,11 +39,19 @@ TimeNs replayedAlone(const engine::PreparedSchedule& order, const Job& j, int s)
   return engine::simulate(order, costs).makespan;
 }
 
+// stageAloneMakespans lends the ideal costs: they come back as they were.
+std::vector<StageAlone> aloneOf(const engine::PreparedSchedule& order, const Job& j, TimeNs ideal) {
+  engine::SimCosts lent = j.ideal;
+  auto alone = stageAloneMakespans(order, lent, j.measured, ideal);
+  EXPECT_EQ(lent.perOp, j.ideal.perOp);
+  return alone;
+}
+
 TEST(StageAlone, UpToTheLimitEveryStageIsReplayed) {
   const Job j = job(8, 16, 3, 1);
   const engine::PreparedSchedule order(j.order);
   const TimeNs ideal = engine::simulate(order, j.ideal).makespan;
-  const auto alone = stageAloneMakespans(order, j.ideal, j.measured, ideal);
+  const auto alone = aloneOf(order, j, ideal);
   ASSERT_EQ(alone.size(), 8u);
   for (int s = 0; s < 8; ++s) {
     EXPECT_TRUE(alone[s].replayed) << s;
@@ -59,7 +67,7 @@ TEST(StageAlone, PastTheLimitANoisyStageIsBoundedAndASlowOneReplayed) {
     const Job j = job(p, m, slow, seed);
     const engine::PreparedSchedule order(j.order);
     const TimeNs ideal = engine::simulate(order, j.ideal).makespan;
-    const auto alone = stageAloneMakespans(order, j.ideal, j.measured, ideal);
+    const auto alone = aloneOf(order, j, ideal);
     int bounded = 0;
     for (int s = 0; s < p; ++s) {
       const TimeNs exact = replayedAlone(order, j, s);
@@ -83,7 +91,7 @@ TEST(StageAlone, AStageAtItsIdealCostsIsTheIdealStep) {
   j.measured.perOp[5] = j.ideal.perOp[5];
   const engine::PreparedSchedule order(j.order);
   const TimeNs ideal = engine::simulate(order, j.ideal).makespan;
-  const auto alone = stageAloneMakespans(order, j.ideal, j.measured, ideal);
+  const auto alone = aloneOf(order, j, ideal);
   EXPECT_EQ(alone[5].makespan, ideal);
 }
 

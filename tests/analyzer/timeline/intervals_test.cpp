@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -93,6 +95,35 @@ TEST(Intervals, SubtractingTheUnionFromAWindowLeavesExactlyTheRest) {
   EXPECT_EQ(idle, (IntervalList{{0, 2}, {7, 9}, {12, 15}}));
   EXPECT_EQ(totalLength(clip(busy, 0, 20)) + totalLength(idle), 20);
   EXPECT_EQ(coveredLength(idle, 0, 20), 7);
+}
+
+// The in-place forms (a step's lists, rebuilt every step in the same room, issue 28) give what
+// the others give, whatever the list written into held before. Seeded random lists.
+TEST(Intervals, InPlaceFormsGiveWhatTheOthersGive) {
+  std::mt19937 rng(28);
+  std::uniform_int_distribution<TimeNs> at(0, 200), len(-5, 40);
+  const auto randomList = [&] {
+    IntervalList v(rng() % 12);
+    for (Interval& i : v) {
+      i.start = at(rng);
+      i.end = i.start + len(rng);
+    }
+    return v;
+  };
+  IntervalList out = {{1, 2}, {50, 60}, {7, 3}};  // stale content, to be overwritten
+  for (int trial = 0; trial < 500; ++trial) {
+    const IntervalList raw = randomList();
+    IntervalList merged = raw;
+    uniteInPlace(merged);
+    ASSERT_EQ(merged, unite(raw)) << trial;
+    const TimeNs lo = at(rng), hi = lo + len(rng);
+    IntervalList cut = merged;
+    clipInPlace(cut, lo, hi);
+    ASSERT_EQ(cut, clip(merged, lo, hi)) << trial;
+    const IntervalList other = unite(randomList());
+    subtractInto(merged, other, out);
+    ASSERT_EQ(out, subtract(merged, other)) << trial;
+  }
 }
 
 }  // namespace

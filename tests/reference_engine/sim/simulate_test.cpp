@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "reference_engine/schedule/schedule.h"
@@ -207,6 +208,37 @@ TEST(Simulate, PreparedScheduleReusedWithNewCostsMatchesFreshSimulations) {
       EXPECT_EQ(spans(reused.stages[st]), spans(fresh.stages[st]));
       EXPECT_EQ(reused.stages[st].busy, fresh.stages[st].busy);
       EXPECT_EQ(reused.stages[st].peakMemory, fresh.stages[st].peakMemory);
+    }
+  }
+}
+
+// The simulator keeps its working lists per thread (issue 28): what a thread simulated before,
+// of another shape, or an order that deadlocked half-way, changes nothing in the next result.
+TEST(Simulate, ResultsDoNotDependOnWhatTheThreadSimulatedBefore) {
+  const std::vector<Schedule> schedules = {
+      Schedule::interleaved1F1B(8, 16, 2),
+      custom(2, 2, {{F(0), F(1), BW(0), BW(1)}, {F(0), BW(0), F(1), BW(1)}}), Schedule::zbH2(4, 9),
+      Schedule::oneF1B(3, 5)};
+  // Runs half-way, then deadlocks (the walk stops with lists partly filled).
+  const Schedule deadlocked =
+      custom(2, 2, {{F(0), BW(0), F(1), BW(1)}, {F(0), F(1), BW(0), BW(1)}});
+  SimCosts c = kindCosts(3, 5, 2);
+  c.transfer = 1;
+  // Each alone, in a thread of its own: lists that never held anything else.
+  std::vector<SimResult> alone(schedules.size());
+  for (size_t i = 0; i < schedules.size(); ++i) {
+    std::thread([&, i] { alone[i] = simulate(schedules[i], c); }).join();
+  }
+  for (int round = 0; round < 2; ++round) {
+    for (size_t i = 0; i < schedules.size(); ++i) {
+      EXPECT_THROW(simulate(deadlocked, c), ScheduleError);
+      const SimResult r = simulate(schedules[i], c);
+      ASSERT_EQ(r.stages.size(), alone[i].stages.size()) << i;
+      EXPECT_EQ(r.makespan, alone[i].makespan) << i;
+      EXPECT_EQ(r.peakMemory, alone[i].peakMemory) << i;
+      for (size_t st = 0; st < r.stages.size(); ++st) {
+        EXPECT_EQ(spans(r.stages[st]), spans(alone[i].stages[st])) << i << " stage " << st;
+      }
     }
   }
 }

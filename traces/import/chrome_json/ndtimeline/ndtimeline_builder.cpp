@@ -60,13 +60,13 @@ std::string transferLabel(bool send, bool forward, int mb, int chunk, int peer) 
   return s;
 }
 
-// A rank's events by start (the longer first where two start together), as positions into its
-// buffer: 4 bytes an event where pointers took 8 (with the sort's buffer, 17 MB of PP2's import
-// at 10^5 steps, issue 28).
 // How many events a rank lets go of before the freed memory goes back to the system: a trim
 // walks the heap, and 20,000 small ranks trimmed once each took a fifth of their import.
 constexpr size_t kTrimEvery = size_t{1} << 20;  // 32 MB of events
 
+// A rank's events by start (the longer first where two start together), as positions into its
+// buffer: 4 bytes an event where pointers took 8 (with the sort's buffer, 17 MB of PP2's import
+// at 10^5 steps, issue 28).
 class EventOrder {
  public:
   explicit EventOrder(std::deque<Event>& buffer) : buffer_(buffer), size_(buffer.size()) {
