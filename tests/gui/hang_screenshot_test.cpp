@@ -209,7 +209,23 @@ TEST(HangScreenshot, RunWithoutAPipelineIsShownWithItsMarks) {
   const Image img = shoot(tmp, v, {});  // `bubblescope view` refused this run before
   ASSERT_EQ(img.w, kW);
   const HangFrame f = openingFrame(v, true);  // rows without ops open their raw trace
-  ASSERT_EQ(f.records.arrows.size(), v.report.edges.size());
+  ASSERT_EQ(f.records.arrows.size(), v.report.edges.size()) << [&] {
+    // Which edge has no arrow, and where the model's arrows fall against the view.
+    std::string why = "view " + std::to_string(f.m.start) + ".." + std::to_string(f.m.end) + ";";
+    for (const auto& e : v.report.edges) {
+      why += " edge " + std::to_string(e.from) + "->" + std::to_string(e.to) + " '" + e.what + "';";
+    }
+    for (const auto& a : v.hang().arrows) {
+      why += " arrow of edge " + std::to_string(a.edge) + " stages " + std::to_string(a.fromStage) +
+             "->" + std::to_string(a.toStage) + " at " + std::to_string(a.at) + ";";
+    }
+    for (const auto& r : v.report.ranks) {
+      why += " " + r.label + " waits:";
+      for (const auto& w : r.waits) why += " '" + w.what + "'";
+      why += ";";
+    }
+    return why;
+  }();
   for (const auto& arrow : f.records.arrows) EXPECT_GT(redShareOfShaft(img, arrow), 0.9);
   ASSERT_FALSE(f.records.boxes.empty());
   for (const gui::HangBox& box : f.records.boxes) {
