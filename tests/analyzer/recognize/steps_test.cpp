@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -37,6 +40,38 @@ std::vector<int> stepsOfOps(const RankOps& r) {
   std::vector<int> out;
   for (const auto& o : r.ops) out.push_back(o.step);
   return out;
+}
+
+// The markers are found by walking on from the last answer (issue 28): times in order, times
+// that jump ahead many markers, go back, fall in gaps between markers or outside them all get
+// the marker holding them, as a search of every marker would. Seeded.
+TEST(CutSteps, TransfersInAnyOrderFallInTheMarkerHoldingTheirLaunch) {
+  std::mt19937 rng(28);
+  for (int trial = 0; trial < 50; ++trial) {
+    RankOps r;
+    TimeNs at = static_cast<TimeNs>(rng() % 50);
+    const int markers = 1 + static_cast<int>(rng() % 200);
+    for (int i = 0; i < markers; ++i) {
+      const TimeNs length = static_cast<TimeNs>(rng() % 30);
+      r.steps.push_back({i, at, at + length});
+      at += length + 1 + static_cast<TimeNs>(rng() % 3 == 0 ? rng() % 20 : 0);  // some gaps
+    }
+    const std::vector<StepMarker> steps = r.steps;
+    for (int i = 0; i < 400; ++i) {
+      TimeNs t = static_cast<TimeNs>(rng() % static_cast<uint32_t>(at + 100)) - 50;
+      // Mostly in order: a walk forward from the last, now and then a jump either way.
+      if (!r.comms.empty() && rng() % 4 != 0) t = r.comms.back().launch + rng() % 7;
+      r.comms.push_back(comm(true, OpKind::F, t, t + 1));
+    }
+    cutSteps(r);
+    for (const RecognizedComm& c : r.comms) {
+      int holding = -1;
+      for (size_t k = 0; k < steps.size(); ++k) {
+        if (steps[k].start <= c.launch && c.launch <= steps[k].end) holding = static_cast<int>(k);
+      }
+      ASSERT_EQ(c.step, holding) << "trial " << trial << ", launch " << c.launch;
+    }
+  }
 }
 
 TEST(CutSteps, OpsAndTransfersFallInTheMarkerHoldingTheirStart) {
