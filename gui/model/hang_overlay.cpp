@@ -182,13 +182,19 @@ struct Builder {
   }
 
   void focus() {
-    TimeNs last = INT64_MIN;
+    TimeNs last = INT64_MIN, firstArrow = INT64_MAX;
     for (const HangMark& m : out.marks) last = std::max(last, m.start);
-    for (const WaitArrow& a : out.arrows) last = std::max(last, a.at);
+    for (const WaitArrow& a : out.arrows) {
+      last = std::max(last, a.at);
+      firstArrow = std::min(firstArrow, a.at);
+    }
     if (last == INT64_MIN) return;
     const auto& steps = rows.result->steps;
     TimeNs start = steps.empty() ? rows.extent.start : steps.back().start;
-    start = std::min(start, last);
+    // From the earliest wait-for edge, where one began before the step (a receive posted in the
+    // step before) or before anything the trace closed (ranks that waited from their start): an
+    // arrow is drawn only inside the view, and the wait-for graph is the hang's answer.
+    start = std::min({start, last, firstArrow});
     if (!steps.empty()) last = std::max(last, steps.back().end);
     const auto tail = static_cast<TimeNs>(kFocusTail * static_cast<double>(last - start));
     out.focus = {start, last + std::max(tail, kMinFocusTail)};

@@ -274,10 +274,9 @@ TEST(HangView, RecordsPutOpenBoxesOnTheirStagesRowAndArrowsBetweenTheRows) {
     ASSERT_NE(text, nullptr);
     bool sameSpot = false;
     for (const WaitArrowRecord& o : f.records.arrows) {
-      sameSpot = sameSpot || (o.arrow != r.arrow && o.x0 == r.x0 &&
-                              std::min(o.y0, o.y1) <= (r.y0 + r.y1) / 2 &&
-                              (r.y0 + r.y1) / 2 <= std::max(o.y0, o.y1) &&
-                              *text == h.arrows[o.arrow].text);
+      sameSpot = sameSpot ||
+                 (o.arrow != r.arrow && o.x0 == r.x0 && std::min(o.y0, o.y1) <= (r.y0 + r.y1) / 2 &&
+                  (r.y0 + r.y1) / 2 <= std::max(o.y0, o.y1) && *text == h.arrows[o.arrow].text);
     }
     if (!sameSpot) {
       EXPECT_EQ(*text, a.text);
@@ -471,6 +470,60 @@ TEST(HangOverlay, NcclCallsWithoutPartnerUnwoundReceivesAndDeathsAreMarkedOnThei
   EXPECT_EQ(h.arrows[1].at, 3'100);
   ASSERT_EQ(h.lastSeen.size(), 3u);
   EXPECT_NE(h.lastSeen[2].text.find("(died)"), std::string::npos) << h.lastSeen[2].text;
+}
+
+// A wait can begin before the hung step (a receive posted in the step before) or before anything
+// the trace closed (a run without a pipeline: ranks that waited from their start): the view a
+// hung run opens at still holds every wait-for arrow, where it opened at the step's start, or at
+// its latest wait, and an earlier wait's arrow was left out of the frame.
+TEST(HangOverlay, TheViewAHungRunOpensAtHoldsEveryWaitForArrow) {
+  using namespace analysis::hang;
+  traces::Run run;
+  run.ranks.resize(3);
+  analysis::AnalysisResult result;
+  result.pipelines.resize(1);
+  for (int r = 0; r < 3; ++r) {
+    analysis::StageResult st;
+    st.stage = r;
+    st.rank = r;
+    st.ranks = {r};
+    result.pipelines[0].stages.push_back(st);
+  }
+  constexpr TimeNs kMs = 1'000'000;
+  result.pipelines[0].steps = {{0, 1 * kMs, 4 * kMs}, {1, 5 * kMs, 8 * kMs}};
+  const TimelineModel model = buildTimelineModel(run, result);
+  HangReport report;
+  report.verdict = Verdict::NeverArrived;
+  report.diagnosis = "stage 2 never sent ...";
+  report.culprits = {2};
+  report.ranks.resize(3);
+  for (int r = 0; r < 3; ++r) {
+    report.ranks[r].rank = report.ranks[r].stage = r;
+    report.ranks[r].label = "stage " + std::to_string(r);
+    report.ranks[r].aliveNs = 20 * kMs;
+  }
+  // Stage 0 posted its receive in the step before the hung one; stage 1 in it.
+  report.ranks[0].waits = {{"ncclRecv peer=1 count=4 comm=0x1", 3 * kMs + kMs / 2, {1}, true, 0}};
+  report.ranks[1].waits = {{"ncclRecv peer=2 count=4 comm=0x1", 6 * kMs, {2}, true, 0}};
+  report.edges = {{0, 1, report.ranks[0].waits[0].what}, {1, 2, report.ranks[1].waits[0].what}};
+
+  const HangOverlay o = buildHangOverlay(report, model);
+  ASSERT_TRUE(o.found);
+  const PipelineHang& h = o.pipelines.at(0);
+  ASSERT_EQ(h.arrows.size(), 2u);
+  EXPECT_EQ(h.focus.start, 3 * kMs + kMs / 2);  // the earlier wait's start, before the hung step's
+  for (const WaitArrow& a : h.arrows) {
+    EXPECT_GE(a.at, h.focus.start) << a.text;
+    EXPECT_LT(a.at, h.focus.end) << a.text;
+  }
+  // And drawn in the frame the viewer opens on.
+  const TimeMapping view = fitTo({}, h.focus.start, h.focus.end, 0.02);
+  PipelineRows rows;
+  rows.stages.resize(3);
+  const RowLayout layout = layoutRows(rows, {}, RowHeights{}, 0, 0, 600);
+  HangRecords records;
+  buildHangRecords(h, layout, view, RecordStyle{}, records);
+  EXPECT_EQ(records.arrows.size(), 2u);
 }
 
 // Hand-made marks: what is drawn where, independent of any recording.
