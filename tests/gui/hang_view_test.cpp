@@ -412,33 +412,47 @@ TEST(HangView, RunThatHungAfterFinishedStepsGetsNoWhatIfUnlessItWasOnlyStopped) 
   EXPECT_EQ(stopped.pipelines[0].whatIfWithheld, "");
 }
 
+// A run of three ranks, one a stage, with no events: the hand-made reports' pipeline.
+struct ThreeStages {
+  traces::Run run;
+  analysis::AnalysisResult result;
+  ThreeStages() {
+    run.ranks.resize(3);
+    result.pipelines.resize(1);
+    for (int r = 0; r < 3; ++r) {
+      analysis::StageResult st;
+      st.stage = r;
+      st.rank = r;
+      st.ranks = {r};
+      result.pipelines[0].stages.push_back(st);
+    }
+  }
+};
+
+// The report's ranks 0-2 as stages 0-2, each last seen at `aliveNs`.
+void threeRanks(analysis::hang::HangReport& report, TimeNs aliveNs) {
+  report.ranks.resize(3);
+  for (int r = 0; r < 3; ++r) {
+    report.ranks[r].rank = report.ranks[r].stage = r;
+    report.ranks[r].label = "stage " + std::to_string(r);
+    report.ranks[r].aliveNs = aliveNs;
+  }
+}
+
 // A hand-made report (the shapes the engine runs above do not make): rank 0 posted an ncclRecv
 // whose send never came, rank 1 unwound out of its receive as rank 2 died outside any wait.
 TEST(HangOverlay, NcclCallsWithoutPartnerUnwoundReceivesAndDeathsAreMarkedOnTheirRows) {
   using namespace analysis::hang;
-  traces::Run run;
-  run.ranks.resize(3);
-  analysis::AnalysisResult result;
-  result.pipelines.resize(1);
-  for (int r = 0; r < 3; ++r) {
-    analysis::StageResult st;
-    st.stage = r;
-    st.rank = r;
-    st.ranks = {r};
-    result.pipelines[0].stages.push_back(st);
-  }
+  ThreeStages j;
+  traces::Run& run = j.run;
+  analysis::AnalysisResult& result = j.result;
   result.clock.offsets = {0, 100, 0};  // rank 1's clock is put 100 ns later by the alignment
   const TimelineModel model = buildTimelineModel(run, result);
   HangReport report;
   report.verdict = Verdict::DeadRank;
   report.diagnosis = "stage 2 died: ...";
   report.culprits = {2};
-  report.ranks.resize(3);
-  for (int r = 0; r < 3; ++r) {
-    report.ranks[r].rank = report.ranks[r].stage = r;
-    report.ranks[r].label = "stage " + std::to_string(r);
-    report.ranks[r].aliveNs = 10'000;
-  }
+  threeRanks(report, 10'000);
   report.ranks[0].waits = {{"ncclRecv peer=1 count=4 comm=0x1", 2'000, {1}, true, 0}};
   report.ranks[1].waits = {{"RECV F mb=0 from=2", 3'000, {2}, false, 9'000}};
   report.ranks[2].end = RankEnd::Died;
@@ -478,17 +492,9 @@ TEST(HangOverlay, NcclCallsWithoutPartnerUnwoundReceivesAndDeathsAreMarkedOnThei
 // its latest wait, and an earlier wait's arrow was left out of the frame.
 TEST(HangOverlay, TheViewAHungRunOpensAtHoldsEveryWaitForArrow) {
   using namespace analysis::hang;
-  traces::Run run;
-  run.ranks.resize(3);
-  analysis::AnalysisResult result;
-  result.pipelines.resize(1);
-  for (int r = 0; r < 3; ++r) {
-    analysis::StageResult st;
-    st.stage = r;
-    st.rank = r;
-    st.ranks = {r};
-    result.pipelines[0].stages.push_back(st);
-  }
+  ThreeStages j;
+  traces::Run& run = j.run;
+  analysis::AnalysisResult& result = j.result;
   constexpr TimeNs kMs = 1'000'000;
   result.pipelines[0].steps = {{0, 1 * kMs, 4 * kMs}, {1, 5 * kMs, 8 * kMs}};
   const TimelineModel model = buildTimelineModel(run, result);
@@ -496,12 +502,7 @@ TEST(HangOverlay, TheViewAHungRunOpensAtHoldsEveryWaitForArrow) {
   report.verdict = Verdict::NeverArrived;
   report.diagnosis = "stage 2 never sent ...";
   report.culprits = {2};
-  report.ranks.resize(3);
-  for (int r = 0; r < 3; ++r) {
-    report.ranks[r].rank = report.ranks[r].stage = r;
-    report.ranks[r].label = "stage " + std::to_string(r);
-    report.ranks[r].aliveNs = 20 * kMs;
-  }
+  threeRanks(report, 20 * kMs);
   // Stage 0 posted its receive in the step before the hung one; stage 1 in it.
   report.ranks[0].waits = {{"ncclRecv peer=1 count=4 comm=0x1", 3 * kMs + kMs / 2, {1}, true, 0}};
   report.ranks[1].waits = {{"ncclRecv peer=2 count=4 comm=0x1", 6 * kMs, {2}, true, 0}};
