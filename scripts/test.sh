@@ -10,8 +10,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "${BUILD_DIR:-$root/build}"
 rc=0
 ctest --output-on-failure -j "${JOBS:-$(nproc)}" --timeout 300 || rc=$?
-# GoogleTest prints "FILE:LINE: Skipped" and then the test's reason on the next line.
+# GoogleTest prints "FILE:LINE: Skipped" and then the test's reason on the next line (the first
+# only, where a test's helpers skipped twice).
 awk '/^[0-9]+\/[0-9]+ Testing: / { name = $3 }
-     / Skipped$/ { reason = ""; getline reason; printf "skipped: %s: %s\n", name, reason }' \
+     / Skipped$/ { reason = ""; getline reason
+                   if (!seen[name]++) printf "skipped: %s: %s\n", name, reason }' \
   Testing/Temporary/LastTest.log 2>/dev/null || true
 exit "$rc"
