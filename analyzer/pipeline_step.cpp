@@ -109,23 +109,22 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
     const DpWait* dp = in.dpWaits ? in.dpWaits->at(view.number, s) : nullptr;
     step.splits.push_back(classifyStageStep(pl, view, s, sims, blame, step.gaps, dp));
   }
-  // Gaps name the op that ended them by its place among the step's records; a step's ops are a
-  // stretch of the stage's, indexed from the first, so a step costs what it holds.
-  std::vector<std::vector<int>> recordOf(pl.p);
-  std::vector<int> firstOp(pl.p, 0);
+  // Gaps name the op that ended them by its place among the step's records: its stage's first
+  // record and its position in the stage's step.
+  std::vector<StepPositions> posOf(pl.p);
+  std::vector<int> firstRecord(pl.p, 0);
   for (const StageStep& ss : view.stages) {
-    if (ss.ops.empty()) continue;
-    const auto [lo, hi] = std::minmax_element(ss.ops.begin(), ss.ops.end());
-    firstOp[ss.stage] = *lo;
-    recordOf[ss.stage].assign(static_cast<size_t>(*hi - *lo + 1), -1);
+    posOf[ss.stage].assign(ss.ops);
+    firstRecord[ss.stage] = static_cast<int>(step.ops.size());
     for (int i : ss.ops) {
       const auto& o = pl.stages[ss.stage].ops.ops[i];
-      recordOf[ss.stage][i - *lo] = static_cast<int>(step.ops.size());
       step.ops.push_back({o.op, ss.stage, local, o.start, o.end, costs.idealOf(o.op)});
     }
   }
   for (Gap& gap : step.gaps) {
-    if (gap.nextOp >= 0) gap.nextOp = recordOf[gap.stage][gap.nextOp - firstOp[gap.stage]];
+    if (gap.nextOp < 0) continue;
+    const int pos = posOf[gap.stage].at(gap.nextOp);
+    gap.nextOp = pos < 0 ? -1 : firstRecord[gap.stage] + pos;
   }
   for (int ti : in.transfersByStep[view.index]) {
     const Transfer& t = pl.transfers[ti];

@@ -61,7 +61,6 @@ void BlameWalker::reset(const PipelineTrace& pl, const StepView& step, const Mea
   costs_ = &costs;
   transfer_ = transfer;
   measuredCosts_ = &measuredCosts;
-  firstOp_.assign(pl.p, 0);
   posOf_.resize(pl.p);
   freeAt_.resize(pl.p);
   outcomeOf_.resize(pl.p);
@@ -78,14 +77,8 @@ void BlameWalker::reset(const PipelineTrace& pl, const StepView& step, const Mea
     outcomeOf_[ss.stage].assign(ss.ops.size(), kUnknown);
     auto& free = freeAt_[ss.stage];
     free.push_back(step.start);
-    if (!ss.ops.empty()) {
-      // A step's ops are a stretch of the stage's: positions by index from the first.
-      const auto [lo, hi] = std::minmax_element(ss.ops.begin(), ss.ops.end());
-      firstOp_[ss.stage] = *lo;
-      posOf_[ss.stage].assign(static_cast<size_t>(*hi - *lo + 1), -1);
-    }
+    posOf_[ss.stage].assign(ss.ops);
     for (size_t j = 0; j < ss.ops.size(); ++j) {
-      posOf_[ss.stage][ss.ops[j] - firstOp_[ss.stage]] = static_cast<int>(j);
       const TimeNs end = op(ss.stage, static_cast<int>(j)).end;
       free.push_back(std::max(free.back(), end));
       if (lastStage_ < 0 || end > lastEnd) {
@@ -98,13 +91,12 @@ void BlameWalker::reset(const PipelineTrace& pl, const StepView& step, const Mea
 }
 
 int BlameWalker::posOf(int stage, int opIndex) const {
-  const auto& pos = posOf_[stage];
-  const int64_t at = static_cast<int64_t>(opIndex) - firstOp_[stage];
-  if (at < 0 || at >= static_cast<int64_t>(pos.size()) || pos[at] < 0) {
+  const int pos = posOf_[stage].at(opIndex);
+  if (pos < 0) {
     throw std::out_of_range("op " + std::to_string(opIndex) + " of stage " + std::to_string(stage) +
                             " is not in the step");
   }
-  return pos[at];
+  return pos;
 }
 
 const RecognizedOp& BlameWalker::op(int stage, int pos) const {

@@ -112,9 +112,7 @@ class BlameWalker {
   const MeanCosts* costs_ = nullptr;
   TimeNs transfer_ = 0;
   const engine::SimResult* measuredCosts_ = nullptr;
-  // Per stage: each op's position in the step by its index from the step's first (-1: none).
-  std::vector<int> firstOp_;
-  std::vector<std::vector<int>> posOf_;
+  std::vector<StepPositions> posOf_;  // per stage
   // Per stage: when it was free of the ops before each position (the step's start, then the
   // latest end so far), so a walk's step costs the same at any position.
   std::vector<std::vector<TimeNs>> freeAt_;

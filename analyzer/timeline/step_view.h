@@ -3,6 +3,7 @@
 // of their cross-stage inputs, and what kept the device busy (compute, the transfer part of
 // communication, other work). Waiting inside a receive (before its send started) or inside a
 // collective (before the last rank joined) is not busy: it is idle (analysis.md §2).
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -56,6 +57,33 @@ struct StageStep {
   std::vector<HeldBehind> heldBehind;
   IntervalList compute, comm, other;  // merged, clipped to [S, E]; comm and other exclude compute
   IntervalList hostActivity;          // unrecognised host ranges (stall evidence), merged
+};
+
+// Each op's position in a stage's step, looked up by its index into StageTrace::ops.ops: a
+// step's ops are a stretch of the stage's, so an array from the stretch's first holds them all
+// and a step costs what it holds.
+class StepPositions {
+ public:
+  // `ops`: a StageStep's, in its order.
+  void clear() { pos_.clear(); }
+  void assign(const std::vector<int>& ops) {
+    pos_.clear();
+    if (ops.empty()) return;
+    const auto [lo, hi] = std::minmax_element(ops.begin(), ops.end());
+    first_ = *lo;
+    pos_.assign(static_cast<size_t>(*hi - *lo + 1), -1);
+    for (size_t j = 0; j < ops.size(); ++j)
+      pos_[static_cast<size_t>(ops[j] - first_)] = static_cast<int>(j);
+  }
+  // The position of op `index` in the step; -1 if it is not one of the step's.
+  int at(int index) const {
+    const int64_t i = int64_t{index} - first_;
+    return i < 0 || i >= static_cast<int64_t>(pos_.size()) ? -1 : pos_[static_cast<size_t>(i)];
+  }
+
+ private:
+  int first_ = 0;
+  std::vector<int> pos_;
 };
 
 struct StepView {

@@ -252,5 +252,22 @@ TEST(StepView, ProducerFollowsTheChunkLayout) {
   }
 }
 
+// A step's ops by index into the stage's: their positions in the step, none outside the stretch
+// or in a hole of it, and nothing of the step before once assigned again.
+TEST(StepPositions, GiveEachOpsPlaceInTheStepAndNoneForOthers) {
+  StepPositions p;
+  p.assign({12, 10, 15, 11});
+  EXPECT_EQ(p.at(12), 0);
+  EXPECT_EQ(p.at(10), 1);
+  EXPECT_EQ(p.at(15), 2);
+  EXPECT_EQ(p.at(11), 3);
+  for (int other : {-1, 9, 13, 14, 16, 1 << 30}) EXPECT_EQ(p.at(other), -1) << other;
+  p.assign({3});
+  EXPECT_EQ(p.at(3), 0);
+  EXPECT_EQ(p.at(12), -1);
+  p.clear();
+  EXPECT_EQ(p.at(3), -1);
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis
