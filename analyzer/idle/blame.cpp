@@ -118,6 +118,18 @@ TimeNs BlameWalker::upstreamDelay(int stage, int pos) const {
   return (op(stage, pos).start - step_->start) - sim[pos].start;
 }
 
+TimeNs BlameWalker::readyDelay(int stage, int pos, TimeNs ready) const {
+  const auto& sim = measuredCosts_->stages[stage].ops;
+  if (pos >= static_cast<int>(sim.size())) return 0;
+  return (ready - step_->start) - sim[pos].start;
+}
+
+TimeNs BlameWalker::overrun(int stage, int pos) const {
+  const RecognizedOp& o = op(stage, pos);
+  const TimeNs ideal = costs_->idealOf(o.op);
+  return ideal > 0 ? (o.end - o.start) - ideal : 0;
+}
+
 TimeNs BlameWalker::readyTime(int stage, int pos) const {
   const StageStep& ss = step_->stages[stage];
   const TimeNs prevEnd = freeAt_[stage][pos];
@@ -176,12 +188,13 @@ std::string BlameWalker::hostStallEnding(int stage, TimeNs from, TimeNs to) cons
   return (busy.empty() ? "" : ", while it was in '" + busy + "'") + std::string(" (stall: host)");
 }
 
-std::optional<Blame> BlameWalker::latePost(int stage, int pos, TimeNs stageFree,
-                                           TimeNs dataFrom) const {
+std::optional<Blame> BlameWalker::latePost(int stage, int pos, TimeNs stageFree, TimeNs dataFrom,
+                                           TimeNs& delay) const {
   const TimeNs posted = step_->stages[stage].posted[pos];
   const TimeNs ready = std::max(stageFree, dataFrom);
   const RecognizedOp& o = op(stage, pos);
   if (posted == kNoLaunch || posted - ready <= tolerance(o.op)) return std::nullopt;
+  delay = posted - ready;
   Blame b;
   b.stage = stage;
   b.op = o.op;
@@ -312,6 +325,25 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   const TimeNs tol = tolerance(o.op);
 
   const bool hasPredecessor = pos > 0 || arrival != kNoArrival;
+  // A late start is one piece of the op's delay; how far behind its stall-free time the op was
+  // ready (or how much longer than its ideal what it was ready after ran) is another. The late
+  // start is named only where it is the larger: a loaded host's 0.3 ms after an op a slow link
+  // held 10 ms is not what 10 ms of knock-ons wait for. Else it is offered, and the walk goes on
+  // to what the op was ready after: its input's producer, or the op before it on the stage.
+  const bool inputBound =
+      arrival != kNoArrival && arrival > prevEnd + tol && ss.producerOp[pos] >= 0;
+  const bool ownBound = !inputBound && pos > 0;
+  bool passedLateStart = false;
+  // True where the late start is the answer; else it is offered and the walk goes on.
+  const auto named = [&](Blame& b, TimeNs piece) {
+    if (!inputBound && !ownBound) return true;
+    const int rs = inputBound ? ss.producerStage[pos] : stage;
+    const int rp = inputBound ? posOf(rs, ss.producerOp[pos]) : pos - 1;
+    if (piece >= std::max(readyDelay(stage, pos, ready), overrun(rs, rp))) return true;
+    m.offers.offer(piece, std::move(b));
+    passedLateStart = true;
+    return false;
+  };
   // Ready but not launched: the trace's launch call says the host was late. Without launch
   // calls the op's range start stands for its launch, and busy host ranges for the evidence.
   if (o.firstLaunch != kNoLaunch && o.firstLaunch - ready > tol && hasPredecessor) {
@@ -322,7 +354,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     b.text = "because the host launched " + describe(stage, pos) + " " + ms(o.firstLaunch - ready) +
              " after it was ready";
     b.text += hostStallEnding(stage, ready, o.firstLaunch);
-    return Move::returning(std::move(b));
+    if (named(b, o.firstLaunch - ready)) return Move::returning(std::move(b));
   }
   if (o.firstLaunch != kNoLaunch && o.start - std::max(ready, o.firstLaunch) > tol &&
       hasPredecessor) {
@@ -332,7 +364,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     b.cause = IdleClass::OtherStall;
     b.text = "because " + describe(stage, pos) + " started " + ms(o.start - ready) +
              " after it was ready although the host launched it in time (stall: other)";
-    return Move::returning(std::move(b));
+    if (named(b, o.start - std::max(ready, o.firstLaunch))) return Move::returning(std::move(b));
   }
   // The step's first op on a stage that waits for no other: the span opens with its host's work
   // before it (data loading, step_view.cpp), and the pipeline waits on that.
@@ -363,7 +395,11 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
              (!host          ? ", with nothing in the trace to explain it (stall: other)"
               : busy.empty() ? ", the host was busy elsewhere (stall: host)"
                              : ", the host was busy in '" + busy + "' (stall: host)");
-    return Move::returning(std::move(b));
+    if (named(b, late)) return Move::returning(std::move(b));
+  }
+  if (passedLateStart && ownBound) {
+    if (auto b = ranLong(stage, pos - 1)) return Move::returning(std::move(*b));
+    return Move::next(stage, pos - 1, std::move(m.offers));
   }
   // The input from another stage held it, unless its receive was posted only when the op
   // before ended (fused with that op's send): then the stage's own previous op held it.
@@ -378,20 +414,51 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     // the data came once it was posted.
     const TimeNs sent = ss.sent[pos];
     const TimeNs dataFrom = sent != kNoArrival ? std::max(producer.end, sent) : producer.end;
-    if (auto b = latePost(stage, pos, prevEnd, dataFrom)) return Move::returning(std::move(*b));
+    // With both sides' start known, the transfer itself is what the link did; else what the
+    // producer's end leaves of the arrival.
+    const TimeNs moved = ss.moved[pos];
+    TimeNs from = moved != kNoArrival ? moved : dataFrom;
+    // The link's own time, once both sides had started (unknown: kNoArrival). A host-side
+    // receive that found its data sent eagerly ends as it starts: its link took nothing.
+    const TimeNs waitStart = ss.waitStart[pos];
+    const TimeNs bothStarted = moved != kNoArrival ? moved
+                               : waitStart != kNoArrival && sent != kNoArrival
+                                   ? std::max(waitStart, sent)
+                                   : kNoArrival;
+    const TimeNs linkPiece = bothStarted == kNoArrival ? 0 : arrival - (bothStarted + transfer_);
+    TimeNs postDelay = 0;
+    if (auto b = latePost(stage, pos, prevEnd, dataFrom, postDelay)) {
+      // The late post is one piece of the op's delay; the link's time once both sides had
+      // started is another, and the lateness of what the op was ready after (the op before it
+      // on the stage, or the producer) behind its stall-free time a third. The host's piece is
+      // named only where it is the largest: a receive posted 2 ms late on a loaded host, for
+      // data a slow link held 10 ms or after an op a stall upstream held 10 ms, came no sooner
+      // for the post. Without both sides' start the arrival's lateness holds the post itself,
+      // and the link's piece is unknown.
+      const bool afterOwn = prevEnd >= dataFrom && pos > 0;
+      const int rs = afterOwn ? stage : ps, rp = afterOwn ? pos - 1 : pp;
+      const TimeNs afterPiece = std::max(upstreamDelay(rs, rp), overrun(rs, rp));
+      if (postDelay >= linkPiece && postDelay >= afterPiece) {
+        return Move::returning(std::move(*b));
+      }
+      m.offers.offer(postDelay, std::move(*b));
+      if (bothStarted != kNoArrival) from = bothStarted;
+      if (afterOwn && afterPiece > linkPiece) {
+        if (auto r = ranLong(stage, pos - 1)) return Move::returning(std::move(*r));
+        return Move::next(stage, pos - 1, std::move(m.offers));
+      }
+    }
+    const TimeNs lateness = arrival - (from + transfer_);
     // Several causes can stack up along a chain: follow the largest. A producer that itself
     // started far behind its stall-free time points further upstream.
     const TimeNs behind = upstreamDelay(ps, pp);
     TimeNs sendDelay = 0;
     if (auto b = lateSend(stage, pos, ps, pp, sendDelay)) {
-      if (sendDelay >= behind) return Move::returning(std::move(*b));
+      // The send's lateness too is one piece: a send posted 0.2 ms late into a link that then
+      // held it 10 ms is the link's.
+      if (sendDelay >= behind && sendDelay >= linkPiece) return Move::returning(std::move(*b));
       m.offers.offer(sendDelay, std::move(*b));
     }
-    // With both sides' start known, the transfer itself is what the link did; else what the
-    // producer's end leaves of the arrival.
-    const TimeNs moved = ss.moved[pos];
-    const TimeNs from = moved != kNoArrival ? moved : dataFrom;
-    const TimeNs lateness = arrival - (from + transfer_);
     if (lateness > tol) {
       Blame b;
       b.stage = ps;

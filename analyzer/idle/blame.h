@@ -54,12 +54,18 @@ class BlameWalker {
   std::string describe(int stage, int pos) const;  // "F mb=5 on stage 1"
   // How much later than in T_ops the op started: delay that stalls before it caused.
   TimeNs upstreamDelay(int stage, int pos) const;
+  // How much later than in T_ops the op was ready, at `ready`.
+  TimeNs readyDelay(int stage, int pos, TimeNs ready) const;
+  // How much longer than its ideal the op ran (0 where the ideal is unknown).
+  TimeNs overrun(int stage, int pos) const;
   // `fromDrain`: the walk starts at the step's last op, for a drain: the op before it on its
   // stage may be what held it.
   Blame walk(int stage, int pos, IdleClass baseline, bool fromDrain = false) const;
   // The host posted the receive of the op at pos after the stage was free (`stageFree`) and its
   // data could move (`dataFrom`): a host stall on this stage, however soon the data then came.
-  std::optional<Blame> latePost(int stage, int pos, TimeNs stageFree, TimeNs dataFrom) const;
+  // `delay`: how long after both the host posted it.
+  std::optional<Blame> latePost(int stage, int pos, TimeNs stageFree, TimeNs dataFrom,
+                                TimeNs& delay) const;
   // The send that carried its input began after its producer (ps, pp) ended, by more than the
   // producer itself ran long, because the sender's host posted it late (stall: host on the
   // sender). One posted in time that its stream held is left to the walk.

@@ -139,6 +139,70 @@ TEST(Blame, ReceivePostedLateIsAHostStallOfTheReceiverNotASchedulesBubble) {
             "after the stage was free, while it was in 'dataloader' (stall: host)");
 }
 
+// A receive posted late is one piece of the op's delay; where another is larger, that one is
+// named. The CI's engine run (a link held 10 ms, the receiver's host 2.1 ms late to post on a
+// loaded machine) named "stall: host on stage 1" for a step the link made 60 ms late.
+TEST(Blame, ReceivePostedLateForDataASlowLinkHeldLongerIsTheLinks) {
+  // Stage 1 is free at 4 ms and its host posts F1's receive at 6, 2 ms late; but the link holds
+  // F1's activations in their send 4-12 (its healthy transfer takes 0.1 ms): they come at 12.1.
+  HandPipeline h(2);
+  h.op(0, kF0, 0, 2 * kMs).op(0, kF1, 2 * kMs, 4 * kMs);
+  h.send(0, OpKind::F, 1, 1, 4 * kMs, 12 * kMs);
+  h.op(0, kBW0, 18 * kMs + 100'000, 22 * kMs + 100'000);
+  h.op(0, kBW1, 22 * kMs + 100'000, 26 * kMs + 100'000);
+  h.op(1, kF0, 2 * kMs, 4 * kMs).recv(1, OpKind::F, 1, 0, 6 * kMs, 12 * kMs + 100'000);
+  h.op(1, kF1, 12 * kMs + 100'000, 14 * kMs + 100'000);
+  h.op(1, kBW0, 14 * kMs + 100'000, 18 * kMs + 100'000);
+  h.op(1, kBW1, 18 * kMs + 100'000, 22 * kMs + 100'000);
+  const StepAnalysis a(h.build(), 100'000);
+  const Blame b = a.blame->startOf(1, 1, IdleClass::Warmup, 2 * kMs);
+  EXPECT_EQ(b.cause, IdleClass::CommStall);
+  EXPECT_EQ(b.stage, 0);
+  EXPECT_EQ(b.toStage, 1);
+  EXPECT_EQ(b.op, kF1);
+  EXPECT_EQ(b.text,
+            "stage 1 waited 2.0 ms because the activations of F1 on stage 0 took 6.0 ms longer "
+            "than a healthy link takes, on the link stage 0 -> stage 1 (stall: comm)");
+}
+
+// The link holds F0's activations 2-7 ms, so stage 1 runs F0 7-9, 4.9 ms behind its stall-free
+// start, and F1 at 9.3, 0.3 ms after the stage was free. F1's send and receive run as given. The
+// 0.3 ms is stage 1's; F1's 5.2 ms of delay, the link's: the walk names the link.
+void expectHeldLinkNamedBeforeALateF1(TimeNs sendStart, TimeNs sendEnd, TimeNs recvStart,
+                                      TimeNs recvEnd) {
+  HandPipeline h(2);
+  h.op(0, kF0, 0, 2 * kMs).op(0, kF1, 2 * kMs, 4 * kMs);
+  h.send(0, OpKind::F, 0, 1, 2 * kMs, 7 * kMs).send(0, OpKind::F, 1, 1, sendStart, sendEnd);
+  h.op(0, kBW0, 15 * kMs + 300'000, 19 * kMs + 300'000);
+  h.op(0, kBW1, 19 * kMs + 300'000, 23 * kMs + 300'000);
+  h.recv(1, OpKind::F, 0, 0, 2 * kMs, 7 * kMs).op(1, kF0, 7 * kMs, 9 * kMs);
+  h.recv(1, OpKind::F, 1, 0, recvStart, recvEnd);
+  h.op(1, kF1, 9 * kMs + 300'000, 11 * kMs + 300'000);
+  h.op(1, kBW0, 11 * kMs + 300'000, 15 * kMs + 300'000);
+  h.op(1, kBW1, 15 * kMs + 300'000, 19 * kMs + 300'000);
+  const StepAnalysis a(h.build(), 100'000);
+  const Blame b = a.blame->startOf(1, 1, IdleClass::ScheduleBubble, 300'000);
+  EXPECT_EQ(b.cause, IdleClass::CommStall);
+  EXPECT_EQ(b.stage, 0);
+  EXPECT_EQ(b.op, kF0);
+  EXPECT_EQ(b.text,
+            "stage 1 waited 0.30 ms because the activations of F0 on stage 0 took 4.9 ms longer "
+            "than a healthy link takes, on the link stage 0 -> stage 1 (stall: comm)");
+}
+
+TEST(Blame, ReceivePostedLateAfterAnOpAStallUpstreamHeldIsThatStalls) {
+  // F1's activations queue behind F0's on the link (7-7.1); stage 1's host posts their receive
+  // at 9.3, 0.3 ms late, for data there since 7.1.
+  expectHeldLinkNamedBeforeALateF1(7 * kMs, 7 * kMs + 100'000, 9 * kMs + 300'000,
+                                   9 * kMs + 300'000);
+}
+
+TEST(Blame, AnOpStartedLateAfterAnOpALinkHeldIsTheLinks) {
+  // F1's input is there since 4.1, its receive posted in time; F1 starts late with nothing in
+  // the trace to say why.
+  expectHeldLinkNamedBeforeALateF1(4 * kMs, 4 * kMs + 100'000, 4 * kMs, 4 * kMs + 100'000);
+}
+
 TEST(Blame, SendPostedLateIsTheSendersHostStallNotTheLinks) {
   // F1 ends on stage 0 at 4 ms, but its host posts the send only at 6; stage 1, waiting in its
   // receive since 4, gets the activations at 6.1. The link took 0.1 ms: the sender was late.
@@ -157,6 +221,28 @@ TEST(Blame, SendPostedLateIsTheSendersHostStallNotTheLinks) {
   EXPECT_EQ(b.text,
             "stage 1 waited 2.0 ms because the host of stage 0 posted the send of the activations "
             "of F1 on stage 0 2.0 ms after it ended (stall: host)");
+}
+
+TEST(Blame, SendPostedLateIntoALinkThatHeldItLongerIsTheLinks) {
+  // F1 ends on stage 0 at 4 ms; its host posts the send at 4.3, 0.3 ms late, and the link holds
+  // it 8 ms (4.3-12.3); stage 1, waiting in its receive since 4, gets the activations at 12.4.
+  HandPipeline h(2);
+  h.op(0, kF0, 0, 2 * kMs).op(0, kF1, 2 * kMs, 4 * kMs);
+  h.send(0, OpKind::F, 1, 1, 4 * kMs + 300'000, 12 * kMs + 300'000);
+  h.op(0, kBW0, 18 * kMs + 400'000, 22 * kMs + 400'000);
+  h.op(0, kBW1, 22 * kMs + 400'000, 26 * kMs + 400'000);
+  h.op(1, kF0, 2 * kMs, 4 * kMs).recv(1, OpKind::F, 1, 0, 4 * kMs, 12 * kMs + 400'000);
+  h.op(1, kF1, 12 * kMs + 400'000, 14 * kMs + 400'000);
+  h.op(1, kBW0, 14 * kMs + 400'000, 18 * kMs + 400'000);
+  h.op(1, kBW1, 18 * kMs + 400'000, 22 * kMs + 400'000);
+  const StepAnalysis a(h.build(), 100'000);
+  const Blame b = a.blame->startOf(1, 1, IdleClass::Warmup, 8 * kMs + 400'000);
+  EXPECT_EQ(b.cause, IdleClass::CommStall);
+  EXPECT_EQ(b.stage, 0);
+  EXPECT_EQ(b.op, kF1);
+  EXPECT_EQ(b.text,
+            "stage 1 waited 8.4 ms because the activations of F1 on stage 0 took 8.0 ms longer "
+            "than a healthy link takes, on the link stage 0 -> stage 1 (stall: comm)");
 }
 
 TEST(Blame, SendQueuedBehindASlowTransferOnItsLinkIsTheLinksNotTheSenders) {
