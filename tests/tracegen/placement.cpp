@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 #include "tests/tracegen/execution.h"
@@ -109,6 +111,75 @@ void placeHostStall(Placement& p, Draw& draw) {
   p.where += ")";
 }
 
+// The most that `rank`'s host posted a send of `step` after the op whose output it carries had
+// ended (0 where every send was posted before: the host ran ahead).
+TimeNs sendLateness(const JobTimeline& job, int rank, int step) {
+  const RankTimeline& tl = job.ranks.at(rank);
+  TimeNs most = 0;
+  for (const NcclCall& c : tl.calls) {
+    if (c.kind != CallKind::Send || c.step != step || c.kernel < 0) continue;
+    TimeNs posted = -1, produced = -1;
+    for (const ApiCall& a : tl.api) {
+      if (a.launch && a.correlation == tl.kernels[c.kernel].correlation) posted = a.start;
+    }
+    for (const OpRun& o : tl.ops) {
+      if (o.id.step == step && o.id.pass == c.pass && o.id.mb == c.mb && o.id.chunk == c.chunk) {
+        produced = tl.kernels[o.lastKernel].end;
+      }
+    }
+    if (posted >= 0 && produced >= 0) most = std::max(most, posted - produced);
+  }
+  return most;
+}
+
+// On the slow link's receiver (or its sender), one receive from the link's other end posted late
+// by a fifth to three fifths of the link's extra as the analysis measures it: the host's lead past
+// readiness absorbs part of a delay, so the delay is tuned until the trace shows that lateness.
+// Where no delay shows it (the host posts the receive before ops that run ahead of its op, which
+// the delay holds too: a host launch stall, not a late post), or where the delay shows larger
+// elsewhere (the host, still behind, posts a later send late, or the job grows by more than the
+// post was late), the next op in the draw's order is tried. A host runs ahead of its device by up
+// to tens of ms in these jobs (the 1F1B warm-up's forwards).
+constexpr TimeNs kMostDelay = 150'000'000;
+
+void placeLatePostUnderSlowLink(Placement& p, Draw& draw, TimeNs extra) {
+  // The late host's stage, and the stage it receives from.
+  const bool atSender = p.slot.kind == FaultKind::SlowLinkSenderLatePost;
+  const int to = atSender ? p.slot.stage : p.slot.peer;
+  const int from = atSender ? p.slot.peer : p.slot.stage;
+  std::vector<StageOp> ops = opsInPhase(p.spec, to, Phase::Whole);
+  std::erase_if(ops, [&](const StageOp& o) { return inputPeer(p.spec, to, o) != from; });
+  for (size_t i = ops.size() - 1; i > 0; --i) std::swap(ops[i], ops[draw.below(i + 1)]);
+  const int step = draw.below(p.spec.steps);
+  const TimeNs target = draw.between(extra / 5, extra * 3 / 5, 10'000);
+  const auto jobTime = [&] {
+    return truthOf(execute(p.spec)).measuredStep * static_cast<double>(p.spec.steps);
+  };
+  p.spec.lateLaunches.clear();
+  const double linkAlone = jobTime();
+  for (const StageOp& o : ops) {
+    const OpId op{to, step, o.pass, o.mb, o.chunk};
+    TimeNs delay = target;
+    for (int tries = 0; tries < 8 && delay <= kMostDelay; ++tries) {
+      p.spec.lateLaunches = {{op, delay, true}};
+      const TimeNs late = postLateness(execute(p.spec), op, from);
+      if (std::abs(late - target) <= 20'000) {
+        if (jobTime() - linkAlone > static_cast<double>(extra * 3 / 5 + 100'000) ||
+            sendLateness(execute(p.spec), to, step) > late + 20'000) {
+          break;
+        }
+        p.where = "every transfer +" + ms(extra) + "; the receive of " + opName(o, step) +
+                  " on stage " + std::to_string(to) + " posted " + ms(delay) + " late, " +
+                  ms(late) + " after it could have been";
+        return;
+      }
+      delay = std::max<TimeNs>(0, delay + target - late);
+    }
+  }
+  throw std::logic_error("tracegen: no receive of stage " + std::to_string(to) + " from stage " +
+                         std::to_string(from) + " shows a late post (" + p.slot.name + ")");
+}
+
 }  // namespace
 
 const char* sweepJobName(SweepJob job) {
@@ -137,6 +208,10 @@ const char* faultKindName(FaultKind kind) {
       return "HostStallAtPost";
     case FaultKind::SlowLink:
       return "SlowLink";
+    case FaultKind::SlowLinkLatePost:
+      return "SlowLinkLatePost";
+    case FaultKind::SlowLinkSenderLatePost:
+      return "SlowLinkSenderLatePost";
   }
   return "?";
 }
@@ -209,9 +284,13 @@ std::vector<Slot> sweepSlots() {
         }
       }
     }
-    for (auto [from, to] : links(base)) {
-      out.push_back({prefix + "SlowLink_" + std::to_string(from) + "to" + std::to_string(to), job,
-                     FaultKind::SlowLink, Phase::Whole, from, to});
+    for (FaultKind kind :
+         {FaultKind::SlowLink, FaultKind::SlowLinkLatePost, FaultKind::SlowLinkSenderLatePost}) {
+      for (auto [from, to] : links(base)) {
+        out.push_back(
+            {prefix + faultKindName(kind) + "_" + std::to_string(from) + "to" + std::to_string(to),
+             job, kind, Phase::Whole, from, to});
+      }
     }
   }
   return out;
@@ -264,8 +343,56 @@ Placement place(const Slot& slot, uint64_t seed) {
       p.culpritStages = {slot.stage, slot.peer};
       break;
     }
+    case FaultKind::SlowLinkLatePost:
+    case FaultKind::SlowLinkSenderLatePost: {
+      const TimeNs extra = draw.between(1'000'000, 2'000'000, 100'000);
+      p.spec.slowLinks.push_back({slot.stage, slot.peer, extra});
+      placeLatePostUnderSlowLink(p, draw, extra);
+      p.cls = IdleClass::CommStall;
+      p.culpritStages = {slot.stage, slot.peer};
+      break;
+    }
   }
   return p;
+}
+
+TimeNs postLateness(const JobTimeline& job, const OpId& op, int from) {
+  const RankTimeline& tl = job.ranks.at(op.stage);
+  // The input left its producer's chunk: the op's own but where interleaving's loop wraps.
+  const int sentChunk = inputOf(job.spec, op.stage, {op.pass, op.mb, op.chunk}).op.chunk;
+  const auto isInput = [&](const NcclCall& c, CallKind kind, int peer) {
+    return c.kind == kind && c.peer == peer && c.step == op.step && c.pass == op.pass &&
+           c.mb == op.mb && c.chunk == (kind == CallKind::Recv ? op.chunk : sentChunk);
+  };
+  TimeNs posted = -1, sent = -1;
+  for (const NcclCall& c : tl.calls) {
+    if (!isInput(c, CallKind::Recv, from) || c.kernel < 0) continue;
+    const uint32_t corr = tl.kernels[c.kernel].correlation;
+    for (const ApiCall& a : tl.api) {
+      if (a.launch && a.correlation == corr) posted = a.start;
+    }
+    break;
+  }
+  for (const NcclCall& c : job.ranks.at(from).calls) {
+    if (isInput(c, CallKind::Send, op.stage) && c.kernel >= 0) {
+      sent = job.ranks.at(from).kernels[c.kernel].start;
+      break;
+    }
+  }
+  TimeNs opStart = -1, free = 0;
+  for (const OpRun& o : tl.ops) {
+    if (o.id.step == op.step && o.id.pass == op.pass && o.id.mb == op.mb &&
+        o.id.chunk == op.chunk) {
+      opStart = tl.kernels[o.firstKernel].start;
+    }
+  }
+  for (const OpRun& o : tl.ops) {
+    if (o.id.step == op.step && tl.kernels[o.firstKernel].start < opStart) {
+      free = std::max(free, tl.kernels[o.lastKernel].end);
+    }
+  }
+  if (posted < 0 || sent < 0 || opStart < 0) return 0;
+  return posted - std::max(free, sent);
 }
 
 uint64_t seededIndex(uint64_t seed, const std::string& name, uint64_t n) {

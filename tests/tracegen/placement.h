@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyzer/result/idle_class.h"
+#include "tests/tracegen/execution.h"
 #include "tests/tracegen/pp_job.h"
 
 namespace bubblescope::tracegen {
@@ -25,6 +26,13 @@ enum class FaultKind : uint8_t {
   HostStall,        // the host late to launch one op (LateLaunch)
   HostStallAtPost,  // the host late to post one op's receive (LateLaunch::beforeInputPost)
   SlowLink,         // every transfer on one direction of one link slower (comm stall)
+  // A slow link, and its receiver's host late, by less than the link's extra, to post one
+  // receive from it (a loaded host under a degraded link): the link's comm stall is the larger.
+  SlowLinkLatePost,
+  // The same late, on the slow link's sender, to post one receive from the link's receiver:
+  // with fused posts (1F1B's send_forward_recv_backward) the late batch carries a send on the
+  // slow link, which begins late by that much.
+  SlowLinkSenderLatePost,
 };
 
 // Where in its stage's step an op runs: the forwards before the stage's first backward, then up
@@ -68,6 +76,11 @@ std::vector<Slot> sweepSlots();
 // adding a slot leaves the others where they were. A host stall too short for the device to feel
 // (the host ran ahead, or the op had slack) is grown until the step does, a few times at most.
 Placement place(const Slot& slot, uint64_t seed);
+
+// How late, in `job`, the host of `op`'s stage posted the receive of its input from `from`, as
+// the analysis measures it: after the stage was free of the ops before it in the step and the
+// matching send had begun. 0 where the job has no such receive.
+TimeNs postLateness(const JobTimeline& job, const OpId& op, int from);
 
 // A draw in [0, n) from the seed and a name: for picking placements to run on other stacks.
 uint64_t seededIndex(uint64_t seed, const std::string& name, uint64_t n);

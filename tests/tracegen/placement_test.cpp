@@ -43,11 +43,13 @@ TEST(SweepPlacement, PhasesSplitTheStageOrderAtItsFirstBackwardAndLastForward) {
 TEST(SweepPlacement, EveryFaultKindLandsOnEveryStageAndPhaseOfEveryJob) {
   const std::vector<Slot> all = sweepSlots();
   std::set<std::tuple<SweepJob, FaultKind, int, Phase>> got;
-  std::set<std::tuple<SweepJob, int, int>> links;
+  std::set<std::tuple<SweepJob, int, int>> links, postLinks, senderLinks;
   std::set<std::string> names;
   for (const Slot& s : all) {
     got.insert({s.job, s.kind, s.stage, s.phase});
     if (s.kind == FaultKind::SlowLink) links.insert({s.job, s.stage, s.peer});
+    if (s.kind == FaultKind::SlowLinkLatePost) postLinks.insert({s.job, s.stage, s.peer});
+    if (s.kind == FaultKind::SlowLinkSenderLatePost) senderLinks.insert({s.job, s.stage, s.peer});
     names.insert(s.name);
   }
   EXPECT_EQ(names.size(), all.size());
@@ -77,10 +79,41 @@ TEST(SweepPlacement, EveryFaultKindLandsOnEveryStageAndPhaseOfEveryJob) {
   EXPECT_TRUE(links.count({SweepJob::Interleaved, 3, 0}));
   EXPECT_TRUE(links.count({SweepJob::Interleaved, 0, 3}));
   EXPECT_FALSE(links.count({SweepJob::ZbV, 3, 0}));
-  // 4 jobs x (fault-free + 4 slow stages + 12 host stalls + 6 links) + interleaving's 2 wrapped
-  // links + the late posts that have a receive: 10 on either 1F1B, 12 on ZB-V and interleaved
-  // (stage 0 receives chunk 1's input in its warm-up).
-  EXPECT_EQ(all.size(), 4u * 23u + 2u + 10u + 10u + 12u + 12u);
+  EXPECT_EQ(postLinks, links);
+  EXPECT_EQ(senderLinks, links);
+  // 4 jobs x (fault-free + 4 slow stages + 12 host stalls + 6 links, slow alone and under a late
+  // post at either end) + interleaving's 2 wrapped links, thrice + the late posts that have a
+  // receive: 10 on either 1F1B, 12 on ZB-V and interleaved (stage 0 receives chunk 1's input in
+  // its warm-up).
+  EXPECT_EQ(all.size(), 4u * 35u + 6u + 10u + 10u + 12u + 12u);
+}
+
+// Under a slow link, one receive from its sender posted late on its receiver by a fifth to three
+// fifths of the link's extra as the analysis measures it: a piece smaller than the link's.
+TEST(SweepPlacement, ALatePostUnderASlowLinkIsOnItsReceiverAndSmallerThanTheLinksExtra) {
+  for (const Slot& slot : sweepSlots()) {
+    if (slot.kind != FaultKind::SlowLinkLatePost &&
+        slot.kind != FaultKind::SlowLinkSenderLatePost) {
+      continue;
+    }
+    const bool atSender = slot.kind == FaultKind::SlowLinkSenderLatePost;
+    const int lateAt = atSender ? slot.stage : slot.peer, other = atSender ? slot.peer : slot.stage;
+    const Placement p = place(slot, 7);
+    ASSERT_EQ(p.spec.slowLinks.size(), 1u) << slot.name;
+    ASSERT_EQ(p.spec.lateLaunches.size(), 1u) << slot.name;
+    const SlowLink& link = p.spec.slowLinks.front();
+    const LateLaunch& late = p.spec.lateLaunches.front();
+    EXPECT_EQ(link.from, slot.stage);
+    EXPECT_EQ(link.to, slot.peer);
+    EXPECT_EQ(late.op.stage, lateAt) << slot.name;
+    EXPECT_TRUE(late.beforeInputPost);
+    const StageOp drawn{late.op.pass, late.op.mb, late.op.chunk};
+    EXPECT_EQ(inputPeer(p.spec, lateAt, drawn), other) << slot.name << ": " << p.where;
+    const TimeNs shows = postLateness(execute(p.spec), late.op, other);
+    EXPECT_GE(shows, link.extra / 5 - 20'000) << slot.name << ": " << p.where;
+    EXPECT_LE(shows, link.extra * 3 / 5 + 20'000) << slot.name << ": " << p.where;
+    EXPECT_EQ(p.cls, analysis::IdleClass::CommStall);
+  }
 }
 
 // The seed draws the op in its phase and a stall the step feels: past the host's lead, grown
