@@ -317,6 +317,13 @@ void BlameWalker::Passed::merge(const Passed& later) {
 
 BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromDrain) const {
   Move m;
+  // A blame returned keeps the offers made before it: a stall passed for a larger imbalance
+  // still names the gap's stall piece (Blame::stallPassed).
+  const auto returning = [&m](Blame b) {
+    Move r = Move::returning(std::move(b));
+    r.offers = std::move(m.offers);
+    return r;
+  };
   const RecognizedOp& o = op(stage, pos);
   const StageStep& ss = step_->stages[stage];
   const TimeNs prevEnd = freeAt_[stage][pos];
@@ -325,6 +332,10 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   const TimeNs tol = tolerance(o.op);
 
   const bool hasPredecessor = pos > 0 || arrival != kNoArrival;
+  // A walk that passes through the op (a knock-on: another gap's chain, or a drain's) weighs a
+  // late start, post or send against the op's other pieces of delay and follows the largest; the
+  // gap the op ends is that stall's own idle, whatever else held the op, and is named by it.
+  const bool weigh = !first || fromDrain;
   // A late start is one piece of the op's delay; how far behind its stall-free time the op was
   // ready (or how much longer than its ideal what it was ready after ran) is another. The late
   // start is named only where it is the larger: a loaded host's 0.3 ms after an op a slow link
@@ -336,7 +347,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   bool passedLateStart = false;
   // True where the late start is the answer; else it is offered and the walk goes on.
   const auto named = [&](Blame& b, TimeNs piece) {
-    if (!inputBound && !ownBound) return true;
+    if (!weigh || (!inputBound && !ownBound)) return true;
     const int rs = inputBound ? ss.producerStage[pos] : stage;
     const int rp = inputBound ? posOf(rs, ss.producerOp[pos]) : pos - 1;
     if (piece >= std::max(readyDelay(stage, pos, ready), overrun(rs, rp))) return true;
@@ -354,7 +365,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     b.text = "because the host launched " + describe(stage, pos) + " " + ms(o.firstLaunch - ready) +
              " after it was ready";
     b.text += hostStallEnding(stage, ready, o.firstLaunch);
-    if (named(b, o.firstLaunch - ready)) return Move::returning(std::move(b));
+    if (named(b, o.firstLaunch - ready)) return returning(std::move(b));
   }
   if (o.firstLaunch != kNoLaunch && o.start - std::max(ready, o.firstLaunch) > tol &&
       hasPredecessor) {
@@ -364,7 +375,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     b.cause = IdleClass::OtherStall;
     b.text = "because " + describe(stage, pos) + " started " + ms(o.start - ready) +
              " after it was ready although the host launched it in time (stall: other)";
-    if (named(b, o.start - std::max(ready, o.firstLaunch))) return Move::returning(std::move(b));
+    if (named(b, o.start - std::max(ready, o.firstLaunch))) return returning(std::move(b));
   }
   // The step's first op on a stage that waits for no other: the span opens with its host's work
   // before it (data loading, step_view.cpp), and the pipeline waits on that.
@@ -381,7 +392,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
         " after the step began, " +
         (busy.empty() ? "the host was busy elsewhere" : "the host was busy in '" + busy + "'") +
         " (stall: host)";
-    return Move::returning(std::move(b));
+    return returning(std::move(b));
   }
   if (o.firstLaunch == kNoLaunch && o.launch - ready > tol && hasPredecessor) {
     const TimeNs late = o.launch - ready;
@@ -395,10 +406,10 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
              (!host          ? ", with nothing in the trace to explain it (stall: other)"
               : busy.empty() ? ", the host was busy elsewhere (stall: host)"
                              : ", the host was busy in '" + busy + "' (stall: host)");
-    if (named(b, late)) return Move::returning(std::move(b));
+    if (named(b, late)) return returning(std::move(b));
   }
   if (passedLateStart && ownBound) {
-    if (auto b = ranLong(stage, pos - 1)) return Move::returning(std::move(*b));
+    if (auto b = ranLong(stage, pos - 1)) return returning(std::move(*b));
     return Move::next(stage, pos - 1, std::move(m.offers));
   }
   // The input from another stage held it, unless its receive was posted only when the op
@@ -438,13 +449,13 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
       const bool afterOwn = prevEnd >= dataFrom && pos > 0;
       const int rs = afterOwn ? stage : ps, rp = afterOwn ? pos - 1 : pp;
       const TimeNs afterPiece = std::max(upstreamDelay(rs, rp), overrun(rs, rp));
-      if (postDelay >= linkPiece && postDelay >= afterPiece) {
-        return Move::returning(std::move(*b));
+      if (!weigh || (postDelay >= linkPiece && postDelay >= afterPiece)) {
+        return returning(std::move(*b));
       }
       m.offers.offer(postDelay, std::move(*b));
       if (bothStarted != kNoArrival) from = bothStarted;
       if (afterOwn && afterPiece > linkPiece) {
-        if (auto r = ranLong(stage, pos - 1)) return Move::returning(std::move(*r));
+        if (auto r = ranLong(stage, pos - 1)) return returning(std::move(*r));
         return Move::next(stage, pos - 1, std::move(m.offers));
       }
     }
@@ -456,7 +467,9 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     if (auto b = lateSend(stage, pos, ps, pp, sendDelay)) {
       // The send's lateness too is one piece: a send posted 0.2 ms late into a link that then
       // held it 10 ms is the link's.
-      if (sendDelay >= behind && sendDelay >= linkPiece) return Move::returning(std::move(*b));
+      if (sendDelay >= behind && (!weigh || sendDelay >= linkPiece)) {
+        return returning(std::move(*b));
+      }
       m.offers.offer(sendDelay, std::move(*b));
     }
     if (lateness > tol) {
@@ -468,7 +481,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
       b.text = "because the " + payload(o.op.kind) + " of " + describe(ps, pp) + " took " +
                ms(lateness) + " longer than a healthy link takes, on the link stage " +
                std::to_string(ps) + " -> stage " + std::to_string(stage) + " (stall: comm)";
-      if (lateness >= behind) return Move::returning(std::move(b));
+      if (lateness >= behind) return returning(std::move(b));
       m.offers.offer(lateness, std::move(b));
     }
     // The data moved late because a side's kernel queued behind an earlier transfer on its
@@ -477,12 +490,12 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
       bool decisive = false;
       TimeNs cost = 0;
       if (auto b = heldBehind(stage, pos, moved - producer.end, decisive, cost)) {
-        if (decisive && cost >= behind) return Move::returning(std::move(*b));
+        if (decisive && cost >= behind) return returning(std::move(*b));
         m.offers.offer(cost, std::move(*b));
       }
     }
     if (ownStream && moved != kNoArrival && moved > producer.end + tol) {
-      if (auto b = ranLong(stage, pos - 1)) return Move::returning(std::move(*b));
+      if (auto b = ranLong(stage, pos - 1)) return returning(std::move(*b));
       return Move::next(stage, pos - 1, std::move(m.offers));
     }
     const TimeNs cost = producer.end - producer.start;
@@ -497,7 +510,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
           stageMean - ideal > tolerance(producer.op) ? IdleClass::Imbalance : IdleClass::Jitter;
       b.text = "for " + describe(ps, pp) + ", which ran " + ratio(b.costRatio) + " its ideal (" +
                idleClassName(b.cause) + ")";
-      return Move::returning(std::move(b));
+      return returning(std::move(b));
     }
     return Move::next(ps, pp, std::move(m.offers));
   }
@@ -505,7 +518,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   // a gap ends with cannot have been held by the op before it, or there would be no gap; the
   // step's last op, which a drain waits for, can.)
   if (pos > 0 && (!first || fromDrain)) {
-    if (auto b = ranLong(stage, pos - 1)) return Move::returning(std::move(*b));
+    if (auto b = ranLong(stage, pos - 1)) return returning(std::move(*b));
     return Move::next(stage, pos - 1, std::move(m.offers));
   }
   return m;
@@ -539,7 +552,21 @@ int BlameWalker::outcomeFrom(int stage, int pos) const {
   for (auto v = path.rbegin(); v != path.rend(); ++v) {
     Move& m = v->move;
     if (m.blame) {
-      outcomes_.push_back({std::move(m.blame), {}});
+      Outcome o{std::move(m.blame), {}, 0};
+      if (!isStall(o.returned->cause) && m.offers.blame) {
+        o.returned->stallPassed = m.offers.blame->cause;
+        o.stallPassedMost = m.offers.most;
+      }
+      outcomes_.push_back(std::move(o));
+      tail = static_cast<int>(outcomes_.size()) - 1;
+    } else if (outcomes_[tail].returned && !isStall(outcomes_[tail].returned->cause) &&
+               m.offers.blame && m.offers.most > outcomes_[tail].stallPassedMost) {
+      // A stall passed on the way to an imbalance: the gaps' stall pieces are that stall's.
+      Outcome o;
+      o.returned = outcomes_[tail].returned;
+      o.returned->stallPassed = m.offers.blame->cause;
+      o.stallPassedMost = m.offers.most;
+      outcomes_.push_back(std::move(o));
       tail = static_cast<int>(outcomes_.size()) - 1;
     } else if (!outcomes_[tail].returned && m.offers.blame) {
       Outcome o;
@@ -555,11 +582,20 @@ int BlameWalker::outcomeFrom(int stage, int pos) const {
 
 Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) const {
   Move m = stepAt(stage, pos, /*first=*/true, fromDrain);
-  if (m.blame) return std::move(*m.blame);
+  if (m.blame) {
+    if (!isStall(m.blame->cause) && m.offers.blame) m.blame->stallPassed = m.offers.blame->cause;
+    return std::move(*m.blame);
+  }
   Passed passed = std::move(m.offers);
   if (m.stage >= 0) {
     const Outcome& next = outcomes_[outcomeFrom(m.stage, m.pos)];
-    if (next.returned) return *next.returned;
+    if (next.returned) {
+      Blame b = *next.returned;
+      if (!isStall(b.cause) && passed.blame && passed.most > next.stallPassedMost) {
+        b.stallPassed = passed.blame->cause;
+      }
+      return b;
+    }
     passed.merge(next.passed);
   }
   if (passed.blame) return *passed.blame;

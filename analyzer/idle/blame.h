@@ -102,8 +102,9 @@ class BlameWalker {
   // runs back through every stage before it), so each op's outcome is found once per step and
   // kept: the step's walks cost its ops, not its stages times its ops (issue 28).
   struct Outcome {
-    std::optional<Blame> returned;
+    std::optional<Blame> returned;  // its stallPassed: the largest stall passed before it
     Passed passed;
+    TimeNs stallPassedMost = 0;  // that stall's size
   };
   int outcomeFrom(int stage, int pos) const;  // an index into outcomes_
   // The op at pos ran longer than its ideal (and that, not a late start, is what made it late):

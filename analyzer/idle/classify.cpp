@@ -114,6 +114,8 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
     IdleClass stallKind = IdleClass::OtherStall;
     if (isStall(gap.blame.cause)) {
       stallKind = gap.blame.cause;
+    } else if (gap.blame.stallPassed) {
+      stallKind = *gap.blame.stallPassed;
     } else if (blame.hostBusy(stage, from, to) * 2 >= g) {
       stallKind = IdleClass::HostStall;
     }

@@ -50,6 +50,9 @@ struct TransferRecord {
 // What caused a gap: the place the dependency chain behind it leads to.
 struct Blame {
   IdleClass cause = IdleClass::OtherStall;
+  // Where the cause is no stall (imbalance, jitter, a bubble), the class of the largest stall the
+  // walk passed on its way there: what the gap's stall piece is, if it has one.
+  std::optional<IdleClass> stallPassed;
   int stage = -1;        // where the cause is (-1: none, e.g. a pure warm-up)
   int toStage = -1;      // a comm stall: the link's receiver (its sender is `stage`)
   Op op;                 // the op there
