@@ -112,16 +112,14 @@ std::string BlameWalker::describe(int stage, int pos) const {
   return engine::label(op(stage, pos).op) + " on stage " + std::to_string(stage);
 }
 
-TimeNs BlameWalker::upstreamDelay(int stage, int pos) const {
-  const auto& sim = measuredCosts_->stages[stage].ops;
-  if (pos >= static_cast<int>(sim.size())) return 0;
-  return (op(stage, pos).start - step_->start) - sim[pos].start;
-}
-
 TimeNs BlameWalker::readyDelay(int stage, int pos, TimeNs ready) const {
   const auto& sim = measuredCosts_->stages[stage].ops;
   if (pos >= static_cast<int>(sim.size())) return 0;
   return (ready - step_->start) - sim[pos].start;
+}
+
+TimeNs BlameWalker::upstreamDelay(int stage, int pos) const {
+  return readyDelay(stage, pos, op(stage, pos).start);
 }
 
 TimeNs BlameWalker::overrun(int stage, int pos) const {
@@ -311,6 +309,16 @@ BlameWalker::Move BlameWalker::Move::next(int stage, int pos, Passed offers) {
   return m;
 }
 
+bool BlameWalker::Passed::names(const Blame& b, TimeNs beyond) const {
+  return !isStall(b.cause) && blame && most > beyond;
+}
+
+bool BlameWalker::Passed::noteOn(Blame& b, TimeNs beyond) const {
+  if (!names(b, beyond)) return false;
+  b.stallPassed = blame->cause;
+  return true;
+}
+
 void BlameWalker::Passed::merge(const Passed& later) {
   if (later.blame) offer(later.most, *later.blame);
 }
@@ -323,6 +331,11 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     Move r = Move::returning(std::move(b));
     r.offers = std::move(m.offers);
     return r;
+  };
+  // The op before it on the stage held it: did that one run long, or start late itself?
+  const auto heldByOpBefore = [&]() {
+    if (auto b = ranLong(stage, pos - 1)) return returning(std::move(*b));
+    return Move::next(stage, pos - 1, std::move(m.offers));
   };
   const RecognizedOp& o = op(stage, pos);
   const StageStep& ss = step_->stages[stage];
@@ -408,10 +421,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
                              : ", the host was busy in '" + busy + "' (stall: host)");
     if (named(b, late)) return returning(std::move(b));
   }
-  if (passedLateStart && ownBound) {
-    if (auto b = ranLong(stage, pos - 1)) return returning(std::move(*b));
-    return Move::next(stage, pos - 1, std::move(m.offers));
-  }
+  if (passedLateStart && ownBound) return heldByOpBefore();
   // The input from another stage held it, unless its receive was posted only when the op
   // before ended (fused with that op's send): then the stage's own previous op held it.
   const bool ownStream = ss.receiveAfterPrevious[pos] && pos > 0;
@@ -454,10 +464,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
       }
       m.offers.offer(postDelay, std::move(*b));
       if (bothStarted != kNoArrival) from = bothStarted;
-      if (afterOwn && afterPiece > linkPiece) {
-        if (auto r = ranLong(stage, pos - 1)) return returning(std::move(*r));
-        return Move::next(stage, pos - 1, std::move(m.offers));
-      }
+      if (afterOwn && afterPiece > linkPiece) return heldByOpBefore();
     }
     const TimeNs lateness = arrival - (from + transfer_);
     // Several causes can stack up along a chain: follow the largest. A producer that itself
@@ -494,10 +501,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
         m.offers.offer(cost, std::move(*b));
       }
     }
-    if (ownStream && moved != kNoArrival && moved > producer.end + tol) {
-      if (auto b = ranLong(stage, pos - 1)) return returning(std::move(*b));
-      return Move::next(stage, pos - 1, std::move(m.offers));
-    }
+    if (ownStream && moved != kNoArrival && moved > producer.end + tol) return heldByOpBefore();
     const TimeNs cost = producer.end - producer.start;
     const TimeNs ideal = costs_->idealOf(producer.op);
     if (ideal > 0 && cost - ideal > tolerance(producer.op) && cost - ideal >= behind) {
@@ -514,13 +518,9 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     }
     return Move::next(ps, pp, std::move(m.offers));
   }
-  // The previous op on the stage held it: did that one run long, or start late itself? (The op
-  // a gap ends with cannot have been held by the op before it, or there would be no gap; the
-  // step's last op, which a drain waits for, can.)
-  if (pos > 0 && (!first || fromDrain)) {
-    if (auto b = ranLong(stage, pos - 1)) return returning(std::move(*b));
-    return Move::next(stage, pos - 1, std::move(m.offers));
-  }
+  // The previous op on the stage held it. (The op a gap ends with cannot have been held by the op
+  // before it, or there would be no gap; the step's last op, which a drain waits for, can.)
+  if (pos > 0 && (!first || fromDrain)) return heldByOpBefore();
   return m;
 }
 
@@ -553,19 +553,14 @@ int BlameWalker::outcomeFrom(int stage, int pos) const {
     Move& m = v->move;
     if (m.blame) {
       Outcome o{std::move(m.blame), {}, 0};
-      if (!isStall(o.returned->cause) && m.offers.blame) {
-        o.returned->stallPassed = m.offers.blame->cause;
-        o.stallPassedMost = m.offers.most;
-      }
+      if (m.offers.noteOn(*o.returned, 0)) o.stallPassedMost = m.offers.most;
       outcomes_.push_back(std::move(o));
       tail = static_cast<int>(outcomes_.size()) - 1;
-    } else if (outcomes_[tail].returned && !isStall(outcomes_[tail].returned->cause) &&
-               m.offers.blame && m.offers.most > outcomes_[tail].stallPassedMost) {
+    } else if (outcomes_[tail].returned &&
+               m.offers.names(*outcomes_[tail].returned, outcomes_[tail].stallPassedMost)) {
       // A stall passed on the way to an imbalance: the gaps' stall pieces are that stall's.
-      Outcome o;
-      o.returned = outcomes_[tail].returned;
-      o.returned->stallPassed = m.offers.blame->cause;
-      o.stallPassedMost = m.offers.most;
+      Outcome o{outcomes_[tail].returned, {}, m.offers.most};
+      m.offers.noteOn(*o.returned, 0);
       outcomes_.push_back(std::move(o));
       tail = static_cast<int>(outcomes_.size()) - 1;
     } else if (!outcomes_[tail].returned && m.offers.blame) {
@@ -583,7 +578,7 @@ int BlameWalker::outcomeFrom(int stage, int pos) const {
 Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) const {
   Move m = stepAt(stage, pos, /*first=*/true, fromDrain);
   if (m.blame) {
-    if (!isStall(m.blame->cause) && m.offers.blame) m.blame->stallPassed = m.offers.blame->cause;
+    m.offers.noteOn(*m.blame, 0);
     return std::move(*m.blame);
   }
   Passed passed = std::move(m.offers);
@@ -591,9 +586,7 @@ Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) 
     const Outcome& next = outcomes_[outcomeFrom(m.stage, m.pos)];
     if (next.returned) {
       Blame b = *next.returned;
-      if (!isStall(b.cause) && passed.blame && passed.most > next.stallPassedMost) {
-        b.stallPassed = passed.blame->cause;
-      }
+      passed.noteOn(b, next.stallPassedMost);
       return b;
     }
     passed.merge(next.passed);

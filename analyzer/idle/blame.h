@@ -83,6 +83,11 @@ class BlameWalker {
     TimeNs most = 0;
     std::optional<Blame> blame;
     void offer(TimeNs delay, Blame b);
+    // b's cause is no stall, and the largest stall passed is more than `beyond`: that stall is
+    // what the gap's stall piece is.
+    bool names(const Blame& b, TimeNs beyond) const;
+    // Where names(b, beyond): that stall's class as b's stallPassed (true).
+    bool noteOn(Blame& b, TimeNs beyond) const;
     // What a walk passed further on, offered after this one's.
     void merge(const Passed& later);
   };

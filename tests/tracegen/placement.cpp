@@ -113,15 +113,21 @@ void placeHostStall(Placement& p, Draw& draw) {
 
 // The most that `rank`'s host posted a send of `step` after the op whose output it carries had
 // ended (0 where every send was posted before: the host ran ahead).
+// When the host called the launch of `kernel` (-1: no launch call found).
+TimeNs launchedAt(const RankTimeline& tl, int kernel) {
+  for (const ApiCall& a : tl.api) {
+    if (a.launch && a.correlation == tl.kernels[kernel].correlation) return a.start;
+  }
+  return -1;
+}
+
 TimeNs sendLateness(const JobTimeline& job, int rank, int step) {
   const RankTimeline& tl = job.ranks.at(rank);
   TimeNs most = 0;
   for (const NcclCall& c : tl.calls) {
     if (c.kind != CallKind::Send || c.step != step || c.kernel < 0) continue;
-    TimeNs posted = -1, produced = -1;
-    for (const ApiCall& a : tl.api) {
-      if (a.launch && a.correlation == tl.kernels[c.kernel].correlation) posted = a.start;
-    }
+    const TimeNs posted = launchedAt(tl, c.kernel);
+    TimeNs produced = -1;
     for (const OpRun& o : tl.ops) {
       if (o.id.step == step && o.id.pass == c.pass && o.id.mb == c.mb && o.id.chunk == c.chunk) {
         produced = tl.kernels[o.lastKernel].end;
@@ -152,20 +158,21 @@ void placeLatePostUnderSlowLink(Placement& p, Draw& draw, TimeNs extra) {
   for (size_t i = ops.size() - 1; i > 0; --i) std::swap(ops[i], ops[draw.below(i + 1)]);
   const int step = draw.below(p.spec.steps);
   const TimeNs target = draw.between(extra / 5, extra * 3 / 5, 10'000);
-  const auto jobTime = [&] {
-    return truthOf(execute(p.spec)).measuredStep * static_cast<double>(p.spec.steps);
+  const auto jobTime = [&](const JobTimeline& job) {
+    return truthOf(job).measuredStep * static_cast<double>(p.spec.steps);
   };
   p.spec.lateLaunches.clear();
-  const double linkAlone = jobTime();
+  const double linkAlone = jobTime(execute(p.spec));
   for (const StageOp& o : ops) {
     const OpId op{to, step, o.pass, o.mb, o.chunk};
     TimeNs delay = target;
     for (int tries = 0; tries < 8 && delay <= kMostDelay; ++tries) {
       p.spec.lateLaunches = {{op, delay, true}};
-      const TimeNs late = postLateness(execute(p.spec), op, from);
+      const JobTimeline job = execute(p.spec);
+      const TimeNs late = postLateness(job, op, from);
       if (std::abs(late - target) <= 20'000) {
-        if (jobTime() - linkAlone > static_cast<double>(extra * 3 / 5 + 100'000) ||
-            sendLateness(execute(p.spec), to, step) > late + 20'000) {
+        if (jobTime(job) - linkAlone > static_cast<double>(extra * 3 / 5 + 100'000) ||
+            sendLateness(job, to, step) > late + 20'000) {
           break;
         }
         p.where = "every transfer +" + ms(extra) + "; the receive of " + opName(o, step) +
@@ -367,10 +374,7 @@ TimeNs postLateness(const JobTimeline& job, const OpId& op, int from) {
   TimeNs posted = -1, sent = -1;
   for (const NcclCall& c : tl.calls) {
     if (!isInput(c, CallKind::Recv, from) || c.kernel < 0) continue;
-    const uint32_t corr = tl.kernels[c.kernel].correlation;
-    for (const ApiCall& a : tl.api) {
-      if (a.launch && a.correlation == corr) posted = a.start;
-    }
+    posted = launchedAt(tl, c.kernel);
     break;
   }
   for (const NcclCall& c : job.ranks.at(from).calls) {
