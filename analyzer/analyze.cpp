@@ -30,11 +30,8 @@ namespace {
 
 // A table of the run emptied, its memory returned.
 template <typename Table>
-void release(Table& table) {
-  table.forEachColumn([](auto& column) {
-    column.clear();
-    column.shrink_to_fit();
-  });
+void release(traces::ColumnGroup<Table>& table) {
+  table.reset();
 }
 
 // With `releasable` (the caller gave up the run), a rank whose ranges were recognised as ops
@@ -65,13 +62,13 @@ void releaseAfterMatching(traces::Run& run) {
   for (traces::RankTrace& t : run.ranks) {
     releaseUnreadAfterRecognition(t);
     release(t.ncclCalls);
-    if (t.memory.size() == 0) release(t.kernels);
+    if (t.memory->size() == 0) release(t.kernels);
   }
 }
 
 // A send or receive that names no peer (an nsys export without NCCL's payloads).
 bool hasUnnamedPointToPoint(const traces::RankTrace& t) {
-  const auto& nc = t.ncclCalls;
+  const auto& nc = *t.ncclCalls;
   for (size_t c = 0; c < nc.size(); ++c) {
     if (traces::isPointToPoint(nc.op[c]) && nc.peer[c] < 0) return true;
   }
@@ -149,7 +146,7 @@ void restoreFoldedMembers(Topology& topo, const std::vector<std::vector<size_t>>
 // Utilization needs something that ran on a device; a host-only trace gets the labelling hint.
 bool hasDeviceWork(const traces::Run& run) {
   return std::any_of(run.ranks.begin(), run.ranks.end(), [](const traces::RankTrace& r) {
-    return r.kernels.size() + r.memcpys.size() + r.memsets.size() > 0;
+    return r.kernels->size() + r.memcpys->size() + r.memsets->size() > 0;
   });
 }
 
@@ -315,7 +312,7 @@ PipelineTrace buildReplica(const traces::Run& run, const Topology& topo, size_t 
 bool memoryLookReadsRecords(const traces::Run& run, const PipelineTrace& pl) {
   return std::any_of(pl.stages.begin(), pl.stages.end(), [&](const StageTrace& st) {
     return !st.ranks.empty() && st.ranks.front() < run.ranks.size() &&
-           run.ranks[st.ranks.front()].memory.size() > 0;
+           run.ranks[st.ranks.front()].memory->size() > 0;
   });
 }
 
@@ -359,7 +356,7 @@ std::vector<std::vector<size_t>> earlyTpGroups(const traces::Run& run, bool kern
 
 bool anyKernels(const traces::Run& run) {
   return std::any_of(run.ranks.begin(), run.ranks.end(),
-                     [](const traces::RankTrace& t) { return t.kernels.size() > 0; });
+                     [](const traces::RankTrace& t) { return t.kernels->size() > 0; });
 }
 
 // What the analysis holds once every rank is recognised: the ops, and the TP groups folded so far
@@ -482,7 +479,7 @@ void keepForAnalysis(traces::RankTrace& t) {
   release(t.openRanges);
   // Kernels stay for the memory look, and for pairing sends and receives that name no peer by
   // the streams their kernels ran on (posting_order.h).
-  if (t.memory.size() == 0 && !hasUnnamedPointToPoint(t)) release(t.kernels);
+  if (t.memory->size() == 0 && !hasUnnamedPointToPoint(t)) release(t.kernels);
 }
 
 AnalysisResult analyzeRecognized(traces::Run&& run, std::vector<RankOps>&& ops, bool kernels,

@@ -41,7 +41,7 @@ std::string recognizeFile(const traces::import::Inputs& inputs, size_t file, uns
     traces::RankTrace& t = ranks[k];
     const analysis::RankOps ops = analysis::recognizeForAnalysis(t, rules.all);
     w.value(InputPosition{file, k});
-    w.value(t.kernels.size() > 0);
+    w.value(t.kernels->size() > 0);
     analysis::keepForAnalysis(t);
     traces::encodeRankTrace(t, w);
     analysis::encodeRankOps(ops, w);

@@ -62,7 +62,8 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   CallMatches out;
   const std::vector<int> global = globalRanks(run);
   std::map<int, uint32_t> indexOfGlobal;
-  for (size_t i = 0; i < global.size(); ++i) indexOfGlobal.emplace(global[i], static_cast<uint32_t>(i));
+  for (size_t i = 0; i < global.size(); ++i)
+    indexOfGlobal.emplace(global[i], static_cast<uint32_t>(i));
 
   // A communicator whose size no call gives holds, for all the traces know, the whole job.
   int world = 0;
@@ -73,7 +74,7 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   entries.reserve(total);
   Membership members;
   for (size_t r = 0; r < calls.size() && r < run.ranks.size(); ++r) {
-    const auto& nc = run.ranks[r].ncclCalls;
+    const auto& nc = *run.ranks[r].ncclCalls;
     for (const int32_t c : calls[r]) {
       if (c < 0 || static_cast<size_t>(c) >= nc.size()) continue;
       Entry e;
@@ -135,7 +136,7 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   }
   // Those that named no peer (given one by posting order or not) say why they are left.
   for (const CallRef& c : out.p2pLeft) {
-    out.p2pWithoutPeer += run.ranks[c.rank].ncclCalls.peer[c.call] < 0;
+    out.p2pWithoutPeer += run.ranks[c.rank].ncclCalls->peer[c.call] < 0;
   }
 
   for (auto& [comm, byMember] : colls) {
@@ -197,7 +198,7 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
   std::vector<std::vector<uint32_t>> kernelOf(ops.size());
   out.collective.resize(ops.size());
   for (size_t r = 0; r < ops.size(); ++r) {
-    const auto& nc = run.ranks[r].ncclCalls;
+    const auto& nc = *run.ranks[r].ncclCalls;
     kernelOf[r].assign(nc.size(), kNone);
     out.collective[r].assign(ops[r].commKernels.size(), false);
     for (size_t k = 0; k < ops[r].commKernels.size(); ++k) {
@@ -217,13 +218,13 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
   auto kernel = [&](const CallRef& c) {
     return KernelRef{c.rank, kernelOf[c.rank][static_cast<size_t>(c.call)]};
   };
-  auto posted = [&](const CallRef& c) { return run.ranks[c.rank].ncclCalls.start[c.call]; };
+  auto posted = [&](const CallRef& c) { return run.ranks[c.rank].ncclCalls->start[c.call]; };
   out.p2p.reserve(cm.p2p.size());
   std::vector<std::pair<KernelRef, KernelRef>> waits;  // (a kernel, one it waited for)
   waits.reserve(2 * cm.p2p.size());
   for (const auto& [s, r] : cm.p2p) {
     // Only a peer given by posting order matches a call that names none.
-    const bool byOrder = run.ranks[s.rank].ncclCalls.peer[s.call] < 0;
+    const bool byOrder = run.ranks[s.rank].ncclCalls->peer[s.call] < 0;
     out.p2p.push_back({kernel(s), kernel(r), s.call, r.call, posted(s), posted(r), byOrder});
     if (byOrder) out.p2pByPostingOrder += 2;
     waits.emplace_back(kernel(s), kernel(r));
@@ -250,7 +251,8 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
   return out;
 }
 
-std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches, const std::vector<RankOps>& ops) {
+std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches,
+                                          const std::vector<RankOps>& ops) {
   if (matches.empty()) return {};
   // deltas[{a, b}]: end_a - end_b per matched pair of kernels: what b's clock lags a's by.
   std::map<std::pair<uint32_t, uint32_t>, std::vector<TimeNs>> deltas;

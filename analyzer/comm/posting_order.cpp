@@ -51,12 +51,12 @@ int neighbour(const std::vector<HostOp>& order, bool send, TimeNs posted, int st
 
 // The stream each call's kernel ran on (kNoStream: none).
 std::vector<traces::StreamIndex> kernelStreams(const traces::RankTrace& t, const RankOps& ops) {
-  std::vector<traces::StreamIndex> out(t.ncclCalls.size(), traces::kNoStream);
+  std::vector<traces::StreamIndex> out(t.ncclCalls->size(), traces::kNoStream);
   for (const CommKernel& k : ops.commKernels) {
-    if (k.kernel >= t.kernels.size()) continue;
+    if (k.kernel >= t.kernels->size()) continue;
     for (uint32_t j = k.callBegin; j < k.callEnd && j < ops.commCalls.size(); ++j) {
       const int32_t c = ops.commCalls[j];
-      if (c >= 0 && static_cast<size_t>(c) < out.size()) out[c] = t.kernels.stream[k.kernel];
+      if (c >= 0 && static_cast<size_t>(c) < out.size()) out[c] = t.kernels->stream[k.kernel];
     }
   }
   return out;
@@ -84,7 +84,7 @@ std::set<int> adjacentStages(int stage, const engine::Schedule& layout) {
 // else the op after it does.
 std::vector<int> neighbours(const traces::RankTrace& t, const RankOps& ops, int stage,
                             const engine::Schedule& layout) {
-  const auto& nc = t.ncclCalls;
+  const auto& nc = *t.ncclCalls;
   std::vector<int> out(nc.size(), -1);
   auto unnamed = [&](size_t c, NcclOp op) { return nc.op[c] == op && nc.peer[c] < 0; };
   if (const std::set<int> adjacent = adjacentStages(stage, layout); adjacent.size() == 1) {
@@ -123,7 +123,7 @@ PostingOrderPeers peersByPostingOrder(const traces::Run& run, const std::vector<
   PostingOrderPeers out;
   out.peerOf.resize(run.ranks.size());
   for (size_t r = 0; r < run.ranks.size(); ++r) {
-    const auto& nc = run.ranks[r].ncclCalls;
+    const auto& nc = *run.ranks[r].ncclCalls;
     for (size_t c = 0; c < nc.size(); ++c) {
       out.withoutPeer += traces::isPointToPoint(nc.op[c]) && nc.peer[c] < 0;
     }
@@ -137,7 +137,7 @@ PostingOrderPeers peersByPostingOrder(const traces::Run& run, const std::vector<
       for (size_t lane = 0; lane < row[stage].size(); ++lane) {
         const size_t r = row[stage][lane];
         if (r >= ops.size() || ops[r].ops.empty()) continue;
-        const auto& nc = run.ranks[r].ncclCalls;
+        const auto& nc = *run.ranks[r].ncclCalls;
         const std::vector<int> to =
             neighbours(run.ranks[r], ops[r], static_cast<int>(stage), layout);
         for (size_t c = 0; c < nc.size(); ++c) {

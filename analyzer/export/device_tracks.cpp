@@ -72,15 +72,15 @@ class RankTracks {
 };
 
 std::string kernelArgs(const traces::RankTrace& t, size_t i) {
-  const traces::StreamIndex si = t.kernels.stream[i];
+  const traces::StreamIndex si = t.kernels->stream[i];
   std::string args;
   if (si < t.streams.size()) {
     args = "\"device\":" + std::to_string(t.streams[si].device) +
            ",\"stream\":" + std::to_string(t.streams[si].streamId) + ",";
   }
-  args += "\"duration_us\":" + microsText(t.kernels.end[i] - t.kernels.start[i]);
-  if (t.kernels.correlation[i] != 0) {
-    args += ",\"correlation\":" + std::to_string(t.kernels.correlation[i]);
+  args += "\"duration_us\":" + microsText(t.kernels->end[i] - t.kernels->start[i]);
+  if (t.kernels->correlation[i] != 0) {
+    args += ",\"correlation\":" + std::to_string(t.kernels->correlation[i]);
   }
   return args;
 }
@@ -115,9 +115,9 @@ TimeNs earliestDeviceTime(const traces::Run& run, const std::vector<TimeNs>& off
     const traces::RankTrace& t = run.ranks[r];
     const TimeNs offset = offsetOf(offsets, r);
     // Sorted by start: the first of each table is its earliest.
-    if (!t.kernels.start.empty()) earliest = std::min(earliest, t.kernels.start.front() + offset);
-    if (!t.ncclCalls.start.empty()) {
-      earliest = std::min(earliest, t.ncclCalls.start.front() + offset);
+    if (!t.kernels->start.empty()) earliest = std::min(earliest, t.kernels->start.front() + offset);
+    if (!t.ncclCalls->start.empty()) {
+      earliest = std::min(earliest, t.ncclCalls->start.front() + offset);
     }
   }
   return earliest;

@@ -177,7 +177,7 @@ PerfettoStats writePerfettoTrace(const traces::Run& run, const AnalysisResult& r
     // A rank in no stage (a job with no pipeline, a rank the pipelines left out): its own process.
     for (size_t r = 0; r < run.ranks.size(); ++r) {
       const traces::RankTrace& t = run.ranks[r];
-      if (pidOfRank[r] != 0 || (t.kernels.size() == 0 && t.ncclCalls.size() == 0)) continue;
+      if (pidOfRank[r] != 0 || (t.kernels->size() == 0 && t.ncclCalls->size() == 0)) continue;
       pidOfRank[r] = kRankPidBase + static_cast<int>(r);
       processNames[pidOfRank[r]] =
           "rank " + std::to_string(t.meta.rank >= 0 ? t.meta.rank : static_cast<int>(r));

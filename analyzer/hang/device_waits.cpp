@@ -26,10 +26,10 @@ bool inOpenWindow(const RankTrace& t, TimeNs at) {
 // Kineto's "Record Window End"), else the trace's last record.
 TimeNs lastCollected(const RankTrace& t) {
   TimeNs last = t.meta.aliveNs;
-  for (TimeNs e : t.apiCalls.end) last = std::max(last, e);
-  for (TimeNs e : t.ncclCalls.end) last = std::max(last, e);
-  for (TimeNs e : t.kernels.end) last = std::max(last, e);
-  for (TimeNs e : t.ranges.end) last = std::max(last, e);
+  for (TimeNs e : t.apiCalls->end) last = std::max(last, e);
+  for (TimeNs e : t.ncclCalls->end) last = std::max(last, e);
+  for (TimeNs e : t.kernels->end) last = std::max(last, e);
+  for (TimeNs e : t.ranges->end) last = std::max(last, e);
   return last;
 }
 
@@ -44,7 +44,7 @@ void noteCompleted(const Table& table, std::unordered_map<StreamIndex, uint32_t>
 
 std::vector<StuckLaunch> stuckOf(const RankTrace& t) {
   const bool imported = t.meta.captureWindows.empty();
-  if (t.kernels.size() == 0 || t.ncclCalls.size() == 0 || (!imported && closedByAgent(t))) {
+  if (t.kernels->size() == 0 || t.ncclCalls->size() == 0 || (!imported && closedByAgent(t))) {
     return {};
   }
   const traces::NcclCalls& nc = t.ncclCalls;
@@ -53,10 +53,10 @@ std::vector<StuckLaunch> stuckOf(const RankTrace& t) {
     if (nc.id[i] != 0) rowOf.emplace(nc.id[i], static_cast<int32_t>(i));
   }
   std::map<uint32_t, std::vector<int32_t>> callsOf;  // correlation -> the calls it launched
-  for (size_t i = 0; i < t.correlations.size(); ++i) {
-    if (t.correlations.externalKind[i] != traces::ExternalKind::NcclCall) continue;
-    if (auto row = rowOf.find(t.correlations.externalId[i]); row != rowOf.end()) {
-      callsOf[t.correlations.correlation[i]].push_back(row->second);
+  for (size_t i = 0; i < t.correlations->size(); ++i) {
+    if (t.correlations->externalKind[i] != traces::ExternalKind::NcclCall) continue;
+    if (auto row = rowOf.find(t.correlations->externalId[i]); row != rowOf.end()) {
+      callsOf[t.correlations->correlation[i]].push_back(row->second);
     }
   }
   if (callsOf.empty()) return {};
@@ -64,26 +64,26 @@ std::vector<StuckLaunch> stuckOf(const RankTrace& t) {
   // The NCCL launches whose kernel has a record (a set of the few NCCL launches, not of every
   // kernel: a trace may hold millions).
   std::unordered_set<uint32_t> finished;
-  for (uint32_t c : t.kernels.correlation) {
+  for (uint32_t c : t.kernels->correlation) {
     if (callsOf.count(c) != 0) finished.insert(c);
   }
   std::unordered_map<StreamIndex, uint32_t> lastDone;
-  noteCompleted(t.kernels, lastDone);
-  noteCompleted(t.memcpys, lastDone);
-  noteCompleted(t.memsets, lastDone);
+  noteCompleted(*t.kernels, lastDone);
+  noteCompleted(*t.memcpys, lastDone);
+  noteCompleted(*t.memsets, lastDone);
   // The CUPTI stream behind each cudaStream_t NCCL was given, from its calls' finished kernels.
   std::unordered_map<uint64_t, StreamIndex> streamOfHandle;
-  for (size_t i = 0; i < t.kernels.size(); ++i) {
-    auto calls = callsOf.find(t.kernels.correlation[i]);
+  for (size_t i = 0; i < t.kernels->size(); ++i) {
+    auto calls = callsOf.find(t.kernels->correlation[i]);
     if (calls == callsOf.end()) continue;
-    for (int32_t row : calls->second) streamOfHandle[nc.streamHandle[row]] = t.kernels.stream[i];
+    for (int32_t row : calls->second) streamOfHandle[nc.streamHandle[row]] = t.kernels->stream[i];
   }
   std::unordered_map<uint32_t, TimeNs> launchOf;
-  for (size_t i = 0; i < t.apiCalls.size(); ++i) {
-    const uint32_t c = t.apiCalls.correlation[i];
+  for (size_t i = 0; i < t.apiCalls->size(); ++i) {
+    const uint32_t c = t.apiCalls->correlation[i];
     if (c == 0 || callsOf.count(c) == 0) continue;
-    auto [it, added] = launchOf.try_emplace(c, t.apiCalls.start[i]);
-    if (!added) it->second = std::min(it->second, t.apiCalls.start[i]);
+    auto [it, added] = launchOf.try_emplace(c, t.apiCalls->start[i]);
+    if (!added) it->second = std::min(it->second, t.apiCalls->start[i]);
   }
 
   const TimeNs collected = lastCollected(t);

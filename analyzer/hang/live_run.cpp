@@ -111,7 +111,7 @@ traces::Run liveRun(std::vector<LiveRank> ranks, int64_t minWaitNs) {
 
     for (const control::LiveRange& o : s.ranges) {
       if (o.startNs > oldEnough) continue;  // it moves on
-      auto& or_ = t.openRanges;
+      auto& or_ = *t.openRanges;
       or_.start.push_back(o.startNs);
       or_.thread.push_back(t.threadIndex(o.tid));
       or_.domain.push_back(o.domain.empty() ? 0 : t.strings.intern(o.domain));
@@ -129,7 +129,7 @@ traces::Run liveRun(std::vector<LiveRank> ranks, int64_t minWaitNs) {
       n.start = c.startNs;
       n.end = c.endNs != 0 ? c.endNs : s.aliveNs;  // not returned yet: in it when last seen
       n.thread = t.threadIndex(c.tid);
-      t.ncclCalls.push(n);
+      t.ncclCalls->push(n);
     }
     run.ranks.push_back(std::move(t));
   }

@@ -121,7 +121,7 @@ struct MatchedCalls {
   static CallMatches matchAll(const traces::Run& run) {
     std::vector<std::vector<int32_t>> calls(run.ranks.size());
     for (size_t r = 0; r < run.ranks.size(); ++r) {
-      for (size_t i = 0; i < run.ranks[r].ncclCalls.size(); ++i)
+      for (size_t i = 0; i < run.ranks[r].ncclCalls->size(); ++i)
         calls[r].push_back(static_cast<int32_t>(i));
     }
     return matchCalls(run, calls);

@@ -39,9 +39,9 @@ bool isOpName(std::string_view n) {
 // When the rank was last seen: the trace's alive stamp, else its last event.
 TimeNs lastSeen(const RankTrace& t) {
   TimeNs last = t.meta.aliveNs;
-  if (t.ranges.size() != 0)
-    last = std::max(last, *std::max_element(t.ranges.end.begin(), t.ranges.end.end()));
-  if (t.ncclCalls.size() != 0) last = std::max(last, t.ncclCalls.end.back());
+  if (t.ranges->size() != 0)
+    last = std::max(last, *std::max_element(t.ranges->end.begin(), t.ranges->end.end()));
+  if (t.ncclCalls->size() != 0) last = std::max(last, t.ncclCalls->end.back());
   for (const auto& w : t.meta.captureWindows) last = std::max(last, w.end);
   return last;
 }
@@ -51,18 +51,18 @@ TimeNs lastSeen(const RankTrace& t) {
 // it holds open ranges.
 bool closedCleanly(const RankTrace& t) {
   const auto& w = t.meta.captureWindows;
-  if (w.empty()) return t.openRanges.size() == 0;
+  if (w.empty()) return t.openRanges->size() == 0;
   return std::all_of(w.begin(), w.end(), [](const auto& x) { return x.end != 0; });
 }
 
 // An open range the trace also holds as closed (it ended between the snapshot and the drain).
 bool alsoClosed(const RankTrace& t, size_t open) {
-  const auto& r = t.ranges;
-  const TimeNs start = t.openRanges.start[open];
+  const auto& r = *t.ranges;
+  const TimeNs start = t.openRanges->start[open];
   auto it = std::lower_bound(r.start.begin(), r.start.end(), start);
   for (size_t i = static_cast<size_t>(it - r.start.begin()); i < r.size() && r.start[i] == start;
        ++i) {
-    if (r.thread[i] == t.openRanges.thread[open] && r.name[i] == t.openRanges.name[open])
+    if (r.thread[i] == t.openRanges->thread[open] && r.name[i] == t.openRanges->name[open])
       return true;
   }
   return false;
@@ -72,10 +72,10 @@ bool alsoClosed(const RankTrace& t, size_t open) {
 
 std::vector<size_t> stillOpenRanges(const traces::RankTrace& t) {
   std::vector<size_t> open;
-  for (size_t k = 0; k < t.openRanges.size(); ++k) {
+  for (size_t k = 0; k < t.openRanges->size(); ++k) {
     if (!alsoClosed(t, k)) open.push_back(k);
   }
-  const auto& o = t.openRanges;
+  const auto& o = *t.openRanges;
   // Ranges pushed while dormant carry a start a tenth of a second coarse, and a live answer lists
   // the innermost first: among equal starts, the outer (lower depth) comes first.
   std::stable_sort(open.begin(), open.end(), [&](size_t a, size_t b) {
@@ -135,7 +135,7 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
       s.end = outlived ? RankEnd::Died : RankEnd::Stopped;
     }
     const std::vector<size_t> open = stillOpenRanges(t);
-    const auto& o = t.openRanges;
+    const auto& o = *t.openRanges;
     TimeNs stepStart = -1;
     traces::ThreadIndex stepThread = 0;
     for (size_t k : open) {
@@ -157,7 +157,7 @@ std::vector<RankStop> stopPoints(const traces::Run& run) {
       s.waits.push_back(std::move(w));
     }
     // The last op finished, and those of the step it stopped in.
-    const auto& r = t.ranges;
+    const auto& r = *t.ranges;
     if (s.waits.empty()) {
       // A rank that unwound when its peer vanished (an exception out of the receive, a
       // watchdog's abort) closed the receive it was blocked in: its last range, ended as the

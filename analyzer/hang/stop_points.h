@@ -24,7 +24,7 @@ inline constexpr TimeNs kUnwoundWaitNs = 500'000'000;
 std::vector<RankStop> stopPoints(const traces::Run& run);
 
 // The ranges of `t` still open when it was last committed (those in open_ranges that were not
-// also drained as closed), outermost (earliest) first: indexes into t.openRanges. RankStop::open
+// also drained as closed), outermost (earliest) first: indexes into t.openRanges-> RankStop::open
 // holds their names in this order; the viewer draws them from their starts.
 std::vector<size_t> stillOpenRanges(const traces::RankTrace& t);
 

@@ -20,7 +20,7 @@ bool inside(const std::vector<Interval>& ranges, TimeNs t) {
 // Per kernel name: NCCL's or not (a few names stand for millions of kernels).
 std::vector<int8_t> ncclNames(const traces::RankTrace& t) {
   std::vector<int8_t> nccl(t.strings.size(), -1);
-  for (traces::StringId name : t.kernels.name) {
+  for (traces::StringId name : t.kernels->name) {
     if (nccl[name] < 0) nccl[name] = isNcclKernel(t.strings.at(name)) ? 1 : 0;
   }
   return nccl;
@@ -30,21 +30,21 @@ std::vector<int8_t> ncclNames(const traces::RankTrace& t) {
 // first pass needs to match transfers, without a map of every launch.
 void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl,
                    const Launches& launches, RankOps& ops) {
-  const auto& k = t.kernels;
+  const auto& k = *t.kernels;
   std::unordered_set<uint32_t> wanted;
   for (size_t i = 0; i < k.size(); ++i) {
     if (nccl[k.name[i]] == 1 && k.correlation[i] != 0) wanted.insert(k.correlation[i]);
   }
   std::unordered_multimap<uint32_t, uint64_t> callIdOf;
-  for (size_t i = 0; i < t.correlations.size(); ++i) {
-    if (t.correlations.externalKind[i] == traces::ExternalKind::NcclCall &&
-        wanted.count(t.correlations.correlation[i])) {
-      callIdOf.emplace(t.correlations.correlation[i], t.correlations.externalId[i]);
+  for (size_t i = 0; i < t.correlations->size(); ++i) {
+    if (t.correlations->externalKind[i] == traces::ExternalKind::NcclCall &&
+        wanted.count(t.correlations->correlation[i])) {
+      callIdOf.emplace(t.correlations->correlation[i], t.correlations->externalId[i]);
     }
   }
   std::unordered_map<uint64_t, int32_t> callRowOf;
-  for (size_t i = 0; i < t.ncclCalls.size(); ++i)
-    callRowOf.emplace(t.ncclCalls.id[i], static_cast<int32_t>(i));
+  for (size_t i = 0; i < t.ncclCalls->size(); ++i)
+    callRowOf.emplace(t.ncclCalls->id[i], static_cast<int32_t>(i));
   ops.hasKernels = k.size() > 0;
   for (size_t i = 0; i < k.size(); ++i) {
     if (nccl[k.name[i]] != 1) continue;
@@ -72,10 +72,10 @@ void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl,
 Launches launchesOf(const traces::RankTrace& t) {
   Launches out;
   auto& byCorrelation = out.byCorrelation;
-  byCorrelation.reserve(t.apiCalls.size());
-  for (size_t i = 0; i < t.apiCalls.size(); ++i) {
-    if (t.apiCalls.correlation[i] != 0)
-      byCorrelation.emplace_back(t.apiCalls.correlation[i], static_cast<uint32_t>(i));
+  byCorrelation.reserve(t.apiCalls->size());
+  for (size_t i = 0; i < t.apiCalls->size(); ++i) {
+    if (t.apiCalls->correlation[i] != 0)
+      byCorrelation.emplace_back(t.apiCalls->correlation[i], static_cast<uint32_t>(i));
   }
   if (!std::is_sorted(byCorrelation.begin(), byCorrelation.end())) {
     std::sort(byCorrelation.begin(), byCorrelation.end());
@@ -86,11 +86,11 @@ Launches launchesOf(const traces::RankTrace& t) {
 void computeLaunches(const traces::RankTrace& t, const RankOps& marks,
                      const std::vector<int8_t>& nccl, Launches& out) {
   auto& all = out.compute;
-  for (size_t i = 0; i < t.kernels.size(); ++i) {
-    if (nccl[t.kernels.name[i]] == 1) continue;
-    const uint32_t* r = out.row(t.kernels.correlation[i]);
-    if (!r || inside(marks.optimizer, t.apiCalls.start[*r])) continue;
-    all.push_back({t.apiCalls.start[*r], t.apiCalls.end[*r], t.apiCalls.thread[*r],
+  for (size_t i = 0; i < t.kernels->size(); ++i) {
+    if (nccl[t.kernels->name[i]] == 1) continue;
+    const uint32_t* r = out.row(t.kernels->correlation[i]);
+    if (!r || inside(marks.optimizer, t.apiCalls->start[*r])) continue;
+    all.push_back({t.apiCalls->start[*r], t.apiCalls->end[*r], t.apiCalls->thread[*r],
                    static_cast<uint32_t>(i)});
   }
   auto byStart = [](const LaunchCall& a, const LaunchCall& b) { return a.start < b.start; };
@@ -104,7 +104,7 @@ void computeLaunches(const traces::RankTrace& t, const RankOps& marks,
 std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks,
                         const std::map<int32_t, CutKind>& typed) {
   std::vector<Cut> cuts;
-  const auto& calls = t.ncclCalls;
+  const auto& calls = *t.ncclCalls;
   for (size_t i = 0; i < calls.size(); ++i) {
     if (!traces::movesData(calls.op[i])) continue;
     auto it = typed.find(static_cast<int32_t>(i));
@@ -136,7 +136,7 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   out.commKernels = std::move(marks.commKernels);
   out.commCalls = std::move(marks.commCalls);
   out.comms = std::move(comms);
-  const auto& k = t.kernels;
+  const auto& k = *t.kernels;
   std::vector<bool> inOp(k.size(), false);
   for (const SegmentOp& s : seg.ops) {
     RecognizedOp o;
@@ -162,13 +162,13 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
     if (!inOp[i] && nccl[k.name[i]] != 1)
       out.otherKernels.push_back({k.start[i], k.end[i], l.at(t, k.correlation[i])});
   }
-  for (size_t i = 0; i < t.memcpys.size(); ++i) {
+  for (size_t i = 0; i < t.memcpys->size(); ++i) {
     out.otherKernels.push_back(
-        {t.memcpys.start[i], t.memcpys.end[i], l.at(t, t.memcpys.correlation[i])});
+        {t.memcpys->start[i], t.memcpys->end[i], l.at(t, t.memcpys->correlation[i])});
   }
-  for (size_t i = 0; i < t.memsets.size(); ++i) {
+  for (size_t i = 0; i < t.memsets->size(); ++i) {
     out.otherKernels.push_back(
-        {t.memsets.start[i], t.memsets.end[i], l.at(t, t.memsets.correlation[i])});
+        {t.memsets->start[i], t.memsets->end[i], l.at(t, t.memsets->correlation[i])});
   }
   auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
   std::sort(out.otherKernels.begin(), out.otherKernels.end(), byStart);

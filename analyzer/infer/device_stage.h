@@ -64,7 +64,7 @@ struct Launches {
   mutable size_t hint_ = 0;
   TimeNs at(const traces::RankTrace& t, uint32_t correlation) const {
     const uint32_t* r = row(correlation);
-    return r ? t.apiCalls.start[*r] : kNoLaunch;
+    return r ? t.apiCalls->start[*r] : kNoLaunch;
   }
 };
 

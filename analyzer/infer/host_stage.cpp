@@ -13,7 +13,7 @@ void addHostMatches(const traces::Run& run, const std::vector<RankOps>& marks,
   bool any = false;
   for (size_t r = 0; r < run.ranks.size(); ++r) {
     if (!marks[r].commKernels.empty()) continue;
-    const auto& c = run.ranks[r].ncclCalls;
+    const auto& c = *run.ranks[r].ncclCalls;
     for (size_t i = 0; i < c.size(); ++i) {
       if (traces::isPointToPoint(c.op[i])) {
         calls[r].push_back(static_cast<int32_t>(i));
@@ -29,15 +29,15 @@ void addHostMatches(const traces::Run& run, const std::vector<RankOps>& marks,
     m.recvKernel = {recv.rank, 0};
     m.sendCall = send.call;
     m.recvCall = recv.call;
-    m.sendPosted = run.ranks[send.rank].ncclCalls.start[send.call];
-    m.recvPosted = run.ranks[recv.rank].ncclCalls.start[recv.call];
+    m.sendPosted = run.ranks[send.rank].ncclCalls->start[send.call];
+    m.recvPosted = run.ranks[recv.rank].ncclCalls->start[recv.call];
     matches.p2p.push_back(m);
   }
 }
 
 traces::ThreadIndex postingThread(const traces::RankTrace& t) {
   std::unordered_map<traces::ThreadIndex, size_t> count;
-  const auto& c = t.ncclCalls;
+  const auto& c = *t.ncclCalls;
   for (size_t i = 0; i < c.size(); ++i) {
     if (traces::isPointToPoint(c.op[i])) ++count[c.thread[i]];
   }
@@ -56,7 +56,7 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
                                   const std::map<int32_t, CutKind>& typed,
                                   traces::ThreadIndex thread, std::array<TimeNs, 2> fallback) {
   std::vector<HostCall> calls;
-  const auto& c = t.ncclCalls;
+  const auto& c = *t.ncclCalls;
   for (size_t i = 0; i < c.size(); ++i) {
     if (c.thread[i] != thread) continue;
     auto it = typed.find(static_cast<int32_t>(i));
@@ -67,7 +67,7 @@ HostSegmentation segmentHostStage(const traces::RankTrace& t, const RankOps& mar
   }
   // The thread's own named ranges (not NCCL's: those are the calls), the evidence of host work.
   std::vector<Interval> named;
-  const auto& r = t.ranges;
+  const auto& r = *t.ranges;
   for (size_t i = 0; i < r.size(); ++i) {
     if (r.thread[i] == thread && t.strings.at(r.domain[i]) != "NCCL")
       named.push_back({r.start[i], r.end[i]});
@@ -94,7 +94,7 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
             [](const Interval& a, const Interval& b) { return a.start < b.start; });
   // The transfers are the calls themselves, on the host: a receive from its post until the data
   // was there, a send as long as its call.
-  const auto& c = t.ncclCalls;
+  const auto& c = *t.ncclCalls;
   for (const auto& [row, kind] : typed) {
     if (kind == CutKind::Other) continue;
     RecognizedComm r;

@@ -45,7 +45,7 @@ std::map<int32_t, CutKind> typedCalls(uint32_t rank, const CommMatches& matches,
 VStage vStageOf(const traces::RankTrace& t, const RankOps& marks, const Launches& l,
                 const std::map<int32_t, CutKind>& typed, bool onHost, traces::ThreadIndex poster) {
   std::vector<StageCall> calls;
-  const auto& c = t.ncclCalls;
+  const auto& c = *t.ncclCalls;
   for (size_t i = 0; i < c.size(); ++i) {
     if (onHost ? c.thread[i] != poster : !traces::movesData(c.op[i])) continue;
     const auto row = static_cast<int32_t>(i);

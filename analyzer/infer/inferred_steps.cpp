@@ -13,13 +13,13 @@ void cutInferredSteps(const traces::RankTrace& t, RankOps& ops, int microbatches
     // Nothing marks the steps: the collectives that end each one do.
     std::vector<Interval> collectives;
     std::vector<TimeNs> posts, receives;
-    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
-      const NcclOp op = t.ncclCalls.op[i];
+    for (size_t i = 0; i < t.ncclCalls->size(); ++i) {
+      const NcclOp op = t.ncclCalls->op[i];
       if (traces::isPointToPoint(op)) {
-        posts.push_back(t.ncclCalls.start[i]);
-        if (op == NcclOp::Recv) receives.push_back(t.ncclCalls.start[i]);
+        posts.push_back(t.ncclCalls->start[i]);
+        if (op == NcclOp::Recv) receives.push_back(t.ncclCalls->start[i]);
       } else if (traces::isCollective(op)) {
-        collectives.push_back({t.ncclCalls.start[i], t.ncclCalls.end[i]});
+        collectives.push_back({t.ncclCalls->start[i], t.ncclCalls->end[i]});
       }
     }
     std::sort(posts.begin(), posts.end());

@@ -35,7 +35,7 @@ int64_t perMicrobatch(const traces::Run& run, const StageTrace& st, const Pipeli
     return 0;
   }
   const traces::RankTrace& rank = run.ranks[st.ranks.front()];
-  if (rank.memory.size() == 0) {
+  if (rank.memory->size() == 0) {
     why = "no memory records";
     return 0;
   }

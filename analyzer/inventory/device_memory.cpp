@@ -84,10 +84,10 @@ int64_t DeviceMemorySeries::leastUsed(TimeNs start, TimeNs end) const {
 DeviceMemorySeries deviceMemoryOf(const traces::RankTrace& t, TimeNs offset) {
   const std::optional<uint32_t> device = busiestDevice(t.memory);
   if (!device) return {};
-  if (records(t.memory, *device, t.memory.reserved)) {
+  if (records(t.memory, *device, t.memory->reserved)) {
     return seriesOf(t, offset, *device, MemoryBasis::Reserved);
   }
-  if (records(t.memory, *device, t.memory.allocated)) {
+  if (records(t.memory, *device, t.memory->allocated)) {
     return seriesOf(t, offset, *device, MemoryBasis::Allocated);
   }
   DeviceMemorySeries none;
@@ -97,7 +97,7 @@ DeviceMemorySeries deviceMemoryOf(const traces::RankTrace& t, TimeNs offset) {
 
 DeviceMemorySeries liveTensorsOf(const traces::RankTrace& t, TimeNs offset) {
   const std::optional<uint32_t> device = busiestDevice(t.memory);
-  if (!device || !records(t.memory, *device, t.memory.allocated)) return {};
+  if (!device || !records(t.memory, *device, t.memory->allocated)) return {};
   return seriesOf(t, offset, *device, MemoryBasis::Allocated);
 }
 

@@ -49,7 +49,7 @@ void attachFreeMemory(const traces::Run& run, const PipelineTrace& trace, Pipeli
   for (const StageTrace& st : trace.stages) {
     if (st.ranks.empty() || st.ranks.front() >= run.ranks.size()) continue;
     const traces::RankTrace& rank = run.ranks[st.ranks.front()];
-    if (rank.memory.size() == 0) continue;  // nothing to read: leave every gap unknown
+    if (rank.memory->size() == 0) continue;  // nothing to read: leave every gap unknown
     const DeviceMemorySeries memory = deviceMemoryOf(rank, st.clockOffset);
     for (StageResult& s : result.stages) {
       if (s.stage != st.stage) continue;

@@ -84,17 +84,17 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
   if (opThread.size() != ops.ops.size()) {
     throw std::invalid_argument("attributeKernels: one thread per op");
   }
-  const auto& k = t.kernels;
+  const auto& k = *t.kernels;
   if (k.size() == 0) return;
   ops.hasKernels = true;
 
   // Launch calls by correlation id, as a sorted array: 8 bytes a call where a hash map took
   // about 50 (analysis budget: 64 B per event in all, issue 4). A repeated id keeps its last call.
   std::vector<std::pair<uint32_t, uint32_t>> launchIndex;  // (correlation, api call)
-  launchIndex.reserve(t.apiCalls.size());
-  for (size_t i = 0; i < t.apiCalls.size(); ++i) {
-    if (t.apiCalls.correlation[i] != 0) {
-      launchIndex.emplace_back(t.apiCalls.correlation[i], static_cast<uint32_t>(i));
+  launchIndex.reserve(t.apiCalls->size());
+  for (size_t i = 0; i < t.apiCalls->size(); ++i) {
+    if (t.apiCalls->correlation[i] != 0) {
+      launchIndex.emplace_back(t.apiCalls->correlation[i], static_cast<uint32_t>(i));
     }
   }
   std::stable_sort(launchIndex.begin(), launchIndex.end(),
@@ -104,7 +104,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
     auto it = std::upper_bound(launchIndex.begin(), launchIndex.end(), correlation,
                                [](uint32_t c, const auto& e) { return c < e.first; });
     if (it == launchIndex.begin() || (--it)->first != correlation) return std::nullopt;
-    return Launch{t.apiCalls.thread[it->second], t.apiCalls.start[it->second]};
+    return Launch{t.apiCalls->thread[it->second], t.apiCalls->start[it->second]};
   };
   auto launchOf = [&](uint32_t correlation) {
     const auto l = findLaunch(correlation);
@@ -114,15 +114,15 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
   // fill it); the call's row is found by its id.
   // A fused kernel (an NCCL group) serves several calls: one row each.
   std::unordered_multimap<uint32_t, uint64_t> callIdOf;
-  for (size_t i = 0; i < t.correlations.size(); ++i) {
-    if (t.correlations.externalKind[i] == traces::ExternalKind::NcclCall) {
-      callIdOf.emplace(t.correlations.correlation[i], t.correlations.externalId[i]);
+  for (size_t i = 0; i < t.correlations->size(); ++i) {
+    if (t.correlations->externalKind[i] == traces::ExternalKind::NcclCall) {
+      callIdOf.emplace(t.correlations->correlation[i], t.correlations->externalId[i]);
     }
   }
   std::unordered_map<uint64_t, int32_t> callRowOf;
   if (!callIdOf.empty()) {
-    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
-      callRowOf.emplace(t.ncclCalls.id[i], static_cast<int32_t>(i));
+    for (size_t i = 0; i < t.ncclCalls->size(); ++i) {
+      callRowOf.emplace(t.ncclCalls->id[i], static_cast<int32_t>(i));
     }
   }
   std::unordered_map<ThreadIndex, std::vector<Owner>> owners;
@@ -144,7 +144,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
   // a trace whose kernels no launch ties to an op, all of them land here: 2.4 GB at 10^8 kernels,
   // 4 GB while it moved). Room never written costs no memory; a list far smaller than its room
   // is copied down once filled.
-  const size_t otherBound = k.size() + t.memcpys.size() + t.memsets.size();
+  const size_t otherBound = k.size() + t.memcpys->size() + t.memsets->size();
   ops.otherKernels.reserve(ops.otherKernels.size() + otherBound);
   std::vector<std::vector<Interval>> opKernels(ops.ops.size());
   std::vector<TimeNs> opFirstLaunch(ops.ops.size(), kNoLaunch);
@@ -188,13 +188,13 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
       ops.otherKernels.push_back({span.start, span.end, launch});
     }
   }
-  for (size_t i = 0; i < t.memcpys.size(); ++i) {
+  for (size_t i = 0; i < t.memcpys->size(); ++i) {
     ops.otherKernels.push_back(
-        {t.memcpys.start[i], t.memcpys.end[i], launchOf(t.memcpys.correlation[i])});
+        {t.memcpys->start[i], t.memcpys->end[i], launchOf(t.memcpys->correlation[i])});
   }
-  for (size_t i = 0; i < t.memsets.size(); ++i) {
+  for (size_t i = 0; i < t.memsets->size(); ++i) {
     ops.otherKernels.push_back(
-        {t.memsets.start[i], t.memsets.end[i], launchOf(t.memsets.correlation[i])});
+        {t.memsets->start[i], t.memsets->end[i], launchOf(t.memsets->correlation[i])});
   }
 
   if (ops.otherKernels.capacity() > 2 * ops.otherKernels.size() + 1024) {

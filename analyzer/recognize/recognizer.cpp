@@ -57,7 +57,7 @@ class CachedMatcher {
 size_t countOps(const RankTrace& t, const RuleSet& set) {
   std::vector<int8_t> seen(t.strings.size(), -1);
   size_t n = 0;
-  for (StringId name : t.ranges.name) {
+  for (StringId name : t.ranges->name) {
     if (seen[name] < 0) {
       bool op = false;
       if (memoHolds(t.strings)) {
@@ -84,7 +84,7 @@ bool isNcclDomain(const RankTrace& t, StringId domain) {
 template <class IsWork>
 void hostActivity(const RankTrace& t, const std::vector<uint32_t>& candidates, IsWork isWork,
                   RankOps& out) {
-  const auto& r = t.ranges;
+  const auto& r = *t.ranges;
   const std::vector<bool> holds = candidatesHoldingWork(r, candidates, isWork);
   std::unordered_map<traces::StringId, uint32_t> nameIndex;
   for (size_t k = 0; k < candidates.size(); ++k) {
@@ -140,7 +140,7 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
   out.mbInferred = chosen.countsMicrobatches;
 
   CachedMatcher match(chosen, t.strings);
-  const auto& r = t.ranges;
+  const auto& r = *t.ranges;
   std::vector<uint32_t> unrecognised;  // not NCCL's own: candidates for host activity
   std::vector<std::optional<int>> opStage, commStage;
   std::vector<traces::ThreadIndex> opThread;  // for kernel attribution alone

@@ -40,7 +40,7 @@ int kindOfRange(std::string_view name) {
 }  // namespace
 
 HostCauses::HostCauses(const traces::RankTrace& t) : trace_(t) {
-  const auto& r = t.ranges;
+  const auto& r = *t.ranges;
   std::vector<int> kindOf(t.strings.size(), -2);
   auto kind = [&](traces::StringId name) {
     if (kindOf[name] == -2) kindOf[name] = kindOfRange(t.strings.at(name));
@@ -57,9 +57,9 @@ HostCauses::HostCauses(const traces::RankTrace& t) : trace_(t) {
       if (t.strings.at(r.domain[i]) == "NCCL") continue;
       if (const int k = kind(r.name[i]); k != kNotACause) take(r.start[i], r.end[i], k, r.name[i]);
     }
-    for (size_t i = 0; i < t.apiCalls.size(); ++i) {
-      if (isSync(t.apiCalls.name[i]))
-        take(t.apiCalls.start[i], t.apiCalls.end[i], 0, t.apiCalls.name[i]);
+    for (size_t i = 0; i < t.apiCalls->size(); ++i) {
+      if (isSync(t.apiCalls->name[i]))
+        take(t.apiCalls->start[i], t.apiCalls->end[i], 0, t.apiCalls->name[i]);
     }
   };
   size_t count = 0;

@@ -35,21 +35,24 @@ RankDevice deviceOf(const traces::RankTrace& t, const RankOps& aligned, TimeNs o
   // kNoLaunch is INT64_MIN, a DeviceSpan's own "no launch".
   auto launchOf = [&](uint32_t c) { return launches.at(t, c); };
   const std::vector<int8_t> nccl = ncclNames(t);
-  d.compute.reserve(t.kernels.size());
-  for (size_t i = 0; i < t.kernels.size(); ++i) {
-    if (nccl[t.kernels.name[i]] == 1) continue;
-    d.compute.push_back({t.kernels.start[i], t.kernels.end[i], launchOf(t.kernels.correlation[i])});
+  d.compute.reserve(t.kernels->size());
+  for (size_t i = 0; i < t.kernels->size(); ++i) {
+    if (nccl[t.kernels->name[i]] == 1) continue;
+    d.compute.push_back(
+        {t.kernels->start[i], t.kernels->end[i], launchOf(t.kernels->correlation[i])});
   }
-  d.copies.reserve(t.memcpys.size() + t.memsets.size());
-  for (size_t i = 0; i < t.memcpys.size(); ++i) {
-    d.copies.push_back({{t.memcpys.start[i], t.memcpys.end[i], launchOf(t.memcpys.correlation[i])},
-                        copyDirection(t.memcpys.copyKind[i]),
-                        t.memcpys.bytes[i]});
+  d.copies.reserve(t.memcpys->size() + t.memsets->size());
+  for (size_t i = 0; i < t.memcpys->size(); ++i) {
+    d.copies.push_back(
+        {{t.memcpys->start[i], t.memcpys->end[i], launchOf(t.memcpys->correlation[i])},
+         copyDirection(t.memcpys->copyKind[i]),
+         t.memcpys->bytes[i]});
   }
-  for (size_t i = 0; i < t.memsets.size(); ++i) {
-    d.copies.push_back({{t.memsets.start[i], t.memsets.end[i], launchOf(t.memsets.correlation[i])},
-                        kMemsetDirection,
-                        t.memsets.bytes[i]});
+  for (size_t i = 0; i < t.memsets->size(); ++i) {
+    d.copies.push_back(
+        {{t.memsets->start[i], t.memsets->end[i], launchOf(t.memsets->correlation[i])},
+         kMemsetDirection,
+         t.memsets->bytes[i]});
   }
   d.comms.reserve(aligned.commKernels.size());
   for (const CommKernel& k : aligned.commKernels) {
@@ -71,7 +74,7 @@ RankDevice deviceOf(const traces::RankTrace& t, const RankOps& aligned, TimeNs o
 std::string commKinds(const traces::Run& run) {
   std::set<std::string> kinds;
   for (const auto& r : run.ranks) {
-    for (traces::NcclOp op : r.ncclCalls.op) {
+    for (traces::NcclOp op : r.ncclCalls->op) {
       if (traces::isPointToPoint(op)) {
         kinds.insert("send/recv");
       } else if (traces::isCollective(op)) {

@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   waitpid(child, &status, 0);
   try {
     for (const auto& rank : bubblescope::traces::readRun(out).ranks) {
-      std::printf("agent trace: %zu NCCL calls recorded, %llu dropped\n", rank.ncclCalls.size(),
+      std::printf("agent trace: %zu NCCL calls recorded, %llu dropped\n", rank.ncclCalls->size(),
                   static_cast<unsigned long long>(rank.meta.droppedTotal()));
     }
   } catch (const std::exception& e) {

@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
     const auto run = bubblescope::traces::readRun(out);
     for (const auto& rank : run.ranks) {
       std::printf("agent trace: %zu ranges recorded, %llu dropped, %zu windows\n",
-                  rank.ranges.size(), static_cast<unsigned long long>(rank.meta.droppedTotal()),
+                  rank.ranges->size(), static_cast<unsigned long long>(rank.meta.droppedTotal()),
                   rank.meta.captureWindows.size());
     }
   } catch (const std::exception& e) {

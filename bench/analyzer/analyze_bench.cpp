@@ -28,27 +28,27 @@ traces::Run gpuLikeRun(size_t perRank) {
     const auto name = t.strings.intern("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n");
     const auto launch = t.strings.intern("cudaLaunchKernel");
     std::vector<size_t> ops;
-    for (size_t i = 0; i < t.ranges.size(); ++i) {
-      const auto n = t.strings.at(t.ranges.name[i]);
+    for (size_t i = 0; i < t.ranges->size(); ++i) {
+      const auto n = t.strings.at(t.ranges->name[i]);
       if (n.starts_with("F ") || n.starts_with("BW ")) ops.push_back(i);
     }
     const size_t perOp = (perRank - t.eventCount()) / (2 * ops.size());
     uint32_t correlation = 1;
     for (size_t i : ops) {
-      const TimeNs s = t.ranges.start[i], e = t.ranges.end[i];
+      const TimeNs s = t.ranges->start[i], e = t.ranges->end[i];
       const TimeNs slot = (e - s) / static_cast<TimeNs>(perOp);
       for (size_t k = 0; k < perOp; ++k, ++correlation) {
         const TimeNs at = s + static_cast<TimeNs>(k) * slot;
-        t.apiCalls.start.push_back(at);
-        t.apiCalls.end.push_back(at + slot / 8);
-        t.apiCalls.thread.push_back(0);
-        t.apiCalls.name.push_back(launch);
-        t.apiCalls.correlation.push_back(correlation);
-        t.kernels.start.push_back(at + slot / 4);
-        t.kernels.end.push_back(at + slot - 1);
-        t.kernels.stream.push_back(stream);
-        t.kernels.name.push_back(name);
-        t.kernels.correlation.push_back(correlation);
+        t.apiCalls->start.push_back(at);
+        t.apiCalls->end.push_back(at + slot / 8);
+        t.apiCalls->thread.push_back(0);
+        t.apiCalls->name.push_back(launch);
+        t.apiCalls->correlation.push_back(correlation);
+        t.kernels->start.push_back(at + slot / 4);
+        t.kernels->end.push_back(at + slot - 1);
+        t.kernels->stream.push_back(stream);
+        t.kernels->name.push_back(name);
+        t.kernels->correlation.push_back(correlation);
       }
     }
   }

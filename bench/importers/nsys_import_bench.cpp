@@ -104,7 +104,7 @@ double importAll(Shape& s) {
     const traces::import::ImportedFile imported = traces::import::importNsysFile(f);
     for (const traces::RankTrace& t : imported.ranks) {
       events += t.eventCount();
-      calls += t.ncclCalls.size();
+      calls += t.ncclCalls->size();
     }
   }
   const double seconds = cpuSeconds() - t0;

@@ -111,7 +111,7 @@ void BM_ReadTrace(benchmark::State& state) {
   size_t memory = 0;
   for (auto _ : state) {
     RankTrace t = readRankTrace(f);
-    benchmark::DoNotOptimize(t.kernels.start.data());
+    benchmark::DoNotOptimize(t.kernels->start.data());
     memory = eventMemoryBytes(t);
   }
   state.counters["memory_bytes_per_event"] = double(memory) / double(n);

@@ -49,7 +49,7 @@ Rgba detailColor(const TimelineModel& model, const Row& row, uint32_t item) {
     case RowKind::Stream:
       switch (streamTableOf(item)) {
         case StreamTable::Kernel: {
-          const auto name = t.strings.at(t.kernels.name[streamIndexOf(item)]);
+          const auto name = t.strings.at(t.kernels->name[streamIndexOf(item)]);
           return startsWithNoCase(name, "nccl") ? commKernelColor() : computeKernelColor();
         }
         case StreamTable::Memcpy:
@@ -64,7 +64,7 @@ Rgba detailColor(const TimelineModel& model, const Row& row, uint32_t item) {
       return rgba(0x6b, 0x72, 0x80);
     case RowKind::Nvtx:
       // By the name's first word: every "F mb=..." range shares a color.
-      return nvtxColor(firstWord(t.strings.at(t.ranges.name[item])));
+      return nvtxColor(firstWord(t.strings.at(t.ranges->name[item])));
     default:
       return computeKernelColor();
   }
@@ -177,8 +177,8 @@ void opBoxes(Ctx& c, const Row& row, const PlacedRow& pr, uint16_t rowIndex, boo
 // An NCCL kernel that waited for its peers, as two boxes: the wait in the idle color of the gap
 // it lies in (it is idle, analysis.md §2), then the transfer in the communication color. Both
 // stand for the kernel (hover, search). False when the box is not such a kernel.
-bool waitAndTransferBoxes(Ctx& c, const Row& row, const PlacedRow& pr, uint16_t rowIndex,
-                          size_t l, const LodBox& b, double y0) {
+bool waitAndTransferBoxes(Ctx& c, const Row& row, const PlacedRow& pr, uint16_t rowIndex, size_t l,
+                          const LodBox& b, double y0) {
   if (row.kind != RowKind::Stream) return false;
   const uint32_t item = row.lanes[l].item[b.first];
   if (streamTableOf(item) != StreamTable::Kernel) return false;

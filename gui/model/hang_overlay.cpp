@@ -83,10 +83,10 @@ struct Builder {
   void openRanges(int stage, int rank, const RankStop& s) {
     const traces::RankTrace& t = model.run->ranks[rank];
     for (size_t k : analysis::hang::stillOpenRanges(t)) {
-      const std::string name(t.strings.at(t.openRanges.name[k]));
+      const std::string name(t.strings.at(t.openRanges->name[k]));
       // The step the rank stopped in holds every op of it: it is said in the hover, not drawn.
       if (name == s.step) continue;
-      const TimeNs start = t.openRanges.start[k];
+      const TimeNs start = t.openRanges->start[k];
       std::string text = s.label + " has " + name + " open since " + clockTime(start) + " " +
                          untilLastSeen(s, start);
       if (const Wait* w = waitOfRange(s, name, start); w && !w->on.empty()) {
@@ -120,7 +120,7 @@ struct Builder {
     if (from == 0) {
       // No op finished: from where the step it stopped in began.
       for (size_t k : analysis::hang::stillOpenRanges(t)) {
-        if (t.strings.at(t.openRanges.name[k]) == s.step) from = t.openRanges.start[k];
+        if (t.strings.at(t.openRanges->name[k]) == s.step) from = t.openRanges->start[k];
       }
     }
     if (from == 0 || from >= s.aliveNs) return;

@@ -84,20 +84,20 @@ std::string itemName(const TimelineModel& model, const PipelineRows& p, const Ro
       const uint32_t i = streamIndexOf(item);
       switch (streamTableOf(item)) {
         case StreamTable::Kernel:
-          return std::string(t.strings.at(t.kernels.name[i]));
+          return std::string(t.strings.at(t.kernels->name[i]));
         case StreamTable::Memcpy:
-          return std::string("memcpy ") + memcpyKindName(t.memcpys.copyKind[i]);
+          return std::string("memcpy ") + memcpyKindName(t.memcpys->copyKind[i]);
         case StreamTable::Memset:
           return "memset";
       }
       return "";
     }
     case RowKind::Nccl:
-      return ncclOpName(t.ncclCalls.op[item]);
+      return ncclOpName(t.ncclCalls->op[item]);
     case RowKind::Api:
-      return std::string(t.strings.at(t.apiCalls.name[item]));
+      return std::string(t.strings.at(t.apiCalls->name[item]));
     case RowKind::Nvtx:
-      return std::string(t.strings.at(t.ranges.name[item]));
+      return std::string(t.strings.at(t.ranges->name[item]));
     default:
       return "";
   }
@@ -158,7 +158,7 @@ std::string itemTooltip(const TimelineModel& model, const PipelineRows& p, const
       switch (streamTableOf(item)) {
         case StreamTable::Kernel: {
           std::string s = "kernel " + name + "\n" + row.label + "\n" +
-                          when(t.kernels.start[i] + off, t.kernels.end[i] + off, origin);
+                          when(t.kernels->start[i] + off, t.kernels->end[i] + off, origin);
           if (const analysis::CommWait* w = p.commWaitOf(row.rank, i); w && w->gap >= 0) {
             const auto cls = p.result->gaps[static_cast<size_t>(w->gap)].dominant;
             s += "\nwaited " + formatDuration(w->transferStart - w->start) +
@@ -169,30 +169,30 @@ std::string itemTooltip(const TimelineModel& model, const PipelineRows& p, const
           return s;
         }
         case StreamTable::Memcpy:
-          return name + ", " + std::to_string(t.memcpys.bytes[i]) + " bytes\n" + row.label + "\n" +
-                 when(t.memcpys.start[i] + off, t.memcpys.end[i] + off, origin);
+          return name + ", " + std::to_string(t.memcpys->bytes[i]) + " bytes\n" + row.label + "\n" +
+                 when(t.memcpys->start[i] + off, t.memcpys->end[i] + off, origin);
         case StreamTable::Memset:
-          return name + ", " + std::to_string(t.memsets.bytes[i]) + " bytes\n" + row.label + "\n" +
-                 when(t.memsets.start[i] + off, t.memsets.end[i] + off, origin);
+          return name + ", " + std::to_string(t.memsets->bytes[i]) + " bytes\n" + row.label + "\n" +
+                 when(t.memsets->start[i] + off, t.memsets->end[i] + off, origin);
       }
       return name;
     }
     case RowKind::Nccl: {
       std::string s = name;
-      if (t.ncclCalls.peer[item] >= 0) s += " peer " + std::to_string(t.ncclCalls.peer[item]);
-      s += ", " + std::to_string(t.ncclCalls.bytes[item]) + " bytes\n" + row.label + "\n" +
-           when(t.ncclCalls.start[item] + off, t.ncclCalls.end[item] + off, origin);
+      if (t.ncclCalls->peer[item] >= 0) s += " peer " + std::to_string(t.ncclCalls->peer[item]);
+      s += ", " + std::to_string(t.ncclCalls->bytes[item]) + " bytes\n" + row.label + "\n" +
+           when(t.ncclCalls->start[item] + off, t.ncclCalls->end[item] + off, origin);
       return s;
     }
     case RowKind::Api:
       return name + "\n" + row.label + "\n" +
-             when(t.apiCalls.start[item] + off, t.apiCalls.end[item] + off, origin);
+             when(t.apiCalls->start[item] + off, t.apiCalls->end[item] + off, origin);
     case RowKind::Nvtx: {
       std::string s = "NVTX " + name;
-      const auto domain = t.strings.at(t.ranges.domain[item]);
+      const auto domain = t.strings.at(t.ranges->domain[item]);
       if (!domain.empty()) s += " (domain " + std::string(domain) + ")";
       return s + "\n" + row.label + "\n" +
-             when(t.ranges.start[item] + off, t.ranges.end[item] + off, origin);
+             when(t.ranges->start[item] + off, t.ranges->end[item] + off, origin);
     }
     default:
       return name;

@@ -56,19 +56,19 @@ std::vector<Row> rawRows(const traces::RankTrace& t, int rankIndex, TimeNs offse
   };
 
   // GPU streams.
-  assert(t.kernels.size() < (size_t{1} << kStreamIndexBits));
+  assert(t.kernels->size() < (size_t{1} << kStreamIndexBits));
   std::vector<std::vector<Span>> streams(t.streams.size());
   collect(
-      t.kernels.size(), t.kernels.start, t.kernels.end,
-      [&](size_t i) { return t.kernels.stream[i]; }, offset, streams,
+      t.kernels->size(), t.kernels->start, t.kernels->end,
+      [&](size_t i) { return t.kernels->stream[i]; }, offset, streams,
       [](size_t i) { return streamItem(StreamTable::Kernel, i); });
   collect(
-      t.memcpys.size(), t.memcpys.start, t.memcpys.end,
-      [&](size_t i) { return t.memcpys.stream[i]; }, offset, streams,
+      t.memcpys->size(), t.memcpys->start, t.memcpys->end,
+      [&](size_t i) { return t.memcpys->stream[i]; }, offset, streams,
       [](size_t i) { return streamItem(StreamTable::Memcpy, i); });
   collect(
-      t.memsets.size(), t.memsets.start, t.memsets.end,
-      [&](size_t i) { return t.memsets.stream[i]; }, offset, streams,
+      t.memsets->size(), t.memsets->start, t.memsets->end,
+      [&](size_t i) { return t.memsets->stream[i]; }, offset, streams,
       [](size_t i) { return streamItem(StreamTable::Memset, i); });
   for (size_t s = 0; s < streams.size(); ++s) {
     add(RowKind::Stream, rank + " " + streamName(t, static_cast<traces::StreamIndex>(s)),
@@ -80,11 +80,11 @@ std::vector<Row> rawRows(const traces::RankTrace& t, int rankIndex, TimeNs offse
   std::vector<std::vector<Span>> nccl(threads), api(threads), nvtx(threads);
   const auto self = [](size_t i) { return static_cast<uint32_t>(i); };
   collect(
-      t.ncclCalls.size(), t.ncclCalls.start, t.ncclCalls.end,
-      [&](size_t i) { return t.ncclCalls.thread[i]; }, offset, nccl, self);
+      t.ncclCalls->size(), t.ncclCalls->start, t.ncclCalls->end,
+      [&](size_t i) { return t.ncclCalls->thread[i]; }, offset, nccl, self);
   collect(
-      t.apiCalls.size(), t.apiCalls.start, t.apiCalls.end,
-      [&](size_t i) { return t.apiCalls.thread[i]; }, offset, api, self);
+      t.apiCalls->size(), t.apiCalls->start, t.apiCalls->end,
+      [&](size_t i) { return t.apiCalls->thread[i]; }, offset, api, self);
   for (size_t th = 0; th < threads; ++th) {
     const std::string name = threadName(t, static_cast<traces::ThreadIndex>(th));
     add(RowKind::Nccl, rank + " NCCL " + name, std::move(nccl[th]));
@@ -95,16 +95,16 @@ std::vector<Row> rawRows(const traces::RankTrace& t, int rankIndex, TimeNs offse
   // start/end ranges may cross anything and are packed into lanes of their own below.
   std::vector<std::vector<std::vector<Span>>> byDepth(threads);
   std::vector<std::vector<Span>> crossing(threads);
-  for (size_t i = 0; i < t.ranges.size(); ++i) {
-    const size_t th = t.ranges.thread[i];
+  for (size_t i = 0; i < t.ranges->size(); ++i) {
+    const size_t th = t.ranges->thread[i];
     if (th >= threads) continue;
-    const Span s{t.ranges.start[i] + offset, t.ranges.end[i] + offset, static_cast<uint32_t>(i)};
-    if (t.ranges.kind[i] == traces::RangeKind::StartEnd) {
+    const Span s{t.ranges->start[i] + offset, t.ranges->end[i] + offset, static_cast<uint32_t>(i)};
+    if (t.ranges->kind[i] == traces::RangeKind::StartEnd) {
       crossing[th].push_back(s);
       continue;
     }
     auto& levels = byDepth[th];
-    const size_t d = t.ranges.depth[i];
+    const size_t d = t.ranges->depth[i];
     if (levels.size() <= d) levels.resize(d + 1);
     levels[d].push_back(s);
   }

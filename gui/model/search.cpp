@@ -120,19 +120,19 @@ SearchResult search(const TimelineModel& model, const PipelineRows& p, std::stri
           switch (row.kind) {
             case RowKind::Stream:
               if (streamTableOf(item) == StreamTable::Kernel) {
-                match = (*strings)[t.kernels.name[streamIndexOf(item)]] != 0;
+                match = (*strings)[t.kernels->name[streamIndexOf(item)]] != 0;
               } else {
                 match = containsNoCase(itemName(model, p, row, item), q);
               }
               break;
             case RowKind::Nccl:
-              match = containsNoCase(ncclOpName(t.ncclCalls.op[item]), q);
+              match = containsNoCase(ncclOpName(t.ncclCalls->op[item]), q);
               break;
             case RowKind::Api:
-              match = (*strings)[t.apiCalls.name[item]] != 0;
+              match = (*strings)[t.apiCalls->name[item]] != 0;
               break;
             case RowKind::Nvtx:
-              match = (*strings)[t.ranges.name[item]] != 0;
+              match = (*strings)[t.ranges->name[item]] != 0;
               break;
             default:
               break;

@@ -33,7 +33,7 @@ std::string shellQuote(const std::string& s) {
 int64_t rangeCount(const fs::path& dir) {
   const auto files = traceFiles(dir);
   if (files.size() != 1) return -1;
-  return static_cast<int64_t>(traces::readRankTrace(files[0]).ranges.size());
+  return static_cast<int64_t>(traces::readRankTrace(files[0]).ranges->size());
 }
 
 TEST(AgentCrash, SigkillLeavesAReadableTraceOfEveryCommittedBatch) {
@@ -52,7 +52,7 @@ TEST(AgentCrash, SigkillLeavesAReadableTraceOfEveryCommittedBatch) {
   const int64_t count = std::stoll(rows[0][0]);
   EXPECT_GT(count, 100);
   EXPECT_EQ(std::stoll(rows[0][1]), count - 1);
-  EXPECT_EQ(t.ranges.size(), static_cast<size_t>(count));
+  EXPECT_EQ(t.ranges->size(), static_cast<size_t>(count));
   EXPECT_EQ(t.meta.captureWindows.size(), 1u);
   EXPECT_EQ(t.meta.captureWindows[0].end, 0);  // still open: the process was killed
 }

@@ -87,12 +87,12 @@ class ActivityDecoderTest : public ::testing::Test {
 TEST_F(ActivityDecoderTest, KernelBecomesARowWithDemangledNameStreamAndCorrelation) {
   const auto k = kernelRecord(2'000, 5'000, 42, "_Z6matmulPKfS0_Pfi");
   const traces::RankTrace t = decodeAll(k);
-  ASSERT_EQ(t.kernels.size(), 1u);
-  EXPECT_EQ(t.kernels.start[0], 2'000);
-  EXPECT_EQ(t.kernels.end[0], 5'000);
-  EXPECT_EQ(t.kernels.correlation[0], 42u);
-  EXPECT_EQ(t.strings.at(t.kernels.name[0]), "matmul(float const*, float const*, float*, int)");
-  const traces::Stream& s = t.streams.at(t.kernels.stream[0]);
+  ASSERT_EQ(t.kernels->size(), 1u);
+  EXPECT_EQ(t.kernels->start[0], 2'000);
+  EXPECT_EQ(t.kernels->end[0], 5'000);
+  EXPECT_EQ(t.kernels->correlation[0], 42u);
+  EXPECT_EQ(t.strings.at(t.kernels->name[0]), "matmul(float const*, float const*, float*, int)");
+  const traces::Stream& s = t.streams.at(t.kernels->stream[0]);
   EXPECT_EQ(s.device, 1u);
   EXPECT_EQ(s.streamId, 13u);
   EXPECT_EQ(decoder_.counts().written, 1u);
@@ -130,12 +130,12 @@ TEST_F(ActivityDecoderTest, MemoryRecordsBecomeTheReserveAfterEachAndDevicesThei
                 memoryRecord(kAlloc, kDevice, 300, 2'000),
                 memoryRecord(kAlloc, CUPTI_ACTIVITY_MEMORY_KIND_PINNED, 7, 2'500),
                 memoryRecord(kRelease, kDevice, 1000, 3'000));
-  ASSERT_EQ(t.memory.size(), 2u);
-  EXPECT_EQ(t.memory.start, (std::vector<TimeNs>{2'000, 3'000}));
-  EXPECT_EQ(t.memory.reserved, (std::vector<int64_t>{1300, 300}));
-  EXPECT_EQ(t.memory.allocated,
+  ASSERT_EQ(t.memory->size(), 2u);
+  EXPECT_EQ(t.memory->start, (std::vector<TimeNs>{2'000, 3'000}));
+  EXPECT_EQ(t.memory->reserved, (std::vector<int64_t>{1300, 300}));
+  EXPECT_EQ(t.memory->allocated,
             (std::vector<int64_t>{traces::kBytesUnknown, traces::kBytesUnknown}));
-  EXPECT_EQ(t.memory.device, (std::vector<uint32_t>{1, 1}));
+  EXPECT_EQ(t.memory->device, (std::vector<uint32_t>{1, 1}));
   ASSERT_EQ(t.devices.size(), 1u);
   EXPECT_EQ(t.devices[0].memoryBytes, 85'045'477'376u);
 }
@@ -188,20 +188,20 @@ TEST_F(ActivityDecoderTest, CopiesSetsAndSyncsKeepBytesKindsAndTheirDevice) {
   sync.correlationId = 52;
 
   const traces::RankTrace t = decodeAll(context, copy, set, sync);
-  ASSERT_EQ(t.memcpys.size(), 1u);
-  EXPECT_EQ(t.memcpys.bytes[0], uint64_t{1} << 20);
-  EXPECT_EQ(t.memcpys.copyKind[0], traces::MemcpyKind::HostToDevice);
-  EXPECT_EQ(t.memcpys.correlation[0], 50u);
-  EXPECT_EQ(t.streams.at(t.memcpys.stream[0]).streamId, 14u);
-  ASSERT_EQ(t.memsets.size(), 1u);
-  EXPECT_EQ(t.memsets.bytes[0], 4096u);
-  EXPECT_EQ(t.memsets.correlation[0], 51u);
-  ASSERT_EQ(t.syncs.size(), 1u);
-  EXPECT_EQ(t.syncs.syncKind[0], traces::SyncKind::StreamSynchronize);
-  EXPECT_EQ(t.syncs.end[0], 9'000);
-  EXPECT_EQ(t.syncs.correlation[0], 52u);
+  ASSERT_EQ(t.memcpys->size(), 1u);
+  EXPECT_EQ(t.memcpys->bytes[0], uint64_t{1} << 20);
+  EXPECT_EQ(t.memcpys->copyKind[0], traces::MemcpyKind::HostToDevice);
+  EXPECT_EQ(t.memcpys->correlation[0], 50u);
+  EXPECT_EQ(t.streams.at(t.memcpys->stream[0]).streamId, 14u);
+  ASSERT_EQ(t.memsets->size(), 1u);
+  EXPECT_EQ(t.memsets->bytes[0], 4096u);
+  EXPECT_EQ(t.memsets->correlation[0], 51u);
+  ASSERT_EQ(t.syncs->size(), 1u);
+  EXPECT_EQ(t.syncs->syncKind[0], traces::SyncKind::StreamSynchronize);
+  EXPECT_EQ(t.syncs->end[0], 9'000);
+  EXPECT_EQ(t.syncs->correlation[0], 52u);
   // The sync record names only its context: the device comes from the context record.
-  EXPECT_EQ(t.streams.at(t.syncs.stream[0]).device, 1u);
+  EXPECT_EQ(t.streams.at(t.syncs->stream[0]).device, 1u);
 }
 
 TEST_F(ActivityDecoderTest, ExternalIdTiesALaunchAndItsKernelToTheNcclCall) {
@@ -214,19 +214,19 @@ TEST_F(ActivityDecoderTest, ExternalIdTiesALaunchAndItsKernelToTheNcclCall) {
       apiCall(CUPTI_ACTIVITY_KIND_DRIVER, kDriverLaunchCbid, 6'000, 6'100, 43);
   const traces::RankTrace t = decodeAll(ext, launch, k, nvtxExt, driverLaunch);
 
-  ASSERT_EQ(t.apiCalls.size(), 2u);
-  EXPECT_EQ(t.strings.at(t.apiCalls.name[0]), "cudaLaunchKernel");
-  EXPECT_EQ(t.apiCalls.correlation[0], 42u);
-  EXPECT_EQ(t.threads.at(t.apiCalls.thread[0]).tid, 4242u);
-  EXPECT_EQ(t.strings.at(t.apiCalls.name[1]), "cuLaunchKernel");
-  ASSERT_EQ(t.correlations.size(), 2u);
-  EXPECT_EQ(t.correlations.correlation[0], 42u);
-  EXPECT_EQ(t.correlations.externalKind[0], traces::ExternalKind::NcclCall);
-  EXPECT_EQ(t.correlations.externalId[0], 0x8000000000010001ull);
-  EXPECT_EQ(t.correlations.externalKind[1], traces::ExternalKind::NvtxRange);
-  EXPECT_EQ(t.correlations.externalId[1], 9u);
-  ASSERT_EQ(t.kernels.size(), 1u);
-  EXPECT_EQ(t.kernels.correlation[0], t.apiCalls.correlation[0]);
+  ASSERT_EQ(t.apiCalls->size(), 2u);
+  EXPECT_EQ(t.strings.at(t.apiCalls->name[0]), "cudaLaunchKernel");
+  EXPECT_EQ(t.apiCalls->correlation[0], 42u);
+  EXPECT_EQ(t.threads.at(t.apiCalls->thread[0]).tid, 4242u);
+  EXPECT_EQ(t.strings.at(t.apiCalls->name[1]), "cuLaunchKernel");
+  ASSERT_EQ(t.correlations->size(), 2u);
+  EXPECT_EQ(t.correlations->correlation[0], 42u);
+  EXPECT_EQ(t.correlations->externalKind[0], traces::ExternalKind::NcclCall);
+  EXPECT_EQ(t.correlations->externalId[0], 0x8000000000010001ull);
+  EXPECT_EQ(t.correlations->externalKind[1], traces::ExternalKind::NvtxRange);
+  EXPECT_EQ(t.correlations->externalId[1], 9u);
+  ASSERT_EQ(t.kernels->size(), 1u);
+  EXPECT_EQ(t.kernels->correlation[0], t.apiCalls->correlation[0]);
 }
 
 TEST_F(ActivityDecoderTest, NoisyCallsAndTheirExternalIdsAreDroppedAndCounted) {
@@ -234,8 +234,8 @@ TEST_F(ActivityDecoderTest, NoisyCallsAndTheirExternalIdsAreDroppedAndCounted) {
   const auto getDevice = apiCall(CUPTI_ACTIVITY_KIND_RUNTIME, kGetDeviceCbid, 1'500, 1'600, 60);
   const auto ctx = apiCall(CUPTI_ACTIVITY_KIND_DRIVER, kDriverCtxGetCbid, 1'700, 1'710, 61);
   const traces::RankTrace t = decodeAll(ext, getDevice, ctx);
-  EXPECT_EQ(t.apiCalls.size(), 0u);
-  EXPECT_EQ(t.correlations.size(), 0u);
+  EXPECT_EQ(t.apiCalls->size(), 0u);
+  EXPECT_EQ(t.correlations->size(), 0u);
   EXPECT_EQ(decoder_.counts().filtered, 2u);
 }
 
@@ -245,8 +245,8 @@ TEST_F(ActivityDecoderTest, RecordsOutsideWindowsOrWithoutTimesAreCountedNotWrit
   const auto unfinished = kernelRecord(0, 0, 3, "_Z1kv");         // a forced flush of running work
   const auto inside = kernelRecord(1'000, 1'100, 4, "_Z1kv");     // on the window's start
   const traces::RankTrace t = decodeAll(before, after, unfinished, inside);
-  ASSERT_EQ(t.kernels.size(), 1u);
-  EXPECT_EQ(t.kernels.correlation[0], 4u);
+  ASSERT_EQ(t.kernels->size(), 1u);
+  EXPECT_EQ(t.kernels->correlation[0], 4u);
   EXPECT_EQ(decoder_.counts().outsideWindow, 2u);
   EXPECT_EQ(decoder_.counts().incomplete, 1u);
   EXPECT_EQ(decoder_.counts().records, 4u);
@@ -256,9 +256,9 @@ TEST_F(ActivityDecoderTest, ClockOffsetMovesCuptiTimesToRealtime) {
   decoder_.setWindows({TimeSpan{1'000'000, INT64_MAX}});
   decoder_.setClockOffset(1'000'000);
   const traces::RankTrace t = decodeAll(kernelRecord(10, 20, 7, "_Z1kv"));
-  ASSERT_EQ(t.kernels.size(), 1u);
-  EXPECT_EQ(t.kernels.start[0], 1'000'010);
-  EXPECT_EQ(t.kernels.end[0], 1'000'020);
+  ASSERT_EQ(t.kernels->size(), 1u);
+  EXPECT_EQ(t.kernels->start[0], 1'000'010);
+  EXPECT_EQ(t.kernels->end[0], 1'000'020);
 }
 
 TEST_F(ActivityDecoderTest, DeviceRecordNamesTheGpuWithItsUuid) {
@@ -303,13 +303,13 @@ TEST_F(ActivityDecoderTest, PeerCopyIsACopyWithItsBytesAndCorrelation) {
   unfinished.end = 0;  // CUPTI had no end time for it: counted, not written
 
   const traces::RankTrace t = decodeAll(copy, unfinished);
-  ASSERT_EQ(t.memcpys.size(), 1u);
-  EXPECT_EQ(t.memcpys.start[0], 6'000);
-  EXPECT_EQ(t.memcpys.end[0], 8'000);
-  EXPECT_EQ(t.memcpys.bytes[0], uint64_t{3} << 20);
-  EXPECT_EQ(t.memcpys.copyKind[0], traces::MemcpyKind::PeerToPeer);
-  EXPECT_EQ(t.memcpys.correlation[0], 60u);
-  EXPECT_EQ(t.streams.at(t.memcpys.stream[0]).streamId, 15u);
+  ASSERT_EQ(t.memcpys->size(), 1u);
+  EXPECT_EQ(t.memcpys->start[0], 6'000);
+  EXPECT_EQ(t.memcpys->end[0], 8'000);
+  EXPECT_EQ(t.memcpys->bytes[0], uint64_t{3} << 20);
+  EXPECT_EQ(t.memcpys->copyKind[0], traces::MemcpyKind::PeerToPeer);
+  EXPECT_EQ(t.memcpys->correlation[0], 60u);
+  EXPECT_EQ(t.streams.at(t.memcpys->stream[0]).streamId, 15u);
   EXPECT_EQ(decoder_.counts().written, 1u);
   EXPECT_EQ(decoder_.counts().incomplete, 1u);
 }

@@ -54,7 +54,7 @@ size_t kernelsInSnapshot(const control::Target& agent, const char* name, std::st
   const traces::RankTrace t = traces::readRankTrace(db, "snapshot");
   *reason = t.meta.captureWindows.empty() ? "" : t.meta.captureWindows[0].reason;
   size_t n = 0;
-  for (traces::StringId id : t.kernels.name) n += t.strings.at(id) == name ? 1 : 0;
+  for (traces::StringId id : t.kernels->name) n += t.strings.at(id) == name ? 1 : 0;
   return n;
 }
 

@@ -45,14 +45,14 @@ TEST(MemoryWindow, PrunesAtMostEvery200MsToWhatItKeeps) {
   addRange(*trace, 900 * kMs, 1'500 * kMs);
   pruning.afterCommit(*trace, 1'600 * kMs, 1'000 * kMs);  // cutoff 600 ms: the first goes
   EXPECT_EQ(pruning.cutoffNs(), 600 * kMs);
-  EXPECT_EQ(read(trace->image()).ranges.size(), 1u);
+  EXPECT_EQ(read(trace->image()).ranges->size(), 1u);
   addRange(*trace, 1'700 * kMs, 1'750 * kMs);
   pruning.afterCommit(*trace, 1'700 * kMs, 100 * kMs);  // 100 ms later: not due yet
   EXPECT_EQ(pruning.cutoffNs(), 600 * kMs);
-  EXPECT_EQ(read(trace->image()).ranges.size(), 2u);
+  EXPECT_EQ(read(trace->image()).ranges->size(), 2u);
   pruning.afterCommit(*trace, 1'800 * kMs, 100 * kMs);  // due: cutoff 1,700 ms
   EXPECT_EQ(pruning.cutoffNs(), 1'700 * kMs);
-  EXPECT_EQ(read(trace->image()).ranges.size(), 1u);
+  EXPECT_EQ(read(trace->image()).ranges->size(), 1u);
 }
 
 TEST(MemoryWindow, AnImageOverTheLimitIsRefusedWithItsSize) {

@@ -38,8 +38,8 @@ TEST(AgentRecord, NestedRangesOnThreadsKeepNamesDepthThreadAndDomain) {
   EXPECT_EQ(file.filename().string().rfind("pid-", 0), 0u);
 
   const traces::RankTrace t = traces::readRankTrace(file);
-  EXPECT_EQ(t.ranges.size(), size_t(threads * repeats * (depth + 2) + 1));
-  EXPECT_EQ(t.marks.size(), size_t(threads * repeats));
+  EXPECT_EQ(t.ranges->size(), size_t(threads * repeats * (depth + 2) + 1));
+  EXPECT_EQ(t.marks->size(), size_t(threads * repeats));
   EXPECT_EQ(sqlInt(file, "SELECT count FROM dropped_events WHERE source='nvtx'"), 0);
 
   const std::string names =
@@ -232,7 +232,7 @@ TEST(AgentRecord, NoCudaDriverIsOneLineAndNvtxCaptureGoesOn) {
   ASSERT_EQ(lines.size(), 2u) << r.err;  // the CUDA line, then where the traces went
   EXPECT_NE(lines[0].find("CUDA capture is off, NVTX and NCCL capture go on"), std::string::npos);
   const fs::path file = onlyTrace(tmp / "run");
-  EXPECT_GT(traces::readRankTrace(file).ranges.size(), 0u);
+  EXPECT_GT(traces::readRankTrace(file).ranges->size(), 0u);
   EXPECT_NE(traces::readRankMeta(file).cudaNote.find("no CUDA driver"), std::string::npos);
 
   const auto off = recordApp(tmp / "off", {"ranges", "1"}, {"--cuda", "off"}, cleanEnv());
@@ -247,11 +247,11 @@ TEST(AgentRecord, SecondRunInTheSameDirectoryDoesNotOverwriteOrClaimTheRank) {
   ASSERT_EQ(again.exitCode, 0) << again.err;
   const auto files = traceFiles(dir);
   ASSERT_EQ(files.size(), 2u);
-  EXPECT_EQ(traces::readRankTrace(dir / "rank-00000.sqlite").ranges.size(), 4u);
+  EXPECT_EQ(traces::readRankTrace(dir / "rank-00000.sqlite").ranges->size(), 4u);
   const fs::path second = files[0].filename() == "rank-00000.sqlite" ? files[1] : files[0];
   EXPECT_EQ(second.filename().string().rfind("rank-0.pid-", 0), 0u) << second;
   const traces::RankTrace t = traces::readRankTrace(second);
-  EXPECT_EQ(t.ranges.size(), 6u);
+  EXPECT_EQ(t.ranges->size(), 6u);
   EXPECT_EQ(t.meta.rank, -1);
   EXPECT_EQ(t.meta.extra.at("claimed_rank"), "0");
   const auto lines = agentLines(again.err);
@@ -287,8 +287,8 @@ TEST(AgentRecord, ForkedChildWritesItsOwnValidFileNotTheParents) {
 
   const traces::RankTrace p = traces::readRankTrace(parent);
   const traces::RankTrace c = traces::readRankTrace(child);
-  EXPECT_EQ(p.ranges.size(), 20u);
-  EXPECT_EQ(c.ranges.size(), 10u);
+  EXPECT_EQ(p.ranges->size(), 20u);
+  EXPECT_EQ(c.ranges->size(), 10u);
   EXPECT_EQ(sqlInt(parent,
                    "SELECT count(*) FROM nvtx_ranges r JOIN strings s ON s.id = r.name_id "
                    "WHERE s.value LIKE 'child%'"),

@@ -45,7 +45,7 @@ TEST(AgentTraceFiles, RankNameTakenAtTheCreateFallsBackToThePidName) {
   }
   ASSERT_FALSE(written.empty()) << r.err;
   const traces::RankTrace t = traces::readRankTrace(written);
-  EXPECT_EQ(t.ranges.size(), 5u);
+  EXPECT_EQ(t.ranges->size(), 5u);
   EXPECT_EQ(t.meta.rank, -1);
   EXPECT_EQ(t.meta.extra.at("claimed_rank"), "0");
   const auto lines = agentLines(r.err);
@@ -76,7 +76,7 @@ TEST(AgentTraceFiles, ProcessesRacingForOneRankAreEachRecorded) {
   int ranked = 0;
   for (const fs::path& f : files) {
     const traces::RankTrace t = traces::readRankTrace(f);
-    EXPECT_EQ(t.ranges.size(), 5u) << f;
+    EXPECT_EQ(t.ranges->size(), 5u) << f;
     if (f.filename() == "rank-00000.sqlite") {
       ++ranked;
       EXPECT_EQ(t.meta.rank, 0);
@@ -134,8 +134,8 @@ TEST(AgentTraceFiles, RecordDoesNotCountAFileWithoutMeta) {
 
 std::vector<std::string> rangeNames(const traces::RankTrace& t) {
   std::vector<std::string> names;
-  for (size_t i = 0; i < t.ranges.size(); ++i) {
-    names.emplace_back(t.strings.at(t.ranges.name[i]));
+  for (size_t i = 0; i < t.ranges->size(); ++i) {
+    names.emplace_back(t.strings.at(t.ranges->name[i]));
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -183,7 +183,7 @@ TEST(AgentTraceFiles, JobClosingEveryDescriptorIsRecordedOnInANextPart) {
 
   const traces::RankTrace before = traces::readRankTrace(dir / "rank-00003.sqlite");
   EXPECT_EQ(before.meta.rank, 3);
-  ASSERT_EQ(before.ranges.size(), 20u);
+  ASSERT_EQ(before.ranges->size(), 20u);
   EXPECT_EQ(rangeNames(before).front(), "before 0");
   fs::path next;
   for (const fs::path& f : traceFiles(dir)) {
@@ -197,7 +197,7 @@ TEST(AgentTraceFiles, JobClosingEveryDescriptorIsRecordedOnInANextPart) {
   EXPECT_EQ(after.meta.extra.at("claimed_rank"), "3");
   EXPECT_EQ(after.meta.extra.at("continues"), "rank-00003.sqlite");
   EXPECT_EQ(after.meta.dropped.at("unwritten"), 0u);  // the writer saw it before writing
-  ASSERT_EQ(after.ranges.size(), 20u);
+  ASSERT_EQ(after.ranges->size(), 20u);
   EXPECT_EQ(rangeNames(after).front(), "after 0");
   EXPECT_EQ(traces::readRun(dir).ranks.size(), 2u);
   EXPECT_NE(r.err.find("traces in " + dir.string() + ": 1 rank in 2 files"), std::string::npos)
@@ -223,7 +223,7 @@ TEST(AgentTraceFiles, TracesFollowTheUmaskUnlessPrivate) {
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(modeOf(dir / "rank-00000.sqlite"), ownerOnly ? 0600u : 0644u);
     EXPECT_EQ(modeOf(dir), ownerOnly ? 0700u : 0755u);
-    EXPECT_EQ(traces::readRankTrace(dir / "rank-00000.sqlite").ranges.size(), 5u);
+    EXPECT_EQ(traces::readRankTrace(dir / "rank-00000.sqlite").ranges->size(), 5u);
   }
 }
 

@@ -104,23 +104,23 @@ class WatchedJob {
 
 size_t rangesNamed(const traces::RankTrace& t, const std::string& prefix) {
   size_t n = 0;
-  for (traces::StringId id : t.ranges.name) n += t.strings.at(id).rfind(prefix, 0) == 0 ? 1 : 0;
+  for (traces::StringId id : t.ranges->name) n += t.strings.at(id).rfind(prefix, 0) == 0 ? 1 : 0;
   return n;
 }
 
 // The start of the range named exactly `name`; -1 if the trace holds none.
 int64_t startOf(const traces::RankTrace& t, const std::string& name) {
-  for (size_t i = 0; i < t.ranges.size(); ++i) {
-    if (t.strings.at(t.ranges.name[i]) == name) return t.ranges.start[i];
+  for (size_t i = 0; i < t.ranges->size(); ++i) {
+    if (t.strings.at(t.ranges->name[i]) == name) return t.ranges->start[i];
   }
   return -1;
 }
 
 int64_t earliestEnd(const traces::RankTrace& t) {
-  return *std::min_element(t.ranges.end.begin(), t.ranges.end.end());
+  return *std::min_element(t.ranges->end.begin(), t.ranges->end.end());
 }
 int64_t latestEnd(const traces::RankTrace& t) {
-  return *std::max_element(t.ranges.end.begin(), t.ranges.end.end());
+  return *std::max_element(t.ranges->end.begin(), t.ranges->end.end());
 }
 
 TEST(AgentWatch, SnapshotsHoldTheLastSecondsOfOpsAndNoFileIsWritten) {
@@ -136,7 +136,7 @@ TEST(AgentWatch, SnapshotsHoldTheLastSecondsOfOpsAndNoFileIsWritten) {
   std::this_thread::sleep_for(milliseconds(3000));
   const auto first = j.snapshot();
   ASSERT_TRUE(first.reply.ok);
-  ASSERT_GT(first.trace.ranges.size(), 50u);
+  ASSERT_GT(first.trace.ranges->size(), 50u);
   EXPECT_GT(rangesNamed(first.trace, "F mb="), 10u);
   EXPECT_GT(rangesNamed(first.trace, "RECV B mb="), 10u);
   EXPECT_GT(rangesNamed(first.trace, "step "), 5u);
@@ -164,7 +164,7 @@ TEST(AgentWatch, SnapshotsHoldTheLastSecondsOfOpsAndNoFileIsWritten) {
   std::this_thread::sleep_for(milliseconds(1000));
   const auto second = j.snapshot();
   ASSERT_TRUE(second.reply.ok);
-  ASSERT_GT(second.trace.ranges.size(), 50u);
+  ASSERT_GT(second.trace.ranges->size(), 50u);
   EXPECT_GT(latestEnd(second.trace), latestEnd(first.trace) + 500'000'000);
   EXPECT_GT(earliestEnd(second.trace), earliestEnd(first.trace));
   EXPECT_GE(earliestEnd(second.trace),
@@ -206,10 +206,10 @@ void expectEveryOp(const traces::RankTrace& file) {
     int64_t number, start, end;
   };
   std::vector<Step> steps;
-  for (size_t i = 0; i < file.ranges.size(); ++i) {
-    const std::string name(file.strings.at(file.ranges.name[i]));
+  for (size_t i = 0; i < file.ranges->size(); ++i) {
+    const std::string name(file.strings.at(file.ranges->name[i]));
     if (name.rfind("step ", 0) == 0) {
-      steps.push_back({std::stoll(name.substr(5)), file.ranges.start[i], file.ranges.end[i]});
+      steps.push_back({std::stoll(name.substr(5)), file.ranges->start[i], file.ranges->end[i]});
     }
   }
   std::sort(steps.begin(), steps.end(), [](auto& a, auto& b) { return a.number < b.number; });
@@ -218,9 +218,9 @@ void expectEveryOp(const traces::RankTrace& file) {
     EXPECT_EQ(steps[k].number, static_cast<int64_t>(k));
     for (const char* op : {"F mb=", "RECV B mb=", "B mb="}) {
       size_t n = 0;
-      for (size_t i = 0; i < file.ranges.size(); ++i) {
-        n += file.ranges.start[i] >= steps[k].start && file.ranges.end[i] <= steps[k].end &&
-             file.strings.at(file.ranges.name[i]).rfind(op, 0) == 0;
+      for (size_t i = 0; i < file.ranges->size(); ++i) {
+        n += file.ranges->start[i] >= steps[k].start && file.ranges->end[i] <= steps[k].end &&
+             file.strings.at(file.ranges->name[i]).rfind(op, 0) == 0;
       }
       EXPECT_EQ(n, 4u) << "step " << k << " " << op;
     }
@@ -306,11 +306,11 @@ TEST(AgentWatch, AFileWindowOpensUnderAWatchAndTheWatchGoesOn) {
   ASSERT_EQ(file.meta.captureWindows.size(), 1u);
   const traces::CaptureWindow& w = file.meta.captureWindows[0];
   EXPECT_EQ(w.reason, "attach duration=1");
-  ASSERT_GT(file.ranges.size(), 10u);
+  ASSERT_GT(file.ranges->size(), 10u);
   // Only ranges begun inside the file window: none from either memory window.
-  for (size_t i = 0; i < file.ranges.size(); ++i) {
-    EXPECT_GE(file.ranges.start[i], w.start) << file.strings.at(file.ranges.name[i]);
-    EXPECT_LE(file.ranges.start[i], w.end) << file.strings.at(file.ranges.name[i]);
+  for (size_t i = 0; i < file.ranges->size(); ++i) {
+    EXPECT_GE(file.ranges->start[i], w.start) << file.strings.at(file.ranges->name[i]);
+    EXPECT_LE(file.ranges->start[i], w.end) << file.strings.at(file.ranges->name[i]);
   }
 }
 

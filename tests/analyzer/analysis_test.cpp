@@ -77,7 +77,7 @@ TEST(Analysis, StepsCutWithoutMarkersAnalyseLikeMarkedSteps) {
   const traces::Run marked = synthesize(job);
   traces::Run unmarked = marked;
   for (auto& t : unmarked.ranks) {
-    for (auto& name : t.ranges.name) {
+    for (auto& name : t.ranges->name) {
       if (t.strings.at(name).starts_with("step ")) name = t.strings.intern("train_step");
     }
   }
@@ -199,16 +199,16 @@ TEST(Analysis, HostBusyStaysAHostStallWhileAnotherThreadStartsWork) {
   traces::RankTrace& t = run.ranks[2];
   const traces::StringId loader = t.strings.intern("dataloader");
   size_t i = 0;
-  while (i < t.ranges.size() && t.ranges.name[i] != loader) ++i;
-  ASSERT_LT(i, t.ranges.size());
-  const TimeNs start = t.ranges.start[i] + 1'000'000;
-  t.ranges.start.push_back(start);
-  t.ranges.end.push_back(start + 1'000);
-  t.ranges.thread.push_back(1);
-  t.ranges.domain.push_back(0);
-  t.ranges.name.push_back(t.strings.intern("loss"));
-  t.ranges.depth.push_back(0);
-  t.ranges.kind.push_back(traces::RangeKind::PushPop);
+  while (i < t.ranges->size() && t.ranges->name[i] != loader) ++i;
+  ASSERT_LT(i, t.ranges->size());
+  const TimeNs start = t.ranges->start[i] + 1'000'000;
+  t.ranges->start.push_back(start);
+  t.ranges->end.push_back(start + 1'000);
+  t.ranges->thread.push_back(1);
+  t.ranges->domain.push_back(0);
+  t.ranges->name.push_back(t.strings.intern("loss"));
+  t.ranges->depth.push_back(0);
+  t.ranges->kind.push_back(traces::RangeKind::PushPop);
   traces::sortEvents(t);
   const AnalysisResult r = analyzeRun(run);
   EXPECT_NEAR(cls(r.pipelines[0].stages[2].perStep[0], IdleClass::HostStall), 10'000'000, 200'000);
@@ -292,13 +292,13 @@ TEST(AnalysisInput, NothingRecognisedNamesTheRuleSetsTried) {
   run.ranks.resize(1);
   auto& t = run.ranks[0];
   t.threadIndex(1);
-  t.ranges.start = {0};
-  t.ranges.end = {10};
-  t.ranges.thread = {0};
-  t.ranges.domain = {0};
-  t.ranges.name = {t.strings.intern("train_step")};
-  t.ranges.depth = {0};
-  t.ranges.kind = {traces::RangeKind::PushPop};
+  t.ranges->start = {0};
+  t.ranges->end = {10};
+  t.ranges->thread = {0};
+  t.ranges->domain = {0};
+  t.ranges->name = {t.strings.intern("train_step")};
+  t.ranges->depth = {0};
+  t.ranges->kind = {traces::RangeKind::PushPop};
   try {
     analyzeRun(run);
     FAIL();
@@ -331,9 +331,9 @@ TEST(AnalysisInput, AStepTheSimulatorCannotReRunIsLeftOutWithTheSimulatorsReason
   // input to wait for.
   auto& t = run.ranks[2];
   int seen = 0;
-  for (size_t i = 0; i < t.ranges.size(); ++i) {
-    if (t.strings.at(t.ranges.name[i]) != "F mb=3" || seen++ != 1) continue;
-    t.ranges.forEachColumn([&](auto& column) { column.erase(column.begin() + i); });
+  for (size_t i = 0; i < t.ranges->size(); ++i) {
+    if (t.strings.at(t.ranges->name[i]) != "F mb=3" || seen++ != 1) continue;
+    t.ranges->forEachColumn([&](auto& column) { column.erase(column.begin() + i); });
     break;
   }
   const AnalysisResult r = analyzeRun(run);

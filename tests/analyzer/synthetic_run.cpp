@@ -29,13 +29,13 @@ std::string commName(bool send, bool gradient, int mb, int chunk, int peer) {
 
 void addRange(RankTrace& t, traces::ThreadIndex thread, TimeNs start, TimeNs end,
               const std::string& name, uint16_t depth) {
-  t.ranges.start.push_back(start);
-  t.ranges.end.push_back(end);
-  t.ranges.thread.push_back(thread);
-  t.ranges.domain.push_back(0);
-  t.ranges.name.push_back(t.strings.intern(name));
-  t.ranges.depth.push_back(depth);
-  t.ranges.kind.push_back(traces::RangeKind::PushPop);
+  t.ranges->start.push_back(start);
+  t.ranges->end.push_back(end);
+  t.ranges->thread.push_back(thread);
+  t.ranges->domain.push_back(0);
+  t.ranges->name.push_back(t.strings.intern(name));
+  t.ranges->depth.push_back(depth);
+  t.ranges->kind.push_back(traces::RangeKind::PushPop);
 }
 
 TimeNs defaultCost(const Op& op) {

@@ -50,13 +50,13 @@ traces::Run withEngineLabels(traces::Run run, const json& truth) {
     for (const json& r : stage.at("nvtx")) {
       const std::string name = r.at("name");
       if (name == engine::kDataloaderRange) continue;
-      t.ranges.start.push_back(r.at("start_ns").get<TimeNs>());
-      t.ranges.end.push_back(r.at("end_ns").get<TimeNs>());
-      t.ranges.thread.push_back(t.threadIndex(r.at("tid").get<uint64_t>()));
-      t.ranges.domain.push_back(t.strings.intern(""));
-      t.ranges.name.push_back(t.strings.intern(name));
-      t.ranges.depth.push_back(0);
-      t.ranges.kind.push_back(traces::RangeKind::PushPop);
+      t.ranges->start.push_back(r.at("start_ns").get<TimeNs>());
+      t.ranges->end.push_back(r.at("end_ns").get<TimeNs>());
+      t.ranges->thread.push_back(t.threadIndex(r.at("tid").get<uint64_t>()));
+      t.ranges->domain.push_back(t.strings.intern(""));
+      t.ranges->name.push_back(t.strings.intern(name));
+      t.ranges->depth.push_back(0);
+      t.ranges->kind.push_back(traces::RangeKind::PushPop);
     }
     traces::sortByStart(t.ranges);
   }
@@ -68,7 +68,7 @@ struct Runs {
   AnalysisResult unlabelled;  // another run of the same config, --no-labels
   AnalysisResult sameRun;     // the unlabelled run, its labels put back
   json truth;                 // the unlabelled run's
-  std::string tooLoaded;      // why neither is analysed: the machine stretched a run (engine_noise.h)
+  std::string tooLoaded;  // why neither is analysed: the machine stretched a run (engine_noise.h)
 };
 
 // Records each config once per test binary (labelled and not), and analyses steps 1 onwards

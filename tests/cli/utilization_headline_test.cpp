@@ -30,12 +30,12 @@ fs::path writeRun(const fs::path& dir, int world, TimeNs copyMs) {
   for (traces::RankTrace& t : run.ranks) {
     const traces::StreamIndex copies = t.streamIndex(0, 21);
     for (int c = 0; c < 3 && copyMs > 0; ++c) {
-      t.memcpys.start.push_back(c * 100 * kMs + 20 * kMs);
-      t.memcpys.end.push_back(c * 100 * kMs + (20 + copyMs) * kMs);
-      t.memcpys.stream.push_back(copies);
-      t.memcpys.correlation.push_back(0);
-      t.memcpys.bytes.push_back(4 * kGiB);
-      t.memcpys.copyKind.push_back(traces::MemcpyKind::HostToDevice);
+      t.memcpys->start.push_back(c * 100 * kMs + 20 * kMs);
+      t.memcpys->end.push_back(c * 100 * kMs + (20 + copyMs) * kMs);
+      t.memcpys->stream.push_back(copies);
+      t.memcpys->correlation.push_back(0);
+      t.memcpys->bytes.push_back(4 * kGiB);
+      t.memcpys->copyKind.push_back(traces::MemcpyKind::HostToDevice);
     }
     traces::writeRankTrace(t, dir / ("rank-0000" + std::to_string(t.meta.rank) + ".sqlite"));
   }

@@ -58,8 +58,8 @@ TEST(Search, FindsOpsKernelsAndNvtxByCaseInsensitiveSubstring) {
   // receive).
   size_t ranges = 0;
   for (const auto& t : r->run.ranks) {
-    for (size_t i = 0; i < t.ranges.size(); ++i) {
-      ranges += t.strings.at(t.ranges.name[i]).find("F mb=5") != std::string_view::npos;
+    for (size_t i = 0; i < t.ranges->size(); ++i) {
+      ranges += t.strings.at(t.ranges->name[i]).find("F mb=5") != std::string_view::npos;
     }
   }
   EXPECT_EQ(ops.total, 4u * 3u + ranges);
@@ -68,7 +68,7 @@ TEST(Search, FindsOpsKernelsAndNvtxByCaseInsensitiveSubstring) {
   const SearchResult gemm = search(r->model, r->rows(), "XMMA_GEMM");
   size_t kernels = 0;
   for (const auto& t : r->run.ranks) {
-    for (auto name : t.kernels.name) kernels += t.strings.at(name).starts_with("sm90_xmma_gemm");
+    for (auto name : t.kernels->name) kernels += t.strings.at(name).starts_with("sm90_xmma_gemm");
   }
   EXPECT_GT(kernels, 0u);
   EXPECT_EQ(gemm.total, kernels);

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gui/model/item_text.h"
 #include "gui/draw/row_layout.h"
+#include "gui/model/item_text.h"
 #include "tests/gui/viewer_fixtures.h"
 
 namespace bubblescope::gui {
@@ -51,7 +51,7 @@ TEST(TimelineModel, DetailRowsHoldTheRanksStreamsThreadsAndNvtxDepths) {
     labels.push_back(row.label);
     if (row.kind == RowKind::Stream) kernels += row.events();
   }
-  EXPECT_EQ(kernels, r->run.ranks[sr.rank].kernels.size());
+  EXPECT_EQ(kernels, r->run.ranks[sr.rank].kernels->size());
   ASSERT_GE(sr.detail.size(), 3u);
   EXPECT_EQ(sr.detail[0].kind, RowKind::Stream);
   EXPECT_EQ(sr.detail[0].label, "rank 2 GPU 0 stream 7");

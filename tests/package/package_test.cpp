@@ -138,7 +138,7 @@ TEST(Package, InstalledProgramRecordsTheEngineWithTheInstalledAgent) {
     // Each stage process is the installed program, and its agent recorded its NVTX ops.
     EXPECT_EQ(rank.meta.command.rfind(installed().program.string() + " engine worker", 0), 0u)
         << rank.meta.command;
-    EXPECT_GE(rank.ranges.size(), 4u * 6 * 2) << rank.file;  // F and B of 6 microbatches, 4 steps
+    EXPECT_GE(rank.ranges->size(), 4u * 6 * 2) << rank.file;  // F and B of 6 microbatches, 4 steps
   }
 }
 

@@ -87,8 +87,8 @@ TEST_P(AgentTrace, KernelsKeepTheGeneratorsDeviceTimesOnEachRanksSkewedClock) {
     // Every kernel ran inside the capture window: the process waited for its GPU before exiting.
     EXPECT_EQ(t.meta.extra.at("cupti_outside_windows"), "0") << "rank " << r;
     std::vector<std::pair<TimeNs, TimeNs>> recorded, truth;
-    for (size_t i = 0; i < t.kernels.size(); ++i)
-      recorded.push_back({t.kernels.start[i], t.kernels.end[i]});
+    for (size_t i = 0; i < t.kernels->size(); ++i)
+      recorded.push_back({t.kernels->start[i], t.kernels->end[i]});
     for (const Kernel& k : job.ranks[r].kernels) truth.push_back({k.start, k.end});
     ASSERT_EQ(recorded.size(), truth.size()) << "rank " << r;
     const auto [rs, re] = shape(recorded);
@@ -98,7 +98,7 @@ TEST_P(AgentTrace, KernelsKeepTheGeneratorsDeviceTimesOnEachRanksSkewedClock) {
       ASSERT_NEAR(rs[i], ts[i], 2'000) << "rank " << r << " start " << i;
       ASSERT_NEAR(re[i], te[i], 2'000) << "rank " << r << " end " << i;
     }
-    firstRecorded.push_back(*std::min_element(t.kernels.start.begin(), t.kernels.start.end()));
+    firstRecorded.push_back(*std::min_element(t.kernels->start.begin(), t.kernels->start.end()));
     firstTrue.push_back(std::min_element(truth.begin(), truth.end())->first +
                         skewOf(job.spec, static_cast<int>(r)));
   }
@@ -116,19 +116,20 @@ TEST_P(AgentTrace, EveryNcclKernelJoinsTheCallsItCarries) {
     const traces::RankTrace& t = run.ranks[r];
     const RankTimeline& tl = job.ranks[r];
     std::map<uint64_t, traces::NcclOp> opOfCall;
-    for (size_t i = 0; i < t.ncclCalls.size(); ++i) opOfCall[t.ncclCalls.id[i]] = t.ncclCalls.op[i];
+    for (size_t i = 0; i < t.ncclCalls->size(); ++i)
+      opOfCall[t.ncclCalls->id[i]] = t.ncclCalls->op[i];
     std::multimap<uint32_t, uint64_t> callsOf;
-    for (size_t i = 0; i < t.correlations.size(); ++i) {
-      if (t.correlations.externalKind[i] == traces::ExternalKind::NcclCall) {
-        callsOf.emplace(t.correlations.correlation[i], t.correlations.externalId[i]);
+    for (size_t i = 0; i < t.correlations->size(); ++i) {
+      if (t.correlations->externalKind[i] == traces::ExternalKind::NcclCall) {
+        callsOf.emplace(t.correlations->correlation[i], t.correlations->externalId[i]);
       }
     }
     std::map<size_t, int> kernelsWithCalls;  // data-moving calls per SendRecv kernel -> kernels
     int allReduces = 0;
-    for (size_t i = 0; i < t.kernels.size(); ++i) {
-      const std::string_view name = t.strings.at(t.kernels.name[i]);
+    for (size_t i = 0; i < t.kernels->size(); ++i) {
+      const std::string_view name = t.strings.at(t.kernels->name[i]);
       size_t p2p = 0, collectives = 0;
-      const auto [a, b] = callsOf.equal_range(t.kernels.correlation[i]);
+      const auto [a, b] = callsOf.equal_range(t.kernels->correlation[i]);
       for (auto it = a; it != b; ++it) {
         const traces::NcclOp op = opOfCall.at(it->second);
         p2p += op == traces::NcclOp::Send || op == traces::NcclOp::Recv;
@@ -155,9 +156,9 @@ TEST(AgentTraceOnReplayClock, HostTimesAreThePlans) {
       if (a.verb == ReplayVerb::Push) planned.push_back(a.at);
     }
     const traces::RankTrace& t = rec.run.ranks[r];
-    ASSERT_EQ(t.ranges.size(), planned.size()) << "rank " << r;
+    ASSERT_EQ(t.ranges->size(), planned.size()) << "rank " << r;
     for (size_t i = 0; i < planned.size(); ++i) {
-      ASSERT_NEAR(t.ranges.start[i] - t.ranges.start[0], planned[i] - planned[0], 1'000)
+      ASSERT_NEAR(t.ranges->start[i] - t.ranges->start[0], planned[i] - planned[0], 1'000)
           << "rank " << r << " range " << i;
     }
   }
@@ -173,21 +174,21 @@ TEST(AgentTraceOnReplayClock, NcclKernelsAreLaunchedInsideTheirCalls) {
   for (size_t r = 0; r < rec.run.ranks.size(); ++r) {
     const traces::RankTrace& t = rec.run.ranks[r];
     std::set<uint32_t> fromNccl;  // correlation ids of launches an NCCL call made
-    for (size_t i = 0; i < t.correlations.size(); ++i) {
-      if (t.correlations.externalKind[i] == traces::ExternalKind::NcclCall)
-        fromNccl.insert(t.correlations.correlation[i]);
+    for (size_t i = 0; i < t.correlations->size(); ++i) {
+      if (t.correlations->externalKind[i] == traces::ExternalKind::NcclCall)
+        fromNccl.insert(t.correlations->correlation[i]);
     }
     int launches = 0;
-    for (size_t a = 0; a < t.apiCalls.size(); ++a) {
-      if (fromNccl.count(t.apiCalls.correlation[a]) == 0) continue;
+    for (size_t a = 0; a < t.apiCalls->size(); ++a) {
+      if (fromNccl.count(t.apiCalls->correlation[a]) == 0) continue;
       ++launches;
       bool inside = false;
-      for (size_t c = 0; c < t.ncclCalls.size() && !inside; ++c) {
-        inside = t.ncclCalls.thread[c] == t.apiCalls.thread[a] &&
-                 t.ncclCalls.start[c] <= t.apiCalls.start[a] &&
-                 t.apiCalls.end[a] <= t.ncclCalls.end[c];
+      for (size_t c = 0; c < t.ncclCalls->size() && !inside; ++c) {
+        inside = t.ncclCalls->thread[c] == t.apiCalls->thread[a] &&
+                 t.ncclCalls->start[c] <= t.apiCalls->start[a] &&
+                 t.apiCalls->end[a] <= t.ncclCalls->end[c];
       }
-      ASSERT_TRUE(inside) << "rank " << r << ": the launch at " << t.apiCalls.start[a]
+      ASSERT_TRUE(inside) << "rank " << r << ": the launch at " << t.apiCalls->start[a]
                           << " lies in no NCCL call of its thread";
     }
     EXPECT_GT(launches, 0) << "rank " << r;

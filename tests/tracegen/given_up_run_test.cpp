@@ -48,19 +48,21 @@ void expectTheSameAnswer(bool recordMemory) {
   // The overload leaves the run in place (emptied tables and all), so what went can be seen.
   for (size_t r = 0; r < given.ranks.size(); ++r) {
     const traces::RankTrace& t = given.ranks[r];
-    EXPECT_GT(kept.ranks[r].apiCalls.size(), 0u);
-    EXPECT_GT(kept.ranks[r].ncclCalls.size(), 0u);
-    EXPECT_EQ(t.apiCalls.size(), 0u) << "rank " << r;
-    EXPECT_EQ(t.ncclCalls.size(), 0u) << "rank " << r;
-    EXPECT_EQ(t.ranges.size(), 0u) << "rank " << r;
-    EXPECT_EQ(t.memory.size(), kept.ranks[r].memory.size()) << "rank " << r;
-    EXPECT_EQ(t.memory.size() > 0, recordMemory) << "rank " << r;
+    EXPECT_GT(kept.ranks[r].apiCalls->size(), 0u);
+    EXPECT_GT(kept.ranks[r].ncclCalls->size(), 0u);
+    EXPECT_EQ(t.apiCalls->size(), 0u) << "rank " << r;
+    EXPECT_EQ(t.ncclCalls->size(), 0u) << "rank " << r;
+    EXPECT_EQ(t.ranges->size(), 0u) << "rank " << r;
+    EXPECT_EQ(t.memory->size(), kept.ranks[r].memory->size()) << "rank " << r;
+    EXPECT_EQ(t.memory->size() > 0, recordMemory) << "rank " << r;
     // Kernels stay where memory samples need them to find the idle device.
-    EXPECT_EQ(t.kernels.size(), recordMemory ? kept.ranks[r].kernels.size() : 0u) << "rank " << r;
+    EXPECT_EQ(t.kernels->size(), recordMemory ? kept.ranks[r].kernels->size() : 0u) << "rank " << r;
   }
 }
 
-TEST(GivenUpRun, AKinetoRunWithMemorySamplesSaysWhatAKeptOneSays) { expectTheSameAnswer(true); }
+TEST(GivenUpRun, AKinetoRunWithMemorySamplesSaysWhatAKeptOneSays) {
+  expectTheSameAnswer(true);
+}
 
 TEST(GivenUpRun, AKinetoRunWithoutMemorySamplesSaysWhatAKeptOneSays) {
   expectTheSameAnswer(false);

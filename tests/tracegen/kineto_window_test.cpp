@@ -56,7 +56,8 @@ Capture analyseCapture(const JobTimeline& job, const std::vector<TimeNs>& openin
   for (const traces::RankTrace& t : imported.run.ranks) {
     // A call made from a kernel's args has no range of its own: no record_param_comms was there.
     size_t n = 0;
-    for (size_t c = 0; c < t.ncclCalls.size(); ++c) n += t.ncclCalls.start[c] == t.ncclCalls.end[c];
+    for (size_t c = 0; c < t.ncclCalls->size(); ++c)
+      n += t.ncclCalls->start[c] == t.ncclCalls->end[c];
     out.callsFromKernels.push_back(n);
   }
   analysis::AnalyzeOptions a;

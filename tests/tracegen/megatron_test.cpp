@@ -351,7 +351,7 @@ TEST(MegatronJob, AnalysingARunGivenUpFreesItsRangesAndSaysTheSame) {
   Analysed a = analyse(job);
   // The overload keeps the run (it only frees what it has recognised), so it can be looked at.
   const analysis::AnalysisResult given = analysis::analyzeRun(std::move(a.imported.run));
-  for (const auto& r : a.imported.run.ranks) EXPECT_EQ(r.ranges.size(), 0u) << r.meta.rank;
+  for (const auto& r : a.imported.run.ranks) EXPECT_EQ(r.ranges->size(), 0u) << r.meta.rank;
   EXPECT_EQ(analysis::jsonReportText(given, -1, analysis::JsonDetail::Full),
             analysis::jsonReportText(a.result, -1, analysis::JsonDetail::Full));
 }

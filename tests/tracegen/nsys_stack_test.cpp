@@ -253,44 +253,44 @@ TEST(NsysExports, ImportAsTheExecutionModelRanThem) {
     EXPECT_EQ(t.meta.rank, r);
     EXPECT_EQ(t.meta.host, r < 2 ? "node0" : "node1");
     EXPECT_EQ(t.meta.extra.at("nsys.device"), std::to_string(r % 2));
-    ASSERT_EQ(t.kernels.size(), tl.kernels.size());
+    ASSERT_EQ(t.kernels->size(), tl.kernels.size());
     // The host's clock: ranks 2 and 3 share rank 2's skew.
     const TimeNs skew = spec.clockSkew[r < 2 ? 0 : 2];
     const auto first =
         std::min_element(tl.kernels.begin(), tl.kernels.end(),
                          [](const Kernel& a, const Kernel& b) { return a.start < b.start; });
-    EXPECT_EQ(*std::min_element(t.kernels.start.begin(), t.kernels.start.end()),
+    EXPECT_EQ(*std::min_element(t.kernels->start.begin(), t.kernels->start.end()),
               first->start + skew);
     // One NCCL call per send, receive and all-reduce (plus the group brackets and communicator
     // creations, which launch nothing); one correlation row per call that ran on a kernel.
     size_t work = 0, fusedRows = 0;
-    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
-      const auto op = t.ncclCalls.op[i];
+    for (size_t i = 0; i < t.ncclCalls->size(); ++i) {
+      const auto op = t.ncclCalls->op[i];
       if (op == traces::NcclOp::Send || op == traces::NcclOp::Recv ||
           op == traces::NcclOp::AllReduce) {
         ++work;
-        EXPECT_GE(t.ncclCalls.commRank[i], 0);
+        EXPECT_GE(t.ncclCalls->commRank[i], 0);
       }
     }
     EXPECT_EQ(work, tl.calls.size());
     // torch's ranges under their record_function names; the loop's step as a start/end range.
     std::map<std::string, int> named;
-    for (size_t i = 0; i < t.ranges.size(); ++i) {
-      const std::string name(t.strings.at(t.ranges.name[i]));
+    for (size_t i = 0; i < t.ranges->size(); ++i) {
+      const std::string name(t.strings.at(t.ranges->name[i]));
       named[name] += 1;
       if (name == "step 1") {
-        EXPECT_EQ(t.ranges.kind[i], traces::RangeKind::StartEnd);
+        EXPECT_EQ(t.ranges->kind[i], traces::RangeKind::StartEnd);
       }
     }
     EXPECT_EQ(named["PP:" + std::to_string(r) + "F3"], spec.steps);
     EXPECT_EQ(named["step 1"], 1);
     EXPECT_EQ(named["Optimizer.step#AdamW.step"], spec.steps);
-    EXPECT_EQ(t.correlations.size(), tl.calls.size());
+    EXPECT_EQ(t.correlations->size(), tl.calls.size());
     for (const auto& batch : tl.batches) fusedRows += batch.size() > 1 ? batch.size() : 0;
     EXPECT_GT(fusedRows, 0u);
     size_t sharedRows = 0;
-    for (size_t i = 0; i + 1 < t.correlations.size(); ++i) {
-      sharedRows += t.correlations.correlation[i] == t.correlations.correlation[i + 1];
+    for (size_t i = 0; i + 1 < t.correlations->size(); ++i) {
+      sharedRows += t.correlations->correlation[i] == t.correlations->correlation[i + 1];
     }
     EXPECT_EQ(sharedRows, fusedRows - fusedRows / 2);  // batches here are pairs
   }

@@ -98,9 +98,9 @@ traces::Run withLostOps(int steps, const std::vector<int>& lost, bool cut) {
   traces::Run run = testing::synthesize(job);
   auto erase = [](traces::RankTrace& t, const std::string& name, int nth) {
     int seen = 0;
-    for (size_t i = 0; i < t.ranges.size(); ++i) {
-      if (t.strings.at(t.ranges.name[i]) != name || seen++ != nth) continue;
-      t.ranges.forEachColumn([&](auto& column) { column.erase(column.begin() + i); });
+    for (size_t i = 0; i < t.ranges->size(); ++i) {
+      if (t.strings.at(t.ranges->name[i]) != name || seen++ != nth) continue;
+      t.ranges->forEachColumn([&](auto& column) { column.erase(column.begin() + i); });
       return;
     }
   };

@@ -48,8 +48,8 @@ TEST(CrashSafety, SigkillLeavesEveryCommittedBatchReadable) {
 
   const RankTrace t = readRankTrace(file);
   EXPECT_EQ(t.meta.rank, 0);
-  EXPECT_EQ(t.ranges.size(), 5000u);
-  EXPECT_EQ(t.ranges.start.back(), 4999);
+  EXPECT_EQ(t.ranges->size(), 5000u);
+  EXPECT_EQ(t.ranges->start.back(), 4999);
 }
 
 }  // namespace

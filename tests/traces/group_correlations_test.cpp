@@ -21,7 +21,7 @@ constexpr uint64_t kBlock = kNcclGroupIdBit | (uint64_t{7} << kNcclGroupBlockShi
 constexpr uint64_t kOtherBlock = kNcclGroupIdBit | (uint64_t{8} << kNcclGroupBlockShift);
 
 void addCall(RankTrace& t, uint64_t id, NcclOp op, TimeNs start) {
-  auto& n = t.ncclCalls;
+  auto& n = *t.ncclCalls;
   n.start.push_back(start);
   n.end.push_back(start + 10);
   n.thread.push_back(t.threadIndex(100));
@@ -41,9 +41,9 @@ void addCall(RankTrace& t, uint64_t id, NcclOp op, TimeNs start) {
 }
 
 void addCorrelation(RankTrace& t, uint32_t correlation, uint64_t externalId) {
-  t.correlations.correlation.push_back(correlation);
-  t.correlations.externalKind.push_back(ExternalKind::NcclCall);
-  t.correlations.externalId.push_back(externalId);
+  t.correlations->correlation.push_back(correlation);
+  t.correlations->externalKind.push_back(ExternalKind::NcclCall);
+  t.correlations->externalId.push_back(externalId);
 }
 
 // As the agent records them: an ungrouped send (its kernel tied to the call itself); a group of
@@ -71,9 +71,9 @@ RankTrace agentTrace() {
 
 std::map<uint32_t, std::set<uint64_t>> callsByCorrelation(const RankTrace& t) {
   std::map<uint32_t, std::set<uint64_t>> out;
-  for (size_t i = 0; i < t.correlations.size(); ++i) {
-    EXPECT_EQ(t.correlations.externalKind[i], ExternalKind::NcclCall);
-    out[t.correlations.correlation[i]].insert(t.correlations.externalId[i]);
+  for (size_t i = 0; i < t.correlations->size(); ++i) {
+    EXPECT_EQ(t.correlations->externalKind[i], ExternalKind::NcclCall);
+    out[t.correlations->correlation[i]].insert(t.correlations->externalId[i]);
   }
   return out;
 }
@@ -87,14 +87,14 @@ TEST(GroupCorrelations, FusedKernelGetsOneRowPerCommunicationCallOfItsGroup) {
   // The nested group's own start and end carry no data: not tied.
   EXPECT_EQ(calls.at(31), (std::set<uint64_t>{kBlock, kBlock + 1, kBlock + 3}));
   EXPECT_EQ(calls.at(32), (std::set<uint64_t>{kOtherBlock, kOtherBlock + 1}));
-  EXPECT_EQ(t.correlations.size(), 6u);
+  EXPECT_EQ(t.correlations->size(), 6u);
 }
 
 TEST(GroupCorrelations, FilesOfOtherSourcesAreLeftAsWritten) {
   RankTrace t = agentTrace();
   t.meta.source = "kineto";
   tieGroupKernelsToCalls(t);
-  EXPECT_EQ(t.correlations.size(), 3u);
+  EXPECT_EQ(t.correlations->size(), 3u);
 }
 
 TEST(GroupCorrelations, ReadingAnAgentFileTiesTheGroupKernelToItsSendAndReceive) {
@@ -104,7 +104,8 @@ TEST(GroupCorrelations, ReadingAnAgentFileTiesTheGroupKernelToItsSendAndReceive)
   const auto calls = callsByCorrelation(t);
   EXPECT_EQ(calls.at(31), (std::set<uint64_t>{kBlock, kBlock + 1, kBlock + 3}));
   // Still sorted by correlation, as the model promises.
-  EXPECT_TRUE(std::is_sorted(t.correlations.correlation.begin(), t.correlations.correlation.end()));
+  EXPECT_TRUE(
+      std::is_sorted(t.correlations->correlation.begin(), t.correlations->correlation.end()));
 }
 
 }  // namespace

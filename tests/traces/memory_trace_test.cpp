@@ -28,7 +28,7 @@ RankTrace readImage(const std::string& image) {
 
 std::set<std::string> rangeNames(const RankTrace& t) {
   std::set<std::string> names;
-  for (StringId id : t.ranges.name) names.emplace(t.strings.at(id));
+  for (StringId id : t.ranges->name) names.emplace(t.strings.at(id));
   return names;
 }
 
@@ -59,12 +59,12 @@ TEST(MemoryTrace, ImageReadsBackAsTheSameTraceAFileHolds) {
   EXPECT_EQ(out.meta.captureWindows[0].reason, "record");
   EXPECT_EQ(out.meta.extra, fromFile.meta.extra);
   EXPECT_EQ(out.eventCount(), fromFile.eventCount());
-  EXPECT_EQ(out.ranges.start, fromFile.ranges.start);
-  EXPECT_EQ(out.ranges.end, fromFile.ranges.end);
+  EXPECT_EQ(out.ranges->start, fromFile.ranges->start);
+  EXPECT_EQ(out.ranges->end, fromFile.ranges->end);
   EXPECT_EQ(rangeNames(out), rangeNames(fromFile));
-  EXPECT_EQ(out.kernels.correlation, fromFile.kernels.correlation);
-  EXPECT_EQ(out.ncclCalls.comm, fromFile.ncclCalls.comm);
-  EXPECT_EQ(out.correlations.externalId, fromFile.correlations.externalId);
+  EXPECT_EQ(out.kernels->correlation, fromFile.kernels->correlation);
+  EXPECT_EQ(out.ncclCalls->comm, fromFile.ncclCalls->comm);
+  EXPECT_EQ(out.correlations->externalId, fromFile.correlations->externalId);
   EXPECT_EQ(out.threads.size(), fromFile.threads.size());
 }
 
@@ -73,23 +73,23 @@ TEST(MemoryTrace, ImageIsOnlyTakenBetweenBatches) {
   memory->add(RangeRecord{10, 20, 1, 1, 0, memory->intern("F mb=0"), 0, RangeKind::PushPop, 0, 0});
   EXPECT_THROW(memory->image(), TraceError);  // half a batch is not a trace
   memory->commit();
-  EXPECT_EQ(readImage(memory->image()).ranges.size(), 1u);
+  EXPECT_EQ(readImage(memory->image()).ranges->size(), 1u);
 }
 
 TEST(MemoryTrace, PruneKeepsWhatEndedAtOrAfterTheCutoff) {
   RankTrace in = sampleTrace(0);
   const TimeNs t0 = in.meta.startNs;
   // A correlation of a call pruned with its kernel (12), beside one still needed (20).
-  in.correlations.correlation.push_back(12);
-  in.correlations.externalKind.push_back(ExternalKind::Other);
-  in.correlations.externalId.push_back(77);
+  in.correlations->correlation.push_back(12);
+  in.correlations->externalKind.push_back(ExternalKind::Other);
+  in.correlations->externalId.push_back(77);
   // Device 0 changes three times, device 1 once, all but one before the cutoff.
   for (auto [ts, device, allocated] :
        {std::tuple{100, 0, 1}, {500, 0, 2}, {1500, 0, 3}, {200, 1, 9}}) {
-    in.memory.start.push_back(t0 + ts);
-    in.memory.device.push_back(static_cast<uint32_t>(device));
-    in.memory.allocated.push_back(allocated);
-    in.memory.reserved.push_back(allocated);
+    in.memory->start.push_back(t0 + ts);
+    in.memory->device.push_back(static_cast<uint32_t>(device));
+    in.memory->allocated.push_back(allocated);
+    in.memory->reserved.push_back(allocated);
   }
   auto memory = TraceWriter::inMemory(in.meta);
   writeRankTraceRows(in, *memory);
@@ -100,20 +100,20 @@ TEST(MemoryTrace, PruneKeepsWhatEndedAtOrAfterTheCutoff) {
   const RankTrace out = readImage(memory->image());
   // "F mb=0" (100-900) and "ncclSend" (950-990) ended before; "F mb=1" ends at 2000.
   EXPECT_EQ(rangeNames(out), (std::set<std::string>{"step 0", "F mb=1"}));
-  EXPECT_EQ(out.marks.size(), 0u);
-  ASSERT_EQ(out.kernels.size(), 1u);
-  EXPECT_EQ(out.kernels.correlation[0], 20u);  // the NCCL kernel, 960-1500
-  EXPECT_EQ(out.memcpys.size(), 0u);
-  EXPECT_EQ(out.memsets.size(), 0u);
-  EXPECT_EQ(out.syncs.size(), 1u);
-  EXPECT_EQ(out.apiCalls.size(), 0u);
-  EXPECT_EQ(out.ncclCalls.size(), 0u);
-  ASSERT_EQ(out.correlations.size(), 1u);
-  EXPECT_EQ(out.correlations.correlation[0], 20u);
+  EXPECT_EQ(out.marks->size(), 0u);
+  ASSERT_EQ(out.kernels->size(), 1u);
+  EXPECT_EQ(out.kernels->correlation[0], 20u);  // the NCCL kernel, 960-1500
+  EXPECT_EQ(out.memcpys->size(), 0u);
+  EXPECT_EQ(out.memsets->size(), 0u);
+  EXPECT_EQ(out.syncs->size(), 1u);
+  EXPECT_EQ(out.apiCalls->size(), 0u);
+  EXPECT_EQ(out.ncclCalls->size(), 0u);
+  ASSERT_EQ(out.correlations->size(), 1u);
+  EXPECT_EQ(out.correlations->correlation[0], 20u);
   // Each device's memory at the cutoff (its latest sample before it) and what came after.
   std::set<std::pair<uint32_t, int64_t>> samples;
-  for (size_t i = 0; i < out.memory.size(); ++i) {
-    samples.emplace(out.memory.device[i], out.memory.start[i] - t0);
+  for (size_t i = 0; i < out.memory->size(); ++i) {
+    samples.emplace(out.memory->device[i], out.memory->start[i] - t0);
   }
   EXPECT_EQ(samples, (std::set<std::pair<uint32_t, int64_t>>{{0, 500}, {0, 1500}, {1, 200}}));
   ASSERT_EQ(out.meta.clockAnchors.size(), 2u);
@@ -139,12 +139,12 @@ TEST(MemoryTrace, PruningGivesItsPagesBack) {
   const uint64_t pruned = memory->imageBytes();
   EXPECT_LT(pruned * 4, full) << "pruned rows' pages stayed in the image";
   const RankTrace out = readImage(memory->image());
-  EXPECT_EQ(out.ranges.size(), 100u);
-  EXPECT_EQ(*std::min_element(out.ranges.end.begin(), out.ranges.end.end()), 199'005);
+  EXPECT_EQ(out.ranges->size(), 100u);
+  EXPECT_EQ(*std::min_element(out.ranges->end.begin(), out.ranges->end.end()), 199'005);
   // It goes on taking rows after a prune.
   memory->add(RangeRecord{300'000, 300'010, 1, 1, 0, name, 1, RangeKind::PushPop, 0, 0});
   memory->commit();
-  EXPECT_EQ(readImage(memory->image()).ranges.size(), 101u);
+  EXPECT_EQ(readImage(memory->image()).ranges->size(), 101u);
 }
 
 }  // namespace

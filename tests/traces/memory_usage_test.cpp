@@ -27,10 +27,10 @@ RankTrace withMemory() {
   for (auto [ts, allocated, reserved] : {std::tuple{3000, int64_t{5} << 30, int64_t{8} << 30},
                                          std::tuple{1000, int64_t{1} << 30, int64_t{2} << 30},
                                          std::tuple{2000, kBytesUnknown, int64_t{4} << 30}}) {
-    t.memory.start.push_back(ts);
-    t.memory.device.push_back(0);
-    t.memory.allocated.push_back(allocated);
-    t.memory.reserved.push_back(reserved);
+    t.memory->start.push_back(ts);
+    t.memory->device.push_back(0);
+    t.memory->allocated.push_back(allocated);
+    t.memory->reserved.push_back(reserved);
   }
   return t;
 }
@@ -47,10 +47,10 @@ TEST(MemoryUsage, SamplesAndCapacityRoundTrip) {
   writeRankTrace(withMemory(), dir / "rank-00001.sqlite");
   const RankTrace out = readRankTrace(dir / "rank-00001.sqlite");
   EXPECT_EQ(out.meta.schemaVersion, 3);
-  ASSERT_EQ(out.memory.size(), 3u);
-  EXPECT_EQ(out.memory.start, (std::vector<TimeNs>{1000, 2000, 3000}));
-  EXPECT_EQ(out.memory.reserved, (std::vector<int64_t>{2ll << 30, 4ll << 30, 8ll << 30}));
-  EXPECT_EQ(out.memory.allocated, (std::vector<int64_t>{1ll << 30, kBytesUnknown, 5ll << 30}));
+  ASSERT_EQ(out.memory->size(), 3u);
+  EXPECT_EQ(out.memory->start, (std::vector<TimeNs>{1000, 2000, 3000}));
+  EXPECT_EQ(out.memory->reserved, (std::vector<int64_t>{2ll << 30, 4ll << 30, 8ll << 30}));
+  EXPECT_EQ(out.memory->allocated, (std::vector<int64_t>{1ll << 30, kBytesUnknown, 5ll << 30}));
   EXPECT_EQ(out.eventCount(), withMemory().eventCount());
   ASSERT_EQ(out.devices.size(), 1u);
   EXPECT_EQ(out.devices[0].memoryBytes, kH100);
@@ -66,10 +66,10 @@ TEST(MemoryUsage, SchemaTwoFileStillReads) {
           "UPDATE meta SET value='2' WHERE key='schema_version';");
   const RankTrace out = readRankTrace(file);
   EXPECT_EQ(out.meta.schemaVersion, 2);
-  EXPECT_EQ(out.memory.size(), 0u);
+  EXPECT_EQ(out.memory->size(), 0u);
   ASSERT_EQ(out.devices.size(), 1u);
   EXPECT_EQ(out.devices[0].memoryBytes, 0u);
-  EXPECT_EQ(out.kernels.size(), sampleTrace(1).kernels.size());
+  EXPECT_EQ(out.kernels->size(), sampleTrace(1).kernels->size());
 }
 
 TEST(MemoryUsage, NegativeAmountIsRefusedNamingTheColumn) {

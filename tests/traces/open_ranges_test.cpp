@@ -21,12 +21,12 @@ RankTrace withOpenRanges() {
   const ThreadIndex th = t.threadIndex(777);
   for (auto [start, name, depth] : {std::tuple{int64_t{1000}, "step 0", 0},
                                     std::tuple{int64_t{2000}, "RECV B mb=3 from=2", 1}}) {
-    t.openRanges.start.push_back(start);
-    t.openRanges.thread.push_back(th);
-    t.openRanges.domain.push_back(0);
-    t.openRanges.name.push_back(t.strings.intern(name));
-    t.openRanges.depth.push_back(static_cast<uint16_t>(depth));
-    t.openRanges.kind.push_back(RangeKind::PushPop);
+    t.openRanges->start.push_back(start);
+    t.openRanges->thread.push_back(th);
+    t.openRanges->domain.push_back(0);
+    t.openRanges->name.push_back(t.strings.intern(name));
+    t.openRanges->depth.push_back(static_cast<uint16_t>(depth));
+    t.openRanges->kind.push_back(RangeKind::PushPop);
   }
   t.meta.aliveNs = 123456789;
   return t;
@@ -38,11 +38,11 @@ TEST(OpenRanges, OpenRangesAndAliveTimeRoundTrip) {
   const RankTrace out = readRankTrace(dir / "rank-00001.sqlite");
   EXPECT_EQ(out.meta.schemaVersion, kSchemaVersion);
   EXPECT_EQ(out.meta.aliveNs, 123456789);
-  ASSERT_EQ(out.openRanges.size(), 2u);
-  EXPECT_EQ(out.strings.at(out.openRanges.name[1]), "RECV B mb=3 from=2");
-  EXPECT_EQ(out.openRanges.start[1], 2000);
-  EXPECT_EQ(out.openRanges.depth[1], 1);
-  EXPECT_EQ(out.threads.at(out.openRanges.thread[1]).tid, 777u);
+  ASSERT_EQ(out.openRanges->size(), 2u);
+  EXPECT_EQ(out.strings.at(out.openRanges->name[1]), "RECV B mb=3 from=2");
+  EXPECT_EQ(out.openRanges->start[1], 2000);
+  EXPECT_EQ(out.openRanges->depth[1], 1);
+  EXPECT_EQ(out.threads.at(out.openRanges->thread[1]).tid, 777u);
 }
 
 TEST(OpenRanges, SchemaOneFileStillReads) {
@@ -60,9 +60,9 @@ TEST(OpenRanges, SchemaOneFileStillReads) {
   sqlite3_close(db);
   const RankTrace out = readRankTrace(file);
   EXPECT_EQ(out.meta.schemaVersion, 1);
-  EXPECT_EQ(out.openRanges.size(), 0u);
+  EXPECT_EQ(out.openRanges->size(), 0u);
   EXPECT_EQ(out.meta.aliveNs, 0);
-  EXPECT_EQ(out.ranges.size(), sampleTrace(1).ranges.size());
+  EXPECT_EQ(out.ranges->size(), sampleTrace(1).ranges->size());
 }
 
 TEST(OpenRanges, WriterReplacesTheSnapshot) {
@@ -79,8 +79,8 @@ TEST(OpenRanges, WriterReplacesTheSnapshot) {
     w.commit();
   }
   const RankTrace out = readRankTrace(dir / "t.sqlite");
-  ASSERT_EQ(out.openRanges.size(), 1u);
-  EXPECT_EQ(out.strings.at(out.openRanges.name[0]), "RECV F mb=2 from=0");
+  ASSERT_EQ(out.openRanges->size(), 1u);
+  EXPECT_EQ(out.strings.at(out.openRanges->name[0]), "RECV F mb=2 from=0");
   EXPECT_EQ(out.meta.aliveNs, 99);
 }
 

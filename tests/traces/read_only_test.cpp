@@ -92,7 +92,7 @@ int thousandsReadFromReadOnly(const fs::path& file) {
   if (pid == 0) {
     if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(254);
     try {
-      ::_exit(static_cast<int>(readRankTrace(file).ranges.size() / 1000));
+      ::_exit(static_cast<int>(readRankTrace(file).ranges->size() / 1000));
     } catch (const std::exception& e) {
       ::fprintf(stderr, "%s\n", e.what());
       ::_exit(255);
@@ -115,7 +115,7 @@ class ReadOnlyTrace : public ::testing::Test {
 TEST_F(ReadOnlyTrace, ReadingAndDetectingLeaveTheDirectoryAsItWas) {
   writeClean(file_);
   const auto before = listing(dir_);
-  EXPECT_EQ(readRankTrace(file_).ranges.size(), 3000u);
+  EXPECT_EQ(readRankTrace(file_).ranges->size(), 3000u);
   EXPECT_EQ(import::detectFile(file_).format, import::InputFormat::Bubblescope);
   EXPECT_EQ(readRankMeta(file_).rank, 0);
   EXPECT_EQ(listing(dir_), before);
@@ -127,7 +127,7 @@ TEST_F(ReadOnlyTrace, KilledWritersTraceIsReadWithoutAddingOrChangingFiles) {
   writeKilled(file_);
   EXPECT_FALSE(sqlite::writerHolds(file_.string() + "-shm"));
   const auto before = listing(dir_);
-  EXPECT_EQ(readRankTrace(file_).ranges.size(), 3000u);
+  EXPECT_EQ(readRankTrace(file_).ranges->size(), 3000u);
   EXPECT_EQ(readRankMeta(file_).rank, 0);
   EXPECT_EQ(listing(dir_), before);
 }
@@ -146,7 +146,7 @@ TEST_F(ReadOnlyTrace, RunningWritersTraceIsReadInPlace) {
     const bool held = sqlite::writerHolds(file_.string() + "-shm");
     const auto plan = sqlite::planRead(file_);
     ::_exit(held && plan.how == sqlite::ReadPlan::InPlace
-                ? static_cast<int>(readRankTrace(file_).ranges.size() / 1000)
+                ? static_cast<int>(readRankTrace(file_).ranges->size() / 1000)
                 : 100);
   }
   int status = 0;

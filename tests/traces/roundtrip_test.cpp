@@ -57,26 +57,26 @@ TEST(TraceRoundTrip, EventsComeBackSortedWithTheirNames) {
   sortEvents(in);
 
   EXPECT_EQ(out.eventCount(), in.eventCount());
-  EXPECT_EQ(out.ranges.start, in.ranges.start);
-  EXPECT_EQ(out.ranges.end, in.ranges.end);
-  EXPECT_EQ(out.ranges.depth, in.ranges.depth);
-  EXPECT_EQ(names(out, out.ranges.name), names(in, in.ranges.name));
-  EXPECT_EQ(names(out, out.ranges.domain), names(in, in.ranges.domain));
-  EXPECT_EQ(out.marks.start, in.marks.start);
-  EXPECT_EQ(out.kernels.start, in.kernels.start);
-  EXPECT_EQ(out.kernels.correlation, in.kernels.correlation);
-  EXPECT_EQ(names(out, out.kernels.name), names(in, in.kernels.name));
-  EXPECT_EQ(out.memcpys.bytes, in.memcpys.bytes);
-  EXPECT_EQ(out.memcpys.copyKind, in.memcpys.copyKind);
-  EXPECT_EQ(out.memsets.bytes, in.memsets.bytes);
-  EXPECT_EQ(out.syncs.stream, std::vector<StreamIndex>{kNoStream});
-  EXPECT_EQ(out.syncs.syncKind, in.syncs.syncKind);
-  EXPECT_EQ(out.apiCalls.correlation, in.apiCalls.correlation);
-  EXPECT_EQ(out.ncclCalls.comm, in.ncclCalls.comm);
-  EXPECT_EQ(out.ncclCalls.peer, in.ncclCalls.peer);
-  EXPECT_EQ(out.ncclCalls.seq, in.ncclCalls.seq);
-  EXPECT_EQ(out.ncclCalls.streamHandle, in.ncclCalls.streamHandle);
-  EXPECT_EQ(out.correlations.externalId, in.correlations.externalId);
+  EXPECT_EQ(out.ranges->start, in.ranges->start);
+  EXPECT_EQ(out.ranges->end, in.ranges->end);
+  EXPECT_EQ(out.ranges->depth, in.ranges->depth);
+  EXPECT_EQ(names(out, out.ranges->name), names(in, in.ranges->name));
+  EXPECT_EQ(names(out, out.ranges->domain), names(in, in.ranges->domain));
+  EXPECT_EQ(out.marks->start, in.marks->start);
+  EXPECT_EQ(out.kernels->start, in.kernels->start);
+  EXPECT_EQ(out.kernels->correlation, in.kernels->correlation);
+  EXPECT_EQ(names(out, out.kernels->name), names(in, in.kernels->name));
+  EXPECT_EQ(out.memcpys->bytes, in.memcpys->bytes);
+  EXPECT_EQ(out.memcpys->copyKind, in.memcpys->copyKind);
+  EXPECT_EQ(out.memsets->bytes, in.memsets->bytes);
+  EXPECT_EQ(out.syncs->stream, std::vector<StreamIndex>{kNoStream});
+  EXPECT_EQ(out.syncs->syncKind, in.syncs->syncKind);
+  EXPECT_EQ(out.apiCalls->correlation, in.apiCalls->correlation);
+  EXPECT_EQ(out.ncclCalls->comm, in.ncclCalls->comm);
+  EXPECT_EQ(out.ncclCalls->peer, in.ncclCalls->peer);
+  EXPECT_EQ(out.ncclCalls->seq, in.ncclCalls->seq);
+  EXPECT_EQ(out.ncclCalls->streamHandle, in.ncclCalls->streamHandle);
+  EXPECT_EQ(out.correlations->externalId, in.correlations->externalId);
 }
 
 TEST(TraceRoundTrip, ThreadsStreamsAndDevicesKeepTheirIdentity) {
@@ -84,17 +84,17 @@ TEST(TraceRoundTrip, ThreadsStreamsAndDevicesKeepTheirIdentity) {
   writeRankTrace(sampleTrace(0), dir / "t.sqlite");
   const RankTrace out = readRankTrace(dir / "t.sqlite");
   ASSERT_EQ(out.threads.size(), 2u);
-  const auto rangeNames = names(out, out.ranges.name);
+  const auto rangeNames = names(out, out.ranges->name);
   const size_t send =
       std::find(rangeNames.begin(), rangeNames.end(), "ncclSend") - rangeNames.begin();
   ASSERT_LT(send, rangeNames.size());
-  EXPECT_EQ(out.strings.at(out.threads[out.ranges.thread[send]].name), "stage send");
+  EXPECT_EQ(out.strings.at(out.threads[out.ranges->thread[send]].name), "stage send");
   ASSERT_EQ(out.devices.size(), 1u);
   EXPECT_EQ(out.devices[0].uuid, "GPU-1234");
   EXPECT_EQ(out.strings.at(out.devices[0].name), "NVIDIA H100");
   // The NCCL kernel sits on stream 13 of device 0.
-  const size_t ncclKernel = out.kernels.size() - 1;
-  EXPECT_EQ(out.streams[out.kernels.stream[ncclKernel]].streamId, 13u);
+  const size_t ncclKernel = out.kernels->size() - 1;
+  EXPECT_EQ(out.streams[out.kernels->stream[ncclKernel]].streamId, 13u);
 }
 
 TEST(TraceWriter, RefusesToOverwriteAnExistingFile) {

@@ -37,66 +37,66 @@ RankTrace sampleTrace(int rank, int worldSize) {
   // Ranges deliberately out of order to exercise sorting on read.
   auto range = [&](TimeNs s, TimeNs e, ThreadIndex th, StringId dom, const char* name,
                    uint16_t depth) {
-    t.ranges.start.push_back(t0 + s);
-    t.ranges.end.push_back(t0 + e);
-    t.ranges.thread.push_back(th);
-    t.ranges.domain.push_back(dom);
-    t.ranges.name.push_back(t.strings.intern(name));
-    t.ranges.depth.push_back(depth);
-    t.ranges.kind.push_back(RangeKind::PushPop);
+    t.ranges->start.push_back(t0 + s);
+    t.ranges->end.push_back(t0 + e);
+    t.ranges->thread.push_back(th);
+    t.ranges->domain.push_back(dom);
+    t.ranges->name.push_back(t.strings.intern(name));
+    t.ranges->depth.push_back(depth);
+    t.ranges->kind.push_back(RangeKind::PushPop);
   };
   range(1000, 2000, main, dflt, "F mb=1", 1);
   range(0, 10000, main, dflt, "step 0", 0);
   range(100, 900, main, dflt, "F mb=0", 1);
   range(950, 990, comm, ncclDomain, "ncclSend", 0);
 
-  t.marks.start.push_back(t0 + 50);
-  t.marks.thread.push_back(main);
-  t.marks.domain.push_back(dflt);
-  t.marks.name.push_back(t.strings.intern("checkpoint"));
+  t.marks->start.push_back(t0 + 50);
+  t.marks->thread.push_back(main);
+  t.marks->domain.push_back(dflt);
+  t.marks->name.push_back(t.strings.intern("checkpoint"));
 
   for (int i = 0; i < 3; ++i) {
-    t.kernels.start.push_back(t0 + 200 + i * 200);
-    t.kernels.end.push_back(t0 + 350 + i * 200);
-    t.kernels.stream.push_back(compute);
-    t.kernels.name.push_back(t.strings.intern("ampere_sgemm_128x64_nn"));
-    t.kernels.correlation.push_back(10 + i);
+    t.kernels->start.push_back(t0 + 200 + i * 200);
+    t.kernels->end.push_back(t0 + 350 + i * 200);
+    t.kernels->stream.push_back(compute);
+    t.kernels->name.push_back(t.strings.intern("ampere_sgemm_128x64_nn"));
+    t.kernels->correlation.push_back(10 + i);
   }
-  t.kernels.start.push_back(t0 + 960);
-  t.kernels.end.push_back(t0 + 1500);
-  t.kernels.stream.push_back(nccl);
-  t.kernels.name.push_back(
+  t.kernels->start.push_back(t0 + 960);
+  t.kernels->end.push_back(t0 + 1500);
+  t.kernels->stream.push_back(nccl);
+  t.kernels->name.push_back(
       t.strings.intern("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"));
-  t.kernels.correlation.push_back(20);
+  t.kernels->correlation.push_back(20);
 
-  t.memcpys.start.push_back(t0 + 20);
-  t.memcpys.end.push_back(t0 + 80);
-  t.memcpys.stream.push_back(compute);
-  t.memcpys.correlation.push_back(5);
-  t.memcpys.bytes.push_back(1 << 20);
-  t.memcpys.copyKind.push_back(MemcpyKind::HostToDevice);
+  t.memcpys->start.push_back(t0 + 20);
+  t.memcpys->end.push_back(t0 + 80);
+  t.memcpys->stream.push_back(compute);
+  t.memcpys->correlation.push_back(5);
+  t.memcpys->bytes.push_back(1 << 20);
+  t.memcpys->copyKind.push_back(MemcpyKind::HostToDevice);
 
-  t.memsets.start.push_back(t0 + 90);
-  t.memsets.end.push_back(t0 + 95);
-  t.memsets.stream.push_back(compute);
-  t.memsets.correlation.push_back(6);
-  t.memsets.bytes.push_back(4096);
+  t.memsets->start.push_back(t0 + 90);
+  t.memsets->end.push_back(t0 + 95);
+  t.memsets->stream.push_back(compute);
+  t.memsets->correlation.push_back(6);
+  t.memsets->bytes.push_back(4096);
 
-  t.syncs.start.push_back(t0 + 9000);
-  t.syncs.end.push_back(t0 + 9500);
-  t.syncs.stream.push_back(kNoStream);
-  t.syncs.correlation.push_back(30);
-  t.syncs.syncKind.push_back(SyncKind::ContextSynchronize);
+  t.syncs->start.push_back(t0 + 9000);
+  t.syncs->end.push_back(t0 + 9500);
+  t.syncs->stream.push_back(kNoStream);
+  t.syncs->correlation.push_back(30);
+  t.syncs->syncKind.push_back(SyncKind::ContextSynchronize);
 
   for (int i = 0; i < 3; ++i) {
-    t.apiCalls.start.push_back(t0 + 150 + i * 200);
-    t.apiCalls.end.push_back(t0 + 160 + i * 200);
-    t.apiCalls.thread.push_back(main);
-    t.apiCalls.name.push_back(t.strings.intern("cudaLaunchKernel"));
-    t.apiCalls.correlation.push_back(10 + i);
+    t.apiCalls->start.push_back(t0 + 150 + i * 200);
+    t.apiCalls->end.push_back(t0 + 160 + i * 200);
+    t.apiCalls->thread.push_back(main);
+    t.apiCalls->name.push_back(t.strings.intern("cudaLaunchKernel"));
+    t.apiCalls->correlation.push_back(10 + i);
   }
 
-  auto& n = t.ncclCalls;
+  auto& n = *t.ncclCalls;
   n.start.push_back(t0 + 950);
   n.end.push_back(t0 + 990);
   n.thread.push_back(comm);
@@ -114,9 +114,9 @@ RankTrace sampleTrace(int rank, int worldSize) {
   n.id.push_back(9001);
   n.source.push_back(NcclSource::Hook);
 
-  t.correlations.correlation.push_back(20);
-  t.correlations.externalKind.push_back(ExternalKind::NcclCall);
-  t.correlations.externalId.push_back(9001);
+  t.correlations->correlation.push_back(20);
+  t.correlations->externalKind.push_back(ExternalKind::NcclCall);
+  t.correlations->externalId.push_back(9001);
   return t;
 }
 

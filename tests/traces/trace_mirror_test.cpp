@@ -44,7 +44,7 @@ std::vector<std::string> allRows(const std::filesystem::path& file) {
 // Each range's name, sorted: the reader orders ranges by time.
 std::multiset<std::string> rangeNames(const RankTrace& t) {
   std::multiset<std::string> names;
-  for (StringId id : t.ranges.name) names.emplace(t.strings.at(id));
+  for (StringId id : t.ranges->name) names.emplace(t.strings.at(id));
   return names;
 }
 
@@ -82,10 +82,10 @@ TEST(TraceMirror, AFollowedFileHoldsTheSameRowsAsOneThatIsNot) {
     EXPECT_EQ(fromMirror.meta.captureWindows.size(), fromFile.meta.captureWindows.size());
     EXPECT_EQ(fromMirror.eventCount(), fromFile.eventCount());
     EXPECT_EQ(fromMirror.eventCount(), 3 * in.eventCount());
-    EXPECT_EQ(fromMirror.ranges.start, fromFile.ranges.start);
+    EXPECT_EQ(fromMirror.ranges->start, fromFile.ranges->start);
     EXPECT_EQ(rangeNames(fromMirror), rangeNames(fromFile));
     EXPECT_EQ(fromMirror.strings.size(), fromFile.strings.size());
-    EXPECT_EQ(fromMirror.kernels.correlation, fromFile.kernels.correlation);
+    EXPECT_EQ(fromMirror.kernels->correlation, fromFile.kernels->correlation);
     EXPECT_EQ(fromMirror.threads.size(), fromFile.threads.size());
     EXPECT_EQ(fromMirror.strings.at(fromMirror.threads.front().name), "renamed 2");
   }  // the mirror's statements go before the file closes
@@ -116,14 +116,14 @@ TEST(TraceMirror, FollowingFromNowLeavesOutTheEventsBeforeIt) {
   mirror.copyCommitted();
   now = readMirror(*memory);
   EXPECT_EQ(now.eventCount(), in.eventCount());
-  ASSERT_EQ(now.ranges.size(), in.ranges.size());
+  ASSERT_EQ(now.ranges->size(), in.ranges->size());
   EXPECT_EQ(rangeNames(now), rangeNames(in));  // names resolve through the file's string ids
 
   memory->pruneBefore(INT64_MAX);  // everything ended before: all events go
-  EXPECT_EQ(readMirror(*memory).ranges.size(), 0u);
+  EXPECT_EQ(readMirror(*memory).ranges->size(), 0u);
   writeRankTraceRows(in, file);
   mirror.copyCommitted();
-  EXPECT_EQ(readMirror(*memory).ranges.size(), in.ranges.size());
+  EXPECT_EQ(readMirror(*memory).ranges->size(), in.ranges->size());
 }
 
 // A watch's trace goes on across a file window: a mirror into a trace that holds events and names
@@ -150,7 +150,7 @@ TEST(TraceMirror, AMirrorIntoATraceWithNamesOfItsOwnRenumbersTheFilesNames) {
   names.insert("watched before the file");
   EXPECT_EQ(rangeNames(out), names);
   EXPECT_EQ(out.eventCount(), in.eventCount() + 1);
-  EXPECT_EQ(out.kernels.size(), in.kernels.size());
+  EXPECT_EQ(out.kernels->size(), in.kernels->size());
   // The trace is the memory writer's still: it interns and writes on after the mirror.
   own.name = memory->intern("watched after the file");
   memory->add(own);

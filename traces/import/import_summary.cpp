@@ -22,7 +22,7 @@ bool isStepName(std::string_view n) {
 size_t countSteps(const RankTrace& t) {
   std::vector<signed char> isStep(t.strings.size(), -1);
   std::set<StringId> seen;
-  for (StringId name : t.ranges.name) {
+  for (StringId name : t.ranges->name) {
     if (isStep[name] < 0) isStep[name] = isStepName(t.strings.at(name)) ? 1 : 0;
     if (isStep[name]) seen.insert(name);
   }
@@ -36,13 +36,13 @@ RankSummary summarize(const RankTrace& t) {
   s.rank = t.meta.rank;
   s.worldSize = t.meta.worldSize;
   s.pid = t.meta.pid;
-  s.kernels = t.kernels.size();
-  s.memcpys = t.memcpys.size();
-  s.memsets = t.memsets.size();
-  s.apiCalls = t.apiCalls.size();
-  s.ranges = t.ranges.size();
-  s.marks = t.marks.size();
-  s.nccl = t.ncclCalls.size();
+  s.kernels = t.kernels->size();
+  s.memcpys = t.memcpys->size();
+  s.memsets = t.memsets->size();
+  s.apiCalls = t.apiCalls->size();
+  s.ranges = t.ranges->size();
+  s.marks = t.marks->size();
+  s.nccl = t.ncclCalls->size();
   s.steps = countSteps(t);
   s.events = t.eventCount();
   return s;

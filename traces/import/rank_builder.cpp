@@ -14,7 +14,9 @@ uint64_t streamKey(uint32_t device, uint64_t stream) {
 }
 
 template <class Table>
-void shift(Table& t, TimeNs offset) {
+void shift(ColumnGroup<Table>& group, TimeNs offset) {
+  if (!group.held()) return;
+  Table& t = *group;
   for (auto& v : t.start) v += offset;
   if constexpr (requires { t.end; }) {
     for (auto& v : t.end) v += offset;
@@ -121,13 +123,13 @@ bool RankBuilder::hasDevice(uint32_t id) const {
 }
 
 void RankBuilder::reserveRanges(size_t n) {
-  const size_t want = trace_.ranges.size() + n;
-  trace_.ranges.forEachColumn([&](auto& column) { column.reserve(want); });
+  const size_t want = trace_.ranges->size() + n;
+  trace_.ranges->forEachColumn([&](auto& column) { column.reserve(want); });
 }
 
 void RankBuilder::addRange(TimeNs start, TimeNs end, ThreadIndex thread, StringId domain,
                            StringId name, RangeKind kind) {
-  auto& r = trace_.ranges;
+  auto& r = *trace_.ranges;
   r.start.push_back(start);
   r.end.push_back(std::max(start, end));
   r.thread.push_back(thread);
@@ -138,7 +140,7 @@ void RankBuilder::addRange(TimeNs start, TimeNs end, ThreadIndex thread, StringI
 }
 
 void RankBuilder::addMark(TimeNs ts, ThreadIndex thread, StringId domain, StringId name) {
-  auto& m = trace_.marks;
+  auto& m = *trace_.marks;
   m.start.push_back(ts);
   m.thread.push_back(thread);
   m.domain.push_back(domain);
@@ -147,7 +149,7 @@ void RankBuilder::addMark(TimeNs ts, ThreadIndex thread, StringId domain, String
 
 void RankBuilder::addKernel(TimeNs start, TimeNs end, StreamIndex stream, StringId name,
                             uint32_t corr) {
-  auto& k = trace_.kernels;
+  auto& k = *trace_.kernels;
   k.start.push_back(start);
   k.end.push_back(std::max(start, end));
   k.stream.push_back(stream);
@@ -157,7 +159,7 @@ void RankBuilder::addKernel(TimeNs start, TimeNs end, StreamIndex stream, String
 
 void RankBuilder::addMemcpy(TimeNs start, TimeNs end, StreamIndex stream, uint32_t corr,
                             uint64_t bytes, MemcpyKind kind) {
-  auto& m = trace_.memcpys;
+  auto& m = *trace_.memcpys;
   m.start.push_back(start);
   m.end.push_back(std::max(start, end));
   m.stream.push_back(stream);
@@ -168,7 +170,7 @@ void RankBuilder::addMemcpy(TimeNs start, TimeNs end, StreamIndex stream, uint32
 
 void RankBuilder::addMemset(TimeNs start, TimeNs end, StreamIndex stream, uint32_t corr,
                             uint64_t bytes) {
-  auto& m = trace_.memsets;
+  auto& m = *trace_.memsets;
   m.start.push_back(start);
   m.end.push_back(std::max(start, end));
   m.stream.push_back(stream);
@@ -178,7 +180,7 @@ void RankBuilder::addMemset(TimeNs start, TimeNs end, StreamIndex stream, uint32
 
 void RankBuilder::addSync(TimeNs start, TimeNs end, StreamIndex stream, uint32_t corr,
                           SyncKind kind) {
-  auto& s = trace_.syncs;
+  auto& s = *trace_.syncs;
   s.start.push_back(start);
   s.end.push_back(std::max(start, end));
   s.stream.push_back(stream);
@@ -188,7 +190,7 @@ void RankBuilder::addSync(TimeNs start, TimeNs end, StreamIndex stream, uint32_t
 
 void RankBuilder::addApiCall(TimeNs start, TimeNs end, ThreadIndex thread, StringId name,
                              uint32_t corr) {
-  auto& a = trace_.apiCalls;
+  auto& a = *trace_.apiCalls;
   a.start.push_back(start);
   a.end.push_back(std::max(start, end));
   a.thread.push_back(thread);
@@ -204,7 +206,7 @@ void RankBuilder::setDeviceMemory(uint32_t id, uint64_t bytes) {
 }
 
 void RankBuilder::addMemoryUsage(TimeNs ts, uint32_t device, int64_t allocated, int64_t reserved) {
-  auto& m = trace_.memory;
+  auto& m = *trace_.memory;
   m.start.push_back(ts);
   m.device.push_back(device);
   m.allocated.push_back(allocated);
@@ -226,6 +228,7 @@ RankTrace RankBuilder::finish(TimeNs offset) {
   }
   computeRangeDepths(t.ranges);
   sortEvents(t);
+  t.dropEmptyTables();
   threads_.clear();
   streams_.clear();
   return std::move(t);
@@ -253,14 +256,14 @@ void computeRangeDepths(NvtxRanges& r) {
 Interval traceSpan(const RankTrace& t) {
   Interval span;
   bool any = false;
-  spanOf(t.ranges, span, any);
-  spanOf(t.marks, span, any);
-  spanOf(t.kernels, span, any);
-  spanOf(t.memcpys, span, any);
-  spanOf(t.memsets, span, any);
-  spanOf(t.syncs, span, any);
-  spanOf(t.apiCalls, span, any);
-  spanOf(t.ncclCalls, span, any);
+  spanOf(*t.ranges, span, any);
+  spanOf(*t.marks, span, any);
+  spanOf(*t.kernels, span, any);
+  spanOf(*t.memcpys, span, any);
+  spanOf(*t.memsets, span, any);
+  spanOf(*t.syncs, span, any);
+  spanOf(*t.apiCalls, span, any);
+  spanOf(*t.ncclCalls, span, any);
   return span;
 }
 

@@ -15,10 +15,10 @@ size_t columnBytes(const Table& table) {
 }  // namespace
 
 size_t eventMemoryBytes(const RankTrace& t) {
-  size_t bytes = columnBytes(t.ranges) + columnBytes(t.marks) + columnBytes(t.kernels) +
-                 columnBytes(t.memcpys) + columnBytes(t.memsets) + columnBytes(t.syncs) +
-                 columnBytes(t.apiCalls) + columnBytes(t.ncclCalls) + columnBytes(t.correlations) +
-                 columnBytes(t.memory);
+  size_t bytes = columnBytes(*t.ranges) + columnBytes(*t.marks) + columnBytes(*t.kernels) +
+                 columnBytes(*t.memcpys) + columnBytes(*t.memsets) + columnBytes(*t.syncs) +
+                 columnBytes(*t.apiCalls) + columnBytes(*t.ncclCalls) +
+                 columnBytes(*t.correlations) + columnBytes(*t.memory);
   for (size_t i = 0; i < t.strings.size(); ++i) {
     bytes += t.strings.at(static_cast<StringId>(i)).size() + sizeof(std::string);
   }

@@ -63,6 +63,11 @@ template <class Table>
 void sortByStart(Table& t) {
   sortBy(t, t.start);
 }
+// A rank's table, if it holds one: an absent table is not made to be sorted.
+template <class Table>
+void sortByStart(ColumnGroup<Table>& group) {
+  if (group.held()) sortByStart(*group);
+}
 
 // Sorts every event table of the trace by start (correlations by correlation id).
 void sortEvents(RankTrace& trace);

@@ -34,7 +34,7 @@ void sortEvents(RankTrace& trace) {
   sortByStart(trace.ncclCalls);
   sortByStart(trace.memory);
 
-  sortBy(trace.correlations, trace.correlations.correlation);
+  if (trace.correlations.held()) sortBy(*trace.correlations, trace.correlations->correlation);
 }
 
 }  // namespace bubblescope::traces

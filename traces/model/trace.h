@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/model/column_group.h"
 #include "traces/model/events.h"
 #include "traces/model/string_table.h"
 #include "traces/model/time.h"
@@ -79,21 +80,39 @@ struct RankTrace {
   std::vector<Device> devices;
   std::vector<Stream> streams;
 
-  NvtxRanges ranges;
-  OpenRanges openRanges;  // not counted as events: a snapshot of what was still running
-  NvtxMarks marks;
-  Kernels kernels;
-  Memcpys memcpys;
-  Memsets memsets;
-  Syncs syncs;
-  ApiCalls apiCalls;
-  NcclCalls ncclCalls;
-  Correlations correlations;
-  MemoryUsage memory;  // schema 3
+  // Each table is made only once the rank has such events (column_group.h).
+  ColumnGroup<NvtxRanges> ranges;
+  ColumnGroup<OpenRanges> openRanges;  // not counted as events: what was still running
+  ColumnGroup<NvtxMarks> marks;
+  ColumnGroup<Kernels> kernels;
+  ColumnGroup<Memcpys> memcpys;
+  ColumnGroup<Memsets> memsets;
+  ColumnGroup<Syncs> syncs;
+  ColumnGroup<ApiCalls> apiCalls;
+  ColumnGroup<NcclCalls> ncclCalls;
+  ColumnGroup<Correlations> correlations;
+  ColumnGroup<MemoryUsage> memory;  // schema 3
 
   size_t eventCount() const {
-    return ranges.size() + marks.size() + kernels.size() + memcpys.size() + memsets.size() +
-           syncs.size() + apiCalls.size() + ncclCalls.size() + memory.size();
+    return ranges->size() + marks->size() + kernels->size() + memcpys->size() + memsets->size() +
+           syncs->size() + apiCalls->size() + ncclCalls->size() + memory->size();
+  }
+
+  // Calls f on every table the rank holds (ColumnGroup::held), as `Table&`.
+  template <class F>
+  void forEachHeldTable(F&& f) {
+    auto each = [&](auto& group) {
+      if (group.held()) f(*group);
+    };
+    each(ranges), each(openRanges), each(marks), each(kernels), each(memcpys), each(memsets);
+    each(syncs), each(apiCalls), each(ncclCalls), each(correlations), each(memory);
+  }
+  // Frees the tables that hold no event: a loader ends with it, so a table made on the way costs
+  // nothing after.
+  void dropEmptyTables() {
+    auto drop = [](auto& group) { group.dropIfEmpty(); };
+    drop(ranges), drop(openRanges), drop(marks), drop(kernels), drop(memcpys), drop(memsets);
+    drop(syncs), drop(apiCalls), drop(ncclCalls), drop(correlations), drop(memory);
   }
 
   // Index of the thread with this OS tid, added if new.

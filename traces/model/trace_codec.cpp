@@ -1,14 +1,16 @@
 #include "traces/model/trace_codec.h"
 
+#include <type_traits>
+
 namespace bubblescope::traces {
 namespace {
 
-// The tables of a trace, in one order for both directions. forEachColumn only reads here: the
-// tables offer no const form of it.
-template <typename F>
-void forEachTable(RankTrace& t, F&& f) {
-  f(t.ranges), f(t.openRanges), f(t.marks), f(t.kernels), f(t.memcpys), f(t.memsets), f(t.syncs);
-  f(t.apiCalls), f(t.ncclCalls), f(t.correlations), f(t.memory);
+// The tables of a trace, in one order for both directions: every table, held or not (an absent
+// one is written as empty columns, and read back is dropped again).
+template <typename Trace, typename F>
+void forEachTable(Trace& t, F&& f) {
+  f(*t.ranges), f(*t.openRanges), f(*t.marks), f(*t.kernels), f(*t.memcpys), f(*t.memsets);
+  f(*t.syncs), f(*t.apiCalls), f(*t.ncclCalls), f(*t.correlations), f(*t.memory);
 }
 
 void encodeMeta(const RankMeta& m, ByteWriter& out) {
@@ -96,8 +98,10 @@ void encodeRankTrace(const RankTrace& trace, ByteWriter& out) {
     out.text(d.uuid);
     out.value(d.memoryBytes);
   }
-  forEachTable(const_cast<RankTrace&>(trace), [&](auto& table) {
-    table.forEachColumn([&](const auto& column) { out.column(column); });
+  // forEachColumn only reads here: the tables offer no const form of it.
+  forEachTable(trace, [&](const auto& table) {
+    using Table = std::remove_const_t<std::remove_reference_t<decltype(table)>>;
+    const_cast<Table&>(table).forEachColumn([&](const auto& column) { out.column(column); });
   });
 }
 
@@ -120,6 +124,7 @@ RankTrace decodeRankTrace(ByteReader& in) {
   }
   forEachTable(t,
                [&](auto& table) { table.forEachColumn([&](auto& column) { in.column(column); }); });
+  t.dropEmptyTables();
   return t;
 }
 

@@ -91,9 +91,10 @@ bool walModeWithoutItsWal(const fs::path& file) {
 RankMeta loadMeta(Database& db, const fs::path& file) {
   if (!db.hasTable("meta")) {
     if (walModeWithoutItsWal(file)) {
-      throw TraceError(file, "holds no trace yet: what its writer wrote is in its write-ahead log " +
-                                 file.filename().string() +
-                                 "-wal, which is missing (copy the -wal file with the trace)");
+      throw TraceError(file,
+                       "holds no trace yet: what its writer wrote is in its write-ahead log " +
+                           file.filename().string() +
+                           "-wal, which is missing (copy the -wal file with the trace)");
     }
     throw TraceError(file, "a SQLite database but not a bubblescope trace (no meta table)");
   }
@@ -305,7 +306,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
       t.streams[ids.stream(st.int64(0), st.int64(1))].name = ids.string(st.int64(2));
     }
   }
-  auto& r = t.ranges;
+  auto& r = *t.ranges;
   loadTable(db, file, "nvtx_ranges", "start, end, tid, domain_id, name_id, depth, kind", r,
             [&](Statement& st, size_t i) {
               r.start[i] = st.int64(0);
@@ -317,7 +318,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               r.kind[i] = enumInRange(file, "nvtx_ranges.kind", st.int64(6), RangeKind::StartEnd);
             });
   if (db.hasTable("open_ranges")) {  // schema 2 on
-    auto& o = t.openRanges;
+    auto& o = *t.openRanges;
     loadTable(db, file, "open_ranges", "start, tid, domain_id, name_id, depth, kind", o,
               [&](Statement& st, size_t i) {
                 o.start[i] = st.int64(0);
@@ -328,7 +329,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
                 o.kind[i] = enumInRange(file, "open_ranges.kind", st.int64(5), RangeKind::StartEnd);
               });
   }
-  auto& mk = t.marks;
+  auto& mk = *t.marks;
   loadTable(db, file, "nvtx_marks", "ts, tid, domain_id, name_id", mk,
             [&](Statement& st, size_t i) {
               mk.start[i] = st.int64(0);
@@ -336,7 +337,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               mk.domain[i] = ids.string(st.int64(2));
               mk.name[i] = ids.string(st.int64(3));
             });
-  auto& k = t.kernels;
+  auto& k = *t.kernels;
   loadTable(db, file, "kernels", "start, end, device, stream, correlation, name_id", k,
             [&](Statement& st, size_t i) {
               k.start[i] = st.int64(0);
@@ -345,7 +346,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               k.correlation[i] = fieldInRange<uint32_t>(file, "kernels.correlation", st.int64(4));
               k.name[i] = ids.string(st.int64(5));
             });
-  auto& mc = t.memcpys;
+  auto& mc = *t.memcpys;
   loadTable(db, file, "memcpys", "start, end, device, stream, correlation, bytes, copy_kind", mc,
             [&](Statement& st, size_t i) {
               mc.start[i] = st.int64(0);
@@ -356,7 +357,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               mc.copyKind[i] =
                   enumInRange(file, "memcpys.copy_kind", st.int64(6), MemcpyKind::PeerToPeer);
             });
-  auto& ms = t.memsets;
+  auto& ms = *t.memsets;
   loadTable(db, file, "memsets", "start, end, device, stream, correlation, bytes", ms,
             [&](Statement& st, size_t i) {
               ms.start[i] = st.int64(0);
@@ -365,7 +366,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               ms.correlation[i] = fieldInRange<uint32_t>(file, "memsets.correlation", st.int64(4));
               ms.bytes[i] = static_cast<uint64_t>(st.int64(5));
             });
-  auto& sy = t.syncs;
+  auto& sy = *t.syncs;
   loadTable(db, file, "syncs", "start, end, device, stream, correlation, sync_type", sy,
             [&](Statement& st, size_t i) {
               sy.start[i] = st.int64(0);
@@ -377,7 +378,7 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               sy.syncKind[i] =
                   enumInRange(file, "syncs.sync_type", st.int64(5), SyncKind::ContextSynchronize);
             });
-  auto& a = t.apiCalls;
+  auto& a = *t.apiCalls;
   loadTable(db, file, "api_calls", "start, end, tid, name_id, correlation", a,
             [&](Statement& st, size_t i) {
               a.start[i] = st.int64(0);
@@ -386,45 +387,44 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               a.name[i] = ids.string(st.int64(3));
               a.correlation[i] = fieldInRange<uint32_t>(file, "api_calls.correlation", st.int64(4));
             });
-  auto& n = t.ncclCalls;
-  loadTable(db, file, "nccl_calls",
-            "start, end, tid, op, peer, count, dtype, bytes, comm, comm_rank, comm_size, stream, "
-            "group_depth, seq, id, source",
-            n, [&](Statement& st, size_t i) {
-              n.start[i] = st.int64(0);
-              n.end[i] = st.int64(1);
-              n.thread[i] = ids.thread(st.int64(2));
-              n.op[i] = enumInRange(file, "nccl_calls.op", st.int64(3), kLastNcclOp);
-              n.peer[i] =
-                  fieldInRange<int32_t>(file, "nccl_calls.peer", st.int64(4), -1, INT32_MAX);
-              n.count[i] = static_cast<uint64_t>(st.int64(5));
-              n.dtype[i] = fieldInRange<uint8_t>(file, "nccl_calls.dtype", st.int64(6));
-              n.bytes[i] = static_cast<uint64_t>(st.int64(7));
-              n.comm[i] = static_cast<uint64_t>(st.int64(8));
-              n.commRank[i] =
-                  fieldInRange<int32_t>(file, "nccl_calls.comm_rank", st.int64(9), -1, INT32_MAX);
-              n.commSize[i] =
-                  fieldInRange<int32_t>(file, "nccl_calls.comm_size", st.int64(10), -1, INT32_MAX);
-              n.streamHandle[i] = static_cast<uint64_t>(st.int64(11));
-              n.groupDepth[i] = fieldInRange<uint8_t>(file, "nccl_calls.group_depth", st.int64(12));
-              n.seq[i] = static_cast<uint64_t>(st.int64(13));
-              n.id[i] = static_cast<uint64_t>(st.int64(14));
-              n.source[i] =
-                  enumInRange(file, "nccl_calls.source", st.int64(15), NcclSource::Import);
-            });
+  auto& n = *t.ncclCalls;
+  loadTable(
+      db, file, "nccl_calls",
+      "start, end, tid, op, peer, count, dtype, bytes, comm, comm_rank, comm_size, stream, "
+      "group_depth, seq, id, source",
+      n, [&](Statement& st, size_t i) {
+        n.start[i] = st.int64(0);
+        n.end[i] = st.int64(1);
+        n.thread[i] = ids.thread(st.int64(2));
+        n.op[i] = enumInRange(file, "nccl_calls.op", st.int64(3), kLastNcclOp);
+        n.peer[i] = fieldInRange<int32_t>(file, "nccl_calls.peer", st.int64(4), -1, INT32_MAX);
+        n.count[i] = static_cast<uint64_t>(st.int64(5));
+        n.dtype[i] = fieldInRange<uint8_t>(file, "nccl_calls.dtype", st.int64(6));
+        n.bytes[i] = static_cast<uint64_t>(st.int64(7));
+        n.comm[i] = static_cast<uint64_t>(st.int64(8));
+        n.commRank[i] =
+            fieldInRange<int32_t>(file, "nccl_calls.comm_rank", st.int64(9), -1, INT32_MAX);
+        n.commSize[i] =
+            fieldInRange<int32_t>(file, "nccl_calls.comm_size", st.int64(10), -1, INT32_MAX);
+        n.streamHandle[i] = static_cast<uint64_t>(st.int64(11));
+        n.groupDepth[i] = fieldInRange<uint8_t>(file, "nccl_calls.group_depth", st.int64(12));
+        n.seq[i] = static_cast<uint64_t>(st.int64(13));
+        n.id[i] = static_cast<uint64_t>(st.int64(14));
+        n.source[i] = enumInRange(file, "nccl_calls.source", st.int64(15), NcclSource::Import);
+      });
   if (db.hasTable("memory_usage")) {  // schema 3 on
-    auto& mu = t.memory;
+    auto& mu = *t.memory;
     loadTable(db, file, "memory_usage", "ts, device, allocated, reserved", mu,
               [&](Statement& st, size_t i) {
                 mu.start[i] = st.int64(0);
                 mu.device[i] = fieldInRange<uint32_t>(file, "memory_usage.device", st.int64(1));
-                mu.allocated[i] = fieldInRange<int64_t>(file, "memory_usage.allocated",
-                                                        st.int64(2), kBytesUnknown, INT64_MAX);
+                mu.allocated[i] = fieldInRange<int64_t>(file, "memory_usage.allocated", st.int64(2),
+                                                        kBytesUnknown, INT64_MAX);
                 mu.reserved[i] = fieldInRange<int64_t>(file, "memory_usage.reserved", st.int64(3),
                                                        kBytesUnknown, INT64_MAX);
               });
   }
-  auto& c = t.correlations;
+  auto& c = *t.correlations;
   loadTable(db, file, "correlations", "correlation, external_kind, external_id", c,
             [&](Statement& st, size_t i) {
               c.correlation[i] =
@@ -464,6 +464,7 @@ RankTrace readRankTrace(sqlite::Database& db, const fs::path& file) {
     loadEvents(db, trace, ids, file);
     tieGroupKernelsToCalls(trace);
     sortEvents(trace);
+    trace.dropEmptyTables();
     return trace;
   } catch (const SqliteError& e) {
     failSqlite(file, e);

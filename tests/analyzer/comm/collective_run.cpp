@@ -20,11 +20,11 @@ traces::Run collectiveRun(const CollectiveRunSpec& spec) {
         "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)");
     for (int c = 0; c < spec.calls; ++c) {
       const TimeNs at = c * 100 * kMs;
-      t.kernels.start.push_back(at);
-      t.kernels.end.push_back(at + 10 * kMs);
-      t.kernels.stream.push_back(compute);
-      t.kernels.name.push_back(gemm);
-      t.kernels.correlation.push_back(0);
+      t.kernels->start.push_back(at);
+      t.kernels->end.push_back(at + 10 * kMs);
+      t.kernels->stream.push_back(compute);
+      t.kernels->name.push_back(gemm);
+      t.kernels->correlation.push_back(0);
 
       traces::NcclCall call;
       call.op = traces::NcclOp::AllReduce;
@@ -39,17 +39,17 @@ traces::Run collectiveRun(const CollectiveRunSpec& spec) {
       call.end = call.start + kMs / 10;
       call.thread = t.threadIndex(100);
       call.id = 1000 + static_cast<uint64_t>(c);
-      t.ncclCalls.push(call);
+      t.ncclCalls->push(call);
 
       const uint32_t correlation = 1 + static_cast<uint32_t>(c);
-      t.correlations.correlation.push_back(correlation);
-      t.correlations.externalKind.push_back(traces::ExternalKind::NcclCall);
-      t.correlations.externalId.push_back(call.id);
-      t.kernels.start.push_back(at + (10 + 4 * r) * kMs);
-      t.kernels.end.push_back(at + 20 * kMs);
-      t.kernels.stream.push_back(nccl);
-      t.kernels.name.push_back(allReduce);
-      t.kernels.correlation.push_back(correlation);
+      t.correlations->correlation.push_back(correlation);
+      t.correlations->externalKind.push_back(traces::ExternalKind::NcclCall);
+      t.correlations->externalId.push_back(call.id);
+      t.kernels->start.push_back(at + (10 + 4 * r) * kMs);
+      t.kernels->end.push_back(at + 20 * kMs);
+      t.kernels->stream.push_back(nccl);
+      t.kernels->name.push_back(allReduce);
+      t.kernels->correlation.push_back(correlation);
     }
   }
   return run;

@@ -21,7 +21,7 @@ using testing::kCollectiveMs;
 CallMatches matchEveryCall(const traces::Run& run) {
   std::vector<std::vector<int32_t>> calls(run.ranks.size());
   for (size_t r = 0; r < run.ranks.size(); ++r) {
-    for (size_t i = 0; i < run.ranks[r].ncclCalls.size(); ++i) {
+    for (size_t i = 0; i < run.ranks[r].ncclCalls->size(); ++i) {
       calls[r].push_back(static_cast<int32_t>(i));
     }
   }
@@ -61,7 +61,7 @@ TEST(PartialCollectives, ARunOfEveryRankOfTheWorldHasNoPartialSubGroup) {
   // Every rank of a world of 3 traced; the all-reduces, whose calls give no size, are ranks 0 and
   // 1's only (a sub-group): the run holds every member there is.
   traces::Run run = collectiveRun({.traced = 3, .world = 3, .commSize = -1});
-  run.ranks[2].ncclCalls = {};
+  run.ranks[2].ncclCalls.reset();
   const CallMatches m = matchEveryCall(run);
   ASSERT_EQ(m.collectives.size(), 1u);
   EXPECT_EQ(m.collectives[0].size(), 2u);

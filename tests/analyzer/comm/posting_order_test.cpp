@@ -35,19 +35,19 @@ struct Stage {
     c.start = posted;
     c.end = posted + 5'000;
     c.op = op;
-    c.id = trace.ncclCalls.size() + 1;
-    trace.ncclCalls.push(c);
-    trace.kernels.start.push_back(start);
-    trace.kernels.end.push_back(end);
-    trace.kernels.stream.push_back(stream);
-    trace.kernels.name.push_back(0);
-    trace.kernels.correlation.push_back(0);
+    c.id = trace.ncclCalls->size() + 1;
+    trace.ncclCalls->push(c);
+    trace.kernels->start.push_back(start);
+    trace.kernels->end.push_back(end);
+    trace.kernels->stream.push_back(stream);
+    trace.kernels->name.push_back(0);
+    trace.kernels->correlation.push_back(0);
     CommKernel k;
     k.start = start;
     k.end = end;
-    k.kernel = static_cast<uint32_t>(trace.kernels.size() - 1);
+    k.kernel = static_cast<uint32_t>(trace.kernels->size() - 1);
     k.callBegin = static_cast<uint32_t>(ops.commCalls.size());
-    ops.commCalls.push_back(static_cast<int32_t>(trace.ncclCalls.size() - 1));
+    ops.commCalls.push_back(static_cast<int32_t>(trace.ncclCalls->size() - 1));
     k.callEnd = static_cast<uint32_t>(ops.commCalls.size());
     ops.commKernels.push_back(k);
   }
@@ -216,7 +216,7 @@ TEST(PostingOrder, AReceivesStreamNamesItsSender) {
 TEST(PostingOrder, TheStreamsStillNameTheSenderOnceRanksAreKeptForAnalysis) {
   Pipeline pl = streamPerNeighbour();
   for (traces::RankTrace& t : pl.run.ranks) keepForAnalysis(t);
-  EXPECT_GT(pl.run.ranks[1].kernels.size(), 0u);
+  EXPECT_GT(pl.run.ranks[1].kernels->size(), 0u);
   EXPECT_EQ(peersByPostingOrder(pl.run, pl.ops, pl.places).peerOf[1],
             (std::vector<int32_t>{0, 2, 2, 0}));
 }
@@ -270,7 +270,7 @@ TEST(PostingOrder, AVsChunkOneSendsBackUp) {
 TEST(PostingOrder, CallsThatNameTheirPeerAreLeftAlone) {
   Pipeline pl = threeStages();
   for (auto& t : pl.run.ranks) {
-    for (auto& p : t.ncclCalls.peer) p = 0;
+    for (auto& p : t.ncclCalls->peer) p = 0;
   }
   const PostingOrderPeers peers = peersByPostingOrder(pl.run, pl.ops, pl.places);
   EXPECT_EQ(peers.withoutPeer, 0u);

@@ -23,11 +23,11 @@ using nlohmann::json;
 
 void addKernel(traces::RankTrace& t, traces::StreamIndex stream, traces::StringId name,
                TimeNs start, TimeNs end) {
-  t.kernels.start.push_back(start);
-  t.kernels.end.push_back(end);
-  t.kernels.stream.push_back(stream);
-  t.kernels.name.push_back(name);
-  t.kernels.correlation.push_back(0);
+  t.kernels->start.push_back(start);
+  t.kernels->end.push_back(end);
+  t.kernels->stream.push_back(stream);
+  t.kernels->name.push_back(name);
+  t.kernels->correlation.push_back(0);
 }
 
 // Each F and BW range gets a kernel with its times on its rank's stream 7, each gradient sync an
@@ -38,26 +38,26 @@ void addDeviceWork(traces::Run& run) {
     traces::RankTrace& t = run.ranks[r];
     const traces::StreamIndex compute = t.streamIndex(static_cast<uint32_t>(r), 7);
     const traces::StringId gemm = t.strings.intern("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n");
-    for (size_t i = 0; i < t.ranges.size(); ++i) {
-      const std::string name(t.strings.at(t.ranges.name[i]));
+    for (size_t i = 0; i < t.ranges->size(); ++i) {
+      const std::string name(t.strings.at(t.ranges->name[i]));
       if (name.starts_with("F mb=") || name.starts_with("BW mb=")) {
-        addKernel(t, compute, gemm, t.ranges.start[i], t.ranges.end[i]);
+        addKernel(t, compute, gemm, t.ranges->start[i], t.ranges->end[i]);
       }
       if (name == "grad_sync") {
         traces::NcclCall c;
-        c.start = t.ranges.start[i];
-        c.end = t.ranges.end[i];
+        c.start = t.ranges->start[i];
+        c.end = t.ranges->end[i];
         c.op = traces::NcclOp::AllReduce;
         c.comm = 100 + r;
         c.commRank = 0;
         c.commSize = 1;
         c.bytes = 1 << 20;
-        t.ncclCalls.push(c);
+        t.ncclCalls->push(c);
       }
     }
     if (r == 0) {
       const traces::StreamIndex side = t.streamIndex(0, 8);
-      const TimeNs at = t.ranges.start.front();
+      const TimeNs at = t.ranges->start.front();
       addKernel(t, side, t.strings.intern("copy_a"), at, at + 300'000);
       addKernel(t, side, t.strings.intern("copy_b"), at + 100'000, at + 400'000);
     }
@@ -104,8 +104,8 @@ TEST(DeviceTracks, KernelsAndNcclCallsAreExportedOnlyWhenAsked) {
   const DeviceExport e = exportWithDeviceWork();
   size_t kernels = 0, calls = 0;
   for (const auto& t : e.run.ranks) {
-    kernels += t.kernels.size();
-    calls += t.ncclCalls.size();
+    kernels += t.kernels->size();
+    calls += t.ncclCalls->size();
   }
   ASSERT_GT(kernels, 0u);
   ASSERT_EQ(calls, 4u * 2);  // every stage, both steps

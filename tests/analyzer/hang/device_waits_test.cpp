@@ -39,7 +39,7 @@ RankTrace rankTrace(int rank, TimeNs alive, bool closed = false) {
 // it finished, from `kernelEnd` (0: none).
 void addCall(RankTrace& t, NcclOp op, int peer, TimeNs at, uint32_t corr, TimeNs kernelEnd,
              uint64_t seq = 0) {
-  auto& c = t.ncclCalls;
+  auto& c = *t.ncclCalls;
   const uint64_t id = 1000 + c.size();
   c.start.push_back(at);
   c.end.push_back(at + 10'000);
@@ -57,20 +57,20 @@ void addCall(RankTrace& t, NcclOp op, int peer, TimeNs at, uint32_t corr, TimeNs
   c.seq.push_back(seq);
   c.id.push_back(id);
   c.source.push_back(traces::NcclSource::Hook);
-  t.apiCalls.start.push_back(at + 1'000);
-  t.apiCalls.end.push_back(at + 5'000);
-  t.apiCalls.thread.push_back(t.threadIndex(100));
-  t.apiCalls.name.push_back(t.strings.intern("cuLaunchKernelEx"));
-  t.apiCalls.correlation.push_back(corr);
-  t.correlations.correlation.push_back(corr);
-  t.correlations.externalKind.push_back(traces::ExternalKind::NcclCall);
-  t.correlations.externalId.push_back(id);
+  t.apiCalls->start.push_back(at + 1'000);
+  t.apiCalls->end.push_back(at + 5'000);
+  t.apiCalls->thread.push_back(t.threadIndex(100));
+  t.apiCalls->name.push_back(t.strings.intern("cuLaunchKernelEx"));
+  t.apiCalls->correlation.push_back(corr);
+  t.correlations->correlation.push_back(corr);
+  t.correlations->externalKind.push_back(traces::ExternalKind::NcclCall);
+  t.correlations->externalId.push_back(id);
   if (kernelEnd != 0) {
-    t.kernels.start.push_back(at + 20'000);
-    t.kernels.end.push_back(kernelEnd);
-    t.kernels.stream.push_back(t.streamIndex(0, 13));
-    t.kernels.name.push_back(t.strings.intern("ncclDevKernel_SendRecv"));
-    t.kernels.correlation.push_back(corr);
+    t.kernels->start.push_back(at + 20'000);
+    t.kernels->end.push_back(kernelEnd);
+    t.kernels->stream.push_back(t.streamIndex(0, 13));
+    t.kernels->name.push_back(t.strings.intern("ncclDevKernel_SendRecv"));
+    t.kernels->correlation.push_back(corr);
   }
 }
 
@@ -207,10 +207,10 @@ TEST(HangDeviceWaits, StuckReceiveWhosePeerNeverSentWaitsOnThatPeer) {
   traces::Run run = sendRecv(kT0 + 10 * kSecond, true, false);
   // Rank 0 never sent: drop its send (the last call, launch and kernel rows).
   RankTrace& t0 = run.ranks[0];
-  t0.ncclCalls.forEachColumn([](auto& col) { col.pop_back(); });
-  t0.apiCalls.forEachColumn([](auto& col) { col.pop_back(); });
-  t0.correlations.forEachColumn([](auto& col) { col.pop_back(); });
-  t0.kernels.forEachColumn([](auto& col) { col.pop_back(); });
+  t0.ncclCalls->forEachColumn([](auto& col) { col.pop_back(); });
+  t0.apiCalls->forEachColumn([](auto& col) { col.pop_back(); });
+  t0.correlations->forEachColumn([](auto& col) { col.pop_back(); });
+  t0.kernels->forEachColumn([](auto& col) { col.pop_back(); });
   const HangReport rep = analyzeHang(run);
   ASSERT_FALSE(rep.ranks[1].waits.empty());
   const Wait& w = rep.ranks[1].waits.front();
@@ -232,7 +232,7 @@ TEST(HangDeviceWaits, CollectiveWithMembersNotTracedStuckOnTheTracedOnesIsNotNcc
     RankTrace t = rankTrace(r, kT0 + 10 * kSecond);
     addCall(t, NcclOp::AllReduce, -1, kT0 + 100 * kMs, 1, kT0 + 120 * kMs, 1);
     addCall(t, NcclOp::AllReduce, -1, kT0 + kSecond, 2, 0, 2);
-    for (int32_t& size : t.ncclCalls.commSize) size = 4;
+    for (int32_t& size : t.ncclCalls->commSize) size = 4;
     run.ranks.push_back(std::move(t));
   }
   const HangReport rep = analyzeHang(run);

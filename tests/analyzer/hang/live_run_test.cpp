@@ -69,8 +69,8 @@ TEST(LiveRun, HistoriesCutAtDifferentPlacesStillPairUp) {
   ranks[1].snapshot.calls.erase(ranks[1].snapshot.calls.begin(),
                                 ranks[1].snapshot.calls.begin() + 20);
   const traces::Run run = liveRun(ranks, 5 * kSecond);
-  EXPECT_EQ(run.ranks[0].ncclCalls.size(), 44u);  // only the sends rank 1 still holds
-  EXPECT_EQ(run.ranks[1].ncclCalls.size(), 44u);
+  EXPECT_EQ(run.ranks[0].ncclCalls->size(), 44u);  // only the sends rank 1 still holds
+  EXPECT_EQ(run.ranks[1].ncclCalls->size(), 44u);
   const auto report = analysis::hang::analyzeHang(run);
   EXPECT_EQ(report.verdict, analysis::hang::Verdict::Clean) << report.diagnosis;
   EXPECT_EQ(report.ranks[0].end, analysis::hang::RankEnd::Running);
@@ -97,8 +97,8 @@ TEST(LiveRun, WhatHasNotLastedMinWaitIsNoHang) {
   ranks[0].snapshot.ranges.push_back({100, 0, kNow - 10 * kSecond, "", "step 4"});
   ranks[0].snapshot.ranges.push_back({100, 1, kNow - kSecond, "", "RECV B mb=1 from=1"});
   const traces::Run young = liveRun(ranks, 5 * kSecond);
-  ASSERT_EQ(young.ranks[0].openRanges.size(), 1u);  // the step, not the young receive
-  EXPECT_EQ(young.ranks[0].strings.at(young.ranks[0].openRanges.name[0]), "step 4");
+  ASSERT_EQ(young.ranks[0].openRanges->size(), 1u);  // the step, not the young receive
+  EXPECT_EQ(young.ranks[0].strings.at(young.ranks[0].openRanges->name[0]), "step 4");
 }
 
 TEST(LiveRun, AMismatchBothHistoriesHoldIsKept) {
@@ -116,7 +116,7 @@ TEST(LiveRun, ACallWhosePeerDidNotAnswerStaysAWait) {
   std::vector<LiveRank> ranks = pair(7, 7, 64, 10 * kSecond);
   ranks.pop_back();  // rank 1 did not answer
   const traces::Run run = liveRun(ranks, 5 * kSecond);
-  EXPECT_EQ(run.ranks[0].ncclCalls.size(), 7u);
+  EXPECT_EQ(run.ranks[0].ncclCalls->size(), 7u);
 }
 
 }  // namespace

@@ -25,12 +25,12 @@ RankTrace stage(int s, const std::vector<std::string>& open = {}) {
   t.meta.aliveNs = kT0 + 3 * kSecond;
   const auto th = t.threadIndex(100 + static_cast<uint64_t>(s));
   for (size_t k = 0; k < open.size(); ++k) {
-    t.openRanges.start.push_back(kT0 + static_cast<TimeNs>(k) * 1000);
-    t.openRanges.thread.push_back(th);
-    t.openRanges.domain.push_back(0);
-    t.openRanges.name.push_back(t.strings.intern(open[k]));
-    t.openRanges.depth.push_back(static_cast<uint16_t>(k));
-    t.openRanges.kind.push_back(traces::RangeKind::PushPop);
+    t.openRanges->start.push_back(kT0 + static_cast<TimeNs>(k) * 1000);
+    t.openRanges->thread.push_back(th);
+    t.openRanges->domain.push_back(0);
+    t.openRanges->name.push_back(t.strings.intern(open[k]));
+    t.openRanges->depth.push_back(static_cast<uint16_t>(k));
+    t.openRanges->kind.push_back(traces::RangeKind::PushPop);
   }
   return t;
 }

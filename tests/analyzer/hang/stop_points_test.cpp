@@ -25,23 +25,23 @@ RankTrace stageTrace(int stage, bool closed) {
 
 void addRange(RankTrace& t, const char* name, TimeNs start, TimeNs end) {
   const auto th = t.threadIndex(100 + static_cast<uint64_t>(t.meta.rank));
-  t.ranges.start.push_back(start);
-  t.ranges.end.push_back(end);
-  t.ranges.thread.push_back(th);
-  t.ranges.domain.push_back(0);
-  t.ranges.name.push_back(t.strings.intern(name));
-  t.ranges.depth.push_back(1);
-  t.ranges.kind.push_back(traces::RangeKind::PushPop);
+  t.ranges->start.push_back(start);
+  t.ranges->end.push_back(end);
+  t.ranges->thread.push_back(th);
+  t.ranges->domain.push_back(0);
+  t.ranges->name.push_back(t.strings.intern(name));
+  t.ranges->depth.push_back(1);
+  t.ranges->kind.push_back(traces::RangeKind::PushPop);
 }
 
 void addOpen(RankTrace& t, const char* name, TimeNs start, uint16_t depth) {
   const auto th = t.threadIndex(100 + static_cast<uint64_t>(t.meta.rank));
-  t.openRanges.start.push_back(start);
-  t.openRanges.thread.push_back(th);
-  t.openRanges.domain.push_back(0);
-  t.openRanges.name.push_back(t.strings.intern(name));
-  t.openRanges.depth.push_back(depth);
-  t.openRanges.kind.push_back(traces::RangeKind::PushPop);
+  t.openRanges->start.push_back(start);
+  t.openRanges->thread.push_back(th);
+  t.openRanges->domain.push_back(0);
+  t.openRanges->name.push_back(t.strings.intern(name));
+  t.openRanges->depth.push_back(depth);
+  t.openRanges->kind.push_back(traces::RangeKind::PushPop);
 }
 
 TEST(HangStopPoints, OpenReceiveWaitsOnTheRankOfTheStageItNames) {

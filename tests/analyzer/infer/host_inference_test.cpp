@@ -19,7 +19,7 @@ constexpr TimeNs kF = 2'000'000, kBW = 4'000'000, kTail = 1'000'000;
 constexpr uint64_t kComm = 0x5eed;
 
 void addCall(traces::RankTrace& t, NcclOp op, TimeNs start, TimeNs end, int peer) {
-  auto& c = t.ncclCalls;
+  auto& c = *t.ncclCalls;
   c.start.push_back(start);
   c.end.push_back(end);
   c.thread.push_back(t.threadIndex(1000 + static_cast<uint64_t>(t.meta.rank)));

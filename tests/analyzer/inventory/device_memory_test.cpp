@@ -16,10 +16,10 @@ traces::RankTrace rankWith(std::initializer_list<std::tuple<TimeNs, uint32_t, in
   t.devices.push_back(traces::Device{0, 0, "", capacity});
   t.devices.push_back(traces::Device{1, 0, "", capacity});
   for (auto [ts, device, allocated, reserved] : s) {
-    t.memory.start.push_back(ts);
-    t.memory.device.push_back(device);
-    t.memory.allocated.push_back(allocated);
-    t.memory.reserved.push_back(reserved);
+    t.memory->start.push_back(ts);
+    t.memory->device.push_back(device);
+    t.memory->allocated.push_back(allocated);
+    t.memory->reserved.push_back(reserved);
   }
   return t;
 }

@@ -107,11 +107,11 @@ traces::Run backToBackKernels() {
   const traces::StringId gemm = t.strings.intern("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n");
   TimeNs at = 0;
   for (int k = 0; k < 16; ++k) {
-    t.kernels.start.push_back(at);
-    t.kernels.end.push_back(at + kMs);
-    t.kernels.stream.push_back(s);
-    t.kernels.name.push_back(gemm);
-    t.kernels.correlation.push_back(0);
+    t.kernels->start.push_back(at);
+    t.kernels->end.push_back(at + kMs);
+    t.kernels->stream.push_back(s);
+    t.kernels->name.push_back(gemm);
+    t.kernels->correlation.push_back(0);
     at += kMs + (k == 4 ? 3 * kMs : k == 9 ? 1 * kMs : 2 * kUs);
   }
   return run;

@@ -31,11 +31,11 @@ TEST(HostCause, DataLoaderInsideTheStepNamesTheGap) {
 TEST(HostCause, ASynchronizeWinsOverTheRangeAroundIt) {
   testing::HandTrace h;
   h.range(0, 0, 1000, "Optimizer.step#AdamW.step").range(0, 200, 600, "aten::mul_");
-  h.t.apiCalls.start.push_back(300);
-  h.t.apiCalls.end.push_back(700);
-  h.t.apiCalls.thread.push_back(0);
-  h.t.apiCalls.name.push_back(h.t.strings.intern("cudaStreamSynchronize"));
-  h.t.apiCalls.correlation.push_back(0);
+  h.t.apiCalls->start.push_back(300);
+  h.t.apiCalls->end.push_back(700);
+  h.t.apiCalls->thread.push_back(0);
+  h.t.apiCalls->name.push_back(h.t.strings.intern("cudaStreamSynchronize"));
+  h.t.apiCalls->correlation.push_back(0);
   const HostCauses causes(h.t);
   EXPECT_EQ(causes.during(350, 650).first, "synchronize");
   EXPECT_EQ(causes.during(50, 150), (Cause{"optimizer (host)", "Optimizer.step#AdamW.step"}));

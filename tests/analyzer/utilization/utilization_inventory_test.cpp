@@ -26,20 +26,20 @@ traces::Run oneRank(bool withMemory) {
   const traces::StreamIndex s = t.streamIndex(0, 7);
   const traces::StringId gemm = t.strings.intern("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n");
   for (TimeNs at : {0 * kMs, 3 * kMs, 10 * kMs}) {
-    t.kernels.start.push_back(at);
-    t.kernels.end.push_back(at + kMs);
-    t.kernels.stream.push_back(s);
-    t.kernels.name.push_back(gemm);
-    t.kernels.correlation.push_back(0);
+    t.kernels->start.push_back(at);
+    t.kernels->end.push_back(at + kMs);
+    t.kernels->stream.push_back(s);
+    t.kernels->name.push_back(gemm);
+    t.kernels->correlation.push_back(0);
   }
   t.devices.push_back(traces::Device{0, 0, "", withMemory ? uint64_t{80} << 30 : 0});
   if (withMemory) {
     for (auto [at, reserved] : {std::pair{TimeNs{0}, 10 * kGiB}, std::pair{2 * kMs, 30 * kGiB},
                                 std::pair{3 * kMs + kMs / 2, 15 * kGiB}}) {
-      t.memory.start.push_back(at);
-      t.memory.device.push_back(0);
-      t.memory.allocated.push_back(reserved / 2);
-      t.memory.reserved.push_back(reserved);
+      t.memory->start.push_back(at);
+      t.memory->device.push_back(0);
+      t.memory->allocated.push_back(reserved / 2);
+      t.memory->reserved.push_back(reserved);
     }
   }
   return run;

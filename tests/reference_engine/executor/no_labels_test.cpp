@@ -48,8 +48,9 @@ TEST(NoLabels, OnlyNcclsRangesAndTheWorkloadsDataLoaderReachTheProfiler) {
   EXPECT_FALSE(r.truth.at("labels").get<bool>());
   for (const traces::RankTrace& t : r.run.ranks) {
     std::set<std::string> names;
-    for (size_t i = 0; i < t.ranges.size(); ++i) {
-      if (t.strings.at(t.ranges.domain[i]) != "NCCL") names.emplace(t.strings.at(t.ranges.name[i]));
+    for (size_t i = 0; i < t.ranges->size(); ++i) {
+      if (t.strings.at(t.ranges->domain[i]) != "NCCL")
+        names.emplace(t.strings.at(t.ranges->name[i]));
     }
     // Stage 1's host stall is its data loader's work: a range of the workload, not a label.
     EXPECT_EQ(names,
@@ -66,7 +67,7 @@ TEST(NoLabels, EveryTransferIsAnNcclCallOfOnePipelineCommunicator) {
   for (const traces::RankTrace& t : r.run.ranks) {
     const int stage = t.meta.rank;
     const json& truth = r.truth.at("stages").at(static_cast<size_t>(stage));
-    const auto& c = t.ncclCalls;
+    const auto& c = *t.ncclCalls;
     std::vector<int> sendPeers, recvPeers;
     int inits = 0, allReduces = 0;
     for (size_t i = 0; i < c.size(); ++i) {
@@ -115,9 +116,9 @@ TEST(NoLabels, AReceivesRangeCoversItsRealWait) {
   for (const traces::RankTrace& t : r.run.ranks) {
     const json& truth = r.truth.at("stages").at(static_cast<size_t>(t.meta.rank));
     std::vector<std::pair<TimeNs, TimeNs>> calls;
-    for (size_t i = 0; i < t.ncclCalls.size(); ++i) {
-      if (t.ncclCalls.op[i] == NcclOp::Recv)
-        calls.emplace_back(t.ncclCalls.start[i], t.ncclCalls.end[i]);
+    for (size_t i = 0; i < t.ncclCalls->size(); ++i) {
+      if (t.ncclCalls->op[i] == NcclOp::Recv)
+        calls.emplace_back(t.ncclCalls->start[i], t.ncclCalls->end[i]);
     }
     const json& recvs = truth.at("recvs");
     ASSERT_EQ(calls.size(), recvs.size());

@@ -17,7 +17,7 @@ ImportedFile importText(const std::string& json) {
 
 std::set<std::string> names(const RankTrace& t) {
   std::set<std::string> out;
-  for (StringId n : t.ranges.name) out.emplace(t.strings.at(n));
+  for (StringId n : t.ranges->name) out.emplace(t.strings.at(n));
   return out;
 }
 
@@ -58,10 +58,10 @@ TEST(ChromeTimeline, EachPidIsARankWithStepsAndPeersFromArgs) {
   EXPECT_EQ(r1.meta.extra.at("BUBBLESCOPE_PP_RANK"), "1");
   EXPECT_EQ(r1.meta.extra.at("BUBBLESCOPE_PP_SIZE"), "2");
   // "step 7" spans the rank's events of that step.
-  for (size_t i = 0; i < r1.ranges.size(); ++i) {
-    if (r1.strings.at(r1.ranges.name[i]) == "step 7") {
-      EXPECT_EQ(r1.ranges.start[i], 10'000);
-      EXPECT_EQ(r1.ranges.end[i], 35'000);
+  for (size_t i = 0; i < r1.ranges->size(); ++i) {
+    if (r1.strings.at(r1.ranges->name[i]) == "step 7") {
+      EXPECT_EQ(r1.ranges->start[i], 10'000);
+      EXPECT_EQ(r1.ranges->end[i], 35'000);
     }
   }
 }

@@ -43,8 +43,8 @@ TEST(ImportCli, KinetoFilesBecomeARunDirectoryWithASummary) {
   ASSERT_EQ(run.ranks.size(), 2u);
   EXPECT_EQ(run.ranks[0].file.filename(), "rank-00000.sqlite");
   EXPECT_EQ(run.ranks[0].meta.source, "kineto");
-  EXPECT_EQ(run.ranks[0].kernels.size(), 1154u);
-  EXPECT_EQ(run.ranks[1].kernels.size(), 1104u);
+  EXPECT_EQ(run.ranks[0].kernels->size(), 1154u);
+  EXPECT_EQ(run.ranks[1].kernels->size(), 1104u);
   EXPECT_EQ(run.ranks[1].meta.worldSize, 128);
 }
 
@@ -159,7 +159,7 @@ TEST(ImportCli, TheNsysFixturesTwoGpusBecomeTwoRankFiles) {
   const traces::Run run = traces::readRun(dir / "run");
   ASSERT_EQ(run.ranks.size(), 2u);
   EXPECT_EQ(run.ranks[0].meta.source, "nsys");
-  EXPECT_EQ(run.ranks[1].kernels.size(), 1721u);
+  EXPECT_EQ(run.ranks[1].kernels->size(), 1721u);
   EXPECT_EQ(run.ranks[1].meta.pid, 112);
 }
 

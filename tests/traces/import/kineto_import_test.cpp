@@ -28,9 +28,9 @@ TEST(KinetoImport, RelativeTimesAreAddedToTheBaseTimeInNanoseconds) {
       R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 7, "tid": 7,
           "ts": 4458676388068.751, "dur": 1.5})J",
       R"J("baseTimeNanoseconds": 1711964646000000000, )J");
-  ASSERT_EQ(t.ranges.size(), 1u);
-  EXPECT_EQ(t.ranges.start[0], 1711964646000000000 + 4458676388068751);
-  EXPECT_EQ(t.ranges.end[0] - t.ranges.start[0], 1500);
+  ASSERT_EQ(t.ranges->size(), 1u);
+  EXPECT_EQ(t.ranges->start[0], 1711964646000000000 + 4458676388068751);
+  EXPECT_EQ(t.ranges->end[0] - t.ranges->start[0], 1500);
   EXPECT_EQ(t.meta.source, "kineto");
 }
 
@@ -38,8 +38,8 @@ TEST(KinetoImport, WithoutABaseTimesAreEpochMicroseconds) {
   const RankTrace t = importRank(
       R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#551", "pid": 7, "tid": 7,
           "ts": 1682725898079484, "dur": 607904.0})J");
-  EXPECT_EQ(t.ranges.start[0], 1682725898079484000);
-  EXPECT_EQ(t.ranges.end[0], 1682725898687388000);
+  EXPECT_EQ(t.ranges->start[0], 1682725898079484000);
+  EXPECT_EQ(t.ranges->end[0], 1682725898687388000);
   EXPECT_EQ(t.meta.startNs, 1682725898079484000);
 }
 
@@ -55,19 +55,19 @@ TEST(KinetoImport, KernelsJoinTheirLaunchesByCorrelation) {
      "args": {"name": "thread 8 (pt_autograd_0)"}},
     {"ph": "M", "name": "thread_name", "pid": 1, "tid": 40, "args": {"name": "stream 40 "}})J",
                                  R"J("deviceProperties": [{"id": 1, "name": "NVIDIA A100"}], )J");
-  ASSERT_EQ(t.apiCalls.size(), 1u);
-  ASSERT_EQ(t.kernels.size(), 1u);
-  EXPECT_EQ(t.kernels.correlation[0], 57541u);
-  EXPECT_EQ(t.apiCalls.correlation[0], 57541u);
-  EXPECT_EQ(nameOf(t, t.apiCalls.name[0]), "cudaLaunchKernel");
-  EXPECT_EQ(t.kernels.start[0], 12'500);
-  EXPECT_EQ(t.kernels.end[0], 12'500 + 41'407);
-  const Stream& s = t.streams.at(t.kernels.stream[0]);
+  ASSERT_EQ(t.apiCalls->size(), 1u);
+  ASSERT_EQ(t.kernels->size(), 1u);
+  EXPECT_EQ(t.kernels->correlation[0], 57541u);
+  EXPECT_EQ(t.apiCalls->correlation[0], 57541u);
+  EXPECT_EQ(nameOf(t, t.apiCalls->name[0]), "cudaLaunchKernel");
+  EXPECT_EQ(t.kernels->start[0], 12'500);
+  EXPECT_EQ(t.kernels->end[0], 12'500 + 41'407);
+  const Stream& s = t.streams.at(t.kernels->stream[0]);
   EXPECT_EQ(s.device, 1u);
   EXPECT_EQ(s.streamId, 40u);
   EXPECT_EQ(nameOf(t, s.name), "stream 40");
-  EXPECT_EQ(nameOf(t, t.threads.at(t.apiCalls.thread[0]).name), "pt_autograd_0");
-  EXPECT_EQ(t.threads.at(t.apiCalls.thread[0]).tid, 8u);
+  EXPECT_EQ(nameOf(t, t.threads.at(t.apiCalls->thread[0]).name), "pt_autograd_0");
+  EXPECT_EQ(t.threads.at(t.apiCalls->thread[0]).tid, 8u);
   ASSERT_EQ(t.devices.size(), 1u);
   EXPECT_EQ(nameOf(t, t.devices[0].name), "NVIDIA A100");
   EXPECT_EQ(t.meta.pid, 7);
@@ -82,10 +82,10 @@ TEST(KinetoImport, AnnotationsAreDefaultDomainRangesAndCpuOpsHaveTheirOwnDomain)
     {"ph": "X", "cat": "python_function", "name": "train.py(12): step", "pid": 7, "tid": 7, "ts": 0, "dur": 99},
     {"ph": "X", "cat": "user_annotation", "name": "nccl:all_reduce", "pid": 7, "tid": 7, "ts": 70, "dur": 5},
     {"ph": "X", "cat": "gpu_user_annotation", "name": "PP:1F0", "pid": 0, "tid": 7, "ts": 12, "dur": 40})J");
-  ASSERT_EQ(t.ranges.size(), 5u);  // the gpu_user_annotation copy is not a second op
+  ASSERT_EQ(t.ranges->size(), 5u);  // the gpu_user_annotation copy is not a second op
   std::map<std::string, std::pair<std::string, int>> byName;  // name -> domain, depth
-  for (size_t i = 0; i < t.ranges.size(); ++i) {
-    byName[nameOf(t, t.ranges.name[i])] = {nameOf(t, t.ranges.domain[i]), t.ranges.depth[i]};
+  for (size_t i = 0; i < t.ranges->size(); ++i) {
+    byName[nameOf(t, t.ranges->name[i])] = {nameOf(t, t.ranges->domain[i]), t.ranges->depth[i]};
   }
   EXPECT_EQ(byName["ProfilerStep#3"], (std::pair<std::string, int>{"", 0}));
   EXPECT_EQ(byName["PP:1F0"], (std::pair<std::string, int>{"", 1}));
@@ -109,8 +109,8 @@ TEST(KinetoImport, RecordParamCommsBecomesAnNcclCallWithPeerSizeAndGroup) {
      "pid": 0, "tid": 21, "ts": 110, "dur": 300, "args": {"External id": 901, "device": 0,
      "stream": 21, "correlation": 77}})J",
                                  R"J("distributedInfo": {"rank": 6, "world_size": 16}, )J");
-  ASSERT_EQ(t.ncclCalls.size(), 1u);
-  const auto& n = t.ncclCalls;
+  ASSERT_EQ(t.ncclCalls->size(), 1u);
+  const auto& n = *t.ncclCalls;
   EXPECT_EQ(n.op[0], NcclOp::Send);
   EXPECT_EQ(n.peer[0], 2);  // NCCL's peer: rank 10's place in the group [2, 6, 10, 14]
   EXPECT_EQ(n.count[0], 1048576u);
@@ -122,10 +122,10 @@ TEST(KinetoImport, RecordParamCommsBecomesAnNcclCallWithPeerSizeAndGroup) {
   EXPECT_NE(n.comm[0], 0u);
   EXPECT_EQ(n.source[0], NcclSource::Import);
   EXPECT_EQ(n.start[0], 100'000);
-  ASSERT_EQ(t.correlations.size(), 1u);
-  EXPECT_EQ(t.correlations.correlation[0], 77u);
-  EXPECT_EQ(t.correlations.externalKind[0], ExternalKind::NcclCall);
-  EXPECT_EQ(t.correlations.externalId[0], n.id[0]);
+  ASSERT_EQ(t.correlations->size(), 1u);
+  EXPECT_EQ(t.correlations->correlation[0], 77u);
+  EXPECT_EQ(t.correlations->externalKind[0], ExternalKind::NcclCall);
+  EXPECT_EQ(t.correlations->externalId[0], n.id[0]);
 }
 
 TEST(KinetoImport, OlderTracesNameTheCollectiveOnlyInTheNcclTitle) {
@@ -143,11 +143,11 @@ TEST(KinetoImport, OlderTracesNameTheCollectiveOnlyInTheNcclTitle) {
      "stream": 84, "correlation": 869830}},
     {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 7, "tid": 7, "ts": 500,
      "dur": 5, "args": {"External id": 42000}})J");
-  ASSERT_EQ(t.ncclCalls.size(), 1u);  // the second names nothing: not counted as a call
-  EXPECT_EQ(t.ncclCalls.op[0], NcclOp::AllToAll);
-  ASSERT_EQ(t.correlations.size(), 1u);
-  EXPECT_EQ(t.correlations.correlation[0], 869830u);
-  EXPECT_EQ(t.correlations.externalId[0], t.ncclCalls.id[0]);
+  ASSERT_EQ(t.ncclCalls->size(), 1u);  // the second names nothing: not counted as a call
+  EXPECT_EQ(t.ncclCalls->op[0], NcclOp::AllToAll);
+  ASSERT_EQ(t.correlations->size(), 1u);
+  EXPECT_EQ(t.correlations->correlation[0], 869830u);
+  EXPECT_EQ(t.correlations->externalId[0], t.ncclCalls->id[0]);
 }
 
 TEST(KinetoImport, DistributedInfoGivesRankWorldSizeAndProcessGroups) {
@@ -183,15 +183,15 @@ TEST(KinetoImport, BeginEndPairsAndMemcpyKinds) {
      "ts": 3, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 9, "bytes": 147456}},
     {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7,
      "ts": 4, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 10, "bytes": 8}})J");
-  ASSERT_EQ(t.ranges.size(), 2u);
-  EXPECT_EQ(nameOf(t, t.ranges.name[0]), "outer");
-  EXPECT_EQ(t.ranges.end[0], 5'000);
-  EXPECT_EQ(t.ranges.depth[1], 1);
-  ASSERT_EQ(t.memcpys.size(), 1u);
-  EXPECT_EQ(t.memcpys.copyKind[0], MemcpyKind::HostToDevice);
-  EXPECT_EQ(t.memcpys.bytes[0], 147456u);
-  ASSERT_EQ(t.memsets.size(), 1u);
-  EXPECT_EQ(t.memsets.bytes[0], 8u);
+  ASSERT_EQ(t.ranges->size(), 2u);
+  EXPECT_EQ(nameOf(t, t.ranges->name[0]), "outer");
+  EXPECT_EQ(t.ranges->end[0], 5'000);
+  EXPECT_EQ(t.ranges->depth[1], 1);
+  ASSERT_EQ(t.memcpys->size(), 1u);
+  EXPECT_EQ(t.memcpys->copyKind[0], MemcpyKind::HostToDevice);
+  EXPECT_EQ(t.memcpys->bytes[0], 147456u);
+  ASSERT_EQ(t.memsets->size(), 1u);
+  EXPECT_EQ(t.memsets->bytes[0], 8u);
 }
 
 TEST(KinetoImport, KinetosOwnSpansAndGlobalInstantsAreNotTheJobsWork) {
@@ -201,8 +201,8 @@ TEST(KinetoImport, KinetosOwnSpansAndGlobalInstantsAreNotTheJobsWork) {
      "name": "PyTorch Profiler (0)", "args": {"Op count": 0}},
     {"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 9}]})J");
   const RankTrace& t = f.ranks.at(0);
-  EXPECT_EQ(t.ranges.size(), 1u);
-  EXPECT_EQ(t.marks.size(), 0u);
+  EXPECT_EQ(t.ranges->size(), 1u);
+  EXPECT_EQ(t.marks->size(), 0u);
   EXPECT_TRUE(f.skipped.empty());
 }
 
@@ -220,12 +220,12 @@ TEST(KinetoImport, LaunchOfAnNcclKernelThatNeverFinishedIsTiedToItsCall) {
      "dur": 3, "args": {"correlation": 79, "External id": 950}},
     {"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 5000130})J",
                                  R"J("distributedInfo": {"rank": 1, "world_size": 2}, )J");
-  ASSERT_EQ(t.ncclCalls.size(), 1u);
-  EXPECT_EQ(t.kernels.size(), 0u);
-  ASSERT_EQ(t.correlations.size(), 1u);  // the compute launch (79) belongs to no call
-  EXPECT_EQ(t.correlations.correlation[0], 78u);
-  EXPECT_EQ(t.correlations.externalKind[0], ExternalKind::NcclCall);
-  EXPECT_EQ(t.correlations.externalId[0], t.ncclCalls.id[0]);
+  ASSERT_EQ(t.ncclCalls->size(), 1u);
+  EXPECT_EQ(t.kernels->size(), 0u);
+  ASSERT_EQ(t.correlations->size(), 1u);  // the compute launch (79) belongs to no call
+  EXPECT_EQ(t.correlations->correlation[0], 78u);
+  EXPECT_EQ(t.correlations->externalKind[0], ExternalKind::NcclCall);
+  EXPECT_EQ(t.correlations->externalId[0], t.ncclCalls->id[0]);
   EXPECT_EQ(t.meta.aliveNs, 5'000'130'000);  // the profiler watched the process until then
 }
 
@@ -246,12 +246,12 @@ TEST(KinetoImport, MemoryInstantsBecomeTheDevicesMemoryUsage) {
      "ts": 15, "args": {"Total Reserved": 2097152, "Total Allocated": 1024, "Bytes": 1024,
      "Addr": 139636000000000, "Device Type": 1, "Device Id": 0}}]})J");
   const RankTrace& t = f.ranks.at(0);
-  ASSERT_EQ(t.memory.size(), 2u);
-  EXPECT_EQ(t.memory.start, (std::vector<TimeNs>{15'000, 20'000}));
-  EXPECT_EQ(t.memory.reserved, (std::vector<int64_t>{2097152, 4194304}));
-  EXPECT_EQ(t.memory.allocated, (std::vector<int64_t>{1024, 2097152}));
-  EXPECT_EQ(t.memory.device, (std::vector<uint32_t>{0, 0}));
-  EXPECT_EQ(t.marks.size(), 0u);
+  ASSERT_EQ(t.memory->size(), 2u);
+  EXPECT_EQ(t.memory->start, (std::vector<TimeNs>{15'000, 20'000}));
+  EXPECT_EQ(t.memory->reserved, (std::vector<int64_t>{2097152, 4194304}));
+  EXPECT_EQ(t.memory->allocated, (std::vector<int64_t>{1024, 2097152}));
+  EXPECT_EQ(t.memory->device, (std::vector<uint32_t>{0, 0}));
+  EXPECT_EQ(t.marks->size(), 0u);
   ASSERT_EQ(t.devices.size(), 1u);  // the device it used, not every one the host has
   EXPECT_EQ(t.devices[0].memoryBytes, 85045477376u);
   EXPECT_EQ(f.skipped.at("[memory] events of host memory"), 1u);
@@ -363,11 +363,11 @@ TEST(KinetoImport, NumbersThatAreNoIntegersAreMalformedNotRounded) {
   ASSERT_EQ(f.ranks.size(), 1u);
   const RankTrace& t = f.ranks[0];
   // The first call's args were malformed: no call of peer 3 from them.
-  ASSERT_EQ(t.ncclCalls.size(), 1u);
-  EXPECT_EQ(t.ncclCalls.peer[0], 3);
+  ASSERT_EQ(t.ncclCalls->size(), 1u);
+  EXPECT_EQ(t.ncclCalls->peer[0], 3);
   EXPECT_EQ(f.skipped.at("events with malformed args"), 1u);
   EXPECT_EQ(f.skipped.at("malformed events"), 1u);
-  for (StringId n : t.ranges.name) EXPECT_NE(t.strings.at(n), "F mb=0");
+  for (StringId n : t.ranges->name) EXPECT_NE(t.strings.at(n), "F mb=0");
 }
 
 }  // namespace bubblescope::traces::import

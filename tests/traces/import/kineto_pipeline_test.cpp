@@ -58,18 +58,18 @@ TEST(KinetoPipeline, FaultFreeOneF1BIdlesOnlyInWarmupAndDrain) {
     const RankTrace& t = imported.run.ranks[r];
     EXPECT_EQ(t.meta.rank, r);
     EXPECT_EQ(t.meta.worldSize, 4);
-    EXPECT_GT(t.kernels.size(), 0u);
+    EXPECT_GT(t.kernels->size(), 0u);
     EXPECT_EQ(t.meta.extra.at("kineto.pg.0.ranks"), "0,1,2,3");
   }
   // Stage 1 receives activations from rank 0 and sends them to rank 2: 1 MiB of bf16 each.
   const RankTrace& s1 = imported.run.ranks[1];
   size_t sends = 0, recvs = 0;
-  for (size_t i = 0; i < s1.ncclCalls.size(); ++i) {
-    EXPECT_EQ(s1.ncclCalls.bytes[i], 1u << 20);
-    if (s1.ncclCalls.op[i] == NcclOp::Send)
-      sends += s1.ncclCalls.peer[i] == 2 || s1.ncclCalls.peer[i] == 0;
-    if (s1.ncclCalls.op[i] == NcclOp::Recv)
-      recvs += s1.ncclCalls.peer[i] == 0 || s1.ncclCalls.peer[i] == 2;
+  for (size_t i = 0; i < s1.ncclCalls->size(); ++i) {
+    EXPECT_EQ(s1.ncclCalls->bytes[i], 1u << 20);
+    if (s1.ncclCalls->op[i] == NcclOp::Send)
+      sends += s1.ncclCalls->peer[i] == 2 || s1.ncclCalls->peer[i] == 0;
+    if (s1.ncclCalls->op[i] == NcclOp::Recv)
+      recvs += s1.ncclCalls->peer[i] == 0 || s1.ncclCalls->peer[i] == 2;
   }
   EXPECT_EQ(sends, 3u * 8 * 2);  // 3 steps x 8 microbatches x (activations + gradients)
   EXPECT_EQ(recvs, 3u * 8 * 2);

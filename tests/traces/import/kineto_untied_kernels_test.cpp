@@ -19,10 +19,10 @@ RankTrace importRank(const std::string& events) {
 
 // The row of the call tied to the kernel with this correlation id; -1 if none.
 int callOf(const RankTrace& t, uint32_t correlation) {
-  for (size_t i = 0; i < t.correlations.size(); ++i) {
-    if (t.correlations.correlation[i] != correlation) continue;
-    for (size_t c = 0; c < t.ncclCalls.size(); ++c) {
-      if (t.ncclCalls.id[c] == t.correlations.externalId[i]) return static_cast<int>(c);
+  for (size_t i = 0; i < t.correlations->size(); ++i) {
+    if (t.correlations->correlation[i] != correlation) continue;
+    for (size_t c = 0; c < t.ncclCalls->size(); ++c) {
+      if (t.ncclCalls->id[c] == t.correlations->externalId[i]) return static_cast<int>(c);
     }
   }
   return -1;
@@ -65,7 +65,7 @@ TEST(KinetoUntiedKernels, AKernelWithoutItsCallBecomesTheCallItsArgsDescribe) {
   const RankTrace t = importRank(
       launch(100, 77) + "," +
       kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", 110, 77, kAllReduceArgs));
-  ASSERT_EQ(t.ncclCalls.size(), 1u);
+  ASSERT_EQ(t.ncclCalls->size(), 1u);
   const int c = callOf(t, 77);
   ASSERT_EQ(c, 0);
   const NcclCalls& n = t.ncclCalls;
@@ -88,9 +88,9 @@ TEST(KinetoUntiedKernels, AKernelTiedToItsCallStandsForNoSecondOne) {
                                         R"J("Collective name": "send", "Dst Rank": 10,
                                             "Process Group Name": "3",
                                             "Process Group Ranks": "[2, 6, 10, 14]")J"));
-  ASSERT_EQ(t.ncclCalls.size(), 1u);
+  ASSERT_EQ(t.ncclCalls->size(), 1u);
   EXPECT_EQ(callOf(t, 77), 0);
-  EXPECT_EQ(t.ncclCalls.start[0], 100'000);  // the record's, not the launch's
+  EXPECT_EQ(t.ncclCalls->start[0], 100'000);  // the record's, not the launch's
 }
 
 TEST(KinetoUntiedKernels, AnUntiedSendNamesItsPeerWithinTheGroup) {
@@ -101,10 +101,10 @@ TEST(KinetoUntiedKernels, AnUntiedSendNamesItsPeerWithinTheGroup) {
                  "Process Group Ranks": "[2, 6, 10, 14]")J"));
   const int c = callOf(t, 77);
   ASSERT_GE(c, 0);
-  EXPECT_EQ(t.ncclCalls.op[c], NcclOp::Send);
-  EXPECT_EQ(t.ncclCalls.peer[c], 3);  // rank 14 is fourth in the group
-  EXPECT_EQ(t.ncclCalls.commRank[c], 1);
-  EXPECT_EQ(t.ncclCalls.bytes[c], 128u);
+  EXPECT_EQ(t.ncclCalls->op[c], NcclOp::Send);
+  EXPECT_EQ(t.ncclCalls->peer[c], 3);  // rank 14 is fourth in the group
+  EXPECT_EQ(t.ncclCalls->commRank[c], 1);
+  EXPECT_EQ(t.ncclCalls->bytes[c], 128u);
 }
 
 // No launch in the trace: posted no later than its kernel started nor than the next call on its
@@ -115,16 +115,16 @@ TEST(KinetoUntiedKernels, WithoutALaunchTheCallIsPostedBeforeTheNextCallOnItsStr
              R"J("Collective name": "send", "Dst Rank": 10, "Process Group Name": "3",
                  "Process Group Ranks": "[2, 6, 10, 14]")J") +
       "," + sendCall(300, 77) + "," + launch(305, 77, 7) + "," + kernel(kSendRecv, 900, 77));
-  ASSERT_EQ(t.ncclCalls.size(), 2u);
+  ASSERT_EQ(t.ncclCalls->size(), 2u);
   const int untied = callOf(t, 76);
   const int tied = callOf(t, 77);
   ASSERT_GE(untied, 0);
   ASSERT_GE(tied, 0);
-  EXPECT_LT(t.ncclCalls.start[untied], t.ncclCalls.start[tied]);
-  EXPECT_EQ(t.ncclCalls.start[untied], 300'000 - 1);
-  EXPECT_EQ(t.ncclCalls.thread[untied], t.ncclCalls.thread[tied]);
-  EXPECT_EQ(t.ncclCalls.peer[untied], t.ncclCalls.peer[tied]);
-  EXPECT_EQ(t.ncclCalls.comm[untied], t.ncclCalls.comm[tied]);
+  EXPECT_LT(t.ncclCalls->start[untied], t.ncclCalls->start[tied]);
+  EXPECT_EQ(t.ncclCalls->start[untied], 300'000 - 1);
+  EXPECT_EQ(t.ncclCalls->thread[untied], t.ncclCalls->thread[tied]);
+  EXPECT_EQ(t.ncclCalls->peer[untied], t.ncclCalls->peer[tied]);
+  EXPECT_EQ(t.ncclCalls->comm[untied], t.ncclCalls->comm[tied]);
 }
 
 TEST(KinetoUntiedKernels, ASendRecvKernelBetweenTwoSendsToOnePeerIsAnotherSendToIt) {
@@ -132,13 +132,13 @@ TEST(KinetoUntiedKernels, ASendRecvKernelBetweenTwoSendsToOnePeerIsAnotherSendTo
       importRank(sendCall(100, 71) + "," + launch(105, 71, 7) + "," + kernel(kSendRecv, 200, 71) +
                  "," + kernel(kSendRecv, 400, 72) + "," + sendCall(500, 73) + "," +
                  launch(505, 73, 7) + "," + kernel(kSendRecv, 600, 73));
-  ASSERT_EQ(t.ncclCalls.size(), 3u);
+  ASSERT_EQ(t.ncclCalls->size(), 3u);
   const int middle = callOf(t, 72);
   ASSERT_GE(middle, 0);
-  EXPECT_EQ(t.ncclCalls.op[middle], NcclOp::Send);
-  EXPECT_EQ(t.ncclCalls.peer[middle], t.ncclCalls.peer[callOf(t, 71)]);
-  EXPECT_EQ(t.ncclCalls.comm[middle], t.ncclCalls.comm[callOf(t, 71)]);
-  EXPECT_EQ(t.ncclCalls.count[middle], 0u);  // its size is its own: unknown
+  EXPECT_EQ(t.ncclCalls->op[middle], NcclOp::Send);
+  EXPECT_EQ(t.ncclCalls->peer[middle], t.ncclCalls->peer[callOf(t, 71)]);
+  EXPECT_EQ(t.ncclCalls->comm[middle], t.ncclCalls->comm[callOf(t, 71)]);
+  EXPECT_EQ(t.ncclCalls->count[middle], 0u);  // its size is its own: unknown
 }
 
 TEST(KinetoUntiedKernels, NeighboursThatDisagreeOrAGroupKernelLeaveItUntyped) {
@@ -151,21 +151,21 @@ TEST(KinetoUntiedKernels, NeighboursThatDisagreeOrAGroupKernelLeaveItUntyped) {
   const RankTrace mixed =
       importRank(sendCall(100, 71) + "," + kernel(kSendRecv, 200, 71) + "," +
                  kernel(kSendRecv, 400, 72) + "," + recv + "," + kernel(kSendRecv, 600, 73));
-  EXPECT_EQ(mixed.ncclCalls.size(), 2u);
+  EXPECT_EQ(mixed.ncclCalls->size(), 2u);
   EXPECT_EQ(callOf(mixed, 72), -1);
   // Two sends around a group's kernel: it ran several calls, which they cannot tell.
   const RankTrace group =
       importRank(sendCall(100, 71) + "," + kernel(kSendRecv, 200, 71) + "," +
                  kernel(kSendRecv, 400, 72, R"J("Collective name": "coalesced")J") + "," +
                  sendCall(500, 73) + "," + kernel(kSendRecv, 600, 73));
-  EXPECT_EQ(group.ncclCalls.size(), 2u);
+  EXPECT_EQ(group.ncclCalls->size(), 2u);
   EXPECT_EQ(callOf(group, 72), -1);
 }
 
 TEST(KinetoUntiedKernels, AKernelWithNeitherArgsNorNeighboursStaysUntied) {
   const RankTrace t = importRank(launch(100, 77) + "," + kernel(kSendRecv, 110, 77));
-  EXPECT_EQ(t.ncclCalls.size(), 0u);
-  EXPECT_EQ(t.correlations.size(), 0u);
+  EXPECT_EQ(t.ncclCalls->size(), 0u);
+  EXPECT_EQ(t.correlations->size(), 0u);
 }
 
 }  // namespace

@@ -60,11 +60,11 @@ std::string kinetoJson(const traces::RankTrace& t, const KinetoWriterOptions& o)
   static const std::regex commName(R"((SEND|RECV) (F|B) mb=\d+(?: ch=\d+)? (?:to|from)=(\d+))");
   uint32_t correlation = 1000;
   uint64_t externalId = 1;
-  for (size_t i = 0; i < t.ranges.size(); ++i) {
-    const std::string name(t.strings.at(t.ranges.name[i]));
-    const TimeNs start = t.ranges.start[i] - o.base;
-    const TimeNs dur = t.ranges.end[i] - t.ranges.start[i];
-    const uint64_t tid = t.threads[t.ranges.thread[i]].tid;
+  for (size_t i = 0; i < t.ranges->size(); ++i) {
+    const std::string name(t.strings.at(t.ranges->name[i]));
+    const TimeNs start = t.ranges->start[i] - o.base;
+    const TimeNs dur = t.ranges->end[i] - t.ranges->start[i];
+    const uint64_t tid = t.threads[t.ranges->thread[i]].tid;
     const std::string label = pipeliningLabel(name, o.stage);
     events.add(complete("user_annotation", label, pid, tid, start, dur,
                         "\"External id\": " + std::to_string(externalId++)));

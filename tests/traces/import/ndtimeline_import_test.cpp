@@ -20,7 +20,7 @@ ImportedFile importText(const std::string& json) {
 
 std::set<std::string> names(const RankTrace& t) {
   std::set<std::string> out;
-  for (StringId n : t.ranges.name) out.emplace(t.strings.at(n));
+  for (StringId n : t.ranges->name) out.emplace(t.strings.at(n));
   return out;
 }
 
@@ -167,7 +167,7 @@ TEST(NdTimelineImport, ThreadNamesAfterOrAmongTheEventsPlaceTheRanksAsBefore) {
       EXPECT_EQ(f->ranks[i].meta.rank, first.ranks[i].meta.rank);
       EXPECT_EQ(f->ranks[i].meta.extra, first.ranks[i].meta.extra);
       EXPECT_EQ(names(f->ranks[i]), names(first.ranks[i]));
-      EXPECT_EQ(f->ranks[i].ranges.start, first.ranks[i].ranges.start);
+      EXPECT_EQ(f->ranks[i].ranges->start, first.ranks[i].ranges->start);
       EXPECT_EQ(f->ranks[i].strings.at(f->ranks[i].threads[0].name),
                 first.ranks[i].strings.at(first.ranks[i].threads[0].name));
     }

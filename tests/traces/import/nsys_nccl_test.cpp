@@ -111,10 +111,10 @@ std::string sendRecv(uint64_t comm, int peer) {
 // The call ids a kernel's correlation is tied to.
 std::vector<uint64_t> tiedCalls(const RankTrace& t, uint32_t correlation) {
   std::vector<uint64_t> ids;
-  for (size_t i = 0; i < t.correlations.size(); ++i) {
-    if (t.correlations.correlation[i] == correlation &&
-        t.correlations.externalKind[i] == ExternalKind::NcclCall) {
-      ids.push_back(t.correlations.externalId[i]);
+  for (size_t i = 0; i < t.correlations->size(); ++i) {
+    if (t.correlations->correlation[i] == correlation &&
+        t.correlations->externalKind[i] == ExternalKind::NcclCall) {
+      ids.push_back(t.correlations->externalId[i]);
     }
   }
   std::sort(ids.begin(), ids.end());
@@ -136,9 +136,9 @@ TEST(NsysNccl, AGroupsFusedKernelServesEveryCallOfTheGroup) {
   const ImportedFile f = importNsysFile(file);
   ASSERT_EQ(f.ranks.size(), 1u);
   const RankTrace& t = f.ranks[0];
-  ASSERT_EQ(t.ncclCalls.size(), 5u);
+  ASSERT_EQ(t.ncclCalls->size(), 5u);
   // Calls keep their order: group start, send, recv, group end, the lone send.
-  const auto& n = t.ncclCalls;
+  const auto& n = *t.ncclCalls;
   EXPECT_EQ(n.op[1], NcclOp::Send);
   EXPECT_EQ(n.op[2], NcclOp::Recv);
   EXPECT_EQ(tiedCalls(t, 100), (std::vector<uint64_t>{n.id[1], n.id[2]}));
@@ -164,8 +164,8 @@ TEST(NsysNccl, NestedGroupsLaunchAtTheOutermostEnd) {
                                {6000});
   const ImportedFile f = importNsysFile(file);
   const RankTrace& t = f.ranks.at(0);
-  EXPECT_EQ(tiedCalls(t, 100), (std::vector<uint64_t>{t.ncclCalls.id[2], t.ncclCalls.id[5]}));
-  EXPECT_EQ(t.ncclCalls.groupDepth[2], 2);
+  EXPECT_EQ(tiedCalls(t, 100), (std::vector<uint64_t>{t.ncclCalls->id[2], t.ncclCalls->id[5]}));
+  EXPECT_EQ(t.ncclCalls->groupDepth[2], 2);
 }
 
 TEST(NsysNccl, AGroupOverTwoCommunicatorsTiesItsKernelsToNoCall) {
@@ -177,7 +177,7 @@ TEST(NsysNccl, AGroupOverTwoCommunicatorsTiesItsKernelsToNoCall) {
                                 {5000, 9000, "ncclGroupEnd", ""}},
                                {6000, 7000});
   const ImportedFile f = importNsysFile(file);
-  EXPECT_EQ(f.ranks.at(0).correlations.size(), 0u);
+  EXPECT_EQ(f.ranks.at(0).correlations->size(), 0u);
   ASSERT_EQ(f.notes.size(), 1u);
   EXPECT_EQ(f.notes[0],
             "2 NCCL kernels were launched by groups over several communicators and are tied to "
@@ -196,7 +196,7 @@ TEST(NsysNccl, ACommunicatorsCreationGivesItsCallsTheirRankInIt) {
                                 {2'000'000, 2'005'000, "ncclRecv", sendRecv(99, 0)}},
                                {1'001'000});
   const ImportedFile f = importNsysFile(file);
-  const auto& n = f.ranks.at(0).ncclCalls;
+  const auto& n = *f.ranks.at(0).ncclCalls;
   ASSERT_EQ(n.size(), 3u);
   EXPECT_EQ(n.op[0], NcclOp::CommInitRank);
   EXPECT_EQ(n.comm[1], comm);
@@ -217,10 +217,10 @@ TEST(NsysNccl, NcclsDomainIsKnownByItsRangesWhenTheCaptureMissedItsCreation) {
                  {2100}, false);
   const ImportedFile f = importNsysFile(file);
   const RankTrace& t = f.ranks.at(0);
-  ASSERT_EQ(t.ncclCalls.size(), 1u);
-  EXPECT_EQ(t.ncclCalls.op[0], NcclOp::Send);
-  EXPECT_EQ(t.strings.at(t.ranges.domain[0]), "NCCL");
-  EXPECT_EQ(tiedCalls(t, 100), (std::vector<uint64_t>{t.ncclCalls.id[0]}));
+  ASSERT_EQ(t.ncclCalls->size(), 1u);
+  EXPECT_EQ(t.ncclCalls->op[0], NcclOp::Send);
+  EXPECT_EQ(t.strings.at(t.ranges->domain[0]), "NCCL");
+  EXPECT_EQ(tiedCalls(t, 100), (std::vector<uint64_t>{t.ncclCalls->id[0]}));
 }
 
 TEST(NsysNccl, CallsWithoutTheirPayloadSayHowToExportIt) {
@@ -238,7 +238,7 @@ TEST(NsysNccl, CallsWithoutTheirPayloadSayHowToExportIt) {
             "matched across ranks: export with 'nsys export --type sqlite --include-json=true' (or "
             "--include-blobs=true)");
   // Still one group of one (unknown) communicator: the kernel serves both calls.
-  EXPECT_EQ(f.ranks.at(0).correlations.size(), 2u);
+  EXPECT_EQ(f.ranks.at(0).correlations->size(), 2u);
 }
 
 // NcclNvtxParamsSendRecv as --include-blobs=true keeps it: the schema id and size, then
@@ -268,7 +268,7 @@ TEST(NsysNccl, BlobPayloadsGiveTheCallsWhatJsonWould) {
                  {6000});
   const ImportedFile f = importNsysFile(file);
   EXPECT_TRUE(f.notes.empty());
-  const auto& n = f.ranks.at(0).ncclCalls;
+  const auto& n = *f.ranks.at(0).ncclCalls;
   ASSERT_EQ(n.size(), 4u);
   for (size_t i : {1, 2}) {
     EXPECT_EQ(n.comm[i], comm);
@@ -286,7 +286,7 @@ TEST(NsysNccl, ABadBlobLeavesItsCallWithoutPayloadAndSaysSo) {
                                 {22000, 23000, "ncclSend", "", true, good}},
                                {2100, 12100, 22100});
   const ImportedFile f = importNsysFile(file);
-  const auto& n = f.ranks.at(0).ncclCalls;
+  const auto& n = *f.ranks.at(0).ncclCalls;
   ASSERT_EQ(n.size(), 3u);
   EXPECT_EQ(n.peer[0], -1);
   EXPECT_EQ(n.peer[1], -1);
@@ -336,9 +336,9 @@ TEST(NsysNccl, TorchRangesImportUnderTheirRecordFunctionName) {
       dir, {{100, 9000, "PP:2B5, op_id = 4410", "", false}, {1000, 1500, "ncclSend", ""}}, {1200});
   const ImportedFile f = importNsysFile(file);
   const RankTrace& t = f.ranks.at(0);
-  const auto it = std::find_if(t.ranges.name.begin(), t.ranges.name.end(),
+  const auto it = std::find_if(t.ranges->name.begin(), t.ranges->name.end(),
                                [&](StringId s) { return t.strings.at(s) == "PP:2B5"; });
-  EXPECT_NE(it, t.ranges.name.end());
+  EXPECT_NE(it, t.ranges->name.end());
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ const T* holding(const std::vector<T>& items, ThreadIndex thread, TimeNs t, Thre
 
 void NsysReader::linkNcclKernels(Rank& r) {
   RankTrace& t = r.builder.trace();
-  auto& n = t.ncclCalls;
+  auto& n = *t.ncclCalls;
   if (n.size() == 0) return;
 
   // A call knows its rank in the communicator only from the communicator's creation.
@@ -91,20 +91,20 @@ void NsysReader::linkNcclKernels(Rank& r) {
   }
 
   std::unordered_map<uint32_t, size_t> launchOf;
-  for (size_t i = 0; i < t.apiCalls.size(); ++i) launchOf[t.apiCalls.correlation[i]] = i;
+  for (size_t i = 0; i < t.apiCalls->size(); ++i) launchOf[t.apiCalls->correlation[i]] = i;
   auto tie = [&](uint32_t correlation, uint32_t call) {
-    t.correlations.correlation.push_back(correlation);
-    t.correlations.externalKind.push_back(ExternalKind::NcclCall);
-    t.correlations.externalId.push_back(n.id[call]);
+    t.correlations->correlation.push_back(correlation);
+    t.correlations->externalKind.push_back(ExternalKind::NcclCall);
+    t.correlations->externalId.push_back(n.id[call]);
   };
   uint64_t acrossComms = 0;
-  for (size_t k = 0; k < t.kernels.size(); ++k) {
-    if (!isNcclKernelName(t.strings.at(t.kernels.name[k]))) continue;
-    auto l = launchOf.find(t.kernels.correlation[k]);
+  for (size_t k = 0; k < t.kernels->size(); ++k) {
+    if (!isNcclKernelName(t.strings.at(t.kernels->name[k]))) continue;
+    auto l = launchOf.find(t.kernels->correlation[k]);
     if (l == launchOf.end()) continue;
-    const ThreadIndex thread = t.apiCalls.thread[l->second];
-    const TimeNs at = t.apiCalls.start[l->second];
-    const uint32_t corr = t.kernels.correlation[k];
+    const ThreadIndex thread = t.apiCalls->thread[l->second];
+    const TimeNs at = t.apiCalls->start[l->second];
+    const uint32_t corr = t.kernels->correlation[k];
     const Group* g = holding(
         groups, thread, at, [](const Group& x) { return x.thread; },
         [](const Group& x) { return x.start; }, [](const Group& x) { return x.end; });

@@ -372,7 +372,7 @@ ImportedFile KinetoBuilder::finish() {
     if (auto it = deviceMemory_.find(d.id); it != deviceMemory_.end()) d.memoryBytes = it->second;
   }
   RankMeta& meta = t.meta;
-  meta.cudaCapture = t.kernels.size() + t.memcpys.size() + t.memsets.size() > 0;
+  meta.cudaCapture = t.kernels->size() + t.memcpys->size() + t.memsets->size() > 0;
   if (!meta.cudaCapture) meta.cudaNote = "the trace has no GPU activity";
   // Older traces hold absolute epoch microseconds and no base; newer ones are relative to it.
   const TimeNs offset = sawBase_ ? base_ : 0;

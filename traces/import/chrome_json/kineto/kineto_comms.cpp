@@ -155,7 +155,7 @@ std::vector<NcclKernelRef> unrecordedCommLaunches(const RankTrace& t,
     const CommRecord& r = **(it - 1);
     if (r.thread == a.thread[i] && a.start[i] <= r.end) launched[a.correlation[i]] = r.externalId;
   }
-  for (uint32_t c : t.kernels.correlation) launched.erase(c);
+  for (uint32_t c : t.kernels->correlation) launched.erase(c);
   std::vector<NcclKernelRef> out;
   for (const auto& [correlation, external] : launched) {
     NcclKernelRef k;
@@ -233,7 +233,7 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
   }
   std::unordered_map<uint32_t, Launch> launches;
   if (!unmatched.empty()) {
-    const auto& a = t.apiCalls;
+    const auto& a = *t.apiCalls;
     for (size_t i = 0; i < a.size(); ++i) {
       if (unmatched.count(a.correlation[i])) {
         launches[a.correlation[i]] = {a.thread[i], a.start[i], a.end[i]};
@@ -306,9 +306,9 @@ void buildNcclCalls(RankTrace& t, std::vector<CommRecord> records, std::vector<C
     n.thread = c.thread;
     n.id = i + 1;
     n.source = NcclSource::Import;
-    t.ncclCalls.push(n);
+    t.ncclCalls->push(n);
   }
-  auto& corr = t.correlations;
+  auto& corr = *t.correlations;
   for (size_t j = 0; j < kernels.size(); ++j) {
     if (kernels[j].correlation == 0) continue;
     for (uint64_t id : idsOf[j]) {

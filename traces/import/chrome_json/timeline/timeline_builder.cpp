@@ -134,7 +134,7 @@ void TimelineBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
   if (e.tidIsText && r.builder.trace().threads[thread].name == 0) {
     r.builder.nameThread(tid, e.tidText);
   }
-  if (r.builder.trace().ranges.size() == 0) r.firstThread = thread;
+  if (r.builder.trace().ranges->size() == 0) r.firstThread = thread;
   // A stage or DP rank's size, one more, must fit an int; a chunk times the stages, an int64.
   // Megatron's exporters write -1 for "none" (a chunk, a microbatch): a DP rank of -1 is none.
   if (a.stage) {
@@ -159,7 +159,7 @@ void TimelineBuilder::complete(const TraceEvent& e, TraceEventParser& parser) {
   if (label && timer && timer->direction != 0) {
     // The peer stage needs the pipeline's size: named at the end.
     r.transfers.push_back(
-        {r.builder.trace().ranges.size(), std::string(e.name), *a.mb, a.chunk.value_or(0)});
+        {r.builder.trace().ranges->size(), std::string(e.name), *a.mb, a.chunk.value_or(0)});
   }
   r.builder.addRange(start, end, thread, 0, r.builder.intern(label ? *label : e.name));
 }
@@ -196,7 +196,7 @@ ImportedFile TimelineBuilder::finish() {
       TraceEventArgs a;
       a.mb = t.mb;
       a.chunk = t.chunk;
-      b.trace().ranges.name[t.range] = b.intern(*conventionLabel(t.name, a, peer));
+      b.trace().ranges->name[t.range] = b.intern(*conventionLabel(t.name, a, peer));
     }
     if (allStaged) {
       b.meta().extra["BUBBLESCOPE_PP_RANK"] = std::to_string(*r.stage);
