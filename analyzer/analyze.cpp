@@ -28,29 +28,23 @@
 namespace bubblescope::analysis {
 namespace {
 
-// A table of the run emptied, its memory returned.
-template <typename Table>
-void release(traces::ColumnGroup<Table>& table) {
-  table.reset();
-}
-
 // With `releasable` (the caller gave up the run), a rank whose ranges were recognised as ops
 // drops them once recognised: nothing after recognition reads the ranges of a labelled rank, and
 // op-level timelines (NDTimeline) are almost nothing but ranges, held twice otherwise.
 void releaseRanges(traces::RankTrace& t) {
-  release(t.ranges);
+  t.ranges.reset();
 }
 
 // What nothing after recognition reads of a rank: its ranges (turned into ops), marks, copies,
 // sets, syncs, API calls and correlations.
 void releaseUnreadAfterRecognition(traces::RankTrace& t) {
-  release(t.ranges);
-  release(t.marks);
-  release(t.memcpys);
-  release(t.memsets);
-  release(t.syncs);
-  release(t.apiCalls);
-  release(t.correlations);
+  t.ranges.reset();
+  t.marks.reset();
+  t.memcpys.reset();
+  t.memsets.reset();
+  t.syncs.reset();
+  t.apiCalls.reset();
+  t.correlations.reset();
 }
 
 // Once the comms are matched, what reads on reads the recognised ops, the matches and the ranks'
@@ -61,8 +55,8 @@ void releaseUnreadAfterRecognition(traces::RankTrace& t) {
 void releaseAfterMatching(traces::Run& run) {
   for (traces::RankTrace& t : run.ranks) {
     releaseUnreadAfterRecognition(t);
-    release(t.ncclCalls);
-    if (t.memory->size() == 0) release(t.kernels);
+    t.ncclCalls.reset();
+    if (t.memory->size() == 0) t.kernels.reset();
   }
 }
 
@@ -476,10 +470,10 @@ RankOps recognizeForAnalysis(const traces::RankTrace& trace,
 void keepForAnalysis(traces::RankTrace& t) {
   // The NCCL calls stay for matching; the rest is what releaseAfterMatching() keeps.
   releaseUnreadAfterRecognition(t);
-  release(t.openRanges);
+  t.openRanges.reset();
   // Kernels stay for the memory look, and for pairing sends and receives that name no peer by
   // the streams their kernels ran on (posting_order.h).
-  if (t.memory->size() == 0 && !hasUnnamedPointToPoint(t)) release(t.kernels);
+  if (t.memory->size() == 0 && !hasUnnamedPointToPoint(t)) t.kernels.reset();
 }
 
 AnalysisResult analyzeRecognized(traces::Run&& run, std::vector<RankOps>&& ops, bool kernels,

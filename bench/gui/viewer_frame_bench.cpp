@@ -52,11 +52,11 @@ double percentile(std::vector<double> v, double q) {
 struct View {
   const char* name;
   bool expanded;
-  double spanFraction;    // of the whole run; 0: one step
-  double spanMs;          // when > 0: a fixed span in the middle of the run
-  bool panel = true;      // the side panel shown
-  bool empty = false;     // nothing drawn: the floor of clearing and presenting a frame
-  bool hang = false;      // a hung run's opening view; skipped for a clean run
+  double spanFraction;  // of the whole run; 0: one step
+  double spanMs;        // when > 0: a fixed span in the middle of the run
+  bool panel = true;    // the side panel shown
+  bool empty = false;   // nothing drawn: the floor of clearing and presenting a frame
+  bool hang = false;    // a hung run's opening view; skipped for a clean run
   bool hangMarks = true;  // with its marks drawn (the toolbar's `hang`)
 };
 
@@ -136,16 +136,16 @@ std::unique_ptr<gui::LoadedRun> syntheticRun(long kernels) {
 
 int run(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
-  const bool fromFile =
-      !first.empty() && first.find_first_not_of("0123456789") != std::string::npos;
+  const bool fromFile = !first.empty() && first.find_first_not_of("0123456789") != std::string::npos;
   const int frames = argc > 2 ? std::atoi(argv[2]) : 60;
   const double t = seconds();
   const double c = cpuSeconds();
-  auto loaded =
-      fromFile ? gui::loadRun(
-                     first,
-                     [](const std::string& path) { return traces::import::loadAnyRun({path}); }, {})
-               : syntheticRun(first.empty() ? 10'000'000 : std::atol(first.c_str()));
+  auto loaded = fromFile ? gui::loadRun(first,
+                                        [](const std::string& path) {
+                                          return traces::import::loadAnyRun({path});
+                                        },
+                                        {})
+                         : syntheticRun(first.empty() ? 10'000'000 : std::atol(first.c_str()));
   std::printf(
       "load: hang analysis %.2f s + analysis %.2f s + timeline rows %.2f s = %.2f s wall (%.2f s "
       "CPU)%s\n",

@@ -15,9 +15,9 @@
 namespace bubblescope::traces {
 namespace {
 
-size_t tablesHeld(RankTrace& t) {
+size_t tablesHeld(const RankTrace& t) {
   size_t n = 0;
-  t.forEachHeldTable([&](auto&) { ++n; });
+  RankTrace::forEachGroup(t, [&](const auto& group) { n += group.held() ? 1 : 0; });
   return n;
 }
 

@@ -98,21 +98,17 @@ struct RankTrace {
            syncs->size() + apiCalls->size() + ncclCalls->size() + memory->size();
   }
 
-  // Calls f on every table the rank holds (ColumnGroup::held), as `Table&`.
-  template <class F>
-  void forEachHeldTable(F&& f) {
-    auto each = [&](auto& group) {
-      if (group.held()) f(*group);
-    };
-    each(ranges), each(openRanges), each(marks), each(kernels), each(memcpys), each(memsets);
-    each(syncs), each(apiCalls), each(ncclCalls), each(correlations), each(memory);
+  // Calls f on each table's group of `t` (a RankTrace, const or not), in one order: a shard's
+  // bytes (trace_codec.h) keep it.
+  template <class Trace, class F>
+  static void forEachGroup(Trace& t, F&& f) {
+    f(t.ranges), f(t.openRanges), f(t.marks), f(t.kernels), f(t.memcpys), f(t.memsets);
+    f(t.syncs), f(t.apiCalls), f(t.ncclCalls), f(t.correlations), f(t.memory);
   }
   // Frees the tables that hold no event: a loader ends with it, so a table made on the way costs
   // nothing after.
   void dropEmptyTables() {
-    auto drop = [](auto& group) { group.dropIfEmpty(); };
-    drop(ranges), drop(openRanges), drop(marks), drop(kernels), drop(memcpys), drop(memsets);
-    drop(syncs), drop(apiCalls), drop(ncclCalls), drop(correlations), drop(memory);
+    forEachGroup(*this, [](auto& group) { group.dropIfEmpty(); });
   }
 
   // Index of the thread with this OS tid, added if new.

@@ -5,14 +5,6 @@
 namespace bubblescope::traces {
 namespace {
 
-// The tables of a trace, in one order for both directions: every table, held or not (an absent
-// one is written as empty columns, and read back is dropped again).
-template <typename Trace, typename F>
-void forEachTable(Trace& t, F&& f) {
-  f(*t.ranges), f(*t.openRanges), f(*t.marks), f(*t.kernels), f(*t.memcpys), f(*t.memsets);
-  f(*t.syncs), f(*t.apiCalls), f(*t.ncclCalls), f(*t.correlations), f(*t.memory);
-}
-
 void encodeMeta(const RankMeta& m, ByteWriter& out) {
   out.value(m.schemaVersion);
   out.text(m.source);
@@ -98,10 +90,11 @@ void encodeRankTrace(const RankTrace& trace, ByteWriter& out) {
     out.text(d.uuid);
     out.value(d.memoryBytes);
   }
-  // forEachColumn only reads here: the tables offer no const form of it.
-  forEachTable(trace, [&](const auto& table) {
-    using Table = std::remove_const_t<std::remove_reference_t<decltype(table)>>;
-    const_cast<Table&>(table).forEachColumn([&](const auto& column) { out.column(column); });
+  // Every table, held or not: an absent one is written as empty columns (and dropped again when
+  // read back). forEachColumn only reads here: the tables offer no const form of it.
+  RankTrace::forEachGroup(trace, [&](const auto& group) {
+    using Table = std::remove_cvref_t<decltype(*group)>;
+    const_cast<Table&>(*group).forEachColumn([&](const auto& column) { out.column(column); });
   });
 }
 
@@ -122,8 +115,8 @@ RankTrace decodeRankTrace(ByteReader& in) {
     d.memoryBytes = in.value<uint64_t>();
     t.devices.push_back(std::move(d));
   }
-  forEachTable(t,
-               [&](auto& table) { table.forEachColumn([&](auto& column) { in.column(column); }); });
+  RankTrace::forEachGroup(
+      t, [&](auto& group) { group->forEachColumn([&](auto& column) { in.column(column); }); });
   t.dropEmptyTables();
   return t;
 }

@@ -91,10 +91,9 @@ bool walModeWithoutItsWal(const fs::path& file) {
 RankMeta loadMeta(Database& db, const fs::path& file) {
   if (!db.hasTable("meta")) {
     if (walModeWithoutItsWal(file)) {
-      throw TraceError(file,
-                       "holds no trace yet: what its writer wrote is in its write-ahead log " +
-                           file.filename().string() +
-                           "-wal, which is missing (copy the -wal file with the trace)");
+      throw TraceError(file, "holds no trace yet: what its writer wrote is in its write-ahead log " +
+                                 file.filename().string() +
+                                 "-wal, which is missing (copy the -wal file with the trace)");
     }
     throw TraceError(file, "a SQLite database but not a bubblescope trace (no meta table)");
   }
@@ -388,38 +387,39 @@ void loadEvents(Database& db, RankTrace& t, IdMaps& ids, const fs::path& file) {
               a.correlation[i] = fieldInRange<uint32_t>(file, "api_calls.correlation", st.int64(4));
             });
   auto& n = *t.ncclCalls;
-  loadTable(
-      db, file, "nccl_calls",
-      "start, end, tid, op, peer, count, dtype, bytes, comm, comm_rank, comm_size, stream, "
-      "group_depth, seq, id, source",
-      n, [&](Statement& st, size_t i) {
-        n.start[i] = st.int64(0);
-        n.end[i] = st.int64(1);
-        n.thread[i] = ids.thread(st.int64(2));
-        n.op[i] = enumInRange(file, "nccl_calls.op", st.int64(3), kLastNcclOp);
-        n.peer[i] = fieldInRange<int32_t>(file, "nccl_calls.peer", st.int64(4), -1, INT32_MAX);
-        n.count[i] = static_cast<uint64_t>(st.int64(5));
-        n.dtype[i] = fieldInRange<uint8_t>(file, "nccl_calls.dtype", st.int64(6));
-        n.bytes[i] = static_cast<uint64_t>(st.int64(7));
-        n.comm[i] = static_cast<uint64_t>(st.int64(8));
-        n.commRank[i] =
-            fieldInRange<int32_t>(file, "nccl_calls.comm_rank", st.int64(9), -1, INT32_MAX);
-        n.commSize[i] =
-            fieldInRange<int32_t>(file, "nccl_calls.comm_size", st.int64(10), -1, INT32_MAX);
-        n.streamHandle[i] = static_cast<uint64_t>(st.int64(11));
-        n.groupDepth[i] = fieldInRange<uint8_t>(file, "nccl_calls.group_depth", st.int64(12));
-        n.seq[i] = static_cast<uint64_t>(st.int64(13));
-        n.id[i] = static_cast<uint64_t>(st.int64(14));
-        n.source[i] = enumInRange(file, "nccl_calls.source", st.int64(15), NcclSource::Import);
-      });
+  loadTable(db, file, "nccl_calls",
+            "start, end, tid, op, peer, count, dtype, bytes, comm, comm_rank, comm_size, stream, "
+            "group_depth, seq, id, source",
+            n, [&](Statement& st, size_t i) {
+              n.start[i] = st.int64(0);
+              n.end[i] = st.int64(1);
+              n.thread[i] = ids.thread(st.int64(2));
+              n.op[i] = enumInRange(file, "nccl_calls.op", st.int64(3), kLastNcclOp);
+              n.peer[i] =
+                  fieldInRange<int32_t>(file, "nccl_calls.peer", st.int64(4), -1, INT32_MAX);
+              n.count[i] = static_cast<uint64_t>(st.int64(5));
+              n.dtype[i] = fieldInRange<uint8_t>(file, "nccl_calls.dtype", st.int64(6));
+              n.bytes[i] = static_cast<uint64_t>(st.int64(7));
+              n.comm[i] = static_cast<uint64_t>(st.int64(8));
+              n.commRank[i] =
+                  fieldInRange<int32_t>(file, "nccl_calls.comm_rank", st.int64(9), -1, INT32_MAX);
+              n.commSize[i] =
+                  fieldInRange<int32_t>(file, "nccl_calls.comm_size", st.int64(10), -1, INT32_MAX);
+              n.streamHandle[i] = static_cast<uint64_t>(st.int64(11));
+              n.groupDepth[i] = fieldInRange<uint8_t>(file, "nccl_calls.group_depth", st.int64(12));
+              n.seq[i] = static_cast<uint64_t>(st.int64(13));
+              n.id[i] = static_cast<uint64_t>(st.int64(14));
+              n.source[i] =
+                  enumInRange(file, "nccl_calls.source", st.int64(15), NcclSource::Import);
+            });
   if (db.hasTable("memory_usage")) {  // schema 3 on
     auto& mu = *t.memory;
     loadTable(db, file, "memory_usage", "ts, device, allocated, reserved", mu,
               [&](Statement& st, size_t i) {
                 mu.start[i] = st.int64(0);
                 mu.device[i] = fieldInRange<uint32_t>(file, "memory_usage.device", st.int64(1));
-                mu.allocated[i] = fieldInRange<int64_t>(file, "memory_usage.allocated", st.int64(2),
-                                                        kBytesUnknown, INT64_MAX);
+                mu.allocated[i] = fieldInRange<int64_t>(file, "memory_usage.allocated",
+                                                        st.int64(2), kBytesUnknown, INT64_MAX);
                 mu.reserved[i] = fieldInRange<int64_t>(file, "memory_usage.reserved", st.int64(3),
                                                        kBytesUnknown, INT64_MAX);
               });
