@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "analyzer/idle/comm_waits.h"
+#include "analyzer/idle/gap_sentence.h"
 #include "analyzer/idle/root_causes.h"
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/pipeline_step.h"
@@ -361,7 +362,8 @@ StepSums sumSteps(const PipelineTrace& pl, const StepViews& views, unsigned thre
 // them whole but the few its reports list (PipelineResult::gapIndex): every gap a Bubble for the
 // inventory, its stall pieces for the culprit, its root cause's counts, and copies of the top gaps
 // and of each cause's largest own and knock-on gaps. At 20,000 steps the gaps were a third of the
-// peak (184 bytes each, 9 a step).
+// peak (184 bytes each, 9 a step). Only a copy kept has its sentence written: at 10,000 stages
+// the sentences of a step's gaps were the largest item of the peak.
 struct FoldedGaps {
   RootCauseTally causes{1, kKnockOnsNamed};
   StallCosts stalls;
@@ -376,13 +378,19 @@ struct FoldedGaps {
   std::map<int, OpRecord> namedOps;
   size_t lookAt = 64;
 
-  // The step's gaps, the last appended to out.gaps (with their causes), folded and let go, as
-  // are its transfers and, without every record kept, its op records (and its gaps are tallied
-  // for the inventory, not kept as bubbles).
-  void fold(PipelineResult& out, CauseTally& tally, OpLedger& ledger) {
+  // The step's gaps, the last appended to out.gaps (with their causes and `words`, the words of
+  // their sentences), folded and let go, as are its transfers and, without every record kept,
+  // its op records (and its gaps are tallied for the inventory, not kept as bubbles).
+  void fold(const PipelineTrace& pl, PipelineResult& out, CauseTally& tally, OpLedger& ledger,
+            std::vector<BlameWords>& words) {
     for (size_t g = 0; g < out.gaps.size(); ++g) {
-      // Kept whole, its sentence too, only while it is among the largest (top, causes).
+      // Kept whole, its sentence written, only while it is among the largest (top, causes).
       const Gap& gap = out.gaps[g];
+      std::string sentence;
+      const auto write = [&](Gap& copy) {
+        if (sentence.empty()) sentence = gapSentence(gap, words.at(g), pl);
+        copy.blame.text = sentence;
+      };
       const int index = gaps++;
       const OpRecord* next =
           gap.nextOp >= 0 ? &out.ops[static_cast<size_t>(gap.nextOp - ledger.base)] : nullptr;
@@ -395,17 +403,21 @@ struct FoldedGaps {
       stalls.add(gap);
       bool kept = false;
       if (int evicted = -1; top.offer(index, gap, evicted)) {
-        topGaps.emplace(index, gap);
+        write(topGaps.emplace(index, gap).first->second);
         topGaps.erase(evicted);
         kept = true;
       }
       if (g < tally.ofGap.size() && tally.ofGap[g]) {
-        kept = causes.add(index, gap, *tally.ofGap[g], next ? &next->op : nullptr) || kept;
+        if (Gap* copy = causes.add(index, gap, *tally.ofGap[g], next ? &next->op : nullptr)) {
+          write(*copy);
+          kept = true;
+        }
       }
       if (kept && next && !everyRecord) namedOps.emplace(gap.nextOp, *next);
     }
     // Let go, not cleared: the next step brings its own (commitStep).
     letGo(out.gaps);
+    letGo(words);
     letGo(tally.ofGap);
     letGo(out.transfers);  // read by the step's causes only (tallyCauses)
     if (!everyRecord) {
@@ -548,7 +560,8 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
                       transfersByStep,
                       out.transferMedian,
                       out.tailMedian,
-                      causes.imbalancedStage};
+                      causes.imbalancedStage,
+                      kept == KeptGaps::All};
   std::vector<StepOutcome> analysed;
   // The batches' threads kept from one batch to the next: started anew for each, a thread's
   // start and end (its malloc arena and caches set up and flushed) cost about as much as its
@@ -573,8 +586,9 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     pool.run(analysed.size(), analyze);
     for (StepOutcome& step : analysed) {
       if (step.refused.empty()) {
+        std::vector<BlameWords> words = std::move(step.words);
         commitStep(std::move(step), out, times, causes, ledger);
-        if (folded) folded->fold(out, causes, ledger);
+        if (folded) folded->fold(pl, out, causes, ledger, words);
         continue;
       }
       const std::string number = std::to_string(step.info.number);

@@ -7,6 +7,7 @@
 
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/classify.h"
+#include "analyzer/idle/gap_sentence.h"
 #include "analyzer/whatif/cause_wins.h"
 #include "reference_engine/schedule/validate.h"
 #include "reference_engine/sim/simulate.h"
@@ -103,11 +104,18 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
   for (const StageStep& ss : view.stages) opsInStep += ss.ops.size();
   step.splits.reserve(static_cast<size_t>(pl.p));
   step.gaps.reserve(opsInStep + static_cast<size_t>(pl.p));  // one before each op, one after
+  step.words.reserve(step.gaps.capacity());
   step.ops.reserve(opsInStep);
   step.transfers.reserve(in.transfersByStep[view.index].size());
   for (int s = 0; s < pl.p; ++s) {
     const DpWait* dp = in.dpWaits ? in.dpWaits->at(view.number, s) : nullptr;
-    step.splits.push_back(classifyStageStep(pl, view, s, sims, blame, step.gaps, dp));
+    step.splits.push_back(classifyStageStep(pl, view, s, sims, blame, step.gaps, step.words, dp));
+  }
+  if (in.everySentence) {
+    for (size_t g = 0; g < step.gaps.size(); ++g) {
+      step.gaps[g].blame.text = gapSentence(step.gaps[g], step.words[g], pl);
+    }
+    std::vector<BlameWords>().swap(step.words);  // its room too
   }
   // Gaps name the op that ended them by its place among the step's records: its stage's first
   // record and its position in the stage's step.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/idle/blame_words.h"
 #include "analyzer/idle/root_causes.h"
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/idle/stage_alone.h"
@@ -38,6 +39,9 @@ struct StepOutcome {
   std::vector<StageAlone> alone;
   std::vector<Split> splits;  // per stage
   std::vector<Gap> gaps;
+  // The words of each gap's sentence, parallel to `gaps`, where the step leaves the sentences
+  // unwritten (StepInputs::everySentence false); else empty.
+  std::vector<BlameWords> words;
   std::vector<OpRecord> ops;
   std::vector<TransferRecord> transfers;
   std::vector<std::optional<CauseId>> causeOfGap;  // parallel to gaps
@@ -52,6 +56,9 @@ struct StepInputs {
   const Buckets& transfersByStep;  // per common step, into pl.transfers
   TimeNs transferMedian, tailMedian;
   int imbalancedStage;
+  // Write every gap's sentence (Blame::text) as the step is classified: an analysis that keeps
+  // every gap. A summary's writes only those its reports list, from StepOutcome::words.
+  bool everySentence;
 };
 
 // One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle

@@ -1,52 +1,28 @@
 #include "analyzer/idle/blame.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
 #include <stdexcept>
 
 namespace bubblescope::analysis {
 namespace {
 
-// "3.1 ms" with `decimals`: the digits printf's "%.*f" gives (std::to_chars is specified as
-// printf in the C locale), without its cost, paid for every gap's sentence.
-std::string fixedMs(TimeNs t, int decimals) {
-  char buf[40];
-  const auto r = std::to_chars(buf, buf + sizeof buf - 3, static_cast<double>(t) / 1e6,
-                               std::chars_format::fixed, decimals);
-  std::string out(buf, r.ptr);
-  out += " ms";
-  return out;
-}
-
-std::string ms(TimeNs t) {
-  return fixedMs(t, 1);
-}
-
-std::string ratio(double r) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1fx", r);
-  return buf;
-}
-
-std::string payload(OpKind consumer) {
-  return consumer == OpKind::F ? "activations" : "gradients";
+// The walk's answer: `cause` at `op` on `stage`, in sentence `form`, naming the delay `took`.
+Blamed answer(int stage, const Op& op, IdleClass cause, BlameForm form, TimeNs took = 0) {
+  Blamed r;
+  r.blame.stage = stage;
+  r.blame.op = op;
+  r.blame.cause = cause;
+  r.words.form = form;
+  r.words.took = took;
+  return r;
 }
 
 }  // namespace
 
-void BlameWalker::Passed::offer(TimeNs delay, Blame b) {
+void BlameWalker::Passed::offer(TimeNs delay, Blamed b) {
   if (blame && delay <= most) return;
   most = delay;
   blame = std::move(b);
-}
-
-std::string gapMs(TimeNs t) {
-  return fixedMs(t, t < 1'000'000 ? 2 : 1);
-}
-
-std::string waitedText(int stage, TimeNs gapIdle) {
-  return "stage " + std::to_string(stage) + " waited " + gapMs(gapIdle);
 }
 
 BlameWalker::BlameWalker(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
@@ -108,10 +84,6 @@ TimeNs BlameWalker::tolerance(const Op& o) const {
   return std::max<TimeNs>(50'000, costs_->idealOf(o) / 20);
 }
 
-std::string BlameWalker::describe(int stage, int pos) const {
-  return engine::label(op(stage, pos).op) + " on stage " + std::to_string(stage);
-}
-
 TimeNs BlameWalker::readyDelay(int stage, int pos, TimeNs ready) const {
   const auto& sim = measuredCosts_->stages[stage].ops;
   if (pos >= static_cast<int>(sim.size())) return 0;
@@ -139,9 +111,9 @@ TimeNs BlameWalker::hostBusy(int stage, TimeNs from, TimeNs to) const {
   return coveredLength(step_->stages[stage].hostActivity, from, to);
 }
 
-std::string BlameWalker::hostRangeDuring(int stage, TimeNs from, TimeNs to) const {
+int BlameWalker::hostNameDuring(int stage, TimeNs from, TimeNs to) const {
   const RankOps& ops = pl_->stages[stage].ops;
-  if (to <= from || ops.hostActivityName.size() != ops.hostActivity.size()) return {};
+  if (to <= from || ops.hostActivityName.size() != ops.hostActivity.size()) return -1;
   // hostActivity is in the trace's range order, by start: the ranges that can cover the
   // interval start before its end, and the one that covers it most began shortly before (a
   // few nested ranges back), so a short walk back suffices.
@@ -158,11 +130,11 @@ std::string BlameWalker::hostRangeDuring(int stage, TimeNs from, TimeNs to) cons
       bestIndex = static_cast<size_t>(it - h.begin());
     }
   }
-  if (best * 2 < to - from) return {};
-  return ops.hostNames[ops.hostActivityName[bestIndex]];
+  if (best * 2 < to - from) return -1;
+  return static_cast<int>(ops.hostActivityName[bestIndex]);
 }
 
-std::optional<Blame> BlameWalker::ranLong(int stage, int pos) const {
+std::optional<Blamed> BlameWalker::ranLong(int stage, int pos) const {
   const RecognizedOp& prev = op(stage, pos);
   const TimeNs ideal = costs_->idealOf(prev.op);
   const TimeNs cost = prev.end - prev.start;
@@ -170,42 +142,32 @@ std::optional<Blame> BlameWalker::ranLong(int stage, int pos) const {
       cost - ideal < upstreamDelay(stage, pos)) {
     return std::nullopt;
   }
-  Blame b;
+  Blamed r;
+  Blame& b = r.blame;
   b.stage = stage;
   b.op = prev.op;
   b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
   b.cause = costs_->stageOf(stage, prev.op) - ideal > tolerance(prev.op) ? IdleClass::Imbalance
                                                                          : IdleClass::Jitter;
-  b.text = "behind " + describe(stage, pos) + ", which ran " + ratio(b.costRatio) + " its ideal (" +
-           idleClassName(b.cause) + ")";
-  return b;
+  r.words.form = BlameForm::RanLong;
+  return r;
 }
 
-std::string BlameWalker::hostStallEnding(int stage, TimeNs from, TimeNs to) const {
-  const std::string busy = hostRangeDuring(stage, from, to);
-  return (busy.empty() ? "" : ", while it was in '" + busy + "'") + std::string(" (stall: host)");
-}
-
-std::optional<Blame> BlameWalker::latePost(int stage, int pos, TimeNs stageFree, TimeNs dataFrom,
-                                           TimeNs& delay) const {
+std::optional<Blamed> BlameWalker::latePost(int stage, int pos, TimeNs stageFree, TimeNs dataFrom,
+                                            TimeNs& delay) const {
   const TimeNs posted = step_->stages[stage].posted[pos];
   const TimeNs ready = std::max(stageFree, dataFrom);
   const RecognizedOp& o = op(stage, pos);
   if (posted == kNoLaunch || posted - ready <= tolerance(o.op)) return std::nullopt;
   delay = posted - ready;
-  Blame b;
-  b.stage = stage;
-  b.op = o.op;
-  b.cause = IdleClass::HostStall;
-  b.text = "because the host posted the receive of " + describe(stage, pos) + " " +
-           ms(posted - ready) + " after " +
-           (stageFree >= dataFrom ? "the stage was free" : "its input was ready");
-  b.text += hostStallEnding(stage, ready, posted);
-  return b;
+  Blamed r = answer(stage, o.op, IdleClass::HostStall, BlameForm::ReceivePostedLate, delay);
+  r.words.afterStageFree = stageFree >= dataFrom;
+  r.words.hostName = hostNameDuring(stage, ready, posted);
+  return r;
 }
 
-std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
-                                           TimeNs& delay) const {
+std::optional<Blamed> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
+                                            TimeNs& delay) const {
   const StageStep& ss = step_->stages[stage];
   const RecognizedOp& producer = op(ps, pp);
   const TimeNs sent = ss.sent[pos];
@@ -216,39 +178,33 @@ std::optional<Blame> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
   if (late <= tolerance(producer.op) || late < overrun) return std::nullopt;
   const TimeNs posted = ss.sendPosted[pos];
   const TimeNs queuedBehind = ss.sendQueuedBehind[pos];
-  const std::string what =
-      std::string(op(stage, pos).op.kind == OpKind::F ? "activations" : "gradients") + " of " +
-      describe(ps, pp);
+  Blamed r;
+  r.blame.stage = ps;
+  r.blame.op = producer.op;
+  r.words.consumer = op(stage, pos).op.kind;
   // It began as the transfer before it on the link ended: queued behind that one, so the link
   // (the transfers before it ran long), not the sender, held it.
   if (queuedBehind != kNoArrival && queuedBehind > producer.end + tolerance(producer.op)) {
-    Blame b;
-    b.stage = ps;
-    b.op = producer.op;
-    b.cause = IdleClass::CommStall;
-    b.toStage = stage;
+    r.blame.cause = IdleClass::CommStall;
+    r.blame.toStage = stage;
     delay = queuedBehind - producer.end;
-    b.text = "because the " + what + " waited " + ms(queuedBehind - producer.end) +
-             " behind the transfer before them on the link stage " + std::to_string(ps) +
-             " -> stage " + std::to_string(stage) + " (stall: comm)";
-    return b;
+    r.words.form = BlameForm::SendQueued;
+    r.words.took = delay;
+    return r;
   }
   // Posted in time but begun late: its stream held it (a transfer queued before it), which is
   // what the walk follows next, not the sender's.
   if (posted == kNoLaunch || posted - producer.end <= tolerance(producer.op)) return std::nullopt;
   delay = posted - producer.end;
-  Blame b;
-  b.stage = ps;
-  b.op = producer.op;
-  b.cause = IdleClass::HostStall;
-  b.text = "because the host of stage " + std::to_string(ps) + " posted the send of the " + what +
-           " " + ms(posted - producer.end) + " after it ended";
-  b.text += hostStallEnding(ps, producer.end, posted);
-  return b;
+  r.blame.cause = IdleClass::HostStall;
+  r.words.form = BlameForm::SendPostedLate;
+  r.words.took = delay;
+  r.words.hostName = hostNameDuring(ps, producer.end, posted);
+  return r;
 }
 
-std::optional<Blame> BlameWalker::heldBehind(int stage, int pos, TimeNs waited, bool& decisive,
-                                             TimeNs& cost) const {
+std::optional<Blamed> BlameWalker::heldBehind(int stage, int pos, TimeNs waited, bool& decisive,
+                                              TimeNs& cost) const {
   const StageStep& ss = step_->stages[stage];
   const HeldBehind& h = ss.heldBehind[pos];
   if (h.from < 0) return std::nullopt;
@@ -267,35 +223,33 @@ std::optional<Blame> BlameWalker::heldBehind(int stage, int pos, TimeNs waited, 
   if (!decisive && cost <= tol) return std::nullopt;
   const int ps = ss.producerStage[pos];
   const RecognizedOp& producer = op(ps, posOf(ps, ss.producerOp[pos]));
-  Blame b;
+  Blamed r;
+  Blame& b = r.blame;
   b.cause = IdleClass::CommStall;
   b.op = producer.op;
-  std::string behind = "a transfer";
+  r.words.form = BlameForm::HeldBehind;
+  r.words.consumer = op(stage, pos).op.kind;
+  r.words.producer = {ps, producer.op};
+  r.words.took = cost;
+  r.words.slowLink = slow > tol;
   if (h.producerStage >= 0) {
     const RecognizedOp& held = pl_->stages[h.producerStage].ops.ops[h.producerOp];
-    behind = "the " + payload(held.op.kind) + " of " + engine::label(held.op) + " on stage " +
-             std::to_string(h.producerStage);
+    r.words.held = {h.producerStage, held.op};
     if (slow > tol) b.op = held.op;
   }
-  b.text = "because the " + payload(op(stage, pos).op.kind) + " of " + engine::label(producer.op) +
-           " on stage " + std::to_string(ps) + " waited " + ms(cost) + " on their stream behind " +
-           behind;
   if (slow > tol) {
     // A slow link holds up what queues behind it, whichever way it runs: the link's.
     b.stage = h.from;
     b.toStage = h.to;
-    b.text += ", which took " + ms(slow) + " longer than a healthy link takes, on the link stage " +
-              std::to_string(h.from) + " -> stage " + std::to_string(h.to) + " (stall: comm)";
+    r.words.beyond = slow;
   } else {
     b.stage = ps;
     b.toStage = stage;
-    b.text += ", the link stage " + std::to_string(ps) + " -> stage " + std::to_string(stage) +
-              " moving one message at a time (stall: comm)";
   }
-  return b;
+  return r;
 }
 
-BlameWalker::Move BlameWalker::Move::returning(Blame b) {
+BlameWalker::Move BlameWalker::Move::returning(Blamed b) {
   Move m;
   m.blame = std::move(b);
   return m;
@@ -315,7 +269,7 @@ bool BlameWalker::Passed::names(const Blame& b, TimeNs beyond) const {
 
 bool BlameWalker::Passed::noteOn(Blame& b, TimeNs beyond) const {
   if (!names(b, beyond)) return false;
-  b.stallPassed = blame->cause;
+  b.stallPassed = blame->blame.cause;
   return true;
 }
 
@@ -327,7 +281,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   Move m;
   // A blame returned keeps the offers made before it: a stall passed for a larger imbalance
   // still names the gap's stall piece (Blame::stallPassed).
-  const auto returning = [&m](Blame b) {
+  const auto returning = [&m](Blamed b) {
     Move r = Move::returning(std::move(b));
     r.offers = std::move(m.offers);
     return r;
@@ -359,7 +313,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   const bool ownBound = !inputBound && pos > 0;
   bool passedLateStart = false;
   // True where the late start is the answer; else it is offered and the walk goes on.
-  const auto named = [&](Blame& b, TimeNs piece) {
+  const auto named = [&](Blamed& b, TimeNs piece) {
     if (!weigh || (!inputBound && !ownBound)) return true;
     const int rs = inputBound ? ss.producerStage[pos] : stage;
     const int rp = inputBound ? posOf(rs, ss.producerOp[pos]) : pos - 1;
@@ -371,23 +325,15 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   // Ready but not launched: the trace's launch call says the host was late. Without launch
   // calls the op's range start stands for its launch, and busy host ranges for the evidence.
   if (o.firstLaunch != kNoLaunch && o.firstLaunch - ready > tol && hasPredecessor) {
-    Blame b;
-    b.stage = stage;
-    b.op = o.op;
-    b.cause = IdleClass::HostStall;
-    b.text = "because the host launched " + describe(stage, pos) + " " + ms(o.firstLaunch - ready) +
-             " after it was ready";
-    b.text += hostStallEnding(stage, ready, o.firstLaunch);
+    Blamed b =
+        answer(stage, o.op, IdleClass::HostStall, BlameForm::LaunchedLate, o.firstLaunch - ready);
+    b.words.hostName = hostNameDuring(stage, ready, o.firstLaunch);
     if (named(b, o.firstLaunch - ready)) return returning(std::move(b));
   }
   if (o.firstLaunch != kNoLaunch && o.start - std::max(ready, o.firstLaunch) > tol &&
       hasPredecessor) {
-    Blame b;
-    b.stage = stage;
-    b.op = o.op;
-    b.cause = IdleClass::OtherStall;
-    b.text = "because " + describe(stage, pos) + " started " + ms(o.start - ready) +
-             " after it was ready although the host launched it in time (stall: other)";
+    Blamed b =
+        answer(stage, o.op, IdleClass::OtherStall, BlameForm::StartedAfterLaunch, o.start - ready);
     if (named(b, o.start - std::max(ready, o.firstLaunch))) return returning(std::move(b));
   }
   // The step's first op on a stage that waits for no other: the span opens with its host's work
@@ -395,30 +341,17 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   const TimeNs launched = o.firstLaunch != kNoLaunch ? o.firstLaunch : o.launch;
   if (!hasPredecessor && launched - ready > tol &&
       hostBusy(stage, ready, launched) * 2 >= launched - ready) {
-    Blame b;
-    b.stage = stage;
-    b.op = o.op;
-    b.cause = IdleClass::HostStall;
-    const std::string busy = hostRangeDuring(stage, ready, launched);
-    b.text =
-        "because " + describe(stage, pos) + " started " + ms(launched - ready) +
-        " after the step began, " +
-        (busy.empty() ? "the host was busy elsewhere" : "the host was busy in '" + busy + "'") +
-        " (stall: host)";
+    Blamed b =
+        answer(stage, o.op, IdleClass::HostStall, BlameForm::FirstOpAfterHost, launched - ready);
+    b.words.hostName = hostNameDuring(stage, ready, launched);
     return returning(std::move(b));
   }
   if (o.firstLaunch == kNoLaunch && o.launch - ready > tol && hasPredecessor) {
     const TimeNs late = o.launch - ready;
-    Blame b;
-    b.stage = stage;
-    b.op = o.op;
     const bool host = hostBusy(stage, ready, o.launch) * 2 >= late;
-    b.cause = host ? IdleClass::HostStall : IdleClass::OtherStall;
-    const std::string busy = host ? hostRangeDuring(stage, ready, o.launch) : std::string();
-    b.text = "because " + describe(stage, pos) + " started " + ms(late) + " after it was ready" +
-             (!host          ? ", with nothing in the trace to explain it (stall: other)"
-              : busy.empty() ? ", the host was busy elsewhere (stall: host)"
-                             : ", the host was busy in '" + busy + "' (stall: host)");
+    Blamed b = answer(stage, o.op, host ? IdleClass::HostStall : IdleClass::OtherStall,
+                      BlameForm::StartedLate, late);
+    if (host) b.words.hostName = hostNameDuring(stage, ready, o.launch);
     if (named(b, late)) return returning(std::move(b));
   }
   if (passedLateStart && ownBound) return heldByOpBefore();
@@ -480,14 +413,9 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
       m.offers.offer(sendDelay, std::move(*b));
     }
     if (lateness > tol) {
-      Blame b;
-      b.stage = ps;
-      b.toStage = stage;
-      b.op = producer.op;
-      b.cause = IdleClass::CommStall;
-      b.text = "because the " + payload(o.op.kind) + " of " + describe(ps, pp) + " took " +
-               ms(lateness) + " longer than a healthy link takes, on the link stage " +
-               std::to_string(ps) + " -> stage " + std::to_string(stage) + " (stall: comm)";
+      Blamed b = answer(ps, producer.op, IdleClass::CommStall, BlameForm::SlowLink, lateness);
+      b.blame.toStage = stage;
+      b.words.consumer = o.op.kind;
       if (lateness >= behind) return returning(std::move(b));
       m.offers.offer(lateness, std::move(b));
     }
@@ -505,16 +433,16 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     const TimeNs cost = producer.end - producer.start;
     const TimeNs ideal = costs_->idealOf(producer.op);
     if (ideal > 0 && cost - ideal > tolerance(producer.op) && cost - ideal >= behind) {
-      Blame b;
+      Blamed r;
+      Blame& b = r.blame;
       b.stage = ps;
       b.op = producer.op;
       b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
       const TimeNs stageMean = costs_->stageOf(ps, producer.op);
       b.cause =
           stageMean - ideal > tolerance(producer.op) ? IdleClass::Imbalance : IdleClass::Jitter;
-      b.text = "for " + describe(ps, pp) + ", which ran " + ratio(b.costRatio) + " its ideal (" +
-               idleClassName(b.cause) + ")";
-      return returning(std::move(b));
+      r.words.form = BlameForm::ProducerRanLong;
+      return returning(std::move(r));
     }
     return Move::next(ps, pp, std::move(m.offers));
   }
@@ -526,12 +454,17 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
 
 int BlameWalker::outcomeFrom(int stage, int pos) const {
   // Walk forward to a node already settled (or one that returns, or ends), then settle the
-  // nodes passed on the way in reverse: each takes what follows it, its own offers first.
+  // nodes passed on the way in reverse: each takes what follows it, its own offers first. A
+  // warm-up's path runs back through every stage: each visit keeps only the size of what it
+  // passed and, where it passed a late transfer, that blame's place in `offered`.
   struct Visit {
     int stage, pos;
-    Move move;
+    TimeNs most;
+    int offered;  // -1: none
   };
   std::vector<Visit> path;
+  std::vector<Blamed> offered;
+  std::optional<Blamed> returned;  // the last visit's, where it returned one
   int tail = kEndsEmpty;
   for (;;) {
     int& seen = outcomeOf_[stage][pos];
@@ -543,29 +476,35 @@ int BlameWalker::outcomeFrom(int stage, int pos) const {
     seen = kVisiting;
     Move m = stepAt(stage, pos, /*first=*/false, /*fromDrain=*/false);
     const bool onward = !m.blame && m.stage >= 0;
-    const int ns = m.stage, np = m.pos;
-    path.push_back({stage, pos, std::move(m)});
+    int index = -1;
+    if (m.offers.blame) {
+      index = static_cast<int>(offered.size());
+      offered.push_back(std::move(*m.offers.blame));
+    }
+    path.push_back({stage, pos, m.offers.most, index});
+    returned = std::move(m.blame);
     if (!onward) break;
-    stage = ns;
-    pos = np;
+    stage = m.stage;
+    pos = m.pos;
   }
   for (auto v = path.rbegin(); v != path.rend(); ++v) {
-    Move& m = v->move;
-    if (m.blame) {
-      Outcome o{std::move(m.blame), {}, 0};
-      if (m.offers.noteOn(*o.returned, 0)) o.stallPassedMost = m.offers.most;
+    Passed offers{v->most, std::nullopt};
+    if (v->offered >= 0) offers.blame = std::move(offered[v->offered]);
+    if (v == path.rbegin() && returned) {
+      Outcome o{true, Passed{0, std::move(returned)}};
+      if (offers.noteOn(o.passed.blame->blame, 0)) o.passed.most = offers.most;
       outcomes_.push_back(std::move(o));
       tail = static_cast<int>(outcomes_.size()) - 1;
     } else if (outcomes_[tail].returned &&
-               m.offers.names(*outcomes_[tail].returned, outcomes_[tail].stallPassedMost)) {
+               offers.names(outcomes_[tail].passed.blame->blame, outcomes_[tail].passed.most)) {
       // A stall passed on the way to an imbalance: the gaps' stall pieces are that stall's.
-      Outcome o{outcomes_[tail].returned, {}, m.offers.most};
-      m.offers.noteOn(*o.returned, 0);
+      Outcome o{true, Passed{offers.most, outcomes_[tail].passed.blame}};
+      offers.noteOn(o.passed.blame->blame, 0);
       outcomes_.push_back(std::move(o));
       tail = static_cast<int>(outcomes_.size()) - 1;
-    } else if (!outcomes_[tail].returned && m.offers.blame) {
+    } else if (!outcomes_[tail].returned && offers.blame) {
       Outcome o;
-      o.passed = std::move(m.offers);
+      o.passed = std::move(offers);
       o.passed.merge(outcomes_[tail].passed);
       outcomes_.push_back(std::move(o));
       tail = static_cast<int>(outcomes_.size()) - 1;
@@ -575,68 +514,61 @@ int BlameWalker::outcomeFrom(int stage, int pos) const {
   return tail;
 }
 
-Blame BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) const {
+Blamed BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain) const {
   Move m = stepAt(stage, pos, /*first=*/true, fromDrain);
   if (m.blame) {
-    m.offers.noteOn(*m.blame, 0);
+    m.offers.noteOn(m.blame->blame, 0);
     return std::move(*m.blame);
   }
   Passed passed = std::move(m.offers);
   if (m.stage >= 0) {
     const Outcome& next = outcomes_[outcomeFrom(m.stage, m.pos)];
     if (next.returned) {
-      Blame b = *next.returned;
-      passed.noteOn(b, next.stallPassedMost);
+      Blamed b = *next.passed.blame;
+      passed.noteOn(b.blame, next.passed.most);
       return b;
     }
     passed.merge(next.passed);
   }
   if (passed.blame) return *passed.blame;
-  Blame b;
-  b.cause = baseline;
-  b.text = baseline == IdleClass::Warmup ? "for the pipeline to fill (warm-up bubble)"
-           : baseline == IdleClass::Drain
-               ? "while the pipeline drains, as the schedule itself does (drain bubble)"
-               : "in a gap the schedule itself leaves (schedule bubble)";
+  Blamed b;
+  b.blame.cause = baseline;
+  b.words.form = BlameForm::Bubble;
   return b;
 }
 
-Blame BlameWalker::startOf(int stage, int pos, IdleClass baseline, TimeNs gapIdle) const {
-  Blame b = walk(stage, pos, baseline);
-  b.text = waitedText(stage, gapIdle) + " " + b.text;
-  return b;
+Blamed BlameWalker::startOf(int stage, int pos, IdleClass baseline) const {
+  return walk(stage, pos, baseline);
 }
 
-Blame BlameWalker::drainOf(int stage, TimeNs gapIdle) const {
+Blamed BlameWalker::drainOf(int stage) const {
   // The step ends with the op that finishes last: why did it finish then?
   const int lastStage = lastStage_, lastPos = lastPos_;
-  const std::string who = waitedText(stage, gapIdle);
-  Blame b;
-  b.cause = IdleClass::Drain;
-  b.text = who + " for the other stages to drain (drain bubble)";
-  if (lastStage < 0 || lastStage == stage) return b;
+  Blamed r;
+  r.blame.cause = IdleClass::Drain;
+  r.words.form = BlameForm::Drained;
+  if (lastStage < 0 || lastStage == stage) return r;
   const RecognizedOp& last = op(lastStage, lastPos);
   const TimeNs ideal = costs_->idealOf(last.op);
   const TimeNs cost = last.end - last.start;
   if (ideal > 0 && cost - ideal > tolerance(last.op) &&
       cost - ideal >= upstreamDelay(lastStage, lastPos)) {
+    Blame& b = r.blame;
     b.stage = lastStage;
     b.op = last.op;
     b.costRatio = static_cast<double>(cost) / static_cast<double>(ideal);
     b.cause = costs_->stageOf(lastStage, last.op) - ideal > tolerance(last.op)
                   ? IdleClass::Imbalance
                   : IdleClass::Jitter;
-    b.text = who + " for " + describe(lastStage, lastPos) + " to finish the step, which ran " +
-             ratio(b.costRatio) + " its ideal (" + idleClassName(b.cause) + ")";
-    return b;
+    r.words.form = BlameForm::LastOpRanLong;
+    return r;
   }
-  Blame chain = walk(lastStage, lastPos, IdleClass::Drain, /*fromDrain=*/true);
-  if (chain.cause != IdleClass::Drain) {
-    chain.text = who + " for the step's last op (" + describe(lastStage, lastPos) + "), held up " +
-                 chain.text;
+  Blamed chain = walk(lastStage, lastPos, IdleClass::Drain, /*fromDrain=*/true);
+  if (chain.blame.cause != IdleClass::Drain) {
+    chain.words.lastOp = {lastStage, last.op};
     return chain;
   }
-  return b;
+  return r;
 }
 
 }  // namespace bubblescope::analysis

@@ -8,17 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/idle/blame_words.h"
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
 
-// A gap or a piece of one: "3.1 ms", under a millisecond with two decimals ("0.15 ms", not
-// "0.1 ms" or "0.0 ms").
-std::string gapMs(TimeNs t);
-// "stage 2 waited 3.1 ms": how every gap's sentence begins.
-std::string waitedText(int stage, TimeNs gapIdle);
-
+// The walk gives its answer as data (blame_words.h); gap_sentence.h writes the words.
 class BlameWalker {
  public:
   // `measuredCosts` is the step simulated with measured op costs and no stalls (T_ops): how far
@@ -33,25 +29,21 @@ class BlameWalker {
 
   // Why the op at position `pos` of `stage`'s ops in this step started when it did; `baseline`
   // is the class of a gap the chain does not explain (warm-up, schedule bubble).
-  Blame startOf(int stage, int pos, IdleClass baseline, TimeNs gapIdle) const;
+  Blamed startOf(int stage, int pos, IdleClass baseline) const;
   // Why `stage` waited from its last op to the end of the step.
-  Blame drainOf(int stage, TimeNs gapIdle) const;
+  Blamed drainOf(int stage) const;
 
   // When the op at `pos` could have started: max(previous op's end, input arrival).
   TimeNs readyTime(int stage, int pos) const;
   // Host activity covering [from, to] on the stage.
   TimeNs hostBusy(int stage, TimeNs from, TimeNs to) const;
   // The host range that covered most of [from, to) on the stage, if it covered at least half
-  // of it ("dataloader"); empty when none did.
-  std::string hostRangeDuring(int stage, TimeNs from, TimeNs to) const;
-  // How a host stall's sentence ends: the host range that covered [from, to) on the stage, if
-  // any (", while it was in 'dataloader'"), then " (stall: host)".
-  std::string hostStallEnding(int stage, TimeNs from, TimeNs to) const;
+  // of it: its name's index into the stage's RankOps::hostNames ("dataloader"); -1 when none did.
+  int hostNameDuring(int stage, TimeNs from, TimeNs to) const;
 
  private:
   const RecognizedOp& op(int stage, int pos) const;
   TimeNs tolerance(const Op& op) const;
-  std::string describe(int stage, int pos) const;  // "F mb=5 on stage 1"
   // How much later than in T_ops the op started: delay that stalls before it caused.
   TimeNs upstreamDelay(int stage, int pos) const;
   // How much later than in T_ops the op was ready, at `ready`.
@@ -60,29 +52,29 @@ class BlameWalker {
   TimeNs overrun(int stage, int pos) const;
   // `fromDrain`: the walk starts at the step's last op, for a drain: the op before it on its
   // stage may be what held it.
-  Blame walk(int stage, int pos, IdleClass baseline, bool fromDrain = false) const;
+  Blamed walk(int stage, int pos, IdleClass baseline, bool fromDrain = false) const;
   // The host posted the receive of the op at pos after the stage was free (`stageFree`) and its
   // data could move (`dataFrom`): a host stall on this stage, however soon the data then came.
   // `delay`: how long after both the host posted it.
-  std::optional<Blame> latePost(int stage, int pos, TimeNs stageFree, TimeNs dataFrom,
-                                TimeNs& delay) const;
+  std::optional<Blamed> latePost(int stage, int pos, TimeNs stageFree, TimeNs dataFrom,
+                                 TimeNs& delay) const;
   // The send that carried its input began after its producer (ps, pp) ended, by more than the
   // producer itself ran long, because the sender's host posted it late (stall: host on the
   // sender). One posted in time that its stream held is left to the walk.
   // `delay`: how long after the producer ended the send began (queued) or was posted (host).
-  std::optional<Blame> lateSend(int stage, int pos, int ps, int pp, TimeNs& delay) const;
+  std::optional<Blamed> lateSend(int stage, int pos, int ps, int pp, TimeNs& delay) const;
   // The input of the op at pos moved `waited` after its producer ended because one side's kernel
   // queued behind a slow transfer on its stream (StageStep::heldBehind): a comm stall on that
   // transfer's link, whichever way it ran. `decisive`: that transfer was slow, or its own time
   // is most of the wait; else the blame is only what the walk says where it finds nothing else.
   // `cost`: the part of the wait the queue explains.
-  std::optional<Blame> heldBehind(int stage, int pos, TimeNs waited, bool& decisive,
-                                  TimeNs& cost) const;
+  std::optional<Blamed> heldBehind(int stage, int pos, TimeNs waited, bool& decisive,
+                                   TimeNs& cost) const;
   // The largest late transfer a walk passed by.
   struct Passed {
     TimeNs most = 0;
-    std::optional<Blame> blame;
-    void offer(TimeNs delay, Blame b);
+    std::optional<Blamed> blame;
+    void offer(TimeNs delay, Blamed b);
     // b's cause is no stall, and the largest stall passed is more than `beyond`: that stall is
     // what the gap's stall piece is.
     bool names(const Blame& b, TimeNs beyond) const;
@@ -94,10 +86,10 @@ class BlameWalker {
   // One move of the walk at (stage, pos): a blame it returns, or the op it goes on to (stage
   // and pos; -1 where the chain ends), with the late transfers it passed there.
   struct Move {
-    std::optional<Blame> blame;
+    std::optional<Blamed> blame;
     int stage = -1, pos = -1;
     Passed offers;
-    static Move returning(Blame b);
+    static Move returning(Blamed b);
     static Move next(int stage, int pos, Passed offers);
   };
   // `first`: the op a gap ends with, which the op before it on its stage cannot have held.
@@ -107,14 +99,17 @@ class BlameWalker {
   // runs back through every stage before it), so each op's outcome is found once per step and
   // kept: the step's walks cost its ops, not its stages times its ops (issue 28).
   struct Outcome {
-    std::optional<Blame> returned;  // its stallPassed: the largest stall passed before it
+    // Whether the walk returned a blame from there: then `passed.blame` is that blame (its
+    // stallPassed: the largest stall passed before it) and `passed.most` that stall's size. Else
+    // `passed` is the largest late transfer passed. One blame either way: a step of 10,000 stages
+    // keeps ~40,000 outcomes.
+    bool returned = false;
     Passed passed;
-    TimeNs stallPassedMost = 0;  // that stall's size
   };
   int outcomeFrom(int stage, int pos) const;  // an index into outcomes_
   // The op at pos ran longer than its ideal (and that, not a late start, is what made it late):
   // imbalance or jitter blamed on it, "behind F3 on stage 2, which ran 1.3x its ideal".
-  std::optional<Blame> ranLong(int stage, int pos) const;
+  std::optional<Blamed> ranLong(int stage, int pos) const;
 
   // The position of the stage's op `opIndex` among the step's (std::out_of_range if not there).
   int posOf(int stage, int opIndex) const;

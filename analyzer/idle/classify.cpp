@@ -37,7 +37,7 @@ IdleByClass fillLevels(TimeNs g, TimeNs ideal, TimeNs stageMeans, TimeNs measure
   return out;
 }
 
-TimeNs chargeDpWait(Gap& gap, const DpWait& dp) {
+TimeNs chargeDpWait(Gap& gap, BlameWords& words, const DpWait& dp) {
   TimeNs left = dp.wait;
   for (IdleClass from : {IdleClass::OtherStall, IdleClass::HostStall}) {
     const TimeNs moved = std::min(left, gap.byClass[at(from)]);
@@ -47,21 +47,20 @@ TimeNs chargeDpWait(Gap& gap, const DpWait& dp) {
   }
   const TimeNs charged = dp.wait - left;
   if (charged > 0 && largestClass(gap.byClass, gap.blame.cause) == IdleClass::DpSync) {
-    Blame b;
-    b.cause = IdleClass::DpSync;
-    b.stage = gap.stage;
-    b.text = waitedText(gap.stage, gap.idle) + " at the DP sync for DP replica " +
-             std::to_string(dp.lastDp) + ", whose stage " + std::to_string(gap.stage) +
-             " finished its ops " + gapMs(dp.wait) + " later (" + idleClassName(IdleClass::DpSync) +
-             ")";
-    gap.blame = std::move(b);
+    gap.blame = Blame{};
+    gap.blame.cause = IdleClass::DpSync;
+    gap.blame.stage = gap.stage;
+    words = BlameWords{};
+    words.form = BlameForm::DpSync;
+    words.dpReplica = dp.lastDp;
+    words.took = dp.wait;
   }
   return charged;
 }
 
 Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage,
                         const StepSims& sims, const BlameWalker& blame, std::vector<Gap>& gaps,
-                        const DpWait* dpWait) {
+                        std::vector<BlameWords>& words, const DpWait* dpWait) {
   const StageStep& ss = step.stages[stage];
   const auto& ops = pl.stages[stage].ops.ops;
   Split split;
@@ -110,7 +109,8 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
     gap.end = to;
     gap.idle = g;
     gap.nextOp = drain ? -1 : ss.ops[pos];
-    gap.blame = drain ? blame.drainOf(stage, g) : blame.startOf(stage, pos, baseline, g);
+    Blamed walked = drain ? blame.drainOf(stage) : blame.startOf(stage, pos, baseline);
+    gap.blame = std::move(walked.blame);
     IdleClass stallKind = IdleClass::OtherStall;
     if (isStall(gap.blame.cause)) {
       stallKind = gap.blame.cause;
@@ -122,12 +122,14 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
     gap.byClass =
         fillLevels(g, simulatedGap(sims.ideal, stage, pos), simulatedGap(sims.stage, stage, pos),
                    simulatedGap(sims.ops, stage, pos), baseline, stallKind);
-    if (drain && dpWait != nullptr && dpWait->wait > 0) chargeDpWait(gap, *dpWait);
-    labelGap(gap, stallKind == IdleClass::HostStall && !isStall(gap.blame.cause)
-                      ? blame.hostRangeDuring(stage, from, to)
-                      : std::string());
+    if (drain && dpWait != nullptr && dpWait->wait > 0) chargeDpWait(gap, walked.words, *dpWait);
+    labelGap(gap, walked.words,
+             stallKind == IdleClass::HostStall && !isStall(gap.blame.cause)
+                 ? blame.hostNameDuring(stage, from, to)
+                 : -1);
     for (int c = 0; c < kIdleClasses; ++c) split.idleByClass[c] += gap.byClass[c];
     gaps.push_back(std::move(gap));
+    words.push_back(walked.words);
   }
   // Idle inside an op's own span (between its kernels): the host did not keep the device fed.
   split.idleByClass[at(IdleClass::HostStall)] += split.idle - windowIdle;

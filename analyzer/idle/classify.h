@@ -28,15 +28,16 @@ struct StepSims {
 IdleByClass fillLevels(TimeNs measured, TimeNs ideal, TimeNs stageMeans, TimeNs measuredCosts,
                        IdleClass baseline, IdleClass stallKind);
 
-// Splits `stage` of the step and appends its gaps (stage, step index, op positions, blame).
+// Splits `stage` of the step and appends its gaps (stage, step index, op positions, blame) to
+// `gaps`, and the words of each one's sentence to `words` (gap_sentence.h writes them).
 // `dpWait`: how long the stage waited at the DP sync for a later replica (none: one replica).
 Split classifyStageStep(const PipelineTrace& pipeline, const StepView& step, int stage,
                         const StepSims& sims, const BlameWalker& blame, std::vector<Gap>& gaps,
-                        const DpWait* dpWait = nullptr);
+                        std::vector<BlameWords>& words, const DpWait* dpWait = nullptr);
 
 // Moves up to `dpWait.wait` of a drain gap's stall (other, then host: what the pipeline's own
 // replays leave unexplained) into "wait: DP sync", and blames the gap on the later replica when
-// that is now its largest piece. Returns what it moved.
-TimeNs chargeDpWait(Gap& drainGap, const DpWait& dpWait);
+// that is now its largest piece (in gap.blame and `words`). Returns what it moved.
+TimeNs chargeDpWait(Gap& drainGap, BlameWords& words, const DpWait& dpWait);
 
 }  // namespace bubblescope::analysis

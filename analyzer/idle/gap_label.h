@@ -6,8 +6,7 @@
 // it beyond what the op costs explain, with nothing in the trace to say why (stall: other); of the
 // rest, 0.15 ms in a gap the schedule itself leaves (schedule bubble)"). A walk that explains no
 // piece at all is dropped: it would name a class the gap does not hold.
-#include <string>
-
+#include "analyzer/idle/blame_words.h"
 #include "analyzer/result/result.h"
 
 namespace bubblescope::analysis {
@@ -16,9 +15,10 @@ namespace bubblescope::analysis {
 // in the table's order.
 IdleClass largestClass(const IdleByClass& byClass, IdleClass preferred);
 
-// Sets gap.dominant to the gap's largest class and rewrites gap.blame so its text leads with that
-// class. `hostRange`: the host range that covered the gap, for a host stall the walk did not
-// find ("" when none did). gap.blame.text must start with waitedText(gap.stage, gap.idle).
-void labelGap(Gap& gap, const std::string& hostRange);
+// Sets gap.dominant to the gap's largest class; a walk whose class holds none of the gap is
+// dropped (gap.blame and `words` then say only that class). `gapHostName`: the host range that
+// covered the gap, for a host stall the walk did not find (an index into the stage's
+// RankOps::hostNames; -1 when none did). The sentence is written from these (gap_sentence.h).
+void labelGap(Gap& gap, BlameWords& words, int gapHostName);
 
 }  // namespace bubblescope::analysis

@@ -232,19 +232,20 @@ StageCosts stageCostsOf(const std::vector<OpRecord>& ops) {
 RootCauseTally::RootCauseTally(size_t keepOwn, size_t keepKnockOns)
     : keepOwn_(keepOwn), keepKnockOns_(keepKnockOns) {}
 
-bool RootCauseTally::keepLargest(std::vector<Kept>& kept, size_t most, int index, TimeNs avoidable,
+Gap* RootCauseTally::keepLargest(std::vector<Kept>& kept, size_t most, int index, TimeNs avoidable,
                                  const Gap& g) {
   // Largest first, ties in gap order: the order a stable sort of every gap by its avoidable idle
   // gives, of which these are the head.
   auto at = std::upper_bound(kept.begin(), kept.end(), avoidable,
                              [](TimeNs a, const Kept& k) { return a > k.avoidable; });
-  if (static_cast<size_t>(at - kept.begin()) >= most) return false;
-  kept.insert(at, Kept{index, avoidable, g});
-  if (kept.size() > most) kept.pop_back();
-  return true;
+  if (static_cast<size_t>(at - kept.begin()) >= most) return nullptr;
+  at = kept.insert(at, Kept{index, avoidable, g});
+  Gap* copy = &at->gap;
+  if (kept.size() > most) kept.pop_back();  // never the one just kept: it is within `most`
+  return copy;
 }
 
-bool RootCauseTally::add(int index, const Gap& g, const CauseId& id, const Op* next) {
+Gap* RootCauseTally::add(int index, const Gap& g, const CauseId& id, const Op* next) {
   auto [at, added] = index_.try_emplace(id, causes_.size());
   if (added) {
     causes_.emplace_back();

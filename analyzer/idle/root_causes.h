@@ -78,9 +78,9 @@ std::vector<RootCause> groupRootCauses(const std::vector<Gap>& gaps,
 class RootCauseTally {
  public:
   RootCauseTally(size_t keepOwn, size_t keepKnockOns);
-  // `next`: the op that ended the gap (Gap::nextOp's), null when none did. Whether the gap is
-  // kept, for now, among its cause's largest.
-  bool add(int index, const Gap& gap, const CauseId& id, const Op* next);
+  // `next`: the op that ended the gap (Gap::nextOp's), null when none did. The gap's copy where
+  // it is kept, for now, among its cause's largest (valid until the next add); else null.
+  Gap* add(int index, const Gap& gap, const CauseId& id, const Op* next);
   // The gaps kept so far, each cause's own then knock-ons.
   template <typename F>
   void forEachKept(F&& f) const {
@@ -104,7 +104,7 @@ class RootCauseTally {
     RootCause cause;
     std::vector<Kept> own, knockOns;
   };
-  static bool keepLargest(std::vector<Kept>& kept, size_t most, int index, TimeNs avoidable,
+  static Gap* keepLargest(std::vector<Kept>& kept, size_t most, int index, TimeNs avoidable,
                           const Gap& gap);
   size_t keepOwn_, keepKnockOns_;
   std::map<CauseId, size_t> index_;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "analyzer/idle/gap_label.h"
+#include "analyzer/idle/gap_sentence.h"
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "tests/analyzer/hand_pipeline.h"
 #include "tests/analyzer/idle/hand_steps.h"
@@ -74,15 +76,17 @@ TEST(ChargeDpWait, TakesTheUnexplainedStallUpToTheWaitAndBlamesTheLaterReplica) 
   g.byClass[static_cast<int>(IdleClass::HostStall)] = 1 * kMs;
   g.byClass[static_cast<int>(IdleClass::OtherStall)] = 7 * kMs;
   g.blame.cause = IdleClass::OtherStall;
-  g.blame.text = "stage 2 waited 10.0 ms, with nothing to say why";
+  BlameWords words;
+  words.form = BlameForm::StartedLate;
   // The later replica arrived 7.5 ms after: the other stall first, then the host's.
-  EXPECT_EQ(chargeDpWait(g, DpWait{7'500'000, 3}), 7'500'000);
+  EXPECT_EQ(chargeDpWait(g, words, DpWait{7'500'000, 3}), 7'500'000);
   EXPECT_EQ(g.byClass[static_cast<int>(IdleClass::DpSync)], 7'500'000);
   EXPECT_EQ(g.byClass[static_cast<int>(IdleClass::OtherStall)], 0);
   EXPECT_EQ(g.byClass[static_cast<int>(IdleClass::HostStall)], 500'000);
   EXPECT_EQ(g.byClass[static_cast<int>(IdleClass::Drain)], 2 * kMs) << "the schedule's own stays";
   EXPECT_EQ(g.blame.cause, IdleClass::DpSync);
-  EXPECT_EQ(g.blame.text,
+  labelGap(g, words, -1);
+  EXPECT_EQ(gapSentence(g, words, PipelineTrace{}),
             "stage 2 waited 10.0 ms at the DP sync for DP replica 3, whose stage 2 finished its "
             "ops 7.5 ms later (wait: DP sync)");
   // A wait longer than the unexplained stall takes only that: no bubble becomes a DP wait.
@@ -92,7 +96,9 @@ TEST(ChargeDpWait, TakesTheUnexplainedStallUpToTheWaitAndBlamesTheLaterReplica) 
   small.byClass[static_cast<int>(IdleClass::Drain)] = 2 * kMs;
   small.byClass[static_cast<int>(IdleClass::OtherStall)] = 1 * kMs;
   small.blame.cause = IdleClass::Drain;
-  EXPECT_EQ(chargeDpWait(small, DpWait{5 * kMs, 1}), 1 * kMs);
+  BlameWords smallWords;
+  EXPECT_EQ(chargeDpWait(small, smallWords, DpWait{5 * kMs, 1}), 1 * kMs);
+  EXPECT_EQ(smallWords.form, BlameForm::Bubble) << "its words stay the walk's";
   EXPECT_EQ(small.blame.cause, IdleClass::Drain) << "not its largest piece: the walk stays";
 }
 

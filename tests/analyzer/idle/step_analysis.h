@@ -9,6 +9,7 @@
 
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/classify.h"
+#include "analyzer/idle/gap_sentence.h"
 #include "analyzer/idle/scenarios.h"
 #include "analyzer/timeline/step_view.h"
 
@@ -31,8 +32,30 @@ class StepAnalysis {
 
   const analysis::StepView& view() const { return views.front(); }
 
+  // The stage's gaps, each with its sentence written (as an analysis that keeps every gap does).
   analysis::Split classify(int stage, std::vector<analysis::Gap>& gaps) const {
-    return analysis::classifyStageStep(pl, view(), stage, sims, *blame, gaps);
+    std::vector<analysis::BlameWords> words;
+    const size_t first = gaps.size();
+    const analysis::Split split =
+        analysis::classifyStageStep(pl, view(), stage, sims, *blame, gaps, words);
+    for (size_t g = first; g < gaps.size(); ++g) {
+      gaps[g].blame.text = analysis::gapSentence(gaps[g], words[g - first], pl);
+    }
+    return split;
+  }
+
+  // The walk's answer for the gap of `gapIdle` before the op at `pos` of `stage` (or after its
+  // last op), with the sentence it gives (the gap's, where the walk's class is its largest).
+  analysis::Blame startOf(int stage, int pos, analysis::IdleClass baseline, TimeNs gapIdle) const {
+    return written(stage, gapIdle, blame->startOf(stage, pos, baseline));
+  }
+  analysis::Blame drainOf(int stage, TimeNs gapIdle) const {
+    return written(stage, gapIdle, blame->drainOf(stage));
+  }
+  analysis::Blame written(int stage, TimeNs gapIdle, const analysis::Blamed& walk) const {
+    analysis::Blame b = walk.blame;
+    b.text = analysis::walkSentence(stage, gapIdle, walk, pl);
+    return b;
   }
 
   analysis::PipelineTrace pl;
