@@ -310,9 +310,9 @@ struct StepSums {
   explicit StepSums(int stages) : costs(stages) {}
 };
 
-// The first pass over steps [from, to), into `sums`; the first step's view is kept in `first`.
+// The first pass over steps [from, to), into `sums`.
 void sumSteps(const PipelineTrace& pl, const StepViews& views, size_t from, size_t to,
-              StepSums& sums, std::optional<StepView>& first) {
+              StepSums& sums) {
   StepView view;  // each step built into the last one's lists
   for (size_t k = from; k < to; ++k) {
     views.build(k, view);
@@ -323,25 +323,22 @@ void sumSteps(const PipelineTrace& pl, const StepViews& views, size_t from, size
       sums.ops += ss.ops.size();
       sums.gaps += ss.ops.size() + 1;
     }
-    if (k == 0) first = view;
   }
 }
 
 // The first pass over every step, `threads` stretches of steps at a time, each summed apart and
 // added to the whole in step order: sums of integers and medians of values, the same whatever the
 // stretches.
-StepSums sumSteps(const PipelineTrace& pl, const StepViews& views, unsigned threads,
-                  std::optional<StepView>& first) {
+StepSums sumSteps(const PipelineTrace& pl, const StepViews& views, unsigned threads) {
   StepSums sums(pl.p);
   const size_t stretches = threads <= 1 ? 1 : std::min<size_t>(views.size(), 4 * threads);
   if (stretches <= 1) {
-    sumSteps(pl, views, 0, views.size(), sums, first);
+    sumSteps(pl, views, 0, views.size(), sums);
     return sums;
   }
   std::vector<StepSums> parts(stretches, StepSums(pl.p));
   traces::parallelFor(stretches, threads, [&](size_t i) {
-    sumSteps(pl, views, views.size() * i / stretches, views.size() * (i + 1) / stretches, parts[i],
-             first);  // only the first stretch holds step 0
+    sumSteps(pl, views, views.size() * i / stretches, views.size() * (i + 1) / stretches, parts[i]);
   });
   for (StepSums& part : parts) {
     sums.costs.add(part.costs);
@@ -523,8 +520,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   const size_t fits = std::min<size_t>(kRecordsInFlight / recordsPerStep, 256);
   const unsigned stepThreads = fits < 2 ? 1 : threads;
   const size_t batch = stepThreads <= 1 ? 1 : fits;
-  std::optional<StepView> firstView;
-  StepSums sums = sumSteps(pl, views, stepThreads, firstView);
+  StepSums sums = sumSteps(pl, views, stepThreads);
   const MeanCosts costs = sums.costs.means();
   out.transferMedian = healthyTransfer(sums.lags);
   out.tailMedian = median(sums.tails);
@@ -573,14 +569,9 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     const bool wantOrder = !times.firstFinished;
     const bool wantIdealOps = out.idealOps.empty();
     auto analyze = [&](size_t i) {
-      const size_t step = k + i;
-      if (step == 0) {
-        analysed[i] = analyzeStep(in, *firstView, wantOrder, wantIdealOps);
-        return;
-      }
       // Each thread builds its steps into one view (StepViews::build); it keeps a step's room.
       thread_local StepView view;
-      views.build(step, view);
+      views.build(k + i, view);
       analysed[i] = analyzeStep(in, view, wantOrder, wantIdealOps);
     };
     pool.run(analysed.size(), analyze);
@@ -597,11 +588,20 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
       if (firstRefusal.empty()) firstRefusal = "step " + number + ": " + step.refused;
     }
   }
-  builder.reset();  // its lookups, sized by the run's ops and comms
   if (out.steps.empty()) {
     throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) +
                              ": no step could be re-run by the simulator (" + firstRefusal + ")");
   }
+  // The schedule is read off a finished step: one cut short matches no generator. With none, the
+  // first step's order, built again here rather than its view kept through every step (at 10,000
+  // stages a view and its copy were 6% of the peak).
+  std::optional<engine::Schedule> cutShort;
+  if (!times.firstFinished) {
+    StepView first;
+    views.build(0, first);
+    cutShort = observedSchedule(pl, first);
+  }
+  builder.reset();  // its lookups, sized by the run's ops and comms
   warnSlowFirstStep(times.measured, out.steps, warnings);
   summarize(pl, times, ledger, out);
   if (folded) {
@@ -613,9 +613,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   }
   out.model = checkModel(mean(times.measured), mean(times.replayed), times.latestOp);
 
-  // The schedule is read off a finished step: one cut short matches no generator.
-  out.schedule =
-      detectSchedule(times.firstFinished ? *times.firstFinished : observedSchedule(pl, *firstView));
+  out.schedule = detectSchedule(times.firstFinished ? *times.firstFinished : *cutShort);
   whatIfs(pl, times, costs, out, warnings);
   const PipelineCulprit culprit =
       folded ? pipelineCulprit(out, folded->stalls) : pipelineCulprit(out);
