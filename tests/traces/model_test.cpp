@@ -81,6 +81,40 @@ TEST(StringTable, ACopyHoldsItsOwnStringsWithTheSameIds) {
   EXPECT_EQ(moved.intern("new"), 3u);
 }
 
+// A loaded rank's table is moved into one block of its size (RankTrace::settle): its ids and
+// strings stay, a lookup finds them, and interning after it goes on from there.
+TEST(StringTable, ShrunkToFitKeepsEveryIdAndStringAndGrowsAgain) {
+  StringTable t;
+  std::vector<StringId> ids;
+  for (int i = 0; i < 300; ++i) ids.push_back(t.intern("range " + std::to_string(i)));
+  const StringId empty = t.intern("");
+  const std::string longer(5'000, 'y');  // a block of its own before
+  const StringId big = t.intern(longer);
+  t.shrinkToFit();
+  EXPECT_EQ(t.size(), 302u);
+  EXPECT_EQ(t.at(empty), "");
+  EXPECT_EQ(t.at(big), longer);
+  for (int i = 0; i < 300; ++i) {
+    const std::string_view s = t.at(ids[i]);
+    ASSERT_EQ(s, "range " + std::to_string(i));
+    EXPECT_EQ(std::strlen(s.data()), s.size()) << "NUL-terminated";
+    StringId found = 0;
+    ASSERT_TRUE(t.find(s, &found));
+    EXPECT_EQ(found, ids[i]);
+  }
+  EXPECT_EQ(t.intern("range 7"), ids[7]);
+  const StringId added = t.intern("added after");
+  EXPECT_EQ(added, 302u);
+  EXPECT_EQ(t.at(added), "added after");
+  EXPECT_EQ(t.at(ids[299]), "range 299") << "the shrunk block is kept as blocks are added";
+  t.shrinkToFit();
+  t.shrinkToFit();
+  EXPECT_EQ(t.at(added), "added after");
+  StringTable empty2;
+  empty2.shrinkToFit();
+  EXPECT_EQ(empty2.intern("first"), 1u);
+}
+
 TEST(SortByStart, PermutesEveryColumnTogether) {
   Kernels k;
   for (TimeNs s : {30, 10, 20}) {

@@ -228,7 +228,7 @@ RankTrace RankBuilder::finish(TimeNs offset) {
   }
   computeRangeDepths(t.ranges);
   sortEvents(t);
-  t.dropEmptyTables();
+  t.settle();
   threads_.clear();
   streams_.clear();
   return std::move(t);

@@ -63,6 +63,25 @@ void StringTable::growIndex() {
   }
 }
 
+void StringTable::shrinkToFit() {
+  size_t bytes = 0;
+  for (std::string_view s : strings_) bytes += s.size() + 1;  // each with its NUL
+  auto block = std::make_unique<char[]>(bytes);
+  char* at = block.get();
+  for (std::string_view& s : strings_) {
+    if (!s.empty()) std::memcpy(at, s.data(), s.size());
+    at[s.size()] = '\0';
+    s = {at, s.size()};
+    at += s.size() + 1;
+  }
+  blocks_.clear();
+  blocks_.push_back(std::move(block));
+  blocks_.shrink_to_fit();
+  free_ = nullptr;
+  left_ = 0;
+  strings_.shrink_to_fit();
+}
+
 StringId StringTable::intern(std::string_view s) {
   // At most half full: probes stay short.
   if (2 * (strings_.size() + 1) > slots_.size()) growIndex();

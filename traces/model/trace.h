@@ -105,10 +105,15 @@ struct RankTrace {
     f(t.ranges), f(t.openRanges), f(t.marks), f(t.kernels), f(t.memcpys), f(t.memsets);
     f(t.syncs), f(t.apiCalls), f(t.ncclCalls), f(t.correlations), f(t.memory);
   }
-  // Frees the tables that hold no event: a loader ends with it, so a table made on the way costs
-  // nothing after.
+  // Frees the tables that hold no event, so a table made on the way costs nothing after.
   void dropEmptyTables() {
     forEachGroup(*this, [](auto& group) { group.dropIfEmpty(); });
+  }
+  // What every loader ends with: the empty tables freed and the string table's growth room given
+  // back (StringTable::shrinkToFit).
+  void settle() {
+    dropEmptyTables();
+    strings.shrinkToFit();
   }
 
   // Index of the thread with this OS tid, added if new.

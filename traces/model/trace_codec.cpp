@@ -117,7 +117,7 @@ RankTrace decodeRankTrace(ByteReader& in) {
   }
   RankTrace::forEachGroup(
       t, [&](auto& group) { group->forEachColumn([&](auto& column) { in.column(column); }); });
-  t.dropEmptyTables();
+  t.settle();
   return t;
 }
 

@@ -464,7 +464,7 @@ RankTrace readRankTrace(sqlite::Database& db, const fs::path& file) {
     loadEvents(db, trace, ids, file);
     tieGroupKernelsToCalls(trace);
     sortEvents(trace);
-    trace.dropEmptyTables();
+    trace.settle();
     return trace;
   } catch (const SqliteError& e) {
     failSqlite(file, e);
