@@ -13,12 +13,12 @@ IdleClass largestClass(const IdleByClass& byClass, IdleClass preferred) {
 void labelGap(Gap& gap, BlameWords& words, int gapHostName) {
   const IdleClass largest = largestClass(gap.byClass, gap.blame.cause);
   gap.dominant = largest;
-  words.gapHostName = gapHostName;
-  if (largest == gap.blame.cause || gap.byClass[static_cast<int>(gap.blame.cause)] > 0) return;
-  gap.blame = Blame{};
-  gap.blame.cause = largest;
-  words = BlameWords{};
-  words.form = BlameForm::LargestPiece;
+  if (largest != gap.blame.cause && gap.byClass[static_cast<int>(gap.blame.cause)] == 0) {
+    gap.blame = Blame{};
+    gap.blame.cause = largest;
+    words = BlameWords{};
+    words.form = BlameForm::LargestPiece;
+  }
   words.gapHostName = gapHostName;
 }
 

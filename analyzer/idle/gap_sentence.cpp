@@ -54,6 +54,55 @@ std::string hostStallEnding(const PipelineTrace& pl, int stage, int name) {
   return (busy.empty() ? "" : ", while it was in '" + busy + "'") + std::string(" (stall: host)");
 }
 
+// What a class's piece of a gap is, when no dependency walk explains it: how the fill levels
+// (classify.h) found it.
+void appendReason(std::string& out, IdleClass c, const std::string& hostRange) {
+  switch (c) {
+    case IdleClass::Warmup:
+      out += "for the pipeline to fill";
+      return;
+    case IdleClass::Drain:
+      out += "while the pipeline drains, as the schedule itself does";
+      return;
+    case IdleClass::ScheduleBubble:
+      out += "in a gap the schedule itself leaves";
+      return;
+    case IdleClass::Imbalance:
+      out += "because the stages' mean op costs differ (balanced stages would not wait)";
+      return;
+    case IdleClass::Jitter:
+      out += "because ops ran longer than their stage's mean";
+      return;
+    case IdleClass::CommStall:
+      out += "beyond what the op costs explain, in late transfers";
+      return;
+    case IdleClass::HostStall:
+      if (hostRange.empty()) {
+        out += "beyond what the op costs explain, while the host was busy";
+      } else {
+        out += "beyond what the op costs explain, while the host was in '";
+        out += hostRange;
+        out += '\'';
+      }
+      return;
+    case IdleClass::DpSync:
+      out += "at the DP sync, waiting for a replica that arrived later";
+      return;
+    case IdleClass::OtherStall:
+      out += "beyond what the op costs explain, with nothing in the trace to say why";
+      return;
+  }
+}
+
+// The class's piece as the fill levels found it, then its tag: "for the pipeline to fill (warm-up
+// bubble)".
+void appendPiece(std::string& out, IdleClass c, const std::string& hostRange) {
+  appendReason(out, c, hostRange);
+  out += " (";
+  out += idleClassName(c);
+  out += ')';
+}
+
 std::string ranLong(const Blame& b) {
   return ", which ran " + ratio(b.costRatio) + " its ideal (" + idleClassName(b.cause) + ")";
 }
@@ -61,11 +110,11 @@ std::string ranLong(const Blame& b) {
 // The walk's answer without the "stage 2 waited 3.1 ms " that opens the gap's sentence.
 std::string walkText(const Blame& b, const BlameWords& w, const PipelineTrace& pl) {
   switch (w.form) {
-    case BlameForm::Bubble:
-      return b.cause == IdleClass::Warmup ? "for the pipeline to fill (warm-up bubble)"
-             : b.cause == IdleClass::Drain
-                 ? "while the pipeline drains, as the schedule itself does (drain bubble)"
-                 : "in a gap the schedule itself leaves (schedule bubble)";
+    case BlameForm::Bubble: {  // a warm-up, drain or steady bubble, as the fill levels say it
+      std::string text;
+      appendPiece(text, b.cause, {});
+      return text;
+    }
     case BlameForm::Drained:
       return "for the other stages to drain (drain bubble)";
     case BlameForm::LastOpRanLong:
@@ -144,46 +193,6 @@ std::string walkOf(const Blame& b, const BlameWords& w, const PipelineTrace& pl)
          walkText(b, w, pl);
 }
 
-// What a class's piece of a gap is, when no dependency walk explains it: how the fill levels
-// (classify.h) found it.
-void appendReason(std::string& out, IdleClass c, const std::string& hostRange) {
-  switch (c) {
-    case IdleClass::Warmup:
-      out += "for the pipeline to fill";
-      return;
-    case IdleClass::Drain:
-      out += "while the pipeline drains, as the schedule itself does";
-      return;
-    case IdleClass::ScheduleBubble:
-      out += "in a gap the schedule itself leaves";
-      return;
-    case IdleClass::Imbalance:
-      out += "because the stages' mean op costs differ (balanced stages would not wait)";
-      return;
-    case IdleClass::Jitter:
-      out += "because ops ran longer than their stage's mean";
-      return;
-    case IdleClass::CommStall:
-      out += "beyond what the op costs explain, in late transfers";
-      return;
-    case IdleClass::HostStall:
-      if (hostRange.empty()) {
-        out += "beyond what the op costs explain, while the host was busy";
-      } else {
-        out += "beyond what the op costs explain, while the host was in '";
-        out += hostRange;
-        out += '\'';
-      }
-      return;
-    case IdleClass::DpSync:
-      out += "at the DP sync, waiting for a replica that arrived later";
-      return;
-    case IdleClass::OtherStall:
-      out += "beyond what the op costs explain, with nothing in the trace to say why";
-      return;
-  }
-}
-
 }  // namespace
 
 std::string gapMs(TimeNs t) {
@@ -213,10 +222,7 @@ std::string gapSentence(const Gap& gap, const BlameWords& words, const PipelineT
   text += ", ";
   text += gapMs(gap.byClass[static_cast<int>(largest)]);
   text += " of it ";
-  appendReason(text, largest, hostName(pipeline, gap.stage, words.gapHostName));
-  text += " (";
-  text += idleClassName(largest);
-  text += ')';
+  appendPiece(text, largest, hostName(pipeline, gap.stage, words.gapHostName));
   const TimeNs walked = gap.byClass[static_cast<int>(b.cause)];
   if (words.form != BlameForm::LargestPiece && walked > 0) {
     text += "; of the rest, ";

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/idle/gap_label.h"
@@ -94,21 +96,34 @@ PipelineTrace pipelineWithDataloader() {
   return pl;
 }
 
+// A gap of 4 ms on stage 2 that the walk `w` ended, its idle split into `pieces`, labelled
+// (gap_label.h), with its sentence.
+struct Written {
+  Gap gap;
+  std::string text;
+};
+Written written(const Blamed& w, std::initializer_list<std::pair<IdleClass, TimeNs>> pieces,
+                const PipelineTrace& pl) {
+  Written out;
+  Gap& g = out.gap;
+  g.stage = 2;
+  g.idle = 4 * kMs;
+  for (const auto& [c, t] : pieces) g.byClass[static_cast<int>(c)] = t;
+  g.blame = w.blame;
+  BlameWords words = w.words;
+  labelGap(g, words, -1);
+  out.text = gapSentence(g, words, pl);
+  return out;
+}
+
 TEST(GapSentence, EveryFormOfWalkSaysItsClassWhereItIsTheGapsLargest) {
   const PipelineTrace pl = pipelineWithDataloader();
   ASSERT_EQ(everyForm().size(), static_cast<size_t>(BlameForm::LargestPiece)) << "a form untested";
   for (const FormCase& c : everyForm()) {
     const Blamed w = walkOf(c);
-    Gap g;
-    g.stage = 2;
-    g.idle = 4 * kMs;
-    g.byClass[static_cast<int>(c.cause)] = 4 * kMs;
-    g.blame = w.blame;
-    BlameWords words = w.words;
-    labelGap(g, words, -1);
-    const std::string text = gapSentence(g, words, pl);
+    const std::string text = written(w, {{c.cause, 4 * kMs}}, pl).text;
     SCOPED_TRACE(text);
-    EXPECT_EQ(text, walkSentence(2, g.idle, w, pl)) << "the walk's words, unchanged";
+    EXPECT_EQ(text, walkSentence(2, 4 * kMs, w, pl)) << "the walk's words, unchanged";
     EXPECT_TRUE(text.starts_with("stage 2 waited 4.0 ms ")) << "its stage and idle first";
     EXPECT_NE(text.find(c.says), std::string::npos);
     EXPECT_EQ(testing::firstClassNamed(text), static_cast<int>(c.cause));
@@ -121,16 +136,7 @@ TEST(GapSentence, EveryFormOfWalkFollowsTheLargestPieceWhereItCoversLess) {
     // The walk's class holds 1 ms; the largest piece, 3 ms, is a class the walk did not name.
     const IdleClass largest =
         c.cause == IdleClass::ScheduleBubble ? IdleClass::OtherStall : IdleClass::ScheduleBubble;
-    const Blamed w = walkOf(c);
-    Gap g;
-    g.stage = 2;
-    g.idle = 4 * kMs;
-    g.byClass[static_cast<int>(c.cause)] = 1 * kMs;
-    g.byClass[static_cast<int>(largest)] = 3 * kMs;
-    g.blame = w.blame;
-    BlameWords words = w.words;
-    labelGap(g, words, -1);
-    const std::string text = gapSentence(g, words, pl);
+    const auto [g, text] = written(walkOf(c), {{c.cause, 1 * kMs}, {largest, 3 * kMs}}, pl);
     SCOPED_TRACE(text);
     EXPECT_EQ(g.dominant, largest);
     EXPECT_TRUE(text.starts_with("stage 2 waited 4.0 ms, 3.0 ms of it in a gap the schedule"));
