@@ -337,9 +337,11 @@ bool memoryLookReadsRecords(const traces::Run& run, const PipelineTrace& pl) {
 // pipeline and the run), their drain gaps holding their `waits`. What each says, and the first
 // replica's error if any, come in replica order, as one after the other would have them.
 // `opsReadAfter`: every op record is read once the pipelines are analysed (the inference check).
+// `whole` (empty: every one) says which replicas keep their whole result; the others are
+// summarised as soon as they are analysed.
 void analyzeReplicas(const traces::Run& run, const std::vector<PipelineTrace>& pipelines,
                      const std::vector<DpWaits>& waits, KeptGaps kept, bool opsReadAfter,
-                     unsigned threads, AnalysisResult& result) {
+                     const std::vector<bool>& whole, unsigned threads, AnalysisResult& result) {
   // Each replica's result goes straight to its place: results analysed aside and moved in held
   // two vectors of 10,000 results' shells at once (7.5 MB).
   const size_t first = result.pipelines.size();
@@ -355,6 +357,7 @@ void analyzeReplicas(const traces::Run& run, const std::vector<PipelineTrace>& p
       analysed = analyzePipeline(pipelines[d], said[d], &waits[d], kept, everyRecord, perReplica);
       attachFreeMemory(run, pipelines[d], analysed);
       attachActivationSize(run, pipelines[d], analysed);
+      if (!whole.empty() && !whole[d]) summarisePipeline(analysed);
     } catch (...) {
       failed[d] = std::current_exception();
     }
@@ -465,9 +468,25 @@ AnalysisResult analyzeAfterRecognition(const traces::Run& run, Recognized&& reco
   std::vector<const PipelineTrace*> all;
   for (const PipelineTrace& pl : pipelines) all.push_back(&pl);
   const std::vector<DpWaits> waits = dpWaitsOf(all);
+  // The job's rounds read only the pipelines: done first, they say which replicas a summary
+  // lists whole before any replica's result is made. A replica's error still comes first.
+  std::exception_ptr jobFailed;
+  if (wholeJob) {
+    try {
+      analyzeJob(pipelines, waits, result.job);
+    } catch (...) {
+      jobFailed = std::current_exception();
+    }
+  }
+  // Not where ops were inferred: judging the inference reads every replica's ops.
+  std::vector<bool> whole;
+  if (!options.everyGap && !inferred.found && !jobFailed &&
+      pipelines.size() > options.pipelinesListedWhole) {
+    whole = replicasListedWhole(result.job, topo.dpRanks, options.pipelinesListedWhole);
+  }
   analyzeReplicas(run, pipelines, waits, options.everyGap ? KeptGaps::All : KeptGaps::Listed,
-                  inferred.found, options.threads, result);
-  if (wholeJob) analyzeJob(pipelines, waits, result.job);
+                  inferred.found, whole, options.threads, result);
+  if (jobFailed) std::rethrow_exception(jobFailed);
   if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);
   return result;
 }

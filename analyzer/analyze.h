@@ -8,6 +8,7 @@
 
 #include "analyzer/recognize/recognized.h"
 #include "analyzer/recognize/rule_set.h"
+#include "analyzer/replicas/listed_replicas.h"
 #include "analyzer/result/result.h"
 #include "traces/model/trace.h"
 
@@ -30,6 +31,9 @@ struct AnalyzeOptions {
   // the others folded as their steps are classified (pipeline_analysis.h, KeptGaps): most of the
   // memory an op-level timeline of many steps takes.
   bool everyGap = true;
+  // Without every gap kept: a job of more DP replicas than this lists this many pipelines whole
+  // and the others by their figures only (PipelineResult::summarised, listed_replicas.h).
+  size_t pipelinesListedWhole = kPipelinesListedWhole;
 };
 
 // Throws AnalysisInputError (nothing recognised, missing ranks, mixed runs) and

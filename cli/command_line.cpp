@@ -356,8 +356,10 @@ void addAnalyzeCommand(CLI::App& app, Action& action) {
                   "Write the report here (format from the extension unless --format)");
   sub->add_flag("--detail", opts->detail,
                 "Every record too: in JSON each op, transfer, comm wait and gap (and the "
-                "indexes into them); in text a line per gap. Without it the report is a summary "
-                "whose size follows the job's shape, not its length");
+                "indexes into them); in text a line per gap; every pipeline whole. Without it "
+                "the report is a summary whose size follows the job's shape, not its length, "
+                "and a job of more than 16 DP replicas lists 16 whole (the culprit's, those the "
+                "DP sync waited on, the largest S_d) and the others a line each");
   sub->add_flag("--local", opts->local,
                 "Under mpirun or srun: each process reads the traces its node holds (node-local "
                 "disks); without it every process sees the whole run (a shared file system)");

@@ -58,6 +58,19 @@ const PipelineResult* slowestPipeline(const AnalysisResult& r) {
   return worst;
 }
 
+size_t summarisedPipelines(const AnalysisResult& r) {
+  return static_cast<size_t>(std::count_if(r.pipelines.begin(), r.pipelines.end(),
+                                           [](const PipelineResult& pl) { return pl.summarised; }));
+}
+
+std::string summarisedPipelinesNote(const AnalysisResult& r) {
+  const size_t n = summarisedPipelines(r);
+  return "The other " + std::to_string(n) + " of the " + std::to_string(r.pipelines.size()) +
+         " pipelines, by their figures (a summary lists " + std::to_string(r.pipelines.size() - n) +
+         " whole: the culprit's, those the DP sync waited on, then the largest S_d; --detail "
+         "lists every one)";
+}
+
 int largestAvoidableClass(const Split& s) {
   int best = -1;
   for (int c = 0; c < kIdleClasses; ++c) {

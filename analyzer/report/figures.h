@@ -21,6 +21,10 @@ const char* shortIdleClassName(IdleClass c);
 std::vector<int> stagesBySlowdown(const PipelineResult& pipeline);
 // The pipeline with the largest S (the first on a tie); nullptr when there is none.
 const PipelineResult* slowestPipeline(const AnalysisResult& result);
+// How many pipelines the result gives by their figures only (PipelineResult::summarised).
+size_t summarisedPipelines(const AnalysisResult& result);
+// What heads their table: how many, and which the report lists whole instead.
+std::string summarisedPipelinesNote(const AnalysisResult& result);
 // The class (index) with the most avoidable idle in `s`, or -1 when there is none.
 int largestAvoidableClass(const Split& s);
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "analyzer/report/figures.h"
 #include "analyzer/report/json_writer.h"
 
 #include "analyzer/report/sections/inventory_section.h"
@@ -174,7 +175,68 @@ void writeTransfersJson(const PipelineResult& pl, JsonWriter& out) {
   out.endArray();
 }
 
+void writeScheduleJson(const ScheduleMatch& schedule, JsonWriter& out) {
+  out.key("schedule").beginObject();
+  out.field("exact", schedule.exact);
+  out.field("m", schedule.m);
+  out.field("name", schedule.name);
+  out.field("p", schedule.p);
+  out.field("splits_backward", schedule.splitsBackward);
+  out.field("v", schedule.v);
+  out.endObject();
+}
+
+// The step times and each analysed step's span.
+void writeStepsJson(const PipelineResult& pl, JsonWriter& out) {
+  out.key("step_time_ns").beginObject();
+  out.field("ideal", pl.stepTimeIdeal);
+  out.field("measured", pl.stepTimeMeasured);
+  out.field("measured_op_costs", pl.stepTimeOps);
+  out.field("stage_means", pl.stepTimeStage);
+  out.endObject();
+  out.key("steps").beginArray();
+  for (const auto& s : pl.steps) {
+    out.beginObject();
+    out.field("end_ns", s.end);
+    out.field("number", s.number);
+    out.field("start_ns", s.start);
+    out.endObject();
+  }
+  out.endArray();
+}
+
+// A pipeline a summary gives by its figures (PipelineResult::summarised): the keys `check` and a
+// table of pipelines read, in the order of a whole one's.
+void writeSummarisedPipelineJson(const PipelineResult& pl, JsonWriter& out) {
+  out.beginObject();
+  out.field("bubble_fraction", bubbleShare(pl.total));
+  out.key("culprit").beginObject();
+  out.field("gain_ns", pl.culpritGain);
+  out.field("stage", pl.culpritStage);
+  out.field("text", pl.culprit);
+  out.endObject();
+  out.field("dp_rank", pl.dpRank);
+  out.key("model_check");
+  writeModelCheckJson(pl.model, out);
+  writeScheduleJson(pl.schedule, out);
+  out.field("slowdown", pl.slowdown);
+  out.key("stages").beginArray();
+  for (const StageResult& st : pl.stages) writeStageJson(st, false, out);
+  out.endArray();
+  writeStepsJson(pl, out);
+  out.field("summarised", true);
+  out.field("tail_median_ns", pl.tailMedian);
+  out.key("total");
+  writeSplitJson(pl.total, out);
+  out.field("transfer_median_ns", pl.transferMedian);
+  out.endObject();
+}
+
 void writePipelineJson(const PipelineResult& pl, bool detail, JsonWriter& out) {
+  if (pl.summarised) {
+    writeSummarisedPipelineJson(pl, out);
+    return;
+  }
   out.beginObject();
   const ActivationSize& size = pl.activationSize;
   out.key("activation_bytes_per_microbatch").beginObject();
@@ -183,9 +245,7 @@ void writePipelineJson(const PipelineResult& pl, bool detail, JsonWriter& out) {
   out.key("unknown");
   size.perMicrobatch.empty() ? out.value(size.unknown) : out.null();
   out.endObject();
-  out.field("bubble_fraction", pl.total.span > 0 ? static_cast<double>(pl.total.idle) /
-                                                       static_cast<double>(pl.total.span)
-                                                 : 0.0);
+  out.field("bubble_fraction", bubbleShare(pl.total));
   out.key("bubble_inventory");
   writeInventoryJson(bubbleInventory(pl), out);
   if (detail) writeCommWaitsJson(pl, out);
@@ -217,33 +277,13 @@ void writePipelineJson(const PipelineResult& pl, bool detail, JsonWriter& out) {
   if (detail) writeOpsJson(pl, out);
   out.key("root_causes");
   writeRootCausesJson(pl, detail, out);
-  out.key("schedule").beginObject();
-  out.field("exact", pl.schedule.exact);
-  out.field("m", pl.schedule.m);
-  out.field("name", pl.schedule.name);
-  out.field("p", pl.schedule.p);
-  out.field("splits_backward", pl.schedule.splitsBackward);
-  out.field("v", pl.schedule.v);
-  out.endObject();
+  writeScheduleJson(pl.schedule, out);
   out.field("slowdown", pl.slowdown);
   out.key("stages").beginArray();
   for (const StageResult& st : pl.stages) writeStageJson(st, detail, out);
   out.endArray();
-  out.key("step_time_ns").beginObject();
-  out.field("ideal", pl.stepTimeIdeal);
-  out.field("measured", pl.stepTimeMeasured);
-  out.field("measured_op_costs", pl.stepTimeOps);
-  out.field("stage_means", pl.stepTimeStage);
-  out.endObject();
-  out.key("steps").beginArray();
-  for (const auto& s : pl.steps) {
-    out.beginObject();
-    out.field("end_ns", s.end);
-    out.field("number", s.number);
-    out.field("start_ns", s.start);
-    out.endObject();
-  }
-  out.endArray();
+  writeStepsJson(pl, out);
+  out.field("summarised", false);
   out.field("tail_median_ns", pl.tailMedian);
   // Kept beside root_causes (gates read it), whole: a summary has no gaps[] to point into.
   out.key("top_gaps").beginArray();

@@ -121,6 +121,12 @@ JunitCase pipelineCase(const PipelineResult& pl) {
       << "\nall stages: " << splitLine(pl.total) << "\n"
       << (partsAddUp(pl) ? "the parts add up exactly (compute + comm + other + idle = span)\n"
                          : "the parts do NOT add up exactly: please report\n");
+  if (pl.summarised) {
+    // A summary of many replicas gives this one by its figures: say where the rest is.
+    out << "summarised: its root causes, what-ifs and bubble inventory are listed with --detail\n";
+    c.systemOut = out.str();
+    return c;
+  }
   if (!pl.rootCauses.empty()) out << "root causes:\n";
   for (size_t i = 0; i < pl.rootCauses.size() && i < kRootCausesShown; ++i) {
     const RootCause& rc = pl.rootCauses[i];
@@ -195,10 +201,12 @@ void writeJunitReport(const AnalysisResult& r, std::ostream& out) {
   if (r.job.present && r.job.steps > 0) suite.cases.push_back(jobCase(r.job));
   for (const auto& pl : r.pipelines) {
     suite.cases.push_back(pipelineCase(pl));
-    const std::vector<StageInventory> inventory = bubbleInventory(pl);
+    // A summarised pipeline has no inventory: its stages' cases carry their figures only.
+    const std::vector<StageInventory> inventory =
+        pl.summarised ? std::vector<StageInventory>{} : bubbleInventory(pl);
     for (size_t s = 0; s < pl.stages.size(); ++s) {
       suite.cases.push_back(stageCase(pl, pl.stages[s]));
-      inventoryProperties(inventory[s], suite.cases.back().properties);
+      if (s < inventory.size()) inventoryProperties(inventory[s], suite.cases.back().properties);
     }
   }
   for (const auto& w : r.warnings) suite.systemErr += "warning: " + w + "\n";

@@ -37,7 +37,10 @@ class MarkdownWriter {
     for (const auto& d : modelDoubts(r_)) out_ << "> ⚠️ **" << escapeMarkdownCell(d) << "**\n\n";
     identity();
     writeJobMarkdown(r_.job, out_);  // several replicas or TP ranks: the culprit first
-    for (const auto& pl : r_.pipelines) pipeline(pl);
+    for (const auto& pl : r_.pipelines) {
+      if (!pl.summarised) pipeline(pl);
+    }
+    otherPipelines();
     warnings();
   }
 
@@ -73,6 +76,21 @@ class MarkdownWriter {
       out_ << " · " << escapeMarkdownCell(s);
     }
     out_ << "\n";
+  }
+
+  // The pipelines a summary gives by their figures: a row each, in DP order.
+  void otherPipelines() {
+    if (summarisedPipelines(r_) == 0) return;
+    out_ << "\n### " << escapeMarkdownCell(summarisedPipelinesNote(r_)) << "\n\n"
+         << "| pipeline | S | step | ideal | idle share | culprit |\n"
+         << "|---:|---:|---:|---:|---:|---|\n";
+    for (const PipelineResult& pl : r_.pipelines) {
+      if (!pl.summarised) continue;
+      out_ << "| " << pl.dpRank << " | " << formatRatio(pl.slowdown) << " | "
+           << formatMs(pl.stepTimeMeasured) << " ms | " << formatMs(pl.stepTimeIdeal) << " ms | "
+           << formatPercent(bubbleShare(pl.total)) << " | " << escapeMarkdownCell(pl.culprit)
+           << " |\n";
+    }
   }
 
   void pipeline(const PipelineResult& pl) {

@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "analyzer/report/figures.h"
 #include "analyzer/report/format.h"
 #include "analyzer/report/ops_source.h"
 #include "analyzer/report/sections/gap_list_section.h"
@@ -68,6 +69,22 @@ class Writer {
     whatIf(pl);
     writeInventoryText(bubbleInventory(pl), out_);
     if (detail) writeGapListText(pl, out_);
+  }
+
+  // The pipelines a summary gives by their figures: a line each, in DP order.
+  void otherPipelines(const AnalysisResult& r) {
+    if (summarisedPipelines(r) == 0) return;
+    out_ << "\n" << bold(summarisedPipelinesNote(r) + ":") << "\n";
+    out_ << "  " << std::left << std::setw(10) << "pipeline" << std::right << std::setw(8) << "S"
+         << std::setw(12) << "step (ms)" << std::setw(12) << "ideal (ms)" << std::setw(8) << "idle"
+         << "  culprit\n";
+    for (const PipelineResult& pl : r.pipelines) {
+      if (!pl.summarised) continue;
+      out_ << "  " << std::left << std::setw(10) << pl.dpRank << std::right << std::setw(8)
+           << formatRatio(pl.slowdown) << std::setw(12) << formatMs(pl.stepTimeMeasured)
+           << std::setw(12) << formatMs(pl.stepTimeIdeal) << std::setw(8)
+           << formatPercent(share(pl.total.idle, pl.total.span)) << "  " << pl.culprit << "\n";
+    }
   }
 
  private:
@@ -177,6 +194,7 @@ class Writer {
     }
   }
 
+ private:
   std::ostream& out_;
   bool color_;
 };
@@ -187,7 +205,10 @@ void writeTextReport(const AnalysisResult& r, std::ostream& out, const ReportSty
   Writer w(out, style.color);
   w.header(r);
   writeJobText(r.job, out);  // several replicas or TP ranks: the culprit first
-  for (const auto& pl : r.pipelines) w.pipeline(pl, r.pipelines.size() > 1, style.detail);
+  for (const auto& pl : r.pipelines) {
+    if (!pl.summarised) w.pipeline(pl, r.pipelines.size() > 1, style.detail);
+  }
+  w.otherPipelines(r);
 }
 
 }  // namespace bubblescope::analysis

@@ -99,8 +99,9 @@ void fields(F& f, S& a) {
 
 template <typename F, traces::FieldsOf<PipelineResult> S>
 void fields(F& f, S& r) {
-  f(r.dpRank), f(r.stages), f(r.steps), f(r.total), f(r.schedule), f(r.stepTimeMeasured);
-  f(r.stepTimeIdeal), f(r.stepTimeStage), f(r.stepTimeOps), f(r.slowdown), f(r.transferMedian);
+  f(r.dpRank), f(r.summarised), f(r.stages), f(r.steps), f(r.total), f(r.schedule);
+  f(r.stepTimeMeasured), f(r.stepTimeIdeal), f(r.stepTimeStage), f(r.stepTimeOps), f(r.slowdown);
+  f(r.transferMedian);
   f(r.tailMedian), f(r.model), f(r.ops), f(r.opIndex), f(r.transfers), f(r.gaps), f(r.gapIndex);
   f(r.bubbles), f(r.bubbleTallies), f(r.commWaits), f(r.topGaps), f(r.rootCauses), f(r.idealOps);
   f(r.whatIf), f(r.whatIfWithheld), f(r.activationSize), f(r.culprit), f(r.culpritStage);

@@ -159,6 +159,11 @@ struct ScheduleMatch {
 
 struct PipelineResult {
   int dpRank = 0;
+  // A summary's analysis of a job of many replicas lists a few whole (listed_replicas.h); each
+  // other one keeps only its figures: `stages`, `steps`, `total`, the schedule, step times, S,
+  // the model check and the culprit. Its records, gaps, root causes, what-ifs, bubble inventory
+  // and activation size are empty.
+  bool summarised = false;
   std::vector<StageResult> stages;
   std::vector<StepInfo> steps;
   Split total;  // all stages, all steps
@@ -227,7 +232,10 @@ struct AnalysisResult {
   // basis, least and median bytes), where 1 had `free_memory_bytes`, always null.
   // 3: a summary by default (json_report.h): ops[], transfers[], gaps[], comm_waits[], per_step
   // and the root causes' index lists only with --detail; top_gaps holds the gaps themselves.
-  static constexpr int kSchemaVersion = 3;
+  // 4: every pipeline says whether it is `summarised`: a summary of more DP replicas than it lists
+  // whole gives the others by their figures only (no bubble_inventory, ideal_step, root_causes,
+  // top_gaps, what_if, activation size).
+  static constexpr int kSchemaVersion = 4;
   std::string runDir;
   std::string command;
   int ranks = 0;

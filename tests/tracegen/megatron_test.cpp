@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "analyzer/analyze.h"
+#include "analyzer/check/report_figures.h"
 #include "analyzer/report/html_report.h"
 #include "analyzer/report/json_report.h"
+#include "analyzer/report/junit_report.h"
 #include "analyzer/report/markdown_report.h"
 #include "analyzer/report/text_report.h"
 #include "tests/support/temp_dir.h"
@@ -381,6 +383,97 @@ TEST(MegatronJob, ReportsLeadWithTheCulpritAndCarryTheThreeTables) {
   analysis::writeHtmlReport(a.result, html);
   EXPECT_NE(md.str().find("**Culprit:** stage 2: S_s = "), std::string::npos) << md.str();
   EXPECT_NE(html.str().find("<strong>Culprit:</strong> stage 2: S_s = "), std::string::npos);
+}
+
+// A summary of a job of many replicas lists a few whole (the culprit's among them) and the others
+// by their figures: the same figures, job section and `check` numbers as every one listed whole.
+TEST(MegatronJob, ASummaryOfManyReplicasListsAFewWholeAndTheOthersByTheSameFigures) {
+  MegatronJob job;
+  job.pp = 2, job.dp = 20, job.m = 4, job.steps = 3;
+  job.slowReplica = 13, job.slowReplicaFactor = 1.3;
+  testing::TempDir dir;
+  const auto file = dir.path() / "timeline.json";
+  writeNdTimeline(executeMegatron(job), file, false);
+  const auto imported = traces::import::importRun(traces::import::resolveInputs({file}));
+  analysis::AnalyzeOptions options;
+  options.everyGap = false;
+  options.pipelinesListedWhole = 4;
+  const analysis::AnalysisResult some = analysis::analyzeRun(imported.run, options);
+  options.pipelinesListedWhole = 20;  // as many as there are: every one whole
+  const analysis::AnalysisResult every = analysis::analyzeRun(imported.run, options);
+
+  ASSERT_EQ(some.pipelines.size(), 20u);
+  ASSERT_EQ(every.pipelines.size(), 20u);
+  EXPECT_EQ(some.job.culprit, every.job.culprit);
+  EXPECT_EQ(some.job.culpritDp, 13);
+  int whole = 0;
+  for (size_t d = 0; d < 20; ++d) {
+    const analysis::PipelineResult& s = some.pipelines[d];
+    const analysis::PipelineResult& e = every.pipelines[d];
+    SCOPED_TRACE("pipeline " + std::to_string(e.dpRank));
+    EXPECT_FALSE(e.summarised);
+    EXPECT_EQ(s.dpRank, e.dpRank);
+    EXPECT_EQ(s.slowdown, e.slowdown);
+    EXPECT_EQ(s.stepTimeMeasured, e.stepTimeMeasured);
+    EXPECT_EQ(s.stepTimeIdeal, e.stepTimeIdeal);
+    EXPECT_EQ(s.total.idle, e.total.idle);
+    EXPECT_EQ(s.total.idleByClass, e.total.idleByClass);
+    EXPECT_EQ(s.culprit, e.culprit);
+    ASSERT_EQ(s.stages.size(), e.stages.size());
+    for (size_t st = 0; st < s.stages.size(); ++st) {
+      EXPECT_EQ(s.stages[st].slowdown, e.stages[st].slowdown);
+    }
+    if (s.summarised) {
+      EXPECT_TRUE(s.gaps.empty() && s.rootCauses.empty() && s.whatIf.empty());
+      continue;
+    }
+    ++whole;
+    EXPECT_EQ(s.gaps.size(), e.gaps.size());
+    EXPECT_EQ(s.rootCauses.size(), e.rootCauses.size());
+    EXPECT_EQ(s.whatIf.size(), e.whatIf.size());
+  }
+  EXPECT_EQ(whole, 4);
+  EXPECT_FALSE(some.pipelines[13].summarised) << "the culprit's replica is listed whole";
+
+  // Reports: the whole ones as before, the others a line each; `check` reads the same figures.
+  std::ostringstream text, md, junit;
+  analysis::writeTextReport(some, text, {});
+  analysis::writeMarkdownReport(some, md);
+  analysis::writeJunitReport(some, junit);
+  const std::string t = text.str();
+  EXPECT_NE(t.find("Pipeline 13: schedule"), std::string::npos);
+  const size_t others = t.find("The other 16 of the 20 pipelines, by their figures");
+  ASSERT_NE(others, std::string::npos) << t;
+  for (const analysis::PipelineResult& pl : some.pipelines) {
+    const std::string title = "Pipeline " + std::to_string(pl.dpRank) + ": schedule";
+    EXPECT_EQ(t.find(title) != std::string::npos, !pl.summarised) << title;
+    if (pl.summarised) {
+      EXPECT_NE(t.find("\n  " + std::to_string(pl.dpRank) + " ", others), std::string::npos);
+    }
+  }
+  EXPECT_NE(md.str().find("### The other 16 of the 20 pipelines"), std::string::npos);
+  EXPECT_NE(junit.str().find("its root causes, what-ifs and bubble inventory are listed with"),
+            std::string::npos);
+  const auto json = [](const analysis::AnalysisResult& r) {
+    return nlohmann::json::parse(analysis::jsonReportText(r, -1, analysis::JsonDetail::Summary));
+  };
+  const nlohmann::json j = json(some);
+  size_t first = 0;
+  while (!some.pipelines[first].summarised) ++first;
+  EXPECT_EQ(j["pipelines"][first]["summarised"], true);
+  EXPECT_FALSE(j["pipelines"][first].contains("root_causes"));
+  EXPECT_EQ(j["pipelines"][13]["summarised"], false);
+  EXPECT_TRUE(j["pipelines"][13].contains("root_causes"));
+  const analysis::ReportFigures a = analysis::figuresFromJson(j, "some.json");
+  const analysis::ReportFigures b = analysis::figuresFromJson(json(every), "every.json");
+  ASSERT_EQ(a.pipelines.size(), b.pipelines.size());
+  for (size_t d = 0; d < a.pipelines.size(); ++d) {
+    EXPECT_EQ(a.pipelines[d].dpRank, b.pipelines[d].dpRank);
+    EXPECT_EQ(a.pipelines[d].slowdown, b.pipelines[d].slowdown);
+    EXPECT_EQ(a.pipelines[d].stepTime, b.pipelines[d].stepTime);
+    EXPECT_EQ(a.pipelines[d].idle, b.pipelines[d].idle);
+    EXPECT_EQ(a.pipelines[d].stageSlowdown, b.pipelines[d].stageSlowdown);
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analyzer/analyze.h"
+#include "analyzer/replicas/listed_replicas.h"
 #include "analyzer/report/report.h"
 #include "analyzer/result/pipeline_result_codec.h"
 #include "tests/analyzer/report/report_fixtures.h"
@@ -74,6 +75,18 @@ TEST(PipelineResultCodec, TheDecodedResultWritesTheSameReports) {
       EXPECT_EQ(report(back, "md", false), report(r, "md", false));
     }
   }
+}
+
+TEST(PipelineResultCodec, ASummarisedPipelineStaysOne) {
+  AnalyzeOptions options;
+  options.everyGap = false;
+  AnalysisResult r = analyzeRun(runOf(testing::oneF1BJob(3, 6, 1)), options);
+  ASSERT_FALSE(r.pipelines.empty());
+  summarisePipeline(r.pipelines[0]);
+  const AnalysisResult back = roundTripped(r);
+  EXPECT_TRUE(back.pipelines[0].summarised);
+  EXPECT_EQ(report(back, "json", false), report(r, "json", false));
+  EXPECT_EQ(report(back, "text", false), report(r, "text", false));
 }
 
 TEST(PipelineResultCodec, BytesCutShortThrow) {
