@@ -6,6 +6,7 @@ namespace bubblescope::analysis {
 
 std::vector<BubbleBucket> emptyHistogram() {
   std::vector<BubbleBucket> h;
+  h.reserve(kBubbleThresholds.size() + 1);  // one a stage: 10,000 stages' growth room was 1 MB
   TimeNs from = 0;
   for (TimeNs to : kBubbleThresholds) {
     h.push_back({from, to, 0, 0});
