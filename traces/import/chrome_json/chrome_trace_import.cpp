@@ -81,7 +81,7 @@ class ChromeTraceSink : public ParsedEventSink {
         chosen_->event(e, parser_);
       }
     }
-    pending_.clear();
+    std::vector<std::string>().swap(pending_);  // its room too: 8 MB at 20,000 ranks' metadata
   }
 
   const ByteSource& source_;

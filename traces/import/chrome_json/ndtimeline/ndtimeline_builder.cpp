@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <array>
 #include <exception>
 #include <numeric>
 #include <optional>
@@ -215,20 +216,22 @@ struct RankInputs {
 // What building a rank counted, for the import summary.
 struct RankCounts {
   bool counted = false;  // its microbatch ids counted by order
-  std::map<Category, uint64_t> recognised;
+  // By category: an array, where a map's nodes were 2.9 MB of 20,000 ranks' import.
+  std::array<uint64_t, kCategories> recognised{};
   std::map<std::string, uint64_t> unknown;
 };
 
 // One rank's trace from its buffered events, which it frees. Reads only `in` and the rank's own
 // buffer: ranks are built side by side.
-RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid, std::deque<Event>& buffered,
+RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid,
+                    std::optional<std::deque<Event>>& buffered,
                     const Place& place, RankCounts& counts) {
-  if (buffered.size() > UINT32_MAX) {
+  if (buffered->size() > UINT32_MAX) {
     throw TraceError(in.file, "rank " + std::to_string(rank) + " has more than " +
                                   std::to_string(UINT32_MAX) + " events");
   }
-  const size_t eventCount = buffered.size();
-  std::optional<EventOrder> events(std::in_place, buffered);
+  const size_t eventCount = buffered->size();
+  std::optional<EventOrder> events(std::in_place, *buffered);
   RankBuilder b;
   RankMeta& meta = b.meta();
   meta.source = "ndtimeline";
@@ -311,13 +314,13 @@ RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid, std::deque<
     if (m == Meaning::Unknown) {
       ++counts.unknown[in.names[e.name]];
     } else {
-      ++counts.recognised[categoryOf(m)];
+      ++counts.recognised[static_cast<size_t>(categoryOf(m))];
     }
     events->doneBefore(i + 1);
   }
   addStepsBefore(std::nullopt);
   events.reset();
-  std::deque<Event>().swap(buffered);  // the rank is built: its buffer goes
+  buffered.reset();  // the rank is built: its buffer goes
   if (eventCount >= kTrimEvery) malloc_trim(0);
   RankTrace done = b.finish(0);
   done.file = in.file;
@@ -383,7 +386,7 @@ void NdTimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
                 ") appears under two DP processes, pid " + std::to_string(r.pid) + " and " +
                 std::to_string(e.pid);
   }
-  r.events.push_back(ev);
+  r.events->push_back(ev);
 }
 
 ImportedFile NdTimelineBuilder::finish() {
@@ -419,7 +422,7 @@ ImportedFile NdTimelineBuilder::finish() {
     if (pl.pp < 0) {
       throw TraceError(file_,
                        "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ", tid " +
-                           std::to_string(rank * kCategories + buffer.events.front().category) +
+                           std::to_string(rank * kCategories + buffer.events->front().category) +
                            ") has no thread_name metadata of the form 'PP rank S, TP rank "
                            "T, <category>', so its stage is unknown");
     }
@@ -452,7 +455,7 @@ ImportedFile NdTimelineBuilder::finish() {
     sizes.pp = std::max(sizes.pp, pl.pp + 1);
     sizes.tp = std::max(sizes.tp, pl.tp + 1);
     sizes.dp = std::max(sizes.dp, pl.dp + 1);
-    for (const Event& e : buffer.events) sizes.chunks = std::max(sizes.chunks, e.chunk + 1);
+    for (const Event& e : *buffer.events) sizes.chunks = std::max(sizes.chunks, e.chunk + 1);
   }
 
   ImportedFile out;
@@ -485,7 +488,11 @@ ImportedFile NdTimelineBuilder::finish() {
   for (size_t i = 0; i < order.size(); ++i) {
     if (failed[i]) std::rethrow_exception(failed[i]);
     counted = counted || counts[i].counted;
-    for (const auto& [c, n] : counts[i].recognised) recognised[c] += n;
+    for (int c = 0; c < kCategories; ++c) {
+      if (const uint64_t n = counts[i].recognised[static_cast<size_t>(c)]; n > 0) {
+        recognised[static_cast<Category>(c)] += n;
+      }
+    }
     for (const auto& [name, n] : counts[i].unknown) unknown[name] += n;
   }
 
