@@ -224,8 +224,8 @@ struct RankCounts {
 // One rank's trace from its buffered events, which it frees. Reads only `in` and the rank's own
 // buffer: ranks are built side by side.
 RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid,
-                    std::optional<std::deque<Event>>& buffered,
-                    const Place& place, RankCounts& counts) {
+                    std::optional<std::deque<Event>>& buffered, const Place& place,
+                    RankCounts& counts) {
   if (buffered->size() > UINT32_MAX) {
     throw TraceError(in.file, "rank " + std::to_string(rank) + " has more than " +
                                   std::to_string(UINT32_MAX) + " events");

@@ -8,10 +8,10 @@
 // the thread metadata that places a rank may come after its events.
 #include <cstdint>
 #include <deque>
-#include <optional>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
