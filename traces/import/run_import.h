@@ -46,6 +46,7 @@ ImportedRun importRun(const Inputs& inputs, const LoadOptions& options = {});
 // The same file by file, for runs too large to hold: each file's ranks go to `sink` as soon as
 // the file is read (from the loading threads, several at once; `index` orders them: by file,
 // then by process within a file). Ranks are left as the files say: number them with numberRanks.
+// Without a sink (an empty function) each file's ranks stay in its ImportedFile.
 using RankSink = std::function<void(size_t index, RankTrace&& trace)>;
 std::vector<ImportedFile> importEach(const Inputs& inputs, const LoadOptions& options,
                                      const RankSink& sink);
