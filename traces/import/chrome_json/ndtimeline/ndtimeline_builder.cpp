@@ -208,7 +208,7 @@ struct RankInputs {
   const std::filesystem::path& file;
   const std::vector<std::string>& names;
   const std::vector<Meaning>& meanings;
-  const std::map<std::pair<int64_t, int64_t>, std::string>& threadNames;  // (pid, tid)
+  const ThreadNames& threadNames;
   const Sizes& sizes;
   int world;
 };
@@ -247,10 +247,8 @@ RankTrace buildRank(const RankInputs& in, int64_t rank, int32_t pid,
   meta.extra["BUBBLESCOPE_TP_SIZE"] = std::to_string(in.sizes.tp);
   for (int c = 0; c < kCategories; ++c) {
     const int64_t tid = rank * kCategories + c;
-    auto it = in.threadNames.find({meta.pid, tid});
-    b.nameThread(static_cast<uint64_t>(tid), it != in.threadNames.end()
-                                                 ? std::string_view(it->second)
-                                                 : std::string_view(categoryName(Category(c))));
+    b.nameThread(static_cast<uint64_t>(tid),
+                 in.threadNames.find(meta.pid, tid).value_or(categoryName(Category(c))));
   }
   const RankLabeler labeler(*events, in.meanings, in.names, place, in.sizes);
   counts.counted = labeler.counted();
@@ -344,7 +342,9 @@ void NdTimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
   if (e.ph == 'M') {
     TraceEventArgs a;
     if (!parser.parseArgs(e, a) || a.name.empty() || e.pidIsText) return;
-    if (e.name == "thread_name" && !e.tidIsText) threadNames_[{e.pid, e.tid}] = a.name;
+    if (e.name == "thread_name" && !e.tidIsText && !threadNames_.add(e.pid, e.tid, a.name)) {
+      throw TraceError(file_, "more than 4 GiB of thread_name metadata");
+    }
     if (e.name == "process_name") processNames_[e.pid] = a.name;
     return;  // thread_sort_index and the like say nothing we use
   }
@@ -392,6 +392,7 @@ void NdTimelineBuilder::event(const TraceEvent& e, TraceEventParser& parser) {
 ImportedFile NdTimelineBuilder::finish() {
   if (ranks_.empty()) throw TraceError(file_, "an NDTimeline timeline with no timed events");
   if (!conflict_.empty()) throw TraceError(file_, conflict_);
+  threadNames_.seal();
   std::vector<Meaning> meanings;
   for (const std::string& n : names_) meanings.push_back(meaningOf(n));
 
@@ -410,11 +411,12 @@ ImportedFile NdTimelineBuilder::finish() {
     const int32_t pid = buffer.pid;
     Place pl;
     for (int c = 0; c < kCategories && pl.pp < 0; ++c) {
-      auto it = threadNames_.find({pid, rank * kCategories + c});
-      if (it == threadNames_.end()) continue;
-      if (auto t = parseThreadName(it->second)) {
-        const std::string says = "thread_name '" + it->second + "' (pid " + std::to_string(pid) +
-                                 ", tid " + std::to_string(rank * kCategories + c) + ")";
+      const std::optional<std::string_view> name = threadNames_.find(pid, rank * kCategories + c);
+      if (!name) continue;
+      if (auto t = parseThreadName(*name)) {
+        const std::string says = "thread_name '" + std::string(*name) + "' (pid " +
+                                 std::to_string(pid) + ", tid " +
+                                 std::to_string(rank * kCategories + c) + ")";
         pl.pp = coordinate(t->pp, "PP rank", says);
         pl.tp = coordinate(t->tp, "TP rank", says);
       }

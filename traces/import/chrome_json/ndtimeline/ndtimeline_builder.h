@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "traces/import/chrome_json/dialect_builder.h"
+#include "traces/import/chrome_json/ndtimeline/thread_names.h"
 #include "traces/import/chrome_json/trace_event.h"
 #include "traces/import/imported.h"
 
@@ -63,7 +64,7 @@ class NdTimelineBuilder : public DialectBuilder {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> nameIds_;
-  std::map<std::pair<int64_t, int64_t>, std::string> threadNames_;  // (pid, tid)
+  ThreadNames threadNames_;
   std::map<int64_t, std::string> processNames_;
   std::map<std::string, uint64_t> skipped_;
 };
