@@ -45,23 +45,62 @@ std::string syncText(const DpSyncBlame& b, int steps) {
          std::to_string(b.stepsLast) + " of " + std::to_string(steps) + " steps)";
 }
 
+// A what-if table's rows in text and Markdown: every part, or of more than this many the largest
+// (10,000 replicas' rows were most of a summary; JSON keeps every one).
+constexpr size_t kPartsListed = 16;
+
+// The parts a table lists, in their order: every one, or the kPartsListed largest (the earlier
+// on a tie).
+std::vector<const PartSlowdown*> partsToList(const std::vector<PartSlowdown>& parts) {
+  std::vector<const PartSlowdown*> out;
+  for (const auto& p : parts) out.push_back(&p);
+  if (out.size() <= kPartsListed) return out;
+  std::stable_sort(out.begin(), out.end(),
+                   [](auto* a, auto* b) { return a->slowdown > b->slowdown; });
+  out.resize(kPartsListed);
+  std::sort(out.begin(), out.end());  // back in the parts' order: they are one vector
+  return out;
+}
+
+// What a table leaves out: "9984 more, S_d 1.00x to 1.01x"; "" when it lists every part.
+std::string partsLeftOut(const std::vector<PartSlowdown>& parts, const char* symbol) {
+  if (parts.size() <= kPartsListed) return "";
+  const std::vector<const PartSlowdown*> listed = partsToList(parts);
+  double least = 0, most = 0;
+  bool any = false;
+  for (const auto& p : parts) {
+    if (std::binary_search(listed.begin(), listed.end(), &p)) continue;
+    least = any ? std::min(least, p.slowdown) : p.slowdown;
+    most = any ? std::max(most, p.slowdown) : p.slowdown;
+    any = true;
+  }
+  return std::to_string(parts.size() - listed.size()) + " more, " + symbol + " " +
+         formatRatio(least) + " to " + formatRatio(most) + " (JSON lists every one)";
+}
+
 void table(std::ostream& out, const char* title, const char* symbol,
            const std::vector<PartSlowdown>& parts) {
   out << "  " << std::left << std::setw(24) << title << std::right << std::setw(8) << symbol
       << std::setw(12) << "step (ms)"
       << "\n";
-  for (const auto& p : parts) {
-    out << "  " << std::left << std::setw(24) << p.name << std::right << std::setw(8)
-        << formatRatio(p.slowdown) << std::setw(12) << formatMs(p.stepTime) << "\n";
+  for (const PartSlowdown* p : partsToList(parts)) {
+    out << "  " << std::left << std::setw(24) << p->name << std::right << std::setw(8)
+        << formatRatio(p->slowdown) << std::setw(12) << formatMs(p->stepTime) << "\n";
+  }
+  if (const std::string more = partsLeftOut(parts, symbol); !more.empty()) {
+    out << "  ... " << more << "\n";
   }
 }
 
 void mdTable(std::ostream& out, const char* title, const char* symbol,
              const std::vector<PartSlowdown>& parts) {
   out << "\n| " << title << " | " << symbol << " | step (ms) |\n|---|---:|---:|\n";
-  for (const auto& p : parts) {
-    out << "| " << escapeMarkdownCell(p.name) << " | " << formatRatio(p.slowdown) << " | "
-        << formatMs(p.stepTime) << " |\n";
+  for (const PartSlowdown* p : partsToList(parts)) {
+    out << "| " << escapeMarkdownCell(p->name) << " | " << formatRatio(p->slowdown) << " | "
+        << formatMs(p->stepTime) << " |\n";
+  }
+  if (const std::string more = partsLeftOut(parts, symbol); !more.empty()) {
+    out << "\n" << escapeMarkdownCell(more) << "\n";
   }
 }
 
