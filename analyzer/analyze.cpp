@@ -35,12 +35,18 @@ namespace {
 // and threads go too where it has no device memory samples: after recognition only the memory
 // look reads a name (its kernels'); at 20,000 ranks they were 20 MB of the peak, held through
 // the topology and comm matching (issue 28).
+// A rank's names and threads, given back (once: the string table of none is one empty name).
+void releaseNames(traces::RankTrace& t) {
+  if (t.strings.size() > 1) {
+    t.strings = traces::StringTable();
+    t.strings.shrinkToFit();
+  }
+  std::vector<traces::Thread>().swap(t.threads);
+}
+
 void releaseRanges(traces::RankTrace& t) {
   t.ranges.reset();
-  if (std::as_const(t).memory->size() > 0) return;
-  t.strings = traces::StringTable();
-  t.strings.shrinkToFit();
-  std::vector<traces::Thread>().swap(t.threads);
+  if (std::as_const(t).memory->size() == 0) releaseNames(t);
 }
 
 // What nothing after recognition reads of a rank: its ranges (turned into ops), marks, copies,
@@ -78,11 +84,7 @@ void releaseAfterTopology(traces::Run& run) {
   for (traces::RankTrace& t : run.ranks) {
     if (std::as_const(t).memory->size() > 0) continue;
     std::filesystem::path().swap(t.file);
-    if (t.strings.size() > 1) {  // not already given back (releaseRanges)
-      t.strings = traces::StringTable();
-      t.strings.shrinkToFit();
-    }
-    std::vector<traces::Thread>().swap(t.threads);
+    releaseNames(t);
     std::vector<traces::Device>().swap(t.devices);
     std::vector<traces::Stream>().swap(t.streams);
     t.meta.extra.clear();

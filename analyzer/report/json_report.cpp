@@ -175,19 +175,71 @@ void writeTransfersJson(const PipelineResult& pl, JsonWriter& out) {
   out.endArray();
 }
 
-void writeScheduleJson(const ScheduleMatch& schedule, JsonWriter& out) {
-  out.key("schedule").beginObject();
-  out.field("exact", schedule.exact);
-  out.field("m", schedule.m);
-  out.field("name", schedule.name);
-  out.field("p", schedule.p);
-  out.field("splits_backward", schedule.splitsBackward);
-  out.field("v", schedule.v);
+void writePipelineJson(const PipelineResult& pl, bool detail, JsonWriter& out) {
+  // A pipeline a summary gives by its figures (PipelineResult::summarised) has only the keys
+  // `check` and a table of pipelines read: the others are left out.
+  const bool whole = !pl.summarised;
+  detail = detail && whole;
+  out.beginObject();
+  if (whole) {
+    const ActivationSize& size = pl.activationSize;
+    out.key("activation_bytes_per_microbatch").beginObject();
+    out.key("stages");
+    size.perMicrobatch.empty() ? out.null() : out.value(size.perMicrobatch);
+    out.key("unknown");
+    size.perMicrobatch.empty() ? out.value(size.unknown) : out.null();
+    out.endObject();
+  }
+  out.field("bubble_fraction", bubbleShare(pl.total));
+  if (whole) {
+    out.key("bubble_inventory");
+    writeInventoryJson(bubbleInventory(pl), out);
+  }
+  if (detail) writeCommWaitsJson(pl, out);
+  out.key("culprit").beginObject();
+  out.field("gain_ns", pl.culpritGain);
+  out.field("stage", pl.culpritStage);
+  out.field("text", pl.culprit);
   out.endObject();
-}
-
-// The step times and each analysed step's span.
-void writeStepsJson(const PipelineResult& pl, JsonWriter& out) {
+  out.field("dp_rank", pl.dpRank);
+  if (detail) {
+    out.key("gaps").beginArray();
+    for (size_t i = 0; i < pl.gaps.size(); ++i) writeGapJson(pl, static_cast<int>(i), false, out);
+    out.endArray();
+  }
+  if (whole) {
+    out.key("ideal_step").beginArray();
+    for (const auto& o : pl.idealOps) {
+      out.beginObject();
+      out.field("chunk", o.op.chunk);
+      out.field("end_ns", o.end);
+      out.field("kind", engine::kindName(o.op.kind));
+      out.field("mb", o.op.mb);
+      out.field("stage", o.stage);
+      out.field("start_ns", o.start);
+      out.endObject();
+    }
+    out.endArray();
+  }
+  out.key("model_check");
+  writeModelCheckJson(pl.model, out);
+  if (detail) writeOpsJson(pl, out);
+  if (whole) {
+    out.key("root_causes");
+    writeRootCausesJson(pl, detail, out);
+  }
+  out.key("schedule").beginObject();
+  out.field("exact", pl.schedule.exact);
+  out.field("m", pl.schedule.m);
+  out.field("name", pl.schedule.name);
+  out.field("p", pl.schedule.p);
+  out.field("splits_backward", pl.schedule.splitsBackward);
+  out.field("v", pl.schedule.v);
+  out.endObject();
+  out.field("slowdown", pl.slowdown);
+  out.key("stages").beginArray();
+  for (const StageResult& st : pl.stages) writeStageJson(st, detail, out);
+  out.endArray();
   out.key("step_time_ns").beginObject();
   out.field("ideal", pl.stepTimeIdeal);
   out.field("measured", pl.stepTimeMeasured);
@@ -203,101 +255,25 @@ void writeStepsJson(const PipelineResult& pl, JsonWriter& out) {
     out.endObject();
   }
   out.endArray();
-}
-
-// A pipeline a summary gives by its figures (PipelineResult::summarised): the keys `check` and a
-// table of pipelines read, in the order of a whole one's.
-void writeSummarisedPipelineJson(const PipelineResult& pl, JsonWriter& out) {
-  out.beginObject();
-  out.field("bubble_fraction", bubbleShare(pl.total));
-  out.key("culprit").beginObject();
-  out.field("gain_ns", pl.culpritGain);
-  out.field("stage", pl.culpritStage);
-  out.field("text", pl.culprit);
-  out.endObject();
-  out.field("dp_rank", pl.dpRank);
-  out.key("model_check");
-  writeModelCheckJson(pl.model, out);
-  writeScheduleJson(pl.schedule, out);
-  out.field("slowdown", pl.slowdown);
-  out.key("stages").beginArray();
-  for (const StageResult& st : pl.stages) writeStageJson(st, false, out);
-  out.endArray();
-  writeStepsJson(pl, out);
-  out.field("summarised", true);
+  out.field("summarised", pl.summarised);
   out.field("tail_median_ns", pl.tailMedian);
-  out.key("total");
-  writeSplitJson(pl.total, out);
-  out.field("transfer_median_ns", pl.transferMedian);
-  out.endObject();
-}
-
-void writePipelineJson(const PipelineResult& pl, bool detail, JsonWriter& out) {
-  if (pl.summarised) {
-    writeSummarisedPipelineJson(pl, out);
-    return;
-  }
-  out.beginObject();
-  const ActivationSize& size = pl.activationSize;
-  out.key("activation_bytes_per_microbatch").beginObject();
-  out.key("stages");
-  size.perMicrobatch.empty() ? out.null() : out.value(size.perMicrobatch);
-  out.key("unknown");
-  size.perMicrobatch.empty() ? out.value(size.unknown) : out.null();
-  out.endObject();
-  out.field("bubble_fraction", bubbleShare(pl.total));
-  out.key("bubble_inventory");
-  writeInventoryJson(bubbleInventory(pl), out);
-  if (detail) writeCommWaitsJson(pl, out);
-  out.key("culprit").beginObject();
-  out.field("gain_ns", pl.culpritGain);
-  out.field("stage", pl.culpritStage);
-  out.field("text", pl.culprit);
-  out.endObject();
-  out.field("dp_rank", pl.dpRank);
-  if (detail) {
-    out.key("gaps").beginArray();
-    for (size_t i = 0; i < pl.gaps.size(); ++i) writeGapJson(pl, static_cast<int>(i), false, out);
+  if (whole) {
+    // Kept beside root_causes (gates read it), whole: a summary has no gaps[] to point into.
+    out.key("top_gaps").beginArray();
+    for (int g : pl.topGaps) writeGapJson(pl, g, true, out);
     out.endArray();
   }
-  out.key("ideal_step").beginArray();
-  for (const auto& o : pl.idealOps) {
-    out.beginObject();
-    out.field("chunk", o.op.chunk);
-    out.field("end_ns", o.end);
-    out.field("kind", engine::kindName(o.op.kind));
-    out.field("mb", o.op.mb);
-    out.field("stage", o.stage);
-    out.field("start_ns", o.start);
-    out.endObject();
-  }
-  out.endArray();
-  out.key("model_check");
-  writeModelCheckJson(pl.model, out);
-  if (detail) writeOpsJson(pl, out);
-  out.key("root_causes");
-  writeRootCausesJson(pl, detail, out);
-  writeScheduleJson(pl.schedule, out);
-  out.field("slowdown", pl.slowdown);
-  out.key("stages").beginArray();
-  for (const StageResult& st : pl.stages) writeStageJson(st, detail, out);
-  out.endArray();
-  writeStepsJson(pl, out);
-  out.field("summarised", false);
-  out.field("tail_median_ns", pl.tailMedian);
-  // Kept beside root_causes (gates read it), whole: a summary has no gaps[] to point into.
-  out.key("top_gaps").beginArray();
-  for (int g : pl.topGaps) writeGapJson(pl, g, true, out);
-  out.endArray();
   out.key("total");
   writeSplitJson(pl.total, out);
   out.field("transfer_median_ns", pl.transferMedian);
   if (detail) writeTransfersJson(pl, out);
-  out.key("what_if").beginArray();
-  for (const WhatIf& w : pl.whatIf) writeWhatIfJson(w, out);
-  out.endArray();
-  out.key("what_if_withheld");
-  pl.whatIfWithheld.empty() ? out.null() : out.value(pl.whatIfWithheld);
+  if (whole) {
+    out.key("what_if").beginArray();
+    for (const WhatIf& w : pl.whatIf) writeWhatIfJson(w, out);
+    out.endArray();
+    out.key("what_if_withheld");
+    pl.whatIfWithheld.empty() ? out.null() : out.value(pl.whatIfWithheld);
+  }
   out.endObject();
 }
 
