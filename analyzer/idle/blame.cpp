@@ -263,6 +263,11 @@ BlameWalker::Move BlameWalker::Move::next(int stage, int pos, Passed offers) {
   return m;
 }
 
+bool BlameWalker::outweighs(const Passed& offers, const Outcome& next) {
+  return next.returned && offers.blame && isStall(next.passed.blame->blame.cause) &&
+         offers.most > next.size;
+}
+
 bool BlameWalker::Passed::names(const Blame& b, TimeNs beyond) const {
   return !isStall(b.cause) && blame && most > beyond;
 }
@@ -381,6 +386,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
                                    : kNoArrival;
     const TimeNs linkPiece = bothStarted == kNoArrival ? 0 : arrival - (bothStarted + transfer_);
     TimeNs postDelay = 0;
+    bool postOffered = false;
     if (auto b = latePost(stage, pos, prevEnd, dataFrom, postDelay)) {
       // The late post is one piece of the op's delay; the link's time once both sides had
       // started is another, and the lateness of what the op was ready after (the op before it
@@ -392,10 +398,15 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
       const bool afterOwn = prevEnd >= dataFrom && pos > 0;
       const int rs = afterOwn ? stage : ps, rp = afterOwn ? pos - 1 : pp;
       const TimeNs afterPiece = std::max(upstreamDelay(rs, rp), overrun(rs, rp));
-      if (!weigh || (postDelay >= linkPiece && postDelay >= afterPiece)) {
+      // And the send's own lateness after its producer ended (queued behind a slow link's
+      // transfer, or posted late by the sender): a receive posted 0.9 ms after data that a slow
+      // link's queue held 5.6 ms is the link's knock-on first.
+      const TimeNs sendPiece = sent != kNoArrival ? sent - producer.end : 0;
+      if (!weigh || (postDelay >= linkPiece && postDelay >= afterPiece && postDelay >= sendPiece)) {
         return returning(std::move(*b));
       }
       m.offers.offer(postDelay, std::move(*b));
+      postOffered = true;
       if (bothStarted != kNoArrival) from = bothStarted;
       if (afterOwn && afterPiece > linkPiece) return heldByOpBefore();
     }
@@ -429,7 +440,11 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
         m.offers.offer(cost, std::move(*b));
       }
     }
-    if (ownStream && moved != kNoArrival && moved > producer.end + tol) return heldByOpBefore();
+    // A receive the host posted late (offered above) moved late for the host, not for the op
+    // before it: the walk goes on to what the op was ready after, its producer.
+    if (ownStream && !postOffered && moved != kNoArrival && moved > producer.end + tol) {
+      return heldByOpBefore();
+    }
     const TimeNs cost = producer.end - producer.start;
     const TimeNs ideal = costs_->idealOf(producer.op);
     if (ideal > 0 && cost - ideal > tolerance(producer.op) && cost - ideal >= behind) {
@@ -492,7 +507,16 @@ int BlameWalker::outcomeFrom(int stage, int pos) const {
     if (v->offered >= 0) offers.blame = std::move(offered[v->offered]);
     if (v == path.rbegin() && returned) {
       Outcome o{true, Passed{0, std::move(returned)}};
+      o.size = o.passed.blame->words.took;
       if (offers.noteOn(o.passed.blame->blame, 0)) o.passed.most = offers.most;
+      outcomes_.push_back(std::move(o));
+      tail = static_cast<int>(outcomes_.size()) - 1;
+    } else if (outweighs(offers, outcomes_[tail])) {
+      // A larger stall passed before the one returned further on: the chain's delay is more
+      // that one's (a slow link's 1.3 ms, passed on the way to a 0.3 ms queue behind a healthy
+      // transfer that the slow link's knock-ons put in the way).
+      Outcome o{true, Passed{0, std::move(offers.blame)}};
+      o.size = offers.most;
       outcomes_.push_back(std::move(o));
       tail = static_cast<int>(outcomes_.size()) - 1;
     } else if (outcomes_[tail].returned &&
@@ -523,6 +547,7 @@ Blamed BlameWalker::walk(int stage, int pos, IdleClass baseline, bool fromDrain)
   Passed passed = std::move(m.offers);
   if (m.stage >= 0) {
     const Outcome& next = outcomes_[outcomeFrom(m.stage, m.pos)];
+    if (outweighs(passed, next)) return std::move(*passed.blame);
     if (next.returned) {
       Blamed b = *next.passed.blame;
       passed.noteOn(b.blame, next.passed.most);

@@ -105,8 +105,14 @@ class BlameWalker {
     // keeps ~40,000 outcomes.
     bool returned = false;
     Passed passed;
+    // Returned: the delay the returned blame itself names (its words' `took`), which a larger
+    // stall passed before it on the chain outweighs (outcomeFrom).
+    TimeNs size = 0;
   };
   int outcomeFrom(int stage, int pos) const;  // an index into outcomes_
+  // Whether a stall the walk passed (`offers`) is larger than the stall returned further on
+  // (`next`), and so is the chain's answer in its place.
+  static bool outweighs(const Passed& offers, const Outcome& next);
   // The op at pos ran longer than its ideal (and that, not a late start, is what made it late):
   // imbalance or jitter blamed on it, "behind F3 on stage 2, which ran 1.3x its ideal".
   std::optional<Blamed> ranLong(int stage, int pos) const;

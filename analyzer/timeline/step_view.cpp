@@ -501,16 +501,23 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
           // The send was done before the receive began: NCCL had buffered the message (it fits
           // the receiver's FIFO), so the data did not wait for this receive to be posted.
           buffered = send.end <= c.start;
-          // The side that started last, if it was launched well before: it waited on its stream.
-          const bool receiverLast = c.start >= send.start;
-          const int side = receiverLast ? st.stage : peer->stage;
-          const size_t sideComm = receiverLast ? ci : peer->comm;
-          const RecognizedComm& late = receiverLast ? c : send;
-          if (!buffered && late.launch != kNoLaunch && late.start - late.launch > kHandOver) {
-            if (auto q = endedAt(pl.stages[side].ops.comms, late.start, sideComm)) {
-              held = heldBehindOf(pl, index, keys, side, *q);
+          // A side launched well before it started waited on its stream, behind the transfer
+          // that ended as it began.
+          const auto heldOn = [&](bool receiverSide) {
+            const RecognizedComm& waiting = receiverSide ? c : send;
+            if (waiting.launch == kNoLaunch || waiting.start - waiting.launch <= kHandOver) {
+              return false;
             }
-          }
+            const int side = receiverSide ? st.stage : peer->stage;
+            const auto q =
+                endedAt(pl.stages[side].ops.comms, waiting.start, receiverSide ? ci : peer->comm);
+            if (q) held = heldBehindOf(pl, index, keys, side, *q);
+            return q.has_value();
+          };
+          // The side that started last; else the other: a send its stream held, whose receive
+          // the host then posted late, still moved no sooner than that queue let it.
+          const bool receiverLast = c.start >= send.start;
+          if (!buffered && !heldOn(receiverLast)) heldOn(!receiverLast);
         }
       }
     }
