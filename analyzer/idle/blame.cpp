@@ -402,13 +402,19 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
       // transfer, or posted late by the sender): a receive posted 0.9 ms after data that a slow
       // link's queue held 5.6 ms is the link's knock-on first.
       const TimeNs sendPiece = sent != kNoArrival ? sent - producer.end : 0;
-      if (!weigh || (postDelay >= linkPiece && postDelay >= afterPiece && postDelay >= sendPiece)) {
-        return returning(std::move(*b));
-      }
+      // The gap the op ends runs from when its stage was free: of the pieces before the post,
+      // only the data's own lateness after that (its producer's or its send's) is in it. A
+      // receive posted 0.5 ms late for data a slow link's knock-ons held 1 ms past the stage's
+      // free time is the link's gap too; one posted late after the data was there is the host's.
+      const TimeNs inGap =
+          afterOwn ? 0 : std::min(dataFrom - prevEnd, std::max(afterPiece, sendPiece));
+      const bool largest =
+          weigh ? postDelay >= afterPiece && postDelay >= sendPiece : postDelay >= inGap;
+      if (postDelay >= linkPiece && largest) return returning(std::move(*b));
       m.offers.offer(postDelay, std::move(*b));
       postOffered = true;
       if (bothStarted != kNoArrival) from = bothStarted;
-      if (afterOwn && afterPiece > linkPiece) return heldByOpBefore();
+      if (weigh && afterOwn && afterPiece > linkPiece) return heldByOpBefore();
     }
     const TimeNs lateness = arrival - (from + transfer_);
     // Several causes can stack up along a chain: follow the largest. A producer that itself

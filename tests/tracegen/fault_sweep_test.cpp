@@ -183,6 +183,9 @@ std::vector<SeededPlacement> onceMissed() {
       // that op (on time) instead of the producer a slow link held 1.9 ms, and named the post.
       {"OneF1BUnfused_SlowLinkSenderLatePost_2to3", 10},
       {"ZbV_SlowLinkSenderLatePost_2to3", 12},
+      // The gap a receive posted 0.5 ms late ends, its data held 1 ms past the stage's free time
+      // by the slow link's knock-ons: named by the post, the smaller piece inside it.
+      {"Interleaved_SlowLinkSenderLatePost_3to0", 30},
   };
 }
 
