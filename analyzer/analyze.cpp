@@ -29,12 +29,6 @@
 namespace bubblescope::analysis {
 namespace {
 
-// With `releasable` (the caller gave up the run), a rank whose ranges were recognised as ops
-// drops them once recognised: nothing after recognition reads the ranges of a labelled rank, and
-// op-level timelines (NDTimeline) are almost nothing but ranges, held twice otherwise. Its names
-// and threads go too where it has no device memory samples: after recognition only the memory
-// look reads a name (its kernels'); at 20,000 ranks they were 20 MB of the peak, held through
-// the topology and comm matching (issue 28).
 // A rank's names and threads, given back (once: the string table of none is one empty name).
 void releaseNames(traces::RankTrace& t) {
   if (t.strings.size() > 1) {
@@ -44,6 +38,12 @@ void releaseNames(traces::RankTrace& t) {
   std::vector<traces::Thread>().swap(t.threads);
 }
 
+// With `releasable` (the caller gave up the run), a rank whose ranges were recognised as ops
+// drops them once recognised: nothing after recognition reads the ranges of a labelled rank, and
+// op-level timelines (NDTimeline) are almost nothing but ranges, held twice otherwise. Its names
+// and threads go too where it has no device memory samples: after recognition only the memory
+// look reads a name (its kernels'); at 20,000 ranks they were 20 MB of the peak, held through
+// the topology and comm matching (issue 28).
 void releaseRanges(traces::RankTrace& t) {
   t.ranges.reset();
   if (std::as_const(t).memory->size() == 0) releaseNames(t);
