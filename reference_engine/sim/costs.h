@@ -46,6 +46,11 @@ struct SimCosts {
   // previous op's output (torch's batch_isend_irecv, Megatron's send_forward_recv_backward):
   // the transfer then starts at max(producer end, previous op end).
   std::vector<std::vector<uint8_t>> receiveAfterPrevious;
+  // Shaped like schedule.stages, or empty: for an op whose input comes from another stage, the
+  // position on that stage of the op whose end the input moves after (-1: its producer's), a
+  // later op than the producer: the send was posted only with that op's p2p (Megatron-LM's
+  // interleaved 1F1B sends a forward's output after the next op). Only for the order observed.
+  std::vector<std::vector<int32_t>> sentAfter;
   ActivationMemory memory;
 
   const KindCosts& stage(int s) const { return perStage.empty() ? perKind : perStage[s]; }

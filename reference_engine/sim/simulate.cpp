@@ -33,6 +33,13 @@ void checkCosts(const Schedule& s, const SimCosts& c) {
     }
     if (!shaped) throw CostError("receive-after-previous flags are not shaped like the schedule");
   }
+  if (!c.sentAfter.empty()) {
+    bool shaped = c.sentAfter.size() == s.stages.size();
+    for (size_t st = 0; shaped && st < s.stages.size(); ++st) {
+      shaped = c.sentAfter[st].size() == s.stages[st].size();
+    }
+    if (!shaped) throw CostError("sent-after positions are not shaped like the schedule");
+  }
   if (!c.perOp.empty()) {
     if (c.perOp.size() != s.stages.size()) {
       throw CostError("per-op costs list " + std::to_string(c.perOp.size()) +
@@ -90,7 +97,35 @@ struct SimScratch {
   ChunkTables tables{1, {}, {}};
   std::vector<TimeNs> stageFree;
   WalkScratch walk;
+  OpGraph sentAfter;  // the schedule's graph with the inputs SimCosts::sentAfter moves
 };
+
+// The graph whose inputs wait for the ops SimCosts::sentAfter names: `g` itself when it names
+// none, else a copy in `out` (an op waits for the later op on its producer's stage, whose end
+// its data moves after).
+const OpGraph& withSentAfter(const Schedule& s, const OpGraph& g, const SimCosts& c, OpGraph& out) {
+  bool any = false;
+  for (const auto& row : c.sentAfter) {
+    any = any || std::any_of(row.begin(), row.end(), [](int32_t j) { return j >= 0; });
+  }
+  if (!any) return g;
+  out = g;
+  for (int st = 0; st < s.p; ++st) {
+    for (size_t local = 0; local < c.sentAfter[st].size(); ++local) {
+      const int32_t j = c.sentAfter[st][local];
+      if (j < 0) continue;
+      const int32_t i = g.stageBegin[st] + static_cast<int32_t>(local);
+      const int32_t from = g.inputStage[i];
+      if (from < 0 || from == st || j <= g.inputIndex[i] ||
+          j >= static_cast<int32_t>(s.stages[from].size())) {
+        throw CostError("a sent-after position on stage " + std::to_string(st) +
+                        " names no later op of its input's stage");
+      }
+      out.inputIndex[i] = j;
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -102,9 +137,9 @@ PreparedSchedule::PreparedSchedule(const Schedule& schedule) : schedule_(&schedu
 
 void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult& r) {
   const Schedule& s = prepared.schedule();
-  const OpGraph& g = prepared.graph();
   checkCosts(s, costs);
   thread_local SimScratch scratch;
+  const OpGraph& g = withSentAfter(s, prepared.graph(), costs, scratch.sentAfter);
   const ChunkTables& tables = scratch.tables;
   fillChunkTables(s, costs, scratch.tables);
 

@@ -101,6 +101,30 @@ TEST(Simulate, PerOpCostsOverrideKindCostsAndAreNotSplitOverChunks) {
   EXPECT_EQ(spans(r.stages[0]), (std::vector<Span>{{0, 5}, {5, 12}, {12, 23}, {23, 36}}));
 }
 
+TEST(Simulate, AnInputSentAfterALaterOpMovesOnlyOnceThatOpHasEnded) {
+  // 1F1B, p = 2, m = 2, T_F = 1, T_BW = 2, transfer 1. Stage 0 runs F0 F1 BW0 BW1.
+  const Schedule s = Schedule::oneF1B(2, 2);
+  SimCosts c = kindCosts(1, 2, 0);
+  c.transfer = 1;
+  const SimResult plain = simulate(s, c);
+  EXPECT_EQ(plain.stages[1].ops[0].ready, 1 + 1);  // F0's output leaves as F0 ends
+  // F0's output sent only with the p2p after F1 (Megatron's interleaved posting): stage 1's F0
+  // is ready once stage 0's F1 has ended, at 2, plus the transfer.
+  c.sentAfter = {{-1, -1, -1, -1}, {1, -1, -1, -1}};
+  const SimResult later = simulate(s, c);
+  EXPECT_EQ(later.stages[1].ops[0].ready, 2 + 1);
+  EXPECT_EQ(later.makespan, plain.makespan + 1);
+  // Positions that name no later op of the input's stage, or the wrong shape: one sentence.
+  for (const auto& bad : std::vector<std::vector<std::vector<int32_t>>>{
+           {{-1, -1, -1, -1}, {0, -1, -1, -1}},  // the producer itself
+           {{-1, -1, -1, -1}, {4, -1, -1, -1}},  // past the stage's ops
+           {{1, -1, -1, -1}, {-1, -1, -1, -1}},  // F0 on stage 0 has no input from a stage
+           {{-1, -1, -1, -1}, {-1, -1, -1}}}) {  // not shaped like the schedule
+    c.sentAfter = bad;
+    EXPECT_THROW(simulate(s, c), CostError);
+  }
+}
+
 TEST(Simulate, FusedBackwardDefaultsToBPlusWAndCanBeSetApart) {
   const Schedule s = custom(1, 1, {{F(0), BW(0)}});
   EXPECT_EQ(simulate(s, kindCosts(1, 2, 3)).makespan, 1 + 2 + 3);
