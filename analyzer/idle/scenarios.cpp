@@ -121,6 +121,25 @@ engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step)
   return s;
 }
 
+void observedPosting(const StepView& step, int p, engine::SimCosts& sim) {
+  sim.receiveAfterPrevious.resize(p);
+  for (auto& row : sim.receiveAfterPrevious) row.clear();
+  bool sentLater = false;
+  for (const StageStep& ss : step.stages) {
+    sim.receiveAfterPrevious[ss.stage].assign(ss.receiveAfterPrevious.begin(),
+                                              ss.receiveAfterPrevious.end());
+    sentLater = sentLater ||
+                std::any_of(ss.sentAfter.begin(), ss.sentAfter.end(), [](int j) { return j >= 0; });
+  }
+  // Most traces post every send with its op: no table, and the simulator's graph unchanged.
+  sim.sentAfter.clear();
+  if (!sentLater) return;
+  sim.sentAfter.resize(p);
+  for (const StageStep& ss : step.stages) {
+    sim.sentAfter[ss.stage].assign(ss.sentAfter.begin(), ss.sentAfter.end());
+  }
+}
+
 engine::SimCosts stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
                            Scenario scenario, TimeNs transfer) {
   engine::SimCosts sim;
@@ -132,12 +151,9 @@ void stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& c
                Scenario scenario, TimeNs transfer, engine::SimCosts& sim) {
   sim.transfer = transfer;
   sim.perOp.resize(pl.p);
-  sim.receiveAfterPrevious.resize(pl.p);
   for (auto& row : sim.perOp) row.clear();
-  for (auto& row : sim.receiveAfterPrevious) row.clear();
+  observedPosting(step, pl.p, sim);
   for (const StageStep& ss : step.stages) {
-    sim.receiveAfterPrevious[ss.stage].assign(ss.receiveAfterPrevious.begin(),
-                                              ss.receiveAfterPrevious.end());
     auto& row = sim.perOp[ss.stage];
     for (int i : ss.ops) {
       const Op& op = pl.stages[ss.stage].ops.ops[i].op;

@@ -51,6 +51,10 @@ engine::Schedule observedSchedule(const PipelineTrace& pipeline, const StepView&
 
 enum class Scenario { Ideal, Stage, Ops };
 
+// How the step's stages posted their transfers, as the simulator re-runs the observed order:
+// receives posted with the op before, sends posted with a later op (StageStep).
+void observedPosting(const StepView& step, int p, engine::SimCosts& sim);
+
 // The simulator's costs for one step under `scenario`: per op, in the order of observedSchedule.
 // (Each stage with only its own measured costs: stage_alone.h.)
 engine::SimCosts stepCosts(const PipelineTrace& pipeline, const StepView& step,

@@ -39,9 +39,8 @@ std::optional<TimeNs> makespan(const PipelineTrace& pl, const StepView& view,
   engine::SimCosts sim;
   sim.transfer = transfer;
   sim.perOp.resize(pl.p);
-  sim.receiveAfterPrevious.resize(pl.p);
+  observedPosting(view, pl.p, sim);
   for (const StageStep& ss : view.stages) {
-    sim.receiveAfterPrevious[ss.stage] = ss.receiveAfterPrevious;
     for (int i : ss.ops) {
       const RecognizedOp& o = pl.stages[ss.stage].ops.ops[i];
       TimeNs c = o.end - o.start;

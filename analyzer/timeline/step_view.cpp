@@ -385,6 +385,8 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
 // A hand-over from one transfer to the next on a thread or stream takes microseconds: a start
 // within this of an end is that end, and a kernel that started this much after its launch waited.
 constexpr TimeNs kHandOver = 50'000;
+// A post that follows an op's end by no more than a launch's noise was made as that op ended.
+constexpr TimeNs kPostSlack = 20'000;
 
 // When the transfer before comms[i] on its thread ended, if comms[i] began right then (it queued
 // behind it: one link thread, one stream); kNoArrival if it began later or nothing ran before.
@@ -439,10 +441,26 @@ HeldBehind heldBehindOf(const PipelineTrace& pl, const Index& index, StepKeys& k
   return h;
 }
 
+// A send that began as a later op of its producer's stage ended (within a launch's noise) was
+// posted with that op's p2p: that op's position in the producer stage's `ops` of the step; -1
+// where it began before the op after its producer ended, or at no op's end (a late host).
+int sentWith(const std::vector<RecognizedOp>& ops, const std::vector<int>& stepOps, int producer,
+             TimeNs began) {
+  const auto at = std::lower_bound(stepOps.begin(), stepOps.end(), producer);
+  if (at == stepOps.end() || *at != producer) return -1;
+  int with = -1;
+  for (auto j = at + 1; j != stepOps.end() && ops[*j].end <= began + kPostSlack; ++j) {
+    with = static_cast<int>(j - stepOps.begin());
+  }
+  if (with < 0 || began > ops[stepOps[with]].end + kPostSlack) return -1;
+  return with;
+}
+
 // Each op's input: the matched receive's end, else the producer's end; when the receive waited
 // on the device, when the data moved.
 void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
-                    const engine::Schedule& layout, const StageTrace& st, size_t k, StageStep& ss) {
+                    const engine::Schedule& layout, const StageTrace& st, size_t k,
+                    const StepView& view, StageStep& ss) {
   const int lastVs = layout.virtualStages() - 1;
   const int stepIdx = pl.stepIndex[st.stage][k];
   TimeNs prevOpEnd = kNoArrival;
@@ -450,6 +468,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
   // most of its allocations.
   const size_t n = ss.ops.size();
   ss.receiveAfterPrevious.reserve(n);
+  ss.sentAfter.reserve(n);
   for (auto* v : {&ss.arrival, &ss.waitStart, &ss.moved, &ss.posted, &ss.sent, &ss.sendPosted,
                   &ss.sendQueuedBehind}) {
     v->reserve(n);
@@ -461,8 +480,8 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
     const auto& o = st.ops.ops[i];
     TimeNs arrival = kNoArrival, waitStart = kNoArrival, moved = kNoArrival;
     TimeNs posted = kNoLaunch, sent = kNoArrival, sendPosted = kNoLaunch, queued = kNoArrival;
-    bool onDevice = false, buffered = false;
-    int pStage = -1, pOp = -1;
+    bool onDevice = false, buffered = false, together = false;
+    int pStage = -1, pOp = -1, sentAfter = -1;
     HeldBehind held;
     const int vs = layout.virtualStage(st.stage, o.op.chunk);
     const bool forward = o.op.kind == OpKind::F;
@@ -495,6 +514,24 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
           sendPosted = send.launch;
           if (!send.onDevice) queued = queuedBehind(pl.stages[peer->stage].ops.comms, peer->comm);
         }
+        // An op-level timeline's pair whose two records begin together shows its rendezvous:
+        // the data moved from then, as a device pair's kernels show it.
+        if (!onDevice && peer != nullptr) {
+          const auto& send = pl.stages[peer->stage].ops.comms[peer->comm];
+          together = std::abs(send.start - c.start) <= kPostSlack && send.end > c.start;
+          if (together) {
+            // Their starts are the transfer's, not when either side was posted.
+            moved = std::min(c.end, std::max(c.start, send.start));
+            posted = kNoLaunch;
+            sendPosted = kNoLaunch;
+            // The receiver already waiting (its stage idle since the op before ended), the
+            // sender's post is what began it.
+            const TimeNs began = std::max(send.start, c.start);
+            if (pOp >= 0 && (prevOpEnd == kNoArrival || began > prevOpEnd + kPostSlack)) {
+              sentAfter = sentWith(pl.stages[pStage].ops.ops, view.stages[pStage].ops, pOp, began);
+            }
+          }
+        }
         if (onDevice && peer != nullptr) {
           const auto& send = pl.stages[peer->stage].ops.comms[peer->comm];
           moved = std::min(c.end, std::max(c.start, send.start));
@@ -523,10 +560,13 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
     }
     // Posted with the previous op's output: its receive started when that op ended (noise
     // of a launch aside), not before, and its data moved only then, unless it was buffered.
-    constexpr TimeNs kPostSlack = 20'000;
-    ss.receiveAfterPrevious.push_back(onDevice && !buffered && waitStart != kNoArrival &&
-                                      prevOpEnd != kNoArrival &&
-                                      waitStart + kPostSlack >= prevOpEnd);
+    const bool afterPrevious = (onDevice || together) && !buffered && waitStart != kNoArrival &&
+                               prevOpEnd != kNoArrival && waitStart + kPostSlack >= prevOpEnd;
+    // A rendezvous one side's post explains did not queue behind a transfer that ended about
+    // then (a batch's records overlap on their thread).
+    if (together && (afterPrevious || sentAfter >= 0)) queued = kNoArrival;
+    ss.receiveAfterPrevious.push_back(afterPrevious);
+    ss.sentAfter.push_back(sentAfter);
     prevOpEnd = o.end;
     ss.arrival.push_back(arrival);
     ss.waitStart.push_back(waitStart);
@@ -560,7 +600,7 @@ size_t StepViews::size() const {
 
 // Empties the stage's step for the next view, keeping its lists' room.
 void clearKeepingRoom(StageStep& ss) {
-  static_assert(sizeof(StageStep) == 8 + 16 * sizeof(std::vector<int>),
+  static_assert(sizeof(StageStep) == 8 + 17 * sizeof(std::vector<int>),
                 "StageStep changed: clear its new list here");
   ss.stage = 0;
   ss.ops.clear();
@@ -569,6 +609,7 @@ void clearKeepingRoom(StageStep& ss) {
     v->clear();
   }
   ss.receiveAfterPrevious.clear();
+  ss.sentAfter.clear();
   ss.producerStage.clear();
   ss.producerOp.clear();
   ss.heldBehind.clear();
@@ -599,7 +640,7 @@ void StepViews::build(size_t k, StepView& view) const {
   for (const auto& st : pl_.stages) {
     StageStep& ss = view.stages[st.stage];
     addStageBusy(pl_, index, st, k, syncs, view, ss);
-    addStageInputs(pl_, index, keys, impl_->layout, st, k, ss);
+    addStageInputs(pl_, index, keys, impl_->layout, st, k, view, ss);
   }
 }
 

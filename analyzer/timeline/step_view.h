@@ -43,6 +43,13 @@ struct StageStep {
   // whatever the producer did. Not where the send ended before the receive began (NCCL buffered
   // the message): each transfer's rendezvous is read off its kernels.
   std::vector<uint8_t> receiveAfterPrevious;
+  // Its input's send was posted only as a later op of the producer's stage ended: the position,
+  // in the producer stage's `ops` of this step, of the op whose end the data moved after (-1:
+  // the producer's own end). An op-level timeline (NDTimeline) shows it where a pair's two
+  // records begin together, at the end of the op after the producer: Megatron-LM's interleaved
+  // 1F1B sends a forward's output in the batched send/receive that follows the next op
+  // (without --overlap-p2p-communication). The schedule's, not a late host: the replays keep it.
+  std::vector<int> sentAfter;
   // When the host posted its receive (kNoLaunch: no receive, or the trace does not say), and
   // when the matched send began and was posted on the producer's side (kNoArrival / kNoLaunch:
   // unknown). A receive posted after the stage and its data were ready is the host's delay; a

@@ -98,6 +98,46 @@ TEST(StepView, AReceivePostedAfterThePreviousOpHoldsItsDataUnlessTheSendWasBuffe
   EXPECT_FALSE(buildStepViews(buffered).at(0).stages[1].receiveAfterPrevious[1]);
 }
 
+// An op-level timeline (NDTimeline: no kernels, no launches) whose pair's two records begin
+// together: stage 0 sends F0's output at `sendAt`, and stage 1's receive begins with it.
+HandPipeline opLevelPairAt(TimeNs sendAt) {
+  constexpr Op F1{OpKind::F, 1, 0};
+  HandPipeline h(2);
+  h.op(0, F0, 0, 2 * kMs).op(0, F1, 2 * kMs, 4 * kMs);
+  h.send(0, OpKind::F, 0, 1, sendAt, sendAt + kMs / 10);
+  h.recv(1, OpKind::F, 0, 0, sendAt, sendAt + kMs / 10).op(1, F0, sendAt + kMs / 5, 7 * kMs);
+  return h;
+}
+
+TEST(StepView, AnOpLevelPairThatBeganTogetherShowsItsRendezvousAndASendPostedWithALaterOp) {
+  // Begun as stage 0's F1 ended: Megatron's interleaved 1F1B sends F0's output in the batched
+  // send/receive after the next op. The data moved at 4 ms, after F1 (position 1 on stage 0).
+  const StageStep with = buildStepViews(opLevelPairAt(4 * kMs).build()).at(0).stages[1];
+  EXPECT_EQ(with.sentAfter[0], 1);
+  EXPECT_EQ(with.moved[0], 4 * kMs);
+  // The records' start is the transfer's, not when either side was posted.
+  EXPECT_EQ(with.posted[0], kNoLaunch);
+  EXPECT_EQ(with.sendPosted[0], kNoLaunch);
+  // Begun mid-way through F1, at no op's end: a late host, not the schedule's posting.
+  const StageStep late = buildStepViews(opLevelPairAt(3 * kMs).build()).at(0).stages[1];
+  EXPECT_EQ(late.sentAfter[0], -1);
+  EXPECT_EQ(late.moved[0], 3 * kMs);
+}
+
+TEST(StepView, AnOpLevelPairBegunAsTheReceiversOpEndedWasPostedWithThatOp) {
+  // Stage 1 was busy in F0 until 5 ms, when the pair for F1 began: its receive, posted with F0's
+  // p2p, began it, although stage 0's BW0 ended then too; the send is not said to be late.
+  constexpr Op F1{OpKind::F, 1, 0};
+  HandPipeline h(2);
+  h.op(0, F0, 0, 2 * kMs).op(0, F1, 2 * kMs, 4 * kMs).op(0, BW0, 4 * kMs, 5 * kMs);
+  h.send(0, OpKind::F, 1, 1, 5 * kMs, 5 * kMs + kMs / 10);
+  h.op(1, F0, 2 * kMs, 5 * kMs);
+  h.recv(1, OpKind::F, 1, 0, 5 * kMs, 5 * kMs + kMs / 10).op(1, F1, 5 * kMs + kMs / 5, 7 * kMs);
+  const StageStep ss = buildStepViews(h.build()).at(0).stages[1];
+  EXPECT_TRUE(ss.receiveAfterPrevious[1]);
+  EXPECT_EQ(ss.sentAfter[1], -1);
+}
+
 TEST(StepView, FirstForwardAndLastStagesBackwardHaveNoCrossStageInput) {
   const PipelineTrace pl = twoStagesOneMicrobatch().build();
   const StepView view = buildStepViews(pl).at(0);
