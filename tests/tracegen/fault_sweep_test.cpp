@@ -20,25 +20,13 @@
 #include "tests/tracegen/placement.h"
 #include "tests/tracegen/stack_analysis.h"
 #include "tests/tracegen/sweep_check.h"
+#include "tests/tracegen/sweep_seed.h"
 
 namespace bubblescope::tracegen {
 namespace {
 
 // The seed the suite runs: fixed, so the known failures below are the same run after run.
 constexpr uint64_t kDefaultSeed = 26;
-
-// BUBBLESCOPE_SWEEP_SEED, else the default; 0 with a failure when it is not a number.
-uint64_t sweepSeed() {
-  const char* env = std::getenv("BUBBLESCOPE_SWEEP_SEED");
-  if (env == nullptr || *env == '\0') return kDefaultSeed;
-  char* end = nullptr;
-  const uint64_t seed = std::strtoull(env, &end, 10);
-  if (*end != '\0') {
-    ADD_FAILURE() << "BUBBLESCOPE_SWEEP_SEED=" << env << " is not a number";
-    return 0;
-  }
-  return seed;
-}
 
 // The placements the analysis is known to get wrong at kDefaultSeed, with the checks that miss
 // there, on every stack that runs them (Kineto and nsys run all; the agent its sample). At that
@@ -150,11 +138,11 @@ void analyseAndJudge(Stack stack, const std::string& name, uint64_t seed) {
 class FaultSweep : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FaultSweep, KinetoFindsTheFaultWhereverItIs) {
-  analyseAndJudge(Stack::Kineto, GetParam(), sweepSeed());
+  analyseAndJudge(Stack::Kineto, GetParam(), sweepSeed(kDefaultSeed));
 }
 
 TEST_P(FaultSweep, NsysFindsTheFaultWhereverItIs) {
-  analyseAndJudge(Stack::Nsys, GetParam(), sweepSeed());
+  analyseAndJudge(Stack::Nsys, GetParam(), sweepSeed(kDefaultSeed));
 }
 
 INSTANTIATE_TEST_SUITE_P(Placements, FaultSweep, ::testing::ValuesIn(slotNames()),
@@ -223,7 +211,8 @@ std::string sampledSlot(uint64_t seed, int k) {
 class FaultSweepAgentSample : public ::testing::TestWithParam<int> {};
 
 TEST_P(FaultSweepAgentSample, AgentFindsTheFaultToo) {
-  analyseAndJudge(Stack::Agent, sampledSlot(sweepSeed(), GetParam()), sweepSeed());
+  analyseAndJudge(Stack::Agent, sampledSlot(sweepSeed(kDefaultSeed), GetParam()),
+                  sweepSeed(kDefaultSeed));
 }
 
 INSTANTIATE_TEST_SUITE_P(Placements, FaultSweepAgentSample, ::testing::Range(0, kAgentSample));
