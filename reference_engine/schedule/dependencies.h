@@ -28,6 +28,10 @@ struct OpGraph {
   // no op produces its input, which buildOpGraph reports).
   std::vector<int32_t> inputStage;
   std::vector<int32_t> inputIndex;
+  // Ops each op also waits for beyond its input, as (stage, position) lists: op i's are
+  // [awaitBegin[i], awaitBegin[i + 1]) of awaitStage / awaitIndex. Empty: none (a schedule's
+  // own graph; the simulator adds them for a replay of an observed order, SimCosts::awaits).
+  std::vector<int32_t> awaitBegin, awaitStage, awaitIndex;
   // Which op completed each event, as a flat op index; -1 when none.
   std::vector<int32_t> eventOp;
 

@@ -43,9 +43,20 @@ void walkInDependencyOrder(const OpGraph& g, Visit&& visit, WalkScratch& scratch
     const int32_t count = g.stageBegin[s + 1] - begin;
     while (position[s] < count) {
       const int32_t i = begin + position[s];
-      const int32_t t = g.inputStage[i];
-      if (t >= 0 && position[t] <= g.inputIndex[i]) {
-        awaited[s] = g.inputIndex[i];
+      // The first op it waits for that has not run: its input, then any other it awaits.
+      int32_t t = g.inputStage[i], at = g.inputIndex[i];
+      if (t >= 0 && position[t] > at) t = -1;
+      if (t < 0 && !g.awaitBegin.empty()) {
+        for (int32_t e = g.awaitBegin[i]; e < g.awaitBegin[i + 1]; ++e) {
+          if (position[g.awaitStage[e]] <= g.awaitIndex[e]) {
+            t = g.awaitStage[e];
+            at = g.awaitIndex[e];
+            break;
+          }
+        }
+      }
+      if (t >= 0) {
+        awaited[s] = at;
         nextWaiter[s] = firstWaiter[t];
         firstWaiter[t] = s;
         break;

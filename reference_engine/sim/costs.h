@@ -51,6 +51,18 @@ struct SimCosts {
   // later op than the producer: the send was posted only with that op's p2p (Megatron-LM's
   // interleaved 1F1B sends a forward's output after the next op). Only for the order observed.
   std::vector<std::vector<int32_t>> sentAfter;
+  // Other ops an op waits for, each as (stage, position): a blocking batch of transfers before
+  // it (Megatron-LM's interleaved 1F1B) holds the stage until every transfer in it has moved, a
+  // receive for a later op (its producer's end) and a send (the end of the op after which its
+  // receiver posted). The op is ready no sooner than each such op's end plus the transfer. Flat
+  // over the schedule's ops, stage 0's first: op i's are awaits[awaitBegin[i], awaitBegin[i +
+  // 1]); both empty: none. Only for the order observed.
+  struct Await {
+    int32_t stage = 0, index = 0;
+    bool operator==(const Await&) const = default;
+  };
+  std::vector<int32_t> awaitBegin;
+  std::vector<Await> awaits;
   ActivationMemory memory;
 
   const KindCosts& stage(int s) const { return perStage.empty() ? perKind : perStage[s]; }

@@ -40,6 +40,21 @@ void checkCosts(const Schedule& s, const SimCosts& c) {
     }
     if (!shaped) throw CostError("sent-after positions are not shaped like the schedule");
   }
+  if (!c.awaitBegin.empty() || !c.awaits.empty()) {
+    size_t ops = 0;
+    for (const auto& stage : s.stages) ops += stage.size();
+    bool shaped = c.awaitBegin.size() == ops + 1 && c.awaitBegin.front() == 0 &&
+                  c.awaitBegin.back() == static_cast<int32_t>(c.awaits.size()) &&
+                  std::is_sorted(c.awaitBegin.begin(), c.awaitBegin.end());
+    if (!shaped) throw CostError("awaited ops are not shaped like the schedule");
+    for (const SimCosts::Await& a : c.awaits) {
+      if (a.stage < 0 || a.stage >= s.p || a.index < 0 ||
+          a.index >= static_cast<int32_t>(s.stages[a.stage].size())) {
+        throw CostError("an awaited op is not one of the schedule's (stage " +
+                        std::to_string(a.stage) + ", position " + std::to_string(a.index) + ")");
+      }
+    }
+  }
   if (!c.perOp.empty()) {
     if (c.perOp.size() != s.stages.size()) {
       throw CostError("per-op costs list " + std::to_string(c.perOp.size()) +
@@ -97,20 +112,27 @@ struct SimScratch {
   ChunkTables tables{1, {}, {}};
   std::vector<TimeNs> stageFree;
   WalkScratch walk;
-  OpGraph sentAfter;  // the schedule's graph with the inputs SimCosts::sentAfter moves
+  OpGraph observed;  // the schedule's graph with SimCosts::sentAfter and awaits (observedGraph)
 };
 
-// The graph whose inputs wait for the ops SimCosts::sentAfter names: `g` itself when it names
-// none, else a copy in `out` (an op waits for the later op on its producer's stage, whose end
-// its data moves after).
-const OpGraph& withSentAfter(const Schedule& s, const OpGraph& g, const SimCosts& c, OpGraph& out) {
+// The graph whose inputs wait for the ops SimCosts::sentAfter names, and whose ops also await
+// SimCosts::awaits: `g` itself when they name none, else a copy in `out`.
+const OpGraph& observedGraph(const Schedule& s, const OpGraph& g, const SimCosts& c, OpGraph& out) {
   bool any = false;
   for (const auto& row : c.sentAfter) {
     any = any || std::any_of(row.begin(), row.end(), [](int32_t j) { return j >= 0; });
   }
+  any = any || !c.awaits.empty();
   if (!any) return g;
   out = g;
-  for (int st = 0; st < s.p; ++st) {
+  out.awaitBegin = c.awaitBegin;
+  out.awaitStage.resize(c.awaits.size());
+  out.awaitIndex.resize(c.awaits.size());
+  for (size_t e = 0; e < c.awaits.size(); ++e) {
+    out.awaitStage[e] = c.awaits[e].stage;
+    out.awaitIndex[e] = c.awaits[e].index;
+  }
+  for (int st = 0; st < s.p && !c.sentAfter.empty(); ++st) {
     for (size_t local = 0; local < c.sentAfter[st].size(); ++local) {
       const int32_t j = c.sentAfter[st][local];
       if (j < 0) continue;
@@ -139,7 +161,7 @@ void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult
   const Schedule& s = prepared.schedule();
   checkCosts(s, costs);
   thread_local SimScratch scratch;
-  const OpGraph& g = withSentAfter(s, prepared.graph(), costs, scratch.sentAfter);
+  const OpGraph& g = observedGraph(s, prepared.graph(), costs, scratch.observed);
   const ChunkTables& tables = scratch.tables;
   fillChunkTables(s, costs, scratch.tables);
 
@@ -172,6 +194,12 @@ void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult
             moves = std::max(moves, stageFree[st]);
           }
           t.ready = moves + costs.transfer;
+        }
+        if (!g.awaitBegin.empty()) {
+          for (int32_t e = g.awaitBegin[i]; e < g.awaitBegin[i + 1]; ++e) {
+            const TimeNs moved = r.stages[g.awaitStage[e]].ops[g.awaitIndex[e]].end;
+            t.ready = std::max(t.ready, moved + costs.transfer);
+          }
         }
         t.start = std::max(t.ready, stageFree[st]);
         t.end = t.start + duration;

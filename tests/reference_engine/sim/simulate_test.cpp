@@ -125,6 +125,28 @@ TEST(Simulate, AnInputSentAfterALaterOpMovesOnlyOnceThatOpHasEnded) {
   }
 }
 
+TEST(Simulate, AnOpAlsoAwaitsTheOpsItsBlockingBatchWaitedFor) {
+  // 1F1B, p = 2, m = 2, T_F = 1, T_BW = 2, transfer 1. Stage 0: F0 [0,1) F1 [1,2), BW0 once
+  // stage 1's BW0 ends at 5, plus the transfer: [6,8), BW1 [9,11).
+  const Schedule s = Schedule::oneF1B(2, 2);
+  SimCosts c = kindCosts(1, 2, 0);
+  c.transfer = 1;
+  const SimResult plain = simulate(s, c);
+  EXPECT_EQ(plain.stages[0].ops[1].start, 1);
+  // Stage 0's F1 held by a batch that also waited for stage 1's F0 (its post of a receive):
+  // F1 starts once that has ended (at 3) plus the transfer.
+  c.awaitBegin = {0, 0, 1, 1, 1, 1, 1, 1, 1};  // op 1 (stage 0's F1) awaits one op
+  c.awaits = {{1, 0}};
+  const SimResult held = simulate(s, c);
+  EXPECT_EQ(held.stages[0].ops[1].start, 3 + 1);
+  // An awaited op that is not the schedule's, or lists of the wrong shape: one sentence.
+  c.awaits = {{1, 4}};
+  EXPECT_THROW(simulate(s, c), CostError);
+  c.awaits = {{1, 0}};
+  c.awaitBegin = {0, 0, 1, 1, 1, 1, 1, 1};
+  EXPECT_THROW(simulate(s, c), CostError);
+}
+
 TEST(Simulate, FusedBackwardDefaultsToBPlusWAndCanBeSetApart) {
   const Schedule s = custom(1, 1, {{F(0), BW(0)}});
   EXPECT_EQ(simulate(s, kindCosts(1, 2, 3)).makespan, 1 + 2 + 3);
