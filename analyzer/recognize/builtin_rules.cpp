@@ -106,21 +106,29 @@ std::vector<RuleSet> makeBuiltins() {
       }));
   // Megatron-LM timer names (op-level timelines) and its NVTX p2p function names; no microbatch
   // ids, so ops are counted in order.
-  sets.push_back(
-      build("megatron", true,
-            {
-                {R"(forward-compute)", Role::Op, F},
-                {R"(backward-compute)", Role::Op, BW},
-                {R"(forward-send|.*p2p_communication\.send_forward)", Role::Send, F},
-                {R"(forward-recv|.*p2p_communication\.recv_forward)", Role::Recv, F},
-                {R"(backward-send|.*p2p_communication\.send_backward)", Role::Send, B},
-                {R"(backward-recv|.*p2p_communication\.recv_backward)", Role::Recv, B},
-                // One batch that sends and receives: the rank waits in its receive.
-                {R"(forward-send-backward-recv|.*p2p_communication\.send_forward_recv_backward)",
-                 Role::Recv, B},
-                {R"(backward-send-forward-recv|.*p2p_communication\.send_backward_recv_forward)",
-                 Role::Recv, F},
-            }));
+  sets.push_back(build(
+      "megatron", true,
+      {
+          {R"(forward-compute)", Role::Op, F},
+          {R"(backward-compute)", Role::Op, BW},
+          {R"(forward-send|.*p2p_communication\.send_forward)", Role::Send, F},
+          {R"(forward-recv|.*p2p_communication\.recv_forward)", Role::Recv, F},
+          {R"(backward-send|.*p2p_communication\.send_backward)", Role::Send, B},
+          {R"(backward-recv|.*p2p_communication\.recv_backward)", Role::Recv, B},
+          // One batch that sends and receives: the rank waits in its receive.
+          {R"(forward-send-backward-recv|.*p2p_communication\.send_forward_recv_backward)",
+           Role::Recv, B},
+          {R"(backward-send-forward-recv|.*p2p_communication\.send_backward_recv_forward)",
+           Role::Recv, F},
+          // The interleaved schedule's batches: the steady state's receives the next
+          // forward's input first.
+          {R"(forward-send-forward-recv|.*p2p_communication\.send_forward_recv_forward)",
+           Role::Recv, F},
+          {R"(backward-send-backward-recv|.*p2p_communication\.send_backward_recv_backward)",
+           Role::Recv, B},
+          {R"(forward-backward-send-forward-backward-recv|.*p2p_communication\.send_forward_backward_recv_forward_backward)",
+           Role::Recv, F},
+      }));
   // DeepSpeed pipeline engine instructions.
   sets.push_back(build("deepspeed", true,
                        {

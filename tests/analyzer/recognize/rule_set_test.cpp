@@ -180,6 +180,10 @@ TEST(BuiltinRuleSets, MegatronTimerNamesGiveKindButNoMicrobatch) {
                          {"forward-send-backward-recv", Role::Recv, OpKind::B},
                          {"backward-send-forward-recv", Role::Recv, OpKind::F},
                          {sendForwardRecvBackward.c_str(), Role::Recv, OpKind::B},
+                         // The interleaved schedule's batches.
+                         {"forward-send-forward-recv", Role::Recv, OpKind::F},
+                         {"backward-send-backward-recv", Role::Recv, OpKind::B},
+                         {"forward-backward-send-forward-backward-recv", Role::Recv, OpKind::F},
                      });
   expectRefuses(set, {"forward-computes", "forward", "forward-compute 3"});
 }

@@ -53,6 +53,11 @@ TEST(NdTimelineNames, TimerNamesAndTheirNonOverlappingVariants) {
   EXPECT_EQ(meaningOf("optimizer-inner-step"), Meaning::Optimizer);
   EXPECT_EQ(meaningOf("gc"), Meaning::HostWork);
   EXPECT_EQ(meaningOf("checkpoint-save"), Meaning::Unknown);
+  // Megatron-LM's interleaved schedule batches its transfers under three more timers.
+  EXPECT_EQ(meaningOf("forward-send-forward-recv"), Meaning::SendFRecvF);
+  EXPECT_EQ(meaningOf("backward-send-backward-recv"), Meaning::SendBRecvB);
+  EXPECT_EQ(meaningOf("forward-backward-send-forward-backward-recv"), Meaning::SendFBRecvFB);
+  EXPECT_EQ(categoryOf(Meaning::SendFBRecvFB), Category::PpComm);
 }
 
 // PP2 x TP2 x DP2 in miniature: rank = tp + 2 * (dp + 2 * pp), as Megatron numbers them. The
@@ -142,6 +147,31 @@ TEST(NdTimelineImport, EveryRankIsATraceWithItsCoordinates) {
   EXPECT_NE(f.notes[0].find("10 events recognised"), std::string::npos) << f.notes[0];
   EXPECT_NE(f.notes[1].find("checkpoint-save (1)"), std::string::npos) << f.notes[1];
   EXPECT_NE(f.notes[2].find("not all PP x TP x DP = 8"), std::string::npos) << f.notes[2];
+}
+
+TEST(NdTimelineImport, InterleavedBatchesAreTheTransfersOfTheComputeAroundThem) {
+  // Rank 6 is stage 1 of 2 with two chunks: virtual stages 1 (chunk 0) and 3 (chunk 1, the
+  // last). Each batch sends the outputs of the ops just run and receives the next ops' inputs;
+  // a part with no peer virtual stage is not there (chunk 1's forward output, its backward's
+  // input). The args' microbatch (here a wrong one) is not read.
+  std::string json = grid();
+  json += x("forward-compute", 1, 6, 0, 10, 10, R"("step":3,"mb_id":0,"model_chunk":0)") + ",";
+  json += x("forward-send-forward-recv", 1, 6, 1, 20, 1, R"("step":3,"mb_id":9)") + ",";
+  json += x("forward-compute", 1, 6, 0, 30, 10, R"("step":3,"mb_id":2,"model_chunk":1)") + ",";
+  json += x("backward-compute", 1, 6, 0, 40, 20, R"("step":3,"mb_id":1,"model_chunk":0)") + ",";
+  json +=
+      x("forward-backward-send-forward-backward-recv", 1, 6, 1, 60, 2, R"("step":3,"mb_id":9)") +
+      ",";
+  json += x("forward-compute", 1, 6, 0, 62, 10, R"("step":3,"mb_id":3,"model_chunk":0)") + ",";
+  json += x("backward-compute", 1, 6, 0, 72, 20, R"("step":3,"mb_id":2,"model_chunk":1)") + ",";
+  json += x("backward-send-backward-recv", 1, 6, 1, 92, 1, R"("step":3,"mb_id":9)") + "]";
+  const ImportedFile f = importText(json);
+  ASSERT_EQ(f.ranks.size(), 1u);
+  EXPECT_EQ(
+      names(f.ranks[0]),
+      (std::set<std::string>{"F mb=0", "SEND F mb=0 to=0", "RECV F mb=2 ch=1 from=0", "F mb=2 ch=1",
+                             "BW mb=1", "SEND B mb=1 to=0", "RECV F mb=3 from=0", "F mb=3",
+                             "BW mb=2 ch=1", "SEND B mb=2 ch=1 to=0", "step 3"}));
 }
 
 // NDTimeline's published timelines name their threads after all the events: the ranks, their

@@ -110,9 +110,15 @@ class RankLabeler {
   RankLabeler(const EventOrder& events, const std::vector<Meaning>& meanings,
               const std::vector<std::string>& names, const Place& place, const Sizes& sizes)
       : events_(events), meanings_(meanings), names_(names), place_(place), sizes_(sizes) {
+    std::optional<std::pair<int, int>> lastF, lastB;
     for (size_t i = 0; i < events.size(); ++i) {
       const Event& e = events[i];
       const Meaning m = meanings[e.name];
+      // What each interleaved batch sends, from the compute before it: labelling lets go of the
+      // events behind it (EventOrder::doneBefore), so it is read here, while all are held.
+      if (isBatch(m)) batchSends_.push_back({i, lastF, lastB});
+      if (e.mb >= 0 && m == Meaning::Forward) lastF = std::pair(e.mb, e.chunk);
+      if (e.mb >= 0 && m == Meaning::Backward) lastB = std::pair(e.mb, e.chunk);
       splitBackward_ = splitBackward_ || m == Meaning::WeightGrad;
       if ((m == Meaning::Forward || m == Meaning::Backward || m == Meaning::WeightGrad) &&
           e.mb < 0) {
@@ -130,6 +136,11 @@ class RankLabeler {
     const Event& e = events_[i];
     const Meaning m = meanings_[e.name];
     const bool fused = m == Meaning::SendFRecvB || m == Meaning::SendBRecvF;
+    if (!counted_ && isBatch(m)) {
+      size_t parts = 0;
+      batchParts(i, m, [&](const std::string&) { ++parts; });
+      return std::max<size_t>(parts, 1);
+    }
     return !counted_ && fused && e.mb >= 0 ? 2 : 1;
   }
 
@@ -172,6 +183,17 @@ class RankLabeler {
         return add(
             transferLabel(false, !sendsF, mb, chunk, peerStage(sizes_, stage, chunk, sendsF)));
       }
+      case Meaning::SendFRecvF:
+      case Meaning::SendBRecvB:
+      case Meaning::SendFBRecvFB: {
+        size_t parts = 0;
+        batchParts(i, m, [&](const std::string& label) {
+          ++parts;
+          add(label);
+        });
+        if (parts == 0) add(name);
+        return;
+      }
       case Meaning::DpCollective:
         return add("grad_sync " + name);
       case Meaning::Optimizer:
@@ -184,6 +206,51 @@ class RankLabeler {
   }
 
  private:
+  static bool isBatch(Meaning m) {
+    return m == Meaning::SendFRecvF || m == Meaning::SendBRecvB || m == Meaning::SendFBRecvFB;
+  }
+
+  // An interleaved batch's transfers, read off the compute around it: Megatron-LM sends the
+  // output of the op of each pass it just ran (output_tensor, input_tensor_grad) and receives the
+  // input of the next op of each pass (recv_prev, recv_next). The args' one microbatch cannot
+  // name a batch of four. A part with no peer (the first or last virtual stage) is not there.
+  template <class Add>
+  void batchParts(size_t i, Meaning m, Add add) const {
+    const bool forward = m == Meaning::SendFRecvF || m == Meaning::SendFBRecvFB;
+    const bool backward = m == Meaning::SendBRecvB || m == Meaning::SendFBRecvFB;
+    auto part = [&](bool send, bool activations, std::optional<std::pair<int, int>> op) {
+      if (!op) return;
+      const auto [mb, chunk] = *op;
+      const int peer = peerStage(sizes_, place_.pp, chunk, activations == send);
+      if (peer >= 0) add(transferLabel(send, activations, mb, chunk, peer));
+    };
+    const auto sends =
+        std::lower_bound(batchSends_.begin(), batchSends_.end(), i,
+                         [](const BatchSends& b, size_t at) { return b.event < at; });
+    if (sends != batchSends_.end() && sends->event == i) {
+      if (forward) part(true, true, sends->forward);
+      if (backward) part(true, false, sends->backward);
+    }
+    if (forward) part(false, true, nextOf(i, Meaning::Forward));
+    if (backward) part(false, false, nextOf(i, Meaning::Backward));
+  }
+
+  // The (microbatch, chunk) of the next compute of `kind` after event i.
+  std::optional<std::pair<int, int>> nextOf(size_t i, Meaning kind) const {
+    for (size_t j = i + 1; j < events_.size(); ++j) {
+      const Event& n = events_[j];
+      if (meanings_[n.name] == kind && n.mb >= 0) return std::pair(n.mb, n.chunk);
+    }
+    return std::nullopt;
+  }
+
+  // An interleaved batch's event, and the last forward and backward before it.
+  struct BatchSends {
+    size_t event = 0;
+    std::optional<std::pair<int, int>> forward, backward;
+  };
+  std::vector<BatchSends> batchSends_;  // by event
+
   void nextCompute(size_t i, Meaning kind, int& mb, int& chunk) const {
     for (size_t j = i + 1; j < events_.size(); ++j) {
       const Event& n = events_[j];

@@ -42,6 +42,9 @@ constexpr Name kNames[] = {
     {"backward-recv", Meaning::RecvB},
     {"forward-send-backward-recv", Meaning::SendFRecvB},
     {"backward-send-forward-recv", Meaning::SendBRecvF},
+    {"forward-send-forward-recv", Meaning::SendFRecvF},
+    {"backward-send-backward-recv", Meaning::SendBRecvB},
+    {"forward-backward-send-forward-backward-recv", Meaning::SendFBRecvFB},
     {"tp-allreduce", Meaning::TpCollective},
     {"tp-allgather", Meaning::TpCollective},
     {"tp-reducescatter", Meaning::TpCollective},
@@ -128,6 +131,9 @@ Category categoryOf(Meaning m) {
     case Meaning::RecvB:
     case Meaning::SendFRecvB:
     case Meaning::SendBRecvF:
+    case Meaning::SendFRecvF:
+    case Meaning::SendBRecvB:
+    case Meaning::SendFBRecvFB:
       return Category::PpComm;
     case Meaning::TpCollective:
       return Category::TpComm;

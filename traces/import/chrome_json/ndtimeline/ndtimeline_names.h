@@ -33,9 +33,15 @@ enum class Meaning : uint8_t {
   SendF,
   RecvF,  // forward-send, forward-recv: activations
   SendB,
-  RecvB,         // backward-send, backward-recv: gradients
-  SendFRecvB,    // forward-send-backward-recv: one batch, both transfers
-  SendBRecvF,    // backward-send-forward-recv
+  RecvB,       // backward-send, backward-recv: gradients
+  SendFRecvB,  // forward-send-backward-recv: one batch, both transfers
+  SendBRecvF,  // backward-send-forward-recv
+  // The interleaved schedule's batches (Megatron-LM's p2p_communication timers): the warm-up's
+  // forward-send-forward-recv, the cool-down's backward-send-backward-recv, and the steady
+  // state's forward-backward-send-forward-backward-recv, sent after both ops of a 1F1B pair.
+  SendFRecvF,
+  SendBRecvB,
+  SendFBRecvFB,
   TpCollective,  // tp-allreduce, tp-allgather, tp-reducescatter
   DpCollective,  // grads-reduce-scatter, params-all-gather, *-grads-all-reduce (+ variants)
   Optimizer,     // optimizer, optimizer-clip-main-grad, optimizer-inner-step
