@@ -89,37 +89,70 @@ void tail(std::vector<Action>& a) {
   a.push_back({Action::DpCollective, "params-all-gather"});
 }
 
-// Megatron's forward_backward_pipelining_with_interleaving on stage s: v chunks per stage,
-// virtual stage c * p + s, in the order interleaved_order.h gives. Each op receives its input
-// (blocking) and sends its output (asynchronously) on its own.
+// Megatron's forward_backward_pipelining_with_interleaving on stage s, without
+// --overlap-p2p-communication: v chunks per stage, virtual stage c * p + s, in the order
+// interleaved_order.h gives, run as units: each warm-up forward alone, then 1F1B pairs (a forward
+// and a backward), then each cool-down backward alone. The stage first receives its first op's
+// input; after each unit one blocking batch sends what the unit produced and receives what the
+// next unit needs (recv_prev, recv_next): a forward's output leaves only after the backward it is
+// paired with. Megatron's timers name the batch by its passes: forward-send-forward-recv,
+// forward-backward-send-forward-backward-recv, backward-send-backward-recv.
 std::vector<Action> interleavedStep(int s, int p, int m, int v) {
+  const std::vector<StageOp> order = interleavedOrder(p, m, v, s);
+  const int warm = interleavedWarmup(p, m, v, s);
+  const int last = p * v - 1;
+  // Each unit's ops, as [begin, end) into `order`.
+  std::vector<std::pair<int, int>> units;
+  const int n = static_cast<int>(order.size());
+  const int pairs = n / 2 - warm;  // every op of each pass once: m v forwards, m v backwards
+  for (int i = 0; i < warm; ++i) units.push_back({i, i + 1});
+  for (int k = 0; k < pairs; ++k) units.push_back({warm + 2 * k, warm + 2 * k + 2});
+  for (int i = warm + 2 * pairs; i < n; ++i) units.push_back({i, i + 1});
+  auto transfer = [&](const StageOp& o, bool send) -> std::optional<Transfer> {
+    const char pass = o.pass == PassKind::F ? 'F' : 'B';
+    const int vs = o.chunk * p + s;
+    // Activations go to the next virtual stage, gradients to the one before.
+    const int peer = (pass == 'F') == send ? vs + 1 : vs - 1;
+    if (peer < 0 || peer > last) return std::nullopt;
+    return send ? Transfer{true, pass, o.mb, peer % p, o.chunk}
+                : Transfer{false, pass, o.mb, peer % p, peer / p};
+  };
+  auto batch = [](std::vector<Transfer> t) -> Action {
+    bool f = false, b = false;
+    for (const Transfer& x : t) (x.pass == 'F' ? f : b) = true;
+    const std::string_view name = f && b ? "forward-backward-send-forward-backward-recv"
+                                  : f    ? "forward-send-forward-recv"
+                                         : "backward-send-backward-recv";
+    return {Action::P2P, name, t.front().pass, t.front().mb, std::move(t)};
+  };
   std::vector<Action> a;
   a.push_back({Action::DataLoad, "data-load"});
-  for (const StageOp& o : interleavedOrder(p, m, v, s)) {
-    const char pass = o.pass == PassKind::F ? 'F' : 'B';
-    const int chunk = o.chunk, mb = o.mb;
-    const int vs = chunk * p + s, last = p * v - 1;
-    const bool fwd = pass == 'F';
-    const int from = fwd ? vs - 1 : vs + 1, to = fwd ? vs + 1 : vs - 1;
-    if (from >= 0 && from <= last) {
-      a.push_back({Action::P2P,
-                   fwd ? "forward-recv" : "backward-recv",
-                   pass,
-                   mb,
-                   {{false, pass, mb, from % p, from / p}},
-                   chunk});
+  if (!units.empty()) {
+    std::vector<Transfer> first;
+    for (int i = units[0].first; i < units[0].second; ++i) {
+      if (auto t = transfer(order[i], false)) first.push_back(*t);
     }
-    a.push_back(
-        {Action::Compute, fwd ? "forward-compute" : "backward-compute", pass, mb, {}, chunk});
-    if (to >= 0 && to <= last) {
-      a.push_back({Action::P2P,
-                   fwd ? "forward-send" : "backward-send",
-                   pass,
-                   mb,
-                   {{true, pass, mb, to % p, chunk}},
-                   chunk,
-                   true});
+    if (!first.empty()) a.push_back({Action::P2P, "forward-recv", 'F', first.front().mb, first});
+  }
+  for (size_t u = 0; u < units.size(); ++u) {
+    std::vector<Transfer> t;
+    for (int i = units[u].first; i < units[u].second; ++i) {
+      const StageOp& o = order[i];
+      const bool fwd = o.pass == PassKind::F;
+      a.push_back({Action::Compute,
+                   fwd ? "forward-compute" : "backward-compute",
+                   fwd ? 'F' : 'B',
+                   o.mb,
+                   {},
+                   o.chunk});
+      if (auto out = transfer(o, true)) t.push_back(*out);
     }
+    if (u + 1 < units.size()) {
+      for (int i = units[u + 1].first; i < units[u + 1].second; ++i) {
+        if (auto in = transfer(order[i], false)) t.push_back(*in);
+      }
+    }
+    if (!t.empty()) a.push_back(batch(std::move(t)));
   }
   return a;
 }
