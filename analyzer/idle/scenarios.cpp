@@ -131,13 +131,33 @@ void observedPosting(const StepView& step, int p, engine::SimCosts& sim) {
     sentLater = sentLater ||
                 std::any_of(ss.sentAfter.begin(), ss.sentAfter.end(), [](int j) { return j >= 0; });
   }
-  // Most traces post every send with its op: no table, and the simulator's graph unchanged.
+  // Most traces post every send with its op and wait in no batch: no tables, and the
+  // simulator's graph unchanged.
   sim.sentAfter.clear();
-  if (!sentLater) return;
-  sim.sentAfter.resize(p);
-  for (const StageStep& ss : step.stages) {
-    sim.sentAfter[ss.stage].assign(ss.sentAfter.begin(), ss.sentAfter.end());
+  if (sentLater) {
+    sim.sentAfter.resize(p);
+    for (const StageStep& ss : step.stages) {
+      sim.sentAfter[ss.stage].assign(ss.sentAfter.begin(), ss.sentAfter.end());
+    }
   }
+  // Flat over the order's ops, stage by stage as observedSchedule() lays them.
+  sim.awaitBegin.clear();
+  sim.awaits.clear();
+  const bool awaits = std::any_of(step.stages.begin(), step.stages.end(),
+                                  [](const StageStep& ss) { return !ss.awaitStage.empty(); });
+  if (!awaits) return;
+  std::vector<const StageStep*> byStage(static_cast<size_t>(p), nullptr);
+  for (const StageStep& ss : step.stages) byStage[static_cast<size_t>(ss.stage)] = &ss;
+  for (const StageStep* ss : byStage) {
+    if (ss == nullptr) continue;
+    for (size_t j = 0; j < ss->ops.size(); ++j) {
+      sim.awaitBegin.push_back(static_cast<int32_t>(sim.awaits.size()));
+      for (int e = ss->awaitBegin[j]; e < ss->awaitBegin[j + 1]; ++e) {
+        sim.awaits.push_back({ss->awaitStage[e], ss->awaitPos[e]});
+      }
+    }
+  }
+  sim.awaitBegin.push_back(static_cast<int32_t>(sim.awaits.size()));
 }
 
 engine::SimCosts stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,

@@ -456,6 +456,37 @@ int sentWith(const std::vector<RecognizedOp>& ops, const std::vector<int>& stepO
   return with;
 }
 
+// The position of the last of a stage's step ops that ended by `t` (-1: none).
+int lastEndedBy(const std::vector<RecognizedOp>& ops, const std::vector<int>& stepOps, TimeNs t) {
+  const auto after =
+      std::partition_point(stepOps.begin(), stepOps.end(), [&](int i) { return ops[i].end <= t; });
+  return static_cast<int>(after - stepOps.begin()) - 1;
+}
+
+// The blocking batch before the op at `pos` (its stage's transfers recorded between the previous
+// op's end and its start, on a stage without kernels): for each transfer, the op after which its
+// other side posted it, where that op ended before this one started (else the host did not wait
+// for it: an asynchronous send).
+void addBatchAwaits(const PipelineTrace& pl, const Index& index, const StageTrace& st,
+                    const StepView& view, TimeNs prevEnd, const RecognizedOp& o, StageStep& ss) {
+  const std::vector<RecognizedComm>& comms = st.ops.comms;
+  if (st.ops.hasKernels || prevEnd == kNoArrival) return;
+  auto c = std::partition_point(comms.begin(), comms.end(), [&](const RecognizedComm& x) {
+    return x.start < prevEnd - kPostSlack;
+  });
+  for (; c != comms.end() && c->start <= o.start; ++c) {
+    if (c->onDevice || c->end > o.start + kPostSlack) continue;
+    const Index::Peer* peer = index.peerOf(st.stage, static_cast<size_t>(c - comms.begin()));
+    if (peer == nullptr || peer->stage == st.stage) continue;
+    const RecognizedComm& other = pl.stages[peer->stage].ops.comms[peer->comm];
+    const std::vector<int>& theirs = view.stages[peer->stage].ops;
+    const int k = lastEndedBy(pl.stages[peer->stage].ops.ops, theirs, other.start + kPostSlack);
+    if (k < 0 || pl.stages[peer->stage].ops.ops[theirs[k]].end > o.start + kPostSlack) continue;
+    ss.awaitStage.push_back(peer->stage);
+    ss.awaitPos.push_back(k);
+  }
+}
+
 // Each op's input: the matched receive's end, else the producer's end; when the receive waited
 // on the device, when the data moved.
 void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
@@ -524,12 +555,17 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
             moved = std::min(c.end, std::max(c.start, send.start));
             posted = kNoLaunch;
             sendPosted = kNoLaunch;
-            // The receiver already waiting (its stage idle since the op before ended), the
-            // sender's post is what began it.
-            const TimeNs began = std::max(send.start, c.start);
-            if (pOp >= 0 && (prevOpEnd == kNoArrival || began > prevOpEnd + kPostSlack)) {
-              sentAfter = sentWith(pl.stages[pStage].ops.ops, view.stages[pStage].ops, pOp, began);
-            }
+          }
+          // A send record that begins alone is its side's post; begun together, it is the
+          // sender's only where the receiver was already waiting (its stage idle since the op
+          // before ended). Made as a later op of the sender's stage ended, it is the schedule's
+          // batching, not a late host.
+          const TimeNs began = std::max(send.start, c.start);
+          if (pOp >= 0 &&
+              (!together || prevOpEnd == kNoArrival || began > prevOpEnd + kPostSlack)) {
+            sentAfter = sentWith(pl.stages[pStage].ops.ops, view.stages[pStage].ops, pOp,
+                                 together ? began : send.start);
+            if (sentAfter >= 0) sendPosted = kNoLaunch;
           }
         }
         if (onDevice && peer != nullptr) {
@@ -567,6 +603,8 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
     if (together && (afterPrevious || sentAfter >= 0)) queued = kNoArrival;
     ss.receiveAfterPrevious.push_back(afterPrevious);
     ss.sentAfter.push_back(sentAfter);
+    ss.awaitBegin.push_back(static_cast<int>(ss.awaitStage.size()));
+    addBatchAwaits(pl, index, st, view, prevOpEnd, o, ss);
     prevOpEnd = o.end;
     ss.arrival.push_back(arrival);
     ss.waitStart.push_back(waitStart);
@@ -579,6 +617,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
     ss.producerOp.push_back(pOp);
     ss.heldBehind.push_back(held);
   }
+  ss.awaitBegin.push_back(static_cast<int>(ss.awaitStage.size()));
 }
 
 }  // namespace
@@ -600,7 +639,7 @@ size_t StepViews::size() const {
 
 // Empties the stage's step for the next view, keeping its lists' room.
 void clearKeepingRoom(StageStep& ss) {
-  static_assert(sizeof(StageStep) == 8 + 17 * sizeof(std::vector<int>),
+  static_assert(sizeof(StageStep) == 8 + 20 * sizeof(std::vector<int>),
                 "StageStep changed: clear its new list here");
   ss.stage = 0;
   ss.ops.clear();
@@ -610,6 +649,7 @@ void clearKeepingRoom(StageStep& ss) {
   }
   ss.receiveAfterPrevious.clear();
   ss.sentAfter.clear();
+  for (auto* v : {&ss.awaitBegin, &ss.awaitStage, &ss.awaitPos}) v->clear();
   ss.producerStage.clear();
   ss.producerOp.clear();
   ss.heldBehind.clear();

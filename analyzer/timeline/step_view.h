@@ -50,6 +50,11 @@ struct StageStep {
   // 1F1B sends a forward's output in the batched send/receive that follows the next op
   // (without --overlap-p2p-communication). The schedule's, not a late host: the replays keep it.
   std::vector<int> sentAfter;
+  // Ops on other stages it waited for through the blocking batch of transfers before it (an
+  // op-level timeline's records between the previous op and this one): for each transfer, the
+  // op after which its other side posted, as (stage, position in that stage's `ops`), where that
+  // op ended before this one started. Op j's are [awaitBegin[j], awaitBegin[j + 1]).
+  std::vector<int> awaitBegin, awaitStage, awaitPos;
   // When the host posted its receive (kNoLaunch: no receive, or the trace does not say), and
   // when the matched send began and was posted on the producer's side (kNoArrival / kNoLaunch:
   // unknown). A receive posted after the stage and its data were ready is the host's delay; a

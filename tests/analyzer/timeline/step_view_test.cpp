@@ -138,6 +138,31 @@ TEST(StepView, AnOpLevelPairBegunAsTheReceiversOpEndedWasPostedWithThatOp) {
   EXPECT_EQ(ss.sentAfter[1], -1);
 }
 
+TEST(StepView, AnOpLevelBatchBeforeAnOpAwaitsTheOpAfterWhichItsOtherSidePosted) {
+  // Stage 1 sends BW0's gradients in a blocking batch [9, 12) that ends when stage 0 posts its
+  // receive, after its F1 (ended 11.9 ms); stage 1's F1 then starts at 12 ms: it waited for that.
+  constexpr Op F1{OpKind::F, 1, 0};
+  HandPipeline h(2);
+  h.op(0, F0, 0, 2 * kMs).send(0, OpKind::F, 0, 1, 2 * kMs, 2 * kMs + kMs / 10);
+  h.op(0, F1, 2 * kMs + kMs / 10, 11 * kMs + 9 * kMs / 10);
+  h.send(0, OpKind::F, 1, 1, 11 * kMs + 9 * kMs / 10, 12 * kMs);
+  h.recv(0, OpKind::B, 0, 1, 11 * kMs + 9 * kMs / 10, 12 * kMs);
+  h.recv(1, OpKind::F, 0, 0, 2 * kMs, 2 * kMs + kMs / 10).op(1, F0, 3 * kMs, 5 * kMs);
+  h.op(1, BW0, 5 * kMs, 9 * kMs).send(1, OpKind::B, 0, 0, 9 * kMs, 12 * kMs);
+  h.recv(1, OpKind::F, 1, 0, 11 * kMs + 9 * kMs / 10, 12 * kMs).op(1, F1, 12 * kMs, 14 * kMs);
+  const StageStep ss = buildStepViews(h.build()).at(0).stages[1];
+  ASSERT_EQ(ss.awaitBegin.size(), 4u);
+  // F1 (position 2) awaits stage 0's F1 (position 1 there), through the send; its own receive
+  // awaits the same op. F0 and BW0 await nothing.
+  EXPECT_EQ(ss.awaitBegin[0], 0);
+  EXPECT_EQ(ss.awaitBegin[2], 0);
+  ASSERT_GE(ss.awaitBegin[3], 1);
+  for (int e = ss.awaitBegin[2]; e < ss.awaitBegin[3]; ++e) {
+    EXPECT_EQ(ss.awaitStage[e], 0);
+    EXPECT_EQ(ss.awaitPos[e], 1);
+  }
+}
+
 TEST(StepView, FirstForwardAndLastStagesBackwardHaveNoCrossStageInput) {
   const PipelineTrace pl = twoStagesOneMicrobatch().build();
   const StepView view = buildStepViews(pl).at(0);
