@@ -463,8 +463,8 @@ int lastEndedBy(const std::vector<RecognizedOp>& ops, const std::vector<int>& st
   return static_cast<int>(after - stepOps.begin()) - 1;
 }
 
-// The blocking batch before the op at `pos` (its stage's transfers recorded between the previous
-// op's end and its start, on a stage without kernels): for each transfer, the op after which its
+// The blocking batch before op `o` (its stage's transfers recorded between the previous op's
+// end and its start, on a stage without kernels): for each transfer, the op after which its
 // other side posted it, where that op ended before this one started (else the host did not wait
 // for it: an asynchronous send).
 void addBatchAwaits(const PipelineTrace& pl, const Index& index, const StageTrace& st,

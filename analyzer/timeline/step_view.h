@@ -45,10 +45,10 @@ struct StageStep {
   std::vector<uint8_t> receiveAfterPrevious;
   // Its input's send was posted only as a later op of the producer's stage ended: the position,
   // in the producer stage's `ops` of this step, of the op whose end the data moved after (-1:
-  // the producer's own end). An op-level timeline (NDTimeline) shows it where a pair's two
-  // records begin together, at the end of the op after the producer: Megatron-LM's interleaved
-  // 1F1B sends a forward's output in the batched send/receive that follows the next op
-  // (without --overlap-p2p-communication). The schedule's, not a late host: the replays keep it.
+  // the producer's own end). An op-level timeline (NDTimeline) shows it where the send's record
+  // began as that op ended: Megatron-LM's interleaved 1F1B sends a forward's output in the batch
+  // after the backward it is paired with (without --overlap-p2p-communication). The schedule's,
+  // not a late host: the replays keep it.
   std::vector<int> sentAfter;
   // Ops on other stages it waited for through the blocking batch of transfers before it (an
   // op-level timeline's records between the previous op and this one): for each transfer, the
