@@ -305,8 +305,9 @@ TEST(HangLive, DormantRecordWithHangTimeoutWritesTheReportFromTheLiveAnswers) {
   std::vector<std::string> args = {
       "record", "--dormant", "--hang-timeout", "1", "-o", (dir / "run").string(), "--"};
   std::vector<std::string> job = engine({"--mismatch", "1:4"});
-  // The engine's own watchdog ends the job after 6 s.
-  *(std::find(job.begin(), job.end(), "--timeout") + 1) = "6";
+  // The engine's own watchdog ends the job after 15 s: the deadlock, a second without an op and
+  // the processes' answers took over 6 s on a loaded machine (CI, twice in four runs).
+  *(std::find(job.begin(), job.end(), "--timeout") + 1) = "15";
   args.insert(args.end(), job.begin(), job.end());
   const ProcessResult r = runBubblescope(args, o);
   EXPECT_NE(r.err.find("bubblescope: no rank has finished an op for 1 s: hang report in "),
