@@ -178,8 +178,8 @@ class RankLabeler {
         // computes (Megatron receives exactly what its next op needs).
         const bool sendsF = m == Meaning::SendFRecvB;
         add(transferLabel(true, sendsF, e.mb, e.chunk, peerStage(sizes_, stage, e.chunk, sendsF)));
-        int mb = e.mb, chunk = e.chunk;
-        nextCompute(i, sendsF ? Meaning::Backward : Meaning::Forward, mb, chunk);
+        const auto [mb, chunk] = nextOf(i, sendsF ? Meaning::Backward : Meaning::Forward)
+                                     .value_or(std::pair(e.mb, e.chunk));
         return add(
             transferLabel(false, !sendsF, mb, chunk, peerStage(sizes_, stage, chunk, sendsF)));
       }
@@ -250,17 +250,6 @@ class RankLabeler {
     std::optional<std::pair<int, int>> forward, backward;
   };
   std::vector<BatchSends> batchSends_;  // by event
-
-  void nextCompute(size_t i, Meaning kind, int& mb, int& chunk) const {
-    for (size_t j = i + 1; j < events_.size(); ++j) {
-      const Event& n = events_[j];
-      if (meanings_[n.name] == kind && n.mb >= 0) {
-        mb = n.mb;
-        chunk = n.chunk;
-        return;
-      }
-    }
-  }
 
   const EventOrder& events_;
   const std::vector<Meaning>& meanings_;
