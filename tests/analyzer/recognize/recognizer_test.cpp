@@ -81,6 +81,23 @@ TEST(Recognize, UnrecognisedRangesHoldingNoWorkOfTheirThreadAreHostActivity) {
   EXPECT_EQ(r.hostActivity, (std::vector<Interval>{{0, 8}, {12, 18}}));
 }
 
+// c10d's ranges around an NCCL call, as an nsys export of a torch job keeps them (emit_nvtx's
+// suffix already cut by the importer): they post communication, not host work. A receive posted at
+// a step's start was taken for host work that opened the step (1.4 ms a step on an nsys export).
+TEST(Recognize, CommunicationWrappersAreNotHostActivity) {
+  HandTrace h;
+  h.range(0, 0, 4, "c10d::recv_");
+  h.range(0, 1, 4, "record_param_comms");
+  h.range(0, 2, 3, "nccl:recv 1<-0");
+  h.range(0, 5, 8, "dataloader");
+  h.range(0, 10, 20, "F mb=0");
+  h.range(0, 21, 25, "nccl:all_reduce");
+  h.range(0, 30, 34, "record_param_comms_of_mine");  // not c10d's: the user's own range
+  h.range(0, 40, 60, "BW mb=0");
+  const RankOps r = recognize(h.trace(), builtins());
+  EXPECT_EQ(r.hostActivity, (std::vector<Interval>{{5, 8}, {30, 34}}));
+}
+
 TEST(Recognize, RuleSetRecognisingTheMostOpsWins) {
   HandTrace h;
   h.range(0, 0, 10, "F mb=0");
