@@ -34,7 +34,7 @@ double unitNoise(uint64_t seed, const OpId& op) {
 // wrap sends from the other chunk.
 int sentFromChunk(const JobSpec& spec, int rank, const NcclCall& c) {
   if (c.kind == CallKind::Send) return c.chunk;
-  return inputOf(spec, rank, {c.pass, c.mb, c.chunk}).op.chunk;
+  return inputOf(spec, rank % spec.p, {c.pass, c.mb, c.chunk}).op.chunk;
 }
 
 // One piece of GPU work.
@@ -65,21 +65,21 @@ class Model {
  public:
   explicit Model(const JobSpec& spec) : spec_(spec) {
     out_.spec = spec;
-    out_.ranks.resize(spec.p);
-    for (int r = 0; r < spec.p; ++r) out_.ranks[r].rank = r;
-    programs_.resize(spec.p);
-    streamTail_.resize(spec.p);
-    for (int r = 0; r < spec.p; ++r) plan(r);
+    out_.ranks.resize(world_);
+    for (int r = 0; r < world_; ++r) out_.ranks[r].rank = r;
+    programs_.resize(world_);
+    streamTail_.resize(world_);
+    for (int r = 0; r < world_; ++r) plan(r);
   }
 
   JobTimeline run() {
-    std::vector<size_t> pc(spec_.p, 0);
-    std::vector<TimeNs> cpu(spec_.p, spec_.start);
+    std::vector<size_t> pc(world_, 0);
+    std::vector<TimeNs> cpu(world_, spec_.start);
     bool done = false;
     while (!done) {
       bool progress = false;
       done = true;
-      for (int r = 0; r < spec_.p; ++r) {
+      for (int r = 0; r < world_; ++r) {
         while (pc[r] < programs_[r].size()) {
           if (!step(r, programs_[r][pc[r]], cpu[r])) break;
           ++pc[r];
@@ -98,12 +98,16 @@ class Model {
  private:
   // The program of one rank: each step's ops in its schedule's order with their sends and
   // receives, the grad-norm all-reduce, the wait for it, the optimizer.
+  // A rank's stage and replica: the schedule's orders and peers are a stage's, the calls' peers
+  // the replica's ranks.
   void plan(int r) {
     auto& prog = programs_[r];
     auto& tl = out_.ranks[r];
+    const int stage = r % spec_.p, first = r - stage;  // the replica's first rank
+    auto rankOf = [&](int peerStage) { return peerStage < 0 ? peerStage : first + peerStage; };
     const bool multiChunk = chunksPerStage(spec_) > 1;
     const std::vector<RankAction> program =
-        multiChunk ? multiChunkProgram(spec_, r) : std::vector<RankAction>{};
+        multiChunk ? multiChunkProgram(spec_, stage) : std::vector<RankAction>{};
     for (int k = 0; k < spec_.steps; ++k) {
       const int stepRange = addRange(r, HostKind::ProfilerStep, k);
       prog.push_back({Action::Begin, HostKind::ProfilerStep, stepRange});
@@ -111,7 +115,8 @@ class Model {
       auto lateBeforePost = [&](const StageOp& o) {
         for (size_t i = 0; i < spec_.lateLaunches.size(); ++i) {
           const LateLaunch& late = spec_.lateLaunches[i];
-          if (late.beforeInputPost && late.op == OpId{r, k, o.pass, o.mb, o.chunk}) {
+          if (late.beforeInputPost && first == 0 &&
+              late.op == OpId{stage, k, o.pass, o.mb, o.chunk}) {
             prog.push_back({Action::HostDelay, HostKind::PipelineOp, static_cast<int>(i)});
           }
         }
@@ -140,7 +145,7 @@ class Model {
       };
       auto run = [&](const StageOp& o) {
         const int op = static_cast<int>(tl.ops.size());
-        tl.ops.push_back({OpId{r, k, o.pass, o.mb, o.chunk}, 0, 0, 0});
+        tl.ops.push_back({OpId{stage, k, o.pass, o.mb, o.chunk}, 0, 0, 0});
         const int opRange = addRange(r, HostKind::PipelineOp, op);
         prog.push_back({Action::Begin, HostKind::PipelineOp, opRange});
         prog.push_back({Action::LaunchOp, HostKind::PipelineOp, op});
@@ -154,8 +159,8 @@ class Model {
             continue;
           }
           if (a.kind == RankAction::Recv) lateBeforePost(a.op);
-          const int c =
-              call(a.kind == RankAction::Send ? CallKind::Send : CallKind::Recv, a.peer, a.op);
+          const int c = call(a.kind == RankAction::Send ? CallKind::Send : CallKind::Recv,
+                             rankOf(a.peer), a.op);
           const int label = spec_.labelP2p ? addRange(r, HostKind::PipelineComm, c) : -1;
           if (label >= 0) prog.push_back({Action::Begin, HostKind::PipelineComm, label});
           post({c});
@@ -165,20 +170,21 @@ class Model {
         // 1F1B: a receive just before its op; an op's output posted with the next op's input when
         // that comes from the same peer (fwd_send_bwd_recv, bwd_send_fwd_recv: fused, or each
         // alone without fuseP2p), else alone.
-        const std::vector<StageOp> order = stageOrder(spec_, r);
+        const std::vector<StageOp> order = stageOrder(spec_, stage);
         bool inputPosted = false;  // the next op's receive went out with the last send
         for (size_t i = 0; i < order.size(); ++i) {
           const StageOp& o = order[i];
-          const int from = inputPeer(spec_, r, o);
+          const int from = rankOf(inputPeer(spec_, stage, o));
           if (from >= 0 && !inputPosted) {
             lateBeforePost(o);
             post({call(CallKind::Recv, from, o)});
           }
           inputPosted = false;
           run(o);
-          const int to = outputPeer(spec_, r, o);
+          const int to = rankOf(outputPeer(spec_, stage, o));
           if (to < 0) continue;
-          const bool pair = i + 1 < order.size() && inputPeer(spec_, r, order[i + 1]) == to;
+          const bool pair =
+              i + 1 < order.size() && rankOf(inputPeer(spec_, stage, order[i + 1])) == to;
           if (!pair) {
             post({call(CallKind::Send, to, o)});
             continue;
@@ -251,11 +257,12 @@ class Model {
       case Action::LaunchOp: {
         OpRun& op = tl.ops[a.index];
         const StageOp self{op.id.pass, op.id.mb, op.id.chunk};
+        const int replica = r / spec_.p;
         for (const LateLaunch& late : spec_.lateLaunches) {
-          const bool atPost = late.beforeInputPost && inputPeer(spec_, r, self) >= 0;
-          if (late.op == op.id && !atPost) cpu += late.delay;
+          const bool atPost = late.beforeInputPost && inputPeer(spec_, op.id.stage, self) >= 0;
+          if (late.op == op.id && replica == 0 && !atPost) cpu += late.delay;
         }
-        const TimeNs cost = opCost(spec_, op.id);
+        const TimeNs cost = opCost(spec_, op.id, replica);
         const int n = spec_.kernelsPerOp;
         std::vector<int> wait;
         if (auto it = recvItem_.find(key(r, op.id.step, op.id.pass, op.id.mb, op.id.chunk));
@@ -297,7 +304,7 @@ class Model {
           }
         }
         const int peer = tl.calls[batch.front()].peer;
-        const int stream = !spec_.p2pStreamsQueue ? 2 + spec_.p + a.index
+        const int stream = !spec_.p2pStreamsQueue  ? 2 + world_ + a.index
                            : spec_.sharedP2pStream ? 2
                                                    : 2 + peer;
         const int item = launch(r, cpu + kCallLaunchAt, Item::P2P, stream, transfer, wait);
@@ -457,7 +464,7 @@ class Model {
           }
         } else {
           TimeNs last = 0;
-          bool all = static_cast<int>(groups_[it.group].size()) == spec_.p;
+          bool all = static_cast<int>(groups_[it.group].size()) == world_;
           for (int g : groups_[it.group]) {
             all = all && items_[g].start != kUnknown;
             if (all) last = std::max(last, items_[g].start);
@@ -513,6 +520,7 @@ class Model {
   }
 
   const JobSpec& spec_;
+  const int world_ = worldSize(spec_);
   JobTimeline out_;
   std::vector<std::vector<Action>> programs_;
   std::vector<Item> items_;
@@ -532,14 +540,17 @@ class Model {
 
 }  // namespace
 
-TimeNs opCost(const JobSpec& spec, const OpId& op) {
+TimeNs opCost(const JobSpec& spec, const OpId& op, int replica) {
   const TimeNs base = op.pass == PassKind::F    ? spec.costF
                       : op.pass == PassKind::BW ? spec.costBW
                       : op.pass == PassKind::B  ? spec.costB
                                                 : spec.costW;
   double cost = static_cast<double>(base);
   if (spec.slowStage && *spec.slowStage == op.stage) cost *= spec.slowFactor;
-  if (spec.jitter > 0) cost *= 1.0 + spec.jitter * (2.0 * unitNoise(spec.seed, op) - 1.0);
+  if (spec.slowReplica && *spec.slowReplica == replica) cost *= spec.slowFactor;
+  // Replica 0's noise is the seed's alone, as in a job of one replica.
+  const uint64_t seed = spec.seed + 0x51ed27ull * static_cast<uint64_t>(replica);
+  if (spec.jitter > 0) cost *= 1.0 + spec.jitter * (2.0 * unitNoise(seed, op) - 1.0);
   return static_cast<TimeNs>(cost);
 }
 

@@ -83,7 +83,7 @@ struct OpRun {
 };
 
 struct RankTimeline {
-  int rank = 0;  // = stage
+  int rank = 0;  // global: replica * p + stage
   std::vector<HostRange> ranges;
   std::vector<ApiCall> api;
   std::vector<Kernel> kernels;
@@ -100,7 +100,7 @@ struct JobTimeline {
 // Runs the model. Throws std::logic_error if the spec deadlocks (a bug in the model).
 JobTimeline execute(const JobSpec& spec);
 
-// Each op's device cost in this job (faults and jitter applied), by op.
-TimeNs opCost(const JobSpec& spec, const OpId& op);
+// Each op's device cost in this job (faults and jitter applied), by op and DP replica.
+TimeNs opCost(const JobSpec& spec, const OpId& op, int replica = 0);
 
 }  // namespace bubblescope::tracegen

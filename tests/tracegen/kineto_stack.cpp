@@ -86,10 +86,11 @@ class Writer {
         << ", "
            "\"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132}],\n"
         << "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " << tl_.rank
-        << ", \"world_size\": " << job_.spec.p << ", \"pg_count\": 1, \"pg_config\": "
+        << ", \"world_size\": " << worldSize(job_.spec) << ", \"pg_count\": 1, \"pg_config\": "
         << "[{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", "
            "\"pg_size\": "
-        << job_.spec.p << ", \"ranks\": " << ranks() << "}], \"nccl_version\": \"2.21.5\"},\n"
+        << worldSize(job_.spec) << ", \"ranks\": " << ranks()
+        << "}], \"nccl_version\": \"2.21.5\"},\n"
         << "  \"traceEvents\": [" << events_.str() << "\n  ],\n"
         << "  \"traceName\": \"rank" << tl_.rank << ".pt.trace.json\"";
     if (o_.base != 0) doc << ",\n  \"baseTimeNanoseconds\": " << o_.base;
@@ -100,7 +101,7 @@ class Writer {
  private:
   std::string ranks() const {
     std::string s = "[";
-    for (int r = 0; r < job_.spec.p; ++r) s += (r ? ", " : "") + std::to_string(r);
+    for (int r = 0; r < worldSize(job_.spec); ++r) s += (r ? ", " : "") + std::to_string(r);
     return s + "]";
   }
 
@@ -190,8 +191,9 @@ class Writer {
         return;
       }
       case HostKind::PipelineComm:
-        event("user_annotation", torchCommLabel(job_.spec, tl_.rank, tl_.calls[h.index]), pid_,
-              pid_, h.start, h.end, extArg);
+        event("user_annotation",
+              torchCommLabel(job_.spec, tl_.rank % job_.spec.p, tl_.calls[h.index]), pid_, pid_,
+              h.start, h.end, extArg);
         return;
       case HostKind::Coalesced:
         // ProcessGroupNCCL's endCoalescing: the group's one kernel is launched here.
@@ -232,7 +234,7 @@ class Writer {
                     "\", \"dtype\": \"" + (p2p ? "BFloat16" : "Float") +
                     "\", \"In msg nelems\": " + std::to_string(elems) +
                     ", \"Out msg nelems\": " + std::to_string(elems) +
-                    ", \"Group size\": " + std::to_string(job_.spec.p) +
+                    ", \"Group size\": " + std::to_string(worldSize(job_.spec)) +
                     ", \"Process Group Name\": \"0\", \"Process Group Description\": "
                     "\"default_pg\", \"Process Group Ranks\": \"" +
                     ranks() + "\"";

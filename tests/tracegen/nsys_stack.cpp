@@ -174,7 +174,7 @@ class ProcessWriter {
              {"CUDA device", static_cast<uint64_t>(device_)}}});
       at += 3'000'000;
     };
-    init(groupComm(), job_.spec.p, tl_.rank);
+    init(groupComm(), worldSize(job_.spec), tl_.rank);
     if (o_.p2p == P2pComms::Group) return;
     for (int peer : peers(job_.spec, tl_.rank)) init(pairComm(tl_.rank, peer), 2, peer < tl_.rank);
   }
@@ -236,7 +236,7 @@ class ProcessWriter {
         return;
       case HostKind::PipelineComm:
         text(h.start, h.end,
-             emit ? torchCommLabel(job_.spec, tl_.rank, tl_.calls[h.index])
+             emit ? torchCommLabel(job_.spec, tl_.rank % job_.spec.p, tl_.calls[h.index])
                   : bubblescopeCommLabel(job_.spec, tl_.calls[h.index]));
         return;
       case HostKind::Coalesced:
@@ -360,7 +360,7 @@ TimeNs jobEnd(const JobTimeline& job) {
 std::vector<std::filesystem::path> writeNsysExports(const JobTimeline& job,
                                                     const std::filesystem::path& dir,
                                                     const NsysOptions& o) {
-  const int p = job.spec.p;
+  const int p = worldSize(job.spec);
   const int perHost = std::max(1, std::min(o.ranksPerHost, p));
   const TimeNs end = jobEnd(job);
   std::vector<std::filesystem::path> files;

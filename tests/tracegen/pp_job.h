@@ -71,6 +71,9 @@ struct SlowLink {
 
 struct JobSpec {
   int p = 4;
+  // DP replicas: dp pipelines of p stages, global rank = replica * p + stage, joined each step by
+  // the grad-norm all-reduce across every rank of the job (so the slowest replica holds up all).
+  int dp = 1;
   int m = 8;
   int steps = 3;
   JobSchedule schedule = JobSchedule::OneF1B;
@@ -120,7 +123,8 @@ struct JobSpec {
   TimeNs optimizer = 1'500'000;
   int optimizerKernels = 6;
   // What goes wrong.
-  std::optional<int> slowStage;
+  std::optional<int> slowStage;    // in every replica (a model split unevenly)
+  std::optional<int> slowReplica;  // every stage of it (a slow node, longer sequences)
   double slowFactor = 1.0;
   std::vector<LateLaunch> lateLaunches;
   std::vector<SlowLink> slowLinks;
@@ -142,6 +146,11 @@ struct JobSpec {
   TimeNs stepRangeLag = 0;
   TimeNs start = 1'700'000'000'000'000'000;  // epoch ns of the job's first event
 };
+
+// Every rank of the job: p stages in each of dp replicas.
+inline int worldSize(const JobSpec& spec) {
+  return spec.p * spec.dp;
+}
 
 // Model chunks per stage: one on 1F1B's chain, two in ZB-V's V and in interleaving's loop.
 inline int chunksPerStage(const JobSpec& spec) {

@@ -25,7 +25,7 @@ StackRun analyseAs(Stack stack, const JobSpec& spec, const std::filesystem::path
     case Stack::Kineto: {
       KinetoOptions o;
       o.base = spec.start - 2'000'000'000;  // torch 2.x: relative to a base a little earlier
-      for (int r = 0; r < spec.p; ++r) {
+      for (int r = 0; r < worldSize(spec); ++r) {
         testing::writeFile(dir / ("rank" + std::to_string(r) + ".pt.trace.json"),
                            kinetoRankJson(job, r, o));
       }

@@ -72,12 +72,14 @@ JobSpec idealSpec(const JobSpec& spec) {
                                           : std::vector{PassKind::F, PassKind::BW};
   std::map<PassKind, TimeNs> sum;
   int64_t n = 0;
-  for (int s = 0; s < spec.p; ++s) {
-    for (int k = 0; k < spec.steps; ++k) {
-      for (int mb = 0; mb < spec.m; ++mb) {
-        for (int chunk = 0; chunk < chunksPerStage(spec); ++chunk) {
-          for (PassKind pass : kinds) sum[pass] += opCost(spec, {s, k, pass, mb, chunk});
-          ++n;
+  for (int d = 0; d < spec.dp; ++d) {  // job-wide, over every replica
+    for (int s = 0; s < spec.p; ++s) {
+      for (int k = 0; k < spec.steps; ++k) {
+        for (int mb = 0; mb < spec.m; ++mb) {
+          for (int chunk = 0; chunk < chunksPerStage(spec); ++chunk) {
+            for (PassKind pass : kinds) sum[pass] += opCost(spec, {s, k, pass, mb, chunk}, d);
+            ++n;
+          }
         }
       }
     }
@@ -99,6 +101,7 @@ JobSpec idealSpec(const JobSpec& spec) {
     cost = sum[pass] / n;
   }
   ideal.slowStage.reset();
+  ideal.slowReplica.reset();
   ideal.jitter = 0;
   ideal.lateLaunches.clear();
   ideal.slowLinks.clear();
@@ -119,6 +122,7 @@ Truth truthOf(const JobTimeline& job) {
   const std::vector<Span> spans = stepSpans(job);
   t.stages.resize(job.spec.p);
   for (const RankTimeline& tl : job.ranks) {
+    if (tl.rank >= job.spec.p) break;  // the stages' figures are replica 0's
     std::vector<Span> compute, comm, other;
     for (const Kernel& k : tl.kernels) {
       switch (k.kind) {

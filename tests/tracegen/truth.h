@@ -19,15 +19,15 @@ struct StageTruth {
 };
 
 struct Truth {
-  std::vector<StageTruth> stages;
-  std::vector<TimeNs> measuredSteps, idealSteps;  // per step: the pipeline's span
+  std::vector<StageTruth> stages;                 // of replica 0 (the only one but with DP)
+  std::vector<TimeNs> measuredSteps, idealSteps;  // per step: the job's span
   double measuredStep = 0, idealStep = 0;         // means
   double slowdown = 1;                            // S
   // Per late launch of the spec: how long the op's first kernel started after it was ready.
   std::vector<TimeNs> hostStall;
 };
 
-// The spec of the ideal run: every op at its kind's mean cost over all stages and steps,
+// The spec of the ideal run: every op at its kind's mean cost over all stages, steps and replicas,
 // transfers at their median, no late launch, p2p posts fused (ZB-V, interleaved: each message on a
 // stream of its own, unless one stream serves both peers).
 JobSpec idealSpec(const JobSpec& spec);

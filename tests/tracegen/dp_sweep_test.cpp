@@ -1,0 +1,166 @@
+// PyTorch pipelines of several DP replicas (torch.distributed.pipelining beside data parallelism),
+// as the profiler (Kineto) and Nsight Systems record them: a slow stage (in every replica), a slow
+// replica (every stage of it) placed on each stage and replica in turn, on 1F1B, interleaved 1F1B
+// and ZB-V, with the shape, strength, jitter and clock skews drawn from a printed seed. The job's
+// culprit names where the fault is, S is the truth's, the job's and every pipeline's model
+// reproduces the job, and every gap of every pipeline keeps the gap invariants; with no fault the
+// job finds no straggler. BUBBLESCOPE_SWEEP_SEED=N replays a seed.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analyzer/check/report_figures.h"
+#include "tests/analyzer/idle/gap_invariants.h"
+#include "tests/support/temp_dir.h"
+#include "tests/tracegen/stack_analysis.h"
+#include "tests/tracegen/sweep_seed.h"
+
+namespace bubblescope::tracegen {
+namespace {
+
+constexpr uint64_t kDefaultSeed = 26;  // the suite's: fixed, so a run is the same run after run
+
+enum class Fault { None, Stage, Replica };
+
+struct Slot {
+  std::string name;
+  Stack stack = Stack::Kineto;
+  JobSchedule schedule = JobSchedule::OneF1B;
+  Fault fault = Fault::None;
+  int where = 0;  // the slow stage or replica
+};
+
+void PrintTo(const Slot& s, std::ostream* os) {
+  *os << s.name;
+}
+
+constexpr int kStages = 4, kReplicas = 3;
+
+std::vector<Slot> slots() {
+  std::vector<Slot> out;
+  const std::pair<Stack, const char*> stacks[] = {{Stack::Kineto, "Kineto"}, {Stack::Nsys, "Nsys"}};
+  const std::pair<JobSchedule, const char*> schedules[] = {
+      {JobSchedule::OneF1B, "OneF1B"},
+      {JobSchedule::Interleaved, "Interleaved"},
+      {JobSchedule::ZbV, "ZbV"}};
+  for (const auto& [stack, stackName] : stacks) {
+    for (const auto& [schedule, scheduleName] : schedules) {
+      const std::string prefix = std::string(stackName) + "_" + scheduleName + "_";
+      out.push_back({prefix + "FaultFree", stack, schedule, Fault::None, 0});
+      for (int s = 0; s < kStages; ++s) {
+        out.push_back({prefix + "SlowStage" + std::to_string(s), stack, schedule, Fault::Stage, s});
+      }
+      for (int d = 0; d < kReplicas; ++d) {
+        out.push_back(
+            {prefix + "SlowReplica" + std::to_string(d), stack, schedule, Fault::Replica, d});
+      }
+    }
+  }
+  return out;
+}
+
+// The slot's job at the seed: the same (seed, slot) gives the same job on every machine.
+JobSpec jobOf(const Slot& slot, uint64_t seed, std::string& drawn) {
+  std::seed_seq seq{seed, std::hash<std::string>{}(slot.name)};
+  std::mt19937_64 rng(seq);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto between = [&](double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng);
+  };
+  JobSpec s;
+  s.p = kStages;
+  s.dp = slot.fault == Fault::Replica ? kReplicas : pick(2, kReplicas);
+  s.schedule = slot.schedule;
+  s.m = slot.schedule == JobSchedule::OneF1B ? pick(4, 12) : s.p * pick(1, 3);
+  s.steps = 4;
+  s.jitter = between(0.0, 0.03);
+  s.seed = rng();
+  s.fuseP2p = slot.schedule == JobSchedule::OneF1B && pick(0, 1) == 1;
+  for (int r = 0; r < worldSize(s); ++r) s.clockSkew.push_back(pick(-100, 100) * 10'000);
+  if (slot.fault == Fault::Stage) s.slowStage = slot.where;
+  if (slot.fault == Fault::Replica) s.slowReplica = slot.where;
+  if (slot.fault != Fault::None) s.slowFactor = between(1.3, 1.8);
+  char line[160];
+  std::snprintf(line, sizeof line, "seed %llu: PP%d x DP%d, m %d, %s p2p, jitter %.3f, factor %.3f",
+                static_cast<unsigned long long>(seed), s.p, s.dp, s.m,
+                s.fuseP2p ? "fused" : "unfused", s.jitter, s.slowFactor);
+  drawn = line;
+  return s;
+}
+
+// How the culprit sentence begins, and the stage and replica it names (-1: none).
+struct Expected {
+  std::string culprit;
+  int stage = -1, dp = -1;
+};
+
+Expected expectedOf(const Slot& slot) {
+  switch (slot.fault) {
+    case Fault::None:
+      return {"no straggler"};
+    case Fault::Stage:
+      return {"stage " + std::to_string(slot.where) + ": S_s = ", slot.where, -1};
+    case Fault::Replica:
+      return {"DP replica " + std::to_string(slot.where) + ", every stage: S_d = ", -1, slot.where};
+  }
+  return {};
+}
+
+// BUBBLESCOPE_SWEEP_KEEP=DIR keeps each slot's traces in DIR/NAME, for `bubblescope analyze`.
+void keepIfAsked(const std::filesystem::path& written, const std::string& name) {
+  const char* keep = std::getenv("BUBBLESCOPE_SWEEP_KEEP");
+  if (keep == nullptr || *keep == '\0') return;
+  const std::filesystem::path to = std::filesystem::path(keep) / name;
+  std::filesystem::remove_all(to);
+  std::filesystem::create_directories(to);
+  std::filesystem::copy(written, to, std::filesystem::copy_options::recursive);
+  std::printf("[ sweep    ] kept in %s\n", to.c_str());
+}
+
+class DpSweep : public ::testing::TestWithParam<Slot> {};
+
+TEST_P(DpSweep, TheCulpritIsWhereTheFaultIs) {
+  const Slot& slot = GetParam();
+  std::string drawn;
+  const JobSpec spec = jobOf(slot, sweepSeed(kDefaultSeed), drawn);
+  std::printf("[ sweep    ] %s: %s\n", slot.name.c_str(), drawn.c_str());
+  testing::TempDir dir;
+  const StackRun run = analyseAs(slot.stack, spec, dir.path());
+  keepIfAsked(dir.path(), slot.name);
+  const analysis::AnalysisResult& result = run.result;
+  const analysis::JobResult& jr = result.job;
+  ASSERT_TRUE(jr.present) << drawn;
+  std::printf("[ sweep    ] S %.4f, truth %.4f; culprit: %s\n", jr.slowdown, run.truth.slowdown,
+              jr.culprit.c_str());
+  EXPECT_EQ(result.pp, spec.p) << drawn;
+  EXPECT_EQ(result.dp, spec.dp) << drawn;
+  ASSERT_EQ(result.pipelines.size(), static_cast<size_t>(spec.dp)) << drawn;
+  const Expected want = expectedOf(slot);
+  EXPECT_EQ(jr.culprit.rfind(want.culprit, 0), 0u)
+      << drawn << "\nculprit: " << jr.culprit << "\nwant:    " << want.culprit << "...";
+  EXPECT_EQ(jr.culpritStage, want.stage) << drawn << "\n" << jr.culprit;
+  EXPECT_EQ(jr.culpritDp, want.dp) << drawn << "\n" << jr.culprit;
+  EXPECT_NEAR(jr.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown)
+      << drawn << "\nmeasured " << jr.stepTimeMeasured << " ideal " << jr.stepTimeIdeal
+      << "; truth " << run.truth.measuredStep << " / " << run.truth.idealStep;
+  EXPECT_TRUE(jr.model.reproduces)
+      << drawn << "\n"
+      << analysis::modelCheckSentence(jr.model) << "; " << jr.model.largest;
+  for (const analysis::PipelineResult& pl : result.pipelines) {
+    const std::string which = drawn + "\npipeline " + std::to_string(pl.dpRank);
+    EXPECT_TRUE(pl.model.reproduces)
+        << which << ": " << analysis::modelCheckSentence(pl.model) << "; " << pl.model.largest;
+    testing::expectGapInvariants(pl, which);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Placements, DpSweep, ::testing::ValuesIn(slots()),
+                         [](const auto& test) { return test.param.name; });
+
+}  // namespace
+}  // namespace bubblescope::tracegen
