@@ -1,10 +1,11 @@
 // `bubblescope analyze` under mpirun (issue 31): the processes share out the run's files, each
 // recognises its own, MPI rank 0 analyses the job and writes the reports, which must be the bytes
 // the program alone writes (JSON with every detail, the text summary) on generated Kineto and nsys
-// runs and a Megatron job of PP x TP x DP rank files with a fault on one replica or one stage. A
-// file one process cannot read is one sentence and exit 2 from rank 0; a killed process ends
-// mpirun within seconds; with --local two "nodes" (working directories) each read their own half.
-// Skipped where MPI was not built or mpirun is missing.
+// runs (of one pipeline, and of several DP replicas with a fault) and a Megatron job of PP x TP x
+// DP rank files with a fault on one replica or one stage. A file one process cannot read is one
+// sentence and exit 2 from rank 0; a killed process ends mpirun within seconds; with --local two
+// "nodes" (working directories) each read their own half. Skipped where MPI was not built or mpirun
+// is missing.
 #include <signal.h>
 
 #include <gtest/gtest.h>
@@ -115,6 +116,29 @@ TEST(AnalyzeMpi, KinetoAndNsysRunsGiveTheReportsOfOneProcess) {
       fs::create_directories(dir / "run");
       analyseAs(stack, cases[c].spec, dir / "run");
       expectSameReports(dir.path(), "run", 2 + static_cast<int>(c % 2));
+    }
+  }
+}
+
+// PyTorch pipelines beside data parallelism, a rank file each (Kineto) or two ranks a host's file
+// (nsys): a slow replica, then a slow stage.
+TEST(AnalyzeMpi, KinetoAndNsysJobsOfSeveralReplicasWithAFaultGiveTheReportsOfOneProcess) {
+  SKIP_WITHOUT_MPI();
+  JobSpec slowReplica;
+  slowReplica.p = 4, slowReplica.dp = 3, slowReplica.m = 6, slowReplica.jitter = 0.02;
+  slowReplica.slowReplica = 2, slowReplica.slowFactor = 1.4;
+  slowReplica.clockSkew = {0, 430'000, -270'000, 910'000, 120'000, -640'000, 55'000};
+  JobSpec slowStage = slowReplica;
+  slowStage.slowReplica.reset();
+  slowStage.slowStage = 1;
+  slowStage.schedule = JobSchedule::Interleaved, slowStage.m = 8;
+  for (Stack stack : {Stack::Kineto, Stack::Nsys}) {
+    for (const JobSpec& spec : {slowReplica, slowStage}) {
+      SCOPED_TRACE(stack == Stack::Kineto ? "Kineto" : "nsys");
+      testing::TempDir dir;
+      fs::create_directories(dir / "run");
+      analyseAs(stack, spec, dir / "run");
+      expectSameReports(dir.path(), "run", spec.slowStage ? 2 : 3);
     }
   }
 }
