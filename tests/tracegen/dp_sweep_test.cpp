@@ -1,7 +1,8 @@
 // PyTorch pipelines of several DP replicas (torch.distributed.pipelining beside data parallelism),
 // as the profiler (Kineto) and Nsight Systems record them: a slow stage (in every replica), a slow
 // replica (every stage of it) placed on each stage and replica in turn, on 1F1B, interleaved 1F1B
-// and ZB-V, with the shape, strength, jitter and clock skews drawn from a printed seed. The job's
+// and ZB-V, with the shape, the ranks' layout (a replica's stages adjacent, or PP outermost), the
+// strength, jitter and clock skews drawn from a printed seed. The job's
 // culprit names where the fault is, S is the truth's, the job's and every pipeline's model
 // reproduces the job, and every gap of every pipeline keeps the gap invariants; with no fault the
 // job finds no straggler. BUBBLESCOPE_SWEEP_SEED=N replays a seed.
@@ -81,13 +82,16 @@ JobSpec jobOf(const Slot& slot, uint64_t seed, std::string& drawn) {
   s.jitter = between(0.0, 0.03);
   s.seed = rng();
   s.fuseP2p = slot.schedule == JobSchedule::OneF1B && pick(0, 1) == 1;
+  s.stageMajor = pick(0, 1) == 1;
   for (int r = 0; r < worldSize(s); ++r) s.clockSkew.push_back(pick(-100, 100) * 10'000);
   if (slot.fault == Fault::Stage) s.slowStage = slot.where;
   if (slot.fault == Fault::Replica) s.slowReplica = slot.where;
   if (slot.fault != Fault::None) s.slowFactor = between(1.3, 1.8);
-  char line[160];
-  std::snprintf(line, sizeof line, "seed %llu: PP%d x DP%d, m %d, %s p2p, jitter %.3f, factor %.3f",
-                static_cast<unsigned long long>(seed), s.p, s.dp, s.m,
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "seed %llu: PP%d x DP%d (%s), m %d, %s p2p, jitter %.3f, factor %.3f",
+                static_cast<unsigned long long>(seed), s.p, s.dp,
+                s.stageMajor ? "rank = stage * dp + replica" : "rank = replica * p + stage", s.m,
                 s.fuseP2p ? "fused" : "unfused", s.jitter, s.slowFactor);
   drawn = line;
   return s;

@@ -34,7 +34,7 @@ double unitNoise(uint64_t seed, const OpId& op) {
 // wrap sends from the other chunk.
 int sentFromChunk(const JobSpec& spec, int rank, const NcclCall& c) {
   if (c.kind == CallKind::Send) return c.chunk;
-  return inputOf(spec, rank % spec.p, {c.pass, c.mb, c.chunk}).op.chunk;
+  return inputOf(spec, stageOfRank(spec, rank), {c.pass, c.mb, c.chunk}).op.chunk;
 }
 
 // One piece of GPU work.
@@ -103,8 +103,10 @@ class Model {
   void plan(int r) {
     auto& prog = programs_[r];
     auto& tl = out_.ranks[r];
-    const int stage = r % spec_.p, first = r - stage;  // the replica's first rank
-    auto rankOf = [&](int peerStage) { return peerStage < 0 ? peerStage : first + peerStage; };
+    const int stage = stageOfRank(spec_, r), replica = replicaOfRank(spec_, r);
+    auto rankOf = [&](int peerStage) {
+      return peerStage < 0 ? peerStage : tracegen::rankOf(spec_, replica, peerStage);
+    };
     const bool multiChunk = chunksPerStage(spec_) > 1;
     const std::vector<RankAction> program =
         multiChunk ? multiChunkProgram(spec_, stage) : std::vector<RankAction>{};
@@ -115,7 +117,7 @@ class Model {
       auto lateBeforePost = [&](const StageOp& o) {
         for (size_t i = 0; i < spec_.lateLaunches.size(); ++i) {
           const LateLaunch& late = spec_.lateLaunches[i];
-          if (late.beforeInputPost && first == 0 &&
+          if (late.beforeInputPost && replica == 0 &&
               late.op == OpId{stage, k, o.pass, o.mb, o.chunk}) {
             prog.push_back({Action::HostDelay, HostKind::PipelineOp, static_cast<int>(i)});
           }
@@ -194,7 +196,7 @@ class Model {
           if (spec_.fuseP2p) {
             lateBeforePost(next);
             post({call(CallKind::Send, to, o), call(CallKind::Recv, to, next)});
-          } else if (r % 2 == 0) {
+          } else if (stage % 2 == 0) {
             // Alone, rendezvous sends on one stream per pair: the sides must agree on which
             // message goes first or each waits on the other's.
             post({call(CallKind::Send, to, o)});
@@ -257,7 +259,7 @@ class Model {
       case Action::LaunchOp: {
         OpRun& op = tl.ops[a.index];
         const StageOp self{op.id.pass, op.id.mb, op.id.chunk};
-        const int replica = r / spec_.p;
+        const int replica = replicaOfRank(spec_, r);
         for (const LateLaunch& late : spec_.lateLaunches) {
           const bool atPost = late.beforeInputPost && inputPeer(spec_, op.id.stage, self) >= 0;
           if (late.op == op.id && replica == 0 && !atPost) cpu += late.delay;

@@ -83,7 +83,7 @@ struct OpRun {
 };
 
 struct RankTimeline {
-  int rank = 0;  // global: replica * p + stage
+  int rank = 0;  // global: rankOf(spec, replica, stage)
   std::vector<HostRange> ranges;
   std::vector<ApiCall> api;
   std::vector<Kernel> kernels;

@@ -192,8 +192,8 @@ class Writer {
       }
       case HostKind::PipelineComm:
         event("user_annotation",
-              torchCommLabel(job_.spec, tl_.rank % job_.spec.p, tl_.calls[h.index]), pid_, pid_,
-              h.start, h.end, extArg);
+              torchCommLabel(job_.spec, stageOfRank(job_.spec, tl_.rank), tl_.calls[h.index]), pid_,
+              pid_, h.start, h.end, extArg);
         return;
       case HostKind::Coalesced:
         // ProcessGroupNCCL's endCoalescing: the group's one kernel is launched here.

@@ -236,7 +236,7 @@ class ProcessWriter {
         return;
       case HostKind::PipelineComm:
         text(h.start, h.end,
-             emit ? torchCommLabel(job_.spec, tl_.rank % job_.spec.p, tl_.calls[h.index])
+             emit ? torchCommLabel(job_.spec, stageOfRank(job_.spec, tl_.rank), tl_.calls[h.index])
                   : bubblescopeCommLabel(job_.spec, tl_.calls[h.index]));
         return;
       case HostKind::Coalesced:

@@ -71,9 +71,13 @@ struct SlowLink {
 
 struct JobSpec {
   int p = 4;
-  // DP replicas: dp pipelines of p stages, global rank = replica * p + stage, joined each step by
+  // DP replicas: dp pipelines of p stages (ranks laid out below), joined each step by
   // the grad-norm all-reduce across every rank of the job (so the slowest replica holds up all).
   int dp = 1;
+  // How ranks are laid out: replica-major (rank = replica * p + stage: a replica's stages
+  // adjacent) or stage-major (rank = stage * dp + replica: PP the outermost
+  // dimension of the device mesh, as torchtitan's ("pp", "dp") and Megatron-LM lay ranks out).
+  bool stageMajor = false;
   int m = 8;
   int steps = 3;
   JobSchedule schedule = JobSchedule::OneF1B;
@@ -108,7 +112,7 @@ struct JobSpec {
   // 1F1B: an op's output and the next op's input, when both go to the same peer, posted as one
   // batch (torch's fwd_send_bwd_recv / bwd_send_fwd_recv: one fused kernel), or each alone (torch's
   // older P2POp path, Megatron-LM's non-batched _p2p_ops): two kernels on the pair's stream, in
-  // the order both sides of the pair share (even ranks send first, odd ranks receive first).
+  // the order both sides of the pair share (even stages send first, odd stages receive first).
   bool fuseP2p = true;
   // Where a rank's p2p kernels run: a stream per peer (ProcessGroupNCCL's communicator per pair),
   // or one stream for both peers (torch >= 2.1 batches p2p on the group's communicator: its one
@@ -150,6 +154,18 @@ struct JobSpec {
 // Every rank of the job: p stages in each of dp replicas.
 inline int worldSize(const JobSpec& spec) {
   return spec.p * spec.dp;
+}
+
+// A rank's stage and DP replica, and the rank of a (replica, stage), as JobSpec::stageMajor lays
+// them out.
+inline int stageOfRank(const JobSpec& spec, int rank) {
+  return spec.stageMajor ? rank / spec.dp : rank % spec.p;
+}
+inline int replicaOfRank(const JobSpec& spec, int rank) {
+  return spec.stageMajor ? rank % spec.dp : rank / spec.p;
+}
+inline int rankOf(const JobSpec& spec, int replica, int stage) {
+  return spec.stageMajor ? stage * spec.dp + replica : replica * spec.p + stage;
 }
 
 // Model chunks per stage: one on 1F1B's chain, two in ZB-V's V and in interleaving's loop.

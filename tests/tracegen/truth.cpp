@@ -122,7 +122,7 @@ Truth truthOf(const JobTimeline& job) {
   const std::vector<Span> spans = stepSpans(job);
   t.stages.resize(job.spec.p);
   for (const RankTimeline& tl : job.ranks) {
-    if (tl.rank >= job.spec.p) break;  // the stages' figures are replica 0's
+    if (replicaOfRank(job.spec, tl.rank) != 0) continue;  // the stages' figures are replica 0's
     std::vector<Span> compute, comm, other;
     for (const Kernel& k : tl.kernels) {
       switch (k.kind) {
@@ -141,7 +141,7 @@ Truth truthOf(const JobTimeline& job) {
     compute = merged(compute);
     comm = merged(comm);
     other = merged(other);
-    StageTruth& st = t.stages[tl.rank];
+    StageTruth& st = t.stages[stageOfRank(job.spec, tl.rank)];
     for (const Span& span : spans) {
       const auto c = clipped(compute, span.first, span.second);
       auto cc = clipped(comm, span.first, span.second);
@@ -185,9 +185,10 @@ Truth truthOf(const JobTimeline& job) {
   t.idealStep = mean(t.idealSteps);
   t.slowdown = t.measuredStep / t.idealStep;
   for (const LateLaunch& late : job.spec.lateLaunches) {
-    for (const OpRun& op : job.ranks[late.op.stage].ops) {
+    const RankTimeline& tl = job.ranks[rankOf(job.spec, 0, late.op.stage)];
+    for (const OpRun& op : tl.ops) {
       if (op.id == late.op) {
-        t.hostStall.push_back(job.ranks[late.op.stage].kernels[op.firstKernel].start - op.ready);
+        t.hostStall.push_back(tl.kernels[op.firstKernel].start - op.ready);
       }
     }
   }
