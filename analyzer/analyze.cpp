@@ -19,6 +19,7 @@
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/pipeline_analysis.h"
 #include "analyzer/recognize/recognizer.h"
+#include "analyzer/replicas/culprit.h"
 #include "analyzer/replicas/dp_waits.h"
 #include "analyzer/replicas/job_analysis.h"
 #include "analyzer/replicas/tp_groups.h"
@@ -500,6 +501,11 @@ AnalysisResult analyzeAfterRecognition(const traces::Run& run, Recognized&& reco
   analyzeReplicas(run, pipelines, waits, options.everyGap ? KeptGaps::All : KeptGaps::Listed,
                   inferred.found, whole, options.threads, result);
   if (jobFailed) std::rethrow_exception(jobFailed);
+  for (const PipelineResult& pl : result.pipelines) {
+    if (result.job.culpritStalls && pl.dpRank == result.job.culpritDp) {
+      addStallingPipeline(result.job, pl.culprit);
+    }
+  }
   if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);
   return result;
 }

@@ -27,6 +27,35 @@ const PartSlowdown* largest(const std::vector<PartSlowdown>& parts) {
   return best;
 }
 
+// The replica whose stalls (its ops' span beyond their replay at measured costs) stand out, where
+// stalls, not op costs, make the job slow: more than kStragglerExcess of the ideal step, more than
+// the op costs add, and kStandsOut times the next replica's. A slow link or a stalling host in one
+// replica holds up every other at the DP sync, while its op costs, and so S_d, stay at the ideal.
+// Index into dpRanks, or -1.
+int stallingReplica(const JobResult& job) {
+  const auto& stalls = job.stallsByReplica;
+  if (stalls.size() != job.dpRanks.size() || stalls.size() < 2) return -1;
+  const double ideal = static_cast<double>(std::max<TimeNs>(1, job.stepTimeIdeal));
+  const TimeNs stalled = job.stepTimeMeasured - job.stepTimeOps;
+  if (static_cast<double>(stalled) < kStragglerExcess * ideal ||
+      stalled <= job.stepTimeOps - job.stepTimeIdeal) {
+    return -1;
+  }
+  size_t top = 0;
+  for (size_t d = 1; d < stalls.size(); ++d) {
+    if (stalls[d] > stalls[top]) top = d;
+  }
+  TimeNs second = 0;
+  for (size_t d = 0; d < stalls.size(); ++d) {
+    if (d != top) second = std::max(second, stalls[d]);
+  }
+  const double first = static_cast<double>(stalls[top]);
+  if (first < kStragglerExcess * ideal || first < kStandsOut * static_cast<double>(second)) {
+    return -1;
+  }
+  return static_cast<int>(top);
+}
+
 }  // namespace
 
 void nameCulprit(JobResult& job) {
@@ -59,6 +88,24 @@ void nameCulprit(JobResult& job) {
     job.culpritStage = stage->id;
     text = stage->name + ": S_s = " + printed("%.2fx", stage->slowdown);
     if (kind) text += ", " + kind->name;
+  } else if (const int d = stallingReplica(job); d >= 0) {
+    const PartSlowdown& r = job.dpRanks[static_cast<size_t>(d)];
+    const TimeNs stalls = job.stallsByReplica[static_cast<size_t>(d)];
+    job.culpritDp = r.id;
+    job.culpritStalls = true;
+    job.culpritGain = std::max<TimeNs>(0, std::min(stalls, job.stepTimeMeasured - job.stepTimeOps));
+    job.culprit =
+        r.name + ": stalls, not op costs: its ops ran " +
+        printed("%.1f ms", static_cast<double>(stalls) / 1e6) +
+        " a step longer than their costs explain (its op costs: S_d = " +
+        printed("%.2fx", r.slowdown) +
+        ") and the other replicas waited for it at the DP sync; the step would shrink "
+        "by about " +
+        printed("%.1f ms", static_cast<double>(job.culpritGain) / 1e6) + " (" +
+        printed("%.0f%%", 100.0 * static_cast<double>(job.culpritGain) /
+                              static_cast<double>(std::max<TimeNs>(1, job.stepTimeMeasured))) +
+        ") without them";
+    return;
   } else if (!job.sequenceImbalance.empty() && job.slowdown - 1 >= kStragglerExcess) {
     const SequenceImbalance& s = job.sequenceImbalance.front();
     text = "sequence-length imbalance (" + std::to_string(job.sequenceImbalance.size()) +
@@ -87,6 +134,14 @@ void nameCulprit(JobResult& job) {
             ") with it at the ideal";
   }
   job.culprit = text;
+}
+
+void addStallingPipeline(JobResult& job, const std::string& pipelineCulprit) {
+  if (!job.culpritStalls || pipelineCulprit.empty()) return;
+  const size_t at = job.culprit.rfind("; the step would shrink");
+  if (at == std::string::npos) return;
+  job.culprit.insert(at,
+                     "; its pipeline: " + pipelineCulprit.substr(0, pipelineCulprit.find("; ")));
 }
 
 }  // namespace bubblescope::analysis

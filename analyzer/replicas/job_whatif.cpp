@@ -185,6 +185,7 @@ void finishSlowdown(const std::vector<ReplicaCosts>& costs, const JobIdeal& idea
 
   std::vector<std::vector<TimeNs>> stepTimes(scenarios);
   std::vector<TimeNs> measured, tails;
+  std::vector<TimeNs> stalls(replicas, 0);  // summed over the steps analysed
   TimeNs worst = 0;  // the step whose replay of measured costs overshoots it most
   std::string worstStep;
   for (size_t k = 0; k < ideal.steps.size(); ++k) {
@@ -234,6 +235,8 @@ void finishSlowdown(const std::vector<ReplicaCosts>& costs, const JobIdeal& idea
       first = std::min(first, s.start);
       last = std::max(last, s.end);
       tail = std::min(tail, s.tail);
+      // Its ops' span (the step but its tail) beyond their replay at measured costs.
+      stalls[d] += std::max<TimeNs>(0, s.end - s.start - s.tail - replays[d].row(k)[1]);
     }
     measured.push_back(last - first);
     tails.push_back(tail);
@@ -249,6 +252,8 @@ void finishSlowdown(const std::vector<ReplicaCosts>& costs, const JobIdeal& idea
   }
   job.steps = static_cast<int>(measured.size());
   if (measured.empty()) return;
+  for (TimeNs& s : stalls) s /= static_cast<TimeNs>(measured.size());
+  job.stallsByReplica = std::move(stalls);
   job.tail = mean(tails);
   job.stepTimeMeasured = mean(measured);
   job.stepTimeIdeal = mean(stepTimes[0]);

@@ -61,6 +61,11 @@ struct JobResult {
   std::string culprit;     // one sentence naming what to fix and by how much the step would shrink
   TimeNs culpritGain = 0;  // how much shorter the step would be with the culprit ideal
   int culpritDp = -1, culpritStage = -1;  // the replica / stage it names (-1: none, or every one)
+  // The culprit is a replica's stalls, not its op costs: its pipeline's culprit says which.
+  bool culpritStalls = false;
+  // Per replica (in dpRanks' order), per step: how much longer its ops' span ran than its replay
+  // at measured op costs (healthy transfers, no waits on the host); read by the culprit.
+  std::vector<TimeNs> stallsByReplica;
   std::vector<TpGroupResult> tpGroups;
   TimeNs dpWaitPerStep = 0;         // all replicas' waiting in the DP sync, per step
   std::vector<DpSyncBlame> dpSync;  // largest first

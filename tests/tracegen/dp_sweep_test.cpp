@@ -20,13 +20,14 @@
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/stack_analysis.h"
 #include "tests/tracegen/sweep_seed.h"
+#include "tests/tracegen/truth.h"
 
 namespace bubblescope::tracegen {
 namespace {
 
 constexpr uint64_t kDefaultSeed = 26;  // the suite's: fixed, so a run is the same run after run
 
-enum class Fault { None, Stage, Replica };
+enum class Fault { None, Stage, Replica, HostStall, SlowLink };
 
 struct Slot {
   std::string name;
@@ -41,6 +42,17 @@ void PrintTo(const Slot& s, std::ostream* os) {
 }
 
 constexpr int kStages = 4, kReplicas = 3;
+// What a stall adds to the truth's S, against the same job without it, below which the schedule's
+// slack absorbed it and it need not be named (the fault sweep's kFaultShows is 3% of one pipeline;
+// here the other replicas' own stalls, as unfused posts queue, stand beside it).
+constexpr double kStallShows = 0.05;
+
+// The truth's S of the job without its stall.
+double slowdownWithoutStall(JobSpec spec) {
+  spec.lateLaunches.clear();
+  spec.slowLinks.clear();
+  return truthOf(execute(spec)).slowdown;
+}
 
 std::vector<Slot> slots() {
   std::vector<Slot> out;
@@ -60,6 +72,12 @@ std::vector<Slot> slots() {
         out.push_back(
             {prefix + "SlowReplica" + std::to_string(d), stack, schedule, Fault::Replica, d});
       }
+      for (int d = 0; d < kReplicas; ++d) {
+        out.push_back(
+            {prefix + "HostStall" + std::to_string(d), stack, schedule, Fault::HostStall, d});
+        out.push_back(
+            {prefix + "SlowLink" + std::to_string(d), stack, schedule, Fault::SlowLink, d});
+      }
     }
   }
   return out;
@@ -75,7 +93,7 @@ JobSpec jobOf(const Slot& slot, uint64_t seed, std::string& drawn) {
   };
   JobSpec s;
   s.p = kStages;
-  s.dp = slot.fault == Fault::Replica ? kReplicas : pick(2, kReplicas);
+  s.dp = slot.fault == Fault::Stage || slot.fault == Fault::None ? pick(2, kReplicas) : kReplicas;
   s.schedule = slot.schedule;
   s.m = slot.schedule == JobSchedule::OneF1B ? pick(4, 12) : s.p * pick(1, 3);
   s.steps = 4;
@@ -86,7 +104,19 @@ JobSpec jobOf(const Slot& slot, uint64_t seed, std::string& drawn) {
   for (int r = 0; r < worldSize(s); ++r) s.clockSkew.push_back(pick(-100, 100) * 10'000);
   if (slot.fault == Fault::Stage) s.slowStage = slot.where;
   if (slot.fault == Fault::Replica) s.slowReplica = slot.where;
-  if (slot.fault != Fault::None) s.slowFactor = between(1.3, 1.8);
+  if (slot.fault == Fault::Stage || slot.fault == Fault::Replica) s.slowFactor = between(1.3, 1.8);
+  if (slot.fault == Fault::HostStall) {
+    for (int k = 0; k < s.steps; ++k) {
+      LateLaunch late;
+      late.op = OpId{2, k, PassKind::F, pick(0, s.m - 1), 0};
+      late.delay = pick(8, 16) * 1'000'000;
+      late.replica = slot.where;
+      s.lateLaunches.push_back(late);
+    }
+  }
+  if (slot.fault == Fault::SlowLink) {
+    s.slowLinks.push_back({rankOf(s, slot.where, 1), rankOf(s, slot.where, 2), 1'500'000});
+  }
   char line[200];
   std::snprintf(line, sizeof line,
                 "seed %llu: PP%d x DP%d (%s), m %d, %s p2p, jitter %.3f, factor %.3f",
@@ -101,6 +131,7 @@ JobSpec jobOf(const Slot& slot, uint64_t seed, std::string& drawn) {
 struct Expected {
   std::string culprit;
   int stage = -1, dp = -1;
+  std::string pipeline = {};  // what the culprit quotes of the replica's pipeline, if any
 };
 
 Expected expectedOf(const Slot& slot) {
@@ -111,6 +142,12 @@ Expected expectedOf(const Slot& slot) {
       return {"stage " + std::to_string(slot.where) + ": S_s = ", slot.where, -1};
     case Fault::Replica:
       return {"DP replica " + std::to_string(slot.where) + ", every stage: S_d = ", -1, slot.where};
+    case Fault::HostStall:
+      return {"DP replica " + std::to_string(slot.where) + ": stalls, not op costs: ", -1,
+              slot.where, "stall: host on stage 2"};
+    case Fault::SlowLink:
+      return {"DP replica " + std::to_string(slot.where) + ": stalls, not op costs: ", -1,
+              slot.where, "stall: comm on stage "};
   }
   return {};
 }
@@ -145,10 +182,20 @@ TEST_P(DpSweep, TheCulpritIsWhereTheFaultIs) {
   EXPECT_EQ(result.dp, spec.dp) << drawn;
   ASSERT_EQ(result.pipelines.size(), static_cast<size_t>(spec.dp)) << drawn;
   const Expected want = expectedOf(slot);
-  EXPECT_EQ(jr.culprit.rfind(want.culprit, 0), 0u)
-      << drawn << "\nculprit: " << jr.culprit << "\nwant:    " << want.culprit << "...";
-  EXPECT_EQ(jr.culpritStage, want.stage) << drawn << "\n" << jr.culprit;
-  EXPECT_EQ(jr.culpritDp, want.dp) << drawn << "\n" << jr.culprit;
+  // A stall the schedule's slack absorbs barely slows the job: below this it need not be named.
+  const bool stall = slot.fault == Fault::HostStall || slot.fault == Fault::SlowLink;
+  const double stallCost = stall ? run.truth.slowdown - slowdownWithoutStall(spec) : 0;
+  if (stall) std::printf("[ sweep    ] the stall adds %.4f to the truth's S\n", stallCost);
+  if (!stall || stallCost >= kStallShows) {
+    EXPECT_EQ(jr.culprit.rfind(want.culprit, 0), 0u)
+        << drawn << "\nculprit: " << jr.culprit << "\nwant:    " << want.culprit << "...";
+    EXPECT_EQ(jr.culpritStage, want.stage) << drawn << "\n" << jr.culprit;
+    EXPECT_EQ(jr.culpritDp, want.dp) << drawn << "\n" << jr.culprit;
+    if (!want.pipeline.empty()) {
+      EXPECT_NE(jr.culprit.find("; its pipeline: " + want.pipeline), std::string::npos)
+          << drawn << "\nculprit: " << jr.culprit << "\nwant it to quote: " << want.pipeline;
+    }
+  }
   EXPECT_NEAR(jr.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown)
       << drawn << "\nmeasured " << jr.stepTimeMeasured << " ideal " << jr.stepTimeIdeal
       << "; truth " << run.truth.measuredStep << " / " << run.truth.idealStep;

@@ -117,7 +117,7 @@ class Model {
       auto lateBeforePost = [&](const StageOp& o) {
         for (size_t i = 0; i < spec_.lateLaunches.size(); ++i) {
           const LateLaunch& late = spec_.lateLaunches[i];
-          if (late.beforeInputPost && replica == 0 &&
+          if (late.beforeInputPost && late.replica == replica &&
               late.op == OpId{stage, k, o.pass, o.mb, o.chunk}) {
             prog.push_back({Action::HostDelay, HostKind::PipelineOp, static_cast<int>(i)});
           }
@@ -262,7 +262,7 @@ class Model {
         const int replica = replicaOfRank(spec_, r);
         for (const LateLaunch& late : spec_.lateLaunches) {
           const bool atPost = late.beforeInputPost && inputPeer(spec_, op.id.stage, self) >= 0;
-          if (late.op == op.id && replica == 0 && !atPost) cpu += late.delay;
+          if (late.op == op.id && late.replica == replica && !atPost) cpu += late.delay;
         }
         const TimeNs cost = opCost(spec_, op.id, replica);
         const int n = spec_.kernelsPerOp;

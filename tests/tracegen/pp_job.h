@@ -61,6 +61,7 @@ struct LateLaunch {
   OpId op;
   TimeNs delay = 0;
   bool beforeInputPost = false;
+  int replica = 0;  // the DP replica whose stage op.stage is late
 };
 
 // Every transfer on the link from -> to takes `extra` longer (a congested or degraded link).

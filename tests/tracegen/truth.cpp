@@ -185,7 +185,7 @@ Truth truthOf(const JobTimeline& job) {
   t.idealStep = mean(t.idealSteps);
   t.slowdown = t.measuredStep / t.idealStep;
   for (const LateLaunch& late : job.spec.lateLaunches) {
-    const RankTimeline& tl = job.ranks[rankOf(job.spec, 0, late.op.stage)];
+    const RankTimeline& tl = job.ranks[rankOf(job.spec, late.replica, late.op.stage)];
     for (const OpRun& op : tl.ops) {
       if (op.id == late.op) {
         t.hostStall.push_back(tl.kernels[op.firstKernel].start - op.ready);
