@@ -1,11 +1,12 @@
 // PyTorch pipelines of several DP replicas (torch.distributed.pipelining beside data parallelism),
 // as the profiler (Kineto) and Nsight Systems record them: a slow stage (in every replica), a slow
-// replica (every stage of it) placed on each stage and replica in turn, on 1F1B, interleaved 1F1B
-// and ZB-V, with the shape, the ranks' layout (a replica's stages adjacent, or PP outermost), the
-// strength, jitter and clock skews drawn from a printed seed. The job's
-// culprit names where the fault is, S is the truth's, the job's and every pipeline's model
-// reproduces the job, and every gap of every pipeline keeps the gap invariants; with no fault the
-// job finds no straggler. BUBBLESCOPE_SWEEP_SEED=N replays a seed.
+// replica (every stage of it), a stalling host and a slow link (in one replica) placed on each
+// stage and replica in turn, on 1F1B, interleaved 1F1B and ZB-V, with the shape, the ranks' layout
+// (a replica's stages adjacent, or PP outermost), the strength, jitter and clock skews drawn from
+// a printed seed. The job's culprit names where the fault is (a stall, where it adds 5% to the
+// truth's S), S is the truth's, the job's and every pipeline's model reproduces the job, and every
+// gap of every pipeline keeps the gap invariants; with no fault the job finds no straggler.
+// BUBBLESCOPE_SWEEP_SEED=N replays a seed; BUBBLESCOPE_SWEEP_KEEP=DIR keeps the traces.
 #include <gtest/gtest.h>
 
 #include <cstdio>
