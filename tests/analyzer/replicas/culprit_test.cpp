@@ -54,8 +54,16 @@ TEST(JobCulprit, StallsInEveryReplicaOrTooSmallNameNoReplica) {
     nameCulprit(job);
     EXPECT_EQ(job.culpritDp, -1) << job.culprit;
     EXPECT_FALSE(job.culpritStalls);
-    EXPECT_EQ(job.culprit.rfind("no straggler", 0), 0u) << job.culprit;
+    EXPECT_EQ(job.culprit,
+              "no straggler: S = 1.06x, most of it stalls spread over the replicas (their op "
+              "costs alone: 1.00x; each pipeline's culprit says where); no stage, DP replica or "
+              "op type is more than 3% above the ideal");
   }
+  JobResult quiet = jobWith(101'000'000, {300'000, 200'000, 100'000});
+  nameCulprit(quiet);
+  EXPECT_EQ(quiet.culprit,
+            "no straggler: S = 1.01x; no stage, DP replica or op type is more than 3% above the "
+            "ideal");
 }
 
 TEST(JobCulprit, AReplicaSlowInItsOpCostsIsNamedByItsOpCostsNotItsStalls) {
