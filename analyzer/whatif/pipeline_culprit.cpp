@@ -117,8 +117,11 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl, const StallCosts& stal
         }
       }
     }
-    c.text = std::string(idleClassName(worst->first.second)) + " on stage " +
-             std::to_string(c.stage) + ": " +
+    // A comm stall is a link's, as the root causes name it.
+    const std::string where = c.toStage >= 0 ? "the link stage " + std::to_string(c.stage) +
+                                                   " -> stage " + std::to_string(c.toStage)
+                                             : "stage " + std::to_string(c.stage);
+    c.text = std::string(idleClassName(worst->first.second)) + " on " + where + ": " +
              printed("%.1f ms", static_cast<double>(worst->second) / 1e6) +
              " of idle over the steps analysed; stalls together" + shrink(c.gain, measured) +
              " without them";

@@ -148,7 +148,7 @@ Expected expectedOf(const Slot& slot) {
               slot.where, "stall: host on stage 2"};
     case Fault::SlowLink:
       return {"DP replica " + std::to_string(slot.where) + ": stalls, not op costs: ", -1,
-              slot.where, "stall: comm on stage "};
+              slot.where, "stall: comm on the link stage "};
   }
   return {};
 }

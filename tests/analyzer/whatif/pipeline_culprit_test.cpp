@@ -83,6 +83,24 @@ TEST(PipelineCulprit, StallPiecesOfGapsTheScheduleDominatesCount) {
   EXPECT_EQ(c.text.rfind("stall: comm on stage 1: 10.0 ms of idle", 0), 0u) << c.text;
 }
 
+// A comm stall whose link is known is named by it, as the root causes name it.
+TEST(PipelineCulprit, ACommStallOnAKnownLinkNamesTheLink) {
+  PipelineResult pl = pipelineAt(130, 101, 102);
+  Gap g;
+  g.stage = 2;
+  g.dominant = IdleClass::CommStall;
+  g.byClass[static_cast<int>(IdleClass::CommStall)] = 12 * kMs;
+  g.blame.cause = IdleClass::CommStall;
+  g.blame.stage = 1;
+  g.blame.toStage = 2;
+  pl.gaps = {g};
+  const PipelineCulprit c = pipelineCulprit(pl);
+  EXPECT_EQ(c.stage, 1);
+  EXPECT_EQ(c.toStage, 2);
+  EXPECT_EQ(c.text.rfind("stall: comm on the link stage 1 -> stage 2: 12.0 ms of idle", 0), 0u)
+      << c.text;
+}
+
 TEST(PipelineCulprit, APipelineWithinNoiseOfItsScheduleHasNone) {
   const PipelineCulprit none = pipelineCulprit(pipelineAt(100, 100, 100));
   EXPECT_EQ(none.stage, -1);
