@@ -153,17 +153,6 @@ Expected expectedOf(const Slot& slot) {
   return {};
 }
 
-// BUBBLESCOPE_SWEEP_KEEP=DIR keeps each slot's traces in DIR/NAME, for `bubblescope analyze`.
-void keepIfAsked(const std::filesystem::path& written, const std::string& name) {
-  const char* keep = std::getenv("BUBBLESCOPE_SWEEP_KEEP");
-  if (keep == nullptr || *keep == '\0') return;
-  const std::filesystem::path to = std::filesystem::path(keep) / name;
-  std::filesystem::remove_all(to);
-  std::filesystem::create_directories(to);
-  std::filesystem::copy(written, to, std::filesystem::copy_options::recursive);
-  std::printf("[ sweep    ] kept in %s\n", to.c_str());
-}
-
 class DpSweep : public ::testing::TestWithParam<Slot> {};
 
 TEST_P(DpSweep, TheCulpritIsWhereTheFaultIs) {

@@ -134,17 +134,6 @@ Expected expectedOf(const Slot& slot, const MegatronJob& j) {
   return {};
 }
 
-// BUBBLESCOPE_SWEEP_KEEP=DIR keeps each slot's timeline as DIR/NAME.json, for `bubblescope
-// analyze`.
-void keepIfAsked(const std::filesystem::path& written, const std::string& name) {
-  const char* keep = std::getenv("BUBBLESCOPE_SWEEP_KEEP");
-  if (keep == nullptr || *keep == '\0') return;
-  const std::filesystem::path to = std::filesystem::path(keep) / (name + ".json");
-  std::filesystem::create_directories(keep);
-  std::filesystem::copy_file(written, to, std::filesystem::copy_options::overwrite_existing);
-  std::printf("[ sweep    ] kept in %s\n", to.c_str());
-}
-
 class MegatronSweep : public ::testing::TestWithParam<Slot> {};
 
 TEST_P(MegatronSweep, TheCulpritIsWhereTheFaultIs) {

@@ -1,10 +1,14 @@
 #pragma once
 // The seed a sweep draws its placements from: BUBBLESCOPE_SWEEP_SEED, else the suite's default
 // (fixed, so that a run is the same run after run); 0 with a test failure when it is no number.
+// And BUBBLESCOPE_SWEEP_KEEP=DIR: where a sweep keeps what each placement wrote.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 
 namespace bubblescope::tracegen {
 
@@ -18,6 +22,20 @@ inline uint64_t sweepSeed(uint64_t defaultSeed) {
     return 0;
   }
   return seed;
+}
+
+// With BUBBLESCOPE_SWEEP_KEEP=DIR, keeps what a placement wrote, for `bubblescope analyze`: a file
+// as DIR/NAME.EXT, a directory of traces as DIR/NAME.
+inline void keepIfAsked(const std::filesystem::path& written, const std::string& name) {
+  namespace fs = std::filesystem;
+  const char* keep = std::getenv("BUBBLESCOPE_SWEEP_KEEP");
+  if (keep == nullptr || *keep == '\0') return;
+  const bool dir = fs::is_directory(written);
+  const fs::path to = fs::path(keep) / (dir ? name : name + written.extension().string());
+  fs::remove_all(to);
+  fs::create_directories(dir ? to : fs::path(keep));
+  fs::copy(written, to, fs::copy_options::recursive);
+  std::printf("[ sweep    ] kept in %s\n", to.c_str());
 }
 
 }  // namespace bubblescope::tracegen
