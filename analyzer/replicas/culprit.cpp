@@ -94,17 +94,12 @@ void nameCulprit(JobResult& job) {
     job.culpritDp = r.id;
     job.culpritStalls = true;
     job.culpritGain = std::max<TimeNs>(0, std::min(stalls, job.stepTimeMeasured - job.stepTimeOps));
-    job.culprit =
-        r.name + ": stalls, not op costs: its ops ran " +
-        printed("%.1f ms", static_cast<double>(stalls) / 1e6) +
-        " a step longer than their costs explain (its op costs: S_d = " +
-        printed("%.2fx", r.slowdown) +
-        ") and the other replicas waited for it at the DP sync; the step would shrink "
-        "by about " +
-        printed("%.1f ms", static_cast<double>(job.culpritGain) / 1e6) + " (" +
-        printed("%.0f%%", 100.0 * static_cast<double>(job.culpritGain) /
-                              static_cast<double>(std::max<TimeNs>(1, job.stepTimeMeasured))) +
-        ") without them";
+    job.culprit = r.name + ": stalls, not op costs: its ops ran " +
+                  printed("%.1f ms", static_cast<double>(stalls) / 1e6) +
+                  " a step longer than their costs explain (its op costs: S_d = " +
+                  printed("%.2fx", r.slowdown) +
+                  ") and the other replicas waited for it at the DP sync" +
+                  stepWouldShrink(job.culpritGain, job.stepTimeMeasured) + " without them";
     return;
   } else if (!job.sequenceImbalance.empty() && job.slowdown - 1 >= kStragglerExcess) {
     const SequenceImbalance& s = job.sequenceImbalance.front();
@@ -135,11 +130,7 @@ void nameCulprit(JobResult& job) {
     job.culpritGain = static_cast<TimeNs>((worst->slowdown - 1) * ideal);
     job.culpritGain = std::min(job.culpritGain, job.stepTimeMeasured - job.stepTimeIdeal);
     job.culpritGain = std::max<TimeNs>(0, job.culpritGain);
-    text += "; the step would shrink by about " +
-            printed("%.1f ms", static_cast<double>(job.culpritGain) / 1e6) + " (" +
-            printed("%.0f%%", 100.0 * static_cast<double>(job.culpritGain) /
-                                  static_cast<double>(std::max<TimeNs>(1, job.stepTimeMeasured))) +
-            ") with it at the ideal";
+    text += stepWouldShrink(job.culpritGain, job.stepTimeMeasured) + " with it at the ideal";
   }
   job.culprit = text;
 }

@@ -6,18 +6,6 @@
 #include "analyzer/result/printed.h"
 
 namespace bubblescope::analysis {
-namespace {
-
-std::string shrink(TimeNs gain, TimeNs measured) {
-  return "; the step would shrink by about " + printed("%.1f ms", static_cast<double>(gain) / 1e6) +
-         " (" +
-         printed("%.0f%%", 100.0 * static_cast<double>(gain) /
-                               static_cast<double>(std::max<TimeNs>(1, measured))) +
-         ")";
-}
-
-}  // namespace
-
 void StallCosts::add(const Gap& g) {
   for (IdleClass k : {IdleClass::CommStall, IdleClass::HostStall, IdleClass::OtherStall}) {
     const TimeNs piece = g.byClass[static_cast<int>(k)];
@@ -82,8 +70,8 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl, const StallCosts& stal
       c.gain = std::max(c.gain, std::min(firstWin, excess));
     }
     c.text = "stage " + std::to_string(c.stage) + ": S_s = " + printed("%.2fx", worst->slowdown) +
-             " (imbalance: its ops run longer than the other stages')" + shrink(c.gain, measured) +
-             " with it at the ideal";
+             " (imbalance: its ops run longer than the other stages')" +
+             stepWouldShrink(c.gain, measured) + " with it at the ideal";
     return c;
   }
   if (stalls >= jitter) {
@@ -97,7 +85,7 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl, const StallCosts& stal
     c.cause = IdleClass::OtherStall;
     if (cost.empty()) {
       c.text = "stalls: the step runs " + printed("%.1f ms", static_cast<double>(stalls) / 1e6) +
-               " longer than its measured op costs allow" + shrink(c.gain, measured) +
+               " longer than its measured op costs allow" + stepWouldShrink(c.gain, measured) +
                " without them";
       return c;
     }
@@ -123,14 +111,14 @@ PipelineCulprit pipelineCulprit(const PipelineResult& pl, const StallCosts& stal
                                              : "stage " + std::to_string(c.stage);
     c.text = std::string(idleClassName(worst->first.second)) + " on " + where + ": " +
              printed("%.1f ms", static_cast<double>(worst->second) / 1e6) +
-             " of idle over the steps analysed; stalls together" + shrink(c.gain, measured) +
-             " without them";
+             " of idle over the steps analysed; stalls together" +
+             stepWouldShrink(c.gain, measured) + " without them";
     return c;
   }
   c.gain = std::min(jitter, excess);
   c.cause = IdleClass::Jitter;
   c.text = "jitter: op costs vary around their stage's mean (no stage stands out)" +
-           shrink(c.gain, measured) + " with every op at its stage's mean";
+           stepWouldShrink(c.gain, measured) + " with every op at its stage's mean";
   return c;
 }
 
