@@ -10,15 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "analyzer/check/report_figures.h"
-#include "tests/analyzer/idle/gap_invariants.h"
 #include "tests/support/temp_dir.h"
+#include "tests/tracegen/job_sweep_checks.h"
 #include "tests/tracegen/stack_analysis.h"
 #include "tests/tracegen/sweep_seed.h"
 #include "tests/tracegen/truth.h"
@@ -86,31 +83,28 @@ std::vector<Slot> slots() {
 
 // The slot's job at the seed: the same (seed, slot) gives the same job on every machine.
 JobSpec jobOf(const Slot& slot, uint64_t seed, std::string& drawn) {
-  std::seed_seq seq{seed, std::hash<std::string>{}(slot.name)};
-  std::mt19937_64 rng(seq);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  auto between = [&](double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(rng);
-  };
+  SlotDraw draw(seed, slot.name);
   JobSpec s;
   s.p = kStages;
-  s.dp = slot.fault == Fault::Stage || slot.fault == Fault::None ? pick(2, kReplicas) : kReplicas;
+  s.dp =
+      slot.fault == Fault::Stage || slot.fault == Fault::None ? draw.pick(2, kReplicas) : kReplicas;
   s.schedule = slot.schedule;
-  s.m = slot.schedule == JobSchedule::OneF1B ? pick(4, 12) : s.p * pick(1, 3);
+  s.m = slot.schedule == JobSchedule::OneF1B ? draw.pick(4, 12) : s.p * draw.pick(1, 3);
   s.steps = 4;
-  s.jitter = between(0.0, 0.03);
-  s.seed = rng();
-  s.fuseP2p = slot.schedule == JobSchedule::OneF1B && pick(0, 1) == 1;
-  s.stageMajor = pick(0, 1) == 1;
-  for (int r = 0; r < worldSize(s); ++r) s.clockSkew.push_back(pick(-100, 100) * 10'000);
+  s.jitter = draw.between(0.0, 0.03);
+  s.seed = draw.next();
+  s.fuseP2p = slot.schedule == JobSchedule::OneF1B && draw.pick(0, 1) == 1;
+  s.stageMajor = draw.pick(0, 1) == 1;
+  for (int r = 0; r < worldSize(s); ++r) s.clockSkew.push_back(draw.pick(-100, 100) * 10'000);
   if (slot.fault == Fault::Stage) s.slowStage = slot.where;
   if (slot.fault == Fault::Replica) s.slowReplica = slot.where;
-  if (slot.fault == Fault::Stage || slot.fault == Fault::Replica) s.slowFactor = between(1.3, 1.8);
+  if (slot.fault == Fault::Stage || slot.fault == Fault::Replica)
+    s.slowFactor = draw.between(1.3, 1.8);
   if (slot.fault == Fault::HostStall) {
     for (int k = 0; k < s.steps; ++k) {
       LateLaunch late;
-      late.op = OpId{2, k, PassKind::F, pick(0, s.m - 1), 0};
-      late.delay = pick(8, 16) * 1'000'000;
+      late.op = OpId{2, k, PassKind::F, draw.pick(0, s.m - 1), 0};
+      late.delay = draw.pick(8, 16) * 1'000'000;
       late.replica = slot.where;
       s.lateLaunches.push_back(late);
     }
@@ -128,27 +122,26 @@ JobSpec jobOf(const Slot& slot, uint64_t seed, std::string& drawn) {
   return s;
 }
 
-// How the culprit sentence begins, and the stage and replica it names (-1: none).
+// The job's culprit a placement expects, and what it quotes of the faulty replica's pipeline.
 struct Expected {
-  std::string culprit;
-  int stage = -1, dp = -1;
-  std::string pipeline = {};  // what the culprit quotes of the replica's pipeline, if any
+  ExpectedCulprit job;
+  std::string pipeline = {};
 };
 
 Expected expectedOf(const Slot& slot) {
+  const std::string replica = "DP replica " + std::to_string(slot.where);
   switch (slot.fault) {
     case Fault::None:
-      return {"no straggler"};
+      return {{"no straggler"}};
     case Fault::Stage:
-      return {"stage " + std::to_string(slot.where) + ": S_s = ", slot.where, -1};
+      return {{"stage " + std::to_string(slot.where) + ": S_s = ", slot.where, -1}};
     case Fault::Replica:
-      return {"DP replica " + std::to_string(slot.where) + ", every stage: S_d = ", -1, slot.where};
+      return {{replica + ", every stage: S_d = ", -1, slot.where}};
     case Fault::HostStall:
-      return {"DP replica " + std::to_string(slot.where) + ": stalls, not op costs: ", -1,
-              slot.where, "stall: host on stage 2"};
+      return {{replica + ": stalls, not op costs: ", -1, slot.where}, "stall: host on stage 2"};
     case Fault::SlowLink:
-      return {"DP replica " + std::to_string(slot.where) + ": stalls, not op costs: ", -1,
-              slot.where, "stall: comm on the link stage "};
+      return {{replica + ": stalls, not op costs: ", -1, slot.where},
+              "stall: comm on the link stage "};
   }
   return {};
 }
@@ -177,27 +170,15 @@ TEST_P(DpSweep, TheCulpritIsWhereTheFaultIs) {
   const double stallCost = stall ? run.truth.slowdown - slowdownWithoutStall(spec) : 0;
   if (stall) std::printf("[ sweep    ] the stall adds %.4f to the truth's S\n", stallCost);
   if (!stall || stallCost >= kStallShows) {
-    EXPECT_EQ(jr.culprit.rfind(want.culprit, 0), 0u)
-        << drawn << "\nculprit: " << jr.culprit << "\nwant:    " << want.culprit << "...";
-    EXPECT_EQ(jr.culpritStage, want.stage) << drawn << "\n" << jr.culprit;
-    EXPECT_EQ(jr.culpritDp, want.dp) << drawn << "\n" << jr.culprit;
+    expectJobCulprit(jr, want.job, drawn);
     if (!want.pipeline.empty()) {
       EXPECT_NE(jr.culprit.find("; its pipeline: " + want.pipeline), std::string::npos)
           << drawn << "\nculprit: " << jr.culprit << "\nwant it to quote: " << want.pipeline;
     }
   }
-  EXPECT_NEAR(jr.slowdown, run.truth.slowdown, 0.02 * run.truth.slowdown)
-      << drawn << "\nmeasured " << jr.stepTimeMeasured << " ideal " << jr.stepTimeIdeal
-      << "; truth " << run.truth.measuredStep << " / " << run.truth.idealStep;
-  EXPECT_TRUE(jr.model.reproduces)
-      << drawn << "\n"
-      << analysis::modelCheckSentence(jr.model) << "; " << jr.model.largest;
-  for (const analysis::PipelineResult& pl : result.pipelines) {
-    const std::string which = drawn + "\npipeline " + std::to_string(pl.dpRank);
-    EXPECT_TRUE(pl.model.reproduces)
-        << which << ": " << analysis::modelCheckSentence(pl.model) << "; " << pl.model.largest;
-    testing::expectGapInvariants(pl, which);
-  }
+  expectJobSlowdown(jr, run.truth.slowdown, run.truth.measuredStep, run.truth.idealStep, 0.02,
+                    drawn);
+  expectModelsReproduceAndGapsHold(result, drawn);
 }
 
 INSTANTIATE_TEST_SUITE_P(Placements, DpSweep, ::testing::ValuesIn(slots()),

@@ -6,17 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "analyzer/analyze.h"
-#include "analyzer/check/report_figures.h"
 #include "analyzer/report/figures.h"
-#include "tests/analyzer/idle/gap_invariants.h"
 #include "tests/support/temp_dir.h"
+#include "tests/tracegen/job_sweep_checks.h"
 #include "tests/tracegen/megatron_truth.h"
 #include "tests/tracegen/ndtimeline_writer.h"
 #include "tests/tracegen/sweep_seed.h"
@@ -67,33 +64,29 @@ std::vector<Slot> slots() {
 
 // The slot's job at the seed: the same (seed, slot) gives the same job on every machine.
 MegatronJob jobOf(const Slot& slot, uint64_t seed, std::string& drawn) {
-  std::seed_seq seq{seed, std::hash<std::string>{}(slot.name)};
-  std::mt19937_64 rng(seq);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  auto between = [&](double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(rng);
-  };
+  SlotDraw draw(seed, slot.name);
   MegatronJob j;
   j.pp = slot.pp;
   j.v = slot.v;
-  j.m = slot.pp * pick(2, 4);  // interleaving needs a multiple of pp; 1F1B takes any
-  j.dp = slot.fault == Fault::Replica ? 4 : pick(2, 3);
-  j.jitter = between(0.0, 0.03);
-  j.seed = rng();
+  j.m = slot.pp * draw.pick(2, 4);  // interleaving needs a multiple of pp; 1F1B takes any
+  j.dp = slot.fault == Fault::Replica ? 4 : draw.pick(2, 3);
+  j.jitter = draw.between(0.0, 0.03);
+  j.seed = draw.next();
   if (j.v > 1) j.costF /= 2, j.costB /= 2;
   switch (slot.fault) {
     case Fault::None:
       break;
     case Fault::Stage:
-      j.slowStage = slot.where, j.slowStageFactor = between(1.3, 1.8);
+      j.slowStage = slot.where, j.slowStageFactor = draw.between(1.3, 1.8);
       break;
     case Fault::Replica:
-      j.slowReplica = slot.where, j.slowReplicaFactor = between(1.2, 1.6);
+      j.slowReplica = slot.where, j.slowReplicaFactor = draw.between(1.2, 1.6);
       break;
     case Fault::TpRank:
       j.tp = 2;
-      j.slowTpRank = MegatronJob::TpRank{pick(0, j.dp - 1), slot.where, pick(0, j.tp - 1)};
-      j.slowTpFactor = between(1.3, 1.8);
+      j.slowTpRank =
+          MegatronJob::TpRank{draw.pick(0, j.dp - 1), slot.where, draw.pick(0, j.tp - 1)};
+      j.slowTpFactor = draw.between(1.3, 1.8);
       break;
   }
   const double factor = slot.fault == Fault::Stage     ? j.slowStageFactor
@@ -112,13 +105,7 @@ MegatronJob jobOf(const Slot& slot, uint64_t seed, std::string& drawn) {
   return j;
 }
 
-// How the culprit sentence begins, and the stage and replica it names (-1: none).
-struct Expected {
-  std::string culprit;
-  int stage = -1, dp = -1;
-};
-
-Expected expectedOf(const Slot& slot, const MegatronJob& j) {
+ExpectedCulprit expectedOf(const Slot& slot, const MegatronJob& j) {
   switch (slot.fault) {
     case Fault::None:
       return {"no straggler"};
@@ -154,22 +141,11 @@ TEST_P(MegatronSweep, TheCulpritIsWhereTheFaultIs) {
   std::printf("[ sweep    ] S %.4f, truth %.4f; culprit: %s\n", jr.slowdown, truth.slowdown,
               jr.culprit.c_str());
   ASSERT_EQ(result.pipelines.size(), static_cast<size_t>(job.dp)) << drawn;
-  const Expected want = expectedOf(slot, job);
-  EXPECT_EQ(jr.culprit.rfind(want.culprit, 0), 0u)
-      << drawn << "\nculprit: " << jr.culprit << "\nwant:    " << want.culprit << "...";
-  EXPECT_EQ(jr.culpritStage, want.stage) << drawn << "\n" << jr.culprit;
-  EXPECT_EQ(jr.culpritDp, want.dp) << drawn << "\n" << jr.culprit;
-  EXPECT_NEAR(jr.slowdown, truth.slowdown, 0.03 * truth.slowdown)
-      << drawn << "\nmeasured " << jr.stepTimeMeasured << " ideal " << jr.stepTimeIdeal
-      << "; truth " << truth.measuredStep << " / " << truth.idealStep;
-  EXPECT_TRUE(jr.model.reproduces)
-      << drawn << "\n"
-      << analysis::modelCheckSentence(jr.model) << "; " << jr.model.largest;
+  expectJobCulprit(jr, expectedOf(slot, job), drawn);
+  expectJobSlowdown(jr, truth.slowdown, truth.measuredStep, truth.idealStep, 0.03, drawn);
+  expectModelsReproduceAndGapsHold(result, drawn);
   for (const analysis::PipelineResult& pl : result.pipelines) {
     const std::string which = drawn + "\npipeline " + std::to_string(pl.dpRank);
-    EXPECT_TRUE(pl.model.reproduces)
-        << which << ": " << analysis::modelCheckSentence(pl.model) << "; " << pl.model.largest;
-    testing::expectGapInvariants(pl, which);
     // No fault: what a better balance or schedule would win back is noise, but for the job's
     // one stall: its data loader holds each step's first forward (MegatronJob::dataLoad). A host
     // stall is that one, never the schedule's own posting. The noise is 1.5% of the span, where

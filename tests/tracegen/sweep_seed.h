@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <random>
 #include <string>
 
 namespace bubblescope::tracegen {
@@ -23,6 +25,25 @@ inline uint64_t sweepSeed(uint64_t defaultSeed) {
   }
   return seed;
 }
+
+// What a sweep draws for one slot at a seed: the same (seed, slot name) gives the same draws
+// run after run.
+class SlotDraw {
+ public:
+  SlotDraw(uint64_t seed, const std::string& slot)
+      : rng_([&] {
+          std::seed_seq seq{seed, std::hash<std::string>{}(slot)};
+          return std::mt19937_64(seq);
+        }()) {}
+  int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  double between(double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng_);
+  }
+  uint64_t next() { return rng_(); }
+
+ private:
+  std::mt19937_64 rng_;
+};
 
 // With BUBBLESCOPE_SWEEP_KEEP=DIR, keeps what a placement wrote, for `bubblescope analyze`: a file
 // as DIR/NAME.EXT, a directory of traces as DIR/NAME.
