@@ -104,8 +104,8 @@ class Model {
     auto& prog = programs_[r];
     auto& tl = out_.ranks[r];
     const int stage = stageOfRank(spec_, r), replica = replicaOfRank(spec_, r);
-    auto rankOf = [&](int peerStage) {
-      return peerStage < 0 ? peerStage : tracegen::rankOf(spec_, replica, peerStage);
+    auto peerRank = [&](int peerStage) {
+      return peerStage < 0 ? peerStage : rankOf(spec_, replica, peerStage);
     };
     const bool multiChunk = chunksPerStage(spec_) > 1;
     const std::vector<RankAction> program =
@@ -162,7 +162,7 @@ class Model {
           }
           if (a.kind == RankAction::Recv) lateBeforePost(a.op);
           const int c = call(a.kind == RankAction::Send ? CallKind::Send : CallKind::Recv,
-                             rankOf(a.peer), a.op);
+                             peerRank(a.peer), a.op);
           const int label = spec_.labelP2p ? addRange(r, HostKind::PipelineComm, c) : -1;
           if (label >= 0) prog.push_back({Action::Begin, HostKind::PipelineComm, label});
           post({c});
@@ -176,17 +176,17 @@ class Model {
         bool inputPosted = false;  // the next op's receive went out with the last send
         for (size_t i = 0; i < order.size(); ++i) {
           const StageOp& o = order[i];
-          const int from = rankOf(inputPeer(spec_, stage, o));
+          const int from = peerRank(inputPeer(spec_, stage, o));
           if (from >= 0 && !inputPosted) {
             lateBeforePost(o);
             post({call(CallKind::Recv, from, o)});
           }
           inputPosted = false;
           run(o);
-          const int to = rankOf(outputPeer(spec_, stage, o));
+          const int to = peerRank(outputPeer(spec_, stage, o));
           if (to < 0) continue;
           const bool pair =
-              i + 1 < order.size() && rankOf(inputPeer(spec_, stage, order[i + 1])) == to;
+              i + 1 < order.size() && peerRank(inputPeer(spec_, stage, order[i + 1])) == to;
           if (!pair) {
             post({call(CallKind::Send, to, o)});
             continue;
