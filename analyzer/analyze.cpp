@@ -18,6 +18,7 @@
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/pipeline_analysis.h"
+#include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/replicas/culprit.h"
 #include "analyzer/replicas/dp_waits.h"
@@ -39,15 +40,27 @@ void releaseNames(traces::RankTrace& t) {
   std::vector<traces::Thread>().swap(t.threads);
 }
 
+// A send or receive that names no peer (an nsys export without NCCL's payloads).
+bool hasUnnamedPointToPoint(const traces::RankTrace& t) {
+  const auto& nc = *t.ncclCalls;
+  for (size_t c = 0; c < nc.size(); ++c) {
+    if (traces::isPointToPoint(nc.op[c]) && nc.peer[c] < 0) return true;
+  }
+  return false;
+}
+
 // With `releasable` (the caller gave up the run), a rank whose ranges were recognised as ops
-// drops them once recognised: nothing after recognition reads the ranges of a labelled rank, and
-// op-level timelines (NDTimeline) are almost nothing but ranges, held twice otherwise. Its names
-// and threads go too where it has no device memory samples: after recognition only the memory
-// look reads a name (its kernels'); at 20,000 ranks they were 20 MB of the peak, held through
-// the topology and comm matching (issue 28).
+// keeps only what the analysis reads after recognition (keepForAnalysis), as each process under
+// MPI does: op-level timelines (NDTimeline) are almost nothing but ranges, held twice otherwise,
+// and a kernel-level trace's launches, correlations and kernels were held until the comms were
+// matched (docs/benchmarks.md, "The memory look reads the kernels its ops carry"). Its names and
+// threads go too: nothing after recognition reads a name (the memory look reads the compute
+// kernels recognised with the ops); at 20,000 ranks they were 20 MB of the peak, held through
+// the topology and comm matching (issue 28). (Under MPI they go after the topology: an op-level
+// timeline's TP groups are read off its threads' names there.)
 void releaseRanges(traces::RankTrace& t) {
-  t.ranges.reset();
-  if (std::as_const(t).memory->size() == 0) releaseNames(t);
+  keepForAnalysis(t);
+  releaseNames(t);
 }
 
 // What nothing after recognition reads of a rank: its ranges (turned into ops), marks, copies,
@@ -64,44 +77,34 @@ void releaseUnreadAfterRecognition(traces::RankTrace& t) {
 
 // Once the comms are matched, what reads on reads the recognised ops, the matches and the ranks'
 // metadata; of the run's events, only the device memory attached to the gaps (a rank's memory
-// samples and, where it has some, its compute kernels). With `releasable` the rest goes before
-// the pipelines are built and their records grow: on the 8-rank Kineto budget job the launches,
+// samples; its compute kernels are in its ops). With `releasable` the rest goes before the
+// pipelines are built and their records grow: on the 8-rank Kineto budget job the launches,
 // NCCL calls and kernels still held were a third of the peak.
 void releaseAfterMatching(traces::Run& run) {
   for (traces::RankTrace& t : run.ranks) {
     releaseUnreadAfterRecognition(t);
     t.ncclCalls.reset();
-    // Read through const: a non-const read makes the absent table (20,000 of them, 1.9 MB).
-    if (std::as_const(t).memory->size() == 0) t.kernels.reset();
+    t.kernels.reset();
   }
 }
 
 // Once the topology is built and its TP groups folded, what reads on reads of a rank only its
-// number and, where it has device memory samples, what the memory look reads (the samples, the
-// kernels and their names, the devices). Of every other rank the rest goes before the pipelines
-// are built: its names, threads and metadata maps were 22 MB of the peak at 10,000 stages of an
-// op-level timeline, and 42 MB at 10,000 replicas (issue 28).
+// number and, where it has device memory samples, what the memory look reads (the samples and
+// the devices). The rest goes before the pipelines are built: names, threads and metadata maps
+// were 22 MB of the peak at 10,000 stages of an op-level timeline, and 42 MB at 10,000 replicas
+// (issue 28).
 void releaseAfterTopology(traces::Run& run) {
   for (traces::RankTrace& t : run.ranks) {
-    if (std::as_const(t).memory->size() > 0) continue;
     std::filesystem::path().swap(t.file);
     releaseNames(t);
-    std::vector<traces::Device>().swap(t.devices);
+    // Read through const: a non-const read makes the absent table (20,000 of them, 1.9 MB).
+    if (std::as_const(t).memory->size() == 0) std::vector<traces::Device>().swap(t.devices);
     std::vector<traces::Stream>().swap(t.streams);
     t.meta.extra.clear();
     t.meta.dropped.clear();
     std::vector<traces::ClockAnchor>().swap(t.meta.clockAnchors);
     std::vector<traces::CaptureWindow>().swap(t.meta.captureWindows);
   }
-}
-
-// A send or receive that names no peer (an nsys export without NCCL's payloads).
-bool hasUnnamedPointToPoint(const traces::RankTrace& t) {
-  const auto& nc = *t.ncclCalls;
-  for (size_t c = 0; c < nc.size(); ++c) {
-    if (traces::isPointToPoint(nc.op[c]) && nc.peer[c] < 0) return true;
-  }
-  return false;
 }
 
 // Recognises every rank, `threads` at a time. With `groups` (TP groups of an op-level timeline),
@@ -521,6 +524,7 @@ RuleSets::RuleSets(const std::vector<std::filesystem::path>& files) {
 RankOps recognizeForAnalysis(const traces::RankTrace& trace,
                              const std::vector<const RuleSet*>& sets) {
   RankOps out = recognize(trace, sets);
+  if (trace.memory->size() > 0) out.kernelsForMemory = computeKernelsByStart(trace);
   // Every rank's ops are held at once (1024 ranks of a large job): no growth slack.
   out.ops.shrink_to_fit();
   out.comms.shrink_to_fit();
@@ -534,9 +538,9 @@ void keepForAnalysis(traces::RankTrace& t) {
   // The NCCL calls stay for matching; the rest is what releaseAfterMatching() keeps.
   releaseUnreadAfterRecognition(t);
   t.openRanges.reset();
-  // Kernels stay for the memory look, and for pairing sends and receives that name no peer by
-  // the streams their kernels ran on (posting_order.h).
-  if (std::as_const(t).memory->size() == 0 && !hasUnnamedPointToPoint(t)) t.kernels.reset();
+  // Kernels stay only for pairing sends and receives that name no peer by the streams their
+  // kernels ran on (posting_order.h): the memory look reads the ops' kernelsForMemory.
+  if (!hasUnnamedPointToPoint(t)) t.kernels.reset();
 }
 
 AnalysisResult analyzeRecognized(traces::Run&& run, std::vector<RankOps>&& ops, bool kernels,

@@ -61,8 +61,8 @@ RankOps recognizeForAnalysis(const traces::RankTrace& trace,
                              const std::vector<const RuleSet*>& sets);
 
 // Frees what the analysis reads of a rank's trace no more once it is recognised: all but its
-// metadata, strings, devices, NCCL calls and memory samples (and its kernels, where the memory
-// look or the pairing of unnamed sends and receives reads them).
+// metadata, strings, devices, NCCL calls and memory samples (and its kernels, where the pairing
+// of unnamed sends and receives reads them; the memory look reads RankOps::kernelsForMemory).
 void keepForAnalysis(traces::RankTrace& trace);
 
 // The analysis of a run from its recognised ranks: `ops[i]` recognised from `run.ranks[i]` before

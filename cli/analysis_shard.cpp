@@ -12,7 +12,7 @@ namespace bubblescope::cli {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr uint32_t kShardVersion = 1;
+constexpr uint32_t kShardVersion = 2;
 enum class ShardStatus : uint8_t { Ok = 0, BadInput = 1, Failed = 2 };
 
 // A rank's place in the run's input order: its file, then its place in the file.

@@ -135,6 +135,7 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   out.hasKernels = marks.hasKernels;
   out.commKernels = std::move(marks.commKernels);
   out.commCalls = std::move(marks.commCalls);
+  out.kernelsForMemory = std::move(marks.kernelsForMemory);
   out.comms = std::move(comms);
   const auto& k = *t.kernels;
   std::vector<bool> inOp(k.size(), false);

@@ -3,23 +3,9 @@
 #include <algorithm>
 
 #include "analyzer/inventory/device_memory.h"
-#include "analyzer/recognize/kernel_attribution.h"
 
 namespace bubblescope::analysis {
 namespace {
-
-// The rank's compute kernels (not NCCL) in the aligned clock, sorted by start.
-std::vector<Interval> computeKernels(const traces::RankTrace& t, TimeNs offset) {
-  std::vector<int8_t> nccl(t.strings.size(), -1);  // by name id: -1 not yet known
-  std::vector<Interval> out;
-  const traces::Kernels& k = t.kernels;
-  for (size_t i = 0; i < k.size(); ++i) {
-    int8_t& isNccl = nccl[k.name[i]];
-    if (isNccl < 0) isNccl = isNcclKernel(t.strings.at(k.name[i])) ? 1 : 0;
-    if (!isNccl) out.push_back({k.start[i] + offset, k.end[i] + offset});
-  }
-  return out;  // the kernels table is sorted by start
-}
 
 // The least free bytes over the parts of [start, end] that no compute kernel starting in it covers.
 int64_t leastFreeWhileIdle(const DeviceMemorySeries& memory, const std::vector<Interval>& compute,
@@ -57,7 +43,8 @@ void attachFreeMemory(const traces::Run& run, const PipelineTrace& trace, Pipeli
       s.deviceMemory = memory.capacity;
     }
     if (!memory.freeKnown()) continue;
-    const std::vector<Interval> compute = computeKernels(rank, st.clockOffset);
+    // Recognised with the ops, and shifted with them into the pipeline's clock.
+    const std::vector<Interval>& compute = st.ops.kernelsForMemory;
     for (Gap& g : result.gaps) {
       if (g.stage == st.stage) g.freeMemory = leastFreeWhileIdle(memory, compute, g.start, g.end);
     }

@@ -150,8 +150,8 @@ void shiftTimes(RankOps& ops, TimeNs d) {
     s.start += d;
     s.end += d;
   }
-  for (auto* list :
-       {&ops.optimizer, &ops.gradSync, &ops.otherBusy, &ops.hostActivity, &ops.computeKernels}) {
+  for (auto* list : {&ops.optimizer, &ops.gradSync, &ops.otherBusy, &ops.hostActivity,
+                     &ops.computeKernels, &ops.kernelsForMemory}) {
     for (auto& i : *list) {
       i.start += d;
       i.end += d;

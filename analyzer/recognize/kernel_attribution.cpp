@@ -60,6 +60,23 @@ bool isNcclKernel(std::string_view name) {
          name.find("ncclDevKernel") != std::string_view::npos;
 }
 
+std::vector<Interval> computeKernelsByStart(const traces::RankTrace& t) {
+  std::vector<int8_t> nccl(t.strings.size(), -1);  // by name id: -1 not yet known
+  const traces::Kernels& k = t.kernels;
+  size_t compute = 0;
+  for (size_t i = 0; i < k.size(); ++i) {
+    int8_t& isNccl = nccl[k.name[i]];
+    if (isNccl < 0) isNccl = isNcclKernel(t.strings.at(k.name[i])) ? 1 : 0;
+    compute += isNccl == 0;
+  }
+  std::vector<Interval> out;
+  out.reserve(compute);  // held for every such rank of the run: no growth slack
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (nccl[k.name[i]] == 0) out.push_back({k.start[i], k.end[i]});
+  }
+  return out;  // the kernels table is sorted by start
+}
+
 TimeNs unionLength(std::vector<Interval> v) {
   std::sort(v.begin(), v.end(),
             [](const Interval& a, const Interval& b) { return a.start < b.start; });

@@ -17,6 +17,9 @@ void attributeKernels(const traces::RankTrace& trace, RankOps& ops,
 // NCCL's kernels (ncclKernel_*, ncclDevKernel_*): communication, not compute.
 bool isNcclKernel(std::string_view name);
 
+// The trace's compute kernels (all but NCCL's), sorted by start (RankOps::kernelsForMemory).
+std::vector<Interval> computeKernelsByStart(const traces::RankTrace& trace);
+
 // Union length of intervals (sorted or not).
 TimeNs unionLength(std::vector<Interval> intervals);
 

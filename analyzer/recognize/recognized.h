@@ -115,6 +115,10 @@ struct RankOps {
   std::vector<CommKernel> commKernels;   // NCCL kernels, sorted by start
   std::vector<int32_t> commCalls;        // their calls: indexes into the trace's ncclCalls
   std::vector<DeviceWork> otherKernels;  // everything else (optimizer, memcpy), sorted by start
+  // Every compute (not NCCL) kernel, sorted by start, for a rank with device memory samples only:
+  // the free-memory look reads the windows between them (stage_memory.h). Taken here, 16 bytes a
+  // kernel, so that the trace's kernel table and names need not be held through the analysis.
+  std::vector<Interval> kernelsForMemory;
 };
 
 }  // namespace bubblescope::analysis
