@@ -99,11 +99,22 @@ void requireOnePlaceEach(const traces::Run& run, const std::vector<size_t>& rank
   }
 }
 
+RankPlace placeOf(const RankOps& ops) {
+  return {!ops.ops.empty(), ops.stageFromLabels, stageFromPeers(ops), busyTime(ops)};
+}
+
 Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) {
+  std::vector<RankPlace> places;
+  places.reserve(ops.size());
+  for (const RankOps& o : ops) places.push_back(placeOf(o));
+  return buildTopology(run, places);
+}
+
+Topology buildTopology(const traces::Run& run, const std::vector<RankPlace>& places) {
   Topology topo;
   std::vector<size_t> piped;
   for (size_t i = 0; i < run.ranks.size(); ++i) {
-    (ops[i].ops.empty() ? topo.outside : piped).push_back(i);
+    (places[i].hasOps ? piped : topo.outside).push_back(i);
   }
   if (piped.empty()) {
     throw AnalysisInputError(run.dir.string() + ": no pipeline ops in any of the " +
@@ -135,8 +146,8 @@ Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) 
     topo.source = source;
     return true;
   };
-  if (!all && !fromPerRank("labels", [&](size_t i) { return ops[i].stageFromLabels; }) &&
-      !fromPerRank("p2p", [&](size_t i) { return stageFromPeers(ops[i]); })) {
+  if (!all && !fromPerRank("labels", [&](size_t i) { return places[i].stageFromLabels; }) &&
+      !fromPerRank("p2p", [&](size_t i) { return places[i].stageFromPeers; })) {
     // Nothing says: stages in rank order, one pipeline.
     for (size_t k = 0; k < piped.size(); ++k) place[piped[k]] = {0, static_cast<int>(k)};
     topo.source = "rank order";
@@ -179,7 +190,7 @@ Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops) 
     for (auto& [stage, ranks] : stages) {
       // The slowest rank of a TP group represents the stage.
       std::stable_sort(ranks.begin(), ranks.end(),
-                       [&](size_t a, size_t b) { return busyTime(ops[a]) > busyTime(ops[b]); });
+                       [&](size_t a, size_t b) { return places[a].busyTime > places[b].busyTime; });
       topo.tp = std::max<int>(topo.tp, static_cast<int>(ranks.size()));
       row[stage] = ranks;
     }

@@ -23,8 +23,19 @@ struct Topology {
   std::vector<std::string> warnings;
 };
 
+// What the topology reads of a rank's recognised ops: a few bytes a rank, so that one process can
+// place the ranks of a job whose ops are recognised and held elsewhere (`analyze` under MPI).
+struct RankPlace {
+  bool hasOps = false;                 // it ran pipeline ops (else it is outside the pipelines)
+  std::optional<int> stageFromLabels;  // RankOps::stageFromLabels
+  std::optional<int> stageFromPeers;   // the stage its labelled transfers' peers give it
+  TimeNs busyTime = 0;                 // its ops' summed length: a TP group's slowest represents it
+};
+RankPlace placeOf(const RankOps& ops);
+
 // Throws AnalysisInputError when no rank has pipeline ops, when the traces come from two runs,
-// or when a stage has no trace.
+// or when a stage has no trace. `places[i]`: run.ranks[i]'s.
+Topology buildTopology(const traces::Run& run, const std::vector<RankPlace>& places);
 Topology buildTopology(const traces::Run& run, const std::vector<RankOps>& ops);
 
 // An integer the trace's metadata carries under `key` (meta.extra: BUBBLESCOPE_PP_RANK, ...), or

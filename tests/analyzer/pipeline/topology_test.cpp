@@ -144,6 +144,18 @@ TEST(BuildTopology, ActivationTrafficGivesStagesWhenNothingElseDoes) {
   const Topology t = job.build();
   EXPECT_EQ(t.source, "p2p");
   EXPECT_EQ(t.ranksOf, (Ranks{{{1}, {2}, {0}}}));
+
+  // What one process holds of ranks recognised elsewhere (`analyze` under MPI): their places
+  // alone, the ops gone, place them the same.
+  std::vector<RankPlace> places;
+  for (const RankOps& o : job.ops) places.push_back(placeOf(o));
+  EXPECT_EQ(places[0].stageFromPeers, 2);
+  EXPECT_EQ(places[2].stageFromPeers, 1);
+  EXPECT_EQ(places[1].busyTime, 1'000'000);
+  job.ops.clear();
+  const Topology placed = buildTopology(job.run, places);
+  EXPECT_EQ(placed.source, "p2p");
+  EXPECT_EQ(placed.ranksOf, t.ranksOf);
 }
 
 TEST(BuildTopology, FilesOfOneNameAreToldApartByTheirDirectories) {
