@@ -534,6 +534,18 @@ RankOps recognizeForAnalysis(const traces::RankTrace& trace,
   return out;
 }
 
+RankOps lightPartOf(const RankOps& ops) {
+  RankOps out;
+  out.ruleSet = ops.ruleSet;
+  out.mbInferred = ops.mbInferred;
+  out.stageFromLabels = ops.stageFromLabels;
+  out.hasKernels = ops.hasKernels;
+  out.steps = ops.steps;
+  out.commKernels = ops.commKernels;
+  out.commCalls = ops.commCalls;
+  return out;
+}
+
 void keepForAnalysis(traces::RankTrace& t) {
   // The NCCL calls stay for matching; the rest is what releaseAfterMatching() keeps.
   releaseUnreadAfterRecognition(t);

@@ -60,6 +60,14 @@ struct RuleSets {
 RankOps recognizeForAnalysis(const traces::RankTrace& trace,
                              const std::vector<const RuleSet*>& sets);
 
+// The part of a recognised rank that the job-wide steps read, besides its trace's metadata and
+// NCCL calls and its place (RankPlace) and steps with ops (stepsWithOps): its rule set, step
+// markers, and NCCL kernels with their calls. Matching the comms across ranks, aligning the
+// clocks by them and splitting each NCCL kernel into waiting and transfer give from these what
+// they give from whole ranks (tests/tracegen/light_part_test.cpp), so that one process can make
+// them for ranks whose ops other processes hold (`analyze` under MPI, docs/mpi.md, "Next").
+RankOps lightPartOf(const RankOps& ops);
+
 // Frees what the analysis reads of a rank's trace no more once it is recognised: all but its
 // metadata, strings, devices, NCCL calls and memory samples (and its kernels, where the pairing
 // of unnamed sends and receives reads them; the memory look reads RankOps::kernelsForMemory).

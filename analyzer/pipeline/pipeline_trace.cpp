@@ -197,12 +197,21 @@ void findCommonSteps(PipelineTrace& pl, const PipelineOptions& options) {
 
 }  // namespace
 
-std::optional<int64_t> warmupStep(const std::vector<RankOps>& ops, int64_t first, int64_t last) {
+std::vector<int64_t> stepsWithOps(const RankOps& ops) {
+  std::vector<int64_t> out;
+  for (const auto& o : ops.ops) {
+    if (o.step >= 0) out.push_back(ops.steps[o.step].number);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::optional<int64_t> warmupStep(const std::vector<std::vector<int64_t>>& stepsOfRanks,
+                                  int64_t first, int64_t last) {
   std::optional<int64_t> lowest, next;
-  for (const RankOps& r : ops) {
-    for (const auto& o : r.ops) {
-      if (o.step < 0) continue;
-      const int64_t n = r.steps[o.step].number;
+  for (const std::vector<int64_t>& numbers : stepsOfRanks) {
+    for (const int64_t n : numbers) {
       if (n < first || n > last || n == lowest) continue;
       if (!lowest || n < *lowest) {
         next = lowest;
@@ -214,6 +223,13 @@ std::optional<int64_t> warmupStep(const std::vector<RankOps>& ops, int64_t first
   }
   if (!next) return std::nullopt;
   return lowest;
+}
+
+std::optional<int64_t> warmupStep(const std::vector<RankOps>& ops, int64_t first, int64_t last) {
+  std::vector<std::vector<int64_t>> numbers;
+  numbers.reserve(ops.size());
+  for (const RankOps& r : ops) numbers.push_back(stepsWithOps(r));
+  return warmupStep(numbers, first, last);
 }
 
 engine::Schedule layoutOf(const PipelineTrace& pl) {

@@ -66,6 +66,11 @@ engine::Schedule chunkLayoutOf(const Topology& topo, size_t replica,
 // The capture's first step in [first, last]: the smallest step number any rank's ops hold, when
 // the range holds another after it (a capture of one step keeps it); none otherwise.
 std::optional<int64_t> warmupStep(const std::vector<RankOps>& ops, int64_t first, int64_t last);
+// The same from what it reads of each rank: the step numbers its ops ran in (stepsWithOps), a few
+// numbers a rank where its ops are held elsewhere (`analyze` under MPI).
+std::vector<int64_t> stepsWithOps(const RankOps& ops);
+std::optional<int64_t> warmupStep(const std::vector<std::vector<int64_t>>& stepsOfRanks,
+                                  int64_t first, int64_t last);
 
 // Moves the stages' representatives' ops out of `ops` (each rank belongs to one pipeline).
 PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<RankOps>& ops,
