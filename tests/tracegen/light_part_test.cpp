@@ -3,9 +3,9 @@
 // Matching the comms across ranks, aligning the clocks by them, splitting each NCCL kernel into
 // waiting and transfer, the topology and the warm-up step come out of the light parts exactly as
 // out of the whole ranks, on torch pipelines of several replicas written as Kineto and nsys write
-// them (clock skew on every rank, a slow link, a slow replica, fused and unfused posts, both rank
-// orders). So one process can make them for ranks whose ops other processes hold (`analyze` under
-// MPI, docs/mpi.md, "Next").
+// them (1F1B, interleaved and ZB-V; fault-free, a slow link, a slow replica; clock skew on every
+// rank, fused and unfused posts, both rank orders, drawn at a seed and printed). So one process can
+// make them for ranks whose ops other processes hold (`analyze` under MPI, docs/mpi.md, "Next").
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,6 +22,7 @@
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/pp_job.h"
 #include "tests/tracegen/stack_analysis.h"
+#include "tests/tracegen/sweep_seed.h"
 #include "traces/import/run_import.h"
 
 namespace bubblescope::tracegen {
@@ -31,44 +32,69 @@ using analysis::CommKernel;
 using analysis::CommMatches;
 using analysis::RankOps;
 
+constexpr uint64_t kDefaultSeed = 26;  // the sweeps' default: the same run, run after run
+
+enum class Fault { None, SlowLink, SlowReplica };
+
 struct Case {
   std::string name;
   Stack stack;
-  JobSpec spec;
+  JobSchedule schedule;
+  Fault fault;
 };
-
-JobSpec job(JobSchedule schedule, int dp, bool fused, bool stageMajor) {
-  JobSpec s;
-  s.p = 4;
-  s.dp = dp;
-  s.schedule = schedule;
-  s.m = schedule == JobSchedule::OneF1B ? 6 : 8;
-  s.steps = 3;
-  s.fuseP2p = fused;
-  s.stageMajor = stageMajor;
-  s.jitter = 0.02;
-  s.seed = 7;
-  // Every rank's clock its own: the offsets the light parts give must be the whole ranks'.
-  for (int r = 0; r < worldSize(s); ++r) s.clockSkew.push_back(((r * 37) % 19 - 9) * 40'000);
-  return s;
-}
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const auto& [stack, stackName] :
-       {std::pair{Stack::Kineto, "Kineto"}, {Stack::Nsys, "Nsys"}}) {
-    JobSpec link = job(JobSchedule::OneF1B, 3, true, false);
-    link.slowLinks.push_back({rankOf(link, 1, 1), rankOf(link, 1, 2), 1'500'000});
-    out.push_back({std::string(stackName) + "_1F1BFusedSlowLink", stack, link});
-    JobSpec replica = job(JobSchedule::OneF1B, 2, false, true);
-    replica.slowReplica = 0;
-    replica.slowFactor = 1.5;
-    out.push_back({std::string(stackName) + "_1F1BUnfusedSlowReplica", stack, replica});
-    out.push_back({std::string(stackName) + "_Interleaved", stack,
-                   job(JobSchedule::Interleaved, 3, false, true)});
-    out.push_back({std::string(stackName) + "_ZbV", stack, job(JobSchedule::ZbV, 2, false, false)});
+  const std::pair<Stack, const char*> stacks[] = {{Stack::Kineto, "Kineto"}, {Stack::Nsys, "Nsys"}};
+  const std::pair<JobSchedule, const char*> schedules[] = {
+      {JobSchedule::OneF1B, "1F1B"},
+      {JobSchedule::Interleaved, "Interleaved"},
+      {JobSchedule::ZbV, "ZbV"}};
+  const std::pair<Fault, const char*> faults[] = {{Fault::None, "FaultFree"},
+                                                  {Fault::SlowLink, "SlowLink"},
+                                                  {Fault::SlowReplica, "SlowReplica"}};
+  for (const auto& [stack, stackName] : stacks) {
+    for (const auto& [schedule, scheduleName] : schedules) {
+      for (const auto& [fault, faultName] : faults) {
+        out.push_back({std::string(stackName) + "_" + scheduleName + "_" + faultName, stack,
+                       schedule, fault});
+      }
+    }
   }
   return out;
+}
+
+// The case's job at the seed (sweep_seed.h: BUBBLESCOPE_SWEEP_SEED), printed: every rank's clock
+// its own, so that the offsets the light parts give are tested; the fault on a drawn replica and
+// link.
+JobSpec jobOf(const Case& c, uint64_t seed) {
+  SlotDraw draw(seed, c.name);
+  JobSpec s;
+  s.p = 4;
+  s.dp = draw.pick(2, 3);
+  s.schedule = c.schedule;
+  s.m = c.schedule == JobSchedule::OneF1B ? draw.pick(4, 8) : s.p * draw.pick(1, 2);
+  s.steps = 3;
+  s.fuseP2p = c.schedule == JobSchedule::OneF1B && draw.pick(0, 1) == 1;
+  s.stageMajor = draw.pick(0, 1) == 1;
+  s.jitter = draw.between(0.0, 0.03);
+  s.seed = draw.next();
+  for (int r = 0; r < worldSize(s); ++r) s.clockSkew.push_back(draw.pick(-100, 100) * 10'000);
+  const int replica = draw.pick(0, s.dp - 1);
+  const int from = draw.pick(0, s.p - 2);
+  if (c.fault == Fault::SlowLink) {
+    s.slowLinks.push_back({rankOf(s, replica, from), rankOf(s, replica, from + 1), 1'500'000});
+  }
+  if (c.fault == Fault::SlowReplica) {
+    s.slowReplica = replica;
+    s.slowFactor = draw.between(1.3, 1.8);
+  }
+  std::printf(
+      "[ sweep    ] %s: seed %llu: PP%d x DP%d (%s), m %d, %s p2p, replica %d, link %d -> %d\n",
+      c.name.c_str(), static_cast<unsigned long long>(seed), s.p, s.dp,
+      s.stageMajor ? "rank = stage * dp + replica" : "rank = replica * p + stage", s.m,
+      s.fuseP2p ? "fused" : "unfused", replica, from, from + 1);
+  return s;
 }
 
 // The comms matched, the clocks aligned and the NCCL kernels split, as the analysis does them
@@ -105,10 +131,12 @@ class LightPart : public ::testing::TestWithParam<Case> {};
 
 TEST_P(LightPart, GivesTheJobWideStepsOfTheWholeRanks) {
   const Case& c = GetParam();
+  const JobSpec spec = jobOf(c, sweepSeed(kDefaultSeed));
   testing::TempDir dir;
-  analyseAs(c.stack, c.spec, dir.path());
+  analyseAs(c.stack, spec, dir.path());
+  keepIfAsked(dir.path(), c.name);
   traces::Run run = traces::import::importRun(traces::import::resolveInputs({dir.path()})).run;
-  ASSERT_EQ(run.ranks.size(), static_cast<size_t>(worldSize(c.spec)));
+  ASSERT_EQ(run.ranks.size(), static_cast<size_t>(worldSize(spec)));
   const analysis::RuleSets rules({});
   std::vector<RankOps> whole;
   std::vector<RankOps> light;
@@ -138,7 +166,7 @@ TEST_P(LightPart, GivesTheJobWideStepsOfTheWholeRanks) {
   EXPECT_EQ(fromPlaces.dpRanks, fromWhole.dpRanks);
   EXPECT_EQ(fromPlaces.source, fromWhole.source);
   EXPECT_EQ(fromPlaces.warnings, fromWhole.warnings);
-  EXPECT_EQ(fromWhole.dp, c.spec.dp);
+  EXPECT_EQ(fromWhole.dp, spec.dp);
   EXPECT_EQ(analysis::warmupStep(steps, INT64_MIN, INT64_MAX),
             analysis::warmupStep(whole, INT64_MIN, INT64_MAX));
   ASSERT_TRUE(analysis::warmupStep(whole, INT64_MIN, INT64_MAX).has_value());
