@@ -199,8 +199,12 @@ void findCommonSteps(PipelineTrace& pl, const PipelineOptions& options) {
 
 std::vector<int64_t> stepsWithOps(const RankOps& ops) {
   std::vector<int64_t> out;
+  // Ops come by start, so a step's ops mostly follow each other: each run of them gives one
+  // number, and the sort below sorts a few numbers a step, not every op (10^6 steps).
   for (const auto& o : ops.ops) {
-    if (o.step >= 0) out.push_back(ops.steps[o.step].number);
+    if (o.step < 0) continue;
+    const int64_t n = ops.steps[o.step].number;
+    if (out.empty() || out.back() != n) out.push_back(n);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
