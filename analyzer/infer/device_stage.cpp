@@ -17,15 +17,6 @@ bool inside(const std::vector<Interval>& ranges, TimeNs t) {
 
 }  // namespace
 
-// Per kernel name: NCCL's or not (a few names stand for millions of kernels).
-std::vector<int8_t> ncclNames(const traces::RankTrace& t) {
-  std::vector<int8_t> nccl(t.strings.size(), -1);
-  for (traces::StringId name : t.kernels->name) {
-    if (nccl[name] < 0) nccl[name] = isNcclKernel(t.strings.at(name)) ? 1 : 0;
-  }
-  return nccl;
-}
-
 // The NCCL kernels alone, with their calls and launches, as attributeKernels finds them: all the
 // first pass needs to match transfers, without a map of every launch.
 void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl,

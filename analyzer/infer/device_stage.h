@@ -68,9 +68,6 @@ struct Launches {
   }
 };
 
-// Per kernel name: NCCL's or not (1 / 0; a few names stand for millions of kernels).
-std::vector<int8_t> ncclNames(const traces::RankTrace& t);
-
 // The NCCL kernels alone, with their calls and launches, into `ops` (commKernels, commCalls).
 void ncclKernelsOf(const traces::RankTrace& t, const std::vector<int8_t>& nccl,
                    const Launches& launches, RankOps& ops);

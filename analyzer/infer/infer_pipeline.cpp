@@ -12,6 +12,7 @@
 #include "analyzer/infer/step_pattern.h"
 #include "analyzer/infer/v_pipeline.h"
 #include "analyzer/infer/v_schedule.h"
+#include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
 #include "traces/parallel/parallel_for.h"

@@ -60,15 +60,19 @@ bool isNcclKernel(std::string_view name) {
          name.find("ncclDevKernel") != std::string_view::npos;
 }
 
+std::vector<int8_t> ncclNames(const traces::RankTrace& t) {
+  std::vector<int8_t> nccl(t.strings.size(), -1);
+  for (traces::StringId name : t.kernels->name) {
+    if (nccl[name] < 0) nccl[name] = isNcclKernel(t.strings.at(name)) ? 1 : 0;
+  }
+  return nccl;
+}
+
 std::vector<Interval> computeKernelsByStart(const traces::RankTrace& t) {
-  std::vector<int8_t> nccl(t.strings.size(), -1);  // by name id: -1 not yet known
+  const std::vector<int8_t> nccl = ncclNames(t);
   const traces::Kernels& k = t.kernels;
   size_t compute = 0;
-  for (size_t i = 0; i < k.size(); ++i) {
-    int8_t& isNccl = nccl[k.name[i]];
-    if (isNccl < 0) isNccl = isNcclKernel(t.strings.at(k.name[i])) ? 1 : 0;
-    compute += isNccl == 0;
-  }
+  for (size_t i = 0; i < k.size(); ++i) compute += nccl[k.name[i]] == 0;
   std::vector<Interval> out;
   out.reserve(compute);  // held for every such rank of the run: no growth slack
   for (size_t i = 0; i < k.size(); ++i) {
@@ -156,7 +160,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
               [](const Owner& a, const Owner& b) { return a.start < b.start; });
   }
 
-  std::vector<int8_t> ncclName(t.strings.size(), -1);  // per name: a few names, millions of kernels
+  const std::vector<int8_t> ncclName = ncclNames(t);
   // Room for every kernel and copy, once: grown by doubling, the last move held both copies (on
   // a trace whose kernels no launch ties to an op, all of them land here: 2.4 GB at 10^8 kernels,
   // 4 GB while it moved). Room never written costs no memory; a list far smaller than its room
@@ -168,9 +172,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
   std::vector<Interval> commSpan(ops.comms.size(), Interval{INT64_MAX, INT64_MIN});
   for (size_t i = 0; i < k.size(); ++i) {
     const Interval span{k.start[i], k.end[i]};
-    int8_t& known = ncclName[k.name[i]];
-    if (known < 0) known = isNcclKernel(t.strings.at(k.name[i])) ? 1 : 0;
-    const bool comm = known == 1;
+    const bool comm = ncclName[k.name[i]] == 1;
     const Owner* owner = nullptr;
     if (const auto l = findLaunch(k.correlation[i])) owner = ownerOf(owners, *l);
     const TimeNs launch = launchOf(k.correlation[i]);

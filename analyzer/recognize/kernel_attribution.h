@@ -4,6 +4,7 @@
 // kernels, and its compute time their union.
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "analyzer/recognize/recognized.h"
 #include "traces/model/trace.h"
@@ -16,6 +17,10 @@ void attributeKernels(const traces::RankTrace& trace, RankOps& ops,
 
 // NCCL's kernels (ncclKernel_*, ncclDevKernel_*): communication, not compute.
 bool isNcclKernel(std::string_view name);
+
+// Per kernel name id of the trace: NCCL's or not (1 / 0; -1 for a name no kernel has). A few
+// names stand for millions of kernels: each name is judged once.
+std::vector<int8_t> ncclNames(const traces::RankTrace& trace);
 
 // The trace's compute kernels (all but NCCL's), sorted by start (RankOps::kernelsForMemory).
 std::vector<Interval> computeKernelsByStart(const traces::RankTrace& trace);

@@ -12,6 +12,7 @@
 #include "analyzer/inventory/device_memory.h"
 #include "analyzer/inventory/idle_inventory.h"
 #include "analyzer/pipeline/clock_align.h"
+#include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
 #include "analyzer/result/errors.h"
