@@ -1,20 +1,16 @@
 #include "analyzer/analyze.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
 
+#include "analyzer/analysis_steps.h"
 #include "analyzer/comm/comm_match.h"
-#include "analyzer/comm/comm_warnings.h"
 #include "analyzer/comm/posting_order.h"
 #include "analyzer/infer/confidence.h"
 #include "analyzer/infer/infer_pipeline.h"
-#include "analyzer/inventory/activation_size.h"
-#include "analyzer/inventory/stage_memory.h"
-#include "analyzer/pipeline/clock_align.h"
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/pipeline_analysis.h"
@@ -182,12 +178,6 @@ bool hasDeviceWork(const traces::Run& run) {
   });
 }
 
-std::string usWithSign(TimeNs t) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.0f µs", static_cast<double>(t) / 1e3);
-  return buf;
-}
-
 // A run with neither recognised ops nor a pipeline in its traffic: its utilization when the
 // caller takes that and something ran on a device, else an AnalysisInputError saying what was
 // tried.
@@ -228,54 +218,6 @@ AnalysisResult withoutPipeline(const traces::Run& run, const AnalyzeOptions& opt
       " trace(s) (rule sets tried: " + tried + ")" + traffic + "; " + annotationHint());
 }
 
-// What the run says of itself: its ranks, the command (`bubblescope record` keeps the one the
-// user launched; without it, a rank's own) and the events the agent dropped.
-AnalysisResult describeRun(const traces::Run& run) {
-  AnalysisResult result;
-  result.runDir = run.dir.string();
-  result.ranks = static_cast<int>(run.ranks.size());
-  std::string launched;
-  for (const auto& r : run.ranks) {
-    if (auto it = r.meta.extra.find("BUBBLESCOPE_COMMAND");
-        launched.empty() && it != r.meta.extra.end()) {
-      launched = it->second;
-    }
-    if (result.command.empty()) result.command = r.meta.command;
-    result.droppedEvents += r.meta.droppedTotal();
-  }
-  if (!launched.empty()) result.command = launched;
-  return result;
-}
-
-// The job's shape and how its ops were found, with what the reader should know about both.
-void describeTopology(const Topology& topo, const std::vector<RankOps>& ops,
-                      const P2pInference& inferred, AnalysisResult& result) {
-  result.pp = topo.pp;
-  result.dp = topo.dp;
-  result.tp = topo.tp;
-  result.topologySource = topo.source;
-  result.warnings = topo.warnings;
-  {
-    const size_t first = topo.ranksOf[0][0].front();  // a folded TP group's only ops are here
-    result.ruleSet = ops[first].ruleSet;
-    result.opsInferred = ops[first].mbInferred;
-  }
-  if (inferred.found) {
-    result.topologySource = "p2p";
-    result.ruleSet = "none (ops inferred from p2p traffic)";
-    result.opsInferred = false;  // said once, by the inference
-    for (const std::string& n : inferred.notes) result.warnings.push_back(n);
-  }
-  if (result.opsInferred) {
-    result.warnings.push_back("the " + result.ruleSet +
-                              " labels carry no microbatch ids: ops were numbered by their order");
-  }
-  if (result.droppedEvents > 0) {
-    result.warnings.push_back("the agent dropped " + std::to_string(result.droppedEvents) +
-                              " events (its buffers were full): some ops may be missing");
-  }
-}
-
 // Sends and receives that name no peer, where labels give the pipeline: given their neighbours'
 // in posting order (posting_order.h). None for a pipeline read off the traffic, which has peers.
 PostingOrderPeers peersOfUnnamedCalls(const traces::Run& run, const std::vector<RankOps>& ops,
@@ -290,62 +232,15 @@ PostingOrderPeers peersOfUnnamedCalls(const traces::Run& run, const std::vector<
   return peersByPostingOrder(run, ops, places);
 }
 
-// What the pairing by posting order did, and how sure it is.
-std::string postingOrderWarning(const PostingOrderJudgement& j) {
-  return std::to_string(j.calls) + " of " + std::to_string(j.withoutPeer) +
-         " NCCL send/receive call(s) that name no peer (an nsys export made without "
-         "--include-json=true drops NCCL's payloads) were paired with their neighbours' in "
-         "posting order, each by the labelled op it follows or feeds (a forward's output goes to "
-         "the next stage, a backward's to the previous): confidence " +
-         j.confidence + ": " + std::to_string(j.together) + " of " + std::to_string(j.pairs) +
-         " kernel pair(s) ran at the same time once clocks were aligned";
-}
-
-// NCCL kernels matched across ranks: their ends align the clocks (the offsets applied to `ops`
-// are returned; none when alignment is off), and their last starts split each into waiting (idle)
-// and transfer. A kernel that cannot be matched is communication whole: say how many, and why
-// (comm_warnings.h).
-std::vector<TimeNs> alignAndSplitComms(const CommMatches& comms, std::vector<RankOps>& ops,
-                                       bool alignClocks, std::vector<std::string>& warnings) {
-  std::vector<TimeNs> offsets;
-  if (alignClocks) offsets = clockOffsetsFromComms(comms, ops);
-  if (comms.p2pByPostingOrder > 0) {
-    // Judged on the clocks the pairs give, aligned or not.
-    const PostingOrderJudgement j =
-        judgePostingOrder(comms, ops, alignClocks ? offsets : clockOffsetsFromComms(comms, ops));
-    warnings.push_back(postingOrderWarning(j));
-  }
-  for (size_t r = 0; r < offsets.size(); ++r) shiftTimes(ops[r], offsets[r]);
-  splitCommKernels(comms, ops);
-  for (std::string& w : commWarnings(comms)) warnings.push_back(std::move(w));
-  return offsets;
-}
-
 // One DP replica's pipeline, built; its stages' clock corrections are recorded and the large
 // ones said.
 PipelineTrace buildReplica(const traces::Run& run, const Topology& topo, size_t replica,
                            std::vector<RankOps>& ops, const PipelineOptions& options,
                            AnalysisResult& result) {
   PipelineTrace pl = buildPipeline(topo, replica, ops, options);
-  for (const StageTrace& st : pl.stages) {
-    result.clock.offsets[st.ranks.front()] = st.clockOffset;
-    result.clock.maxCorrection = std::max(result.clock.maxCorrection, std::abs(st.clockOffset));
-    if (std::abs(st.clockOffset) >= 1000) {
-      result.warnings.push_back(
-          "clock skew corrected: rank " + std::to_string(run.ranks[st.ranks.front()].meta.rank) +
-          " (stage " + std::to_string(st.stage) + ") shifted by " + usWithSign(st.clockOffset));
-    }
-  }
+  recordOffsets(stageOffsetsOf(pl), result);
+  for (std::string& w : stageOffsetWarnings(run, pl)) result.warnings.push_back(std::move(w));
   return pl;
-}
-
-// Whether the memory look will read every op record and bubble of the pipeline (the free memory in
-// each, the activation size): a stage's rank has device memory samples.
-bool memoryLookReadsRecords(const traces::Run& run, const PipelineTrace& pl) {
-  return std::any_of(pl.stages.begin(), pl.stages.end(), [&](const StageTrace& st) {
-    return !st.ranks.empty() && st.ranks.front() < run.ranks.size() &&
-           run.ranks[st.ranks.front()].memory->size() > 0;
-  });
 }
 
 // Every replica's pipeline analysed into `result`, `threads` at a time (each reads only its own
@@ -367,12 +262,9 @@ void analyzeReplicas(const traces::Run& run, const std::vector<PipelineTrace>& p
   const unsigned perReplica = traces::threadsEach(pipelines.size(), threads);
   traces::parallelFor(pipelines.size(), threads, [&](size_t d) {
     try {
-      const bool everyRecord = opsReadAfter || memoryLookReadsRecords(run, pipelines[d]);
-      PipelineResult& analysed = result.pipelines[first + d];
-      analysed = analyzePipeline(pipelines[d], said[d], &waits[d], kept, everyRecord, perReplica);
-      attachFreeMemory(run, pipelines[d], analysed);
-      attachActivationSize(run, pipelines[d], analysed);
-      if (!whole.empty() && !whole[d]) summarisePipeline(analysed);
+      result.pipelines[first + d] =
+          analyzeReplica(run, pipelines[d], waits[d], kept, opsReadAfter,
+                         whole.empty() || whole[d], perReplica, said[d]);
     } catch (...) {
       failed[d] = std::current_exception();
     }
