@@ -262,9 +262,8 @@ void analyzeReplicas(const traces::Run& run, const std::vector<PipelineTrace>& p
   const unsigned perReplica = traces::threadsEach(pipelines.size(), threads);
   traces::parallelFor(pipelines.size(), threads, [&](size_t d) {
     try {
-      result.pipelines[first + d] =
-          analyzeReplica(run, pipelines[d], waits[d], kept, opsReadAfter,
-                         whole.empty() || whole[d], perReplica, said[d]);
+      result.pipelines[first + d] = analyzeReplica(run, pipelines[d], waits[d], kept, opsReadAfter,
+                                                   whole.empty() || whole[d], perReplica, said[d]);
     } catch (...) {
       failed[d] = std::current_exception();
     }
