@@ -42,6 +42,14 @@ bool memoryLookReadsRecords(const traces::Run& run, const PipelineTrace& pl) {
 
 }  // namespace
 
+bool hasUnnamedPointToPoint(const traces::RankTrace& t) {
+  const auto& nc = *t.ncclCalls;
+  for (size_t c = 0; c < nc.size(); ++c) {
+    if (traces::isPointToPoint(nc.op[c]) && nc.peer[c] < 0) return true;
+  }
+  return false;
+}
+
 AnalysisResult describeRun(const traces::Run& run) {
   AnalysisResult result;
   result.runDir = run.dir.string();

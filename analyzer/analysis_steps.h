@@ -16,6 +16,9 @@
 
 namespace bubblescope::analysis {
 
+// A rank's send or receive that names no peer (an nsys export without NCCL's payloads).
+bool hasUnnamedPointToPoint(const traces::RankTrace& t);
+
 // What the run says of itself: its ranks, the command (`bubblescope record` keeps the one the
 // user launched; without it, a rank's own) and the events the agent dropped.
 AnalysisResult describeRun(const traces::Run& run);

@@ -36,15 +36,6 @@ void releaseNames(traces::RankTrace& t) {
   std::vector<traces::Thread>().swap(t.threads);
 }
 
-// A send or receive that names no peer (an nsys export without NCCL's payloads).
-bool hasUnnamedPointToPoint(const traces::RankTrace& t) {
-  const auto& nc = *t.ncclCalls;
-  for (size_t c = 0; c < nc.size(); ++c) {
-    if (traces::isPointToPoint(nc.op[c]) && nc.peer[c] < 0) return true;
-  }
-  return false;
-}
-
 // With `releasable` (the caller gave up the run), a rank whose ranges were recognised as ops
 // keeps only what the analysis reads after recognition (keepForAnalysis), as each process under
 // MPI does: op-level timelines (NDTimeline) are almost nothing but ranges, held twice otherwise,

@@ -1,0 +1,262 @@
+#include "analyzer/replicas/owned_analysis.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "analyzer/replicas/culprit.h"
+#include "analyzer/replicas/job_analysis.h"
+#include "analyzer/replicas/listed_replicas.h"
+#include "analyzer/replicas/sequence_imbalance.h"
+#include "analyzer/replicas/tp_groups.h"
+#include "analyzer/result/errors.h"
+#include "analyzer/timeline/step_view.h"
+
+namespace bubblescope::analysis {
+
+Failure Failure::of(std::exception_ptr e) {
+  Failure f;
+  try {
+    std::rethrow_exception(e);
+  } catch (const AnalysisInputError& x) {
+    f = {Kind::Input, x.what()};
+  } catch (const std::invalid_argument& x) {
+    f = {Kind::Argument, x.what()};
+  } catch (const std::exception& x) {
+    f = {Kind::Other, x.what()};
+  } catch (...) {
+    f = {Kind::Other, "an unknown error"};
+  }
+  return f;
+}
+
+void Failure::raise() const {
+  if (kind == Kind::Input) throw AnalysisInputError(what);
+  if (kind == Kind::Argument) throw std::invalid_argument(what);
+  throw std::runtime_error(what);
+}
+
+bool analysableWhereRanksAre(const traces::Run& run, const std::vector<RankPlace>& places,
+                             bool kernels) {
+  if (std::none_of(places.begin(), places.end(), [](const RankPlace& p) { return p.hasOps; })) {
+    return false;
+  }
+  if (std::any_of(run.ranks.begin(), run.ranks.end(), hasUnnamedPointToPoint)) return false;
+  if (!kernels) {
+    for (const auto& group : tpGroupsFromMetadata(run)) {
+      if (group.size() > 1) return false;
+    }
+  }
+  return true;
+}
+
+std::unique_ptr<JobCoordinator> JobCoordinator::start(
+    traces::Run&& run, std::vector<RankOps>&& light, const std::vector<RankPlace>& places,
+    const std::vector<std::vector<int64_t>>& steps, const AnalyzeOptions& options) {
+  std::unique_ptr<JobCoordinator> c(new JobCoordinator());
+  c->options_ = options;
+  // As analyzeRecognized: the run, its topology, the comms matched and the clocks aligned.
+  c->result_ = describeRun(run);
+  c->topo_ = buildTopology(run, places);
+  if (c->topo_.tp > 1) return nullptr;
+  describeTopology(c->topo_, light, P2pInference{}, c->result_);
+  c->comms_ = matchComms(run, light);
+  PipelineOptions& po = c->pipelineOptions_;
+  po.alignClocks = options.alignClocks;
+  po.appliedOffsets =
+      alignAndSplitComms(c->comms_, light, options.alignClocks, c->result_.warnings);
+  po.firstStep = options.firstStep;
+  po.lastStep = options.lastStep;
+  if (options.leaveOutWarmupStep) {
+    if (const auto warmup = warmupStep(steps, options.firstStep, options.lastStep)) {
+      c->result_.warmupStepLeftOut = warmup;
+      po.firstStep = *warmup + 1;
+    }
+  }
+  c->result_.clock.enabled = options.alignClocks;
+  c->result_.clock.offsets.assign(run.ranks.size(), 0);
+  c->run_ = std::move(run);
+  c->light_ = std::move(light);
+  return c;
+}
+
+std::vector<uint32_t> JobCoordinator::ranksOf(size_t replica) const {
+  std::vector<uint32_t> out;
+  for (const auto& stage : topo_.ranksOf.at(replica)) {
+    for (size_t r : stage) out.push_back(static_cast<uint32_t>(r));
+  }
+  return out;
+}
+
+std::vector<int> JobCoordinator::owners(const std::vector<int>& holder, int processes) const {
+  std::vector<int> out;
+  std::vector<size_t> owned(static_cast<size_t>(std::max(processes, 1)), 0);
+  for (size_t d = 0; d < replicas(); ++d) {
+    std::vector<size_t> held(owned.size(), 0);
+    const std::vector<uint32_t> ranks = ranksOf(d);
+    for (uint32_t r : ranks) {
+      const int h = holder.at(r);
+      if (h >= 0 && static_cast<size_t>(h) < held.size()) ++held[static_cast<size_t>(h)];
+    }
+    // Most of its ranks, else the one that owns the fewest ranks so far (a run whose files were
+    // dealt rank by rank has every replica's ranks on every process: spread them), else the lower.
+    size_t best = 0;
+    for (size_t p = 1; p < held.size(); ++p) {
+      if (held[p] > held[best] || (held[p] == held[best] && owned[p] < owned[best])) best = p;
+    }
+    owned[best] += ranks.size();
+    out.push_back(static_cast<int>(best));
+  }
+  return out;
+}
+
+ReplicaPackage JobCoordinator::package(size_t replica) const {
+  return packageReplica(topo_, replica, comms_, light_, pipelineOptions_);
+}
+
+void JobCoordinator::packagesMade() {
+  std::vector<RankOps>().swap(light_);
+  comms_ = CommMatches{};
+  // Of the run, what the result reads on: nothing but its size (read already).
+  run_ = traces::Run{};
+}
+
+std::vector<DpWaits> JobCoordinator::built(std::vector<BuiltReplica>&& replicas) {
+  std::vector<ReplicaArrivals> arrivals;
+  arrivals.reserve(replicas.size());
+  for (BuiltReplica& b : replicas) {
+    if (b.failure) b.failure.raise();
+    recordOffsets(b.offsets, result_);
+    for (std::string& w : b.warnings) result_.warnings.push_back(std::move(w));
+    arrivals.push_back(std::move(b.arrivals));
+  }
+  waits_ = dpWaitsFrom(arrivals);
+  return waits_;
+}
+
+bool JobCoordinator::jobRounds() const {
+  return topo_.dp > 1 || topo_.tp > 1;
+}
+
+std::optional<JobIdeal> JobCoordinator::costs(std::vector<OwnedCosts>&& replicas) {
+  try {
+    JobIdealSums sums;
+    for (OwnedCosts& c : replicas) {
+      if (c.failure) c.failure.raise();
+      sums.add(c.costs);
+    }
+    ideal_ = sums.finish();
+    costs_ = std::move(replicas);
+  } catch (...) {
+    jobFailed_ = std::current_exception();
+  }
+  return ideal_;
+}
+
+std::vector<bool> JobCoordinator::replays(std::vector<OwnedReplay>&& replayed) {
+  if (ideal_) {
+    try {
+      std::vector<ReplicaReplay> replays;
+      replays.reserve(replayed.size());
+      for (OwnedReplay& r : replayed) {
+        if (r.failure) r.failure.raise();
+        replays.push_back(std::move(r.replay));
+      }
+      std::vector<ReplicaCosts> costs;
+      std::vector<std::optional<SequenceImbalance>> imbalances;
+      for (OwnedCosts& c : costs_) {
+        costs.push_back(std::move(c.costs));
+        imbalances.push_back(std::move(c.imbalance));
+      }
+      costs_.clear();
+      analyzeJobFrom(costs, *ideal_, replays, waits_, std::move(imbalances), result_.job);
+    } catch (...) {
+      jobFailed_ = std::current_exception();
+    }
+  }
+  if (!options_.everyGap && !jobFailed_ && replicas() > options_.pipelinesListedWhole) {
+    return replicasListedWhole(result_.job, topo_.dpRanks, options_.pipelinesListedWhole);
+  }
+  return {};
+}
+
+AnalysisResult JobCoordinator::finish(std::vector<AnalysedReplica>&& replicas) {
+  result_.pipelines.resize(replicas.size());
+  for (size_t d = 0; d < replicas.size(); ++d) {
+    for (std::string& w : replicas[d].said) result_.warnings.push_back(std::move(w));
+    if (replicas[d].failure) replicas[d].failure.raise();
+    result_.pipelines[d] = std::move(replicas[d].result);
+  }
+  if (jobFailed_) std::rethrow_exception(jobFailed_);
+  for (const PipelineResult& pl : result_.pipelines) {
+    if (result_.job.culpritStalls && pl.dpRank == result_.job.culpritDp) {
+      addStallingPipeline(result_.job, pl.culprit);
+    }
+  }
+  return std::move(result_);
+}
+
+ReplicaOwner::ReplicaOwner(size_t runRanks) {
+  run_.ranks.resize(runRanks);
+  ops_.resize(runRanks);
+}
+
+void ReplicaOwner::hold(uint32_t runIndex, traces::RankTrace&& trace, RankOps&& ops) {
+  if (runIndex >= ops_.size()) throw std::invalid_argument("a rank outside the run");
+  run_.ranks[runIndex] = std::move(trace);
+  ops_[runIndex] = std::move(ops);
+}
+
+BuiltReplica ReplicaOwner::build(size_t replica, const ReplicaPackage& package) {
+  BuiltReplica b;
+  try {
+    PipelineTrace pl = buildOwnedReplica(package, ops_);
+    b.offsets = stageOffsetsOf(pl);
+    b.warnings = stageOffsetWarnings(run_, pl);
+    b.arrivals = arrivalsOf(pl);
+    pipelines_[replica] = std::move(pl);
+  } catch (...) {
+    b.failure = Failure::of(std::current_exception());
+  }
+  return b;
+}
+
+OwnedCosts ReplicaOwner::costsOf(size_t replica) const {
+  OwnedCosts c;
+  try {
+    const PipelineTrace& pl = pipelines_.at(replica);
+    const ReplicaSteps steps{&pl, buildStepViews(pl)};
+    c.costs = replicaCostsOf(steps);
+    c.imbalance = sequenceImbalanceOf(steps);
+  } catch (...) {
+    c.failure = Failure::of(std::current_exception());
+  }
+  return c;
+}
+
+OwnedReplay ReplicaOwner::replayOf(size_t replica, const JobIdeal& ideal) const {
+  OwnedReplay r;
+  try {
+    const PipelineTrace& pl = pipelines_.at(replica);
+    r.replay = replayReplica({&pl, buildStepViews(pl)}, ideal);
+  } catch (...) {
+    r.failure = Failure::of(std::current_exception());
+  }
+  return r;
+}
+
+AnalysedReplica ReplicaOwner::analyse(size_t replica, const DpWaits& waits, bool whole,
+                                      const AnalyzeOptions& options, unsigned threads) {
+  AnalysedReplica a;
+  try {
+    const PipelineTrace& pl = pipelines_.at(replica);
+    a.result = analyzeReplica(run_, pl, waits, options.everyGap ? KeptGaps::All : KeptGaps::Listed,
+                              false, whole, threads, a.said);
+  } catch (...) {
+    a.failure = Failure::of(std::current_exception());
+  }
+  pipelines_.erase(replica);
+  return a;
+}
+
+}  // namespace bubblescope::analysis
