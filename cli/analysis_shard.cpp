@@ -15,13 +15,6 @@ namespace {
 constexpr uint32_t kShardVersion = 2;
 enum class ShardStatus : uint8_t { Ok = 0, BadInput = 1, Failed = 2 };
 
-// A rank's place in the run's input order: its file, then its place in the file.
-struct InputPosition {
-  uint64_t file = 0;
-  uint64_t inFile = 0;
-  auto operator<=>(const InputPosition&) const = default;
-};
-
 std::string failedShard(ShardStatus status, const std::string& what) {
   std::string out;
   traces::ByteWriter w(out);
@@ -36,21 +29,56 @@ std::string recognizeFile(const traces::import::Inputs& inputs, size_t file, uns
                           const analysis::RuleSets& rules) {
   std::vector<traces::RankTrace> ranks = traces::import::loadInputFile(inputs, file, threads);
   std::string out;
-  traces::ByteWriter w(out);
   for (size_t k = 0; k < ranks.size(); ++k) {
     traces::RankTrace& t = ranks[k];
     const analysis::RankOps ops = analysis::recognizeForAnalysis(t, rules.all);
-    w.value(InputPosition{file, k});
-    w.value(t.kernels->size() > 0);
+    const bool kernels = t.kernels->size() > 0;
     analysis::keepForAnalysis(t);
-    traces::encodeRankTrace(t, w);
-    analysis::encodeRankOps(ops, w);
+    out += shardEntry({file, k}, kernels, t, ops);
     t = traces::RankTrace{};  // its events go before the next rank's are recognised
   }
   return out;
 }
 
 }  // namespace
+
+std::string shardEntry(const InputPosition& at, bool kernels, const traces::RankTrace& kept,
+                       const analysis::RankOps& ops) {
+  std::string out;
+  traces::ByteWriter w(out);
+  w.value(at);
+  w.value(kernels);
+  traces::encodeRankTrace(kept, w);
+  analysis::encodeRankOps(ops, w);
+  return out;
+}
+
+void appendShard(std::string& out, std::vector<std::string>&& entries) {
+  traces::ByteWriter w(out);
+  w.value(kShardVersion);
+  w.value(ShardStatus::Ok);
+  size_t bytes = 0;
+  for (const std::string& e : entries) bytes += e.size();
+  out.reserve(out.size() + bytes);
+  for (std::string& e : entries) {
+    out += e;
+    std::string().swap(e);
+  }
+}
+
+std::string shardOf(std::vector<std::string>&& entries) {
+  std::string out;
+  appendShard(out, std::move(entries));
+  return out;
+}
+
+std::string failedShardOf(const std::exception& e) {
+  if (dynamic_cast<const traces::TraceError*>(&e) ||
+      dynamic_cast<const std::invalid_argument*>(&e)) {
+    return failedShard(ShardStatus::BadInput, e.what());
+  }
+  return failedShard(ShardStatus::Failed, e.what());
+}
 
 std::string recognizeShard(const traces::import::Inputs& inputs, const std::vector<size_t>& files,
                            const analysis::AnalyzeOptions& options) {
@@ -61,37 +89,26 @@ std::string recognizeShard(const traces::import::Inputs& inputs, const std::vect
     traces::parallelFor(files.size(), options.threads, [&](size_t i) {
       entries[i] = recognizeFile(inputs, files[i], each, rules);
     });
-    std::string out;
-    traces::ByteWriter w(out);
-    w.value(kShardVersion);
-    w.value(ShardStatus::Ok);
-    size_t bytes = 0;
-    for (const std::string& e : entries) bytes += e.size();
-    out.reserve(out.size() + bytes);
-    for (std::string& e : entries) {
-      out += e;
-      std::string().swap(e);
-    }
-    return out;
-  } catch (const traces::TraceError& e) {
-    return failedShard(ShardStatus::BadInput, e.what());
-  } catch (const std::invalid_argument& e) {
-    return failedShard(ShardStatus::BadInput, e.what());
+    return shardOf(std::move(entries));
   } catch (const std::exception& e) {
-    return failedShard(ShardStatus::Failed, e.what());
+    return failedShardOf(e);
   }
+}
+
+void readShardHeader(traces::ByteReader& r) {
+  if (r.value<uint32_t>() != kShardVersion) {
+    throw std::runtime_error("a shard of another bubblescope version");
+  }
+  const auto status = r.value<ShardStatus>();
+  if (status == ShardStatus::BadInput) throw std::invalid_argument(r.text());
+  if (status == ShardStatus::Failed) throw std::runtime_error(r.text());
 }
 
 void ShardAssembler::add(std::string_view shard) noexcept {
   if (failure_) return;
   try {
     traces::ByteReader r(shard);
-    if (r.value<uint32_t>() != kShardVersion) {
-      throw std::runtime_error("a shard of another bubblescope version");
-    }
-    const auto status = r.value<ShardStatus>();
-    if (status == ShardStatus::BadInput) throw std::invalid_argument(r.text());
-    if (status == ShardStatus::Failed) throw std::runtime_error(r.text());
+    readShardHeader(r);
     while (!r.done()) {
       const auto at = r.value<InputPosition>();
       kernels_ = r.value<bool>() || kernels_;

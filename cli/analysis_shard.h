@@ -14,8 +14,31 @@
 
 #include "analyzer/analyze.h"
 #include "traces/import/run_import.h"
+#include "traces/model/byte_codec.h"
 
 namespace bubblescope::cli {
+
+// A rank's place in the run's input order: its file, then its place in the file.
+struct InputPosition {
+  uint64_t file = 0;
+  uint64_t inFile = 0;
+  auto operator<=>(const InputPosition&) const = default;
+};
+
+// One rank of a shard: its position, whether its trace held kernels, the trace as
+// keepForAnalysis() leaves it and its ops whole, as bytes.
+std::string shardEntry(const InputPosition& at, bool kernels, const traces::RankTrace& kept,
+                       const analysis::RankOps& ops);
+// A shard of the given entries (moved in), as recognizeShard makes one.
+std::string shardOf(std::vector<std::string>&& entries);
+// The same at the end of `out`, each entry freed once appended.
+void appendShard(std::string& out, std::vector<std::string>&& entries);
+// A shard that carries a failure met while making it: ShardAssembler throws it as met, an
+// analysis input error (`badInput`) or another.
+std::string failedShardOf(const std::exception& e);
+// Reads a shard's header: throws the failure it carries (std::invalid_argument for bad input,
+// else std::runtime_error), or for a shard of another version; leaves `r` at its entries.
+void readShardHeader(traces::ByteReader& r);
 
 // The ranks of `inputs.files[i]` for each i in `files`, recognised, as bytes. A file that cannot
 // be read, or any other failure, is carried in the bytes (ShardAssembler says it), so that the

@@ -10,7 +10,9 @@
 
 #include "cli/analysis_shard.h"
 #include "cli/file_assignment.h"
+#include "cli/light_shard.h"
 #include "cli/mpi_job.h"
+#include "cli/owned_rounds.h"
 #include "cli/run_loading.h"
 #include "cli/usage_error.h"
 #include "traces/errors.h"
@@ -115,12 +117,13 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
   for (const std::string& f : assignment.files) inputs.files.push_back(f);
   // From the names alone: rank 0 need not have the path (--local).
   inputs.dir = traces::import::inputsDir(o.paths.front(), inputs.files);
-  // Then each process its files, `threads` a round: rank 0 takes each round's shards as they
-  // come, and holds the job's recognised ranks and one round's bytes, never a whole shard twice.
+  // Then each process its files, `threads` a round, keeping their ranks whole; rank 0 takes each
+  // round's light parts as they come (owned_rounds.h: the ranks move once the run is planned).
   const std::vector<size_t>& files = assignment.byProcess[static_cast<size_t>(job->rank())];
   const size_t perRound = std::max(1u, mine.threads);
   const size_t rounds = assignment.rounds;
-  ShardAssembler assembler;
+  RecognisedShare share;
+  LightAssembler light;
   size_t bytes = 0;
   std::chrono::steady_clock::duration recognising{}, exchanging{};
   for (size_t round = 0; round < rounds; ++round) {
@@ -129,31 +132,30 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
         files.begin() + static_cast<std::ptrdiff_t>(from),
         files.begin() + static_cast<std::ptrdiff_t>(std::min(files.size(), from + perRound)));
     const auto begin = std::chrono::steady_clock::now();
-    const std::string shard = now.empty() ? std::string() : recognizeShard(inputs, now, mine);
+    RecognisedShare part;
+    if (!now.empty()) part = recognizeHeld(inputs, now, mine);
+    share.held.merge(part.held);
     const auto recognised = std::chrono::steady_clock::now();
-    job->gatherToRoot(shard, kShardTimeoutS, [&](int, std::string_view piece) {
+    job->gatherToRoot(part.light, kShardTimeoutS, [&](int, std::string_view piece) {
       bytes += piece.size();
-      if (!piece.empty()) assembler.add(piece);
+      if (!piece.empty()) light.add(piece);
     });
     // A file no process could read ends the rounds: the others stop loading theirs.
-    const bool stop = job->broadcastFromRoot(assembler.failed() ? "1" : "0", kShardTimeoutS) == "1";
+    const bool stop = job->broadcastFromRoot(light.failed() ? "1" : "0", kShardTimeoutS) == "1";
     recognising += recognised - begin;
     exchanging += std::chrono::steady_clock::now() - recognised;
     if (stop) break;
   }
-  clock.lap(("files loaded and recognised, shards gathered and decoded, in " +
+  clock.lap(("files loaded and recognised, light parts gathered and decoded, in " +
              std::to_string(rounds) + " round(s): " + std::to_string(bytes >> 20) + " MiB; of it " +
              std::to_string(std::chrono::duration<double>(recognising).count()) +
              " s this process's own files, " +
              std::to_string(std::chrono::duration<double>(exchanging).count()) +
              " s gathering and decoding (waiting for the others included)")
                 .c_str());
-  job->finalize();
-  if (job->rank() != 0) return std::nullopt;
-  analysis::AnalysisResult result =
-      assembler.analyze(inputs, {o.paths.begin(), o.paths.end()}, options, !o.local);
-  clock.lap("the job analysed");
-  return result;
+  return analyzeShares(*job, std::move(share), job->rank() == 0 ? &light : nullptr, inputs,
+                       {o.paths.begin(), o.paths.end()}, options, !o.local,
+                       [&](const char* what) { clock.lap(what); });
 }
 
 }  // namespace bubblescope::cli

@@ -101,6 +101,38 @@ void MpiJob::gatherToRoot(std::string_view mine, double timeoutS,
   }
 }
 
+void MpiJob::exchange(std::vector<std::string>&& toEach, double timeoutS,
+                      const std::function<void(int rank, std::string_view bytes)>& take) {
+  std::vector<int64_t> sizes(static_cast<size_t>(size_), 0);
+  std::vector<const char*> data(static_cast<size_t>(size_), "");
+  for (size_t r = 0; r < toEach.size() && r < sizes.size(); ++r) {
+    sizes[r] = static_cast<int64_t>(toEach[r].size());
+    data[r] = toEach[r].data();
+  }
+  // Every send is done once the first piece comes (the plugin's contract): what was sent goes
+  // then, but this rank's own bytes, which the plugin hands back from where they are.
+  struct Context {
+    std::vector<std::string>* sent;
+    int self;
+    const std::function<void(int, std::string_view)>* take;
+  } context{&toEach, rank_, &take};
+  auto handOn = [](void* c, int rank, const char* bytes, int64_t size) {
+    auto* ctx = static_cast<Context*>(c);
+    for (size_t r = 0; r < ctx->sent->size(); ++r) {
+      if (static_cast<int>(r) != ctx->self) std::string().swap((*ctx->sent)[r]);
+    }
+    (*ctx->take)(rank, std::string_view(bytes, static_cast<size_t>(size)));
+  };
+  char error[512] = {};
+  if (plugin_->exchange(data.data(), sizes.data(), timeoutS, handOn, &context, error,
+                        sizeof error) != 0) {
+    std::cerr << "bubblescope: MPI rank " << rank_ << ": " << error << "\n";
+    plugin_->abort(kBadInput);
+    std::_Exit(kBadInput);
+  }
+  std::vector<std::string>().swap(toEach);
+}
+
 std::string MpiJob::broadcastFromRoot(std::string_view mine, double timeoutS) {
   std::vector<std::string> got;
   char error[512] = {};

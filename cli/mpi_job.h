@@ -36,6 +36,13 @@ class MpiJob {
   // throw (it is called from the plugin).
   void gatherToRoot(std::string_view mine, double timeoutS,
                     const std::function<void(int rank, std::string_view bytes)>& take);
+  // Every rank's bytes for every rank: `toEach[r]` goes to rank r (size() entries, this rank's
+  // own included); what each rank sent this one is handed to `take`, in rank order, and freed
+  // after. `toEach` is freed once sent, before the first `take`: what a process hands on and
+  // what it is handed are not held at once (but for its own bytes to itself, better kept out).
+  // Failures as gatherToRoot.
+  void exchange(std::vector<std::string>&& toEach, double timeoutS,
+                const std::function<void(int rank, std::string_view bytes)>& take);
   // Rank 0's bytes on every rank (`mine` on rank 0, ignored elsewhere); failures as gatherToRoot.
   std::string broadcastFromRoot(std::string_view mine, double timeoutS);
   // Ends MPI. The launcher counts a process that exits without it as failed.

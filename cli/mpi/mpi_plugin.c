@@ -9,7 +9,7 @@
 
 #include "cli/mpi/mpi_plugin_abi.h"
 
-enum { kDataTag = 1 };
+enum { kDataTag = 1, kExchangeTag = 2 };
 
 /* "what: MPI's own words for code". */
 static int fail(char* error, size_t error_size, const char* what, int code) {
@@ -177,6 +177,100 @@ static int broadcast(const char* data, int64_t bytes, double timeout_s,
   return 0;
 }
 
+/* Every rank's sizes for every rank first (one all-to-all of counts), then the bytes themselves,
+ * each pair's at once, point to point. -1 for a size larger than one message carries: both sides
+ * then say so. */
+static int exchange(const char* const* data, const int64_t* sizes, double timeout_s,
+                    bubblescope_mpi_receive_fn receive, void* context, char* error,
+                    size_t error_size) {
+  const int me = rank();
+  const int n = size();
+  const double deadline = MPI_Wtime() + timeout_s;
+  int64_t* mine = calloc((size_t)n, sizeof *mine);
+  int64_t* theirs = calloc((size_t)n, sizeof *theirs);
+  char** buffers = calloc((size_t)n, sizeof *buffers);
+  MPI_Request* requests = malloc(2 * (size_t)n * sizeof *requests);
+  int status = -1;
+  if (!mine || !theirs || !buffers || !requests) {
+    snprintf(error, error_size, "out of memory for an exchange among %d processes", n);
+    goto done;
+  }
+  for (int r = 0; r < n; ++r) mine[r] = sizes[r] > INT_MAX ? -1 : sizes[r];
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Ialltoall(mine, 1, MPI_INT64_T, theirs, 1, MPI_INT64_T, MPI_COMM_WORLD, &request);
+  if (rc == MPI_SUCCESS) rc = waitUntil(1, &request, deadline);
+  if (rc == 1) {
+    timedOut(error, error_size, "not every process took part in the exchange", timeout_s);
+    goto done;
+  }
+  if (rc != 0) {
+    fail(error, error_size, "exchanging the sizes failed", rc);
+    goto done;
+  }
+  for (int r = 0; r < n; ++r) {
+    if (mine[r] < 0 || theirs[r] < 0) {
+      snprintf(error, error_size,
+               "MPI rank %d's bytes for rank %d are larger than one message "
+               "can carry",
+               mine[r] < 0 ? me : r, mine[r] < 0 ? r : me);
+      goto done;
+    }
+  }
+  int count = 0;
+  for (int r = 0; r < n; ++r) {
+    if (r == me || theirs[r] == 0) continue;
+    buffers[r] = malloc((size_t)theirs[r]);
+    if (!buffers[r]) {
+      snprintf(error, error_size, "out of memory for MPI rank %d's bytes", r);
+      goto done;
+    }
+    rc = MPI_Irecv(buffers[r], (int)theirs[r], MPI_CHAR, r, kExchangeTag, MPI_COMM_WORLD,
+                   &requests[count++]);
+    if (rc != MPI_SUCCESS) {
+      fail(error, error_size, "receiving in the exchange failed", rc);
+      goto done;
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    if (r == me || mine[r] == 0) continue;
+    rc = MPI_Isend(data[r], (int)mine[r], MPI_CHAR, r, kExchangeTag, MPI_COMM_WORLD,
+                   &requests[count++]);
+    if (rc != MPI_SUCCESS) {
+      fail(error, error_size, "sending in the exchange failed", rc);
+      goto done;
+    }
+  }
+  rc = waitUntil(count, requests, deadline);
+  /* On failure a receive may still be pending into its buffer: those are not freed (the job
+   * ends). */
+  if (rc == 1) {
+    timedOut(error, error_size, "not every process sent its part of the exchange", timeout_s);
+    free(mine), free(theirs), free(requests);
+    return -1;
+  }
+  if (rc != 0) {
+    fail(error, error_size, "the exchange failed", rc);
+    free(mine), free(theirs), free(requests);
+    return -1;
+  }
+  for (int r = 0; r < n; ++r) {
+    if (r == me) {
+      receive(context, r, data[r], mine[r]);
+    } else {
+      receive(context, r, buffers[r] ? buffers[r] : "", theirs[r]);
+    }
+    free(buffers[r]);
+    buffers[r] = NULL;
+  }
+  status = 0;
+done:
+  if (buffers) {
+    for (int r = 0; r < n; ++r) free(buffers[r]);
+  }
+  free(buffers), free(mine), free(theirs), free(requests);
+  return status;
+}
+
 static void abortJob(int code) {
   MPI_Abort(MPI_COMM_WORLD, code);
 }
@@ -186,9 +280,16 @@ static int finalize(char* error, size_t error_size) {
   return rc == MPI_SUCCESS ? 0 : fail(error, error_size, "MPI_Finalize failed", rc);
 }
 
-__attribute__((visibility("default"))) const bubblescope_mpi_plugin* bubblescope_mpi_plugin_v2(
+__attribute__((visibility("default"))) const bubblescope_mpi_plugin* bubblescope_mpi_plugin_v3(
     void) {
-  static const bubblescope_mpi_plugin kPlugin = {
-      BUBBLESCOPE_MPI_ABI_VERSION, init, rank, size, gather, broadcast, abortJob, finalize};
+  static const bubblescope_mpi_plugin kPlugin = {BUBBLESCOPE_MPI_ABI_VERSION,
+                                                 init,
+                                                 rank,
+                                                 size,
+                                                 gather,
+                                                 broadcast,
+                                                 exchange,
+                                                 abortJob,
+                                                 finalize};
   return &kPlugin;
 }

@@ -9,11 +9,13 @@
 extern "C" {
 #endif
 
-#define BUBBLESCOPE_MPI_ABI_VERSION 2
-#define BUBBLESCOPE_MPI_ENTRY "bubblescope_mpi_plugin_v2"
+#define BUBBLESCOPE_MPI_ABI_VERSION 3
+#define BUBBLESCOPE_MPI_ENTRY "bubblescope_mpi_plugin_v3"
 
 /* gather: called on rank 0 once per rank, in rank order, with what that rank sent (rank 0's own
- * too). broadcast: called on every rank but 0, once, with what rank 0 sent (rank 0 as 0). */
+ * too). broadcast: called on every rank but 0, once, with what rank 0 sent (rank 0 as 0).
+ * exchange: called on every rank once per rank, in rank order, with what that rank sent this one
+ * (its own included; empty where it sent nothing). */
 typedef void (*bubblescope_mpi_receive_fn)(void* context, int rank, const char* data, int64_t size);
 
 typedef struct bubblescope_mpi_plugin {
@@ -32,6 +34,13 @@ typedef struct bubblescope_mpi_plugin {
   int (*broadcast)(const char* data, int64_t size, double timeout_s,
                    bubblescope_mpi_receive_fn receive, void* context, char* error,
                    size_t error_size);
+  /* Every rank's bytes to every rank: `sizes[r]` bytes at `data[r]` for rank r (size() entries
+   * each). What moves between two processes is what one has for the other (a replica's ranks to
+   * its owner), not every process's bytes to all. `receive` is called once every send is done:
+   * the caller may free what it sent from the first call on. Timed out as gather is. */
+  int (*exchange)(const char* const* data, const int64_t* sizes, double timeout_s,
+                  bubblescope_mpi_receive_fn receive, void* context, char* error,
+                  size_t error_size);
   /* Ends every process of the job with `code` (after an error a peer may still wait on). */
   void (*abort)(int code);
   int (*finalize)(char* error, size_t error_size);

@@ -1,0 +1,366 @@
+#include "cli/owned_rounds.h"
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "analyzer/recognize/rank_ops_codec.h"
+#include "analyzer/replicas/job_rounds_codec.h"
+#include "analyzer/replicas/owned_analysis.h"
+#include "analyzer/replicas/owned_rounds_codec.h"
+#include "analyzer/replicas/replica_package.h"
+#include "traces/model/trace_codec.h"
+#include "traces/parallel/parallel_for.h"
+
+namespace bubblescope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using analysis::AnalysisResult;
+
+// A process silent for this long while the others wait on it is taken as lost (a launcher that
+// does not end the job): recognising, building and analysing a share take minutes.
+constexpr double kRoundTimeoutS = 4 * 3600;
+
+enum class Mode : uint8_t { Stop = 0, Whole = 1, Owned = 2 };
+
+// Where each rank goes: its run index and its replica's owner. Every process gets all of it (a few
+// bytes a rank).
+struct Route {
+  InputPosition at;
+  uint32_t runIndex = 0;
+  int32_t owner = 0;
+  // As the run numbered it (finishRun): a trace without its own rank takes its place's.
+  int32_t rank = -1;
+  int32_t worldSize = 0;
+};
+
+struct Plan {
+  Mode mode = Mode::Stop;
+  uint64_t runRanks = 0;
+  bool jobRounds = false;
+  std::vector<Route> routes;
+};
+
+std::string encodePlan(const Plan& p) {
+  std::string out;
+  traces::ByteWriter w(out);
+  w.value(p.mode);
+  w.value(p.runRanks);
+  w.value(p.jobRounds);
+  w.column(p.routes);
+  return out;
+}
+
+Plan decodePlan(std::string_view bytes) {
+  traces::ByteReader r(bytes);
+  Plan p;
+  p.mode = r.value<Mode>();
+  p.runRanks = r.value<uint64_t>();
+  p.jobRounds = r.value<bool>();
+  r.column(p.routes);
+  return p;
+}
+
+// Per replica a message, as (replica, bytes) pairs, for a gather or an exchange.
+template <typename T, typename Encode>
+std::string framed(const std::map<size_t, T>& byReplica, Encode encode) {
+  std::string out;
+  traces::ByteWriter w(out);
+  w.value<uint64_t>(byReplica.size());
+  for (const auto& [replica, value] : byReplica) {
+    w.value<uint64_t>(replica);
+    encode(value, w);
+  }
+  return out;
+}
+
+// Every process's framed messages put in replica order (each replica's from its owner).
+template <typename T, typename Decode>
+std::vector<T> gatheredByReplica(MpiJob& job, const std::string& mine, size_t replicas,
+                                 Decode decode) {
+  std::vector<T> out(replicas);
+  std::exception_ptr bad;
+  job.gatherToRoot(mine, kRoundTimeoutS, [&](int, std::string_view bytes) {
+    try {
+      traces::ByteReader r(bytes);
+      for (auto n = r.value<uint64_t>(); n > 0; --n) {
+        const auto replica = r.value<uint64_t>();
+        if (replica >= out.size()) throw std::runtime_error("a replica outside the job");
+        out[replica] = decode(r);
+      }
+    } catch (...) {
+      if (!bad) bad = std::current_exception();
+    }
+  });
+  if (bad) std::rethrow_exception(bad);
+  return out;
+}
+
+// Rank 0's plan: from the light parts, the coordinator and each replica's owner, or why the run
+// goes whole to rank 0. `holder`: which process holds each input position.
+struct Planned {
+  Plan plan;
+  std::unique_ptr<analysis::JobCoordinator> coordinator;
+  std::vector<int> owners;
+};
+
+Planned planJob(LightRun&& light, const std::map<InputPosition, int>& holder, int processes,
+                const analysis::AnalyzeOptions& options) {
+  Planned out;
+  out.plan.runRanks = light.run.ranks.size();
+  std::vector<int> holderOfRank;
+  for (const InputPosition& at : light.positions) holderOfRank.push_back(holder.at(at));
+  std::vector<std::pair<int32_t, int32_t>> numbered;
+  for (const traces::RankTrace& t : light.run.ranks) {
+    numbered.emplace_back(t.meta.rank, t.meta.worldSize);
+  }
+  if (analysis::analysableWhereRanksAre(light.run, light.places, light.kernels)) {
+    out.coordinator = analysis::JobCoordinator::start(std::move(light.run), std::move(light.light),
+                                                      light.places, light.steps, options);
+  }
+  std::vector<int> ownerOfRank(light.positions.size(), 0);
+  if (out.coordinator) {
+    out.plan.mode = Mode::Owned;
+    out.plan.jobRounds = out.coordinator->jobRounds();
+    out.owners = out.coordinator->owners(holderOfRank, processes);
+    for (size_t d = 0; d < out.owners.size(); ++d) {
+      for (uint32_t r : out.coordinator->ranksOf(d)) ownerOfRank[r] = out.owners[d];
+    }
+  } else {
+    out.plan.mode = Mode::Whole;
+  }
+  for (size_t i = 0; i < light.positions.size(); ++i) {
+    out.plan.routes.push_back({light.positions[i], static_cast<uint32_t>(i),
+                               static_cast<int32_t>(ownerOfRank[i]), numbered[i].first,
+                               numbered[i].second});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share,
+                                            LightAssembler* light,
+                                            const traces::import::Inputs& inputs,
+                                            const std::vector<fs::path>& paths,
+                                            const analysis::AnalyzeOptions& options, bool wholeRun,
+                                            const std::function<void(const char*)>& lap) {
+  const bool root = job.rank() == 0;
+  const size_t processes = static_cast<size_t>(job.size());
+  // Who holds what: each process lists its positions (a few bytes a rank).
+  std::string positions;
+  {
+    std::vector<InputPosition> mine;
+    for (const auto& [at, entry] : share.held) mine.push_back(at);
+    traces::ByteWriter w(positions);
+    w.column(mine);
+  }
+  std::map<InputPosition, int> holder;
+  job.gatherToRoot(positions, kRoundTimeoutS, [&](int rank, std::string_view bytes) {
+    traces::ByteReader r(bytes);
+    std::vector<InputPosition> theirs;
+    r.column(theirs);
+    for (const InputPosition& at : theirs) holder.emplace(at, rank);
+  });
+  Planned planned;
+  std::exception_ptr failed;
+  if (root) {
+    try {
+      planned = planJob(light->finish(inputs, paths), holder, job.size(), options);
+    } catch (...) {
+      failed = std::current_exception();
+      planned.plan.mode = Mode::Stop;
+    }
+  }
+  const Plan plan =
+      decodePlan(job.broadcastFromRoot(root ? encodePlan(planned.plan) : "", kRoundTimeoutS));
+  if (plan.mode == Mode::Stop) {
+    job.finalize();
+    if (failed) std::rethrow_exception(failed);
+    return std::nullopt;
+  }
+  std::map<InputPosition, Route> routes;
+  for (const Route& route : plan.routes) routes.emplace(route.at, route);
+  // The ranks move once: each to its replica's owner (all to rank 0 for a run analysed whole),
+  // rank 0's packages with them. A process's own are taken where they are, one at a time.
+  const size_t self = static_cast<size_t>(job.rank());
+  std::map<size_t, analysis::ReplicaPackage> mine;
+  analysis::ReplicaOwner owner(plan.mode == Mode::Owned ? plan.runRanks : 0);
+  ShardAssembler whole;
+  // A shard's entries to their owner (this one).
+  auto take = [&](std::string_view shard) {
+    if (plan.mode == Mode::Whole) {
+      whole.add(shard);
+      return;
+    }
+    traces::ByteReader s(shard);
+    readShardHeader(s);
+    while (!s.done()) {
+      const auto at = s.value<InputPosition>();
+      s.value<bool>();  // whether it held kernels: the coordinator knew
+      traces::RankTrace trace = traces::decodeRankTrace(s);
+      analysis::RankOps ops = analysis::decodeRankOps(s);
+      const Route& route = routes.at(at);
+      trace.meta.rank = route.rank;
+      trace.meta.worldSize = route.worldSize;
+      owner.hold(route.runIndex, std::move(trace), std::move(ops));
+    }
+  };
+  std::vector<std::string> toEach(processes);
+  {
+    std::vector<std::vector<std::string>> entries(processes);
+    for (auto& [at, entry] : share.held) {
+      const auto route = routes.find(at);
+      const size_t to = route == routes.end() ? 0 : static_cast<size_t>(route->second.owner);
+      entries.at(to).push_back(std::move(entry));
+    }
+    share.held.clear();
+    std::vector<std::map<size_t, analysis::ReplicaPackage>> packages(processes);
+    if (root && plan.mode == Mode::Owned) {
+      for (size_t d = 0; d < planned.owners.size(); ++d) {
+        packages.at(static_cast<size_t>(planned.owners[d]))
+            .emplace(d, planned.coordinator->package(d));
+      }
+      planned.coordinator->packagesMade();
+    }
+    mine = std::move(packages[self]);
+    for (std::string& e : entries[self]) {
+      take(shardOf({std::move(e)}));
+    }
+    entries[self].clear();
+    for (size_t p = 0; p < processes; ++p) {
+      if (p == self) continue;
+      toEach[p] = framed(packages[p], analysis::encodeReplicaPackage);
+      appendShard(toEach[p], std::move(entries[p]));
+    }
+  }
+  std::exception_ptr bad;
+  job.exchange(std::move(toEach), kRoundTimeoutS, [&](int, std::string_view bytes) {
+    if (bytes.empty()) return;  // this process's own, taken already
+    try {
+      traces::ByteReader r(bytes);
+      for (auto n = r.value<uint64_t>(); n > 0; --n) {
+        const auto replica = r.value<uint64_t>();
+        mine.emplace(replica, analysis::decodeReplicaPackage(r));
+      }
+      take(bytes.substr(bytes.size() - r.left()));
+    } catch (...) {
+      if (!bad) bad = std::current_exception();
+    }
+  });
+  lap("planned; every rank moved to its replica's owner");
+  if (plan.mode == Mode::Whole) {
+    job.finalize();
+    if (!root) return std::nullopt;
+    return whole.analyze(inputs, paths, options, wholeRun);
+  }
+  if (bad) std::rethrow_exception(bad);  // bytes this very program made: not the user's input
+
+  // Round one: each owner builds its replicas; rank 0 takes their offsets and arrivals.
+  const size_t replicas = root ? planned.owners.size() : 0;
+  std::map<size_t, analysis::BuiltReplica> built;
+  for (const auto& [d, package] : mine) built.emplace(d, owner.build(d, package));
+  mine.clear();
+  std::vector<analysis::DpWaits> waits;
+  {
+    auto all = gatheredByReplica<analysis::BuiltReplica>(
+        job, framed(built, analysis::encodeBuiltReplica), replicas, analysis::decodeBuiltReplica);
+    if (root) {
+      try {
+        waits = planned.coordinator->built(std::move(all));
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    }
+  }
+  if (job.broadcastFromRoot(failed ? "0" : "1", kRoundTimeoutS) == "0") {
+    job.finalize();
+    if (failed) std::rethrow_exception(failed);
+    return std::nullopt;
+  }
+  lap("replicas built where their ranks are");
+  // The job's rounds: costs, the ideal back, replays.
+  std::vector<bool> listedWhole;
+  if (plan.jobRounds) {
+    std::map<size_t, analysis::OwnedCosts> costs;
+    for (const auto& [d, b] : built) costs.emplace(d, owner.costsOf(d));
+    auto all = gatheredByReplica<analysis::OwnedCosts>(
+        job, framed(costs, analysis::encodeOwnedCosts), replicas, analysis::decodeOwnedCosts);
+    costs.clear();
+    std::string ideal;
+    if (root) {
+      if (const auto made = planned.coordinator->costs(std::move(all))) {
+        traces::ByteWriter w(ideal);
+        analysis::encodeJobIdeal(*made, w);
+      }
+    }
+    ideal = job.broadcastFromRoot(ideal, kRoundTimeoutS);
+    std::vector<analysis::OwnedReplay> replayed;
+    if (!ideal.empty()) {
+      traces::ByteReader r(ideal);
+      const analysis::JobIdeal at = analysis::decodeJobIdeal(r);
+      std::map<size_t, analysis::OwnedReplay> replays;
+      for (const auto& [d, b] : built) replays.emplace(d, owner.replayOf(d, at));
+      replayed = gatheredByReplica<analysis::OwnedReplay>(
+          job, framed(replays, analysis::encodeOwnedReplay), replicas, analysis::decodeOwnedReplay);
+    }
+    if (root) listedWhole = planned.coordinator->replays(std::move(replayed));
+  } else if (root) {
+    listedWhole = planned.coordinator->replays({});
+  }
+  lap("the job's rounds");
+  // Each owner its replicas' waits and whether a summary lists them whole; then their analyses.
+  std::map<size_t, std::pair<analysis::DpWaits, bool>> given;
+  {
+    std::vector<std::string> sendEach(processes);
+    if (root) {
+      std::vector<std::map<size_t, std::pair<const analysis::DpWaits*, bool>>> byOwner(processes);
+      for (size_t d = 0; d < replicas; ++d) {
+        byOwner.at(static_cast<size_t>(planned.owners[d]))
+            .emplace(d, std::pair(&waits.at(d), listedWhole.empty() || listedWhole[d]));
+      }
+      for (size_t p = 0; p < processes; ++p) {
+        sendEach[p] = framed(byOwner[p], [](const auto& v, traces::ByteWriter& w) {
+          w.value(v.second);
+          analysis::encodeDpWaits(*v.first, w);
+        });
+      }
+    }
+    job.exchange(std::move(sendEach), kRoundTimeoutS, [&](int, std::string_view bytes) {
+      if (bytes.empty()) return;
+      traces::ByteReader r(bytes);
+      for (auto n = r.value<uint64_t>(); n > 0; --n) {
+        const auto d = r.value<uint64_t>();
+        const bool listed = r.value<bool>();
+        given[d] = {analysis::decodeDpWaits(r), listed};
+      }
+    });
+  }
+  std::vector<size_t> order;
+  for (const auto& [d, g] : given) order.push_back(d);
+  std::vector<analysis::AnalysedReplica> analysed(order.size());
+  const unsigned perReplica = traces::threadsEach(order.size(), options.threads);
+  traces::parallelFor(order.size(), options.threads, [&](size_t i) {
+    const auto& [w, listed] = given.at(order[i]);
+    analysed[i] = owner.analyse(order[i], w, listed, options, perReplica);
+  });
+  std::map<size_t, analysis::AnalysedReplica> results;
+  for (size_t i = 0; i < order.size(); ++i) results.emplace(order[i], std::move(analysed[i]));
+  analysed.clear();
+  auto all = gatheredByReplica<analysis::AnalysedReplica>(
+      job, framed(results, analysis::encodeAnalysedReplica), replicas,
+      analysis::decodeAnalysedReplica);
+  results.clear();
+  job.finalize();
+  if (!root) return std::nullopt;
+  AnalysisResult result = planned.coordinator->finish(std::move(all));
+  lap("replicas analysed where their ranks are; the job put together");
+  return result;
+}
+
+}  // namespace bubblescope::cli
