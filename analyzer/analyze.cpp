@@ -428,6 +428,28 @@ RankOps lightPartOf(const RankOps& ops) {
   return out;
 }
 
+traces::RankTrace lightTraceOf(const traces::RankTrace& kept) {
+  traces::RankTrace out;
+  out.file = kept.file;
+  out.meta = kept.meta;
+  out.strings = kept.strings;
+  out.threads = kept.threads;
+  out.streams = kept.streams;
+  out.devices = kept.devices;
+  const traces::NcclCalls& calls = *kept.ncclCalls;
+  if (calls.size() > 0) {
+    traces::NcclCalls& light = *out.ncclCalls;
+    light.start = calls.start;
+    light.op = calls.op;
+    light.peer = calls.peer;
+    light.comm = calls.comm;
+    light.commRank = calls.commRank;
+    light.commSize = calls.commSize;
+    light.seq = calls.seq;
+  }
+  return out;
+}
+
 void keepForAnalysis(traces::RankTrace& t) {
   // The NCCL calls stay for matching; the rest is what releaseAfterMatching() keeps.
   releaseUnreadAfterRecognition(t);

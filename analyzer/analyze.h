@@ -67,6 +67,12 @@ RankOps recognizeForAnalysis(const traces::RankTrace& trace,
 // they give from whole ranks (tests/tracegen/light_part_test.cpp), so that one process can make
 // them for ranks whose ops other processes hold (`analyze` under MPI, docs/mpi.md, "Next").
 RankOps lightPartOf(const RankOps& ops);
+// The same of its trace (as keepForAnalysis leaves it): its metadata, names, threads, streams and
+// devices, and of its NCCL calls only what matching them across ranks reads (start, op, peer,
+// communicator, rank and size in it, sequence number: 37 bytes a call of the 85 a whole row
+// takes; NCCL's calls are most of a kernel-level rank's light part). No memory samples: the
+// memory look is the replica owner's.
+traces::RankTrace lightTraceOf(const traces::RankTrace& kept);
 
 // Frees what the analysis reads of a rank's trace no more once it is recognised: all but its
 // metadata, strings, devices, NCCL calls and memory samples (and its kernels, where the pairing

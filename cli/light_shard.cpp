@@ -11,17 +11,14 @@
 namespace bubblescope::cli {
 namespace {
 
-// A rank's light entry: what the coordinator reads of it. Its memory samples stay with the
-// rank's owner, who looks at the memory.
-std::string lightEntry(const InputPosition& at, bool kernels, traces::RankTrace& kept,
+// A rank's light entry: what the coordinator reads of it.
+std::string lightEntry(const InputPosition& at, bool kernels, const traces::RankTrace& kept,
                        const analysis::RankOps& ops) {
   std::string out;
   traces::ByteWriter w(out);
   w.value(at);
   w.value(kernels);
-  traces::ColumnGroup<traces::MemoryUsage> memory = std::move(kept.memory);
-  traces::encodeRankTrace(kept, w);
-  kept.memory = std::move(memory);
+  traces::encodeRankTrace(analysis::lightTraceOf(kept), w);
   analysis::encodeRankOps(analysis::lightPartOf(ops), w);
   w.value(analysis::placeOf(ops));
   w.column(analysis::stepsWithOps(ops));

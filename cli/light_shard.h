@@ -1,8 +1,8 @@
 #pragma once
 // `analyze` under MPI with each replica analysed where its ranks are (analyzer/replicas/
 // owned_analysis.h): each process keeps its files' ranks whole, as shard entries
-// (analysis_shard.h), and sends the coordinator (MPI rank 0) only their light parts: the trace as
-// keepForAnalysis leaves it but for its memory samples, lightPartOf, placeOf and stepsWithOps.
+// (analysis_shard.h), and sends the coordinator (MPI rank 0) only their light parts: lightTraceOf,
+// lightPartOf, placeOf and stepsWithOps (analyze.h).
 // Pure apart from reading the files.
 #include <filesystem>
 #include <map>

@@ -220,23 +220,32 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
       entries.at(to).push_back(std::move(entry));
     }
     share.held.clear();
-    std::vector<std::map<size_t, analysis::ReplicaPackage>> packages(processes);
+    // Rank 0's packages first, each made into bytes as soon as made.
+    std::vector<uint64_t> count(processes, 0);
+    for (int o : planned.owners) ++count.at(static_cast<size_t>(o));
+    for (size_t p = 0; p < processes; ++p) {
+      traces::ByteWriter w(toEach[p]);
+      w.value<uint64_t>(p == self ? 0 : count[p]);
+    }
     if (root && plan.mode == Mode::Owned) {
       for (size_t d = 0; d < planned.owners.size(); ++d) {
-        packages.at(static_cast<size_t>(planned.owners[d]))
-            .emplace(d, planned.coordinator->package(d));
+        const size_t to = static_cast<size_t>(planned.owners[d]);
+        analysis::ReplicaPackage package = planned.coordinator->takePackage(d);
+        if (to == self) {
+          mine.emplace(d, std::move(package));
+          continue;
+        }
+        traces::ByteWriter w(toEach[to]);
+        w.value<uint64_t>(d);
+        analysis::encodeReplicaPackage(package, w);
       }
       planned.coordinator->packagesMade();
     }
-    mine = std::move(packages[self]);
-    for (std::string& e : entries[self]) {
-      take(shardOf({std::move(e)}));
-    }
+    for (std::string& e : entries[self]) take(shardOf({std::move(e)}));
     entries[self].clear();
+    toEach[self].clear();
     for (size_t p = 0; p < processes; ++p) {
-      if (p == self) continue;
-      toEach[p] = framed(packages[p], analysis::encodeReplicaPackage);
-      appendShard(toEach[p], std::move(entries[p]));
+      if (p != self) appendShard(toEach[p], std::move(entries[p]));
     }
   }
   std::exception_ptr bad;

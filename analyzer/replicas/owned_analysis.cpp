@@ -110,8 +110,10 @@ std::vector<int> JobCoordinator::owners(const std::vector<int>& holder, int proc
   return out;
 }
 
-ReplicaPackage JobCoordinator::package(size_t replica) const {
-  return packageReplica(topo_, replica, comms_, light_, pipelineOptions_);
+ReplicaPackage JobCoordinator::takePackage(size_t replica) {
+  ReplicaPackage p = packageReplica(topo_, replica, comms_, light_, pipelineOptions_);
+  for (uint32_t r : ranksOf(replica)) light_.at(r) = RankOps{};
+  return p;
 }
 
 void JobCoordinator::packagesMade() {

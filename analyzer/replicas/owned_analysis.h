@@ -78,9 +78,10 @@ bool analysableWhereRanksAre(const traces::Run& run, const std::vector<RankPlace
 class JobCoordinator {
  public:
   // `run` in run order, each trace as keepForAnalysis leaves it (its memory samples may be
-  // gone); `light[i]`, `places[i]`, `steps[i]` (stepsWithOps) of run.ranks[i]. Throws what the
-  // analysis throws for the run (a stage without a trace, ranks of two runs). Returns nullptr for
-  // a run of TP groups (the topology says so only once built): analyse it whole.
+  // gone, and of its NCCL calls all but what matchComms reads: start, op, peer, comm, commRank,
+  // commSize, seq); `light[i]`, `places[i]`, `steps[i]` (stepsWithOps) of run.ranks[i]. Throws what
+  // the analysis throws for the run (a stage without a trace, ranks of two runs). Returns nullptr
+  // for a run of TP groups (the topology says so only once built): analyse it whole.
   static std::unique_ptr<JobCoordinator> start(traces::Run&& run, std::vector<RankOps>&& light,
                                                const std::vector<RankPlace>& places,
                                                const std::vector<std::vector<int64_t>>& steps,
@@ -92,7 +93,8 @@ class JobCoordinator {
   // Each replica's owner: of `holder` (the process holding each rank), the one holding most of
   // its ranks (ties: the lower), so that the fewest ranks move.
   std::vector<int> owners(const std::vector<int>& holder, int processes) const;
-  ReplicaPackage package(size_t replica) const;
+  // Each replica's once: its ranks' light parts go with it (every rank is of one replica).
+  ReplicaPackage takePackage(size_t replica);
   // Once every package is made: the light parts go.
   void packagesMade();
 

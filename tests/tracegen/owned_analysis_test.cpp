@@ -63,9 +63,8 @@ analysis::AnalysisResult analysedWhereHeld(traces::Run&& run, const std::vector<
         sent(analysis::lightPartOf(ops), analysis::encodeRankOps, analysis::decodeRankOps));
     places.push_back(analysis::placeOf(ops));
     steps.push_back(analysis::stepsWithOps(ops));
-    traces::RankTrace lightTrace = sent(t, traces::encodeRankTrace, traces::decodeRankTrace);
-    lightTrace.memory.reset();
-    lightRun.ranks.push_back(std::move(lightTrace));
+    lightRun.ranks.push_back(
+        sent(analysis::lightTraceOf(t), traces::encodeRankTrace, traces::decodeRankTrace));
     held[i] = {std::move(t), std::move(ops)};
   }
   lightRun.dir = run.dir;
@@ -88,7 +87,7 @@ analysis::AnalysisResult analysedWhereHeld(traces::Run&& run, const std::vector<
     }
   }
   std::vector<analysis::ReplicaPackage> packages;
-  for (size_t d = 0; d < replicas; ++d) packages.push_back(coordinator->package(d));
+  for (size_t d = 0; d < replicas; ++d) packages.push_back(coordinator->takePackage(d));
   coordinator->packagesMade();
   for (size_t d = 0; d < replicas; ++d) {
     const auto package =
