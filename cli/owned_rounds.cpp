@@ -184,6 +184,7 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
     if (failed) std::rethrow_exception(failed);
     return std::nullopt;
   }
+  lap("planned: the ranks placed, their comms matched, their clocks aligned");
   std::map<InputPosition, Route> routes;
   for (const Route& route : plan.routes) routes.emplace(route.at, route);
   // The ranks move once: each to its replica's owner (all to rank 0 for a run analysed whole),
@@ -262,7 +263,7 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
       if (!bad) bad = std::current_exception();
     }
   });
-  lap("planned; every rank moved to its replica's owner");
+  lap("every rank moved to its replica's owner (its own decoded, the others' sent and decoded)");
   if (plan.mode == Mode::Whole) {
     job.finalize();
     if (!root) return std::nullopt;
