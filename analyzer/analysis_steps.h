@@ -1,6 +1,6 @@
 #pragma once
 // Steps of the analysis that one process analysing the whole run (analyze.cpp) and processes
-// analysing each replica where its ranks are (replicas/owned_analysis.h) both take, so that they
+// analysing each replica where its ranks are (owned_analysis.h) both take, so that they
 // say the same in the same words.
 #include <string>
 #include <vector>

@@ -10,8 +10,8 @@
 
 #include "analyzer/recognize/rank_ops_codec.h"
 #include "analyzer/replicas/job_rounds_codec.h"
-#include "analyzer/replicas/owned_analysis.h"
-#include "analyzer/replicas/owned_rounds_codec.h"
+#include "analyzer/owned_analysis.h"
+#include "analyzer/owned_rounds_codec.h"
 #include "analyzer/replicas/replica_package.h"
 #include "traces/model/trace_codec.h"
 #include "traces/parallel/parallel_for.h"

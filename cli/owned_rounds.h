@@ -1,7 +1,7 @@
 #pragma once
 // `analyze` under MPI once every process has recognised its share of the run's ranks
 // (light_shard.h) and MPI rank 0 has their light parts: rank 0 plans (each replica to the process
-// holding most of its ranks, analyzer/replicas/owned_analysis.h), the ranks move once to their
+// holding most of its ranks, analyzer/owned_analysis.h), the ranks move once to their
 // replica's owner with its package, the owners build and analyse their replicas through the job's
 // rounds, and rank 0 puts the analysis together. A run that must be analysed whole (TP groups,
 // sends and receives that name no peer, no recognised ops) goes whole to rank 0, which analyses

@@ -64,7 +64,7 @@ check traces 0:errors 0:model 1:files 1:json 1:format 1:parallel 2:sqlite 3:impo
 check reference_engine 0:schedule 1:sim 1:executor
 check analyzer 0:result 1:recognize 2:comm 3:infer 4:pipeline 5:timeline 6:idle 7:whatif \
   8:pipeline_step 9:pipeline_analysis 10:replicas 11:inventory 12:utilization 13:hang 14:export \
-  15:analyze 16:report 16:watch 17:check
+  15:analysis_steps 16:analyze 17:owned_analysis 18:owned_rounds_codec 19:report 19:watch 20:check
 check agent 0:core 1:control 1:cupti 2:nccl 3:nvtx 4:process 5:entry
 check gui 0:timeline 1:model 2:draw 3:app
 exit $failed

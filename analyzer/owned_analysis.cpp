@@ -1,4 +1,4 @@
-#include "analyzer/replicas/owned_analysis.h"
+#include "analyzer/owned_analysis.h"
 
 #include <algorithm>
 #include <stdexcept>

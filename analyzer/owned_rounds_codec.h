@@ -3,7 +3,7 @@
 // each other, as bytes: a failure, a built replica, its costs, its replay, its analysis, and a
 // replica's waits at the DP sync. Pure: no I/O. A reader that runs past the end throws
 // std::runtime_error.
-#include "analyzer/replicas/owned_analysis.h"
+#include "analyzer/owned_analysis.h"
 #include "traces/model/byte_codec.h"
 
 namespace bubblescope::analysis {

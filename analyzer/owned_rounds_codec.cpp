@@ -1,4 +1,4 @@
-#include "analyzer/replicas/owned_rounds_codec.h"
+#include "analyzer/owned_rounds_codec.h"
 
 #include <stdexcept>
 
