@@ -12,17 +12,42 @@ constexpr TimeNs kNone = std::numeric_limits<TimeNs>::min();
 constexpr TimeNs kOpen = std::numeric_limits<TimeNs>::max();
 
 // What the transfers between stage s and s + 1 say of d = off[s+1] - off[s]: each activation
-// sent down asks d >= its bound, each gradient sent back d <= its own.
+// sent down asks d >= its bound, each gradient sent back d <= its own. A bound is tight only where
+// its receive was posted before its send began, and so waited for the data: its end is when the
+// data arrived. A receive posted after the data was there ends at once, long after the arrival,
+// and bounds d only loosely (by how late it was posted: the slow stage's receives, which never
+// wait). `waited`: the d from which on (gradients) or up to which (activations) it waited.
+struct Bound {
+  TimeNs value = 0;
+  TimeNs waited = 0;
+};
 struct LinkBounds {
-  std::vector<TimeNs> atLeast, atMost;
+  std::vector<Bound> atLeast, atMost;
 };
 
-// No correction beyond what causality demands: zero where the bounds allow it, else the middle of
-// the feasible interval (or the one bound there is).
-TimeNs offsetWithin(TimeNs lower, TimeNs upper) {
+// No correction beyond what causality demands: zero where the bounds allow it. Else the violated
+// bound, moved towards the middle of the feasible interval only as far as a bound on the other
+// side that is tight allows: two tight bounds hold the skew between them, one transfer's
+// latency either way; a loose one would shift the clock by half of how late its receive was
+// posted (a 53 µs violation read as a 2 ms skew).
+TimeNs offsetWithin(const LinkBounds& b, TimeNs lower, TimeNs upper) {
   const bool hasLower = lower != kNone, hasUpper = upper != kOpen;
-  if (hasLower && lower > 0) return hasUpper ? (lower + upper) / 2 : lower;
-  if (hasUpper && upper < 0) return hasLower ? (lower + upper) / 2 : upper;
+  if (hasLower && lower > 0) {
+    TimeNs tight = kOpen;
+    for (const Bound& u : b.atMost) {
+      if (u.value >= lower && u.waited <= lower) tight = std::min(tight, u.value);
+    }
+    if (!hasUpper || tight == kOpen) return lower;
+    return std::min(upper, lower + (tight - lower) / 2);
+  }
+  if (hasUpper && upper < 0) {
+    TimeNs tight = kNone;
+    for (const Bound& a : b.atLeast) {
+      if (a.value <= upper && a.waited >= upper) tight = std::max(tight, a.value);
+    }
+    if (!hasLower || tight == kNone) return upper;
+    return std::max(lower, upper - (upper - tight) / 2);
+  }
   return 0;
 }
 
@@ -35,20 +60,23 @@ struct Contested {
   size_t leftOut = 0;
   TimeNs worst = 0;  // how far the farthest left-out transfer is from fitting
 };
-Contested fitMost(LinkBounds b) {
-  std::sort(b.atLeast.begin(), b.atLeast.end());
-  std::sort(b.atMost.begin(), b.atMost.end());
+Contested fitMost(const LinkBounds& b) {
+  std::vector<TimeNs> atLeast, atMost;
+  for (const Bound& a : b.atLeast) atLeast.push_back(a.value);
+  for (const Bound& u : b.atMost) atMost.push_back(u.value);
+  std::sort(atLeast.begin(), atLeast.end());
+  std::sort(atMost.begin(), atMost.end());
   auto violated = [&](TimeNs d) {
-    const size_t low = static_cast<size_t>(b.atLeast.end() -
-                                           std::upper_bound(b.atLeast.begin(), b.atLeast.end(), d));
-    const size_t high = static_cast<size_t>(std::lower_bound(b.atMost.begin(), b.atMost.end(), d) -
-                                            b.atMost.begin());
+    const size_t low =
+        static_cast<size_t>(atLeast.end() - std::upper_bound(atLeast.begin(), atLeast.end(), d));
+    const size_t high =
+        static_cast<size_t>(std::lower_bound(atMost.begin(), atMost.end(), d) - atMost.begin());
     return low + high;
   };
   Contested best;
   best.leftOut = violated(0);
-  std::vector<TimeNs> candidates = b.atLeast;
-  candidates.insert(candidates.end(), b.atMost.begin(), b.atMost.end());
+  std::vector<TimeNs> candidates = atLeast;
+  candidates.insert(candidates.end(), atMost.begin(), atMost.end());
   for (TimeNs d : candidates) {
     const size_t v = violated(d);
     const bool nearer = std::abs(d) < std::abs(best.offset);
@@ -58,17 +86,22 @@ Contested fitMost(LinkBounds b) {
     }
   }
   // Among the transfers that fit, the same rule as where all fit.
+  LinkBounds fit;
   TimeNs lo = kNone, hi = kOpen;
-  for (TimeNs a : b.atLeast) {
-    if (a <= best.offset) lo = std::max(lo, a);
+  for (const Bound& a : b.atLeast) {
+    if (a.value > best.offset) continue;
+    lo = std::max(lo, a.value);
+    fit.atLeast.push_back(a);
   }
-  for (TimeNs u : b.atMost) {
-    if (u >= best.offset) hi = std::min(hi, u);
+  for (const Bound& u : b.atMost) {
+    if (u.value < best.offset) continue;
+    hi = std::min(hi, u.value);
+    fit.atMost.push_back(u);
   }
-  best.offset = offsetWithin(lo, hi);
+  best.offset = offsetWithin(fit, lo, hi);
   best.leftOut = violated(best.offset);
-  for (TimeNs a : b.atLeast) best.worst = std::max(best.worst, a - best.offset);
-  for (TimeNs u : b.atMost) best.worst = std::max(best.worst, best.offset - u);
+  for (TimeNs a : atLeast) best.worst = std::max(best.worst, a - best.offset);
+  for (TimeNs u : atMost) best.worst = std::max(best.worst, best.offset - u);
   return best;
 }
 
@@ -90,19 +123,20 @@ std::vector<TimeNs> estimateClockOffsets(const PipelineTrace& pl,
     if (std::abs(t.fromStage - t.toStage) != 1) continue;  // neighbours only: the chain
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
     const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
-    // recv.end + off[to] >= send.start + off[from]: off[to] - off[from] >= bound
-    const TimeNs bound = send.start - recv.end;
+    // recv.end + off[to] >= send.start + off[from]: off[to] - off[from] >= bound. The receive
+    // was posted first where recv.start + off[to] <= send.start + off[from].
+    const TimeNs bound = send.start - recv.end, posted = send.start - recv.start;
     if (t.toStage == t.fromStage + 1) {
       lower[t.fromStage] = std::max(lower[t.fromStage], bound);
-      links[t.fromStage].atLeast.push_back(bound);
+      links[t.fromStage].atLeast.push_back({bound, posted});
     } else {
       upper[t.toStage] = std::min(upper[t.toStage], -bound);
-      links[t.toStage].atMost.push_back(-bound);
+      links[t.toStage].atMost.push_back({-bound, -posted});
     }
   }
   std::vector<TimeNs> offsets(p, 0);
   for (int s = 0; s + 1 < p; ++s) {
-    TimeNs d = offsetWithin(lower[s], upper[s]);
+    TimeNs d = offsetWithin(links[s], lower[s], upper[s]);
     if (lower[s] != kNone && upper[s] != kOpen && lower[s] > upper[s]) {
       const Contested c = fitMost(links[s]);
       d = c.offset;

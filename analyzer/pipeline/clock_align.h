@@ -3,7 +3,8 @@
 // by their clocks' skew; a receive cannot end before its send started, so every matched transfer
 // bounds the offset between two stages from one side. Offsets are chosen stage by stage along
 // the pipeline: zero where the bounds allow it (no correction beyond what causality demands),
-// else the middle of the feasible interval.
+// else the bound that excludes zero, moved towards the middle of the feasible interval only as
+// far as a bound from a receive that waited for its data allows.
 #include <vector>
 
 #include "analyzer/pipeline/pipeline_trace.h"

@@ -79,6 +79,44 @@ TEST(EstimateClockOffsets, RecoversAKnownSkewFromTransfersBothWays) {
   }
 }
 
+// Two stages whose receives of activations waited and ended 50 µs before their sends began (a
+// clock 50 µs behind, or two processes' tick conversions around a step of the system clock), and
+// one gradient back: sent at 20 ms, its receive posted at `gradientPosted` and ended at
+// `gradientEnded`.
+PipelineTrace behindBy50us(TimeNs gradientPosted, TimeNs gradientEnded) {
+  PipelineTrace pl;
+  pl.p = 2;
+  pl.stages.resize(2);
+  pl.stages[1].stage = 1;
+  auto transfer = [&](int from, int to, Interval send, Interval recv) {
+    const OpKind pass = to > from ? OpKind::F : OpKind::B;
+    pl.stages[from].ops.comms.push_back(
+        {.send = true, .pass = pass, .peer = to, .start = send.start, .end = send.end});
+    pl.stages[to].ops.comms.push_back(
+        {.send = false, .pass = pass, .peer = from, .start = recv.start, .end = recv.end});
+    pl.transfers.push_back({from, to, static_cast<uint32_t>(pl.stages[from].ops.comms.size() - 1),
+                            static_cast<uint32_t>(pl.stages[to].ops.comms.size() - 1)});
+  };
+  for (TimeNs at : {10 * kMs, 14 * kMs}) {
+    transfer(0, 1, {at, at + 4'000}, {at - 2 * kMs, at - 50'000});
+  }
+  transfer(1, 0, {20 * kMs, 20 * kMs + 3'000}, {gradientPosted, gradientEnded});
+  return pl;
+}
+
+// The correction is what causality demands, moved towards the middle of what the bounds allow
+// only as far as a bound that held its receive waiting allows: a receive posted 4 ms after its
+// gradient was sent (the slow stage's, which never waits) says only that the skew is under 4 ms,
+// and half of that is no estimate of it.
+TEST(EstimateClockOffsets, OnlyAReceiveThatWaitedPullsTheOffsetTowardsTheMiddle) {
+  // Posted 4 ms late, over in 1 µs: the violated bound, 50 µs (the middle would say 2 ms).
+  EXPECT_EQ(estimateClockOffsets(behindBy50us(24 * kMs, 24 * kMs + 1'000)),
+            (std::vector<TimeNs>{0, 50'000}));
+  // Posted 2 ms before the send, ended 150 µs after it began: between 50 and 150 µs, the middle.
+  EXPECT_EQ(estimateClockOffsets(behindBy50us(18 * kMs, 20 * kMs + 150'000)),
+            (std::vector<TimeNs>{0, 100'000}));
+}
+
 TEST(EstimateClockOffsets, IgnoresTransfersBetweenStagesThatAreNotNeighbours) {
   PipelineTrace pl = exchange({0, 0, 0});
   // A transfer 0 -> 2 whose receive seems to end 50 ms before the send started.
