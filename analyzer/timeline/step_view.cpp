@@ -387,6 +387,8 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
 constexpr TimeNs kHandOver = 50'000;
 // A post that follows an op's end by no more than a launch's noise was made as that op ended.
 constexpr TimeNs kPostSlack = 20'000;
+// How much sooner than its receive a blocking send's record may end (two ranks' clocks, aligned).
+constexpr TimeNs kReturnSlack = 5'000;
 
 // When the transfer before comms[i] on its thread ended, if comms[i] began right then (it queued
 // behind it: one link thread, one stream); kNoArrival if it began later or nothing ran before.
@@ -479,6 +481,10 @@ void addBatchAwaits(const PipelineTrace& pl, const Index& index, const StageTrac
     const Index::Peer* peer = index.peerOf(st.stage, static_cast<size_t>(c - comms.begin()));
     if (peer == nullptr || peer->stage == st.stage) continue;
     const RecognizedComm& other = pl.stages[peer->stage].ops.comms[peer->comm];
+    // A send that returned before its data arrived (its receive ended) was asynchronous
+    // (posted and left to move, as isend or a buffering channel does): the host's next op
+    // waited for no one there. A blocking batch's records end with its transfers.
+    if (c->send && c->end + kReturnSlack < other.end) continue;
     const std::vector<int>& theirs = view.stages[peer->stage].ops;
     const int k = lastEndedBy(pl.stages[peer->stage].ops.ops, theirs, other.start + kPostSlack);
     if (k < 0 || pl.stages[peer->stage].ops.ops[theirs[k]].end > o.start + kPostSlack) continue;

@@ -138,9 +138,9 @@ TEST(StepView, AnOpLevelPairBegunAsTheReceiversOpEndedWasPostedWithThatOp) {
   EXPECT_EQ(ss.sentAfter[1], -1);
 }
 
-TEST(StepView, AnOpLevelBatchBeforeAnOpAwaitsTheOpAfterWhichItsOtherSidePosted) {
-  // Stage 1 sends BW0's gradients in a blocking batch [9, 12) that ends when stage 0 posts its
-  // receive, after its F1 (ended 11.9 ms); stage 1's F1 then starts at 12 ms: it waited for that.
+// Stage 1 sends BW0's gradients at 9 ms in a record that ends at `sendEnds`; stage 0 receives
+// them after its F1, at [11.9, 12) ms, and sends F1's output then; stage 1's F1 starts at 12 ms.
+HandPipeline gradientSentAt9EndingAt(TimeNs sendEnds) {
   constexpr Op F1{OpKind::F, 1, 0};
   HandPipeline h(2);
   h.op(0, F0, 0, 2 * kMs).send(0, OpKind::F, 0, 1, 2 * kMs, 2 * kMs + kMs / 10);
@@ -148,19 +148,37 @@ TEST(StepView, AnOpLevelBatchBeforeAnOpAwaitsTheOpAfterWhichItsOtherSidePosted) 
   h.send(0, OpKind::F, 1, 1, 11 * kMs + 9 * kMs / 10, 12 * kMs);
   h.recv(0, OpKind::B, 0, 1, 11 * kMs + 9 * kMs / 10, 12 * kMs);
   h.recv(1, OpKind::F, 0, 0, 2 * kMs, 2 * kMs + kMs / 10).op(1, F0, 3 * kMs, 5 * kMs);
-  h.op(1, BW0, 5 * kMs, 9 * kMs).send(1, OpKind::B, 0, 0, 9 * kMs, 12 * kMs);
+  h.op(1, BW0, 5 * kMs, 9 * kMs).send(1, OpKind::B, 0, 0, 9 * kMs, sendEnds);
   h.recv(1, OpKind::F, 1, 0, 11 * kMs + 9 * kMs / 10, 12 * kMs).op(1, F1, 12 * kMs, 14 * kMs);
+  return h;
+}
+
+TEST(StepView, AnOpLevelBatchBeforeAnOpAwaitsTheOpAfterWhichItsOtherSidePosted) {
+  // Stage 1 sends BW0's gradients in a blocking batch [9, 12) that ends when stage 0 posts its
+  // receive, after its F1 (ended 11.9 ms); stage 1's F1 then starts at 12 ms: it waited for that.
+  const HandPipeline h = gradientSentAt9EndingAt(12 * kMs);
   const StageStep ss = buildStepViews(h.build()).at(0).stages[1];
   ASSERT_EQ(ss.awaitBegin.size(), 4u);
   // F1 (position 2) awaits stage 0's F1 (position 1 there), through the send; its own receive
   // awaits the same op. F0 and BW0 await nothing.
   EXPECT_EQ(ss.awaitBegin[0], 0);
   EXPECT_EQ(ss.awaitBegin[2], 0);
-  ASSERT_GE(ss.awaitBegin[3], 1);
+  ASSERT_EQ(ss.awaitBegin[3], 2);
   for (int e = ss.awaitBegin[2]; e < ss.awaitBegin[3]; ++e) {
     EXPECT_EQ(ss.awaitStage[e], 0);
     EXPECT_EQ(ss.awaitPos[e], 1);
   }
+}
+
+TEST(StepView, ASendThatReturnedBeforeItsDataArrivedHeldNoOpBack) {
+  // As above, but the send posted and returned in 5 µs (an isend, a buffering channel: the
+  // reference engine's): the stage went on; only F1's own receive holds it.
+  const StageStep async =
+      buildStepViews(gradientSentAt9EndingAt(9 * kMs + 5'000).build()).at(0).stages[1];
+  ASSERT_EQ(async.awaitBegin.size(), 4u);
+  ASSERT_EQ(async.awaitBegin[3] - async.awaitBegin[2], 1);
+  EXPECT_EQ(async.awaitStage[async.awaitBegin[2]], 0);
+  EXPECT_EQ(async.awaitPos[async.awaitBegin[2]], 1);
 }
 
 TEST(StepView, FirstForwardAndLastStagesBackwardHaveNoCrossStageInput) {
