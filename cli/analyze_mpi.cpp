@@ -120,8 +120,9 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
   // Then each process its files, `threads` a round, keeping their ranks whole; rank 0 takes each
   // round's light parts as they come (owned_rounds.h: the ranks move once the run is planned).
   const std::vector<size_t>& files = assignment.byProcess[static_cast<size_t>(job->rank())];
-  const size_t perRound = std::max(1u, mine.threads);
   const size_t rounds = assignment.rounds;
+  const size_t perRound =
+      std::max<size_t>({1, mine.threads, rounds > 0 ? (files.size() + rounds - 1) / rounds : 0});
   RecognisedShare share;
   LightAssembler light;
   size_t bytes = 0;

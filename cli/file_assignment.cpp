@@ -105,6 +105,7 @@ Assignment assignFiles(const std::vector<Listing>& listings, bool local) {
     const uint64_t atOnce = std::max<uint32_t>(1, listings[r].filesAtOnce);
     out.rounds = std::max<uint64_t>(out.rounds, (out.byProcess[r].size() + atOnce - 1) / atOnce);
   }
+  out.rounds = std::min(out.rounds, kMostRounds);
   return out;
 }
 

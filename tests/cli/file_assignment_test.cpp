@@ -38,6 +38,23 @@ TEST(FileAssignment, EveryFileOnceInInputOrderTheLargestFirstToTheLeastLoaded) {
   EXPECT_EQ(assignFiles({all, all, twoAtOnce}, false).rounds, 1u);
 }
 
+TEST(FileAssignment, AtMostAFewRoundsEachEndingInALockStepGather) {
+  // Two processes, 32 files of alike size, one at a time: 16 rounds a file would make each
+  // process wait in 16 gathers; four rounds of four files each.
+  std::vector<ListedFile> files;
+  for (int i = 0; i < 32; ++i) {
+    files.push_back({0, "run/rank" + std::to_string(i) + ".json", uint64_t(1000 + i)});
+  }
+  const Listing all = listing(InputFormat::ChromeTrace, files);
+  const Assignment a = assignFiles({all, all}, false);
+  ASSERT_EQ(a.error, "");
+  EXPECT_EQ(a.byProcess[0].size() + a.byProcess[1].size(), 32u);
+  EXPECT_EQ(a.rounds, kMostRounds);
+  // Fewer files than that: a round each, as before.
+  const Listing three = listing(InputFormat::ChromeTrace, {files.begin(), files.begin() + 3});
+  EXPECT_EQ(assignFiles({three}, false).rounds, 3u);
+}
+
 TEST(FileAssignment, BubblescopeTracesKeepTheirNameOrder) {
   const Listing all = listing(InputFormat::Bubblescope,
                               {{0, "run/rank-10.sqlite", 1}, {0, "run/rank-9.sqlite", 1}});
