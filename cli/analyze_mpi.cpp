@@ -117,8 +117,9 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
   for (const std::string& f : assignment.files) inputs.files.push_back(f);
   // From the names alone: rank 0 need not have the path (--local).
   inputs.dir = traces::import::inputsDir(o.paths.front(), inputs.files);
-  // Then each process its files, `threads` a round, keeping their ranks whole; rank 0 takes each
-  // round's light parts as they come (owned_rounds.h: the ranks move once the run is planned).
+  // Then each process its files, in the assignment's rounds (at most kMostRounds, `threads` at a
+  // time), keeping their ranks whole; rank 0 takes each round's light parts as they come
+  // (owned_rounds.h: the ranks move once the run is planned).
   const std::vector<size_t>& files = assignment.byProcess[static_cast<size_t>(job->rank())];
   const size_t rounds = assignment.rounds;
   const size_t perRound =

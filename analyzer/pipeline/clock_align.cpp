@@ -23,6 +23,17 @@ struct Bound {
 };
 struct LinkBounds {
   std::vector<Bound> atLeast, atMost;
+  TimeNs lower = kNone;  // the largest of atLeast
+  TimeNs upper = kOpen;  // the smallest of atMost
+  void addAtLeast(Bound a) {
+    lower = std::max(lower, a.value);
+    atLeast.push_back(a);
+  }
+  void addAtMost(Bound u) {
+    upper = std::min(upper, u.value);
+    atMost.push_back(u);
+  }
+  bool contradict() const { return lower != kNone && upper != kOpen && lower > upper; }
 };
 
 // No correction beyond what causality demands: zero where the bounds allow it. Else the violated
@@ -30,7 +41,8 @@ struct LinkBounds {
 // side that is tight allows: two tight bounds hold the skew between them, one transfer's
 // latency either way; a loose one would shift the clock by half of how late its receive was
 // posted (a 53 µs violation read as a 2 ms skew).
-TimeNs offsetWithin(const LinkBounds& b, TimeNs lower, TimeNs upper) {
+TimeNs offsetWithin(const LinkBounds& b) {
+  const TimeNs lower = b.lower, upper = b.upper;
   const bool hasLower = lower != kNone, hasUpper = upper != kOpen;
   if (hasLower && lower > 0) {
     TimeNs tight = kOpen;
@@ -87,18 +99,13 @@ Contested fitMost(const LinkBounds& b) {
   }
   // Among the transfers that fit, the same rule as where all fit.
   LinkBounds fit;
-  TimeNs lo = kNone, hi = kOpen;
   for (const Bound& a : b.atLeast) {
-    if (a.value > best.offset) continue;
-    lo = std::max(lo, a.value);
-    fit.atLeast.push_back(a);
+    if (a.value <= best.offset) fit.addAtLeast(a);
   }
   for (const Bound& u : b.atMost) {
-    if (u.value < best.offset) continue;
-    hi = std::min(hi, u.value);
-    fit.atMost.push_back(u);
+    if (u.value >= best.offset) fit.addAtMost(u);
   }
-  best.offset = offsetWithin(fit, lo, hi);
+  best.offset = offsetWithin(fit);
   best.leftOut = violated(best.offset);
   for (TimeNs a : atLeast) best.worst = std::max(best.worst, a - best.offset);
   for (TimeNs u : atMost) best.worst = std::max(best.worst, best.offset - u);
@@ -116,9 +123,7 @@ std::string msText(TimeNs ns) {
 std::vector<TimeNs> estimateClockOffsets(const PipelineTrace& pl,
                                          std::vector<std::string>* warnings) {
   const int p = static_cast<int>(pl.stages.size());
-  std::vector<LinkBounds> links(p);
-  // lower[s]: the largest lower bound on off[s+1] - off[s]; upper[s]: the smallest upper bound.
-  std::vector<TimeNs> lower(p, kNone), upper(p, kOpen);
+  std::vector<LinkBounds> links(p);  // links[s]: what the transfers say of off[s+1] - off[s]
   for (const Transfer& t : pl.transfers) {
     if (std::abs(t.fromStage - t.toStage) != 1) continue;  // neighbours only: the chain
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
@@ -127,17 +132,15 @@ std::vector<TimeNs> estimateClockOffsets(const PipelineTrace& pl,
     // was posted first where recv.start + off[to] <= send.start + off[from].
     const TimeNs bound = send.start - recv.end, posted = send.start - recv.start;
     if (t.toStage == t.fromStage + 1) {
-      lower[t.fromStage] = std::max(lower[t.fromStage], bound);
-      links[t.fromStage].atLeast.push_back({bound, posted});
+      links[t.fromStage].addAtLeast({bound, posted});
     } else {
-      upper[t.toStage] = std::min(upper[t.toStage], -bound);
-      links[t.toStage].atMost.push_back({-bound, -posted});
+      links[t.toStage].addAtMost({-bound, -posted});
     }
   }
   std::vector<TimeNs> offsets(p, 0);
   for (int s = 0; s + 1 < p; ++s) {
-    TimeNs d = offsetWithin(links[s], lower[s], upper[s]);
-    if (lower[s] != kNone && upper[s] != kOpen && lower[s] > upper[s]) {
+    TimeNs d = offsetWithin(links[s]);
+    if (links[s].contradict()) {
       const Contested c = fitMost(links[s]);
       d = c.offset;
       if (warnings != nullptr) {
