@@ -115,6 +115,36 @@ TEST(StringTable, ShrunkToFitKeepsEveryIdAndStringAndGrowsAgain) {
   EXPECT_EQ(empty2.intern("first"), 1u);
 }
 
+// A small table (a rank of an op-level timeline) drops its index when shrunk and is searched in
+// line: it finds what it holds and nothing else, and interning after it builds the index again,
+// also as the table grows past the in-line size.
+TEST(StringTable, ASmallShrunkTableFindsInLineAndIndexesAgainWhenInterned) {
+  StringTable t;
+  std::vector<StringId> ids;
+  const size_t n = StringTable::kSearchedInLineMost - 1;  // with "": the most searched in line
+  for (size_t i = 0; i < n; ++i) ids.push_back(t.intern("op " + std::to_string(i)));
+  t.shrinkToFit();
+  StringId found = 99;
+  EXPECT_FALSE(t.find("op " + std::to_string(n), &found));
+  EXPECT_EQ(found, 99u);
+  ASSERT_TRUE(t.find("", &found));
+  EXPECT_EQ(found, 0u);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(t.find("op " + std::to_string(i), &found));
+    EXPECT_EQ(found, ids[i]);
+    EXPECT_EQ(t.intern("op " + std::to_string(i)), ids[i]) << "no second id once reindexed";
+  }
+  EXPECT_EQ(t.size(), n + 1);
+  for (size_t i = n; i < 4 * n; ++i) {
+    EXPECT_EQ(t.intern("op " + std::to_string(i)), i + 1);
+  }
+  t.shrinkToFit();  // too large to drop its index now
+  for (size_t i = 0; i < 4 * n; ++i) {
+    ASSERT_TRUE(t.find("op " + std::to_string(i), &found));
+    EXPECT_EQ(found, i + 1);
+  }
+}
+
 TEST(SortByStart, PermutesEveryColumnTogether) {
   Kernels k;
   for (TimeNs s : {30, 10, 20}) {

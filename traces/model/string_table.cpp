@@ -56,8 +56,10 @@ std::string_view StringTable::store(std::string_view s) {
 }
 
 void StringTable::growIndex() {
-  std::vector<uint32_t> old = std::move(slots_);
-  slots_.assign(std::max<size_t>(16, old.size() * 2), 0);
+  // Doubled while the table grows; sized afresh for a table whose index shrinkToFit dropped.
+  size_t slots = std::max<size_t>(16, slots_.size() * 2);
+  while (slots < 2 * (strings_.size() + 1)) slots *= 2;
+  slots_.assign(slots, 0);
   for (size_t id = 0; id < strings_.size(); ++id) {
     slots_[slotOf(strings_[id], hashOf(strings_[id]))] = static_cast<uint32_t>(id + 1);
   }
@@ -80,11 +82,19 @@ void StringTable::shrinkToFit() {
   free_ = nullptr;
   left_ = 0;
   strings_.shrink_to_fit();
+  // A small table is searched in line, as fast as through its hash index, and the index was two
+  // fifths of a loaded rank's table (10,000 ranks: 15 MB). intern() builds it again.
+  if (strings_.size() <= kSearchedInLineMost) std::vector<uint32_t>().swap(slots_);
 }
 
 StringId StringTable::intern(std::string_view s) {
   // At most half full: probes stay short.
-  if (2 * (strings_.size() + 1) > slots_.size()) growIndex();
+  // A table searched in line (shrinkToFit) is indexed again only to add a string: a lookup
+  // through intern() leaves it as small as it is.
+  if (slots_.empty() && !strings_.empty()) {
+    if (StringId id = 0; find(s, &id)) return id;
+  }
+  if (2 * (strings_.size() + 1) > slots_.size()) growIndex();  // also where shrinkToFit dropped it
   const size_t slot = slotOf(s, hashOf(s));
   if (slots_[slot] != 0) return slots_[slot] - 1;
   const auto id = static_cast<StringId>(strings_.size());
@@ -94,7 +104,12 @@ StringId StringTable::intern(std::string_view s) {
 }
 
 bool StringTable::find(std::string_view s, StringId* id) const {
-  if (slots_.empty()) return false;
+  if (slots_.empty()) {
+    const auto at = std::find(strings_.begin(), strings_.end(), s);
+    if (at == strings_.end()) return false;
+    *id = static_cast<StringId>(at - strings_.begin());
+    return true;
+  }
   const uint32_t held = slots_[slotOf(s, hashOf(s))];
   if (held == 0) return false;
   *id = held - 1;

@@ -37,8 +37,10 @@ class StringTable {
   // Moves the strings into one block of their size and gives back the rest: a loaded rank of an
   // op-level timeline names a few dozen things, and its blocks' and list's growth room was half
   // of its table (10,000 ranks: 10 MB). Ids stay; views taken before do not. Interning after it
-  // works as before.
+  // works as before. A table of at most kSearchedInLineMost strings also drops its index and is
+  // searched in line until it grows again.
   void shrinkToFit();
+  static constexpr size_t kSearchedInLineMost = 64;
 
  private:
   // The slot holding `s`, or the empty slot where it would go.
@@ -50,7 +52,7 @@ class StringTable {
   char* free_ = nullptr;  // the unused end of the last block
   size_t left_ = 0;
   std::vector<std::string_view> strings_;  // by id, into the blocks
-  std::vector<uint32_t> slots_;            // id + 1 (0: empty); a power of two long
+  std::vector<uint32_t> slots_;  // id + 1 (0: empty); a power of two long, or none (shrinkToFit)
 };
 
 }  // namespace bubblescope::traces
