@@ -94,6 +94,7 @@ std::optional<analysis::AnalysisResult> analyzeAcrossProcesses(
     int launcherSize) {
   PhaseClock clock;
   const std::unique_ptr<MpiJob> job = MpiJob::start(launcher, launcherSize, "analyze");
+  clock.lap("MPI started (the plugin loaded, MPI_Init)");
   analysis::AnalyzeOptions mine = options;
   if (mine.threads == 0) mine.threads = threadsEach();
   // Round 1: what each process can read; rank 0 says who reads what, in how many rounds.

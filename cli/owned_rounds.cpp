@@ -8,10 +8,10 @@
 #include <string>
 #include <utility>
 
-#include "analyzer/recognize/rank_ops_codec.h"
-#include "analyzer/replicas/job_rounds_codec.h"
 #include "analyzer/owned_analysis.h"
 #include "analyzer/owned_rounds_codec.h"
+#include "analyzer/recognize/rank_ops_codec.h"
+#include "analyzer/replicas/job_rounds_codec.h"
 #include "analyzer/replicas/replica_package.h"
 #include "traces/model/trace_codec.h"
 #include "traces/parallel/parallel_for.h"
@@ -249,6 +249,7 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
       if (p != self) appendShard(toEach[p], std::move(entries[p]));
     }
   }
+  lap("its own ranks decoded, the others' and the packages made into bytes");
   std::exception_ptr bad;
   job.exchange(std::move(toEach), kRoundTimeoutS, [&](int, std::string_view bytes) {
     if (bytes.empty()) return;  // this process's own, taken already
@@ -263,7 +264,7 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
       if (!bad) bad = std::current_exception();
     }
   });
-  lap("every rank moved to its replica's owner (its own decoded, the others' sent and decoded)");
+  lap("every rank moved to its replica's owner: the others' sent, and those sent it decoded");
   if (plan.mode == Mode::Whole) {
     job.finalize();
     if (!root) return std::nullopt;
