@@ -88,13 +88,13 @@ void StringTable::shrinkToFit() {
 }
 
 StringId StringTable::intern(std::string_view s) {
-  // At most half full: probes stay short.
   // A table searched in line (shrinkToFit) is indexed again only to add a string: a lookup
-  // through intern() leaves it as small as it is.
+  // through intern() leaves it as small as it is. (Only the constructor's "" finds no table.)
   if (slots_.empty() && !strings_.empty()) {
     if (StringId id = 0; find(s, &id)) return id;
   }
-  if (2 * (strings_.size() + 1) > slots_.size()) growIndex();  // also where shrinkToFit dropped it
+  // At most half full: probes stay short. Also where shrinkToFit dropped the index.
+  if (2 * (strings_.size() + 1) > slots_.size()) growIndex();
   const size_t slot = slotOf(s, hashOf(s));
   if (slots_[slot] != 0) return slots_[slot] - 1;
   const auto id = static_cast<StringId>(strings_.size());
