@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/exit_codes.h"
+#include "cli/message_rounds.h"
 #include "cli/mpi/mpi_plugin_abi.h"
 #include "cli/usage_error.h"
 
@@ -131,6 +133,27 @@ void MpiJob::exchange(std::vector<std::string>&& toEach, double timeoutS,
     std::_Exit(kBadInput);
   }
   std::vector<std::string>().swap(toEach);
+}
+
+void MpiJob::exchangeInRounds(std::vector<std::vector<std::string>>&& pieces, size_t roundBytes,
+                              double timeoutS,
+                              const std::function<void(int rank, std::string_view piece)>& take) {
+  OutgoingPieces outgoing(std::move(pieces), roundBytes);
+  std::exception_ptr failed;
+  for (bool more = true; more;) {
+    more = false;
+    exchange(outgoing.nextRound(), timeoutS, [&](int rank, std::string_view message) {
+      // Every process reads every flag, its own too: all agree on the rounds, whatever fails.
+      if (!message.empty() && message[0] != 0) more = true;
+      if (failed) return;
+      try {
+        takePieces(message, [&](std::string_view piece) { take(rank, piece); });
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    });
+  }
+  if (failed) std::rethrow_exception(failed);
 }
 
 std::string MpiJob::broadcastFromRoot(std::string_view mine, double timeoutS) {

@@ -1,6 +1,7 @@
 #pragma once
 // This process as one of an MPI job, through the plugin libbubblescope-mpi.so (cli/mpi/), which
 // is loaded only here: the program itself has no MPI dependency and runs without Open MPI.
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -43,6 +44,14 @@ class MpiJob {
   // Failures as gatherToRoot.
   void exchange(std::vector<std::string>&& toEach, double timeoutS,
                 const std::function<void(int rank, std::string_view bytes)>& take);
+  // `pieces[r]` to rank r (this rank's own left empty), in rounds of at most `roundBytes` to each
+  // peer (message_rounds.h): each piece is handed to `take` on the rank it went to, whole, round
+  // after round (in rank order within one), and the bytes of a round are freed before the next
+  // comes. For moves too large to hold twice, or to fit one MPI message. Failures as
+  // gatherToRoot; a piece `take` throws for is thrown once the rounds are over.
+  void exchangeInRounds(std::vector<std::vector<std::string>>&& pieces, size_t roundBytes,
+                        double timeoutS,
+                        const std::function<void(int rank, std::string_view piece)>& take);
   // Rank 0's bytes on every rank (`mine` on rank 0, ignored elsewhere); failures as gatherToRoot.
   std::string broadcastFromRoot(std::string_view mine, double timeoutS);
   // Ends MPI. The launcher counts a process that exits without it as failed.

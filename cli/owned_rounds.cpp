@@ -1,6 +1,7 @@
 #include "cli/owned_rounds.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <memory>
@@ -25,6 +26,20 @@ using analysis::AnalysisResult;
 // A process silent for this long while the others wait on it is taken as lost (a launcher that
 // does not end the job): recognising, building and analysing a share take minutes.
 constexpr double kRoundTimeoutS = 4 * 3600;
+
+// The move's pieces (MpiJob::exchangeInRounds): rank 0's packages for one owner, or one rank.
+constexpr char kPackagesPiece = 'P', kRankPiece = 'R';
+
+// The most bytes of the move one process takes from all others in a round (each of them sends it
+// its share): beside the ranks it has decoded, a process holds a round's bytes, not the whole
+// move's. BUBBLESCOPE_MPI_ROUND_BYTES sets it (the tests make every rank a round of its own).
+size_t moveRoundBytes(size_t processes) {
+  size_t all = size_t{64} << 20;
+  if (const char* s = std::getenv("BUBBLESCOPE_MPI_ROUND_BYTES"); s && std::atoll(s) > 0) {
+    all = static_cast<size_t>(std::atoll(s));
+  }
+  return std::max<size_t>(1, all / std::max<size_t>(1, processes - 1));
+}
 
 enum class Mode : uint8_t { Stop = 0, Whole = 1, Owned = 2 };
 
@@ -212,7 +227,7 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
       owner.hold(route.runIndex, std::move(trace), std::move(ops));
     }
   };
-  std::vector<std::string> toEach(processes);
+  std::vector<std::vector<std::string>> pieces(processes);
   {
     std::vector<std::vector<std::string>> entries(processes);
     for (auto& [at, entry] : share.held) {
@@ -221,14 +236,16 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
       entries.at(to).push_back(std::move(entry));
     }
     share.held.clear();
-    // Rank 0's packages first, each made into bytes as soon as made.
-    std::vector<uint64_t> count(processes, 0);
-    for (int o : planned.owners) ++count.at(static_cast<size_t>(o));
-    for (size_t p = 0; p < processes; ++p) {
-      traces::ByteWriter w(toEach[p]);
-      w.value<uint64_t>(p == self ? 0 : count[p]);
-    }
+    // Rank 0's packages first, each made into bytes as soon as made: one piece for each owner.
     if (root && plan.mode == Mode::Owned) {
+      std::vector<uint64_t> count(processes, 0);
+      for (int o : planned.owners) ++count.at(static_cast<size_t>(o));
+      std::vector<std::string> packages(processes);
+      for (size_t p = 0; p < processes; ++p) {
+        if (p == self || count[p] == 0) continue;
+        packages[p].push_back(kPackagesPiece);
+        traces::ByteWriter(packages[p]).value<uint64_t>(count[p]);
+      }
       for (size_t d = 0; d < planned.owners.size(); ++d) {
         const size_t to = static_cast<size_t>(planned.owners[d]);
         analysis::ReplicaPackage package = planned.coordinator->takePackage(d);
@@ -236,34 +253,48 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
           mine.emplace(d, std::move(package));
           continue;
         }
-        traces::ByteWriter w(toEach[to]);
+        traces::ByteWriter w(packages[to]);
         w.value<uint64_t>(d);
         analysis::encodeReplicaPackage(package, w);
       }
       planned.coordinator->packagesMade();
+      for (size_t p = 0; p < processes; ++p) {
+        if (!packages[p].empty()) pieces[p].push_back(std::move(packages[p]));
+      }
     }
     for (std::string& e : entries[self]) take(shardOf({std::move(e)}));
     entries[self].clear();
-    toEach[self].clear();
+    // Then each rank a piece of its own: the rounds of the move hold whole ranks.
     for (size_t p = 0; p < processes; ++p) {
-      if (p != self) appendShard(toEach[p], std::move(entries[p]));
+      if (p == self) continue;
+      for (std::string& e : entries[p]) {
+        std::string piece(1, kRankPiece);
+        appendShard(piece, {std::move(e)});
+        pieces[p].push_back(std::move(piece));
+      }
+      entries[p].clear();
     }
   }
   lap("its own ranks decoded, the others' and the packages made into bytes");
   std::exception_ptr bad;
-  job.exchange(std::move(toEach), kRoundTimeoutS, [&](int, std::string_view bytes) {
-    if (bytes.empty()) return;  // this process's own, taken already
-    try {
-      traces::ByteReader r(bytes);
+  const auto takePiece = [&](int, std::string_view piece) {
+    if (!piece.empty() && piece[0] == kPackagesPiece) {
+      traces::ByteReader r(piece.substr(1));
       for (auto n = r.value<uint64_t>(); n > 0; --n) {
         const auto replica = r.value<uint64_t>();
         mine.emplace(replica, analysis::decodeReplicaPackage(r));
       }
-      take(bytes.substr(bytes.size() - r.left()));
-    } catch (...) {
-      if (!bad) bad = std::current_exception();
+    } else if (!piece.empty() && piece[0] == kRankPiece) {
+      take(piece.substr(1));
+    } else {
+      throw std::runtime_error("a piece of the move of no known kind");
     }
-  });
+  };
+  try {
+    job.exchangeInRounds(std::move(pieces), moveRoundBytes(processes), kRoundTimeoutS, takePiece);
+  } catch (...) {
+    bad = std::current_exception();
+  }
   lap("every rank moved to its replica's owner: the others' sent, and those sent it decoded");
   if (plan.mode == Mode::Whole) {
     job.finalize();

@@ -54,8 +54,11 @@ std::vector<std::string> mpirun() {
   return testing::localMpirun(MPIRUN);
 }
 
-ProcessResult analyzeUnder(int n, const fs::path& cwd, const std::vector<std::string>& args) {
+// `mpiArgs`: mpirun's own, before the program (-x VAR=VALUE).
+ProcessResult analyzeUnder(int n, const fs::path& cwd, const std::vector<std::string>& args,
+                           const std::vector<std::string>& mpiArgs = {}) {
   std::vector<std::string> argv = mpirun();
+  argv.insert(argv.end(), mpiArgs.begin(), mpiArgs.end());
   argv.insert(argv.end(), {"-n", std::to_string(n), BUBBLESCOPE_BIN, "analyze"});
   argv.insert(argv.end(), args.begin(), args.end());
   return testing::runProcess(argv, options(cwd));
@@ -75,17 +78,18 @@ std::string read(const fs::path& file) {
 }
 
 // The JSON with every detail and the text summary, alone and under `n` processes: the same bytes.
-void expectSameReports(const fs::path& cwd, const std::string& run, int n) {
+void expectSameReports(const fs::path& cwd, const std::string& run, int n,
+                       const std::vector<std::string>& mpiArgs = {}) {
   SCOPED_TRACE(run + " under " + std::to_string(n) + " processes");
   const ProcessResult alone = analyzeAlone(cwd, {run, "--detail", "-o", "alone.json"});
   ASSERT_EQ(alone.exitCode, 0) << alone.err;
-  const ProcessResult mpi = analyzeUnder(n, cwd, {run, "--detail", "-o", "mpi.json"});
+  const ProcessResult mpi = analyzeUnder(n, cwd, {run, "--detail", "-o", "mpi.json"}, mpiArgs);
   ASSERT_EQ(mpi.exitCode, 0) << mpi.err;
   const std::string json = read(cwd / "alone.json");
   EXPECT_GT(json.size(), 1000u);
   EXPECT_EQ(read(cwd / "mpi.json"), json);
   const ProcessResult text = analyzeAlone(cwd, {run});
-  const ProcessResult mpiText = analyzeUnder(n, cwd, {run});
+  const ProcessResult mpiText = analyzeUnder(n, cwd, {run}, mpiArgs);
   ASSERT_EQ(mpiText.exitCode, 0) << mpiText.err;
   EXPECT_NE(text.out.find("bubblescope analysis of"), std::string::npos) << text.out;
   EXPECT_EQ(mpiText.out, text.out);
@@ -141,6 +145,19 @@ TEST(AnalyzeMpi, KinetoAndNsysJobsOfSeveralReplicasWithAFaultGiveTheReportsOfOne
       expectSameReports(dir.path(), "run", spec.slowStage ? 2 : 3);
     }
   }
+}
+
+// The move to the owners in rounds of one rank each (a round's bytes smaller than any rank): the
+// ranks arrive over many rounds, from every process, and the report is still one process's.
+TEST(AnalyzeMpi, RanksMovedARoundEachGiveTheReportsOfOneProcess) {
+  SKIP_WITHOUT_MPI();
+  JobSpec spec;
+  spec.p = 4, spec.dp = 3, spec.m = 6, spec.jitter = 0.02;
+  spec.slowReplica = 1, spec.slowFactor = 1.3;
+  testing::TempDir dir;
+  fs::create_directories(dir / "run");
+  analyseAs(Stack::Kineto, spec, dir / "run");
+  expectSameReports(dir.path(), "run", 3, {"-x", "BUBBLESCOPE_MPI_ROUND_BYTES=1"});
 }
 
 TEST(AnalyzeMpi, AMegatronJobWithAFaultOnAReplicaOrAStageGivesTheReportsOfOneProcess) {
