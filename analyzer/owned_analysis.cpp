@@ -112,7 +112,11 @@ std::vector<int> JobCoordinator::owners(const std::vector<int>& holder, int proc
 
 ReplicaPackage JobCoordinator::takePackage(size_t replica) {
   ReplicaPackage p = packageReplica(topo_, replica, comms_, light_, pipelineOptions_);
-  for (uint32_t r : ranksOf(replica)) light_.at(r) = RankOps{};
+  for (uint32_t r : ranksOf(replica)) {
+    light_.at(r) = RankOps{};
+    // Matching read its NCCL calls (most of a comm-heavy light trace); the packages do not.
+    run_.ranks.at(r).ncclCalls.reset();
+  }
   return p;
 }
 

@@ -93,7 +93,8 @@ class JobCoordinator {
   // Each replica's owner: of `holder` (the process holding each rank), the one holding most of
   // its ranks (ties: the lower), so that the fewest ranks move.
   std::vector<int> owners(const std::vector<int>& holder, int processes) const;
-  // Each replica's once: its ranks' light parts go with it (every rank is of one replica).
+  // Each replica's once: its ranks' light parts and NCCL calls go with it (every rank is of one
+  // replica).
   ReplicaPackage takePackage(size_t replica);
   // Once every package is made: the light parts go.
   void packagesMade();

@@ -14,6 +14,7 @@
 #include "analyzer/recognize/rank_ops_codec.h"
 #include "analyzer/replicas/job_rounds_codec.h"
 #include "analyzer/replicas/replica_package.h"
+#include "cli/malloc_policy.h"
 #include "traces/model/trace_codec.h"
 #include "traces/parallel/parallel_for.h"
 
@@ -27,7 +28,7 @@ using analysis::AnalysisResult;
 // does not end the job): recognising, building and analysing a share take minutes.
 constexpr double kRoundTimeoutS = 4 * 3600;
 
-// The move's pieces (MpiJob::exchangeInRounds): rank 0's packages for one owner, or one rank.
+// The move's pieces (MpiJob::exchangeInRounds): one replica's package from rank 0, or one rank.
 constexpr char kPackagesPiece = 'P', kRankPiece = 'R';
 
 // The most bytes of the move one process takes from all others in a round (each of them sends it
@@ -236,31 +237,25 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
       entries.at(to).push_back(std::move(entry));
     }
     share.held.clear();
-    // Rank 0's packages first, each made into bytes as soon as made: one piece for each owner.
+    // Rank 0's packages first, each a piece of its own made into bytes as soon as made (at its
+    // size: a growing string would hold up to twice its bytes while rank 0 is at its peak).
     if (root && plan.mode == Mode::Owned) {
-      std::vector<uint64_t> count(processes, 0);
-      for (int o : planned.owners) ++count.at(static_cast<size_t>(o));
-      std::vector<std::string> packages(processes);
-      for (size_t p = 0; p < processes; ++p) {
-        if (p == self || count[p] == 0) continue;
-        packages[p].push_back(kPackagesPiece);
-        traces::ByteWriter(packages[p]).value<uint64_t>(count[p]);
-      }
       for (size_t d = 0; d < planned.owners.size(); ++d) {
         const size_t to = static_cast<size_t>(planned.owners[d]);
         analysis::ReplicaPackage package = planned.coordinator->takePackage(d);
+        returnFreedPages();  // its light parts and NCCL calls, freed into the heap
         if (to == self) {
           mine.emplace(d, std::move(package));
           continue;
         }
-        traces::ByteWriter w(packages[to]);
+        std::string piece(1, kPackagesPiece);
+        traces::ByteWriter w(piece);
         w.value<uint64_t>(d);
         analysis::encodeReplicaPackage(package, w);
+        piece.shrink_to_fit();
+        pieces[to].push_back(std::move(piece));
       }
       planned.coordinator->packagesMade();
-      for (size_t p = 0; p < processes; ++p) {
-        if (!packages[p].empty()) pieces[p].push_back(std::move(packages[p]));
-      }
     }
     for (std::string& e : entries[self]) take(shardOf({std::move(e)}));
     entries[self].clear();
@@ -280,10 +275,9 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
   const auto takePiece = [&](int, std::string_view piece) {
     if (!piece.empty() && piece[0] == kPackagesPiece) {
       traces::ByteReader r(piece.substr(1));
-      for (auto n = r.value<uint64_t>(); n > 0; --n) {
-        const auto replica = r.value<uint64_t>();
-        mine.emplace(replica, analysis::decodeReplicaPackage(r));
-      }
+      const auto replica = r.value<uint64_t>();
+      mine.emplace(replica, analysis::decodeReplicaPackage(r));
+      if (!r.done()) throw std::runtime_error("a replica's package with bytes after it");
     } else if (!piece.empty() && piece[0] == kRankPiece) {
       take(piece.substr(1));
     } else {

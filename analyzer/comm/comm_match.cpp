@@ -5,21 +5,19 @@
 #include <queue>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace bubblescope::analysis {
 namespace {
 
 using traces::NcclOp;
 
-// One NCCL call, with what the call says.
-struct Entry {  // 56 bytes, no padding: one per call of the run is held while matching
-  CallRef ref;
-  uint64_t comm = 0;
-  uint64_t seq = 0;
+// One NCCL call in posting order: 16 bytes a call of the run held while matching, where a copy of
+// what the call says took 56 (the trace's columns hold it already; a 64-rank comm-heavy job has
+// millions of calls, all on MPI rank 0 while it plans).
+struct Posted {
   TimeNs posted = 0;  // the call's host start: NCCL matches in posting order
-  int32_t peer = -1, commRank = -1, commSize = -1;
-  int32_t assigned = -1;  // the global peer given to a call that names none
-  NcclOp op = NcclOp::Unknown;
+  CallRef ref;
 };
 
 // (communicator, rank in it) -> global rank, and each communicator's traced members.
@@ -27,15 +25,16 @@ struct Membership {
   std::map<std::pair<uint64_t, int32_t>, int> global;
   std::map<uint64_t, std::set<int>> members;
 
-  int peerOf(const Entry& e, int self) const {
-    if (e.commRank >= 0) {
-      auto it = global.find({e.comm, e.peer});
+  // The global peer of call `c` of `nc`, made by the rank whose global rank is `self`.
+  int peerOf(const traces::NcclCalls& nc, size_t c, int self) const {
+    if (nc.commRank[c] >= 0) {
+      auto it = global.find({nc.comm[c], nc.peer[c]});
       return it == global.end() ? -1 : it->second;
     }
-    if (auto m = members.find(e.comm); m != members.end() && m->second.size() == 2) {
+    if (auto m = members.find(nc.comm[c]); m != members.end() && m->second.size() == 2) {
       return *m->second.begin() == self ? *m->second.rbegin() : *m->second.begin();
     }
-    return e.peer;
+    return nc.peer[c];
   }
 };
 
@@ -64,94 +63,98 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   std::map<int, uint32_t> indexOfGlobal;
   for (size_t i = 0; i < global.size(); ++i)
     indexOfGlobal.emplace(global[i], static_cast<uint32_t>(i));
+  auto callsOf = [&](const CallRef& c) -> const traces::NcclCalls& {
+    return *run.ranks[c.rank].ncclCalls;
+  };
 
   // A communicator whose size no call gives holds, for all the traces know, the whole job.
   int world = 0;
   for (const auto& t : run.ranks) world = std::max(world, t.meta.worldSize);
-  std::vector<Entry> entries;
+  std::vector<Posted> posted;
   size_t total = 0;
   for (const auto& list : calls) total += list.size();
-  entries.reserve(total);
+  posted.reserve(total);
   Membership members;
   for (size_t r = 0; r < calls.size() && r < run.ranks.size(); ++r) {
     const auto& nc = *run.ranks[r].ncclCalls;
     for (const int32_t c : calls[r]) {
       if (c < 0 || static_cast<size_t>(c) >= nc.size()) continue;
-      Entry e;
-      e.ref = {static_cast<uint32_t>(r), c};
-      e.op = nc.op[c];
-      e.comm = nc.comm[c];
-      e.peer = nc.peer[c];
-      e.commRank = nc.commRank[c];
-      e.commSize = nc.commSize[c];
-      e.seq = nc.seq[c];
-      e.posted = nc.start[c];
-      if (!traces::movesData(e.op)) continue;
-      if (assigned && e.peer < 0 && r < assigned->size() &&
-          static_cast<size_t>(c) < (*assigned)[r].size()) {
-        e.assigned = (*assigned)[r][c];
-      }
-      members.members[e.comm].insert(global[r]);
-      if (e.commRank >= 0) members.global.emplace(std::pair{e.comm, e.commRank}, global[r]);
-      entries.push_back(e);
+      if (!traces::movesData(nc.op[c])) continue;
+      members.members[nc.comm[c]].insert(global[r]);
+      if (nc.commRank[c] >= 0)
+        members.global.emplace(std::pair{nc.comm[c], nc.commRank[c]}, global[r]);
+      posted.push_back({nc.start[c], {static_cast<uint32_t>(r), c}});
     }
   }
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.posted != b.posted ? a.posted < b.posted : a.ref.call < b.ref.call;
+  // Equal starts keep their call order, then their rank's (the lists below hold one rank each).
+  std::sort(posted.begin(), posted.end(), [](const Posted& a, const Posted& b) {
+    return std::tie(a.posted, a.ref.call, a.ref.rank) < std::tie(b.posted, b.ref.call, b.ref.rank);
   });
 
   // Point to point: per (communicator, from, to), the n-th send with the n-th receive.
-  std::map<std::tuple<uint64_t, int, int>, std::vector<const Entry*>> sends, recvs;
+  std::map<std::tuple<uint64_t, int, int>, std::vector<CallRef>> sends, recvs;
   // Collectives: per communicator and member, in order.
-  std::map<uint64_t, std::map<int, std::vector<const Entry*>>> colls;
-  for (const Entry& e : entries) {
-    const int self = global[e.ref.rank];
-    if (traces::isPointToPoint(e.op)) {
-      const int peer = e.assigned >= 0 ? e.assigned : members.peerOf(e, self);
+  std::map<uint64_t, std::map<int, std::vector<CallRef>>> colls;
+  for (const Posted& p : posted) {
+    const CallRef& ref = p.ref;
+    const auto& nc = callsOf(ref);
+    const auto c = static_cast<size_t>(ref.call);
+    const int self = global[ref.rank];
+    if (traces::isPointToPoint(nc.op[c])) {
+      int32_t given = -1;  // the global peer given to a call that names none
+      if (assigned && nc.peer[c] < 0 && ref.rank < assigned->size() &&
+          c < (*assigned)[ref.rank].size()) {
+        given = (*assigned)[ref.rank][c];
+      }
+      const int peer = given >= 0 ? given : members.peerOf(nc, c, self);
       if (peer < 0 || !indexOfGlobal.count(peer)) {
-        out.p2pLeft.push_back(e.ref);
+        out.p2pLeft.push_back(ref);
         continue;
       }
-      if (e.op == NcclOp::Send) {
-        sends[{e.comm, self, peer}].push_back(&e);
+      if (nc.op[c] == NcclOp::Send) {
+        sends[{nc.comm[c], self, peer}].push_back(ref);
       } else {
-        recvs[{e.comm, peer, self}].push_back(&e);
+        recvs[{nc.comm[c], peer, self}].push_back(ref);
       }
     } else {
-      colls[e.comm][self].push_back(&e);
+      colls[nc.comm[c]][self].push_back(ref);
     }
   }
+  std::vector<Posted>().swap(posted);
   for (auto& [key, list] : sends) {
     auto it = recvs.find(key);
     const size_t n = it == recvs.end() ? 0 : std::min(list.size(), it->second.size());
-    for (size_t i = 0; i < n; ++i) out.p2p.push_back({list[i]->ref, it->second[i]->ref});
-    for (size_t i = n; i < list.size(); ++i) out.p2pLeft.push_back(list[i]->ref);
+    for (size_t i = 0; i < n; ++i) out.p2p.push_back({list[i], it->second[i]});
+    for (size_t i = n; i < list.size(); ++i) out.p2pLeft.push_back(list[i]);
     if (it != recvs.end()) {
-      for (size_t i = n; i < it->second.size(); ++i) out.p2pLeft.push_back(it->second[i]->ref);
+      for (size_t i = n; i < it->second.size(); ++i) out.p2pLeft.push_back(it->second[i]);
       recvs.erase(it);
     }
   }
   for (const auto& [key, list] : recvs) {
-    for (const Entry* e : list) out.p2pLeft.push_back(e->ref);
+    for (const CallRef& ref : list) out.p2pLeft.push_back(ref);
   }
   // Those that named no peer (given one by posting order or not) say why they are left.
   for (const CallRef& c : out.p2pLeft) {
     out.p2pWithoutPeer += run.ranks[c.rank].ncclCalls->peer[c.call] < 0;
   }
 
+  auto seqOf = [&](const CallRef& c) { return callsOf(c).seq[static_cast<size_t>(c.call)]; };
+  auto opOf = [&](const CallRef& c) { return callsOf(c).op[static_cast<size_t>(c.call)]; };
   for (auto& [comm, byMember] : colls) {
     int size = 0;
     bool allSeq = true;
     for (auto& [member, list] : byMember) {
-      for (const Entry* e : list) {
-        size = std::max(size, static_cast<int>(e->commSize));
-        allSeq = allSeq && e->seq > 0;
+      for (const CallRef& ref : list) {
+        size =
+            std::max(size, static_cast<int>(callsOf(ref).commSize[static_cast<size_t>(ref.call)]));
+        allSeq = allSeq && seqOf(ref) > 0;
       }
     }
     if (allSeq) {
       for (auto& [member, list] : byMember) {
         std::stable_sort(list.begin(), list.end(),
-                         [](const Entry* a, const Entry* b) { return a->seq < b->seq; });
+                         [&](const CallRef& a, const CallRef& b) { return seqOf(a) < seqOf(b); });
       }
     }
     // A member not in the run: nobody knows when it joined, so the traced members are matched
@@ -164,11 +167,12 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
     if (partial.partial() && partial.traced < 2) n = 0;
     for (size_t i = 0; i < n; ++i) {
       std::vector<CallRef> refs;
-      const Entry* first = byMember.begin()->second[i];
+      const CallRef& first = byMember.begin()->second[i];
       bool agree = true;
       for (const auto& [member, list] : byMember) {
-        agree = agree && list[i]->op == first->op && (!allSeq || list[i]->seq == first->seq);
-        refs.push_back(list[i]->ref);
+        agree =
+            agree && opOf(list[i]) == opOf(first) && (!allSeq || seqOf(list[i]) == seqOf(first));
+        refs.push_back(list[i]);
       }
       if (!agree) {
         out.collectiveLeft.insert(out.collectiveLeft.end(), refs.begin(), refs.end());
@@ -180,7 +184,7 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
     }
     for (const auto& [member, list] : byMember) {
       for (size_t i = std::min(n, list.size()); i < list.size(); ++i) {
-        out.collectiveLeft.push_back(list[i]->ref);
+        out.collectiveLeft.push_back(list[i]);
       }
     }
   }
@@ -213,7 +217,8 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
       }
     }
   }
-  const CallMatches cm = matchCalls(run, calls, assigned);
+  CallMatches cm = matchCalls(run, calls, assigned);
+  std::vector<std::vector<int32_t>>().swap(calls);
   // Every call matched is one of `calls`, so it has its kernel.
   auto kernel = [&](const CallRef& c) {
     return KernelRef{c.rank, kernelOf[c.rank][static_cast<size_t>(c.call)]};
@@ -221,7 +226,11 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
   auto posted = [&](const CallRef& c) { return run.ranks[c.rank].ncclCalls->start[c.call]; };
   out.p2p.reserve(cm.p2p.size());
   std::vector<std::pair<KernelRef, KernelRef>> waits;  // (a kernel, one it waited for)
-  waits.reserve(2 * cm.p2p.size());
+  // Each p2p's two sides, and each collective's members each with every other: reserved whole,
+  // since growing would hold the list twice (and more) at once.
+  size_t waitCount = 2 * cm.p2p.size();
+  for (const auto& members : cm.collectives) waitCount += members.size() * (members.size() - 1);
+  waits.reserve(waitCount);
   for (const auto& [s, r] : cm.p2p) {
     // Only a peer given by posting order matches a call that names none.
     const bool byOrder = run.ranks[s.rank].ncclCalls->peer[s.call] < 0;
@@ -230,7 +239,7 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
     waits.emplace_back(kernel(s), kernel(r));
     waits.emplace_back(kernel(r), kernel(s));
   }
-  out.collectiveMembers = cm.collectiveMembers;
+  out.collectiveMembers = std::move(cm.collectiveMembers);
   for (const auto& members : cm.collectives) {
     std::vector<KernelRef> refs;
     for (const CallRef& c : members) refs.push_back(kernel(c));
@@ -242,12 +251,16 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
     }
     out.collectives.push_back(std::move(refs));
   }
-  std::vector<size_t> kernelsOfRank;
-  for (const RankOps& o : ops) kernelsOfRank.push_back(o.commKernels.size());
-  out.partners = KernelPartners(std::move(waits), kernelsOfRank);
   out.p2pUnmatched = static_cast<int>(cm.p2pLeft.size());
   out.p2pWithoutPeer = static_cast<int>(cm.p2pWithoutPeer);
   out.collectiveUnmatched = static_cast<int>(cm.collectiveLeft.size());
+  // The calls' matches and each call's kernel are read no more: freed before the partners are
+  // laid out beside the waits they come from (the peak of matching a comm-heavy job).
+  cm = CallMatches{};
+  std::vector<std::vector<uint32_t>>().swap(kernelOf);
+  std::vector<size_t> kernelsOfRank;
+  for (const RankOps& o : ops) kernelsOfRank.push_back(o.commKernels.size());
+  out.partners = KernelPartners(std::move(waits), kernelsOfRank);
   return out;
 }
 
