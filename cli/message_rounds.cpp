@@ -1,8 +1,6 @@
 #include "cli/message_rounds.h"
 
 #include <cstdint>
-#include <cstring>
-#include <stdexcept>
 #include <utility>
 
 #include "traces/model/byte_codec.h"
@@ -42,8 +40,7 @@ std::vector<std::string> OutgoingPieces::nextRound() {
     traces::ByteWriter w(out[p]);
     w.value<uint8_t>(more ? 1 : 0);
     for (size_t i = next_[p]; i < end[p]; ++i) {
-      w.value<uint64_t>(pieces_[p][i].size());
-      out[p] += pieces_[p][i];
+      w.text(pieces_[p][i]);
       std::string().swap(pieces_[p][i]);
     }
     next_[p] = end[p];
@@ -51,22 +48,15 @@ std::vector<std::string> OutgoingPieces::nextRound() {
   return out;
 }
 
+bool piecesLeftAfter(std::string_view message) {
+  return !message.empty() && message[0] != 0;
+}
+
 bool takePieces(std::string_view message, const std::function<void(std::string_view)>& take) {
-  if (message.empty()) throw std::runtime_error("a round's message without its first byte");
-  const bool more = message[0] != 0;
-  size_t at = 1;
-  while (at < message.size()) {
-    uint64_t size = 0;
-    if (message.size() - at < sizeof size) throw std::runtime_error("a piece without its size");
-    std::memcpy(&size, message.data() + at, sizeof size);
-    at += sizeof size;
-    if (size > message.size() - at) {
-      throw std::runtime_error("a piece runs past the end of its message");
-    }
-    take(message.substr(at, static_cast<size_t>(size)));
-    at += static_cast<size_t>(size);
-  }
-  return more;
+  traces::ByteReader r(message);
+  r.value<uint8_t>();  // the flag: a message without it throws
+  while (!r.done()) take(r.textView());
+  return piecesLeftAfter(message);
 }
 
 }  // namespace bubblescope::cli

@@ -30,6 +30,9 @@ class OutgoingPieces {
   size_t roundBytes_;
 };
 
+// Whether the sender of a round's message has pieces left after it: read apart from the pieces,
+// so that a process agrees on the rounds even where it cannot read them.
+bool piecesLeftAfter(std::string_view message);
 // Hands each piece of a round's message to `take`; returns whether its sender has pieces left.
 // Throws std::runtime_error for bytes that are not such a message.
 bool takePieces(std::string_view message, const std::function<void(std::string_view)>& take);

@@ -144,7 +144,7 @@ void MpiJob::exchangeInRounds(std::vector<std::vector<std::string>>&& pieces, si
     more = false;
     exchange(outgoing.nextRound(), timeoutS, [&](int rank, std::string_view message) {
       // Every process reads every flag, its own too: all agree on the rounds, whatever fails.
-      if (!message.empty() && message[0] != 0) more = true;
+      more = more || piecesLeftAfter(message);
       if (failed) return;
       try {
         takePieces(message, [&](std::string_view piece) { take(rank, piece); });

@@ -47,9 +47,11 @@ class ByteReader {
     std::memcpy(&v, take(sizeof v), sizeof v);
     return v;
   }
-  std::string text() {
+  std::string text() { return std::string(textView()); }
+  // The text in place: valid while the bytes read are.
+  std::string_view textView() {
     const auto n = value<uint64_t>();
-    return std::string(take(n), n);
+    return {take(n), static_cast<size_t>(n)};
   }
   template <typename T>
   void column(std::vector<T>& c) {
