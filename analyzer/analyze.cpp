@@ -421,19 +421,17 @@ RankOps recognizeForAnalysis(const traces::RankTrace& trace,
   return out;
 }
 
-RankOps lightPartOf(const RankOps& ops) {
+RankOps planningPartOf(const RankOps& ops) {
   RankOps out;
   out.ruleSet = ops.ruleSet;
   out.mbInferred = ops.mbInferred;
   out.stageFromLabels = ops.stageFromLabels;
   out.hasKernels = ops.hasKernels;
   out.steps = ops.steps;
-  out.commKernels = ops.commKernels;
-  out.commCalls = ops.commCalls;
   return out;
 }
 
-traces::RankTrace lightTraceOf(const traces::RankTrace& kept) {
+traces::RankTrace planningTraceOf(const traces::RankTrace& kept) {
   traces::RankTrace out;
   out.file = kept.file;
   out.meta = kept.meta;
@@ -441,17 +439,6 @@ traces::RankTrace lightTraceOf(const traces::RankTrace& kept) {
   out.threads = kept.threads;
   out.streams = kept.streams;
   out.devices = kept.devices;
-  const traces::NcclCalls& calls = *kept.ncclCalls;
-  if (calls.size() > 0) {
-    traces::NcclCalls& light = *out.ncclCalls;
-    light.start = calls.start;
-    light.op = calls.op;
-    light.peer = calls.peer;
-    light.comm = calls.comm;
-    light.commRank = calls.commRank;
-    light.commSize = calls.commSize;
-    light.seq = calls.seq;
-  }
   return out;
 }
 

@@ -60,24 +60,17 @@ struct RuleSets {
 RankOps recognizeForAnalysis(const traces::RankTrace& trace,
                              const std::vector<const RuleSet*>& sets);
 
-// The part of a recognised rank that the job-wide steps read, besides its trace's metadata and
-// NCCL calls and its place (RankPlace) and steps with ops (stepsWithOps): its rule set, step
-// markers, and NCCL kernels with their calls. Matching the comms across ranks, aligning the
-// clocks by them and splitting each NCCL kernel into waiting and transfer give from these what
-// they give from whole ranks (tests/tracegen/light_part_test.cpp), so that one process can make
-// them for ranks whose ops other processes hold (`analyze` under MPI, docs/mpi.md, "Next").
-RankOps lightPartOf(const RankOps& ops);
-// The same of its trace (as keepForAnalysis leaves it): its metadata, names, threads, streams and
-// devices, and of its NCCL calls only what matching them across ranks reads (start, op, peer,
-// communicator, rank and size in it, sequence number: 37 bytes a call of the 85 a whole row
-// takes; NCCL's calls are most of a kernel-level rank's light part). No memory samples: the
-// memory look is the replica owner's.
-traces::RankTrace lightTraceOf(const traces::RankTrace& kept);
-
 // Frees what the analysis reads of a rank's trace no more once it is recognised: all but its
 // metadata, strings, devices, NCCL calls and memory samples (and its kernels, where the pairing
 // of unnamed sends and receives reads them; the memory look reads RankOps::kernelsForMemory).
 void keepForAnalysis(traces::RankTrace& trace);
+
+// What the coordinator of `analyze` under MPI plans the job by before any rank moves
+// (owned_analysis.h): of a rank's ops, its rule set and step markers; of its trace, its metadata,
+// names, threads, streams and devices. Its NCCL calls and kernels stay with the rank; the
+// communicators they used go as its roster (split_matching.h, rosterOf).
+RankOps planningPartOf(const RankOps& ops);
+traces::RankTrace planningTraceOf(const traces::RankTrace& kept);
 
 // The analysis of a run from its recognised ranks: `ops[i]` recognised from `run.ranks[i]` before
 // keepForAnalysis(); `kernels`: whether any rank's trace held kernels then. Some rank must have

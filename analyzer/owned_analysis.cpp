@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "analyzer/pipeline/clock_align.h"
 #include "analyzer/replicas/culprit.h"
 #include "analyzer/replicas/job_analysis.h"
 #include "analyzer/replicas/listed_replicas.h"
@@ -37,11 +38,14 @@ void Failure::raise() const {
 }
 
 bool analysableWhereRanksAre(const traces::Run& run, const std::vector<RankPlace>& places,
-                             bool kernels) {
+                             const std::vector<CommRoster>& rosters, bool kernels) {
   if (std::none_of(places.begin(), places.end(), [](const RankPlace& p) { return p.hasOps; })) {
     return false;
   }
-  if (std::any_of(run.ranks.begin(), run.ranks.end(), hasUnnamedPointToPoint)) return false;
+  if (std::any_of(rosters.begin(), rosters.end(),
+                  [](const CommRoster& r) { return r.unnamedP2p; })) {
+    return false;
+  }
   if (!kernels) {
     for (const auto& group : tpGroupsFromMetadata(run)) {
       if (group.size() > 1) return false;
@@ -52,19 +56,27 @@ bool analysableWhereRanksAre(const traces::Run& run, const std::vector<RankPlace
 
 std::unique_ptr<JobCoordinator> JobCoordinator::start(
     traces::Run&& run, std::vector<RankOps>&& light, const std::vector<RankPlace>& places,
-    const std::vector<std::vector<int64_t>>& steps, const AnalyzeOptions& options) {
+    const std::vector<std::vector<int64_t>>& steps, const std::vector<CommRoster>& rosters,
+    const AnalyzeOptions& options) {
   std::unique_ptr<JobCoordinator> c(new JobCoordinator());
   c->options_ = options;
-  // As analyzeRecognized: the run, its topology, the comms matched and the clocks aligned.
+  // As analyzeRecognized: the run and its topology; the comms are matched once the ranks are
+  // with their replicas' owners (aligned()).
   c->result_ = describeRun(run);
   c->topo_ = buildTopology(run, places);
   if (c->topo_.tp > 1) return nullptr;
+  std::vector<int> replicaOf(run.ranks.size(), -1);
+  for (size_t d = 0; d < c->topo_.ranksOf.size(); ++d) {
+    for (const auto& stage : c->topo_.ranksOf[d]) {
+      for (size_t r : stage) replicaOf.at(r) = static_cast<int>(d);
+    }
+  }
+  // A rank of no replica would be matched by nobody: the run is analysed whole.
+  if (std::count(replicaOf.begin(), replicaOf.end(), -1) > 0) return nullptr;
   describeTopology(c->topo_, light, P2pInference{}, c->result_);
-  c->comms_ = matchComms(run, light);
+  c->spanning_ = spanningComms(rosters, replicaOf, globalRanks(run));
   PipelineOptions& po = c->pipelineOptions_;
   po.alignClocks = options.alignClocks;
-  po.appliedOffsets =
-      alignAndSplitComms(c->comms_, light, options.alignClocks, c->result_.warnings);
   po.firstStep = options.firstStep;
   po.lastStep = options.lastStep;
   if (options.leaveOutWarmupStep) {
@@ -75,8 +87,10 @@ std::unique_ptr<JobCoordinator> JobCoordinator::start(
   }
   c->result_.clock.enabled = options.alignClocks;
   c->result_.clock.offsets.assign(run.ranks.size(), 0);
-  c->run_ = std::move(run);
-  c->light_ = std::move(light);
+  // Of each rank, the metadata the spanning calls' matching reads.
+  c->run_.ranks.resize(run.ranks.size());
+  for (size_t r = 0; r < run.ranks.size(); ++r)
+    c->run_.ranks[r].meta = std::move(run.ranks[r].meta);
   return c;
 }
 
@@ -110,21 +124,30 @@ std::vector<int> JobCoordinator::owners(const std::vector<int>& holder, int proc
   return out;
 }
 
-ReplicaPackage JobCoordinator::takePackage(size_t replica) {
-  ReplicaPackage p = packageReplica(topo_, replica, comms_, light_, pipelineOptions_);
-  for (uint32_t r : ranksOf(replica)) {
-    light_.at(r) = RankOps{};
-    // Matching read its NCCL calls (most of a comm-heavy light trace); the packages do not.
-    run_.ranks.at(r).ncclCalls.reset();
-  }
+ReplicaPackage JobCoordinator::frame(size_t replica) const {
+  // A package of no comms: what packageReplica() makes of the replica's place and options.
+  ReplicaPackage p = packageReplica(topo_, replica, CommMatches{},
+                                    std::vector<RankOps>(run_.ranks.size()), pipelineOptions_);
   return p;
 }
 
-void JobCoordinator::packagesMade() {
-  std::vector<RankOps>().swap(light_);
-  comms_ = CommMatches{};
+std::vector<ReplicaAlignment> JobCoordinator::aligned(std::vector<OwnedMatching>&& replicas) {
+  std::vector<ReplicaMatching> matchings;
+  matchings.reserve(replicas.size());
+  for (OwnedMatching& m : replicas) {
+    if (m.failure) m.failure.raise();
+    matchings.push_back(std::move(m.matching));
+  }
+  replicas.clear();
+  std::vector<std::vector<uint32_t>> ranks;
+  for (size_t d = 0; d < this->replicas(); ++d) ranks.push_back(ranksOf(d));
+  std::vector<TimeNs> offsets;
+  std::vector<ReplicaAlignment> out =
+      alignReplicas(run_, std::move(matchings), ranks, spanning_, options_.alignClocks,
+                    result_.warnings, offsets);
   // Of the run, what the result reads on: nothing but its size (read already).
   run_ = traces::Run{};
+  return out;
 }
 
 std::vector<DpWaits> JobCoordinator::built(std::vector<BuiltReplica>&& replicas) {
@@ -202,9 +225,13 @@ AnalysisResult JobCoordinator::finish(std::vector<AnalysedReplica>&& replicas) {
   return std::move(result_);
 }
 
-ReplicaOwner::ReplicaOwner(size_t runRanks) {
-  run_.ranks.resize(runRanks);
-  ops_.resize(runRanks);
+ReplicaOwner::ReplicaOwner(const std::vector<std::pair<int32_t, int32_t>>& numbered) {
+  run_.ranks.resize(numbered.size());
+  ops_.resize(numbered.size());
+  for (size_t r = 0; r < numbered.size(); ++r) {
+    run_.ranks[r].meta.rank = numbered[r].first;
+    run_.ranks[r].meta.worldSize = numbered[r].second;
+  }
 }
 
 void ReplicaOwner::hold(uint32_t runIndex, traces::RankTrace&& trace, RankOps&& ops) {
@@ -213,9 +240,53 @@ void ReplicaOwner::hold(uint32_t runIndex, traces::RankTrace&& trace, RankOps&& 
   ops_[runIndex] = std::move(ops);
 }
 
-BuiltReplica ReplicaOwner::build(size_t replica, const ReplicaPackage& package) {
+OwnedMatching ReplicaOwner::match(const ReplicaPackage& frame,
+                                  const SpanningComms& spanning) const {
+  OwnedMatching out;
+  try {
+    out.matching = matchReplica(run_, ops_, frame.ranks, spanning);
+  } catch (...) {
+    out.failure = Failure::of(std::current_exception());
+  }
+  return out;
+}
+
+BuiltReplica ReplicaOwner::build(size_t replica, const ReplicaPackage& frame,
+                                 const SpanningComms& spanning, const ReplicaAlignment& alignment) {
   BuiltReplica b;
   try {
+    // Its package, as the process that matched the job's comms would have made it: the ranks'
+    // NCCL kernels shifted to the job's clock and split, the sends and receives in the job's
+    // order.
+    ReplicaPackage package = frame;
+    {
+      const CommMatches local =
+          matchCommsIn(run_, ops_, ownerScope(run_, ops_, frame.ranks, spanning));
+      std::vector<RankOps> light(ops_.size());
+      if (alignment.offsetsApplied && alignment.offsets.size() != frame.ranks.size()) {
+        throw std::invalid_argument("a replica's offsets are not one a rank");
+      }
+      for (size_t i = 0; i < frame.ranks.size(); ++i) {
+        const uint32_t r = frame.ranks[i];
+        light[r].commKernels = ops_[r].commKernels;
+        if (alignment.offsetsApplied) shiftTimes(light[r], alignment.offsets[i]);
+      }
+      splitCommKernels(local, light);
+      for (const KernelSplit& s : alignment.splits) {
+        if (s.rank >= light.size() || s.kernel >= light[s.rank].commKernels.size()) {
+          throw std::invalid_argument("a split kernel outside the replica");
+        }
+        CommKernel& ck = light[s.rank].commKernels[s.kernel];
+        ck.transferStart = s.transferStart;
+        ck.matched = s.matched;
+        ck.members = s.members;
+      }
+      package.offsetsApplied = alignment.offsetsApplied;
+      package.offsets = alignment.offsets;
+      package.commKernels.clear();
+      for (uint32_t r : frame.ranks) package.commKernels.push_back(std::move(light[r].commKernels));
+      package.p2p = mergedP2p(run_, local, alignment.p2p);
+    }
     PipelineTrace pl = buildOwnedReplica(package, ops_);
     b.offsets = stageOffsetsOf(pl);
     b.warnings = stageOffsetWarnings(run_, pl);

@@ -1,11 +1,13 @@
 #pragma once
 // A job analysed with each DP replica where its ranks are (`analyze` under MPI, docs/mpi.md): one
-// process, the coordinator, holds every rank's light part (analyze.h, lightPartOf: what matching
-// the comms and aligning the clocks read), places the ranks, matches, aligns and splits, and sends
-// each replica's owner its package (replica_package.h). Each owner builds and analyses its
-// replicas; what needs every replica comes in the rounds of job_analysis.h (arrivals, then costs,
-// then replays), and the coordinator puts the analysis together: the one analyzeRecognized()
-// makes of the whole run, warnings and errors included, in the same order.
+// process, the coordinator, holds every rank's planning part (analyze.h, planningPartOf: its
+// metadata, steps and the communicators it used), places the ranks and names each replica's
+// owner. The ranks move to their owners, which match their replicas' comms; the coordinator
+// matches those that span replicas and aligns the job's clocks from both (split_matching.h).
+// Each owner builds and analyses its replicas; what needs every replica comes in the rounds of
+// job_analysis.h (arrivals, then costs, then replays), and the coordinator puts the analysis
+// together: the one analyzeRecognized() makes of the whole run, warnings and errors included, in
+// the same order.
 //
 // Each step is a call on the process that makes it; what goes between processes is bytes
 // (owned_rounds_codec.h). A failure on an owner is carried to the coordinator, which throws the
@@ -23,6 +25,7 @@
 #include "analyzer/replicas/dp_waits.h"
 #include "analyzer/replicas/job_whatif.h"
 #include "analyzer/replicas/replica_package.h"
+#include "analyzer/replicas/split_matching.h"
 #include "analyzer/result/job_result.h"
 
 namespace bubblescope::analysis {
@@ -71,20 +74,26 @@ struct AnalysedReplica {
 // Whether the run can be analysed where its ranks are: its ops recognised from labels, one rank a
 // stage (no TP groups), and every send and receive naming its peer. Else one process analyses it
 // whole (analyzeRecognized): folding TP groups and pairing sends and receives by posting order
-// read every rank's ops. `run`: the light traces (each as keepForAnalysis leaves it).
+// read every rank's ops. `run`: the planning traces (planningTraceOf); `rosters[i]` of rank i.
 bool analysableWhereRanksAre(const traces::Run& run, const std::vector<RankPlace>& places,
-                             bool kernels);
+                             const std::vector<CommRoster>& rosters, bool kernels);
+
+// An owner's matching of a replica's comms (split_matching.h), or why it failed.
+struct OwnedMatching {
+  Failure failure;
+  ReplicaMatching matching;
+};
 
 class JobCoordinator {
  public:
-  // `run` in run order, each trace as keepForAnalysis leaves it (its memory samples may be
-  // gone, and of its NCCL calls all but what matchComms reads: start, op, peer, comm, commRank,
-  // commSize, seq); `light[i]`, `places[i]`, `steps[i]` (stepsWithOps) of run.ranks[i]. Throws what
-  // the analysis throws for the run (a stage without a trace, ranks of two runs). Returns nullptr
-  // for a run of TP groups (the topology says so only once built): analyse it whole.
+  // `run` in run order, each trace as planningTraceOf leaves it; `light[i]` (planningPartOf),
+  // `places[i]`, `steps[i]` (stepsWithOps) and `rosters[i]` of run.ranks[i]. Throws what the
+  // analysis throws for the run (a stage without a trace, ranks of two runs). Returns nullptr for
+  // a run of TP groups (the topology says so only once built): analyse it whole.
   static std::unique_ptr<JobCoordinator> start(traces::Run&& run, std::vector<RankOps>&& light,
                                                const std::vector<RankPlace>& places,
                                                const std::vector<std::vector<int64_t>>& steps,
+                                               const std::vector<CommRoster>& rosters,
                                                const AnalyzeOptions& options);
 
   size_t replicas() const { return topo_.ranksOf.size(); }
@@ -93,11 +102,14 @@ class JobCoordinator {
   // Each replica's owner: of `holder` (the process holding each rank), the one holding most of
   // its ranks (ties: the lower), so that the fewest ranks move.
   std::vector<int> owners(const std::vector<int>& holder, int processes) const;
-  // Each replica's once: its ranks' light parts and NCCL calls go with it (every rank is of one
-  // replica).
-  ReplicaPackage takePackage(size_t replica);
-  // Once every package is made: the light parts go.
-  void packagesMade();
+  // What an owner builds replica `replica` by, but its comms (a package without them).
+  ReplicaPackage frame(size_t replica) const;
+  // The communicators that span replicas, which the owners divide their calls by (ownerScope).
+  const SpanningComms& spanning() const { return spanning_; }
+
+  // Every replica's matching, in replica order: the job's clocks aligned, the comms' warnings
+  // said; each replica's alignment back. Throws the first replica's failure.
+  std::vector<ReplicaAlignment> aligned(std::vector<OwnedMatching>&& replicas);
 
   // Round one, every replica's in replica order. Throws the first replica's failure, as building
   // the pipelines one after the other would have.
@@ -118,9 +130,8 @@ class JobCoordinator {
   AnalyzeOptions options_;
   AnalysisResult result_;
   Topology topo_;
-  traces::Run run_;
-  std::vector<RankOps> light_;
-  CommMatches comms_;
+  traces::Run run_;  // each rank's metadata: the spanning calls' run (alignReplicas)
+  SpanningComms spanning_;
   PipelineOptions pipelineOptions_;
   std::vector<DpWaits> waits_;
   std::vector<OwnedCosts> costs_;
@@ -131,11 +142,16 @@ class JobCoordinator {
 // An owner: the whole ranks of its replicas, their pipelines, and each step of their analysis.
 class ReplicaOwner {
  public:
-  // `runRanks`: the run's ranks, all processes' together (indexes into the run).
-  explicit ReplicaOwner(size_t runRanks);
+  // `numbered[i]`: run rank i's (rank, world size) as the run numbered it, all processes' ranks
+  // together: matching reads every rank's number.
+  explicit ReplicaOwner(const std::vector<std::pair<int32_t, int32_t>>& numbered);
   // A rank of one of its replicas: its trace as keepForAnalysis leaves it, its ops whole.
   void hold(uint32_t runIndex, traces::RankTrace&& trace, RankOps&& ops);
-  BuiltReplica build(size_t replica, const ReplicaPackage& package);
+  // Its replica's comms matched (matchReplica), and the calls it leaves to the coordinator.
+  OwnedMatching match(const ReplicaPackage& frame, const SpanningComms& spanning) const;
+  // Its replica built on the job's clock, its comms matched again and split.
+  BuiltReplica build(size_t replica, const ReplicaPackage& frame, const SpanningComms& spanning,
+                     const ReplicaAlignment& alignment);
   OwnedCosts costsOf(size_t replica) const;
   OwnedReplay replayOf(size_t replica, const JobIdeal& ideal) const;
   // Its analysis; the pipeline goes after.

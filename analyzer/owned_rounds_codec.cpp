@@ -34,6 +34,18 @@ Failure decodeFailure(traces::ByteReader& in) {
   return f;
 }
 
+void encodeOwnedMatching(const OwnedMatching& m, traces::ByteWriter& out) {
+  encodeFailure(m.failure, out);
+  if (!m.failure) encodeReplicaMatching(m.matching, out);
+}
+
+OwnedMatching decodeOwnedMatching(traces::ByteReader& in) {
+  OwnedMatching m;
+  m.failure = decodeFailure(in);
+  if (!m.failure) m.matching = decodeReplicaMatching(in);
+  return m;
+}
+
 void encodeBuiltReplica(const BuiltReplica& b, traces::ByteWriter& out) {
   encodeFailure(b.failure, out);
   if (b.failure) return;

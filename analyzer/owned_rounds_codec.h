@@ -1,8 +1,8 @@
 #pragma once
 // What owners and the coordinator of a job analysed where its ranks are (owned_analysis.h) send
-// each other, as bytes: a failure, a built replica, its costs, its replay, its analysis, and a
-// replica's waits at the DP sync. Pure: no I/O. A reader that runs past the end throws
-// std::runtime_error.
+// each other, as bytes: a failure, a replica's comms matched, a built replica, its costs, its
+// replay, its analysis, and a replica's waits at the DP sync. Pure: no I/O. A reader that runs past
+// the end throws std::runtime_error.
 #include "analyzer/owned_analysis.h"
 #include "traces/model/byte_codec.h"
 
@@ -10,6 +10,9 @@ namespace bubblescope::analysis {
 
 void encodeFailure(const Failure& f, traces::ByteWriter& out);
 Failure decodeFailure(traces::ByteReader& in);
+
+void encodeOwnedMatching(const OwnedMatching& m, traces::ByteWriter& out);
+OwnedMatching decodeOwnedMatching(traces::ByteReader& in);
 
 void encodeBuiltReplica(const BuiltReplica& b, traces::ByteWriter& out);
 BuiltReplica decodeBuiltReplica(traces::ByteReader& in);

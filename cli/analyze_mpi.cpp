@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "cli/analysis_shard.h"
@@ -69,20 +70,35 @@ unsigned threadsEach() {
   return std::max(1u, std::thread::hardware_concurrency() / local);
 }
 
-// BUBBLESCOPE_MPI_PHASES=1: where rank 0's time went, on stderr (docs/benchmarks.md).
+// BUBBLESCOPE_MPI_PHASES=1: where each process's time went and what it held, on stderr
+// (docs/benchmarks.md).
 class PhaseClock {
  public:
   PhaseClock() : on_(std::getenv("BUBBLESCOPE_MPI_PHASES") != nullptr) {}
   void lap(const char* what) {
     const auto now = std::chrono::steady_clock::now();
     if (on_) {
-      std::fprintf(stderr, "bubblescope: %.3f s %s\n",
-                   std::chrono::duration<double>(now - last_).count(), what);
+      std::fprintf(stderr, "bubblescope: %.3f s %s (%s)\n",
+                   std::chrono::duration<double>(now - last_).count(), what, memory().c_str());
     }
     last_ = now;
   }
 
  private:
+  // This process's peak and present resident memory, as the kernel counts them.
+  static std::string memory() {
+    long peak = -1, now = -1;
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+      char line[256];
+      while (std::fgets(line, sizeof line, f)) {
+        std::sscanf(line, "VmHWM: %ld kB", &peak);
+        std::sscanf(line, "VmRSS: %ld kB", &now);
+      }
+      std::fclose(f);
+    }
+    return "peak " + std::to_string(peak >> 10) + " MiB, now " + std::to_string(now >> 10) + " MiB";
+  }
+
   bool on_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };

@@ -5,6 +5,7 @@
 
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/recognize/rank_ops_codec.h"
+#include "analyzer/replicas/split_matching.h"
 #include "traces/model/trace_codec.h"
 #include "traces/parallel/parallel_for.h"
 
@@ -18,8 +19,9 @@ std::string lightEntry(const InputPosition& at, bool kernels, const traces::Rank
   traces::ByteWriter w(out);
   w.value(at);
   w.value(kernels);
-  traces::encodeRankTrace(analysis::lightTraceOf(kept), w);
-  analysis::encodeRankOps(analysis::lightPartOf(ops), w);
+  traces::encodeRankTrace(analysis::planningTraceOf(kept), w);
+  analysis::encodeRankOps(analysis::planningPartOf(ops), w);
+  analysis::encodeCommRoster(analysis::rosterOf(kept, ops), w);
   w.value(analysis::placeOf(ops));
   w.column(analysis::stepsWithOps(ops));
   return out;
@@ -69,6 +71,7 @@ void LightAssembler::add(std::string_view shard) noexcept {
       Entry e;
       e.trace = traces::decodeRankTrace(r);
       e.light = analysis::decodeRankOps(r);
+      e.roster = analysis::decodeCommRoster(r);
       e.place = r.value<analysis::RankPlace>();
       r.column(e.steps);
       ranks_.emplace(at, std::move(e));
@@ -94,6 +97,7 @@ LightRun LightAssembler::finish(const traces::import::Inputs& inputs,
   ranks_.clear();
   for (size_t i : traces::import::finishRun(out.run, inputs.format)) {
     out.light.push_back(std::move(inputOrder[i].light));
+    out.rosters.push_back(std::move(inputOrder[i].roster));
     out.places.push_back(inputOrder[i].place);
     out.steps.push_back(std::move(inputOrder[i].steps));
     out.positions.push_back(positions[i]);

@@ -1,8 +1,9 @@
 #pragma once
-// `analyze` under MPI with each replica analysed where its ranks are (analyzer/replicas/
-// owned_analysis.h): each process keeps its files' ranks whole, as shard entries
-// (analysis_shard.h), and sends the coordinator (MPI rank 0) only their light parts: lightTraceOf,
-// lightPartOf, placeOf and stepsWithOps (analyze.h).
+// `analyze` under MPI with each replica analysed where its ranks are (analyzer/owned_analysis.h):
+// each process keeps its files' ranks whole, as shard entries (analysis_shard.h), and sends the
+// coordinator (MPI rank 0) only what it plans by, their light parts: planningTraceOf,
+// planningPartOf, placeOf and stepsWithOps (analyze.h) and the communicators each rank used
+// (split_matching.h, rosterOf). Their NCCL calls and kernels stay where they are.
 // Pure apart from reading the files.
 #include <filesystem>
 #include <map>
@@ -12,6 +13,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/pipeline/topology.h"
+#include "analyzer/replicas/split_matching.h"
 #include "cli/analysis_shard.h"
 #include "traces/import/run_import.h"
 
@@ -28,10 +30,11 @@ RecognisedShare recognizeHeld(const traces::import::Inputs& inputs,
                               const std::vector<size_t>& files,
                               const analysis::AnalyzeOptions& options);
 
-// The coordinator's view of the run: every rank's light part, in run order.
+// The coordinator's view of the run: every rank's planning part, in run order.
 struct LightRun {
   traces::Run run;
   std::vector<analysis::RankOps> light;
+  std::vector<analysis::CommRoster> rosters;
   std::vector<analysis::RankPlace> places;
   std::vector<std::vector<int64_t>> steps;
   std::vector<InputPosition> positions;  // each rank's input position
@@ -51,6 +54,7 @@ class LightAssembler {
   struct Entry {
     traces::RankTrace trace;
     analysis::RankOps light;
+    analysis::CommRoster roster;
     analysis::RankPlace place;
     std::vector<int64_t> steps;
   };

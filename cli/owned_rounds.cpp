@@ -28,9 +28,6 @@ using analysis::AnalysisResult;
 // does not end the job): recognising, building and analysing a share take minutes.
 constexpr double kRoundTimeoutS = 4 * 3600;
 
-// The move's pieces (MpiJob::exchangeInRounds): one replica's package from rank 0, or one rank.
-constexpr char kPackagesPiece = 'P', kRankPiece = 'R';
-
 // The most bytes of the move one process takes from all others in a round (each of them sends it
 // its share): beside the ranks it has decoded, a process holds a round's bytes, not the whole
 // move's. BUBBLESCOPE_MPI_ROUND_BYTES sets it (the tests make every rank a round of its own).
@@ -60,6 +57,11 @@ struct Plan {
   uint64_t runRanks = 0;
   bool jobRounds = false;
   std::vector<Route> routes;
+  // Each replica's owner and frame (a package without its comms), and the communicators that span
+  // replicas with their members: a few bytes a rank.
+  std::vector<int32_t> owners;
+  std::vector<analysis::ReplicaPackage> frames;
+  analysis::SpanningComms spanning;
 };
 
 std::string encodePlan(const Plan& p) {
@@ -69,6 +71,10 @@ std::string encodePlan(const Plan& p) {
   w.value(p.runRanks);
   w.value(p.jobRounds);
   w.column(p.routes);
+  w.column(p.owners);
+  w.value<uint64_t>(p.frames.size());
+  for (const analysis::ReplicaPackage& f : p.frames) analysis::encodeReplicaPackage(f, w);
+  analysis::encodeSpanningComms(p.spanning, w);
   return out;
 }
 
@@ -79,6 +85,10 @@ Plan decodePlan(std::string_view bytes) {
   p.runRanks = r.value<uint64_t>();
   p.jobRounds = r.value<bool>();
   r.column(p.routes);
+  r.column(p.owners);
+  p.frames.resize(r.count(sizeof(uint64_t)));
+  for (analysis::ReplicaPackage& f : p.frames) f = analysis::decodeReplicaPackage(r);
+  p.spanning = analysis::decodeSpanningComms(r);
   return p;
 }
 
@@ -135,9 +145,10 @@ Planned planJob(LightRun&& light, const std::map<InputPosition, int>& holder, in
   for (const traces::RankTrace& t : light.run.ranks) {
     numbered.emplace_back(t.meta.rank, t.meta.worldSize);
   }
-  if (analysis::analysableWhereRanksAre(light.run, light.places, light.kernels)) {
-    out.coordinator = analysis::JobCoordinator::start(std::move(light.run), std::move(light.light),
-                                                      light.places, light.steps, options);
+  if (analysis::analysableWhereRanksAre(light.run, light.places, light.rosters, light.kernels)) {
+    out.coordinator =
+        analysis::JobCoordinator::start(std::move(light.run), std::move(light.light), light.places,
+                                        light.steps, light.rosters, options);
   }
   std::vector<int> ownerOfRank(light.positions.size(), 0);
   if (out.coordinator) {
@@ -146,7 +157,10 @@ Planned planJob(LightRun&& light, const std::map<InputPosition, int>& holder, in
     out.owners = out.coordinator->owners(holderOfRank, processes);
     for (size_t d = 0; d < out.owners.size(); ++d) {
       for (uint32_t r : out.coordinator->ranksOf(d)) ownerOfRank[r] = out.owners[d];
+      out.plan.owners.push_back(out.owners[d]);
+      out.plan.frames.push_back(out.coordinator->frame(d));
     }
+    out.plan.spanning = out.coordinator->spanning();
   } else {
     out.plan.mode = Mode::Whole;
   }
@@ -200,14 +214,19 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
     if (failed) std::rethrow_exception(failed);
     return std::nullopt;
   }
-  lap("planned: the ranks placed, their comms matched, their clocks aligned");
+  lap(("planned: the ranks placed, each replica's owner named; " +
+       std::to_string(plan.spanning.ids.size()) + " communicator(s) span replicas")
+          .c_str());
   std::map<InputPosition, Route> routes;
   for (const Route& route : plan.routes) routes.emplace(route.at, route);
   // The ranks move once: each to its replica's owner (all to rank 0 for a run analysed whole),
   // rank 0's packages with them. A process's own are taken where they are, one at a time.
   const size_t self = static_cast<size_t>(job.rank());
-  std::map<size_t, analysis::ReplicaPackage> mine;
-  analysis::ReplicaOwner owner(plan.mode == Mode::Owned ? plan.runRanks : 0);
+  std::vector<std::pair<int32_t, int32_t>> numbered(plan.mode == Mode::Owned ? plan.runRanks : 0);
+  for (const Route& route : plan.routes) {
+    if (route.runIndex < numbered.size()) numbered[route.runIndex] = {route.rank, route.worldSize};
+  }
+  analysis::ReplicaOwner owner(numbered);
   ShardAssembler whole;
   // A shard's entries to their owner (this one).
   auto take = [&](std::string_view shard) {
@@ -237,53 +256,22 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
       entries.at(to).push_back(std::move(entry));
     }
     share.held.clear();
-    // Rank 0's packages first, each a piece of its own made into bytes as soon as made (at its
-    // size: a growing string would hold up to twice its bytes while rank 0 is at its peak).
-    if (root && plan.mode == Mode::Owned) {
-      for (size_t d = 0; d < planned.owners.size(); ++d) {
-        const size_t to = static_cast<size_t>(planned.owners[d]);
-        analysis::ReplicaPackage package = planned.coordinator->takePackage(d);
-        returnFreedPages();  // its light parts and NCCL calls, freed into the heap
-        if (to == self) {
-          mine.emplace(d, std::move(package));
-          continue;
-        }
-        std::string piece(1, kPackagesPiece);
-        traces::ByteWriter w(piece);
-        w.value<uint64_t>(d);
-        analysis::encodeReplicaPackage(package, w);
-        piece.shrink_to_fit();
-        pieces[to].push_back(std::move(piece));
-      }
-      planned.coordinator->packagesMade();
-    }
     for (std::string& e : entries[self]) take(shardOf({std::move(e)}));
     entries[self].clear();
     // Then each rank a piece of its own: the rounds of the move hold whole ranks.
     for (size_t p = 0; p < processes; ++p) {
       if (p == self) continue;
       for (std::string& e : entries[p]) {
-        std::string piece(1, kRankPiece);
+        std::string piece;
         appendShard(piece, {std::move(e)});
         pieces[p].push_back(std::move(piece));
       }
       entries[p].clear();
     }
   }
-  lap("its own ranks decoded, the others' and the packages made into bytes");
+  lap("its own ranks decoded, the others' made into bytes");
   std::exception_ptr bad;
-  const auto takePiece = [&](int, std::string_view piece) {
-    if (!piece.empty() && piece[0] == kPackagesPiece) {
-      traces::ByteReader r(piece.substr(1));
-      const auto replica = r.value<uint64_t>();
-      mine.emplace(replica, analysis::decodeReplicaPackage(r));
-      if (!r.done()) throw std::runtime_error("a replica's package with bytes after it");
-    } else if (!piece.empty() && piece[0] == kRankPiece) {
-      take(piece.substr(1));
-    } else {
-      throw std::runtime_error("a piece of the move of no known kind");
-    }
-  };
+  const auto takePiece = [&](int, std::string_view piece) { take(piece); };
   try {
     job.exchangeInRounds(std::move(pieces), moveRoundBytes(processes), kRoundTimeoutS, takePiece);
   } catch (...) {
@@ -297,11 +285,63 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
   }
   if (bad) std::rethrow_exception(bad);  // bytes this very program made: not the user's input
 
-  // Round one: each owner builds its replicas; rank 0 takes their offsets and arrivals.
+  // The comms matched: each owner its replicas', rank 0 those that span replicas and the job's
+  // clocks; each owner its replicas' alignments back.
   const size_t replicas = root ? planned.owners.size() : 0;
+  std::vector<size_t> owned;
+  for (size_t d = 0; d < plan.owners.size(); ++d) {
+    if (static_cast<size_t>(plan.owners[d]) == self) owned.push_back(d);
+  }
+  std::map<size_t, analysis::ReplicaAlignment> alignments;
+  {
+    std::map<size_t, analysis::OwnedMatching> matched;
+    for (size_t d : owned) matched.emplace(d, owner.match(plan.frames.at(d), plan.spanning));
+    auto all = gatheredByReplica<analysis::OwnedMatching>(
+        job, framed(matched, analysis::encodeOwnedMatching), replicas,
+        analysis::decodeOwnedMatching);
+    matched.clear();
+    std::vector<analysis::ReplicaAlignment> aligned;
+    if (root) {
+      try {
+        aligned = planned.coordinator->aligned(std::move(all));
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    }
+    if (job.broadcastFromRoot(failed ? "0" : "1", kRoundTimeoutS) == "0") {
+      job.finalize();
+      if (failed) std::rethrow_exception(failed);
+      return std::nullopt;
+    }
+    std::vector<std::string> sendEach(processes);
+    if (root) {
+      std::vector<std::map<size_t, const analysis::ReplicaAlignment*>> byOwner(processes);
+      for (size_t d = 0; d < aligned.size(); ++d) {
+        byOwner.at(static_cast<size_t>(planned.owners[d])).emplace(d, &aligned[d]);
+      }
+      for (size_t p = 0; p < processes; ++p) {
+        sendEach[p] = framed(byOwner[p], [](const auto* a, traces::ByteWriter& w) {
+          analysis::encodeReplicaAlignment(*a, w);
+        });
+      }
+    }
+    job.exchange(std::move(sendEach), kRoundTimeoutS, [&](int, std::string_view bytes) {
+      if (bytes.empty()) return;
+      traces::ByteReader r(bytes);
+      for (auto n = r.value<uint64_t>(); n > 0; --n) {
+        const auto d = r.value<uint64_t>();
+        alignments[d] = analysis::decodeReplicaAlignment(r);
+      }
+    });
+  }
+  lap("comms matched where their ranks are, the job's clocks aligned");
+
+  // Round one: each owner builds its replicas; rank 0 takes their offsets and arrivals.
   std::map<size_t, analysis::BuiltReplica> built;
-  for (const auto& [d, package] : mine) built.emplace(d, owner.build(d, package));
-  mine.clear();
+  for (size_t d : owned) {
+    built.emplace(d, owner.build(d, plan.frames.at(d), plan.spanning, alignments.at(d)));
+    alignments.erase(d);
+  }
   std::vector<analysis::DpWaits> waits;
   {
     auto all = gatheredByReplica<analysis::BuiltReplica>(

@@ -20,24 +20,6 @@ struct Posted {
   CallRef ref;
 };
 
-// (communicator, rank in it) -> global rank, and each communicator's traced members.
-struct Membership {
-  std::map<std::pair<uint64_t, int32_t>, int> global;
-  std::map<uint64_t, std::set<int>> members;
-
-  // The global peer of call `c` of `nc`, made by the rank whose global rank is `self`.
-  int peerOf(const traces::NcclCalls& nc, size_t c, int self) const {
-    if (nc.commRank[c] >= 0) {
-      auto it = global.find({nc.comm[c], nc.peer[c]});
-      return it == global.end() ? -1 : it->second;
-    }
-    if (auto m = members.find(nc.comm[c]); m != members.end() && m->second.size() == 2) {
-      return *m->second.begin() == self ? *m->second.rbegin() : *m->second.begin();
-    }
-    return nc.peer[c];
-  }
-};
-
 // How many of a communicator's members the run traced, when it holds more (of = 0 otherwise):
 // its size is what its calls say, else the job's world size, which a run of every rank of the
 // world holds whole (a sub-group whose calls give no size is then not taken for a partial one).
@@ -48,6 +30,17 @@ TracedMembers tracedOf(int traced, int size, int world, size_t runRanks) {
 
 }  // namespace
 
+int CommMembers::peerOf(uint64_t comm, int32_t commRank, int32_t peer, int self) const {
+  if (commRank >= 0) {
+    auto it = global.find({comm, peer});
+    return it == global.end() ? -1 : it->second;
+  }
+  if (auto m = members.find(comm); m != members.end() && m->second.size() == 2) {
+    return *m->second.begin() == self ? *m->second.rbegin() : *m->second.begin();
+  }
+  return peer;
+}
+
 std::vector<int> globalRanks(const traces::Run& run) {
   std::vector<int> g(run.ranks.size());
   for (size_t i = 0; i < run.ranks.size(); ++i) {
@@ -57,7 +50,7 @@ std::vector<int> globalRanks(const traces::Run& run) {
 }
 
 CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls,
-                       const AssignedPeers* assigned) {
+                       const AssignedPeers* assigned, const CommMembers* claimed) {
   CallMatches out;
   const std::vector<int> global = globalRanks(run);
   std::map<int, uint32_t> indexOfGlobal;
@@ -74,17 +67,22 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   size_t total = 0;
   for (const auto& list : calls) total += list.size();
   posted.reserve(total);
-  Membership members;
+  CommMembers members;
   for (size_t r = 0; r < calls.size() && r < run.ranks.size(); ++r) {
     const auto& nc = *run.ranks[r].ncclCalls;
     for (const int32_t c : calls[r]) {
       if (c < 0 || static_cast<size_t>(c) >= nc.size()) continue;
       if (!traces::movesData(nc.op[c])) continue;
+      posted.push_back({nc.start[c], {static_cast<uint32_t>(r), c}});
+      if (claimed && claimed->members.count(nc.comm[c])) continue;  // its members as given
       members.members[nc.comm[c]].insert(global[r]);
       if (nc.commRank[c] >= 0)
         members.global.emplace(std::pair{nc.comm[c], nc.commRank[c]}, global[r]);
-      posted.push_back({nc.start[c], {static_cast<uint32_t>(r), c}});
     }
+  }
+  if (claimed) {
+    members.members.insert(claimed->members.begin(), claimed->members.end());
+    members.global.insert(claimed->global.begin(), claimed->global.end());
   }
   // Equal starts keep their call order, then their rank's (the lists below hold one rank each).
   std::sort(posted.begin(), posted.end(), [](const Posted& a, const Posted& b) {
@@ -106,7 +104,8 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
           c < (*assigned)[ref.rank].size()) {
         given = (*assigned)[ref.rank][c];
       }
-      const int peer = given >= 0 ? given : members.peerOf(nc, c, self);
+      const int peer =
+          given >= 0 ? given : members.peerOf(nc.comm[c], nc.commRank[c], nc.peer[c], self);
       if (peer < 0 || !indexOfGlobal.count(peer)) {
         out.p2pLeft.push_back(ref);
         continue;
@@ -191,8 +190,10 @@ CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int
   return out;
 }
 
-CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
-                       const AssignedPeers* assigned) {
+namespace {
+
+CommMatches matchScoped(const traces::Run& run, const std::vector<RankOps>& ops,
+                        const AssignedPeers* assigned, const MatchScope* scope) {
   CommMatches out;
   // The calls each kernel ran, and the kernel of each call.
   std::vector<std::vector<int32_t>> calls(ops.size());
@@ -202,9 +203,12 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
   std::vector<std::vector<uint32_t>> kernelOf(ops.size());
   out.collective.resize(ops.size());
   for (size_t r = 0; r < ops.size(); ++r) {
+    out.collective[r].assign(ops[r].commKernels.size(), false);
+    if (scope && !scope->inScope.empty() && !scope->inScope[r]) continue;
+    const std::vector<bool>* keep =
+        scope && r < scope->keep.size() && !scope->keep[r].empty() ? &scope->keep[r] : nullptr;
     const auto& nc = *run.ranks[r].ncclCalls;
     kernelOf[r].assign(nc.size(), kNone);
-    out.collective[r].assign(ops[r].commKernels.size(), false);
     for (size_t k = 0; k < ops[r].commKernels.size(); ++k) {
       const CommKernel& ck = ops[r].commKernels[k];
       if (ck.callBegin == ck.callEnd) ++out.withoutCall;
@@ -212,12 +216,13 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
         const int32_t c = ops[r].commCalls[j];
         if (c < 0 || static_cast<size_t>(c) >= nc.size()) continue;
         if (kernelOf[r][c] != kNone) continue;
+        if (keep && (static_cast<size_t>(c) >= keep->size() || !(*keep)[c])) continue;
         kernelOf[r][c] = static_cast<uint32_t>(k);
         calls[r].push_back(c);
       }
     }
   }
-  CallMatches cm = matchCalls(run, calls, assigned);
+  CallMatches cm = matchCalls(run, calls, assigned, scope ? scope->given : nullptr);
   std::vector<std::vector<int32_t>>().swap(calls);
   // Every call matched is one of `calls`, so it has its kernel.
   auto kernel = [&](const CallRef& c) {
@@ -264,11 +269,20 @@ CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
   return out;
 }
 
-std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches,
-                                          const std::vector<RankOps>& ops) {
-  if (matches.empty()) return {};
-  // deltas[{a, b}]: end_a - end_b per matched pair of kernels: what b's clock lags a's by.
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<TimeNs>> deltas;
+}  // namespace
+
+CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
+                       const AssignedPeers* assigned) {
+  return matchScoped(run, ops, assigned, nullptr);
+}
+
+CommMatches matchCommsIn(const traces::Run& run, const std::vector<RankOps>& ops,
+                         const MatchScope& scope) {
+  return matchScoped(run, ops, nullptr, &scope);
+}
+
+PairDeltas pairDeltas(const CommMatches& matches, const std::vector<RankOps>& ops) {
+  PairDeltas deltas;
   for (size_t r = 0; r < matches.partners.ranks(); ++r) {
     for (size_t k = 0; k < matches.partners.kernels(r); ++k) {
       for (const KernelRef& b : matches.partners.of(r, k)) {
@@ -278,14 +292,27 @@ std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches,
       }
     }
   }
+  return deltas;
+}
+
+TimeNs medianOf(std::vector<TimeNs>& deltas) {
+  std::nth_element(deltas.begin(), deltas.begin() + deltas.size() / 2, deltas.end());
+  return deltas[deltas.size() / 2];
+}
+
+PairMedians pairMedians(const CommMatches& matches, const std::vector<RankOps>& ops) {
+  PairMedians out;
+  for (auto& [key, list] : pairDeltas(matches, ops))
+    out.emplace_hint(out.end(), key, medianOf(list));
+  return out;
+}
+
+std::vector<TimeNs> chainOffsets(const PairMedians& medians, size_t ranks) {
   std::map<uint32_t, std::vector<std::pair<uint32_t, TimeNs>>> edges;
-  for (auto& [key, list] : deltas) {
-    std::nth_element(list.begin(), list.begin() + list.size() / 2, list.end());
-    edges[key.first].push_back({key.second, list[list.size() / 2]});
-  }
-  std::vector<TimeNs> offsets(ops.size(), 0);
-  std::vector<bool> seen(ops.size(), false);
-  for (uint32_t root = 0; root < ops.size(); ++root) {
+  for (const auto& [key, median] : medians) edges[key.first].push_back({key.second, median});
+  std::vector<TimeNs> offsets(ranks, 0);
+  std::vector<bool> seen(ranks, false);
+  for (uint32_t root = 0; root < ranks; ++root) {
     if (seen[root]) continue;
     seen[root] = true;
     std::queue<uint32_t> todo;
@@ -294,7 +321,7 @@ std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches,
       const uint32_t a = todo.front();
       todo.pop();
       for (const auto& [b, d] : edges[a]) {
-        if (seen[b]) continue;
+        if (b >= ranks || seen[b]) continue;
         seen[b] = true;
         offsets[b] = offsets[a] + d;
         todo.push(b);
@@ -302,6 +329,12 @@ std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches,
     }
   }
   return offsets;
+}
+
+std::vector<TimeNs> clockOffsetsFromComms(const CommMatches& matches,
+                                          const std::vector<RankOps>& ops) {
+  if (matches.empty()) return {};
+  return chainOffsets(pairMedians(matches, ops), ops.size());
 }
 
 void splitCommKernels(const CommMatches& matches, std::vector<RankOps>& ops) {

@@ -8,6 +8,9 @@
 // them into waiting (idle: analysis.md §2) and transfer (exposed communication). Matched kernels
 // also end together, which ties the ranks' clocks to each other.
 #include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "analyzer/comm/kernel_partners.h"
@@ -71,14 +74,29 @@ struct CallMatches {
   std::vector<std::vector<CallRef>> collectiveDisagree;
 };
 
+// Who the traced members of communicators are, as the run's calls claim them: (communicator,
+// rank in it) -> global rank (the first rank in run order to claim it), and each one's members.
+struct CommMembers {
+  std::map<std::pair<uint64_t, int32_t>, int> global;
+  std::map<uint64_t, std::set<int>> members;
+
+  // The global peer of a call on `comm` naming `peer`, made by the rank whose global rank is
+  // `self` and whose own rank in it is `commRank` (-1: none known; a two-member communicator's
+  // peer is then its other member, else `peer` is global); -1 when no trace claims it.
+  int peerOf(uint64_t comm, int32_t commRank, int32_t peer, int self) const;
+};
+
 // Peers given to calls that name none (posting_order.h): peers[rank][call], a global rank or -1.
 using AssignedPeers = std::vector<std::vector<int32_t>>;
 
 // Matches the given calls of each rank (`calls[rank]`: rows of its ncclCalls; calls other than
 // sends, receives and collectives are ignored) as matchComms() describes; a call that names no
 // peer takes the one `assigned` gives it, if any.
+// `claimed`: the members of some communicators as the whole run's calls claim them (a process
+// that holds a share of their calls), read for those in place of what `calls` claim.
 CallMatches matchCalls(const traces::Run& run, const std::vector<std::vector<int32_t>>& calls,
-                       const AssignedPeers* assigned = nullptr);
+                       const AssignedPeers* assigned = nullptr,
+                       const CommMembers* claimed = nullptr);
 
 // The global rank of each trace: its recorded rank, else its place in the run.
 std::vector<int> globalRanks(const traces::Run& run);
@@ -93,6 +111,34 @@ std::vector<int> globalRanks(const traces::Run& run);
 // names no peer takes the one `assigned` gives it (a global rank), if any.
 CommMatches matchComms(const traces::Run& run, const std::vector<RankOps>& ops,
                        const AssignedPeers* assigned = nullptr);
+
+// What one process matches of a job whose ranks are spread over several (`analyze` under MPI,
+// split_matching.h): the calls of the ranks `inScope` (by run index; empty: every rank) that
+// `keep` keeps (keep[r][call row]; a rank's empty: all of its calls), with the members of the
+// communicators `given` holds as the whole run claims them. Kernels that ran no call are counted
+// (withoutCall) for the ranks in scope.
+struct MatchScope {
+  std::vector<bool> inScope;
+  std::vector<std::vector<bool>> keep;
+  const CommMembers* given = nullptr;
+};
+// matchComms() of the calls `scope` holds: what matchComms() of the whole run gives of them, when
+// no call it holds would have been matched with one it leaves out.
+CommMatches matchCommsIn(const traces::Run& run, const std::vector<RankOps>& ops,
+                         const MatchScope& scope);
+
+// Per ordered pair of ranks (a, b) that ran matched kernels together: the median of end_a - end_b
+// over their matched kernels (what b's clock lags a's by), the lower middle of an even count.
+using PairMedians = std::map<std::pair<uint32_t, uint32_t>, TimeNs>;
+PairMedians pairMedians(const CommMatches& matches, const std::vector<RankOps>& ops);
+// The gaps those medians are of: end_a - end_b per pair of matched kernels, in no stated order.
+using PairDeltas = std::map<std::pair<uint32_t, uint32_t>, std::vector<TimeNs>>;
+PairDeltas pairDeltas(const CommMatches& matches, const std::vector<RankOps>& ops);
+// The median pairMedians() takes of one pair's gaps (reorders them).
+TimeNs medianOf(std::vector<TimeNs>& deltas);
+// Offsets of `ranks` ranks chained from the pairs' medians: from the lowest rank of each connected
+// set, breadth first, each rank's pairs in order of the other rank.
+std::vector<TimeNs> chainOffsets(const PairMedians& medians, size_t ranks);
 
 // Offsets to add to each rank's times so that matched kernels end together (median per pair of
 // ranks, chained from the lowest rank of each connected set). Empty when nothing is matched.

@@ -1,9 +1,9 @@
 #pragma once
-// A DP replica built where its ranks' ops are (`analyze` under MPI, docs/mpi.md, "Next"): one
-// process matches the job's comms and aligns its clocks from every rank's light part
-// (analyze.h, lightPartOf); what the owner of a replica (the process holding its ranks' whole
-// recognised ops) then needs to build the replica's pipeline is its package. The owner's
-// pipeline is the one a single process builds of the whole job (buildPipeline).
+// A DP replica built where its ranks' ops are (`analyze` under MPI, docs/mpi.md): once the job's
+// comms are matched and its clocks aligned (split_matching.h), what the owner of a replica (the
+// process holding its ranks' whole recognised ops) builds the replica's pipeline by is its
+// package. The owner's pipeline is the one a single process builds of the whole job
+// (buildPipeline).
 // Pure: no I/O. A reader that runs past the end throws std::runtime_error.
 #include <cstdint>
 #include <vector>
@@ -32,10 +32,10 @@ struct ReplicaPackage {
   std::vector<P2pMatch> p2p;
 };
 
-// The package of `topo`'s replica `replica`, made where the comms were matched: `light[r]` is
-// rank r's light part, shifted by its offset and split (as the analysis leaves every rank's ops
-// after matching), `options` what the pipelines are built with (its comms are `comms`). Throws
-// std::invalid_argument for a stage of several ranks (a TP group, folded where its ranks are).
+// The package of `topo`'s replica `replica`: `light[r]` holds rank r's NCCL kernels, shifted by its
+// offset and split (as the analysis leaves every rank's ops after matching), `options` what the
+// pipelines are built with (its comms are `comms`). Throws std::invalid_argument for a stage of
+// several ranks (a TP group, folded where its ranks are).
 ReplicaPackage packageReplica(const Topology& topo, size_t replica, const CommMatches& comms,
                               const std::vector<RankOps>& light, const PipelineOptions& options);
 

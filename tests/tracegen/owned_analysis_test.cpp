@@ -3,19 +3,22 @@
 // drawn and printed), the coordinator fed only the light parts, every message between processes
 // made into bytes and back; on the jobs of replica_jobs.h (Kineto and nsys; 1F1B, interleaved,
 // ZB-V; fault-free, slow link, slow replica; skewed clocks, fused and unfused posts, both rank
-// orders), every gap kept and a summary that lists one replica whole.
+// orders), every gap kept and a summary that lists one replica whole; the summary again with the
+// calls rewritten so that each way of dividing the matching is taken (rewriteComms).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "analyzer/analyze.h"
+#include "analyzer/owned_analysis.h"
+#include "analyzer/owned_rounds_codec.h"
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/pipeline/topology.h"
 #include "analyzer/recognize/rank_ops_codec.h"
-#include "analyzer/owned_analysis.h"
-#include "analyzer/owned_rounds_codec.h"
+#include "analyzer/replicas/split_matching.h"
 #include "analyzer/report/json_report.h"
 #include "analyzer/result/errors.h"
 #include "tests/support/temp_dir.h"
@@ -46,54 +49,78 @@ traces::Run imported(const std::filesystem::path& dir) {
 }
 
 // The analysis made by `processes` processes, each rank held by `holder[rank]`.
+// `p2pAway`: how many sends and receives the owners left to the coordinator.
 analysis::AnalysisResult analysedWhereHeld(traces::Run&& run, const std::vector<int>& holder,
-                                           int processes, const analysis::AnalyzeOptions& options) {
+                                           int processes, const analysis::AnalyzeOptions& options,
+                                           size_t* p2pAway = nullptr) {
   const analysis::RuleSets rules({});
-  // Each holder: its ranks recognised and kept whole; the coordinator: their light parts.
+  // Each holder: its ranks recognised and kept whole; the coordinator: what it plans by.
   std::vector<std::pair<traces::RankTrace, RankOps>> held(run.ranks.size());
-  traces::Run lightRun;
-  std::vector<RankOps> light;
+  traces::Run planRun;
+  std::vector<RankOps> planning;
   std::vector<analysis::RankPlace> places;
   std::vector<std::vector<int64_t>> steps;
+  std::vector<analysis::CommRoster> rosters;
+  std::vector<std::pair<int32_t, int32_t>> numbered;
   for (size_t i = 0; i < run.ranks.size(); ++i) {
     traces::RankTrace& t = run.ranks[i];
     RankOps ops = analysis::recognizeForAnalysis(t, rules.all);
     analysis::keepForAnalysis(t);
-    light.push_back(
-        sent(analysis::lightPartOf(ops), analysis::encodeRankOps, analysis::decodeRankOps));
+    planning.push_back(
+        sent(analysis::planningPartOf(ops), analysis::encodeRankOps, analysis::decodeRankOps));
     places.push_back(analysis::placeOf(ops));
     steps.push_back(analysis::stepsWithOps(ops));
-    lightRun.ranks.push_back(
-        sent(analysis::lightTraceOf(t), traces::encodeRankTrace, traces::decodeRankTrace));
+    rosters.push_back(
+        sent(analysis::rosterOf(t, ops), analysis::encodeCommRoster, analysis::decodeCommRoster));
+    planRun.ranks.push_back(
+        sent(analysis::planningTraceOf(t), traces::encodeRankTrace, traces::decodeRankTrace));
+    numbered.emplace_back(t.meta.rank, t.meta.worldSize);
     held[i] = {std::move(t), std::move(ops)};
   }
-  lightRun.dir = run.dir;
-  EXPECT_TRUE(analysis::analysableWhereRanksAre(lightRun, places, true));
-  auto coordinator = analysis::JobCoordinator::start(std::move(lightRun), std::move(light), places,
-                                                     steps, options);
+  planRun.dir = run.dir;
+  EXPECT_TRUE(analysis::analysableWhereRanksAre(planRun, places, rosters, true));
+  auto coordinator = analysis::JobCoordinator::start(std::move(planRun), std::move(planning),
+                                                     places, steps, rosters, options);
   EXPECT_NE(coordinator, nullptr);
   if (!coordinator) return {};
   const size_t replicas = coordinator->replicas();
   const std::vector<int> owner = coordinator->owners(holder, processes);
+  const analysis::SpanningComms spanning =
+      sent(coordinator->spanning(), analysis::encodeSpanningComms, analysis::decodeSpanningComms);
+  std::printf("[ comms    ] %zu communicator(s) span replicas\n", spanning.ids.size());
   std::vector<analysis::ReplicaOwner> owners;
-  for (int p = 0; p < processes; ++p) owners.emplace_back(run.ranks.size());
-  // The ranks move once, to their replica's owner, with its package.
-  std::vector<analysis::BuiltReplica> built;
+  for (int p = 0; p < processes; ++p) owners.emplace_back(numbered);
+  // The ranks move once, to their replica's owner; each owner matches its replicas' comms.
+  std::vector<analysis::ReplicaPackage> frames;
+  std::vector<analysis::OwnedMatching> matched;
   for (size_t d = 0; d < replicas; ++d) {
     analysis::ReplicaOwner& o = owners[static_cast<size_t>(owner[d])];
     for (uint32_t r : coordinator->ranksOf(d)) {
       o.hold(r, sent(held[r].first, traces::encodeRankTrace, traces::decodeRankTrace),
              sent(held[r].second, analysis::encodeRankOps, analysis::decodeRankOps));
     }
+    frames.push_back(sent(coordinator->frame(d), analysis::encodeReplicaPackage,
+                          analysis::decodeReplicaPackage));
   }
-  std::vector<analysis::ReplicaPackage> packages;
-  for (size_t d = 0; d < replicas; ++d) packages.push_back(coordinator->takePackage(d));
-  coordinator->packagesMade();
   for (size_t d = 0; d < replicas; ++d) {
-    const auto package =
-        sent(packages[d], analysis::encodeReplicaPackage, analysis::decodeReplicaPackage);
-    built.push_back(sent(owners[static_cast<size_t>(owner[d])].build(d, package),
-                         analysis::encodeBuiltReplica, analysis::decodeBuiltReplica));
+    matched.push_back(sent(owners[static_cast<size_t>(owner[d])].match(frames[d], spanning),
+                           analysis::encodeOwnedMatching, analysis::decodeOwnedMatching));
+  }
+  for (const analysis::OwnedMatching& m : matched) {
+    for (const analysis::SpanningCalls& sc : m.matching.spanning) {
+      for (const traces::NcclOp op : sc.calls.op) {
+        if (p2pAway && traces::isPointToPoint(op)) ++*p2pAway;
+      }
+    }
+  }
+  const std::vector<analysis::ReplicaAlignment> aligned = coordinator->aligned(std::move(matched));
+  std::vector<analysis::BuiltReplica> built;
+  for (size_t d = 0; d < replicas; ++d) {
+    const auto alignment =
+        sent(aligned[d], analysis::encodeReplicaAlignment, analysis::decodeReplicaAlignment);
+    built.push_back(
+        sent(owners[static_cast<size_t>(owner[d])].build(d, frames[d], spanning, alignment),
+             analysis::encodeBuiltReplica, analysis::decodeBuiltReplica));
   }
   const std::vector<analysis::DpWaits> waits = coordinator->built(std::move(built));
   std::vector<bool> whole;
@@ -124,6 +151,38 @@ analysis::AnalysisResult analysedWhereHeld(traces::Run&& run, const std::vector<
   return coordinator->finish(std::move(analysed));
 }
 
+// The calls as recorded (every one on the world's communicator, which spans the replicas: the
+// owners match their pipelines' sends and receives through its members, the coordinator the DP
+// collectives), or rewritten so that the other ways of dividing them are taken too
+// (split_matching.h). Whatever the rewrite does to the matching, one process and the owners must
+// agree on it.
+enum class Comms {
+  AsRecorded,
+  PairComms,     // each pair's sends and receives on a communicator of its own: owners' alone
+  MixedKernels,  // run rank 0's every other send or receive an all-reduce: kernels of both kinds
+  CrossPeers,    // run rank 0 sends half the run on from its peer: to another replica
+};
+
+void rewriteComms(traces::Run& run, Comms comms) {
+  const std::vector<int> global = analysis::globalRanks(run);
+  for (size_t r = 0; r < run.ranks.size(); ++r) {
+    traces::NcclCalls& nc = *run.ranks[r].ncclCalls;
+    for (size_t c = 0; c < nc.size(); ++c) {
+      if (!traces::isPointToPoint(nc.op[c])) continue;
+      if (comms == Comms::PairComms && nc.peer[c] >= 0) {
+        const int a = std::min(global[r], nc.peer[c]), b = std::max(global[r], nc.peer[c]);
+        nc.comm[c] = 1000 + static_cast<uint64_t>(a) * 4096 + static_cast<uint64_t>(b);
+        nc.commRank[c] = -1;  // its peer the other member
+      } else if (comms == Comms::MixedKernels && r == 0 && c % 2 == 1) {
+        nc.op[c] = traces::NcclOp::AllReduce;
+      } else if (comms == Comms::CrossPeers && r == 0 && nc.op[c] == traces::NcclOp::Send) {
+        const int n = static_cast<int>(run.ranks.size());
+        nc.peer[c] = (nc.peer[c] + n / 2) % n;
+      }
+    }
+  }
+}
+
 class OwnedAnalysis : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OwnedAnalysis, GivesTheReportOfOneProcess) {
@@ -134,37 +193,85 @@ TEST_P(OwnedAnalysis, GivesTheReportOfOneProcess) {
   analyseAs(c.stack, spec, dir.path());
   keepIfAsked(dir.path(), c.name);
   SlotDraw draw(seed, c.name + "/holders");
-  for (const bool everyGap : {true, false}) {
-    analysis::AnalyzeOptions options;
-    options.leaveOutWarmupStep = true;
-    options.everyGap = everyGap;
-    options.pipelinesListedWhole = 1;  // the others summarised: the job's rounds choose which
-    const std::string one = analysis::jsonReportText(
-        analysis::analyzeRun(imported(dir.path()), options), 1, analysis::JsonDetail::Full);
-    const int processes = draw.pick(2, 3);
-    traces::Run run = imported(dir.path());
-    std::vector<int> holder;
-    std::string dealt;
-    for (size_t r = 0; r < run.ranks.size(); ++r) {
-      holder.push_back(draw.pick(0, processes - 1));
-      dealt += (r ? " " : "") + std::to_string(holder.back());
-    }
-    std::printf("[ holders  ] %s: %d processes, rank -> process: %s%s\n", c.name.c_str(), processes,
-                dealt.c_str(), everyGap ? "" : " (summary)");
-    const std::string owned =
-        analysis::jsonReportText(analysedWhereHeld(std::move(run), holder, processes, options), 1,
-                                 analysis::JsonDetail::Full);
-    EXPECT_NE(one.find("\"pipelines\""), std::string::npos);
-    EXPECT_TRUE(owned == one) << "the report differs from one process's (every gap: " << everyGap
-                              << ")";
-    if (owned != one) {
-      // The first difference, to see what it is.
-      size_t at = 0;
-      while (at < one.size() && at < owned.size() && one[at] == owned[at]) ++at;
-      ADD_FAILURE() << "one process: ..." << one.substr(at > 200 ? at - 200 : 0, 400)
-                    << "\nowners: ..." << owned.substr(at > 200 ? at - 200 : 0, 400);
+  for (const Comms comms :
+       {Comms::AsRecorded, Comms::PairComms, Comms::MixedKernels, Comms::CrossPeers}) {
+    for (const bool everyGap : {true, false}) {
+      // Every gap kept once, with the comms as recorded; a summary with each.
+      if (everyGap && comms != Comms::AsRecorded) continue;
+      analysis::AnalyzeOptions options;
+      options.leaveOutWarmupStep = true;
+      options.everyGap = everyGap;
+      options.pipelinesListedWhole = 1;  // the others summarised: the job's rounds choose which
+      traces::Run whole = imported(dir.path());
+      rewriteComms(whole, comms);
+      const std::string one = analysis::jsonReportText(
+          analysis::analyzeRun(std::move(whole), options), 1, analysis::JsonDetail::Full);
+      const int processes = draw.pick(2, 3);
+      traces::Run run = imported(dir.path());
+      rewriteComms(run, comms);
+      std::vector<int> holder;
+      std::string dealt;
+      for (size_t r = 0; r < run.ranks.size(); ++r) {
+        holder.push_back(draw.pick(0, processes - 1));
+        dealt += (r ? " " : "") + std::to_string(holder.back());
+      }
+      std::printf("[ holders  ] %s: %d processes, rank -> process: %s%s, comms %d\n",
+                  c.name.c_str(), processes, dealt.c_str(), everyGap ? "" : " (summary)",
+                  static_cast<int>(comms));
+      size_t p2pAway = 0;
+      const std::string owned = analysis::jsonReportText(
+          analysedWhereHeld(std::move(run), holder, processes, options, &p2pAway), 1,
+          analysis::JsonDetail::Full);
+      // The pipelines' own sends and receives stay with their owners, unless rewritten not to
+      // (a rewrite takes only where the posts are fused or the peers named globally: see
+      // OwnedAnalysisDivision).
+      std::printf("[ divided  ] %zu send(s) and receive(s) left to the coordinator\n", p2pAway);
+      if (comms == Comms::AsRecorded || comms == Comms::PairComms) {
+        EXPECT_EQ(p2pAway, 0u);
+      }
+      EXPECT_NE(one.find("\"pipelines\""), std::string::npos);
+      EXPECT_TRUE(owned == one) << "the report differs from one process's (every gap: " << everyGap
+                                << ", comms " << static_cast<int>(comms) << ")";
+      if (owned != one) {
+        // The first difference, to see what it is.
+        size_t at = 0;
+        while (at < one.size() && at < owned.size() && one[at] == owned[at]) ++at;
+        ADD_FAILURE() << "one process: ..." << one.substr(at > 200 ? at - 200 : 0, 400)
+                      << "\nowners: ..." << owned.substr(at > 200 ? at - 200 : 0, 400);
+      }
     }
   }
+}
+
+// A kernel that ran calls of both kinds leaves its replica's every call to the coordinator, and a
+// send to another replica goes there too; the report is still one process's. On the Kineto job
+// whose posts are fused and whose peers are named through the world's communicator.
+TEST(OwnedAnalysisDivision, KernelsOfBothKindsAndSendsBeyondTheReplicaGoToTheCoordinator) {
+  for (const Case& c : replica_jobs::cases()) {
+    if (c.name != "Kineto_1F1B_FaultFree") continue;
+    const uint64_t seed = sweepSeed(replica_jobs::kDefaultSeed);
+    testing::TempDir dir;
+    analyseAs(c.stack, replica_jobs::jobOf(c, seed), dir.path());
+    for (const Comms comms : {Comms::MixedKernels, Comms::CrossPeers}) {
+      analysis::AnalyzeOptions options;
+      options.leaveOutWarmupStep = true;
+      traces::Run whole = imported(dir.path());
+      rewriteComms(whole, comms);
+      const std::string one = analysis::jsonReportText(
+          analysis::analyzeRun(std::move(whole), options), 1, analysis::JsonDetail::Full);
+      traces::Run run = imported(dir.path());
+      rewriteComms(run, comms);
+      const std::vector<int> holder(run.ranks.size(), 0);
+      size_t p2pAway = 0;
+      const std::string owned =
+          analysis::jsonReportText(analysedWhereHeld(std::move(run), holder, 2, options, &p2pAway),
+                                   1, analysis::JsonDetail::Full);
+      EXPECT_GT(p2pAway, 0u) << "comms " << static_cast<int>(comms);
+      EXPECT_TRUE(owned == one) << "comms " << static_cast<int>(comms);
+    }
+    return;
+  }
+  FAIL() << "no Kineto_1F1B_FaultFree job among replica_jobs::cases()";
 }
 
 // What one process throws, the coordinator throws, whichever replica's owner met it.

@@ -1,5 +1,5 @@
 #pragma once
-// The PP x DP jobs the distributed-analysis tests draw (light_part_test, replica_package_test):
+// The PP x DP jobs the distributed-analysis tests draw (owned_analysis_test, replica_package_test):
 // torch pipelines of 2-3 replicas written as Kineto and nsys write them, 1F1B, interleaved and
 // ZB-V, fault-free, a slow link and a slow replica on a drawn replica and link, every rank's
 // clock its own, fused and unfused posts, both rank orders; drawn at a seed and printed.
