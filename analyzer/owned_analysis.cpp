@@ -103,23 +103,45 @@ std::vector<uint32_t> JobCoordinator::ranksOf(size_t replica) const {
 }
 
 std::vector<int> JobCoordinator::owners(const std::vector<int>& holder, int processes) const {
-  std::vector<int> out;
-  std::vector<size_t> owned(static_cast<size_t>(std::max(processes, 1)), 0);
+  const size_t n = static_cast<size_t>(std::max(processes, 1));
+  // held[d][p]: how many of replica d's ranks process p holds.
+  std::vector<std::vector<size_t>> held(replicas(), std::vector<size_t>(n, 0));
+  std::vector<size_t> sizes(replicas(), 0);
+  size_t total = 0;
   for (size_t d = 0; d < replicas(); ++d) {
-    std::vector<size_t> held(owned.size(), 0);
-    const std::vector<uint32_t> ranks = ranksOf(d);
-    for (uint32_t r : ranks) {
+    for (uint32_t r : ranksOf(d)) {
       const int h = holder.at(r);
-      if (h >= 0 && static_cast<size_t>(h) < held.size()) ++held[static_cast<size_t>(h)];
+      if (h >= 0 && static_cast<size_t>(h) < n) ++held[d][static_cast<size_t>(h)];
+      ++sizes[d];
     }
-    // Most of its ranks, else the one that owns the fewest ranks so far (a run whose files were
-    // dealt rank by rank has every replica's ranks on every process: spread them), else the lower.
-    size_t best = 0;
-    for (size_t p = 1; p < held.size(); ++p) {
-      if (held[p] > held[best] || (held[p] == held[best] && owned[p] < owned[best])) best = p;
+    total += sizes[d];
+  }
+  // Each process owns about its share of the ranks (a process owning more holds more once they
+  // have moved: files dealt by size scatter a replica's ranks, and "most of its ranks" alone gave
+  // one process 5 of 8 replicas). The replicas held most one-sidedly choose first.
+  const size_t share = (total + n - 1) / n;
+  std::vector<size_t> order(replicas());
+  for (size_t d = 0; d < order.size(); ++d) order[d] = d;
+  auto most = [&](size_t d) { return *std::max_element(held[d].begin(), held[d].end()); };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return most(a) > most(b); });
+  std::vector<int> out(replicas(), 0);
+  std::vector<size_t> owned(n, 0);
+  for (const size_t d : order) {
+    // Most of its ranks among those with room for it (any, if none has), else the one that owns
+    // the fewest ranks so far, else the lower.
+    const bool anyRoom =
+        std::any_of(owned.begin(), owned.end(), [&](size_t o) { return o + sizes[d] <= share; });
+    size_t best = n;
+    for (size_t p = 0; p < n; ++p) {
+      if (anyRoom && owned[p] + sizes[d] > share) continue;
+      if (best == n || held[d][p] > held[d][best] ||
+          (held[d][p] == held[d][best] && owned[p] < owned[best])) {
+        best = p;
+      }
     }
-    owned[best] += ranks.size();
-    out.push_back(static_cast<int>(best));
+    owned[best] += sizes[d];
+    out[d] = static_cast<int>(best);
   }
   return out;
 }

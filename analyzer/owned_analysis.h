@@ -100,7 +100,8 @@ class JobCoordinator {
   // The ranks (indexes into the run) of each replica's stages.
   std::vector<uint32_t> ranksOf(size_t replica) const;
   // Each replica's owner: of `holder` (the process holding each rank), the one holding most of
-  // its ranks (ties: the lower), so that the fewest ranks move.
+  // its ranks among those that own less than their share of the run's ranks (ties: the one that
+  // owns fewer, then the lower), so that few ranks move and each process holds its share.
   std::vector<int> owners(const std::vector<int>& holder, int processes) const;
   // What an owner builds replica `replica` by, but its comms (a package without them).
   ReplicaPackage frame(size_t replica) const;

@@ -49,10 +49,12 @@ traces::Run imported(const std::filesystem::path& dir) {
 }
 
 // The analysis made by `processes` processes, each rank held by `holder[rank]`.
-// `p2pAway`: how many sends and receives the owners left to the coordinator.
+// `p2pAway`: how many sends and receives the owners left to the coordinator; `owned`: each
+// replica's owner.
 analysis::AnalysisResult analysedWhereHeld(traces::Run&& run, const std::vector<int>& holder,
                                            int processes, const analysis::AnalyzeOptions& options,
-                                           size_t* p2pAway = nullptr) {
+                                           size_t* p2pAway = nullptr,
+                                           std::vector<int>* owned = nullptr) {
   const analysis::RuleSets rules({});
   // Each holder: its ranks recognised and kept whole; the coordinator: what it plans by.
   std::vector<std::pair<traces::RankTrace, RankOps>> held(run.ranks.size());
@@ -85,6 +87,7 @@ analysis::AnalysisResult analysedWhereHeld(traces::Run&& run, const std::vector<
   if (!coordinator) return {};
   const size_t replicas = coordinator->replicas();
   const std::vector<int> owner = coordinator->owners(holder, processes);
+  if (owned) *owned = owner;
   const analysis::SpanningComms spanning =
       sent(coordinator->spanning(), analysis::encodeSpanningComms, analysis::decodeSpanningComms);
   std::printf("[ comms    ] %zu communicator(s) span replicas\n", spanning.ids.size());
@@ -269,6 +272,34 @@ TEST(OwnedAnalysisDivision, KernelsOfBothKindsAndSendsBeyondTheReplicaGoToTheCoo
       EXPECT_GT(p2pAway, 0u) << "comms " << static_cast<int>(comms);
       EXPECT_TRUE(owned == one) << "comms " << static_cast<int>(comms);
     }
+    return;
+  }
+  FAIL() << "no Kineto_1F1B_FaultFree job among replica_jobs::cases()";
+}
+
+// Each process owns its share of the replicas, though one holds every rank: the others' move to
+// them (else that one would hold the whole job once they had moved).
+TEST(OwnedAnalysisOwners, EachProcessOwnsItsShareOfTheReplicas) {
+  for (const Case& c : replica_jobs::cases()) {
+    if (c.name != "Kineto_1F1B_FaultFree") continue;
+    const JobSpec spec = replica_jobs::jobOf(c, sweepSeed(replica_jobs::kDefaultSeed));
+    ASSERT_GE(spec.dp, 2);
+    testing::TempDir dir;
+    analyseAs(c.stack, spec, dir.path());
+    analysis::AnalyzeOptions options;
+    options.leaveOutWarmupStep = true;
+    const std::string one = analysis::jsonReportText(
+        analysis::analyzeRun(imported(dir.path()), options), 1, analysis::JsonDetail::Full);
+    traces::Run run = imported(dir.path());
+    const std::vector<int> holder(run.ranks.size(), 0);
+    std::vector<int> owned;
+    const std::string split = analysis::jsonReportText(
+        analysedWhereHeld(std::move(run), holder, spec.dp, options, nullptr, &owned), 1,
+        analysis::JsonDetail::Full);
+    std::vector<int> each(static_cast<size_t>(spec.dp), 0);
+    for (const int p : owned) ++each.at(static_cast<size_t>(p));
+    for (size_t p = 0; p < each.size(); ++p) EXPECT_EQ(each[p], 1) << "process " << p;
+    EXPECT_TRUE(split == one);
     return;
   }
   FAIL() << "no Kineto_1F1B_FaultFree job among replica_jobs::cases()";
