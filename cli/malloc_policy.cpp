@@ -24,10 +24,6 @@ void configureMalloc() {
   hugePages.store(true, std::memory_order_relaxed);
 }
 
-void returnFreedPages() {
-  malloc_trim(0);
-}
-
 void adviseHugePages(void* block, std::size_t bytes) {
   if (!hugePages.load(std::memory_order_relaxed)) return;
   static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));

@@ -27,12 +27,6 @@ namespace bubblescope::cli {
 // their scratch buffers, nor by the agent: the job's malloc is the job's.
 void configureMalloc();
 
-// Hands back to the system the whole pages of what the heap holds freed (malloc_trim): blocks
-// served from holes the loading left are freed into the heap, not unmapped, so a phase that
-// frees one structure as it makes the next (MPI rank 0 making the replicas' packages out of the
-// light parts, cli/owned_rounds.cpp) would otherwise hold both. A few milliseconds a call.
-void returnFreedPages();
-
 // Advises a block just allocated onto huge pages, when configureMalloc() was called; the program's
 // operator new calls it for blocks of kHugePagesFrom and more (cli/operator_new.cpp).
 inline constexpr std::size_t kHugePagesFrom = std::size_t{4} << 20;

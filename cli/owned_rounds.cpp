@@ -14,7 +14,6 @@
 #include "analyzer/recognize/rank_ops_codec.h"
 #include "analyzer/replicas/job_rounds_codec.h"
 #include "analyzer/replicas/replica_package.h"
-#include "cli/malloc_policy.h"
 #include "traces/model/trace_codec.h"
 #include "traces/parallel/parallel_for.h"
 
@@ -125,6 +124,15 @@ std::vector<T> gatheredByReplica(MpiJob& job, const std::string& mine, size_t re
   });
   if (bad) std::rethrow_exception(bad);
   return out;
+}
+
+// Whether every process goes on: rank 0 says whether `failed` (its own) stopped it. Where one did,
+// MPI is finalised and rank 0 throws the failure (none waits on another).
+bool allGoOn(MpiJob& job, const std::exception_ptr& failed) {
+  if (job.broadcastFromRoot(failed ? "0" : "1", kRoundTimeoutS) == "1") return true;
+  job.finalize();
+  if (failed) std::rethrow_exception(failed);
+  return false;
 }
 
 // Rank 0's plan: from the light parts, the coordinator and each replica's owner, or why the run
@@ -308,11 +316,7 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
         failed = std::current_exception();
       }
     }
-    if (job.broadcastFromRoot(failed ? "0" : "1", kRoundTimeoutS) == "0") {
-      job.finalize();
-      if (failed) std::rethrow_exception(failed);
-      return std::nullopt;
-    }
+    if (!allGoOn(job, failed)) return std::nullopt;
     std::vector<std::string> sendEach(processes);
     if (root) {
       std::vector<std::map<size_t, const analysis::ReplicaAlignment*>> byOwner(processes);
@@ -354,11 +358,7 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
       }
     }
   }
-  if (job.broadcastFromRoot(failed ? "0" : "1", kRoundTimeoutS) == "0") {
-    job.finalize();
-    if (failed) std::rethrow_exception(failed);
-    return std::nullopt;
-  }
+  if (!allGoOn(job, failed)) return std::nullopt;
   lap("replicas built where their ranks are");
   // The job's rounds: costs, the ideal back, replays.
   std::vector<bool> listedWhole;
