@@ -36,7 +36,8 @@ using testing::TempDir;
 namespace fs = std::filesystem;
 
 // Timing noise of two runs on a loaded 2-core machine (a sleep that overran by a few ms) moves S
-// by a few percent between runs; the same run read with and without labels has none of it.
+// by a few percent between runs; the same run read with and without labels has only what the
+// noise does to the ops inferred from its transfers (within 2%, or the run's measured stretch).
 constexpr double kSameRunS = 0.02;
 // Two runs: as the labelled validation holds S against the simulator, over the median step.
 constexpr double kOtherRunS = 0.05;
@@ -69,6 +70,9 @@ struct Runs {
   AnalysisResult sameRun;     // the unlabelled run, its labels put back
   json truth;                 // the unlabelled run's
   std::string tooLoaded;  // why neither is analysed: the machine stretched a run (engine_noise.h)
+  // What the machine stretched the unlabelled run by, a share of its step (engine_noise.h): the
+  // ops inferred from its transfers move with it, the labelled reading's ranges do not.
+  double unlabelledNoise = 0;
 };
 
 // Records each config once per test binary (labelled and not), and analyses steps 1 onwards
@@ -92,6 +96,7 @@ const Runs& runs(const std::vector<std::string>& args) {
       out.tooLoaded = r.tooLoaded() + (labels ? " (labelled)" : " (--no-labels)");
       break;
     }
+    if (!labels) out.unlabelledNoise = r.noise.share();
     traces::Run run = traces::readRun(d / "run");
     if (labels) {
       out.labelled = analyzeRun(run, options);
@@ -237,9 +242,16 @@ void expectSameAnswers(const std::vector<std::string>& args, std::optional<IdleC
     EXPECT_EQ(culprit(*pl, *fault), faultStage) << which;
   }
   // The figures, for the log (docs/analysis.md quotes them).
-  std::printf("%s: S labelled run %.4f, unlabelled run %.4f, the unlabelled run labelled %.4f\n",
-              what.c_str(), lab.slowdown, unl.slowdown, same.slowdown);
-  EXPECT_NEAR(unl.slowdown, same.slowdown, kSameRunS * same.slowdown) << what;
+  std::printf(
+      "%s: S labelled run %.4f, unlabelled run %.4f, the unlabelled run labelled %.4f (the "
+      "machine stretched the unlabelled run by %.1f%% of its step)\n",
+      what.c_str(), lab.slowdown, unl.slowdown, same.slowdown, 100 * r.unlabelledNoise);
+  // A loaded machine's stretch moves the ops inferred from the transfers (a late post reads as a
+  // later op edge): the same run's two readings agree to within 2%, or within the stretch where
+  // it is more (2.07% apart under a CI suite's load; 0.03-0.6% on a quiet machine, stretched
+  // 1.5-3.6%).
+  EXPECT_NEAR(unl.slowdown, same.slowdown, std::max(kSameRunS, r.unlabelledNoise) * same.slowdown)
+      << what;
   EXPECT_NEAR(medianStepS(unl), medianStepS(lab), kOtherRunS * medianStepS(lab)) << what;
 }
 
