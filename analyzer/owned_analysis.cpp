@@ -147,10 +147,7 @@ std::vector<int> JobCoordinator::owners(const std::vector<int>& holder, int proc
 }
 
 ReplicaPackage JobCoordinator::frame(size_t replica) const {
-  // A package of no comms: what packageReplica() makes of the replica's place and options.
-  ReplicaPackage p = packageReplica(topo_, replica, CommMatches{},
-                                    std::vector<RankOps>(run_.ranks.size()), pipelineOptions_);
-  return p;
+  return replicaFrame(topo_, replica, pipelineOptions_);
 }
 
 std::vector<ReplicaAlignment> JobCoordinator::aligned(std::vector<OwnedMatching>&& replicas) {
@@ -163,10 +160,8 @@ std::vector<ReplicaAlignment> JobCoordinator::aligned(std::vector<OwnedMatching>
   replicas.clear();
   std::vector<std::vector<uint32_t>> ranks;
   for (size_t d = 0; d < this->replicas(); ++d) ranks.push_back(ranksOf(d));
-  std::vector<TimeNs> offsets;
-  std::vector<ReplicaAlignment> out =
-      alignReplicas(run_, std::move(matchings), ranks, spanning_, options_.alignClocks,
-                    result_.warnings, offsets);
+  std::vector<ReplicaAlignment> out = alignReplicas(run_, std::move(matchings), ranks, spanning_,
+                                                    options_.alignClocks, result_.warnings);
   // Of the run, what the result reads on: nothing but its size (read already).
   run_ = traces::Run{};
   return out;
@@ -279,7 +274,8 @@ BuiltReplica ReplicaOwner::build(size_t replica, const ReplicaPackage& frame,
   try {
     // Its package, as the process that matched the job's comms would have made it: the ranks'
     // NCCL kernels shifted to the job's clock and split, the sends and receives in the job's
-    // order.
+    // order. The replica's comms are matched again (match() made them once): kept from then,
+    // every owned replica's matches would lie beside the ranks through the alignment round.
     ReplicaPackage package = frame;
     {
       const CommMatches local =

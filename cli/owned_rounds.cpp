@@ -126,6 +126,33 @@ std::vector<T> gatheredByReplica(MpiJob& job, const std::string& mine, size_t re
   return out;
 }
 
+// Rank 0's message for each replica to the replica's owner (`owners`: each replica's, on rank 0;
+// empty elsewhere), framed as framed() frames them: `encode(d, w)` writes replica d's, and
+// `decode(d, r)` reads it where it arrives.
+template <typename Encode, typename Decode>
+void scatterToOwners(MpiJob& job, const std::vector<int32_t>& owners, Encode encode,
+                     Decode decode) {
+  std::vector<std::string> sendEach(static_cast<size_t>(job.size()));
+  for (size_t p = 0; p < sendEach.size() && !owners.empty(); ++p) {
+    traces::ByteWriter w(sendEach[p]);
+    w.value<uint64_t>(
+        static_cast<uint64_t>(std::count(owners.begin(), owners.end(), static_cast<int>(p))));
+    for (size_t d = 0; d < owners.size(); ++d) {
+      if (static_cast<size_t>(owners[d]) != p) continue;
+      w.value<uint64_t>(d);
+      encode(d, w);
+    }
+  }
+  job.exchange(std::move(sendEach), kRoundTimeoutS, [&](int, std::string_view bytes) {
+    if (bytes.empty()) return;
+    traces::ByteReader r(bytes);
+    for (auto n = r.value<uint64_t>(); n > 0; --n) {
+      const auto d = r.value<uint64_t>();
+      decode(static_cast<size_t>(d), r);
+    }
+  });
+}
+
 // Whether every process goes on: rank 0 says whether `failed` (its own) stopped it. Where one did,
 // MPI is finalised and rank 0 throws the failure (none waits on another).
 bool allGoOn(MpiJob& job, const std::exception_ptr& failed) {
@@ -140,7 +167,6 @@ bool allGoOn(MpiJob& job, const std::exception_ptr& failed) {
 struct Planned {
   Plan plan;
   std::unique_ptr<analysis::JobCoordinator> coordinator;
-  std::vector<int> owners;
 };
 
 Planned planJob(LightRun&& light, const std::map<InputPosition, int>& holder, int processes,
@@ -162,10 +188,9 @@ Planned planJob(LightRun&& light, const std::map<InputPosition, int>& holder, in
   if (out.coordinator) {
     out.plan.mode = Mode::Owned;
     out.plan.jobRounds = out.coordinator->jobRounds();
-    out.owners = out.coordinator->owners(holderOfRank, processes);
-    for (size_t d = 0; d < out.owners.size(); ++d) {
-      for (uint32_t r : out.coordinator->ranksOf(d)) ownerOfRank[r] = out.owners[d];
-      out.plan.owners.push_back(out.owners[d]);
+    out.plan.owners = out.coordinator->owners(holderOfRank, processes);
+    for (size_t d = 0; d < out.plan.owners.size(); ++d) {
+      for (uint32_t r : out.coordinator->ranksOf(d)) ownerOfRank[r] = out.plan.owners[d];
       out.plan.frames.push_back(out.coordinator->frame(d));
     }
     out.plan.spanning = out.coordinator->spanning();
@@ -295,7 +320,10 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
 
   // The comms matched: each owner its replicas', rank 0 those that span replicas and the job's
   // clocks; each owner its replicas' alignments back.
-  const size_t replicas = root ? planned.owners.size() : 0;
+  const size_t replicas = root ? plan.owners.size() : 0;
+  // Rank 0 sends each owner its replicas' parts; the others send none.
+  const std::vector<int32_t> none;
+  const std::vector<int32_t>& sendsTo = root ? plan.owners : none;
   std::vector<size_t> owned;
   for (size_t d = 0; d < plan.owners.size(); ++d) {
     if (static_cast<size_t>(plan.owners[d]) == self) owned.push_back(d);
@@ -317,26 +345,12 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
       }
     }
     if (!allGoOn(job, failed)) return std::nullopt;
-    std::vector<std::string> sendEach(processes);
-    if (root) {
-      std::vector<std::map<size_t, const analysis::ReplicaAlignment*>> byOwner(processes);
-      for (size_t d = 0; d < aligned.size(); ++d) {
-        byOwner.at(static_cast<size_t>(planned.owners[d])).emplace(d, &aligned[d]);
-      }
-      for (size_t p = 0; p < processes; ++p) {
-        sendEach[p] = framed(byOwner[p], [](const auto* a, traces::ByteWriter& w) {
-          analysis::encodeReplicaAlignment(*a, w);
+    scatterToOwners(
+        job, sendsTo,
+        [&](size_t d, traces::ByteWriter& w) { analysis::encodeReplicaAlignment(aligned[d], w); },
+        [&](size_t d, traces::ByteReader& r) {
+          alignments[d] = analysis::decodeReplicaAlignment(r);
         });
-      }
-    }
-    job.exchange(std::move(sendEach), kRoundTimeoutS, [&](int, std::string_view bytes) {
-      if (bytes.empty()) return;
-      traces::ByteReader r(bytes);
-      for (auto n = r.value<uint64_t>(); n > 0; --n) {
-        const auto d = r.value<uint64_t>();
-        alignments[d] = analysis::decodeReplicaAlignment(r);
-      }
-    });
   }
   lap("comms matched where their ranks are, the job's clocks aligned");
 
@@ -392,31 +406,16 @@ std::optional<AnalysisResult> analyzeShares(MpiJob& job, RecognisedShare&& share
   lap("the job's rounds");
   // Each owner its replicas' waits and whether a summary lists them whole; then their analyses.
   std::map<size_t, std::pair<analysis::DpWaits, bool>> given;
-  {
-    std::vector<std::string> sendEach(processes);
-    if (root) {
-      std::vector<std::map<size_t, std::pair<const analysis::DpWaits*, bool>>> byOwner(processes);
-      for (size_t d = 0; d < replicas; ++d) {
-        byOwner.at(static_cast<size_t>(planned.owners[d]))
-            .emplace(d, std::pair(&waits.at(d), listedWhole.empty() || listedWhole[d]));
-      }
-      for (size_t p = 0; p < processes; ++p) {
-        sendEach[p] = framed(byOwner[p], [](const auto& v, traces::ByteWriter& w) {
-          w.value(v.second);
-          analysis::encodeDpWaits(*v.first, w);
-        });
-      }
-    }
-    job.exchange(std::move(sendEach), kRoundTimeoutS, [&](int, std::string_view bytes) {
-      if (bytes.empty()) return;
-      traces::ByteReader r(bytes);
-      for (auto n = r.value<uint64_t>(); n > 0; --n) {
-        const auto d = r.value<uint64_t>();
+  scatterToOwners(
+      job, sendsTo,
+      [&](size_t d, traces::ByteWriter& w) {
+        w.value(listedWhole.empty() || listedWhole[d]);
+        analysis::encodeDpWaits(waits.at(d), w);
+      },
+      [&](size_t d, traces::ByteReader& r) {
         const bool listed = r.value<bool>();
         given[d] = {analysis::decodeDpWaits(r), listed};
-      }
-    });
-  }
+      });
   std::vector<size_t> order;
   for (const auto& [d, g] : given) order.push_back(d);
   std::vector<analysis::AnalysedReplica> analysed(order.size());

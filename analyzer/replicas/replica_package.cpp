@@ -7,8 +7,7 @@
 
 namespace bubblescope::analysis {
 
-ReplicaPackage packageReplica(const Topology& topo, size_t replica, const CommMatches& comms,
-                              const std::vector<RankOps>& light, const PipelineOptions& options) {
+ReplicaPackage replicaFrame(const Topology& topo, size_t replica, const PipelineOptions& options) {
   ReplicaPackage p;
   p.dpRank = topo.dpRanks.at(replica);
   p.pp = topo.pp;
@@ -21,10 +20,17 @@ ReplicaPackage packageReplica(const Topology& topo, size_t replica, const CommMa
   p.alignClocks = options.alignClocks;
   p.firstStep = options.firstStep;
   p.lastStep = options.lastStep;
+  p.commKernels.resize(p.ranks.size());
+  return p;
+}
+
+ReplicaPackage packageReplica(const Topology& topo, size_t replica, const CommMatches& comms,
+                              const std::vector<RankOps>& light, const PipelineOptions& options) {
+  ReplicaPackage p = replicaFrame(topo, replica, options);
   p.offsetsApplied = !options.appliedOffsets.empty();
-  for (uint32_t r : p.ranks) {
-    if (p.offsetsApplied) p.offsets.push_back(options.appliedOffsets.at(r));
-    p.commKernels.push_back(light.at(r).commKernels);
+  for (size_t i = 0; i < p.ranks.size(); ++i) {
+    if (p.offsetsApplied) p.offsets.push_back(options.appliedOffsets.at(p.ranks[i]));
+    p.commKernels[i] = light.at(p.ranks[i]).commKernels;
   }
   // A sorted copy of the ranks, to keep the matches in the job's order.
   std::vector<uint32_t> mine = p.ranks;

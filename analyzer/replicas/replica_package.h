@@ -32,6 +32,11 @@ struct ReplicaPackage {
   std::vector<P2pMatch> p2p;
 };
 
+// What an owner builds `topo`'s replica `replica` by but its comms: its place and the steps kept
+// (`options`), each rank's NCCL kernels empty, no offsets, no sends and receives. Throws
+// std::invalid_argument for a stage of several ranks (a TP group, folded where its ranks are).
+ReplicaPackage replicaFrame(const Topology& topo, size_t replica, const PipelineOptions& options);
+
 // The package of `topo`'s replica `replica`: `light[r]` holds rank r's NCCL kernels, shifted by its
 // offset and split (as the analysis leaves every rank's ops after matching), `options` what the
 // pipelines are built with (its comms are `comms`). Throws std::invalid_argument for a stage of

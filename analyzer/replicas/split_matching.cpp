@@ -267,14 +267,16 @@ SpanningCalls decodeSpanningCalls(traces::ByteReader& in) {
   return s;
 }
 
-void CommTally::add(const CommMatches& m) {
-  p2pUnmatched += m.p2pUnmatched;
-  p2pWithoutPeer += m.p2pWithoutPeer;
-  collectiveUnmatched += m.collectiveUnmatched;
-  withoutCall += m.withoutCall;
-  for (const TracedMembers& t : m.collectiveMembers) {
-    if (t.partial()) partial.push_back(t);
+CommTally CommTally::of(const CommMatches& m) {
+  CommTally t;
+  t.p2pUnmatched = m.p2pUnmatched;
+  t.p2pWithoutPeer = m.p2pWithoutPeer;
+  t.collectiveUnmatched = m.collectiveUnmatched;
+  t.withoutCall = m.withoutCall;
+  for (const TracedMembers& members : m.collectiveMembers) {
+    if (members.partial()) t.partial.push_back(members);
   }
+  return t;
 }
 
 void CommTally::add(const CommTally& t) {
@@ -301,7 +303,7 @@ ReplicaMatching matchReplica(const traces::Run& run, const std::vector<RankOps>&
   const MatchScope scope = ownerScope(run, ops, ranks, spanning);
   const CommMatches local = matchCommsIn(run, ops, scope);
   out.matchedAny = !local.empty();
-  out.tally.add(local);
+  out.tally = CommTally::of(local);
   std::vector<bool> away(run.ranks.size(), false);
   for (const uint32_t r : ranks) {
     SpanningCalls s = spanningCallsOf(r, run.ranks[r], ops[r], scope.keep[r]);
@@ -392,8 +394,7 @@ std::vector<ReplicaAlignment> alignReplicas(const traces::Run& run,
                                             std::vector<ReplicaMatching>&& replicas,
                                             const std::vector<std::vector<uint32_t>>& ranksOf,
                                             const SpanningComms& spanningComms, bool alignClocks,
-                                            std::vector<std::string>& warnings,
-                                            std::vector<TimeNs>& offsets) {
+                                            std::vector<std::string>& warnings) {
   const size_t n = run.ranks.size();
   // The spanning calls as a run of their own: each rank's metadata, those calls, their kernels.
   traces::Run spanning;
@@ -444,8 +445,8 @@ std::vector<ReplicaAlignment> alignReplicas(const traces::Run& run,
       throw std::logic_error("a pair of ranks matched by an owner and the coordinator");
     }
   }
-  tally.add(whole);
-  offsets.clear();
+  tally.add(CommTally::of(whole));
+  std::vector<TimeNs> offsets;
   if (alignClocks && matchedAny) offsets = chainOffsets(medians, n);
   for (size_t r = 0; r < offsets.size(); ++r) shiftTimes(ops[r], offsets[r]);
   splitCommKernels(whole, ops);

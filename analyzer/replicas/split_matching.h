@@ -79,7 +79,7 @@ SpanningCalls decodeSpanningCalls(traces::ByteReader& in);
 struct CommTally {
   int32_t p2pUnmatched = 0, p2pWithoutPeer = 0, collectiveUnmatched = 0, withoutCall = 0;
   std::vector<TracedMembers> partial;  // each collective matched among fewer than its members
-  void add(const CommMatches& m);
+  static CommTally of(const CommMatches& m);
   void add(const CommTally& t);
   // A CommMatches whose warnings are these.
   CommMatches forWarnings() const;
@@ -129,15 +129,13 @@ ReplicaAlignment decodeReplicaAlignment(traces::ByteReader& in);
 
 // The coordinator's part, from every replica's matching: `run` holds each rank's metadata (its
 // NCCL calls are not read), `ranksOf[d]` replica d's ranks in stage order, `spanning` what the
-// owners divided their calls by. Returns each replica's
-// alignment and adds the comms' warnings to `warnings`; `offsets`: the job's (empty unless
-// aligned).
+// owners divided their calls by. Returns each replica's alignment (its ranks' offsets, empty
+// unless the clocks were aligned) and adds the comms' warnings to `warnings`.
 std::vector<ReplicaAlignment> alignReplicas(const traces::Run& run,
                                             std::vector<ReplicaMatching>&& replicas,
                                             const std::vector<std::vector<uint32_t>>& ranksOf,
                                             const SpanningComms& spanning, bool alignClocks,
-                                            std::vector<std::string>& warnings,
-                                            std::vector<TimeNs>& offsets);
+                                            std::vector<std::string>& warnings);
 
 // The job's sends and receives of `local` (matched by the owner in `run`, whose ranks' calls it
 // holds) and `spanning` (by the coordinator), in the job's order.
