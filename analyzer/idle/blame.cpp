@@ -298,6 +298,8 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   };
   const RecognizedOp& o = op(stage, pos);
   const StageStep& ss = step_->stages[stage];
+  const TimeNs firstLaunch =
+      pl_->stages[stage].ops.kernelsOf(static_cast<size_t>(ss.ops[pos])).firstLaunch;
   const TimeNs prevEnd = freeAt_[stage][pos];
   const TimeNs arrival = ss.arrival[pos];
   const TimeNs ready = arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
@@ -329,21 +331,20 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   };
   // Ready but not launched: the trace's launch call says the host was late. Without launch
   // calls the op's range start stands for its launch, and busy host ranges for the evidence.
-  if (o.firstLaunch != kNoLaunch && o.firstLaunch - ready > tol && hasPredecessor) {
+  if (firstLaunch != kNoLaunch && firstLaunch - ready > tol && hasPredecessor) {
     Blamed b =
-        answer(stage, o.op, IdleClass::HostStall, BlameForm::LaunchedLate, o.firstLaunch - ready);
-    b.words.hostName = hostNameDuring(stage, ready, o.firstLaunch);
-    if (named(b, o.firstLaunch - ready)) return returning(std::move(b));
+        answer(stage, o.op, IdleClass::HostStall, BlameForm::LaunchedLate, firstLaunch - ready);
+    b.words.hostName = hostNameDuring(stage, ready, firstLaunch);
+    if (named(b, firstLaunch - ready)) return returning(std::move(b));
   }
-  if (o.firstLaunch != kNoLaunch && o.start - std::max(ready, o.firstLaunch) > tol &&
-      hasPredecessor) {
+  if (firstLaunch != kNoLaunch && o.start - std::max(ready, firstLaunch) > tol && hasPredecessor) {
     Blamed b =
         answer(stage, o.op, IdleClass::OtherStall, BlameForm::StartedAfterLaunch, o.start - ready);
-    if (named(b, o.start - std::max(ready, o.firstLaunch))) return returning(std::move(b));
+    if (named(b, o.start - std::max(ready, firstLaunch))) return returning(std::move(b));
   }
   // The step's first op on a stage that waits for no other: the span opens with its host's work
   // before it (data loading, step_view.cpp), and the pipeline waits on that.
-  const TimeNs launched = o.firstLaunch != kNoLaunch ? o.firstLaunch : o.launch;
+  const TimeNs launched = firstLaunch != kNoLaunch ? firstLaunch : o.launch;
   if (!hasPredecessor && launched - ready > tol &&
       hostBusy(stage, ready, launched) * 2 >= launched - ready) {
     Blamed b =
@@ -351,7 +352,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     b.words.hostName = hostNameDuring(stage, ready, launched);
     return returning(std::move(b));
   }
-  if (o.firstLaunch == kNoLaunch && o.launch - ready > tol && hasPredecessor) {
+  if (firstLaunch == kNoLaunch && o.launch - ready > tol && hasPredecessor) {
     const TimeNs late = o.launch - ready;
     const bool host = hostBusy(stage, ready, o.launch) * 2 >= late;
     Blamed b = answer(stage, o.op, host ? IdleClass::HostStall : IdleClass::OtherStall,

@@ -133,11 +133,12 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   for (const SegmentOp& s : seg.ops) {
     RecognizedOp o;
     o.op = Op{s.kind, s.mb, s.chunk};
-    o.launch = o.firstLaunch = launches[s.begin].start;
+    OpKernels kernels;
+    o.launch = kernels.firstLaunch = launches[s.begin].start;
     o.hostEnd = launches[s.end - 1].end;
     o.start = INT64_MAX;
     o.end = INT64_MIN;
-    o.kernelBegin = static_cast<uint32_t>(out.computeKernels.size());
+    kernels.begin = static_cast<uint32_t>(out.computeKernels.size());
     std::vector<Interval> spans;
     for (size_t i = s.begin; i < s.end; ++i) {
       const uint32_t kernel = launches[i].kernel;
@@ -147,8 +148,9 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
       o.end = std::max(o.end, k.end[kernel]);
     }
     out.computeKernels.insert(out.computeKernels.end(), spans.begin(), spans.end());
-    o.kernelEnd = static_cast<uint32_t>(out.computeKernels.size());
+    kernels.end = static_cast<uint32_t>(out.computeKernels.size());
     out.ops.push_back(o);
+    out.opKernels.push_back(kernels);
   }
   for (size_t i = 0; i < k.size(); ++i) {
     if (!inOp[i] && nccl[k.name[i]] != 1)
@@ -164,7 +166,7 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   }
   auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
   std::sort(out.otherKernels.begin(), out.otherKernels.end(), byStart);
-  std::stable_sort(out.ops.begin(), out.ops.end(), byStart);
+  sortOpsByStart(out);
   std::stable_sort(out.comms.begin(), out.comms.end(), byStart);
   cutInferredSteps(t, out, microbatches);
   return out;

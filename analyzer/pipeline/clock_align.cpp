@@ -165,7 +165,9 @@ void shiftTimes(RankOps& ops, TimeNs d) {
     o.end += d;
     o.launch += d;
     o.hostEnd += d;
-    if (o.firstLaunch != kNoLaunch) o.firstLaunch += d;
+  }
+  for (auto& k : ops.opKernels) {
+    if (k.firstLaunch != kNoLaunch) k.firstLaunch += d;
   }
   for (auto& c : ops.comms) {
     c.start += d;

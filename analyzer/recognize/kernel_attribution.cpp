@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
 
 namespace bubblescope::analysis {
@@ -227,13 +228,15 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
   size_t total = 0;
   for (const auto& list : opKernels) total += list.size();
   ops.computeKernels.reserve(total);
+  ops.opKernels.resize(ops.ops.size());
   for (size_t i = 0; i < ops.ops.size(); ++i) {
     auto& list = opKernels[i];
     auto& o = ops.ops[i];
-    o.kernelBegin = static_cast<uint32_t>(ops.computeKernels.size());
+    OpKernels& kernels = ops.opKernels[i];
+    kernels.begin = static_cast<uint32_t>(ops.computeKernels.size());
     ops.computeKernels.insert(ops.computeKernels.end(), list.begin(), list.end());
-    o.kernelEnd = static_cast<uint32_t>(ops.computeKernels.size());
-    o.firstLaunch = opFirstLaunch[i];
+    kernels.end = static_cast<uint32_t>(ops.computeKernels.size());
+    kernels.firstLaunch = opFirstLaunch[i];
     if (list.empty()) continue;
     o.start = INT64_MAX;
     o.end = INT64_MIN;
@@ -250,8 +253,34 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
       ops.comms[i].onDevice = true;
     }
   }
-  std::stable_sort(ops.ops.begin(), ops.ops.end(), byStart);
+  sortOpsByStart(ops);
   std::stable_sort(ops.comms.begin(), ops.comms.end(), byStart);
+}
+
+void sortOpsByStart(RankOps& ops) {
+  auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
+  if (ops.opKernels.empty()) {
+    std::stable_sort(ops.ops.begin(), ops.ops.end(), byStart);
+    return;
+  }
+  if (ops.opKernels.size() != ops.ops.size()) {
+    throw std::logic_error("sortOpsByStart: " + std::to_string(ops.opKernels.size()) +
+                           " ops' kernels for " + std::to_string(ops.ops.size()) + " ops");
+  }
+  std::vector<uint32_t> order(ops.ops.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return ops.ops[a].start < ops.ops[b].start; });
+  std::vector<RecognizedOp> sorted;
+  std::vector<OpKernels> kernels;
+  sorted.reserve(order.size());
+  kernels.reserve(order.size());
+  for (uint32_t i : order) {
+    sorted.push_back(ops.ops[i]);
+    kernels.push_back(ops.opKernels[i]);
+  }
+  ops.ops = std::move(sorted);
+  ops.opKernels = std::move(kernels);
 }
 
 }  // namespace bubblescope::analysis

@@ -15,6 +15,9 @@ namespace bubblescope::analysis {
 void attributeKernels(const traces::RankTrace& trace, RankOps& ops,
                       std::span<const traces::ThreadIndex> opThread);
 
+// Puts ops.ops in start order (stable), their kernels (RankOps::opKernels) with them.
+void sortOpsByStart(RankOps& ops);
+
 // NCCL's kernels (ncclKernel_*, ncclDevKernel_*): communication, not compute.
 bool isNcclKernel(std::string_view name);
 

@@ -8,6 +8,7 @@ template <typename R, typename F>
 void forEachColumn(R& o, F&& f) {
   f(o.ops), f(o.comms), f(o.steps), f(o.optimizer), f(o.gradSync), f(o.otherBusy);
   f(o.hostActivity), f(o.hostActivityName), f(o.computeKernels), f(o.commKernels);
+  f(o.opKernels);
   f(o.commCalls), f(o.otherKernels), f(o.kernelsForMemory);
 }
 

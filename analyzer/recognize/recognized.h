@@ -40,20 +40,26 @@ struct Match {
 
 inline constexpr TimeNs kNoLaunch = INT64_MIN;
 
-// Held for every op of the run through the analysis: 64 bytes, `step` in the room the alignment
+// Held for every op of the run through the analysis: 48 bytes, `step` in the room the alignment
 // of the times leaves after `op` (issue 28). The thread that opened its range matters only to
-// kernel attribution, which is given it apart (kernel_attribution.h).
+// kernel attribution, which is given it apart (kernel_attribution.h); its kernels only to a rank
+// whose trace has them (RankOps::opKernels).
 struct RecognizedOp {
   Op op;
   int step = -1;              // index into the rank's steps, set when steps are cut
   TimeNs start = 0, end = 0;  // execution: GPU kernels' span when the trace has them, else range
   TimeNs launch = 0;          // when the host started it (the range start)
   TimeNs hostEnd = 0;         // when its range ended on the host
-  TimeNs firstLaunch = kNoLaunch;  // its first kernel's launch call, when the trace has it
-  // Its kernels: RankOps::computeKernels[kernelBegin, kernelEnd).
-  uint32_t kernelBegin = 0, kernelEnd = 0;
 };
-static_assert(sizeof(RecognizedOp) == 64);
+static_assert(sizeof(RecognizedOp) == 48);
+
+// An op's kernels, on a rank whose trace has them. Kept beside the ops, not in them: an op-level
+// timeline has none, and its ops are most of a large run's records (issue 28: at 10,000 DP
+// replicas the ops were 40% of the peak at 64 bytes each).
+struct OpKernels {
+  TimeNs firstLaunch = kNoLaunch;  // its first kernel's launch call
+  uint32_t begin = 0, end = 0;     // RankOps::computeKernels[begin, end)
+};
 
 // Held for every send and receive of the run through the analysis: the flags first, in the room
 // the alignment of `mb` leaves (48 bytes, where `onDevice` after `step` made it 56).
@@ -112,6 +118,8 @@ struct RankOps {
   // GPU work, when the trace has kernels (else the ranges above stand for it).
   bool hasKernels = false;
   std::vector<Interval> computeKernels;  // kernels launched inside an op, grouped by op
+  // Empty, or one per op: ops[i]'s kernels are opKernels[i] (whoever reorders ops reorders both).
+  std::vector<OpKernels> opKernels;
   std::vector<CommKernel> commKernels;   // NCCL kernels, sorted by start
   std::vector<int32_t> commCalls;        // their calls: indexes into the trace's ncclCalls
   std::vector<DeviceWork> otherKernels;  // everything else (optimizer, memcpy), sorted by start
@@ -119,6 +127,9 @@ struct RankOps {
   // the free-memory look reads the windows between them (stage_memory.h). Taken here, 16 bytes a
   // kernel, so that the trace's kernel table and names need not be held through the analysis.
   std::vector<Interval> kernelsForMemory;
+
+  // Op i's kernels: none, and no launch call, where the trace has no kernels.
+  OpKernels kernelsOf(size_t i) const { return opKernels.empty() ? OpKernels{} : opKernels[i]; }
 };
 
 }  // namespace bubblescope::analysis

@@ -329,9 +329,10 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
   other.clear();
   for (int i : ss.ops) {
     const auto& o = st.ops.ops[i];
-    if (st.ops.hasKernels && o.kernelEnd > o.kernelBegin) {
-      compute.insert(compute.end(), st.ops.computeKernels.begin() + o.kernelBegin,
-                     st.ops.computeKernels.begin() + o.kernelEnd);
+    const OpKernels kernels = st.ops.kernelsOf(static_cast<size_t>(i));
+    if (st.ops.hasKernels && kernels.end > kernels.begin) {
+      compute.insert(compute.end(), st.ops.computeKernels.begin() + kernels.begin,
+                     st.ops.computeKernels.begin() + kernels.end);
     } else {
       compute.push_back({o.start, o.end});
     }

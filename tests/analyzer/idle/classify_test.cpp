@@ -230,10 +230,7 @@ TEST(ClassifyStageStep, IdleBetweenAnOpsKernelsIsHostStall) {
   std::vector<RankOps> ops = h.rankOps();
   ops[0].hasKernels = true;
   ops[0].computeKernels = {{0, 1 * kMs}, {3 * kMs, 4 * kMs}, {4 * kMs, 8 * kMs}};
-  ops[0].ops[0].kernelBegin = 0;
-  ops[0].ops[0].kernelEnd = 2;
-  ops[0].ops[1].kernelBegin = 2;
-  ops[0].ops[1].kernelEnd = 3;
+  ops[0].opKernels = {{.begin = 0, .end = 2}, {.begin = 2, .end = 3}};
   const StepAnalysis a(
       buildPipeline(testing::chainTopology(1), 0, ops, HandPipeline::noClockAlignment()));
   std::vector<Gap> gaps;

@@ -105,7 +105,7 @@ void expectTheJobsOps(bool allReduce) {
       // and backward, which no call parts, split in the proportions its neighbour shows.
       EXPECT_EQ(o.start, job.ops[s][i].first) << "stage " << s << " op " << i;
       EXPECT_EQ(o.end, job.ops[s][i].second) << "stage " << s << " op " << i;
-      EXPECT_EQ(o.firstLaunch, kNoLaunch);
+      EXPECT_EQ(r.kernelsOf(i).firstLaunch, kNoLaunch);
     }
     for (int step = 0; step < kSteps; ++step) {
       EXPECT_EQ((perStep[{step, OpKind::F}]), kM) << "stage " << s << " step " << step;

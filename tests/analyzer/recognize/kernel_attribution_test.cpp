@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "tests/analyzer/recognize/hand_trace.h"
 
 namespace bubblescope::analysis {
@@ -58,7 +60,7 @@ RecognizedComm comm(bool send, traces::ThreadIndex thread, TimeNs start, TimeNs 
           .step = 0};
 }
 
-constexpr Op F0{OpKind::F, 0, 0}, F1{OpKind::F, 1, 0};
+constexpr Op F0{OpKind::F, 0, 0}, F1{OpKind::F, 1, 0}, F2{OpKind::F, 2, 0};
 
 TEST(AttributeKernels, KernelsBelongToTheOpWhoseRangeEnclosesTheirLaunch) {
   HandTrace h;
@@ -78,10 +80,10 @@ TEST(AttributeKernels, KernelsBelongToTheOpWhoseRangeEnclosesTheirLaunch) {
   EXPECT_EQ(ops.ops[1].end, 50);
   const auto& k = ops.computeKernels;
   EXPECT_EQ(
-      std::vector<Interval>(k.begin() + ops.ops[0].kernelBegin, k.begin() + ops.ops[0].kernelEnd),
+      std::vector<Interval>(k.begin() + ops.opKernels[0].begin, k.begin() + ops.opKernels[0].end),
       (std::vector<Interval>{{14, 18}, {17, 25}}));
   EXPECT_EQ(
-      std::vector<Interval>(k.begin() + ops.ops[1].kernelBegin, k.begin() + ops.ops[1].kernelEnd),
+      std::vector<Interval>(k.begin() + ops.opKernels[1].begin, k.begin() + ops.opKernels[1].end),
       (std::vector<Interval>{{35, 50}}));
   EXPECT_TRUE(ops.otherKernels.empty());
   EXPECT_TRUE(ops.commKernels.empty());
@@ -99,7 +101,7 @@ TEST(AttributeKernels, KernelWithoutAnOwningRangeIsOtherWork) {
   attributeKernels(h.trace(), ops, threads);
   EXPECT_EQ(spans(ops.otherKernels),
             (std::vector<Interval>{{13, 14}, {26, 27}, {28, 29}, {30, 31}, {40, 41}, {42, 43}}));
-  EXPECT_EQ(ops.ops[0].kernelBegin, ops.ops[0].kernelEnd);
+  EXPECT_EQ(ops.opKernels[0].begin, ops.opKernels[0].end);
   // An op that launched nothing keeps its range.
   EXPECT_EQ(ops.ops[0].start, 10);
   EXPECT_EQ(ops.ops[0].end, 20);
@@ -120,8 +122,8 @@ TEST(AttributeKernels, LaunchOnAnotherThreadBelongsToTheOneOpRangeEnclosingIt) {
   EXPECT_EQ(ops.ops[0].op, BW0);
   EXPECT_EQ(ops.ops[0].start, 14);
   EXPECT_EQ(ops.ops[0].end, 22);
-  EXPECT_EQ(ops.ops[0].firstLaunch, 12);
-  EXPECT_EQ(ops.ops[0].kernelEnd - ops.ops[0].kernelBegin, 2u);
+  EXPECT_EQ(ops.opKernels[0].firstLaunch, 12);
+  EXPECT_EQ(ops.opKernels[0].end - ops.opKernels[0].begin, 2u);
   EXPECT_TRUE(ops.otherKernels.empty());
 }
 
@@ -134,11 +136,13 @@ TEST(AttributeKernels, OwnThreadsRangeComesFirstAndTwoOtherThreadsOpsLeaveALaunc
   const auto threads = place(ops, {op(F0, 0, 10, 20), op(F1, 1, 11, 19)});
   attributeKernels(h.trace(), ops, threads);
   EXPECT_EQ(spans(ops.otherKernels), (std::vector<Interval>{{16, 17}}));
-  for (const auto& o : ops.ops) {
-    if (o.op == F1) {
-      EXPECT_EQ(o.kernelEnd - o.kernelBegin, 1u);
+  ASSERT_EQ(ops.opKernels.size(), ops.ops.size());
+  for (size_t i = 0; i < ops.ops.size(); ++i) {
+    const OpKernels& k = ops.opKernels[i];
+    if (ops.ops[i].op == F1) {
+      EXPECT_EQ(k.end - k.begin, 1u);
     } else {
-      EXPECT_EQ(o.kernelEnd, o.kernelBegin) << "F0 launched nothing of its own";
+      EXPECT_EQ(k.end, k.begin) << "F0 launched nothing of its own";
     }
   }
 }
@@ -201,8 +205,33 @@ TEST(AttributeKernels, OpsAreSortedAgainByWhenTheirKernelsRan) {
   EXPECT_EQ(ops.ops[0].op, F1);
   EXPECT_EQ(ops.ops[1].op, F0);
   EXPECT_EQ(ops.ops[1].start, 50);
-  // Its kernels are found through kernelBegin/End wherever it moved.
-  EXPECT_EQ(ops.computeKernels[ops.ops[1].kernelBegin], (Interval{50, 60}));
+  // Its kernels are found through its OpKernels wherever it moved.
+  EXPECT_EQ(ops.computeKernels[ops.opKernels[1].begin], (Interval{50, 60}));
+}
+
+TEST(SortOpsByStart, EachOpKeepsItsKernelsAndEqualStartsKeepTheirOrder) {
+  RankOps ops;
+  ops.ops = {{.op = F0, .start = 30}, {.op = F1, .start = 10}, {.op = F2, .start = 10}};
+  ops.opKernels = {{.firstLaunch = 29, .begin = 0, .end = 1},
+                   {.firstLaunch = 9, .begin = 1, .end = 3},
+                   {.firstLaunch = 8, .begin = 3, .end = 3}};
+  sortOpsByStart(ops);
+  ASSERT_EQ(ops.ops.size(), 3u);
+  EXPECT_EQ(ops.ops[0].op, F1);
+  EXPECT_EQ(ops.ops[1].op, F2);
+  EXPECT_EQ(ops.ops[2].op, F0);
+  EXPECT_EQ(ops.kernelsOf(0).firstLaunch, 9);
+  EXPECT_EQ(ops.kernelsOf(1).begin, 3u);
+  EXPECT_EQ(ops.kernelsOf(2).end, 1u);
+  // A rank without kernels: the ops alone, and no op has a launch call.
+  ops.opKernels.clear();
+  ops.ops[0].start = 40;
+  sortOpsByStart(ops);
+  EXPECT_EQ(ops.ops[2].op, F1);
+  EXPECT_EQ(ops.kernelsOf(2).firstLaunch, kNoLaunch);
+  // Lists that disagree are the caller's error, not a sort of one of them.
+  ops.opKernels.resize(1);
+  EXPECT_THROW(sortOpsByStart(ops), std::logic_error);
 }
 
 TEST(AttributeKernels, TraceWithoutKernelsLeavesTheOpsAsTheyWere) {
