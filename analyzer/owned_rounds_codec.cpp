@@ -1,6 +1,8 @@
 #include "analyzer/owned_rounds_codec.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "analyzer/replicas/job_rounds_codec.h"
 #include "analyzer/result/pipeline_result_codec.h"
@@ -107,18 +109,21 @@ AnalysedReplica decodeAnalysedReplica(traces::ByteReader& in) {
 }
 
 void encodeDpWaits(const DpWaits& w, traces::ByteWriter& out) {
-  out.value<uint64_t>(w.byStep.size());
-  for (const auto& [step, stages] : w.byStep) {
-    out.value(step);
-    out.column(stages);
-  }
+  out.value(w.p);
+  out.column(w.steps);
+  out.column(w.waits);
 }
 
 DpWaits decodeDpWaits(traces::ByteReader& in) {
   DpWaits w;
-  for (size_t n = in.count(sizeof(int64_t) + sizeof(uint64_t)); n > 0; --n) {
-    const auto step = in.value<int64_t>();
-    in.column(w.byStep[step]);
+  w.p = in.value<int>();
+  in.column(w.steps);
+  in.column(w.waits);
+  if (w.p < 0 || w.waits.size() != w.steps.size() * static_cast<size_t>(w.p) ||
+      !std::is_sorted(w.steps.begin(), w.steps.end())) {
+    throw std::runtime_error("DP waits of " + std::to_string(w.steps.size()) + " steps of " +
+                             std::to_string(w.p) + " stages, but " +
+                             std::to_string(w.waits.size()) + " waits");
   }
   return w;
 }

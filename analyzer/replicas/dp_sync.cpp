@@ -11,10 +11,12 @@ void blameDpSync(const std::vector<DpWaits>& waits, JobResult& job) {
   TimeNs total = 0;
   int steps = 0;
   // Every replica has the same steps and, per stage, the same last replica.
-  for (const auto& [number, stages] : waits.front().byStep) {
+  const DpWaits& first = waits.front();
+  for (size_t k = 0; k < first.steps.size(); ++k) {
+    const int64_t number = first.steps[k];
     ++steps;
-    for (size_t s = 0; s < stages.size(); ++s) {
-      const int dp = stages[s].lastDp;
+    for (size_t s = 0; s < static_cast<size_t>(first.p); ++s) {
+      const int dp = first.waits[k * static_cast<size_t>(first.p) + s].lastDp;
       if (dp < 0) continue;
       TimeNs wait = 0;
       for (const DpWaits& w : waits) wait += w.at(number, static_cast<int>(s))->wait;

@@ -33,6 +33,8 @@ std::vector<DpWaits> dpWaitsFrom(const std::vector<ReplicaArrivals>& replicas) {
   std::vector<DpWaits> out(replicas.size());
   if (replicas.size() < 2) return out;
   const int p = replicas.front().p;
+  for (DpWaits& w : out) w.p = p;
+  std::vector<DpWait*> rowOf(replicas.size());
   for (const auto& [number, first] : replicas.front().byStep) {
     std::vector<const std::vector<TimeNs>*> rows;
     for (const ReplicaArrivals& a : replicas) {
@@ -40,8 +42,8 @@ std::vector<DpWaits> dpWaitsFrom(const std::vector<ReplicaArrivals>& replicas) {
       if (it == a.byStep.end() || static_cast<int>(it->second.size()) != p) break;
       rows.push_back(&it->second);
     }
-    if (rows.size() != replicas.size()) continue;  // not on every replica
-    for (auto& w : out) w.byStep[number].assign(p, DpWait{});
+    if (rows.size() != replicas.size()) continue;                           // not on every replica
+    for (size_t d = 0; d < out.size(); ++d) rowOf[d] = out[d].add(number);  // in step order
     for (int s = 0; s < p; ++s) {
       size_t last = 0;
       for (size_t d = 1; d < rows.size(); ++d) {
@@ -51,8 +53,7 @@ std::vector<DpWaits> dpWaitsFrom(const std::vector<ReplicaArrivals>& replicas) {
       if (lastArrival == INT64_MIN) continue;
       for (size_t d = 0; d < rows.size(); ++d) {
         const TimeNs arrival = (*rows[d])[s];
-        out[d].byStep[number][s] = {arrival == INT64_MIN ? 0 : lastArrival - arrival,
-                                    replicas[last].dpRank};
+        rowOf[d][s] = {arrival == INT64_MIN ? 0 : lastArrival - arrival, replicas[last].dpRank};
       }
     }
   }

@@ -6,9 +6,11 @@
 
 #include <cstdio>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "analyzer/owned_rounds_codec.h"
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/recognize/recognizer.h"
 #include "analyzer/recognize/rule_set.h"
@@ -278,6 +280,57 @@ TEST(JobRounds, BytesCutShortThrow) {
   h.value<uint64_t>(uint64_t{1} << 60);
   traces::ByteReader r(huge);
   EXPECT_THROW(decodeReplay(r), std::runtime_error);
+}
+
+// Each replica's stage waits at the DP sync for the last replica's, on the steps every replica
+// has; sent as bytes, the waits come back whole, and bytes that disagree with themselves throw.
+TEST(DpWaits, EachStageWaitsForTheLastReplicaOnStepsEveryReplicaHas) {
+  std::vector<ReplicaArrivals> arrivals(3);
+  for (int d = 0; d < 3; ++d) {
+    arrivals[d].dpRank = d;
+    arrivals[d].p = 2;
+    arrivals[d].byStep[7] = {100 + d, 300 - d};      // stage 0: replica 2 last; stage 1: replica 0
+    if (d != 1) arrivals[d].byStep[9] = {500, 600};  // not on replica 1: no waits
+  }
+  arrivals[0].byStep[5] = {10, INT64_MIN};
+  arrivals[1].byStep[5] = {30, INT64_MIN};
+  arrivals[2].byStep[5] = {20, INT64_MIN};  // stage 1 ran nothing in step 5
+  const std::vector<DpWaits> waits = dpWaitsFrom(arrivals);
+  ASSERT_EQ(waits.size(), 3u);
+  EXPECT_EQ(waits[0].steps, (std::vector<int64_t>{5, 7}));
+  EXPECT_EQ(waits[0].at(7, 0)->wait, 2);
+  EXPECT_EQ(waits[0].at(7, 0)->lastDp, 2);
+  EXPECT_EQ(waits[2].at(7, 0)->wait, 0);
+  EXPECT_EQ(waits[2].at(7, 1)->wait, 2);
+  EXPECT_EQ(waits[2].at(7, 1)->lastDp, 0);
+  EXPECT_EQ(waits[0].at(5, 0)->wait, 20);
+  EXPECT_EQ(waits[0].at(5, 0)->lastDp, 1);
+  EXPECT_EQ(waits[0].at(5, 1)->lastDp, -1);
+  EXPECT_EQ(waits[0].at(9, 0), nullptr);
+  EXPECT_EQ(waits[0].at(6, 0), nullptr);
+  EXPECT_EQ(waits[0].at(7, 2), nullptr);
+  EXPECT_EQ(waits[0].at(7, -1), nullptr);
+
+  std::string bytes;
+  {
+    traces::ByteWriter w(bytes);
+    encodeDpWaits(waits[2], w);
+  }
+  traces::ByteReader r(bytes);
+  const DpWaits back = decodeDpWaits(r);
+  EXPECT_EQ(back.steps, waits[2].steps);
+  EXPECT_EQ(back.at(7, 1)->wait, 2);
+  EXPECT_EQ(back.at(7, 1)->lastDp, 0);
+
+  DpWaits damaged = waits[2];
+  damaged.p = 3;  // its waits are two a step
+  std::string bad;
+  {
+    traces::ByteWriter w(bad);
+    encodeDpWaits(damaged, w);
+  }
+  traces::ByteReader rb(bad);
+  EXPECT_THROW(decodeDpWaits(rb), std::runtime_error);
 }
 
 }  // namespace
