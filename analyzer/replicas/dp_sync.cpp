@@ -12,11 +12,10 @@ void blameDpSync(const std::vector<DpWaits>& waits, JobResult& job) {
   int steps = 0;
   // Every replica has the same steps and, per stage, the same last replica.
   const DpWaits& first = waits.front();
-  for (size_t k = 0; k < first.steps.size(); ++k) {
-    const int64_t number = first.steps[k];
+  for (int64_t number : first.steps) {
     ++steps;
     for (size_t s = 0; s < static_cast<size_t>(first.p); ++s) {
-      const int dp = first.waits[k * static_cast<size_t>(first.p) + s].lastDp;
+      const int dp = first.at(number, static_cast<int>(s))->lastDp;
       if (dp < 0) continue;
       TimeNs wait = 0;
       for (const DpWaits& w : waits) wait += w.at(number, static_cast<int>(s))->wait;

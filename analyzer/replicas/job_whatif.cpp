@@ -185,11 +185,7 @@ void finishSlowdown(const std::vector<ReplicaCosts>& costs, const JobIdeal& idea
     const std::vector<ReplicaStep>& steps = costs[d].steps;
     auto it = std::lower_bound(steps.begin(), steps.end(), number,
                                [](const ReplicaStep& s, int64_t n) { return s.number < n; });
-    if (it == steps.end() || it->number != number) {  // out of order after all: looked for
-      it = std::find_if(steps.begin(), steps.end(),
-                        [&](const ReplicaStep& s) { return s.number == number; });
-    }
-    if (it == steps.end()) {
+    if (it == steps.end() || it->number != number) {
       throw std::out_of_range("replica " + std::to_string(costs[d].dpRank) + " has no step " +
                               std::to_string(number));
     }
