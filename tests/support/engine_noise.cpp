@@ -140,9 +140,11 @@ std::vector<LateOp> engineLateOps(const std::filesystem::path& truthJson, int fi
   return lateOps(readTruth(truthJson), firstStep);
 }
 
-RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
-  const json truth = readTruth(truthJson);
-  std::vector<long long> samples;
+namespace {
+
+// What the machine added, step by step (engineStepNoise's account).
+std::map<int, StepNoise> stepNoise(const json& truth, int firstStep) {
+  std::map<int, StepNoise> out;
   // Each op against its stage's median for its kind, chunk and slow factor in its step: a slow
   // stage (in the steps it is slow) or a costlier kind moves the median, not the overrun. A run
   // with jitter spreads its ops on purpose: there only the transfers say what the machine added.
@@ -150,17 +152,19 @@ RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
   const InjectedCosts injected(truth);
   for (const json& st : jitter ? json::array() : truth.at("stages")) {
     const int stage = st.at("stage").get<int>();
-    std::map<std::tuple<std::string, int, double>, std::vector<long long>> byKind;
+    std::map<std::tuple<std::string, int, double>, std::vector<std::pair<int, long long>>> byKind;
     for (const json& o : st.at("ops")) {
       const int step = o.at("step").get<int>();
       if (step < firstStep) continue;
       byKind[{o.at("kind").get<std::string>(), o.at("chunk").get<int>(),
               injected.slowFactor(stage, step)}]
-          .push_back(ns(o, "end_ns") - ns(o, "start_ns"));
+          .emplace_back(step, ns(o, "end_ns") - ns(o, "start_ns"));
     }
     for (const auto& [kind, durations] : byKind) {
-      const long long typical = median(durations);
-      for (long long d : durations) samples.push_back(std::max(0LL, d - typical));
+      std::vector<long long> d;
+      for (const auto& [step, ns] : durations) d.push_back(ns);
+      const long long typical = median(std::move(d));
+      for (const auto& [step, ns] : durations) out[step].added += std::max(0LL, ns - typical);
     }
   }
   // Each transfer from when both sides had started to its arrival.
@@ -176,15 +180,16 @@ RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
       const int peer = r.at("peer").get<int>();
       const int step = r.at("step").get<int>();
       if (step < firstStep || injected.delayed(peer, step)) continue;
-      const auto it = sendStart.find({r.at("step").get<int>(), r.at("kind").get<std::string>(),
-                                      r.at("mb").get<int>(), peer, st.at("stage").get<int>()});
+      const auto it = sendStart.find({step, r.at("kind").get<std::string>(), r.at("mb").get<int>(),
+                                      peer, st.at("stage").get<int>()});
       if (it == sendStart.end()) continue;
-      samples.push_back(std::max(0LL, ns(r, "end_ns") - std::max(it->second, ns(r, "start_ns"))));
+      out[step].added += std::max(0LL, ns(r, "end_ns") - std::max(it->second, ns(r, "start_ns")));
     }
   }
-  long long late = 0;
-  for (const LateOp& l : lateOps(truth, firstStep)) late += l.ns;
-  samples.push_back(late);
+  for (const LateOp& l : lateOps(truth, firstStep)) {
+    out[l.step].added += l.ns;
+    out[l.step].late += l.ns;
+  }
   // The steps' spans, from the earliest start to the latest end over the stages.
   std::map<int, std::pair<long long, long long>> spans;
   for (const json& st : truth.at("stages")) {
@@ -198,15 +203,36 @@ RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
       }
     }
   }
+  // Only the steps the run has: a transfer or op of a step no stage finished is not one.
+  std::map<int, StepNoise> kept;
+  for (const auto& [n, se] : spans) {
+    StepNoise s = out.count(n) ? out[n] : StepNoise{};
+    s.step = se.second - se.first;
+    kept[n] = s;
+  }
+  return kept;
+}
+
+}  // namespace
+
+std::map<int, StepNoise> engineStepNoise(const std::filesystem::path& truthJson, int firstStep) {
+  return stepNoise(readTruth(truthJson), firstStep);
+}
+
+RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep) {
+  const std::map<int, StepNoise> steps = stepNoise(readTruth(truthJson), firstStep);
   RunNoise out;
-  if (spans.empty()) return out;
-  long long added = 0, span = 0;
-  for (long long s : samples) added += s;
-  for (const auto& [n, se] : spans) span += se.second - se.first;
-  const auto steps = static_cast<long long>(spans.size());
-  out.perStep = added / steps;
-  out.late = late / steps;
-  out.step = span / steps;
+  if (steps.empty()) return out;
+  long long added = 0, late = 0, span = 0;
+  for (const auto& [n, s] : steps) {
+    added += s.added;
+    late += s.late;
+    span += s.step;
+  }
+  const auto count = static_cast<long long>(steps.size());
+  out.perStep = added / count;
+  out.late = late / count;
+  out.step = span / count;
   return out;
 }
 

