@@ -1,8 +1,15 @@
 #include "cli/held_steps.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace bubblescope::cli {
+
+int64_t heldByAll(const std::vector<HeldFrom>& held) {
+  int64_t from = -1;
+  for (const HeldFrom& h : held) from = std::max(from, h.wholeFromStep);
+  return from;
+}
 
 std::string notHeldLine(int64_t step, const std::vector<HeldFrom>& held, int64_t keepNs) {
   std::vector<const HeldFrom*> gone;

@@ -15,6 +15,10 @@ struct HeldFrom {
   int64_t wholeFromStep = -1;  // -1: the agent does not know
 };
 
+// The first step every rank that knows still holds whole (the newest of their whole_from_step);
+// -1 when none knows.
+int64_t heldByAll(const std::vector<HeldFrom>& held);
+
 // "" when every rank that knows still held step `step`'s start; else why the step is not read:
 // "the watch fell behind the job: rank 3 (pid 2821) and 7 more no longer held this step's start
 // when it looked (each keeps 0.8 s; --keep keeps more)".

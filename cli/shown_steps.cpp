@@ -20,4 +20,8 @@ void ShownSteps::bound(size_t capacity) {
   while (steps_.size() > capacity) steps_.pop_front();
 }
 
+void ShownSteps::dropBefore(int64_t step) {
+  while (!steps_.empty() && steps_.front() < step) steps_.pop_front();
+}
+
 }  // namespace bubblescope::cli

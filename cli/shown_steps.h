@@ -21,6 +21,9 @@ class ShownSteps {
   void add(const std::vector<int64_t>& finished);
   // Keeps the newest `capacity` (at least one).
   void bound(size_t capacity);
+  // Drops those before `step`: some agent no longer holds them whole (held_steps.h). May leave
+  // none.
+  void dropBefore(int64_t step);
 
   bool empty() const { return steps_.empty(); }
   size_t size() const { return steps_.size(); }

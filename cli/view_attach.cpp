@@ -1,8 +1,11 @@
 #include "cli/view_attach.h"
 
 #include <memory>
+#include <set>
+#include <string>
 #include <thread>
 
+#include "cli/held_steps.h"
 #include "cli/live_window.h"
 #include "cli/own_priority.h"
 #include "cli/shown_steps.h"
@@ -31,6 +34,7 @@ struct Follower {
   YieldingWork work{true};
   int64_t stepsShown = 0;
   bool lowered = false;
+  std::set<std::string> saidBehind;  // each "fell behind" line once
 
   gui::LiveUpdate next(const std::atomic<bool>& stop) {
     // The viewer's follow thread polls here and analyses what it returns: it yields to the job
@@ -65,6 +69,18 @@ struct Follower {
         // Unknown step period: the steps of this poll, each whole when it was read.
         const size_t whole = wholeSteps(window.keepNs(), window.periodNs());
         shown.bound(whole > 0 ? whole : static_cast<size_t>(u.newSteps));
+        // Only what every agent held whole when it was asked: a viewer starved between two
+        // ranks' snapshots (a loaded node) finds the later one's window moved past steps the
+        // earlier ones hold, and their remains are no pipeline ("missing ranks").
+        const int64_t newest = shown.last();
+        shown.dropBefore(heldByAll(p.heldFrom));
+        if (shown.empty()) {
+          const std::string behind = notHeldLine(newest, p.heldFrom, window.keepNs());
+          if (saidBehind.insert(behind).second) {
+            u.notes.push_back("step " + std::to_string(newest) + " not shown: " + behind);
+          }
+          return u;
+        }
         u.firstStep = shown.first();
         u.lastStep = shown.last();
         u.run = std::move(p.run);

@@ -25,5 +25,11 @@ TEST(HeldSteps, AStepSomeRankLostIsSaidWithTheFirstSuchRankAndTheCount) {
             "step's start when it looked (each keeps 1.5 s; --keep keeps more)");
 }
 
+TEST(HeldSteps, EveryRankHoldsWholeFromTheNewestOfTheirFirstWholeSteps) {
+  EXPECT_EQ(heldByAll({{"rank 0 (pid 10)", 40}, {"rank 3 (pid 13)", 85}, {"rank 1", -1}}), 85);
+  EXPECT_EQ(heldByAll({{"rank 0 (pid 10)", -1}}), -1);  // none knows
+  EXPECT_EQ(heldByAll({}), -1);
+}
+
 }  // namespace
 }  // namespace bubblescope::cli

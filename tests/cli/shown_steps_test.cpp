@@ -54,6 +54,23 @@ TEST(ShownSteps, AStepAlreadyShownIsNotAddedTwice) {
   EXPECT_EQ(s.last(), 5);
 }
 
+// A viewer starved between two ranks' snapshots: the later rank's window moved past the oldest
+// steps shown, which are dropped; past them all, none is left to show.
+TEST(ShownSteps, StepsSomeAgentNoLongerHoldsWholeAreDropped) {
+  ShownSteps s;
+  s.add({74, 75, 76, 77});
+  s.dropBefore(-1);  // no agent knows: all stay
+  EXPECT_EQ(s.first(), 74);
+  s.dropBefore(76);
+  EXPECT_EQ(s.size(), 2u);
+  EXPECT_EQ(s.first(), 76);
+  EXPECT_EQ(s.last(), 77);
+  s.dropBefore(85);
+  EXPECT_TRUE(s.empty());
+  s.add({85});
+  EXPECT_EQ(s.first(), 85);
+}
+
 TEST(ShownSteps, ABoundOfZeroKeepsTheNewest) {
   ShownSteps s;
   s.add({1, 2, 3});
