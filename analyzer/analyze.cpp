@@ -415,6 +415,7 @@ RankOps recognizeForAnalysis(const traces::RankTrace& trace,
   // Every rank's ops are held at once (1024 ranks of a large job): no growth slack.
   out.ops.shrink_to_fit();
   out.comms.shrink_to_fit();
+  out.commLaunches.shrink_to_fit();
   out.hostActivity.shrink_to_fit();
   out.hostActivityName.shrink_to_fit();
   out.otherBusy.shrink_to_fit();

@@ -6,6 +6,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analyzer/recognize/rank_order.h"
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -74,14 +76,18 @@ RecognizedComm commOf(const RecognizedOp& owner, bool send, int peer, const Comm
   c.end = ck.end;
   c.step = owner.step;
   c.onDevice = true;
-  c.launch = ck.launch;
   return c;
 }
 
-void sortByStart(std::vector<RecognizedComm>& comms) {
-  std::stable_sort(comms.begin(), comms.end(),
-                   [](const RecognizedComm& a, const RecognizedComm& b) { return a.start < b.start; });
-}
+// A stage's comms made here, each with its kernel's launch (RankOps::commLaunches).
+struct Added {
+  std::vector<RecognizedComm> comms;
+  std::vector<TimeNs> launches;
+  void add(const RecognizedComm& c, const CommKernel& ck) {
+    comms.push_back(c);
+    launches.push_back(ck.launch);
+  }
+};
 
 }  // namespace
 
@@ -96,8 +102,11 @@ void commsFromKernels(const std::vector<KernelCommStage>& stages, const CommMatc
     owners.push_back(ownersOf(*s.ops, s.stage, layout));
     sides.push_back(sidesOf(matches, s.rank));
   }
-  std::vector<std::vector<RecognizedComm>> added(stages.size());
-  for (size_t i = 0; i < stages.size(); ++i) added[i].reserve(sides[i].size());  // at most one each
+  std::vector<Added> added(stages.size());
+  for (size_t i = 0; i < stages.size(); ++i) {  // at most one each
+    added[i].comms.reserve(sides[i].size());
+    added[i].launches.reserve(sides[i].size());
+  }
   // The sends first, by the sender's op order: what each carried, for its receive to take.
   std::unordered_map<const P2pMatch*, MessageKey> carried;
   for (size_t i = 0; i < stages.size(); ++i) {
@@ -116,7 +125,7 @@ void commsFromKernels(const std::vector<KernelCommStage>& stages, const CommMatc
       // hold (a capture window that opened after it, with the send's kernel inside).
       if (ck.start < makers[n]->end) continue;
       const RecognizedOp* maker = makers[n++];
-      added[i].push_back(commOf(*maker, true, peer, ck));
+      added[i].add(commOf(*maker, true, peer, ck), ck);
       // The op it feeds on the peer: the next virtual stage along its pass.
       const int vs = layout.virtualStage(s.stage, maker->op.chunk);
       const bool forward = maker->op.kind == OpKind::F;
@@ -149,19 +158,12 @@ void commsFromKernels(const std::vector<KernelCommStage>& stages, const CommMatc
       }
       if (owner == nullptr) continue;
       taken.insert(owner);
-      added[i].push_back(
-          commOf(*owner, false, peer, s.ops->commKernels[side.match->recvKernel.kernel]));
+      const CommKernel& ck = s.ops->commKernels[side.match->recvKernel.kernel];
+      added[i].add(commOf(*owner, false, peer, ck), ck);
     }
   }
   for (size_t i = 0; i < stages.size(); ++i) {
-    auto& comms = stages[i].ops->comms;
-    if (comms.empty()) {
-      added[i].shrink_to_fit();
-      comms = std::move(added[i]);  // a stage's comms are held once, not copied
-    } else {
-      comms.insert(comms.end(), added[i].begin(), added[i].end());
-    }
-    sortByStart(comms);
+    addComms(*stages[i].ops, std::move(added[i].comms), std::move(added[i].launches));
   }
 }
 

@@ -110,7 +110,8 @@ std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks,
 // and microbatches numbered as for labels without ids.
 RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
                 const std::vector<int8_t>& nccl, const Segmentation& seg, int stage,
-                int microbatches, std::vector<RecognizedComm> comms) {
+                int microbatches, std::vector<RecognizedComm> comms,
+                std::vector<TimeNs> commLaunches) {
   const std::vector<LaunchCall>& launches = l.compute;
   RankOps out;
   out.ruleSet = "p2p";
@@ -127,7 +128,7 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   out.commKernels = std::move(marks.commKernels);
   out.commCalls = std::move(marks.commCalls);
   out.kernelsForMemory = std::move(marks.kernelsForMemory);
-  out.comms = std::move(comms);
+  addComms(out, std::move(comms), std::move(commLaunches));
   const auto& k = *t.kernels;
   std::vector<bool> inOp(k.size(), false);
   for (const SegmentOp& s : seg.ops) {
@@ -167,7 +168,6 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
   std::sort(out.otherKernels.begin(), out.otherKernels.end(), byStart);
   sortOpsByStart(out);
-  std::stable_sort(out.comms.begin(), out.comms.end(), byStart);
   cutInferredSteps(t, out, microbatches);
   return out;
 }

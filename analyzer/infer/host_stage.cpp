@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analyzer/infer/inferred_steps.h"
+#include "analyzer/recognize/rank_order.h"
 
 namespace bubblescope::analysis {
 
@@ -95,6 +96,7 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
   // The transfers are the calls themselves, on the host: a receive from its post until the data
   // was there, a send as long as its call.
   const auto& c = *t.ncclCalls;
+  const size_t before = out.comms.size();
   for (const auto& [row, kind] : typed) {
     if (kind == CutKind::Other) continue;
     RecognizedComm r;
@@ -110,13 +112,19 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
     }
     const bool later = kind == CutKind::ActOut || kind == CutKind::GradIn;
     r.peer = later ? stage + 1 : stage - 1;
-    r.start = r.launch = c.start[row];
+    r.start = c.start[row];  // posted as it began: RankOps::launchOf
     r.end = c.end[row];
     r.thread = c.thread[row];
     out.comms.push_back(r);
   }
-  std::sort(out.comms.begin(), out.comms.end(),
-            [](const RecognizedComm& a, const RecognizedComm& b) { return a.start < b.start; });
+  if (out.commLaunches.empty()) {
+    std::sort(out.comms.begin(), out.comms.end(),
+              [](const RecognizedComm& a, const RecognizedComm& b) { return a.start < b.start; });
+  } else {  // beside comms posted otherwise
+    for (size_t i = before; i < out.comms.size(); ++i)
+      out.commLaunches.push_back(out.comms[i].start);
+    sortCommsByStart(out);
+  }
   // With no device work, a collective's host call is the gradient sync itself.
   for (size_t i = 0; i < c.size(); ++i) {
     if (traces::isCollective(c.op[i])) out.gradSync.push_back({c.start[i], c.end[i]});

@@ -172,7 +172,9 @@ void shiftTimes(RankOps& ops, TimeNs d) {
   for (auto& c : ops.comms) {
     c.start += d;
     c.end += d;
-    c.launch += d;
+  }
+  for (TimeNs& l : ops.commLaunches) {
+    if (l != kNoLaunch) l += d;
   }
   for (auto& w : ops.otherKernels) {
     w.start += d;

@@ -77,10 +77,11 @@ void inferPeers(PipelineTrace& pl) {
 // window's leading and trailing comms of one microbatch paired with each other, a window apart:
 // clock alignment read that as a skew of the window's length (a live view put stage 3 a second
 // late). -1 on a rank without steps.
-int64_t pairingStep(const RankOps& ops, const RecognizedComm& c) {
+int64_t pairingStep(const RankOps& ops, size_t comm) {
+  const RecognizedComm& c = ops.comms[comm];
   if (c.step >= 0) return ops.steps[c.step].number;
   if (ops.steps.empty()) return -1;
-  auto after = std::upper_bound(ops.steps.begin(), ops.steps.end(), c.launch,
+  auto after = std::upper_bound(ops.steps.begin(), ops.steps.end(), ops.launchOf(comm),
                                 [](TimeNs t, const StepMarker& s) { return t < s.start; });
   if (after == ops.steps.begin()) return ops.steps.front().number - 1;
   if (after == ops.steps.end()) return ops.steps.back().number + 1;
@@ -109,7 +110,7 @@ std::vector<Transfer> matchTransfers(const PipelineTrace& pl) {
     for (size_t i = 0; i < st.ops.comms.size(); ++i) {
       const auto& c = st.ops.comms[i];
       if (c.peer < 0 || c.peer >= pl.p) continue;
-      const int64_t step = pairingStep(st.ops, c);
+      const int64_t step = pairingStep(st.ops, i);
       if (c.send) {
         sends.push_back({step, c.pass, c.mb, st.stage, c.peer, i});
       } else {

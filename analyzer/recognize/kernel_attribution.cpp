@@ -245,7 +245,10 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
       o.end = std::max(o.end, s.end);
     }
   }
-  // A transfer's device time is its NCCL kernels' span.
+  // A transfer's device time is its NCCL kernels' span; it was posted when its range began.
+  const bool moved = std::any_of(commSpan.begin(), commSpan.end(),
+                                 [](const Interval& s) { return s.start <= s.end; });
+  if (moved) holdCommLaunches(ops);
   for (size_t i = 0; i < ops.comms.size(); ++i) {
     if (commSpan[i].start <= commSpan[i].end) {
       ops.comms[i].start = commSpan[i].start;
@@ -254,33 +257,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
     }
   }
   sortOpsByStart(ops);
-  std::stable_sort(ops.comms.begin(), ops.comms.end(), byStart);
-}
-
-void sortOpsByStart(RankOps& ops) {
-  auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
-  if (ops.opKernels.empty()) {
-    std::stable_sort(ops.ops.begin(), ops.ops.end(), byStart);
-    return;
-  }
-  if (ops.opKernels.size() != ops.ops.size()) {
-    throw std::logic_error("sortOpsByStart: " + std::to_string(ops.opKernels.size()) +
-                           " ops' kernels for " + std::to_string(ops.ops.size()) + " ops");
-  }
-  std::vector<uint32_t> order(ops.ops.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return ops.ops[a].start < ops.ops[b].start; });
-  std::vector<RecognizedOp> sorted;
-  std::vector<OpKernels> kernels;
-  sorted.reserve(order.size());
-  kernels.reserve(order.size());
-  for (uint32_t i : order) {
-    sorted.push_back(ops.ops[i]);
-    kernels.push_back(ops.opKernels[i]);
-  }
-  ops.ops = std::move(sorted);
-  ops.opKernels = std::move(kernels);
+  sortCommsByStart(ops);
 }
 
 }  // namespace bubblescope::analysis

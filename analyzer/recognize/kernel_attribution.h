@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/recognize/rank_order.h"
 #include "analyzer/recognize/recognized.h"
 #include "traces/model/trace.h"
 
@@ -14,9 +15,6 @@ namespace bubblescope::analysis {
 // `opThread[i]`: the thread whose range ops.ops[i] is (one per op; std::invalid_argument else).
 void attributeKernels(const traces::RankTrace& trace, RankOps& ops,
                       std::span<const traces::ThreadIndex> opThread);
-
-// Puts ops.ops in start order (stable), their kernels (RankOps::opKernels) with them.
-void sortOpsByStart(RankOps& ops);
 
 // NCCL's kernels (ncclKernel_*, ncclDevKernel_*): communication, not compute.
 bool isNcclKernel(std::string_view name);

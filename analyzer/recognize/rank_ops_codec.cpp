@@ -1,5 +1,8 @@
 #include "analyzer/recognize/rank_ops_codec.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace bubblescope::analysis {
 namespace {
 
@@ -8,7 +11,7 @@ template <typename R, typename F>
 void forEachColumn(R& o, F&& f) {
   f(o.ops), f(o.comms), f(o.steps), f(o.optimizer), f(o.gradSync), f(o.otherBusy);
   f(o.hostActivity), f(o.hostActivityName), f(o.computeKernels), f(o.commKernels);
-  f(o.opKernels);
+  f(o.opKernels), f(o.commLaunches);
   f(o.commCalls), f(o.otherKernels), f(o.kernelsForMemory);
 }
 
@@ -35,6 +38,15 @@ RankOps decodeRankOps(traces::ByteReader& in) {
   ops.hasKernels = in.value<bool>();
   for (auto n = in.value<uint64_t>(); n > 0; --n) ops.hostNames.push_back(in.text());
   forEachColumn(ops, [&](auto& column) { in.column(column); });
+  // What is kept beside the ops and comms is one per record or none (rank_order.h).
+  const auto beside = [](size_t kept, size_t records, const char* what) {
+    if (kept != 0 && kept != records) {
+      throw std::runtime_error("recognised ops: " + std::to_string(kept) + " " + what + " for " +
+                               std::to_string(records));
+    }
+  };
+  beside(ops.opKernels.size(), ops.ops.size(), "ops' kernels");
+  beside(ops.commLaunches.size(), ops.comms.size(), "comms' launches");
   return ops;
 }
 

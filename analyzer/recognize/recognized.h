@@ -62,7 +62,8 @@ struct OpKernels {
 };
 
 // Held for every send and receive of the run through the analysis: the flags first, in the room
-// the alignment of `mb` leaves (48 bytes, where `onDevice` after `step` made it 56).
+// the alignment of `mb` leaves (40 bytes, where `onDevice` after `step` made it 56, and a launch
+// of its own 48: issue 28).
 struct RecognizedComm {
   bool send = true;
   OpKind pass = OpKind::F;  // F: activations, B: gradients
@@ -73,9 +74,9 @@ struct RecognizedComm {
   TimeNs start = 0, end = 0;
   traces::ThreadIndex thread = 0;
   int step = -1;
-  TimeNs launch = kNoLaunch;  // when the host posted it (its range began, or its kernel's launch)
+  // When the host posted it is RankOps::launchOf: most comms were posted as they began.
 };
-static_assert(sizeof(RecognizedComm) == 48);
+static_assert(sizeof(RecognizedComm) == 40);
 
 // Device work outside the ops' compute: an NCCL kernel, or another kernel, copy or set.
 struct DeviceWork {
@@ -107,7 +108,11 @@ struct RankOps {
   std::optional<int> stageFromLabels;  // a stage id the labels themselves carry
   std::vector<RecognizedOp> ops;       // sorted by start
   std::vector<RecognizedComm> comms;   // sorted by start
-  std::vector<StepMarker> steps;       // sorted by start
+  // Empty, or one per comm: when the host posted comms[i] (its range began, or its kernel's
+  // launch; kNoLaunch when the trace lacks it). Empty: each was posted as it began, as every
+  // comm of an op-level timeline was (rank_order.h keeps the two in step).
+  std::vector<TimeNs> commLaunches;
+  std::vector<StepMarker> steps;  // sorted by start
   std::vector<Interval> optimizer, gradSync, otherBusy;
   std::vector<Interval> hostActivity;  // unrecognised ranges: evidence of a busy host
   // What each was: hostActivity[i] is named hostNames[hostActivityName[i]] (a few names, many
@@ -130,6 +135,10 @@ struct RankOps {
 
   // Op i's kernels: none, and no launch call, where the trace has no kernels.
   OpKernels kernelsOf(size_t i) const { return opKernels.empty() ? OpKernels{} : opKernels[i]; }
+  // When comm i was posted.
+  TimeNs launchOf(size_t i) const {
+    return commLaunches.empty() ? comms[i].start : commLaunches[i];
+  }
 };
 
 }  // namespace bubblescope::analysis

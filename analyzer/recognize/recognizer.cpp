@@ -216,8 +216,7 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
                              .start = r.start[i],
                              .end = r.end[i],
                              .thread = r.thread[i],
-                             .step = -1,
-                             .launch = r.start[i]});
+                             .step = -1});
         if (labelsNameStages) commStage.push_back(m->stage);
         break;
       case Role::Step:

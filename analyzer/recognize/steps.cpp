@@ -123,7 +123,7 @@ void cutSteps(RankOps& ops) {
     o.step = stepOfRange(ops.steps, starts, ends, o.launch, std::max(o.launch, o.hostEnd));
   }
   StepFinder comms(ops.steps);
-  for (auto& c : ops.comms) c.step = comms.at(c.launch);
+  for (size_t i = 0; i < ops.comms.size(); ++i) ops.comms[i].step = comms.at(ops.launchOf(i));
   // Device work by its host launch: the GPU runs behind the CPU, so a kernel's own time can fall
   // in the next step's range.
   StepFinder other(ops.steps), comm(ops.steps);

@@ -544,12 +544,12 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
         // receive may find the data already there (sent eagerly), so its start says
         // nothing about when the data moved.
         onDevice = c.onDevice;
-        posted = c.launch;
+        posted = st.ops.launchOf(ci);
         const Index::Peer* peer = index.peerOf(st.stage, ci);
         if (peer != nullptr) {
           const auto& send = pl.stages[peer->stage].ops.comms[peer->comm];
           sent = send.start;
-          sendPosted = send.launch;
+          sendPosted = pl.stages[peer->stage].ops.launchOf(peer->comm);
           if (!send.onDevice) queued = queuedBehind(pl.stages[peer->stage].ops.comms, peer->comm);
         }
         // An op-level timeline's pair whose two records begin together shows its rendezvous:
@@ -585,10 +585,9 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
           // that ended as it began.
           const auto heldOn = [&](bool receiverSide) {
             const RecognizedComm& waiting = receiverSide ? c : send;
-            if (waiting.launch == kNoLaunch || waiting.start - waiting.launch <= kHandOver) {
-              return false;
-            }
             const int side = receiverSide ? st.stage : peer->stage;
+            const TimeNs launch = pl.stages[side].ops.launchOf(receiverSide ? ci : peer->comm);
+            if (launch == kNoLaunch || waiting.start - launch <= kHandOver) return false;
             const auto q =
                 endedAt(pl.stages[side].ops.comms, waiting.start, receiverSide ? ci : peer->comm);
             if (q) held = heldBehindOf(pl, index, keys, side, *q);

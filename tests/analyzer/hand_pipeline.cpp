@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "analyzer/recognize/rank_order.h"
+
 namespace bubblescope::testing {
 namespace {
 
@@ -14,6 +16,14 @@ int stepAt(const std::vector<StepMarker>& steps, TimeNs t) {
     if (t >= steps[i].start && t <= steps[i].end) return static_cast<int>(i);
   }
   return -1;
+}
+
+// Adds `c`, posted at `launch` (RankOps::commLaunches kept only once one differs from its start).
+void addComm(RankOps& ops, const analysis::RecognizedComm& c, TimeNs launch) {
+  if (launch != c.start) analysis::holdCommLaunches(ops);
+  const bool kept = !ops.commLaunches.empty() || launch != c.start;
+  ops.comms.push_back(c);
+  if (kept) ops.commLaunches.push_back(launch);
 }
 
 }  // namespace
@@ -41,33 +51,35 @@ HandPipeline& HandPipeline::op(int stage, Op o, TimeNs start, TimeNs end, TimeNs
 HandPipeline& HandPipeline::send(int stage, OpKind pass, int mb, int to, TimeNs start, TimeNs end,
                                  int chunk, bool onDevice) {
   // A labelled transfer's range begins when the host posts it; a kernel's launch is not given.
-  stages_[stage].comms.push_back({.send = true,
-                                  .pass = pass,
-                                  .onDevice = onDevice,
-                                  .mb = mb,
-                                  .chunk = chunk,
-                                  .peer = to,
-                                  .start = start,
-                                  .end = end,
-                                  .thread = 1,
-                                  .step = -1,
-                                  .launch = onDevice ? analysis::kNoLaunch : start});
+  addComm(stages_[stage],
+          {.send = true,
+           .pass = pass,
+           .onDevice = onDevice,
+           .mb = mb,
+           .chunk = chunk,
+           .peer = to,
+           .start = start,
+           .end = end,
+           .thread = 1,
+           .step = -1},
+          onDevice ? analysis::kNoLaunch : start);
   return *this;
 }
 
 HandPipeline& HandPipeline::recv(int stage, OpKind pass, int mb, int from, TimeNs start, TimeNs end,
                                  int chunk, bool onDevice) {
-  stages_[stage].comms.push_back({.send = false,
-                                  .pass = pass,
-                                  .onDevice = onDevice,
-                                  .mb = mb,
-                                  .chunk = chunk,
-                                  .peer = from,
-                                  .start = start,
-                                  .end = end,
-                                  .thread = 0,
-                                  .step = -1,
-                                  .launch = onDevice ? analysis::kNoLaunch : start});
+  addComm(stages_[stage],
+          {.send = false,
+           .pass = pass,
+           .onDevice = onDevice,
+           .mb = mb,
+           .chunk = chunk,
+           .peer = from,
+           .start = start,
+           .end = end,
+           .thread = 0,
+           .step = -1},
+          onDevice ? analysis::kNoLaunch : start);
   return *this;
 }
 
@@ -102,7 +114,7 @@ std::vector<RankOps> HandPipeline::rankOps() const {
     auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
     std::stable_sort(s.steps.begin(), s.steps.end(), byStart);
     std::stable_sort(s.ops.begin(), s.ops.end(), byStart);
-    std::stable_sort(s.comms.begin(), s.comms.end(), byStart);
+    analysis::sortCommsByStart(s);
     for (auto& o : s.ops) o.step = stepAt(s.steps, o.launch);
     for (auto& c : s.comms) c.step = stepAt(s.steps, c.start);
   }

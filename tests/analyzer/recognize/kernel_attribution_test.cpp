@@ -162,6 +162,7 @@ TEST(AttributeKernels, NcclKernelsAreCommunicationAndSpanTheTransferThatLaunched
   for (const CommKernel& k : ops.commKernels) EXPECT_EQ(k.transferStart, k.start);
   EXPECT_EQ(ops.comms[0].start, 22);
   EXPECT_EQ(ops.comms[0].end, 40);
+  EXPECT_EQ(ops.launchOf(0), 20);  // posted when its range began, kept beside it
   // F0's own compute is the non-NCCL kernel it launched.
   EXPECT_EQ(ops.ops[0].start, 13);
   EXPECT_EQ(ops.ops[0].end, 19);
@@ -193,6 +194,9 @@ TEST(AttributeKernels, TransferWithoutKernelsKeepsItsRange) {
   attributeKernels(h.trace(), ops, threads);
   EXPECT_EQ(ops.comms[0].start, 20);
   EXPECT_EQ(ops.comms[0].end, 25);
+  // Posted as it began: nothing is kept beside it.
+  EXPECT_TRUE(ops.commLaunches.empty());
+  EXPECT_EQ(ops.launchOf(0), 20);
 }
 
 TEST(AttributeKernels, OpsAreSortedAgainByWhenTheirKernelsRan) {
@@ -207,31 +211,6 @@ TEST(AttributeKernels, OpsAreSortedAgainByWhenTheirKernelsRan) {
   EXPECT_EQ(ops.ops[1].start, 50);
   // Its kernels are found through its OpKernels wherever it moved.
   EXPECT_EQ(ops.computeKernels[ops.opKernels[1].begin], (Interval{50, 60}));
-}
-
-TEST(SortOpsByStart, EachOpKeepsItsKernelsAndEqualStartsKeepTheirOrder) {
-  RankOps ops;
-  ops.ops = {{.op = F0, .start = 30}, {.op = F1, .start = 10}, {.op = F2, .start = 10}};
-  ops.opKernels = {{.firstLaunch = 29, .begin = 0, .end = 1},
-                   {.firstLaunch = 9, .begin = 1, .end = 3},
-                   {.firstLaunch = 8, .begin = 3, .end = 3}};
-  sortOpsByStart(ops);
-  ASSERT_EQ(ops.ops.size(), 3u);
-  EXPECT_EQ(ops.ops[0].op, F1);
-  EXPECT_EQ(ops.ops[1].op, F2);
-  EXPECT_EQ(ops.ops[2].op, F0);
-  EXPECT_EQ(ops.kernelsOf(0).firstLaunch, 9);
-  EXPECT_EQ(ops.kernelsOf(1).begin, 3u);
-  EXPECT_EQ(ops.kernelsOf(2).end, 1u);
-  // A rank without kernels: the ops alone, and no op has a launch call.
-  ops.opKernels.clear();
-  ops.ops[0].start = 40;
-  sortOpsByStart(ops);
-  EXPECT_EQ(ops.ops[2].op, F1);
-  EXPECT_EQ(ops.kernelsOf(2).firstLaunch, kNoLaunch);
-  // Lists that disagree are the caller's error, not a sort of one of them.
-  ops.opKernels.resize(1);
-  EXPECT_THROW(sortOpsByStart(ops), std::logic_error);
 }
 
 TEST(AttributeKernels, TraceWithoutKernelsLeavesTheOpsAsTheyWere) {

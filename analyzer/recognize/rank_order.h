@@ -1,0 +1,27 @@
+#pragma once
+// A rank's ops and comms in start order, with what is kept beside them (RankOps::opKernels,
+// RankOps::commLaunches): lists one per record, or empty, that whoever reorders the records
+// reorders too.
+#include <vector>
+
+#include "analyzer/recognize/recognized.h"
+
+namespace bubblescope::analysis {
+
+// Puts ops.ops in start order (stable), their kernels (RankOps::opKernels) with them. Throws
+// std::logic_error if opKernels is neither empty nor one per op.
+void sortOpsByStart(RankOps& ops);
+
+// Puts ops.comms in start order (stable), their launches (RankOps::commLaunches) with them. Throws
+// std::logic_error if commLaunches is neither empty nor one per comm.
+void sortCommsByStart(RankOps& ops);
+
+// Makes each comm's launch its own entry of commLaunches (its start, where the list was empty),
+// before a comm's start moves away from when it was posted (its kernels' span) or comms posted
+// otherwise join it.
+void holdCommLaunches(RankOps& ops);
+
+// Appends `added` (with `launches`, one each) to ops.comms and puts them in start order.
+void addComms(RankOps& ops, std::vector<RecognizedComm> added, std::vector<TimeNs> launches);
+
+}  // namespace bubblescope::analysis
