@@ -86,8 +86,7 @@ void expectSameOps(const RankOps& one, const RankOps& owned, size_t stage) {
     const analysis::RecognizedComm& b = owned.comms[i];
     EXPECT_TRUE(a.send == b.send && a.pass == b.pass && a.onDevice == b.onDevice && a.mb == b.mb &&
                 a.chunk == b.chunk && a.peer == b.peer && a.start == b.start && a.end == b.end &&
-                a.thread == b.thread && a.step == b.step &&
-                one.launchOf(i) == owned.launchOf(i))
+                a.thread == b.thread && a.step == b.step && one.launchOf(i) == owned.launchOf(i))
         << "stage " << stage << ", transfer " << i;
   }
 }
