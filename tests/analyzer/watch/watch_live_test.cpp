@@ -227,13 +227,21 @@ TEST(WatchLive, AFaultFreeJobWatchedFromItsStartNamesNoFault) {
   static const std::regex step(
       R"(^step (\d+)  ([0-9.]+) ms  bubble [0-9.]+%  S ([0-9.]+)x  (.*)$)");
   static const std::regex cost(R"(\+([0-9.]+) ms)");
-  int read = 0, quiet = 0;
+  // A step the machine itself stretched by a twentieth is excused (at most a fifth of them): a
+  // descheduled moment is a real stall of that step, and the analysis names it.
+  const std::set<int> stretched = stepsStretchedBeyond(job, 0.05);
+  int read = 0, quiet = 0, excused = 0;
   std::smatch m, c;
   for (const std::string& line : lines(watch.out)) {
     if (!std::regex_match(line, m, step)) continue;
     ++read;
     const double ms = std::stod(m[2]), s = std::stod(m[3]);
     const std::string culprit = m[4];
+    if (culprit != "no culprit" && stretched.contains(std::stoi(m[1]))) {
+      ++excused;
+      std::cout << "excused, the machine stretched it: " << line << "\n";
+      continue;
+    }
     // The machine's noise (at most a tenth of the step, else skipped above) stretches a step
     // now and then, and a short stall may be named for it; never a fault of a quarter step.
     EXPECT_LE(s, 1.25) << line << "\n" << watch.out;
@@ -244,8 +252,9 @@ TEST(WatchLive, AFaultFreeJobWatchedFromItsStartNamesNoFault) {
     }
   }
   ASSERT_GE(read, 20) << watch.out << watch.err;
-  EXPECT_GE(quiet * 10, read * 8) << "most steps of a fault-free job name no culprit\n"
-                                  << watch.out;
+  EXPECT_LE(excused * 5, read) << watch.out;
+  EXPECT_GE(quiet * 10, (read - excused) * 8) << "most steps of a fault-free job name no culprit\n"
+                                              << watch.out;
 }
 
 // A rank that comes up late (a node slow to start): `watch --all` began with the three that were
