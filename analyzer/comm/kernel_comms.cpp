@@ -79,16 +79,6 @@ RecognizedComm commOf(const RecognizedOp& owner, bool send, int peer, const Comm
   return c;
 }
 
-// A stage's comms made here, each with its kernel's launch (RankOps::commLaunches).
-struct Added {
-  std::vector<RecognizedComm> comms;
-  std::vector<TimeNs> launches;
-  void add(const RecognizedComm& c, const CommKernel& ck) {
-    comms.push_back(c);
-    launches.push_back(ck.launch);
-  }
-};
-
 }  // namespace
 
 void commsFromKernels(const std::vector<KernelCommStage>& stages, const CommMatches& matches,
@@ -102,7 +92,7 @@ void commsFromKernels(const std::vector<KernelCommStage>& stages, const CommMatc
     owners.push_back(ownersOf(*s.ops, s.stage, layout));
     sides.push_back(sidesOf(matches, s.rank));
   }
-  std::vector<Added> added(stages.size());
+  std::vector<PostedComms> added(stages.size());
   for (size_t i = 0; i < stages.size(); ++i) {  // at most one each
     added[i].comms.reserve(sides[i].size());
     added[i].launches.reserve(sides[i].size());
@@ -125,7 +115,7 @@ void commsFromKernels(const std::vector<KernelCommStage>& stages, const CommMatc
       // hold (a capture window that opened after it, with the send's kernel inside).
       if (ck.start < makers[n]->end) continue;
       const RecognizedOp* maker = makers[n++];
-      added[i].add(commOf(*maker, true, peer, ck), ck);
+      added[i].add(commOf(*maker, true, peer, ck), ck.launch);
       // The op it feeds on the peer: the next virtual stage along its pass.
       const int vs = layout.virtualStage(s.stage, maker->op.chunk);
       const bool forward = maker->op.kind == OpKind::F;
@@ -159,11 +149,11 @@ void commsFromKernels(const std::vector<KernelCommStage>& stages, const CommMatc
       if (owner == nullptr) continue;
       taken.insert(owner);
       const CommKernel& ck = s.ops->commKernels[side.match->recvKernel.kernel];
-      added[i].add(commOf(*owner, false, peer, ck), ck);
+      added[i].add(commOf(*owner, false, peer, ck), ck.launch);
     }
   }
   for (size_t i = 0; i < stages.size(); ++i) {
-    addComms(*stages[i].ops, std::move(added[i].comms), std::move(added[i].launches));
+    addComms(*stages[i].ops, std::move(added[i]));
   }
 }
 

@@ -110,8 +110,7 @@ std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks,
 // and microbatches numbered as for labels without ids.
 RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
                 const std::vector<int8_t>& nccl, const Segmentation& seg, int stage,
-                int microbatches, std::vector<RecognizedComm> comms,
-                std::vector<TimeNs> commLaunches) {
+                int microbatches, PostedComms comms) {
   const std::vector<LaunchCall>& launches = l.compute;
   RankOps out;
   out.ruleSet = "p2p";
@@ -128,7 +127,7 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
   out.commKernels = std::move(marks.commKernels);
   out.commCalls = std::move(marks.commCalls);
   out.kernelsForMemory = std::move(marks.kernelsForMemory);
-  addComms(out, std::move(comms), std::move(commLaunches));
+  addComms(out, std::move(comms));
   const auto& k = *t.kernels;
   std::vector<bool> inOp(k.size(), false);
   for (const SegmentOp& s : seg.ops) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyzer/infer/op_segments.h"
+#include "analyzer/recognize/rank_order.h"
 #include "analyzer/recognize/recognized.h"
 #include "traces/model/trace.h"
 
@@ -84,12 +85,10 @@ void computeLaunches(const traces::RankTrace& t, const RankOps& marks,
 std::vector<Cut> cutsOf(const traces::RankTrace& t, const RankOps& marks,
                         const std::map<int32_t, CutKind>& typed);
 
-// The stage's RankOps from a segmentation of its launches (`comms`: its transfers, when known,
-// `commLaunches` when each was posted, one each), steps cut with `microbatches` per step when
-// nothing marks them.
+// The stage's RankOps from a segmentation of its launches (`comms`: its transfers, when known),
+// steps cut with `microbatches` per step when nothing marks them.
 RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
                 const std::vector<int8_t>& nccl, const Segmentation& seg, int stage,
-                int microbatches, std::vector<RecognizedComm> comms = {},
-                std::vector<TimeNs> commLaunches = {});
+                int microbatches, PostedComms comms = {});
 
 }  // namespace bubblescope::analysis

@@ -67,15 +67,9 @@ VStage vStageOf(const traces::RankTrace& t, const RankOps& marks, const Launches
 // A V stage's sends and receives on the device: each matched transfer's kernel, with the pass,
 // chunk and microbatch the schedule reading gave its call. commsFromKernels would pair receives
 // with ops in op order, but a receive posted early, in the sender's order, feeds a later op.
-// A V stage's transfers, each with its kernel's launch.
-struct VComms {
-  std::vector<RecognizedComm> comms;
-  std::vector<TimeNs> launches;
-};
-
-VComms vComms(const RankOps& marks, uint32_t rank, int stage, const CommMatches& matches,
-              const std::unordered_map<int32_t, VCarried>& messageOfRow) {
-  VComms out;
+PostedComms vComms(const RankOps& marks, uint32_t rank, int stage, const CommMatches& matches,
+                   const std::unordered_map<int32_t, VCarried>& messageOfRow) {
+  PostedComms out;
   for (const P2pMatch& m : matches.p2p) {
     for (bool send : {true, false}) {
       const KernelRef& mine = send ? m.sendKernel : m.recvKernel;
@@ -95,8 +89,7 @@ VComms vComms(const RankOps& marks, uint32_t rank, int stage, const CommMatches&
       c.start = ck.start;
       c.end = ck.end;
       c.onDevice = true;
-      out.comms.push_back(c);
-      out.launches.push_back(ck.launch);
+      out.add(c, ck.launch);
     }
   }
   return out;
@@ -144,7 +137,7 @@ bool buildV(const traces::Run& run, const std::vector<uint32_t>& chain, const Co
     }
     auto comms = vComms(marks[r], r, stage, matches, st.messageOfRow);
     marks[r] = withOps(run.ranks[r], std::move(marks[r]), launches[r], nccl[r], seg, stage, m,
-                       std::move(comms.comms), std::move(comms.launches));
+                       std::move(comms));
   });
   ++out.pipelines;
   ++out.vPipelines;

@@ -52,20 +52,20 @@ void holdCommLaunches(RankOps& ops) {
   for (const RecognizedComm& c : ops.comms) ops.commLaunches.push_back(c.start);
 }
 
-void addComms(RankOps& ops, std::vector<RecognizedComm> added, std::vector<TimeNs> launches) {
-  if (launches.size() != added.size()) {
-    throw std::logic_error("addComms: " + std::to_string(launches.size()) + " launches for " +
-                           std::to_string(added.size()) + " comms");
+void addComms(RankOps& ops, PostedComms added) {
+  if (added.launches.size() != added.comms.size()) {
+    throw std::logic_error("addComms: " + std::to_string(added.launches.size()) + " launches for " +
+                           std::to_string(added.comms.size()) + " comms");
   }
   if (ops.comms.empty()) {
-    added.shrink_to_fit();
-    launches.shrink_to_fit();
-    ops.comms = std::move(added);  // held once, not copied
-    ops.commLaunches = std::move(launches);
-  } else if (!added.empty()) {
+    added.comms.shrink_to_fit();
+    added.launches.shrink_to_fit();
+    ops.comms = std::move(added.comms);  // held once, not copied
+    ops.commLaunches = std::move(added.launches);
+  } else if (!added.comms.empty()) {
     holdCommLaunches(ops);
-    ops.comms.insert(ops.comms.end(), added.begin(), added.end());
-    ops.commLaunches.insert(ops.commLaunches.end(), launches.begin(), launches.end());
+    ops.comms.insert(ops.comms.end(), added.comms.begin(), added.comms.end());
+    ops.commLaunches.insert(ops.commLaunches.end(), added.launches.begin(), added.launches.end());
   }
   sortCommsByStart(ops);
 }

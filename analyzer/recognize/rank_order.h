@@ -21,7 +21,17 @@ void sortCommsByStart(RankOps& ops);
 // otherwise join it.
 void holdCommLaunches(RankOps& ops);
 
-// Appends `added` (with `launches`, one each) to ops.comms and puts them in start order.
-void addComms(RankOps& ops, std::vector<RecognizedComm> added, std::vector<TimeNs> launches);
+// Comms made from NCCL kernels, each with its kernel's launch: what addComms takes.
+struct PostedComms {
+  std::vector<RecognizedComm> comms;
+  std::vector<TimeNs> launches;  // one per comm
+  void add(const RecognizedComm& c, TimeNs launch) {
+    comms.push_back(c);
+    launches.push_back(launch);
+  }
+};
+
+// Appends `added` to ops.comms (its launches to ops.commLaunches) and puts them in start order.
+void addComms(RankOps& ops, PostedComms added);
 
 }  // namespace bubblescope::analysis

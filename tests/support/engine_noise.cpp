@@ -206,7 +206,8 @@ std::map<int, StepNoise> stepNoise(const json& truth, int firstStep) {
   // Only the steps the run has: a transfer or op of a step no stage finished is not one.
   std::map<int, StepNoise> kept;
   for (const auto& [n, se] : spans) {
-    StepNoise s = out.count(n) ? out[n] : StepNoise{};
+    const auto it = out.find(n);
+    StepNoise s = it != out.end() ? it->second : StepNoise{};
     s.step = se.second - se.first;
     kept[n] = s;
   }

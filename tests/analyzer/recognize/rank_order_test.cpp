@@ -80,20 +80,20 @@ TEST(HoldCommLaunches, EachCommsStartBecomesItsLaunchOnce) {
 
 TEST(AddComms, CommsMadeFromKernelsJoinInStartOrderWithTheirLaunches) {
   RankOps ops;
-  addComms(ops, {comm(0, 30), comm(1, 10)}, {28, kNoLaunch});  // none before: taken whole
+  addComms(ops, {{comm(0, 30), comm(1, 10)}, {28, kNoLaunch}});  // none before: taken whole
   EXPECT_EQ(mbs(ops), (std::vector<int>{1, 0}));
   EXPECT_EQ(ops.commLaunches, (std::vector<TimeNs>{kNoLaunch, 28}));
 
   // Beside comms posted as they began: theirs are held, then all sorted together.
   RankOps labelled;
   labelled.comms = {comm(5, 5), comm(6, 40)};
-  addComms(labelled, {comm(7, 20)}, {18});
+  addComms(labelled, {{comm(7, 20)}, {18}});
   EXPECT_EQ(mbs(labelled), (std::vector<int>{5, 7, 6}));
   EXPECT_EQ(labelled.commLaunches, (std::vector<TimeNs>{5, 18, 40}));
-  addComms(labelled, {}, {});  // nothing added: nothing changes
+  addComms(labelled, {});  // nothing added: nothing changes
   EXPECT_EQ(labelled.comms.size(), 3u);
 
-  EXPECT_THROW(addComms(labelled, {comm(8, 1)}, {}), std::logic_error);
+  EXPECT_THROW(addComms(labelled, {{comm(8, 1)}, {}}), std::logic_error);
 }
 
 }  // namespace
