@@ -375,48 +375,54 @@ struct FoldedGaps {
   std::map<int, OpRecord> namedOps;
   size_t lookAt = 64;
 
+  // One gap, its step committed as the `steps`-th (its `step` and `nextOp` the pipeline's:
+  // commitStep's), with the words of its sentence, its root cause and the record of the op that
+  // ended it (null: a drain). Kept whole, its sentence written, only while it is among the
+  // largest (top, causes).
+  void add(const PipelineTrace& pl, PipelineResult& out, size_t steps, const Gap& gap,
+           const BlameWords& words, const std::optional<CauseId>& cause, const OpRecord* next) {
+    std::string sentence;
+    const auto write = [&](Gap& copy) {
+      if (sentence.empty()) sentence = gapSentence(gap, words, pl);
+      copy.blame.text = sentence;
+    };
+    const int index = gaps++;
+    if (everyRecord) {
+      out.bubbles.push_back({gap.stage, gap.step, gap.start, gap.end, gap.idle, gap.freeMemory});
+    } else {
+      addBubble(out.bubbleTallies, steps, gap.stage, gap.step, gap.idle, gap.freeMemory);
+    }
+    stalls.add(gap);
+    bool kept = false;
+    if (int evicted = -1; top.offer(index, gap, evicted)) {
+      write(topGaps.emplace(index, gap).first->second);
+      topGaps.erase(evicted);
+      kept = true;
+    }
+    if (cause) {
+      if (Gap* copy = causes.add(index, gap, *cause, next ? &next->op : nullptr)) {
+        write(*copy);
+        kept = true;
+      }
+    }
+    if (kept && next && !everyRecord) namedOps.emplace(gap.nextOp, *next);
+  }
+
   // The step's gaps, the last appended to out.gaps (with their causes and `words`, the words of
-  // their sentences), folded and let go, as are its transfers and, without every record kept,
-  // its op records (and its gaps are tallied for the inventory, not kept as bubbles).
+  // their sentences), folded and let go, as are, without every record kept, its op records (and
+  // its gaps are tallied for the inventory, not kept as bubbles). A summary records no transfer.
   void fold(const PipelineTrace& pl, PipelineResult& out, CauseTally& tally, OpLedger& ledger,
             std::vector<BlameWords>& words) {
     for (size_t g = 0; g < out.gaps.size(); ++g) {
-      // Kept whole, its sentence written, only while it is among the largest (top, causes).
       const Gap& gap = out.gaps[g];
-      std::string sentence;
-      const auto write = [&](Gap& copy) {
-        if (sentence.empty()) sentence = gapSentence(gap, words.at(g), pl);
-        copy.blame.text = sentence;
-      };
-      const int index = gaps++;
       const OpRecord* next =
           gap.nextOp >= 0 ? &out.ops[static_cast<size_t>(gap.nextOp - ledger.base)] : nullptr;
-      if (everyRecord) {
-        out.bubbles.push_back({gap.stage, gap.step, gap.start, gap.end, gap.idle, gap.freeMemory});
-      } else {
-        addBubble(out.bubbleTallies, out.steps.size(), gap.stage, gap.step, gap.idle,
-                  gap.freeMemory);
-      }
-      stalls.add(gap);
-      bool kept = false;
-      if (int evicted = -1; top.offer(index, gap, evicted)) {
-        write(topGaps.emplace(index, gap).first->second);
-        topGaps.erase(evicted);
-        kept = true;
-      }
-      if (g < tally.ofGap.size() && tally.ofGap[g]) {
-        if (Gap* copy = causes.add(index, gap, *tally.ofGap[g], next ? &next->op : nullptr)) {
-          write(*copy);
-          kept = true;
-        }
-      }
-      if (kept && next && !everyRecord) namedOps.emplace(gap.nextOp, *next);
+      add(pl, out, out.steps.size(), gap, words.at(g), tally.ofGap.at(g), next);
     }
     // Let go, not cleared: the next step brings its own (commitStep).
     letGo(out.gaps);
     letGo(words);
     letGo(tally.ofGap);
-    letGo(out.transfers);  // read by the step's causes only (tallyCauses)
     if (!everyRecord) {
       ledger.base += static_cast<int>(out.ops.size());
       letGo(out.ops);
@@ -475,8 +481,8 @@ struct FoldedGaps {
 // The records every step appends to, sized once from what the steps hold: a vector that grows by
 // doubling holds up to twice its records and, while it moves, both copies (at 10,000 steps the
 // gaps alone went from 15 to 24 MB, and the peak was such a move). A stage's step has at most
-// one gap before each op and one after the last. A summary's transfers, and its ops unless every
-// one is kept, are one step's at a time.
+// one gap before each op and one after the last. A summary records no transfer, and its ops,
+// unless every one is kept, are one step's at a time.
 void reserveRecords(const StepSums& sums, const Buckets& transfersByStep, KeptGaps kept,
                     bool everyRecord, PipelineResult& out, CauseTally& causes) {
   if (everyRecord) out.ops.reserve(sums.ops);
@@ -568,11 +574,26 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     // What only the first committed step gives is made by each step in flight until one has.
     const bool wantOrder = !times.firstFinished;
     const bool wantIdealOps = out.idealOps.empty();
+    // A step at a time, a summary's gaps are folded as each stage is classified, as the
+    // step's commit (commitStep) numbers them: the step is the next committed, and its op
+    // records follow every one before.
+    const int stepIndex = static_cast<int>(out.steps.size());
+    const int firstRecord = ledger.base + static_cast<int>(out.ops.size());
+    const GapFolder foldNow = [&](Gap& gap, const BlameWords& words,
+                                  const std::optional<CauseId>& cause, const OpRecord* next) {
+      gap.step = stepIndex;
+      if (gap.nextOp >= 0) gap.nextOp += firstRecord;
+      std::optional<OpRecord> record;
+      if (next != nullptr) record.emplace(*next).step = stepIndex;
+      folded->add(pl, out, static_cast<size_t>(stepIndex) + 1, gap, words, cause,
+                  record ? &*record : nullptr);
+    };
+    const GapFolder* fold = folded && analysed.size() == 1 ? &foldNow : nullptr;
     auto analyze = [&](size_t i) {
       // Each thread builds its steps into one view (StepViews::build); it keeps a step's room.
       thread_local StepView view;
       views.build(k + i, view);
-      analysed[i] = analyzeStep(in, view, wantOrder, wantIdealOps);
+      analysed[i] = analyzeStep(in, view, wantOrder, wantIdealOps, fold);
     };
     pool.run(analysed.size(), analyze);
     for (StepOutcome& step : analysed) {

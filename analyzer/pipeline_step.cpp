@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <utility>
 
@@ -33,22 +35,10 @@ void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::
   }
 }
 
-// The causes of the step's gaps and what removing each wins in the step.
-void tallyCauses(const StepReplay& replay, int imbalancedStage, StepOutcome& step) {
-  const Links links(step.transfers);
-  std::map<CauseId, TimeNs> idleInStep;
-  step.causeOfGap.reserve(step.gaps.size());  // grown by doubling: 1.2 MB at 10,000 stages
-  for (const Gap& gap : step.gaps) {
-    step.causeOfGap.push_back(causeOf(gap, links, imbalancedStage));
-    if (step.causeOfGap.back()) idleInStep[*step.causeOfGap.back()] += avoidableIdle(gap);
-  }
-  addStepWins(replay, idleInStep, step.wins);
-}
-
 }  // namespace
 
 StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrder,
-                        bool wantIdealOps) {
+                        bool wantIdealOps, const GapFolder* fold) {
   const PipelineTrace& pl = in.pl;
   const MeanCosts& costs = in.costs;
   StepOutcome step;
@@ -58,11 +48,14 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
   std::optional<engine::PreparedSchedule> prepared;
   // The costs and replays in this thread's lists, whose room is kept from step to step: made
   // anew for each of a run's steps, they were a tenth of a 10^6-step analysis (issue 28).
+  // The three share the step's posting.
   thread_local engine::SimCosts idealCosts, stageCosts, measuredCosts;
   thread_local StepSims sims;
-  stepCosts(pl, view, costs, Scenario::Ideal, in.transferMedian, idealCosts);
-  stepCosts(pl, view, costs, Scenario::Ops, in.transferMedian, measuredCosts);
-  stepCosts(pl, view, costs, Scenario::Stage, in.transferMedian, stageCosts);
+  thread_local const auto posting = std::make_shared<engine::Posting>();
+  observedPosting(view, pl.p, *posting);
+  stepCosts(pl, view, costs, Scenario::Ideal, in.transferMedian, posting, idealCosts);
+  stepCosts(pl, view, costs, Scenario::Ops, in.transferMedian, posting, measuredCosts);
+  stepCosts(pl, view, costs, Scenario::Stage, in.transferMedian, posting, stageCosts);
   try {
     prepared.emplace(order);
     engine::simulate(*prepared, idealCosts, sims.ideal);
@@ -107,22 +100,15 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
   size_t opsInStep = 0;
   for (const StageStep& ss : view.stages) opsInStep += ss.ops.size();
   step.splits.reserve(static_cast<size_t>(pl.p));
-  step.gaps.reserve(opsInStep + static_cast<size_t>(pl.p));  // one before each op, one after
-  step.words.reserve(step.gaps.capacity());
+  if (fold == nullptr) {
+    step.gaps.reserve(opsInStep + static_cast<size_t>(pl.p));  // one before each op, one after
+    step.causeOfGap.reserve(step.gaps.capacity());
+    if (!in.everySentence) step.words.reserve(step.gaps.capacity());
+  }
   step.ops.reserve(opsInStep);
-  step.transfers.reserve(in.transfersByStep[view.index].size());
-  for (int s = 0; s < pl.p; ++s) {
-    const DpWait* dp = in.dpWaits ? in.dpWaits->at(view.number, s) : nullptr;
-    step.splits.push_back(classifyStageStep(pl, view, s, sims, blame, step.gaps, step.words, dp));
-  }
-  if (in.everySentence) {
-    for (size_t g = 0; g < step.gaps.size(); ++g) {
-      step.gaps[g].blame.text = gapSentence(step.gaps[g], step.words[g], pl);
-    }
-    std::vector<BlameWords>().swap(step.words);  // its room too
-  }
-  // Gaps name the op that ended them by its place among the step's records: its stage's first
-  // record and its position in the stage's step.
+  // The records first, as the gaps name the op that ended them by its place among the step's
+  // records (its stage's first record and its position in the stage's step), and their causes
+  // read the step's transfers.
   std::vector<StepPositions> posOf(pl.p);
   std::vector<int> firstRecord(pl.p, 0);
   for (const StageStep& ss : view.stages) {
@@ -133,27 +119,59 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
       step.ops.push_back({o.op, ss.stage, local, o.start, o.end, costs.idealOf(o.op)});
     }
   }
-  for (Gap& gap : step.gaps) {
-    if (gap.nextOp < 0) continue;
-    const int pos = posOf[gap.stage].at(gap.nextOp);
-    gap.nextOp = pos < 0 ? -1 : firstRecord[gap.stage] + pos;
-  }
-  for (int ti : in.transfersByStep[view.index]) {
-    const Transfer& t = pl.transfers[ti];
+  const std::span<const int> transfers = in.transfersByStep[view.index];
+  const auto transfer = [&](size_t k) -> TransferRecord {
+    const Transfer& t = pl.transfers[static_cast<size_t>(transfers[k])];
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
     const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
-    step.transfers.push_back({send.pass, send.mb, t.fromStage, t.toStage, local, send.start,
-                              send.end, recv.start, recv.end});
+    return {send.pass, send.mb, t.fromStage, t.toStage, local, send.start, send.end, recv.start,
+            recv.end};
+  };
+  // Recorded where every gap is kept (a summary reads a step's transfers only for its causes).
+  if (in.everySentence) {
+    step.transfers.reserve(transfers.size());
+    for (size_t k = 0; k < transfers.size(); ++k) step.transfers.push_back(transfer(k));
   }
-  const StepReplay replay{.pipeline = pl,
-                          .step = view,
-                          .order = order,
+  const Links links(transfers.size(), transfer);
+  std::map<CauseId, TimeNs> idleInStep;  // the avoidable idle of each cause's gaps
+  // One stage's gaps at a time, in this thread's lists (their room kept).
+  thread_local std::vector<Gap> stageGaps;
+  thread_local std::vector<BlameWords> stageWords;
+  for (int s = 0; s < pl.p; ++s) {
+    const DpWait* dp = in.dpWaits ? in.dpWaits->at(view.number, s) : nullptr;
+    stageGaps.clear();
+    stageWords.clear();
+    step.splits.push_back(classifyStageStep(pl, view, s, sims, blame, stageGaps, stageWords, dp));
+    for (size_t g = 0; g < stageGaps.size(); ++g) {
+      Gap& gap = stageGaps[g];
+      const OpRecord* next = nullptr;
+      if (gap.nextOp >= 0) {
+        const int pos = posOf[s].at(gap.nextOp);
+        gap.nextOp = pos < 0 ? -1 : firstRecord[s] + pos;
+        if (pos >= 0) next = &step.ops[static_cast<size_t>(gap.nextOp)];
+      }
+      const std::optional<CauseId> cause = causeOf(gap, links, in.imbalancedStage);
+      if (cause) idleInStep[*cause] += avoidableIdle(gap);
+      if (fold != nullptr) {
+        (*fold)(gap, stageWords[g], cause, next);
+        continue;
+      }
+      if (in.everySentence) {
+        gap.blame.text = gapSentence(gap, stageWords[g], pl);
+      } else {
+        step.words.push_back(stageWords[g]);
+      }
+      step.gaps.push_back(std::move(gap));
+      step.causeOfGap.push_back(cause);
+    }
+  }
+  const StepReplay replay{.order = *prepared,
                           .costs = costs,
-                          .transfer = in.transferMedian,
+                          .opCosts = measuredCosts,
                           .measuredCosts = sims.ops,
                           .measured = step.measured,
                           .replayed = step.replayed};
-  tallyCauses(replay, in.imbalancedStage, step);
+  addStepWins(replay, idleInStep, step.wins);
   if (wantOrder && step.finished) step.order = std::move(order);
   return step;
 }

@@ -47,11 +47,12 @@ bool atItsPlace(const CauseId& id, const Gap& g, const Op* next) {
 
 Links::Links(const std::vector<TransferRecord>& transfers, size_t first) {
   entries_.reserve(transfers.size() - std::min(first, transfers.size()));
-  for (size_t i = first; i < transfers.size(); ++i) {
-    const TransferRecord& t = transfers[i];
-    entries_.push_back({t.step, t.fromStage, static_cast<int>(t.pass), t.mb, t.toStage});
-  }
+  for (size_t i = first; i < transfers.size(); ++i) add(transfers[i]);
   std::sort(entries_.begin(), entries_.end());
+}
+
+void Links::add(const TransferRecord& t) {
+  entries_.push_back({t.step, t.fromStage, static_cast<int>(t.pass), t.mb, t.toStage});
 }
 
 int Links::receiverOf(int step, int fromStage, const Op& producer) const {

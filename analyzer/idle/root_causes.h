@@ -3,6 +3,7 @@
 // walk found for each, so a stall and the knock-ons it caused on other stages read as one entry
 // instead of five rows that outrank each other. Pure: gaps, ops and transfers in, causes out; what
 // removing a cause wins comes from the simulator (whatif/cause_wins.h) and is passed in.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
@@ -18,6 +19,14 @@ class Links {
  public:
   // The transfers from `first` on (one step's, as analyzeStep appends them).
   explicit Links(const std::vector<TransferRecord>& transfers, size_t first = 0);
+  // The same from `count` transfers, the i-th as `record(i)` gives it, with no list of records
+  // made (a summary's analysis keeps none: at 10,000 stages a step's were 7.7 MB, issue 28).
+  template <typename Record>
+  Links(size_t count, Record&& record) {
+    entries_.reserve(count);
+    for (size_t i = 0; i < count; ++i) add(record(i));
+    std::sort(entries_.begin(), entries_.end());
+  }
   // The stage that received `producer`'s output in `step`; -1 when no transfer of it is recorded.
   // Two chunks of one stage sending the same microbatch's output elsewhere (rare: interleaved
   // orders send both chunks to the next stage) give the first recorded.
@@ -28,6 +37,7 @@ class Links {
     int step, from, pass, mb, to;
     auto operator<=>(const Entry&) const = default;
   };
+  void add(const TransferRecord& t);
   std::vector<Entry> entries_;  // sorted
 };
 

@@ -121,7 +121,7 @@ engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step)
   return s;
 }
 
-void observedPosting(const StepView& step, int p, engine::SimCosts& sim) {
+void observedPosting(const StepView& step, int p, engine::Posting& sim) {
   sim.receiveAfterPrevious.resize(p);
   for (auto& row : sim.receiveAfterPrevious) row.clear();
   bool sentLater = false;
@@ -160,19 +160,26 @@ void observedPosting(const StepView& step, int p, engine::SimCosts& sim) {
   sim.awaitBegin.push_back(static_cast<int32_t>(sim.awaits.size()));
 }
 
+std::shared_ptr<const engine::Posting> observedPosting(const StepView& step, int p) {
+  auto posting = std::make_shared<engine::Posting>();
+  observedPosting(step, p, *posting);
+  return posting;
+}
+
 engine::SimCosts stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
                            Scenario scenario, TimeNs transfer) {
   engine::SimCosts sim;
-  stepCosts(pl, step, costs, scenario, transfer, sim);
+  stepCosts(pl, step, costs, scenario, transfer, observedPosting(step, pl.p), sim);
   return sim;
 }
 
 void stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
-               Scenario scenario, TimeNs transfer, engine::SimCosts& sim) {
+               Scenario scenario, TimeNs transfer, std::shared_ptr<const engine::Posting> posting,
+               engine::SimCosts& sim) {
   sim.transfer = transfer;
   sim.perOp.resize(pl.p);
   for (auto& row : sim.perOp) row.clear();
-  observedPosting(step, pl.p, sim);
+  sim.posting = std::move(posting);
   for (const StageStep& ss : step.stages) {
     auto& row = sim.perOp[ss.stage];
     for (int i : ss.ops) {

@@ -7,6 +7,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -52,16 +53,20 @@ engine::Schedule observedSchedule(const PipelineTrace& pipeline, const StepView&
 enum class Scenario { Ideal, Stage, Ops };
 
 // How the step's stages posted their transfers, as the simulator re-runs the observed order:
-// receives posted with the op before, sends posted with a later op (StageStep).
-void observedPosting(const StepView& step, int p, engine::SimCosts& sim);
+// receives posted with the op before, sends posted with a later op (StageStep). Into `out`, whose
+// lists keep their room.
+void observedPosting(const StepView& step, int p, engine::Posting& out);
+std::shared_ptr<const engine::Posting> observedPosting(const StepView& step, int p);
 
-// The simulator's costs for one step under `scenario`: per op, in the order of observedSchedule.
-// (Each stage with only its own measured costs: stage_alone.h.)
+// The simulator's costs for one step under `scenario`: per op, in the order of observedSchedule,
+// with the step's observedPosting. (Each stage with only its own measured costs: stage_alone.h.)
 engine::SimCosts stepCosts(const PipelineTrace& pipeline, const StepView& step,
                            const MeanCosts& costs, Scenario scenario, TimeNs transfer);
-// The same into `out`, whose lists keep their room: the analysis makes three a step (issue 28).
+// The same into `out`, whose lists keep their room, with `posting` (the step's observedPosting,
+// which the analysis's three a step share: issue 28).
 void stepCosts(const PipelineTrace& pipeline, const StepView& step, const MeanCosts& costs,
-               Scenario scenario, TimeNs transfer, engine::SimCosts& out);
+               Scenario scenario, TimeNs transfer,
+               std::shared_ptr<const engine::Posting> posting, engine::SimCosts& out);
 
 // Simulates one step with the costs of `scenario`. Empty if the observed order cannot run (a
 // partial capture); then `why` (if given) holds the simulator's reason in one sentence.

@@ -1,6 +1,7 @@
 #include "analyzer/whatif/cause_wins.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "analyzer/idle/root_causes.h"
 
@@ -34,20 +35,19 @@ bool removeCause(const CauseId& id, const engine::Schedule& order, const MeanCos
 void addStepWins(const StepReplay& s, const std::map<CauseId, TimeNs>& idleInStep,
                  std::map<CauseId, TimeNs>& wins) {
   addStallWins(std::max<TimeNs>(0, s.measured - s.replayed), idleInStep, wins);
-  std::optional<engine::PreparedSchedule> prepared;  // once per step, and only when needed
-  engine::SimCosts sim;
+  // A copy of the step's measured costs, made once per step and only when needed: a cause's
+  // stage is changed in it, replayed and set back. Its posting is the step's, shared.
+  std::optional<engine::SimCosts> sim;
   engine::SimResult result;
+  const engine::Schedule& order = s.order.schedule();
   for (const auto& [id, idle] : idleInStep) {
     if (id.cause != IdleClass::Jitter && id.cause != IdleClass::Imbalance) continue;
-    if (!prepared) {
-      prepared.emplace(s.order);
-      sim = stepCosts(s.pipeline, s.step, s.costs, Scenario::Ops, s.transfer);
-    }
-    if (id.stage < 0 || id.stage >= static_cast<int>(sim.perOp.size())) continue;
-    const std::vector<TimeNs> measured = sim.perOp[id.stage];
-    if (!removeCause(id, s.order, s.costs, sim.perOp[id.stage])) continue;
-    engine::simulate(*prepared, sim, result);
-    sim.perOp[id.stage] = measured;
+    if (!sim) sim = s.opCosts;
+    if (id.stage < 0 || id.stage >= static_cast<int>(sim->perOp.size())) continue;
+    const std::vector<TimeNs> measured = sim->perOp[id.stage];
+    if (!removeCause(id, order, s.costs, sim->perOp[id.stage])) continue;
+    engine::simulate(s.order, *sim, result);
+    sim->perOp[id.stage] = measured;
     wins[id] += std::max<TimeNs>(0, s.measuredCosts.makespan - result.makespan);
   }
 }

@@ -13,14 +13,13 @@
 namespace bubblescope::analysis {
 
 struct StepReplay {
-  const PipelineTrace& pipeline;
-  const StepView& step;
-  const engine::Schedule& order;  // observedSchedule(pipeline, step)
+  const engine::PreparedSchedule& order;  // observedSchedule(pipeline, step), made a DAG
   const MeanCosts& costs;
-  TimeNs transfer = 0;
-  const engine::SimResult& measuredCosts;  // the step simulated with Scenario::Ops
-  TimeNs measured = 0;                     // the step's measured time
-  TimeNs replayed = 0;                     // measuredCosts' makespan plus the step's own tail
+  // The step's costs under Scenario::Ops (stepCosts), and the step simulated with them.
+  const engine::SimCosts& opCosts;
+  const engine::SimResult& measuredCosts;
+  TimeNs measured = 0;  // the step's measured time
+  TimeNs replayed = 0;  // measuredCosts' makespan plus the step's own tail
 };
 
 // Adds to `wins` what removing each of the step's causes wins in it; `idleInStep` holds the

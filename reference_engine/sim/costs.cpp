@@ -16,4 +16,9 @@ TimeNs KindCosts::of(OpKind kind) const {
   return 0;
 }
 
+const Posting& SimCosts::posted() const {
+  static const Posting none;
+  return posting ? *posting : none;
+}
+
 }  // namespace bubblescope::engine

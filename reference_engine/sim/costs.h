@@ -2,6 +2,7 @@
 // What ops cost in the simulator: time per kind (the same on every stage, or per stage) or a
 // measured time per op, the transfer latency of cross-stage dependencies, and activation memory.
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -34,13 +35,10 @@ struct ActivationMemory {
   int64_t mW = 0;  // M_W: what B leaves for W (the layer inputs the weight gradient needs)
 };
 
-struct SimCosts {
-  KindCosts perKind;                // every stage, unless perStage is set
-  std::vector<KindCosts> perStage;  // empty, or one entry per stage
-  // Measured times, the shape of schedule.stages: op i of stage s takes perOp[s][i], as given
-  // (not split over chunks). Overrides perKind and perStage. Empty: none.
-  std::vector<std::vector<TimeNs>> perOp;
-  TimeNs transfer = 0;  // added to every dependency whose two ops run on different stages
+// How the stages of an observed order posted their transfers, which a replay of that order keeps
+// whatever its op costs: the replays of one step under several costs share one (at 10,000 stages
+// each replay's copy was 7 MB, issue 28). Only for the order observed.
+struct Posting {
   // Shaped like schedule.stages, or empty: a flagged op's input moves only once the op before it
   // on its stage has finished, as when a stage posts each receive together with the send of its
   // previous op's output (torch's batch_isend_irecv, Megatron's send_forward_recv_backward):
@@ -49,23 +47,35 @@ struct SimCosts {
   // Shaped like schedule.stages, or empty: for an op whose input comes from another stage, the
   // position on that stage of the op whose end the input moves after (-1: its producer's), a
   // later op than the producer: the send was posted only with that op's p2p (Megatron-LM's
-  // interleaved 1F1B sends a forward's output after the next op). Only for the order observed.
+  // interleaved 1F1B sends a forward's output after the next op).
   std::vector<std::vector<int32_t>> sentAfter;
   // Other ops an op waits for, each as (stage, position): a blocking batch of transfers before
   // it (Megatron-LM's interleaved 1F1B) holds the stage until every transfer in it has moved, a
   // receive for a later op (its producer's end) and a send (the end of the op after which its
   // receiver posted). The op is ready no sooner than each such op's end plus the transfer. Flat
   // over the schedule's ops, stage 0's first: op i's are awaits[awaitBegin[i], awaitBegin[i +
-  // 1]); both empty: none. Only for the order observed.
+  // 1]); both empty: none.
   struct Await {
     int32_t stage = 0, index = 0;
     bool operator==(const Await&) const = default;
   };
   std::vector<int32_t> awaitBegin;
   std::vector<Await> awaits;
+};
+
+struct SimCosts {
+  KindCosts perKind;                // every stage, unless perStage is set
+  std::vector<KindCosts> perStage;  // empty, or one entry per stage
+  // Measured times, the shape of schedule.stages: op i of stage s takes perOp[s][i], as given
+  // (not split over chunks). Overrides perKind and perStage. Empty: none.
+  std::vector<std::vector<TimeNs>> perOp;
+  TimeNs transfer = 0;  // added to every dependency whose two ops run on different stages
+  // How an observed order posted its transfers; null: each with its own op.
+  std::shared_ptr<const Posting> posting;
   ActivationMemory memory;
 
   const KindCosts& stage(int s) const { return perStage.empty() ? perKind : perStage[s]; }
+  const Posting& posted() const;  // `posting`, or none
 };
 
 // Costs that cannot be simulated (negative, or tables of the wrong shape). One sentence.

@@ -26,28 +26,29 @@ void checkCosts(const Schedule& s, const SimCosts& c) {
     }
     for (int st = 0; st < s.p; ++st) checkKinds(c.perStage[st], "stage " + std::to_string(st));
   }
-  if (!c.receiveAfterPrevious.empty()) {
-    bool shaped = c.receiveAfterPrevious.size() == s.stages.size();
+  const Posting& post = c.posted();
+  if (!post.receiveAfterPrevious.empty()) {
+    bool shaped = post.receiveAfterPrevious.size() == s.stages.size();
     for (size_t st = 0; shaped && st < s.stages.size(); ++st) {
-      shaped = c.receiveAfterPrevious[st].size() == s.stages[st].size();
+      shaped = post.receiveAfterPrevious[st].size() == s.stages[st].size();
     }
     if (!shaped) throw CostError("receive-after-previous flags are not shaped like the schedule");
   }
-  if (!c.sentAfter.empty()) {
-    bool shaped = c.sentAfter.size() == s.stages.size();
+  if (!post.sentAfter.empty()) {
+    bool shaped = post.sentAfter.size() == s.stages.size();
     for (size_t st = 0; shaped && st < s.stages.size(); ++st) {
-      shaped = c.sentAfter[st].size() == s.stages[st].size();
+      shaped = post.sentAfter[st].size() == s.stages[st].size();
     }
     if (!shaped) throw CostError("sent-after positions are not shaped like the schedule");
   }
-  if (!c.awaitBegin.empty() || !c.awaits.empty()) {
+  if (!post.awaitBegin.empty() || !post.awaits.empty()) {
     size_t ops = 0;
     for (const auto& stage : s.stages) ops += stage.size();
-    bool shaped = c.awaitBegin.size() == ops + 1 && c.awaitBegin.front() == 0 &&
-                  c.awaitBegin.back() == static_cast<int32_t>(c.awaits.size()) &&
-                  std::is_sorted(c.awaitBegin.begin(), c.awaitBegin.end());
+    bool shaped = post.awaitBegin.size() == ops + 1 && post.awaitBegin.front() == 0 &&
+                  post.awaitBegin.back() == static_cast<int32_t>(post.awaits.size()) &&
+                  std::is_sorted(post.awaitBegin.begin(), post.awaitBegin.end());
     if (!shaped) throw CostError("awaited ops are not shaped like the schedule");
-    for (const SimCosts::Await& a : c.awaits) {
+    for (const Posting::Await& a : post.awaits) {
       if (a.stage < 0 || a.stage >= s.p || a.index < 0 ||
           a.index >= static_cast<int32_t>(s.stages[a.stage].size())) {
         throw CostError("an awaited op is not one of the schedule's (stage " +
@@ -112,12 +113,12 @@ struct SimScratch {
   ChunkTables tables{1, {}, {}};
   std::vector<TimeNs> stageFree;
   WalkScratch walk;
-  OpGraph observed;  // the schedule's graph with SimCosts::sentAfter and awaits (observedGraph)
+  OpGraph observed;  // the schedule's graph with Posting::sentAfter and awaits (observedGraph)
 };
 
-// The graph whose inputs wait for the ops SimCosts::sentAfter names, and whose ops also await
-// SimCosts::awaits: `g` itself when they name none, else a copy in `out`.
-const OpGraph& observedGraph(const Schedule& s, const OpGraph& g, const SimCosts& c, OpGraph& out) {
+// The graph whose inputs wait for the ops Posting::sentAfter names, and whose ops also await
+// Posting::awaits: `g` itself when they name none, else a copy in `out`.
+const OpGraph& observedGraph(const Schedule& s, const OpGraph& g, const Posting& c, OpGraph& out) {
   bool any = false;
   for (const auto& row : c.sentAfter) {
     any = any || std::any_of(row.begin(), row.end(), [](int32_t j) { return j >= 0; });
@@ -161,7 +162,8 @@ void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult
   const Schedule& s = prepared.schedule();
   checkCosts(s, costs);
   thread_local SimScratch scratch;
-  const OpGraph& g = observedGraph(s, prepared.graph(), costs, scratch.observed);
+  const Posting& posted = costs.posted();
+  const OpGraph& g = observedGraph(s, prepared.graph(), posted, scratch.observed);
   const ChunkTables& tables = scratch.tables;
   fillChunkTables(s, costs, scratch.tables);
 
@@ -190,7 +192,7 @@ void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult
           t.ready = r.stages[from].ops[g.inputIndex[i]].end;
         } else {
           TimeNs moves = r.stages[from].ops[g.inputIndex[i]].end;
-          if (!costs.receiveAfterPrevious.empty() && costs.receiveAfterPrevious[st][local]) {
+          if (!posted.receiveAfterPrevious.empty() && posted.receiveAfterPrevious[st][local]) {
             moves = std::max(moves, stageFree[st]);
           }
           t.ready = moves + costs.transfer;

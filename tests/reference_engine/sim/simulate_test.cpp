@@ -3,8 +3,10 @@
 // for orders that cannot run.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "reference_engine/schedule/schedule.h"
@@ -38,6 +40,10 @@ SimCosts kindCosts(TimeNs f, TimeNs b, TimeNs w) {
   SimCosts c;
   c.perKind = {f, b, w};
   return c;
+}
+
+std::shared_ptr<const Posting> postingOf(Posting p) {
+  return std::make_shared<const Posting>(std::move(p));
 }
 
 struct Span {
@@ -110,7 +116,7 @@ TEST(Simulate, AnInputSentAfterALaterOpMovesOnlyOnceThatOpHasEnded) {
   EXPECT_EQ(plain.stages[1].ops[0].ready, 1 + 1);  // F0's output leaves as F0 ends
   // F0's output sent only with the p2p after F1 (Megatron's interleaved posting): stage 1's F0
   // is ready once stage 0's F1 has ended, at 2, plus the transfer.
-  c.sentAfter = {{-1, -1, -1, -1}, {1, -1, -1, -1}};
+  c.posting = postingOf({.sentAfter = {{-1, -1, -1, -1}, {1, -1, -1, -1}}});
   const SimResult later = simulate(s, c);
   EXPECT_EQ(later.stages[1].ops[0].ready, 2 + 1);
   EXPECT_EQ(later.makespan, plain.makespan + 1);
@@ -120,7 +126,7 @@ TEST(Simulate, AnInputSentAfterALaterOpMovesOnlyOnceThatOpHasEnded) {
            {{-1, -1, -1, -1}, {4, -1, -1, -1}},  // past the stage's ops
            {{1, -1, -1, -1}, {-1, -1, -1, -1}},  // F0 on stage 0 has no input from a stage
            {{-1, -1, -1, -1}, {-1, -1, -1}}}) {  // not shaped like the schedule
-    c.sentAfter = bad;
+    c.posting = postingOf({.sentAfter = bad});
     EXPECT_THROW(simulate(s, c), CostError);
   }
 }
@@ -135,15 +141,14 @@ TEST(Simulate, AnOpAlsoAwaitsTheOpsItsBlockingBatchWaitedFor) {
   EXPECT_EQ(plain.stages[0].ops[1].start, 1);
   // Stage 0's F1 held by a batch that also waited for stage 1's F0 (its post of a receive):
   // F1 starts once that has ended (at 3) plus the transfer.
-  c.awaitBegin = {0, 0, 1, 1, 1, 1, 1, 1, 1};  // op 1 (stage 0's F1) awaits one op
-  c.awaits = {{1, 0}};
+  // Op 1 (stage 0's F1) awaits one op.
+  c.posting = postingOf({.awaitBegin = {0, 0, 1, 1, 1, 1, 1, 1, 1}, .awaits = {{1, 0}}});
   const SimResult held = simulate(s, c);
   EXPECT_EQ(held.stages[0].ops[1].start, 3 + 1);
   // An awaited op that is not the schedule's, or lists of the wrong shape: one sentence.
-  c.awaits = {{1, 4}};
+  c.posting = postingOf({.awaitBegin = {0, 0, 1, 1, 1, 1, 1, 1, 1}, .awaits = {{1, 4}}});
   EXPECT_THROW(simulate(s, c), CostError);
-  c.awaits = {{1, 0}};
-  c.awaitBegin = {0, 0, 1, 1, 1, 1, 1, 1};
+  c.posting = postingOf({.awaitBegin = {0, 0, 1, 1, 1, 1, 1, 1}, .awaits = {{1, 0}}});
   EXPECT_THROW(simulate(s, c), CostError);
 }
 
