@@ -206,8 +206,9 @@ std::optional<Blamed> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
 std::optional<Blamed> BlameWalker::heldBehind(int stage, int pos, TimeNs waited, bool& decisive,
                                               TimeNs& cost) const {
   const StageStep& ss = step_->stages[stage];
-  const HeldBehind& h = ss.heldBehind[pos];
-  if (h.from < 0) return std::nullopt;
+  const HeldBehind* behind = ss.heldBehindAt(pos);
+  if (behind == nullptr) return std::nullopt;
+  const HeldBehind& h = *behind;
   const TimeNs tol = tolerance(op(stage, pos).op);
   // The earlier transfer's own time on its link, from when both its sides had started.
   const TimeNs own = h.end - h.moved;

@@ -101,13 +101,15 @@ bool indexedRecv(const RecognizedComm& c) {
 // Lookups shared by every step, so that a step costs what it holds, not what the run holds:
 // per stage its ops, comms and launched device work by step, and each matched comm's peer.
 struct Index {
-  // Each matched comm's peer, per stage by comm index: 8 bytes a comm, where a map node cost
-  // ~64 a direction (a sixteenth of the analysis' peak at 20,000 steps).
+  // Each matched comm's transfer (into PipelineTrace::transfers; -1: none), per stage by comm
+  // index: 4 bytes a comm, where its peer's stage and comm took 8 (10 MB at 10,000 stages) and a
+  // map node ~64 a direction (a sixteenth of the analysis' peak at 20,000 steps).
   struct Peer {
     int stage = -1;
     uint32_t comm = 0;
   };
-  std::vector<std::vector<Peer>> peers;
+  const std::vector<Transfer>& transfers;
+  std::vector<std::vector<int32_t>> transferOf;
   struct Stage {
     std::vector<StepSpan> ops, comms, otherKernels, commKernels;  // by step
     TimeNs longestOther = 0, longestComm = 0;
@@ -117,12 +119,18 @@ struct Index {
   };
   std::vector<Stage> stages;
 
-  const Peer* peerOf(int stage, size_t comm) const {
-    const Peer& p = peers[static_cast<size_t>(stage)][comm];
-    return p.stage >= 0 ? &p : nullptr;
+  std::optional<Peer> peerOf(int stage, size_t comm) const {
+    const int32_t i = transferOf[static_cast<size_t>(stage)][comm];
+    if (i < 0) return std::nullopt;
+    const Transfer& t = transfers[static_cast<size_t>(i)];
+    if (t.fromStage == stage && t.send == comm) {
+      return Peer{t.toStage, t.recv};
+    }
+    return Peer{t.fromStage, t.send};
   }
 
-  explicit Index(const PipelineTrace& pl) : peers(pl.p), stages(pl.p) {
+  explicit Index(const PipelineTrace& pl)
+      : transfers(pl.transfers), transferOf(pl.p), stages(pl.p) {
     for (const auto& st : pl.stages) {
       Stage& x = stages[st.stage];
       const size_t n = st.ops.steps.size();
@@ -139,10 +147,11 @@ struct Index {
             x.hostRangesSorted && std::is_sorted(list->begin(), list->end(), byStart);
       }
     }
-    for (const auto& st : pl.stages) peers[st.stage].resize(st.ops.comms.size());
-    for (const Transfer& t : pl.transfers) {
-      peers[t.fromStage][t.send] = {t.toStage, static_cast<uint32_t>(t.recv)};
-      peers[t.toStage][t.recv] = {t.fromStage, static_cast<uint32_t>(t.send)};
+    for (const auto& st : pl.stages) transferOf[st.stage].assign(st.ops.comms.size(), -1);
+    for (size_t i = 0; i < pl.transfers.size(); ++i) {
+      const Transfer& t = pl.transfers[i];
+      transferOf[t.fromStage][t.send] = static_cast<int32_t>(i);
+      transferOf[t.toStage][t.recv] = static_cast<int32_t>(i);
     }
   }
 };
@@ -345,7 +354,7 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
     const auto& c = st.ops.comms[ci];
     if (c.onDevice) return;
     TimeNs from = c.start;
-    if (const Index::Peer* peer = index.peerOf(st.stage, ci)) {
+    if (const std::optional<Index::Peer> peer = index.peerOf(st.stage, ci)) {
       from = std::max(from, pl.stages[peer->stage].ops.comms[peer->comm].start);
     }
     if (from < c.end) comm.push_back({from, c.end});
@@ -423,8 +432,8 @@ std::optional<size_t> endedAt(const std::vector<RecognizedComm>& comms, TimeNs t
 HeldBehind heldBehindOf(const PipelineTrace& pl, const Index& index, StepKeys& keys, int stage,
                         size_t i) {
   HeldBehind h;
-  const Index::Peer* peer = index.peerOf(stage, i);
-  if (peer == nullptr) return h;
+  const std::optional<Index::Peer> peer = index.peerOf(stage, i);
+  if (!peer) return h;
   const RecognizedComm& q = pl.stages[stage].ops.comms[i];
   const RecognizedComm& other = pl.stages[peer->stage].ops.comms[peer->comm];
   const RecognizedComm& send = q.send ? q : other;
@@ -479,8 +488,8 @@ void addBatchAwaits(const PipelineTrace& pl, const Index& index, const StageTrac
   });
   for (; c != comms.end() && c->start <= o.start; ++c) {
     if (c->onDevice || c->end > o.start + kPostSlack) continue;
-    const Index::Peer* peer = index.peerOf(st.stage, static_cast<size_t>(c - comms.begin()));
-    if (peer == nullptr || peer->stage == st.stage) continue;
+    const std::optional<Index::Peer> peer = index.peerOf(st.stage, static_cast<size_t>(c - comms.begin()));
+    if (!peer || peer->stage == st.stage) continue;
     const RecognizedComm& other = pl.stages[peer->stage].ops.comms[peer->comm];
     // A send that returned before its data arrived (its receive ended) was asynchronous
     // (posted and left to move, as isend or a buffering channel does): the host's next op
@@ -502,7 +511,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
   const int lastVs = layout.virtualStages() - 1;
   const int stepIdx = pl.stepIndex[st.stage][k];
   TimeNs prevOpEnd = kNoArrival;
-  // Each sized once: a view is built twice a step, and grown by doubling these eleven lists were
+  // Each sized once: a view is built twice a step, and grown by doubling these ten lists were
   // most of its allocations.
   const size_t n = ss.ops.size();
   ss.receiveAfterPrevious.reserve(n);
@@ -513,7 +522,6 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
   }
   ss.producerStage.reserve(n);
   ss.producerOp.reserve(n);
-  ss.heldBehind.reserve(n);
   for (int i : ss.ops) {
     const auto& o = st.ops.ops[i];
     TimeNs arrival = kNoArrival, waitStart = kNoArrival, moved = kNoArrival;
@@ -545,8 +553,8 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
         // nothing about when the data moved.
         onDevice = c.onDevice;
         posted = st.ops.launchOf(ci);
-        const Index::Peer* peer = index.peerOf(st.stage, ci);
-        if (peer != nullptr) {
+        const std::optional<Index::Peer> peer = index.peerOf(st.stage, ci);
+        if (peer.has_value()) {
           const auto& send = pl.stages[peer->stage].ops.comms[peer->comm];
           sent = send.start;
           sendPosted = pl.stages[peer->stage].ops.launchOf(peer->comm);
@@ -554,7 +562,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
         }
         // An op-level timeline's pair whose two records begin together shows its rendezvous:
         // the data moved from then, as a device pair's kernels show it.
-        if (!onDevice && peer != nullptr) {
+        if (!onDevice && peer.has_value()) {
           const auto& send = pl.stages[peer->stage].ops.comms[peer->comm];
           together = std::abs(send.start - c.start) <= kPostSlack && send.end > c.start;
           if (together) {
@@ -575,7 +583,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
             if (sentAfter >= 0) sendPosted = kNoLaunch;
           }
         }
-        if (onDevice && peer != nullptr) {
+        if (onDevice && peer.has_value()) {
           const auto& send = pl.stages[peer->stage].ops.comms[peer->comm];
           moved = std::min(c.end, std::max(c.start, send.start));
           // The send was done before the receive began: NCCL had buffered the message (it fits
@@ -621,7 +629,7 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
     ss.sendQueuedBehind.push_back(queued);
     ss.producerStage.push_back(pOp >= 0 ? pStage : -1);
     ss.producerOp.push_back(pOp);
-    ss.heldBehind.push_back(held);
+    if (held.from >= 0) ss.heldBehind.emplace_back(static_cast<int>(ss.producerOp.size()) - 1, held);
   }
   ss.awaitBegin.push_back(static_cast<int>(ss.awaitStage.size()));
 }
@@ -636,6 +644,12 @@ struct StepViews::Impl {
 
 StepViews::StepViews(const PipelineTrace& pipeline)
     : pl_(pipeline), impl_(std::make_unique<const Impl>(pipeline)) {}
+
+const HeldBehind* StageStep::heldBehindAt(int pos) const {
+  const auto at = std::lower_bound(heldBehind.begin(), heldBehind.end(), pos,
+                                   [](const auto& entry, int p) { return entry.first < p; });
+  return at != heldBehind.end() && at->first == pos ? &at->second : nullptr;
+}
 
 StepViews::~StepViews() = default;
 

@@ -42,8 +42,20 @@ SimCosts kindCosts(TimeNs f, TimeNs b, TimeNs w) {
   return c;
 }
 
-std::shared_ptr<const Posting> postingOf(Posting p) {
-  return std::make_shared<const Posting>(std::move(p));
+// A posting whose inputs move after the ops `rows` names (Posting::sentAfter).
+std::shared_ptr<const Posting> sentAfter(std::vector<std::vector<int32_t>> rows) {
+  auto p = std::make_shared<Posting>();
+  p->sentAfter = std::move(rows);
+  return p;
+}
+
+// A posting whose ops also await others (Posting::awaitBegin, awaits).
+std::shared_ptr<const Posting> awaiting(std::vector<int32_t> begin,
+                                        std::vector<Posting::Await> awaits) {
+  auto p = std::make_shared<Posting>();
+  p->awaitBegin = std::move(begin);
+  p->awaits = std::move(awaits);
+  return p;
 }
 
 struct Span {
@@ -116,7 +128,7 @@ TEST(Simulate, AnInputSentAfterALaterOpMovesOnlyOnceThatOpHasEnded) {
   EXPECT_EQ(plain.stages[1].ops[0].ready, 1 + 1);  // F0's output leaves as F0 ends
   // F0's output sent only with the p2p after F1 (Megatron's interleaved posting): stage 1's F0
   // is ready once stage 0's F1 has ended, at 2, plus the transfer.
-  c.posting = postingOf({.sentAfter = {{-1, -1, -1, -1}, {1, -1, -1, -1}}});
+  c.posting = sentAfter({{-1, -1, -1, -1}, {1, -1, -1, -1}});
   const SimResult later = simulate(s, c);
   EXPECT_EQ(later.stages[1].ops[0].ready, 2 + 1);
   EXPECT_EQ(later.makespan, plain.makespan + 1);
@@ -126,7 +138,7 @@ TEST(Simulate, AnInputSentAfterALaterOpMovesOnlyOnceThatOpHasEnded) {
            {{-1, -1, -1, -1}, {4, -1, -1, -1}},  // past the stage's ops
            {{1, -1, -1, -1}, {-1, -1, -1, -1}},  // F0 on stage 0 has no input from a stage
            {{-1, -1, -1, -1}, {-1, -1, -1}}}) {  // not shaped like the schedule
-    c.posting = postingOf({.sentAfter = bad});
+    c.posting = sentAfter(bad);
     EXPECT_THROW(simulate(s, c), CostError);
   }
 }
@@ -142,13 +154,13 @@ TEST(Simulate, AnOpAlsoAwaitsTheOpsItsBlockingBatchWaitedFor) {
   // Stage 0's F1 held by a batch that also waited for stage 1's F0 (its post of a receive):
   // F1 starts once that has ended (at 3) plus the transfer.
   // Op 1 (stage 0's F1) awaits one op.
-  c.posting = postingOf({.awaitBegin = {0, 0, 1, 1, 1, 1, 1, 1, 1}, .awaits = {{1, 0}}});
+  c.posting = awaiting({0, 0, 1, 1, 1, 1, 1, 1, 1}, {{1, 0}});
   const SimResult held = simulate(s, c);
   EXPECT_EQ(held.stages[0].ops[1].start, 3 + 1);
   // An awaited op that is not the schedule's, or lists of the wrong shape: one sentence.
-  c.posting = postingOf({.awaitBegin = {0, 0, 1, 1, 1, 1, 1, 1, 1}, .awaits = {{1, 4}}});
+  c.posting = awaiting({0, 0, 1, 1, 1, 1, 1, 1, 1}, {{1, 4}});
   EXPECT_THROW(simulate(s, c), CostError);
-  c.posting = postingOf({.awaitBegin = {0, 0, 1, 1, 1, 1, 1, 1}, .awaits = {{1, 0}}});
+  c.posting = awaiting({0, 0, 1, 1, 1, 1, 1, 1}, {{1, 0}});
   EXPECT_THROW(simulate(s, c), CostError);
 }
 
