@@ -381,11 +381,15 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
   clipInPlace(compute, view.start, view.end);
   uniteInPlace(comm);
   clipInPlace(comm, view.start, view.end);
-  subtractInto(comm, ss.compute, ss.comm);
+  // Each made in scratch and copied to the view's list, which then takes the room it needs: grown
+  // by doubling, a stage's lists of 10,000 stages held twice their intervals (10 MB, issue 28).
+  subtractInto(comm, ss.compute, scratch);
+  ss.comm.assign(scratch.begin(), scratch.end());
   uniteInPlace(other);
   clipInPlace(other, view.start, view.end);
   subtractInto(other, ss.compute, scratch);
-  subtractInto(scratch, ss.comm, ss.other);
+  subtractInto(scratch, ss.comm, comm);
+  ss.other.assign(comm.begin(), comm.end());
   ss.hostActivity.clear();
   inMarker(marker, st.ops.hostActivity, x.hostRangesSorted,
            [&](const Interval& i) { ss.hostActivity.push_back(i); });
