@@ -124,8 +124,8 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
     const Transfer& t = pl.transfers[static_cast<size_t>(transfers[k])];
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
     const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
-    return {send.pass, send.mb, t.fromStage, t.toStage, local, send.start, send.end, recv.start,
-            recv.end};
+    return {send.pass,  send.mb,  t.fromStage, t.toStage, local,
+            send.start, send.end, recv.start,  recv.end};
   };
   // Recorded where every gap is kept (a summary reads a step's transfers only for its causes).
   if (in.everySentence) {

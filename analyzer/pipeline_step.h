@@ -44,7 +44,7 @@ struct StepOutcome {
   // unwritten (StepInputs::everySentence false); else empty.
   std::vector<BlameWords> words;
   std::vector<OpRecord> ops;
-  std::vector<TransferRecord> transfers;  // only where every gap is kept (everySentence)
+  std::vector<TransferRecord> transfers;           // only where every gap is kept (everySentence)
   std::vector<std::optional<CauseId>> causeOfGap;  // parallel to gaps
   std::map<CauseId, TimeNs> wins;                  // what removing each cause wins in the step
 };

@@ -18,8 +18,8 @@ struct HostOp {
 
 std::vector<HostOp> hostOrder(const RankOps& ops) {
   std::vector<HostOp> out;
-  for (const RecognizedOp& o : ops.ops) {
-    if (o.op.kind != OpKind::W) out.push_back({o.launch, &o});
+  for (size_t i = 0; i < ops.ops.size(); ++i) {
+    if (ops.ops[i].op.kind != OpKind::W) out.push_back({ops.hostOf(i).launch, &ops.ops[i]});
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const HostOp& a, const HostOp& b) { return a.launch < b.launch; });

@@ -299,8 +299,9 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   };
   const RecognizedOp& o = op(stage, pos);
   const StageStep& ss = step_->stages[stage];
-  const TimeNs firstLaunch =
-      pl_->stages[stage].ops.kernelsOf(static_cast<size_t>(ss.ops[pos])).firstLaunch;
+  const RankOps& rank = pl_->stages[stage].ops;
+  const TimeNs firstLaunch = rank.kernelsOf(static_cast<size_t>(ss.ops[pos])).firstLaunch;
+  const TimeNs launch = rank.hostOf(static_cast<size_t>(ss.ops[pos])).launch;  // its range's
   const TimeNs prevEnd = freeAt_[stage][pos];
   const TimeNs arrival = ss.arrival[pos];
   const TimeNs ready = arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
@@ -345,7 +346,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   }
   // The step's first op on a stage that waits for no other: the span opens with its host's work
   // before it (data loading, step_view.cpp), and the pipeline waits on that.
-  const TimeNs launched = firstLaunch != kNoLaunch ? firstLaunch : o.launch;
+  const TimeNs launched = firstLaunch != kNoLaunch ? firstLaunch : launch;
   if (!hasPredecessor && launched - ready > tol &&
       hostBusy(stage, ready, launched) * 2 >= launched - ready) {
     Blamed b =
@@ -353,12 +354,12 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
     b.words.hostName = hostNameDuring(stage, ready, launched);
     return returning(std::move(b));
   }
-  if (firstLaunch == kNoLaunch && o.launch - ready > tol && hasPredecessor) {
-    const TimeNs late = o.launch - ready;
-    const bool host = hostBusy(stage, ready, o.launch) * 2 >= late;
+  if (firstLaunch == kNoLaunch && launch - ready > tol && hasPredecessor) {
+    const TimeNs late = launch - ready;
+    const bool host = hostBusy(stage, ready, launch) * 2 >= late;
     Blamed b = answer(stage, o.op, host ? IdleClass::HostStall : IdleClass::OtherStall,
                       BlameForm::StartedLate, late);
-    if (host) b.words.hostName = hostNameDuring(stage, ready, o.launch);
+    if (host) b.words.hostName = hostNameDuring(stage, ready, launch);
     if (named(b, late)) return returning(std::move(b));
   }
   if (passedLateStart && ownBound) return heldByOpBefore();

@@ -65,8 +65,8 @@ engine::SimCosts stepCosts(const PipelineTrace& pipeline, const StepView& step,
 // The same into `out`, whose lists keep their room, with `posting` (the step's observedPosting,
 // which the analysis's three a step share: issue 28).
 void stepCosts(const PipelineTrace& pipeline, const StepView& step, const MeanCosts& costs,
-               Scenario scenario, TimeNs transfer,
-               std::shared_ptr<const engine::Posting> posting, engine::SimCosts& out);
+               Scenario scenario, TimeNs transfer, std::shared_ptr<const engine::Posting> posting,
+               engine::SimCosts& out);
 
 // Simulates one step with the costs of `scenario`. Empty if the observed order cannot run (a
 // partial capture); then `why` (if given) holds the simulator's reason in one sentence.

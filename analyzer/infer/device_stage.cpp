@@ -134,8 +134,9 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
     RecognizedOp o;
     o.op = Op{s.kind, s.mb, s.chunk};
     OpKernels kernels;
-    o.launch = kernels.firstLaunch = launches[s.begin].start;
-    o.hostEnd = launches[s.end - 1].end;
+    // Its host range: its launch calls'.
+    const HostSpan host{launches[s.begin].start, launches[s.end - 1].end};
+    kernels.firstLaunch = host.launch;
     o.start = INT64_MAX;
     o.end = INT64_MIN;
     kernels.begin = static_cast<uint32_t>(out.computeKernels.size());
@@ -151,6 +152,7 @@ RankOps withOps(const traces::RankTrace& t, RankOps&& marks, const Launches& l,
     kernels.end = static_cast<uint32_t>(out.computeKernels.size());
     out.ops.push_back(o);
     out.opKernels.push_back(kernels);
+    out.opHosts.push_back(host);
   }
   for (size_t i = 0; i < k.size(); ++i) {
     if (!inOp[i] && nccl[k.name[i]] != 1)

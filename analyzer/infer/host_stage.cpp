@@ -86,9 +86,10 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
   for (const HostOp& h : seg.ops) {
     RecognizedOp o;
     o.op = Op{h.kind, h.mb, h.chunk};
-    o.start = o.launch = h.start;
-    o.end = o.hostEnd = h.end;
+    o.start = h.start;  // its host range is its span
+    o.end = h.end;
     out.ops.push_back(o);
+    if (!out.opHosts.empty()) out.opHosts.push_back({o.start, o.end});
   }
   out.otherBusy.insert(out.otherBusy.end(), seg.other.begin(), seg.other.end());
   std::sort(out.otherBusy.begin(), out.otherBusy.end(),

@@ -163,8 +163,10 @@ void shiftTimes(RankOps& ops, TimeNs d) {
   for (auto& o : ops.ops) {
     o.start += d;
     o.end += d;
-    o.launch += d;
-    o.hostEnd += d;
+  }
+  for (HostSpan& h : ops.opHosts) {
+    h.launch += d;
+    h.end += d;
   }
   for (auto& k : ops.opKernels) {
     if (k.firstLaunch != kNoLaunch) k.firstLaunch += d;

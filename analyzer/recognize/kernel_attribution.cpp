@@ -150,7 +150,7 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
   std::unordered_map<ThreadIndex, std::vector<Owner>> owners;
   for (size_t i = 0; i < ops.ops.size(); ++i) {
     const auto& o = ops.ops[i];
-    owners[opThread[i]].push_back({o.launch, o.end, static_cast<int64_t>(i)});
+    owners[opThread[i]].push_back({ops.hostOf(i).launch, o.end, static_cast<int64_t>(i)});
   }
   for (size_t i = 0; i < ops.comms.size(); ++i) {
     const auto& c = ops.comms[i];
@@ -228,6 +228,8 @@ void attributeKernels(const traces::RankTrace& t, RankOps& ops,
   size_t total = 0;
   for (const auto& list : opKernels) total += list.size();
   ops.computeKernels.reserve(total);
+  // An op's host range stays its range's as its span becomes its kernels'.
+  if (total > 0) holdOpHosts(ops);
   ops.opKernels.resize(ops.ops.size());
   for (size_t i = 0; i < ops.ops.size(); ++i) {
     auto& list = opKernels[i];

@@ -11,7 +11,7 @@ template <typename R, typename F>
 void forEachColumn(R& o, F&& f) {
   f(o.ops), f(o.comms), f(o.steps), f(o.optimizer), f(o.gradSync), f(o.otherBusy);
   f(o.hostActivity), f(o.hostActivityName), f(o.computeKernels), f(o.commKernels);
-  f(o.opKernels), f(o.commLaunches);
+  f(o.opKernels), f(o.opHosts), f(o.commLaunches);
   f(o.commCalls), f(o.otherKernels), f(o.kernelsForMemory);
 }
 
@@ -46,6 +46,7 @@ RankOps decodeRankOps(traces::ByteReader& in) {
     }
   };
   beside(ops.opKernels.size(), ops.ops.size(), "ops' kernels");
+  beside(ops.opHosts.size(), ops.ops.size(), "ops' host ranges");
   beside(ops.commLaunches.size(), ops.comms.size(), "comms' launches");
   return ops;
 }

@@ -4,46 +4,62 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace bubblescope::analysis {
 namespace {
 
-// Sorts `records` by start (stable) and `beside` with them; `beside` empty: records alone.
-template <class Record, class Beside>
-void sortBeside(std::vector<Record>& records, std::vector<Beside>& beside, const char* what) {
+// Throws if `beside` is neither empty nor one per record.
+template <class Beside>
+void checkBeside(size_t records, const std::vector<Beside>& beside, const char* what) {
+  if (!beside.empty() && beside.size() != records) {
+    throw std::logic_error(std::string(what) + ": " + std::to_string(beside.size()) +
+                           " entries beside " + std::to_string(records) + " records");
+  }
+}
+
+// `v` in `order` (a permutation of its indexes); empty stays empty.
+template <class T>
+void permute(std::vector<T>& v, const std::vector<uint32_t>& order) {
+  if (v.empty()) return;
+  std::vector<T> out;
+  out.reserve(order.size());
+  for (uint32_t i : order) out.push_back(v[i]);
+  v = std::move(out);
+}
+
+// Sorts `records` by start (stable) and each list `beside` them with them; with every one empty,
+// the records alone.
+template <class Record, class... Beside>
+void sortBeside(std::vector<Record>& records, const char* what, std::vector<Beside>&... beside) {
+  (checkBeside(records.size(), beside, what), ...);
   auto byStart = [](const Record& a, const Record& b) { return a.start < b.start; };
-  if (beside.empty()) {
+  if ((beside.empty() && ...)) {
     std::stable_sort(records.begin(), records.end(), byStart);
     return;
-  }
-  if (beside.size() != records.size()) {
-    throw std::logic_error(std::string(what) + ": " + std::to_string(beside.size()) +
-                           " entries beside " + std::to_string(records.size()) + " records");
   }
   std::vector<uint32_t> order(records.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return records[a].start < records[b].start; });
-  std::vector<Record> sorted;
-  std::vector<Beside> kept;
-  sorted.reserve(order.size());
-  kept.reserve(order.size());
-  for (uint32_t i : order) {
-    sorted.push_back(records[i]);
-    kept.push_back(beside[i]);
-  }
-  records = std::move(sorted);
-  beside = std::move(kept);
+  permute(records, order);
+  (permute(beside, order), ...);
 }
 
 }  // namespace
 
 void sortOpsByStart(RankOps& ops) {
-  sortBeside(ops.ops, ops.opKernels, "sortOpsByStart");
+  sortBeside(ops.ops, "sortOpsByStart", ops.opKernels, ops.opHosts);
 }
 
 void sortCommsByStart(RankOps& ops) {
-  sortBeside(ops.comms, ops.commLaunches, "sortCommsByStart");
+  sortBeside(ops.comms, "sortCommsByStart", ops.commLaunches);
+}
+
+void holdOpHosts(RankOps& ops) {
+  if (!ops.opHosts.empty() || ops.ops.empty()) return;
+  ops.opHosts.reserve(ops.ops.size());
+  for (const RecognizedOp& o : ops.ops) ops.opHosts.push_back({o.start, o.end});
 }
 
 void holdCommLaunches(RankOps& ops) {

@@ -1,16 +1,21 @@
 #pragma once
 // A rank's ops and comms in start order, with what is kept beside them (RankOps::opKernels,
-// RankOps::commLaunches): lists one per record, or empty, that whoever reorders the records
-// reorders too.
+// RankOps::opHosts, RankOps::commLaunches): lists one per record, or empty, that whoever reorders
+// the records reorders too.
 #include <vector>
 
 #include "analyzer/recognize/recognized.h"
 
 namespace bubblescope::analysis {
 
-// Puts ops.ops in start order (stable), their kernels (RankOps::opKernels) with them. Throws
-// std::logic_error if opKernels is neither empty nor one per op.
+// Puts ops.ops in start order (stable), their kernels and host ranges (RankOps::opKernels,
+// RankOps::opHosts) with them. Throws std::logic_error if either is neither empty nor one per op.
 void sortOpsByStart(RankOps& ops);
+
+// Makes each op's host range its own entry of opHosts (its span, where the list was empty),
+// before an op's start or end moves away from its range's (its kernels' span), or ops whose
+// host ranges are not their spans join it.
+void holdOpHosts(RankOps& ops);
 
 // Puts ops.comms in start order (stable), their launches (RankOps::commLaunches) with them. Throws
 // std::logic_error if commLaunches is neither empty nor one per comm.

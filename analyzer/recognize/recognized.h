@@ -40,18 +40,23 @@ struct Match {
 
 inline constexpr TimeNs kNoLaunch = INT64_MIN;
 
-// Held for every op of the run through the analysis: 48 bytes, `step` in the room the alignment
+// Held for every op of the run through the analysis: 32 bytes, `step` in the room the alignment
 // of the times leaves after `op` (issue 28). The thread that opened its range matters only to
 // kernel attribution, which is given it apart (kernel_attribution.h); its kernels only to a rank
-// whose trace has them (RankOps::opKernels).
+// whose trace has them (RankOps::opKernels); its host range only where that is not its span
+// (RankOps::opHosts).
 struct RecognizedOp {
   Op op;
   int step = -1;              // index into the rank's steps, set when steps are cut
   TimeNs start = 0, end = 0;  // execution: GPU kernels' span when the trace has them, else range
-  TimeNs launch = 0;          // when the host started it (the range start)
-  TimeNs hostEnd = 0;         // when its range ended on the host
 };
-static_assert(sizeof(RecognizedOp) == 48);
+static_assert(sizeof(RecognizedOp) == 32);
+
+// When the host ran an op: its range, from its launch (the range's start) to the range's end.
+struct HostSpan {
+  TimeNs launch = 0, end = 0;
+  bool operator==(const HostSpan&) const = default;
+};
 
 // An op's kernels, on a rank whose trace has them. Kept beside the ops, not in them: an op-level
 // timeline has none, and its ops are most of a large run's records (issue 28: at 10,000 DP
@@ -125,6 +130,10 @@ struct RankOps {
   std::vector<Interval> computeKernels;  // kernels launched inside an op, grouped by op
   // Empty, or one per op: ops[i]'s kernels are opKernels[i] (whoever reorders ops reorders both).
   std::vector<OpKernels> opKernels;
+  // Empty, or one per op: the host range of ops[i]. Empty: each op's is its span [start, end), as
+  // every op of an op-level timeline's is (16 bytes an op, a third of an op, were 51 MB of 10,000
+  // replicas; rank_order.h keeps the two in step). hostOf reads it.
+  std::vector<HostSpan> opHosts;
   std::vector<CommKernel> commKernels;   // NCCL kernels, sorted by start
   std::vector<int32_t> commCalls;        // their calls: indexes into the trace's ncclCalls
   std::vector<DeviceWork> otherKernels;  // everything else (optimizer, memcpy), sorted by start
@@ -135,6 +144,10 @@ struct RankOps {
 
   // Op i's kernels: none, and no launch call, where the trace has no kernels.
   OpKernels kernelsOf(size_t i) const { return opKernels.empty() ? OpKernels{} : opKernels[i]; }
+  // Op i's host range.
+  HostSpan hostOf(size_t i) const {
+    return opHosts.empty() ? HostSpan{ops[i].start, ops[i].end} : opHosts[i];
+  }
   // When comm i was posted.
   TimeNs launchOf(size_t i) const {
     return commLaunches.empty() ? comms[i].start : commLaunches[i];

@@ -198,11 +198,8 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
     }
     switch (m->role) {
       case Role::Op:
-        out.ops.push_back(RecognizedOp{.op = Op{m->kind, m->mb.value_or(-1), m->chunk},
-                                       .start = r.start[i],
-                                       .end = r.end[i],
-                                       .launch = r.start[i],
-                                       .hostEnd = r.end[i]});
+        out.ops.push_back(RecognizedOp{
+            .op = Op{m->kind, m->mb.value_or(-1), m->chunk}, .start = r.start[i], .end = r.end[i]});
         if (withKernels) opThread.push_back(r.thread[i]);
         if (labelsNameStages) opStage.push_back(m->stage);
         break;

@@ -77,11 +77,12 @@ TimeNs withInputReceive(const RankOps& ops, const std::vector<TimeNs>& launches,
 // receive of its input), and ends where the next one starts (the last at the last op's end).
 void inferSteps(RankOps& ops) {
   std::vector<TimeNs> launches;
-  for (const auto& o : ops.ops) launches.push_back(o.launch);
+  for (size_t i = 0; i < ops.ops.size(); ++i) launches.push_back(ops.hostOf(i).launch);
   std::sort(launches.begin(), launches.end());
   std::vector<TimeNs> starts;
-  for (const auto& o : ops.ops) {
-    if (o.op.kind == OpKind::F && o.op.mb == 0 && o.op.chunk == 0) starts.push_back(o.launch);
+  for (size_t i = 0; i < ops.ops.size(); ++i) {
+    const Op& op = ops.ops[i].op;
+    if (op.kind == OpKind::F && op.mb == 0 && op.chunk == 0) starts.push_back(ops.hostOf(i).launch);
   }
   if (starts.empty() && !ops.ops.empty()) starts = startsAfterOptimizer(ops, launches);
   for (size_t i = 1; i < starts.size(); ++i) starts[i] = withInputReceive(ops, launches, starts[i]);
@@ -119,8 +120,10 @@ void cutSteps(RankOps& ops) {
             [](const StepMarker& a, const StepMarker& b) { return a.start < b.start; });
   if (ops.steps.empty()) inferSteps(ops);
   StepFinder starts(ops.steps), ends(ops.steps);
-  for (auto& o : ops.ops) {
-    o.step = stepOfRange(ops.steps, starts, ends, o.launch, std::max(o.launch, o.hostEnd));
+  for (size_t i = 0; i < ops.ops.size(); ++i) {
+    const HostSpan host = ops.hostOf(i);
+    ops.ops[i].step =
+        stepOfRange(ops.steps, starts, ends, host.launch, std::max(host.launch, host.end));
   }
   StepFinder comms(ops.steps);
   for (size_t i = 0; i < ops.comms.size(); ++i) ops.comms[i].step = comms.at(ops.launchOf(i));

@@ -261,7 +261,7 @@ void addStageOps(const PipelineTrace& pl, const Index& index, const StageTrace& 
   forEachOfStep(st.ops.ops, x.ops, stepIdx, [&](int i) {
     const auto& o = st.ops.ops[static_cast<size_t>(i)];
     ss.ops.push_back(i);
-    firstLaunch = std::min(firstLaunch, o.launch);
+    firstLaunch = std::min(firstLaunch, st.ops.hostOf(static_cast<size_t>(i)).launch);
     view.start = std::min(view.start, o.start);
     view.end = std::max(view.end, o.end);
   });
@@ -492,7 +492,8 @@ void addBatchAwaits(const PipelineTrace& pl, const Index& index, const StageTrac
   });
   for (; c != comms.end() && c->start <= o.start; ++c) {
     if (c->onDevice || c->end > o.start + kPostSlack) continue;
-    const std::optional<Index::Peer> peer = index.peerOf(st.stage, static_cast<size_t>(c - comms.begin()));
+    const std::optional<Index::Peer> peer =
+        index.peerOf(st.stage, static_cast<size_t>(c - comms.begin()));
     if (!peer || peer->stage == st.stage) continue;
     const RecognizedComm& other = pl.stages[peer->stage].ops.comms[peer->comm];
     // A send that returned before its data arrived (its receive ended) was asynchronous
@@ -633,7 +634,8 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
     ss.sendQueuedBehind.push_back(queued);
     ss.producerStage.push_back(pOp >= 0 ? pStage : -1);
     ss.producerOp.push_back(pOp);
-    if (held.from >= 0) ss.heldBehind.emplace_back(static_cast<int>(ss.producerOp.size()) - 1, held);
+    if (held.from >= 0)
+      ss.heldBehind.emplace_back(static_cast<int>(ss.producerOp.size()) - 1, held);
   }
   ss.awaitBegin.push_back(static_cast<int>(ss.awaitStage.size()));
 }

@@ -43,8 +43,11 @@ HandPipeline& HandPipeline::op(int stage, Op o, TimeNs start, TimeNs end, TimeNs
   r.op = o;
   r.start = start;
   r.end = end;
-  r.launch = launch < 0 ? start : launch;
-  stages_[stage].ops.push_back(r);
+  RankOps& ops = stages_[stage];
+  // Its host range from its launch, where that is not its start (RankOps::opHosts).
+  if (launch >= 0 && launch != start) analysis::holdOpHosts(ops);
+  ops.ops.push_back(r);
+  if (!ops.opHosts.empty()) ops.opHosts.push_back({launch < 0 ? start : launch, end});
   return *this;
 }
 
@@ -100,7 +103,9 @@ std::vector<RankOps> HandPipeline::rankOps() const {
   // One step over everything unless steps are given.
   TimeNs first = INT64_MAX, last = INT64_MIN;
   for (const RankOps& s : stages_) {
-    for (const auto& o : s.ops) first = std::min(first, o.launch), last = std::max(last, o.end);
+    for (size_t i = 0; i < s.ops.size(); ++i) {
+      first = std::min(first, s.hostOf(i).launch), last = std::max(last, s.ops[i].end);
+    }
     for (const auto& c : s.comms) first = std::min(first, c.start), last = std::max(last, c.end);
     for (const auto& i : s.optimizer) last = std::max(last, i.end);
   }
@@ -113,9 +118,9 @@ std::vector<RankOps> HandPipeline::rankOps() const {
     if (!anySteps) s.steps.push_back({0, first, last});
     auto byStart = [](const auto& a, const auto& b) { return a.start < b.start; };
     std::stable_sort(s.steps.begin(), s.steps.end(), byStart);
-    std::stable_sort(s.ops.begin(), s.ops.end(), byStart);
+    analysis::sortOpsByStart(s);
     analysis::sortCommsByStart(s);
-    for (auto& o : s.ops) o.step = stepAt(s.steps, o.launch);
+    for (size_t i = 0; i < s.ops.size(); ++i) s.ops[i].step = stepAt(s.steps, s.hostOf(i).launch);
     for (auto& c : s.comms) c.step = stepAt(s.steps, c.start);
   }
   return out;

@@ -77,7 +77,7 @@ void expectSameOps(const RankOps& one, const RankOps& owned, size_t stage) {
     const analysis::RecognizedOp& a = one.ops[i];
     const analysis::RecognizedOp& b = owned.ops[i];
     EXPECT_TRUE(a.op == b.op && a.step == b.step && a.start == b.start && a.end == b.end &&
-                a.launch == b.launch && a.hostEnd == b.hostEnd)
+                one.hostOf(i) == owned.hostOf(i))
         << "stage " << stage << ", op " << i;
   }
   ASSERT_EQ(owned.comms.size(), one.comms.size()) << "stage " << stage;

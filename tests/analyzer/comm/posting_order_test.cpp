@@ -23,10 +23,10 @@ struct Stage {
   void op(OpKind kind, int mb, TimeNs launch, int chunk = 0) {
     RecognizedOp o;
     o.op = {kind, mb, chunk};
-    o.launch = launch;
     o.start = launch + 1'000;
     o.end = launch + 900'000;
     ops.ops.push_back(o);
+    ops.opHosts.push_back({launch, o.end});
   }
 
   // A send or receive posted at `posted` whose kernel runs [start, end) on `stream`.

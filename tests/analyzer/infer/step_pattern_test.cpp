@@ -13,8 +13,8 @@ RankOps opsAt(const std::vector<std::pair<OpKind, TimeNs>>& launches) {
   for (auto [kind, at] : launches) {
     RecognizedOp o;
     o.op = Op{kind, -1, 0};
-    o.launch = o.start = at;
-    o.hostEnd = o.end = at + 5;
+    o.start = at;  // its host range is its span (RankOps::opHosts empty)
+    o.end = at + 5;
     ops.ops.push_back(o);
   }
   return ops;

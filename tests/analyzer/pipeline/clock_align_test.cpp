@@ -205,8 +205,8 @@ TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
   RecognizedOp op;
   op.start = 10;
   op.end = 20;
-  op.launch = 9;
   ops.ops = {op};
+  ops.opHosts = {{9, 21}};
   ops.comms = {{.send = true,
                 .pass = OpKind::F,
                 .mb = 0,
@@ -232,7 +232,7 @@ TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
   shiftTimes(ops, 1000);
   EXPECT_EQ(ops.ops[0].start, 1010);
   EXPECT_EQ(ops.ops[0].end, 1020);
-  EXPECT_EQ(ops.ops[0].launch, 1009);
+  EXPECT_EQ(ops.hostOf(0), (HostSpan{1009, 1021}));
   EXPECT_EQ(ops.comms[0].start, 1020);
   EXPECT_EQ(ops.comms[0].end, 1025);
   EXPECT_EQ(ops.steps[0].start, 1000);

@@ -34,7 +34,6 @@ ThreadedOp op(Op o, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
   r.op = o;
   r.start = start;
   r.end = end;
-  r.launch = start;
   return {r, thread};
 }
 
@@ -75,7 +74,7 @@ TEST(AttributeKernels, KernelsBelongToTheOpWhoseRangeEnclosesTheirLaunch) {
   EXPECT_EQ(ops.ops[0].op, F0);
   EXPECT_EQ(ops.ops[0].start, 14);
   EXPECT_EQ(ops.ops[0].end, 25);
-  EXPECT_EQ(ops.ops[0].launch, 10);
+  EXPECT_EQ(ops.hostOf(0).launch, 10);  // the host side stays the range
   EXPECT_EQ(ops.ops[1].start, 35);
   EXPECT_EQ(ops.ops[1].end, 50);
   const auto& k = ops.computeKernels;

@@ -17,6 +17,7 @@ RankOps withComms() {
   ops.commLaunches = {4, kNoLaunch};
   ops.ops = {{.op = Op{OpKind::F, 0, 0}, .start = 0, .end = 9}};
   ops.opKernels = {{.firstLaunch = 1, .begin = 0, .end = 0}};
+  ops.opHosts = {{1, 8}};
   return ops;
 }
 
@@ -28,12 +29,13 @@ RankOps roundTrip(const RankOps& ops) {
   return decodeRankOps(r);
 }
 
-TEST(RankOpsCodec, TheCommsLaunchesAndTheOpsKernelsTravelWithThem) {
+TEST(RankOpsCodec, TheCommsLaunchesAndTheOpsKernelsAndHostRangesTravelWithThem) {
   const RankOps back = roundTrip(withComms());
   ASSERT_EQ(back.comms.size(), 2u);
   EXPECT_EQ(back.launchOf(0), 4);
   EXPECT_EQ(back.launchOf(1), kNoLaunch);
   EXPECT_EQ(back.kernelsOf(0).firstLaunch, 1);
+  EXPECT_EQ(back.hostOf(0), (HostSpan{1, 8}));
   RankOps asBegun = withComms();
   asBegun.commLaunches.clear();  // posted as they began: none travel
   EXPECT_EQ(roundTrip(asBegun).launchOf(1), 30);
@@ -45,6 +47,9 @@ TEST(RankOpsCodec, ListsBesideTheRecordsThatDisagreeAreRefused) {
   EXPECT_THROW(roundTrip(ops), std::runtime_error);
   ops = withComms();
   ops.opKernels.push_back({});
+  EXPECT_THROW(roundTrip(ops), std::runtime_error);
+  ops = withComms();
+  ops.opHosts.push_back({});
   EXPECT_THROW(roundTrip(ops), std::runtime_error);
 }
 

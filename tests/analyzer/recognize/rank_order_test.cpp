@@ -1,6 +1,6 @@
 // A rank's ops and comms in start order with what is kept beside them (analyzer/recognize/
-// rank_order.h): each op its kernels, each comm when it was posted, whichever list was sorted,
-// merged or moved; lists that disagree are refused.
+// rank_order.h): each op its kernels and host range, each comm when it was posted, whichever list
+// was sorted, merged or moved; lists that disagree are refused.
 #include "analyzer/recognize/rank_order.h"
 
 #include <gtest/gtest.h>
@@ -45,6 +45,39 @@ TEST(SortOpsByStart, EachOpKeepsItsKernelsAndEqualStartsKeepTheirOrder) {
   // Lists that disagree are the caller's error, not a sort of one of them.
   ops.opKernels.resize(1);
   EXPECT_THROW(sortOpsByStart(ops), std::logic_error);
+}
+
+TEST(SortOpsByStart, EachOpKeepsItsHostRangeBesideItsKernels) {
+  RankOps ops;
+  ops.ops = {{.op = F0, .start = 30, .end = 35}, {.op = F1, .start = 10, .end = 12}};
+  EXPECT_EQ(ops.hostOf(0), (HostSpan{30, 35}));  // none held: its span
+  ops.opHosts = {{25, 31}, {2, 11}};
+  sortOpsByStart(ops);  // without kernels
+  EXPECT_EQ(ops.ops[0].op, F1);
+  EXPECT_EQ(ops.hostOf(0), (HostSpan{2, 11}));
+  EXPECT_EQ(ops.hostOf(1), (HostSpan{25, 31}));
+  ops.ops[0].start = 50;
+  ops.opKernels = {{.firstLaunch = 3, .begin = 0, .end = 1},
+                   {.firstLaunch = 26, .begin = 1, .end = 2}};
+  sortOpsByStart(ops);  // with both beside
+  EXPECT_EQ(ops.ops[1].op, F1);
+  EXPECT_EQ(ops.hostOf(1), (HostSpan{2, 11}));
+  EXPECT_EQ(ops.kernelsOf(1).firstLaunch, 3);
+  ops.opHosts.pop_back();
+  EXPECT_THROW(sortOpsByStart(ops), std::logic_error);
+}
+
+// An op's span moves to its kernels': its host range (its span until then) is kept first.
+TEST(HoldOpHosts, EachOpsSpanBecomesItsHostRangeOnce) {
+  RankOps ops;
+  holdOpHosts(ops);  // no ops: nothing to hold
+  EXPECT_TRUE(ops.opHosts.empty());
+  ops.ops = {{.op = F0, .start = 10, .end = 20}, {.op = F1, .start = 30, .end = 40}};
+  holdOpHosts(ops);
+  EXPECT_EQ(ops.opHosts, (std::vector<HostSpan>{{10, 20}, {30, 40}}));
+  ops.ops[0].start = 14;  // its kernels ran later
+  holdOpHosts(ops);       // already held: not taken again from the moved span
+  EXPECT_EQ(ops.hostOf(0), (HostSpan{10, 20}));
 }
 
 TEST(SortCommsByStart, EachCommKeepsItsLaunchAndEqualStartsKeepTheirOrder) {

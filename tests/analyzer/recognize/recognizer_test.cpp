@@ -43,7 +43,9 @@ TEST(Recognize, BubblescopeRangesBecomeOpsTransfersStepsAndPhases) {
   EXPECT_EQ(r.ops[0].op, (Op{OpKind::F, 0, 1}));
   EXPECT_EQ(r.ops[0].start, 10);
   EXPECT_EQ(r.ops[0].end, 20);
-  EXPECT_EQ(r.ops[0].launch, 10);
+  // An op-level trace's host range is each op's span: none kept apart.
+  EXPECT_TRUE(r.opHosts.empty());
+  EXPECT_EQ(r.hostOf(0), (HostSpan{10, 20}));
   EXPECT_EQ(r.ops[0].step, 0);
   EXPECT_EQ(r.ops[1].op, (Op{OpKind::BW, 0, 1}));
   ASSERT_EQ(r.comms.size(), 2u);
@@ -221,7 +223,7 @@ TEST(Recognize, KernelsLaunchedInsideAnOpBecomeItsExecution) {
   ASSERT_EQ(r.ops.size(), 1u);
   EXPECT_EQ(r.ops[0].start, 30);
   EXPECT_EQ(r.ops[0].end, 45);
-  EXPECT_EQ(r.ops[0].launch, 10);  // the host side stays the range
+  EXPECT_EQ(r.hostOf(0).launch, 10);  // the host side stays the range
 }
 
 }  // namespace

@@ -5,20 +5,37 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <random>
 #include <vector>
 
 namespace bubblescope::analysis {
 namespace {
 
-RecognizedOp op(Op o, TimeNs start, TimeNs end, TimeNs launch = -1) {
+// An op and its host range (RankOps::opHosts).
+struct HostedOp {
+  RecognizedOp op;
+  HostSpan host;
+};
+
+HostedOp op(Op o, TimeNs start, TimeNs end, TimeNs launch = -1) {
   RecognizedOp r;
   r.op = o;
   r.start = start;
   r.end = end;
-  r.launch = launch < 0 ? start : launch;
-  r.hostEnd = r.launch;  // a host range no longer than its launch: its start decides
-  return r;
+  const TimeNs at = launch < 0 ? start : launch;
+  return {r, {at, at}};  // a host range no longer than its launch: its start decides
+}
+
+void add(RankOps& r, const HostedOp& o) {
+  r.ops.push_back(o.op);
+  r.opHosts.push_back(o.host);
+}
+
+void put(RankOps& r, std::initializer_list<HostedOp> ops) {
+  r.ops.clear();
+  r.opHosts.clear();
+  for (const HostedOp& o : ops) add(r, o);
 }
 
 RecognizedComm comm(bool send, OpKind pass, TimeNs start, TimeNs end, int mb = 0, int chunk = 0) {
@@ -80,14 +97,14 @@ TEST(CutSteps, TransfersInAnyOrderFallInTheMarkerHoldingTheirLaunch) {
 TEST(CutSteps, OpsAndTransfersFallInTheMarkerHoldingTheirStart) {
   RankOps r;
   r.steps = {{2, 100, 199}, {1, 0, 99}};  // out of order: sorted first
-  r.ops = {
-      op(F0, -10, -5),       // before every step
-      op(F0, 10, 20),        //
-      op(F1, 101, 110, 95),  // launched in step 1 though its kernels ran in step 2
-      op(BW0, 99, 105),      // launched on the last ns of step 1: markers are closed
-      op(BW1, 150, 160),     //
-      op(F0, 250, 260),      // after every step
-  };
+  put(r, {
+             op(F0, -10, -5),       // before every step
+             op(F0, 10, 20),        //
+             op(F1, 101, 110, 95),  // launched in step 1 though its kernels ran in step 2
+             op(BW0, 99, 105),      // launched on the last ns of step 1: markers are closed
+             op(BW1, 150, 160),     //
+             op(F0, 250, 260),      // after every step
+         });
   r.comms = {comm(true, OpKind::F, 20, 30), comm(false, OpKind::B, 140, 150),
              comm(true, OpKind::F, 200, 210)};
   cutSteps(r);
@@ -104,11 +121,11 @@ TEST(CutSteps, AnOpWhoseRangeBeganJustBeforeItsStepRangeBelongsToThatStep) {
   // torch's profiler.step() can open ProfilerStep#N a few µs into the step's first op annotation.
   RankOps r;
   r.steps = {{1, 0, 99}, {2, 100, 199}};
-  RecognizedOp first = op(F0, 102, 130, 97);
-  first.hostEnd = 120;  // its host range ends inside step 2
-  RecognizedOp last = op(BW0, 90, 98, 90);
-  last.hostEnd = 98;  // the last op of step 1 stays there
-  r.ops = {last, first};
+  HostedOp first = op(F0, 102, 130, 97);
+  first.host.end = 120;  // its host range ends inside step 2
+  HostedOp last = op(BW0, 90, 98, 90);
+  last.host.end = 98;  // the last op of step 1 stays there
+  put(r, {last, first});
   cutSteps(r);
   EXPECT_EQ(stepsOfOps(r), (std::vector<int>{0, 1}));
 }
@@ -132,11 +149,11 @@ TEST(CutSteps, DeviceWorkBelongsToTheStepThatLaunchedIt) {
 TEST(CutSteps, WithoutMarkersAStepStartsAtEachForwardOfMicrobatchZero) {
   RankOps r;
   for (TimeNs t0 : {0, 100}) {
-    r.ops.push_back(op(F0, t0 + 10, t0 + 20));
-    r.ops.push_back(op(F1, t0 + 20, t0 + 30));
-    r.ops.push_back(op({OpKind::F, 0, 1}, t0 + 30, t0 + 40));  // chunk 1: not a new step
-    r.ops.push_back(op(BW0, t0 + 40, t0 + 60));
-    r.ops.push_back(op(BW1, t0 + 60, t0 + 80));
+    add(r, op(F0, t0 + 10, t0 + 20));
+    add(r, op(F1, t0 + 20, t0 + 30));
+    add(r, op({OpKind::F, 0, 1}, t0 + 30, t0 + 40));  // chunk 1: not a new step
+    add(r, op(BW0, t0 + 40, t0 + 60));
+    add(r, op(BW1, t0 + 60, t0 + 80));
   }
   r.comms = {comm(false, OpKind::F, 5, 10)};  // the first forward's input: part of step 0
   r.optimizer = {{180, 195}};
@@ -154,7 +171,7 @@ TEST(CutSteps, WithoutMarkersAStepStartsAtEachForwardOfMicrobatchZero) {
 
 TEST(CutSteps, WithoutAnyForwardOfMicrobatchZeroOneStepStartsAtTheFirstOp) {
   RankOps r;
-  r.ops = {op(BW1, 10, 20), op(BW0, 30, 40)};
+  put(r, {op(BW1, 10, 20), op(BW0, 30, 40)});
   cutSteps(r);
   ASSERT_EQ(r.steps.size(), 1u);
   EXPECT_EQ(r.steps[0].start, 10);
@@ -169,10 +186,10 @@ TEST(CutSteps, WithoutMarkersOrMicrobatchIdsAStepStartsAfterEachOptimizerStep) {
   RankOps r;
   const Op f{OpKind::F, -1, 0}, bw{OpKind::BW, -1, 0};
   for (TimeNs t0 : {0, 100, 200}) {
-    r.ops.push_back(op(f, t0 + 10, t0 + 20));
-    r.ops.push_back(op(f, t0 + 20, t0 + 30));
-    r.ops.push_back(op(bw, t0 + 30, t0 + 50));
-    r.ops.push_back(op(bw, t0 + 50, t0 + 70));
+    add(r, op(f, t0 + 10, t0 + 20));
+    add(r, op(f, t0 + 20, t0 + 30));
+    add(r, op(bw, t0 + 30, t0 + 50));
+    add(r, op(bw, t0 + 50, t0 + 70));
     r.optimizer.push_back({t0 + 80, t0 + 90});
   }
   cutSteps(r);
@@ -195,10 +212,10 @@ TEST(CutSteps, WithoutMarkersTheReceiveOfAStepsFirstInputBelongsToThatStep) {
     RankOps r;
     for (TimeNs t0 : {0, 100}) {
       r.comms.push_back(comm(false, OpKind::F, t0 + 0, t0 + 12, mb));
-      r.ops.push_back(op(f, t0 + 12, t0 + 20));
+      add(r, op(f, t0 + 12, t0 + 20));
       r.comms.push_back(comm(true, OpKind::F, t0 + 20, t0 + 22, mb));
       r.comms.push_back(comm(false, OpKind::B, t0 + 22, t0 + 30, mb));
-      r.ops.push_back(op(bw, t0 + 30, t0 + 40));
+      add(r, op(bw, t0 + 30, t0 + 40));
       r.optimizer.push_back({t0 + 50, t0 + 60});
     }
     cutSteps(r);
@@ -222,10 +239,10 @@ TEST(CutSteps, NothingToCutGivesNoSteps) {
 TEST(NumberMicrobatchesByOrder, CountsPerStepKindAndChunk) {
   RankOps r;
   const Op f{OpKind::F, -1, 0}, f1{OpKind::F, -1, 1}, bw{OpKind::BW, -1, 0};
-  r.ops = {op(f, 0, 1),  op(f1, 1, 2), op(f, 2, 3),   op(bw, 3, 4),
-           op(f1, 4, 5), op(bw, 5, 6), op(f, 10, 11), op(bw, 11, 12)};
+  put(r, {op(f, 0, 1), op(f1, 1, 2), op(f, 2, 3), op(bw, 3, 4), op(f1, 4, 5), op(bw, 5, 6),
+          op(f, 10, 11), op(bw, 11, 12)});
   for (size_t i = 0; i < r.ops.size(); ++i) r.ops[i].step = i < 6 ? 0 : 1;
-  r.ops.push_back(op({OpKind::F, 9, 0}, 12, 13));  // read from its label: kept
+  add(r, op({OpKind::F, 9, 0}, 12, 13));  // read from its label: kept
   r.ops.back().step = 1;
   r.comms = {comm(true, OpKind::F, 0, 1, -1), comm(false, OpKind::B, 1, 2, -1),
              comm(true, OpKind::F, 2, 3, -1), comm(true, OpKind::B, 3, 4, -1),
