@@ -118,11 +118,27 @@ void appendAll(std::vector<T>& to, std::vector<T>&& from) {
   letGo(from);
 }
 
+// Where the next step committed puts its records among the pipeline's: its index among the
+// analysed steps, and its first op record's among every record.
+struct StepPlace {
+  int step = 0, firstRecord = 0;
+  StepPlace(const PipelineResult& out, const OpLedger& ledger)
+      : step(static_cast<int>(out.steps.size())),
+        firstRecord(ledger.base + static_cast<int>(out.ops.size())) {}
+  // A gap of the step, which named its step by the common step and the op that ended it by its
+  // place among the step's records, named as the pipeline's.
+  void place(Gap& gap) const {
+    gap.step = step;
+    if (gap.nextOp >= 0) gap.nextOp += firstRecord;
+  }
+};
+
 // Appends an analysed step to the pipeline's result, as the next of its steps: its records take
 // their step index and their ops' index among every record.
 void commitStep(StepOutcome&& step, PipelineResult& out, StepTimes& times, CauseTally& causes,
                 OpLedger& ledger) {
-  const int stepIndex = static_cast<int>(out.steps.size());
+  const StepPlace at(out, ledger);
+  const int stepIndex = at.step;
   out.steps.push_back(step.info);
   times.measured.push_back(step.measured);
   times.ideal.push_back(step.ideal);
@@ -151,11 +167,7 @@ void commitStep(StepOutcome&& step, PipelineResult& out, StepTimes& times, Cause
     out.stages[s].total += step.splits[s];
     out.total += step.splits[s];
   }
-  const int firstRecord = ledger.base + static_cast<int>(out.ops.size());
-  for (Gap& gap : step.gaps) {
-    gap.step = stepIndex;
-    if (gap.nextOp >= 0) gap.nextOp += firstRecord;
-  }
+  for (Gap& gap : step.gaps) at.place(gap);
   for (OpRecord& o : step.ops) {
     o.step = stepIndex;
     ledger.add(o);
@@ -574,18 +586,15 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     // What only the first committed step gives is made by each step in flight until one has.
     const bool wantOrder = !times.firstFinished;
     const bool wantIdealOps = out.idealOps.empty();
-    // A step at a time, a summary's gaps are folded as each stage is classified, as the
-    // step's commit (commitStep) numbers them: the step is the next committed, and its op
-    // records follow every one before.
-    const int stepIndex = static_cast<int>(out.steps.size());
-    const int firstRecord = ledger.base + static_cast<int>(out.ops.size());
+    // A step at a time, a summary's gaps are folded as each stage is classified, placed as
+    // the step's commit (commitStep) places them: the step is the next committed.
+    const StepPlace at(out, ledger);
     const GapFolder foldNow = [&](Gap& gap, const BlameWords& words,
                                   const std::optional<CauseId>& cause, const OpRecord* next) {
-      gap.step = stepIndex;
-      if (gap.nextOp >= 0) gap.nextOp += firstRecord;
+      at.place(gap);
       std::optional<OpRecord> record;
-      if (next != nullptr) record.emplace(*next).step = stepIndex;
-      folded->add(pl, out, static_cast<size_t>(stepIndex) + 1, gap, words, cause,
+      if (next != nullptr) record.emplace(*next).step = at.step;
+      folded->add(pl, out, static_cast<size_t>(at.step) + 1, gap, words, cause,
                   record ? &*record : nullptr);
     };
     const GapFolder* fold = folded && analysed.size() == 1 ? &foldNow : nullptr;

@@ -45,11 +45,9 @@ bool atItsPlace(const CauseId& id, const Gap& g, const Op* next) {
 
 }  // namespace
 
-Links::Links(const std::vector<TransferRecord>& transfers, size_t first) {
-  entries_.reserve(transfers.size() - std::min(first, transfers.size()));
-  for (size_t i = first; i < transfers.size(); ++i) add(transfers[i]);
-  std::sort(entries_.begin(), entries_.end());
-}
+Links::Links(const std::vector<TransferRecord>& transfers, size_t first)
+    : Links(transfers.size() - std::min(first, transfers.size()),
+            [&](size_t i) -> const TransferRecord& { return transfers[first + i]; }) {}
 
 void Links::add(const TransferRecord& t) {
   entries_.push_back({t.step, t.fromStage, static_cast<int>(t.pass), t.mb, t.toStage});

@@ -46,6 +46,15 @@ void sortBeside(std::vector<Record>& records, const char* what, std::vector<Besi
   (permute(beside, order), ...);
 }
 
+// Makes `beside` one per record, each `of(record)`, where it was empty: what it stood for until a
+// record's times move away from it.
+template <class Record, class Beside, class Of>
+void holdBeside(const std::vector<Record>& records, std::vector<Beside>& beside, Of&& of) {
+  if (!beside.empty() || records.empty()) return;
+  beside.reserve(records.size());
+  for (const Record& r : records) beside.push_back(of(r));
+}
+
 }  // namespace
 
 void sortOpsByStart(RankOps& ops) {
@@ -57,15 +66,11 @@ void sortCommsByStart(RankOps& ops) {
 }
 
 void holdOpHosts(RankOps& ops) {
-  if (!ops.opHosts.empty() || ops.ops.empty()) return;
-  ops.opHosts.reserve(ops.ops.size());
-  for (const RecognizedOp& o : ops.ops) ops.opHosts.push_back({o.start, o.end});
+  holdBeside(ops.ops, ops.opHosts, [](const RecognizedOp& o) { return HostSpan{o.start, o.end}; });
 }
 
 void holdCommLaunches(RankOps& ops) {
-  if (!ops.commLaunches.empty() || ops.comms.empty()) return;
-  ops.commLaunches.reserve(ops.comms.size());
-  for (const RecognizedComm& c : ops.comms) ops.commLaunches.push_back(c.start);
+  holdBeside(ops.comms, ops.commLaunches, [](const RecognizedComm& c) { return c.start; });
 }
 
 void addComms(RankOps& ops, PostedComms added) {
