@@ -18,6 +18,7 @@
 #include "analyzer/result/errors.h"
 #include "analyzer/result/idle_tally.h"
 #include "analyzer/result/stats.h"
+#include "analyzer/timeline/kept_room.h"
 #include "analyzer/timeline/step_view.h"
 #include "analyzer/whatif/pipeline_culprit.h"
 #include "analyzer/whatif/schedule_match.h"
@@ -153,10 +154,6 @@ void commitStep(StepOutcome&& step, PipelineResult& out, StepTimes& times, Cause
   if (step.finished && !times.firstFinished) times.firstFinished = std::move(step.order);
   if (!step.finished && times.firstUnfinished.empty()) {
     times.firstUnfinished = std::move(step.unfinished);
-  }
-  if (out.idealOps.empty()) {
-    out.idealOps = std::move(step.idealOps);
-    for (OpRecord& o : out.idealOps) o.step = stepIndex;
   }
   for (size_t s = 0; s < step.alone.size(); ++s) {
     times.onlyStage[s].push_back(step.alone[s].makespan + out.tailMedian);
@@ -577,6 +574,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
                       causes.imbalancedStage,
                       kept == KeptGaps::All};
   std::vector<StepOutcome> analysed;
+  std::optional<size_t> firstCommitted;  // its common step
   // The batches' threads kept from one batch to the next: started anew for each, a thread's
   // start and end (its malloc arena and caches set up and flushed) cost about as much as its
   // share of a batch of small steps, and on 10^6 steps the caller analysed most of each alone.
@@ -585,28 +583,43 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     analysed.assign(std::min(batch, views.size() - k), StepOutcome{});
     // What only the first committed step gives is made by each step in flight until one has.
     const bool wantOrder = !times.firstFinished;
-    const bool wantIdealOps = out.idealOps.empty();
     // A step at a time, a summary's gaps are folded as each stage is classified, placed as
     // the step's commit (commitStep) places them: the step is the next committed.
     const StepPlace at(out, ledger);
-    const GapFolder foldNow = [&](Gap& gap, const BlameWords& words,
-                                  const std::optional<CauseId>& cause, const OpRecord* next) {
+    // Without every record kept, its op records too: each is tallied and let go, as the
+    // step's commit and fold would.
+    StepFolder foldNow;
+    foldNow.gap = [&](Gap& gap, const BlameWords& words, const std::optional<CauseId>& cause,
+                      const OpRecord* next) {
       at.place(gap);
       std::optional<OpRecord> record;
       if (next != nullptr) record.emplace(*next).step = at.step;
       folded->add(pl, out, static_cast<size_t>(at.step) + 1, gap, words, cause,
                   record ? &*record : nullptr);
     };
-    const GapFolder* fold = folded && analysed.size() == 1 ? &foldNow : nullptr;
+    if (!everyRecord) {
+      foldNow.op = [&](const OpRecord& record) {
+        OpRecord o = record;
+        o.step = at.step;
+        ledger.add(o);
+        ++ledger.base;
+      };
+    }
+    const StepFolder* fold = folded && analysed.size() == 1 ? &foldNow : nullptr;
     auto analyze = [&](size_t i) {
       // Each thread builds its steps into one view (StepViews::build); it keeps a step's room.
       thread_local StepView view;
       views.build(k + i, view);
-      analysed[i] = analyzeStep(in, view, wantOrder, wantIdealOps, fold);
+      analysed[i] = analyzeStep(in, view, wantOrder, fold);
+      size_t ops = 0;
+      for (const StageStep& ss : view.stages) ops += ss.ops.size();
+      letGoIfLarge(view, ops);
     };
     pool.run(analysed.size(), analyze);
-    for (StepOutcome& step : analysed) {
+    for (size_t i = 0; i < analysed.size(); ++i) {
+      StepOutcome& step = analysed[i];
       if (step.refused.empty()) {
+        if (!firstCommitted) firstCommitted = k + i;
         std::vector<BlameWords> words = std::move(step.words);
         commitStep(std::move(step), out, times, causes, ledger);
         if (folded) folded->fold(pl, out, causes, ledger, words);
@@ -630,6 +643,11 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     StepView first;
     views.build(0, first);
     cutShort = observedSchedule(pl, first);
+  }
+  {
+    StepView first;
+    views.build(*firstCommitted, first);
+    out.idealOps = idealStepOps(in, first, 0);
   }
   builder.reset();  // its lookups, sized by the run's ops and comms
   warnSlowFirstStep(times.measured, out.steps, warnings);

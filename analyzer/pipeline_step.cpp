@@ -10,6 +10,7 @@
 #include "analyzer/idle/blame.h"
 #include "analyzer/idle/classify.h"
 #include "analyzer/idle/gap_sentence.h"
+#include "analyzer/timeline/kept_room.h"
 #include "analyzer/whatif/cause_wins.h"
 #include "reference_engine/schedule/validate.h"
 #include "reference_engine/sim/simulate.h"
@@ -38,7 +39,7 @@ void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::
 }  // namespace
 
 StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrder,
-                        bool wantIdealOps, const GapFolder* fold) {
+                        const StepFolder* fold) {
   const PipelineTrace& pl = in.pl;
   const MeanCosts& costs = in.costs;
   StepOutcome step;
@@ -79,18 +80,6 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
   if (!missing.empty()) {
     step.unfinished = "step " + std::to_string(view.number) + ": " + missing.front().message;
   }
-  if (wantIdealOps) {
-    size_t ideal = 0;
-    for (const auto& ops : order.stages) ideal += ops.size();
-    step.idealOps.reserve(ideal);
-    for (int s = 0; s < pl.p; ++s) {
-      for (size_t j = 0; j < order.stages[s].size(); ++j) {
-        const auto& t = sims.ideal.stages[s].ops[j];
-        step.idealOps.push_back(
-            {order.stages[s][j], s, local, t.start, t.end, costs.idealOf(order.stages[s][j])});
-      }
-    }
-  }
   step.alone = stageAloneMakespans(*prepared, idealCosts, measuredCosts, sims.ideal.makespan);
 
   thread_local BlameWalker blame;  // its lists kept from step to step, as the replays
@@ -105,18 +94,29 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
     step.causeOfGap.reserve(step.gaps.capacity());
     if (!in.everySentence) step.words.reserve(step.gaps.capacity());
   }
-  step.ops.reserve(opsInStep);
+  const bool foldOps = fold != nullptr && fold->op;
+  if (!foldOps) step.ops.reserve(opsInStep);
+  // The record of the op at `pos` of stage s's step.
+  const auto recordAt = [&](int s, int pos) -> OpRecord {
+    const auto& o = pl.stages[s].ops.ops[view.stages[s].ops[pos]];
+    return {o.op, s, local, o.start, o.end, costs.idealOf(o.op)};
+  };
   // The records first, as the gaps name the op that ended them by its place among the step's
   // records (its stage's first record and its position in the stage's step), and their causes
   // read the step's transfers.
   std::vector<StepPositions> posOf(pl.p);
   std::vector<int> firstRecord(pl.p, 0);
+  int records = 0;
   for (const StageStep& ss : view.stages) {
     posOf[ss.stage].assign(ss.ops);
-    firstRecord[ss.stage] = static_cast<int>(step.ops.size());
-    for (int i : ss.ops) {
-      const auto& o = pl.stages[ss.stage].ops.ops[i];
-      step.ops.push_back({o.op, ss.stage, local, o.start, o.end, costs.idealOf(o.op)});
+    firstRecord[ss.stage] = records;
+    records += static_cast<int>(ss.ops.size());
+    for (size_t j = 0; j < ss.ops.size(); ++j) {
+      if (foldOps) {
+        fold->op(recordAt(ss.stage, static_cast<int>(j)));
+      } else {
+        step.ops.push_back(recordAt(ss.stage, static_cast<int>(j)));
+      }
     }
   }
   const std::span<const int> transfers = in.transfersByStep[view.index];
@@ -137,6 +137,7 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
   // One stage's gaps at a time, in this thread's lists (their room kept).
   thread_local std::vector<Gap> stageGaps;
   thread_local std::vector<BlameWords> stageWords;
+  OpRecord nextRecord;  // a folded step's: the record of the op that ended the gap
   for (int s = 0; s < pl.p; ++s) {
     const DpWait* dp = in.dpWaits ? in.dpWaits->at(view.number, s) : nullptr;
     stageGaps.clear();
@@ -148,12 +149,17 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
       if (gap.nextOp >= 0) {
         const int pos = posOf[s].at(gap.nextOp);
         gap.nextOp = pos < 0 ? -1 : firstRecord[s] + pos;
-        if (pos >= 0) next = &step.ops[static_cast<size_t>(gap.nextOp)];
+        if (pos >= 0 && foldOps) {
+          nextRecord = recordAt(s, pos);
+          next = &nextRecord;
+        } else if (pos >= 0) {
+          next = &step.ops[static_cast<size_t>(gap.nextOp)];
+        }
       }
       const std::optional<CauseId> cause = causeOf(gap, links, in.imbalancedStage);
       if (cause) idleInStep[*cause] += avoidableIdle(gap);
       if (fold != nullptr) {
-        (*fold)(gap, stageWords[g], cause, next);
+        fold->gap(gap, stageWords[g], cause, next);
         continue;
       }
       if (in.everySentence) {
@@ -165,15 +171,47 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
       step.causeOfGap.push_back(cause);
     }
   }
+  // The ideal replay is read no more: each cause's replay is made in its room.
+  letGoIfLarge(blame, opsInStep);  // its walk is done
   const StepReplay replay{.order = *prepared,
                           .costs = costs,
                           .opCosts = measuredCosts,
                           .measuredCosts = sims.ops,
+                          .scratch = sims.ideal,
                           .measured = step.measured,
                           .replayed = step.replayed};
   addStepWins(replay, idleInStep, step.wins);
   if (wantOrder && step.finished) step.order = std::move(order);
+  // Held to the next step, a large step's replays would lie under the peak of what follows the
+  // steps (the what-ifs) as well.
+  letGoIfLarge(sims, opsInStep);
+  for (engine::SimCosts* c : {&idealCosts, &stageCosts, &measuredCosts})
+    letGoIfLarge(*c, opsInStep);
+  letGoIfLarge(*posting, opsInStep);
   return step;
+}
+
+std::vector<OpRecord> idealStepOps(const StepInputs& in, const StepView& view, int stepIndex) {
+  const PipelineTrace& pl = in.pl;
+  const engine::Schedule order = observedSchedule(pl, view);
+  engine::SimCosts idealCosts;
+  stepCosts(pl, view, in.costs, Scenario::Ideal, in.transferMedian, observedPosting(view, pl.p),
+            idealCosts);
+  const engine::PreparedSchedule prepared(order);
+  engine::SimResult ideal;
+  engine::simulate(prepared, idealCosts, ideal);
+  std::vector<OpRecord> ops;
+  size_t n = 0;
+  for (const auto& stage : order.stages) n += stage.size();
+  ops.reserve(n);
+  for (int s = 0; s < pl.p; ++s) {
+    for (size_t j = 0; j < order.stages[s].size(); ++j) {
+      const auto& t = ideal.stages[s].ops[j];
+      ops.push_back({order.stages[s][j], s, stepIndex, t.start, t.end,
+                     in.costs.idealOf(order.stages[s][j])});
+    }
+  }
+  return ops;
 }
 
 }  // namespace bubblescope::analysis

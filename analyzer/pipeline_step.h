@@ -36,7 +36,6 @@ struct StepOutcome {
   bool finished = false;
   std::optional<engine::Schedule> order;  // a finished step's, when the first is still wanted
   std::string unfinished;                 // "step 3: B4 of virtual stage 1 ... never runs"
-  std::vector<OpRecord> idealOps;         // when the pipeline's are still wanted
   std::vector<StageAlone> alone;
   std::vector<Split> splits;  // per stage
   std::vector<Gap> gaps;
@@ -70,14 +69,28 @@ struct StepInputs {
 using GapFolder = std::function<void(Gap& gap, const BlameWords& words,
                                      const std::optional<CauseId>& cause, const OpRecord* next)>;
 
+// What a step hands on as it goes rather than keep: its gaps, and, where set, its op records
+// (an analysis that keeps no op but those its gaps name: at 10,000 stages a step's records were
+// 7.7 MB at the analysis' peak, issue 28). The records come first, in record order, still naming
+// the step by its common step.
+struct StepFolder {
+  GapFolder gap;
+  std::function<void(const OpRecord& record)> op;  // empty: the records are kept in `ops`
+};
+
 // One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
 // classified per stage, its gaps blamed, its ops and transfers recorded. A step the simulator
 // cannot re-run comes back with only its number and `refused` set, and is left out. With
-// `wantOrder` a finished step keeps its op order; with `wantIdealOps` it records its ideal
-// schedule's ops (what only the first step committed gives). With `fold`, each gap goes to it in
-// order, stage by stage, and the outcome keeps none (`gaps`, `words` and `causeOfGap` empty).
-// Reads nothing another step writes.
+// `wantOrder` a finished step keeps its op order (what only the first step committed gives).
+// With `fold`, each gap goes to it in
+// order, stage by stage, and the outcome keeps none (`gaps`, `words` and `causeOfGap` empty); as
+// do its op records, where it takes them (`ops` empty). Reads nothing another step writes.
 StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrder,
-                        bool wantIdealOps, const GapFolder* fold = nullptr);
+                        const StepFolder* fold = nullptr);
+
+// The ops of a step analysed before (analyzeStep), as its replay with ideal costs runs them:
+// PipelineResult::idealOps, named as step `stepIndex`. Made again once the steps are done rather
+// than kept from the step's analysis, where they lay under its peak (10,000 stages: 7.7 MB).
+std::vector<OpRecord> idealStepOps(const StepInputs& in, const StepView& view, int stepIndex);
 
 }  // namespace bubblescope::analysis

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analyzer/timeline/kept_room.h"
+
 namespace bubblescope::analysis {
 
 std::vector<StageAlone> stageAloneMakespans(const engine::PreparedSchedule& order,
@@ -37,6 +39,10 @@ std::vector<StageAlone> stageAloneMakespans(const engine::PreparedSchedule& orde
     ideal.perOp[s].swap(row);
     out[s] = {replay.makespan, true};
   }
+  size_t ops = 0;
+  for (const auto& stage : ideal.perOp) ops += stage.size();
+  letGoIfLarge(replay, ops);
+  letGoIfLarge(row, ops);
   return out;
 }
 

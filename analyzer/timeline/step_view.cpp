@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "analyzer/result/stats.h"
+#include "analyzer/timeline/kept_room.h"
 #include "reference_engine/schedule/schedule.h"
 
 namespace bubblescope::analysis {
@@ -331,8 +332,7 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
   const StepMarker& marker = st.ops.steps[stepIdx];
   // Built in the view's own lists (cleared with their room kept) and in this thread's scratch:
   // a step's lists allocated anew for every step were most of a view's cost (issue 28).
-  thread_local IntervalList comm, other, scratch;
-  IntervalList& compute = ss.compute;
+  thread_local IntervalList compute, comm, other, scratch;
   compute.clear();
   comm.clear();
   other.clear();
@@ -377,12 +377,13 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
       inMarker(marker, *list, x.hostRangesSorted, [&](const Interval& i) { other.push_back(i); });
     }
   }
-  uniteInPlace(compute);
-  clipInPlace(compute, view.start, view.end);
-  uniteInPlace(comm);
-  clipInPlace(comm, view.start, view.end);
   // Each made in scratch and copied to the view's list, which then takes the room it needs: grown
   // by doubling, a stage's lists of 10,000 stages held twice their intervals (10 MB, issue 28).
+  uniteInPlace(compute);
+  clipInPlace(compute, view.start, view.end);
+  ss.compute.assign(compute.begin(), compute.end());
+  uniteInPlace(comm);
+  clipInPlace(comm, view.start, view.end);
   subtractInto(comm, ss.compute, scratch);
   ss.comm.assign(scratch.begin(), scratch.end());
   uniteInPlace(other);
@@ -521,10 +522,10 @@ void addStageInputs(const PipelineTrace& pl, const Index& index, StepKeys& keys,
   const size_t n = ss.ops.size();
   ss.receiveAfterPrevious.reserve(n);
   ss.sentAfter.reserve(n);
-  for (auto* v : {&ss.arrival, &ss.waitStart, &ss.moved, &ss.posted, &ss.sent, &ss.sendPosted,
-                  &ss.sendQueuedBehind}) {
-    v->reserve(n);
-  }
+  for (auto* v : {&ss.arrival, &ss.waitStart, &ss.moved, &ss.sent}) v->reserve(n);
+  ss.posted.reserve(n);
+  ss.sendPosted.reserve(n);
+  ss.sendQueuedBehind.reserve(n);
   ss.producerStage.reserve(n);
   ss.producerOp.reserve(n);
   for (int i : ss.ops) {
@@ -665,14 +666,15 @@ size_t StepViews::size() const {
 
 // Empties the stage's step for the next view, keeping its lists' room.
 void clearKeepingRoom(StageStep& ss) {
-  static_assert(sizeof(StageStep) == 8 + 20 * sizeof(std::vector<int>),
+  static_assert(sizeof(StageStep) == 8 + 17 * sizeof(std::vector<int>) +
+                                         3 * sizeof(RareTimes<kNoLaunch>),
                 "StageStep changed: clear its new list here");
   ss.stage = 0;
   ss.ops.clear();
-  for (auto* v : {&ss.arrival, &ss.waitStart, &ss.moved, &ss.posted, &ss.sent, &ss.sendPosted,
-                  &ss.sendQueuedBehind}) {
-    v->clear();
-  }
+  for (auto* v : {&ss.arrival, &ss.waitStart, &ss.moved, &ss.sent}) v->clear();
+  ss.posted.clear();
+  ss.sendPosted.clear();
+  ss.sendQueuedBehind.clear();
   ss.receiveAfterPrevious.clear();
   ss.sentAfter.clear();
   for (auto* v : {&ss.awaitBegin, &ss.awaitStage, &ss.awaitPos}) v->clear();
@@ -703,11 +705,15 @@ void StepViews::build(size_t k, StepView& view) const {
   thread_local StepKeys keys;
   stepSyncs(pl_, index, k, syncs);
   keys.reset(pl_, index, k);
+  size_t opsInStep = 0;
   for (const auto& st : pl_.stages) {
     StageStep& ss = view.stages[st.stage];
     addStageBusy(pl_, index, st, k, syncs, view, ss);
     addStageInputs(pl_, index, keys, impl_->layout, st, k, view, ss);
+    opsInStep += ss.ops.size();
   }
+  letGoIfLarge(keys, opsInStep);
+  letGoIfLarge(syncs, opsInStep);
 }
 
 std::vector<StepView> buildStepViews(const PipelineTrace& pl) {

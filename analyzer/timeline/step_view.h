@@ -28,6 +28,34 @@ struct HeldBehind {
   int producerStage = -1, producerOp = -1;  // index into that stage's StageTrace::ops.ops
 };
 
+// A per-op time most traces never know (an op-level timeline records no launch, so no post or
+// queue shows): empty until an op has one, then one entry per op. At 10,000 stages each such
+// column held as every other was 1.4 MB of unknowns (issue 28).
+template <TimeNs Unknown>
+class RareTimes {
+ public:
+  void clear() {
+    times_.clear();
+    size_ = 0;
+  }
+  void reserve(size_t n) { room_ = static_cast<uint32_t>(n); }  // for when the first is known
+  void push_back(TimeNs t) {
+    const bool held = times_.size() == size_ && size_ > 0;  // an earlier one was known
+    if (!held && t != Unknown) {
+      times_.reserve(std::max<size_t>(room_, size_ + 1));
+      times_.assign(size_, Unknown);
+    }
+    if (held || t != Unknown) times_.push_back(t);
+    ++size_;
+  }
+  TimeNs operator[](size_t j) const { return times_.empty() ? Unknown : times_[j]; }
+  size_t size() const { return size_; }
+
+ private:
+  std::vector<TimeNs> times_;     // empty, or one per op
+  uint32_t size_ = 0, room_ = 0;  // a stage's ops in one step
+};
+
 struct StageStep {
   int stage = 0;
   std::vector<int> ops;  // indexes into StageTrace::ops.ops, in start order
@@ -59,11 +87,13 @@ struct StageStep {
   // when the matched send began and was posted on the producer's side (kNoArrival / kNoLaunch:
   // unknown). A receive posted after the stage and its data were ready is the host's delay; a
   // send that began after its producer ended, the sender's.
-  std::vector<TimeNs> posted, sent, sendPosted;
+  RareTimes<kNoLaunch> posted;
+  std::vector<TimeNs> sent;
+  RareTimes<kNoLaunch> sendPosted;
   // The matched send began as the transfer before it on the sender's thread ended (within noise):
   // it queued behind that transfer, and this is when that one ended (kNoArrival: it did not
   // queue). Host-side sends (ranges) only: a kernel's queueing shows in its launch instead.
-  std::vector<TimeNs> sendQueuedBehind;
+  RareTimes<kNoArrival> sendQueuedBehind;
   std::vector<int> producerStage, producerOp;
   // The earlier transfers inputs' data queued behind, as (position in `ops`, transfer), by
   // position: an op whose input queued behind none (most) has no entry, where 40 bytes an op

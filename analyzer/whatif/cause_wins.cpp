@@ -1,7 +1,6 @@
 #include "analyzer/whatif/cause_wins.h"
 
 #include <algorithm>
-#include <optional>
 
 #include "analyzer/idle/root_causes.h"
 
@@ -35,20 +34,18 @@ bool removeCause(const CauseId& id, const engine::Schedule& order, const MeanCos
 void addStepWins(const StepReplay& s, const std::map<CauseId, TimeNs>& idleInStep,
                  std::map<CauseId, TimeNs>& wins) {
   addStallWins(std::max<TimeNs>(0, s.measured - s.replayed), idleInStep, wins);
-  // A copy of the step's measured costs, made once per step and only when needed: a cause's
-  // stage is changed in it, replayed and set back. Its posting is the step's, shared.
-  std::optional<engine::SimCosts> sim;
-  engine::SimResult result;
+  engine::SimCosts& sim = s.opCosts;
   const engine::Schedule& order = s.order.schedule();
+  std::vector<TimeNs> measured;
   for (const auto& [id, idle] : idleInStep) {
     if (id.cause != IdleClass::Jitter && id.cause != IdleClass::Imbalance) continue;
-    if (!sim) sim = s.opCosts;
-    if (id.stage < 0 || id.stage >= static_cast<int>(sim->perOp.size())) continue;
-    const std::vector<TimeNs> measured = sim->perOp[id.stage];
-    if (!removeCause(id, order, s.costs, sim->perOp[id.stage])) continue;
-    engine::simulate(s.order, *sim, result);
-    sim->perOp[id.stage] = measured;
-    wins[id] += std::max<TimeNs>(0, s.measuredCosts.makespan - result.makespan);
+    if (id.stage < 0 || id.stage >= static_cast<int>(sim.perOp.size())) continue;
+    std::vector<TimeNs>& row = sim.perOp[id.stage];
+    measured.assign(row.begin(), row.end());
+    const bool changed = removeCause(id, order, s.costs, row);
+    if (changed) engine::simulate(s.order, sim, s.scratch);
+    row.assign(measured.begin(), measured.end());
+    if (changed) wins[id] += std::max<TimeNs>(0, s.measuredCosts.makespan - s.scratch.makespan);
   }
 }
 

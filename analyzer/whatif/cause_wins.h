@@ -15,11 +15,14 @@ namespace bubblescope::analysis {
 struct StepReplay {
   const engine::PreparedSchedule& order;  // observedSchedule(pipeline, step), made a DAG
   const MeanCosts& costs;
-  // The step's costs under Scenario::Ops (stepCosts), and the step simulated with them.
-  const engine::SimCosts& opCosts;
+  // The step's costs under Scenario::Ops (stepCosts), and the step simulated with them. Each
+  // cause's stage is changed in opCosts, replayed and set back: a copy of a step of 10,000 stages'
+  // costs, and a result of its own, were 6 MB at the analysis' peak (issue 28).
+  engine::SimCosts& opCosts;
   const engine::SimResult& measuredCosts;
-  TimeNs measured = 0;  // the step's measured time
-  TimeNs replayed = 0;  // measuredCosts' makespan plus the step's own tail
+  engine::SimResult& scratch;  // any room: each replay is made in it
+  TimeNs measured = 0;         // the step's measured time
+  TimeNs replayed = 0;         // measuredCosts' makespan plus the step's own tail
 };
 
 // Adds to `wins` what removing each of the step's causes wins in it; `idleInStep` holds the

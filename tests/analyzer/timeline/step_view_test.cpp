@@ -222,6 +222,29 @@ TEST(StepView, ComputeIsTheOpsRangesAndTheOptimizerIsOtherBusy) {
   EXPECT_EQ(view.stages[1].hostActivity, (IntervalList{{9 * kMs, 12 * kMs}}));
 }
 
+// Whichever op first has one (the first, a middle one, the last), every time put reads back, and
+// every other as unknown; a column that never had one reads unknown throughout.
+TEST(RareTimes, ReadsBackEveryTimePutWhereverTheFirstKnownOneIs) {
+  for (size_t first = 0; first < 4; ++first) {
+    RareTimes<kNoLaunch> column;
+    column.reserve(4);
+    for (size_t j = 0; j < 4; ++j)
+      column.push_back(j >= first && j % 2 == first % 2 ? 10 + j : kNoLaunch);
+    ASSERT_EQ(column.size(), 4u);
+    for (size_t j = 0; j < 4; ++j) {
+      const TimeNs want =
+          j >= first && j % 2 == first % 2 ? static_cast<TimeNs>(10 + j) : kNoLaunch;
+      EXPECT_EQ(column[j], want) << "first known " << first << ", op " << j;
+    }
+    column.clear();
+    column.push_back(kNoLaunch);
+    column.push_back(kNoLaunch);
+    EXPECT_EQ(column.size(), 2u);
+    EXPECT_EQ(column[0], kNoLaunch);
+    EXPECT_EQ(column[1], kNoLaunch);
+  }
+}
+
 TEST(TransferLags, LagIsArrivalMinusProducerEndWhereTheReceiverWasWaiting) {
   const PipelineTrace pl = twoStagesOneMicrobatch().build();
   const auto lags = transferLags(pl, buildStepViews(pl));
