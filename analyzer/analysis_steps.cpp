@@ -143,7 +143,7 @@ PipelineResult analyzeReplica(const traces::Run& run, const PipelineTrace& pl, c
                               KeptGaps kept, bool opsReadAfter, bool whole, unsigned threads,
                               std::vector<std::string>& said) {
   const bool everyRecord = opsReadAfter || memoryLookReadsRecords(run, pl);
-  PipelineResult analysed = analyzePipeline(pl, said, &waits, kept, everyRecord, threads);
+  PipelineResult analysed = analyzePipeline(pl, said, &waits, kept, everyRecord, threads, whole);
   attachFreeMemory(run, pl, analysed);
   attachActivationSize(run, pl, analysed);
   if (!whole) summarisePipeline(analysed);

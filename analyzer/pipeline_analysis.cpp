@@ -512,7 +512,7 @@ void reserveRecords(const StepSums& sums, const Buckets& transfersByStep, KeptGa
 
 PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>& warnings,
                                const DpWaits* dpWaits, KeptGaps kept, bool everyRecord,
-                               unsigned threads) {
+                               unsigned threads, bool idealStep) {
   PipelineResult out;
   out.dpRank = pl.dpRank;
   // Two passes over the steps, each building one step's view at a time and letting it go (at
@@ -644,7 +644,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
     views.build(0, first);
     cutShort = observedSchedule(pl, first);
   }
-  {
+  if (idealStep) {
     StepView first;
     views.build(*firstCommitted, first);
     out.idealOps = idealStepOps(in, first, 0);

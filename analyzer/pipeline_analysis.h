@@ -22,10 +22,13 @@ enum class KeptGaps { All, Listed };
 // reads them all afterwards: the memory look, the inference check), PipelineResult::ops holds only
 // the ops the kept gaps end with (PipelineResult::opIndex) and the gaps are tallied for the
 // inventory (PipelineResult::bubbleTallies), not kept as bubbles: an op-level timeline's records
-// are one per event. Its steps are analysed `threads` at a time (the result is the same).
+// are one per event. Its steps are analysed `threads` at a time (the result is the same). Without
+// `idealStep`, PipelineResult::idealOps is left empty (a replica to be summarised, which keeps
+// none: its replay would be made for nothing).
 PipelineResult analyzePipeline(const PipelineTrace& pipeline, std::vector<std::string>& warnings,
                                const DpWaits* dpWaits = nullptr, KeptGaps kept = KeptGaps::All,
-                               bool everyRecord = true, unsigned threads = 1);
+                               bool everyRecord = true, unsigned threads = 1,
+                               bool idealStep = true);
 
 // The gaps a user should look at first (PipelineResult::topGaps): the largest avoidable idle
 // (ties: the largest idle), at most five, none with less than kLeastListedGap of it.

@@ -16,6 +16,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/report/report.h"
+#include "analyzer/timeline/kept_room.h"
 #include "tests/support/temp_dir.h"
 #include "tests/tracegen/cases.h"
 #include "tests/tracegen/megatron_execution.h"
@@ -123,7 +124,7 @@ void expectSameSummary(const traces::Run& run, const analysis::AnalysisResult& a
   }
 }
 
-// On one thread a step's gaps are folded as each stage is classified (pipeline_step.h, GapFolder);
+// On one thread a step's gaps are folded as each stage is classified (pipeline_step.h, StepFolder);
 // on two, steps small enough go several at a time and are folded as each is committed.
 void expectSameSummaries(const traces::Run& run, const std::string& what, Seen& seen) {
   SCOPED_TRACE(what);
@@ -166,6 +167,25 @@ TEST(FoldedGaps, SummariesAreTheSameOnAMegatronJobOfSeveralReplicas) {
   EXPECT_GT(seen.dropped, 0u);
   // An op-level timeline has no memory samples: its op records go with their steps.
   EXPECT_GT(seen.opsDropped, 100u);
+}
+
+// A step of more ops than a pass keeps its lists' room for (kept_room.h): each phase lets go of
+// its lists and the next step makes them anew, its op records are folded one by one, and its
+// ideal step is replayed again after the steps. 1,040 stages, one slow, m 8: 16,640 ops a step.
+TEST(FoldedGaps, SummariesAreTheSameOnStepsLargerThanTheRoomKept) {
+  MegatronJob job;
+  job.pp = 1040, job.tp = 1, job.dp = 1, job.m = 8, job.steps = 3;
+  job.slowReplica.reset();
+  job.slowStage = 517, job.slowStageFactor = 1.3;
+  ASSERT_GT(static_cast<size_t>(job.pp * job.m * 2), analysis::kRoomKeptOps);
+  testing::TempDir dir;
+  const auto file = dir.path() / "timeline.json";
+  writeNdTimeline(executeMegatron(job), file, /*gzip=*/false, NdMetadata::First);
+  const auto imported = traces::import::importRun(traces::import::resolveInputs({file}));
+  Seen seen;
+  expectSameSummaries(imported.run, "megatron pp 1040", seen);
+  EXPECT_GT(seen.dropped, 1000u);
+  EXPECT_GT(seen.opsDropped, 10000u);
 }
 
 TEST(FoldedGaps, SummariesAreTheSameOnThePublicTraces) {
