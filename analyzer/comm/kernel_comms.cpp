@@ -70,7 +70,7 @@ RecognizedComm commOf(const RecognizedOp& owner, bool send, int peer, const Comm
   c.send = send;
   c.pass = owner.op.kind == OpKind::F ? OpKind::F : OpKind::B;
   c.mb = owner.op.mb;
-  c.chunk = owner.op.chunk;
+  c.chunk = static_cast<uint8_t>(owner.op.chunk);  // below kCommChunks (buildPipeline)
   c.peer = peer;
   c.start = ck.start;
   c.end = ck.end;

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analyzer/infer/inferred_steps.h"
+#include "analyzer/recognize/comm_fields.h"
 #include "analyzer/recognize/rank_order.h"
 
 namespace bubblescope::analysis {
@@ -107,7 +108,7 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
     if (messages) {
       if (auto m = messages->find(row); m != messages->end()) {
         r.pass = passOf(m->second.message);
-        r.chunk = chunkOf(m->second.message);
+        r.chunk = commChunk(t, chunkOf(m->second.message));
         r.mb = m->second.mb;
       }
     }
@@ -115,7 +116,7 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
     r.peer = later ? stage + 1 : stage - 1;
     r.start = c.start[row];  // posted as it began: RankOps::launchOf
     r.end = c.end[row];
-    r.thread = c.thread[row];
+    r.thread = commThread(t, c.thread[row]);
     out.comms.push_back(r);
   }
   if (out.commLaunches.empty()) {

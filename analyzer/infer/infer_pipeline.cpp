@@ -83,7 +83,7 @@ PostedComms vComms(const RankOps& marks, uint32_t rank, int stage, const CommMat
       RecognizedComm c;
       c.send = send;
       c.pass = passOf(type);
-      c.chunk = chunkOf(type);
+      c.chunk = static_cast<uint8_t>(chunkOf(type));  // 0 or 1
       c.mb = it->second.mb;
       c.peer = send == down ? stage + 1 : stage - 1;
       c.start = ck.start;

@@ -8,6 +8,7 @@
 
 #include "analyzer/comm/kernel_comms.h"
 #include "analyzer/pipeline/clock_align.h"
+#include "analyzer/result/errors.h"
 #include "reference_engine/schedule/schedule.h"
 
 namespace bubblescope::analysis {
@@ -22,11 +23,17 @@ StageOps stageOps(const PipelineTrace& pl) {
   return out;
 }
 
+// The largest model chunk a stage's ops name (labels: up to INT32_MAX), and the chunks a stage
+// holds, no more than one past what a comm can name (buildPipeline refuses those, and a layout
+// made before is not sized by a label).
+int largestChunk(const RankOps& ops) {
+  int largest = 0;
+  for (const auto& o : ops.ops) largest = std::max(largest, o.op.chunk);
+  return largest;
+}
 int chunksOf(const StageOps& stages) {
   int v = 1;
-  for (const RankOps* st : stages) {
-    for (const auto& o : st->ops) v = std::max(v, o.op.chunk + 1);
-  }
+  for (const RankOps* st : stages) v = std::max(v, std::min(largestChunk(*st), kCommChunks) + 1);
   return v;
 }
 
@@ -275,6 +282,16 @@ PipelineTrace buildPipeline(const Topology& topo, size_t replica, std::vector<Ra
     pl.stages.push_back(std::move(st));
   }
   pl.v = chunksOf(stageOps(pl));
+  // A stage's chunks are virtual stages, each a schedule's row, and what its comms name.
+  for (const StageTrace& st : pl.stages) {
+    if (const int chunk = largestChunk(st.ops); chunk >= kCommChunks) {
+      throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) + ": the ops of stage " +
+                               std::to_string(st.stage) + " (rank " +
+                               std::to_string(st.ranks.front()) + ") name model chunk " +
+                               std::to_string(chunk) + "; at most " + std::to_string(kCommChunks) +
+                               " chunks a stage are supported");
+    }
+  }
   pl.vLayout = detectV(stageOps(pl), pl.v);
   // Stages whose labels name no transfer take theirs from their NCCL kernels, by the chunk
   // layout the ops (and the other stages' labelled transfers) show; which may then say more.

@@ -66,22 +66,29 @@ struct OpKernels {
   uint32_t begin = 0, end = 0;     // RankOps::computeKernels[begin, end)
 };
 
-// Held for every send and receive of the run through the analysis: the flags first, in the room
-// the alignment of `mb` leaves (40 bytes, where `onDevice` after `step` made it 56, and a launch
-// of its own 48: issue 28).
+// The most model chunks a send or receive can name, and the most threads a rank's sends and
+// receives can run on: what the room a comm keeps for them holds (recognition refuses a trace
+// that needs more, and says so).
+inline constexpr int kCommChunks = 256;
+inline constexpr size_t kCommThreads = 65536;
+
+// Held for every send and receive of the run through the analysis: the flags, chunk and thread
+// first, in the room the alignment of `mb` leaves (32 bytes, where a chunk and a thread of 4 bytes
+// each made it 40; a launch of its own 48: issue 28).
 struct RecognizedComm {
-  bool send = true;
-  OpKind pass = OpKind::F;  // F: activations, B: gradients
-  bool onDevice = false;    // start/end are its NCCL kernels' (their wait/transfer split is theirs)
+  bool send : 1 = true;
+  OpKind pass : 2 = OpKind::F;  // F: activations, B: gradients
+  bool onDevice : 1 =
+      false;            // start/end are its NCCL kernels' (their wait/transfer split is theirs)
+  uint8_t chunk = 0;    // below kCommChunks
+  uint16_t thread = 0;  // a traces::ThreadIndex below kCommThreads
   int mb = 0;
-  int chunk = 0;
   int peer = -1;  // the other stage as the label gives it (-1: unknown)
-  TimeNs start = 0, end = 0;
-  traces::ThreadIndex thread = 0;
   int step = -1;
+  TimeNs start = 0, end = 0;
   // When the host posted it is RankOps::launchOf: most comms were posted as they began.
 };
-static_assert(sizeof(RecognizedComm) == 40);
+static_assert(sizeof(RecognizedComm) == 32);
 
 // Device work outside the ops' compute: an NCCL kernel, or another kernel, copy or set.
 struct DeviceWork {

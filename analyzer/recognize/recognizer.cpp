@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/recognize/comm_fields.h"
 #include "analyzer/recognize/kernel_attribution.h"
 #include "analyzer/recognize/steps.h"
 #include "analyzer/recognize/work_inside.h"
@@ -111,7 +112,8 @@ void hostActivity(const RankTrace& t, const std::vector<uint32_t>& candidates, I
 
 // Labels that carry stage ids (torch pipelining) name virtual stages: the rank's distinct ids,
 // ascending, are its chunks 0, 1, ...
-void chunksFromStageIds(RankOps& out, const std::vector<std::optional<int>>& opStage,
+void chunksFromStageIds(const RankTrace& t, RankOps& out,
+                        const std::vector<std::optional<int>>& opStage,
                         const std::vector<std::optional<int>>& commStage) {
   std::set<int> ids;
   for (const auto& s : opStage) {
@@ -125,7 +127,9 @@ void chunksFromStageIds(RankOps& out, const std::vector<std::optional<int>>& opS
     if (opStage[i]) out.ops[i].op.chunk = chunkOf[*opStage[i]];
   }
   for (size_t i = 0; i < out.comms.size(); ++i) {
-    if (commStage[i] && chunkOf.count(*commStage[i])) out.comms[i].chunk = chunkOf[*commStage[i]];
+    if (commStage[i] && chunkOf.count(*commStage[i])) {
+      out.comms[i].chunk = commChunk(t, chunkOf[*commStage[i]]);
+    }
   }
 }
 
@@ -205,15 +209,16 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
         break;
       case Role::Send:
       case Role::Recv:
-        out.comms.push_back({.send = m->role == Role::Send,
-                             .pass = m->kind,
-                             .mb = m->mb.value_or(-1),
-                             .chunk = m->chunk,
-                             .peer = m->peer.value_or(-1),
-                             .start = r.start[i],
-                             .end = r.end[i],
-                             .thread = r.thread[i],
-                             .step = -1});
+        // Named: GCC 12 makes no comm of a bare designated list (its bit-fields' initializers).
+        out.comms.push_back(RecognizedComm{.send = m->role == Role::Send,
+                                           .pass = m->kind,
+                                           .chunk = commChunk(t, m->chunk),
+                                           .thread = commThread(t, r.thread[i]),
+                                           .mb = m->mb.value_or(-1),
+                                           .peer = m->peer.value_or(-1),
+                                           .step = -1,
+                                           .start = r.start[i],
+                                           .end = r.end[i]});
         if (labelsNameStages) commStage.push_back(m->stage);
         break;
       case Role::Step:
@@ -231,7 +236,7 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
         break;
     }
   }
-  chunksFromStageIds(out, opStage, commStage);
+  chunksFromStageIds(t, out, opStage, commStage);
   // Work is every recognised range but a step's.
   hostActivity(
       t, unrecognised,

@@ -141,7 +141,7 @@ void numberMicrobatchesByOrder(RankOps& ops) {
   }
   std::map<std::tuple<int, bool, OpKind, int>, int> commCount;
   for (auto& c : ops.comms) {
-    if (c.mb < 0) c.mb = commCount[{c.step, c.send, c.pass, c.chunk}]++;
+    if (c.mb < 0) c.mb = commCount[{c.step, bool{c.send}, OpKind{c.pass}, int{c.chunk}}]++;
   }
 }
 

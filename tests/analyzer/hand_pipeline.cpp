@@ -55,16 +55,16 @@ HandPipeline& HandPipeline::send(int stage, OpKind pass, int mb, int to, TimeNs 
                                  int chunk, bool onDevice) {
   // A labelled transfer's range begins when the host posts it; a kernel's launch is not given.
   addComm(stages_[stage],
-          {.send = true,
-           .pass = pass,
-           .onDevice = onDevice,
-           .mb = mb,
-           .chunk = chunk,
-           .peer = to,
-           .start = start,
-           .end = end,
-           .thread = 1,
-           .step = -1},
+          analysis::RecognizedComm{.send = true,
+                                   .pass = pass,
+                                   .onDevice = onDevice,
+                                   .chunk = static_cast<uint8_t>(chunk),
+                                   .thread = 1,
+                                   .mb = mb,
+                                   .peer = to,
+                                   .step = -1,
+                                   .start = start,
+                                   .end = end},
           onDevice ? analysis::kNoLaunch : start);
   return *this;
 }
@@ -72,16 +72,16 @@ HandPipeline& HandPipeline::send(int stage, OpKind pass, int mb, int to, TimeNs 
 HandPipeline& HandPipeline::recv(int stage, OpKind pass, int mb, int from, TimeNs start, TimeNs end,
                                  int chunk, bool onDevice) {
   addComm(stages_[stage],
-          {.send = false,
-           .pass = pass,
-           .onDevice = onDevice,
-           .mb = mb,
-           .chunk = chunk,
-           .peer = from,
-           .start = start,
-           .end = end,
-           .thread = 0,
-           .step = -1},
+          analysis::RecognizedComm{.send = false,
+                                   .pass = pass,
+                                   .onDevice = onDevice,
+                                   .chunk = static_cast<uint8_t>(chunk),
+                                   .thread = 0,
+                                   .mb = mb,
+                                   .peer = from,
+                                   .step = -1,
+                                   .start = start,
+                                   .end = end},
           onDevice ? analysis::kNoLaunch : start);
   return *this;
 }

@@ -26,20 +26,20 @@ PipelineTrace exchange(const std::vector<TimeNs>& skew, bool gradients = true) {
     auto& sender = pl.stages[from].ops.comms;
     auto& receiver = pl.stages[to].ops.comms;
     const OpKind pass = to > from ? OpKind::F : OpKind::B;
-    sender.push_back({.send = true,
-                      .pass = pass,
-                      .peer = to,
-                      .start = sent + skew[from],
-                      .end = sent + 1 * kMs + skew[from],
-                      .thread = 1,
-                      .step = 0});
-    receiver.push_back({.send = false,
-                        .pass = pass,
-                        .peer = from,
-                        .start = sent - 5 * kMs + skew[to],
-                        .end = sent + 1 * kMs + skew[to],
-                        .thread = 0,
-                        .step = 0});
+    sender.push_back(analysis::RecognizedComm{.send = true,
+                                              .pass = pass,
+                                              .thread = 1,
+                                              .peer = to,
+                                              .step = 0,
+                                              .start = sent + skew[from],
+                                              .end = sent + 1 * kMs + skew[from]});
+    receiver.push_back(analysis::RecognizedComm{.send = false,
+                                                .pass = pass,
+                                                .thread = 0,
+                                                .peer = from,
+                                                .step = 0,
+                                                .start = sent - 5 * kMs + skew[to],
+                                                .end = sent + 1 * kMs + skew[to]});
     pl.transfers.push_back({from, to, static_cast<uint32_t>(sender.size() - 1),
                             static_cast<uint32_t>(receiver.size() - 1)});
   };
@@ -90,10 +90,10 @@ PipelineTrace behindBy50us(TimeNs gradientPosted, TimeNs gradientEnded) {
   pl.stages[1].stage = 1;
   auto transfer = [&](int from, int to, Interval send, Interval recv) {
     const OpKind pass = to > from ? OpKind::F : OpKind::B;
-    pl.stages[from].ops.comms.push_back(
-        {.send = true, .pass = pass, .peer = to, .start = send.start, .end = send.end});
-    pl.stages[to].ops.comms.push_back(
-        {.send = false, .pass = pass, .peer = from, .start = recv.start, .end = recv.end});
+    pl.stages[from].ops.comms.push_back(analysis::RecognizedComm{
+        .send = true, .pass = pass, .peer = to, .start = send.start, .end = send.end});
+    pl.stages[to].ops.comms.push_back(analysis::RecognizedComm{
+        .send = false, .pass = pass, .peer = from, .start = recv.start, .end = recv.end});
     pl.transfers.push_back({from, to, static_cast<uint32_t>(pl.stages[from].ops.comms.size() - 1),
                             static_cast<uint32_t>(pl.stages[to].ops.comms.size() - 1)});
   };
@@ -120,24 +120,24 @@ TEST(EstimateClockOffsets, OnlyAReceiveThatWaitedPullsTheOffsetTowardsTheMiddle)
 TEST(EstimateClockOffsets, IgnoresTransfersBetweenStagesThatAreNotNeighbours) {
   PipelineTrace pl = exchange({0, 0, 0});
   // A transfer 0 -> 2 whose receive seems to end 50 ms before the send started.
-  pl.stages[0].ops.comms.push_back({.send = true,
-                                    .pass = OpKind::F,
-                                    .mb = 1,
-                                    .chunk = 0,
-                                    .peer = 2,
-                                    .start = 60 * kMs,
-                                    .end = 61 * kMs,
-                                    .thread = 1,
-                                    .step = 0});
-  pl.stages[2].ops.comms.push_back({.send = false,
-                                    .pass = OpKind::F,
-                                    .mb = 1,
-                                    .chunk = 0,
-                                    .peer = 0,
-                                    .start = 5 * kMs,
-                                    .end = 10 * kMs,
-                                    .thread = 0,
-                                    .step = 0});
+  pl.stages[0].ops.comms.push_back(analysis::RecognizedComm{.send = true,
+                                                            .pass = OpKind::F,
+                                                            .chunk = 0,
+                                                            .thread = 1,
+                                                            .mb = 1,
+                                                            .peer = 2,
+                                                            .step = 0,
+                                                            .start = 60 * kMs,
+                                                            .end = 61 * kMs});
+  pl.stages[2].ops.comms.push_back(analysis::RecognizedComm{.send = false,
+                                                            .pass = OpKind::F,
+                                                            .chunk = 0,
+                                                            .thread = 0,
+                                                            .mb = 1,
+                                                            .peer = 0,
+                                                            .step = 0,
+                                                            .start = 5 * kMs,
+                                                            .end = 10 * kMs});
   pl.transfers.push_back({0, 2, static_cast<uint32_t>(pl.stages[0].ops.comms.size() - 1),
                           static_cast<uint32_t>(pl.stages[2].ops.comms.size() - 1)});
   EXPECT_EQ(estimateClockOffsets(pl), (std::vector<TimeNs>{0, 0, 0}));
@@ -165,24 +165,24 @@ TEST(EstimateClockOffsets, ATransferThatContradictsTheOthersIsLeftOutAndSaid) {
       }
     }
     // Stage 1's send of a gradient, paired with stage 0's receive that ended 1 s before it.
-    pl.stages[1].ops.comms.push_back({.send = true,
-                                      .pass = OpKind::B,
-                                      .mb = 7,
-                                      .chunk = 0,
-                                      .peer = 0,
-                                      .start = 1000 * kMs + skew,
-                                      .end = 1001 * kMs + skew,
-                                      .thread = 1,
-                                      .step = 0});
-    pl.stages[0].ops.comms.push_back({.send = false,
-                                      .pass = OpKind::B,
-                                      .mb = 7,
-                                      .chunk = 0,
-                                      .peer = 1,
-                                      .start = -2 * kMs,
-                                      .end = -1 * kMs,
-                                      .thread = 0,
-                                      .step = 0});
+    pl.stages[1].ops.comms.push_back(analysis::RecognizedComm{.send = true,
+                                                              .pass = OpKind::B,
+                                                              .chunk = 0,
+                                                              .thread = 1,
+                                                              .mb = 7,
+                                                              .peer = 0,
+                                                              .step = 0,
+                                                              .start = 1000 * kMs + skew,
+                                                              .end = 1001 * kMs + skew});
+    pl.stages[0].ops.comms.push_back(analysis::RecognizedComm{.send = false,
+                                                              .pass = OpKind::B,
+                                                              .chunk = 0,
+                                                              .thread = 0,
+                                                              .mb = 7,
+                                                              .peer = 1,
+                                                              .step = 0,
+                                                              .start = -2 * kMs,
+                                                              .end = -1 * kMs});
     pl.transfers.push_back({1, 0, static_cast<uint32_t>(pl.stages[1].ops.comms.size() - 1),
                             static_cast<uint32_t>(pl.stages[0].ops.comms.size() - 1)});
     std::vector<std::string> warnings;
@@ -207,15 +207,15 @@ TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
   op.end = 20;
   ops.ops = {op};
   ops.opHosts = {{9, 21}};
-  ops.comms = {{.send = true,
-                .pass = OpKind::F,
-                .mb = 0,
-                .chunk = 0,
-                .peer = 1,
-                .start = 20,
-                .end = 25,
-                .thread = 0,
-                .step = 0}};
+  ops.comms = {analysis::RecognizedComm{.send = true,
+                                        .pass = OpKind::F,
+                                        .chunk = 0,
+                                        .thread = 0,
+                                        .mb = 0,
+                                        .peer = 1,
+                                        .step = 0,
+                                        .start = 20,
+                                        .end = 25}};
   ops.steps = {{3, 0, 100}};
   ops.optimizer = {{90, 95}};
   ops.gradSync = {{80, 90}};

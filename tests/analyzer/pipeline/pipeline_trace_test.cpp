@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "analyzer/result/errors.h"
 #include "tests/analyzer/hand_pipeline.h"
 
 namespace bubblescope::analysis {
@@ -155,6 +156,38 @@ TEST(BuildPipeline, EachStageTakesItsRepresentativesOps) {
   EXPECT_EQ(pl.stages[0].ops.ops.at(0).end, 3);  // rank 2's
   EXPECT_EQ(pl.stages[1].ops.ops.at(0).end, 2);  // rank 1's
   EXPECT_EQ(pl.stepNumbers, (std::vector<int64_t>{0}));
+}
+
+// A stage's chunks are its virtual stages and what its comms name: ops naming a chunk past what a
+// comm can hold (a label's id, up to INT32_MAX) are refused in one sentence, never a schedule of
+// that many rows; the last chunk that fits is taken.
+TEST(BuildPipeline, OpsNamingAChunkBeyondWhatACommHoldsAreRefused) {
+  for (const int chunk : {kCommChunks - 1, kCommChunks, INT32_MAX}) {
+    std::vector<RankOps> ops(2);
+    for (size_t r = 0; r < 2; ++r) {
+      ops[r].steps = {{0, 0, 100}};
+      ops[r].ops.push_back({.op = F0, .step = 0, .start = 0, .end = 10});
+    }
+    ops[1].ops.push_back({.op = Op{OpKind::F, 0, chunk}, .step = 0, .start = 10, .end = 20});
+    Topology topo;
+    topo.pp = 2;
+    topo.dp = 1;
+    topo.tp = 1;
+    topo.dpRanks = {0};
+    topo.ranksOf = {{{0}, {1}}};
+    if (chunk < kCommChunks) {
+      EXPECT_EQ(buildPipeline(topo, 0, ops, HandPipeline::noClockAlignment()).v, kCommChunks);
+      continue;
+    }
+    try {
+      buildPipeline(topo, 0, ops, HandPipeline::noClockAlignment());
+      ADD_FAILURE() << "chunk " << chunk << " taken";
+    } catch (const AnalysisInputError& e) {
+      EXPECT_EQ(std::string(e.what()), "pipeline 0: the ops of stage 1 (rank 1) name model chunk " +
+                                           std::to_string(chunk) +
+                                           "; at most 256 chunks a stage are supported");
+    }
+  }
 }
 
 }  // namespace

@@ -48,15 +48,15 @@ std::vector<traces::ThreadIndex> place(RankOps& ops, const std::vector<ThreadedO
 }
 
 RecognizedComm comm(bool send, traces::ThreadIndex thread, TimeNs start, TimeNs end) {
-  return {.send = send,
-          .pass = OpKind::F,
-          .mb = 0,
-          .chunk = 0,
-          .peer = 1,
-          .start = start,
-          .end = end,
-          .thread = thread,
-          .step = 0};
+  return analysis::RecognizedComm{.send = send,
+                                  .pass = OpKind::F,
+                                  .chunk = 0,
+                                  .thread = static_cast<uint16_t>(thread),
+                                  .mb = 0,
+                                  .peer = 1,
+                                  .step = 0,
+                                  .start = start,
+                                  .end = end};
 }
 
 constexpr Op F0{OpKind::F, 0, 0}, F1{OpKind::F, 1, 0}, F2{OpKind::F, 2, 0};

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analyzer/result/errors.h"
 #include "tests/analyzer/recognize/hand_trace.h"
 
 namespace bubblescope::analysis {
@@ -224,6 +225,42 @@ TEST(Recognize, KernelsLaunchedInsideAnOpBecomeItsExecution) {
   EXPECT_EQ(r.ops[0].start, 30);
   EXPECT_EQ(r.ops[0].end, 45);
   EXPECT_EQ(r.hostOf(0).launch, 10);  // the host side stays the range
+}
+
+// A comm keeps a chunk below kCommChunks and a thread below kCommThreads (recognized.h): a trace
+// that needs more is refused in one sentence naming its file and rank, at the first chunk or
+// thread past them, and the last that fit are taken as they are.
+TEST(Recognize, ACommsChunkOrThreadBeyondWhatACommHoldsIsRefusedNamingTheFileAndRank) {
+  const auto refusal = [](HandTrace& h) -> std::string {
+    h.t.file = "run/rank-00003.sqlite";
+    h.t.meta.rank = 3;
+    try {
+      recognize(h.trace(), builtins());
+    } catch (const AnalysisInputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  HandTrace fits;
+  fits.range(0, 10, 20, "F mb=0 ch=255");
+  fits.range(kCommThreads - 1, 20, 25, "SEND F mb=0 ch=255 to=1");
+  const RankOps r = recognize(fits.trace(), builtins());
+  ASSERT_EQ(r.comms.size(), 1u);
+  EXPECT_EQ(r.comms[0].chunk, 255);
+  EXPECT_EQ(r.comms[0].thread, kCommThreads - 1);
+
+  HandTrace chunk;
+  chunk.range(0, 10, 20, "F mb=0 ch=256");
+  chunk.range(1, 20, 25, "SEND F mb=0 ch=256 to=1");
+  EXPECT_EQ(refusal(chunk),
+            "run/rank-00003.sqlite: rank 3 labels a send or receive with model chunk 256; at most "
+            "256 chunks a stage are supported");
+  HandTrace thread;
+  thread.range(0, 10, 20, "F mb=0");
+  thread.range(static_cast<traces::ThreadIndex>(kCommThreads), 20, 25, "RECV F mb=0 from=1");
+  EXPECT_EQ(refusal(thread),
+            "run/rank-00003.sqlite: rank 3 sends and receives on more than 65536 threads; at most "
+            "that many are supported");
 }
 
 }  // namespace

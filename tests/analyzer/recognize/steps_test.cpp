@@ -41,13 +41,13 @@ void put(RankOps& r, std::initializer_list<HostedOp> ops) {
 RecognizedComm comm(bool send, OpKind pass, TimeNs start, TimeNs end, int mb = 0, int chunk = 0) {
   return RecognizedComm{.send = send,
                         .pass = pass,
-                        .mb = mb,
-                        .chunk = chunk,
-                        .peer = -1,
-                        .start = start,
-                        .end = end,
+                        .chunk = static_cast<uint8_t>(chunk),
                         .thread = 0,
-                        .step = -1};
+                        .mb = mb,
+                        .peer = -1,
+                        .step = -1,
+                        .start = start,
+                        .end = end};
 }
 
 constexpr Op F0{OpKind::F, 0, 0}, F1{OpKind::F, 1, 0}, BW0{OpKind::BW, 0, 0}, BW1{OpKind::BW, 1, 0};
