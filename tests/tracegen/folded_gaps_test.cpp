@@ -153,16 +153,20 @@ TEST(FoldedGaps, SummariesAreTheSameOnEveryKinetoAndNsysCase) {
   EXPECT_GT(seen.dropped, 200u);
 }
 
+// The job's op-level timeline, written and imported as a user's would be.
+traces::Run importedMegatron(const MegatronJob& job) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "timeline.json";
+  writeNdTimeline(executeMegatron(job), file, /*gzip=*/false, NdMetadata::First);
+  return traces::import::importRun(traces::import::resolveInputs({file})).run;
+}
+
 TEST(FoldedGaps, SummariesAreTheSameOnAMegatronJobOfSeveralReplicas) {
   MegatronJob job;
   job.pp = 4, job.tp = 1, job.dp = 2;
   job.slowReplica = 1, job.slowReplicaFactor = 1.3;
-  testing::TempDir dir;
-  const auto file = dir.path() / "timeline.json";
-  writeNdTimeline(executeMegatron(job), file, /*gzip=*/false, NdMetadata::First);
-  const auto imported = traces::import::importRun(traces::import::resolveInputs({file}));
   Seen seen;
-  expectSameSummaries(imported.run, "megatron pp 4 x dp 2", seen);
+  expectSameSummaries(importedMegatron(job), "megatron pp 4 x dp 2", seen);
   EXPECT_GT(seen.listedWithText, 0u);
   EXPECT_GT(seen.dropped, 0u);
   // An op-level timeline has no memory samples: its op records go with their steps.
@@ -178,12 +182,8 @@ TEST(FoldedGaps, SummariesAreTheSameOnStepsLargerThanTheRoomKept) {
   job.slowReplica.reset();
   job.slowStage = 517, job.slowStageFactor = 1.3;
   ASSERT_GT(static_cast<size_t>(job.pp * job.m * 2), analysis::kRoomKeptOps);
-  testing::TempDir dir;
-  const auto file = dir.path() / "timeline.json";
-  writeNdTimeline(executeMegatron(job), file, /*gzip=*/false, NdMetadata::First);
-  const auto imported = traces::import::importRun(traces::import::resolveInputs({file}));
   Seen seen;
-  expectSameSummaries(imported.run, "megatron pp 1040", seen);
+  expectSameSummaries(importedMegatron(job), "megatron pp 1040", seen);
   EXPECT_GT(seen.dropped, 1000u);
   EXPECT_GT(seen.opsDropped, 10000u);
 }

@@ -35,7 +35,6 @@ PipelineTrace exchange(const std::vector<TimeNs>& skew, bool gradients = true) {
                                               .end = sent + 1 * kMs + skew[from]});
     receiver.push_back(analysis::RecognizedComm{.send = false,
                                                 .pass = pass,
-                                                .thread = 0,
                                                 .peer = from,
                                                 .step = 0,
                                                 .start = sent - 5 * kMs + skew[to],
@@ -122,7 +121,6 @@ TEST(EstimateClockOffsets, IgnoresTransfersBetweenStagesThatAreNotNeighbours) {
   // A transfer 0 -> 2 whose receive seems to end 50 ms before the send started.
   pl.stages[0].ops.comms.push_back(analysis::RecognizedComm{.send = true,
                                                             .pass = OpKind::F,
-                                                            .chunk = 0,
                                                             .thread = 1,
                                                             .mb = 1,
                                                             .peer = 2,
@@ -131,8 +129,6 @@ TEST(EstimateClockOffsets, IgnoresTransfersBetweenStagesThatAreNotNeighbours) {
                                                             .end = 61 * kMs});
   pl.stages[2].ops.comms.push_back(analysis::RecognizedComm{.send = false,
                                                             .pass = OpKind::F,
-                                                            .chunk = 0,
-                                                            .thread = 0,
                                                             .mb = 1,
                                                             .peer = 0,
                                                             .step = 0,
@@ -167,7 +163,6 @@ TEST(EstimateClockOffsets, ATransferThatContradictsTheOthersIsLeftOutAndSaid) {
     // Stage 1's send of a gradient, paired with stage 0's receive that ended 1 s before it.
     pl.stages[1].ops.comms.push_back(analysis::RecognizedComm{.send = true,
                                                               .pass = OpKind::B,
-                                                              .chunk = 0,
                                                               .thread = 1,
                                                               .mb = 7,
                                                               .peer = 0,
@@ -176,8 +171,6 @@ TEST(EstimateClockOffsets, ATransferThatContradictsTheOthersIsLeftOutAndSaid) {
                                                               .end = 1001 * kMs + skew});
     pl.stages[0].ops.comms.push_back(analysis::RecognizedComm{.send = false,
                                                               .pass = OpKind::B,
-                                                              .chunk = 0,
-                                                              .thread = 0,
                                                               .mb = 7,
                                                               .peer = 1,
                                                               .step = 0,
@@ -207,15 +200,8 @@ TEST(ShiftTimes, MovesEveryTimeOfTheRankByTheOffset) {
   op.end = 20;
   ops.ops = {op};
   ops.opHosts = {{9, 21}};
-  ops.comms = {analysis::RecognizedComm{.send = true,
-                                        .pass = OpKind::F,
-                                        .chunk = 0,
-                                        .thread = 0,
-                                        .mb = 0,
-                                        .peer = 1,
-                                        .step = 0,
-                                        .start = 20,
-                                        .end = 25}};
+  ops.comms = {analysis::RecognizedComm{
+      .send = true, .pass = OpKind::F, .peer = 1, .step = 0, .start = 20, .end = 25}};
   ops.steps = {{3, 0, 100}};
   ops.optimizer = {{90, 95}};
   ops.gradSync = {{80, 90}};

@@ -105,38 +105,14 @@ TEST(BuildTopology, ActivationTrafficGivesStagesWhenNothingElseDoes) {
   // Rank 0 receives from stage 1 (so is stage 2), rank 1 sends to stage 1 (stage 0), rank 2
   // receives from stage 0 (stage 1).
   Job job(3);
-  job.ops[0].comms.push_back(analysis::RecognizedComm{.send = false,
-                                                      .pass = OpKind::F,
-                                                      .chunk = 0,
-                                                      .thread = 0,
-                                                      .mb = 0,
-                                                      .peer = 1,
-                                                      .step = 0,
-                                                      .start = 0,
-                                                      .end = 1});
-  job.ops[1].comms.push_back(analysis::RecognizedComm{.send = true,
-                                                      .pass = OpKind::F,
-                                                      .chunk = 0,
-                                                      .thread = 0,
-                                                      .mb = 0,
-                                                      .peer = 1,
-                                                      .step = 0,
-                                                      .start = 0,
-                                                      .end = 1});
-  job.ops[2].comms.push_back(analysis::RecognizedComm{.send = false,
-                                                      .pass = OpKind::F,
-                                                      .chunk = 0,
-                                                      .thread = 0,
-                                                      .mb = 0,
-                                                      .peer = 0,
-                                                      .step = 0,
-                                                      .start = 0,
-                                                      .end = 1});
+  job.ops[0].comms.push_back(analysis::RecognizedComm{
+      .send = false, .pass = OpKind::F, .peer = 1, .step = 0, .start = 0, .end = 1});
+  job.ops[1].comms.push_back(analysis::RecognizedComm{
+      .send = true, .pass = OpKind::F, .peer = 1, .step = 0, .start = 0, .end = 1});
+  job.ops[2].comms.push_back(analysis::RecognizedComm{
+      .send = false, .pass = OpKind::F, .peer = 0, .step = 0, .start = 0, .end = 1});
   job.ops[2].comms.push_back(analysis::RecognizedComm{.send = true,
                                                       .pass = OpKind::B,
-                                                      .chunk = 0,
-                                                      .thread = 0,
-                                                      .mb = 0,
                                                       .peer = 0,
                                                       .step = 0,
                                                       .start = 2,
