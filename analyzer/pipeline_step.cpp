@@ -171,8 +171,8 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
       step.causeOfGap.push_back(cause);
     }
   }
-  // The ideal replay is read no more: each cause's replay is made in its room.
   letGoIfLarge(blame, opsInStep);  // its walk is done
+  // The ideal replay is read no more: each cause's replay is made in its room.
   const StepReplay replay{.order = *prepared,
                           .costs = costs,
                           .opCosts = measuredCosts,

@@ -124,7 +124,7 @@ void chunksFromStageIds(const RankTrace& t, RankOps& out,
   std::map<int, int> chunkOf;
   for (int id : ids) chunkOf.emplace(id, static_cast<int>(chunkOf.size()));
   for (size_t i = 0; i < out.ops.size(); ++i) {
-    if (opStage[i]) out.ops[i].op.chunk = chunkOf[*opStage[i]];
+    if (opStage[i]) out.ops[i].op.chunk = opChunk(t, chunkOf[*opStage[i]]);
   }
   for (size_t i = 0; i < out.comms.size(); ++i) {
     if (commStage[i] && chunkOf.count(*commStage[i])) {
@@ -202,8 +202,9 @@ RankOps recognizeWith(const RankTrace& t, const RuleSet& chosen, bool withKernel
     }
     switch (m->role) {
       case Role::Op:
-        out.ops.push_back(RecognizedOp{
-            .op = Op{m->kind, m->mb.value_or(-1), m->chunk}, .start = r.start[i], .end = r.end[i]});
+        out.ops.push_back(RecognizedOp{.op = Op{m->kind, m->mb.value_or(-1), opChunk(t, m->chunk)},
+                                       .start = r.start[i],
+                                       .end = r.end[i]});
         if (withKernels) opThread.push_back(r.thread[i]);
         if (labelsNameStages) opStage.push_back(m->stage);
         break;

@@ -228,9 +228,9 @@ TEST(Recognize, KernelsLaunchedInsideAnOpBecomeItsExecution) {
 }
 
 // A comm keeps a chunk below kCommChunks and a thread below kCommThreads (recognized.h): a trace
-// that needs more is refused in one sentence naming its file and rank, at the first chunk or
-// thread past them, and the last that fit are taken as they are.
-TEST(Recognize, ACommsChunkOrThreadBeyondWhatACommHoldsIsRefusedNamingTheFileAndRank) {
+// that needs more (an op's chunk included) is refused in one sentence naming its file and rank,
+// at the first chunk or thread past them, and the last that fit are taken as they are.
+TEST(Recognize, AChunkOrCommThreadBeyondWhatACommHoldsIsRefusedNamingTheFileAndRank) {
   const auto refusal = [](HandTrace& h) -> std::string {
     h.t.file = "run/rank-00003.sqlite";
     h.t.meta.rank = 3;
@@ -250,11 +250,17 @@ TEST(Recognize, ACommsChunkOrThreadBeyondWhatACommHoldsIsRefusedNamingTheFileAnd
   EXPECT_EQ(r.comms[0].thread, kCommThreads - 1);
 
   HandTrace chunk;
-  chunk.range(0, 10, 20, "F mb=0 ch=256");
+  chunk.range(0, 10, 20, "F mb=0 ch=0");
   chunk.range(1, 20, 25, "SEND F mb=0 ch=256 to=1");
   EXPECT_EQ(refusal(chunk),
             "run/rank-00003.sqlite: rank 3 labels a send or receive with model chunk 256; at most "
             "256 chunks a stage are supported");
+  // An op's chunk is held to the same bound: its comms name it.
+  HandTrace opChunk;
+  opChunk.range(0, 10, 20, "F mb=0 ch=256");
+  EXPECT_EQ(refusal(opChunk),
+            "run/rank-00003.sqlite: rank 3 labels an op with model chunk 256; at most 256 chunks a "
+            "stage are supported");
   HandTrace thread;
   thread.range(0, 10, 20, "F mb=0");
   thread.range(static_cast<traces::ThreadIndex>(kCommThreads), 20, 25, "RECV F mb=0 from=1");
