@@ -207,8 +207,8 @@ std::vector<OpRecord> idealStepOps(const StepInputs& in, const StepView& view, i
   for (int s = 0; s < pl.p; ++s) {
     for (size_t j = 0; j < order.stages[s].size(); ++j) {
       const auto& t = ideal.stages[s].ops[j];
-      ops.push_back({order.stages[s][j], s, stepIndex, t.start, t.end,
-                     in.costs.idealOf(order.stages[s][j])});
+      ops.push_back(
+          {order.stages[s][j], s, stepIndex, t.start, t.end, in.costs.idealOf(order.stages[s][j])});
     }
   }
   return ops;

@@ -666,9 +666,9 @@ size_t StepViews::size() const {
 
 // Empties the stage's step for the next view, keeping its lists' room.
 void clearKeepingRoom(StageStep& ss) {
-  static_assert(sizeof(StageStep) == 8 + 17 * sizeof(std::vector<int>) +
-                                         3 * sizeof(RareTimes<kNoLaunch>),
-                "StageStep changed: clear its new list here");
+  static_assert(
+      sizeof(StageStep) == 8 + 17 * sizeof(std::vector<int>) + 3 * sizeof(RareTimes<kNoLaunch>),
+      "StageStep changed: clear its new list here");
   ss.stage = 0;
   ss.ops.clear();
   for (auto* v : {&ss.arrival, &ss.waitStart, &ss.moved, &ss.sent}) v->clear();
