@@ -328,10 +328,8 @@ void sumSteps(const PipelineTrace& pl, const StepViews& views, size_t from, size
     sums.costs.add(pl, view);
     addTransferLags(pl, view, sums.lags);
     sums.tails.push_back(tailOf(pl, view));
-    for (const StageStep& ss : view.stages) {
-      sums.ops += ss.ops.size();
-      sums.gaps += ss.ops.size() + 1;
-    }
+    sums.ops += view.opCount();
+    sums.gaps += view.opCount() + view.stages.size();
   }
 }
 
@@ -611,9 +609,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
       thread_local StepView view;
       views.build(k + i, view);
       analysed[i] = analyzeStep(in, view, wantOrder, fold);
-      size_t ops = 0;
-      for (const StageStep& ss : view.stages) ops += ss.ops.size();
-      letGoIfLarge(view, ops);
+      letGoIfLarge(view, view.opCount());
     };
     pool.run(analysed.size(), analyze);
     for (size_t i = 0; i < analysed.size(); ++i) {

@@ -86,8 +86,7 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
   blame.reset(pl, view, costs, in.transferMedian, sims.ops);
   // Sized once: a step of 10,000 stages holds ~90,000 records, and a vector grown by doubling
   // holds up to twice its records.
-  size_t opsInStep = 0;
-  for (const StageStep& ss : view.stages) opsInStep += ss.ops.size();
+  const size_t opsInStep = view.opCount();
   step.splits.reserve(static_cast<size_t>(pl.p));
   if (fold == nullptr) {
     step.gaps.reserve(opsInStep + static_cast<size_t>(pl.p));  // one before each op, one after

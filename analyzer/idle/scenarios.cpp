@@ -93,9 +93,7 @@ engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step)
   s.stages.resize(pl.p);
   // Each sized once: a step of 10,000 stages grown by doubling held 1.5 times its ops.
   std::vector<int> ids;
-  size_t ops = 0;
-  for (const StageStep& ss : step.stages) ops += ss.ops.size();
-  ids.reserve(ops);
+  ids.reserve(step.opCount());
   for (const StageStep& ss : step.stages) {
     s.stages[ss.stage].reserve(ss.ops.size());
     for (int i : ss.ops) {
@@ -152,14 +150,13 @@ void observedPosting(const StepView& step, int p, engine::Posting& sim) {
                                   [](const StageStep& ss) { return !ss.awaitStage.empty(); });
   if (!awaits) return;
   std::vector<const StageStep*> byStage(static_cast<size_t>(p), nullptr);
-  size_t ops = 0, awaited = 0;
+  size_t awaited = 0;
   for (const StageStep& ss : step.stages) {
     byStage[static_cast<size_t>(ss.stage)] = &ss;
-    ops += ss.ops.size();
     awaited += ss.awaitStage.size();
   }
   // Sized once: grown by doubling, a step of 10,000 stages' awaits held up to twice theirs (4 MB).
-  sim.awaitBegin.reserve(ops + 1);
+  sim.awaitBegin.reserve(step.opCount() + 1);
   sim.awaits.reserve(awaited);
   for (const StageStep* ss : byStage) {
     if (ss == nullptr) continue;

@@ -108,7 +108,7 @@ RankOps withHostOps(const traces::RankTrace& t, RankOps&& marks, const HostSegme
     if (messages) {
       if (auto m = messages->find(row); m != messages->end()) {
         r.pass = passOf(m->second.message);
-        r.chunk = commChunk(t, chunkOf(m->second.message));
+        r.chunk = static_cast<uint8_t>(chunkOf(m->second.message));  // 0 or 1
         r.mb = m->second.mb;
       }
     }

@@ -78,8 +78,8 @@ inline constexpr size_t kCommThreads = 65536;
 struct RecognizedComm {
   bool send : 1 = true;
   OpKind pass : 2 = OpKind::F;  // F: activations, B: gradients
-  bool onDevice : 1 =
-      false;            // start/end are its NCCL kernels' (their wait/transfer split is theirs)
+  // Its start and end are its NCCL kernels' (their wait/transfer split is theirs).
+  bool onDevice : 1 = false;
   uint8_t chunk = 0;    // below kCommChunks
   uint16_t thread = 0;  // a traces::ThreadIndex below kCommThreads
   int mb = 0;

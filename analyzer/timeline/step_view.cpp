@@ -705,15 +705,13 @@ void StepViews::build(size_t k, StepView& view) const {
   thread_local StepKeys keys;
   stepSyncs(pl_, index, k, syncs);
   keys.reset(pl_, index, k);
-  size_t opsInStep = 0;
   for (const auto& st : pl_.stages) {
     StageStep& ss = view.stages[st.stage];
     addStageBusy(pl_, index, st, k, syncs, view, ss);
     addStageInputs(pl_, index, keys, impl_->layout, st, k, view, ss);
-    opsInStep += ss.ops.size();
   }
-  letGoIfLarge(keys, opsInStep);
-  letGoIfLarge(syncs, opsInStep);
+  letGoIfLarge(keys, view.opCount());
+  letGoIfLarge(syncs, view.opCount());
 }
 
 std::vector<StepView> buildStepViews(const PipelineTrace& pl) {

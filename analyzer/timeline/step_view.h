@@ -137,6 +137,13 @@ struct StepView {
   int64_t number = 0;  // the step number in the trace
   TimeNs start = 0, end = 0;
   std::vector<StageStep> stages;
+
+  // Its ops on every stage.
+  size_t opCount() const {
+    size_t n = 0;
+    for (const StageStep& ss : stages) n += ss.ops.size();
+    return n;
+  }
 };
 
 // Builds one step's view at a time, from lookups made once: a pass over the steps holds one
