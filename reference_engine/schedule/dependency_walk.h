@@ -20,7 +20,7 @@ struct WalkScratch {
 // Leaves in scratch.position how many ops of each stage ran: all of them unless the order
 // deadlocks, in which case each stage stopped at its first blocked op.
 template <class Visit>
-void walkInDependencyOrder(const OpGraph& g, Visit&& visit, WalkScratch& scratch) {
+void walkInDependencyOrder(const GraphView& g, Visit&& visit, WalkScratch& scratch) {
   std::vector<int32_t>& position = scratch.position;
   position.assign(g.p, 0);
   // Stages blocked on another stage's op, as intrusive lists per awaited stage: a stage waits
@@ -48,9 +48,9 @@ void walkInDependencyOrder(const OpGraph& g, Visit&& visit, WalkScratch& scratch
       if (t >= 0 && position[t] > at) t = -1;
       if (t < 0 && !g.awaitBegin.empty()) {
         for (int32_t e = g.awaitBegin[i]; e < g.awaitBegin[i + 1]; ++e) {
-          if (position[g.awaitStage[e]] <= g.awaitIndex[e]) {
-            t = g.awaitStage[e];
-            at = g.awaitIndex[e];
+          if (position[g.awaits[e].stage] <= g.awaits[e].index) {
+            t = g.awaits[e].stage;
+            at = g.awaits[e].index;
             break;
           }
         }
@@ -80,7 +80,7 @@ void walkInDependencyOrder(const OpGraph& g, Visit&& visit, WalkScratch& scratch
 
 // The same with lists of its own: returns how many ops of each stage ran.
 template <class Visit>
-std::vector<int32_t> walkInDependencyOrder(const OpGraph& g, Visit&& visit) {
+std::vector<int32_t> walkInDependencyOrder(const GraphView& g, Visit&& visit) {
   WalkScratch w;
   walkInDependencyOrder(g, visit, w);
   return std::move(w.position);

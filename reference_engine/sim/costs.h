@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "reference_engine/schedule/dependencies.h"
 #include "reference_engine/schedule/op.h"
 
 namespace bubblescope::engine {
@@ -55,10 +56,7 @@ struct Posting {
   // receiver posted). The op is ready no sooner than each such op's end plus the transfer. Flat
   // over the schedule's ops, stage 0's first: op i's are awaits[awaitBegin[i], awaitBegin[i +
   // 1]); both empty: none.
-  struct Await {
-    int32_t stage = 0, index = 0;
-    bool operator==(const Await&) const = default;
-  };
+  using Await = engine::Await;
   std::vector<int32_t> awaitBegin;
   std::vector<Await> awaits;
 };

@@ -50,8 +50,8 @@ void writePaper(const PaperPrediction& paper, JsonWriter& out) {
   out.endObject();
 }
 
-void writeStage(const std::vector<Op>& order, const StageTimeline& t, size_t stage,
-                JsonWriter& out) {
+void writeStage(const std::vector<Op>& order, const StageTimeline& t,
+                const std::vector<TimeNs>& ready, size_t stage, JsonWriter& out) {
   out.beginObject();
   out.field("busy_ns", t.busy);
   out.field("first_start_ns", t.firstStart);
@@ -65,7 +65,7 @@ void writeStage(const std::vector<Op>& order, const StageTimeline& t, size_t sta
     out.field("end_ns", t.ops[i].end);
     out.field("kind", kindName(op.kind));
     out.field("mb", op.mb);
-    out.field("ready_ns", t.ops[i].ready);
+    out.field("ready_ns", ready[i]);
     out.field("start_ns", t.ops[i].start);
     out.endObject();
   }
@@ -99,7 +99,11 @@ void writeSimulationJson(const Schedule& s, const SimCosts& costs, const SimResu
   out.field("peak_memory", r.peakMemory);
   out.field("schedule", scheduleName(s.kind));
   out.key("stages").beginArray();
-  for (size_t st = 0; st < r.stages.size(); ++st) writeStage(s.stages[st], r.stages[st], st, out);
+  // Read off the replay again: the simulator does not hold them (OpTiming).
+  const std::vector<std::vector<TimeNs>> ready = readyTimes(PreparedSchedule(s), costs, r);
+  for (size_t st = 0; st < r.stages.size(); ++st) {
+    writeStage(s.stages[st], r.stages[st], ready[st], st, out);
+  }
   out.endArray();
   out.field("v", s.v);
   out.endObject();

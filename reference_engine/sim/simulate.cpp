@@ -113,26 +113,20 @@ struct SimScratch {
   ChunkTables tables{1, {}, {}};
   std::vector<TimeNs> stageFree;
   WalkScratch walk;
-  OpGraph observed;  // the schedule's graph with Posting::sentAfter and awaits (observedGraph)
+  // The inputs as Posting::sentAfter moves them, where it moves any (observedGraph).
+  std::vector<int32_t> inputIndex;
 };
 
-// The graph whose inputs wait for the ops Posting::sentAfter names, and whose ops also await
-// Posting::awaits: `g` itself when they name none, else a copy in `out`.
-const OpGraph& observedGraph(const Schedule& s, const OpGraph& g, const Posting& c, OpGraph& out) {
-  bool any = false;
-  for (const auto& row : c.sentAfter) {
-    any = any || std::any_of(row.begin(), row.end(), [](int32_t j) { return j >= 0; });
+// The graph whose inputs wait for the ops Posting::sentAfter names (their input index in
+// `inputIndex`, where it names any), and whose ops also await Posting::awaits.
+GraphView observedGraph(const Schedule& s, const OpGraph& g, const Posting& c,
+                        std::vector<int32_t>& inputIndex) {
+  GraphView out(g);
+  if (!c.awaits.empty()) {
+    out.awaitBegin = c.awaitBegin;
+    out.awaits = c.awaits;
   }
-  any = any || !c.awaits.empty();
-  if (!any) return g;
-  out = g;
-  out.awaitBegin = c.awaitBegin;
-  out.awaitStage.resize(c.awaits.size());
-  out.awaitIndex.resize(c.awaits.size());
-  for (size_t e = 0; e < c.awaits.size(); ++e) {
-    out.awaitStage[e] = c.awaits[e].stage;
-    out.awaitIndex[e] = c.awaits[e].index;
-  }
+  bool moved = false;
   for (int st = 0; st < s.p && !c.sentAfter.empty(); ++st) {
     for (size_t local = 0; local < c.sentAfter[st].size(); ++local) {
       const int32_t j = c.sentAfter[st][local];
@@ -144,10 +138,40 @@ const OpGraph& observedGraph(const Schedule& s, const OpGraph& g, const Posting&
         throw CostError("a sent-after position on stage " + std::to_string(st) +
                         " names no later op of its input's stage");
       }
-      out.inputIndex[i] = j;
+      if (!moved) inputIndex.assign(g.inputIndex.begin(), g.inputIndex.end());
+      moved = true;
+      inputIndex[i] = j;
     }
   }
+  if (moved) out.inputIndex = inputIndex;
   return out;
+}
+
+// When op i (on stage st, whose previous op ended at `stageFree`) had its input in `r`, whose
+// ops it depends on have run: its input's end, plus the transfer from another stage (and no
+// earlier than the stage was free, where its receive was posted after the previous op), and the
+// same for every transfer it awaits; 0 without an input.
+TimeNs readyOf(const GraphView& g, const Posting& posted, TimeNs transfer, const SimResult& r,
+               int st, int32_t i, TimeNs stageFree) {
+  TimeNs ready = 0;
+  const int32_t from = g.inputStage[i];
+  if (from == st) {
+    ready = r.stages[from].ops[g.inputIndex[i]].end;
+  } else if (from >= 0) {
+    TimeNs moves = r.stages[from].ops[g.inputIndex[i]].end;
+    const int32_t local = i - g.stageBegin[st];
+    if (!posted.receiveAfterPrevious.empty() && posted.receiveAfterPrevious[st][local]) {
+      moves = std::max(moves, stageFree);
+    }
+    ready = moves + transfer;
+  }
+  if (!g.awaitBegin.empty()) {
+    for (int32_t e = g.awaitBegin[i]; e < g.awaitBegin[i + 1]; ++e) {
+      const TimeNs moved = r.stages[g.awaits[e].stage].ops[g.awaits[e].index].end;
+      ready = std::max(ready, moved + transfer);
+    }
+  }
+  return ready;
 }
 
 }  // namespace
@@ -163,7 +187,7 @@ void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult
   checkCosts(s, costs);
   thread_local SimScratch scratch;
   const Posting& posted = costs.posted();
-  const OpGraph& g = observedGraph(s, prepared.graph(), posted, scratch.observed);
+  const GraphView g = observedGraph(s, prepared.graph(), posted, scratch.inputIndex);
   const ChunkTables& tables = scratch.tables;
   fillChunkTables(s, costs, scratch.tables);
 
@@ -185,30 +209,14 @@ void simulate(const PreparedSchedule& prepared, const SimCosts& costs, SimResult
         const TimeNs duration =
             measured ? costs.perOp[st][local] : tables.time[tables.at(st, op.kind, op.chunk)];
         OpTiming& t = r.stages[st].ops[local];
-        const int32_t from = g.inputStage[i];
-        if (from < 0) {
-          t.ready = 0;
-        } else if (from == st) {
-          t.ready = r.stages[from].ops[g.inputIndex[i]].end;
-        } else {
-          TimeNs moves = r.stages[from].ops[g.inputIndex[i]].end;
-          if (!posted.receiveAfterPrevious.empty() && posted.receiveAfterPrevious[st][local]) {
-            moves = std::max(moves, stageFree[st]);
-          }
-          t.ready = moves + costs.transfer;
-        }
-        if (!g.awaitBegin.empty()) {
-          for (int32_t e = g.awaitBegin[i]; e < g.awaitBegin[i + 1]; ++e) {
-            const TimeNs moved = r.stages[g.awaitStage[e]].ops[g.awaitIndex[e]].end;
-            t.ready = std::max(t.ready, moved + costs.transfer);
-          }
-        }
-        t.start = std::max(t.ready, stageFree[st]);
+        t.start =
+            std::max(readyOf(g, posted, costs.transfer, r, st, i, stageFree[st]), stageFree[st]);
         t.end = t.start + duration;
         stageFree[st] = t.end;
       },
       scratch.walk);
-  if (auto deadlock = describeDeadlock(s, g, scratch.walk.position)) {
+  // Named by the schedule's own graph: the stuck op's input, which the posting does not change.
+  if (auto deadlock = describeDeadlock(s, prepared.graph(), scratch.walk.position)) {
     throw ScheduleError(deadlock->message);
   }
 
@@ -254,6 +262,26 @@ SimResult simulate(const PreparedSchedule& prepared, const SimCosts& costs) {
 
 SimResult simulate(const Schedule& schedule, const SimCosts& costs) {
   return simulate(PreparedSchedule(schedule), costs);
+}
+
+std::vector<std::vector<TimeNs>> readyTimes(const PreparedSchedule& prepared, const SimCosts& costs,
+                                            const SimResult& r) {
+  const Schedule& s = prepared.schedule();
+  std::vector<int32_t> inputIndex;
+  const Posting& posted = costs.posted();
+  const GraphView g = observedGraph(s, prepared.graph(), posted, inputIndex);
+  std::vector<std::vector<TimeNs>> ready(static_cast<size_t>(s.p));
+  for (int st = 0; st < s.p; ++st) {
+    const auto& ops = r.stages[st].ops;
+    ready[st].reserve(ops.size());
+    for (size_t local = 0; local < ops.size(); ++local) {
+      // A stage runs its ops in order: the one before ended as this one's stage became free.
+      const TimeNs stageFree = local == 0 ? 0 : ops[local - 1].end;
+      const int32_t i = g.stageBegin[st] + static_cast<int32_t>(local);
+      ready[st].push_back(readyOf(g, posted, costs.transfer, r, st, i, stageFree));
+    }
+  }
+  return ready;
 }
 
 }  // namespace bubblescope::engine

@@ -71,14 +71,22 @@ void PrintTo(const Span& s, std::ostream* os) {
   *os << "[" << s.start << "," << s.end << ")";
 }
 
+// When each op's input was there in `r`, per stage (readyTimes).
+std::vector<std::vector<TimeNs>> readyIn(const Schedule& s, const SimCosts& c, const SimResult& r) {
+  return readyTimes(PreparedSchedule(s), c, r);
+}
+
 TEST(Simulate, TwoStageOneF1BMatchesHandWorkedTimeline) {
   // T_F = 1, T_B + T_W = 2. Stage 1: F0 [1,2) BW0 [2,4) F1 [4,5) BW1 [5,7).
   // Stage 0: F0 [0,1) F1 [1,2), BW0 once stage 1's BW0 ends [4,6), BW1 [7,9).
-  const SimResult r = simulate(Schedule::oneF1B(2, 2), kindCosts(1, 2, 0));
+  const Schedule s = Schedule::oneF1B(2, 2);
+  const SimResult r = simulate(s, kindCosts(1, 2, 0));
   EXPECT_EQ(spans(r.stages[0]), (std::vector<Span>{{0, 1}, {1, 2}, {4, 6}, {7, 9}}));
   EXPECT_EQ(spans(r.stages[1]), (std::vector<Span>{{1, 2}, {2, 4}, {4, 5}, {5, 7}}));
-  EXPECT_EQ(r.stages[0].ops[2].ready, 4);  // BW0's gradient arrived when stage 1's BW0 ended
-  EXPECT_EQ(r.stages[1].ops[2].ready, 2);  // F1's activation was there long before stage 1 was free
+  const auto ready = readyIn(s, kindCosts(1, 2, 0), r);
+  EXPECT_EQ(ready[0][2], 4);  // BW0's gradient arrived when stage 1's BW0 ended
+  EXPECT_EQ(ready[1][2], 2);  // F1's activation was there long before stage 1 was free
+  EXPECT_EQ(ready[0][0], 0);  // F0 on the first stage has no input
   EXPECT_EQ(r.makespan, 9);
   EXPECT_EQ(r.stages[0].busy, 6);
   EXPECT_EQ(r.stages[0].idle, 3);
@@ -97,8 +105,9 @@ TEST(Simulate, TransferIsAddedToCrossStageDependenciesOnly) {
   const SimResult r = simulate(s, c);
   ASSERT_EQ(label(s.stages[1][0]), "F0");
   ASSERT_EQ(label(s.stages[1][1]), "F0.1");
-  EXPECT_EQ(r.stages[1].ops[0].ready, 1 + 10);  // F0 of chunk 0 on stage 0 ends at 1
-  EXPECT_EQ(r.stages[1].ops[1].ready, r.stages[1].ops[0].end);  // no transfer at the turn
+  const auto ready = readyIn(s, c, r);
+  EXPECT_EQ(ready[1][0], 1 + 10);                  // F0 of chunk 0 on stage 0 ends at 1
+  EXPECT_EQ(ready[1][1], r.stages[1].ops[0].end);  // no transfer at the turn
 }
 
 TEST(Simulate, PerStageCostsSlowOnlyThatStageAndTheOthersWaitForIt) {
@@ -125,12 +134,12 @@ TEST(Simulate, AnInputSentAfterALaterOpMovesOnlyOnceThatOpHasEnded) {
   SimCosts c = kindCosts(1, 2, 0);
   c.transfer = 1;
   const SimResult plain = simulate(s, c);
-  EXPECT_EQ(plain.stages[1].ops[0].ready, 1 + 1);  // F0's output leaves as F0 ends
+  EXPECT_EQ(readyIn(s, c, plain)[1][0], 1 + 1);  // F0's output leaves as F0 ends
   // F0's output sent only with the p2p after F1 (Megatron's interleaved posting): stage 1's F0
   // is ready once stage 0's F1 has ended, at 2, plus the transfer.
   c.posting = sentAfter({{-1, -1, -1, -1}, {1, -1, -1, -1}});
   const SimResult later = simulate(s, c);
-  EXPECT_EQ(later.stages[1].ops[0].ready, 2 + 1);
+  EXPECT_EQ(readyIn(s, c, later)[1][0], 2 + 1);
   EXPECT_EQ(later.makespan, plain.makespan + 1);
   // Positions that name no later op of the input's stage, or the wrong shape: one sentence.
   for (const auto& bad : std::vector<std::vector<std::vector<int32_t>>>{
@@ -162,6 +171,32 @@ TEST(Simulate, AnOpAlsoAwaitsTheOpsItsBlockingBatchWaitedFor) {
   EXPECT_THROW(simulate(s, c), CostError);
   c.posting = awaiting({0, 0, 1, 1, 1, 1, 1, 1}, {{1, 0}});
   EXPECT_THROW(simulate(s, c), CostError);
+}
+
+// readyTimes reads each op's input time off the replay, where the simulator no longer keeps it:
+// under every posting, each op starts as the later of it and its stage's previous op's end.
+TEST(Simulate, EveryOpStartsWhenItsInputIsReadyOrItsStageIsFree) {
+  const Schedule s = Schedule::oneF1B(2, 2);
+  SimCosts c = kindCosts(1, 2, 0);
+  c.transfer = 1;
+  auto fused = std::make_shared<Posting>();
+  fused->receiveAfterPrevious = {{0, 1, 1, 1}, {0, 1, 1, 1}};
+  for (const auto& posting : std::vector<std::shared_ptr<const Posting>>{
+           nullptr, sentAfter({{-1, -1, -1, -1}, {1, -1, -1, -1}}), fused,
+           awaiting({0, 0, 1, 1, 1, 1, 1, 1, 1}, {{1, 0}})}) {
+    c.posting = posting;
+    const SimResult r = simulate(s, c);
+    const auto ready = readyIn(s, c, r);
+    for (size_t st = 0; st < r.stages.size(); ++st) {
+      for (size_t i = 0; i < r.stages[st].ops.size(); ++i) {
+        const TimeNs free = i == 0 ? 0 : r.stages[st].ops[i - 1].end;
+        EXPECT_EQ(r.stages[st].ops[i].start, std::max(ready[st][i], free))
+            << "stage " << st << " op " << i;
+      }
+    }
+  }
+  // Stage 0's F1 awaits stage 1's F0 (ends at 3), plus the transfer.
+  EXPECT_EQ(readyIn(s, c, simulate(s, c))[0][1], 3 + 1);
 }
 
 TEST(Simulate, FusedBackwardDefaultsToBPlusWAndCanBeSetApart) {
