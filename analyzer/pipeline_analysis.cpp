@@ -51,7 +51,7 @@ struct StepTimes {
   // Per step, whether it finished: every microbatch it holds ran all its passes on every stage.
   // The what-ifs compare finished steps only; a hang or the capture's end cuts the others.
   std::vector<uint8_t> finished;
-  std::optional<engine::Schedule> firstFinished;  // its order
+  std::optional<engine::Schedule> firstFinished;  // its order, set once the steps are done
   std::string firstUnfinished;                    // "step 3: B4 of virtual stage 1 ... never runs"
 };
 
@@ -81,7 +81,7 @@ struct CauseTally {
   std::map<CauseId, TimeNs> wins;
 };
 
-// Each common step's transfers (by index into pl.transfers), by the step their receive is in:
+// Each common step's transfers (by index into pl.transferSends), by the step their receive is in:
 // found once, so that a step costs what it holds (10^5 steps: a scan of every transfer per step
 // is quadratic, issue 28).
 Buckets transfersByStepOf(const PipelineTrace& pl) {
@@ -93,8 +93,8 @@ Buckets transfersByStepOf(const PipelineTrace& pl) {
       if (local >= 0) commonOf[s][static_cast<size_t>(local)] = static_cast<int>(k);
     }
   }
-  return Buckets::of(pl.stepNumbers.size(), pl.transfers.size(), [&](size_t i) -> int64_t {
-    const Transfer& t = pl.transfers[i];
+  return Buckets::of(pl.stepNumbers.size(), pl.transferCount(), [&](size_t i) -> int64_t {
+    const Transfer t = pl.transfer(i);
     const int local = pl.stages[t.toStage].ops.comms[t.recv].step;
     if (local < 0 || static_cast<size_t>(local) >= commonOf[t.toStage].size()) return -1;
     return commonOf[t.toStage][static_cast<size_t>(local)];
@@ -151,7 +151,6 @@ void commitStep(StepOutcome&& step, PipelineResult& out, StepTimes& times, Cause
     times.latestOp = std::move(step.latestOp);
   }
   times.finished.push_back(step.finished);
-  if (step.finished && !times.firstFinished) times.firstFinished = std::move(step.order);
   if (!step.finished && times.firstUnfinished.empty()) {
     times.firstUnfinished = std::move(step.unfinished);
   }
@@ -538,6 +537,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
   out.transferMedian = healthyTransfer(sums.lags);
   out.tailMedian = median(sums.tails);
   sums.lags.clear();
+  sums.costs = CostTally(0);  // a map a stage, read no more (10,000 stages: 1.4 MB)
 
   out.stages.resize(pl.p);
   for (int s = 0; s < pl.p; ++s) {
@@ -572,15 +572,13 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
                       causes.imbalancedStage,
                       kept == KeptGaps::All};
   std::vector<StepOutcome> analysed;
-  std::optional<size_t> firstCommitted;  // its common step
+  std::optional<size_t> firstCommitted, firstFinished;  // their common steps
   // The batches' threads kept from one batch to the next: started anew for each, a thread's
   // start and end (its malloc arena and caches set up and flushed) cost about as much as its
   // share of a batch of small steps, and on 10^6 steps the caller analysed most of each alone.
   traces::WorkerPool pool(stepThreads);
   for (size_t k = 0; k < views.size(); k += analysed.size()) {
     analysed.assign(std::min(batch, views.size() - k), StepOutcome{});
-    // What only the first committed step gives is made by each step in flight until one has.
-    const bool wantOrder = !times.firstFinished;
     // A step at a time, a summary's gaps are folded as each stage is classified, placed as
     // the step's commit (commitStep) places them: the step is the next committed.
     const StepPlace at(out, ledger);
@@ -608,7 +606,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
       // Each thread builds its steps into one view (StepViews::build); it keeps a step's room.
       thread_local StepView view;
       views.build(k + i, view);
-      analysed[i] = analyzeStep(in, view, wantOrder, fold);
+      analysed[i] = analyzeStep(in, view, fold);
       letGoIfLarge(view, view.opCount());
     };
     pool.run(analysed.size(), analyze);
@@ -616,6 +614,7 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
       StepOutcome& step = analysed[i];
       if (step.refused.empty()) {
         if (!firstCommitted) firstCommitted = k + i;
+        if (!firstFinished && step.finished) firstFinished = k + i;
         std::vector<BlameWords> words = std::move(step.words);
         commitStep(std::move(step), out, times, causes, ledger);
         if (folded) folded->fold(pl, out, causes, ledger, words);
@@ -627,23 +626,29 @@ PipelineResult analyzePipeline(const PipelineTrace& pl, std::vector<std::string>
       if (firstRefusal.empty()) firstRefusal = "step " + number + ": " + step.refused;
     }
   }
+  // A step whose splits took more than the room reserved grew its stages' series by doubling:
+  // 10,000 stages' held 1.8 MB they did not use under what follows the steps (issue 28).
+  for (StageResult& st : out.stages) st.perStep.shrinkToFit();
   if (out.steps.empty()) {
     throw AnalysisInputError("pipeline " + std::to_string(pl.dpRank) +
                              ": no step could be re-run by the simulator (" + firstRefusal + ")");
   }
-  // The schedule is read off a finished step: one cut short matches no generator. With none, the
-  // first step's order, built again here rather than its view kept through every step (at 10,000
-  // stages a view and its copy were 6% of the peak).
+  // The schedule is read off the first finished step: one cut short matches no generator. With
+  // none, off the first step. Its order is built again here rather than kept from its analysis
+  // (10,000 stages: 2 MB under every later step's peak), as its view was (6% of the peak).
   std::optional<engine::Schedule> cutShort;
-  if (!times.firstFinished) {
+  {
     StepView first;
-    views.build(0, first);
-    cutShort = observedSchedule(pl, first);
+    views.build(firstFinished.value_or(0), first);
+    (firstFinished ? times.firstFinished : cutShort) = observedSchedule(pl, first);
   }
   if (idealStep) {
     StepView first;
     views.build(*firstCommitted, first);
-    out.idealOps = idealStepOps(in, first, 0);
+    // Most often the step the schedule was read off: its order is not made twice (2 MB of
+    // 10,000 stages at the analysis' peak).
+    const bool sameStep = firstFinished == firstCommitted && times.firstFinished;
+    out.idealOps = idealStepOps(in, first, 0, sameStep ? &*times.firstFinished : nullptr);
   }
   builder.reset();  // its lookups, sized by the run's ops and comms
   warnSlowFirstStep(times.measured, out.steps, warnings);

@@ -1,9 +1,9 @@
 #include "analyzer/pipeline_step.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <memory>
-#include <span>
 #include <stdexcept>
 #include <utility>
 
@@ -36,10 +36,18 @@ void noteReplayLag(const PipelineTrace& pl, const StepView& view, const engine::
   }
 }
 
+// Lets go of the costs' hold on a view's posting as the step's analysis ends, however it ends:
+// the costs outlive the step (their room is kept for the next), the view need not.
+struct PostingHeld {
+  std::array<engine::SimCosts*, 3> costs;
+  ~PostingHeld() {
+    for (engine::SimCosts* c : costs) c->posting.reset();
+  }
+};
+
 }  // namespace
 
-StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrder,
-                        const StepFolder* fold) {
+StepOutcome analyzeStep(const StepInputs& in, const StepView& view, const StepFolder* fold) {
   const PipelineTrace& pl = in.pl;
   const MeanCosts& costs = in.costs;
   StepOutcome step;
@@ -49,11 +57,12 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
   std::optional<engine::PreparedSchedule> prepared;
   // The costs and replays in this thread's lists, whose room is kept from step to step: made
   // anew for each of a run's steps, they were a tenth of a 10^6-step analysis (issue 28).
-  // The three share the step's posting.
+  // The three share the step's posting, read where the view holds it (the view outlives the
+  // step's analysis).
   thread_local engine::SimCosts idealCosts, stageCosts, measuredCosts;
   thread_local StepSims sims;
-  thread_local const auto posting = std::make_shared<engine::Posting>();
-  observedPosting(view, pl.p, *posting);
+  const std::shared_ptr<const engine::Posting> posting = viewedPosting(view);
+  const PostingHeld held{{&idealCosts, &stageCosts, &measuredCosts}};
   stepCosts(pl, view, costs, Scenario::Ideal, in.transferMedian, posting, idealCosts);
   stepCosts(pl, view, costs, Scenario::Ops, in.transferMedian, posting, measuredCosts);
   stepCosts(pl, view, costs, Scenario::Stage, in.transferMedian, posting, stageCosts);
@@ -62,6 +71,7 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
     engine::simulate(*prepared, idealCosts, sims.ideal);
     engine::simulate(*prepared, stageCosts, sims.stage);
     engine::simulate(*prepared, measuredCosts, sims.ops);
+    letGoIfLarge(stageCosts, view.opCount());  // read no more
   } catch (const std::invalid_argument& e) {
     step.refused = e.what();  // ScheduleError or CostError: the order cannot be re-run
     return step;
@@ -101,13 +111,11 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
     return {o.op, s, local, o.start, o.end, costs.idealOf(o.op)};
   };
   // The records first, as the gaps name the op that ended them by its place among the step's
-  // records (its stage's first record and its position in the stage's step), and their causes
-  // read the step's transfers.
-  std::vector<StepPositions> posOf(pl.p);
+  // records (its stage's first record and its position in the stage's step, as the walk looks
+  // it up), and their causes read the step's transfers.
   std::vector<int> firstRecord(pl.p, 0);
   int records = 0;
   for (const StageStep& ss : view.stages) {
-    posOf[ss.stage].assign(ss.ops);
     firstRecord[ss.stage] = records;
     records += static_cast<int>(ss.ops.size());
     for (size_t j = 0; j < ss.ops.size(); ++j) {
@@ -118,9 +126,9 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
       }
     }
   }
-  const std::span<const int> transfers = in.transfersByStep[view.index];
+  const Bucket transfers = in.transfersByStep[view.index];
   const auto transfer = [&](size_t k) -> TransferRecord {
-    const Transfer& t = pl.transfers[static_cast<size_t>(transfers[k])];
+    const Transfer t = pl.transfer(static_cast<size_t>(transfers[k]));
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
     const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];
     return {send.pass,  send.mb,  t.fromStage, t.toStage, local,
@@ -146,7 +154,7 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
       Gap& gap = stageGaps[g];
       const OpRecord* next = nullptr;
       if (gap.nextOp >= 0) {
-        const int pos = posOf[s].at(gap.nextOp);
+        const int pos = blame.positionOf(s, gap.nextOp);
         gap.nextOp = pos < 0 ? -1 : firstRecord[s] + pos;
         if (pos >= 0 && foldOps) {
           nextRecord = recordAt(s, pos);
@@ -180,21 +188,22 @@ StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrd
                           .measured = step.measured,
                           .replayed = step.replayed};
   addStepWins(replay, idleInStep, step.wins);
-  if (wantOrder && step.finished) step.order = std::move(order);
   // Held to the next step, a large step's replays would lie under the peak of what follows the
   // steps (the what-ifs) as well.
   letGoIfLarge(sims, opsInStep);
   for (engine::SimCosts* c : {&idealCosts, &stageCosts, &measuredCosts})
     letGoIfLarge(*c, opsInStep);
-  letGoIfLarge(*posting, opsInStep);
   return step;
 }
 
-std::vector<OpRecord> idealStepOps(const StepInputs& in, const StepView& view, int stepIndex) {
+std::vector<OpRecord> idealStepOps(const StepInputs& in, const StepView& view, int stepIndex,
+                                   const engine::Schedule* given) {
   const PipelineTrace& pl = in.pl;
-  const engine::Schedule order = observedSchedule(pl, view);
+  std::optional<engine::Schedule> made;
+  if (given == nullptr) made = observedSchedule(pl, view);
+  const engine::Schedule& order = given != nullptr ? *given : *made;
   engine::SimCosts idealCosts;
-  stepCosts(pl, view, in.costs, Scenario::Ideal, in.transferMedian, observedPosting(view, pl.p),
+  stepCosts(pl, view, in.costs, Scenario::Ideal, in.transferMedian, viewedPosting(view),
             idealCosts);
   const engine::PreparedSchedule prepared(order);
   engine::SimResult ideal;

@@ -34,8 +34,7 @@ struct StepOutcome {
   TimeNs latest = 0;
   std::string latestOp;
   bool finished = false;
-  std::optional<engine::Schedule> order;  // a finished step's, when the first is still wanted
-  std::string unfinished;                 // "step 3: B4 of virtual stage 1 ... never runs"
+  std::string unfinished;  // "step 3: B4 of virtual stage 1 ... never runs"
   std::vector<StageAlone> alone;
   std::vector<Split> splits;  // per stage
   std::vector<Gap> gaps;
@@ -53,7 +52,7 @@ struct StepInputs {
   const PipelineTrace& pl;
   const MeanCosts& costs;
   const DpWaits* dpWaits;
-  const Buckets& transfersByStep;  // per common step, into pl.transfers
+  const Buckets& transfersByStep;  // per common step, into pl.transferSends
   TimeNs transferMedian, tailMedian;
   int imbalancedStage;
   // Write every gap's sentence (Blame::text) as the step is classified: an analysis that keeps
@@ -80,17 +79,18 @@ struct StepFolder {
 
 // One step: re-run by the simulator (ideal, stage means, measured op costs), then its idle
 // classified per stage, its gaps blamed, its ops and transfers recorded. A step the simulator
-// cannot re-run comes back with only its number and `refused` set, and is left out. With
-// `wantOrder` a finished step keeps its op order (what only the first step committed gives).
-// With `fold`, each gap goes to it in
-// order, stage by stage, and the outcome keeps none (`gaps`, `words` and `causeOfGap` empty); as
-// do its op records, where it takes them (`ops` empty). Reads nothing another step writes.
-StepOutcome analyzeStep(const StepInputs& in, const StepView& view, bool wantOrder,
+// cannot re-run comes back with only its number and `refused` set, and is left out. With `fold`,
+// each gap goes to it in order, stage by stage, and the outcome keeps none (`gaps`, `words` and
+// `causeOfGap` empty); as do its op records, where it takes them (`ops` empty). Reads nothing
+// another step writes.
+StepOutcome analyzeStep(const StepInputs& in, const StepView& view,
                         const StepFolder* fold = nullptr);
 
 // The ops of a step analysed before (analyzeStep), as its replay with ideal costs runs them:
 // PipelineResult::idealOps, named as step `stepIndex`. Made again once the steps are done rather
 // than kept from the step's analysis, where they lay under its peak (10,000 stages: 7.7 MB).
-std::vector<OpRecord> idealStepOps(const StepInputs& in, const StepView& view, int stepIndex);
+// `order`: the step's observedSchedule where the caller holds it (else made here).
+std::vector<OpRecord> idealStepOps(const StepInputs& in, const StepView& view, int stepIndex,
+                                   const engine::Schedule* order = nullptr);
 
 }  // namespace bubblescope::analysis

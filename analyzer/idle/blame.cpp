@@ -52,6 +52,7 @@ void BlameWalker::reset(const PipelineTrace& pl, const StepView& step, const Mea
   for (const StageStep& ss : step.stages) {
     outcomeOf_[ss.stage].assign(ss.ops.size(), kUnknown);
     auto& free = freeAt_[ss.stage];
+    free.reserve(ss.ops.size() + 1);  // once: grown by doubling, 10,000 stages' held twice theirs
     free.push_back(step.start);
     posOf_[ss.stage].assign(ss.ops);
     for (size_t j = 0; j < ss.ops.size(); ++j) {
@@ -103,7 +104,7 @@ TimeNs BlameWalker::overrun(int stage, int pos) const {
 TimeNs BlameWalker::readyTime(int stage, int pos) const {
   const StageStep& ss = step_->stages[stage];
   const TimeNs prevEnd = freeAt_[stage][pos];
-  const TimeNs arrival = ss.arrival[pos];
+  const TimeNs arrival = ss.input[pos].arrival;
   return arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
 }
 
@@ -170,7 +171,7 @@ std::optional<Blamed> BlameWalker::lateSend(int stage, int pos, int ps, int pp,
                                             TimeNs& delay) const {
   const StageStep& ss = step_->stages[stage];
   const RecognizedOp& producer = op(ps, pp);
-  const TimeNs sent = ss.sent[pos];
+  const TimeNs sent = ss.input[pos].sent;
   if (sent == kNoArrival) return std::nullopt;
   const TimeNs late = sent - producer.end;
   // The producer's own lateness is upstream's: only what the send adds after it is the sender's.
@@ -222,8 +223,8 @@ std::optional<Blamed> BlameWalker::heldBehind(int stage, int pos, TimeNs waited,
   decisive = slow > tol || queued;
   cost = decisive ? waited : std::min(own, waited);
   if (!decisive && cost <= tol) return std::nullopt;
-  const int ps = ss.producerStage[pos];
-  const RecognizedOp& producer = op(ps, posOf(ps, ss.producerOp[pos]));
+  const int ps = ss.input[pos].producerStage;
+  const RecognizedOp& producer = op(ps, posOf(ps, ss.input[pos].producerOp));
   Blamed r;
   Blame& b = r.blame;
   b.cause = IdleClass::CommStall;
@@ -303,7 +304,7 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   const TimeNs firstLaunch = rank.kernelsOf(static_cast<size_t>(ss.ops[pos])).firstLaunch;
   const TimeNs launch = rank.hostOf(static_cast<size_t>(ss.ops[pos])).launch;  // its range's
   const TimeNs prevEnd = freeAt_[stage][pos];
-  const TimeNs arrival = ss.arrival[pos];
+  const TimeNs arrival = ss.input[pos].arrival;
   const TimeNs ready = arrival == kNoArrival ? prevEnd : std::max(prevEnd, arrival);
   const TimeNs tol = tolerance(o.op);
 
@@ -318,14 +319,14 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   // held 10 ms is not what 10 ms of knock-ons wait for. Else it is offered, and the walk goes on
   // to what the op was ready after: its input's producer, or the op before it on the stage.
   const bool inputBound =
-      arrival != kNoArrival && arrival > prevEnd + tol && ss.producerOp[pos] >= 0;
+      arrival != kNoArrival && arrival > prevEnd + tol && ss.input[pos].producerOp >= 0;
   const bool ownBound = !inputBound && pos > 0;
   bool passedLateStart = false;
   // True where the late start is the answer; else it is offered and the walk goes on.
   const auto named = [&](Blamed& b, TimeNs piece) {
     if (!weigh || (!inputBound && !ownBound)) return true;
-    const int rs = inputBound ? ss.producerStage[pos] : stage;
-    const int rp = inputBound ? posOf(rs, ss.producerOp[pos]) : pos - 1;
+    const int rs = inputBound ? ss.input[pos].producerStage : stage;
+    const int rp = inputBound ? posOf(rs, ss.input[pos].producerOp) : pos - 1;
     if (piece >= std::max(readyDelay(stage, pos, ready), overrun(rs, rp))) return true;
     m.offers.offer(piece, std::move(b));
     passedLateStart = true;
@@ -365,24 +366,24 @@ BlameWalker::Move BlameWalker::stepAt(int stage, int pos, bool first, bool fromD
   if (passedLateStart && ownBound) return heldByOpBefore();
   // The input from another stage held it, unless its receive was posted only when the op
   // before ended (fused with that op's send): then the stage's own previous op held it.
-  const bool ownStream = ss.receiveAfterPrevious[pos] && pos > 0;
-  if (arrival != kNoArrival && arrival > prevEnd + tol && ss.producerOp[pos] >= 0) {
-    const int ps = ss.producerStage[pos];
-    const int pp = posOf(ps, ss.producerOp[pos]);
+  const bool ownStream = step_->posting.receiveAfterPrevious[stage][pos] && pos > 0;
+  if (arrival != kNoArrival && arrival > prevEnd + tol && ss.input[pos].producerOp >= 0) {
+    const int ps = ss.input[pos].producerStage;
+    const int pp = posOf(ps, ss.input[pos].producerOp);
     const RecognizedOp& producer = op(ps, pp);
     // Readiness comes from the producers, never from this stage's own receive: the data could
     // move once its producer had ended and its send had begun. A receive the host posted
     // later than that, and later than the stage was free, is the host's delay, however soon
     // the data came once it was posted.
-    const TimeNs sent = ss.sent[pos];
+    const TimeNs sent = ss.input[pos].sent;
     const TimeNs dataFrom = sent != kNoArrival ? std::max(producer.end, sent) : producer.end;
     // With both sides' start known, the transfer itself is what the link did; else what the
     // producer's end leaves of the arrival.
-    const TimeNs moved = ss.moved[pos];
+    const TimeNs moved = ss.input[pos].moved;
     TimeNs from = moved != kNoArrival ? moved : dataFrom;
     // The link's own time, once both sides had started (unknown: kNoArrival). A host-side
     // receive that found its data sent eagerly ends as it starts: its link took nothing.
-    const TimeNs waitStart = ss.waitStart[pos];
+    const TimeNs waitStart = ss.input[pos].waitStart;
     const TimeNs bothStarted = moved != kNoArrival ? moved
                                : waitStart != kNoArrival && sent != kNoArrival
                                    ? std::max(waitStart, sent)

@@ -40,6 +40,8 @@ class BlameWalker {
   // The host range that covered most of [from, to) on the stage, if it covered at least half
   // of it: its name's index into the stage's RankOps::hostNames ("dataloader"); -1 when none did.
   int hostNameDuring(int stage, TimeNs from, TimeNs to) const;
+  // The position of the stage's op `opIndex` (into its ops) in the step; -1 if not one of its.
+  int positionOf(int stage, int opIndex) const { return posOf_[stage].at(opIndex); }
 
  private:
   const RecognizedOp& op(int stage, int pos) const;

@@ -65,18 +65,10 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
   const auto& ops = pl.stages[stage].ops.ops;
   Split split;
   split.span = step.end - step.start;
-  split.compute = totalLength(ss.compute);
-  split.exposedComm = totalLength(ss.comm);
-  split.otherBusy = totalLength(ss.other);
+  split.compute = ss.compute;
+  split.exposedComm = ss.exposedComm;
+  split.otherBusy = ss.otherBusy;
   split.idle = split.span - split.compute - split.exposedComm - split.otherBusy;
-  // This thread's lists, their room kept from step to step (issue 28: a 10^6-step run).
-  thread_local IntervalList busy, idle, whole(1);
-  busy.assign(ss.compute.begin(), ss.compute.end());
-  busy.insert(busy.end(), ss.comm.begin(), ss.comm.end());
-  busy.insert(busy.end(), ss.other.begin(), ss.other.end());
-  uniteInPlace(busy);
-  whole[0] = {step.start, step.end};
-  subtractInto(whole, busy, idle);
 
   // Phases of the stage's step: warm-up until its first backward, drain after its last forward
   // (the cool-down), steady between. A gap the ideal schedule also has is a bubble of its phase.
@@ -95,7 +87,7 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
     const TimeNs from = prevEnd;
     const TimeNs to = drain ? step.end : std::max(prevEnd, ops[ss.ops[pos]].start);
     if (!drain) prevEnd = std::max(prevEnd, ops[ss.ops[pos]].end);
-    const TimeNs g = coveredLength(idle, from, to);
+    const TimeNs g = ss.idleBefore[static_cast<size_t>(pos)];
     windowIdle += g;
     if (g <= 0) continue;
 

@@ -47,13 +47,24 @@ bool atItsPlace(const CauseId& id, const Gap& g, const Op* next) {
 
 Links::Links(const std::vector<TransferRecord>& transfers, size_t first)
     : Links(transfers.size() - std::min(first, transfers.size()),
-            [&](size_t i) -> const TransferRecord& { return transfers[first + i]; }) {}
+            [&](size_t i) { return transfers[first + i]; }) {
+  makeOnce();  // now: the list need not outlive the links
+}
 
-void Links::add(const TransferRecord& t) {
+void Links::add(const TransferRecord& t) const {
   entries_.push_back({t.step, t.fromStage, static_cast<int>(t.pass), t.mb, t.toStage});
 }
 
+void Links::makeOnce() const {
+  if (!record_) return;
+  entries_.reserve(count_);
+  for (size_t i = 0; i < count_; ++i) add(record_(i));
+  std::sort(entries_.begin(), entries_.end());
+  record_ = nullptr;
+}
+
 int Links::receiverOf(int step, int fromStage, const Op& producer) const {
+  makeOnce();
   const Entry key{step, fromStage, passOf(producer.kind), producer.mb, INT_MIN};
   auto it = std::lower_bound(entries_.begin(), entries_.end(), key);
   if (it == entries_.end() || it->step != step || it->from != fromStage || it->pass != key.pass ||

@@ -4,6 +4,7 @@
 // instead of five rows that outrank each other. Pure: gaps, ops and transfers in, causes out; what
 // removing a cause wins comes from the simulator (whatif/cause_wins.h) and is passed in.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <utility>
@@ -20,13 +21,12 @@ class Links {
   // The transfers from `first` on (one step's, as analyzeStep appends them).
   explicit Links(const std::vector<TransferRecord>& transfers, size_t first = 0);
   // The same from `count` transfers, the i-th as `record(i)` gives it, with no list of records
-  // made (a summary's analysis keeps none: at 10,000 stages a step's were 7.7 MB, issue 28).
-  template <typename Record>
-  Links(size_t count, Record&& record) {
-    entries_.reserve(count);
-    for (size_t i = 0; i < count; ++i) add(record(i));
-    std::sort(entries_.begin(), entries_.end());
-  }
+  // made (a summary's analysis keeps none: at 10,000 stages a step's were 7.7 MB, issue 28), and
+  // read only once a lookup needs them: the blame walk names the link of most stalls itself
+  // (Blame::toStage), and a step's links of 10,000 stages were 3.2 MB under its peak. `record`
+  // is called while the Links lives.
+  Links(size_t count, std::function<TransferRecord(size_t)> record)
+      : count_(count), record_(std::move(record)) {}
   // The stage that received `producer`'s output in `step`; -1 when no transfer of it is recorded.
   // Two chunks of one stage sending the same microbatch's output elsewhere (rare: interleaved
   // orders send both chunks to the next stage) give the first recorded.
@@ -37,8 +37,11 @@ class Links {
     int step, from, pass, mb, to;
     auto operator<=>(const Entry&) const = default;
   };
-  void add(const TransferRecord& t);
-  std::vector<Entry> entries_;  // sorted
+  void add(const TransferRecord& t) const;
+  void makeOnce() const;
+  size_t count_ = 0;
+  mutable std::function<TransferRecord(size_t)> record_;  // empty once made
+  mutable std::vector<Entry> entries_;                    // sorted, once made
 };
 
 // The cause a gap's avoidable idle is blamed on (CauseId says what makes two the same); none for

@@ -5,9 +5,14 @@
 namespace bubblescope::analysis {
 namespace {
 
-TimeNs lookup(const std::map<CostKey, TimeNs>& table, const Op& op) {
+template <typename Table>
+TimeNs lookup(const Table& table, const Op& op) {
   auto it = table.find({op.kind, op.chunk});
   return it == table.end() ? 0 : it->second;
+}
+
+bool keyBefore(const CostTable::Entry& e, const CostKey& key) {
+  return e.first < key;
 }
 
 TimeNs measured(const PipelineTrace& pl, int stage, int opIndex) {
@@ -16,6 +21,24 @@ TimeNs measured(const PipelineTrace& pl, int stage, int opIndex) {
 }
 
 }  // namespace
+
+CostTable::CostTable(std::initializer_list<Entry> entries) {
+  for (const Entry& e : entries) (*this)[e.first] = e.second;
+}
+
+CostTable::CostTable(const std::map<CostKey, TimeNs>& table)
+    : entries_(table.begin(), table.end()) {}
+
+TimeNs& CostTable::operator[](const CostKey& key) {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), key, keyBefore);
+  if (it == entries_.end() || it->first != key) it = entries_.insert(it, {key, 0});
+  return it->second;
+}
+
+std::vector<CostTable::Entry>::const_iterator CostTable::find(const CostKey& key) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), key, keyBefore);
+  return it != entries_.end() && it->first == key ? it : entries_.end();
+}
 
 TimeNs MeanCosts::idealOf(const Op& op) const {
   return lookup(ideal, op);
@@ -54,6 +77,7 @@ MeanCosts CostTally::means() const {
   out.stage.resize(per_.size());
   for (const auto& [key, sum] : all_) out.ideal[key] = sum.first / sum.second;
   for (size_t s = 0; s < per_.size(); ++s) {
+    out.stage[s].reserve(per_[s].size());
     for (const auto& [key, sum] : per_[s]) out.stage[s][key] = sum.first / sum.second;
   }
   return out;
@@ -124,62 +148,18 @@ engine::Schedule observedSchedule(const PipelineTrace& pl, const StepView& step)
   return s;
 }
 
-void observedPosting(const StepView& step, int p, engine::Posting& sim) {
-  sim.receiveAfterPrevious.resize(p);
-  for (auto& row : sim.receiveAfterPrevious) row.clear();
-  bool sentLater = false;
-  for (const StageStep& ss : step.stages) {
-    sim.receiveAfterPrevious[ss.stage].assign(ss.receiveAfterPrevious.begin(),
-                                              ss.receiveAfterPrevious.end());
-    sentLater = sentLater ||
-                std::any_of(ss.sentAfter.begin(), ss.sentAfter.end(), [](int j) { return j >= 0; });
-  }
-  // Most traces post every send with its op and wait in no batch: no tables, and the
-  // simulator's graph unchanged.
-  sim.sentAfter.clear();
-  if (sentLater) {
-    sim.sentAfter.resize(p);
-    for (const StageStep& ss : step.stages) {
-      sim.sentAfter[ss.stage].assign(ss.sentAfter.begin(), ss.sentAfter.end());
-    }
-  }
-  // Flat over the order's ops, stage by stage as observedSchedule() lays them.
-  sim.awaitBegin.clear();
-  sim.awaits.clear();
-  const bool awaits = std::any_of(step.stages.begin(), step.stages.end(),
-                                  [](const StageStep& ss) { return !ss.awaitStage.empty(); });
-  if (!awaits) return;
-  std::vector<const StageStep*> byStage(static_cast<size_t>(p), nullptr);
-  size_t awaited = 0;
-  for (const StageStep& ss : step.stages) {
-    byStage[static_cast<size_t>(ss.stage)] = &ss;
-    awaited += ss.awaitStage.size();
-  }
-  // Sized once: grown by doubling, a step of 10,000 stages' awaits held up to twice theirs (4 MB).
-  sim.awaitBegin.reserve(step.opCount() + 1);
-  sim.awaits.reserve(awaited);
-  for (const StageStep* ss : byStage) {
-    if (ss == nullptr) continue;
-    for (size_t j = 0; j < ss->ops.size(); ++j) {
-      sim.awaitBegin.push_back(static_cast<int32_t>(sim.awaits.size()));
-      for (int e = ss->awaitBegin[j]; e < ss->awaitBegin[j + 1]; ++e) {
-        sim.awaits.push_back({ss->awaitStage[e], ss->awaitPos[e]});
-      }
-    }
-  }
-  sim.awaitBegin.push_back(static_cast<int32_t>(sim.awaits.size()));
+std::shared_ptr<const engine::Posting> observedPosting(const StepView& step) {
+  return std::make_shared<engine::Posting>(step.posting);
 }
 
-std::shared_ptr<const engine::Posting> observedPosting(const StepView& step, int p) {
-  auto posting = std::make_shared<engine::Posting>();
-  observedPosting(step, p, *posting);
-  return posting;
+std::shared_ptr<const engine::Posting> viewedPosting(const StepView& step) {
+  return {std::shared_ptr<const void>{}, &step.posting};  // owns nothing
 }
 
 engine::SimCosts stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& costs,
                            Scenario scenario, TimeNs transfer) {
   engine::SimCosts sim;
-  stepCosts(pl, step, costs, scenario, transfer, observedPosting(step, pl.p), sim);
+  stepCosts(pl, step, costs, scenario, transfer, observedPosting(step), sim);
   return sim;
 }
 
@@ -192,6 +172,7 @@ void stepCosts(const PipelineTrace& pl, const StepView& step, const MeanCosts& c
   sim.posting = std::move(posting);
   for (const StageStep& ss : step.stages) {
     auto& row = sim.perOp[ss.stage];
+    row.reserve(ss.ops.size());  // once: grown by doubling, a let-go row took five allocations
     for (int i : ss.ops) {
       const Op& op = pl.stages[ss.stage].ops.ops[i].op;
       TimeNs c = 0;

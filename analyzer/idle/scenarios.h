@@ -6,6 +6,7 @@
 // costs is stall.
 #include <array>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -20,9 +21,27 @@ namespace bubblescope::analysis {
 
 using CostKey = std::pair<OpKind, int>;  // kind, chunk
 
+// One stage's mean costs by kind and chunk: a few, in one sorted list, where a map's nodes and
+// shell were 176 bytes a stage (1.8 MB of 10,000 stages under the analysis' peak, issue 28).
+class CostTable {
+ public:
+  using Entry = std::pair<CostKey, TimeNs>;
+  CostTable() = default;
+  CostTable(std::initializer_list<Entry> entries);
+  CostTable(const std::map<CostKey, TimeNs>& table);  // NOLINT: a table of the same entries
+  TimeNs& operator[](const CostKey& key);             // added (as 0) if absent
+  void reserve(size_t n) { entries_.reserve(n); }
+  std::vector<Entry>::const_iterator find(const CostKey& key) const;
+  std::vector<Entry>::const_iterator begin() const { return entries_.begin(); }
+  std::vector<Entry>::const_iterator end() const { return entries_.end(); }
+
+ private:
+  std::vector<Entry> entries_;  // sorted by key, each key once
+};
+
 struct MeanCosts {
-  std::map<CostKey, TimeNs> ideal;               // over all stages and steps
-  std::vector<std::map<CostKey, TimeNs>> stage;  // per stage, over steps
+  std::map<CostKey, TimeNs> ideal;  // over all stages and steps
+  std::vector<CostTable> stage;     // per stage, over steps
   TimeNs idealOf(const Op& op) const;
   TimeNs stageOf(int stage, const Op& op) const;
 };
@@ -53,10 +72,12 @@ engine::Schedule observedSchedule(const PipelineTrace& pipeline, const StepView&
 enum class Scenario { Ideal, Stage, Ops };
 
 // How the step's stages posted their transfers, as the simulator re-runs the observed order:
-// receives posted with the op before, sends posted with a later op (StageStep). Into `out`, whose
-// lists keep their room.
-void observedPosting(const StepView& step, int p, engine::Posting& out);
-std::shared_ptr<const engine::Posting> observedPosting(const StepView& step, int p);
+// receives posted with the op before, sends posted with a later op (StepView::posting), as a
+// posting of its own.
+std::shared_ptr<const engine::Posting> observedPosting(const StepView& step);
+// The same without a copy: the view's own, for costs that do not outlive the view (a copy of a
+// step of 10,000 stages' is 3.7 MB, issue 28).
+std::shared_ptr<const engine::Posting> viewedPosting(const StepView& step);
 
 // The simulator's costs for one step under `scenario`: per op, in the order of observedSchedule,
 // with the step's observedPosting. (Each stage with only its own measured costs: stage_alone.h.)

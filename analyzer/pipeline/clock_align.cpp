@@ -124,7 +124,8 @@ std::vector<TimeNs> estimateClockOffsets(const PipelineTrace& pl,
                                          std::vector<std::string>* warnings) {
   const int p = static_cast<int>(pl.stages.size());
   std::vector<LinkBounds> links(p);  // links[s]: what the transfers say of off[s+1] - off[s]
-  for (const Transfer& t : pl.transfers) {
+  for (size_t i = 0; i < pl.transferCount(); ++i) {
+    const Transfer t = pl.transfer(i);
     if (std::abs(t.fromStage - t.toStage) != 1) continue;  // neighbours only: the chain
     const auto& send = pl.stages[t.fromStage].ops.comms[t.send];
     const auto& recv = pl.stages[t.toStage].ops.comms[t.recv];

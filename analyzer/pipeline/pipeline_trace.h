@@ -20,13 +20,18 @@ struct StageTrace {
   TimeNs clockOffset = 0;
 };
 
-// A send matched to its receive: stage and index into that stage's comms. Held for every
-// transfer through the analysis: 16 bytes (a rank's comms are far fewer than 2^32).
+// A send matched to its receive: stage and index into that stage's comms. Not held: made from
+// the comms' places (PipelineTrace::transfer).
 struct Transfer {
   int fromStage = 0, toStage = 0;
   uint32_t send = 0, recv = 0;
 };
-static_assert(sizeof(Transfer) == 16);
+
+// Where a comm is: its stage and its index into that stage's comms.
+struct CommAt {
+  int stage = -1;
+  uint32_t comm = 0;
+};
 
 struct PipelineTrace {
   int dpRank = 0;
@@ -34,12 +39,33 @@ struct PipelineTrace {
   int v = 1;             // model chunks per stage
   bool vLayout = false;  // chunks laid out in a V (ZB-V) rather than looped
   std::vector<StageTrace> stages;
-  std::vector<Transfer> transfers;
+  // The matched transfers, in the order matching found them (step, pass, microbatch, sender,
+  // receiver), each as its send's place among the pipeline's comms (commAt); its receive is the
+  // send's RecognizedComm::peerPlace. 4 bytes a transfer, where its stages and comms held beside
+  // the comms were 16 (10 MB of 10,000 stages, issue 28). Set by linkTransfers.
+  std::vector<uint32_t> transferSends;
+  // commBase[s]: the place of stage s's first comm among the pipeline's (p + 1 of them, the last
+  // their count). The places hold while the stages' comms are neither added to nor reordered.
+  std::vector<uint32_t> commBase;
   std::vector<int64_t> stepNumbers;  // steps present on every stage, in order
   // stepIndex[s][k]: index into stages[s].ops.steps of stepNumbers[k].
   std::vector<std::vector<int>> stepIndex;
   std::vector<std::string> warnings;
+
+  size_t transferCount() const { return transferSends.size(); }
+  Transfer transfer(size_t i) const;
+  // The comm at `place`; `near`, a stage it is likely on or next to (-1: none), is tried first.
+  CommAt commAt(uint32_t place, int near = -1) const;
+  // The other side of stage `stage`'s comm `comm`, if it was matched.
+  std::optional<CommAt> peerOf(int stage, size_t comm) const;
 };
+
+// Makes `transfers` the pipeline's: numbers its comms (commBase), points each matched comm at its
+// other side and each unmatched one nowhere, and keeps the sends in the order given. Refuses a
+// pipeline of more comms than a place can count (AnalysisInputError).
+void linkTransfers(PipelineTrace& pl, const std::vector<Transfer>& transfers);
+// Every transfer, in order: for a test or a caller that adds comms and links again.
+std::vector<Transfer> transfersOf(const PipelineTrace& pl);
 
 struct CommMatches;
 

@@ -41,7 +41,7 @@ std::optional<TimeNs> makespan(const PipelineTrace& pl, const StepView& view,
   engine::SimCosts sim;
   sim.transfer = transfer;
   sim.perOp.resize(pl.p);
-  sim.posting = observedPosting(view, pl.p);
+  sim.posting = observedPosting(view);
   for (const StageStep& ss : view.stages) {
     for (int i : ss.ops) {
       const RecognizedOp& o = pl.stages[ss.stage].ops.ops[i];

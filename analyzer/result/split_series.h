@@ -47,6 +47,11 @@ class SplitSeries {
   void push_back(const Split& s);
   // Room for `steps` more, at the bytes a step with a few non-zero classes takes.
   void reserve(size_t steps);
+  // Gives back the room no step took (the steps are done).
+  void shrinkToFit() {
+    bytes_.shrink_to_fit();
+    blockStart_.shrink_to_fit();
+  }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   Split operator[](size_t i) const;  // i < size()

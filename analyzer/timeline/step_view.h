@@ -12,6 +12,7 @@
 
 #include "analyzer/pipeline/pipeline_trace.h"
 #include "analyzer/timeline/intervals.h"
+#include "reference_engine/sim/costs.h"
 
 namespace bubblescope::analysis {
 
@@ -56,53 +57,50 @@ class RareTimes {
   uint32_t size_ = 0, room_ = 0;  // a stage's ops in one step
 };
 
+// An op's input from another stage, as the step saw it. One record an op, where a list a field
+// cost each of 10,000 stages a header and a heap block five times over (1.2 MB, issue 28).
+struct OpInput {
+  TimeNs arrival = kNoArrival;    // when it arrived (kNoArrival if the op has none)
+  TimeNs waitStart = kNoArrival;  // when its receive began waiting (kNoArrival: no receive)
+  // When it began to move: both sides of the matched transfer had started (kNoArrival: unknown).
+  // arrival - moved is the transfer itself; a late move is a late side, not the link.
+  TimeNs moved = kNoArrival;
+  TimeNs sent = kNoArrival;  // when the matched send began (kNoArrival: unknown)
+  // The op that produced it (stage, index into that stage's ops; -1 if unknown).
+  int producerStage = -1, producerOp = -1;
+};
+
 struct StageStep {
   int stage = 0;
-  std::vector<int> ops;  // indexes into StageTrace::ops.ops, in start order
-  // Per entry of `ops`: when its input from another stage arrived (kNoArrival if it has none),
-  // and which op produced it (stage, index into that stage's ops; -1 if unknown).
-  std::vector<TimeNs> arrival;
-  std::vector<TimeNs> waitStart;  // when its receive began waiting (kNoArrival: no receive)
-  // When its input began to move: both sides of the matched transfer had started (kNoArrival:
-  // unknown). arrival - moved is the transfer itself; a late move is a late side, not the link.
-  std::vector<TimeNs> moved;
-  // Its receive was posted only once the op before it had finished (fused with that op's send,
-  // as batch_isend_irecv does) and its data waited for it: the input could not move earlier,
-  // whatever the producer did. Not where the send ended before the receive began (NCCL buffered
-  // the message): each transfer's rendezvous is read off its kernels.
-  std::vector<uint8_t> receiveAfterPrevious;
-  // Its input's send was posted only as a later op of the producer's stage ended: the position,
-  // in the producer stage's `ops` of this step, of the op whose end the data moved after (-1:
-  // the producer's own end). An op-level timeline (NDTimeline) shows it where the send's record
-  // began as that op ended: Megatron-LM's interleaved 1F1B sends a forward's output in the batch
-  // after the backward it is paired with (without --overlap-p2p-communication). The schedule's,
-  // not a late host: the replays keep it.
-  std::vector<int> sentAfter;
-  // Ops on other stages it waited for through the blocking batch of transfers before it (an
-  // op-level timeline's records between the previous op and this one): for each transfer, the
-  // op after which its other side posted, as (stage, position in that stage's `ops`), where that
-  // op ended before this one started. Op j's are [awaitBegin[j], awaitBegin[j + 1]).
-  std::vector<int> awaitBegin, awaitStage, awaitPos;
+  std::vector<int> ops;        // indexes into StageTrace::ops.ops, in start order
+  std::vector<OpInput> input;  // per entry of `ops`
+  // How it posted its receives and sends (whether its receive waited for the op before, the op
+  // its input moved after, the ops its blocking batch waited for) is StepView::posting's.
   // When the host posted its receive (kNoLaunch: no receive, or the trace does not say), and
-  // when the matched send began and was posted on the producer's side (kNoArrival / kNoLaunch:
-  // unknown). A receive posted after the stage and its data were ready is the host's delay; a
-  // send that began after its producer ended, the sender's.
+  // when the matched send was posted on the producer's side (kNoLaunch: unknown). A receive
+  // posted after the stage and its data were ready is the host's delay; a send that began after
+  // its producer ended (OpInput::sent), the sender's.
   RareTimes<kNoLaunch> posted;
-  std::vector<TimeNs> sent;
   RareTimes<kNoLaunch> sendPosted;
   // The matched send began as the transfer before it on the sender's thread ended (within noise):
   // it queued behind that transfer, and this is when that one ended (kNoArrival: it did not
   // queue). Host-side sends (ranges) only: a kernel's queueing shows in its launch instead.
   RareTimes<kNoArrival> sendQueuedBehind;
-  std::vector<int> producerStage, producerOp;
   // The earlier transfers inputs' data queued behind, as (position in `ops`, transfer), by
   // position: an op whose input queued behind none (most) has no entry, where 40 bytes an op
   // were 6 MB of a step of 10,000 stages (issue 28). heldBehindAt reads it.
   std::vector<std::pair<int, HeldBehind>> heldBehind;
   // The earlier transfer the input of the op at `pos` queued behind; null: none found.
   const HeldBehind* heldBehindAt(int pos) const;
-  IntervalList compute, comm, other;  // merged, clipped to [S, E]; comm and other exclude compute
-  IntervalList hostActivity;          // unrecognised host ranges (stall evidence), merged
+  // What kept the device busy in [S, E], by length: compute, then the transfer part of
+  // communication that compute does not cover (exposed), then other device work that neither
+  // covers. And what their union leaves idle in each window the classes split: idleBefore[j], in
+  // the one before the op at j (from the latest end of the ops before it, or S, to its start),
+  // idleBefore[ops.size()] in the drain (from their latest end to E). One number a window, where
+  // the three parts' lists of a step of 10,000 stages were 8 MB and their union 5 (issue 28).
+  TimeNs compute = 0, exposedComm = 0, otherBusy = 0;
+  std::vector<TimeNs> idleBefore;
+  IntervalList hostActivity;  // unrecognised host ranges (stall evidence), merged
 };
 
 // Each op's position in a stage's step, looked up by its index into StageTrace::ops.ops: a
@@ -137,6 +135,26 @@ struct StepView {
   int64_t number = 0;  // the step number in the trace
   TimeNs start = 0, end = 0;
   std::vector<StageStep> stages;
+  // How the stages posted their transfers, per op of `stages` (their `ops`, stage by stage), as
+  // the replays of the step's order read it: made here once rather than copied from lists of the
+  // view (10,000 stages: 3.7 MB, issue 28). For stage s's op j:
+  // - receiveAfterPrevious[s][j]: its receive was posted only once the op before it had finished
+  //   (fused with that op's send, as batch_isend_irecv does) and its data waited for it: the input
+  //   could not move earlier, whatever the producer did. Not where the send ended before the
+  //   receive began (NCCL buffered the message): each transfer's rendezvous is read off its
+  //   kernels.
+  // - sentAfter[s][j]: its input's send was posted only as a later op of the producer's stage
+  //   ended: the position, in the producer stage's `ops` of this step, of the op whose end the
+  //   data moved after (-1: the producer's own end). An op-level timeline (NDTimeline) shows it
+  //   where the send's record began as that op ended: Megatron-LM's interleaved 1F1B sends a
+  //   forward's output in the batch after the backward it is paired with (without
+  //   --overlap-p2p-communication). The schedule's, not a late host: the replays keep it.
+  // - awaits[awaitBegin[i], awaitBegin[i + 1]), i its place among the step's ops: the ops on
+  //   other stages it waited for through the blocking batch of transfers before it (an op-level
+  //   timeline's records between the previous op and this one): for each transfer, the op after
+  //   which its other side posted, as (stage, position in that stage's `ops`), where that op
+  //   ended before this one started. Both empty where no op awaits any.
+  engine::Posting posting;
 
   // Its ops on every stage.
   size_t opCount() const {

@@ -112,10 +112,10 @@ void expectSamePipeline(const PipelineTrace& one, const PipelineTrace& owned) {
     EXPECT_EQ(owned.stages[s].clockOffset, one.stages[s].clockOffset) << "stage " << s;
     expectSameOps(one.stages[s].ops, owned.stages[s].ops, s);
   }
-  ASSERT_EQ(owned.transfers.size(), one.transfers.size());
-  for (size_t t = 0; t < one.transfers.size(); ++t) {
-    const auto& a = one.transfers[t];
-    const auto& b = owned.transfers[t];
+  ASSERT_EQ(owned.transferCount(), one.transferCount());
+  for (size_t t = 0; t < one.transferCount(); ++t) {
+    const analysis::Transfer a = one.transfer(t);
+    const analysis::Transfer b = owned.transfer(t);
     EXPECT_TRUE(a.fromStage == b.fromStage && a.toStage == b.toStage && a.send == b.send &&
                 a.recv == b.recv)
         << "transfer " << t;

@@ -171,5 +171,23 @@ TEST(MeanCosts, MostImbalancedStageIsTheOneWhoseMeansExceedTheIdealMost) {
   EXPECT_EQ(mostImbalancedStage(costs), -1);
 }
 
+// A stage's means in a sorted list behave as the map they replaced: looked up by kind and chunk
+// whatever order they were added in, each key once, read in key order.
+TEST(CostTable, FindsEachKeyOnceInKeyOrderWhateverTheOrderAdded) {
+  CostTable t{{{OpKind::W, 1}, 3}, {{OpKind::F, 0}, 1}};
+  t[{OpKind::B, 0}] = 2;
+  t[{OpKind::F, 0}] += 10;  // the same key: changed, not added
+  std::vector<CostTable::Entry> seen(t.begin(), t.end());
+  EXPECT_EQ(seen, (std::vector<CostTable::Entry>{
+                      {{OpKind::F, 0}, 11}, {{OpKind::B, 0}, 2}, {{OpKind::W, 1}, 3}}));
+  ASSERT_NE(t.find({OpKind::B, 0}), t.end());
+  EXPECT_EQ(t.find({OpKind::B, 0})->second, 2);
+  EXPECT_EQ(t.find({OpKind::B, 1}), t.end());
+  const std::map<CostKey, TimeNs> map{{{OpKind::F, 1}, 5}, {{OpKind::F, 0}, 4}};
+  const CostTable fromMap = map;
+  EXPECT_EQ(std::vector<CostTable::Entry>(fromMap.begin(), fromMap.end()),
+            (std::vector<CostTable::Entry>(map.begin(), map.end())));
+}
+
 }  // namespace
 }  // namespace bubblescope::analysis

@@ -24,9 +24,49 @@ constexpr Op F0{OpKind::F, 0, 0};
 using Pair = std::tuple<int, int, size_t, size_t>;
 std::vector<Pair> pairs(const PipelineTrace& pl) {
   std::vector<Pair> out;
-  for (const Transfer& t : pl.transfers) out.emplace_back(t.fromStage, t.toStage, t.send, t.recv);
+  for (const Transfer& t : transfersOf(pl))
+    out.emplace_back(t.fromStage, t.toStage, t.send, t.recv);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// A transfer is held as its send's place among the pipeline's comms: each side is found again
+// wherever its stage is, next to the other or not, past stages that hold no comm, and a comm
+// left unmatched has no other side.
+TEST(LinkTransfers, EachSideIsFoundAgainWhereverItsStageIs) {
+  PipelineTrace pl;
+  pl.p = 5;
+  pl.stages.resize(5);
+  const size_t commsOf[] = {2, 0, 1, 0, 4};  // stages 1 and 3 hold none
+  for (int s = 0; s < 5; ++s) {
+    pl.stages[s].stage = s;
+    pl.stages[s].ops.comms.resize(commsOf[s]);
+  }
+  const std::vector<Transfer> given = {{0, 4, 1, 2}, {4, 0, 0, 0}, {2, 4, 0, 1}};
+  linkTransfers(pl, given);
+  EXPECT_EQ(pl.commBase, (std::vector<uint32_t>{0, 2, 2, 3, 3, 7}));
+  ASSERT_EQ(pl.transferCount(), 3u);
+  for (size_t i = 0; i < given.size(); ++i) {
+    const Transfer t = pl.transfer(i);
+    EXPECT_EQ(std::tie(t.fromStage, t.toStage, t.send, t.recv),
+              std::tie(given[i].fromStage, given[i].toStage, given[i].send, given[i].recv))
+        << "transfer " << i;
+    const std::optional<CommAt> recv = pl.peerOf(t.fromStage, t.send);
+    ASSERT_TRUE(recv.has_value());
+    EXPECT_EQ(recv->stage, t.toStage);
+    EXPECT_EQ(recv->comm, t.recv);
+    const std::optional<CommAt> send = pl.peerOf(t.toStage, t.recv);
+    ASSERT_TRUE(send.has_value());
+    EXPECT_EQ(send->stage, t.fromStage);
+    EXPECT_EQ(send->comm, t.send);
+  }
+  for (int near = -1; near < 5; ++near) {
+    EXPECT_EQ(pl.commAt(2, near).stage, 2) << "near " << near;  // the first after empty stage 1
+    EXPECT_EQ(pl.commAt(5, near).stage, 4) << "near " << near;
+    EXPECT_EQ(pl.commAt(5, near).comm, 2u) << "near " << near;
+  }
+  EXPECT_FALSE(pl.peerOf(4, 3).has_value());  // unmatched
+  EXPECT_FALSE(PipelineTrace{}.peerOf(0, 0).has_value()) << "never linked";
 }
 
 TEST(MatchTransfers, EachSendMeetsTheReceiveOfItsPassMicrobatchAndStagePair) {
@@ -91,13 +131,19 @@ TEST(BuildPipeline, TransfersWithoutPeersTakeThemFromTheChunkLayout) {
   h.send(2, OpKind::B, 0, -1, 30, 31).recv(1, OpKind::B, 0, -1, 20, 31);
   h.recv(0, OpKind::F, 0, -1, 0, 1);  // the first stage has no one before it
   const PipelineTrace pl = h.build();
-  EXPECT_EQ(pl.stages[0].ops.comms[1].peer, 1);   // its send
-  EXPECT_EQ(pl.stages[0].ops.comms[0].peer, -1);  // its receive of activations
-  EXPECT_EQ(pl.stages[1].ops.comms[0].peer, 0);   // receive F
-  EXPECT_EQ(pl.stages[1].ops.comms[1].peer, 2);   // send F
-  EXPECT_EQ(pl.stages[1].ops.comms[2].peer, 2);   // receive B
-  EXPECT_EQ(pl.stages[2].ops.comms[1].peer, 1);   // send B
-  EXPECT_EQ(pl.transfers.size(), 3u);
+  // Each is matched to the side its inferred peer names (the label's peer, once matched, is where
+  // that side is: PipelineTrace::peerOf).
+  const auto peerStage = [&](int stage, size_t comm) {
+    const std::optional<CommAt> peer = pl.peerOf(stage, comm);
+    return peer ? peer->stage : -1;
+  };
+  EXPECT_EQ(peerStage(0, 1), 1);   // its send
+  EXPECT_EQ(peerStage(0, 0), -1);  // its receive of activations
+  EXPECT_EQ(peerStage(1, 0), 0);   // receive F
+  EXPECT_EQ(peerStage(1, 1), 2);   // send F
+  EXPECT_EQ(peerStage(1, 2), 2);   // receive B
+  EXPECT_EQ(peerStage(2, 1), 1);   // send B
+  EXPECT_EQ(pl.transferCount(), 3u);
 }
 
 struct LayoutCase {

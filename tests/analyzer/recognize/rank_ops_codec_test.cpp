@@ -12,8 +12,8 @@ namespace {
 
 RankOps withComms() {
   RankOps ops;
-  ops.comms = {RecognizedComm{.send = true, .mb = 0, .start = 10, .end = 20},
-               RecognizedComm{.send = false, .mb = 1, .start = 30, .end = 35}};
+  ops.comms = {RecognizedComm{.send = true, .mb = 0, .peer = 1, .start = 10, .end = 20},
+               RecognizedComm{.send = false, .mb = 1, .peer = 0, .start = 30, .end = 35}};
   ops.commLaunches = {4, kNoLaunch};
   ops.ops = {{.op = Op{OpKind::F, 0, 0}, .start = 0, .end = 9}};
   ops.opKernels = {{.firstLaunch = 1, .begin = 0, .end = 0}};

@@ -14,7 +14,7 @@ constexpr Op F0{OpKind::F, 0, 0}, F1{OpKind::F, 1, 0}, F2{OpKind::F, 2, 0};
 
 RecognizedComm comm(int mb, TimeNs start) {
   return RecognizedComm{
-      .send = true, .pass = OpKind::F, .mb = mb, .start = start, .end = start + 5};
+      .send = true, .pass = OpKind::F, .mb = mb, .peer = 1, .start = start, .end = start + 5};
 }
 
 std::vector<int> mbs(const RankOps& ops) {

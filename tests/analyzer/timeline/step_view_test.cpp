@@ -65,15 +65,15 @@ TEST(StepView, InputArrivesAtTheEndOfItsMatchedReceiveAndNamesItsProducer) {
   const StageStep& s0 = view.stages[0];
   const StageStep& s1 = view.stages[1];
   // F mb=0 on stage 1: activations of F mb=0 on stage 0 (op 0 there), received 0..3 ms.
-  EXPECT_EQ(s1.arrival[0], 3 * kMs);
-  EXPECT_EQ(s1.waitStart[0], 0);
-  EXPECT_EQ(s1.producerStage[0], 0);
-  EXPECT_EQ(s1.producerOp[0], 0);
+  EXPECT_EQ(s1.input[0].arrival, 3 * kMs);
+  EXPECT_EQ(s1.input[0].waitStart, 0);
+  EXPECT_EQ(s1.input[0].producerStage, 0);
+  EXPECT_EQ(s1.input[0].producerOp, 0);
   // BW mb=0 on stage 0: gradients of BW mb=0 on stage 1 (op 1 there), received 2..10 ms.
-  EXPECT_EQ(s0.arrival[1], 10 * kMs);
-  EXPECT_EQ(s0.waitStart[1], 2 * kMs);
-  EXPECT_EQ(s0.producerStage[1], 1);
-  EXPECT_EQ(s0.producerOp[1], 1);
+  EXPECT_EQ(s0.input[1].arrival, 10 * kMs);
+  EXPECT_EQ(s0.input[1].waitStart, 2 * kMs);
+  EXPECT_EQ(s0.input[1].producerStage, 1);
+  EXPECT_EQ(s0.input[1].producerOp, 1);
 }
 
 // Stage 1 posts F1's receive only once F0 is done (batched with F0's send, as torch does). Its
@@ -92,10 +92,10 @@ HandPipeline receivePostedAfterF0(TimeNs sendF1End) {
 TEST(StepView, AReceivePostedAfterThePreviousOpHoldsItsDataUnlessTheSendWasBuffered) {
   // Rendezvous: the send waited for the receive, both ending together.
   const PipelineTrace met = receivePostedAfterF0(6 * kMs).build();
-  EXPECT_TRUE(buildStepViews(met).at(0).stages[1].receiveAfterPrevious[1]);
+  EXPECT_TRUE(buildStepViews(met).at(0).posting.receiveAfterPrevious[1][1]);
   // Buffered: the send was over (at 4.2 ms) before the receive began (5 ms).
   const PipelineTrace buffered = receivePostedAfterF0(4 * kMs + kMs / 5).build();
-  EXPECT_FALSE(buildStepViews(buffered).at(0).stages[1].receiveAfterPrevious[1]);
+  EXPECT_FALSE(buildStepViews(buffered).at(0).posting.receiveAfterPrevious[1][1]);
 }
 
 // An op-level timeline (NDTimeline: no kernels, no launches) whose pair's two records begin
@@ -112,16 +112,18 @@ HandPipeline opLevelPairAt(TimeNs sendAt) {
 TEST(StepView, AnOpLevelPairThatBeganTogetherShowsItsRendezvousAndASendPostedWithALaterOp) {
   // Begun as stage 0's F1 ended: Megatron's interleaved 1F1B sends F0's output in the batched
   // send/receive after the next op. The data moved at 4 ms, after F1 (position 1 on stage 0).
-  const StageStep with = buildStepViews(opLevelPairAt(4 * kMs).build()).at(0).stages[1];
-  EXPECT_EQ(with.sentAfter[0], 1);
-  EXPECT_EQ(with.moved[0], 4 * kMs);
+  const StepView withView = buildStepViews(opLevelPairAt(4 * kMs).build()).at(0);
+  const StageStep& with = withView.stages[1];
+  EXPECT_EQ(withView.posting.sentAfter[1][0], 1);
+  EXPECT_EQ(with.input[0].moved, 4 * kMs);
   // The records' start is the transfer's, not when either side was posted.
   EXPECT_EQ(with.posted[0], kNoLaunch);
   EXPECT_EQ(with.sendPosted[0], kNoLaunch);
   // Begun mid-way through F1, at no op's end: a late host, not the schedule's posting.
-  const StageStep late = buildStepViews(opLevelPairAt(3 * kMs).build()).at(0).stages[1];
-  EXPECT_EQ(late.sentAfter[0], -1);
-  EXPECT_EQ(late.moved[0], 3 * kMs);
+  const StepView lateView = buildStepViews(opLevelPairAt(3 * kMs).build()).at(0);
+  const StageStep& late = lateView.stages[1];
+  EXPECT_EQ(lateView.posting.sentAfter[1][0], -1);
+  EXPECT_EQ(late.input[0].moved, 3 * kMs);
 }
 
 TEST(StepView, AnOpLevelPairBegunAsTheReceiversOpEndedWasPostedWithThatOp) {
@@ -133,9 +135,9 @@ TEST(StepView, AnOpLevelPairBegunAsTheReceiversOpEndedWasPostedWithThatOp) {
   h.send(0, OpKind::F, 1, 1, 5 * kMs, 5 * kMs + kMs / 10);
   h.op(1, F0, 2 * kMs, 5 * kMs);
   h.recv(1, OpKind::F, 1, 0, 5 * kMs, 5 * kMs + kMs / 10).op(1, F1, 5 * kMs + kMs / 5, 7 * kMs);
-  const StageStep ss = buildStepViews(h.build()).at(0).stages[1];
-  EXPECT_TRUE(ss.receiveAfterPrevious[1]);
-  EXPECT_EQ(ss.sentAfter[1], -1);
+  const StepView view = buildStepViews(h.build()).at(0);
+  EXPECT_TRUE(view.posting.receiveAfterPrevious[1][1]);
+  EXPECT_EQ(view.posting.sentAfter[1][1], -1);
 }
 
 // Stage 1 sends BW0's gradients at 9 ms in a record that ends at `sendEnds`; stage 0 receives
@@ -153,32 +155,37 @@ HandPipeline gradientSentAt9EndingAt(TimeNs sendEnds) {
   return h;
 }
 
+// The ops that op `pos` of `stage` awaits (StepView::posting: flat over the step's ops, stage by
+// stage), as (stage, position).
+std::vector<engine::Await> awaitsOf(const StepView& view, int stage, int pos) {
+  size_t i = static_cast<size_t>(pos);
+  for (int s = 0; s < stage; ++s) i += view.stages[s].ops.size();
+  const engine::Posting& p = view.posting;
+  if (p.awaitBegin.empty()) return {};
+  return {p.awaits.begin() + p.awaitBegin[i], p.awaits.begin() + p.awaitBegin[i + 1]};
+}
+
 TEST(StepView, AnOpLevelBatchBeforeAnOpAwaitsTheOpAfterWhichItsOtherSidePosted) {
   // Stage 1 sends BW0's gradients in a blocking batch [9, 12) that ends when stage 0 posts its
   // receive, after its F1 (ended 11.9 ms); stage 1's F1 then starts at 12 ms: it waited for that.
   const HandPipeline h = gradientSentAt9EndingAt(12 * kMs);
-  const StageStep ss = buildStepViews(h.build()).at(0).stages[1];
-  ASSERT_EQ(ss.awaitBegin.size(), 4u);
+  const StepView view = buildStepViews(h.build()).at(0);
+  ASSERT_EQ(view.stages[1].ops.size(), 3u);
+  // One entry an op of the step, and one past the last.
+  ASSERT_EQ(view.posting.awaitBegin.size(), view.opCount() + 1);
   // F1 (position 2) awaits stage 0's F1 (position 1 there), through the send; its own receive
-  // awaits the same op. F0 and BW0 await nothing.
-  EXPECT_EQ(ss.awaitBegin[0], 0);
-  EXPECT_EQ(ss.awaitBegin[2], 0);
-  ASSERT_EQ(ss.awaitBegin[3], 2);
-  for (int e = ss.awaitBegin[2]; e < ss.awaitBegin[3]; ++e) {
-    EXPECT_EQ(ss.awaitStage[e], 0);
-    EXPECT_EQ(ss.awaitPos[e], 1);
-  }
+  // awaits the same op. F0 and BW0 await nothing, nor does stage 0.
+  EXPECT_TRUE(awaitsOf(view, 1, 0).empty());
+  EXPECT_TRUE(awaitsOf(view, 1, 1).empty());
+  EXPECT_EQ(awaitsOf(view, 1, 2), (std::vector<engine::Await>{{0, 1}, {0, 1}}));
+  for (int pos = 0; pos < 2; ++pos) EXPECT_TRUE(awaitsOf(view, 0, pos).empty());
 }
 
 TEST(StepView, ASendThatReturnedBeforeItsDataArrivedHeldNoOpBack) {
   // As above, but the send posted and returned in 5 µs (an isend, a buffering channel: the
   // reference engine's): the stage went on; only F1's own receive holds it.
-  const StageStep async =
-      buildStepViews(gradientSentAt9EndingAt(9 * kMs + 5'000).build()).at(0).stages[1];
-  ASSERT_EQ(async.awaitBegin.size(), 4u);
-  ASSERT_EQ(async.awaitBegin[3] - async.awaitBegin[2], 1);
-  EXPECT_EQ(async.awaitStage[async.awaitBegin[2]], 0);
-  EXPECT_EQ(async.awaitPos[async.awaitBegin[2]], 1);
+  const StepView async = buildStepViews(gradientSentAt9EndingAt(9 * kMs + 5'000).build()).at(0);
+  EXPECT_EQ(awaitsOf(async, 1, 2), (std::vector<engine::Await>{{0, 1}}));
 }
 
 TEST(StepView, FirstForwardAndLastStagesBackwardHaveNoCrossStageInput) {
@@ -186,10 +193,10 @@ TEST(StepView, FirstForwardAndLastStagesBackwardHaveNoCrossStageInput) {
   const StepView view = buildStepViews(pl).at(0);
   for (auto [stage, pos] : {std::pair{0, 0}, std::pair{1, 1}}) {
     const StageStep& ss = view.stages[stage];
-    EXPECT_EQ(ss.arrival[pos], kNoArrival) << "stage " << stage;
-    EXPECT_EQ(ss.waitStart[pos], kNoArrival) << "stage " << stage;
-    EXPECT_EQ(ss.producerStage[pos], -1) << "stage " << stage;
-    EXPECT_EQ(ss.producerOp[pos], -1) << "stage " << stage;
+    EXPECT_EQ(ss.input[pos].arrival, kNoArrival) << "stage " << stage;
+    EXPECT_EQ(ss.input[pos].waitStart, kNoArrival) << "stage " << stage;
+    EXPECT_EQ(ss.input[pos].producerStage, -1) << "stage " << stage;
+    EXPECT_EQ(ss.input[pos].producerOp, -1) << "stage " << stage;
   }
 }
 
@@ -200,12 +207,12 @@ TEST(StepView, WithoutAReceiveTheInputArrivesWhenItsProducerEnds) {
   const PipelineTrace pl = h.build();
   const auto views = buildStepViews(pl);
   const StepView& view = views.at(0);
-  EXPECT_EQ(view.stages[1].arrival[0], 2 * kMs);
-  EXPECT_EQ(view.stages[1].waitStart[0], kNoArrival);
-  EXPECT_EQ(view.stages[1].producerOp[0], 0);
-  EXPECT_EQ(view.stages[0].arrival[1], 8 * kMs);
-  EXPECT_EQ(view.stages[0].producerStage[1], 1);
-  EXPECT_EQ(view.stages[0].producerOp[1], 1);
+  EXPECT_EQ(view.stages[1].input[0].arrival, 2 * kMs);
+  EXPECT_EQ(view.stages[1].input[0].waitStart, kNoArrival);
+  EXPECT_EQ(view.stages[1].input[0].producerOp, 0);
+  EXPECT_EQ(view.stages[0].input[1].arrival, 8 * kMs);
+  EXPECT_EQ(view.stages[0].input[1].producerStage, 1);
+  EXPECT_EQ(view.stages[0].input[1].producerOp, 1);
   // No receive waited, so no transfer shows its lag.
   EXPECT_TRUE(transferLags(pl, views).empty());
 }
@@ -215,11 +222,41 @@ TEST(StepView, ComputeIsTheOpsRangesAndTheOptimizerIsOtherBusy) {
   h.host(1, 9 * kMs, 11 * kMs).host(1, 10 * kMs, 12 * kMs);
   const PipelineTrace pl = h.build();
   const StepView view = buildStepViews(pl).at(0);
-  EXPECT_EQ(view.stages[0].compute, (IntervalList{{0, 2 * kMs}, {10 * kMs, 14 * kMs}}));
-  EXPECT_EQ(view.stages[0].other, (IntervalList{{14 * kMs, 15 * kMs}}));
-  EXPECT_EQ(view.stages[1].compute, (IntervalList{{3 * kMs, 9 * kMs}}));
-  EXPECT_TRUE(view.stages[1].other.empty());
+  // Stage 0 computes in [0, 2) and [10, 14) ms and runs its optimizer in [14, 15); its send moves
+  // data in [2, 3) and its receive in [9, 10), once their other sides began.
+  // Busy [0, 3) and [9, 15): idle [3, 9) before BW0.
+  EXPECT_EQ(view.stages[0].idleBefore, (std::vector<TimeNs>{0, 6 * kMs, 0}));
+  EXPECT_EQ(view.stages[0].compute, 6 * kMs);
+  EXPECT_EQ(view.stages[0].exposedComm, 2 * kMs);
+  EXPECT_EQ(view.stages[0].otherBusy, 1 * kMs);
+  // Busy [2, 10): idle [0, 2) before F0 and [10, 15) in the drain.
+  EXPECT_EQ(view.stages[1].idleBefore, (std::vector<TimeNs>{2 * kMs, 0, 5 * kMs}));
+  EXPECT_EQ(view.stages[1].compute, 6 * kMs);
+  EXPECT_EQ(view.stages[1].exposedComm, 2 * kMs);
+  EXPECT_EQ(view.stages[1].otherBusy, 0);
   EXPECT_EQ(view.stages[1].hostActivity, (IntervalList{{9 * kMs, 12 * kMs}}));
+}
+
+// Each part counts only where the parts before it do not cover it: communication under compute
+// is not exposed, other work under either is not other busy; what their union leaves is idle.
+TEST(StepView, EachBusyPartCountsOnlyWhereThePartsBeforeDoNotCoverIt) {
+  HandPipeline h(2);
+  h.op(0, F0, 0, 4 * kMs).send(0, OpKind::F, 0, 1, 3 * kMs, 6 * kMs);
+  h.optimizer(0, 5 * kMs, 8 * kMs);
+  h.recv(1, OpKind::F, 0, 0, 0, 6 * kMs).op(1, F0, 6 * kMs, 9 * kMs);
+  h.op(1, BW0, 8 * kMs, 12 * kMs);
+  const StepView view = buildStepViews(h.build()).at(0);
+  const StageStep& first = view.stages[0];
+  EXPECT_EQ(first.idleBefore, (std::vector<TimeNs>{0, 4 * kMs}));  // busy [0, 8), the step 12 ms
+  EXPECT_EQ(first.compute, 4 * kMs);
+  EXPECT_EQ(first.exposedComm, 2 * kMs);  // [4, 6): the send's first ms ran under F0
+  EXPECT_EQ(first.otherBusy, 2 * kMs);    // [6, 8): the optimizer's first ms under the send
+  const StageStep& second = view.stages[1];
+  // The receive waited until 3 ms (its send began then), then moved data until F0 began.
+  EXPECT_EQ(second.idleBefore, (std::vector<TimeNs>{3 * kMs, 0, 0}));  // busy [3, 12)
+  EXPECT_EQ(second.compute, 6 * kMs);  // F0 and BW0 overlap by 1 ms: counted once
+  EXPECT_EQ(second.exposedComm, 3 * kMs);
+  EXPECT_EQ(second.otherBusy, 0);
 }
 
 // Whichever op first has one (the first, a middle one, the last), every time put reads back, and
@@ -277,7 +314,7 @@ TEST(TransferLags, ReceivePostedAfterItsProducerEndedShowsNoLag) {
   h.recv(1, OpKind::F, 0, 0, 2 * kMs + kMs / 2, 3 * kMs).op(1, F0, 3 * kMs, 5 * kMs);
   const PipelineTrace pl = h.build();
   const auto views = buildStepViews(pl);
-  EXPECT_EQ(views.at(0).stages[1].arrival[0], 3 * kMs);
+  EXPECT_EQ(views.at(0).stages[1].input[0].arrival, 3 * kMs);
   EXPECT_TRUE(transferLags(pl, views).empty());
 }
 
@@ -296,10 +333,11 @@ TEST(StepView, EachStepHoldsItsOwnOpsAndTakesInputsFromTheSameStep) {
   EXPECT_EQ(views[1].start, 21 * kMs);
   EXPECT_EQ(views[1].end, 34 * kMs);
   EXPECT_EQ(views[1].stages[1].ops, (std::vector<int>{2, 3}));
-  EXPECT_EQ(views[1].stages[1].producerOp[0], 2);  // F mb=0 of step 8 on stage 0, not step 7's
-  EXPECT_EQ(views[1].stages[1].arrival[0], 23 * kMs);
-  EXPECT_EQ(views[0].stages[1].producerOp[0], 0);
-  EXPECT_EQ(views[0].stages[1].arrival[0], 2 * kMs);
+  EXPECT_EQ(views[1].stages[1].input[0].producerOp,
+            2);  // F mb=0 of step 8 on stage 0, not step 7's
+  EXPECT_EQ(views[1].stages[1].input[0].arrival, 23 * kMs);
+  EXPECT_EQ(views[0].stages[1].input[0].producerOp, 0);
+  EXPECT_EQ(views[0].stages[1].input[0].arrival, 2 * kMs);
 }
 
 // One microbatch through 4 virtual stages on 2 stages. Looped (interleaved): chunk c of stage s is
@@ -335,9 +373,9 @@ TEST(StepView, ProducerFollowsTheChunkLayout) {
       for (size_t pos = 0; pos < ss.ops.size(); ++pos) {
         const Op& op = pl.stages[stage].ops.ops[ss.ops[pos]].op;
         if (op.kind != OpKind::F || op.chunk != chunk) continue;
-        EXPECT_EQ(ss.arrival[pos], vs * kMs) << "virtual stage " << vs;
-        ASSERT_EQ(ss.producerStage[pos], pStage) << "virtual stage " << vs;
-        const Op& producer = pl.stages[pStage].ops.ops[ss.producerOp[pos]].op;
+        EXPECT_EQ(ss.input[pos].arrival, vs * kMs) << "virtual stage " << vs;
+        ASSERT_EQ(ss.input[pos].producerStage, pStage) << "virtual stage " << vs;
+        const Op& producer = pl.stages[pStage].ops.ops[ss.input[pos].producerOp].op;
         EXPECT_EQ(producer, (Op{OpKind::F, 0, pChunk})) << "virtual stage " << vs;
       }
     }
@@ -349,9 +387,9 @@ TEST(StepView, ProducerFollowsTheChunkLayout) {
       for (size_t pos = 0; pos < ss.ops.size(); ++pos) {
         const Op& op = pl.stages[stage].ops.ops[ss.ops[pos]].op;
         if (op.kind != OpKind::B || op.chunk != chunk) continue;
-        EXPECT_EQ(ss.arrival[pos], (7 - vs) * kMs) << "virtual stage " << vs;
-        ASSERT_EQ(ss.producerStage[pos], pStage) << "virtual stage " << vs;
-        const Op& producer = pl.stages[pStage].ops.ops[ss.producerOp[pos]].op;
+        EXPECT_EQ(ss.input[pos].arrival, (7 - vs) * kMs) << "virtual stage " << vs;
+        ASSERT_EQ(ss.input[pos].producerStage, pStage) << "virtual stage " << vs;
+        const Op& producer = pl.stages[pStage].ops.ops[ss.input[pos].producerOp].op;
         EXPECT_EQ(producer, (Op{OpKind::B, 0, pChunk})) << "virtual stage " << vs;
       }
     }
