@@ -81,15 +81,11 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
   }
 
   TimeNs windowIdle = 0;
-  TimeNs prevEnd = step.start;
-  for (int pos = 0; pos <= n; ++pos) {
+  forEachWindow(ss, ops, step.start, step.end, [&](int pos, TimeNs from, TimeNs to) {
     const bool drain = pos == n;
-    const TimeNs from = prevEnd;
-    const TimeNs to = drain ? step.end : std::max(prevEnd, ops[ss.ops[pos]].start);
-    if (!drain) prevEnd = std::max(prevEnd, ops[ss.ops[pos]].end);
     const TimeNs g = ss.idleBefore[static_cast<size_t>(pos)];
     windowIdle += g;
-    if (g <= 0) continue;
+    if (g <= 0) return;
 
     const IdleClass baseline = pos <= firstBackward && !drain ? IdleClass::Warmup
                                : pos > lastForward            ? IdleClass::Drain
@@ -122,7 +118,7 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
     for (int c = 0; c < kIdleClasses; ++c) split.idleByClass[c] += gap.byClass[c];
     gaps.push_back(std::move(gap));
     words.push_back(walked.words);
-  }
+  });
   // Idle inside an op's own span (between its kernels): the host did not keep the device fed.
   split.idleByClass[at(IdleClass::HostStall)] += split.idle - windowIdle;
   return split;

@@ -10,17 +10,18 @@ namespace bubblescope::analysis {
 namespace {
 
 bool holds(const PipelineTrace& pl, int stage, uint32_t place) {
-  return stage >= 0 && stage < pl.p && pl.commBase[static_cast<size_t>(stage)] <= place &&
-         place < pl.commBase[static_cast<size_t>(stage) + 1];
+  const auto s = static_cast<size_t>(stage);
+  return stage >= 0 && s + 1 < pl.commBase.size() && pl.commBase[s] <= place &&
+         place < pl.commBase[s + 1];
 }
 
 }  // namespace
 
 CommAt PipelineTrace::commAt(uint32_t place, int near) const {
   // Most transfers link neighbours: their stages are found without a search.
-  for (const int s : {near, near + 1, near - 1}) {
-    if (near >= 0 && holds(*this, s, place)) {
-      return {s, place - commBase[static_cast<size_t>(s)]};
+  if (near >= 0) {
+    for (const int s : {near, near + 1, near - 1}) {
+      if (holds(*this, s, place)) return {s, place - commBase[static_cast<size_t>(s)]};
     }
   }
   // The last stage whose first place is at most `place` (stages without comms share theirs).

@@ -388,13 +388,9 @@ void addStageBusy(const PipelineTrace& pl, const Index& index, const StageTrace&
   whole[0] = {view.start, view.end};
   subtractInto(whole, compute, idle);
   ss.idleBefore.reserve(ss.ops.size() + 1);
-  TimeNs prevEnd = view.start;
-  for (const int i : ss.ops) {
-    const auto& o = st.ops.ops[i];
-    ss.idleBefore.push_back(coveredLength(idle, prevEnd, std::max(prevEnd, o.start)));
-    prevEnd = std::max(prevEnd, o.end);
-  }
-  ss.idleBefore.push_back(coveredLength(idle, prevEnd, view.end));
+  forEachWindow(ss, st.ops.ops, view.start, view.end, [&](int, TimeNs from, TimeNs to) {
+    ss.idleBefore.push_back(coveredLength(idle, from, to));
+  });
   ss.hostActivity.clear();
   inMarker(marker, st.ops.hostActivity, x.hostRangesSorted,
            [&](const Interval& i) { ss.hostActivity.push_back(i); });

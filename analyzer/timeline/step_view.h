@@ -103,6 +103,26 @@ struct StageStep {
   IntervalList hostActivity;  // unrecognised host ranges (stall evidence), merged
 };
 
+// The windows a stage's step splits into around its ops (`ops`: its stage's, ss.ops indexes
+// them), each as f(pos, from, to): before the op at pos, from the latest end of the ops before it
+// (or `start`) to its start; then the drain, pos = ss.ops.size(), from their latest end to `end`.
+// The one definition of a gap's window: the view measures each window's idle (idleBefore) and
+// the classes split the same windows.
+template <class F>
+void forEachWindow(const StageStep& ss, const std::vector<RecognizedOp>& ops, TimeNs start,
+                   TimeNs end, F&& f) {
+  TimeNs prevEnd = start;
+  for (size_t pos = 0; pos <= ss.ops.size(); ++pos) {
+    if (pos == ss.ops.size()) {
+      f(static_cast<int>(pos), prevEnd, end);
+      break;
+    }
+    const RecognizedOp& o = ops[static_cast<size_t>(ss.ops[pos])];
+    f(static_cast<int>(pos), prevEnd, std::max(prevEnd, o.start));
+    prevEnd = std::max(prevEnd, o.end);
+  }
+}
+
 // Each op's position in a stage's step, looked up by its index into StageTrace::ops.ops: a
 // step's ops are a stretch of the stage's, so an array from the stretch's first holds them all
 // and a step costs what it holds.
