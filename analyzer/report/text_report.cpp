@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "analyzer/report/figures.h"
 #include "analyzer/report/format.h"
@@ -91,42 +93,63 @@ class Writer {
   void cell(const std::string& s, int width) { out_ << std::setw(width) << s; }
 
   void stageTable(const PipelineResult& pl) {
-    out_ << "Where the time went, per stage over all steps (ms; % of the stage's span):\n";
-    out_ << std::left << std::setw(8) << "stage" << std::right;
-    for (const char* h : {"span", "compute", "comm", "other", "idle"}) cell(h, 9);
+    // Columns as wide as their widest entry: a long capture sums to millions of ms (10^6 steps of
+    // 20 ms, 2.1e7), which ran into the next column; such a table is in seconds.
+    std::vector<std::string> names;
+    for (const auto& st : pl.stages) {
+      names.push_back(std::to_string(st.stage) + " r" + std::to_string(st.rank));
+    }
+    names.emplace_back("all");
+    size_t nameWidth = 8;
+    for (const std::string& n : names) nameWidth = std::max(nameWidth, n.size() + 1);
+    const bool inSeconds = formatMs(pl.total.span).size() > 8;
+    const auto amount = [&](TimeNs v) { return inSeconds ? formatMs(v / 1000) : formatMs(v); };
+    int width = 9;
+    for (const auto& st : pl.stages) {
+      width = std::max(width, static_cast<int>(amount(st.total.span).size()) + 1);
+    }
+    width = std::max(width, static_cast<int>(amount(pl.total.span).size()) + 1);
+    const auto nameCell = [&](const std::string& n) {
+      out_ << std::left << std::setw(static_cast<int>(nameWidth)) << n << std::right;
+    };
+    out_ << "Where the time went, per stage over all steps (" << (inSeconds ? "s" : "ms")
+         << "; % of the stage's span):\n";
+    nameCell("stage");
+    for (const char* h : {"span", "compute", "comm", "other", "idle"}) cell(h, width);
     out_ << " |";
-    for (int c = 0; c < kIdleClasses; ++c) cell(kIdleClassTable[c].column, 9);
+    for (int c = 0; c < kIdleClasses; ++c) cell(kIdleClassTable[c].column, width);
     out_ << " |" << std::setw(6) << "S_s"
          << "\n";
     auto row = [&](const std::string& name, const Split& s, double slowdown) {
-      out_ << std::left << std::setw(8) << name << std::right;
-      cell(formatMs(s.span), 9);
-      cell(formatMs(s.compute), 9);
-      cell(formatMs(s.exposedComm), 9);
-      cell(formatMs(s.otherBusy), 9);
-      cell(formatMs(s.idle), 9);
+      nameCell(name);
+      cell(amount(s.span), width);
+      cell(amount(s.compute), width);
+      cell(amount(s.exposedComm), width);
+      cell(amount(s.otherBusy), width);
+      cell(amount(s.idle), width);
       out_ << " |";
       for (int c = 0; c < kIdleClasses; ++c) {
         const TimeNs v = s.idleByClass[c];
         std::ostringstream text;
-        text << std::setw(9) << (v ? formatMs(v) : "-");
+        text << std::setw(width) << (v ? amount(v) : "-");
         out_ << (v ? colored(idleClassAt(c), text.str()) : text.str());
       }
       out_ << " |" << std::setw(6) << (slowdown > 0 ? formatRatio(slowdown) : "") << "\n";
-      out_ << std::left << std::setw(8) << "" << std::right << std::setw(9) << "";
+      nameCell("");
+      out_ << std::setw(width) << "";
       for (TimeNs v : {s.compute, s.exposedComm, s.otherBusy, s.idle}) {
-        cell(formatPercent(share(v, s.span)), 9);
+        cell(formatPercent(share(v, s.span)), width);
       }
       out_ << " |";
       for (int c = 0; c < kIdleClasses; ++c) {
-        cell(s.idleByClass[c] ? formatPercent(share(s.idleByClass[c], s.span)) : "", 9);
+        cell(s.idleByClass[c] ? formatPercent(share(s.idleByClass[c], s.span)) : "", width);
       }
       out_ << " |\n";
     };
-    for (const auto& st : pl.stages) {
-      row(std::to_string(st.stage) + " r" + std::to_string(st.rank), st.total, st.slowdown);
+    for (size_t i = 0; i < pl.stages.size(); ++i) {
+      row(names[i], pl.stages[i].total, pl.stages[i].slowdown);
     }
-    row("all", pl.total, 0);
+    row(names.back(), pl.total, 0);
     const auto bounded = std::count_if(pl.stages.begin(), pl.stages.end(),
                                        [](const StageResult& st) { return st.slowdownBounded; });
     if (bounded > 0) {
