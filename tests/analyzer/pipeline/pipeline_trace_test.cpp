@@ -122,6 +122,42 @@ TEST(MatchTransfers, StepsMatchByNumberNotByIndex) {
               ::testing::ElementsAre("1 step(s) not present on every stage were left out"));
 }
 
+// Matching places each comm among its step's when the steps are about as many as the comms, and
+// sorts them as one list when they are spread wider (step numbers from a label, issue 28): the
+// pairs are the same either way, within a step in whatever order its comms came, and for a comm
+// past the last step.
+TEST(MatchTransfers, StepsNumberedFarApartPairAsNumbersCloseTogetherDo) {
+  auto build = [](int64_t stride) {
+    HandPipeline h(2);
+    for (int k = 0; k < 3; ++k) {
+      const TimeNs at = 100 * k;
+      h.stageStep(0, stride * k, at, at + 90).stageStep(1, stride * k, at, at + 90);
+      h.op(0, F0, at, at + 10);
+      // Gradients of mb 1 come back before those of mb 0, and mb 1 goes down first.
+      h.send(0, OpKind::F, 1, 1, at + 10, at + 12).send(0, OpKind::F, 0, 1, at + 12, at + 14);
+      h.recv(0, OpKind::B, 1, 1, at + 40, at + 42).recv(0, OpKind::B, 0, 1, at + 50, at + 52);
+      h.recv(1, OpKind::F, 0, 0, at + 5, at + 14).recv(1, OpKind::F, 1, 0, at + 6, at + 12);
+      h.op(1, F0, at + 14, at + 20);
+      h.send(1, OpKind::B, 1, 0, at + 40, at + 42).send(1, OpKind::B, 0, 0, at + 50, at + 52);
+    }
+    // A step still open: past the last step's range on both stages.
+    h.send(0, OpKind::F, 0, 1, 400, 402).recv(1, OpKind::F, 0, 0, 400, 402);
+    return pairs(h.build());
+  };
+  const std::vector<Pair> close = build(1), apart = build(1'000'000'000'000);
+  std::vector<Pair> want;
+  for (size_t k = 0; k < 3; ++k) {
+    const size_t c = 4 * k;
+    // Stage 0's comms of a step: F mb1, F mb0, B mb1, B mb0; stage 1's: F mb0, F mb1, B mb1, B mb0.
+    want.insert(want.end(),
+                {{0, 1, c, c + 1}, {0, 1, c + 1, c}, {1, 0, c + 2, c + 2}, {1, 0, c + 3, c + 3}});
+  }
+  want.push_back({0, 1, 12, 12});
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(close, want);
+  EXPECT_EQ(apart, want);
+}
+
 TEST(BuildPipeline, TransfersWithoutPeersTakeThemFromTheChunkLayout) {
   // Megatron's labels name no stage: activations go to the next stage, gradients to the previous.
   HandPipeline h(3);
