@@ -3,23 +3,13 @@
 #include <algorithm>
 
 #include "analyzer/idle/gap_label.h"
+#include "analyzer/idle/replay_gaps.h"
 
 namespace bubblescope::analysis {
 namespace {
 
 int at(IdleClass c) {
   return static_cast<int>(c);
-}
-
-// The gap before the op at `pos` in a simulated stage timeline (the drain gap when pos == n).
-TimeNs simulatedGap(const engine::SimResult& sim, int stage, int pos) {
-  const auto& ops = sim.stages[stage].ops;
-  TimeNs prevEnd = 0;
-  for (int j = 0; j < pos && j < static_cast<int>(ops.size()); ++j) {
-    prevEnd = std::max(prevEnd, ops[j].end);
-  }
-  if (pos >= static_cast<int>(ops.size())) return sim.makespan - prevEnd;
-  return std::max<TimeNs>(0, ops[pos].start - prevEnd);
 }
 
 }  // namespace
@@ -81,6 +71,7 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
   }
 
   TimeNs windowIdle = 0;
+  ReplayGaps ideal(sims.ideal, stage), stageMeans(sims.stage, stage), measured(sims.ops, stage);
   forEachWindow(ss, ops, step.start, step.end, [&](int pos, TimeNs from, TimeNs to) {
     const bool drain = pos == n;
     const TimeNs g = ss.idleBefore[static_cast<size_t>(pos)];
@@ -107,9 +98,8 @@ Split classifyStageStep(const PipelineTrace& pl, const StepView& step, int stage
     } else if (blame.hostBusy(stage, from, to) * 2 >= g) {
       stallKind = IdleClass::HostStall;
     }
-    gap.byClass =
-        fillLevels(g, simulatedGap(sims.ideal, stage, pos), simulatedGap(sims.stage, stage, pos),
-                   simulatedGap(sims.ops, stage, pos), baseline, stallKind);
+    gap.byClass = fillLevels(g, ideal.before(pos), stageMeans.before(pos), measured.before(pos),
+                             baseline, stallKind);
     if (drain && dpWait != nullptr && dpWait->wait > 0) chargeDpWait(gap, walked.words, *dpWait);
     labelGap(gap, walked.words,
              stallKind == IdleClass::HostStall && !isStall(gap.blame.cause)
