@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iterator>
+#include <optional>
+#include <queue>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -113,106 +116,135 @@ struct KeyedComm {
   }
 };
 
-// Calls f(keyed, send) for each comm of the pipeline that names a stage in it, stage by stage in
-// time order.
-template <class F>
-void forEachKeyed(const PipelineTrace& pl, F&& f) {
-  for (const auto& st : pl.stages) {
-    for (size_t i = 0; i < st.ops.comms.size(); ++i) {
-      const auto& c = st.ops.comms[i];
-      if (c.peer < 0 || c.peer >= pl.p) continue;
-      const int64_t step = pairingStep(st.ops, i);
-      if (c.send) {
-        f(KeyedComm{step, c.pass, c.mb, st.stage, c.peer, i}, true);
-      } else {
-        f(KeyedComm{step, c.pass, c.mb, c.peer, st.stage, i}, false);
-      }
-    }
+// A comm of stage `stage` that names a stage of the pipeline, keyed; nullopt for one that does
+// not (it is matched with nothing).
+std::optional<KeyedComm> keyed(const PipelineTrace& pl, size_t stage, size_t i) {
+  const StageTrace& st = pl.stages[stage];
+  const auto& c = st.ops.comms[i];
+  if (c.peer < 0 || c.peer >= pl.p) return std::nullopt;
+  const int64_t step = pairingStep(st.ops, i);
+  if (c.send) return KeyedComm{step, c.pass, c.mb, st.stage, c.peer, i};
+  return KeyedComm{step, c.pass, c.mb, c.peer, st.stage, i};
+}
+
+// The k-th send of a key goes with the k-th receive of the same key: take(send, receive) for
+// each pair of two lists in key order, in that order.
+template <class Take>
+void pairUp(const std::vector<KeyedComm>& sends, const std::vector<KeyedComm>& recvs, Take&& take) {
+  size_t r = 0;
+  for (size_t s = 0; s < sends.size();) {
+    size_t sEnd = s;
+    while (sEnd < sends.size() && sends[sEnd].key() == sends[s].key()) ++sEnd;
+    while (r < recvs.size() && recvs[r].key() < sends[s].key()) ++r;
+    size_t rEnd = r;
+    while (rEnd < recvs.size() && recvs[rEnd].key() == sends[s].key()) ++rEnd;
+    for (size_t k = 0; k < std::min(sEnd - s, rEnd - r); ++k) take(sends[s + k], recvs[r + k]);
+    s = sEnd;
+    r = rEnd;
   }
 }
 
-// Both sides' keyed comms, each in key order. Their steps rise with time on each stage, so each
-// comm is placed at once among its step's (a count of each step's comms first), leaving each
-// step's few to sort: one sort of PP2's 4 M sends and 4 M receives at 10^6 steps took 1.4 s, on
-// one thread, of an analysis of 30 (issue 28). Steps spread wider than the comms (sparse step
-// numbers) are sorted as one list. Sized once: grown by doubling, the two lists of 10,000
-// stages' comms held 84 MB at once where they need 41, the analysis' peak (issue 28).
-void keyedInOrder(const PipelineTrace& pl, std::vector<KeyedComm>& sends,
-                  std::vector<KeyedComm>& recvs) {
-  size_t sent = 0, received = 0;
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  forEachKeyed(pl, [&](const KeyedComm& k, bool send) {
-    ++(send ? sent : received);
-    lo = std::min(lo, k.step);
-    hi = std::max(hi, k.step);
-  });
-  // hi - lo as unsigned cannot overflow: steps are int64 and lo <= hi.
-  const bool byStep = sent + received > 0 &&
-                      static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) <= sent + received;
-  if (!byStep) {
-    sends.reserve(sent);
-    recvs.reserve(received);
-    forEachKeyed(pl, [&](const KeyedComm& k, bool send) { (send ? sends : recvs).push_back(k); });
+// Whether each stage's steps, read along its comms in their (time) order, never fall: then a
+// step's comms are one stretch of each stage's.
+bool stepsRise(const PipelineTrace& pl) {
+  for (size_t k = 0; k < pl.stages.size(); ++k) {
+    int64_t last = INT64_MIN;
+    for (size_t i = 0; i < pl.stages[k].ops.comms.size(); ++i) {
+      const std::optional<KeyedComm> c = keyed(pl, k, i);
+      if (!c) continue;
+      if (c->step < last) return false;
+      last = c->step;
+    }
+  }
+  return true;
+}
+
+// f(sends, receives) for each step in rising order, with the step's keyed comms in key order:
+// each stage's stretch of the step taken in turn, the stages kept by their next step (a heap).
+// Held one step at a time: the pipeline's keyed comms all at once (32 bytes each, 41 MB at
+// 10,000 stages) came from fresh pages beside the import's freed ones, 40 MB of peak RSS, and
+// their one sort at 10^6 steps took 1.4 s alone on one thread (issue 28). Needs stepsRise.
+template <class F>
+void forEachStep(const PipelineTrace& pl, F&& f) {
+  struct Next {
+    int64_t step;
+    size_t stage, comm;
+    bool operator>(const Next& o) const {
+      return std::tie(step, stage) > std::tie(o.step, o.stage);
+    }
+  };
+  std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
+  // From comm i on, stage k's next keyed comm, if it has one.
+  const auto push = [&](size_t k, size_t i) {
+    for (; i < pl.stages[k].ops.comms.size(); ++i) {
+      if (const std::optional<KeyedComm> c = keyed(pl, k, i)) {
+        next.push({c->step, k, i});
+        return;
+      }
+    }
+  };
+  for (size_t k = 0; k < pl.stages.size(); ++k) push(k, 0);
+  std::vector<KeyedComm> sends, recvs;
+  while (!next.empty()) {
+    const int64_t step = next.top().step;
+    sends.clear();
+    recvs.clear();
+    while (!next.empty() && next.top().step == step) {
+      const Next n = next.top();
+      next.pop();
+      size_t i = n.comm;
+      for (; i < pl.stages[n.stage].ops.comms.size(); ++i) {
+        const std::optional<KeyedComm> c = keyed(pl, n.stage, i);
+        if (!c) continue;
+        if (c->step != step) break;
+        (pl.stages[n.stage].ops.comms[i].send ? sends : recvs).push_back(*c);
+      }
+      push(n.stage, i);
+    }
     std::sort(sends.begin(), sends.end());
     std::sort(recvs.begin(), recvs.end());
-    return;
-  }
-  const auto slot = [&](int64_t step) {
-    return static_cast<size_t>(static_cast<uint64_t>(step) - static_cast<uint64_t>(lo));
-  };
-  const size_t steps = slot(hi) + 1;
-  // Each side's next place per step: its step's count, then where its step's comms begin.
-  std::vector<size_t> sendAt(steps + 1, 0), recvAt(steps + 1, 0);
-  forEachKeyed(
-      pl, [&](const KeyedComm& k, bool send) { ++(send ? sendAt : recvAt)[slot(k.step) + 1]; });
-  for (size_t s = 1; s <= steps; ++s) {
-    sendAt[s] += sendAt[s - 1];
-    recvAt[s] += recvAt[s - 1];
-  }
-  sends.resize(sent);
-  recvs.resize(received);
-  forEachKeyed(pl, [&](const KeyedComm& k, bool send) {
-    if (send) {
-      sends[sendAt[slot(k.step)]++] = k;
-    } else {
-      recvs[recvAt[slot(k.step)]++] = k;
-    }
-  });
-  // Each step's comms now end where its next place is.
-  for (size_t s = 0; s < steps; ++s) {
-    const size_t sendBegin = s == 0 ? 0 : sendAt[s - 1], recvBegin = s == 0 ? 0 : recvAt[s - 1];
-    std::sort(sends.begin() + static_cast<ptrdiff_t>(sendBegin),
-              sends.begin() + static_cast<ptrdiff_t>(sendAt[s]));
-    std::sort(recvs.begin() + static_cast<ptrdiff_t>(recvBegin),
-              recvs.begin() + static_cast<ptrdiff_t>(recvAt[s]));
+    f(sends, recvs);
   }
 }
 
 std::vector<Transfer> matchTransfers(const PipelineTrace& pl) {
-  std::vector<KeyedComm> sends, recvs;
-  keyedInOrder(pl, sends, recvs);
-  // The k-th send of a key goes with the k-th receive of the same key; keys in order.
-  auto pairUp = [&](auto&& take) {
-    size_t r = 0;
-    for (size_t s = 0; s < sends.size();) {
-      size_t sEnd = s;
-      while (sEnd < sends.size() && sends[sEnd].key() == sends[s].key()) ++sEnd;
-      while (r < recvs.size() && recvs[r].key() < sends[s].key()) ++r;
-      size_t rEnd = r;
-      while (rEnd < recvs.size() && recvs[rEnd].key() == sends[s].key()) ++rEnd;
-      for (size_t k = 0; k < std::min(sEnd - s, rEnd - r); ++k) take(sends[s + k], recvs[r + k]);
-      s = sEnd;
-      r = rEnd;
-    }
-  };
   // Counted first: a pipeline holds its transfers for the whole analysis, without growth slack.
   size_t pairs = 0;
-  pairUp([&](const KeyedComm&, const KeyedComm&) { ++pairs; });
+  const auto count = [&](const KeyedComm&, const KeyedComm&) { ++pairs; };
   std::vector<Transfer> out;
-  out.reserve(pairs);
-  pairUp([&](const KeyedComm& s, const KeyedComm& r) {
+  const auto add = [&](const KeyedComm& s, const KeyedComm& r) {
     out.push_back({s.from, s.to, static_cast<uint32_t>(s.index), static_cast<uint32_t>(r.index)});
-  });
+  };
+  if (stepsRise(pl)) {
+    forEachStep(pl, [&](const auto& sends, const auto& recvs) { pairUp(sends, recvs, count); });
+    out.reserve(pairs);
+    forEachStep(pl, [&](const auto& sends, const auto& recvs) { pairUp(sends, recvs, add); });
+    return out;
+  }
+  // Steps that fall somewhere (numbers not in time order): every comm keyed and sorted at once,
+  // each side's list sized once (grown by doubling, it holds up to twice its comms).
+  std::vector<KeyedComm> sends, recvs;
+  for (const bool fill : {false, true}) {
+    size_t sent = 0, received = 0;
+    for (size_t k = 0; k < pl.stages.size(); ++k) {
+      for (size_t i = 0; i < pl.stages[k].ops.comms.size(); ++i) {
+        const std::optional<KeyedComm> c = keyed(pl, k, i);
+        if (!c) continue;
+        const bool send = pl.stages[k].ops.comms[i].send;
+        ++(send ? sent : received);
+        if (fill) (send ? sends : recvs).push_back(*c);
+      }
+    }
+    if (!fill) {
+      sends.reserve(sent);
+      recvs.reserve(received);
+    }
+  }
+  std::sort(sends.begin(), sends.end());
+  std::sort(recvs.begin(), recvs.end());
+  pairUp(sends, recvs, count);
+  out.reserve(pairs);
+  pairUp(sends, recvs, add);
   return out;
 }
 

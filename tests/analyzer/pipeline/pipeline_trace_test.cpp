@@ -122,16 +122,18 @@ TEST(MatchTransfers, StepsMatchByNumberNotByIndex) {
               ::testing::ElementsAre("1 step(s) not present on every stage were left out"));
 }
 
-// Matching places each comm among its step's when the steps are about as many as the comms, and
-// sorts them as one list when they are spread wider (step numbers from a label, issue 28): the
-// pairs are the same either way, within a step in whatever order its comms came, and for a comm
-// past the last step.
-TEST(MatchTransfers, StepsNumberedFarApartPairAsNumbersCloseTogetherDo) {
-  auto build = [](int64_t stride) {
+// Matching takes each step's comms in turn when each stage's steps rise along its comms, and
+// keys and sorts every comm at once when they do not (step numbers from a label, out of time
+// order): the pairs are the same either way, with numbers close together or far apart (issue 28),
+// within a step in whatever order its comms came, and for a comm past the last step.
+TEST(MatchTransfers, StepsNumberedApartOrOutOfOrderPairAsNumbersCloseTogetherDo) {
+  // The k-th step in time is numbered first + stride * k.
+  auto build = [](int64_t first, int64_t stride) {
     HandPipeline h(2);
     for (int k = 0; k < 3; ++k) {
       const TimeNs at = 100 * k;
-      h.stageStep(0, stride * k, at, at + 90).stageStep(1, stride * k, at, at + 90);
+      const int64_t number = first + stride * k;
+      h.stageStep(0, number, at, at + 90).stageStep(1, number, at, at + 90);
       h.op(0, F0, at, at + 10);
       // Gradients of mb 1 come back before those of mb 0, and mb 1 goes down first.
       h.send(0, OpKind::F, 1, 1, at + 10, at + 12).send(0, OpKind::F, 0, 1, at + 12, at + 14);
@@ -144,7 +146,8 @@ TEST(MatchTransfers, StepsNumberedFarApartPairAsNumbersCloseTogetherDo) {
     h.send(0, OpKind::F, 0, 1, 400, 402).recv(1, OpKind::F, 0, 0, 400, 402);
     return pairs(h.build());
   };
-  const std::vector<Pair> close = build(1), apart = build(1'000'000'000'000);
+  const std::vector<Pair> close = build(0, 1), apart = build(0, 1'000'000'000'000),
+                          falling = build(10, -2);
   std::vector<Pair> want;
   for (size_t k = 0; k < 3; ++k) {
     const size_t c = 4 * k;
@@ -156,6 +159,7 @@ TEST(MatchTransfers, StepsNumberedFarApartPairAsNumbersCloseTogetherDo) {
   std::sort(want.begin(), want.end());
   EXPECT_EQ(close, want);
   EXPECT_EQ(apart, want);
+  EXPECT_EQ(falling, want);
 }
 
 TEST(BuildPipeline, TransfersWithoutPeersTakeThemFromTheChunkLayout) {
