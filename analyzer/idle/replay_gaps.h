@@ -22,7 +22,10 @@ class ReplayGaps {
   // starts again from the first op.
   TimeNs before(int pos) {
     const size_t want = std::min(static_cast<size_t>(std::max(pos, 0)), ops_.size());
-    if (want < next_) next_ = 0, prevEnd_ = 0;
+    if (want < next_) {
+      next_ = 0;
+      prevEnd_ = 0;
+    }
     for (; next_ < want; ++next_, ++reads_) prevEnd_ = std::max(prevEnd_, ops_[next_].end);
     if (want == ops_.size()) return sim_.makespan - prevEnd_;
     return std::max<TimeNs>(0, ops_[want].start - prevEnd_);
