@@ -223,23 +223,21 @@ std::vector<Transfer> matchTransfers(const PipelineTrace& pl) {
   }
   // Steps that fall somewhere (numbers not in time order): every comm keyed and sorted at once,
   // each side's list sized once (grown by doubling, it holds up to twice its comms).
-  std::vector<KeyedComm> sends, recvs;
-  for (const bool fill : {false, true}) {
-    size_t sent = 0, received = 0;
+  const auto forEachKeyed = [&](auto&& f) {
     for (size_t k = 0; k < pl.stages.size(); ++k) {
       for (size_t i = 0; i < pl.stages[k].ops.comms.size(); ++i) {
-        const std::optional<KeyedComm> c = keyed(pl, k, i);
-        if (!c) continue;
-        const bool send = pl.stages[k].ops.comms[i].send;
-        ++(send ? sent : received);
-        if (fill) (send ? sends : recvs).push_back(*c);
+        if (const std::optional<KeyedComm> c = keyed(pl, k, i)) {
+          f(*c, pl.stages[k].ops.comms[i].send);
+        }
       }
     }
-    if (!fill) {
-      sends.reserve(sent);
-      recvs.reserve(received);
-    }
-  }
+  };
+  size_t sent = 0, received = 0;
+  forEachKeyed([&](const KeyedComm&, bool send) { ++(send ? sent : received); });
+  std::vector<KeyedComm> sends, recvs;
+  sends.reserve(sent);
+  recvs.reserve(received);
+  forEachKeyed([&](const KeyedComm& c, bool send) { (send ? sends : recvs).push_back(c); });
   std::sort(sends.begin(), sends.end());
   std::sort(recvs.begin(), recvs.end());
   pairUp(sends, recvs, count);

@@ -103,12 +103,10 @@ class Writer {
     size_t nameWidth = 8;
     for (const std::string& n : names) nameWidth = std::max(nameWidth, n.size() + 1);
     const bool inSeconds = formatMs(pl.total.span).size() > 8;
+    // ns / 1000 written as ms is the time in seconds.
     const auto amount = [&](TimeNs v) { return inSeconds ? formatMs(v / 1000) : formatMs(v); };
-    int width = 9;
-    for (const auto& st : pl.stages) {
-      width = std::max(width, static_cast<int>(amount(st.total.span).size()) + 1);
-    }
-    width = std::max(width, static_cast<int>(amount(pl.total.span).size()) + 1);
+    // The "all" row's span, the stages' spans summed, is the table's largest figure.
+    const int width = std::max(9, static_cast<int>(amount(pl.total.span).size()) + 1);
     const auto nameCell = [&](const std::string& n) {
       out_ << std::left << std::setw(static_cast<int>(nameWidth)) << n << std::right;
     };
