@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bench/support/heap_counter.h"
+#include "bench/support/resident_peak.h"
 #include "traces/import/chrome_json/chrome_trace_import.h"
 #include "traces/import/chrome_json/trace_event.h"
 #include "traces/model/memory.h"
@@ -175,19 +176,9 @@ double cpuSeconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Peak resident set since the last reset (Linux: writing 5 to clear_refs resets VmHWM).
-long residentPeakKiB() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
-  }
-  return -1;
-}
-
 void measure(const fs::path& file, size_t jsonBytes, const std::string& label) {
-  { std::ofstream("/proc/self/clear_refs") << "5"; }
-  const long rssBefore = residentPeakKiB();
+  bubblescope::bench::restartResidentPeak();
+  const long rssBefore = bubblescope::bench::residentPeakKiB();
   const int64_t before = bubblescope::bench::restartHeapPeak();
   const auto wall0 = std::chrono::steady_clock::now();
   const double cpu0 = cpuSeconds();
@@ -198,7 +189,7 @@ void measure(const fs::path& file, size_t jsonBytes, const std::string& label) {
   const auto& t = f.ranks.at(0);
   const double model = static_cast<double>(bubblescope::traces::eventMemoryBytes(t));
   const double peak = static_cast<double>(bubblescope::bench::heapPeakBytes() - before);
-  const long rssPeak = residentPeakKiB();
+  const long rssPeak = bubblescope::bench::residentPeakKiB();
   const double mb = static_cast<double>(jsonBytes) / 1e6;
   std::printf(
       "%-6s %8.1f MB JSON  %9zu events  %6.2f s wall  %6.2f s cpu  %7.1f MB/s (cpu)  "
