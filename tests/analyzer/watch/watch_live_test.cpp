@@ -172,12 +172,9 @@ TEST(WatchLive, AStageThatTurnsSlowIsNamedWhileTheJobRunsAndNoFileIsWritten) {
   ASSERT_FALSE(byStep.empty()) << watch.out << watch.err << " exit " << watch.exitCode
                                << (watch.timedOut ? " timed out" : "");
   ASSERT_LT(byStep.begin()->first, onset) << "the watch began after the fault\n" << watch.out;
-  // Every step from the first read to the job's last, none twice or skipped: each read, or said
-  // lost where a loaded machine starved the watch past what the agents keep.
-  const Accounted steps = accountedSteps(watch.out);
-  EXPECT_EQ(steps.read.size(), byStep.size()) << "a step read twice\n" << watch.out;
-  EXPECT_TRUE(steps.contiguous()) << watch.out;
-  EXPECT_TRUE(steps.otherNotRead.empty()) << watch.out;
+  // Every step from the first read to the job's last, none twice or skipped.
+  EXPECT_EQ(byStep.rbegin()->first - byStep.begin()->first + 1, static_cast<int>(byStep.size()))
+      << watch.out;
   // Stage 2 is named on exactly the steps it is slow, except where the machine itself stretched
   // a step by a twentieth (a quarter of the fault's fifth: a descheduled moment makes one op 1.3x,
   // and the analysis rightly names what it sees there); at most a fifth of the steps are excused.
@@ -230,16 +227,9 @@ TEST(WatchLive, AFaultFreeJobWatchedFromItsStartNamesNoFault) {
   static const std::regex step(
       R"(^step (\d+)  ([0-9.]+) ms  bubble [0-9.]+%  S ([0-9.]+)x  (.*)$)");
   static const std::regex cost(R"(\+([0-9.]+) ms)");
-  // A step the machine itself stretched by a twentieth is excused: a descheduled moment is a real
-  // stall of that step, and the analysis names it. Where the job's own truth says the machine
-  // stretched more than a fifth of its steps so, it was too loaded for the rest to say much.
+  // A step the machine itself stretched by a twentieth is excused (at most a fifth of them): a
+  // descheduled moment is a real stall of that step, and the analysis names it.
   const std::set<int> stretched = stepsStretchedBeyond(job, 0.05);
-  const size_t steps = engineStepNoise(job.truth()).size();
-  if (stretched.size() * 5 > steps) {
-    GTEST_SKIP() << "the machine was too loaded to time this job: it stretched "
-                 << stretched.size() << " of its " << steps
-                 << " steps by more than a twentieth";
-  }
   int read = 0, quiet = 0, excused = 0;
   std::smatch m, c;
   for (const std::string& line : lines(watch.out)) {
