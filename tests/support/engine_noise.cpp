@@ -167,12 +167,7 @@ std::map<int, StepNoise> stepNoise(const json& truth, int firstStep) {
       for (const auto& [step, ns] : durations) out[step].added += std::max(0LL, ns - typical);
     }
   }
-  // Each transfer from when both sides had started to its arrival, beyond the run's median
-  // transfer: the typical transfer is the link's, which the analysis replays (the ideal moves
-  // each one in the healthy links' median), as an op's typical length is its cost. Counted whole,
-  // the 48 transfers of a p = 4, m = 8 step (90-104 us each on this VM) were 3% of an idle
-  // machine's step against a 4% bound, and most engine tests skipped on an idle machine.
-  std::vector<std::pair<int, long long>> transfers;  // step, time
+  // Each transfer from when both sides had started to its arrival.
   std::map<std::tuple<int, std::string, int, int, int>, long long> sendStart;
   for (const json& st : truth.at("stages")) {
     for (const json& x : st.at("sends")) {
@@ -188,14 +183,9 @@ std::map<int, StepNoise> stepNoise(const json& truth, int firstStep) {
       const auto it = sendStart.find({step, r.at("kind").get<std::string>(), r.at("mb").get<int>(),
                                       peer, st.at("stage").get<int>()});
       if (it == sendStart.end()) continue;
-      transfers.emplace_back(
-          step, std::max(0LL, ns(r, "end_ns") - std::max(it->second, ns(r, "start_ns"))));
+      out[step].added += std::max(0LL, ns(r, "end_ns") - std::max(it->second, ns(r, "start_ns")));
     }
   }
-  std::vector<long long> times;
-  for (const auto& [step, t] : transfers) times.push_back(t);
-  const long long typicalTransfer = median(std::move(times));
-  for (const auto& [step, t] : transfers) out[step].added += std::max(0LL, t - typicalTransfer);
   for (const LateOp& l : lateOps(truth, firstStep)) {
     out[l.step].added += l.ns;
     out[l.step].late += l.ns;

@@ -17,8 +17,8 @@ namespace bubblescope::testing {
 
 // What the machine added to the run's ops and transfers, a step: each op's overrun of its stage's
 // median for its kind, chunk and slow factor, each transfer's time once both its sides had
-// started beyond the run's median transfer (links with an injected comm delay left out in the
-// steps it holds them: faults with an @FROM-TO range apply only there), and the time ops and sends began late (engineLateOps:
+// started (links with an injected comm delay left out in the steps it holds them: faults with an
+// @FROM-TO range apply only there), and the time ops and sends began late (engineLateOps:
 // a descheduled process or sender thread), summed over the steps from `firstStep` and divided by
 // them; and the mean step span, to compare. A quiet machine: 2% of the step.
 struct RunNoise {
