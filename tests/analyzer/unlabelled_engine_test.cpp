@@ -70,8 +70,9 @@ struct Runs {
   AnalysisResult sameRun;     // the unlabelled run, its labels put back
   json truth;                 // the unlabelled run's
   std::string tooLoaded;  // why neither is analysed: the machine stretched a run (engine_noise.h)
-  // What the machine stretched the unlabelled run by, a share of its step (engine_noise.h): the
-  // ops inferred from its transfers move with it, the labelled reading's ranges do not.
+  // What the machine stretched the unlabelled run by, with its transfers' own time, a share of
+  // its step (RunNoise::spread): the ops inferred from its transfers move with both, the
+  // labelled reading's ranges do not.
   double unlabelledNoise = 0;
 };
 
@@ -96,7 +97,7 @@ const Runs& runs(const std::vector<std::string>& args) {
       out.tooLoaded = r.tooLoaded() + (labels ? " (labelled)" : " (--no-labels)");
       break;
     }
-    if (!labels) out.unlabelledNoise = r.noise.share();
+    if (!labels) out.unlabelledNoise = r.noise.spread();
     traces::Run run = traces::readRun(d / "run");
     if (labels) {
       out.labelled = analyzeRun(run, options);
@@ -244,7 +245,7 @@ void expectSameAnswers(const std::vector<std::string>& args, std::optional<IdleC
   // The figures, for the log (docs/analysis.md quotes them).
   std::printf(
       "%s: S labelled run %.4f, unlabelled run %.4f, the unlabelled run labelled %.4f (the "
-      "machine stretched the unlabelled run by %.1f%% of its step)\n",
+      "machine's stretch and the transfers of the unlabelled run: %.1f%% of its step)\n",
       what.c_str(), lab.slowdown, unl.slowdown, same.slowdown, 100 * r.unlabelledNoise);
   // A loaded machine's stretch moves the ops inferred from the transfers (a late post reads as a
   // later op edge): the same run's two readings agree to within 2%, or within the stretch where

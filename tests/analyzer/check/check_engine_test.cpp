@@ -37,13 +37,14 @@ struct Recording {
   fs::path report;  // its JSON report, steps 1 on
   double spread = 0;
   testing::RunNoise noise;  // what the machine added to it (engine_noise.h)
-  bool steady() const { return noise.share() <= testing::kSteadyShare; }
+  bool steady() const { return noise.stageShare() <= testing::kSteadyShare; }
   std::string tooLoaded(const std::string& name) const {
-    char buf[160];
+    char buf[200];
     std::snprintf(buf, sizeof buf,
-                  "the machine was too loaded to time the %s runs: the quietest of %d had its ops "
-                  "and transfers stretched by %.0f%% of its step (a quiet machine: 2%%)",
-                  name.c_str(), kAttempts, 100 * noise.share());
+                  "the machine was too loaded to time the %s runs: the quietest of %d had a "
+                  "stage's ops and transfers stretched by %.1f%% of its step (a quiet machine: "
+                  "1-2%%)",
+                  name.c_str(), kAttempts, 100 * noise.stageShare());
     return buf;
   }
 };
@@ -83,7 +84,7 @@ Recording record(const testing::TempDir& tmp, const std::string& name,
     if (rec.exitCode != 0 || an.exitCode != 0) return r;
     r.spread = stepSpread(r.report);
     r.noise = testing::engineRunNoise(truth);
-    if (best.dir.empty() || r.noise.share() < best.noise.share()) best = r;
+    if (best.dir.empty() || r.noise.stageShare() < best.noise.stageShare()) best = r;
     if (r.steady()) break;
   }
   return best;

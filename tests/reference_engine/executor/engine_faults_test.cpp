@@ -193,12 +193,12 @@ SteadyRun steadyRun(const testing::TempDir& dir, const std::vector<std::string>&
     test::EngineRun run = test::runEngine(dir, args);
     if (run.process.exitCode != 0) return {run, ""};  // the test says why
     const testing::RunNoise noise = testing::engineRunNoise(dir / "truth.json");
-    if (attempt == 1 || noise.share() < verdict.noise.share()) {
+    if (attempt == 1 || noise.stageShare() < verdict.noise.stageShare()) {
       verdict.noise = noise;
       quietest.run = run;
     }
     verdict.attempts = attempt;
-    verdict.steady = noise.share() <= testing::kSteadyShare;
+    verdict.steady = noise.stageShare() <= testing::kSteadyShare;
     if (verdict.steady) return {run, ""};
   }
   quietest.tooLoaded = verdict.tooLoaded();
