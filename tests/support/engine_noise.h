@@ -35,10 +35,10 @@ namespace bubblescope::testing {
 // moves what is read from the transfers (an op inferred from a receive, a stall's edge), so a
 // tolerance for that reads spread(): the addition and the links' time together.
 struct RunNoise {
-  long long perStep = 0;  // ns
-  long long late = 0;     // ns, of perStep: ops, receives and sends begun late (not stretched)
-  long long links = 0;    // ns, the transfers' typical time (not in perStep)
-  long long step = 0;     // ns
+  long long perStep = 0;     // ns
+  long long late = 0;        // ns, of perStep: ops, receives and sends begun late (not stretched)
+  long long links = 0;       // ns, the transfers' typical time (not in perStep)
+  long long step = 0;        // ns
   long long worstStage = 0;  // ns, of perStep: what the stage with the most had added a step
   int worst = -1;            // that stage
   double share() const { return step > 0 ? static_cast<double>(perStep) / step : 0; }
@@ -69,7 +69,7 @@ struct StepNoise {
   }
   // The stage the machine added most to, a share of the step (RunNoise::stageShare).
   double stageShare() const { return step > 0 ? static_cast<double>(worstStage()) / step : 0; }
-  long long step = 0;   // ns, the step's span over the stages
+  long long step = 0;  // ns, the step's span over the stages
   double share() const { return step > 0 ? static_cast<double>(added) / step : 0; }
 };
 std::map<int, StepNoise> engineStepNoise(const std::filesystem::path& truthJson, int firstStep = 1);

@@ -238,9 +238,8 @@ TEST(WatchLive, AFaultFreeJobWatchedFromItsStartNamesNoFault) {
   const std::set<int> stretched = stepsStretchedBeyond(job, 0.05);
   const size_t steps = engineStepNoise(job.truth()).size();
   if (stretched.size() * 5 > steps) {
-    GTEST_SKIP() << "the machine was too loaded to time this job: it stretched "
-                 << stretched.size() << " of its " << steps
-                 << " steps by more than a twentieth";
+    GTEST_SKIP() << "the machine was too loaded to time this job: it stretched " << stretched.size()
+                 << " of its " << steps << " steps by more than a twentieth";
   }
   int read = 0, quiet = 0, excused = 0;
   std::smatch m, c;
@@ -345,13 +344,12 @@ TEST(WatchLive, AnAttachThatRecordsAFileLeavesTheWatchOn) {
   EXPECT_TRUE(steps.otherNotRead.empty()) << watch.out();
   // And it read on after the attach: steps, not only steps said lost. (How many it read is the
   // machine's: at load 8 a starved watch read fewer than half, the rest said lost in full.)
-  const std::vector<std::string> afterAttach(all.begin() + static_cast<std::ptrdiff_t>(
-                                                               std::min(linesAtAttach, all.size())),
-                                             all.end());
+  const std::vector<std::string> afterAttach(
+      all.begin() + static_cast<std::ptrdiff_t>(std::min(linesAtAttach, all.size())), all.end());
   std::ostringstream tail;
   for (const std::string& line : afterAttach) tail << line << "\n";
-  EXPECT_GE(accountedSteps(tail.str()).read.size(), 3u)
-      << "no step read after the attach\n" << watch.out();
+  EXPECT_GE(accountedSteps(tail.str()).read.size(), 3u) << "no step read after the attach\n"
+                                                        << watch.out();
   ASSERT_FALSE(all.empty());
   EXPECT_EQ(all.back().rfind("the job ended: ", 0), 0u) << watch.out();
   EXPECT_EQ(traceFiles(job.run()).size(), 4u);
