@@ -38,20 +38,31 @@ void note(int64_t bytes) {
   }
 }
 
-// Each block carries its size in front (16 bytes keep the alignment new promises).
-void* counted(size_t n) {
-  void* p = std::malloc(n + 16);
-  if (!p) throw std::bad_alloc();
-  *static_cast<size_t*>(p) = n;
+// Each block carries its size in front, in a header as wide as the block's alignment (16 bytes
+// keep the alignment plain new promises; an over-aligned new asks for more).
+void* counted(size_t n, size_t align = 16) {
+  const size_t header = align < 16 ? 16 : align;
+  void* p = align <= 16 ? std::malloc(n + header)
+                        : std::aligned_alloc(align, (n + header + align - 1) / align * align);
+  if (!p) return nullptr;
+  char* block = static_cast<char*>(p) + header;
+  *reinterpret_cast<size_t*>(block - 16) = n;
+  *reinterpret_cast<size_t*>(block - 8) = header;
   note(static_cast<int64_t>(n));
-  return static_cast<char*>(p) + 16;
+  return block;
+}
+
+void* countedOrThrow(size_t n, size_t align = 16) {
+  void* p = counted(n, align);
+  if (!p) throw std::bad_alloc();
+  return p;
 }
 
 void release(void* p) {
   if (!p) return;
-  char* base = static_cast<char*>(p) - 16;
-  note(-static_cast<int64_t>(*reinterpret_cast<size_t*>(base)));
-  std::free(base);
+  char* block = static_cast<char*>(p);
+  note(-static_cast<int64_t>(*reinterpret_cast<size_t*>(block - 16)));
+  std::free(block - *reinterpret_cast<size_t*>(block - 8));
 }
 
 }  // namespace
@@ -76,11 +87,33 @@ int64_t restartHeapPeak() {
 
 }  // namespace bubblescope::bench
 
+// Every replaceable form, not only the plain ones: a form left to the runtime pairs its
+// allocator with ours. libstdc++'s own nothrow new calls the plain one, but an allocator
+// preloaded for an experiment (LD_PRELOAD of jemalloc) brings its own, and std::stable_sort's
+// buffer, taken with nothrow new and given back through delete here, corrupted the heap.
 void* operator new(size_t n) {
-  return counted(n);
+  return countedOrThrow(n);
 }
 void* operator new[](size_t n) {
+  return countedOrThrow(n);
+}
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
   return counted(n);
+}
+void* operator new[](size_t n, const std::nothrow_t&) noexcept {
+  return counted(n);
+}
+void* operator new(size_t n, std::align_val_t a) {
+  return countedOrThrow(n, static_cast<size_t>(a));
+}
+void* operator new[](size_t n, std::align_val_t a) {
+  return countedOrThrow(n, static_cast<size_t>(a));
+}
+void* operator new(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted(n, static_cast<size_t>(a));
+}
+void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted(n, static_cast<size_t>(a));
 }
 void operator delete(void* p) noexcept {
   release(p);
@@ -92,5 +125,29 @@ void operator delete(void* p, size_t) noexcept {
   release(p);
 }
 void operator delete[](void* p, size_t) noexcept {
+  release(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  release(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  release(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  release(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  release(p);
+}
+void operator delete(void* p, size_t, std::align_val_t) noexcept {
+  release(p);
+}
+void operator delete[](void* p, size_t, std::align_val_t) noexcept {
+  release(p);
+}
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  release(p);
+}
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
   release(p);
 }
