@@ -57,7 +57,9 @@ struct StepNoise {
   long long added = 0;  // ns
   long long late = 0;   // ns, of added
   long long links = 0;  // ns, the transfers' typical time (RunNoise::links; not in added)
+  long long step = 0;   // ns, the step's span over the stages
   std::map<int, long long> byStage;  // ns, added, by stage
+  double share() const { return step > 0 ? static_cast<double>(added) / step : 0; }
   void add(int stage, long long ns) {
     added += ns;
     byStage[stage] += ns;
@@ -69,8 +71,6 @@ struct StepNoise {
   }
   // The stage the machine added most to, a share of the step (RunNoise::stageShare).
   double stageShare() const { return step > 0 ? static_cast<double>(worstStage()) / step : 0; }
-  long long step = 0;  // ns, the step's span over the stages
-  double share() const { return step > 0 ? static_cast<double>(added) / step : 0; }
 };
 std::map<int, StepNoise> engineStepNoise(const std::filesystem::path& truthJson, int firstStep = 1);
 
