@@ -7,12 +7,14 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include "bubblescope/version.h"
 #include "gui/timeline/colors.h"
+#include "tests/support/engine_noise.h"
 #include "tests/support/engine_recording.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -70,11 +72,13 @@ std::string controlField(const fs::path& deb, const std::string& field) {
 
 // The installed program records the suite's standard engine run (1F1B, 3 stages, 6 microbatches,
 // a 20 ms stall on stage 1 before F3 of step 2), the agent found beside it: nothing points it to
-// the build tree's.
+// the build tree's. Made again, up to three times, where the machine stretched it (engine_noise.h).
 struct RecordedRun {
   TempDir dir{"bubblescope-package-run"};
   fs::path run = dir / "run";
+  fs::path truth = dir / "truth.json";
   ProcessResult record;
+  SteadyRecording steady;
 };
 
 const RecordedRun& recordedRun() {
@@ -82,9 +86,15 @@ const RecordedRun& recordedRun() {
   static const bool recorded = [] {
     ProcessOptions o;
     o.unsetEnv = {"BUBBLESCOPE_AGENT", "LD_PRELOAD", "BUBBLESCOPE_RUN_ID"};
-    r.record =
-        recordEngineRunWith(installed().program, r.run, r.run / "truth.json",
-                            {"--schedule", "1f1b", "-p", "3", "-m", "6", "--stall", "1:3:20:2"}, o);
+    r.steady = recordUntilSteady([&](int) {
+      std::error_code ec;
+      fs::remove_all(r.run, ec);
+      fs::remove(r.truth, ec);
+      r.record = recordEngineRunWith(
+          installed().program, r.run, r.truth,
+          {"--schedule", "1f1b", "-p", "3", "-m", "6", "--stall", "1:3:20:2"}, o);
+      return Recorded{r.record, r.truth};  // the files are the last recording's
+    });
     return r.record.exitCode == 0;
   }();
   (void)recorded;
@@ -156,11 +166,19 @@ TEST(Package, InstalledProgramAnalyzesTheRunAndBlamesTheStall) {
   EXPECT_EQ(pl["schedule"]["p"], 3);
   EXPECT_EQ(pl["schedule"]["m"], 6);
   EXPECT_EQ(pl["steps"].size(), 3u);
-  const auto& blame = pl["top_gaps"][0]["blame"];  // a summary holds its top gaps whole
-  EXPECT_EQ(blame["cause"], "stall_other");
-  EXPECT_EQ(blame["stage"], 1);
-  EXPECT_EQ(blame["op"]["kind"], "F");
-  EXPECT_EQ(blame["op"]["mb"], 3);
+  // The stall holds up every stage for 20 ms, five ops' worth: its gaps are among the top ones
+  // whatever the machine did (a summary holds its top gaps whole).
+  const auto isTheStall = [](const nlohmann::json& gap) {
+    const auto& blame = gap["blame"];
+    return gap["step_number"] == 2 && gap["dominant"] == "stall_other" &&
+           blame["cause"] == "stall_other" && blame["stage"] == 1 && blame["op"]["kind"] == "F" &&
+           blame["op"]["mb"] == 3;
+  };
+  const auto& top = pl["top_gaps"];
+  EXPECT_TRUE(std::any_of(top.begin(), top.end(), isTheStall)) << top.dump(1);
+  // That it is the largest needs a machine that stretched the run by less than it.
+  if (const auto why = r.steady.tooLoaded(); !why.empty()) GTEST_SKIP() << why;
+  EXPECT_TRUE(isTheStall(top[0])) << top.dump(1);
 }
 
 TEST(Package, InstalledViewerRendersTheRunToAPng) {

@@ -8,6 +8,7 @@
 // it, record again, and say in one line when the machine stayed too loaded (issue 28, rule 11).
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -88,21 +89,37 @@ struct LateOp {
 };
 std::vector<LateOp> engineLateOps(const std::filesystem::path& truthJson, int firstStep = 1);
 
-// A recorded engine run that the machine stretched by at most `bound` of its step
-// (recordEngineRun, up to `attempts` times, the output directory and truth made afresh each
-// time), or the last of them.
+// A recorded engine run that the machine stretched by at most `bound` of its step, made up to
+// `attempts` times, or else the quietest of them: what every engine test that times a run records.
 struct SteadyRecording {
   ProcessResult process;
   RunNoise noise;
-  int attempts = 0;
+  int attempts = 0;  // how many were made
+  int kept = 0;      // which of them this is (from 1): the steady one, or the quietest
   bool steady = false;
-  // "the machine was too loaded to time this run: ..." when not steady; empty when it is.
+  // "the machine was too loaded to time this run: ..." when not steady; empty when it is, and
+  // when the recording failed (the test reports its exit code, not the load).
   std::string tooLoaded() const;
 };
 // On stageShare(): a quiet machine gives 1.2-2.1% (2026-12-05: 1F1B, interleaved, ZB-H1, ZB-V,
 // p = 4, m = 8): half again as much is a loaded machine. Bounds on what all stages together
 // hold read perStep or spreadPerStep, which grow with the sum.
 inline constexpr double kSteadyShare = 0.03;
+
+// One recording of the run, made afresh for attempt `attempt` (from 1): how its process ended
+// and where the engine wrote its truth.json. A runner that needs the quietest's files when none
+// was steady (to report it or compare it) writes each attempt to its own place.
+struct Recorded {
+  ProcessResult process;
+  std::filesystem::path truth;
+};
+using RecordOnce = std::function<Recorded(int attempt)>;
+// Stops at the first recording that exits nonzero (the test says why) or is steady.
+SteadyRecording recordUntilSteady(const RecordOnce& once, double bound = kSteadyShare,
+                                  int attempts = 3);
+
+// recordEngineRun into `outDir` and `truthPath`, made afresh there each time (so when none was
+// steady the files are the last one's: the test skips on it).
 SteadyRecording recordSteadyEngineRun(const std::string& outDir, const std::string& truthPath,
                                       const std::vector<std::string>& engineArgs,
                                       double bound = kSteadyShare, int attempts = 3);

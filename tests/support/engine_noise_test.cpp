@@ -10,6 +10,8 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "tests/support/temp_dir.h"
 
@@ -106,27 +108,99 @@ TEST(EngineNoise, AddedTimeIsCountedOnTheStageThatHadItAndTheLinksOwnTimeApart) 
   EXPECT_DOUBLE_EQ(steps.at(3).stageShare(), 2.0 / 14.1);
 }
 
-// A stage descheduled before an op is late, not long: counted, as late, on that stage.
-TEST(EngineNoise, AnOpBegunLateCountsOnItsStage) {
+// The same with stage 1 descheduled before F1 of step 1: begun 0.5 ms after its input arrived.
+json truthWithALateOp() {
   json t = truth();
   json& ops = t["stages"][1]["ops"];
   for (json& o : ops) {
-    if (o["step"] == 1 && o["mb"] == 1) {  // begun 0.5 ms after its input arrived
+    if (o["step"] == 1 && o["mb"] == 1) {
       o["start_ns"] = o["start_ns"].get<long long>() + 500 * kUs;
       o["end_ns"] = o["end_ns"].get<long long>() + 500 * kUs;
     }
   }
   t["stages"][1]["steps"][1]["end_ns"] =
       t["stages"][1]["steps"][1]["end_ns"].get<long long>() + 500 * kUs;
+  return t;
+}
+
+// A stage descheduled before an op is late, not long: counted, as late, on that stage.
+TEST(EngineNoise, AnOpBegunLateCountsOnItsStage) {
   TempDir dir("engine-noise");
   const auto path = dir.path() / "truth.json";
-  std::ofstream(path) << t.dump();
+  std::ofstream(path) << truthWithALateOp().dump();
   const RunNoise run = engineRunNoise(path);
   EXPECT_EQ(run.late, 500 * kUs / 3);
   EXPECT_EQ(run.perStep, (3 * kMs + 500 * kUs) / 3);
   const std::map<int, StepNoise> steps = engineStepNoise(path);
   EXPECT_EQ(steps.at(1).late, 500 * kUs);
   EXPECT_EQ(steps.at(1).byStage.at(1), 500 * kUs);
+}
+
+// recordUntilSteady on hand-made "recordings": each attempt writes the truth it is given.
+struct Attempts {
+  TempDir dir{"engine-noise"};
+  std::vector<json> truths;
+  int made = 0;
+  RecordOnce once() {
+    return [this](int attempt) {
+      ++made;
+      const auto path = dir.path() / ("truth-" + std::to_string(attempt) + ".json");
+      std::ofstream(path) << truths.at(attempt - 1).dump();
+      ProcessResult exited;
+      exited.exitCode = 0;
+      return Recorded{exited, path};
+    };
+  }
+};
+
+double stageShareOf(const json& t) {
+  TempDir dir("engine-noise");
+  std::ofstream(dir.path() / "truth.json") << t.dump();
+  return engineRunNoise(dir.path() / "truth.json").stageShare();
+}
+
+TEST(EngineNoise, RecordingStopsAtTheFirstSteadyRunAndElseKeepsTheQuietest) {
+  // The late op lengthens step 1 and adds less than stage 0's 2 ms to stage 1: a smaller share.
+  const json quiet = truthWithALateOp(), noisy = truth();
+  const double quietShare = stageShareOf(quiet), noisyShare = stageShareOf(noisy);
+  ASSERT_LT(quietShare, noisyShare);
+
+  Attempts steady;
+  steady.truths = {noisy, quiet, quiet};
+  // A bound between the two: the second is steady and the third is never made.
+  const SteadyRecording s = recordUntilSteady(steady.once(), (quietShare + noisyShare) / 2);
+  EXPECT_TRUE(s.steady);
+  EXPECT_EQ(s.attempts, 2);
+  EXPECT_EQ(s.kept, 2);
+  EXPECT_EQ(steady.made, 2);
+  EXPECT_EQ(s.tooLoaded(), "");
+
+  Attempts loaded;
+  loaded.truths = {noisy, quiet, noisy};
+  const SteadyRecording l = recordUntilSteady(loaded.once(), quietShare / 2);
+  EXPECT_FALSE(l.steady);
+  EXPECT_EQ(l.attempts, 3);
+  EXPECT_EQ(l.kept, 2);  // the quietest
+  EXPECT_DOUBLE_EQ(l.noise.stageShare(), quietShare);
+  EXPECT_TRUE(
+      l.tooLoaded().starts_with("the machine was too loaded to time this run: the "
+                                "quietest of 3 recordings"))
+      << l.tooLoaded();
+}
+
+// A recording that failed stops the attempts and is the test's to report, not the load's.
+TEST(EngineNoise, AFailedRecordingStopsTheAttemptsAndIsNotCalledLoad) {
+  int made = 0;
+  const SteadyRecording r = recordUntilSteady([&](int) {
+    ++made;
+    ProcessResult failed;
+    failed.exitCode = 2;
+    return Recorded{failed, "/nonexistent/truth.json"};
+  });
+  EXPECT_EQ(made, 1);
+  EXPECT_FALSE(r.steady);
+  EXPECT_EQ(r.process.exitCode, 2);
+  EXPECT_EQ(r.tooLoaded(), "");
 }
 
 }  // namespace

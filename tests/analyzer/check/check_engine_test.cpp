@@ -30,22 +30,15 @@ using testing::runBubblescope;
 // what a 1.5x stage costs a 4-stage 1F1B (+30% step time, +0.2 S, +10 pp).
 const std::vector<std::string> kLimits = {"--max-bubble-pp",     "5", "--max-slowdown", "0.1",
                                           "--max-step-time-pct", "15"};
-constexpr int kAttempts = 3;
 
 struct Recording {
   fs::path dir;     // the run: one trace per stage
   fs::path report;  // its JSON report, steps 1 on
   double spread = 0;
-  testing::RunNoise noise;  // what the machine added to it (engine_noise.h)
-  bool steady() const { return noise.stageShare() <= testing::kSteadyShare; }
+  testing::SteadyRecording steady;  // how steady the machine left it (engine_noise.h)
   std::string tooLoaded(const std::string& name) const {
-    char buf[200];
-    std::snprintf(buf, sizeof buf,
-                  "the machine was too loaded to time the %s runs: the quietest of %d had a "
-                  "stage's ops and transfers stretched by %.1f%% of its step (a quiet machine: "
-                  "1-2%%)",
-                  name.c_str(), kAttempts, 100 * noise.stageShare());
-    return buf;
+    const std::string why = steady.tooLoaded();
+    return why.empty() ? why : "the " + name + " run: " + why;
   }
 };
 
@@ -63,31 +56,33 @@ double stepSpread(const fs::path& report) {
 
 // 1F1B, p=4, m=8, 4 ms ops, 4 steps, recorded by `bubblescope record`; step 0 (connections,
 // first allocations) is left out. A recording the machine stretched (its truth says by how much:
-// engine_noise.h) is made again, and the quietest of kAttempts is kept: the premise of the
+// engine_noise.h) is made again, and the quietest of three is kept: the premise of the
 // comparison is a machine at rest. (Its step spread, the measure before, misses a machine that
 // slows every step alike: load 8 stretched steps 20-60% with a spread under 15%.)
 Recording record(const testing::TempDir& tmp, const std::string& name,
                  const std::vector<std::string>& faults) {
-  Recording best;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    Recording r;
-    r.dir = tmp / (name + "-" + std::to_string(attempt));
-    r.report = tmp / (name + "-" + std::to_string(attempt) + ".json");
+  std::vector<Recording> made;  // one directory each: the quietest is compared
+  const auto steady = testing::recordUntilSteady([&](int attempt) {
+    Recording& r = made.emplace_back();
+    const std::string at = name + "-" + std::to_string(attempt);
+    r.dir = tmp / at;
+    r.report = tmp / (at + ".json");
     std::vector<std::string> engine = {"--schedule", "1f1b", "-p", "4", "-m", "8"};
     engine.insert(engine.end(), faults.begin(), faults.end());
-    const fs::path truth = tmp / (name + "-" + std::to_string(attempt) + ".truth.json");
-    const auto rec = recordEngineRun(r.dir.string(), truth.string(), engine);
+    const fs::path truth = tmp / (at + ".truth.json");
+    auto rec = recordEngineRun(r.dir.string(), truth.string(), engine);
     EXPECT_EQ(rec.exitCode, 0) << rec.err;
+    if (rec.exitCode != 0) return testing::Recorded{rec, truth};
     const auto an = runBubblescope(
         {"analyze", r.dir.string(), "--steps", "1:", "--format", "json", "-o", r.report.string()});
     EXPECT_EQ(an.exitCode, 0) << an.err;
-    if (rec.exitCode != 0 || an.exitCode != 0) return r;
+    if (an.exitCode != 0) return testing::Recorded{an, truth};
     r.spread = stepSpread(r.report);
-    r.noise = testing::engineRunNoise(truth);
-    if (best.dir.empty() || r.noise.stageShare() < best.noise.stageShare()) best = r;
-    if (r.steady()) break;
-  }
-  return best;
+    return testing::Recorded{rec, truth};
+  });
+  Recording kept = made.at(steady.kept - 1);
+  kept.steady = steady;
+  return kept;
 }
 
 testing::ProcessResult check(const Recording& baseline, const Recording& current) {
@@ -113,8 +108,8 @@ TEST(CheckEngineRuns, SlowStageRunRegressesAgainstAFaultFreeBaseline) {
   const Recording base = record(tmp, "base", {});
   const Recording slow = record(tmp, "slow", {"--slow-stage", "2:1.5"});
   ASSERT_TRUE(fs::exists(base.report) && fs::exists(slow.report));
-  if (!base.steady()) GTEST_SKIP() << base.tooLoaded("fault-free");
-  if (!slow.steady()) GTEST_SKIP() << slow.tooLoaded("slow-stage");
+  if (const auto why = base.tooLoaded("fault-free"); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = slow.tooLoaded("slow-stage"); !why.empty()) GTEST_SKIP() << why;
 
   const auto r = check(base, slow);
   EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
@@ -133,8 +128,8 @@ TEST(CheckEngineRuns, SecondFaultFreeRunPasses) {
   const Recording base = record(tmp, "base", {});
   const Recording again = record(tmp, "again", {});
   ASSERT_TRUE(fs::exists(base.report) && fs::exists(again.report));
-  if (!base.steady()) GTEST_SKIP() << base.tooLoaded("first fault-free");
-  if (!again.steady()) GTEST_SKIP() << again.tooLoaded("second fault-free");
+  if (const auto why = base.tooLoaded("first fault-free"); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = again.tooLoaded("second fault-free"); !why.empty()) GTEST_SKIP() << why;
 
   const auto r = check(base, again);
   EXPECT_EQ(r.exitCode, 0) << r.out << r.err << "(step spread of the runs: " << base.spread << ", "

@@ -187,22 +187,12 @@ struct SteadyRun {
 };
 
 SteadyRun steadyRun(const testing::TempDir& dir, const std::vector<std::string>& args) {
-  testing::SteadyRecording verdict;
-  SteadyRun quietest;
-  for (int attempt = 1; attempt <= 3; ++attempt) {
-    test::EngineRun run = test::runEngine(dir, args);
-    if (run.process.exitCode != 0) return {run, ""};  // the test says why
-    const testing::RunNoise noise = testing::engineRunNoise(dir / "truth.json");
-    if (attempt == 1 || noise.stageShare() < verdict.noise.stageShare()) {
-      verdict.noise = noise;
-      quietest.run = run;
-    }
-    verdict.attempts = attempt;
-    verdict.steady = noise.stageShare() <= testing::kSteadyShare;
-    if (verdict.steady) return {run, ""};
-  }
-  quietest.tooLoaded = verdict.tooLoaded();
-  return quietest;
+  std::vector<test::EngineRun> runs;  // each holds its truth: the next run rewrites the file
+  const testing::SteadyRecording verdict = testing::recordUntilSteady([&](int) {
+    runs.push_back(test::runEngine(dir, args));
+    return testing::Recorded{runs.back().process, dir / "truth.json"};
+  });
+  return {runs.at(verdict.kept - 1), verdict.tooLoaded()};
 }
 
 // The shortest op of each kind a stage ran in a step: a sleep ends late, never early, so the
