@@ -276,6 +276,17 @@ std::string SteadyRecording::tooLoaded() const {
   return buf;
 }
 
+std::string liveJobTooLoaded(const std::filesystem::path& truthJson, double bound) {
+  const double share = engineRunNoise(truthJson).share();
+  if (share <= bound) return {};
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "the machine was too loaded to time this job: its ops and transfers were "
+                "stretched by %.1f%% of its step, all stages together (the bound: %.0f%%)",
+                100 * share, 100 * bound);
+  return buf;
+}
+
 SteadyRecording recordUntilSteady(const RecordOnce& once, double bound, int attempts) {
   SteadyRecording quietest;
   for (int a = 1; a <= attempts; ++a) {

@@ -203,5 +203,16 @@ TEST(EngineNoise, AFailedRecordingStopsTheAttemptsAndIsNotCalledLoad) {
   EXPECT_EQ(r.tooLoaded(), "");
 }
 
+// A live job is judged on the sum over its stages (1 ms of 13.1 ms a step here: 7.6%).
+TEST(EngineNoise, ALiveJobIsTooLoadedBeyondItsBoundAndSaysByHowMuch) {
+  TempDir dir("engine-noise");
+  const auto path = dir.path() / "truth.json";
+  std::ofstream(path) << truth().dump();
+  EXPECT_EQ(liveJobTooLoaded(path), "");
+  EXPECT_EQ(liveJobTooLoaded(path, 0.05),
+            "the machine was too loaded to time this job: its ops and transfers were stretched "
+            "by 7.6% of its step, all stages together (the bound: 5%)");
+}
+
 }  // namespace
 }  // namespace bubblescope::testing

@@ -66,10 +66,6 @@ std::string shellLine(const std::vector<std::string>& argv) {
   return line;
 }
 
-bool tooNoisy(const fs::path& truth) {
-  return engineRunNoise(truth).share() > 0.10;
-}
-
 // What `analyze` says of a run, figures aside (two runs of a job never time alike): its ranks,
 // schedule and step count, and its culprit.
 std::string analyzeSummary(const fs::path& run, const ProcessOptions& env) {
@@ -96,7 +92,7 @@ TEST(RecordWatch, ASlowStageIsNamedLiveAndTheFilesAnalyseAsAPlainRecord) {
   const ProcessResult watched =
       job.record({"--watch", "-o", (job / "watched").string()}, job.engine("t1.json", fault));
   ASSERT_EQ(watched.exitCode, 0) << watched.out << watched.err;
-  if (tooNoisy(job / "t1.json")) GTEST_SKIP() << "the machine was too loaded to time this job";
+  if (const std::string why = liveJobTooLoaded(job / "t1.json"); !why.empty()) GTEST_SKIP() << why;
   // Only the watch's lines on stdout; record's own messages stay on stderr.
   EXPECT_EQ(watched.out.find("bubblescope:"), std::string::npos) << watched.out;
   EXPECT_NE(watched.err.find("bubblescope: watching 4 process(es)"), std::string::npos)
@@ -119,7 +115,7 @@ TEST(RecordWatch, ASlowStageIsNamedLiveAndTheFilesAnalyseAsAPlainRecord) {
   ASSERT_EQ(plain.exitCode, 0) << plain.err;
   ASSERT_EQ(traceFiles(job / "watched").size(), 4u);
   ASSERT_EQ(traceFiles(job / "plain").size(), 4u);
-  if (tooNoisy(job / "t2.json")) GTEST_SKIP() << "the machine was too loaded to time this job";
+  if (const std::string why = liveJobTooLoaded(job / "t2.json"); !why.empty()) GTEST_SKIP() << why;
   const std::string a = analyzeSummary(job / "watched", job.env());
   EXPECT_NE(a.find("culprit:  stage 2: "), std::string::npos) << a;
   EXPECT_EQ(a, analyzeSummary(job / "plain", job.env()));

@@ -131,15 +131,10 @@ TEST(WatchLive, StepsSaidLostBehindAreAccountedAndOtherReasonsAreNot) {
   EXPECT_EQ(a.otherNotRead[0].second.rfind("step 23  not read: pipeline 0", 0), 0u);
 }
 
-// What 2 ms ops pick up from a shared machine (up to a tenth of the step: scheduling, the watch
-// itself) names jitter or a short stall on some line, never a fault of a fifth of the step.
-// Beyond a tenth: the line that says so, to skip with; "" otherwise.
+// What 2 ms ops pick up from a shared machine names jitter or a short stall on some line, never a
+// fault of a fifth of the step (engine_noise.h, liveJobTooLoaded).
 std::string tooLoadedToTime(const LiveEngineJob& job) {
-  const RunNoise noise = engineRunNoise(job.truth());
-  if (noise.share() <= 0.10) return "";
-  return "the machine was too loaded to time this job: its ops and transfers were stretched by " +
-         std::to_string(static_cast<int>(100 * noise.share())) +
-         "% of its step, all stages together (the bound: 10%)";
+  return liveJobTooLoaded(job.truth());
 }
 
 // The steps where the machine stretched a stage by more than `share` of the step, by the job's
