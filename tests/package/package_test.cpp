@@ -76,9 +76,7 @@ std::string controlField(const fs::path& deb, const std::string& field) {
 struct RecordedRun {
   TempDir dir{"bubblescope-package-run"};
   fs::path run = dir / "run";
-  fs::path truth = dir / "truth.json";
-  ProcessResult record;
-  SteadyRecording steady;
+  SteadyRecording record;  // when not steady, the files are the last recording's
 };
 
 const RecordedRun& recordedRun() {
@@ -86,16 +84,10 @@ const RecordedRun& recordedRun() {
   static const bool recorded = [] {
     ProcessOptions o;
     o.unsetEnv = {"BUBBLESCOPE_AGENT", "LD_PRELOAD", "BUBBLESCOPE_RUN_ID"};
-    r.steady = recordUntilSteady([&](int) {
-      std::error_code ec;
-      fs::remove_all(r.run, ec);
-      fs::remove(r.truth, ec);
-      r.record = recordEngineRunWith(
-          installed().program, r.run, r.truth,
-          {"--schedule", "1f1b", "-p", "3", "-m", "6", "--stall", "1:3:20:2"}, o);
-      return Recorded{r.record, r.truth};  // the files are the last recording's
-    });
-    return r.record.exitCode == 0;
+    r.record = recordSteadyEngineRunWith(
+        installed().program, r.run, r.run / "truth.json",
+        {"--schedule", "1f1b", "-p", "3", "-m", "6", "--stall", "1:3:20:2"}, o);
+    return r.record.process.exitCode == 0;
   }();
   (void)recorded;
   return r;
@@ -140,7 +132,7 @@ TEST(Package, InstalledProgramRecordsTheEngineWithTheInstalledAgent) {
   SKIP_WITHOUT_DPKG_DEB();
   ASSERT_EQ(installed().failure, "");
   const RecordedRun& r = recordedRun();
-  ASSERT_EQ(r.record.exitCode, 0) << r.record.err;
+  ASSERT_EQ(r.record.process.exitCode, 0) << r.record.process.err;
   const traces::Run run = traces::readRun(r.run);
   ASSERT_EQ(run.ranks.size(), 3u);
   for (const auto& rank : run.ranks) {
@@ -156,7 +148,7 @@ TEST(Package, InstalledProgramAnalyzesTheRunAndBlamesTheStall) {
   SKIP_WITHOUT_DPKG_DEB();
   ASSERT_EQ(installed().failure, "");
   const RecordedRun& r = recordedRun();
-  ASSERT_EQ(r.record.exitCode, 0) << r.record.err;
+  ASSERT_EQ(r.record.process.exitCode, 0) << r.record.process.err;
   const ProcessResult a =
       runProcess({installed().program, "analyze", r.run, "--steps", "1:", "--format", "json"});
   ASSERT_EQ(a.exitCode, 0) << a.err;
@@ -177,7 +169,7 @@ TEST(Package, InstalledProgramAnalyzesTheRunAndBlamesTheStall) {
   const auto& top = pl["top_gaps"];
   EXPECT_TRUE(std::any_of(top.begin(), top.end(), isTheStall)) << top.dump(1);
   // That it is the largest needs a machine that stretched the run by less than it.
-  if (const auto why = r.steady.tooLoaded(); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = r.record.tooLoaded(); !why.empty()) GTEST_SKIP() << why;
   EXPECT_TRUE(isTheStall(top[0])) << top.dump(1);
 }
 
@@ -186,7 +178,7 @@ TEST(Package, InstalledViewerRendersTheRunToAPng) {
   if (access("/usr/bin/xvfb-run", X_OK) != 0) GTEST_SKIP() << "xvfb-run not found";
   ASSERT_EQ(installed().failure, "");
   const RecordedRun& r = recordedRun();
-  ASSERT_EQ(r.record.exitCode, 0) << r.record.err;
+  ASSERT_EQ(r.record.process.exitCode, 0) << r.record.process.err;
   const fs::path png = r.dir / "frame.png";
   ProcessOptions o;
   o.timeout = std::chrono::seconds(90);

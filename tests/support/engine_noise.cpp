@@ -306,17 +306,22 @@ SteadyRecording recordUntilSteady(const RecordOnce& once, double bound, int atte
   return quietest;
 }
 
+SteadyRecording recordSteadyEngineRunWith(const std::string& program, const std::string& outDir,
+                                          const std::string& truthPath,
+                                          const std::vector<std::string>& engineArgs,
+                                          const ProcessOptions& options) {
+  return recordUntilSteady([&](int) {
+    std::error_code ec;
+    std::filesystem::remove_all(outDir, ec);
+    std::filesystem::remove(truthPath, ec);
+    return Recorded{recordEngineRunWith(program, outDir, truthPath, engineArgs, options),
+                    truthPath};
+  });
+}
+
 SteadyRecording recordSteadyEngineRun(const std::string& outDir, const std::string& truthPath,
-                                      const std::vector<std::string>& engineArgs, double bound,
-                                      int attempts) {
-  return recordUntilSteady(
-      [&](int) {
-        std::error_code ec;
-        std::filesystem::remove_all(outDir, ec);
-        std::filesystem::remove(truthPath, ec);
-        return Recorded{recordEngineRun(outDir, truthPath, engineArgs), truthPath};
-      },
-      bound, attempts);
+                                      const std::vector<std::string>& engineArgs) {
+  return recordSteadyEngineRunWith(BUBBLESCOPE_BIN, outDir, truthPath, engineArgs);
 }
 
 }  // namespace bubblescope::testing

@@ -126,7 +126,12 @@ std::string liveJobTooLoaded(const std::filesystem::path& truthJson, double boun
 // recordEngineRun into `outDir` and `truthPath`, made afresh there each time (so when none was
 // steady the files are the last one's: the test skips on it).
 SteadyRecording recordSteadyEngineRun(const std::string& outDir, const std::string& truthPath,
-                                      const std::vector<std::string>& engineArgs,
-                                      double bound = kSteadyShare, int attempts = 3);
+                                      const std::vector<std::string>& engineArgs);
+// The same with another bubblescope program (an installed one) recording and running it
+// (recordEngineRunWith).
+SteadyRecording recordSteadyEngineRunWith(const std::string& program, const std::string& outDir,
+                                          const std::string& truthPath,
+                                          const std::vector<std::string>& engineArgs,
+                                          const ProcessOptions& options = {});
 
 }  // namespace bubblescope::testing

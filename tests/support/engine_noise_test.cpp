@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -77,12 +78,19 @@ json truth() {
   return {{"stages", {s0, s1}}};
 }
 
+// The truth written where a recording would have left it.
+std::filesystem::path writeTruth(const TempDir& dir, const json& t,
+                                 const std::string& name = "truth.json") {
+  const auto path = dir / name;
+  std::ofstream(path) << t.dump();
+  return path;
+}
+
 // Transfers measured, steps 1-3: 0.1, 0.1 | 1.1, 0 | 0.1, 0.1 ms; their median is 0.1 ms.
 // Step spans: 12.2, 13.1 and 14.1 ms.
 TEST(EngineNoise, AddedTimeIsCountedOnTheStageThatHadItAndTheLinksOwnTimeApart) {
   TempDir dir("engine-noise");
-  const auto path = dir.path() / "truth.json";
-  std::ofstream(path) << truth().dump();
+  const auto path = writeTruth(dir, truth());
 
   const RunNoise run = engineRunNoise(path);
   EXPECT_EQ(run.perStep, 3 * kMs / 3);  // 1 ms of the transfer, 2 ms of the op
@@ -126,8 +134,7 @@ json truthWithALateOp() {
 // A stage descheduled before an op is late, not long: counted, as late, on that stage.
 TEST(EngineNoise, AnOpBegunLateCountsOnItsStage) {
   TempDir dir("engine-noise");
-  const auto path = dir.path() / "truth.json";
-  std::ofstream(path) << truthWithALateOp().dump();
+  const auto path = writeTruth(dir, truthWithALateOp());
   const RunNoise run = engineRunNoise(path);
   EXPECT_EQ(run.late, 500 * kUs / 3);
   EXPECT_EQ(run.perStep, (3 * kMs + 500 * kUs) / 3);
@@ -144,19 +151,17 @@ struct Attempts {
   RecordOnce once() {
     return [this](int attempt) {
       ++made;
-      const auto path = dir.path() / ("truth-" + std::to_string(attempt) + ".json");
-      std::ofstream(path) << truths.at(attempt - 1).dump();
       ProcessResult exited;
       exited.exitCode = 0;
-      return Recorded{exited, path};
+      return Recorded{exited, writeTruth(dir, truths.at(attempt - 1),
+                                         "truth-" + std::to_string(attempt) + ".json")};
     };
   }
 };
 
 double stageShareOf(const json& t) {
   TempDir dir("engine-noise");
-  std::ofstream(dir.path() / "truth.json") << t.dump();
-  return engineRunNoise(dir.path() / "truth.json").stageShare();
+  return engineRunNoise(writeTruth(dir, t)).stageShare();
 }
 
 TEST(EngineNoise, RecordingStopsAtTheFirstSteadyRunAndElseKeepsTheQuietest) {
@@ -206,8 +211,7 @@ TEST(EngineNoise, AFailedRecordingStopsTheAttemptsAndIsNotCalledLoad) {
 // A live job is judged on the sum over its stages (1 ms of 13.1 ms a step here: 7.6%).
 TEST(EngineNoise, ALiveJobIsTooLoadedBeyondItsBoundAndSaysByHowMuch) {
   TempDir dir("engine-noise");
-  const auto path = dir.path() / "truth.json";
-  std::ofstream(path) << truth().dump();
+  const auto path = writeTruth(dir, truth());
   EXPECT_EQ(liveJobTooLoaded(path), "");
   EXPECT_EQ(liveJobTooLoaded(path, 0.05),
             "the machine was too loaded to time this job: its ops and transfers were stretched "

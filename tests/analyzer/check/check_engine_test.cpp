@@ -70,7 +70,7 @@ Recording record(const testing::TempDir& tmp, const std::string& name,
     std::vector<std::string> engine = {"--schedule", "1f1b", "-p", "4", "-m", "8"};
     engine.insert(engine.end(), faults.begin(), faults.end());
     const fs::path truth = tmp / (at + ".truth.json");
-    auto rec = recordEngineRun(r.dir.string(), truth.string(), engine);
+    const auto rec = recordEngineRun(r.dir.string(), truth.string(), engine);
     EXPECT_EQ(rec.exitCode, 0) << rec.err;
     if (rec.exitCode != 0) return testing::Recorded{rec, truth};
     const auto an = runBubblescope(
