@@ -4,6 +4,8 @@
 #include <exception>
 #include <mutex>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "analyzer/analysis_steps.h"
@@ -309,9 +311,8 @@ AnalysisResult analyze(const traces::Run& run, const AnalyzeOptions& options,
 
 // Everything after recognition; it reads of the run only what keepForAnalysis() keeps (and, for a
 // run without recognised ops, the whole run).
-AnalysisResult analyzeAfterRecognition(const traces::Run& run, Recognized&& recognized,
-                                       const RuleSets& rules, const AnalyzeOptions& options,
-                                       traces::Run* releasable) {
+AnalysisResult analyzeOps(const traces::Run& run, Recognized&& recognized, const RuleSets& rules,
+                          const AnalyzeOptions& options, traces::Run* releasable) {
   std::vector<RankOps>& ops = recognized.ops;
   const std::vector<std::vector<size_t>>& groups = recognized.groups;
   std::vector<TpGroupResult>& foldedGroups = recognized.folded;
@@ -398,6 +399,22 @@ AnalysisResult analyzeAfterRecognition(const traces::Run& run, Recognized&& reco
   }
   if (inferred.found) result.inference = judgeInference(inferred, result.pipelines);
   return result;
+}
+
+// A pipeline's own refusals name the pipeline ("pipeline 0: no step could be re-run ..."), not
+// the run they came from; the user handed a file or a directory and reads which (issue 28: every
+// bad input's sentence names its file). Ones that already begin with it are left as they are.
+AnalysisResult analyzeAfterRecognition(const traces::Run& run, Recognized&& recognized,
+                                       const RuleSets& rules, const AnalyzeOptions& options,
+                                       traces::Run* releasable) {
+  try {
+    return analyzeOps(run, std::move(recognized), rules, options, releasable);
+  } catch (const AnalysisInputError& e) {
+    const std::string dir = run.dir.string();
+    const std::string_view what = e.what();
+    if (dir.empty() || what.substr(0, dir.size()) == dir) throw;
+    throw AnalysisInputError(dir + ": " + std::string(what));
+  }
 }
 
 }  // namespace

@@ -96,8 +96,8 @@ TEST(AnalyzeBadInput, TruncatedFileIsNamed) {
   writeRun(dir.path());
   const fs::path victim = rankFile(dir.path(), 0);
   fs::resize_file(victim, fs::file_size(victim) / 2);
-  expectOneLineError(runBubblescope({"analyze", dir.path().string()}),
-                     victim.filename().string(), "");
+  expectOneLineError(runBubblescope({"analyze", dir.path().string()}), victim.filename().string(),
+                     "");
 }
 
 TEST(AnalyzeBadInput, NoPipelineOpsSaysWhatWasTriedAndHowToAnnotate) {
@@ -108,6 +108,18 @@ TEST(AnalyzeBadInput, NoPipelineOpsSaysWhatWasTriedAndHowToAnnotate) {
   EXPECT_NE(r.err.find(dir.path().string()), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no pipeline ops"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("bubblescope"), std::string::npos) << r.err;  // a rule set tried
+}
+
+// A pipeline's own refusal named the pipeline and not what the user handed: "pipeline 0: no step
+// could be re-run by the simulator (...)". The file is an NDTimeline timeline whose second stage
+// stops in its first step (a fuzz seed: its metadata comes last).
+TEST(AnalyzeBadInput, APipelineThatNoStepReplaysNamesTheFile) {
+  const fs::path file = fs::path(BUBBLESCOPE_SOURCE_DIR) /
+                        "tests/traces/import/fuzz/corpus/ndtimeline_metadata_last.json";
+  const auto r = runBubblescope({"analyze", file.string()});
+  expectOneLineError(r, file.string() + ": pipeline 0: ", "no step could be re-run");
+  // Named once, not again by each layer it passed through.
+  EXPECT_EQ(r.err.find(file.string()), r.err.rfind(file.string())) << r.err;
 }
 
 TEST(AnalyzeBadInput, DirectoryWithoutTraces) {
