@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -545,6 +546,56 @@ void addViewCommand(CLI::App& app, Action& action) {
   sub->callback([&action, opts] { action = [opts] { return runView(*opts); }; });
 }
 
+// The commands argv's words name, from the program down ("import", "kineto"), and the first word
+// after them that is not an option (a misspelt command, or an input given before its format).
+struct CommandPath {
+  std::vector<CLI::App*> commands;
+  std::string stray;
+};
+
+CommandPath commandPathOf(CLI::App& app, int argc, char** argv) {
+  CommandPath path;
+  CLI::App* current = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    const auto named =
+        current->get_subcommands([&](const CLI::App* c) { return c->get_name() == word; });
+    CLI::App* next = named.empty() ? nullptr : named.front();
+    if (next == nullptr) {
+      path.stray = word;
+      break;
+    }
+    path.commands.push_back(next);
+    current = next;
+  }
+  return path;
+}
+
+// What a command line CLI11 refused says: for a command that needs one of its own commands (the
+// program; import, export, engine) and was given none, which they are, rather than CLI11's "A
+// subcommand is required"; otherwise CLI11's words, with the help of the command being read.
+std::string parseErrorMessage(CLI::App& app, int argc, char** argv, const CLI::ParseError& e) {
+  const CommandPath path = commandPathOf(app, argc, argv);
+  std::string name = "bubblescope";
+  for (const CLI::App* c : path.commands) name += " " + c->get_name();
+  const CLI::App* last = path.commands.empty() ? &app : path.commands.back();
+  if (last->get_require_subcommand_min() > 0) {
+    std::string names;
+    for (const CLI::App* c : last->get_subcommands([](const CLI::App* c) {
+           return !c->get_group().empty();  // hidden ones (engine worker) are not offered
+         })) {
+      names += (names.empty() ? "" : ", ") + c->get_name();
+    }
+    if (!path.stray.empty()) {
+      return name + ": unknown command '" + path.stray + "' (commands: " + names + "; see '" +
+             name + " --help')";
+    }
+    return name + ": name a command: " + names + " (see '" + name + " --help')";
+  }
+  return "bubblescope: " + std::string(e.what()) + " (see '" + name + " --help')";
+}
+
 }  // namespace
 
 int runCommandLine(int argc, char** argv) {
@@ -592,7 +643,7 @@ int runCommandLine(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "bubblescope: " << e.what() << " (see 'bubblescope --help')\n";
+    std::cerr << parseErrorMessage(app, argc, argv, e) << "\n";
     return kBadInput;
   }
   if (!action) return kOk;
