@@ -5,7 +5,6 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <utility>
 
 #include "analyzer/analysis_steps.h"
@@ -401,19 +400,15 @@ AnalysisResult analyzeOps(const traces::Run& run, Recognized&& recognized, const
   return result;
 }
 
-// A pipeline's own refusals name the pipeline ("pipeline 0: no step could be re-run ..."), not
-// the run they came from; the user handed a file or a directory and reads which (issue 28: every
-// bad input's sentence names its file). Ones that already begin with it are left as they are.
+// Every refusal led by the run (inRun): the user handed a file or a directory and reads which
+// (issue 28: every bad input's sentence names its file). JobCoordinator does the same.
 AnalysisResult analyzeAfterRecognition(const traces::Run& run, Recognized&& recognized,
                                        const RuleSets& rules, const AnalyzeOptions& options,
                                        traces::Run* releasable) {
   try {
     return analyzeOps(run, std::move(recognized), rules, options, releasable);
   } catch (const AnalysisInputError& e) {
-    const std::string dir = run.dir.string();
-    const std::string_view what = e.what();
-    if (dir.empty() || what.substr(0, dir.size()) == dir) throw;
-    throw AnalysisInputError(dir + ": " + std::string(what));
+    throw AnalysisInputError(inRun(run.dir.string(), e.what()));
   }
 }
 

@@ -150,11 +150,18 @@ ReplicaPackage JobCoordinator::frame(size_t replica) const {
   return replicaFrame(topo_, replica, pipelineOptions_);
 }
 
+// As analyzeAfterRecognition: a refusal is led by the run it came from (inRun), whichever
+// process met it.
+void JobCoordinator::raise(const Failure& f) const {
+  if (f.kind == Failure::Kind::Input) throw AnalysisInputError(inRun(result_.runDir, f.what));
+  f.raise();
+}
+
 std::vector<ReplicaAlignment> JobCoordinator::aligned(std::vector<OwnedMatching>&& replicas) {
   std::vector<ReplicaMatching> matchings;
   matchings.reserve(replicas.size());
   for (OwnedMatching& m : replicas) {
-    if (m.failure) m.failure.raise();
+    if (m.failure) raise(m.failure);
     matchings.push_back(std::move(m.matching));
   }
   replicas.clear();
@@ -171,7 +178,7 @@ std::vector<DpWaits> JobCoordinator::built(std::vector<BuiltReplica>&& replicas)
   std::vector<ReplicaArrivals> arrivals;
   arrivals.reserve(replicas.size());
   for (BuiltReplica& b : replicas) {
-    if (b.failure) b.failure.raise();
+    if (b.failure) raise(b.failure);
     recordOffsets(b.offsets, result_);
     for (std::string& w : b.warnings) result_.warnings.push_back(std::move(w));
     arrivals.push_back(std::move(b.arrivals));
@@ -188,7 +195,7 @@ std::optional<JobIdeal> JobCoordinator::costs(std::vector<OwnedCosts>&& replicas
   try {
     JobIdealSums sums;
     for (OwnedCosts& c : replicas) {
-      if (c.failure) c.failure.raise();
+      if (c.failure) raise(c.failure);
       sums.add(c.costs);
     }
     ideal_ = sums.finish();
@@ -205,7 +212,7 @@ std::vector<bool> JobCoordinator::replays(std::vector<OwnedReplay>&& replayed) {
       std::vector<ReplicaReplay> replays;
       replays.reserve(replayed.size());
       for (OwnedReplay& r : replayed) {
-        if (r.failure) r.failure.raise();
+        if (r.failure) raise(r.failure);
         replays.push_back(std::move(r.replay));
       }
       std::vector<ReplicaCosts> costs;
@@ -230,10 +237,16 @@ AnalysisResult JobCoordinator::finish(std::vector<AnalysedReplica>&& replicas) {
   result_.pipelines.resize(replicas.size());
   for (size_t d = 0; d < replicas.size(); ++d) {
     for (std::string& w : replicas[d].said) result_.warnings.push_back(std::move(w));
-    if (replicas[d].failure) replicas[d].failure.raise();
+    if (replicas[d].failure) raise(replicas[d].failure);
     result_.pipelines[d] = std::move(replicas[d].result);
   }
-  if (jobFailed_) std::rethrow_exception(jobFailed_);
+  if (jobFailed_) {
+    try {
+      std::rethrow_exception(jobFailed_);
+    } catch (const AnalysisInputError& e) {
+      throw AnalysisInputError(inRun(result_.runDir, e.what()));
+    }
+  }
   for (const PipelineResult& pl : result_.pipelines) {
     if (result_.job.culpritStalls && pl.dpRank == result_.job.culpritDp) {
       addStallingPipeline(result_.job, pl.culprit);

@@ -128,6 +128,7 @@ class JobCoordinator {
 
  private:
   JobCoordinator() = default;
+  [[noreturn]] void raise(const Failure& f) const;
   AnalyzeOptions options_;
   AnalysisResult result_;
   Topology topo_;
