@@ -546,6 +546,24 @@ void addViewCommand(CLI::App& app, Action& action) {
   sub->callback([&action, opts] { action = [opts] { return runView(*opts); }; });
 }
 
+// The commands a user may name under `parent`, comma-separated: hidden ones (engine worker, only
+// the launcher starts it) are not offered.
+std::string visibleCommandNames(const CLI::App& parent) {
+  std::string names;
+  for (const CLI::App* c :
+       parent.get_subcommands([](const CLI::App* c) { return !c->get_group().empty(); })) {
+    names += (names.empty() ? "" : ", ") + c->get_name();
+  }
+  return names;
+}
+
+// The command `name` under `parent`, hidden ones included; null if none is.
+CLI::App* childNamed(CLI::App& parent, const std::string& name) {
+  const auto named =
+      parent.get_subcommands([&](const CLI::App* c) { return c->get_name() == name; });
+  return named.empty() ? nullptr : named.front();
+}
+
 // The commands argv's words name, from the program down ("import", "kineto"), and the first word
 // after them that is not an option (a misspelt command, or an input given before its format).
 struct CommandPath {
@@ -559,9 +577,7 @@ CommandPath commandPathOf(CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word.empty() || word[0] == '-') continue;
-    const auto named =
-        current->get_subcommands([&](const CLI::App* c) { return c->get_name() == word; });
-    CLI::App* next = named.empty() ? nullptr : named.front();
+    CLI::App* next = childNamed(*current, word);
     if (next == nullptr) {
       path.stray = word;
       break;
@@ -581,12 +597,7 @@ std::string parseErrorMessage(CLI::App& app, int argc, char** argv, const CLI::P
   for (const CLI::App* c : path.commands) name += " " + c->get_name();
   const CLI::App* last = path.commands.empty() ? &app : path.commands.back();
   if (last->get_require_subcommand_min() > 0) {
-    std::string names;
-    for (const CLI::App* c : last->get_subcommands([](const CLI::App* c) {
-           return !c->get_group().empty();  // hidden ones (engine worker) are not offered
-         })) {
-      names += (names.empty() ? "" : ", ") + c->get_name();
-    }
+    const std::string names = visibleCommandNames(*last);
     if (!path.stray.empty()) {
       return name + ": unknown command '" + path.stray + "' (commands: " + names + "; see '" +
              name + " --help')";
@@ -622,14 +633,10 @@ int runCommandLine(int argc, char** argv) {
 
   // An unknown first word is the commonest slip; name it rather than "subcommand required".
   if (argc > 1 && argv[1][0] != '-') {
-    bool known = false;
-    std::string names;
-    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      known = known || sub->get_name() == argv[1];
-      if (!sub->get_group().empty()) names += (names.empty() ? "" : ", ") + sub->get_name();
-    }
-    if (!known) {
-      std::cerr << "bubblescope: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+    const std::string first = argv[1];
+    if (childNamed(app, first) == nullptr) {
+      std::cerr << "bubblescope: unknown command '" << first
+                << "' (commands: " << visibleCommandNames(app) << ")\n";
       return kBadInput;
     }
   }

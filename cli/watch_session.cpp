@@ -36,9 +36,7 @@ StepOutcome readOneStep(const traces::Run& run, const analysis::AnalyzeOptions& 
     out.reading = analysis::watch::readStep(analysis::analyzeRun(run, one));
   } catch (const analysis::AnalysisInputError& e) {
     // The watch names its run once, above its lines: a step's says only what is wrong.
-    out.notRead = e.what();
-    const std::string lead = run.dir.string() + ": ";
-    if (!run.dir.empty() && out.notRead.rfind(lead, 0) == 0) out.notRead.erase(0, lead.size());
+    out.notRead = analysis::outsideRun(run.dir.string(), e.what());
   }
   return out;
 }

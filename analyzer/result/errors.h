@@ -18,4 +18,12 @@ inline std::string inRun(const std::string& dir, const std::string& what) {
   return dir + ": " + what;
 }
 
+// The refusal without the run that leads it, for a reader that names the run once itself (the
+// watch, above its lines).
+inline std::string outsideRun(const std::string& dir, const std::string& what) {
+  const std::string lead = dir + ": ";
+  if (dir.empty() || what.compare(0, lead.size(), lead) != 0) return what;
+  return what.substr(lead.size());
+}
+
 }  // namespace bubblescope::analysis
