@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -84,15 +85,43 @@ std::string analyzeSummary(const fs::path& run, const ProcessOptions& env) {
   return summary;
 }
 
+// `record OPTIONS -o DIR/NAME-K -- engine ... --truth DIR/NAME-K.json FAULT`, recorded afresh while
+// the machine was too loaded to time the job (up to three times, as recordUntilSteady does for
+// plain recordings: a live job is timed as it runs, so only another job can be steadier). The
+// last one is kept, with the line that skips the test if it too was too loaded.
+struct SteadyRecord {
+  ProcessResult process;
+  fs::path run;
+  std::string tooLoaded;
+};
+
+SteadyRecord recordUntilSteady(Job& job, const std::vector<std::string>& options,
+                               const std::string& name, const std::vector<std::string>& fault) {
+  constexpr int kAttempts = 3;
+  SteadyRecord r;
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+    const std::string k = name + "-" + std::to_string(attempt);
+    std::vector<std::string> all = options;
+    all.insert(all.end(), {"-o", (job / k).string()});
+    r.run = job / k;
+    r.process = job.record(all, job.engine(k + ".json", fault));
+    if (r.process.exitCode != 0) return r;
+    r.tooLoaded = liveJobTooLoaded(job / (k + ".json"));
+    if (r.tooLoaded.empty()) return r;
+    std::cout << name << " " << attempt << " of " << kAttempts << ": " << r.tooLoaded << "\n";
+  }
+  return r;
+}
+
 TEST(RecordWatch, ASlowStageIsNamedLiveAndTheFilesAnalyseAsAPlainRecord) {
   const int onset = 20;
   Job job;
   const std::vector<std::string> fault = {"--steps", "60", "--slow-stage",
                                           "2:1.5@" + std::to_string(onset)};
-  const ProcessResult watched =
-      job.record({"--watch", "-o", (job / "watched").string()}, job.engine("t1.json", fault));
+  const SteadyRecord w = recordUntilSteady(job, {"--watch"}, "watched", fault);
+  const ProcessResult& watched = w.process;
   ASSERT_EQ(watched.exitCode, 0) << watched.out << watched.err;
-  if (const std::string why = liveJobTooLoaded(job / "t1.json"); !why.empty()) GTEST_SKIP() << why;
+  if (!w.tooLoaded.empty()) GTEST_SKIP() << w.tooLoaded;
   // Only the watch's lines on stdout; record's own messages stay on stderr.
   EXPECT_EQ(watched.out.find("bubblescope:"), std::string::npos) << watched.out;
   EXPECT_NE(watched.err.find("bubblescope: watching 4 process(es)"), std::string::npos)
@@ -110,15 +139,14 @@ TEST(RecordWatch, ASlowStageIsNamedLiveAndTheFilesAnalyseAsAPlainRecord) {
   EXPECT_EQ(lines(watched.out).back().rfind("the job ended", 0), 0u) << watched.out;
 
   // The same job under a plain record: the files analyse to the same culprit.
-  const ProcessResult plain =
-      job.record({"-o", (job / "plain").string()}, job.engine("t2.json", fault));
-  ASSERT_EQ(plain.exitCode, 0) << plain.err;
-  ASSERT_EQ(traceFiles(job / "watched").size(), 4u);
-  ASSERT_EQ(traceFiles(job / "plain").size(), 4u);
-  if (const std::string why = liveJobTooLoaded(job / "t2.json"); !why.empty()) GTEST_SKIP() << why;
-  const std::string a = analyzeSummary(job / "watched", job.env());
+  const SteadyRecord plain = recordUntilSteady(job, {}, "plain", fault);
+  ASSERT_EQ(plain.process.exitCode, 0) << plain.process.err;
+  ASSERT_EQ(traceFiles(w.run).size(), 4u);
+  ASSERT_EQ(traceFiles(plain.run).size(), 4u);
+  if (!plain.tooLoaded.empty()) GTEST_SKIP() << plain.tooLoaded;
+  const std::string a = analyzeSummary(w.run, job.env());
   EXPECT_NE(a.find("culprit:  stage 2: "), std::string::npos) << a;
-  EXPECT_EQ(a, analyzeSummary(job / "plain", job.env()));
+  EXPECT_EQ(a, analyzeSummary(plain.run, job.env()));
 }
 
 TEST(RecordWatch, TheExitCodeIsTheJobsAndItsEndIsOneLine) {
