@@ -118,9 +118,10 @@ using RecordOnce = std::function<Recorded(int attempt)>;
 SteadyRecording recordUntilSteady(const RecordOnce& once, double bound = kSteadyShare,
                                   int attempts = 3);
 
-// A live job (one a watch read as it ran) is not made again: beyond `bound` of its step, all
-// stages together (what 2 ms ops pick up from a shared machine, scheduling and the watch itself,
-// is up to a tenth), the line that says it was too loaded to time, to skip with; "" otherwise.
+// A live job (one a watch read as it ran): beyond `bound` of its step, all stages together (what
+// 2 ms ops pick up from a shared machine, scheduling and the watch itself, is up to a tenth), the
+// line that says it was too loaded to time; "" otherwise. Its tests run the job again while it
+// says so, up to three times, and skip with the last one's line.
 std::string liveJobTooLoaded(const std::filesystem::path& truthJson, double bound = 0.10);
 
 // recordEngineRun into `outDir` and `truthPath`, made afresh there each time (so when none was

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <random>
 #include <regex>
@@ -52,6 +53,24 @@ double sample(const std::string& text, const std::string& series) {
   return -1;
 }
 
+// A stall named on a step with no fault is excused where the run's own truth says the machine
+// added at least half what the line blames to one stage of that step: a transfer or op the machine
+// held (in one CI run, "stall: comm on stage 3->2 +8.1 ms" on one step of a run steady overall) is
+// a real stall of that step, and the analysis rightly names it. Each one excused is printed; a
+// test allows at most a fifth of its steps so.
+bool excusedByTheMachine(const std::map<int, testing::StepNoise>& noise, int step,
+                         const std::string& line) {
+  static const std::regex cost(R"(stall: .* \+([0-9.]+) ms)");
+  std::smatch m;
+  const auto it = noise.find(step);
+  if (it == noise.end() || !std::regex_search(line, m, cost)) return false;
+  const long long added = it->second.worstStage();
+  if (2 * static_cast<double>(added) < std::stod(m[1]) * 1e6) return false;
+  std::cout << "excused, the machine added " << static_cast<double>(added) / 1e6
+            << " ms to a stage of it: " << line << "\n";
+  return true;
+}
+
 TEST(WatchEngine, StallsAreNamedOnTheirStepAndStageAndPrometheusSaysWhatAnalyzeSays) {
   std::mt19937 rng(300);
   const int p = 4, m = 8, steps = 8;
@@ -88,10 +107,17 @@ TEST(WatchEngine, StallsAreNamedOnTheirStepAndStageAndPrometheusSaysWhatAnalyzeS
   EXPECT_NE(byStep.at(stallStep).find("stall: "), std::string::npos) << watch.out;
   EXPECT_NE(byStep.at(stallStep).find(stallOn), std::string::npos) << watch.out;
   EXPECT_NE(byStep.at(hostStep).find(hostOn), std::string::npos) << watch.out;
+  const auto noise = testing::engineStepNoise(tmp / "truth.json");
+  int excused = 0;
   for (const auto& [n, line] : byStep) {
     if (n == stallStep || n == hostStep || n == 0) continue;  // step 0 warms up
+    if (line.find("stall") != std::string::npos && excusedByTheMachine(noise, n, line)) {
+      ++excused;
+      continue;
+    }
     EXPECT_EQ(line.find("stall"), std::string::npos) << "step " << n << "\n" << watch.out;
   }
+  EXPECT_LE(excused * 5, steps) << watch.out;
   // One-step faults start nothing: no culprit persisted.
   EXPECT_EQ(watch.out.find("started:"), std::string::npos) << watch.out;
 
@@ -184,11 +210,18 @@ TEST(WatchEngine, ALinkThatDegradesIsNamedOnEveryStepOfTheRange) {
   const auto watch = runBubblescope({"watch", run.string()});
   ASSERT_EQ(watch.exitCode, 0) << watch.err;
   const std::string named = "stall: comm on stage " + std::to_string(sender) + "->";
+  const auto noise = testing::engineStepNoise(tmp / "truth.json");
+  int excused = 0;
   for (const auto& [n, line] : stepLines(watch.out)) {
     if (n == 0) continue;  // step 0 warms up
-    EXPECT_EQ(line.find(named) != std::string::npos, n >= onset && n < end) << "step " << n << "\n"
-                                                                            << watch.out;
+    const bool degraded = n >= onset && n < end;
+    if (!degraded && line.find(named) != std::string::npos && excusedByTheMachine(noise, n, line)) {
+      ++excused;
+      continue;
+    }
+    EXPECT_EQ(line.find(named) != std::string::npos, degraded) << "step " << n << "\n" << watch.out;
   }
+  EXPECT_LE(excused * 5, steps) << watch.out;
   int starts = 0, ends = 0;
   for (const std::string& line : lines(watch.out)) {
     starts += line.find("started: " + named) != std::string::npos;
