@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -285,6 +286,16 @@ std::string liveJobTooLoaded(const std::filesystem::path& truthJson, double boun
                 "stretched by %.1f%% of its step, all stages together (the bound: %.0f%%)",
                 100 * share, 100 * bound);
   return buf;
+}
+
+std::string liveJobUntilSteady(const std::function<std::string(int attempt)>& once, int attempts) {
+  std::string tooLoaded;
+  for (int a = 1; a <= attempts; ++a) {
+    tooLoaded = once(a);
+    if (tooLoaded.empty()) break;
+    std::cout << "job " << a << " of " << attempts << ": " << tooLoaded << "\n";
+  }
+  return tooLoaded;
 }
 
 SteadyRecording recordUntilSteady(const RecordOnce& once, double bound, int attempts) {

@@ -121,8 +121,15 @@ SteadyRecording recordUntilSteady(const RecordOnce& once, double bound = kSteady
 // A live job (one a watch read as it ran): beyond `bound` of its step, all stages together (what
 // 2 ms ops pick up from a shared machine, scheduling and the watch itself, is up to a tenth), the
 // line that says it was too loaded to time; "" otherwise. Its tests run the job again while it
-// says so, up to three times, and skip with the last one's line.
+// says so (liveJobUntilSteady) and skip with the last one's line.
 std::string liveJobTooLoaded(const std::filesystem::path& truthJson, double bound = 0.10);
+
+// A live job run by `once(attempt)` (from 1), which returns the line that says the machine was too
+// loaded to time it, or "" when it was steady or failed (the test reports how it ended). A live
+// job is timed as it runs, so only another job can be steadier: made up to `attempts` times while
+// too loaded, each such line printed. Returns the last job's line: "" or the test's skip line.
+std::string liveJobUntilSteady(const std::function<std::string(int attempt)>& once,
+                               int attempts = 3);
 
 // recordEngineRun into `outDir` and `truthPath`, made afresh there each time (so when none was
 // steady the files are the last one's: the test skips on it).

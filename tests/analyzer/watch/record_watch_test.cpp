@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <iostream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -85,31 +84,26 @@ std::string analyzeSummary(const fs::path& run, const ProcessOptions& env) {
   return summary;
 }
 
-// `record OPTIONS -o DIR/NAME-K -- engine ... --truth DIR/NAME-K.json FAULT`, recorded afresh while
-// the machine was too loaded to time the job (up to three times, as recordUntilSteady does for
-// plain recordings: a live job is timed as it runs, so only another job can be steadier). The
-// last one is kept, with the line that skips the test if it too was too loaded.
+// `record OPTIONS -o DIR/NAME-K -- engine ... --truth DIR/NAME-K.json FAULT`, made afresh while the
+// machine was too loaded to time the job (liveJobUntilSteady): the last one, where it recorded to,
+// and that line ("" if steady).
 struct SteadyRecord {
   ProcessResult process;
   fs::path run;
   std::string tooLoaded;
 };
 
-SteadyRecord recordUntilSteady(Job& job, const std::vector<std::string>& options,
-                               const std::string& name, const std::vector<std::string>& fault) {
-  constexpr int kAttempts = 3;
+SteadyRecord recordLiveUntilSteady(Job& job, const std::vector<std::string>& options,
+                                   const std::string& name, const std::vector<std::string>& fault) {
   SteadyRecord r;
-  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+  r.tooLoaded = liveJobUntilSteady([&](int attempt) {
     const std::string k = name + "-" + std::to_string(attempt);
     std::vector<std::string> all = options;
     all.insert(all.end(), {"-o", (job / k).string()});
     r.run = job / k;
     r.process = job.record(all, job.engine(k + ".json", fault));
-    if (r.process.exitCode != 0) return r;
-    r.tooLoaded = liveJobTooLoaded(job / (k + ".json"));
-    if (r.tooLoaded.empty()) return r;
-    std::cout << name << " " << attempt << " of " << kAttempts << ": " << r.tooLoaded << "\n";
-  }
+    return r.process.exitCode != 0 ? std::string() : liveJobTooLoaded(job / (k + ".json"));
+  });
   return r;
 }
 
@@ -118,7 +112,7 @@ TEST(RecordWatch, ASlowStageIsNamedLiveAndTheFilesAnalyseAsAPlainRecord) {
   Job job;
   const std::vector<std::string> fault = {"--steps", "60", "--slow-stage",
                                           "2:1.5@" + std::to_string(onset)};
-  const SteadyRecord w = recordUntilSteady(job, {"--watch"}, "watched", fault);
+  const SteadyRecord w = recordLiveUntilSteady(job, {"--watch"}, "watched", fault);
   const ProcessResult& watched = w.process;
   ASSERT_EQ(watched.exitCode, 0) << watched.out << watched.err;
   if (!w.tooLoaded.empty()) GTEST_SKIP() << w.tooLoaded;
@@ -139,7 +133,7 @@ TEST(RecordWatch, ASlowStageIsNamedLiveAndTheFilesAnalyseAsAPlainRecord) {
   EXPECT_EQ(lines(watched.out).back().rfind("the job ended", 0), 0u) << watched.out;
 
   // The same job under a plain record: the files analyse to the same culprit.
-  const SteadyRecord plain = recordUntilSteady(job, {}, "plain", fault);
+  const SteadyRecord plain = recordLiveUntilSteady(job, {}, "plain", fault);
   ASSERT_EQ(plain.process.exitCode, 0) << plain.process.err;
   ASSERT_EQ(traceFiles(w.run).size(), 4u);
   ASSERT_EQ(traceFiles(plain.run).size(), 4u);

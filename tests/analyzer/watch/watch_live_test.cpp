@@ -150,10 +150,8 @@ std::set<int> stepsStretchedBeyond(const LiveEngineJob& job, double share) {
   return out;
 }
 
-// A live job watched with `watch --all`, run afresh while the machine was too loaded to time it
-// (`tooLoaded` says why, or is empty), up to three times as recordUntilSteady does for recorded
-// runs: a live job is timed as it runs, so the only way to a steadier one is another job. The
-// last job is kept, with the line that skips the test if it too was too loaded.
+// A live job watched with `watch --all`, made afresh while `tooLoaded` says the machine was too
+// loaded to time it (liveJobUntilSteady): the last one, its watch, and that line ("" if steady).
 struct WatchedJob {
   std::unique_ptr<LiveEngineJob> job;
   ProcessResult watch;
@@ -163,17 +161,13 @@ struct WatchedJob {
 
 WatchedJob watchUntilSteady(const std::vector<std::string>& engineArgs,
                             const std::function<std::string(const LiveEngineJob&)>& tooLoaded) {
-  constexpr int kAttempts = 3;
   WatchedJob w;
-  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+  w.tooLoaded = liveJobUntilSteady([&](int) {
     w.job = std::make_unique<LiveEngineJob>(engineArgs);
     w.watch = runBubblescope({"watch", "--all"}, w.job->env());
     w.exitCode = w.job->wait();
-    if (w.exitCode != 0) return w;
-    w.tooLoaded = tooLoaded(*w.job);
-    if (w.tooLoaded.empty()) return w;
-    std::cout << "job " << attempt << " of " << kAttempts << ": " << w.tooLoaded << "\n";
-  }
+    return w.exitCode != 0 ? std::string() : tooLoaded(*w.job);
+  });
   return w;
 }
 
